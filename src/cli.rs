@@ -1,0 +1,114 @@
+//! The command line, defined once (clap derive).
+
+use crate::experiments::Profile;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "tasklab",
+    version,
+    about = "What Linux processes and threads really cost on this machine: to create, to switch, to keep in memory",
+    long_about = None,
+    after_help = "With no command, `tasklab` runs the whole default suite (same as `tasklab run`).\n\
+                  Exit status: 0 all experiments ran, 1 an experiment failed, 2 bad input, 130 interrupted."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run experiments (default: all) and write results.json
+    Run(RunArgs),
+    /// List experiments, groups, parameters and the seed figures they reproduce
+    List {
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show the environment that shapes the figures
+    Env {
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// A worker process (internal)
+    #[command(name = "__worker", hide = true)]
+    Worker,
+    /// One cold creation in a fresh process (internal)
+    #[command(name = "__cold", hide = true)]
+    Cold {
+        method: String,
+        timer_overhead_ns: f64,
+        scratch: Option<PathBuf>,
+    },
+}
+
+#[derive(Args, Debug, Default, Clone)]
+pub struct RunArgs {
+    /// Experiments or groups to run (see `tasklab list`); none runs every one
+    pub names: Vec<String>,
+
+    /// quick: the suite in about a minute; thorough: publication-grade figures
+    #[arg(long, value_enum, default_value = "quick")]
+    pub profile: ProfileArg,
+
+    /// Set an experiment parameter, NAME=VALUE (or EXPERIMENT.NAME=VALUE);
+    /// repeatable. `tasklab list` shows each parameter and its range
+    #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+
+    /// Pin every worker to these CPUs (e.g. 0 or 0-1); default: unpinned,
+    /// with the CPUs tasks actually ran on recorded either way
+    #[arg(long, value_name = "CPUS")]
+    pub pin: Option<String>,
+
+    /// Kill a worker after this many seconds (default: 120 quick, 1800 thorough)
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+
+    /// Folder for results.json
+    #[arg(long, value_name = "DIR", default_value = "tasklab-report")]
+    pub out: PathBuf,
+
+    /// Also write the results as JSON to FILE, or to stdout with `-`
+    #[arg(long, value_name = "FILE|-")]
+    pub json: Option<String>,
+
+    /// Show every series, also the detail ones
+    #[arg(short, long)]
+    pub verbose: bool,
+
+    /// Print nothing but errors
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ProfileArg {
+    #[default]
+    Quick,
+    Thorough,
+}
+
+impl From<ProfileArg> for Profile {
+    fn from(p: ProfileArg) -> Profile {
+        match p {
+            ProfileArg::Quick => Profile::Quick,
+            ProfileArg::Thorough => Profile::Thorough,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

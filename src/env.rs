@@ -1,0 +1,1140 @@
+//! What the machine is: the hardware, kernel and configuration facts that
+//! shape every figure tasklab reports.
+//!
+//! Thread and process costs depend heavily on things outside the program:
+//! CPU model and frequency, virtualisation (VM exits make page faults and
+//! context switches dearer), speculative-execution mitigations (they tax
+//! every kernel entry), transparent huge pages, the clock source (a non-TSC
+//! clock makes timing itself slow), preemption model and resource limits.
+//! `tasklab env` prints this and every results file records it, so figures
+//! from different machines can be compared honestly.
+//!
+//! Everything is read from `/proc` and `/sys` below a configurable root so
+//! the parsing can be tested against a fake tree. Facts that need syscalls
+//! (rlimits, affinity, `uname`) or measurement are filled in by the caller.
+
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+/// The environment a measurement ran in.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct Env {
+    pub hostname: String,
+    /// First "model name" in /proc/cpuinfo, or "unknown".
+    pub cpu_model: String,
+    /// Number of CPUs in /sys/devices/system/cpu/online.
+    pub cpus_online: usize,
+    /// CPUs this process may run on; filled by the caller.
+    pub cpus_allowed: Vec<usize>,
+    /// Nominal frequency: from the model name ("@ 3.40GHz"), else cpufreq's
+    /// cpuinfo_max_freq.
+    pub stated_mhz: Option<f64>,
+    /// First "cpu MHz" in /proc/cpuinfo (a snapshot, often stale in VMs).
+    pub cpuinfo_mhz: Option<f64>,
+    /// Measured by the caller; None here.
+    pub measured_mhz: Option<f64>,
+    pub governor: Option<String>,
+    /// Kernel release; supplied by the caller (from `uname`).
+    pub kernel: String,
+    pub arch: String,
+    /// Hypervisor name, "unknown hypervisor", or None on bare metal.
+    pub virtualization: Option<String>,
+    /// Container runtime hint, or None when none was found.
+    pub container: Option<String>,
+    pub thp_enabled: Option<String>,
+    pub thp_defrag: Option<String>,
+    /// (vulnerability name, kernel's status text), sorted by name.
+    pub mitigations: Vec<(String, String)>,
+    pub clocksource: Option<String>,
+    /// cpuinfo flags include both constant_tsc and nonstop_tsc.
+    pub tsc_invariant: bool,
+    pub preempt: Option<String>,
+    /// 0 when unknown.
+    pub mem_total_bytes: u64,
+    /// 0 when unknown.
+    pub mem_available_bytes: u64,
+    pub limits: Limits,
+}
+
+/// Limits that cap how many threads/processes/mappings a run can create.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct Limits {
+    pub threads_max: Option<u64>,
+    pub pid_max: Option<u64>,
+    pub max_map_count: Option<u64>,
+    /// Soft limit; None = unlimited. Filled by the caller.
+    pub rlimit_nproc: Option<u64>,
+    /// Soft limit in bytes; None = unlimited. Filled by the caller.
+    pub rlimit_stack: Option<u64>,
+    /// Soft limit in bytes; None = unlimited. Filled by the caller.
+    pub rlimit_as: Option<u64>,
+    /// Tightest cgroup v2 pids.max on the path from this process's cgroup to
+    /// the root; None = no limit found.
+    pub cgroup_pids_max: Option<u64>,
+    /// Tightest cgroup v2 memory.max likewise; None = no limit found.
+    pub cgroup_memory_max: Option<u64>,
+}
+
+impl Env {
+    /// Reads everything from the real /proc and /sys. Never panics; missing files give None/"unknown".
+    ///
+    /// `root` is "/" normally; every absolute path is looked up below it so
+    /// tests can point it at a directory of fake files. Caller-owned fields
+    /// (`cpus_allowed`, `measured_mhz`, rlimits) are left empty/None.
+    pub fn read_from(root: &Path, kernel_release: String, arch: String) -> Env {
+        let fs = Root { root };
+        let cpuinfo = fs.read("/proc/cpuinfo").unwrap_or_default();
+        let meminfo = fs.read("/proc/meminfo").unwrap_or_default();
+        let flags = cpuinfo_field(&cpuinfo, "flags").unwrap_or("");
+        let has_flag = |f: &str| flags.split_whitespace().any(|x| x == f);
+
+        let hostname = fs
+            .read_trim("/proc/sys/kernel/hostname")
+            .or_else(|| fs.read_trim("/etc/hostname"))
+            .unwrap_or_else(|| "unknown".to_string());
+
+        // "model name" is x86 (and some ARM); the others cover POWER/MIPS/ARM32.
+        let cpu_model = ["model name", "cpu model", "cpu", "Hardware"]
+            .iter()
+            .find_map(|k| cpuinfo_field(&cpuinfo, k))
+            .unwrap_or("unknown")
+            .to_string();
+
+        let cpus_online = fs
+            .read("/sys/devices/system/cpu/online")
+            .and_then(|s| parse_cpu_list(&s).ok())
+            .map(|v| v.len())
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| {
+                std::thread::available_parallelism()
+                    .map(|n| n.get())
+                    .unwrap_or(1)
+            });
+
+        let stated_mhz = stated_mhz_from_model(&cpu_model).or_else(|| {
+            // cpufreq reports kHz.
+            fs.read_u64("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")
+                .filter(|&khz| khz > 0)
+                .map(|khz| khz as f64 / 1000.0)
+        });
+        let cpuinfo_mhz = cpuinfo_field(&cpuinfo, "cpu MHz")
+            .and_then(|s| s.parse::<f64>().ok())
+            .filter(|m| m.is_finite() && *m > 0.0);
+
+        let proc_version = fs.read("/proc/version").unwrap_or_default();
+        let virtualization = {
+            let vendor = fs.read_trim("/sys/class/dmi/id/sys_vendor");
+            let product = fs.read_trim("/sys/class/dmi/id/product_name");
+            let hv_type = fs.read_trim("/sys/hypervisor/type");
+            let wsl = proc_version.to_ascii_lowercase().contains("microsoft");
+            classify_virt(
+                vendor.as_deref().unwrap_or(""),
+                product.as_deref().unwrap_or(""),
+                hv_type.as_deref().unwrap_or(""),
+                has_flag("hypervisor"),
+                wsl,
+            )
+        };
+
+        let preempt = fs
+            .read("/sys/kernel/debug/sched/preempt")
+            .and_then(|s| bracketed_choice(&s))
+            .or_else(|| {
+                let version = fs
+                    .read("/proc/sys/kernel/version")
+                    .filter(|v| !v.trim().is_empty())
+                    .unwrap_or_else(|| proc_version.clone());
+                let cmdline = fs.read("/proc/cmdline").unwrap_or_default();
+                preempt_from_version(&version, &cmdline)
+            });
+
+        Env {
+            hostname,
+            cpu_model,
+            cpus_online,
+            cpus_allowed: Vec::new(),
+            stated_mhz,
+            cpuinfo_mhz,
+            measured_mhz: None,
+            governor: fs.read_trim("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+            kernel: kernel_release,
+            arch,
+            virtualization,
+            container: detect_container(&fs),
+            thp_enabled: fs
+                .read("/sys/kernel/mm/transparent_hugepage/enabled")
+                .and_then(|s| bracketed_choice(&s)),
+            thp_defrag: fs
+                .read("/sys/kernel/mm/transparent_hugepage/defrag")
+                .and_then(|s| bracketed_choice(&s)),
+            mitigations: read_mitigations(&fs),
+            clocksource: fs
+                .read_trim("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
+            tsc_invariant: has_flag("constant_tsc") && has_flag("nonstop_tsc"),
+            preempt,
+            mem_total_bytes: meminfo_bytes(&meminfo, "MemTotal").unwrap_or(0),
+            mem_available_bytes: meminfo_bytes(&meminfo, "MemAvailable").unwrap_or(0),
+            limits: read_limits(&fs),
+        }
+    }
+
+    /// Lines "key: value" for humans, in a sensible order.
+    pub fn describe(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        let mut push = |k: &str, v: String| out.push((k.to_string(), v));
+
+        push("host", self.hostname.clone());
+
+        let mut cpu = format!("{}, {} online", self.cpu_model, self.cpus_online);
+        if !self.cpus_allowed.is_empty() {
+            cpu.push_str(&format!(", allowed {}", cpu_list(&self.cpus_allowed)));
+        }
+        push("CPU", cpu);
+
+        let mut freq = Vec::new();
+        if let Some(m) = self.stated_mhz {
+            freq.push(format!("stated {m:.0} MHz"));
+        }
+        if let Some(m) = self.cpuinfo_mhz {
+            freq.push(format!("/proc/cpuinfo {m:.0} MHz"));
+        }
+        if let Some(m) = self.measured_mhz {
+            freq.push(format!("measured {m:.0} MHz"));
+        }
+        if let Some(g) = &self.governor {
+            freq.push(format!("governor {g}"));
+        }
+        push("frequency", join_or_unknown(freq, "; "));
+
+        push("kernel", format!("{} ({})", self.kernel, self.arch));
+        push(
+            "virtualisation",
+            self.virtualization
+                .clone()
+                .unwrap_or_else(|| "none detected".to_string()),
+        );
+        push(
+            "container",
+            self.container
+                .clone()
+                .unwrap_or_else(|| "none detected".to_string()),
+        );
+        push(
+            "THP",
+            format!(
+                "enabled={} defrag={}",
+                self.thp_enabled.as_deref().unwrap_or("unknown"),
+                self.thp_defrag.as_deref().unwrap_or("unknown")
+            ),
+        );
+        push("mitigations", mitigations_summary(&self.mitigations));
+
+        let clock = match &self.clocksource {
+            Some(cs) if self.tsc_invariant => format!("{cs} (invariant TSC)"),
+            // Only worth flagging when the TSC is actually in use.
+            Some(cs) if cs == "tsc" => format!("{cs} (TSC not invariant)"),
+            Some(cs) => cs.clone(),
+            None => "unknown".to_string(),
+        };
+        push("clock source", clock);
+        push(
+            "preemption",
+            self.preempt
+                .clone()
+                .unwrap_or_else(|| "unknown".to_string()),
+        );
+
+        let mem = |b: u64| {
+            if b == 0 {
+                "unknown".to_string()
+            } else {
+                human_bytes(b)
+            }
+        };
+        push(
+            "memory",
+            format!(
+                "{} total, {} available",
+                mem(self.mem_total_bytes),
+                mem(self.mem_available_bytes)
+            ),
+        );
+
+        let l = &self.limits;
+        let count = |v: Option<u64>| v.map_or_else(|| "unknown".to_string(), group_thousands);
+        let rl_count = |v: Option<u64>| v.map_or_else(|| "unlimited".to_string(), group_thousands);
+        let rl_bytes = |v: Option<u64>| v.map_or_else(|| "unlimited".to_string(), human_bytes);
+        push(
+            "limits",
+            format!(
+                "threads-max {}; pid_max {}; max_map_count {}; RLIMIT_NPROC {}; \
+                 RLIMIT_STACK {}; RLIMIT_AS {}; cgroup pids.max {}; cgroup memory.max {}",
+                count(l.threads_max),
+                count(l.pid_max),
+                count(l.max_map_count),
+                rl_count(l.rlimit_nproc),
+                rl_bytes(l.rlimit_stack),
+                rl_bytes(l.rlimit_as),
+                rl_count(l.cgroup_pids_max),
+                rl_bytes(l.cgroup_memory_max),
+            ),
+        );
+        out
+    }
+}
+
+/// MemAvailable from /proc/meminfo in bytes, read fresh each call (used to check sizes before running). None if unreadable.
+pub fn mem_available_bytes() -> Option<u64> {
+    let text = fs::read_to_string("/proc/meminfo").ok()?;
+    meminfo_bytes(&text, "MemAvailable")
+}
+
+/// Formats a CPU list compactly: [0,1,2,5] -> "0-2,5".
+pub fn cpu_list(cpus: &[usize]) -> String {
+    let mut v = cpus.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let start = v[i];
+        let mut end = start;
+        while i + 1 < v.len() && v[i + 1] == end + 1 {
+            i += 1;
+            end = v[i];
+        }
+        parts.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        });
+        i += 1;
+    }
+    parts.join(",")
+}
+
+/// Largest CPU number accepted; guards against absurd ranges allocating
+/// gigabytes (the kernel's own limit, NR_CPUS, is far below this).
+const MAX_CPU: usize = 1 << 20;
+
+/// Parses "0-2,5" -> [0,1,2,5]; Err(String) on malformed input.
+///
+/// The result is sorted and deduplicated. An empty (or all-whitespace)
+/// string is an empty list, as the kernel writes for e.g. an empty
+/// `/sys/devices/system/cpu/offline`.
+pub fn parse_cpu_list(s: &str) -> Result<Vec<usize>, String> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Ok(Vec::new());
+    }
+    let num = |t: &str| -> Result<usize, String> {
+        let n: usize = t
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad CPU number {t:?} in CPU list {s:?}"))?;
+        if n > MAX_CPU {
+            return Err(format!("CPU number {n} too large in CPU list {s:?}"));
+        }
+        Ok(n)
+    };
+    let mut out = Vec::new();
+    for item in s.split(',') {
+        match item.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (num(a)?, num(b)?);
+                if a > b {
+                    return Err(format!("reversed range {item:?} in CPU list {s:?}"));
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(num(item)?),
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+/// Path lookups below a root directory.
+struct Root<'a> {
+    root: &'a Path,
+}
+
+impl Root<'_> {
+    /// Absolute paths would replace the root in `join`, so strip the "/".
+    fn path(&self, p: &str) -> PathBuf {
+        self.root.join(p.trim_start_matches('/'))
+    }
+    fn read(&self, p: &str) -> Option<String> {
+        fs::read_to_string(self.path(p)).ok()
+    }
+    fn read_trim(&self, p: &str) -> Option<String> {
+        let s = self.read(p)?;
+        let t = s.trim();
+        (!t.is_empty()).then(|| t.to_string())
+    }
+    fn read_u64(&self, p: &str) -> Option<u64> {
+        self.read(p)?.trim().parse().ok()
+    }
+    fn exists(&self, p: &str) -> bool {
+        self.path(p).exists()
+    }
+}
+
+/// Value of the first non-empty "key : value" line in /proc/cpuinfo.
+fn cpuinfo_field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    text.lines().find_map(|line| {
+        let (k, v) = line.split_once(':')?;
+        let v = v.trim();
+        (k.trim() == key && !v.is_empty()).then_some(v)
+    })
+}
+
+/// A /proc/meminfo entry in bytes ("MemTotal:  16384 kB").
+fn meminfo_bytes(text: &str, key: &str) -> Option<u64> {
+    text.lines().find_map(|line| {
+        let (k, v) = line.split_once(':')?;
+        if k.trim() != key {
+            return None;
+        }
+        let mut it = v.split_whitespace();
+        let n: u64 = it.next()?.parse().ok()?;
+        match it.next() {
+            Some("kB") => n.checked_mul(1024),
+            None => Some(n),
+            Some(_) => None,
+        }
+    })
+}
+
+/// Nominal MHz from a model name such as "Intel(R) Core(TM) i7-6700 CPU @ 3.40GHz".
+fn stated_mhz_from_model(model: &str) -> Option<f64> {
+    let (_, after) = model.rsplit_once('@')?;
+    let after = after.trim();
+    let end = after
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(after.len());
+    let value: f64 = after[..end].parse().ok()?;
+    let unit = after[end..].trim().to_ascii_lowercase();
+    let mhz = if unit.starts_with("ghz") {
+        value * 1000.0
+    } else if unit.starts_with("mhz") {
+        value
+    } else {
+        return None;
+    };
+    // Round so "3.40GHz" is exactly 3400, not 3400.0000000000005.
+    (mhz.is_finite() && mhz > 0.0).then(|| mhz.round())
+}
+
+/// The selected entry of a sysfs choice file: "always [madvise] never" ->
+/// "madvise". The scheduler's debugfs preempt file marks it with parentheses
+/// instead ("none voluntary (full)"). A lone word is taken as-is.
+fn bracketed_choice(s: &str) -> Option<String> {
+    for (open, close) in [('[', ']'), ('(', ')')] {
+        if let Some(start) = s.find(open) {
+            let rest = &s[start + open.len_utf8()..];
+            if let Some(len) = rest.find(close) {
+                let choice = rest[..len].trim();
+                if !choice.is_empty() {
+                    return Some(choice.to_string());
+                }
+            }
+        }
+    }
+    let t = s.trim();
+    let lone_word = !t.is_empty() && !t.contains(|c: char| c.is_whitespace() || "[]()".contains(c));
+    lone_word.then(|| t.to_string())
+}
+
+/// Names the hypervisor from DMI strings and the cpuinfo "hypervisor" flag.
+fn classify_virt(
+    vendor: &str,
+    product: &str,
+    hv_type: &str,
+    hypervisor_flag: bool,
+    wsl_kernel: bool,
+) -> Option<String> {
+    let v = vendor.to_ascii_lowercase();
+    let p = product.to_ascii_lowercase();
+    let either = |needle: &str| v.contains(needle) || p.contains(needle);
+    let name = if either("kvm") {
+        "kvm"
+    } else if either("qemu") || either("bochs") {
+        "qemu"
+    } else if either("vmware") {
+        "vmware"
+    } else if either("innotek") || either("virtualbox") {
+        "oracle"
+    } else if either("parallels") {
+        "parallels"
+    } else if either("xen") || hv_type.eq_ignore_ascii_case("xen") {
+        "xen"
+    } else if v.contains("microsoft") && p.contains("virtual machine") {
+        // Checked with the product: Microsoft also sells bare-metal Surfaces.
+        "microsoft"
+    } else if v.contains("google") && p.contains("compute engine") {
+        "google"
+    } else if v.contains("amazon") && hypervisor_flag {
+        // Amazon's *.metal instances carry the same vendor without a hypervisor.
+        "amazon"
+    } else if p.contains("openstack") {
+        "openstack"
+    } else if !hv_type.is_empty() {
+        return Some(hv_type.to_string());
+    } else if hypervisor_flag && wsl_kernel {
+        // WSL2 runs on Hyper-V but exposes no DMI.
+        "microsoft"
+    } else if hypervisor_flag {
+        "unknown hypervisor"
+    } else {
+        return None;
+    };
+    Some(name.to_string())
+}
+
+/// Looks for the marks container runtimes leave behind.
+fn detect_container(fs: &Root) -> Option<String> {
+    if fs.exists("/.dockerenv") {
+        return Some("docker".into());
+    }
+    if fs.exists("/run/.containerenv") {
+        return Some("podman".into());
+    }
+    // systemd-nspawn, LXC, podman etc. set `container=` for pid 1. Usually
+    // unreadable unless root or in a user namespace we own; ignore failure.
+    if let Ok(environ) = fs::read(fs.path("/proc/1/environ")) {
+        let value = environ
+            .split(|&b| b == 0)
+            .find_map(|var| var.strip_prefix(b"container="))
+            .map(|v| String::from_utf8_lossy(v).trim().to_string());
+        if let Some(v) = value.filter(|v| !v.is_empty()) {
+            return Some(v);
+        }
+    }
+    let cgroup = fs.read("/proc/1/cgroup").unwrap_or_default();
+    cgroup_container_hint(&cgroup).map(str::to_string)
+}
+
+/// Container hint from a cgroup path listing (cgroup v1 or v2 without a
+/// cgroup namespace shows the host-side path).
+fn cgroup_container_hint(cgroup: &str) -> Option<&'static str> {
+    let c = cgroup.to_ascii_lowercase();
+    // kubepods first: Kubernetes paths often also contain "docker".
+    [
+        ("kubepods", "kubernetes"),
+        ("docker", "docker"),
+        ("libpod", "podman"),
+        ("lxc", "lxc"),
+    ]
+    .into_iter()
+    .find(|(needle, _)| c.contains(needle))
+    .map(|(_, name)| name)
+}
+
+fn read_mitigations(fs: &Root) -> Vec<(String, String)> {
+    let Ok(dir) = fs::read_dir(fs.path("/sys/devices/system/cpu/vulnerabilities")) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, String)> = dir
+        .flatten()
+        .filter_map(|entry| {
+            let text = fs::read_to_string(entry.path()).ok()?;
+            Some((
+                entry.file_name().to_string_lossy().into_owned(),
+                text.trim().to_string(),
+            ))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[derive(Debug, PartialEq)]
+enum VulnState {
+    NotAffected,
+    Mitigated,
+    Vulnerable,
+    Other,
+}
+
+/// Classifies a vulnerabilities/* status line. "Mitigation: ...; SMT
+/// vulnerable" counts as mitigated: the kernel did what it can.
+fn vuln_state(status: &str) -> VulnState {
+    // itlb_multihit prefixes its status with "KVM: ".
+    let s = status.trim();
+    let s = s.strip_prefix("KVM:").map_or(s, str::trim);
+    let lower = s.to_ascii_lowercase();
+    if lower.starts_with("not affected") {
+        VulnState::NotAffected
+    } else if lower.starts_with("mitigation") {
+        VulnState::Mitigated
+    } else if lower.contains("vulnerable") {
+        VulnState::Vulnerable
+    } else {
+        VulnState::Other
+    }
+}
+
+/// One line, e.g. "1 vulnerable (retbleed), 9 mitigated, 12 not affected".
+fn mitigations_summary(m: &[(String, String)]) -> String {
+    if m.is_empty() {
+        return "not reported".to_string();
+    }
+    let mut vulnerable = Vec::new();
+    let (mut mitigated, mut unaffected, mut other) = (0, 0, 0);
+    for (name, status) in m {
+        match vuln_state(status) {
+            VulnState::Vulnerable => vulnerable.push(name.as_str()),
+            VulnState::Mitigated => mitigated += 1,
+            VulnState::NotAffected => unaffected += 1,
+            VulnState::Other => other += 1,
+        }
+    }
+    let mut parts = Vec::new();
+    if vulnerable.is_empty() {
+        parts.push("0 vulnerable".to_string());
+    } else {
+        parts.push(format!(
+            "{} vulnerable ({})",
+            vulnerable.len(),
+            vulnerable.join(", ")
+        ));
+    }
+    parts.push(format!("{mitigated} mitigated"));
+    parts.push(format!("{unaffected} not affected"));
+    if other > 0 {
+        parts.push(format!("{other} other"));
+    }
+    parts.join(", ")
+}
+
+/// Preemption model from the kernel version string ("#1 SMP PREEMPT_DYNAMIC
+/// ..."), which records the build-time choice.
+fn preempt_from_version(version: &str, cmdline: &str) -> Option<String> {
+    if version.trim().is_empty() {
+        return None;
+    }
+    let toks: Vec<&str> = version.split_whitespace().collect();
+    let model = ["PREEMPT_RT", "PREEMPT_DYNAMIC", "PREEMPT_LAZY", "PREEMPT"]
+        .into_iter()
+        .find(|m| toks.contains(m));
+    match model {
+        // With PREEMPT_DYNAMIC the live mode is only visible in debugfs, but
+        // a boot-time override on the command line tells us.
+        Some("PREEMPT_DYNAMIC") => Some(
+            match cmdline
+                .split_whitespace()
+                .find_map(|a| a.strip_prefix("preempt="))
+            {
+                Some(mode) => format!("PREEMPT_DYNAMIC (preempt={mode})"),
+                None => "PREEMPT_DYNAMIC".to_string(),
+            },
+        ),
+        Some(m) => Some(m.to_string()),
+        // The version string names only preemptible builds.
+        None => Some("none or voluntary".to_string()),
+    }
+}
+
+fn read_limits(fs: &Root) -> Limits {
+    let cgroup_dir = fs
+        .read("/proc/self/cgroup")
+        .and_then(|s| cgroup_v2_path(&s));
+    let cg = |file: &str| {
+        cgroup_dir
+            .as_deref()
+            .and_then(|dir| cgroup_limit(fs, dir, file))
+    };
+    Limits {
+        threads_max: fs.read_u64("/proc/sys/kernel/threads-max"),
+        pid_max: fs.read_u64("/proc/sys/kernel/pid_max"),
+        max_map_count: fs.read_u64("/proc/sys/vm/max_map_count"),
+        rlimit_nproc: None,
+        rlimit_stack: None,
+        rlimit_as: None,
+        cgroup_pids_max: cg("pids.max"),
+        cgroup_memory_max: cg("memory.max"),
+    }
+}
+
+/// The cgroup v2 path from /proc/self/cgroup ("0::/user.slice/x.scope"),
+/// relative to the cgroup mount. None if absent or if it escapes our cgroup
+/// namespace ("/../..."), where the directory cannot be found.
+fn cgroup_v2_path(text: &str) -> Option<PathBuf> {
+    let path = text.lines().find_map(|l| l.strip_prefix("0::"))?.trim();
+    let mut rel = PathBuf::new();
+    for c in Path::new(path).components() {
+        match c {
+            Component::Normal(part) => rel.push(part),
+            Component::RootDir | Component::CurDir => {}
+            Component::ParentDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(rel)
+}
+
+/// Tightest limit in `file` from the cgroup up to the root: a parent's limit
+/// (e.g. systemd's TasksMax on user-1000.slice) applies to its children even
+/// when the leaf says "max".
+fn cgroup_limit(fs: &Root, rel: &Path, file: &str) -> Option<u64> {
+    let base = fs.path("/sys/fs/cgroup");
+    rel.ancestors()
+        .filter_map(|dir| fs::read_to_string(base.join(dir).join(file)).ok())
+        .filter_map(|s| parse_cgroup_value(&s))
+        .min()
+}
+
+/// A cgroup limit file: a number or "max" (no limit, None).
+fn parse_cgroup_value(s: &str) -> Option<u64> {
+    s.trim().parse().ok()
+}
+
+/// 1234567 -> "1,234,567".
+fn group_thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let bytes = digits.as_bytes();
+    // Groups of three counted from the right; the first may be shorter.
+    let first = match bytes.len() % 3 {
+        0 => 3,
+        r => r,
+    };
+    let mut out = String::from(&digits[..first.min(bytes.len())]);
+    for group in bytes[first.min(bytes.len())..].chunks(3) {
+        out.push(',');
+        out.push_str(std::str::from_utf8(group).unwrap_or_default());
+    }
+    out
+}
+
+/// Binary units with one decimal: "23.4 GiB".
+fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    if b < 1024 {
+        return format!("{b} B");
+    }
+    let mut v = b as f64 / 1024.0;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < UNITS.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    format!("{v:.1} {}", UNITS[i])
+}
+
+fn join_or_unknown(parts: Vec<String>, sep: &str) -> String {
+    if parts.is_empty() {
+        "unknown".to_string()
+    } else {
+        parts.join(sep)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A fresh empty directory under the system temp dir, removed on drop.
+    struct TempRoot(PathBuf);
+
+    impl TempRoot {
+        fn new(tag: &str) -> TempRoot {
+            static N: AtomicUsize = AtomicUsize::new(0);
+            let dir = std::env::temp_dir().join(format!(
+                "tasklab-env-{tag}-{}-{}",
+                std::process::id(),
+                N.fetch_add(1, Ordering::Relaxed)
+            ));
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(&dir).unwrap();
+            TempRoot(dir)
+        }
+        fn write(&self, path: &str, content: &str) {
+            let p = self.0.join(path.trim_start_matches('/'));
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, content).unwrap();
+        }
+    }
+
+    impl Drop for TempRoot {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    const CPUINFO: &str = "processor\t: 0\n\
+vendor_id\t: GenuineIntel\n\
+model name\t: Intel(R) Core(TM) i7-6700 CPU @ 3.40GHz\n\
+cpu MHz\t\t: 2994.377\n\
+flags\t\t: fpu vme tsc constant_tsc nonstop_tsc hypervisor\n\
+\n\
+processor\t: 1\n\
+model name\t: Something Else\n\
+cpu MHz\t\t: 1000.000\n";
+
+    #[test]
+    fn cpu_list_roundtrip() {
+        assert_eq!(cpu_list(&[0, 1, 2, 5]), "0-2,5");
+        assert_eq!(cpu_list(&[5, 0, 2, 1, 1]), "0-2,5");
+        assert_eq!(cpu_list(&[]), "");
+        assert_eq!(cpu_list(&[3]), "3");
+        assert_eq!(cpu_list(&[0, 2, 4, 5]), "0,2,4-5");
+        assert_eq!(parse_cpu_list("0-2,5").unwrap(), vec![0, 1, 2, 5]);
+        assert_eq!(parse_cpu_list("0-63\n").unwrap().len(), 64);
+        assert_eq!(parse_cpu_list(" 7 ").unwrap(), vec![7]);
+        assert_eq!(parse_cpu_list("\n").unwrap(), Vec::<usize>::new());
+        assert_eq!(parse_cpu_list("3,1-2,2").unwrap(), vec![1, 2, 3]);
+        let v = vec![0, 1, 2, 3, 8, 10, 11];
+        assert_eq!(parse_cpu_list(&cpu_list(&v)).unwrap(), v);
+    }
+
+    #[test]
+    fn parse_cpu_list_rejects_garbage() {
+        for bad in [
+            "a",
+            "1-",
+            "-1",
+            "3-1",
+            "1,,2",
+            ",",
+            "1-2-3",
+            "0-99999999999",
+        ] {
+            assert!(parse_cpu_list(bad).is_err(), "{bad:?} should fail");
+        }
+    }
+
+    #[test]
+    fn choice_files() {
+        assert_eq!(
+            bracketed_choice("always [madvise] never\n").as_deref(),
+            Some("madvise")
+        );
+        assert_eq!(
+            bracketed_choice("always defer defer+madvise [madvise] never").as_deref(),
+            Some("madvise")
+        );
+        assert_eq!(
+            bracketed_choice("none voluntary (full) lazy\n").as_deref(),
+            Some("full")
+        );
+        assert_eq!(bracketed_choice("never\n").as_deref(), Some("never"));
+        assert_eq!(bracketed_choice("a b c"), None);
+        assert_eq!(bracketed_choice(""), None);
+        assert_eq!(bracketed_choice("[ "), None);
+    }
+
+    #[test]
+    fn meminfo_parsing() {
+        let m = "MemTotal:       16384 kB\nMemFree:  100 kB\nMemAvailable:   8192 kB\nHugePages_Total:       3\n";
+        assert_eq!(meminfo_bytes(m, "MemTotal"), Some(16384 * 1024));
+        assert_eq!(meminfo_bytes(m, "MemAvailable"), Some(8192 * 1024));
+        assert_eq!(meminfo_bytes(m, "HugePages_Total"), Some(3));
+        assert_eq!(meminfo_bytes(m, "Mem"), None);
+        assert_eq!(meminfo_bytes("", "MemTotal"), None);
+    }
+
+    #[test]
+    fn cpuinfo_parsing() {
+        assert_eq!(
+            cpuinfo_field(CPUINFO, "model name"),
+            Some("Intel(R) Core(TM) i7-6700 CPU @ 3.40GHz")
+        );
+        assert_eq!(cpuinfo_field(CPUINFO, "cpu MHz"), Some("2994.377"));
+        assert_eq!(cpuinfo_field(CPUINFO, "nope"), None);
+        assert_eq!(
+            stated_mhz_from_model("Intel(R) Core(TM) i7-6700 CPU @ 3.40GHz"),
+            Some(3400.0)
+        );
+        assert_eq!(stated_mhz_from_model("Foo @ 2.667 GHz"), Some(2667.0));
+        assert_eq!(stated_mhz_from_model("Foo @ 800MHz"), Some(800.0));
+        assert_eq!(
+            stated_mhz_from_model("AMD EPYC 7763 64-Core Processor"),
+            None
+        );
+        assert_eq!(stated_mhz_from_model("odd @ fast"), None);
+        assert!(mem_available_bytes().is_some_and(|b| b > 0) || !Path::new("/proc").exists());
+    }
+
+    #[test]
+    fn mitigations_are_summarised() {
+        let m = vec![
+            ("meltdown".to_string(), "Not affected".to_string()),
+            (
+                "mds".to_string(),
+                "Mitigation: Clear CPU buffers; SMT vulnerable".to_string(),
+            ),
+            ("retbleed".to_string(), "Vulnerable".to_string()),
+            (
+                "itlb_multihit".to_string(),
+                "KVM: Mitigation: VMX disabled".to_string(),
+            ),
+            (
+                "srbds".to_string(),
+                "Unknown: Dependent on hypervisor status".to_string(),
+            ),
+        ];
+        assert_eq!(
+            mitigations_summary(&m),
+            "1 vulnerable (retbleed), 2 mitigated, 1 not affected, 1 other"
+        );
+        assert_eq!(mitigations_summary(&[]), "not reported");
+        assert_eq!(vuln_state("Processor vulnerable"), VulnState::Vulnerable);
+    }
+
+    #[test]
+    fn virtualisation_classification() {
+        let c = |v, p, t, f| classify_virt(v, p, t, f, false);
+        assert_eq!(
+            c("QEMU", "Standard PC (Q35 + ICH9, 2009)", "", true).as_deref(),
+            Some("qemu")
+        );
+        assert_eq!(c("Red Hat", "KVM", "", true).as_deref(), Some("kvm"));
+        assert_eq!(
+            c("VMware, Inc.", "VMware Virtual Platform", "", true).as_deref(),
+            Some("vmware")
+        );
+        assert_eq!(
+            c("Microsoft Corporation", "Virtual Machine", "", true).as_deref(),
+            Some("microsoft")
+        );
+        assert_eq!(c("Microsoft Corporation", "Surface Pro", "", false), None);
+        assert_eq!(c("Amazon EC2", "m5.metal", "", false), None);
+        assert_eq!(
+            c("Amazon EC2", "m5.large", "", true).as_deref(),
+            Some("amazon")
+        );
+        assert_eq!(c("", "", "xen", false).as_deref(), Some("xen"));
+        assert_eq!(
+            c("Dell Inc.", "PowerEdge R640", "", true).as_deref(),
+            Some("unknown hypervisor")
+        );
+        assert_eq!(c("Dell Inc.", "PowerEdge R640", "", false), None);
+        assert_eq!(
+            classify_virt("", "", "", true, true).as_deref(),
+            Some("microsoft")
+        );
+    }
+
+    #[test]
+    fn container_hints_and_preemption() {
+        assert_eq!(
+            cgroup_container_hint("0::/kubepods/besteffort/pod1/docker-abc"),
+            Some("kubernetes")
+        );
+        assert_eq!(
+            cgroup_container_hint("12:pids:/docker/abc\n"),
+            Some("docker")
+        );
+        assert_eq!(cgroup_container_hint("0::/init.scope\n"), None);
+        let p = |v| preempt_from_version(v, "");
+        assert_eq!(
+            p("#1 SMP PREEMPT_DYNAMIC Fri Aug 30").as_deref(),
+            Some("PREEMPT_DYNAMIC")
+        );
+        assert_eq!(p("#1 SMP PREEMPT_RT Fri").as_deref(), Some("PREEMPT_RT"));
+        assert_eq!(p("#1 SMP PREEMPT Fri").as_deref(), Some("PREEMPT"));
+        assert_eq!(p("#1 SMP Fri").as_deref(), Some("none or voluntary"));
+        assert_eq!(p(""), None);
+        assert_eq!(
+            preempt_from_version("#1 SMP PREEMPT_DYNAMIC", "ro quiet preempt=full").as_deref(),
+            Some("PREEMPT_DYNAMIC (preempt=full)")
+        );
+    }
+
+    #[test]
+    fn cgroup_paths() {
+        assert_eq!(
+            cgroup_v2_path("1:name=systemd:/x\n0::/user.slice/a.scope\n"),
+            Some(PathBuf::from("user.slice/a.scope"))
+        );
+        assert_eq!(cgroup_v2_path("0::/\n"), Some(PathBuf::new()));
+        assert_eq!(cgroup_v2_path("0::/../../x\n"), None);
+        assert_eq!(cgroup_v2_path("4:memory:/x\n"), None);
+        assert_eq!(parse_cgroup_value("max\n"), None);
+        assert_eq!(parse_cgroup_value("4915\n"), Some(4915));
+    }
+
+    #[test]
+    fn number_formatting() {
+        assert_eq!(group_thousands(0), "0");
+        assert_eq!(group_thousands(999), "999");
+        assert_eq!(group_thousands(1234), "1,234");
+        assert_eq!(group_thousands(4194304), "4,194,304");
+        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(human_bytes(8 << 20), "8.0 MiB");
+        assert_eq!(human_bytes(25_125_860_557), "23.4 GiB");
+    }
+
+    #[test]
+    fn read_from_fake_root() {
+        let t = TempRoot::new("fake");
+        t.write("/proc/cpuinfo", CPUINFO);
+        t.write(
+            "/proc/meminfo",
+            "MemTotal: 2048 kB\nMemAvailable: 1024 kB\n",
+        );
+        t.write("/proc/sys/kernel/hostname", "box\n");
+        t.write("/proc/sys/kernel/version", "#1 SMP PREEMPT_DYNAMIC Thu\n");
+        t.write("/proc/sys/kernel/threads-max", "126000\n");
+        t.write("/proc/sys/kernel/pid_max", "4194304\n");
+        t.write("/proc/sys/vm/max_map_count", "65530\n");
+        t.write(
+            "/proc/self/cgroup",
+            "0::/user.slice/user-1000.slice/s.scope\n",
+        );
+        t.write("/proc/1/cgroup", "0::/docker/abc\n");
+        t.write(
+            "/sys/fs/cgroup/user.slice/user-1000.slice/s.scope/pids.max",
+            "max\n",
+        );
+        t.write(
+            "/sys/fs/cgroup/user.slice/user-1000.slice/s.scope/memory.max",
+            "1073741824\n",
+        );
+        t.write(
+            "/sys/fs/cgroup/user.slice/user-1000.slice/pids.max",
+            "4915\n",
+        );
+        t.write(
+            "/sys/fs/cgroup/user.slice/user-1000.slice/memory.max",
+            "max\n",
+        );
+        t.write("/sys/fs/cgroup/user.slice/pids.max", "9999\n");
+        t.write("/sys/devices/system/cpu/online", "0-3\n");
+        t.write(
+            "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
+            "performance\n",
+        );
+        t.write("/sys/class/dmi/id/sys_vendor", "QEMU\n");
+        t.write(
+            "/sys/class/dmi/id/product_name",
+            "Standard PC (i440FX + PIIX, 1996)\n",
+        );
+        t.write(
+            "/sys/kernel/mm/transparent_hugepage/enabled",
+            "always [madvise] never\n",
+        );
+        t.write(
+            "/sys/kernel/mm/transparent_hugepage/defrag",
+            "always defer defer+madvise [madvise] never\n",
+        );
+        t.write(
+            "/sys/devices/system/cpu/vulnerabilities/spectre_v2",
+            "Mitigation: Retpolines\n",
+        );
+        t.write(
+            "/sys/devices/system/cpu/vulnerabilities/meltdown",
+            "Not affected\n",
+        );
+        t.write(
+            "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+            "tsc\n",
+        );
+
+        let e = Env::read_from(&t.0, "6.8.0-test".into(), "x86_64".into());
+        assert_eq!(e.hostname, "box");
+        assert_eq!(e.cpu_model, "Intel(R) Core(TM) i7-6700 CPU @ 3.40GHz");
+        assert_eq!(e.cpus_online, 4);
+        assert!(e.cpus_allowed.is_empty());
+        assert_eq!(e.stated_mhz, Some(3400.0));
+        assert_eq!(e.cpuinfo_mhz, Some(2994.377));
+        assert_eq!(e.measured_mhz, None);
+        assert_eq!(e.governor.as_deref(), Some("performance"));
+        assert_eq!(e.kernel, "6.8.0-test");
+        assert_eq!(e.arch, "x86_64");
+        assert_eq!(e.virtualization.as_deref(), Some("qemu"));
+        assert_eq!(e.container.as_deref(), Some("docker"));
+        assert_eq!(e.thp_enabled.as_deref(), Some("madvise"));
+        assert_eq!(e.thp_defrag.as_deref(), Some("madvise"));
+        assert_eq!(
+            e.mitigations,
+            vec![
+                ("meltdown".to_string(), "Not affected".to_string()),
+                (
+                    "spectre_v2".to_string(),
+                    "Mitigation: Retpolines".to_string()
+                ),
+            ]
+        );
+        assert_eq!(e.clocksource.as_deref(), Some("tsc"));
+        assert!(e.tsc_invariant);
+        assert_eq!(e.preempt.as_deref(), Some("PREEMPT_DYNAMIC"));
+        assert_eq!(e.mem_total_bytes, 2048 * 1024);
+        assert_eq!(e.mem_available_bytes, 1024 * 1024);
+        assert_eq!(e.limits.threads_max, Some(126000));
+        assert_eq!(e.limits.pid_max, Some(4194304));
+        assert_eq!(e.limits.max_map_count, Some(65530));
+        assert_eq!(e.limits.cgroup_pids_max, Some(4915));
+        assert_eq!(e.limits.cgroup_memory_max, Some(1 << 30));
+        assert_eq!(e.limits.rlimit_nproc, None);
+
+        let d = e.describe();
+        let get = |k: &str| d.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
+        assert_eq!(
+            get("THP").as_deref(),
+            Some("enabled=madvise defrag=madvise")
+        );
+        assert_eq!(get("clock source").as_deref(), Some("tsc (invariant TSC)"));
+        assert_eq!(
+            get("mitigations").as_deref(),
+            Some("0 vulnerable, 1 mitigated, 1 not affected")
+        );
+        assert!(get("limits").unwrap().contains("threads-max 126,000"));
+        assert!(get("limits").unwrap().contains("cgroup pids.max 4,915"));
+        assert!(get("frequency")
+            .unwrap()
+            .starts_with("stated 3400 MHz; /proc/cpuinfo 2994 MHz"));
+
+        // Results files store this as JSON; it must round-trip.
+        let json = serde_json::to_string(&e).unwrap();
+        assert_eq!(serde_json::from_str::<Env>(&json).unwrap(), e);
+    }
+
+    #[test]
+    fn read_from_empty_root() {
+        let t = TempRoot::new("empty");
+        let e = Env::read_from(&t.0, String::new(), String::new());
+        assert_eq!(e.hostname, "unknown");
+        assert_eq!(e.cpu_model, "unknown");
+        assert!(e.cpus_online >= 1);
+        assert_eq!(e.stated_mhz, None);
+        assert_eq!(e.cpuinfo_mhz, None);
+        assert_eq!(e.governor, None);
+        assert_eq!(e.virtualization, None);
+        assert_eq!(e.container, None);
+        assert_eq!(e.thp_enabled, None);
+        assert_eq!(e.thp_defrag, None);
+        assert!(e.mitigations.is_empty());
+        assert_eq!(e.clocksource, None);
+        assert!(!e.tsc_invariant);
+        assert_eq!(e.preempt, None);
+        assert_eq!(e.mem_total_bytes, 0);
+        assert_eq!(e.mem_available_bytes, 0);
+        assert_eq!(
+            e.limits,
+            Limits {
+                threads_max: None,
+                pid_max: None,
+                max_map_count: None,
+                rlimit_nproc: None,
+                rlimit_stack: None,
+                rlimit_as: None,
+                cgroup_pids_max: None,
+                cgroup_memory_max: None,
+            }
+        );
+        assert!(!e.describe().is_empty());
+        // A root that does not exist at all behaves the same.
+        let gone = Env::read_from(&t.0.join("missing"), String::new(), String::new());
+        assert_eq!(gone.cpu_model, "unknown");
+    }
+
+    #[test]
+    fn read_from_real_root_does_not_panic() {
+        let e = Env::read_from(Path::new("/"), "x".into(), std::env::consts::ARCH.into());
+        assert!(e.cpus_online >= 1);
+        assert_eq!(e.describe().len(), 12);
+    }
+}

@@ -1,0 +1,137 @@
+//! Sizing work to a time budget. No fixed iteration counts: a warm-up finds
+//! how long one operation takes here, then the batch or event count is chosen
+//! so the measurement fits the budget, and the samples are independent
+//! batches (for nanosecond operations) or single events (for creations).
+
+use crate::experiments::Job;
+use crate::sys;
+use std::io;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// Seconds of measuring for one series.
+    pub seconds: f64,
+    pub min_samples: usize,
+    pub max_samples: usize,
+}
+
+impl Budget {
+    pub fn from_job(job: &Job) -> Budget {
+        Budget {
+            seconds: job.budget_s,
+            min_samples: job.min_samples,
+            max_samples: job.max_samples,
+        }
+    }
+
+    /// The same budget scaled (a series that deserves less or more time).
+    pub fn scaled(self, factor: f64) -> Budget {
+        Budget {
+            seconds: self.seconds * factor,
+            ..self
+        }
+    }
+}
+
+/// Per-operation cost of `f` in ns, one sample per batch: the batch size is
+/// doubled during warm-up until one batch takes its share of the budget, and
+/// the loop's own overhead is subtracted.
+pub fn per_op(budget: &Budget, loop_overhead_ns: f64, mut f: impl FnMut()) -> Vec<f64> {
+    let samples = budget.min_samples.max(30);
+    let batch_target_ns = (budget.seconds * 1e9 / samples as f64).max(20_000.0);
+    let mut n: u64 = 1;
+    loop {
+        let t0 = sys::monotonic_ns();
+        for _ in 0..n {
+            f();
+        }
+        let dt = (sys::monotonic_ns() - t0) as f64;
+        if dt >= batch_target_ns || n >= 1 << 40 {
+            break;
+        }
+        // Grow towards the target, at most 10x a step, at least 2x.
+        let grow = (batch_target_ns / dt.max(1.0)).clamp(2.0, 10.0);
+        n = (n as f64 * grow).ceil() as u64;
+    }
+    (0..samples)
+        .map(|_| {
+            let t0 = sys::monotonic_ns();
+            for _ in 0..n {
+                f();
+            }
+            let dt = (sys::monotonic_ns() - t0) as f64;
+            (dt / n as f64 - loop_overhead_ns).max(0.0)
+        })
+        .collect()
+}
+
+/// Runs `f` (one event: a creation, a round trip) `warmup` times unrecorded,
+/// then as many times as fit the budget, at least `min_samples` and at most
+/// `max_samples`; returns what each recorded call returned.
+pub fn events<T>(
+    budget: &Budget,
+    warmup: usize,
+    mut f: impl FnMut() -> io::Result<T>,
+) -> io::Result<Vec<T>> {
+    let t0 = sys::monotonic_ns();
+    for _ in 0..warmup.max(1) {
+        f()?;
+    }
+    let per_event = (sys::monotonic_ns() - t0) as f64 / warmup.max(1) as f64;
+    let n = ((budget.seconds * 1e9 / per_event.max(1.0)) as usize)
+        .clamp(budget.min_samples.max(1), budget.max_samples.max(1));
+    (0..n).map(|_| f()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TINY: Budget = Budget {
+        seconds: 0.01,
+        min_samples: 5,
+        max_samples: 50,
+    };
+
+    #[test]
+    fn events_respects_the_sample_bounds() {
+        let mut calls = 0;
+        let v = events(&TINY, 3, || {
+            calls += 1;
+            Ok(calls)
+        })
+        .unwrap();
+        assert!(v.len() >= 5 && v.len() <= 50);
+        assert_eq!(calls, v.len() + 3, "warm-up calls are not recorded");
+        // a slow event still gets the minimum number of samples
+        let slow = events(&TINY, 1, || {
+            std::thread::sleep(std::time::Duration::from_millis(3));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(slow.len(), 5);
+    }
+
+    #[test]
+    fn events_stops_at_the_first_error() {
+        let mut calls = 0;
+        let r = events(&TINY, 1, || {
+            calls += 1;
+            if calls > 4 {
+                Err(io::Error::other("boom"))
+            } else {
+                Ok(())
+            }
+        });
+        assert!(r.is_err());
+    }
+
+    #[test]
+    fn per_op_gives_one_sample_per_batch() {
+        let v = per_op(&TINY, 0.0, || {
+            std::hint::black_box(1 + 1);
+        });
+        assert_eq!(v.len(), 30);
+        assert!(v.iter().all(|x| x.is_finite() && *x >= 0.0));
+    }
+}

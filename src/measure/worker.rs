@@ -1,0 +1,202 @@
+//! The worker protocol. Each job runs in a fresh copy of tasklab
+//! (`tasklab __worker`), in a process group of its own: the job goes in as
+//! JSON on stdin, the raw samples come back as JSON on stdout. The parent
+//! enforces the time limit, and on a time-out, a crash or Ctrl-C it kills the
+//! whole group, so nothing the worker started is left behind.
+
+use crate::experiments::{self, Job, WorkerOutput};
+use crate::sys;
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Why a job produced no result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub reason: String,
+    pub interrupted: bool,
+}
+
+/// The hidden subcommand a worker runs as.
+pub const WORKER_ARG: &str = "__worker";
+
+/// Runs `job` in a fresh worker and waits for it, at most `limit`, giving up
+/// early when `interrupted` becomes true.
+pub fn run_job(
+    job: &Job,
+    limit: Duration,
+    interrupted: &AtomicBool,
+) -> Result<WorkerOutput, Failure> {
+    let fail = |reason: String| Failure {
+        reason,
+        interrupted: false,
+    };
+    let exe = std::env::current_exe()
+        .map_err(|e| fail(format!("cannot find tasklab's own binary: {e}")))?;
+    let mut child = Command::new(exe)
+        .arg(WORKER_ARG)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| fail(format!("cannot start a worker: {e}")))?;
+    let pgid = child.id() as i32;
+    let job_json = serde_json::to_vec(job).expect("a job serialises");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    // A worker that dies before reading its job makes this write fail; the
+    // exit status below says why, so the write error itself is not reported.
+    let _ = stdin.write_all(&job_json);
+    drop(stdin);
+
+    let mut out = child.stdout.take().expect("piped stdout");
+    let mut err = child.stderr.take().expect("piped stderr");
+    let out_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = out.read_to_end(&mut buf);
+        buf
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = err.read_to_end(&mut buf);
+        buf
+    });
+    let (tx, rx) = mpsc::channel::<std::io::Result<ExitStatus>>();
+    let waiter = std::thread::spawn(move || {
+        let _ = tx.send(child.wait());
+    });
+
+    let deadline = Instant::now() + limit;
+    let mut ended_by: Option<Failure> = None;
+    let status = loop {
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(status) => break status,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                break Err(std::io::Error::other("waiter thread died"))
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let why = if interrupted.load(Ordering::SeqCst) {
+                    Some(Failure {
+                        reason: "interrupted (Ctrl-C)".into(),
+                        interrupted: true,
+                    })
+                } else if Instant::now() >= deadline {
+                    Some(fail(format!(
+                        "timed out after {:.0} s; worker and its children killed",
+                        limit.as_secs_f64()
+                    )))
+                } else {
+                    None
+                };
+                if let Some(f) = why {
+                    if ended_by.is_none() {
+                        let _ = sys::kill_group(pgid, sys::SIGKILL);
+                        ended_by = Some(f);
+                    }
+                }
+            }
+        }
+    };
+    // The worker is gone; anything it started that is still alive goes too.
+    let _ = sys::kill_group(pgid, sys::SIGKILL);
+    let _ = waiter.join();
+    let stdout = out_reader.join().unwrap_or_default();
+    let stderr = err_reader.join().unwrap_or_default();
+    let stderr_tail = tail(&String::from_utf8_lossy(&stderr), 6);
+    if let Some(mut f) = ended_by {
+        if !stderr_tail.is_empty() {
+            f.reason = format!("{}; worker said: {stderr_tail}", f.reason);
+        }
+        return Err(f);
+    }
+    let status = status.map_err(|e| fail(format!("cannot wait for the worker: {e}")))?;
+    if !status.success() {
+        use std::os::unix::process::ExitStatusExt;
+        let how = match (status.code(), status.signal()) {
+            (_, Some(sig)) => format!("worker killed by signal {sig} ({})", signal_name(sig)),
+            (Some(code), _) => format!("worker exited with status {code}"),
+            _ => "worker ended abnormally".into(),
+        };
+        return Err(fail(if stderr_tail.is_empty() {
+            how
+        } else {
+            format!("{how}: {stderr_tail}")
+        }));
+    }
+    serde_json::from_slice(&stdout).map_err(|e| {
+        fail(format!(
+            "worker sent no valid result ({e}); stderr: {stderr_tail}"
+        ))
+    })
+}
+
+fn tail(text: &str, lines: usize) -> String {
+    let v: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    v[v.len().saturating_sub(lines)..].join(" | ")
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        _ => "signal",
+    }
+}
+
+/// The worker side: read the job, measure, write the output. Returns the
+/// process exit code.
+pub fn worker_main() -> i32 {
+    let parent = sys::parent_pid();
+    if let Err(e) = sys::die_with_parent(parent) {
+        eprintln!("tasklab worker: {e}");
+        return 1;
+    }
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+        eprintln!("tasklab worker: cannot read the job: {e}");
+        return 1;
+    }
+    let job: Job = match serde_json::from_slice(&input) {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("tasklab worker: malformed job: {e}");
+            return 1;
+        }
+    };
+    let Some(exp) = experiments::find(&job.experiment) else {
+        eprintln!("tasklab worker: no experiment {}", job.experiment);
+        return 1;
+    };
+    if let Some(cpus) = &job.pin {
+        if let Err(e) = sys::pin_current_thread(cpus) {
+            eprintln!("tasklab worker: cannot pin to CPUs {cpus:?}: {e}");
+            return 1;
+        }
+    }
+    match (exp.measure)(&job) {
+        Ok(out) => {
+            let json = serde_json::to_vec(&out).expect("output serialises");
+            let mut stdout = std::io::stdout().lock();
+            if stdout
+                .write_all(&json)
+                .and_then(|_| stdout.flush())
+                .is_err()
+            {
+                return 1;
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("{e:#}");
+            1
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! The terminal table: every series with our median, its spread and, where a
+//! seed reports the same quantity, the seed's figure, source and the ratio.
+
+use super::{fmt_ns, fmt_value, HIDDEN_LABELS};
+use crate::results::{ExperimentResult, Metric, RunResults, Status};
+use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, ContentArrangement, Table};
+
+/// A compact "key=value ..." of the labels people read.
+pub fn case(m: &Metric) -> String {
+    m.labels
+        .iter()
+        .filter(|(k, _)| !HIDDEN_LABELS.contains(&k.as_str()))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The seed column: "35.0 µs (000, i7-4771)" or a range.
+pub fn seed_text(m: &Metric) -> String {
+    let Some(s) = &m.seed else {
+        return String::new();
+    };
+    let v = |x| fmt_value(x, s.unit);
+    let fig = if s.lo == s.hi {
+        v(s.lo)
+    } else {
+        format!("{}–{}", v(s.lo), v(s.hi))
+    };
+    format!("{fig} (seed {})", &s.source[..3.min(s.source.len())])
+}
+
+/// The environment line that heads every table: the figures mean little
+/// without the clock the CPU ran at.
+pub fn header(r: &RunResults) -> String {
+    let e = &r.env;
+    let mhz = |x: Option<f64>| x.map_or("?".to_string(), |v| format!("{v:.0}"));
+    format!(
+        "tasklab {} · profile {} · {} ({} CPUs) · stated {} MHz, measured {} MHz · Linux {} · {} · THP {}",
+        r.tool_version,
+        r.profile,
+        e.cpu_model,
+        e.cpus_online,
+        mhz(e.stated_mhz.or(e.cpuinfo_mhz)),
+        mhz(r.calibration.measured_mhz),
+        e.kernel,
+        e.virtualization.as_deref().map_or("bare metal".to_string(), |v| format!("virtualised: {v}")),
+        e.thp_enabled.as_deref().unwrap_or("?")
+    )
+}
+
+/// One experiment as a table plus its findings and notes.
+pub fn experiment(e: &ExperimentResult, verbose: bool) -> String {
+    let mut s = format!("\n{} — {}\n", e.name, e.summary);
+    match e.status {
+        Status::Failed => {
+            s.push_str(&format!(
+                "  FAILED: {}\n",
+                e.reason.as_deref().unwrap_or("unknown reason")
+            ));
+        }
+        Status::Skipped => {
+            s.push_str(&format!(
+                "  skipped: {}\n",
+                e.reason.as_deref().unwrap_or("")
+            ));
+        }
+        Status::Ok => {}
+    }
+    let rows: Vec<&Metric> = e.metrics.iter().filter(|m| verbose || !m.detail).collect();
+    if !rows.is_empty() {
+        let mut t = Table::new();
+        t.load_preset(UTF8_BORDERS_ONLY)
+            .set_content_arrangement(ContentArrangement::Disabled)
+            .set_header(vec![
+                "metric",
+                "case",
+                "median",
+                "95% CI of median",
+                "p90",
+                "n",
+                "seed",
+                "ours/seed",
+            ]);
+        for m in rows {
+            let sm = &m.summary;
+            let ci = format!(
+                "{} – {}",
+                fmt_value(sm.ci95_lo, m.unit),
+                fmt_value(sm.ci95_hi, m.unit)
+            );
+            let median = if sm.noisy {
+                format!("{} ~", fmt_value(sm.median, m.unit))
+            } else {
+                fmt_value(sm.median, m.unit)
+            };
+            t.add_row(vec![
+                Cell::new(&m.name),
+                Cell::new(case(m)),
+                Cell::new(median).set_alignment(CellAlignment::Right),
+                Cell::new(ci).set_alignment(CellAlignment::Right),
+                Cell::new(fmt_value(sm.p90, m.unit)).set_alignment(CellAlignment::Right),
+                Cell::new(sm.n).set_alignment(CellAlignment::Right),
+                Cell::new(seed_text(m)),
+                Cell::new(m.seed_ratio().map_or(String::new(), |r| format!("{r:.2}x")))
+                    .set_alignment(CellAlignment::Right),
+            ]);
+        }
+        s.push_str(&t.to_string());
+        s.push('\n');
+        if e.metrics.iter().any(|m| m.summary.noisy) {
+            s.push_str("  ~ noisy: the interquartile range exceeds 25% of the median or the CI ±10%; rerun on a quieter machine or with --profile thorough\n");
+        }
+        let hidden = e.metrics.len() - e.metrics.iter().filter(|m| verbose || !m.detail).count();
+        if hidden > 0 {
+            s.push_str(&format!(
+                "  ({hidden} more series in results.json; --verbose shows them)\n"
+            ));
+        }
+    }
+    for f in &e.fits {
+        s.push_str(&format!(
+            "  fit {}: {} + {:.1} ns per {} (R² {:.3}, {} points)\n",
+            f.name,
+            fmt_ns(f.fit.intercept),
+            f.fit.slope,
+            f.x_unit,
+            f.fit.r2,
+            f.fit.n
+        ));
+    }
+    for f in &e.findings {
+        s.push_str(&format!("  • {f}\n"));
+    }
+    for n in &e.notes {
+        s.push_str(&format!("  note: {n}\n"));
+    }
+    s
+}

@@ -1,0 +1,245 @@
+//! The results file: what a run measured, the environment it ran in, and the
+//! seed figures each metric is compared with. `docs/results-schema.md`
+//! documents it; `SCHEMA_VERSION` changes whenever a field changes meaning.
+
+use crate::env::Env;
+use crate::stats::{Fit, Summary};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+pub const SCHEMA_NAME: &str = "tasklab-results";
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Labels distinguish the series of one metric: method, heap size, ...
+pub type Labels = BTreeMap<String, String>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    Ns,
+    Bytes,
+    Kib,
+    PerSecond,
+    Ratio,
+    Count,
+    Mhz,
+}
+
+impl Unit {
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Ns => "ns",
+            Unit::Bytes => "bytes",
+            Unit::Kib => "KiB",
+            Unit::PerSecond => "/s",
+            Unit::Ratio => "x",
+            Unit::Count => "",
+            Unit::Mhz => "MHz",
+        }
+    }
+}
+
+/// A figure published in one of the seeds, for comparison only: never ours.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeedRef {
+    /// Low and high end of what the seed reports (equal for a single value).
+    pub lo: f64,
+    pub hi: f64,
+    pub unit: Unit,
+    /// The seed file in `shared/seeds/`.
+    pub source: String,
+    pub hardware: String,
+    /// How the seed measured it, where that differs from ours.
+    pub method: String,
+}
+
+impl SeedRef {
+    pub fn mid(&self) -> f64 {
+        (self.lo + self.hi) / 2.0
+    }
+}
+
+/// One measured series: raw samples, their summary and any seed figure.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Metric {
+    pub name: String,
+    pub unit: Unit,
+    pub labels: Labels,
+    pub summary: Summary,
+    pub samples: Vec<f64>,
+    /// Shown only in detailed output; the terminal table skips it.
+    #[serde(default)]
+    pub detail: bool,
+    #[serde(default)]
+    pub seed: Option<SeedRef>,
+}
+
+impl Metric {
+    /// Ours over the seed's (midpoint of its range).
+    pub fn seed_ratio(&self) -> Option<f64> {
+        let s = self.seed.as_ref()?;
+        (s.mid() > 0.0).then(|| self.summary.median / s.mid())
+    }
+
+    pub fn label(&self, key: &str) -> Option<&str> {
+        self.labels.get(key).map(String::as_str)
+    }
+}
+
+/// A single reading, not a distribution (a page-table size, a limit).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reading {
+    pub name: String,
+    pub unit: Unit,
+    pub labels: Labels,
+    pub value: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NamedFit {
+    /// What was fitted, in words: "fork lifecycle_ns vs VmPTE KiB".
+    pub name: String,
+    pub labels: Labels,
+    pub x_unit: String,
+    pub y_unit: String,
+    pub fit: Fit,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    Failed,
+    Skipped,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExperimentResult {
+    pub name: String,
+    pub group: String,
+    pub summary: String,
+    pub status: Status,
+    pub reason: Option<String>,
+    pub duration_s: f64,
+    pub params: BTreeMap<String, serde_json::Value>,
+    pub metrics: Vec<Metric>,
+    pub readings: Vec<Reading>,
+    pub fits: Vec<NamedFit>,
+    /// Plain-language sentences computed from this run's numbers.
+    pub findings: Vec<String>,
+    /// Clamps, skipped variants and anything odd the run noticed.
+    pub notes: Vec<String>,
+}
+
+impl ExperimentResult {
+    pub fn metrics_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Metric> + 'a {
+        self.metrics.iter().filter(move |m| m.name == name)
+    }
+
+    /// The metric `name` whose labels include every (key, value) of `with`.
+    pub fn find(&self, name: &str, with: &[(&str, &str)]) -> Option<&Metric> {
+        self.metrics
+            .iter()
+            .find(|m| m.name == name && with.iter().all(|(k, v)| m.label(k) == Some(*v)))
+    }
+
+    pub fn reading(&self, name: &str, with: &[(&str, &str)]) -> Option<f64> {
+        self.readings
+            .iter()
+            .find(|r| {
+                r.name == name
+                    && with
+                        .iter()
+                        .all(|(k, v)| r.labels.get(*k).map(String::as_str) == Some(*v))
+            })
+            .map(|r| r.value)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    pub clock: String,
+    /// Cost of one `clock_gettime(CLOCK_MONOTONIC)` read, median of batches.
+    pub timer_overhead_ns: f64,
+    /// Cost of one iteration of an empty measurement loop.
+    pub loop_overhead_ns: f64,
+    /// Smallest non-zero step the clock showed.
+    pub timer_resolution_ns: f64,
+    /// TSC ticks per ns, where the TSC is invariant.
+    pub tsc_ghz: Option<f64>,
+    /// Clock the CPU ran at, counted with a chain of dependent additions.
+    pub measured_mhz: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    Complete,
+    /// Interrupted: what is here was measured, the rest was not run.
+    Partial,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunResults {
+    pub schema: String,
+    pub schema_version: u32,
+    pub tool_version: String,
+    pub started_unix_s: f64,
+    pub finished_unix_s: Option<f64>,
+    pub profile: String,
+    pub status: RunStatus,
+    /// The placement asked for on the command line (`--pin`).
+    pub pin: Option<Vec<usize>>,
+    pub env: Env,
+    pub calibration: Calibration,
+    pub experiments: Vec<ExperimentResult>,
+}
+
+impl RunResults {
+    /// Writes the file atomically: a temporary file in the same folder, then
+    /// rename, so a reader never sees half a file.
+    pub fn write_atomic(&self, path: &Path) -> anyhow::Result<()> {
+        let json = serde_json::to_vec_pretty(self)?;
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let tmp = dir.join(format!(
+            ".{}.tmp{}",
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("results.json"),
+            std::process::id()
+        ));
+        std::fs::write(&tmp, json)?;
+        std::fs::rename(&tmp, path)?;
+        Ok(())
+    }
+
+    /// Reads a results file, with a clear error for a file that is not ours,
+    /// of another schema version, or truncated.
+    pub fn read(path: &Path) -> anyhow::Result<RunResults> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+        let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+            anyhow::anyhow!("{} is not valid JSON (truncated?): {e}", path.display())
+        })?;
+        if v.get("schema").and_then(|s| s.as_str()) != Some(SCHEMA_NAME) {
+            anyhow::bail!(
+                "{} is not a tasklab results file (no \"schema\": \"{SCHEMA_NAME}\")",
+                path.display()
+            );
+        }
+        let ver = v.get("schema_version").and_then(|s| s.as_u64());
+        if ver != Some(SCHEMA_VERSION as u64) {
+            anyhow::bail!(
+                "{} has schema version {}, this tasklab reads version {SCHEMA_VERSION}",
+                path.display(),
+                ver.map_or("none".to_string(), |v| v.to_string())
+            );
+        }
+        serde_json::from_value(v)
+            .map_err(|e| anyhow::anyhow!("{} does not match the schema: {e}", path.display()))
+    }
+}

@@ -1,0 +1,243 @@
+//! Processes as a whole: affinity, where a task runs, resource usage, limits,
+//! signals and reaping.
+
+use super::check;
+use std::io;
+use std::os::fd::{FromRawFd, OwnedFd};
+
+/// The CPUs this process may run on (its affinity mask).
+pub fn allowed_cpus() -> io::Result<Vec<usize>> {
+    // SAFETY: cpu_set_t is plain data; zeroed is its empty state.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a valid, writable cpu_set_t of the size passed.
+    check(unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) })?;
+    Ok((0..libc::CPU_SETSIZE as usize)
+        // SAFETY: i < CPU_SETSIZE, the bound CPU_ISSET requires.
+        .filter(|&i| unsafe { libc::CPU_ISSET(i, &set) })
+        .collect())
+}
+
+/// Pins the calling thread (and what it creates afterwards) to `cpus`.
+pub fn pin_current_thread(cpus: &[usize]) -> io::Result<()> {
+    // SAFETY: cpu_set_t is plain data; zeroed is its empty state.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &c in cpus {
+        if c >= libc::CPU_SETSIZE as usize {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        // SAFETY: c < CPU_SETSIZE, checked above.
+        unsafe { libc::CPU_SET(c, &mut set) };
+    }
+    // SAFETY: `set` is a valid cpu_set_t of the size passed; pid 0 is this thread.
+    check(unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) })?;
+    Ok(())
+}
+
+/// The CPU the calling thread is running on now.
+#[inline(always)]
+pub fn current_cpu() -> i32 {
+    // SAFETY: sched_getcpu takes no arguments; it returns -1 where unsupported.
+    unsafe { libc::sched_getcpu() }
+}
+
+/// Voluntary and involuntary context switches so far, of this thread or of the
+/// whole process.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Switches {
+    pub voluntary: u64,
+    pub involuntary: u64,
+}
+
+fn rusage(who: libc::c_int) -> io::Result<libc::rusage> {
+    // SAFETY: rusage is plain data; zeroed is a valid value to overwrite.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `ru` is a valid, writable rusage.
+    check(unsafe { libc::getrusage(who, &mut ru) })?;
+    Ok(ru)
+}
+
+pub fn switches(whole_process: bool) -> io::Result<Switches> {
+    let ru = rusage(if whole_process {
+        libc::RUSAGE_SELF
+    } else {
+        libc::RUSAGE_THREAD
+    })?;
+    Ok(Switches {
+        voluntary: ru.ru_nvcsw as u64,
+        involuntary: ru.ru_nivcsw as u64,
+    })
+}
+
+/// Peak resident set size of this process in KiB (`ru_maxrss`).
+pub fn max_rss_kib() -> io::Result<u64> {
+    Ok(rusage(libc::RUSAGE_SELF)?.ru_maxrss as u64)
+}
+
+/// A resource limit: (soft, hard), `None` meaning unlimited.
+pub fn rlimit(resource: Resource) -> io::Result<(Option<u64>, Option<u64>)> {
+    let res = match resource {
+        Resource::Nproc => libc::RLIMIT_NPROC,
+        Resource::Stack => libc::RLIMIT_STACK,
+        Resource::AddressSpace => libc::RLIMIT_AS,
+        Resource::Nofile => libc::RLIMIT_NOFILE,
+    };
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `lim` is a valid, writable rlimit.
+    check(unsafe { libc::getrlimit(res, &mut lim) })?;
+    let conv = |v: libc::rlim_t| (v != libc::RLIM_INFINITY).then_some(v as u64);
+    Ok((conv(lim.rlim_cur), conv(lim.rlim_max)))
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Resource {
+    Nproc,
+    Stack,
+    AddressSpace,
+    Nofile,
+}
+
+/// Sends `sig` to every process in group `pgid`. A group that is already gone
+/// is not an error.
+pub fn kill_group(pgid: i32, sig: i32) -> io::Result<()> {
+    if pgid <= 1 {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    // SAFETY: kill has no memory effects; a negative pid names a process group,
+    // and pgid > 1 keeps us from signalling "every process" (-1).
+    match check(unsafe { libc::kill(-pgid, sig) }) {
+        Err(e) if e.raw_os_error() == Some(libc::ESRCH) => Ok(()),
+        r => r.map(drop),
+    }
+}
+
+pub const SIGKILL: i32 = libc::SIGKILL;
+pub const SIGTERM: i32 = libc::SIGTERM;
+
+/// Asks the kernel to SIGKILL this process when its parent dies, so a worker
+/// never outlives a tasklab that was itself killed. Returns an error when the
+/// parent is already gone (the worker should then exit).
+pub fn die_with_parent(expected_parent: i32) -> io::Result<()> {
+    // SAFETY: PR_SET_PDEATHSIG takes a signal number and has no memory effects.
+    check(unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) })?;
+    // SAFETY: getppid cannot fail.
+    if unsafe { libc::getppid() } != expected_parent {
+        return Err(io::Error::other("parent exited before the worker started"));
+    }
+    Ok(())
+}
+
+/// The parent's pid.
+pub fn parent_pid() -> i32 {
+    // SAFETY: getppid cannot fail.
+    unsafe { libc::getppid() }
+}
+
+/// How a reaped child ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    Code(i32),
+    Signal(i32),
+}
+
+/// Waits for child `pid` (restarting on EINTR) and says how it ended.
+pub fn wait_pid(pid: i32) -> io::Result<Exit> {
+    let mut status = 0;
+    loop {
+        // SAFETY: `status` is a valid, writable int.
+        let r = unsafe { libc::waitpid(pid, &mut status, libc::__WALL) };
+        if r == -1 {
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            return Err(e);
+        }
+        break;
+    }
+    Ok(if libc::WIFSIGNALED(status) {
+        Exit::Signal(libc::WTERMSIG(status))
+    } else {
+        Exit::Code(libc::WEXITSTATUS(status))
+    })
+}
+
+/// A pipe whose ends are close-on-exec; `nonblocking_read` makes the read end
+/// non-blocking so a missing message is an error, not a hang.
+pub fn pipe(nonblocking_read: bool) -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe2 writes.
+    check(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) })?;
+    // SAFETY: pipe2 just returned these two descriptors; we own them from here.
+    let (r, w) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    if nonblocking_read {
+        use std::os::fd::AsRawFd;
+        // SAFETY: fcntl on a descriptor we own; F_SETFL has no memory effects.
+        check(unsafe { libc::fcntl(r.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) })?;
+    }
+    Ok((r, w))
+}
+
+/// Exits the calling process at once, without running destructors or atexit
+/// handlers: what a forked child must do.
+pub fn exit_now(code: i32) -> ! {
+    // SAFETY: _exit never returns and is async-signal-safe.
+    unsafe { libc::_exit(code) }
+}
+
+/// Kernel release string (`uname -r`) and machine.
+pub fn uname() -> (String, String) {
+    // SAFETY: utsname is plain data; zeroed is valid to overwrite.
+    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: `u` is a valid, writable utsname.
+    if unsafe { libc::uname(&mut u) } != 0 {
+        return ("unknown".into(), "unknown".into());
+    }
+    let s = |f: &[libc::c_char]| {
+        let bytes: Vec<u8> = f
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u8)
+            .collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    (s(&u.release), s(&u.machine))
+}
+
+/// Restores the default SIGPIPE action, so `tasklab list | head` ends quietly
+/// like any Unix tool instead of reporting a broken pipe.
+pub fn default_sigpipe() {
+    // SAFETY: setting a standard signal to SIG_DFL installs no handler code.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+}
+
+/// The hypervisor's vendor string from CPUID leaf 0x40000000 ("KVMKVMKVM",
+/// "Microsoft Hv", ...), when the CPU says it runs under one.
+pub fn hypervisor_vendor() -> Option<String> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::__cpuid;
+        // CPUID exists on every x86_64 CPU (a safe intrinsic); leaf 1 is always valid.
+        let leaf1 = __cpuid(1);
+        if leaf1.ecx & (1 << 31) == 0 {
+            return None; // the "hypervisor present" bit is clear
+        }
+        // With the hypervisor bit set, leaf 0x40000000 is defined.
+        let l = __cpuid(0x4000_0000);
+        let bytes: Vec<u8> = [l.ebx, l.ecx, l.edx]
+            .iter()
+            .flat_map(|r| r.to_le_bytes())
+            .collect();
+        let s = String::from_utf8_lossy(&bytes)
+            .trim_matches(char::from(0))
+            .trim()
+            .to_string();
+        (!s.is_empty()).then_some(s)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        None
+    }
+}
