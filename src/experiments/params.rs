@@ -29,6 +29,8 @@ pub enum ParamKind {
     },
     Bool,
     Choice(&'static [&'static str]),
+    /// A comma-separated subset of the names given (`all` for every one).
+    Names(&'static [&'static str]),
 }
 
 pub struct ParamSpec {
@@ -46,6 +48,7 @@ pub enum ParamValue {
     Int(u64),
     List(Vec<u64>),
     Text(String),
+    Names(Vec<String>),
 }
 
 impl ParamSpec {
@@ -67,6 +70,7 @@ impl ParamSpec {
             }
             ParamKind::Bool => "true|false".into(),
             ParamKind::Choice(c) => c.join("|"),
+            ParamKind::Names(c) => format!("all, or a list of {}", c.join(",")),
         }
     }
 
@@ -114,6 +118,23 @@ impl ParamSpec {
                 "false" | "no" | "off" | "0" => Ok(ParamValue::Bool(false)),
                 _ => Err(bad("not a boolean".into())),
             },
+            ParamKind::Names(names) => {
+                if text.trim() == "all" {
+                    return Ok(ParamValue::Names(
+                        names.iter().map(|n| n.to_string()).collect(),
+                    ));
+                }
+                let mut out = Vec::new();
+                for part in text.split(',').map(str::trim) {
+                    if !names.contains(&part) {
+                        return Err(bad(format!("'{part}' is not one of them")));
+                    }
+                    if !out.iter().any(|o| o == part) {
+                        out.push(part.to_string());
+                    }
+                }
+                Ok(ParamValue::Names(out))
+            }
             ParamKind::Choice(choices) => {
                 let t = text.trim();
                 if choices.contains(&t) {
@@ -176,6 +197,13 @@ impl Params {
         match self.0.get(name) {
             Some(ParamValue::Text(v)) => v,
             other => panic!("parameter {name} is not text: {other:?}"),
+        }
+    }
+
+    pub fn names(&self, name: &str) -> Vec<String> {
+        match self.0.get(name) {
+            Some(ParamValue::Names(v)) => v.clone(),
+            other => panic!("parameter {name} is not a list of names: {other:?}"),
         }
     }
 
@@ -280,6 +308,27 @@ mod tests {
             "{err}"
         );
         assert!(spec.parse("2M,x").is_err());
+    }
+
+    #[test]
+    fn names_are_checked_against_the_choices() {
+        let spec = ParamSpec {
+            name: "methods",
+            help: "",
+            kind: ParamKind::Names(&["fork", "vfork"]),
+            quick: "all",
+            thorough: "all",
+        };
+        assert_eq!(
+            spec.parse("all"),
+            Ok(ParamValue::Names(vec!["fork".into(), "vfork".into()]))
+        );
+        assert_eq!(
+            spec.parse("vfork, vfork"),
+            Ok(ParamValue::Names(vec!["vfork".into()]))
+        );
+        let err = spec.parse("fork,spoon").unwrap_err();
+        assert!(err.contains("spoon") && err.contains("fork,vfork"), "{err}");
     }
 
     #[test]

@@ -20,6 +20,24 @@ use std::path::Path;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 
 /// Every creation method, with what it is.
+pub const METHOD_NAMES: &[&str] = &[
+    "fork",
+    "vfork",
+    "clone_vfork",
+    "posix_spawn",
+    "fork_exec_static",
+    "fork_exec_dynamic",
+    "vfork_exec_static",
+    "sh_c",
+    "clone_process",
+    "clone_vm",
+    "clone_thread_flags",
+    "pthread_create",
+    "std_thread",
+    "clone3",
+];
+
+/// Every creation method (in [`METHOD_NAMES`] order), with what it is.
 pub const METHODS: &[(&str, &str)] = &[
     ("fork", "fork(); the child _exits at once"),
     ("vfork", "vfork(); the parent sleeps until the child exits"),
@@ -287,7 +305,13 @@ pub static METHODS_EXP: Experiment = Experiment {
     group: "spawn",
     summary: "every creation method, warm (steady state): to the parent's return, to the child's start, create+reap",
     reproduces: "Bendersky's launch benchmark and Sysel Table 1, steady state",
-    params: &[],
+    params: &[ParamSpec {
+        name: "methods",
+        help: "creation methods to measure",
+        kind: ParamKind::Names(METHOD_NAMES),
+        quick: "all",
+        thorough: "all",
+    }],
     seeds: &[
         SeedFigure {
             metric: "lifecycle_ns",
@@ -331,7 +355,8 @@ fn measure_methods(job: &Job) -> anyhow::Result<WorkerOutput> {
     let l = Launcher::new(job.scratch.as_deref(), job.timer_overhead_ns)?;
     let mut out = WorkerOutput::default();
     let budget = Budget::from_job(job);
-    for (method, _) in METHODS {
+    for method in job.params.names("methods") {
+        let method = method.as_str();
         if let Some(why) = l.unsupported(method) {
             out.notes.push(why);
             continue;
@@ -457,8 +482,8 @@ pub static COLD: Experiment = Experiment {
         ParamSpec {
             name: "methods",
             help: "methods to probe",
-            kind: ParamKind::Choice(&["core", "all"]),
-            quick: "core",
+            kind: ParamKind::Names(METHOD_NAMES),
+            quick: "fork,vfork,posix_spawn,fork_exec_static,pthread_create,std_thread,clone_thread_flags",
             thorough: "all",
         },
     ],
@@ -521,26 +546,12 @@ pub static COLD: Experiment = Experiment {
     analyze: analyze_cold,
 };
 
-const CORE_COLD: &[&str] = &[
-    "fork",
-    "vfork",
-    "posix_spawn",
-    "fork_exec_static",
-    "pthread_create",
-    "std_thread",
-    "clone_thread_flags",
-];
-
 fn measure_cold(job: &Job) -> anyhow::Result<WorkerOutput> {
     let exe = std::env::current_exe()?;
     let mut out = WorkerOutput::default();
-    let methods: Vec<&str> = if job.params.text("methods") == "all" {
-        METHODS.iter().map(|(m, _)| *m).collect()
-    } else {
-        CORE_COLD.to_vec()
-    };
+    let methods = job.params.names("methods");
     let probes = job.params.int("probes") as usize;
-    for method in methods {
+    for method in methods.iter().map(String::as_str) {
         let mut firsts = Vec::new();
         let mut seconds = Vec::new();
         let mut steady = Vec::new();

@@ -1,0 +1,53 @@
+/* Fidelity check for tasklab's spawn figures: the plain C loop a reader
+ * would write (gcc -O2). Prints the mean and median ns per launch of
+ * create + reap (fork) or create + join (pthread), over N launches. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+static void *thr(void *a) { return a; }
+static int cmp(const void *a, const void *b) {
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+    const char *what = argc > 1 ? argv[1] : "fork";
+    int n = argc > 2 ? atoi(argv[2]) : 2000;
+    long long *v = malloc(sizeof(long long) * n);
+    for (int w = 0; w < 5; w++) { /* warm-up, as tasklab does */
+        if (!strcmp(what, "fork")) { pid_t p = fork(); if (!p) _exit(0); waitpid(p, 0, 0); }
+        else { pthread_t t; pthread_create(&t, 0, thr, 0); pthread_join(t, 0); }
+    }
+    long long start = now();
+    for (int i = 0; i < n; i++) {
+        long long t0 = now();
+        if (!strcmp(what, "fork")) {
+            pid_t p = fork();
+            if (p == 0) _exit(0);
+            waitpid(p, 0, 0);
+        } else if (!strcmp(what, "clock")) {
+            for (int k = 0; k < 1000; k++) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); __asm__ volatile("" ::"r"(&t) : "memory"); }
+        } else {
+            pthread_t t;
+            pthread_create(&t, 0, thr, 0);
+            pthread_join(t, 0);
+        }
+        v[i] = now() - t0;
+    }
+    long long total = now() - start;
+    qsort(v, n, sizeof *v, cmp);
+    double div = strcmp(what, "clock") ? 1.0 : 1000.0;
+    printf("%s mean_ns %.1f median_ns %.1f n %d\n", what, total / (double)n / div, v[n / 2] / div, n);
+    return 0;
+}
