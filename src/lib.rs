@@ -125,7 +125,7 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
 
 fn show_env(json: bool) -> anyhow::Result<ExitCode> {
     let mut e = run::current_env();
-    e.measured_mhz = measure::timer::measured_mhz(9);
+    e.measured_mhz = measure::timer::measured_mhz(25);
     if json {
         println!("{}", serde_json::to_string_pretty(&e)?);
     } else {

@@ -193,6 +193,9 @@ pub struct RunResults {
     pub pin: Option<Vec<usize>>,
     pub env: Env,
     pub calibration: Calibration,
+    /// Conditions that inflate every figure (a busy machine, ...).
+    #[serde(default)]
+    pub warnings: Vec<String>,
     pub experiments: Vec<ExperimentResult>,
 }
 

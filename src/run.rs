@@ -258,9 +258,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         pin: pin.clone(),
         env,
         calibration,
+        warnings: busy_warning(),
         experiments: Vec::new(),
     };
     say(&format!("{}\n", table::header(&results)));
+    for w in &results.warnings {
+        say(&format!("warning: {w}\n"));
+    }
     say(&format!(
         "timer: {} per CLOCK_MONOTONIC read, loop {:.2} ns per iteration (subtracted); figures are medians of independent samples\n",
         crate::report::fmt_ns(results.calibration.timer_overhead_ns),
@@ -360,6 +364,21 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A warning when other work keeps the CPUs busy: every figure would carry
+/// its preemptions (and, in a VM, fewer idle wake-ups).
+fn busy_warning() -> Vec<String> {
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok());
+    let cpus = sys::allowed_cpus().map(|c| c.len()).unwrap_or(1).max(1) as f64;
+    match load {
+        Some(l) if l > 0.5 * cpus => vec![format!(
+            "the machine is busy (load average {l:.1} on {cpus:.0} CPUs): figures will carry other work's preemptions; rerun when it is idle"
+        )],
+        _ => vec![],
+    }
 }
 
 /// Turns a worker's raw series into summarised metrics with their seeds.
