@@ -34,6 +34,19 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// What changed between two runs, with statistical significance
+    Compare {
+        /// The baseline results.json
+        base: PathBuf,
+        /// The new results.json
+        new: PathBuf,
+        /// Noise threshold in percent: a verdict needs the whole 95% interval beyond it
+        #[arg(long, default_value_t = 5.0, value_name = "PCT")]
+        threshold: f64,
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// A worker process (internal)
     #[command(name = "__worker", hide = true)]
     Worker,

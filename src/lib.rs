@@ -4,6 +4,7 @@
 //! the seed articles.
 
 pub mod cli;
+pub mod compare;
 pub mod env;
 pub mod experiments;
 pub mod measure;
@@ -26,6 +27,12 @@ pub fn main_entry() -> ExitCode {
         Some(Command::Run(args)) => run::run(&args),
         Some(Command::List { json }) => list(json),
         Some(Command::Env { json }) => show_env(json),
+        Some(Command::Compare {
+            base,
+            new,
+            threshold,
+            json,
+        }) => compare::run(&base, &new, threshold, json),
         Some(Command::Worker) => return ExitCode::from(measure::worker::worker_main() as u8),
         Some(Command::Cold {
             method,

@@ -1,0 +1,117 @@
+//! `tasklab compare` on a real results file and a copy with an injected
+//! regression: the verdicts and the exit status CI jobs rely on.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn results_file(dir: &std::path::Path) -> std::path::PathBuf {
+    Command::cargo_bin("tasklab")
+        .unwrap()
+        .args([
+            "run",
+            "yardstick.syscall",
+            "yardstick.timer",
+            "--quiet",
+            "--out",
+        ])
+        .arg(dir)
+        .assert()
+        .success();
+    dir.join("results.json")
+}
+
+/// Scales every sample and summary figure of metric `clock=monotonic` by `k`.
+fn inject(path: &std::path::Path, out: &std::path::Path, k: f64) {
+    let mut r: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    for e in r["experiments"].as_array_mut().unwrap() {
+        for m in e["metrics"].as_array_mut().unwrap() {
+            if m["labels"]["clock"] != "monotonic" {
+                continue;
+            }
+            for v in m["samples"].as_array_mut().unwrap() {
+                *v = Value::from(v.as_f64().unwrap() * k);
+            }
+            for f in [
+                "min", "max", "median", "mean", "p10", "p25", "p75", "p90", "p99", "ci95_lo",
+                "ci95_hi",
+            ] {
+                let x = m["summary"][f].as_f64().unwrap();
+                m["summary"][f] = Value::from(x * k);
+            }
+        }
+    }
+    std::fs::write(out, serde_json::to_vec(&r).unwrap()).unwrap();
+}
+
+#[test]
+fn a_run_compared_with_itself_is_unchanged() {
+    let d = tempfile::tempdir().unwrap();
+    let f = results_file(d.path());
+    Command::cargo_bin("tasklab")
+        .unwrap()
+        .arg("compare")
+        .args([&f, &f])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("0 regressed, 0 improved"));
+}
+
+#[test]
+fn an_injected_regression_is_flagged_and_fails_the_exit_status() {
+    let d = tempfile::tempdir().unwrap();
+    let f = results_file(d.path());
+    let slow = d.path().join("slow.json");
+    inject(&f, &slow, 3.0);
+    let out = Command::cargo_bin("tasklab")
+        .unwrap()
+        .args(["compare", "--json"])
+        .args([&f, &slow])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "a regression fails CI");
+    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for row in c["rows"].as_array().unwrap() {
+        let expected = if row["case"] == "clock=monotonic" {
+            "regressed"
+        } else {
+            "unchanged"
+        };
+        assert_eq!(row["verdict"], expected, "{row}");
+    }
+    // and the other way round it is an improvement, which passes
+    let fast = d.path().join("fast.json");
+    inject(&f, &fast, 1.0 / 3.0);
+    Command::cargo_bin("tasklab")
+        .unwrap()
+        .arg("compare")
+        .args([&f, &fast])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("1 improved"));
+}
+
+#[test]
+fn files_that_are_not_results_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let f = results_file(d.path());
+    let junk = d.path().join("junk.json");
+    std::fs::write(&junk, b"{\"schema\": \"something-else\"}").unwrap();
+    Command::cargo_bin("tasklab")
+        .unwrap()
+        .arg("compare")
+        .args([&f, &junk])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not a tasklab results file"));
+    let truncated = d.path().join("trunc.json");
+    let text = std::fs::read(&f).unwrap();
+    std::fs::write(&truncated, &text[..text.len() / 2]).unwrap();
+    Command::cargo_bin("tasklab")
+        .unwrap()
+        .arg("compare")
+        .args([&f, &truncated])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("truncated"));
+}
