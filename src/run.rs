@@ -13,7 +13,8 @@ use crate::results::{
 };
 use crate::stats;
 use crate::sys;
-use std::io::Write;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -233,10 +234,23 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
 
     let quiet = args.quiet || args.json.as_deref() == Some("-");
+    // The progress bar draws on stderr only when it is a terminal, and only
+    // when a job starts or ends: no ticking thread to disturb the measuring.
+    let total_jobs: usize = plans.iter().map(|p| p.points.len()).sum();
+    let progress = if quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(total_jobs as u64).with_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} jobs · {elapsed} · {msg}")
+                .expect("valid template"),
+        )
+    };
     let say = |s: &str| {
         if !quiet {
-            print!("{s}");
-            let _ = std::io::stdout().flush();
+            progress.suspend(|| {
+                print!("{s}");
+                let _ = std::io::stdout().flush();
+            });
         }
     };
 
@@ -297,6 +311,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         } else {
             let mut merged = WorkerOutput::default();
             for point in &plan.points {
+                progress.set_message(if point.is_null() {
+                    plan.exp.name.to_string()
+                } else {
+                    format!("{} {point}", plan.exp.name)
+                });
                 let job = Job {
                     experiment: plan.exp.name.into(),
                     profile,
@@ -310,7 +329,9 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
                     pin: pin.clone(),
                     scratch: Some(scratch.path().to_path_buf()),
                 };
-                match worker::run_job(&job, limit, &interrupted) {
+                let outcome = worker::run_job(&job, limit, &interrupted);
+                progress.inc(1);
+                match outcome {
                     Ok(out) => {
                         merged.series.extend(out.series);
                         merged.readings.extend(out.readings);
@@ -340,6 +361,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         results.write_atomic(&results_path)?;
     }
 
+    progress.finish_and_clear();
     let was_interrupted = interrupted.load(Ordering::SeqCst);
     results.finished_unix_s = Some(unix_now());
     results.status = if was_interrupted {
