@@ -26,6 +26,7 @@ pub fn main_entry() -> ExitCode {
         Some(Command::Run(args)) => run::run(&args),
         Some(Command::List { json }) => list(json),
         Some(Command::Env { json }) => show_env(json),
+        Some(Command::Demo(demo)) => experiments::memory::demo(&demo),
         Some(Command::Worker) => return ExitCode::from(measure::worker::worker_main() as u8),
         Some(Command::Cold {
             method,

@@ -22,6 +22,12 @@ pub struct Scratch {
 impl Scratch {
     pub fn new() -> std::io::Result<Scratch> {
         let dir = tempfile::Builder::new().prefix("tasklab-").tempdir()?;
+        // Private whatever tempfile's default mode: others must not swap the
+        // helper programs the workers exec.
+        std::fs::set_permissions(
+            dir.path(),
+            <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o700),
+        )?;
         for (name, bytes) in [(STATIC_NAME, HELLO_STATIC), (DYNAMIC_NAME, HELLO_DYNAMIC)] {
             if bytes.is_empty() {
                 continue; // the build could not make it; experiments say so
