@@ -232,3 +232,52 @@ fn a_touch_beyond_memory_or_the_stack_is_refused() {
         "probe_ceiling",
     );
 }
+
+#[test]
+fn the_probe_finds_the_computed_bound_under_an_address_space_limit() {
+    // RLIMIT_AS of 3 GB leaves room for a few hundred 8 MiB stacks: the
+    // probe must be refused near the computed bound, without touching any
+    // machine-wide limit.
+    let dir = tempfile::tempdir().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("tasklab");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -s 8192 && ulimit -v 3000000 && exec '{}' run memory.limits -p probe=true --out '{}' --json -",
+            bin.display(),
+            dir.path().display()
+        ))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e = &v["experiments"][0];
+    let computed = e["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["labels"]["source"] == "computed")
+        .unwrap();
+    assert_eq!(computed["labels"]["binding"], "address space", "{e}");
+    let probe = e["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["labels"]["source"] == "probe")
+        .unwrap();
+    let stop = probe["labels"]["stopped_by"].as_str().unwrap();
+    assert!(
+        stop.starts_with("EAGAIN") || stop.starts_with("ENOMEM"),
+        "{stop}"
+    );
+    let c = computed["summary"]["median"].as_f64().unwrap();
+    let p = probe["summary"]["median"].as_f64().unwrap();
+    assert!(
+        (c - p).abs() <= (0.05 * c).max(8.0),
+        "computed {c} vs probed {p}"
+    );
+}

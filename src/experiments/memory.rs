@@ -259,22 +259,44 @@ fn limit_inputs(env: &Env, stack: u64) -> LimitInputs {
 
 // ------------------------------------------------------- blocking threads
 
-/// Where started threads wait: each arrives (after touching its stack),
-/// then blocks until released.
+/// A door threads block at until it is opened, once.
 #[derive(Default)]
-struct Gate {
-    arrived: AtomicUsize,
-    released: Mutex<bool>,
+struct Latch {
+    open: Mutex<bool>,
     cv: Condvar,
 }
 
-impl Gate {
-    fn arrive_and_wait(&self) {
-        self.arrived.fetch_add(1, Ordering::AcqRel);
-        let mut open = self.released.lock().unwrap_or_else(|e| e.into_inner());
+impl Latch {
+    fn wait(&self) {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         while !*open {
             open = self.cv.wait(open).unwrap_or_else(|e| e.into_inner());
         }
+    }
+
+    fn open(&self) {
+        *self.open.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.cv.notify_all();
+    }
+}
+
+/// Where started threads wait: each waits for `go` (so creating them is
+/// timed alone), touches its stack, arrives, then blocks until released.
+#[derive(Default)]
+struct Gate {
+    go: Latch,
+    arrived: AtomicUsize,
+    released: Latch,
+}
+
+impl Gate {
+    fn run(&self, touch: usize) {
+        self.go.wait();
+        if touch > 0 {
+            touch_stack(touch);
+        }
+        self.arrived.fetch_add(1, Ordering::AcqRel);
+        self.released.wait();
     }
 
     /// Waits until `n` threads have arrived, at most `limit`.
@@ -290,8 +312,8 @@ impl Gate {
     }
 
     fn release(&self) {
-        *self.released.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        self.cv.notify_all();
+        self.go.open();
+        self.released.open();
     }
 }
 
@@ -335,15 +357,7 @@ impl Crowd {
     /// stack.
     fn spawn(&mut self, stack: Option<usize>, touch: usize) -> std::io::Result<()> {
         let g = Arc::clone(&self.gate);
-        let t = smem::spawn_pthread(
-            stack,
-            Box::new(move || {
-                if touch > 0 {
-                    touch_stack(touch);
-                }
-                g.arrive_and_wait();
-            }),
-        )?;
+        let t = smem::spawn_pthread(stack, Box::new(move || g.run(touch)))?;
         self.threads.push(t);
         Ok(())
     }
@@ -612,7 +626,7 @@ pub static THREADS: Experiment = Experiment {
             help: "independent rounds per variant, each in a fresh worker",
             kind: ParamKind::Count { min: 1, max: 100 },
             quick: "3",
-            thorough: "5",
+            thorough: "3",
         },
     ],
     seeds: &[
@@ -791,12 +805,15 @@ fn measure_threads(job: &Job) -> anyhow::Result<WorkerOutput> {
             break;
         }
     }
-    let created_ns = (crate::sys::monotonic_ns() - t0) as f64;
+    let t1 = crate::sys::monotonic_ns();
+    let created_ns = (t1 - t0) as f64;
     let started = crowd.len();
-    if !crowd.gate.all_arrived(started, Duration::from_secs(60)) {
-        anyhow::bail!("the started threads did not all reach the gate within 60 s");
+    crowd.gate.go.open();
+    if !crowd.gate.all_arrived(started, Duration::from_secs(120)) {
+        anyhow::bail!("the started threads did not all reach the gate within 120 s");
     }
-    let ready_ns = (crate::sys::monotonic_ns() - t0) as f64;
+    // From "go" until every thread has touched its stack and blocked.
+    let ready_ns = (crate::sys::monotonic_ns() - t1) as f64;
     let after = Snap::now()?;
     drop(crowd);
     if let Some(e) = refused {
@@ -873,7 +890,11 @@ fn measure_threads(job: &Job) -> anyhow::Result<WorkerOutput> {
         l.clone(),
         one(created_ns / per),
     );
-    out.push_detail("ready_ns", Unit::Ns, l.clone(), one(ready_ns));
+    if touch > 0 {
+        out.push("touch_all_ns", Unit::Ns, l.clone(), one(ready_ns));
+    } else {
+        out.push_detail("ready_ns", Unit::Ns, l.clone(), one(ready_ns));
+    }
     out.push_detail(
         "threads_seen",
         Unit::Count,
@@ -964,10 +985,21 @@ fn analyze_threads(r: &mut ExperimentResult) {
         v("create_per_thread_ns", "default"),
     ) {
         f.push(format!(
-            "creating {} threads took {} ({} each)",
+            "creating {} threads took {} ({} each, the threads blocked until all exist)",
             label("default", "threads"),
             fmt_ns(c),
             fmt_ns(per)
+        ));
+    }
+    if let Some(t) = v("touch_all_ns", "touch") {
+        let n: f64 = label("touch", "threads").parse().unwrap_or(1.0);
+        f.push(format!(
+            "faulting in {} of stack in each of {} threads took {} ({} per thread, on {} CPUs' worth of page faults)",
+            label("touch", "touch"),
+            label("touch", "threads"),
+            fmt_ns(t),
+            fmt_ns(t / n.max(1.0)),
+            std::thread::available_parallelism().map_or(1, |p| p.get())
         ));
     }
     r.findings.extend(f);
@@ -1089,10 +1121,11 @@ fn measure_limits(job: &Job) -> anyhow::Result<WorkerOutput> {
 fn probe(ceiling: usize) -> (usize, String, f64) {
     let t0 = Instant::now();
     let mut crowd = Crowd::with_capacity(ceiling.min(1 << 20));
+    crowd.gate.go.open();
     let mut stop = format!("ceiling {ceiling}");
     while crowd.len() < ceiling {
         if let Err(e) = crowd.spawn(None, 0) {
-            stop = format!("{e}");
+            stop = errno_text(&e);
             break;
         }
         if t0.elapsed() > Duration::from_secs(60) {
@@ -1103,6 +1136,21 @@ fn probe(ceiling: usize) -> (usize, String, f64) {
     let started = crowd.len();
     drop(crowd);
     (started, stop, t0.elapsed().as_secs_f64())
+}
+
+/// "EAGAIN (Resource temporarily unavailable)" for the errors pthread_create
+/// gives, so the report names the errno the man page documents.
+fn errno_text(e: &std::io::Error) -> String {
+    let name = match e.raw_os_error() {
+        Some(libc::EAGAIN) => "EAGAIN",
+        Some(libc::ENOMEM) => "ENOMEM",
+        Some(libc::EPERM) => "EPERM",
+        Some(libc::EINVAL) => "EINVAL",
+        _ => return e.to_string(),
+    };
+    let text = e.to_string();
+    let text = text.split(" (os error").next().unwrap_or(&text);
+    format!("{name} ({text})")
 }
 
 fn analyze_limits(r: &mut ExperimentResult) {
@@ -1135,8 +1183,13 @@ fn analyze_limits(r: &mut ExperimentResult) {
     if let Some(m) = r.find("max_threads", &[("source", "probe")]) {
         let stop = m.label("stopped_by").unwrap_or("?").to_string();
         let computed = median(r, "max_threads", &[("source", "computed")]);
+        let why = if stop.starts_with("EAGAIN") {
+            ": pthread_create's answer when a task limit (pid_max, threads-max, RLIMIT_NPROC, cgroup pids.max) is reached or the stack cannot be mapped (address space, vm.max_map_count)"
+        } else {
+            ""
+        };
         f.push(format!(
-            "the probe started {} threads and was stopped by {stop}{}; every thread was joined",
+            "the probe started {} threads{} and was stopped by {stop}{why}; every thread was joined",
             crate::report::group_digits(m.summary.median as i64),
             computed
                 .map(|c| format!(
