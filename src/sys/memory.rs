@@ -304,13 +304,21 @@ pub fn observe_sharing(share: libc::c_int, elsewhere: &CStr) -> io::Result<Shari
         }
         Ok(seen)
     })();
-    // Put everything back whatever happened.
+    // Put everything back whatever happened. close_fd is closed only while
+    // it is still ours: once the child closed it in a shared table, its
+    // number may already belong to someone else.
+    let still_ours = match &result {
+        Ok(seen) => !seen.fd_close,
+        Err(_) => {
+            share & libc::CLONE_FILES == 0 || page.i32(SLOT_DONE).load(Ordering::Acquire) != 1
+        }
+    };
     // SAFETY: fchdir/close on descriptors we own; sigaction restores the
     // action saved above.
     unsafe {
         libc::fchdir(cwd_fd);
         libc::close(cwd_fd);
-        if is_open(close_fd) {
+        if still_ours {
             libc::close(close_fd);
         }
         libc::sigaction(PROBE_SIGNAL, &old, std::ptr::null_mut());
