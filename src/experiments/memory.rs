@@ -589,6 +589,19 @@ fn analyze_malloc(r: &mut ExperimentResult) {
             kib((vm_t - vm_m).max(0.0))
         ));
     }
+    let maxrss = |stage: &str| r.reading("max_rss_kib", &[("stage", stage)]);
+    if let (Some(a), Some(b), Some(c)) = (
+        maxrss("start"),
+        maxrss("after_malloc"),
+        maxrss("after_touch"),
+    ) {
+        f.push(format!(
+            "the seed's \"max RSS\" (getrusage ru_maxrss, first round): started {}, after malloc {}, after touch {}",
+            kib(a),
+            kib(b),
+            kib(c)
+        ));
+    }
     if let (Some(a), Some(b)) = (
         g("rss_kib", "after_touch"),
         g("rss_exact_kib", "after_touch"),
@@ -1421,6 +1434,38 @@ mod tests {
         let (name, most, _) = binding(&b).unwrap();
         assert_eq!(*name, "address space");
         assert_eq!(*most, ((1u64 << 30) - (10 << 20)) / ((8 << 20) + 4096));
+    }
+
+    #[test]
+    fn rounds_from_separate_workers_merge_into_one_distribution() {
+        let metric = |name: &str, v: f64| crate::results::Metric {
+            name: name.into(),
+            unit: Unit::Kib,
+            labels: labels(&[("variant", "default")]),
+            summary: crate::stats::summarize(&[v]).unwrap(),
+            samples: vec![v],
+            detail: false,
+            seed: None,
+        };
+        let mut r = ExperimentResult {
+            name: "memory.threads".into(),
+            group: "memory".into(),
+            summary: String::new(),
+            status: crate::results::Status::Ok,
+            reason: None,
+            duration_s: 0.0,
+            params: Default::default(),
+            metrics: vec![metric("a", 1.0), metric("b", 5.0), metric("a", 3.0)],
+            readings: vec![],
+            fits: vec![],
+            findings: vec![],
+            notes: vec![],
+        };
+        merge_rounds(&mut r);
+        assert_eq!(r.metrics.len(), 2);
+        assert_eq!(r.metrics[0].samples, vec![1.0, 3.0]);
+        assert_eq!(r.metrics[0].summary.median, 2.0);
+        assert_eq!(r.metrics[1].samples, vec![5.0]);
     }
 
     #[test]
