@@ -47,6 +47,9 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run one of the seeds' demonstration programs, with the seed's output
+    #[command(subcommand)]
+    Demo(Demo),
     /// A worker process (internal)
     #[command(name = "__worker", hide = true)]
     Worker,
@@ -56,6 +59,18 @@ pub enum Command {
         method: String,
         timer_overhead_ns: f64,
         scratch: Option<PathBuf>,
+    },
+}
+
+/// The seeds' small demonstration programs.
+#[derive(Subcommand, Debug, Clone, PartialEq, Eq)]
+pub enum Demo {
+    /// Bendersky's clone-vm-sample: clone() a child that prints the parent's
+    /// buffer and writes into it; with `vm` (CLONE_VM) the parent sees the write
+    CloneVm {
+        /// `vm` sets CLONE_VM: the child shares the parent's memory
+        #[arg(value_parser = ["vm"])]
+        vm: Option<String>,
     },
 }
 
@@ -123,5 +138,19 @@ mod tests {
     #[test]
     fn the_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn demo_takes_only_vm() {
+        let parse = |args: &[&str]| Cli::try_parse_from(args).map(|c| c.command);
+        assert!(matches!(
+            parse(&["tasklab", "demo", "clone-vm"]),
+            Ok(Some(Command::Demo(Demo::CloneVm { vm: None })))
+        ));
+        assert!(matches!(
+            parse(&["tasklab", "demo", "clone-vm", "vm"]),
+            Ok(Some(Command::Demo(Demo::CloneVm { vm: Some(_) })))
+        ));
+        assert!(parse(&["tasklab", "demo", "clone-vm", "files"]).is_err());
     }
 }

@@ -33,6 +33,7 @@ pub fn main_entry() -> ExitCode {
             threshold,
             json,
         }) => compare::run(&base, &new, threshold, json),
+        Some(Command::Demo(demo)) => experiments::memory::demo(&demo),
         Some(Command::Worker) => return ExitCode::from(measure::worker::worker_main() as u8),
         Some(Command::Cold {
             method,

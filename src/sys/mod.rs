@@ -9,6 +9,7 @@
 
 pub mod clock;
 pub mod mem;
+pub mod memory;
 pub mod proc;
 pub mod task;
 
