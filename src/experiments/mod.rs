@@ -7,6 +7,7 @@
 pub mod params;
 pub mod selftest;
 pub mod spawn;
+pub mod switch;
 pub mod yardstick;
 
 use crate::env::Env;
@@ -200,6 +201,10 @@ pub static REGISTRY: &[&Experiment] = &[
     &spawn::METHODS_EXP,
     &spawn::COLD,
     &spawn::HEAP,
+    &switch::PINGPONG,
+    &switch::ECHO,
+    &switch::INDIRECT,
+    &switch::USERSPACE,
     &selftest::CRASH,
     &selftest::HANG,
 ];
