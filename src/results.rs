@@ -243,3 +243,33 @@ impl RunResults {
             .map_err(|e| anyhow::anyhow!("{} does not match the schema: {e}", path.display()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn foreign_truncated_and_other_version_files_are_refused_clearly() {
+        let d = tempfile::tempdir().unwrap();
+        let e = RunResults::read(&write(d.path(), "a.json", "{\"hello\": 1}")).unwrap_err();
+        assert!(e.to_string().contains("not a tasklab results file"), "{e}");
+        let e =
+            RunResults::read(&write(d.path(), "b.json", "{\"schema\": \"tasklab-res")).unwrap_err();
+        assert!(e.to_string().contains("truncated"), "{e}");
+        let e = RunResults::read(&write(
+            d.path(),
+            "c.json",
+            "{\"schema\": \"tasklab-results\", \"schema_version\": 99}",
+        ))
+        .unwrap_err();
+        assert!(e.to_string().contains("schema version 99"), "{e}");
+        let e = RunResults::read(&d.path().join("missing.json")).unwrap_err();
+        assert!(e.to_string().contains("cannot read"), "{e}");
+    }
+}

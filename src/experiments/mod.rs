@@ -167,6 +167,14 @@ pub struct Experiment {
     pub analyze: fn(&mut ExperimentResult),
 }
 
+impl std::fmt::Debug for Experiment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Experiment")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
 /// The worker jobs of an experiment, and notes on what was clamped or dropped.
 #[derive(Default)]
 pub struct Points {

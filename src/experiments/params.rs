@@ -255,7 +255,7 @@ pub fn fmt_size(bytes: u64) -> String {
     ];
     for (name, mult) in UNITS {
         if bytes >= mult {
-            return if bytes % mult == 0 {
+            return if bytes.is_multiple_of(mult) {
                 format!("{} {name}", bytes / mult)
             } else {
                 format!("{:.1} {name}", bytes as f64 / mult as f64)

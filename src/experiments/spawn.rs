@@ -82,16 +82,6 @@ pub const METHODS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Methods swept over the parent's memory image.
-const HEAP_METHODS: &[&str] = &[
-    "fork",
-    "fork_exec_static",
-    "vfork",
-    "clone_vfork",
-    "posix_spawn",
-    "clone_vm",
-    "pthread_create",
-];
 /// Methods measured again with the heap on transparent huge pages.
 const THP_METHODS: &[&str] = &["fork", "pthread_create"];
 
@@ -661,8 +651,15 @@ pub static HEAP: Experiment = Experiment {
             thorough: "0,2M,16M,64M,256M,512M,1G,2G,4G",
         },
         ParamSpec {
+            name: "methods",
+            help: "methods swept over the heap",
+            kind: ParamKind::Names(METHOD_NAMES),
+            quick: "fork,fork_exec_static,vfork,clone_vfork,posix_spawn,clone_vm,pthread_create",
+            thorough: "fork,fork_exec_static,vfork,clone_vfork,posix_spawn,clone_vm,pthread_create,clone_thread_flags",
+        },
+        ParamSpec {
             name: "thp",
-            help: "also measure each heap of 64 MiB and more on transparent huge pages",
+            help: "also measure fork and pthread_create with each heap of 64 MiB and more on transparent huge pages",
             kind: ParamKind::Bool,
             quick: "true",
             thorough: "true",
@@ -799,11 +796,12 @@ fn measure_heap(job: &Job) -> anyhow::Result<WorkerOutput> {
     if let Some(v) = procfs::smaps_rollup_kib("AnonHugePages") {
         out.reading("anon_huge_kib", Unit::Kib, point_labels.clone(), v as f64);
     }
-    let methods = if thp == sys::Thp::On {
-        THP_METHODS
-    } else {
-        HEAP_METHODS
-    };
+    let chosen = job.params.names("methods");
+    let methods: Vec<&str> = chosen
+        .iter()
+        .map(String::as_str)
+        .filter(|m| thp == sys::Thp::Off || THP_METHODS.contains(m))
+        .collect();
     let budget = Budget::from_job(job);
     for method in methods {
         if let Some(why) = l.unsupported(method) {

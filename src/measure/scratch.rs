@@ -21,7 +21,12 @@ pub struct Scratch {
 
 impl Scratch {
     pub fn new() -> std::io::Result<Scratch> {
-        let dir = tempfile::Builder::new().prefix("tasklab-").tempdir()?;
+        use std::os::unix::fs::PermissionsExt;
+        // Created with mode 0700 in one step (mkdir's mode), not chmod'ed later.
+        let dir = tempfile::Builder::new()
+            .prefix("tasklab-")
+            .permissions(std::fs::Permissions::from_mode(0o700))
+            .tempdir()?;
         for (name, bytes) in [(STATIC_NAME, HELLO_STATIC), (DYNAMIC_NAME, HELLO_DYNAMIC)] {
             if bytes.is_empty() {
                 continue; // the build could not make it; experiments say so

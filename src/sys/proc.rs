@@ -87,7 +87,7 @@ pub fn rlimit(resource: Resource) -> io::Result<(Option<u64>, Option<u64>)> {
     };
     // SAFETY: `lim` is a valid, writable rlimit.
     check(unsafe { libc::getrlimit(res, &mut lim) })?;
-    let conv = |v: libc::rlim_t| (v != libc::RLIM_INFINITY).then_some(v as u64);
+    let conv = |v: libc::rlim_t| (v != libc::RLIM_INFINITY).then_some(v);
     Ok((conv(lim.rlim_cur), conv(lim.rlim_max)))
 }
 

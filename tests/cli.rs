@@ -1,0 +1,445 @@
+//! End-to-end runs of the binary on tiny parameters: the bad inputs, the
+//! fault handling, and relations that always hold. No test asserts a timing.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+use std::path::Path;
+
+fn tasklab() -> Command {
+    Command::cargo_bin("tasklab").unwrap()
+}
+
+/// Runs `tasklab run ARGS --out DIR --json -` and returns (exit code, JSON).
+fn run_json(args: &[&str], out: &Path) -> (i32, Value) {
+    let o = tasklab()
+        .arg("run")
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    let code = o.status.code().unwrap_or(-1);
+    let json: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON on stdout ({e}); stderr: {}",
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    (code, json)
+}
+
+fn experiment<'a>(r: &'a Value, name: &str) -> &'a Value {
+    r["experiments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == name)
+        .unwrap_or_else(|| panic!("no experiment {name}"))
+}
+
+fn median(e: &Value, metric: &str, with: &[(&str, &str)]) -> f64 {
+    e["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == metric && with.iter().all(|(k, v)| m["labels"][*k] == *v))
+        .unwrap_or_else(|| panic!("no {metric} {with:?}"))["summary"]["median"]
+        .as_f64()
+        .unwrap()
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+// ------------------------------------------------------------ bad input
+
+#[test]
+fn unknown_experiment_names_the_valid_choices() {
+    let d = tmp();
+    tasklab()
+        .args(["run", "nosuch", "--out"])
+        .arg(d.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "unknown experiment or group 'nosuch'",
+        ))
+        .stderr(predicate::str::contains("yardstick, spawn"));
+    assert!(!d.path().join("results.json").exists(), "nothing is run");
+}
+
+#[test]
+fn unknown_option_is_a_usage_error() {
+    tasklab()
+        .args(["run", "--frobnicate"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--frobnicate"));
+}
+
+#[test]
+fn malformed_size_is_refused() {
+    let d = tmp();
+    tasklab()
+        .args(["run", "spawn.heap", "-p", "heap_sizes=0,12Q", "--out"])
+        .arg(d.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("heap_sizes"))
+        .stderr(predicate::str::contains("unknown size unit"));
+}
+
+#[test]
+fn heap_larger_than_available_memory_is_refused_before_running() {
+    let d = tmp();
+    tasklab()
+        .args(["run", "spawn.heap", "-p", "heap_sizes=0,900G", "--out"])
+        .arg(d.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("does not fit"))
+        .stderr(predicate::str::contains("largest allowed here"));
+    assert!(!d.path().join("results.json").exists());
+}
+
+#[test]
+fn unknown_parameter_lists_the_known_ones() {
+    tasklab()
+        .args(["run", "spawn.heap", "-p", "colour=blue"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "no selected experiment has a parameter 'colour'",
+        ))
+        .stderr(predicate::str::contains("spawn.heap.heap_sizes"));
+}
+
+#[test]
+fn unknown_method_is_refused() {
+    tasklab()
+        .args(["run", "spawn.methods", "-p", "methods=fork,teleport"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("teleport"));
+}
+
+#[test]
+fn pinning_to_a_cpu_that_is_not_allowed_is_refused() {
+    tasklab()
+        .args(["run", "yardstick.syscall", "--pin", "4095"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("CPU 4095"));
+    tasklab()
+        .args(["run", "yardstick.syscall", "--pin", "0-x"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn an_output_folder_that_cannot_be_written_is_refused_before_measuring() {
+    let d = tmp();
+    let file = d.path().join("a-file");
+    std::fs::write(&file, b"").unwrap();
+    tasklab()
+        .args(["run", "yardstick.syscall", "--out"])
+        .arg(file.join("sub"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("output folder"));
+}
+
+// ------------------------------------------------------------ faults
+
+#[test]
+fn a_crashing_worker_fails_its_experiment_and_the_run_goes_on() {
+    let d = tmp();
+    let (code, r) = run_json(&["selftest.crash", "yardstick.syscall"], d.path());
+    assert_eq!(code, 1, "the exit status says an experiment failed");
+    let crash = experiment(&r, "selftest.crash");
+    assert_eq!(crash["status"], "failed");
+    let reason = crash["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("SIGABRT") && reason.contains("aborting on purpose"),
+        "{reason}"
+    );
+    assert_eq!(experiment(&r, "yardstick.syscall")["status"], "ok");
+    assert_eq!(r["status"], "complete");
+}
+
+fn pid_alive(pid: i32) -> bool {
+    // A zombie is dead for our purpose; /proc/PID/stat's third field says.
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(s) => !s
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z'),
+        Err(_) => false,
+    }
+}
+
+fn grandchild_pid(reason: &str) -> i32 {
+    let tail = reason
+        .split("grandchild pid ")
+        .nth(1)
+        .expect("the worker reports its grandchild");
+    tail.split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn a_hanging_worker_is_killed_with_its_children_at_the_time_limit() {
+    let d = tmp();
+    let (code, r) = run_json(&["selftest.hang", "--timeout", "2"], d.path());
+    assert_eq!(code, 1);
+    let hang = experiment(&r, "selftest.hang");
+    assert_eq!(hang["status"], "failed");
+    let reason = hang["reason"].as_str().unwrap();
+    assert!(reason.contains("timed out"), "{reason}");
+    let pid = grandchild_pid(reason);
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(!pid_alive(pid), "grandchild {pid} was left behind");
+}
+
+#[test]
+fn ctrl_c_ends_every_child_and_writes_partial_results() {
+    let d = tmp();
+    let bin = assert_cmd::cargo::cargo_bin("tasklab");
+    let child = std::process::Command::new(bin)
+        .args([
+            "run",
+            "selftest.hang",
+            "yardstick.syscall",
+            "--timeout",
+            "60",
+            "--quiet",
+            "--out",
+        ])
+        .arg(d.path())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the hanging worker's grandchild to exist, then interrupt.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let r: Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("results.json")).unwrap()).unwrap();
+    assert_eq!(r["status"], "partial");
+    let hang = experiment(&r, "selftest.hang");
+    assert!(hang["reason"].as_str().unwrap().contains("interrupted"));
+    // what was measured before the interrupt is kept (the registry runs
+    // yardsticks before the self-tests)
+    assert_eq!(experiment(&r, "yardstick.syscall")["status"], "ok");
+    if let Some(pid) = hang["reason"]
+        .as_str()
+        .unwrap()
+        .split("grandchild pid ")
+        .nth(1)
+    {
+        let pid: i32 = pid
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(!pid_alive(pid), "grandchild {pid} was left behind");
+    }
+}
+
+// ------------------------------------------------------------ relations
+
+#[test]
+fn every_launch_is_ordered_parent_return_then_reap_and_child_start_then_reap() {
+    let d = tmp();
+    let (code, r) = run_json(
+        &[
+            "spawn.methods",
+            "-p",
+            "methods=fork,vfork,clone_vm,clone_thread_flags,pthread_create,std_thread,fork_exec_static,posix_spawn",
+        ],
+        d.path(),
+    );
+    assert_eq!(code, 0);
+    let e = experiment(&r, "spawn.methods");
+    assert_eq!(e["status"], "ok", "{}", e["reason"]);
+    let metrics = e["metrics"].as_array().unwrap();
+    let series = |name: &str, method: &str| -> Vec<f64> {
+        metrics
+            .iter()
+            .find(|m| m["name"] == name && m["labels"]["method"] == method)
+            .unwrap_or_else(|| panic!("{name} {method}"))["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect()
+    };
+    for method in [
+        "fork",
+        "vfork",
+        "clone_vm",
+        "clone_thread_flags",
+        "pthread_create",
+        "std_thread",
+        "fork_exec_static",
+        "posix_spawn",
+    ] {
+        let life = series("lifecycle_ns", method);
+        let parent = series("parent_return_ns", method);
+        let child = series("child_start_ns", method);
+        assert!(life.len() >= 5);
+        for i in 0..life.len() {
+            assert!(
+                life[i] >= parent[i],
+                "{method}: reaped before the parent returned"
+            );
+            assert!(
+                life[i] >= child[i],
+                "{method}: reaped before the child started"
+            );
+            assert!(child[i] > 0.0, "{method}: the child stamped its start");
+        }
+    }
+    // vfork suspends the parent until the child has exited
+    let v_parent = series("parent_return_ns", "vfork");
+    let v_child = series("child_start_ns", "vfork");
+    assert!(v_parent.iter().zip(&v_child).all(|(p, c)| p >= c));
+}
+
+#[test]
+fn a_touched_heap_makes_fork_slower_but_not_a_thread() {
+    let d = tmp();
+    let (code, r) = run_json(
+        &[
+            "spawn.heap",
+            "-p",
+            "heap_sizes=0,1G",
+            "-p",
+            "methods=fork,pthread_create,vfork",
+            "-p",
+            "thp=false",
+        ],
+        d.path(),
+    );
+    assert_eq!(code, 0);
+    let e = experiment(&r, "spawn.heap");
+    let m =
+        |method: &str, heap: &str| median(e, "lifecycle_ns", &[("method", method), ("heap", heap)]);
+    let fork_growth = m("fork", "1 GiB") / m("fork", "0 B");
+    let thread_growth = m("pthread_create", "1 GiB") / m("pthread_create", "0 B");
+    let vfork_growth = m("vfork", "1 GiB") / m("vfork", "0 B");
+    assert!(
+        fork_growth > 1.0,
+        "a 1 GiB touched heap forks slower than an empty one"
+    );
+    assert!(fork_growth > thread_growth && fork_growth > vfork_growth);
+    // the page tables were measured and a fit reported
+    let pte = |heap: &str| {
+        e["readings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == "vm_pte_kib" && x["labels"]["heap"] == heap)
+            .unwrap()["value"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(
+        pte("1 GiB") > pte("0 B") + 1024.0,
+        "1 GiB of 4 KiB pages needs 2 MiB of page tables"
+    );
+    assert!(e["fits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["labels"]["method"] == "fork"));
+}
+
+#[test]
+fn cold_probes_report_first_second_and_steady_calls() {
+    let d = tmp();
+    let (code, r) = run_json(
+        &[
+            "spawn.cold",
+            "-p",
+            "probes=2",
+            "-p",
+            "methods=fork,pthread_create",
+        ],
+        d.path(),
+    );
+    assert_eq!(code, 0);
+    let e = experiment(&r, "spawn.cold");
+    for call in ["first", "second", "steady"] {
+        for method in ["fork", "pthread_create"] {
+            assert!(median(e, "child_start_ns", &[("method", method), ("call", call)]) > 0.0);
+        }
+    }
+    assert!(e["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f.as_str().unwrap().contains("why the seeds disagree")));
+}
+
+#[test]
+fn yardsticks_and_results_file_round_trip() {
+    let d = tmp();
+    let (code, r) = run_json(&["yardstick"], d.path());
+    assert_eq!(code, 0);
+    assert_eq!(r["schema"], "tasklab-results");
+    assert_eq!(r["schema_version"], 1);
+    assert!(r["env"]["cpu_model"].is_string());
+    assert!(r["calibration"]["timer_overhead_ns"].as_f64().unwrap() > 0.0);
+    let timer = experiment(&r, "yardstick.timer");
+    // a seed figure is labelled as the seed's, with its source
+    let realtime = timer["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["labels"]["clock"] == "realtime")
+        .unwrap();
+    assert_eq!(realtime["seed"]["source"], "004_37eeb410f17232cd.txt");
+    // the file on disk is the same run, and reads back through the schema
+    let path = d.path().join("results.json");
+    let on_disk = tasklab::results::RunResults::read(&path).unwrap();
+    let again: Value = serde_json::to_value(&on_disk).unwrap();
+    assert_eq!(again, r);
+}
+
+#[test]
+fn pinning_is_recorded() {
+    let d = tmp();
+    let (code, r) = run_json(&["yardstick.syscall", "--pin", "0"], d.path());
+    assert_eq!(code, 0);
+    assert_eq!(r["pin"], serde_json::json!([0]));
+}
+
+#[test]
+fn list_and_env_describe_the_registry_and_the_machine() {
+    tasklab()
+        .arg("list")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("spawn.heap"))
+        .stdout(predicate::str::contains("004_37eeb410f17232cd.txt"))
+        .stdout(predicate::str::contains("selftest").not());
+    let out = tasklab().args(["env", "--json"]).output().unwrap();
+    assert!(out.status.success());
+    let env: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(env["cpus_online"].as_u64().unwrap() >= 1);
+    assert!(env["limits"]["pid_max"].as_u64().unwrap() > 0);
+}
