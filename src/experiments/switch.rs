@@ -554,12 +554,22 @@ pub fn run_pair(
     Ok(r)
 }
 
+/// How many batches, and how long each, a series' budget buys: batches of
+/// 0.1 to 1 ms, at least 15 of them.
+fn batches(budget: &Budget) -> (usize, f64) {
+    let target_ns = (budget.seconds * 1e9 / 30.0).clamp(100_000.0, 1_000_000.0);
+    let samples = ((budget.seconds * 1e9 / target_ns) as usize)
+        .clamp(budget.min_samples.max(15), budget.max_samples.max(15));
+    (samples, target_ns)
+}
+
 /// The measuring side: size a batch to its share of the budget, then time
 /// batches, reading both tasks' switch counters around each.
 fn drive(a: &mut AEnd, page: &SharedPage, budget: &Budget, ws: usize) -> io::Result<PairResult> {
     let mut buf_ws = vec![1u8; ws];
-    let samples = budget.min_samples.max(15).min(budget.max_samples.max(2));
-    let target_ns = (budget.seconds * 1e9 / samples as f64).max(20_000.0);
+    // Short batches (as per_op does): on a busy machine most run without
+    // being preempted, and the budget buys more of them, not longer ones.
+    let (samples, target_ns) = batches(budget);
     let mut n: u64 = 1;
     for _ in 0..3 {
         a.round_trip(0)?; // the partner is up and warm
@@ -582,6 +592,7 @@ fn drive(a: &mut AEnd, page: &SharedPage, budget: &Budget, ws: usize) -> io::Res
         let grow = (target_ns / dt.max(1.0)).clamp(2.0, 10.0);
         n = (n as f64 * grow).ceil() as u64;
     }
+    let n = n.max(4);
     let mut r = PairResult {
         round_trips_per_sample: n,
         ..Default::default()
@@ -1638,8 +1649,7 @@ fn async_round_trips(budget: &Budget) -> io::Result<Vec<f64>> {
             }
         });
         let closed = || io::Error::other("the echo task ended early");
-        let samples = budget.min_samples.max(15).min(budget.max_samples.max(2));
-        let target_ns = (budget.seconds * 1e9 / samples as f64).max(20_000.0);
+        let (samples, target_ns) = batches(budget);
         let mut n: u64 = 1;
         let mut out = Vec::new();
         let mut sizing = true;
