@@ -95,7 +95,16 @@ pub fn thread_count() -> io::Result<usize> {
 /// process has a single thread: after a fork only the forking thread exists,
 /// and a lock another thread held would stay locked in the child forever.
 pub fn fork_run(f: impl FnOnce() -> i32) -> io::Result<super::Child> {
-    let n = thread_count()?;
+    // A thread just joined may still be counted for a moment: its exit
+    // finishes in the kernel after pthread_join has returned.
+    let mut n = thread_count()?;
+    for _ in 0..100 {
+        if n == 1 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        n = thread_count()?;
+    }
     if n != 1 {
         return Err(io::Error::other(format!(
             "fork_run needs a single-threaded process, this one has {n} threads"
@@ -137,6 +146,17 @@ mod tests {
         assert_eq!(futex_wake(&w, 1, false).unwrap(), 0);
         w.store(1, Ordering::SeqCst);
         futex_wait(&w, 0, true).unwrap();
+    }
+
+    #[test]
+    fn fork_run_refuses_a_multithreaded_process() {
+        // the test harness runs this test on a thread of its own
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let t = std::thread::spawn(move || rx.recv());
+        let err = fork_run(|| 0).unwrap_err();
+        assert!(err.to_string().contains("single-threaded"), "{err}");
+        drop(tx);
+        let _ = t.join();
     }
 
     #[test]
