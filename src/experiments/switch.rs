@@ -742,12 +742,13 @@ fn plan_cpus(ctx: &PlanCtx, notes: &mut Vec<String>) -> Result<Vec<usize>, Strin
         ));
         return Ok(v);
     }
-    let mut v = asked;
-    v.dedup();
-    if user_set && v.len() >= 2 && v[0] == v[1] {
-        return Err("cpus: the two CPUs must differ".into());
+    if user_set && asked.len() >= 2 && asked[0] == asked[1] {
+        return Err(format!(
+            "cpus: the two CPUs must differ (got {},{}); give one CPU to skip the two-CPU placements",
+            asked[0], asked[1]
+        ));
     }
-    Ok(v)
+    Ok(asked)
 }
 
 fn job_cpus(job: &Job) -> Vec<usize> {
@@ -1167,14 +1168,14 @@ pub static ECHO: Experiment = Experiment {
                 max: 100_000_000,
             },
             quick: "5000",
-            thorough: "200000",
+            thorough: "100000",
         },
         ParamSpec {
             name: "runs",
             help: "timed runs per placement",
             kind: ParamKind::Count { min: 1, max: 1000 },
             quick: "5",
-            thorough: "20",
+            thorough: "10",
         },
         CPUS_PARAM,
     ],
