@@ -771,7 +771,7 @@ fn worker_cpus(job: &Job, notes: &mut Vec<String>) -> io::Result<(Vec<usize>, Ve
     let mut use_: Vec<usize> = want.iter().copied().filter(|c| all.contains(c)).collect();
     if use_.len() < want.len() {
         notes.push(format!(
-            "CPU {} is outside this worker's affinity mask {} (--pin?); using {}",
+            "CPUs {} are not all in this worker's affinity mask {} (--pin?); using {}",
             crate::env::cpu_list(&want),
             crate::env::cpu_list(&all),
             crate::env::cpu_list(&all[..all.len().min(2)])
