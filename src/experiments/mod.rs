@@ -8,6 +8,7 @@ pub mod memory;
 pub mod params;
 pub mod selftest;
 pub mod spawn;
+pub mod switch;
 pub mod yardstick;
 
 use crate::env::Env;
@@ -209,6 +210,10 @@ pub static REGISTRY: &[&Experiment] = &[
     &spawn::METHODS_EXP,
     &spawn::COLD,
     &spawn::HEAP,
+    &switch::PINGPONG,
+    &switch::ECHO,
+    &switch::INDIRECT,
+    &switch::USERSPACE,
     &memory::MALLOC,
     &memory::THREADS,
     &memory::LIMITS,

@@ -11,11 +11,13 @@ pub mod clock;
 pub mod mem;
 pub mod memory;
 pub mod proc;
+pub mod switch;
 pub mod task;
 
 pub use clock::*;
 pub use mem::*;
 pub use proc::*;
+pub use switch::*;
 pub use task::*;
 
 use std::io;

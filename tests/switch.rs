@@ -1,0 +1,174 @@
+//! End-to-end runs of the `switch` group on tiny parameters, asserting only
+//! relations that always hold, never timings.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn run(args: &[&str], env: &[(&str, &str)]) -> (Value, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = Command::cargo_bin("tasklab").unwrap();
+    cmd.arg("run")
+        .args(args)
+        .arg("--out")
+        .arg(dir.path())
+        .args(["--json", "-"]);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.assert().success().get_output().stdout.clone();
+    (serde_json::from_slice(&out).expect("JSON on stdout"), dir)
+}
+
+fn experiment<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["experiments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {v}"))
+}
+
+fn metric<'a>(e: &'a Value, name: &str, key: &str, val: &str) -> Option<&'a Value> {
+    e["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == name && m["labels"][key] == val)
+}
+
+fn median(m: &Value) -> f64 {
+    m["summary"]["median"].as_f64().unwrap()
+}
+
+fn notes(e: &Value) -> String {
+    e["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn pinned_pipe_pingpong_switches_at_least_once_per_round_trip() {
+    let (v, _d) = run(
+        &[
+            "switch.pingpong",
+            "-p",
+            "methods=pipe_threads",
+            "-p",
+            "placements=same_cpu",
+        ],
+        &[],
+    );
+    let e = experiment(&v, "switch.pingpong");
+    assert_eq!(e["status"], "ok", "{e}");
+    let vol = metric(e, "voluntary_per_round_trip", "placement", "same_cpu").expect("counted");
+    // A task that waits on an empty pipe must block: at least one voluntary
+    // switch per round trip (1% slack for the partner's n+1 blocking waits).
+    for s in vol["samples"].as_array().unwrap() {
+        assert!(s.as_f64().unwrap() >= 0.99, "{vol}");
+    }
+    let sw = metric(e, "switch_ns", "placement", "same_cpu").unwrap();
+    let rt = metric(e, "round_trip_ns", "placement", "same_cpu").unwrap();
+    assert!((median(sw) * 2.0 - median(rt)).abs() <= median(rt) * 0.01 + 1.0);
+    assert!(notes(e).contains("round trip / 2"), "{}", notes(e));
+}
+
+#[test]
+fn a_user_space_switch_is_cheaper_than_a_kernel_pipe_switch() {
+    let (v, _d) = run(
+        &["switch.userspace", "-p", "variants=coroutine,kernel_pipe"],
+        &[],
+    );
+    let e = experiment(&v, "switch.userspace");
+    assert_eq!(e["status"], "ok", "{e}");
+    let co = median(metric(e, "switch_ns", "variant", "coroutine").unwrap());
+    let kernel = median(metric(e, "switch_ns", "variant", "kernel_pipe").unwrap());
+    assert!(co < kernel, "coroutine {co} ns vs kernel {kernel} ns");
+}
+
+#[test]
+fn echo_runs_the_number_of_iterations_asked() {
+    let (v, _d) = run(
+        &["switch.echo", "-p", "iterations=777", "-p", "runs=3"],
+        &[],
+    );
+    let e = experiment(&v, "switch.echo");
+    assert_eq!(e["status"], "ok", "{e}");
+    for place in ["same_cpu", "unpinned"] {
+        let m = metric(e, "iterations_per_s", "placement", place).unwrap();
+        assert_eq!(m["samples"].as_array().unwrap().len(), 3);
+        let counted = e["readings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == "echoes_counted_per_run" && r["labels"]["placement"] == place)
+            .expect("the echo thread's count");
+        assert_eq!(counted["value"].as_f64(), Some(777.0));
+    }
+}
+
+#[test]
+fn go_variants_are_skipped_with_the_reason_when_go_is_absent() {
+    let (v, _d) = run(
+        &["switch.userspace", "-p", "variants=go_default,go_locked"],
+        &[("TASKLAB_GO", "/nonexistent/go")],
+    );
+    let e = experiment(&v, "switch.userspace");
+    assert_eq!(e["status"], "ok", "{e}");
+    assert!(e["metrics"].as_array().unwrap().is_empty());
+    let n = notes(e);
+    assert!(
+        n.contains("go_default skipped")
+            && n.contains("no Go toolchain")
+            && n.contains("TASKLAB_GO"),
+        "{n}"
+    );
+}
+
+#[test]
+fn a_cpu_that_is_not_allowed_is_refused_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("tasklab")
+        .unwrap()
+        .args(["run", "switch.pingpong", "-p", "cpus=0,4000", "--out"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8_lossy(&out);
+    assert!(
+        err.contains("CPU 4000 does not exist or is not in this process's affinity mask"),
+        "{err}"
+    );
+    // out of the parameter's range altogether
+    Command::cargo_bin("tasklab")
+        .unwrap()
+        .args(["run", "switch.echo", "-p", "cpus=99999", "--out"])
+        .arg(dir.path())
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn two_cpu_placements_are_skipped_with_a_note_when_one_cpu_is_given() {
+    let (v, _d) = run(
+        &[
+            "switch.pingpong",
+            "-p",
+            "methods=pipe_threads",
+            "-p",
+            "placements=two_cpus",
+            "-p",
+            "cpus=0",
+        ],
+        &[],
+    );
+    let e = experiment(&v, "switch.pingpong");
+    assert!(notes(e).contains("two-CPU placements skipped"), "{e}");
+    assert!(e["metrics"].as_array().unwrap().is_empty());
+}
