@@ -1,6 +1,7 @@
-/* Fidelity check for tasklab's spawn figures: the plain C loop a reader
- * would write (gcc -O2). Prints the mean and median ns per launch of
- * create + reap (fork) or create + join (pthread), over N launches. */
+/* Fidelity check for tasklab's figures: the plain C loop a reader would
+ * write (gcc -O2). Prints the mean and median ns per launch of create +
+ * reap (fork) or create + join (thread), per clock_gettime call (clock),
+ * or per 64 KiB memcpy (memcpy64k, memcpy64k+16), over N iterations. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -27,7 +28,7 @@ int main(int argc, char **argv) {
     long long *v = malloc(sizeof(long long) * n);
     for (int w = 0; w < 5; w++) { /* warm-up, as tasklab does */
         if (!strcmp(what, "fork")) { pid_t p = fork(); if (!p) _exit(0); waitpid(p, 0, 0); }
-        else { pthread_t t; pthread_create(&t, 0, thr, 0); pthread_join(t, 0); }
+        else if (!strcmp(what, "thread")) { pthread_t t; pthread_create(&t, 0, thr, 0); pthread_join(t, 0); }
     }
     long long start = now();
     for (int i = 0; i < n; i++) {
@@ -36,6 +37,13 @@ int main(int argc, char **argv) {
             pid_t p = fork();
             if (p == 0) _exit(0);
             waitpid(p, 0, 0);
+        } else if (!strncmp(what, "memcpy64k", 9)) {
+            /* memcpy64k: page-aligned; memcpy64k+16: the destination 16 bytes
+             * further on, where two malloc'd neighbours land */
+            static char buf[4 * 65536] __attribute__((aligned(4096)));
+            char *dst = buf + 2 * 65536 + (strchr(what, '+') ? 16 : 0);
+            memcpy(dst, buf, 65536);
+            __asm__ volatile("" ::"r"(dst) : "memory");
         } else if (!strcmp(what, "clock")) {
             for (int k = 0; k < 1000; k++) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); __asm__ volatile("" ::"r"(&t) : "memory"); }
         } else {
