@@ -5,6 +5,7 @@
 //! (`analyze`). Adding one is one new module and one line in [`REGISTRY`].
 
 pub mod memory;
+pub mod parallel;
 pub mod params;
 pub mod selftest;
 pub mod spawn;
@@ -218,6 +219,10 @@ pub static REGISTRY: &[&Experiment] = &[
     &memory::THREADS,
     &memory::LIMITS,
     &memory::SHARING,
+    &parallel::AVERAGE,
+    &parallel::PROGRAM,
+    &parallel::FORKTIME,
+    &parallel::FANOUT,
     &selftest::CRASH,
     &selftest::HANG,
 ];

@@ -10,6 +10,7 @@
 pub mod clock;
 pub mod mem;
 pub mod memory;
+pub mod parallel;
 pub mod proc;
 pub mod switch;
 pub mod task;

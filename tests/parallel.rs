@@ -1,0 +1,197 @@
+//! End-to-end runs of the `parallel` group on tiny parameters: relations that
+//! always hold (every variant's average equals serial; a fan-out to slow sinks
+//! beats running the reports one after another), and bad input refused with
+//! exit status 2 before anything runs.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn run(args: &[&str]) -> (Value, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("tasklab")
+        .unwrap()
+        .args(["run"])
+        .args(args)
+        .args(["--out", dir.path().to_str().unwrap(), "--json", "-"])
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "tasklab failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    (serde_json::from_slice(&out.stdout).unwrap(), dir)
+}
+
+fn experiment<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["experiments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} in the results"))
+}
+
+fn metrics<'a>(e: &'a Value, name: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
+    e["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(move |m| m["name"] == name)
+}
+
+fn readings<'a>(e: &'a Value, name: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
+    e["readings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(move |m| m["name"] == name)
+}
+
+#[test]
+fn every_variant_of_the_average_equals_serial() {
+    let (v, _dir) = run(&[
+        "parallel.average",
+        "-p",
+        "n=100000",
+        "-p",
+        "workers=1,2,3",
+        "-p",
+        "reps=2",
+    ]);
+    let e = experiment(&v, "parallel.average");
+    assert_eq!(e["status"], "ok", "{e}");
+    let tol = readings(e, "tolerance").next().unwrap()["value"]
+        .as_f64()
+        .unwrap();
+    assert!(tol > 0.0 && tol < 1e-9);
+    let diffs: Vec<&Value> = readings(e, "max_rel_diff_from_serial").collect();
+    // fork, threads and pool at three worker counts each
+    assert_eq!(diffs.len(), 9, "{diffs:?}");
+    for d in diffs {
+        assert!(d["value"].as_f64().unwrap() <= tol, "{d}");
+    }
+    let variants: Vec<&str> = metrics(e, "average_ns")
+        .map(|m| m["labels"]["variant"].as_str().unwrap())
+        .collect();
+    for want in ["serial", "fork", "threads", "pool"] {
+        assert!(variants.contains(&want), "{variants:?}");
+    }
+    assert!(metrics(e, "speedup").all(|m| m["summary"]["median"].as_f64().unwrap() > 0.0));
+    assert!(metrics(e, "fork_reap_ns").count() >= 2);
+}
+
+#[test]
+fn the_whole_program_and_the_fork_breakdown_run_on_a_small_array() {
+    let (v, _dir) = run(&[
+        "parallel.program",
+        "parallel.forktime",
+        "-p",
+        "n=100000",
+        "-p",
+        "reps=2",
+    ]);
+    let p = experiment(&v, "parallel.program");
+    assert_eq!(p["status"], "ok", "{p}");
+    for variant in ["serial", "fork", "threads"] {
+        assert!(
+            metrics(p, "whole_ns").any(|m| m["labels"]["variant"] == variant),
+            "no whole_ns for {variant}"
+        );
+    }
+    // the fill is timed on its own, once per huge-page setting (default, on)
+    assert_eq!(metrics(p, "fill_ns").count(), 2);
+    assert!(p["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f.as_str().unwrap().contains("Amdahl")));
+    let f = experiment(&v, "parallel.forktime");
+    assert_eq!(f["status"], "ok", "{f}");
+    let passes: Vec<&str> = metrics(f, "child_pass_ns")
+        .map(|m| m["labels"]["pass"].as_str().unwrap())
+        .collect();
+    assert!(passes.contains(&"first") && passes.contains(&"second"));
+    assert!(metrics(f, "fork_call_ns").count() >= 1);
+}
+
+#[test]
+fn a_fan_out_to_slow_sinks_beats_serial() {
+    // Each report waits 62.5 ms on its sink and computes 1 ms: serially
+    // about 250 ms, fanned out about 65 ms, whatever the CPU count or load.
+    let (v, _dir) = run(&[
+        "parallel.fanout",
+        "-p",
+        "jobs=4",
+        "-p",
+        "cpu_ms=1",
+        "-p",
+        "output=16K",
+        "-p",
+        "sink_rate=256K",
+        "-p",
+        "reps=2",
+    ]);
+    let e = experiment(&v, "parallel.fanout");
+    assert_eq!(e["status"], "ok", "{e}");
+    let sp = metrics(e, "speedup").next().unwrap()["summary"]["median"]
+        .as_f64()
+        .unwrap();
+    assert!(sp > 1.0, "fan-out speedup {sp}");
+}
+
+fn refused(args: &[&str], needle: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let out = Command::cargo_bin("tasklab")
+        .unwrap()
+        .arg("run")
+        .args(args)
+        .args(["--out", out_dir.to_str().unwrap()])
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(needle), "{args:?}: {err}");
+    assert!(
+        !out_dir.join("results.json").exists(),
+        "{args:?}: something ran"
+    );
+}
+
+#[test]
+fn zero_or_absurd_workers_are_refused() {
+    refused(
+        &["parallel.average", "-p", "workers=0"],
+        "at least one worker",
+    );
+    // 4×CPUs is the bound; 255 is absurd unless the machine has 64 CPUs.
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 64 {
+        refused(&["parallel.average", "-p", "workers=2,255"], "absurd");
+    }
+    refused(
+        &["parallel.average", "-p", "workers=100000"],
+        "out of range",
+    );
+}
+
+#[test]
+fn an_array_larger_than_memory_is_refused() {
+    refused(
+        &["parallel.average", "-p", "n=1000000000000"],
+        "is available",
+    );
+    refused(&["parallel", "-p", "n=1000000000000"], "is available");
+}
+
+#[test]
+fn a_sink_rate_of_zero_is_refused() {
+    refused(&["parallel.fanout", "-p", "sink_rate=0"], "sink_rate=0");
+    refused(
+        &["parallel.fanout", "-p", "sink_rate=1", "-p", "output=1G"],
+        "would run for",
+    );
+}
