@@ -1391,7 +1391,7 @@ fn forktime_findings(r: &ExperimentResult) -> Vec<String> {
         out.push(format!(
             "on {pages}{pte}: fork() returns in {}; the child's first pass over its slice takes {} and its second {} \
              ({:.2}x, {} more per {} page; the parent's pass over an equal slice at the same time: {}); reaping takes {}; \
-             the whole forked average {}. What dominates the overhead here: {}, {}",
+             the whole instrumented run (two passes each) {}. What dominates the overhead here: {}, {}",
             hms(fork),
             hms(first),
             hms(second),
