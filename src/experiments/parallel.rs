@@ -486,8 +486,22 @@ fn point_workers(job: &Job) -> Vec<usize> {
 }
 
 /// Pushes the per-rep ratios serial/variant as `speedup` and `efficiency`.
+/// The median of `xs` (0 for none).
+fn median(xs: &[f64]) -> f64 {
+    crate::stats::summarize(xs).map_or(0.0, |s| s.median)
+}
+
+/// Speedup samples: the serial median over each repetition's time, so the
+/// median speedup is exactly median(serial) / median(variant), and a
+/// disturbed serial repetition does not skew one variant's figure.
+fn speedups(serial: &[f64], v: &[f64]) -> Vec<f64> {
+    let s = median(serial);
+    v.iter().map(|x| s / x.max(1.0)).collect()
+}
+
+/// Pushes `speedup` (serial median / each repetition) and `efficiency`.
 fn push_speedups(out: &mut WorkerOutput, base: &Labels, serial: &[f64], v: &[f64], w: usize) {
-    let sp: Vec<f64> = serial.iter().zip(v).map(|(s, x)| s / x.max(1.0)).collect();
+    let sp = speedups(serial, v);
     let eff: Vec<f64> = sp.iter().map(|s| s / w as f64).collect();
     out.push("speedup", Unit::Ratio, base.clone(), sp);
     out.push_detail("efficiency", Unit::Ratio, base.clone(), eff);
@@ -1016,17 +1030,14 @@ fn measure_program(job: &Job) -> anyhow::Result<WorkerOutput> {
                 "speedup",
                 Unit::Ratio,
                 l.clone(),
-                serial_whole
-                    .iter()
-                    .zip(&t[3])
-                    .map(|(s, x)| s / x.max(1.0))
-                    .collect(),
+                speedups(&serial_whole, &t[3]),
             );
+            let sm = median(&serial_whole);
             out.push(
                 "saved_ns",
                 Unit::Ns,
                 l,
-                serial_whole.iter().zip(&t[3]).map(|(s, x)| s - x).collect(),
+                t[3].iter().map(|x| sm - x).collect(),
             );
         }
     }
@@ -1603,11 +1614,7 @@ fn out_fanout(
     l: impl Fn(&str) -> Labels,
 ) -> WorkerOutput {
     let mut out = WorkerOutput::default();
-    let sp: Vec<f64> = serial
-        .iter()
-        .zip(&forked)
-        .map(|(s, f)| s / f.max(1.0))
-        .collect();
+    let sp = speedups(&serial, &forked);
     out.push("wall_ns", Unit::Ns, l("serial"), serial);
     out.push("wall_ns", Unit::Ns, l("forked"), forked);
     out.push("speedup", Unit::Ratio, l("forked"), sp);
@@ -1803,6 +1810,15 @@ mod tests {
         // serial fraction 75%: at most 1/(0.75 + 0.125) = 1.14x on 2 CPUs
         assert!(f[0].contains("75%") && f[0].contains("1.14x"), "{}", f[0]);
         assert!(f[1].contains("1.10x"), "{}", f[1]);
+    }
+
+    #[test]
+    fn the_median_speedup_is_the_ratio_of_medians() {
+        let serial = [100.0, 90.0, 400.0];
+        let v = [50.0, 45.0, 60.0];
+        let sp = speedups(&serial, &v);
+        assert_eq!(median(&sp), median(&serial) / median(&v));
+        assert_eq!(sp[0], 2.0);
     }
 
     #[test]
