@@ -3,6 +3,8 @@
 # write, in alternating back-to-back runs (this machine drifts 10-30% over
 # minutes, so only the ratio within each pair means anything).
 # Usage: bench/fidelity/run.sh [PAIRS]   (needs gcc; builds tasklab --release)
+#        PIN=0 bench/fidelity/run.sh      both sides pinned to CPU 0 (taskset / --pin),
+#                                         which takes where-the-child-lands out of the noise
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 pairs=${1:-5}
@@ -14,7 +16,7 @@ gcc -O2 -pthread bench/fidelity/fork_loop.c -o "$work/c_loop"
 
 # tasklab: median and mean of one series, from its results.json
 tl_stat() { # experiment param metric label
-  "$tl" run "$1" --profile thorough ${2:+-p "$2"} --out "$work/r" --quiet
+  "$tl" run "$1" --profile thorough ${2:+-p "$2"} ${PIN:+--pin "$PIN"} --out "$work/r" --quiet
   python3 - "$work/r/results.json" "$3" "$4" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -30,7 +32,7 @@ compare() { # title c-args experiment param metric label
   echo "== $1"
   printf '%-6s %14s %14s %14s %14s %8s %8s\n' pair C_median C_mean tl_median tl_mean r_median r_mean
   for i in $(seq 1 "$pairs"); do
-    read -r _ _ cmean _ cmed _ _ < <("$work/c_loop" $2)
+    read -r _ _ cmean _ cmed _ _ < <(${PIN:+taskset -c "$PIN"} "$work/c_loop" $2)
     read -r tmed tmean _ < <(tl_stat "$3" "$4" "$5" "$6")
     awk -v i="$i" -v cm="$cmed" -v ca="$cmean" -v tm="$tmed" -v ta="$tmean" \
       'BEGIN { printf "%-6s %14.1f %14.1f %14.1f %14.1f %8.3f %8.3f\n", i, cm, ca, tm, ta, tm/cm, ta/ca }'
@@ -38,5 +40,6 @@ compare() { # title c-args experiment param metric label
 }
 
 compare "fork + waitpid (ns)" "fork 10000" spawn.methods methods=fork lifecycle_ns method=fork
+compare "fork + waitpid, the C loop's image grown like a worker's (ns)" "fork_big 10000" spawn.methods methods=fork lifecycle_ns method=fork
 compare "pthread_create + join (ns)" "thread 10000" spawn.methods methods=pthread_create lifecycle_ns method=pthread_create
 compare "clock_gettime(CLOCK_MONOTONIC) (ns)" "clock 20000" yardstick.timer "" call_ns clock=monotonic
