@@ -77,7 +77,7 @@ pub fn clone_vm_demo(vm: bool) -> io::Result<(i32, String)> {
     // volatile accesses to `buf`, which also outlives the child. Nothing in
     // the parent reads `buf` until the child has been reaped.
     let pid = check(unsafe { libc::clone(demo_child, stack.top(), flags, p.cast()) })?;
-    let status = wait_raw(pid)?;
+    let status = super::proc::wait_raw(pid)?;
     let bytes: Vec<u8> = (0..DEMO_BUF)
         // SAFETY: p points into `buf`, alive here; the child has exited.
         .map(|i| unsafe { std::ptr::read_volatile(p.add(i)) })
@@ -85,23 +85,6 @@ pub fn clone_vm_demo(vm: bool) -> io::Result<(i32, String)> {
         .collect();
     drop(stack);
     Ok((status, String::from_utf8_lossy(&bytes).into_owned()))
-}
-
-/// `waitpid(pid, &status, __WALL)` restarting on EINTR; the raw status.
-fn wait_raw(pid: i32) -> io::Result<i32> {
-    let mut status = 0;
-    loop {
-        // SAFETY: status is a valid, writable int.
-        let r = unsafe { libc::waitpid(pid, &mut status, libc::__WALL) };
-        if r == -1 {
-            let e = io::Error::last_os_error();
-            if e.raw_os_error() == Some(libc::EINTR) {
-                continue;
-            }
-            return Err(e);
-        }
-        return Ok(status);
-    }
 }
 
 // ------------------------------------------------------------- sharing probe
@@ -274,7 +257,7 @@ pub fn observe_sharing(share: libc::c_int, elsewhere: &CStr) -> io::Result<Shari
         if thread {
             wait_tid_word(&page);
         } else {
-            wait_raw(pid)?;
+            super::proc::wait_raw(pid)?;
         }
         drop(stack);
         if page.i32(SLOT_DONE).load(Ordering::Acquire) != 1 {

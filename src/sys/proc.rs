@@ -143,8 +143,8 @@ pub enum Exit {
     Signal(i32),
 }
 
-/// Waits for child `pid` (restarting on EINTR) and says how it ended.
-pub fn wait_pid(pid: i32) -> io::Result<Exit> {
+/// `waitpid(pid, &status, __WALL)` restarting on EINTR; the raw status.
+pub(crate) fn wait_raw(pid: i32) -> io::Result<i32> {
     let mut status = 0;
     loop {
         // SAFETY: `status` is a valid, writable int.
@@ -156,8 +156,13 @@ pub fn wait_pid(pid: i32) -> io::Result<Exit> {
             }
             return Err(e);
         }
-        break;
+        return Ok(status);
     }
+}
+
+/// Waits for child `pid` (restarting on EINTR) and says how it ended.
+pub fn wait_pid(pid: i32) -> io::Result<Exit> {
+    let status = wait_raw(pid)?;
     Ok(if libc::WIFSIGNALED(status) {
         Exit::Signal(libc::WTERMSIG(status))
     } else {
