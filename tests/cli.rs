@@ -1,14 +1,12 @@
 //! End-to-end runs of the binary on tiny parameters: the bad inputs, the
 //! fault handling, and relations that always hold. No test asserts a timing.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
-use std::path::Path;
 
-fn tasklab() -> Command {
-    Command::cargo_bin("tasklab").unwrap()
-}
+mod common;
+use common::*;
+use std::path::Path;
 
 /// Runs `tasklab run ARGS --out DIR --json -` and returns (exit code, JSON).
 fn run_json(args: &[&str], out: &Path) -> (i32, Value) {
@@ -28,26 +26,6 @@ fn run_json(args: &[&str], out: &Path) -> (i32, Value) {
         )
     });
     (code, json)
-}
-
-fn experiment<'a>(r: &'a Value, name: &str) -> &'a Value {
-    r["experiments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["name"] == name)
-        .unwrap_or_else(|| panic!("no experiment {name}"))
-}
-
-fn median(e: &Value, metric: &str, with: &[(&str, &str)]) -> f64 {
-    e["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == metric && with.iter().all(|(k, v)| m["labels"][*k] == *v))
-        .unwrap_or_else(|| panic!("no {metric} {with:?}"))["summary"]["median"]
-        .as_f64()
-        .unwrap()
 }
 
 fn tmp() -> tempfile::TempDir {

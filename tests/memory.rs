@@ -1,12 +1,10 @@
 //! End-to-end runs of the memory group on tiny parameters, asserting the
 //! relations that always hold (never timings).
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn tasklab() -> Command {
-    Command::cargo_bin("tasklab").expect("the binary is built")
-}
+mod common;
+use common::*;
 
 /// Runs `tasklab run <exp> -p ... --json -` and returns the experiment.
 fn run(exp: &str, params: &[&str]) -> Value {
@@ -26,18 +24,6 @@ fn run(exp: &str, params: &[&str]) -> Value {
     let e = v["experiments"][0].clone();
     assert_eq!(e["status"], "ok", "{e}");
     e
-}
-
-/// The median of the metric `name` whose labels include all of `with`.
-fn median(e: &Value, name: &str, with: &[(&str, &str)]) -> f64 {
-    e["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == name && with.iter().all(|(k, v)| m["labels"][*k] == *v))
-        .unwrap_or_else(|| panic!("no {name} {with:?} in {e}"))["summary"]["median"]
-        .as_f64()
-        .unwrap()
 }
 
 fn reading(e: &Value, name: &str, with: &[(&str, &str)]) -> f64 {

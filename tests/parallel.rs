@@ -6,6 +6,9 @@
 use assert_cmd::Command;
 use serde_json::Value;
 
+mod common;
+use common::*;
+
 fn run(args: &[&str]) -> (Value, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let out = Command::cargo_bin("tasklab")
@@ -23,15 +26,6 @@ fn run(args: &[&str]) -> (Value, tempfile::TempDir) {
         String::from_utf8_lossy(&out.stdout)
     );
     (serde_json::from_slice(&out.stdout).unwrap(), dir)
-}
-
-fn experiment<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["experiments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["name"] == name)
-        .unwrap_or_else(|| panic!("no {name} in the results"))
 }
 
 fn metrics<'a>(e: &'a Value, name: &'a str) -> impl Iterator<Item = &'a Value> + 'a {

@@ -4,6 +4,9 @@
 use assert_cmd::Command;
 use serde_json::Value;
 
+mod common;
+use common::*;
+
 fn run(args: &[&str], env: &[(&str, &str)]) -> (Value, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let mut cmd = Command::cargo_bin("tasklab").unwrap();
@@ -17,15 +20,6 @@ fn run(args: &[&str], env: &[(&str, &str)]) -> (Value, tempfile::TempDir) {
     }
     let out = cmd.assert().success().get_output().stdout.clone();
     (serde_json::from_slice(&out).expect("JSON on stdout"), dir)
-}
-
-fn experiment<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["experiments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["name"] == name)
-        .unwrap_or_else(|| panic!("no {name} in {v}"))
 }
 
 fn metric<'a>(e: &'a Value, name: &str, key: &str, val: &str) -> Option<&'a Value> {

@@ -822,7 +822,6 @@ fn analyze_heap(r: &mut ExperimentResult) {
         .metrics_named("lifecycle_ns")
         .filter_map(|m| m.label("method").map(String::from))
         .collect();
-    methods.dedup();
     methods.sort();
     methods.dedup();
     let mut fits = Vec::new();

@@ -1,0 +1,32 @@
+//! Helpers every end-to-end test file shares: the binary, and finding an
+//! experiment or a metric's median in a results JSON.
+#![allow(dead_code)] // each test crate uses its own subset
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+pub fn tasklab() -> Command {
+    Command::cargo_bin("tasklab").expect("the binary is built")
+}
+
+/// The experiment `name` in a results document.
+pub fn experiment<'a>(r: &'a Value, name: &str) -> &'a Value {
+    r["experiments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == name)
+        .unwrap_or_else(|| panic!("no experiment {name} in the results"))
+}
+
+/// The median of the metric `name` whose labels include all of `with`.
+pub fn median(e: &Value, name: &str, with: &[(&str, &str)]) -> f64 {
+    e["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == name && with.iter().all(|(k, v)| m["labels"][*k] == *v))
+        .unwrap_or_else(|| panic!("no {name} {with:?} in {e}"))["summary"]["median"]
+        .as_f64()
+        .unwrap()
+}
