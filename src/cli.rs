@@ -47,6 +47,19 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Re-render the report folder (report.md, report.html, charts) from a saved results.json
+    Report {
+        /// A results.json written by `tasklab run`
+        file: PathBuf,
+        /// Folder for the report (default: the folder the results file is in)
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        format: FormatArgs,
+        /// Show every series, also the detail ones
+        #[arg(short, long)]
+        verbose: bool,
+    },
     /// Run one of the seeds' demonstration programs, with the seed's output
     #[command(subcommand)]
     Demo(Demo),
@@ -97,9 +110,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
 
-    /// Folder for results.json
+    /// Folder for the report: results.json, report.md, report.html, charts
     #[arg(long, value_name = "DIR", default_value = "tasklab-report")]
     pub out: PathBuf,
+
+    #[command(flatten)]
+    pub format: FormatArgs,
 
     /// Also write the results as JSON to FILE, or to stdout with `-`
     #[arg(long, value_name = "FILE|-")]
@@ -112,6 +128,18 @@ pub struct RunArgs {
     /// Print nothing but errors
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+/// What the terminal shows instead of the tables.
+#[derive(Args, Debug, Default, Clone, Copy)]
+#[group(multiple = false)]
+pub struct FormatArgs {
+    /// Print every metric as CSV on stdout (at the end of a run)
+    #[arg(long)]
+    pub csv: bool,
+    /// Print the report as Markdown on stdout (at the end of a run)
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]

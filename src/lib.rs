@@ -33,6 +33,12 @@ pub fn main_entry() -> ExitCode {
             threshold,
             json,
         }) => compare::run(&base, &new, threshold, json),
+        Some(Command::Report {
+            file,
+            out,
+            format,
+            verbose,
+        }) => report::rerender(&file, out.as_deref(), format, verbose),
         Some(Command::Demo(demo)) => experiments::memory::demo(&demo),
         Some(Command::Worker) => return ExitCode::from(measure::worker::worker_main() as u8),
         Some(Command::Cold {

@@ -208,20 +208,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
 
     // The output folder must be writable before anything is measured.
-    std::fs::create_dir_all(&args.out).map_err(|e| {
-        UsageError(format!(
-            "cannot create the output folder {}: {e}",
-            args.out.display()
-        ))
-    })?;
-    let probe = args.out.join(".tasklab-write-test");
-    std::fs::write(&probe, b"").map_err(|e| {
-        UsageError(format!(
-            "cannot write in the output folder {}: {e}",
-            args.out.display()
-        ))
-    })?;
-    let _ = std::fs::remove_file(&probe);
+    crate::report::check_writable(&args.out)?;
     let results_path = args.out.join("results.json");
 
     let interrupted = Arc::new(AtomicBool::new(false));
@@ -234,6 +221,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
 
     let quiet = args.quiet || args.json.as_deref() == Some("-");
+    // CSV or Markdown come as one document at the end, not table by table.
+    let tables = !(quiet || args.format.csv || args.format.markdown);
     // The progress bar draws on stderr only when it is a terminal, and only
     // when a job starts or ends: no ticking thread to disturb the measuring.
     let total_jobs: usize = plans.iter().map(|p| p.points.len()).sum();
@@ -275,15 +264,21 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         warnings: busy_warning(),
         experiments: Vec::new(),
     };
-    say(&format!("{}\n", table::header(&results)));
     for w in &results.warnings {
-        say(&format!("warning: {w}\n"));
+        if tables {
+            say(&format!("warning: {w}\n"));
+        } else if !quiet {
+            progress.suspend(|| eprintln!("warning: {w}"));
+        }
     }
-    say(&format!(
+    if tables {
+        say(&format!("{}\n", table::header(&results)));
+        say(&format!(
         "timer: {} per CLOCK_MONOTONIC read, loop {:.2} ns per iteration (subtracted); figures are medians of independent samples\n",
         crate::report::fmt_ns(results.calibration.timer_overhead_ns),
         results.calibration.loop_overhead_ns
-    ));
+        ));
+    }
 
     let mut any_failed = false;
     for plan in &plans {
@@ -356,7 +351,9 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             }
         }
         result.duration_s = started.elapsed().as_secs_f64();
-        say(&table::experiment(&result, args.verbose));
+        if tables {
+            say(&table::experiment(&result, args.verbose));
+        }
         results.experiments.push(result);
         results.write_atomic(&results_path)?;
     }
@@ -374,8 +371,19 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         write_json(&results, dest)?;
     }
     drop(scratch);
+    crate::report::write_folder(&results, &args.out)?;
+    if !quiet && !tables {
+        print!(
+            "{}",
+            crate::report::terminal(&results, args.format, args.verbose, &args.out)?
+        );
+    }
     if !quiet {
-        eprintln!("\nresults: {}", results_path.display());
+        eprintln!(
+            "\nresults: {}\nreport:  {}",
+            results_path.display(),
+            args.out.join("report.html").display()
+        );
     }
     if was_interrupted {
         eprintln!("interrupted: partial results written and marked partial");

@@ -1,9 +1,404 @@
 //! Presenting results: number formatting shared by every exporter, and the
-//! exporters themselves (terminal table, JSON).
+//! exporters themselves: the terminal table, CSV, and the report folder
+//! (report.md, a self-contained report.html, one SVG per chart).
 
+pub mod charts;
+pub mod doc;
+pub mod headlines;
+pub mod seeds;
 pub mod table;
 
-use crate::results::Unit;
+use crate::cli::FormatArgs;
+use crate::experiments::{self, REGISTRY};
+use crate::results::{RunResults, RunStatus, Status, Unit};
+use doc::{Block, Doc};
+use std::path::{Path, PathBuf};
+
+/// What the groups are about, for their section of the report.
+const GROUPS: &[(&str, &str, &str)] = &[
+    (
+        "yardstick",
+        "Yardsticks",
+        "The scale every other figure is read against: a clock read, a bare system call, a memcpy.",
+    ),
+    (
+        "spawn",
+        "Creating tasks",
+        "fork, vfork, posix_spawn, raw clone and pthread_create: warm and cold, to the parent's return and to the child's first instruction, and against the size of the parent's memory image.",
+    ),
+    (
+        "switch",
+        "Switching between tasks",
+        "Two tasks handing a token back and forth through the kernel (pipes, futexes, condition variables, sched_yield), placed on one CPU or two; the indirect cost of refilled caches; switches that never enter the kernel.",
+    ),
+    (
+        "memory",
+        "What tasks keep in memory",
+        "malloc then touch; what threads reserve and what they keep resident; how many this machine allows; what each clone flag shares.",
+    ),
+    (
+        "parallel",
+        "What forking buys for parallel work",
+        "The seed's array average split across forked processes, threads and a pool; the whole program with its fill; what fork itself costs there; fanning out I/O-bound work.",
+    ),
+];
+
+/// `v` bytes as an axis label: `4 MiB`.
+pub fn fmt_short_size(v: f64) -> String {
+    experiments::params::fmt_size(v.max(0.0).round() as u64)
+}
+
+fn utc(unix_s: f64) -> String {
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(unix_s.max(0.0));
+    humantime::format_rfc3339_seconds(t)
+        .to_string()
+        .replace('T', " ")
+        .replace('Z', " UTC")
+}
+
+/// The whole report as a document.
+pub fn build(r: &RunResults) -> Doc {
+    let mut d = Doc {
+        title: "tasklab report".into(),
+        blocks: Vec::new(),
+    };
+    let e = &r.env;
+    d.push(Block::Para(format!(
+        "{} · {} CPUs · Linux {} · {} · profile {} · started {}{}",
+        e.cpu_model,
+        e.cpus_online,
+        e.kernel,
+        e.virtualization
+            .as_deref()
+            .map_or("bare metal".to_string(), |v| format!("virtualised ({v})")),
+        r.profile,
+        utc(r.started_unix_s),
+        r.finished_unix_s
+            .map(|f| format!(", took {:.0} s", f - r.started_unix_s))
+            .unwrap_or_default()
+    )));
+    if r.status == RunStatus::Partial {
+        d.push(Block::Warning(
+            "this run was interrupted: the results are partial, and experiments that did not run are missing".into(),
+        ));
+    }
+    for w in &r.warnings {
+        d.push(Block::Warning(w.clone()));
+    }
+
+    d.heading(1, "Summary", "summary");
+    let heads = headlines::headlines(r);
+    if heads.is_empty() {
+        d.push(Block::Para(
+            "This run has none of the figures the summary is made of; the sections below hold what it measured.".into(),
+        ));
+    } else {
+        d.push(Block::Summary(
+            heads.into_iter().map(|(_, s)| capitalise(&s)).collect(),
+        ));
+    }
+    let failed: Vec<String> = r
+        .experiments
+        .iter()
+        .filter(|x| x.status != Status::Ok)
+        .map(|x| {
+            format!(
+                "{} {}: {}",
+                x.name,
+                if x.status == Status::Failed {
+                    "failed"
+                } else {
+                    "was skipped"
+                },
+                x.reason.as_deref().unwrap_or("no reason given")
+            )
+        })
+        .collect();
+    let ok = r.experiments.len() - failed.len();
+    d.push(Block::Aside(format!(
+        "{ok} of {} experiments measured. Every figure is the median of independent samples; a ~ marks a wide spread. The seeds' figures appear only beside ours, labelled with their source.",
+        r.experiments.len()
+    )));
+    if !failed.is_empty() {
+        d.push(Block::Bullets(failed));
+    }
+
+    let mut charts = charts::all(r);
+    for (group, title, about) in GROUPS {
+        let exps: Vec<_> = r.experiments.iter().filter(|x| x.group == *group).collect();
+        if exps.is_empty() {
+            continue;
+        }
+        d.heading(1, *title, *group);
+        d.push(Block::Para((*about).into()));
+        let mut rest = Vec::new();
+        for (g, c) in charts.drain(..) {
+            if g == *group {
+                d.push(Block::Chart(c));
+            } else {
+                rest.push((g, c));
+            }
+        }
+        charts = rest;
+        for x in exps {
+            d.heading(
+                2,
+                format!("{} — {}", x.name, x.summary),
+                x.name.replace('.', "-"),
+            );
+            if let Some(reg) = REGISTRY.iter().find(|reg| reg.name == x.name) {
+                d.push(Block::Aside(format!("Reproduces: {}", reg.reproduces)));
+            }
+            match x.status {
+                Status::Failed => d.push(Block::Warning(format!(
+                    "failed: {}",
+                    x.reason.as_deref().unwrap_or("unknown reason")
+                ))),
+                Status::Skipped => d.push(Block::Warning(format!(
+                    "skipped: {}",
+                    x.reason.as_deref().unwrap_or("")
+                ))),
+                Status::Ok => {}
+            }
+            if !x.findings.is_empty() {
+                d.push(Block::Bullets(
+                    x.findings.iter().map(|f| capitalise(f)).collect(),
+                ));
+            }
+            let t = table::metric_table(x, false);
+            if !t.rows.is_empty() {
+                d.push(Block::Table(t));
+            }
+            let hidden = x.metrics.iter().filter(|m| m.detail).count();
+            let mut small = Vec::new();
+            if x.metrics.iter().any(|m| m.summary.noisy) {
+                small.push(table::NOISY.to_string());
+            }
+            if hidden > 0 {
+                small.push(format!("{hidden} more series in results.json."));
+            }
+            small.extend(x.fits.iter().map(table::fit_text));
+            small.extend(x.notes.iter().map(|n| format!("Note: {n}")));
+            for s in small {
+                d.push(Block::Aside(s));
+            }
+        }
+    }
+
+    d.heading(1, "Seed figures beside ours", "seeds");
+    d.push(Block::Para(format!(
+        "Every figure the seed articles publish that this run measured, with ours beside it. The seeds measured other machines years ago; this run measured {} with {} CPUs{}, Linux {}. A ratio far from 1 is a difference of machine or of method, and the last column says which is likelier where they are more than {:.0}x apart.",
+        e.cpu_model,
+        e.cpus_online,
+        e.virtualization
+            .as_deref()
+            .map_or(String::new(), |v| format!(" as a {v} guest")),
+        e.kernel,
+        seeds::EXPLAIN_BEYOND
+    )));
+    let st = seeds::table(r);
+    if st.rows.is_empty() {
+        d.push(Block::Aside(
+            "No experiment of this run has a seed figure.".into(),
+        ));
+    } else {
+        d.push(Block::Table(st));
+    }
+
+    d.heading(1, "Environment", "environment");
+    let mut rows: Vec<Vec<String>> = e.describe().into_iter().map(|(k, v)| vec![k, v]).collect();
+    let c = &r.calibration;
+    rows.push(vec![
+        "timer".into(),
+        format!(
+            "{}: {} per read, resolution {}, loop {:.2} ns per iteration (subtracted)",
+            c.clock,
+            fmt_ns(c.timer_overhead_ns),
+            fmt_ns(c.timer_resolution_ns),
+            c.loop_overhead_ns
+        ),
+    ]);
+    rows.push(vec![
+        "placement".into(),
+        r.pin
+            .as_ref()
+            .map_or("unpinned (--pin not given)".to_string(), |p| {
+                format!("pinned to CPUs {}", crate::env::cpu_list(p))
+            }),
+    ]);
+    rows.push(vec![
+        "tasklab".into(),
+        format!("{} (results schema {})", r.tool_version, r.schema_version),
+    ]);
+    d.push(Block::Table(doc::Table {
+        head: vec!["".into(), "".into()],
+        rows,
+        right: vec![],
+    }));
+    d
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// Writes report.md, report.html and the charts into `dir`; returns the
+/// files written.
+pub fn write_folder(r: &RunResults, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let d = build(r);
+    let mut written = Vec::new();
+    let mut put = |name: &str, text: &str| -> anyhow::Result<()> {
+        let p = dir.join(name);
+        std::fs::write(&p, text)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
+        written.push(p);
+        Ok(())
+    };
+    for c in d.charts() {
+        put(&c.file, &c.svg)?;
+    }
+    put("report.md", &d.markdown(""))?;
+    put("report.html", &d.html())?;
+    Ok(written)
+}
+
+/// What `run` and `report` print on stdout: the tables as each experiment
+/// ends, or, with `--csv` / `--markdown`, one document at the end.
+pub fn terminal(
+    r: &RunResults,
+    format: FormatArgs,
+    verbose: bool,
+    out: &Path,
+) -> anyhow::Result<String> {
+    if format.csv {
+        return csv(r);
+    }
+    if format.markdown {
+        let prefix = format!("{}/", out.display());
+        return Ok(build(r).markdown(&prefix));
+    }
+    let mut s = format!("{}\n", table::header(r));
+    for e in &r.experiments {
+        s.push_str(&table::experiment(e, verbose));
+    }
+    Ok(s)
+}
+
+/// Checks that `dir` can take the report, creating it if need be: before
+/// anything is measured or rendered.
+pub fn check_writable(dir: &Path) -> Result<(), crate::run::UsageError> {
+    let fail = |what: &str, e: std::io::Error| {
+        crate::run::UsageError(format!(
+            "cannot {what} the output folder {}: {e}",
+            dir.display()
+        ))
+    };
+    std::fs::create_dir_all(dir).map_err(|e| fail("create", e))?;
+    let probe = dir.join(".tasklab-write-test");
+    std::fs::write(&probe, b"").map_err(|e| fail("write in", e))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+/// `tasklab report FILE [--out DIR]`: the report of a saved run, rendered anew.
+pub fn rerender(
+    file: &Path,
+    out: Option<&Path>,
+    format: FormatArgs,
+    verbose: bool,
+) -> anyhow::Result<std::process::ExitCode> {
+    let r = RunResults::read(file).map_err(|e| crate::run::UsageError(format!("{e:#}")))?;
+    let here = file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let dir = out.unwrap_or(here);
+    check_writable(dir)?;
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if !same(&dir.join("results.json"), file) {
+        r.write_atomic(&dir.join("results.json"))?;
+    }
+    let written = write_folder(&r, dir)?;
+    print!("{}", terminal(&r, format, verbose, dir)?);
+    eprintln!(
+        "report: {} ({} files)",
+        dir.join("report.html").display(),
+        written.len()
+    );
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// Every metric as one CSV row, for spreadsheets and scripts.
+pub fn csv(r: &RunResults) -> anyhow::Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "experiment",
+        "group",
+        "metric",
+        "labels",
+        "unit",
+        "n",
+        "min",
+        "median",
+        "mean",
+        "p90",
+        "p99",
+        "max",
+        "stddev",
+        "ci95_lo",
+        "ci95_hi",
+        "outliers",
+        "noisy",
+        "seed_lo",
+        "seed_hi",
+        "seed_source",
+        "ours_over_seed",
+    ])?;
+    let num = |v: f64| format!("{v}");
+    for e in &r.experiments {
+        for m in &e.metrics {
+            let s = &m.summary;
+            let labels: Vec<String> = m.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let (slo, shi, src) = m
+                .seed
+                .as_ref()
+                .map_or((String::new(), String::new(), String::new()), |x| {
+                    (num(x.lo), num(x.hi), x.source.clone())
+                });
+            w.write_record([
+                e.name.clone(),
+                e.group.clone(),
+                m.name.clone(),
+                labels.join(" "),
+                m.unit.name().to_string(),
+                s.n.to_string(),
+                num(s.min),
+                num(s.median),
+                num(s.mean),
+                num(s.p90),
+                num(s.p99),
+                num(s.max),
+                num(s.stddev),
+                num(s.ci95_lo),
+                num(s.ci95_hi),
+                (s.outliers_low + s.outliers_high).to_string(),
+                s.noisy.to_string(),
+                slo,
+                shi,
+                src,
+                m.seed_ratio().map_or(String::new(), num),
+            ])?;
+        }
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
 
 /// Labels that exist for machines (exact byte counts), not for people.
 pub const HIDDEN_LABELS: &[&str] = &["heap_bytes", "bytes"];

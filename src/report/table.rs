@@ -1,8 +1,8 @@
 //! The terminal table: every series with our median, its spread and, where a
 //! seed reports the same quantity, the seed's figure, source and the ratio.
 
-use super::{fmt_ns, fmt_value, HIDDEN_LABELS};
-use crate::results::{ExperimentResult, Metric, RunResults, Status};
+use super::{doc, fmt_ns, fmt_value, HIDDEN_LABELS};
+use crate::results::{ExperimentResult, Metric, NamedFit, RunResults, Status};
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, ContentArrangement, Table};
 
 /// A compact "key=value ..." of the labels people read.
@@ -48,6 +48,70 @@ pub fn header(r: &RunResults) -> String {
     )
 }
 
+/// The metrics of one experiment as rows: our median (`~` when noisy), its
+/// 95% interval, p90, n, and the seed's figure with the ratio.
+pub fn metric_table(e: &ExperimentResult, verbose: bool) -> doc::Table {
+    let rows = e
+        .metrics
+        .iter()
+        .filter(|m| verbose || !m.detail)
+        .map(|m| {
+            let sm = &m.summary;
+            let median = if sm.noisy {
+                format!("{} ~", fmt_value(sm.median, m.unit))
+            } else {
+                fmt_value(sm.median, m.unit)
+            };
+            vec![
+                m.name.clone(),
+                case(m),
+                median,
+                format!(
+                    "{} – {}",
+                    fmt_value(sm.ci95_lo, m.unit),
+                    fmt_value(sm.ci95_hi, m.unit)
+                ),
+                fmt_value(sm.p90, m.unit),
+                sm.n.to_string(),
+                seed_text(m),
+                m.seed_ratio().map_or(String::new(), |r| format!("{r:.2}x")),
+            ]
+        })
+        .collect();
+    doc::Table {
+        head: [
+            "metric",
+            "case",
+            "median",
+            "95% CI of median",
+            "p90",
+            "n",
+            "seed",
+            "ours/seed",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+        right: vec![2, 3, 4, 5, 7],
+    }
+}
+
+/// What the `~` beside a median means.
+pub const NOISY: &str = "~ noisy: the interquartile range exceeds 25% of the median or the CI ±10%; rerun on a quieter machine or with --profile thorough";
+
+/// A straight-line fit in words.
+pub fn fit_text(f: &NamedFit) -> String {
+    format!(
+        "fit {}: {} + {:.1} ns per {} (R² {:.3}, {} points)",
+        f.name,
+        fmt_ns(f.fit.intercept),
+        f.fit.slope,
+        f.x_unit,
+        f.fit.r2,
+        f.fit.n
+    )
+}
+
 /// One experiment as a table plus its findings and notes.
 pub fn experiment(e: &ExperimentResult, verbose: bool) -> String {
     let mut s = format!("\n{} — {}\n", e.name, e.summary);
@@ -66,49 +130,26 @@ pub fn experiment(e: &ExperimentResult, verbose: bool) -> String {
         }
         Status::Ok => {}
     }
-    let rows: Vec<&Metric> = e.metrics.iter().filter(|m| verbose || !m.detail).collect();
-    if !rows.is_empty() {
+    let rows = metric_table(e, verbose);
+    if !rows.rows.is_empty() {
         let mut t = Table::new();
         t.load_preset(UTF8_BORDERS_ONLY)
             .set_content_arrangement(ContentArrangement::Disabled)
-            .set_header(vec![
-                "metric",
-                "case",
-                "median",
-                "95% CI of median",
-                "p90",
-                "n",
-                "seed",
-                "ours/seed",
-            ]);
-        for m in rows {
-            let sm = &m.summary;
-            let ci = format!(
-                "{} – {}",
-                fmt_value(sm.ci95_lo, m.unit),
-                fmt_value(sm.ci95_hi, m.unit)
-            );
-            let median = if sm.noisy {
-                format!("{} ~", fmt_value(sm.median, m.unit))
-            } else {
-                fmt_value(sm.median, m.unit)
-            };
-            t.add_row(vec![
-                Cell::new(&m.name),
-                Cell::new(case(m)),
-                Cell::new(median).set_alignment(CellAlignment::Right),
-                Cell::new(ci).set_alignment(CellAlignment::Right),
-                Cell::new(fmt_value(sm.p90, m.unit)).set_alignment(CellAlignment::Right),
-                Cell::new(sm.n).set_alignment(CellAlignment::Right),
-                Cell::new(seed_text(m)),
-                Cell::new(m.seed_ratio().map_or(String::new(), |r| format!("{r:.2}x")))
-                    .set_alignment(CellAlignment::Right),
-            ]);
+            .set_header(rows.head.clone());
+        for r in &rows.rows {
+            t.add_row(r.iter().enumerate().map(|(i, c)| {
+                let cell = Cell::new(c);
+                if rows.right.contains(&i) {
+                    cell.set_alignment(CellAlignment::Right)
+                } else {
+                    cell
+                }
+            }));
         }
         s.push_str(&t.to_string());
         s.push('\n');
         if e.metrics.iter().any(|m| m.summary.noisy) {
-            s.push_str("  ~ noisy: the interquartile range exceeds 25% of the median or the CI ±10%; rerun on a quieter machine or with --profile thorough\n");
+            s.push_str(&format!("  {NOISY}\n"));
         }
         let hidden = e.metrics.len() - e.metrics.iter().filter(|m| verbose || !m.detail).count();
         if hidden > 0 {
@@ -118,15 +159,7 @@ pub fn experiment(e: &ExperimentResult, verbose: bool) -> String {
         }
     }
     for f in &e.fits {
-        s.push_str(&format!(
-            "  fit {}: {} + {:.1} ns per {} (R² {:.3}, {} points)\n",
-            f.name,
-            fmt_ns(f.fit.intercept),
-            f.fit.slope,
-            f.x_unit,
-            f.fit.r2,
-            f.fit.n
-        ));
+        s.push_str(&format!("  {}\n", fit_text(f)));
     }
     for f in &e.findings {
         s.push_str(&format!("  • {f}\n"));

@@ -1,0 +1,281 @@
+//! The report as a list of blocks, written once and rendered twice: to
+//! Markdown (charts as links to their SVG files) and to one self-contained
+//! HTML page (charts inline).
+
+use html_escape::encode_text as esc;
+
+/// A chart: its SVG text and the file it is saved as.
+#[derive(Clone, Debug)]
+pub struct Chart {
+    /// File name in the report folder, `chart-….svg`.
+    pub file: String,
+    pub title: String,
+    /// What to look at, in a sentence.
+    pub caption: String,
+    pub svg: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub head: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    /// Right-aligned columns (numbers).
+    pub right: Vec<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Block {
+    /// Level 1..=3, text, and the anchor id.
+    Heading(u8, String, String),
+    Para(String),
+    /// Smaller, greyed text: notes, provenance.
+    Aside(String),
+    Bullets(Vec<String>),
+    /// The headline findings, set apart at the top.
+    Summary(Vec<String>),
+    /// A warning the reader must not miss (partial run, busy machine).
+    Warning(String),
+    Table(Table),
+    Chart(Chart),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Doc {
+    pub title: String,
+    pub blocks: Vec<Block>,
+}
+
+impl Doc {
+    pub fn push(&mut self, b: Block) {
+        self.blocks.push(b);
+    }
+
+    pub fn heading(&mut self, level: u8, text: impl Into<String>, id: impl Into<String>) {
+        self.blocks
+            .push(Block::Heading(level, text.into(), id.into()));
+    }
+
+    pub fn charts(&self) -> impl Iterator<Item = &Chart> {
+        self.blocks.iter().filter_map(|b| match b {
+            Block::Chart(c) => Some(c),
+            _ => None,
+        })
+    }
+
+    /// Markdown; charts are image links to `chart_prefix` + file name.
+    pub fn markdown(&self, chart_prefix: &str) -> String {
+        let mut s = format!("# {}\n", self.title);
+        for b in &self.blocks {
+            s.push('\n');
+            match b {
+                Block::Heading(l, t, _) => {
+                    s.push_str(&format!("{} {t}\n", "#".repeat(*l as usize + 1)));
+                }
+                Block::Para(t) => s.push_str(&format!("{t}\n")),
+                Block::Aside(t) => s.push_str(&format!("<sub>{t}</sub>\n")),
+                Block::Bullets(items) => {
+                    for i in items {
+                        s.push_str(&format!("- {i}\n"));
+                    }
+                }
+                Block::Summary(items) => {
+                    for i in items {
+                        s.push_str(&format!("- **{i}**\n"));
+                    }
+                }
+                Block::Warning(t) => s.push_str(&format!("> **Warning:** {t}\n")),
+                Block::Table(t) => s.push_str(&md_table(t)),
+                Block::Chart(c) => {
+                    s.push_str(&format!(
+                        "![{}]({chart_prefix}{})\n\n*{}*\n",
+                        c.title, c.file, c.caption
+                    ));
+                }
+            }
+        }
+        s
+    }
+
+    /// One HTML page that opens offline: styles and charts inline.
+    pub fn html(&self) -> String {
+        let mut body = String::new();
+        let mut toc = String::new();
+        for b in &self.blocks {
+            match b {
+                Block::Heading(l, t, id) => {
+                    let tag = format!("h{}", l + 1);
+                    body.push_str(&format!("<{tag} id=\"{}\">{}</{tag}>\n", esc(id), esc(t)));
+                    if *l == 1 {
+                        toc.push_str(&format!(
+                            "<a href=\"#{}\">{}</a>\n",
+                            esc(id),
+                            esc(t)
+                        ));
+                    }
+                }
+                Block::Para(t) => body.push_str(&format!("<p>{}</p>\n", esc(t))),
+                Block::Aside(t) => body.push_str(&format!("<p class=\"aside\">{}</p>\n", esc(t))),
+                Block::Bullets(items) => {
+                    body.push_str("<ul>\n");
+                    for i in items {
+                        body.push_str(&format!("<li>{}</li>\n", esc(i)));
+                    }
+                    body.push_str("</ul>\n");
+                }
+                Block::Summary(items) => {
+                    body.push_str("<div class=\"summary\"><ul>\n");
+                    for i in items {
+                        body.push_str(&format!("<li>{}</li>\n", esc(i)));
+                    }
+                    body.push_str("</ul></div>\n");
+                }
+                Block::Warning(t) => {
+                    body.push_str(&format!("<p class=\"warning\">Warning: {}</p>\n", esc(t)))
+                }
+                Block::Table(t) => body.push_str(&html_table(t)),
+                Block::Chart(c) => body.push_str(&format!(
+                    "<figure>\n<div class=\"chart\">{}</div>\n<figcaption><b>{}.</b> {}</figcaption>\n</figure>\n",
+                    strip_xml_prolog(&c.svg),
+                    esc(&c.title),
+                    esc(&c.caption)
+                )),
+            }
+        }
+        format!(
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+             <title>{title}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n\
+             <header><h1>{title}</h1><nav>{toc}</nav></header>\n<main>\n{body}</main>\n</body>\n</html>\n",
+            title = esc(&self.title),
+        )
+    }
+}
+
+/// An inline SVG must not carry an XML declaration.
+fn strip_xml_prolog(svg: &str) -> &str {
+    match svg.find("<svg") {
+        Some(i) => &svg[i..],
+        None => svg,
+    }
+}
+
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+fn md_table(t: &Table) -> String {
+    let mut s = format!(
+        "| {} |\n",
+        t.head
+            .iter()
+            .map(|h| md_cell(h))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    let rule: Vec<&str> = (0..t.head.len())
+        .map(|i| if t.right.contains(&i) { "---:" } else { "---" })
+        .collect();
+    s.push_str(&format!("| {} |\n", rule.join(" | ")));
+    for r in &t.rows {
+        s.push_str(&format!(
+            "| {} |\n",
+            r.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | ")
+        ));
+    }
+    s
+}
+
+fn html_table(t: &Table) -> String {
+    let cell = |tag: &str, i: usize, text: &str| {
+        let class = if t.right.contains(&i) {
+            " class=\"num\""
+        } else {
+            ""
+        };
+        format!("<{tag}{class}>{}</{tag}>", esc(text))
+    };
+    let mut s = String::from("<div class=\"scroll\"><table>\n<thead><tr>");
+    for (i, h) in t.head.iter().enumerate() {
+        s.push_str(&cell("th", i, h));
+    }
+    s.push_str("</tr></thead>\n<tbody>\n");
+    for r in &t.rows {
+        s.push_str("<tr>");
+        for (i, c) in r.iter().enumerate() {
+            s.push_str(&cell("td", i, c));
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</tbody></table></div>\n");
+    s
+}
+
+const STYLE: &str = r#"
+:root { --fg: #1d2330; --muted: #5b6475; --line: #d9dee7; --accent: #2457a6; --bg-soft: #f4f6fa; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: #fff; }
+header { background: var(--fg); color: #fff; padding: 18px 28px 12px; position: sticky; top: 0; z-index: 2; }
+header h1 { margin: 0 0 6px; font-size: 22px; }
+nav a { color: #c9d6ff; margin-right: 16px; text-decoration: none; font-size: 14px; }
+nav a:hover { text-decoration: underline; }
+main { max-width: 1180px; margin: 0 auto; padding: 8px 28px 60px; }
+h2 { margin-top: 42px; padding-bottom: 4px; border-bottom: 2px solid var(--line); scroll-margin-top: 90px; }
+h3 { margin-top: 28px; scroll-margin-top: 90px; font-size: 17px; }
+.summary { background: var(--bg-soft); border-left: 4px solid var(--accent); padding: 6px 18px; margin: 14px 0; }
+.summary li { margin: 6px 0; font-weight: 500; }
+.warning { background: #fff4e0; border-left: 4px solid #d98a00; padding: 8px 14px; }
+.aside { color: var(--muted); font-size: 13px; }
+.scroll { overflow-x: auto; margin: 10px 0 16px; }
+table { border-collapse: collapse; font-size: 13.5px; }
+th, td { border-bottom: 1px solid var(--line); padding: 4px 10px; text-align: left; vertical-align: top; }
+th { background: var(--bg-soft); font-weight: 600; white-space: nowrap; }
+td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+tbody tr:hover { background: #fafbfd; }
+figure { margin: 18px 0 26px; }
+.chart svg { max-width: 100%; height: auto; display: block; border: 1px solid var(--line); border-radius: 4px; }
+figcaption { color: var(--muted); font-size: 13.5px; margin-top: 6px; max-width: 900px; }
+li { margin: 3px 0; }
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Doc {
+        let mut d = Doc {
+            title: "t <1>".into(),
+            blocks: vec![],
+        };
+        d.heading(1, "Group | A", "a");
+        d.push(Block::Table(Table {
+            head: vec!["x".into(), "y".into()],
+            rows: vec![vec!["a|b".into(), "<i>".into()]],
+            right: vec![1],
+        }));
+        d.push(Block::Chart(Chart {
+            file: "chart-x.svg".into(),
+            title: "X".into(),
+            caption: "c".into(),
+            svg: "<?xml version=\"1.0\"?>\n<svg></svg>".into(),
+        }));
+        d
+    }
+
+    #[test]
+    fn markdown_escapes_pipes_and_links_charts() {
+        let md = sample().markdown("");
+        assert!(md.contains("| a\\|b | <i> |"), "{md}");
+        assert!(md.contains("| --- | ---: |"));
+        assert!(md.contains("![X](chart-x.svg)"));
+    }
+
+    #[test]
+    fn html_escapes_text_and_inlines_charts_without_prolog() {
+        let h = sample().html();
+        assert!(h.contains("<title>t &lt;1&gt;</title>"));
+        assert!(h.contains("<td class=\"num\">&lt;i&gt;</td>"));
+        assert!(h.contains("<div class=\"chart\"><svg></svg></div>"));
+        assert!(!h.contains("<?xml"));
+        assert!(h.contains("<a href=\"#a\">Group | A</a>"));
+    }
+}
