@@ -13,6 +13,7 @@ use super::*;
 use crate::env::Limits;
 use crate::measure::procfs;
 use crate::report::fmt_ns;
+use crate::results::NamedFit;
 use crate::sys::memory as smem;
 use std::hint::black_box;
 use std::process::ExitCode;
@@ -628,10 +629,10 @@ pub static THREADS: Experiment = Experiment {
     params: &[
         ParamSpec {
             name: "threads",
-            help: "threads to start and block (clamped to this machine's limits)",
-            kind: ParamKind::Count { min: 1, max: 4_194_304 },
-            quick: "2000",
-            thorough: "10000",
+            help: "thread counts to start and block, each in its own rounds (clamped to this machine's limits)",
+            kind: ParamKind::CountList { min: 1, max: 4_194_304 },
+            quick: "500,1000,2000",
+            thorough: "1000,5000,10000",
         },
         ParamSpec {
             name: "variants",
@@ -740,7 +741,8 @@ fn threads_points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
     let set = |n: &str| ctx.user_set.iter().any(|u| u == n);
     let variants = ctx.params.names("variants");
-    let mut n = ctx.params.int("threads");
+    let counts = ctx.params.list("threads");
+    let mut n = counts.iter().copied().max().unwrap_or(1);
     let small = ctx.params.int("small_stack");
     let mut touch = ctx.params.int("touch");
     let stack = default_stack(ctx.env);
@@ -803,17 +805,23 @@ fn threads_points(ctx: &PlanCtx) -> Result<Points, String> {
         n = fits.max(1);
         pts.notes.push(format!("{msg}; clamped to {n} threads"));
     }
-    for v in &variants {
-        for round in 0..ctx.params.int("rounds") {
-            let (stack_bytes, t) = match v.as_str() {
-                "small" => (Some(small), 0),
-                "touch" => (None, touch),
-                _ => (None, 0),
-            };
-            pts.points.push(serde_json::json!({
-                "variant": v, "round": round, "threads": n,
-                "stack": stack_bytes, "touch": t, "default_stack": stack,
-            }));
+    // `n` is now the most this machine takes; larger counts become `n`.
+    let mut counts: Vec<u64> = counts.iter().map(|&c| c.min(n)).collect();
+    counts.sort_unstable();
+    counts.dedup();
+    for &count in &counts {
+        for v in &variants {
+            for round in 0..ctx.params.int("rounds") {
+                let (stack_bytes, t) = match v.as_str() {
+                    "small" => (Some(small), 0),
+                    "touch" => (None, touch),
+                    _ => (None, 0),
+                };
+                pts.points.push(serde_json::json!({
+                    "variant": v, "round": round, "threads": count,
+                    "stack": stack_bytes, "touch": t, "default_stack": stack,
+                }));
+            }
         }
     }
     Ok(pts)
@@ -937,15 +945,70 @@ fn measure_threads(job: &Job) -> anyhow::Result<WorkerOutput> {
     Ok(out)
 }
 
+/// The largest thread count measured for `variant`, as its label.
+fn most_threads(r: &ExperimentResult, variant: &str) -> String {
+    r.metrics
+        .iter()
+        .filter(|m| m.label("variant") == Some(variant))
+        .filter_map(|m| m.label("threads")?.parse::<u64>().ok())
+        .max()
+        .map_or_else(|| "?".into(), |n| n.to_string())
+}
+
+/// Per variant, how resident and virtual memory grow with the thread
+/// count: the slope is the cost of one more thread.
+fn thread_growth_fits(r: &ExperimentResult) -> Vec<NamedFit> {
+    let mut fits = Vec::new();
+    for variant in VARIANTS {
+        for (metric, what) in [
+            ("rss_exact_growth_kib", "resident"),
+            ("vm_size_growth_kib", "virtual"),
+        ] {
+            let pts: Vec<(f64, f64)> = r
+                .metrics_named(metric)
+                .filter(|m| m.label("variant") == Some(*variant))
+                .filter_map(|m| Some((m.label("threads")?.parse().ok()?, m.summary.median)))
+                .collect();
+            if pts.len() < 3 {
+                continue;
+            }
+            let (xs, ys): (Vec<f64>, Vec<f64>) = pts.into_iter().unzip();
+            if let Some(fit) = crate::stats::linear_fit(&xs, &ys) {
+                fits.push(NamedFit {
+                    name: format!("{variant} {what} KiB vs threads"),
+                    labels: labels(&[("variant", variant), ("what", what)]),
+                    x_unit: "thread".into(),
+                    y_unit: "KiB".into(),
+                    fit,
+                });
+            }
+        }
+    }
+    fits
+}
+
 fn analyze_threads(r: &mut ExperimentResult) {
     merge_rounds(r);
+    let fits = thread_growth_fits(r);
     let mut f = Vec::new();
-    let v = |name: &str, variant: &str| median(r, name, &[("variant", variant)]);
+    // The findings speak of the largest count measured for each variant.
+    let most: Vec<(&str, String)> = VARIANTS.iter().map(|v| (*v, most_threads(r, v))).collect();
+    let at = |variant: &str| {
+        most.iter()
+            .find(|m| m.0 == variant)
+            .map_or("?", |m| m.1.as_str())
+    };
+    let v = |name: &str, variant: &str| {
+        median(r, name, &[("variant", variant), ("threads", at(variant))])
+    };
     let label = |variant: &str, key: &str| {
-        r.find("create_ns", &[("variant", variant)])
-            .and_then(|m| m.label(key))
-            .unwrap_or("?")
-            .to_string()
+        r.find(
+            "create_ns",
+            &[("variant", variant), ("threads", at(variant))],
+        )
+        .and_then(|m| m.label(key))
+        .unwrap_or("?")
+        .to_string()
     };
     if let (Some(vm), Some(rss), Some(virt), Some(res)) = (
         v("vm_size_growth_kib", "default"),
@@ -1035,7 +1098,28 @@ fn analyze_threads(r: &mut ExperimentResult) {
             std::thread::available_parallelism().map_or(1, |p| p.get())
         ));
     }
+    let lines: Vec<&NamedFit> = fits
+        .iter()
+        .filter(|x| x.fit.r2 > 0.9 && x.labels.get("what").is_some_and(|w| w == "resident"))
+        .collect();
+    if let Some(first) = lines.first() {
+        f.push(format!(
+            "each further thread adds {} resident: a straight line through {} thread counts (R² at least {:.3}), so the per-thread figures hold at any count",
+            lines
+                .iter()
+                .map(|x| format!(
+                    "{} {}",
+                    kib(x.fit.slope),
+                    x.labels.get("variant").map_or("?", |v| v.as_str())
+                ))
+                .collect::<Vec<_>>()
+                .join(", "),
+            first.fit.n,
+            lines.iter().map(|x| x.fit.r2).fold(1.0, f64::min)
+        ));
+    }
     r.findings.extend(f);
+    r.fits.extend(fits);
 }
 
 // ------------------------------------------------------------------ limits

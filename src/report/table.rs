@@ -99,16 +99,19 @@ pub fn metric_table(e: &ExperimentResult, verbose: bool) -> doc::Table {
 /// What the `~` beside a median means.
 pub const NOISY: &str = "~ noisy: the interquartile range exceeds 25% of the median or the CI ±10%; rerun on a quieter machine or with --profile thorough";
 
-/// A straight-line fit in words.
+/// A straight-line fit in words, in the fit's own units.
 pub fn fit_text(f: &NamedFit) -> String {
+    let (at0, per) = if f.y_unit == "ns" {
+        (fmt_ns(f.fit.intercept), format!("{:.1} ns", f.fit.slope))
+    } else {
+        (
+            format!("{:.1} {}", f.fit.intercept, f.y_unit),
+            format!("{:.2} {}", f.fit.slope, f.y_unit),
+        )
+    };
     format!(
-        "fit {}: {} + {:.1} ns per {} (R² {:.3}, {} points)",
-        f.name,
-        fmt_ns(f.fit.intercept),
-        f.fit.slope,
-        f.x_unit,
-        f.fit.r2,
-        f.fit.n
+        "fit {}: {at0} + {per} per {} (R² {:.3}, {} points)",
+        f.name, f.x_unit, f.fit.r2, f.fit.n
     )
 }
 
