@@ -14,7 +14,6 @@ use crate::results::{ExperimentResult, Metric, RunResults, Unit};
 use crate::run::UsageError;
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, ContentArrangement, Table};
 use serde::Serialize;
-use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -996,7 +995,7 @@ pub fn render(a: &Advice, header: &str) -> String {
     let na = "not measured";
     for r in &a.models {
         let cpu = match (r.cpu_share, r.keeps_up) {
-            (Some(sh), Some(false)) => format!("{} > {} CPUs", fmt_share(sh), a.cpus),
+            (Some(sh), Some(false)) => format!("{} (cannot keep up)", fmt_share(sh)),
             (Some(sh), _) => fmt_share(sh),
             _ => na.into(),
         };
@@ -1165,12 +1164,6 @@ fn fresh_run(w: &Workload) -> anyhow::Result<RunResults> {
         NEEDED.join(" ")
     );
     Ok(results)
-}
-
-/// For tests: the costs of a results file on disk.
-pub fn costs_of_file(path: &Path) -> anyhow::Result<Costs> {
-    let r = RunResults::read(path)?;
-    Ok(costs_from(&r, &path.display().to_string()))
 }
 
 #[cfg(test)]

@@ -127,22 +127,47 @@ pub struct RunArgs {
 )]
 pub struct AdviseArgs {
     /// Tasks started per second (2000, 1.5k, 2M; at most 1G)
-    #[arg(long, value_name = "N", default_value = "1000")]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "1000",
+        allow_hyphen_values = true
+    )]
     pub rate: String,
     /// Each task's lifetime, with a unit (20ms, 500us, 2s; at most a day)
-    #[arg(long, value_name = "T", default_value = "10ms")]
+    #[arg(
+        long,
+        value_name = "T",
+        default_value = "10ms",
+        allow_hyphen_values = true
+    )]
     pub lifetime: String,
     /// The parent's heap, its memory image (64M, 2GiB; at most 1 PiB)
-    #[arg(long, value_name = "SIZE", default_value = "64MiB")]
+    #[arg(
+        long,
+        value_name = "SIZE",
+        default_value = "64MiB",
+        allow_hyphen_values = true
+    )]
     pub heap: String,
     /// Context switches per second across the workload: blocking hand-offs (at most 1G)
-    #[arg(long, value_name = "N", default_value = "10k")]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "10k",
+        allow_hyphen_values = true
+    )]
     pub switches: String,
     /// Tasks alive at once [default: rate x lifetime, Little's law]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub concurrent: Option<String>,
     /// Bytes of stack (or state) each task really uses (at most 1 GiB)
-    #[arg(long, value_name = "SIZE", default_value = "16KiB")]
+    #[arg(
+        long,
+        value_name = "SIZE",
+        default_value = "16KiB",
+        allow_hyphen_values = true
+    )]
     pub stack: String,
     /// A results.json to take the costs from; without it, a fresh quick run measures them
     #[arg(long, value_name = "FILE")]
