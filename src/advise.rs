@@ -10,7 +10,7 @@
 use crate::cli::AdviseArgs;
 use crate::experiments::params::{fmt_size, parse_size};
 use crate::report::{fmt_ns, fmt_value, group_digits, table::case};
-use crate::results::{ExperimentResult, Metric, RunResults, Unit};
+use crate::results::{ExperimentResult, Metric, RunResults, RunStatus, Unit};
 use crate::run::UsageError;
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, ContentArrangement, Table};
 use serde::Serialize;
@@ -937,10 +937,15 @@ fn recommend(w: &Workload, c: &Costs, rows: &[Row]) -> String {
     if let (Some(p), Some(t)) = (row("process"), row("thread")) {
         if let (Some(pc), Some(tc)) = (p.create_ns, t.create_ns) {
             if tc > 0.0 {
+                let r = pc / tc;
                 s.push(format!(
-                    "at a {} heap a fork costs {:.1}x a thread's creation ({} vs {})",
+                    "at a {} heap a fork costs {}x a thread's creation ({} vs {})",
                     fmt_size(w.heap_bytes),
-                    pc / tc,
+                    if r >= 100.0 {
+                        format!("{r:.0}")
+                    } else {
+                        format!("{r:.1}")
+                    },
                     fmt_ns(pc),
                     fmt_ns(tc)
                 ));
@@ -1090,7 +1095,14 @@ pub fn run(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
             RunResults::read(p).map_err(|e| UsageError(format!("{e:#}")))?,
             p.display().to_string(),
         ),
-        None => (fresh_run(&w)?, "a fresh quick run".to_string()),
+        None => {
+            let r = fresh_run(&w)?;
+            if r.status == RunStatus::Partial {
+                eprintln!("advise: interrupted while measuring; nothing to advise on");
+                return Ok(ExitCode::from(130));
+            }
+            (r, "a fresh quick run".to_string())
+        }
     };
     let costs = costs_from(&results, &source);
     if costs.is_empty() {
@@ -1130,7 +1142,7 @@ fn fresh_run(w: &Workload) -> anyhow::Result<RunResults> {
     heaps.dedup();
     let heap_list: Vec<String> = heaps.iter().map(|h| h.to_string()).collect();
     eprintln!(
-        "advise: no --results given, so measuring what it needs ({}; quick profile, heaps {}): this takes about half a minute",
+        "advise: no --results given, so measuring what it needs ({}; quick profile, heaps {}): this takes 10 to 30 seconds",
         NEEDED.join(", "),
         heaps
             .iter()

@@ -122,7 +122,7 @@ pub struct RunArgs {
 #[command(
     after_help = "Every estimate names the measured figure it came from (experiment, metric, labels, value).\n\
                   Without --results, advise first measures what it needs (spawn.heap, switch.pingpong,\n\
-                  switch.userspace, memory.threads; quick profile, about half a minute).\n\
+                  switch.userspace, memory.threads; quick profile, 10 to 30 seconds).\n\
                   Example: tasklab advise --rate 2k --lifetime 20ms --heap 2GiB --switches 50k --results tasklab-report/results.json"
 )]
 pub struct AdviseArgs {
