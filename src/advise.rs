@@ -587,6 +587,8 @@ pub struct Row {
     pub switch_from: Option<Figure>,
     /// (rate x create + switches x switch) / 1e9: 0.1 is 10% of one CPU.
     pub cpu_share: Option<f64>,
+    /// The same as a percentage of one CPU: 10.0 is 10%.
+    pub cpu_percent: Option<f64>,
     /// False when the overhead alone needs more CPUs than the machine has.
     pub keeps_up: Option<bool>,
     pub memory_bytes: Option<f64>,
@@ -860,6 +862,7 @@ pub fn advise(w: &Workload, c: &Costs) -> Advice {
             switch_ns: switch.as_ref().map(|f| f.value),
             switch_from: switch,
             cpu_share,
+            cpu_percent: cpu_share.map(|x| x * 100.0),
             keeps_up,
             memory_per_task_bytes: memory_bytes.map(|b| b / n),
             memory_bytes,

@@ -79,6 +79,7 @@ fn a_thousand_forks_of_100_us_are_a_tenth_of_a_cpu() {
     let p = model(&a, "process");
     assert_eq!(num(&p["create_ns"]), 100_000.0);
     assert!(close(num(&p["cpu_share"]), 0.10), "{p}");
+    assert!(close(num(&p["cpu_percent"]), 10.0), "{p}");
     assert_eq!(p["keeps_up"], true);
     assert_eq!(p["create_from"]["experiment"], "spawn.heap");
     assert_eq!(p["create_from"]["metric"], "lifecycle_ns");
