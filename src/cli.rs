@@ -60,6 +60,9 @@ pub enum Command {
         #[arg(short, long)]
         verbose: bool,
     },
+    /// What each concurrency model (process, thread, pool, posix_spawn, async)
+    /// would cost for a workload: CPU overhead and memory, from measured figures
+    Advise(AdviseArgs),
     /// Run one of the seeds' demonstration programs, with the seed's output
     #[command(subcommand)]
     Demo(Demo),
@@ -140,6 +143,66 @@ pub struct FormatArgs {
     /// Print the report as Markdown on stdout (at the end of a run)
     #[arg(long)]
     pub markdown: bool,
+}
+
+/// `tasklab advise`: the workload, and where the measured costs come from.
+#[derive(Args, Debug, Clone)]
+#[command(
+    after_help = "Every estimate names the measured figure it came from (experiment, metric, labels, value).\n\
+                  Without --results, advise first measures what it needs (spawn.heap, switch.pingpong,\n\
+                  switch.userspace, memory.threads; quick profile, 10 to 30 seconds).\n\
+                  Example: tasklab advise --rate 2k --lifetime 20ms --heap 2GiB --switches 50k --results tasklab-report/results.json"
+)]
+pub struct AdviseArgs {
+    /// Tasks started per second (2000, 1.5k, 2M; at most 1G)
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "1000",
+        allow_hyphen_values = true
+    )]
+    pub rate: String,
+    /// Each task's lifetime, with a unit (20ms, 500us, 2s; at most a day)
+    #[arg(
+        long,
+        value_name = "T",
+        default_value = "10ms",
+        allow_hyphen_values = true
+    )]
+    pub lifetime: String,
+    /// The parent's heap, its memory image (64M, 2GiB; at most 1 PiB)
+    #[arg(
+        long,
+        value_name = "SIZE",
+        default_value = "64MiB",
+        allow_hyphen_values = true
+    )]
+    pub heap: String,
+    /// Context switches per second across the workload: blocking hand-offs (at most 1G)
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "10k",
+        allow_hyphen_values = true
+    )]
+    pub switches: String,
+    /// Tasks alive at once [default: rate x lifetime, Little's law]
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub concurrent: Option<String>,
+    /// Bytes of stack (or state) each task really uses (at most 1 GiB)
+    #[arg(
+        long,
+        value_name = "SIZE",
+        default_value = "16KiB",
+        allow_hyphen_values = true
+    )]
+    pub stack: String,
+    /// A results.json to take the costs from; without it, a fresh quick run measures them
+    #[arg(long, value_name = "FILE")]
+    pub results: Option<PathBuf>,
+    /// Print as JSON
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]

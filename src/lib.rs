@@ -3,6 +3,7 @@
 //! a discipline that can be trusted and put beside the published figures of
 //! the seed articles.
 
+pub mod advise;
 pub mod cli;
 pub mod compare;
 pub mod env;
@@ -39,6 +40,7 @@ pub fn main_entry() -> ExitCode {
             format,
             verbose,
         }) => report::rerender(&file, out.as_deref(), format, verbose),
+        Some(Command::Advise(args)) => advise::run(&args),
         Some(Command::Demo(demo)) => experiments::memory::demo(&demo),
         Some(Command::Worker) => return ExitCode::from(measure::worker::worker_main() as u8),
         Some(Command::Cold {

@@ -1,0 +1,1514 @@
+//! `tasklab advise`: a workload described on the command line, plus the costs
+//! measured in a results file (or in a fresh quick run), give per concurrency
+//! model the share of one CPU spent on overhead and the memory, each estimate
+//! naming the measured figure it came from.
+//!
+//! Two halves, so the arithmetic is testable without measuring:
+//! [`costs_from`] picks the figures out of a [`RunResults`]; [`advise`] is a
+//! pure function of a [`Workload`] and those [`Costs`].
+
+use crate::cli::AdviseArgs;
+use crate::experiments::params::{fmt_size, parse_size};
+use crate::report::{fmt_ns, fmt_value, group_digits, table::case};
+use crate::results::{ExperimentResult, Metric, RunResults, RunStatus, Unit};
+use crate::run::UsageError;
+use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, ContentArrangement, Table};
+use serde::Serialize;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Bounds past which a workload figure is refused as absurd.
+pub const MAX_RATE: f64 = 1e9;
+pub const MAX_LIFETIME_S: f64 = 86_400.0;
+pub const MAX_HEAP: u64 = 1 << 50;
+pub const MAX_SWITCHES: f64 = 1e9;
+pub const MAX_CONCURRENT: f64 = 1e9;
+pub const MAX_STACK: u64 = 1 << 30;
+
+/// The experiments advise reads, for messages and the fresh run.
+pub const NEEDED: &[&str] = &[
+    "spawn.heap",
+    "switch.pingpong",
+    "switch.userspace",
+    "memory.threads",
+];
+
+// ---------------------------------------------------------------- workload
+
+/// What the user's program does, validated.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Workload {
+    /// Tasks started per second.
+    pub rate_per_s: f64,
+    /// Each task's lifetime, in seconds.
+    pub lifetime_s: f64,
+    /// The parent's heap (its memory image), in bytes.
+    pub heap_bytes: u64,
+    /// Context switches per second across the workload (blocking hand-offs).
+    pub switches_per_s: f64,
+    /// Tasks alive at once.
+    pub concurrent: u64,
+    /// False when `concurrent` is rate x lifetime (Little's law).
+    pub concurrent_given: bool,
+    /// Bytes of stack each task really uses.
+    pub stack_bytes: u64,
+}
+
+impl Workload {
+    /// Parses and checks the command line's figures; the message says what
+    /// is wrong and what the bound is.
+    pub fn parse(
+        rate: &str,
+        lifetime: &str,
+        heap: &str,
+        switches: &str,
+        concurrent: Option<&str>,
+        stack: &str,
+    ) -> Result<Workload, String> {
+        let rate_per_s = parse_number("--rate", rate)?;
+        if rate_per_s == 0.0 {
+            return Err("--rate: 0 tasks per second leaves nothing to advise on; give the rate tasks start at (e.g. 2000 or 1.5k)".into());
+        }
+        if rate_per_s > MAX_RATE {
+            return Err(format!(
+                "--rate: {rate} is above {} tasks per second (one per nanosecond), beyond any machine",
+                group_digits(MAX_RATE as i64)
+            ));
+        }
+        let lifetime_s = parse_duration("--lifetime", lifetime)?;
+        if lifetime_s == 0.0 {
+            return Err(
+                "--lifetime: a task lives for some time; give it with a unit (e.g. 20ms)".into(),
+            );
+        }
+        if lifetime_s > MAX_LIFETIME_S {
+            return Err(format!(
+                "--lifetime: {lifetime} is above one day (86400 s); a task that long is a service, not a task"
+            ));
+        }
+        let heap_bytes = parse_size(heap).map_err(|e| format!("--heap: '{heap}': {e}"))?;
+        if heap_bytes > MAX_HEAP {
+            return Err(format!(
+                "--heap: {heap} is above 1 PiB ({} TiB), more memory than any machine holds",
+                MAX_HEAP >> 40
+            ));
+        }
+        let switches_per_s = parse_number("--switches", switches)?;
+        if switches_per_s > MAX_SWITCHES {
+            return Err(format!(
+                "--switches: {switches} is above {} switches per second (one per nanosecond); a switch costs far more",
+                group_digits(MAX_SWITCHES as i64)
+            ));
+        }
+        let stack_bytes = parse_size(stack).map_err(|e| format!("--stack: '{stack}': {e}"))?;
+        if stack_bytes == 0 {
+            return Err(
+                "--stack: a task uses some stack (or state); give its size (e.g. 16K)".into(),
+            );
+        }
+        if stack_bytes > MAX_STACK {
+            return Err(format!(
+                "--stack: {stack} is above {} per task",
+                fmt_size(MAX_STACK)
+            ));
+        }
+        let little = rate_per_s * lifetime_s;
+        let (concurrent, concurrent_given) = match concurrent {
+            Some(text) => {
+                let n = parse_number("--concurrent", text)?;
+                if n < 1.0 {
+                    return Err(format!(
+                        "--concurrent: {text}: at least one task is alive while tasks run"
+                    ));
+                }
+                if n.fract() != 0.0 {
+                    return Err(format!(
+                        "--concurrent: {text} is not a whole number of tasks"
+                    ));
+                }
+                if n > MAX_CONCURRENT {
+                    return Err(format!(
+                        "--concurrent: {text} is above {} tasks alive at once",
+                        group_digits(MAX_CONCURRENT as i64)
+                    ));
+                }
+                (n as u64, true)
+            }
+            None => {
+                if little > MAX_CONCURRENT {
+                    return Err(format!(
+                        "--rate x --lifetime = {} tasks alive at once, above {}: lower the rate or the lifetime",
+                        group_digits(little.round() as i64),
+                        group_digits(MAX_CONCURRENT as i64)
+                    ));
+                }
+                (little.ceil().max(1.0) as u64, false)
+            }
+        };
+        Ok(Workload {
+            rate_per_s,
+            lifetime_s,
+            heap_bytes,
+            switches_per_s,
+            concurrent,
+            concurrent_given,
+            stack_bytes,
+        })
+    }
+
+    pub fn from_args(a: &AdviseArgs) -> Result<Workload, String> {
+        Workload::parse(
+            &a.rate,
+            &a.lifetime,
+            &a.heap,
+            &a.switches,
+            a.concurrent.as_deref(),
+            &a.stack,
+        )
+    }
+
+    /// Tasks alive at once by Little's law: rate x lifetime.
+    pub fn little(&self) -> f64 {
+        self.rate_per_s * self.lifetime_s
+    }
+
+    pub fn describe(&self) -> String {
+        format!(
+            "{} tasks/s, each alive {} → {} alive at once{}; heap {}; {} switches/s; {} of stack each",
+            fmt_count(self.rate_per_s),
+            fmt_ns(self.lifetime_s * 1e9),
+            group_digits(self.concurrent as i64),
+            if self.concurrent_given {
+                " (given)"
+            } else {
+                " (rate x lifetime)"
+            },
+            fmt_size(self.heap_bytes),
+            fmt_count(self.switches_per_s),
+            fmt_size(self.stack_bytes)
+        )
+    }
+}
+
+/// A count or rate: `2000`, `1.5k`, `2M`, `1G`, `10,000`, `2000/s`.
+pub fn parse_number(flag: &str, text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let t = t.strip_suffix("/s").unwrap_or(t).trim_end();
+    let cleaned: String = t.chars().filter(|c| *c != '_' && *c != ',').collect();
+    let (num, mult) = match cleaned.chars().last() {
+        Some('k' | 'K') => (&cleaned[..cleaned.len() - 1], 1e3),
+        Some('M') => (&cleaned[..cleaned.len() - 1], 1e6),
+        Some('G') => (&cleaned[..cleaned.len() - 1], 1e9),
+        _ => (cleaned.as_str(), 1.0),
+    };
+    let v: f64 = num.trim().parse().map_err(|_| {
+        format!("{flag}: '{text}' is not a number (e.g. 2000, 1.5k, 2M; suffixes k, M, G)")
+    })?;
+    if !v.is_finite() {
+        return Err(format!("{flag}: '{text}' is not a finite number"));
+    }
+    if v < 0.0 {
+        return Err(format!("{flag}: '{text}' is negative"));
+    }
+    Ok(v * mult)
+}
+
+/// A duration with its unit: `20ms`, `500us`, `2s`, `1.5min`, `1h`; seconds.
+pub fn parse_duration(flag: &str, text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| c.is_alphabetic() || c == 'µ')
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("{flag}: '{text}' is not a duration (e.g. 20ms, 500us, 2s)"))?;
+    if !v.is_finite() {
+        return Err(format!("{flag}: '{text}' is not a finite duration"));
+    }
+    if v < 0.0 {
+        return Err(format!("{flag}: '{text}' is negative"));
+    }
+    let scale = match unit.trim() {
+        "ns" => 1e-9,
+        "us" | "µs" | "μs" => 1e-6,
+        "ms" => 1e-3,
+        "s" | "sec" => 1.0,
+        "min" => 60.0,
+        "h" => 3600.0,
+        "" => {
+            return Err(format!(
+                "{flag}: '{text}' needs a unit: ns, us, ms, s, min or h (e.g. 20ms)"
+            ))
+        }
+        other => {
+            return Err(format!(
+                "{flag}: unknown unit '{other}' in '{text}' (use ns, us, ms, s, min or h)"
+            ))
+        }
+    };
+    Ok(v * scale)
+}
+
+fn fmt_count(v: f64) -> String {
+    if v.fract() == 0.0 || v >= 100.0 {
+        group_digits(v.round() as i64)
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+// ------------------------------------------------------------------- costs
+
+/// One measured figure, named so a reader can find it in the results file.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Figure {
+    pub experiment: String,
+    pub metric: String,
+    /// The labels that pick the series, `method=fork thp=off`.
+    pub labels: String,
+    pub value: f64,
+    pub unit: Unit,
+    /// How the value was obtained when it is not a median taken as is
+    /// (interpolated, extrapolated, a stand-in).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub how: Option<String>,
+}
+
+impl Figure {
+    fn from_metric(experiment: &str, m: &Metric) -> Figure {
+        Figure {
+            experiment: experiment.into(),
+            metric: m.name.clone(),
+            labels: case(m),
+            value: m.summary.median,
+            unit: m.unit,
+            how: None,
+        }
+    }
+
+    fn with_how(mut self, how: impl Into<String>) -> Figure {
+        self.how = Some(how.into());
+        self
+    }
+
+    /// `spawn.heap lifecycle_ns method=fork thp=off = 400 µs (how)`.
+    pub fn describe(&self) -> String {
+        let mut s = format!(
+            "{} {}{}{} = {}",
+            self.experiment,
+            self.metric,
+            if self.labels.is_empty() { "" } else { " " },
+            self.labels,
+            fmt_value(self.value, self.unit)
+        );
+        if let Some(h) = &self.how {
+            s.push_str(&format!(" ({h})"));
+        }
+        s
+    }
+}
+
+/// A figure measured at several parent heap sizes (spawn.heap).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Curve {
+    pub experiment: String,
+    pub metric: String,
+    pub labels: String,
+    pub unit: Unit,
+    /// (heap bytes, value), sorted by heap, one value per heap; never empty.
+    pub points: Vec<(u64, f64)>,
+    /// Set when the figure was not measured against the heap (a stand-in
+    /// from another experiment): says so, and the value is held flat.
+    pub stand_in: Option<String>,
+}
+
+impl Curve {
+    pub fn new(
+        experiment: &str,
+        metric: &str,
+        labels: &str,
+        unit: Unit,
+        mut points: Vec<(u64, f64)>,
+    ) -> Option<Curve> {
+        points.retain(|p| p.1.is_finite());
+        points.sort_by_key(|p| p.0);
+        points.dedup_by_key(|p| p.0);
+        (!points.is_empty()).then(|| Curve {
+            experiment: experiment.into(),
+            metric: metric.into(),
+            labels: labels.into(),
+            unit,
+            points,
+            stand_in: None,
+        })
+    }
+
+    fn show(&self, (heap, v): (u64, f64)) -> String {
+        format!("heap {}: {}", fmt_size(heap), fmt_value(v, self.unit))
+    }
+
+    /// The value at `heap`: measured there, else linear in heap bytes between
+    /// the measured neighbours; below the smallest measured heap, clamped to
+    /// it; past the largest, extrapolated with the least-squares slope over
+    /// every measured heap (held flat when that slope is not positive).
+    pub fn at(&self, heap: u64) -> Figure {
+        let fig = |value: f64, how: String| Figure {
+            experiment: self.experiment.clone(),
+            metric: self.metric.clone(),
+            labels: self.labels.clone(),
+            value,
+            unit: self.unit,
+            how: Some(how),
+        };
+        let pts = &self.points;
+        if let Some(why) = &self.stand_in {
+            return fig(pts[0].1, why.clone());
+        }
+        if let Some(&(b, v)) = pts.iter().find(|p| p.0 == heap) {
+            return fig(v, format!("measured at heap {}", fmt_size(b)));
+        }
+        let first = pts[0];
+        if heap < first.0 {
+            return fig(
+                first.1,
+                format!(
+                    "clamped to the smallest measured heap, {}",
+                    self.show(first)
+                ),
+            );
+        }
+        if let Some(w) = pts.windows(2).find(|w| w[0].0 < heap && heap < w[1].0) {
+            let ((a, va), (b, vb)) = (w[0], w[1]);
+            let v = va + (vb - va) * (heap - a) as f64 / (b - a) as f64;
+            return fig(
+                v,
+                format!(
+                    "interpolated in heap bytes between {} and {}",
+                    self.show(w[0]),
+                    self.show(w[1])
+                ),
+            );
+        }
+        let last = *pts.last().expect("never empty");
+        let slope = ls_slope(pts);
+        if pts.len() < 2 || slope <= 0.0 {
+            return fig(
+                last.1,
+                format!(
+                    "past the largest measured heap, {}; held there: no growth with the heap was measured",
+                    self.show(last)
+                ),
+            );
+        }
+        let v = last.1 + slope * (heap - last.0) as f64;
+        fig(
+            v,
+            format!(
+                "extrapolated past the largest measured heap, {}, with the least-squares slope over {} heaps: {} per GiB",
+                self.show(last),
+                pts.len(),
+                fmt_value(slope * (1u64 << 30) as f64, self.unit)
+            ),
+        )
+    }
+}
+
+/// Least-squares slope of y over x.
+fn ls_slope(pts: &[(u64, f64)]) -> f64 {
+    let n = pts.len() as f64;
+    if pts.len() < 2 {
+        return 0.0;
+    }
+    let mx = pts.iter().map(|p| p.0 as f64).sum::<f64>() / n;
+    let my = pts.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxy: f64 = pts.iter().map(|p| (p.0 as f64 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = pts.iter().map(|p| (p.0 as f64 - mx).powi(2)).sum();
+    if sxx > 0.0 {
+        sxy / sxx
+    } else {
+        0.0
+    }
+}
+
+/// The measured costs advise needs; `None` where the results lack one.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Costs {
+    /// Where they come from, for "not measured in ..." messages.
+    pub source: String,
+    pub cpus: usize,
+    /// Lifecycle (create, exit, reap or join) vs the parent's heap.
+    pub fork: Option<Curve>,
+    pub thread: Option<Curve>,
+    pub spawn: Option<Curve>,
+    /// The parent's page tables (VmPTE, KiB) vs its heap: what a forked
+    /// child copies.
+    pub process_pte: Option<Curve>,
+    /// One blocking hand-off, same CPU (switch.pingpong).
+    pub switch_threads: Option<Figure>,
+    pub switch_processes: Option<Figure>,
+    /// One user-space switch (switch.userspace).
+    pub switch_async: Option<Figure>,
+    /// Per blocked thread (memory.threads): resident KiB, kernel stack KiB,
+    /// page-table bytes.
+    pub thread_rss: Option<Figure>,
+    pub kernel_stack: Option<Figure>,
+    pub thread_pte: Option<Figure>,
+}
+
+impl Costs {
+    /// True when not one figure advise uses is there.
+    pub fn is_empty(&self) -> bool {
+        self.fork.is_none()
+            && self.thread.is_none()
+            && self.spawn.is_none()
+            && self.process_pte.is_none()
+            && self.switch_threads.is_none()
+            && self.switch_processes.is_none()
+            && self.switch_async.is_none()
+            && self.thread_rss.is_none()
+            && self.kernel_stack.is_none()
+            && self.thread_pte.is_none()
+    }
+}
+
+/// Picks the figures advise needs out of a results file.
+pub fn costs_from(r: &RunResults, source: &str) -> Costs {
+    let exp = |name: &str| r.experiments.iter().find(|e| e.name == name);
+    let cpus = if r.env.cpus_allowed.is_empty() {
+        r.env.cpus_online
+    } else {
+        r.env.cpus_allowed.len()
+    }
+    .max(1);
+    let heap = exp("spawn.heap");
+    let methods = exp("spawn.methods");
+    let creation = |method: &str| -> Option<Curve> {
+        if let Some(c) = heap.and_then(|e| heap_curve(e, "lifecycle_ns", method)) {
+            return Some(c);
+        }
+        let e = methods?;
+        let m = e.find("lifecycle_ns", &[("method", method)])?;
+        let mut c = Curve::new(
+            &e.name,
+            &m.name,
+            &case(m),
+            m.unit,
+            vec![(0, m.summary.median)],
+        )?;
+        c.stand_in = Some(format!(
+            "spawn.heap is not in {source}: measured with the worker's own small memory image, not at your heap (run `tasklab run spawn.heap`)"
+        ));
+        Some(c)
+    };
+    let process_pte = heap.and_then(|e| {
+        let pts = e
+            .readings
+            .iter()
+            .filter(|r| r.name == "vm_pte_kib" && thp_off(r.labels.get("thp")))
+            .filter_map(|r| Some((r.labels.get("heap_bytes")?.parse().ok()?, r.value)))
+            .collect();
+        Curve::new(&e.name, "vm_pte_kib", "thp=off", Unit::Kib, pts)
+    });
+    let pingpong = exp("switch.pingpong");
+    let switch = |prefs: &[&str]| -> Option<Figure> {
+        let e = pingpong?;
+        prefs.iter().find_map(|m| {
+            e.find("switch_ns", &[("method", m), ("placement", "same_cpu")])
+                .map(|x| Figure::from_metric(&e.name, x))
+        })
+    };
+    let switch_async = exp("switch.userspace").and_then(|e| {
+        ["async", "coroutine"].iter().find_map(|v| {
+            e.find("switch_ns", &[("variant", v)])
+                .map(|x| Figure::from_metric(&e.name, x))
+        })
+    });
+    let threads = exp("memory.threads");
+    let per_thread = |metric: &str| -> Option<Figure> {
+        let e = threads?;
+        // The default stack first: the `touch` variant's resident figure
+        // includes the 400 KiB it touches on purpose.
+        ["default", "small"].iter().find_map(|v| {
+            e.find(metric, &[("variant", v)])
+                .map(|x| Figure::from_metric(&e.name, x))
+        })
+    };
+    Costs {
+        source: source.into(),
+        cpus,
+        fork: creation("fork"),
+        thread: creation("pthread_create"),
+        spawn: creation("posix_spawn"),
+        process_pte,
+        switch_threads: switch(&["futex_threads", "pipe_threads"]),
+        switch_processes: switch(&["futex_processes", "pipe_processes"]),
+        switch_async,
+        thread_rss: per_thread("rss_per_thread_kib"),
+        kernel_stack: per_thread("kernel_stack_per_thread_kib"),
+        thread_pte: per_thread("page_tables_per_thread_bytes"),
+    }
+}
+
+/// 4 KiB pages: the `thp=off` series, or a file from before THP points.
+fn thp_off(label: Option<&String>) -> bool {
+    label.is_none_or(|t| t == "off")
+}
+
+fn heap_curve(e: &ExperimentResult, metric: &str, method: &str) -> Option<Curve> {
+    let pts = e
+        .metrics_named(metric)
+        .filter(|m| m.label("method") == Some(method) && thp_off(m.labels.get("thp")))
+        .filter_map(|m| Some((m.label("heap_bytes")?.parse().ok()?, m.summary.median)))
+        .collect();
+    Curve::new(
+        &e.name,
+        metric,
+        &format!("method={method} thp=off"),
+        Unit::Ns,
+        pts,
+    )
+}
+
+// ------------------------------------------------------------------ advice
+
+/// One concurrency model's estimate.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// `process`, `thread`, `pool`, `spawn` or `async`.
+    pub model: &'static str,
+    pub name: &'static str,
+    /// What "creating" a task means in this model.
+    pub create_what: &'static str,
+    pub create_ns: Option<f64>,
+    pub create_from: Option<Figure>,
+    pub switch_ns: Option<f64>,
+    pub switch_from: Option<Figure>,
+    /// (rate x create + switches x switch) / 1e9: 0.1 is 10% of one CPU.
+    pub cpu_share: Option<f64>,
+    /// The same as a percentage of one CPU: 10.0 is 10%.
+    pub cpu_percent: Option<f64>,
+    /// False when the overhead alone needs more CPUs than the machine has.
+    pub keeps_up: Option<bool>,
+    pub memory_bytes: Option<f64>,
+    pub memory_per_task_bytes: Option<f64>,
+    /// The formula with its numbers.
+    pub memory_basis: String,
+    pub memory_from: Vec<Figure>,
+    /// True when part of the memory is not measured (the figure is a floor).
+    pub memory_lower_bound: bool,
+    /// "X not measured in FILE (run `tasklab run E`)".
+    pub missing: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Advice {
+    pub results: String,
+    pub cpus: usize,
+    pub workload: Workload,
+    pub notes: Vec<String>,
+    pub models: Vec<Row>,
+    pub recommendation: String,
+}
+
+/// Per-thread memory: (bytes, formula, figures used).
+fn thread_memory(w: &Workload, c: &Costs) -> Option<(f64, String, Vec<Figure>)> {
+    let (rss, ks, pt) = (
+        c.thread_rss.as_ref()?,
+        c.kernel_stack.as_ref()?,
+        c.thread_pte.as_ref()?,
+    );
+    let stack = w.stack_bytes as f64;
+    let resident = rss.value * 1024.0;
+    let kernel = ks.value * 1024.0;
+    let bytes = stack.max(resident) + kernel + pt.value;
+    let basis = format!(
+        "max(your stack {}, a blocked thread's resident {}) + kernel stack {} + page tables {}",
+        fmt_bytes(stack),
+        fmt_bytes(resident),
+        fmt_bytes(kernel),
+        fmt_bytes(pt.value)
+    );
+    Some((bytes, basis, vec![rss.clone(), ks.clone(), pt.clone()]))
+}
+
+fn fmt_bytes(b: f64) -> String {
+    fmt_size(b.max(0.0).round() as u64)
+}
+
+/// A share of one CPU as a percentage: `10.0%`.
+pub fn fmt_share(share: f64) -> String {
+    let p = share * 100.0;
+    if p >= 100.0 {
+        format!("{p:.0}%")
+    } else if p >= 10.0 {
+        format!("{p:.1}%")
+    } else if p >= 0.1 {
+        format!("{p:.2}%")
+    } else {
+        format!("{p:.3}%")
+    }
+}
+
+struct Model {
+    model: &'static str,
+    name: &'static str,
+    create_what: &'static str,
+}
+
+/// The arithmetic: every model's CPU share and memory for `w` from `c`.
+pub fn advise(w: &Workload, c: &Costs) -> Advice {
+    let n = w.concurrent as f64;
+    let missing = |what: &str, exp: &str| {
+        format!(
+            "{what} not measured in {} (run `tasklab run {exp}`)",
+            c.source
+        )
+    };
+    let thread_mem = thread_memory(w, c);
+    let mut rows = Vec::new();
+
+    let models = [
+        Model {
+            model: "process",
+            name: "process per task (fork)",
+            create_what: "fork + exit + reap",
+        },
+        Model {
+            model: "thread",
+            name: "thread per task",
+            create_what: "pthread_create + exit + join",
+        },
+        Model {
+            model: "pool",
+            name: "thread pool",
+            create_what: "a hand-off to a pool thread",
+        },
+        Model {
+            model: "spawn",
+            name: "posix_spawn per program",
+            create_what: "posix_spawn of a tiny program + reap",
+        },
+        Model {
+            model: "async",
+            name: "async tasks",
+            create_what: "spawning a task",
+        },
+    ];
+    for m in models {
+        let mut miss = Vec::new();
+        let mut notes = Vec::new();
+        // Creation per task.
+        let create: Option<Figure> = match m.model {
+            "process" => c.fork.as_ref().map(|k| k.at(w.heap_bytes)),
+            "thread" => c.thread.as_ref().map(|k| k.at(w.heap_bytes)),
+            "spawn" => c.spawn.as_ref().map(|k| k.at(w.heap_bytes)),
+            "pool" => c
+                .switch_threads
+                .clone()
+                .map(|f| f.with_how("one wake of a blocked pool thread per task")),
+            _ => c
+                .switch_async
+                .clone()
+                .map(|f| f.with_how("spawning a task is not measured: one scheduler hand-off")),
+        };
+        if create.is_none() {
+            let (what, exp) = match m.model {
+                "process" => ("fork creation", "spawn.heap"),
+                "thread" => ("pthread_create creation", "spawn.heap"),
+                "spawn" => ("posix_spawn creation", "spawn.heap"),
+                "pool" => ("the hand-off (futex_threads switch)", "switch.pingpong"),
+                _ => ("the user-space switch", "switch.userspace"),
+            };
+            miss.push(missing(what, exp));
+        }
+        // Switch.
+        let switch: Option<Figure> = match m.model {
+            "process" | "spawn" => c.switch_processes.clone(),
+            "thread" | "pool" => c.switch_threads.clone(),
+            _ => c.switch_async.clone(),
+        };
+        if switch.is_none() && w.switches_per_s > 0.0 {
+            let (what, exp) = match m.model {
+                "process" | "spawn" => ("the switch between processes", "switch.pingpong"),
+                "thread" | "pool" => ("the switch between threads", "switch.pingpong"),
+                _ => ("the user-space switch", "switch.userspace"),
+            };
+            if !miss.iter().any(|x| x.contains(what)) {
+                miss.push(missing(what, exp));
+            }
+        }
+        let cpu_share = match (&create, &switch) {
+            (Some(cr), Some(sw)) => {
+                Some((w.rate_per_s * cr.value + w.switches_per_s * sw.value) / 1e9)
+            }
+            (Some(cr), None) if w.switches_per_s == 0.0 => Some(w.rate_per_s * cr.value / 1e9),
+            _ => None,
+        };
+        let keeps_up = cpu_share.map(|s| s <= c.cpus as f64);
+        if keeps_up == Some(false) {
+            notes.push(format!(
+                "cannot keep up: the overhead alone needs {:.1} CPUs and this machine has {}",
+                cpu_share.unwrap_or(0.0),
+                c.cpus
+            ));
+        }
+        // Memory.
+        let mut memory_from = Vec::new();
+        let mut lower = false;
+        let (memory_bytes, memory_basis) = match m.model {
+            "thread" => match &thread_mem {
+                Some((per, basis, figs)) => {
+                    memory_from.extend(figs.iter().cloned());
+                    (
+                        Some(n * per),
+                        format!("{} tasks x ({basis})", group_digits(w.concurrent as i64)),
+                    )
+                }
+                None => {
+                    miss.push(missing("thread memory", "memory.threads"));
+                    (None, String::new())
+                }
+            },
+            "process" => {
+                let pte = c.process_pte.as_ref().map(|k| k.at(w.heap_bytes));
+                match (&thread_mem, pte) {
+                    (Some((per, basis, figs)), Some(pte)) => {
+                        let own = pte.value * 1024.0;
+                        memory_from.extend(figs.iter().cloned());
+                        memory_from.push(pte);
+                        (
+                            Some(n * (per + own)),
+                            format!(
+                                "{} tasks x ({basis} + its own copy of the parent's page tables {}); pages a child writes are copied too: not counted",
+                                group_digits(w.concurrent as i64),
+                                fmt_bytes(own)
+                            ),
+                        )
+                    }
+                    (t, p) => {
+                        if t.is_none() {
+                            miss.push(missing("thread memory", "memory.threads"));
+                        }
+                        if p.is_none() {
+                            miss.push(missing("page tables at your heap (vm_pte_kib)", "spawn.heap"));
+                        }
+                        (None, String::new())
+                    }
+                }
+            }
+            "pool" => match &thread_mem {
+                Some((per, basis, figs)) => {
+                    memory_from.extend(figs.iter().cloned());
+                    let state = n * w.stack_bytes as f64;
+                    (
+                        Some(c.cpus as f64 * per + state),
+                        format!(
+                            "{} pool threads x ({basis}) + {} tasks x {} of state",
+                            c.cpus,
+                            group_digits(w.concurrent as i64),
+                            fmt_size(w.stack_bytes)
+                        ),
+                    )
+                }
+                None => {
+                    miss.push(missing("thread memory", "memory.threads"));
+                    (None, String::new())
+                }
+            },
+            "spawn" => match &c.kernel_stack {
+                Some(ks) => {
+                    lower = true;
+                    memory_from.push(ks.clone());
+                    (
+                        Some(n * ks.value * 1024.0),
+                        format!(
+                            "{} tasks x kernel stack {} + the program's own image (code, data, stack, page tables): not measured, so this is a floor",
+                            group_digits(w.concurrent as i64),
+                            fmt_bytes(ks.value * 1024.0)
+                        ),
+                    )
+                }
+                None => {
+                    miss.push(missing("the kernel stack per task", "memory.threads"));
+                    (None, String::new())
+                }
+            },
+            _ => (
+                Some(n * w.stack_bytes as f64),
+                format!(
+                    "{} tasks x {} of state (your --stack); no measured figure; the runtime's own threads not counted",
+                    group_digits(w.concurrent as i64),
+                    fmt_size(w.stack_bytes)
+                ),
+            ),
+        };
+        if m.model == "pool" && w.concurrent > c.cpus as u64 {
+            notes.push(format!(
+                "{} pool threads run {} tasks at a time; the other {} wait as state, so a task must not block its pool thread for its whole lifetime",
+                c.cpus,
+                c.cpus,
+                group_digits(w.concurrent as i64 - c.cpus as i64)
+            ));
+        }
+        rows.push(Row {
+            model: m.model,
+            name: m.name,
+            create_what: m.create_what,
+            create_ns: create.as_ref().map(|f| f.value),
+            create_from: create,
+            switch_ns: switch.as_ref().map(|f| f.value),
+            switch_from: switch,
+            cpu_share,
+            cpu_percent: cpu_share.map(|x| x * 100.0),
+            keeps_up,
+            memory_per_task_bytes: memory_bytes.map(|b| b / n),
+            memory_bytes,
+            memory_basis,
+            memory_from,
+            memory_lower_bound: lower,
+            missing: miss,
+            notes,
+        });
+    }
+
+    let mut notes = Vec::new();
+    let little = w.little();
+    if w.concurrent_given && (w.concurrent as f64) < little {
+        notes.push(format!(
+            "--concurrent {} is below rate x lifetime = {} (Little's law): that many tasks are alive on average at this rate, so tasks would have to queue or live shorter; the memory uses {}",
+            group_digits(w.concurrent as i64),
+            fmt_count(little),
+            group_digits(w.concurrent as i64)
+        ));
+    }
+    notes.push(
+        "CPU overhead counts creating and switching tasks only, not their own work; switch figures are same-CPU hand-offs (a wake-up on another CPU costs more, see switch.pingpong two_cpus)".into(),
+    );
+    let recommendation = recommend(w, c, &rows);
+    Advice {
+        results: c.source.clone(),
+        cpus: c.cpus,
+        workload: w.clone(),
+        notes,
+        models: rows,
+        recommendation,
+    }
+}
+
+/// A few sentences computed from the rows.
+fn recommend(w: &Workload, c: &Costs, rows: &[Row]) -> String {
+    let mut s = Vec::new();
+    let row = |m: &str| rows.iter().find(|r| r.model == m);
+    // posix_spawn starts programs: a different job, compared apart.
+    let general = |r: &&Row| r.model != "spawn";
+    let by = |a: f64, b: f64| a.total_cmp(&b);
+    let cheapest_cpu = rows
+        .iter()
+        .filter(general)
+        .filter_map(|r| Some((r, r.cpu_share?)))
+        .min_by(|a, b| by(a.1, b.1));
+    if let Some((r, share)) = cheapest_cpu {
+        let mut t = format!("Least CPU: {}, at {} of one CPU", r.name, fmt_share(share));
+        if r.model == "async" {
+            if let Some((k, ks)) = rows
+                .iter()
+                .filter(|r| matches!(r.model, "process" | "thread" | "pool"))
+                .filter_map(|r| Some((r, r.cpu_share?)))
+                .min_by(|a, b| by(a.1, b.1))
+            {
+                t.push_str(&format!(
+                    "; if tasks must block in the kernel, {}, at {}",
+                    k.name,
+                    fmt_share(ks)
+                ));
+            }
+        }
+        s.push(t);
+    }
+    let cheapest_mem = rows
+        .iter()
+        .filter(general)
+        .filter(|r| !r.memory_lower_bound)
+        .filter_map(|r| Some((r, r.memory_bytes?)))
+        .min_by(|a, b| by(a.1, b.1));
+    if let Some((r, b)) = cheapest_mem {
+        s.push(format!("least memory: {}, {}", r.name, fmt_bytes(b)));
+    }
+    if let (Some(p), Some(t)) = (row("process"), row("thread")) {
+        if let (Some(pc), Some(tc)) = (p.create_ns, t.create_ns) {
+            if tc > 0.0 {
+                let r = pc / tc;
+                s.push(format!(
+                    "at a {} heap a fork costs {}x a thread's creation ({} vs {})",
+                    fmt_size(w.heap_bytes),
+                    if r >= 100.0 {
+                        format!("{r:.0}")
+                    } else {
+                        format!("{r:.1}")
+                    },
+                    fmt_ns(pc),
+                    fmt_ns(tc)
+                ));
+            }
+        }
+    }
+    let stuck: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.keeps_up == Some(false))
+        .map(|r| r.name)
+        .collect();
+    if !stuck.is_empty() {
+        s.push(format!(
+            "cannot keep up on {} CPUs: {}",
+            c.cpus,
+            stuck.join(", ")
+        ));
+    }
+    if let (Some(sp), Some(f)) = (row("spawn"), row("process")) {
+        if let (Some(sc), Some(fc)) = (sp.create_ns, f.create_ns) {
+            s.push(format!(
+                "to start other programs, posix_spawn costs {} per start against {} for the fork alone of fork+exec",
+                fmt_ns(sc),
+                fmt_ns(fc)
+            ));
+        }
+    }
+    if s.is_empty() {
+        return "Not enough measured figures to compare the models.".into();
+    }
+    let mut out = s.join("; ");
+    out.push('.');
+    out
+}
+
+// ------------------------------------------------------------------ output
+
+/// The human output: table, basis per model, notes, recommendation.
+pub fn render(a: &Advice, header: &str) -> String {
+    let mut s = format!("{header}\nworkload: {}\n", a.workload.describe());
+    let mut t = Table::new();
+    t.load_preset(UTF8_BORDERS_ONLY)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(vec![
+            "model",
+            "create / task",
+            "switch",
+            "CPU overhead",
+            "memory",
+            "per task",
+        ]);
+    let na = "not measured";
+    for r in &a.models {
+        let cpu = match (r.cpu_share, r.keeps_up) {
+            (Some(sh), Some(false)) => format!("{} (cannot keep up)", fmt_share(sh)),
+            (Some(sh), _) => fmt_share(sh),
+            _ => na.into(),
+        };
+        let floor = if r.memory_lower_bound { "≥ " } else { "" };
+        t.add_row(vec![
+            Cell::new(r.name),
+            Cell::new(r.create_ns.map_or(na.into(), fmt_ns)).set_alignment(CellAlignment::Right),
+            Cell::new(r.switch_ns.map_or(na.into(), fmt_ns)).set_alignment(CellAlignment::Right),
+            Cell::new(cpu).set_alignment(CellAlignment::Right),
+            Cell::new(
+                r.memory_bytes
+                    .map_or(na.into(), |b| format!("{floor}{}", fmt_bytes(b))),
+            )
+            .set_alignment(CellAlignment::Right),
+            Cell::new(
+                r.memory_per_task_bytes
+                    .map_or(na.into(), |b| format!("{floor}{}", fmt_bytes(b))),
+            )
+            .set_alignment(CellAlignment::Right),
+        ]);
+    }
+    s.push_str(&t.to_string());
+    s.push_str(
+        "\nCPU overhead = (tasks/s x create + switches/s x switch) / 1e9, as a share of one CPU\n",
+    );
+    s.push_str(&format!("\nbasis (medians from {}):\n", a.results));
+    // The per-thread memory figures, once: every kernel model uses them.
+    let thread_figs: Vec<&Figure> = a
+        .models
+        .iter()
+        .find(|r| r.model == "thread")
+        .map(|r| r.memory_from.iter().collect())
+        .unwrap_or_default();
+    if !thread_figs.is_empty() {
+        s.push_str(&format!(
+            "  per blocked thread: {}\n",
+            thread_figs
+                .iter()
+                .map(|f| f.describe())
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    for r in &a.models {
+        let mut parts = Vec::new();
+        parts.push(match &r.create_from {
+            Some(f) => format!("create ({}) = {}", r.create_what, f.describe()),
+            None => format!("create ({}): not measured", r.create_what),
+        });
+        if let Some(f) = &r.switch_from {
+            parts.push(format!("switch = {}", f.describe()));
+        }
+        if !r.memory_basis.is_empty() {
+            let own: Vec<String> = r
+                .memory_from
+                .iter()
+                .filter(|f| !thread_figs.contains(f))
+                .map(Figure::describe)
+                .collect();
+            let mut m = format!("memory = {}", r.memory_basis);
+            if !own.is_empty() {
+                m.push_str(&format!(" [{}]", own.join("; ")));
+            }
+            parts.push(m);
+        }
+        parts.extend(r.missing.iter().cloned());
+        parts.extend(r.notes.iter().map(|n| format!("note: {n}")));
+        s.push_str(&format!("  {}: {}\n", r.name, parts.join("; ")));
+    }
+    for n in &a.notes {
+        s.push_str(&format!("note: {n}\n"));
+    }
+    s.push_str(&format!("\n{}\n", a.recommendation));
+    s
+}
+
+/// The environment line, as every table heads it, with where the figures came from.
+fn header(r: &RunResults, source: &str) -> String {
+    format!(
+        "{}\nfigures from {source} ({} profile)",
+        crate::report::table::header(r),
+        r.profile
+    )
+}
+
+// --------------------------------------------------------------- command
+
+pub fn run(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
+    let w = Workload::from_args(args).map_err(UsageError)?;
+    let (results, source) = match &args.results {
+        Some(p) => (
+            RunResults::read(p).map_err(|e| UsageError(format!("{e:#}")))?,
+            p.display().to_string(),
+        ),
+        None => {
+            let r = fresh_run(&w)?;
+            if r.status == RunStatus::Partial {
+                eprintln!("advise: interrupted while measuring; nothing to advise on");
+                return Ok(ExitCode::from(130));
+            }
+            (r, "a fresh quick run".to_string())
+        }
+    };
+    let costs = costs_from(&results, &source);
+    if costs.is_empty() {
+        return Err(UsageError(format!(
+            "{source} has none of the figures advise needs (from {}); run `tasklab run {}` and pass its results.json with --results",
+            NEEDED.join(", "),
+            NEEDED.join(" ")
+        ))
+        .into());
+    }
+    let advice = advise(&w, &costs);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&advice)?);
+    } else {
+        print!("{}", render(&advice, &header(&results, &source)));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Memory a spawn.heap point must leave free (the experiment's own rule).
+fn heap_margin(total: u64) -> u64 {
+    (1u64 << 30).max(total / 10)
+}
+
+/// Measures only what advise needs, quietly, into a temporary folder.
+fn fresh_run(w: &Workload) -> anyhow::Result<RunResults> {
+    let dir = tempfile::tempdir()?;
+    let env = crate::run::current_env();
+    let available = crate::env::mem_available_bytes().unwrap_or(env.mem_available_bytes);
+    let room = available.saturating_sub(heap_margin(env.mem_total_bytes));
+    let mut heaps: Vec<u64> = vec![0, 2 << 20, 64 << 20, 512 << 20];
+    if w.heap_bytes <= 4 << 30 {
+        heaps.push(w.heap_bytes);
+    }
+    heaps.retain(|&h| h <= room);
+    heaps.sort_unstable();
+    heaps.dedup();
+    let heap_list: Vec<String> = heaps.iter().map(|h| h.to_string()).collect();
+    eprintln!(
+        "advise: no --results given, so measuring what it needs ({}; quick profile, heaps {}): this takes 10 to 30 seconds",
+        NEEDED.join(", "),
+        heaps
+            .iter()
+            .map(|&h| fmt_size(h))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let started = Instant::now();
+    let args = crate::cli::RunArgs {
+        names: NEEDED.iter().map(|s| s.to_string()).collect(),
+        params: vec![
+            format!("spawn.heap.heap_sizes={}", heap_list.join(",")),
+            "spawn.heap.methods=fork,posix_spawn,pthread_create".into(),
+            "spawn.heap.thp=false".into(),
+            "switch.pingpong.methods=futex_threads,futex_processes".into(),
+            "switch.pingpong.placements=same_cpu".into(),
+            "switch.userspace.variants=async,coroutine".into(),
+            "memory.threads.variants=default".into(),
+            "memory.threads.threads=1000".into(),
+        ],
+        out: dir.path().to_path_buf(),
+        quiet: true,
+        ..Default::default()
+    };
+    // A failed experiment still writes what it measured; advise then says
+    // which figures are missing.
+    crate::run::run(&args)?;
+    let results = RunResults::read(&dir.path().join("results.json"))?;
+    eprintln!(
+        "advise: measured in {:.0} s (tasklab run {} keeps a full report)",
+        started.elapsed().as_secs_f64(),
+        NEEDED.join(" ")
+    );
+    Ok(results)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fig(exp: &str, metric: &str, labels: &str, value: f64, unit: Unit) -> Figure {
+        Figure {
+            experiment: exp.into(),
+            metric: metric.into(),
+            labels: labels.into(),
+            value,
+            unit,
+            how: None,
+        }
+    }
+
+    fn flat(method: &str, ns: f64) -> Curve {
+        Curve::new(
+            "spawn.heap",
+            "lifecycle_ns",
+            &format!("method={method} thp=off"),
+            Unit::Ns,
+            vec![(0, ns), (1 << 30, ns)],
+        )
+        .unwrap()
+    }
+
+    /// Round figures: fork 100 µs at 0 growing to 1.1 ms at 1 GiB, thread
+    /// 20 µs, posix_spawn 300 µs, switches 2/3 µs and 200 ns.
+    fn costs() -> Costs {
+        Costs {
+            source: "test.json".into(),
+            cpus: 2,
+            fork: Curve::new(
+                "spawn.heap",
+                "lifecycle_ns",
+                "method=fork thp=off",
+                Unit::Ns,
+                vec![(0, 100_000.0), (1 << 30, 1_100_000.0)],
+            ),
+            thread: Some(flat("pthread_create", 20_000.0)),
+            spawn: Some(flat("posix_spawn", 300_000.0)),
+            process_pte: Curve::new(
+                "spawn.heap",
+                "vm_pte_kib",
+                "thp=off",
+                Unit::Kib,
+                vec![(0, 64.0), (1 << 30, 2112.0)],
+            ),
+            switch_threads: Some(fig(
+                "switch.pingpong",
+                "switch_ns",
+                "method=futex_threads placement=same_cpu",
+                2_000.0,
+                Unit::Ns,
+            )),
+            switch_processes: Some(fig(
+                "switch.pingpong",
+                "switch_ns",
+                "method=futex_processes placement=same_cpu",
+                3_000.0,
+                Unit::Ns,
+            )),
+            switch_async: Some(fig(
+                "switch.userspace",
+                "switch_ns",
+                "variant=async",
+                200.0,
+                Unit::Ns,
+            )),
+            thread_rss: Some(fig(
+                "memory.threads",
+                "rss_per_thread_kib",
+                "variant=default",
+                8.0,
+                Unit::Kib,
+            )),
+            kernel_stack: Some(fig(
+                "memory.threads",
+                "kernel_stack_per_thread_kib",
+                "variant=default",
+                16.0,
+                Unit::Kib,
+            )),
+            thread_pte: Some(fig(
+                "memory.threads",
+                "page_tables_per_thread_bytes",
+                "variant=default",
+                4096.0,
+                Unit::Bytes,
+            )),
+        }
+    }
+
+    fn workload(rate: &str, heap: &str, switches: &str) -> Workload {
+        Workload::parse(rate, "10ms", heap, switches, None, "16K").unwrap()
+    }
+
+    fn row<'a>(a: &'a Advice, m: &str) -> &'a Row {
+        a.models.iter().find(|r| r.model == m).unwrap()
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    #[test]
+    fn a_thousand_forks_of_100_us_are_a_tenth_of_a_cpu() {
+        let a = advise(&workload("1000", "0", "0"), &costs());
+        let p = row(&a, "process");
+        assert_eq!(p.create_ns, Some(100_000.0));
+        assert!(close(p.cpu_share.unwrap(), 0.10));
+        assert_eq!(fmt_share(p.cpu_share.unwrap()), "10.0%");
+        assert_eq!(p.keeps_up, Some(true));
+        // Threads: 1000 x 20 µs = 2%.
+        assert!(close(row(&a, "thread").cpu_share.unwrap(), 0.02));
+        // Pool: 1000 hand-offs x 2 µs = 0.2%.
+        assert!(close(row(&a, "pool").cpu_share.unwrap(), 0.002));
+        // Async: 1000 x 200 ns = 0.02%.
+        assert!(close(row(&a, "async").cpu_share.unwrap(), 0.0002));
+    }
+
+    #[test]
+    fn switches_add_their_cost() {
+        let a = advise(&workload("1000", "0", "10k"), &costs());
+        // 1000 x 100 µs + 10,000 x 3 µs = 0.13 s per second.
+        assert!(close(row(&a, "process").cpu_share.unwrap(), 0.13));
+        // 1000 x 20 µs + 10,000 x 2 µs = 0.04.
+        assert!(close(row(&a, "thread").cpu_share.unwrap(), 0.04));
+        // 1000 x 200 ns + 10,000 x 200 ns = 0.0022.
+        assert!(close(row(&a, "async").cpu_share.unwrap(), 0.0022));
+    }
+
+    #[test]
+    fn fork_is_interpolated_in_heap_bytes_and_extrapolated_past_the_largest() {
+        let c = costs();
+        let half = c.fork.as_ref().unwrap().at(512 << 20);
+        assert!(close(half.value, 600_000.0), "{half:?}");
+        assert!(half.how.as_deref().unwrap().contains("interpolated"));
+        let exact = c.fork.as_ref().unwrap().at(1 << 30);
+        assert_eq!(exact.value, 1_100_000.0);
+        assert!(exact
+            .how
+            .as_deref()
+            .unwrap()
+            .contains("measured at heap 1 GiB"));
+        // Two points: the least-squares slope is the segment's, 1 ms per GiB.
+        let twice = c.fork.as_ref().unwrap().at(2 << 30);
+        assert!(close(twice.value, 2_100_000.0), "{twice:?}");
+        assert!(twice.how.as_deref().unwrap().contains("extrapolated"));
+        // 1000 forks at 512 MiB: 600 µs each = 60% of a CPU.
+        let a = advise(&workload("1000", "512M", "0"), &c);
+        assert!(close(row(&a, "process").cpu_share.unwrap(), 0.6));
+    }
+
+    #[test]
+    fn below_the_smallest_heap_the_figure_is_clamped_and_a_falling_curve_is_held() {
+        let k = Curve::new(
+            "x",
+            "lifecycle_ns",
+            "",
+            Unit::Ns,
+            vec![(2 << 20, 50.0), (4 << 20, 40.0)],
+        )
+        .unwrap();
+        let f = k.at(0);
+        assert_eq!(f.value, 50.0);
+        assert!(f.how.unwrap().contains("clamped"));
+        let f = k.at(1 << 30);
+        assert_eq!(f.value, 40.0);
+        assert!(f.how.unwrap().contains("held"));
+    }
+
+    #[test]
+    fn memory_follows_the_formulas() {
+        // 1000/s x 10 ms = 10 tasks; stack 16 KiB.
+        let a = advise(&workload("1000", "0", "0"), &costs());
+        assert_eq!(a.workload.concurrent, 10);
+        let kib = 1024.0;
+        // thread: max(16 KiB, 8 KiB) + 16 KiB + 4 KiB = 36 KiB.
+        let thread = 36.0 * kib;
+        assert!(close(
+            row(&a, "thread").memory_bytes.unwrap(),
+            10.0 * thread
+        ));
+        // process: the same + 64 KiB of page tables at heap 0.
+        assert!(close(
+            row(&a, "process").memory_bytes.unwrap(),
+            10.0 * (thread + 64.0 * kib)
+        ));
+        // pool: 2 threads + 10 x 16 KiB of state.
+        assert!(close(
+            row(&a, "pool").memory_bytes.unwrap(),
+            2.0 * thread + 10.0 * 16.0 * kib
+        ));
+        // async: 10 x 16 KiB.
+        assert!(close(row(&a, "async").memory_bytes.unwrap(), 160.0 * kib));
+        // posix_spawn: a floor of 10 kernel stacks.
+        let s = row(&a, "spawn");
+        assert!(s.memory_lower_bound);
+        assert!(close(s.memory_bytes.unwrap(), 160.0 * kib));
+        assert!(s.memory_basis.contains("not measured"));
+        // A stack smaller than what a blocked thread keeps resident counts
+        // the resident figure.
+        let small = Workload::parse("1000", "10ms", "0", "0", None, "4K").unwrap();
+        let a = advise(&small, &costs());
+        assert!(close(
+            row(&a, "thread").memory_bytes.unwrap(),
+            10.0 * 28.0 * kib
+        ));
+    }
+
+    #[test]
+    fn a_model_that_cannot_keep_up_is_flagged() {
+        // 100,000 forks/s x 100 µs = 10 CPUs of overhead on a 2-CPU machine.
+        let a = advise(&workload("100k", "0", "0"), &costs());
+        let p = row(&a, "process");
+        assert!(close(p.cpu_share.unwrap(), 10.0));
+        assert_eq!(p.keeps_up, Some(false));
+        assert!(p.notes.iter().any(|n| n.contains("cannot keep up")));
+        assert!(a.recommendation.contains("cannot keep up"));
+        assert_eq!(row(&a, "thread").keeps_up, Some(true));
+    }
+
+    #[test]
+    fn missing_figures_name_the_file_and_the_experiment_to_run() {
+        let mut c = costs();
+        c.thread_rss = None;
+        c.switch_async = None;
+        let a = advise(&workload("1000", "0", "100"), &c);
+        let t = row(&a, "thread");
+        assert_eq!(t.memory_bytes, None);
+        assert!(t.missing.iter().any(|m| m.contains(
+            "thread memory not measured in test.json (run `tasklab run memory.threads`)"
+        )));
+        // The CPU figure does not need the memory ones.
+        assert!(t.cpu_share.is_some());
+        let s = row(&a, "async");
+        assert_eq!(s.cpu_share, None);
+        assert!(s
+            .missing
+            .iter()
+            .any(|m| m.contains("run `tasklab run switch.userspace`")));
+        // With no switches asked for, a missing switch figure does not matter.
+        let mut c = costs();
+        c.switch_processes = None;
+        let a = advise(&workload("1000", "0", "0"), &c);
+        assert!(close(row(&a, "process").cpu_share.unwrap(), 0.1));
+        assert!(Costs::default().is_empty());
+        assert!(!costs().is_empty());
+    }
+
+    #[test]
+    fn the_recommendation_names_the_cheapest() {
+        let a = advise(&workload("1000", "0", "0"), &costs());
+        assert!(
+            a.recommendation
+                .starts_with("Least CPU: async tasks, at 0.020% of one CPU"),
+            "{}",
+            a.recommendation
+        );
+        assert!(a.recommendation.contains("thread pool, at 0.20%"));
+        assert!(a
+            .recommendation
+            .contains("fork costs 5.0x a thread's creation"));
+    }
+
+    #[test]
+    fn littles_law_sets_concurrency_and_a_smaller_given_figure_is_noted() {
+        let w = Workload::parse("2000", "20ms", "0", "0", None, "16K").unwrap();
+        assert_eq!(w.concurrent, 40);
+        assert!(!w.concurrent_given);
+        let w = Workload::parse("1", "1ms", "0", "0", None, "16K").unwrap();
+        assert_eq!(w.concurrent, 1);
+        let w = Workload::parse("2000", "20ms", "0", "0", Some("10"), "16K").unwrap();
+        assert_eq!(w.concurrent, 10);
+        let a = advise(&w, &costs());
+        assert!(a.notes.iter().any(|n| n.contains("Little's law")));
+        let w = Workload::parse("2000", "20ms", "0", "0", Some("100"), "16K").unwrap();
+        assert!(!advise(&w, &costs())
+            .notes
+            .iter()
+            .any(|n| n.contains("Little's law")));
+    }
+
+    #[test]
+    fn units_parse() {
+        assert_eq!(parse_number("r", "2000"), Ok(2000.0));
+        assert_eq!(parse_number("r", "1.5k"), Ok(1500.0));
+        assert_eq!(parse_number("r", "2M/s"), Ok(2e6));
+        assert_eq!(parse_number("r", "10,000"), Ok(10_000.0));
+        assert!(parse_number("r", "-5").unwrap_err().contains("negative"));
+        assert!(parse_number("r", "nan").unwrap_err().contains("finite"));
+        assert!(parse_number("r", "lots")
+            .unwrap_err()
+            .contains("not a number"));
+        assert!(close(parse_duration("l", "20ms").unwrap(), 0.02));
+        assert!(close(parse_duration("l", "500us").unwrap(), 500e-6));
+        assert!(close(parse_duration("l", "500µs").unwrap(), 500e-6));
+        assert_eq!(parse_duration("l", "2s"), Ok(2.0));
+        assert_eq!(parse_duration("l", "1h"), Ok(3600.0));
+        assert!(parse_duration("l", "20")
+            .unwrap_err()
+            .contains("needs a unit"));
+        assert!(parse_duration("l", "20 parsecs")
+            .unwrap_err()
+            .contains("unknown unit"));
+        assert!(parse_duration("l", "-1ms")
+            .unwrap_err()
+            .contains("negative"));
+    }
+
+    #[test]
+    fn absurd_workloads_are_refused_with_the_bound() {
+        let p = |rate: &str, life: &str, heap: &str, sw: &str, conc: Option<&str>, st: &str| {
+            Workload::parse(rate, life, heap, sw, conc, st).unwrap_err()
+        };
+        assert!(p("0", "1ms", "0", "0", None, "4K").contains("--rate"));
+        assert!(p("2G", "1ms", "0", "0", None, "4K").contains("1,000,000,000"));
+        assert!(p("1", "25h", "0", "0", None, "4K").contains("one day"));
+        assert!(p("1", "0s", "0", "0", None, "4K").contains("--lifetime"));
+        assert!(p("1", "1ms", "2048T", "0", None, "4K").contains("1 PiB"));
+        assert!(p("1", "1ms", "2XB", "0", None, "4K").contains("--heap"));
+        assert!(p("1", "1ms", "0", "2G", None, "4K").contains("--switches"));
+        assert!(p("1", "1ms", "0", "0", Some("0"), "4K").contains("--concurrent"));
+        assert!(p("1", "1ms", "0", "0", Some("1.5"), "4K").contains("whole"));
+        assert!(p("1", "1ms", "0", "0", None, "0").contains("--stack"));
+        assert!(p("1", "1ms", "0", "0", None, "2G").contains("--stack"));
+        assert!(p("1G", "1h", "0", "0", None, "4K").contains("alive at once"));
+    }
+}

@@ -1,0 +1,428 @@
+//! `tasklab advise` on a fixed results file (tests/data/advise-results.json:
+//! a real quick run trimmed to the figures advise reads, medians replaced by
+//! round numbers): the arithmetic checked exactly, missing figures, and every
+//! kind of bad input. No test measures anything.
+//!
+//! The fixture's figures: fork lifecycle 100 µs / 110 µs / 400 µs / 2 ms /
+//! 16 ms at heaps 0 / 2 MiB / 64 MiB / 512 MiB / 4 GiB (thp=off; a thp=on
+//! point of 150 µs at 64 MiB that must be ignored), pthread_create 20 µs and
+//! posix_spawn 300 µs at every heap, VmPTE 56 / 60 / 188 / 1080 / 8256 KiB;
+//! same-CPU switches: futex_threads 2 µs, futex_processes 3 µs (two_cpus
+//! 40-45 µs, not to be used); async 200 ns; per thread (variant=default):
+//! 8 KiB resident, 16 KiB kernel stack, 4096 bytes of page tables; 2 CPUs.
+
+mod common;
+
+use common::tasklab;
+use predicates::prelude::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+const FIXTURE: &str = "tests/data/advise-results.json";
+const KIB: f64 = 1024.0;
+
+fn advise_json(file: &Path, args: &[&str]) -> Value {
+    let out = tasklab()
+        .arg("advise")
+        .args(args)
+        .arg("--results")
+        .arg(file)
+        .arg("--json")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).expect("advise --json prints JSON")
+}
+
+fn model<'a>(a: &'a Value, name: &str) -> &'a Value {
+    a["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["model"] == name)
+        .unwrap_or_else(|| panic!("no model {name} in {a}"))
+}
+
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+/// A copy of the fixture with `edit` applied, in `dir`.
+fn edited(dir: &Path, name: &str, edit: impl FnOnce(&mut Value)) -> PathBuf {
+    let mut v: Value = serde_json::from_slice(&std::fs::read(FIXTURE).unwrap()).unwrap();
+    edit(&mut v);
+    let p = dir.join(name);
+    std::fs::write(&p, serde_json::to_vec(&v).unwrap()).unwrap();
+    p
+}
+
+fn drop_experiment(v: &mut Value, name: &str) {
+    v["experiments"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|e| e["name"] != name);
+}
+
+#[test]
+fn a_thousand_forks_of_100_us_are_a_tenth_of_a_cpu() {
+    let a = advise_json(
+        Path::new(FIXTURE),
+        &["--rate", "1000", "--heap", "0", "--switches", "0"],
+    );
+    assert_eq!(a["cpus"], 2);
+    let p = model(&a, "process");
+    assert_eq!(num(&p["create_ns"]), 100_000.0);
+    assert!(close(num(&p["cpu_share"]), 0.10), "{p}");
+    assert!(close(num(&p["cpu_percent"]), 10.0), "{p}");
+    assert_eq!(p["keeps_up"], true);
+    assert_eq!(p["create_from"]["experiment"], "spawn.heap");
+    assert_eq!(p["create_from"]["metric"], "lifecycle_ns");
+    assert_eq!(p["create_from"]["labels"], "method=fork thp=off");
+    // 1000 x 20 µs = 2%; 1000 hand-offs x 2 µs = 0.2%; 1000 x 200 ns = 0.02%;
+    // 1000 x 300 µs = 30%.
+    assert!(close(num(&model(&a, "thread")["cpu_share"]), 0.02));
+    assert!(close(num(&model(&a, "pool")["cpu_share"]), 0.002));
+    assert!(close(num(&model(&a, "async")["cpu_share"]), 0.0002));
+    assert!(close(num(&model(&a, "spawn")["cpu_share"]), 0.3));
+}
+
+#[test]
+fn switches_use_the_same_cpu_figures() {
+    let a = advise_json(
+        Path::new(FIXTURE),
+        &["--rate", "1k", "--heap", "0", "--switches", "10k"],
+    );
+    // 1000 x 100 µs + 10,000 x 3 µs (futex_processes, same_cpu) = 0.13.
+    let p = model(&a, "process");
+    assert!(close(num(&p["cpu_share"]), 0.13), "{p}");
+    assert_eq!(
+        p["switch_from"]["labels"],
+        "method=futex_processes placement=same_cpu"
+    );
+    // 1000 x 20 µs + 10,000 x 2 µs (futex_threads, same_cpu) = 0.04.
+    assert!(close(num(&model(&a, "thread")["cpu_share"]), 0.04));
+    // 1000 x 200 ns + 10,000 x 200 ns = 0.0022.
+    assert!(close(num(&model(&a, "async")["cpu_share"]), 0.0022));
+}
+
+#[test]
+fn fork_is_interpolated_between_the_measured_heaps() {
+    // 33 MiB is halfway between 2 MiB (110 µs) and 64 MiB (400 µs): 255 µs.
+    let a = advise_json(
+        Path::new(FIXTURE),
+        &["--rate", "1000", "--heap", "33MiB", "--switches", "0"],
+    );
+    let p = model(&a, "process");
+    assert!(close(num(&p["create_ns"]), 255_000.0), "{p}");
+    assert!(close(num(&p["cpu_share"]), 0.255));
+    let how = p["create_from"]["how"].as_str().unwrap();
+    assert!(how.contains("interpolated") && how.contains("2 MiB") && how.contains("64 MiB"));
+    // Page tables the same way: 60 + (188 - 60) / 2 = 124 KiB per child.
+    let own = 124.0 * KIB;
+    let thread = 16.0 * KIB + 16.0 * KIB + 4096.0;
+    // 1000/s x 10 ms = 10 tasks alive.
+    assert!(close(num(&p["memory_bytes"]), 10.0 * (thread + own)));
+}
+
+#[test]
+fn the_thp_series_is_not_used() {
+    let a = advise_json(Path::new(FIXTURE), &["--heap", "64MiB"]);
+    assert_eq!(num(&model(&a, "process")["create_ns"]), 400_000.0);
+}
+
+#[test]
+fn past_the_largest_heap_fork_is_extrapolated_with_the_fitted_slope() {
+    let a = advise_json(
+        Path::new(FIXTURE),
+        &["--rate", "10", "--heap", "8GiB", "--switches", "0"],
+    );
+    let p = model(&a, "process");
+    let how = p["create_from"]["how"].as_str().unwrap();
+    assert!(
+        how.contains("extrapolated") && how.contains("least-squares"),
+        "{how}"
+    );
+    // The least-squares slope over the five heaps, from the 4 GiB point.
+    let pts = [
+        (0.0, 100_000.0),
+        ((2u64 << 20) as f64, 110_000.0),
+        ((64u64 << 20) as f64, 400_000.0),
+        ((512u64 << 20) as f64, 2_000_000.0),
+        ((4u64 << 30) as f64, 16_000_000.0),
+    ];
+    let n = pts.len() as f64;
+    let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = pts.iter().map(|p| p.1).sum::<f64>() / n;
+    let slope = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>()
+        / pts.iter().map(|p| (p.0 - mx).powi(2)).sum::<f64>();
+    let want = 16_000_000.0 + slope * (4u64 << 30) as f64;
+    assert!(close(num(&p["create_ns"]), want), "{p} vs {want}");
+    assert!(num(&p["create_ns"]) > 16_000_000.0);
+    // A flat curve (pthread_create) is held at its last figure.
+    assert_eq!(num(&model(&a, "thread")["create_ns"]), 20_000.0);
+}
+
+#[test]
+fn memory_follows_the_stated_formulas() {
+    let a = advise_json(
+        Path::new(FIXTURE),
+        &[
+            "--rate",
+            "2000",
+            "--lifetime",
+            "20ms",
+            "--heap",
+            "0",
+            "--stack",
+            "64K",
+        ],
+    );
+    // Little's law: 2000/s x 20 ms = 40 alive.
+    assert_eq!(a["workload"]["concurrent"], 40);
+    assert_eq!(a["workload"]["concurrent_given"], false);
+    let thread = 64.0 * KIB + 16.0 * KIB + 4096.0; // max(64K, 8K) + kernel + PTEs
+    assert!(close(
+        num(&model(&a, "thread")["memory_bytes"]),
+        40.0 * thread
+    ));
+    assert!(close(
+        num(&model(&a, "process")["memory_bytes"]),
+        40.0 * (thread + 56.0 * KIB)
+    ));
+    assert!(close(
+        num(&model(&a, "pool")["memory_bytes"]),
+        2.0 * thread + 40.0 * 64.0 * KIB
+    ));
+    assert!(close(
+        num(&model(&a, "async")["memory_bytes"]),
+        40.0 * 64.0 * KIB
+    ));
+    let s = model(&a, "spawn");
+    assert_eq!(s["memory_lower_bound"], true);
+    assert!(close(num(&s["memory_bytes"]), 40.0 * 16.0 * KIB));
+    assert!(s["memory_basis"].as_str().unwrap().contains("not measured"));
+    // Every kernel-model estimate names the memory.threads figures it used.
+    let from = model(&a, "thread")["memory_from"].as_array().unwrap();
+    assert!(from.iter().all(|f| f["experiment"] == "memory.threads"
+        && f["labels"].as_str().unwrap().contains("variant=default")));
+    assert_eq!(from.len(), 3);
+}
+
+#[test]
+fn a_concurrency_below_littles_law_is_noted() {
+    let a = advise_json(
+        Path::new(FIXTURE),
+        &["--rate", "2000", "--lifetime", "20ms", "--concurrent", "10"],
+    );
+    assert_eq!(a["workload"]["concurrent"], 10);
+    assert!(a["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n.as_str().unwrap().contains("Little's law")));
+}
+
+#[test]
+fn a_model_that_cannot_keep_up_is_flagged() {
+    // 100,000 forks/s x 100 µs = 10 CPUs of overhead on 2 CPUs.
+    let a = advise_json(
+        Path::new(FIXTURE),
+        &["--rate", "100k", "--heap", "0", "--switches", "0"],
+    );
+    let p = model(&a, "process");
+    assert!(close(num(&p["cpu_share"]), 10.0));
+    assert_eq!(p["keeps_up"], false);
+    assert_eq!(model(&a, "thread")["keeps_up"], true);
+    assert!(a["recommendation"]
+        .as_str()
+        .unwrap()
+        .contains("cannot keep up on 2 CPUs: process per task"));
+}
+
+#[test]
+fn the_table_names_every_source_and_recommends() {
+    tasklab()
+        .args(["advise", "--rate", "1000", "--heap", "0", "--switches", "0"])
+        .args(["--results", FIXTURE])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("process per task (fork)")
+                .and(predicate::str::contains("10.0%"))
+                .and(predicate::str::contains(
+                    "spawn.heap lifecycle_ns method=fork thp=off = 100 µs (measured at heap 0 B)",
+                ))
+                .and(predicate::str::contains(
+                    "switch.pingpong switch_ns method=futex_threads placement=same_cpu",
+                ))
+                .and(predicate::str::contains(
+                    "switch.userspace switch_ns variant=async",
+                ))
+                .and(predicate::str::contains(
+                    "memory.threads rss_per_thread_kib",
+                ))
+                .and(predicate::str::contains("Least CPU: async tasks")),
+        );
+}
+
+#[test]
+fn a_missing_figure_is_named_in_its_row() {
+    let d = tempfile::tempdir().unwrap();
+    let f = edited(d.path(), "no-memory.json", |v| {
+        drop_experiment(v, "memory.threads")
+    });
+    let a = advise_json(&f, &["--rate", "1000", "--heap", "0"]);
+    let t = model(&a, "thread");
+    assert!(t["memory_bytes"].is_null());
+    let want = format!(
+        "thread memory not measured in {} (run `tasklab run memory.threads`)",
+        f.display()
+    );
+    assert!(
+        t["missing"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m == &Value::from(want.clone())),
+        "{t}"
+    );
+    // The CPU side does not need memory.threads.
+    assert!(close(
+        num(&t["cpu_share"]),
+        (1000.0 * 20_000.0 + 10_000.0 * 2_000.0) / 1e9
+    ));
+    // And the human output says it too.
+    tasklab()
+        .args(["advise", "--results"])
+        .arg(&f)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(want).and(predicate::str::contains("not measured")));
+}
+
+#[test]
+fn without_spawn_heap_the_methods_figure_stands_in_and_says_so() {
+    let d = tempfile::tempdir().unwrap();
+    let f = edited(d.path(), "no-heap.json", |v| {
+        drop_experiment(v, "spawn.heap")
+    });
+    let a = advise_json(&f, &["--rate", "1000", "--heap", "1GiB", "--switches", "0"]);
+    let p = model(&a, "process");
+    assert_eq!(num(&p["create_ns"]), 90_000.0);
+    assert_eq!(p["create_from"]["experiment"], "spawn.methods");
+    assert!(p["create_from"]["how"]
+        .as_str()
+        .unwrap()
+        .contains("run `tasklab run spawn.heap`"));
+    // Its page tables at the heap are spawn.heap's: missing, said so.
+    assert!(p["memory_bytes"].is_null());
+    assert!(p["missing"][0].as_str().unwrap().contains("spawn.heap"));
+}
+
+#[test]
+fn a_file_with_nothing_usable_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let f = edited(d.path(), "empty.json", |v| {
+        v["experiments"] = Value::Array(vec![])
+    });
+    tasklab()
+        .args(["advise", "--results"])
+        .arg(&f)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("none of the figures advise needs"));
+}
+
+#[test]
+fn foreign_other_version_truncated_and_missing_files_exit_2() {
+    let d = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let p = d.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let fixture = std::fs::read_to_string(FIXTURE).unwrap();
+    let cases = [
+        (
+            write("foreign.json", "{\"hello\": 1}"),
+            "not a tasklab results file",
+        ),
+        (
+            write(
+                "v99.json",
+                &fixture.replacen("\"schema_version\": 1", "\"schema_version\": 99", 1),
+            ),
+            "schema version 99",
+        ),
+        (
+            write("cut.json", &fixture[..fixture.len() / 2]),
+            "truncated",
+        ),
+        (d.path().join("absent.json"), "cannot read"),
+    ];
+    for (path, msg) in cases {
+        tasklab()
+            .args(["advise", "--results"])
+            .arg(&path)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(msg));
+    }
+}
+
+#[test]
+fn bad_workload_figures_exit_2_with_the_bound() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--rate", "-5"], "negative"),
+        (&["--rate", "0"], "--rate"),
+        (&["--rate", "nan"], "finite"),
+        (&["--rate", "2G"], "1,000,000,000"),
+        (&["--rate", "lots"], "not a number"),
+        (&["--lifetime", "2days"], "unknown unit"),
+        (&["--lifetime", "20"], "needs a unit"),
+        (&["--lifetime", "25h"], "one day"),
+        (&["--lifetime", "0ms"], "--lifetime"),
+        (&["--heap", "2048T"], "1 PiB"),
+        (&["--heap", "-1G"], "--heap"),
+        (&["--heap", "12XB"], "unknown size unit"),
+        (&["--switches", "5G"], "--switches"),
+        (&["--concurrent", "0"], "--concurrent"),
+        (&["--stack", "0"], "--stack"),
+        (&["--stack", "4G"], "1 GiB"),
+        (&["--rate", "1M", "--lifetime", "1h"], "alive at once"),
+    ];
+    for (args, msg) in cases {
+        tasklab()
+            .arg("advise")
+            .args(*args)
+            .args(["--results", FIXTURE])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(*msg));
+    }
+}
+
+#[test]
+fn help_shows_the_workload_flags_and_their_defaults() {
+    tasklab()
+        .args(["advise", "--help"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("--rate <N>")
+                .and(predicate::str::contains("[default: 1000]"))
+                .and(predicate::str::contains("--lifetime <T>"))
+                .and(predicate::str::contains("--heap <SIZE>"))
+                .and(predicate::str::contains("--switches <N>"))
+                .and(predicate::str::contains("--concurrent <N>"))
+                .and(predicate::str::contains("--stack <SIZE>"))
+                .and(predicate::str::contains("--results <FILE>"))
+                .and(predicate::str::contains("fresh quick run")),
+        );
+}
