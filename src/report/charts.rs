@@ -92,8 +92,8 @@ fn entry(label: impl Into<String>, color: RGBColor, mark: Mark) -> Entry {
 
 /// Room on the right for the legend, so it never covers a line.
 const LEGEND_W: u32 = 260;
-/// Characters of legend text per line at 13 px.
-const LEGEND_CHARS: usize = 32;
+/// Characters of legend text per line (plotters draws a size-16 font at 13 px).
+const LEGEND_CHARS: usize = 30;
 
 /// A titled SVG canvas of `W`×`h`: the plot on the left, drawn by `draw`,
 /// which returns the legend entries drawn on the right.
@@ -106,7 +106,7 @@ fn framed(
     {
         let root = SVGBackend::with_string(&mut text, (W, h)).into_drawing_area();
         root.fill(&WHITE)?;
-        let root = root.titled(title, (FONT, 20))?;
+        let root = root.titled(title, (FONT, 24))?;
         let (plot, side) = root.split_horizontally(W - LEGEND_W);
         let entries = draw(&plot)?;
         legend(&side, &entries)?;
@@ -133,7 +133,7 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 }
 
 fn legend(area: &DrawingArea<SVGBackend, Shift>, entries: &[Entry]) -> anyhow::Result<()> {
-    let style = TextStyle::from((FONT, 13).into_font())
+    let style = TextStyle::from((FONT, 16).into_font())
         .color(&RGBColor(40, 40, 40))
         .pos(Pos::new(HPos::Left, VPos::Center));
     let mut y = 40;
@@ -290,8 +290,8 @@ fn launch_vs_heap(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             .y_desc("create + reap, median (log scale)")
             .x_label_formatter(&|v| fmt_short_size(*v))
             .y_label_formatter(&|v| fmt_ns(*v))
-            .label_style((FONT, 13))
-            .axis_desc_style((FONT, 14))
+            .label_style((FONT, 16))
+            .axis_desc_style((FONT, 17))
             .light_line_style(RGBColor(240, 240, 240))
             .draw()?;
         for ((method, thp), pts) in &lines {
@@ -415,8 +415,8 @@ fn switch_by_placement(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                 .y_label_formatter(&|v| fmt_ns(*v))
                 .x_desc("mechanism (threads or processes handing a token back and forth)")
                 .y_desc("per switch, median (log scale)")
-                .label_style((FONT, 13))
-                .axis_desc_style((FONT, 14))
+                .label_style((FONT, 16))
+                .axis_desc_style((FONT, 17))
                 .light_line_style(RGBColor(240, 240, 240))
                 .draw()?;
             let floor = y.start;
@@ -501,8 +501,8 @@ fn indirect_vs_working_set(e: &ExperimentResult) -> anyhow::Result<Option<Chart>
             .y_desc("per switch, median")
             .x_label_formatter(&|v| fmt_short_size(*v))
             .y_label_formatter(&|v| fmt_ns(*v))
-            .label_style((FONT, 13))
-            .axis_desc_style((FONT, 14))
+            .label_style((FONT, 16))
+            .axis_desc_style((FONT, 17))
             .light_line_style(RGBColor(240, 240, 240))
             .draw()?;
         let (a, b) = (color(0), color(3));
@@ -611,7 +611,7 @@ fn thread_memory(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                     .find(|(_, d)| top >= 2.0 * d)
                     .unwrap_or(("bytes", 1.0));
                 let mut c = ChartBuilder::on(area)
-                    .caption(panels[p], (FONT, 15))
+                    .caption(panels[p], (FONT, 18))
                     .margin(10)
                     .x_label_area_size(40)
                     .y_label_area_size(56)
@@ -622,8 +622,8 @@ fn thread_memory(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                     .x_labels(4)
                     .y_labels(6)
                     .x_label_formatter(&|v| super::group_digits(v.round() as i64))
-                    .label_style((FONT, 12))
-                    .axis_desc_style((FONT, 13))
+                    .label_style((FONT, 15))
+                    .axis_desc_style((FONT, 16))
                     .light_line_style(RGBColor(240, 240, 240))
                     .draw()?;
                 for (i, v) in variants.iter().enumerate() {
@@ -723,8 +723,8 @@ fn speedup(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                 }
             })
             .y_label_formatter(&|v| format!("{v:.1}x"))
-            .label_style((FONT, 13))
-            .axis_desc_style((FONT, 14))
+            .label_style((FONT, 16))
+            .axis_desc_style((FONT, 17))
             .light_line_style(RGBColor(240, 240, 240))
             .draw()?;
         let grey = RGBColor(90, 90, 90);

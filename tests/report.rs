@@ -1,0 +1,375 @@
+//! The report exporters on a fixed results file (a real quick run, samples
+//! thinned): Markdown and CSV snapshots, a self-contained HTML page, valid
+//! SVG charts with labelled axes, the seed table's reasons, the findings'
+//! arithmetic; and the bad inputs of `tasklab report`.
+
+mod common;
+
+use common::tasklab;
+use predicates::prelude::*;
+use std::path::{Path, PathBuf};
+use tasklab::results::RunResults;
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-results.json")
+}
+
+fn results() -> RunResults {
+    RunResults::read(&fixture()).expect("the fixture reads")
+}
+
+/// Renders the fixture into a fresh folder; returns it and stdout.
+fn render(extra: &[&str]) -> (tempfile::TempDir, String) {
+    let d = tempfile::tempdir().unwrap();
+    let out = tasklab()
+        .arg("report")
+        .arg(fixture())
+        .arg("--out")
+        .arg(d.path())
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (d, String::from_utf8(out.stdout).unwrap())
+}
+
+fn read(d: &Path, name: &str) -> String {
+    std::fs::read_to_string(d.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+const CHARTS: [&str; 5] = [
+    "chart-launch-vs-heap.svg",
+    "chart-switch-placement.svg",
+    "chart-switch-indirect.svg",
+    "chart-thread-memory.svg",
+    "chart-speedup.svg",
+];
+
+#[test]
+fn the_report_folder_has_every_file_and_a_copy_of_the_results() {
+    let (d, stdout) = render(&[]);
+    for f in CHARTS
+        .iter()
+        .chain(&["report.md", "report.html", "results.json"])
+    {
+        assert!(d.path().join(f).is_file(), "{f} missing");
+    }
+    assert_eq!(
+        RunResults::read(&d.path().join("results.json")).unwrap(),
+        results()
+    );
+    // The terminal shows the tables, as `run` does.
+    assert!(stdout.contains("spawn.heap"), "{stdout}");
+    assert!(stdout.contains("ours/seed"));
+}
+
+#[test]
+fn markdown_matches_its_snapshot() {
+    let (d, stdout) = render(&["--markdown"]);
+    let md = read(d.path(), "report.md");
+    insta::assert_snapshot!("report_md", md);
+    // On the terminal the same document, with chart links into the folder.
+    let prefix = format!("]({}/chart-speedup.svg)", d.path().display());
+    assert!(stdout.contains(&prefix), "{stdout}");
+}
+
+#[test]
+fn csv_matches_its_snapshot_and_round_trips_every_median() {
+    let (_d, stdout) = render(&["--csv"]);
+    insta::assert_snapshot!("report_csv", stdout);
+    let r = results();
+    let mut rows = csv::Reader::from_reader(stdout.as_bytes());
+    let head = rows.headers().unwrap().clone();
+    let col = |n: &str| head.iter().position(|h| h == n).unwrap();
+    let metrics: Vec<_> = r
+        .experiments
+        .iter()
+        .flat_map(|e| e.metrics.iter().map(move |m| (e, m)))
+        .collect();
+    let records: Vec<csv::StringRecord> = rows.records().map(|x| x.unwrap()).collect();
+    assert_eq!(records.len(), metrics.len());
+    for (rec, (e, m)) in records.iter().zip(metrics) {
+        assert_eq!(&rec[col("experiment")], e.name);
+        assert_eq!(&rec[col("metric")], m.name);
+        let median: f64 = rec[col("median")].parse().unwrap();
+        assert_eq!(median, m.summary.median, "{} {}", e.name, m.name);
+        assert_eq!(rec[col("n")].parse::<usize>().unwrap(), m.summary.n);
+    }
+}
+
+#[test]
+fn html_is_one_self_contained_page_with_every_chart_inline() {
+    let (d, _) = render(&[]);
+    let html = read(d.path(), "report.html");
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert_eq!(html.matches("<figure>").count(), CHARTS.len());
+    assert_eq!(html.matches("<svg").count(), CHARTS.len());
+    assert!(!html.contains("<?xml"), "an inline SVG kept its XML prolog");
+    // Nothing fetched: no scripts, no external styles, images or links.
+    for bad in [
+        "<script",
+        "<link",
+        "<img",
+        "src=\"http",
+        "href=\"http",
+        "url(",
+    ] {
+        assert!(!html.contains(bad), "{bad} in report.html");
+    }
+    // The summary first, then one section per group, each linked from the top.
+    let summary = html.find("id=\"summary\"").unwrap();
+    for g in [
+        "yardstick",
+        "spawn",
+        "switch",
+        "memory",
+        "parallel",
+        "seeds",
+        "environment",
+    ] {
+        let at = html
+            .find(&format!("id=\"{g}\""))
+            .unwrap_or_else(|| panic!("no section {g}"));
+        assert!(at > summary, "{g} before the summary");
+        assert!(
+            html.contains(&format!("href=\"#{g}\"")),
+            "{g} not in the nav"
+        );
+    }
+    assert!(html.find("class=\"summary\"").unwrap() < html.find("id=\"yardstick\"").unwrap());
+}
+
+#[test]
+fn every_chart_is_valid_svg_with_labelled_axes_and_legends() {
+    let (d, _) = render(&[]);
+    let expect: [(&str, &[&str]); 5] = [
+        (
+            CHARTS[0],
+            &[
+                "parent's heap",
+                "create + reap",
+                "fork",
+                "pthread_create",
+                "seed 000",
+            ],
+        ),
+        (
+            CHARTS[1],
+            &["per switch", "mechanism", "same cpu", "two cpus"],
+        ),
+        (CHARTS[2], &["working set", "per switch", "bare switch"]),
+        (
+            CHARTS[3],
+            &["threads", "GiB", "resident", "default (8 MiB stack)"],
+        ),
+        (
+            CHARTS[4],
+            &["workers", "speedup", "ideal on 2 CPUs", "Amdahl", "fork"],
+        ),
+    ];
+    for (file, words) in expect {
+        let svg = read(d.path(), file);
+        let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let text: Vec<String> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| n.text().map(|t| t.trim().to_string()))
+            .collect();
+        let all = text.join(" | ");
+        for w in words {
+            assert!(all.contains(w), "{file}: no '{w}' in {all}");
+        }
+        // Units on the axes: times read as ns/µs/ms, sizes as B/KiB/MiB/GiB.
+        assert!(
+            text.iter().any(|t| t.ends_with("µs")
+                || t.ends_with("ms")
+                || t.ends_with("iB")
+                || t.ends_with('x')),
+            "{file}: no unit on any tick"
+        );
+    }
+}
+
+#[test]
+fn the_seed_table_lists_every_seed_figure_and_explains_the_far_ones() {
+    let r = results();
+    let t = tasklab::report::seeds::table(&r);
+    let seeded: usize = r
+        .experiments
+        .iter()
+        .map(|e| e.metrics.iter().filter(|m| m.seed.is_some()).count())
+        .sum();
+    assert!(seeded > 10);
+    assert_eq!(t.rows.len(), seeded);
+    let ratio_col = t.head.iter().position(|h| h == "ours/seed").unwrap();
+    let why_col = t.head.iter().position(|h| h == "why they differ").unwrap();
+    let mut explained = 0;
+    for row in &t.rows {
+        let ratio: f64 = row[ratio_col].trim_end_matches('x').parse().unwrap();
+        let far = !(0.5..=2.0).contains(&ratio);
+        assert_eq!(!row[why_col].is_empty(), far, "{row:?}");
+        explained += far as usize;
+    }
+    assert!(
+        explained > 0,
+        "this virtualised run has figures far from the seeds'"
+    );
+    // A cold single-call seed figure is explained by its method.
+    let cold = t
+        .rows
+        .iter()
+        .find(|r| r[0] == "spawn.cold" && !r[why_col].is_empty())
+        .expect("a far spawn.cold row");
+    assert!(cold[why_col].contains("single"), "{cold:?}");
+}
+
+#[test]
+fn the_summary_findings_are_computed_from_the_medians() {
+    let r = results();
+    let heads = tasklab::report::headlines::headlines(&r);
+    let e = r
+        .experiments
+        .iter()
+        .find(|e| e.name == "spawn.heap")
+        .unwrap();
+    let at = |method: &str| {
+        e.find(
+            "lifecycle_ns",
+            &[("method", method), ("heap", "2 MiB"), ("thp", "off")],
+        )
+        .unwrap()
+        .summary
+        .median
+    };
+    let ratio = at("fork") / at("pthread_create");
+    let fork = heads.iter().find(|h| h.0 == "spawn").unwrap();
+    assert!(
+        fork.1.starts_with(&format!(
+            "fork is {ratio:.1}x slower than a thread at a 2 MiB heap"
+        )),
+        "{}",
+        fork.1
+    );
+    let sw = r
+        .experiments
+        .iter()
+        .find(|e| e.name == "switch.pingpong")
+        .unwrap();
+    let same = sw
+        .find(
+            "switch_ns",
+            &[("method", "pipe_threads"), ("placement", "same_cpu")],
+        )
+        .unwrap()
+        .summary
+        .median;
+    let line = heads.iter().find(|h| h.0 == "switch").unwrap();
+    assert!(
+        line.1.starts_with(&format!(
+            "a same-CPU switch costs {}",
+            tasklab::report::fmt_ns(same)
+        )),
+        "{}",
+        line.1
+    );
+    let groups: Vec<&str> = heads.iter().map(|h| h.0).collect();
+    for g in ["yardstick", "spawn", "switch", "memory", "parallel"] {
+        assert!(groups.contains(&g), "no headline for {g}");
+    }
+}
+
+#[test]
+fn a_report_of_part_of_a_run_draws_only_what_it_has() {
+    let mut r = results();
+    r.experiments.retain(|e| e.group == "yardstick");
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("results.json");
+    r.write_atomic(&f).unwrap();
+    tasklab().arg("report").arg(&f).assert().success();
+    assert!(d.path().join("report.html").is_file());
+    assert!(!d.path().join("chart-speedup.svg").exists());
+    let md = read(d.path(), "report.md");
+    assert!(
+        md.contains("## Yardsticks") && !md.contains("## Creating tasks"),
+        "{md}"
+    );
+}
+
+#[test]
+fn bad_results_files_and_folders_are_usage_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let p = d.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let full = std::fs::read_to_string(fixture()).unwrap();
+    let cases = [
+        (
+            write("foreign.json", "{\"name\": \"x\"}"),
+            "not a tasklab results file",
+        ),
+        (write("cut.json", &full[..full.len() / 2]), "truncated"),
+        (
+            write(
+                "v9.json",
+                &full.replacen("\"schema_version\":1", "\"schema_version\":9", 1),
+            ),
+            "schema version 9",
+        ),
+        (d.path().join("missing.json"), "cannot read"),
+    ];
+    for (file, msg) in cases {
+        tasklab()
+            .arg("report")
+            .arg(&file)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(msg));
+    }
+    // An output folder under a regular file cannot be created.
+    let blocker = write("plain-file", "");
+    tasklab()
+        .arg("report")
+        .arg(fixture())
+        .arg("--out")
+        .arg(blocker.join("sub"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("output folder"));
+    // --csv and --markdown exclude each other.
+    tasklab()
+        .arg("report")
+        .arg(fixture())
+        .args(["--csv", "--markdown"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn a_run_writes_the_report_folder_and_prints_csv_when_asked() {
+    let d = tempfile::tempdir().unwrap();
+    let out = tasklab()
+        .args(["run", "yardstick.syscall", "--csv", "--out"])
+        .arg(d.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let mut rows = csv::Reader::from_reader(stdout.as_bytes());
+    assert_eq!(&rows.headers().unwrap()[0], "experiment");
+    let recs: Vec<_> = rows.records().map(|r| r.unwrap()).collect();
+    assert_eq!(recs.len(), 1, "{stdout}");
+    assert_eq!(&recs[0][2], "call_ns");
+    for f in ["results.json", "report.md", "report.html"] {
+        assert!(d.path().join(f).is_file(), "{f}");
+    }
+}
