@@ -5,6 +5,7 @@
 //! the run is simply not drawn.
 
 use super::doc::Chart;
+use super::seeds::short_hw;
 use super::{fmt_ns, fmt_short_size};
 use crate::results::{ExperimentResult, Metric, RunResults, Status};
 use plotters::coord::Shift;
@@ -343,17 +344,6 @@ fn launch_vs_heap(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
         caption: "One line per creation method: create a task and reap it, median of warm launches, against the touched heap of the parent (the 0 B heap is in the table, not on a log axis). Dashed: fork with the heap on transparent huge pages. Crosses: the seeds' published figures, on their machines.".into(),
         svg: text,
     }))
-}
-
-/// "Intel Core i7-4771 (Haswell), 2018" -> "i7-4771": the model people know.
-fn short_hw(hw: &str) -> String {
-    let first = hw.split([',', ';', '(']).next().unwrap_or(hw).trim();
-    first
-        .split_whitespace()
-        .rev()
-        .find(|w| w.chars().any(|c| c.is_ascii_digit()))
-        .unwrap_or(first)
-        .to_string()
 }
 
 /// Grouped bars, log y: one group per mechanism, one bar per placement.

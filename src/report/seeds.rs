@@ -73,31 +73,38 @@ pub fn reason(r: &RunResults, m: &Metric, s: &SeedRef, ratio: f64) -> String {
         );
     }
     if slower {
-        if let Some(v) = &env.virtualization {
+        // Page tables and wake-ups are what a hypervisor slows; a copy is not.
+        if let Some(v) = env
+            .virtualization
+            .as_ref()
+            .filter(|_| !m.name.contains("copy"))
+        {
             parts.push(format!(
                 "virtualisation: this is a {v} guest, where page-table updates and cross-CPU wake-ups go through the hypervisor"
             ));
         }
         parts.push(format!(
-            "CPU: the seed ran on {}; here {}{}",
-            s.hardware,
+            "CPU: {}{} here, {} there",
             env.cpu_model,
             r.calibration
                 .measured_mhz
                 .map(|m| format!(" at {m:.0} MHz"))
-                .unwrap_or_default()
+                .unwrap_or_default(),
+            short_hw(&s.hardware)
         ));
     } else if timing {
         parts.push(format!(
-            "CPU and kernel: the seed ran on {}; here {}, Linux {}",
-            s.hardware, env.cpu_model, env.kernel
+            "a newer CPU and kernel: {}, Linux {} here, {} there",
+            env.cpu_model,
+            env.kernel,
+            short_hw(&s.hardware)
         ));
     }
     if !timing {
         parts.push(match m.unit {
             Unit::Kib | Unit::Bytes => format!(
-                "kernel and image: the seed read {} on {}; here Linux {} with tasklab's own process image",
-                s.method, s.hardware, env.kernel
+                "kernel and image: the seed's figure is {}; here Linux {} with tasklab's own process image",
+                s.method, env.kernel
             ),
             Unit::Count => format!(
                 "limits: the seed's machine had its own ({}); this one's are in the environment section",
@@ -112,4 +119,30 @@ pub fn reason(r: &RunResults, m: &Metric, s: &SeedRef, ratio: f64) -> String {
         if more { ratio } else { 1.0 / ratio },
         parts.join("; ")
     )
+}
+
+/// "Intel Core i7-4771 (Haswell), 2018" -> "i7-4771": the model people know.
+pub fn short_hw(hw: &str) -> String {
+    let first = hw.split([',', ';', '(']).next().unwrap_or(hw).trim();
+    first
+        .split_whitespace()
+        .rev()
+        .find(|w| w.chars().any(|c| c.is_ascii_digit()))
+        .unwrap_or(first)
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_hw;
+
+    #[test]
+    fn hardware_is_shortened_to_the_model() {
+        assert_eq!(short_hw("Intel Core i7-4771 (Haswell), 2018"), "i7-4771");
+        assert_eq!(
+            short_hw("Intel Core i7-1065G7, 1.3-3.9 GHz, Ubuntu 20.04, Linux 5.4"),
+            "i7-1065G7"
+        );
+        assert_eq!(short_hw("a laptop"), "a laptop");
+    }
 }
