@@ -334,3 +334,38 @@ mod tests {
         assert_eq!(select(&["selftest.crash".into()]).unwrap().len(), 1);
     }
 }
+
+/// Hand-made results for testing analyses without measuring.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+
+    pub fn metric(name: &str, pairs: &[(&str, &str)], v: &[f64]) -> crate::results::Metric {
+        crate::results::Metric {
+            name: name.into(),
+            unit: Unit::Ns,
+            labels: labels(pairs),
+            summary: crate::stats::summarize(v).unwrap(),
+            samples: v.to_vec(),
+            detail: false,
+            seed: None,
+        }
+    }
+
+    pub fn result(metrics: Vec<crate::results::Metric>) -> ExperimentResult {
+        ExperimentResult {
+            name: "test.x".into(),
+            group: "test".into(),
+            summary: String::new(),
+            status: crate::results::Status::Ok,
+            reason: None,
+            duration_s: 0.0,
+            params: Default::default(),
+            metrics,
+            readings: vec![],
+            fits: vec![],
+            findings: vec![],
+            notes: vec![],
+        }
+    }
+}

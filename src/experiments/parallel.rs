@@ -1732,34 +1732,7 @@ mod tests {
         }
     }
 
-    fn metric(name: &str, pairs: &[(&str, &str)], v: &[f64]) -> crate::results::Metric {
-        crate::results::Metric {
-            name: name.into(),
-            unit: Unit::Ns,
-            labels: labels(pairs),
-            summary: crate::stats::summarize(v).unwrap(),
-            samples: v.to_vec(),
-            detail: false,
-            seed: None,
-        }
-    }
-
-    fn result(metrics: Vec<crate::results::Metric>) -> ExperimentResult {
-        ExperimentResult {
-            name: "parallel.x".into(),
-            group: "parallel".into(),
-            summary: String::new(),
-            status: crate::results::Status::Ok,
-            reason: None,
-            duration_s: 0.0,
-            params: Default::default(),
-            metrics,
-            readings: vec![],
-            fits: vec![],
-            findings: vec![],
-            notes: vec![],
-        }
-    }
+    use crate::experiments::testing::{metric, result};
 
     #[test]
     fn the_forktime_finding_names_what_dominates() {
