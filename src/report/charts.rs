@@ -8,6 +8,7 @@ use super::doc::Chart;
 use super::seeds::short_hw;
 use super::{fmt_ns, fmt_short_size};
 use crate::results::{ExperimentResult, Metric, RunResults, Status};
+use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -114,6 +115,25 @@ fn framed(
         root.present()?;
     }
     Ok(text)
+}
+
+/// The plot area every single-panel chart starts from.
+fn plot<'a, 'b>(
+    root: &'a DrawingArea<SVGBackend<'b>, Shift>,
+) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    let mut b = ChartBuilder::on(root);
+    b.margin(14).x_label_area_size(48).y_label_area_size(78);
+    b
+}
+
+/// The fonts and grid every chart shares.
+fn mesh_style<'m, 'a, 'b, X: Ranged, Y: Ranged, DB: DrawingBackend>(
+    m: &'m mut MeshStyle<'a, 'b, X, Y, DB>,
+    size: u32,
+) -> &'m mut MeshStyle<'a, 'b, X, Y, DB> {
+    m.label_style((FONT, size))
+        .axis_desc_style((FONT, size + 1))
+        .light_line_style(RGBColor(240, 240, 240))
 }
 
 /// Greedy word wrap for legend labels.
@@ -275,26 +295,19 @@ fn launch_vs_heap(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     .expect("points");
     let text = framed("Launch time vs the parent's memory image", H, |root| {
         let mut legend = Vec::new();
-        let mut c = ChartBuilder::on(root)
-            .margin(14)
-            .x_label_area_size(48)
-            .y_label_area_size(78)
-            .build_cartesian_2d(
-                x.clone()
-                    .log_scale()
-                    .base(2.0)
-                    .with_key_points(log_ticks(&x, 2.0)),
-                y.clone().log_scale().with_key_points(log_ticks(&y, 10.0)),
-            )?;
-        c.configure_mesh()
-            .x_desc("parent's heap, touched (log scale)")
+        let mut c = plot(root).build_cartesian_2d(
+            x.clone()
+                .log_scale()
+                .base(2.0)
+                .with_key_points(log_ticks(&x, 2.0)),
+            y.clone().log_scale().with_key_points(log_ticks(&y, 10.0)),
+        )?;
+        let mut mesh = c.configure_mesh();
+        mesh.x_desc("parent's heap, touched (log scale)")
             .y_desc("create + reap, median (log scale)")
             .x_label_formatter(&|v| fmt_short_size(*v))
-            .y_label_formatter(&|v| fmt_ns(*v))
-            .label_style((FONT, 16))
-            .axis_desc_style((FONT, 17))
-            .light_line_style(RGBColor(240, 240, 240))
-            .draw()?;
+            .y_label_formatter(&|v| fmt_ns(*v));
+        mesh_style(&mut mesh, 16).draw()?;
         for ((method, thp), pts) in &lines {
             let i = order.iter().position(|o| o == method).unwrap_or(0);
             let col = color(i);
@@ -382,33 +395,26 @@ fn switch_by_placement(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
         H,
         |root| {
             let mut legend = Vec::new();
-            let mut c = ChartBuilder::on(root)
-                .margin(14)
-                .x_label_area_size(48)
-                .y_label_area_size(78)
-                .build_cartesian_2d(
-                    -0.5..n - 0.5,
-                    y.clone().log_scale().with_key_points(log_ticks(&y, 10.0)),
-                )?;
-            let names = mechanisms.clone();
-            c.configure_mesh()
-                .disable_x_mesh()
+            let mut c = plot(root).build_cartesian_2d(
+                -0.5..n - 0.5,
+                y.clone().log_scale().with_key_points(log_ticks(&y, 10.0)),
+            )?;
+            let name_at = |v: &f64| {
+                let r = v.round();
+                if (v - r).abs() < 1e-6 && r >= 0.0 {
+                    mechanisms.get(r as usize).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            };
+            let mut mesh = c.configure_mesh();
+            mesh.disable_x_mesh()
                 .x_labels(mechanisms.len() * 2 + 1)
-                .x_label_formatter(&|v| {
-                    let r = v.round();
-                    if (v - r).abs() < 1e-6 && r >= 0.0 {
-                        names.get(r as usize).cloned().unwrap_or_default()
-                    } else {
-                        String::new()
-                    }
-                })
+                .x_label_formatter(&name_at)
                 .y_label_formatter(&|v| fmt_ns(*v))
                 .x_desc("mechanism (threads or processes handing a token back and forth)")
-                .y_desc("per switch, median (log scale)")
-                .label_style((FONT, 16))
-                .axis_desc_style((FONT, 17))
-                .light_line_style(RGBColor(240, 240, 240))
-                .draw()?;
+                .y_desc("per switch, median (log scale)");
+            mesh_style(&mut mesh, 16).draw()?;
             let floor = y.start;
             for (j, place) in placements.iter().enumerate() {
                 let col = color(j);
@@ -475,26 +481,19 @@ fn indirect_vs_working_set(e: &ExperimentResult) -> anyhow::Result<Option<Chart>
     let ymin = indirect.iter().map(|p| p.1).fold(0.0f64, f64::min) * 1.15;
     let text = framed("Indirect cost of a switch vs working set", H, |root| {
         let mut legend = Vec::new();
-        let mut c = ChartBuilder::on(root)
-            .margin(14)
-            .x_label_area_size(48)
-            .y_label_area_size(78)
-            .build_cartesian_2d(
-                x.clone()
-                    .log_scale()
-                    .base(2.0)
-                    .with_key_points(log_ticks(&x, 2.0)),
-                ymin..ymax,
-            )?;
-        c.configure_mesh()
-            .x_desc("memory each task walks between switches (log scale)")
+        let mut c = plot(root).build_cartesian_2d(
+            x.clone()
+                .log_scale()
+                .base(2.0)
+                .with_key_points(log_ticks(&x, 2.0)),
+            ymin..ymax,
+        )?;
+        let mut mesh = c.configure_mesh();
+        mesh.x_desc("memory each task walks between switches (log scale)")
             .y_desc("per switch, median")
             .x_label_formatter(&|v| fmt_short_size(*v))
-            .y_label_formatter(&|v| fmt_ns(*v))
-            .label_style((FONT, 16))
-            .axis_desc_style((FONT, 17))
-            .light_line_style(RGBColor(240, 240, 240))
-            .draw()?;
+            .y_label_formatter(&|v| fmt_ns(*v));
+        mesh_style(&mut mesh, 16).draw()?;
         let (a, b) = (color(0), color(3));
         c.draw_series(LineSeries::new(total.iter().copied(), a.stroke_width(2)))?;
         legend.push(entry(
@@ -606,8 +605,8 @@ fn thread_memory(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                     .x_label_area_size(40)
                     .y_label_area_size(56)
                     .build_cartesian_2d(0.0..nmax * 1.08, 0.0..top / div * 1.12)?;
-                c.configure_mesh()
-                    .x_desc("threads")
+                let mut mesh = c.configure_mesh();
+                mesh.x_desc("threads")
                     .y_desc(unit)
                     .x_labels(4)
                     .y_labels(6)
@@ -696,13 +695,9 @@ fn speedup(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
         * 1.1;
     let text = framed("Speedup of the array average vs workers", H, |root| {
         let mut legend = Vec::new();
-        let mut c = ChartBuilder::on(root)
-            .margin(14)
-            .x_label_area_size(48)
-            .y_label_area_size(64)
-            .build_cartesian_2d(0.8..wmax + 0.2, 0.0..ymax)?;
-        c.configure_mesh()
-            .x_desc("workers (processes, threads or pool tasks)")
+        let mut c = plot(root).build_cartesian_2d(0.8..wmax + 0.2, 0.0..ymax)?;
+        let mut mesh = c.configure_mesh();
+        mesh.x_desc("workers (processes, threads or pool tasks)")
             .y_desc("speedup over serial, median")
             .x_labels(wmax as usize + 1)
             .x_label_formatter(&|v| {
@@ -712,11 +707,8 @@ fn speedup(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                     String::new()
                 }
             })
-            .y_label_formatter(&|v| format!("{v:.1}x"))
-            .label_style((FONT, 16))
-            .axis_desc_style((FONT, 17))
-            .light_line_style(RGBColor(240, 240, 240))
-            .draw()?;
+            .y_label_formatter(&|v| format!("{v:.1}x"));
+        mesh_style(&mut mesh, 16).draw()?;
         let grey = RGBColor(90, 90, 90);
         let steps: Vec<f64> = (0..=100)
             .map(|i| 1.0 + (wmax - 1.0) * i as f64 / 100.0)
