@@ -768,18 +768,25 @@ impl<'a> Picker<'a> {
     /// A lifecycle curve from spawn.heap, else spawn.methods' single figure
     /// standing in (held flat, and saying so).
     fn creation(&mut self, method: &str, figure: &'static str) -> Option<Curve> {
-        if let Some(e) = self.exp("spawn.heap") {
+        let heap = self.exp("spawn.heap");
+        if let Some(e) = heap {
             if let Some(c) = self.heap_curve(e, method, figure) {
                 return Some(c);
             }
         }
+        let absent = match heap {
+            Some(_) => format!(
+                "spawn.heap has no usable {method} figure in {}",
+                self.source
+            ),
+            None => format!("spawn.heap is not in {}", self.source),
+        };
         let e = self.exp("spawn.methods")?;
         let m = e.find("lifecycle_ns", &[("method", method)])?;
         let f = self.check(e, m, NS, figure)?;
         let mut c = Curve::new(&e.name, &m.name, &f.labels, m.unit, vec![(0, f.value)])?;
         c.stand_in = Some(format!(
-            "spawn.heap is not in {}: measured with the worker's own small memory image, not at your heap (run `tasklab run spawn.heap`)",
-            self.source
+            "{absent}: measured with the worker's own small memory image, not at your heap (run `tasklab run spawn.heap`)"
         ));
         Some(c)
     }
@@ -843,13 +850,13 @@ impl<'a> Picker<'a> {
                         "unpinned: the scheduler places both tasks, as a real program's".into()
                     }
                     "two_cpus" => format!(
-                        "{skipped} not usable in {}: two_cpus, a wake-up on the other CPU",
+                        "no usable {skipped} figure in {}: two_cpus, a wake-up on the other CPU",
                         self.source
                     ),
                     _ => {
                         f.floor = true;
                         format!(
-                            "{skipped} not usable in {}: same_cpu, the cheapest placement, so a floor",
+                            "no usable {skipped} figure in {}: same_cpu, the cheapest placement, so a floor",
                             self.source
                         )
                     }
@@ -1115,12 +1122,17 @@ pub fn advise(w: &Workload, c: &Costs) -> Advice {
     // "X not measured in FILE (run ...)", or why the file's figure was not
     // usable.
     let missing = |figures: &[&str], what: &str, exp: &str| {
-        let why: Vec<&str> = c
+        let mut why: Vec<String> = c
             .rejected
             .iter()
             .filter(|r| figures.contains(&r.figure))
-            .map(|r| r.reason.as_str())
+            .map(|r| r.reason.clone())
             .collect();
+        if why.len() > 2 {
+            let more = why.len() - 2;
+            why.truncate(2);
+            why.push(format!("and {more} more alike"));
+        }
         if why.is_empty() {
             format!(
                 "{what} not measured in {} (run `tasklab run {exp}`)",
