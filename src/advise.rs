@@ -9,9 +9,10 @@
 
 use crate::cli::AdviseArgs;
 use crate::experiments::params::{fmt_size, parse_size};
-use crate::report::{fmt_ns, fmt_value, group_digits, table::case};
+use crate::report::{fmt_ns, fmt_short_size, fmt_value, group_digits, table::case};
 use crate::results::{ExperimentResult, Metric, RunResults, RunStatus, Unit};
 use crate::run::UsageError;
+use crate::stats::linear_fit;
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, ContentArrangement, Table};
 use serde::Serialize;
 use std::process::ExitCode;
@@ -112,7 +113,7 @@ impl Workload {
                 fmt_size(MAX_STACK)
             ));
         }
-        let little = rate_per_s * lifetime_s;
+        let little = snap(rate_per_s * lifetime_s);
         let (concurrent, concurrent_given) = match concurrent {
             Some(text) => {
                 let n = parse_number("--concurrent", text)?;
@@ -167,9 +168,10 @@ impl Workload {
         )
     }
 
-    /// Tasks alive at once by Little's law: rate x lifetime.
+    /// Tasks alive at once by Little's law: rate x lifetime, without float
+    /// error near a whole number.
     pub fn little(&self) -> f64 {
-        self.rate_per_s * self.lifetime_s
+        snap(self.rate_per_s * self.lifetime_s)
     }
 
     pub fn describe(&self) -> String {
@@ -190,18 +192,30 @@ impl Workload {
     }
 }
 
-/// A count or rate: `2000`, `1.5k`, `2M`, `1G`, `10,000`, `2000/s`.
+/// A count or rate: `2000`, `1.5k`, `2M`, `1G`, `10,000`, `2000/s`. A comma
+/// only groups digits in threes (`10,000`); `1,5k` is refused, not read as 15k.
 pub fn parse_number(flag: &str, text: &str) -> Result<f64, String> {
     let t = text.trim();
     let t = t.strip_suffix("/s").unwrap_or(t).trim_end();
-    let cleaned: String = t.chars().filter(|c| *c != '_' && *c != ',').collect();
+    let cleaned: String = t.chars().filter(|c| *c != '_').collect();
     let (num, mult) = match cleaned.chars().last() {
         Some('k' | 'K') => (&cleaned[..cleaned.len() - 1], 1e3),
         Some('M') => (&cleaned[..cleaned.len() - 1], 1e6),
         Some('G') => (&cleaned[..cleaned.len() - 1], 1e9),
         _ => (cleaned.as_str(), 1.0),
     };
-    let v: f64 = num.trim().parse().map_err(|_| {
+    let num = num.trim();
+    let num = if num.contains(',') {
+        if !digit_groups(num) {
+            return Err(format!(
+                "{flag}: '{text}': a comma may only separate groups of three digits (10,000); write a decimal with a point (1.5k)"
+            ));
+        }
+        num.replace(',', "")
+    } else {
+        num.to_string()
+    };
+    let v: f64 = num.parse().map_err(|_| {
         format!("{flag}: '{text}' is not a number (e.g. 2000, 1.5k, 2M; suffixes k, M, G)")
     })?;
     if !v.is_finite() {
@@ -211,6 +225,36 @@ pub fn parse_number(flag: &str, text: &str) -> Result<f64, String> {
         return Err(format!("{flag}: '{text}' is negative"));
     }
     Ok(v * mult)
+}
+
+/// `10,000` or `-1,234.5`: commas only between groups of three digits of the
+/// whole part, the first group one to three digits.
+fn digit_groups(num: &str) -> bool {
+    let body = num.strip_prefix(['-', '+']).unwrap_or(num);
+    let (whole, frac) = body.split_once('.').unwrap_or((body, ""));
+    if frac.contains(',') {
+        return false;
+    }
+    let digits = |g: &str| g.chars().all(|c| c.is_ascii_digit());
+    whole.split(',').enumerate().all(|(i, g)| {
+        digits(g)
+            && if i == 0 {
+                (1..=3).contains(&g.len())
+            } else {
+                g.len() == 3
+            }
+    })
+}
+
+/// `x` with float error near a whole number removed (about 1e-9 relative):
+/// 10/s x 0.7 s is 7 tasks, not 7.000000000000001, whose ceiling is 8.
+pub fn snap(x: f64) -> f64 {
+    let r = x.round();
+    if x.is_finite() && (x - r).abs() <= 1e-9 * x.abs() {
+        r
+    } else {
+        x
+    }
 }
 
 /// A duration with its unit: `20ms`, `500us`, `2s`, `1.5min`, `1h`; seconds.
@@ -251,15 +295,23 @@ pub fn parse_duration(flag: &str, text: &str) -> Result<f64, String> {
     Ok(v * scale)
 }
 
+/// A count or rate as the report prints a count.
 fn fmt_count(v: f64) -> String {
-    if v.fract() == 0.0 || v >= 100.0 {
-        group_digits(v.round() as i64)
-    } else {
-        format!("{v:.2}")
-    }
+    fmt_value(snap(v), Unit::Count)
 }
 
 // ------------------------------------------------------------------- costs
+
+/// A figure as advise prints it, one format everywhere: sizes as sizes
+/// (`8.7 KiB` both in a formula and in the figure it came from), the rest
+/// as the report prints them.
+pub fn fmt_figure(v: f64, unit: Unit) -> String {
+    match unit {
+        Unit::Kib => fmt_short_size(v * 1024.0),
+        Unit::Bytes => fmt_short_size(v),
+        _ => fmt_value(v, unit),
+    }
+}
 
 /// One measured figure, named so a reader can find it in the results file.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -274,6 +326,10 @@ pub struct Figure {
     /// (interpolated, extrapolated, a stand-in).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub how: Option<String>,
+    /// Another figure standing in for one that is not measured (`~`).
+    pub stand_in: bool,
+    /// The cheapest case measured, so the real cost is higher (`≥`).
+    pub floor: bool,
 }
 
 impl Figure {
@@ -285,12 +341,19 @@ impl Figure {
             value: m.summary.median,
             unit: m.unit,
             how: None,
+            stand_in: false,
+            floor: false,
         }
     }
 
     fn with_how(mut self, how: impl Into<String>) -> Figure {
         self.how = Some(how.into());
         self
+    }
+
+    /// `≥ `, `~` or nothing, for a table cell.
+    pub fn mark(&self) -> &'static str {
+        mark(self.stand_in, self.floor)
     }
 
     /// `spawn.heap lifecycle_ns method=fork thp=off = 400 µs (how)`.
@@ -301,7 +364,7 @@ impl Figure {
             self.metric,
             if self.labels.is_empty() { "" } else { " " },
             self.labels,
-            fmt_value(self.value, self.unit)
+            fmt_figure(self.value, self.unit)
         );
         if let Some(h) = &self.how {
             s.push_str(&format!(" ({h})"));
@@ -309,6 +372,24 @@ impl Figure {
         s
     }
 }
+
+/// `~` for a stand-in, `≥ ` for a floor.
+fn mark(stand_in: bool, floor: bool) -> &'static str {
+    if stand_in {
+        "~"
+    } else if floor {
+        "≥ "
+    } else {
+        ""
+    }
+}
+
+/// Past this many times the largest measured heap, an extrapolated figure
+/// gets a note saying so.
+pub const FAR_BEYOND: f64 = 4.0;
+/// A curve is extrapolated past its largest heap only when a straight line
+/// fits it at least this well (and rises); otherwise it is held flat.
+pub const MIN_R2: f64 = 0.9;
 
 /// A figure measured at several parent heap sizes (spawn.heap).
 #[derive(Clone, Debug, PartialEq)]
@@ -346,13 +427,38 @@ impl Curve {
     }
 
     fn show(&self, (heap, v): (u64, f64)) -> String {
-        format!("heap {}: {}", fmt_size(heap), fmt_value(v, self.unit))
+        format!("heap {}: {}", fmt_size(heap), fmt_figure(v, self.unit))
+    }
+
+    /// The largest measured heap.
+    pub fn largest(&self) -> u64 {
+        self.points.last().expect("never empty").0
+    }
+
+    /// How many times the largest measured heap `heap` is, when that is more
+    /// than [`FAR_BEYOND`] (infinite when only heap 0 was measured).
+    pub fn far_beyond(&self, heap: u64) -> Option<f64> {
+        if self.stand_in.is_some() {
+            return None;
+        }
+        let largest = self.largest();
+        if heap <= largest {
+            return None;
+        }
+        let r = if largest == 0 {
+            f64::INFINITY
+        } else {
+            heap as f64 / largest as f64
+        };
+        (r > FAR_BEYOND).then_some(r)
     }
 
     /// The value at `heap`: measured there, else linear in heap bytes between
     /// the measured neighbours; below the smallest measured heap, clamped to
-    /// it; past the largest, extrapolated with the least-squares slope over
-    /// every measured heap (held flat when that slope is not positive).
+    /// it; past the largest, extrapolated from the largest with the
+    /// least-squares slope over every measured heap when that line fits well
+    /// (r² ≥ [`MIN_R2`]) and rises, else held at the largest heap's figure:
+    /// noise is not growth.
     pub fn at(&self, heap: u64) -> Figure {
         let fig = |value: f64, how: String| Figure {
             experiment: self.experiment.clone(),
@@ -361,6 +467,8 @@ impl Curve {
             value,
             unit: self.unit,
             how: Some(how),
+            stand_in: self.stand_in.is_some(),
+            floor: false,
         };
         let pts = &self.points;
         if let Some(why) = &self.stand_in {
@@ -392,44 +500,71 @@ impl Curve {
             );
         }
         let last = *pts.last().expect("never empty");
-        let slope = ls_slope(pts);
-        if pts.len() < 2 || slope <= 0.0 {
+        let far = match self.far_beyond(heap) {
+            Some(r) if r.is_finite() => {
+                format!("; an extrapolation to {r:.0}x the largest measured heap")
+            }
+            Some(_) => "; an extrapolation from heap 0 alone".into(),
+            None => String::new(),
+        };
+        let xs: Vec<f64> = pts.iter().map(|p| p.0 as f64).collect();
+        let ys: Vec<f64> = pts.iter().map(|p| p.1).collect();
+        let gib = (1u64 << 30) as f64;
+        let rises =
+            |n: usize| linear_fit(&xs[..n], &ys[..n]).filter(|f| f.slope > 0.0 && f.r2 >= MIN_R2);
+        let n = pts.len();
+        let Some(f) = linear_fit(&xs, &ys) else {
             return fig(
                 last.1,
                 format!(
-                    "past the largest measured heap, {}; held there: no growth with the heap was measured",
+                    "past the only measured heap, {}; held there: no growth with the heap was measured",
+                    self.show(last)
+                ),
+            );
+        };
+        let fit = format!(
+            "least-squares slope over {n} heaps {} per GiB, r² = {:.2}",
+            fmt_value(f.slope * gib, self.unit),
+            f.r2
+        );
+        if rises(n).is_none() {
+            return fig(
+                last.1,
+                format!(
+                    "past the largest measured heap, {}; held there: no growth with the heap was measured ({fit}; extrapolated only when rising with r² ≥ {MIN_R2})",
                     self.show(last)
                 ),
             );
         }
-        let v = last.1 + slope * (heap - last.0) as f64;
+        // The heaps are spread geometrically, so the largest one alone can
+        // make a good-looking line out of noise: the rise must show without
+        // it too.
+        if n >= 3 && rises(n - 1).is_none() {
+            return fig(
+                last.1,
+                format!(
+                    "past the largest measured heap, {}; held there: the {fit} rests on that heap alone, the smaller heaps show no rise (noise, not growth)",
+                    self.show(last)
+                ),
+            );
+        }
         fig(
-            v,
+            last.1 + f.slope * (heap - last.0) as f64,
             format!(
-                "extrapolated past the largest measured heap, {}, with the least-squares slope over {} heaps: {} per GiB",
-                self.show(last),
-                pts.len(),
-                fmt_value(slope * (1u64 << 30) as f64, self.unit)
+                "extrapolated past the largest measured heap, {}, with the {fit}{far}",
+                self.show(last)
             ),
         )
     }
 }
 
-/// Least-squares slope of y over x.
-fn ls_slope(pts: &[(u64, f64)]) -> f64 {
-    let n = pts.len() as f64;
-    if pts.len() < 2 {
-        return 0.0;
-    }
-    let mx = pts.iter().map(|p| p.0 as f64).sum::<f64>() / n;
-    let my = pts.iter().map(|p| p.1).sum::<f64>() / n;
-    let sxy: f64 = pts.iter().map(|p| (p.0 as f64 - mx) * (p.1 - my)).sum();
-    let sxx: f64 = pts.iter().map(|p| (p.0 as f64 - mx).powi(2)).sum();
-    if sxx > 0.0 {
-        sxy / sxx
-    } else {
-        0.0
-    }
+/// A figure advise read from the results file and could not use.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Rejected {
+    /// Which of the [`Costs`] it was for (`fork`, `switch_threads`, ...).
+    pub figure: &'static str,
+    /// The figure and what is wrong with it.
+    pub reason: String,
 }
 
 /// The measured costs advise needs; `None` where the results lack one.
@@ -442,19 +577,30 @@ pub struct Costs {
     pub fork: Option<Curve>,
     pub thread: Option<Curve>,
     pub spawn: Option<Curve>,
+    /// fork + execve of the tiny static program posix_spawn starts: the
+    /// like-for-like comparison for posix_spawn.
+    pub fork_exec: Option<Curve>,
+    /// vfork + execve where measured, else vfork alone (its labels say which).
+    pub vfork: Option<Curve>,
     /// The parent's page tables (VmPTE, KiB) vs its heap: what a forked
     /// child copies.
     pub process_pte: Option<Curve>,
-    /// One blocking hand-off, same CPU (switch.pingpong).
+    /// One blocking hand-off (switch.pingpong): the unpinned placement, else
+    /// two_cpus, else same_cpu (then marked a floor).
     pub switch_threads: Option<Figure>,
     pub switch_processes: Option<Figure>,
+    /// The same-CPU figures, the cheapest a hand-off gets: shown as floors.
+    pub switch_threads_floor: Option<Figure>,
+    pub switch_processes_floor: Option<Figure>,
     /// One user-space switch (switch.userspace).
     pub switch_async: Option<Figure>,
-    /// Per blocked thread (memory.threads): resident KiB, kernel stack KiB,
-    /// page-table bytes.
+    /// Per blocked thread (memory.threads, at the largest thread count):
+    /// resident KiB, kernel stack KiB, page-table bytes.
     pub thread_rss: Option<Figure>,
     pub kernel_stack: Option<Figure>,
     pub thread_pte: Option<Figure>,
+    /// Figures in the file that were not usable, and why.
+    pub rejected: Vec<Rejected>,
 }
 
 impl Costs {
@@ -463,6 +609,8 @@ impl Costs {
         self.fork.is_none()
             && self.thread.is_none()
             && self.spawn.is_none()
+            && self.fork_exec.is_none()
+            && self.vfork.is_none()
             && self.process_pte.is_none()
             && self.switch_threads.is_none()
             && self.switch_processes.is_none()
@@ -471,104 +619,362 @@ impl Costs {
             && self.kernel_stack.is_none()
             && self.thread_pte.is_none()
     }
+
+    /// Whether the figure a [`Rejected::figure`] names is there after all
+    /// (another reading of it was usable).
+    fn has(&self, figure: &str) -> bool {
+        match figure {
+            "fork" => self.fork.is_some(),
+            "thread" => self.thread.is_some(),
+            "spawn" => self.spawn.is_some(),
+            "fork_exec" => self.fork_exec.is_some(),
+            "vfork" => self.vfork.is_some(),
+            "process_pte" => self.process_pte.is_some(),
+            "switch_threads" => self.switch_threads.is_some(),
+            "switch_processes" => self.switch_processes.is_some(),
+            "switch_async" => self.switch_async.is_some(),
+            "thread_rss" => self.thread_rss.is_some(),
+            "kernel_stack" => self.kernel_stack.is_some(),
+            "thread_pte" => self.thread_pte.is_some(),
+            _ => false,
+        }
+    }
 }
 
-/// Picks the figures advise needs out of a results file.
+/// What advise accepts for a figure: its unit and a plausible bound.
+#[derive(Clone, Copy, Debug)]
+struct Expect {
+    unit: Unit,
+    max: f64,
+    max_text: &'static str,
+}
+
+const NS: Expect = Expect {
+    unit: Unit::Ns,
+    max: 3.6e12,
+    max_text: "an hour",
+};
+const KIB: Expect = Expect {
+    unit: Unit::Kib,
+    max: (1u64 << 30) as f64,
+    max_text: "1 TiB",
+};
+const BYTES: Expect = Expect {
+    unit: Unit::Bytes,
+    max: (1u64 << 40) as f64,
+    max_text: "1 TiB",
+};
+
+/// Why a value read from a results file cannot be used, or None when it can:
+/// another unit than expected, not finite, negative, a time of zero, or past
+/// a plausible bound.
+fn unusable(value: f64, unit: Unit, want: Expect) -> Option<String> {
+    let raw = |v: f64| {
+        if v.abs() < 1e15 {
+            format!("{v}")
+        } else {
+            format!("{v:e}")
+        }
+    };
+    if unit != want.unit {
+        Some(format!(
+            "its unit is '{}' where '{}' is expected",
+            unit.name(),
+            want.unit.name()
+        ))
+    } else if !value.is_finite() {
+        Some(format!("its median, {value}, is not a finite number"))
+    } else if value < 0.0 {
+        Some(format!(
+            "its median, {} {}, is negative",
+            raw(value),
+            unit.name()
+        ))
+    } else if value == 0.0 && unit == Unit::Ns {
+        Some("its median is 0 ns, not a measured time".into())
+    } else if value > want.max {
+        Some(format!(
+            "its median, {} {}, is above {}: not a plausible figure",
+            raw(value),
+            unit.name(),
+            want.max_text
+        ))
+    } else {
+        None
+    }
+}
+
+/// Picks the figures out of a results file, checking each; what fails a
+/// check is left out, with the reason in [`Costs::rejected`].
+struct Picker<'a> {
+    r: &'a RunResults,
+    source: &'a str,
+    rejected: Vec<Rejected>,
+}
+
+impl<'a> Picker<'a> {
+    fn exp(&self, name: &str) -> Option<&'a ExperimentResult> {
+        self.r.experiments.iter().find(|e| e.name == name)
+    }
+
+    /// The metric's median, or None (and the reason kept) when unusable.
+    fn check(
+        &mut self,
+        e: &ExperimentResult,
+        m: &Metric,
+        want: Expect,
+        figure: &'static str,
+    ) -> Option<Figure> {
+        match unusable(m.summary.median, m.unit, want) {
+            None => Some(Figure::from_metric(&e.name, m)),
+            Some(why) => {
+                self.rejected.push(Rejected {
+                    figure,
+                    reason: format!("{} {} {}: {why}", e.name, m.name, case(m)),
+                });
+                None
+            }
+        }
+    }
+
+    /// `metric` for `method` at every heap of spawn.heap (4 KiB pages).
+    fn heap_curve(
+        &mut self,
+        e: &ExperimentResult,
+        method: &str,
+        figure: &'static str,
+    ) -> Option<Curve> {
+        let mut pts = Vec::new();
+        for m in e
+            .metrics_named("lifecycle_ns")
+            .filter(|m| m.label("method") == Some(method) && thp_off(m.labels.get("thp")))
+        {
+            let Some(heap) = m.label("heap_bytes").and_then(|h| h.parse().ok()) else {
+                continue;
+            };
+            if let Some(f) = self.check(e, m, NS, figure) {
+                pts.push((heap, f.value));
+            }
+        }
+        Curve::new(
+            &e.name,
+            "lifecycle_ns",
+            &format!("method={method} thp=off"),
+            Unit::Ns,
+            pts,
+        )
+    }
+
+    /// A lifecycle curve from spawn.heap, else spawn.methods' single figure
+    /// standing in (held flat, and saying so).
+    fn creation(&mut self, method: &str, figure: &'static str) -> Option<Curve> {
+        let heap = self.exp("spawn.heap");
+        if let Some(e) = heap {
+            if let Some(c) = self.heap_curve(e, method, figure) {
+                return Some(c);
+            }
+        }
+        let absent = match heap {
+            Some(_) => format!(
+                "spawn.heap has no usable {method} figure in {}",
+                self.source
+            ),
+            None => format!("spawn.heap is not in {}", self.source),
+        };
+        let e = self.exp("spawn.methods")?;
+        let m = e.find("lifecycle_ns", &[("method", method)])?;
+        let f = self.check(e, m, NS, figure)?;
+        let mut c = Curve::new(&e.name, &m.name, &f.labels, m.unit, vec![(0, f.value)])?;
+        c.stand_in = Some(format!(
+            "{absent}: measured with the worker's own small memory image, not at your heap (run `tasklab run spawn.heap`)"
+        ));
+        Some(c)
+    }
+
+    /// VmPTE against the heap: the median of the readings at each heap.
+    fn process_pte(&mut self) -> Option<Curve> {
+        let e = self.exp("spawn.heap")?;
+        let mut by_heap: std::collections::BTreeMap<u64, Vec<f64>> = Default::default();
+        for r in e
+            .readings
+            .iter()
+            .filter(|r| r.name == "vm_pte_kib" && thp_off(r.labels.get("thp")))
+        {
+            let Some(heap) = r.labels.get("heap_bytes").and_then(|h| h.parse().ok()) else {
+                continue;
+            };
+            match unusable(r.value, r.unit, KIB) {
+                None => by_heap.entry(heap).or_default().push(r.value),
+                Some(why) => self.rejected.push(Rejected {
+                    figure: "process_pte",
+                    reason: format!(
+                        "{} {} reading at heap {}: {why}",
+                        e.name,
+                        r.name,
+                        fmt_size(heap)
+                    ),
+                }),
+            }
+        }
+        let pts = by_heap
+            .into_iter()
+            .map(|(h, mut v)| (h, median(&mut v)))
+            .collect();
+        Curve::new(&e.name, "vm_pte_kib", "thp=off", Unit::Kib, pts)
+    }
+
+    /// A blocking hand-off: the unpinned placement (the scheduler places both
+    /// tasks, as in a real program), else two_cpus, else same_cpu (marked a
+    /// floor); with the same method's same-CPU figure as the floor.
+    fn switch(
+        &mut self,
+        methods: &[&str],
+        figure: &'static str,
+    ) -> (Option<Figure>, Option<Figure>) {
+        let Some(e) = self.exp("switch.pingpong") else {
+            return (None, None);
+        };
+        let placements = ["unpinned", "two_cpus", "same_cpu"];
+        for (i, place) in placements.iter().enumerate() {
+            for method in methods {
+                let Some(m) = e.find("switch_ns", &[("method", method), ("placement", place)])
+                else {
+                    continue;
+                };
+                let Some(mut f) = self.check(e, m, NS, figure) else {
+                    continue;
+                };
+                let skipped = placements[..i].join(" or ");
+                f.how = Some(match *place {
+                    "unpinned" => {
+                        "unpinned: the scheduler places both tasks, as a real program's".into()
+                    }
+                    "two_cpus" => format!(
+                        "no usable {skipped} figure in {}: two_cpus, a wake-up on the other CPU",
+                        self.source
+                    ),
+                    _ => {
+                        f.floor = true;
+                        format!(
+                            "no usable {skipped} figure in {}: same_cpu, the cheapest placement, so a floor",
+                            self.source
+                        )
+                    }
+                });
+                let floor = if *place == "same_cpu" {
+                    None
+                } else {
+                    e.find(
+                        "switch_ns",
+                        &[("method", method), ("placement", "same_cpu")],
+                    )
+                    .and_then(|m| self.check(e, m, NS, figure))
+                    .map(|mut x| {
+                        x.floor = true;
+                        x
+                    })
+                };
+                return (Some(f), floor);
+            }
+        }
+        (None, None)
+    }
+
+    /// A per-thread figure of memory.threads for the default stack (else the
+    /// small one), at the largest thread count measured: the steadiest.
+    fn per_thread(&mut self, metric: &str, want: Expect, figure: &'static str) -> Option<Figure> {
+        let e = self.exp("memory.threads")?;
+        // The default stack first: the `touch` variant's resident figure
+        // includes the 400 KiB it touches on purpose.
+        for v in ["default", "small"] {
+            let mut ms: Vec<&Metric> = e
+                .metrics_named(metric)
+                .filter(|m| m.label("variant") == Some(v))
+                .collect();
+            ms.sort_by_key(|m| {
+                std::cmp::Reverse(m.label("threads").and_then(|t| t.parse::<u64>().ok()))
+            });
+            for m in ms {
+                if let Some(f) = self.check(e, m, want, figure) {
+                    return Some(f);
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The median of `v` (not empty).
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Picks the figures advise needs out of a results file, checking each.
 pub fn costs_from(r: &RunResults, source: &str) -> Costs {
-    let exp = |name: &str| r.experiments.iter().find(|e| e.name == name);
     let cpus = if r.env.cpus_allowed.is_empty() {
         r.env.cpus_online
     } else {
         r.env.cpus_allowed.len()
     }
     .max(1);
-    let heap = exp("spawn.heap");
-    let methods = exp("spawn.methods");
-    let creation = |method: &str| -> Option<Curve> {
-        if let Some(c) = heap.and_then(|e| heap_curve(e, "lifecycle_ns", method)) {
-            return Some(c);
-        }
-        let e = methods?;
-        let m = e.find("lifecycle_ns", &[("method", method)])?;
-        let mut c = Curve::new(
-            &e.name,
-            &m.name,
-            &case(m),
-            m.unit,
-            vec![(0, m.summary.median)],
-        )?;
-        c.stand_in = Some(format!(
-            "spawn.heap is not in {source}: measured with the worker's own small memory image, not at your heap (run `tasklab run spawn.heap`)"
-        ));
-        Some(c)
+    let mut p = Picker {
+        r,
+        source,
+        rejected: Vec::new(),
     };
-    let process_pte = heap.and_then(|e| {
-        let pts = e
-            .readings
-            .iter()
-            .filter(|r| r.name == "vm_pte_kib" && thp_off(r.labels.get("thp")))
-            .filter_map(|r| Some((r.labels.get("heap_bytes")?.parse().ok()?, r.value)))
-            .collect();
-        Curve::new(&e.name, "vm_pte_kib", "thp=off", Unit::Kib, pts)
+    let fork = p.creation("fork", "fork");
+    let thread = p.creation("pthread_create", "thread");
+    let spawn = p.creation("posix_spawn", "spawn");
+    let heap = p.exp("spawn.heap");
+    let fork_exec = heap.and_then(|e| p.heap_curve(e, "fork_exec_static", "fork_exec"));
+    let vfork = heap.and_then(|e| {
+        p.heap_curve(e, "vfork_exec_static", "vfork")
+            .or_else(|| p.heap_curve(e, "vfork", "vfork"))
     });
-    let pingpong = exp("switch.pingpong");
-    let switch = |prefs: &[&str]| -> Option<Figure> {
-        let e = pingpong?;
-        prefs.iter().find_map(|m| {
-            e.find("switch_ns", &[("method", m), ("placement", "same_cpu")])
-                .map(|x| Figure::from_metric(&e.name, x))
-        })
-    };
-    let switch_async = exp("switch.userspace").and_then(|e| {
+    let process_pte = p.process_pte();
+    let (switch_threads, switch_threads_floor) =
+        p.switch(&["futex_threads", "pipe_threads"], "switch_threads");
+    let (switch_processes, switch_processes_floor) =
+        p.switch(&["futex_processes", "pipe_processes"], "switch_processes");
+    let switch_async = p.exp("switch.userspace").and_then(|e| {
         ["async", "coroutine"].iter().find_map(|v| {
-            e.find("switch_ns", &[("variant", v)])
-                .map(|x| Figure::from_metric(&e.name, x))
+            let m = e.find("switch_ns", &[("variant", v)])?;
+            p.check(e, m, NS, "switch_async")
         })
     });
-    let threads = exp("memory.threads");
-    let per_thread = |metric: &str| -> Option<Figure> {
-        let e = threads?;
-        // The default stack first: the `touch` variant's resident figure
-        // includes the 400 KiB it touches on purpose.
-        ["default", "small"].iter().find_map(|v| {
-            e.find(metric, &[("variant", v)])
-                .map(|x| Figure::from_metric(&e.name, x))
-        })
-    };
+    let thread_rss = p.per_thread("rss_per_thread_kib", KIB, "thread_rss");
+    let kernel_stack = p.per_thread("kernel_stack_per_thread_kib", KIB, "kernel_stack");
+    let thread_pte = p.per_thread("page_tables_per_thread_bytes", BYTES, "thread_pte");
     Costs {
         source: source.into(),
         cpus,
-        fork: creation("fork"),
-        thread: creation("pthread_create"),
-        spawn: creation("posix_spawn"),
+        fork,
+        thread,
+        spawn,
+        fork_exec,
+        vfork,
         process_pte,
-        switch_threads: switch(&["futex_threads", "pipe_threads"]),
-        switch_processes: switch(&["futex_processes", "pipe_processes"]),
+        switch_threads,
+        switch_processes,
+        switch_threads_floor,
+        switch_processes_floor,
         switch_async,
-        thread_rss: per_thread("rss_per_thread_kib"),
-        kernel_stack: per_thread("kernel_stack_per_thread_kib"),
-        thread_pte: per_thread("page_tables_per_thread_bytes"),
+        thread_rss,
+        kernel_stack,
+        thread_pte,
+        rejected: p.rejected,
     }
 }
 
 /// 4 KiB pages: the `thp=off` series, or a file from before THP points.
 fn thp_off(label: Option<&String>) -> bool {
     label.is_none_or(|t| t == "off")
-}
-
-fn heap_curve(e: &ExperimentResult, metric: &str, method: &str) -> Option<Curve> {
-    let pts = e
-        .metrics_named(metric)
-        .filter(|m| m.label("method") == Some(method) && thp_off(m.labels.get("thp")))
-        .filter_map(|m| Some((m.label("heap_bytes")?.parse().ok()?, m.summary.median)))
-        .collect();
-    Curve::new(
-        &e.name,
-        metric,
-        &format!("method={method} thp=off"),
-        Unit::Ns,
-        pts,
-    )
 }
 
 // ------------------------------------------------------------------ advice
@@ -585,10 +991,16 @@ pub struct Row {
     pub create_from: Option<Figure>,
     pub switch_ns: Option<f64>,
     pub switch_from: Option<Figure>,
+    /// The same-CPU switch, the cheapest a hand-off gets (shown, not used).
+    pub switch_floor: Option<Figure>,
     /// (rate x create + switches x switch) / 1e9: 0.1 is 10% of one CPU.
     pub cpu_share: Option<f64>,
     /// The same as a percentage of one CPU: 10.0 is 10%.
     pub cpu_percent: Option<f64>,
+    /// True when the CPU figure rests on a stand-in for an unmeasured one.
+    pub cpu_stand_in: bool,
+    /// True when the CPU figure rests on a floor (the real one is higher).
+    pub cpu_lower_bound: bool,
     /// False when the overhead alone needs more CPUs than the machine has.
     pub keeps_up: Option<bool>,
     pub memory_bytes: Option<f64>,
@@ -598,6 +1010,9 @@ pub struct Row {
     pub memory_from: Vec<Figure>,
     /// True when part of the memory is not measured (the figure is a floor).
     pub memory_lower_bound: bool,
+    /// True when the memory is no measured figure at all, only the workload's
+    /// own (tasks x --stack).
+    pub memory_stand_in: bool,
     /// "X not measured in FILE (run `tasklab run E`)".
     pub missing: Vec<String>,
     pub notes: Vec<String>,
@@ -626,16 +1041,12 @@ fn thread_memory(w: &Workload, c: &Costs) -> Option<(f64, String, Vec<Figure>)> 
     let bytes = stack.max(resident) + kernel + pt.value;
     let basis = format!(
         "max(your stack {}, a blocked thread's resident {}) + kernel stack {} + page tables {}",
-        fmt_bytes(stack),
-        fmt_bytes(resident),
-        fmt_bytes(kernel),
-        fmt_bytes(pt.value)
+        fmt_short_size(stack),
+        fmt_short_size(resident),
+        fmt_short_size(kernel),
+        fmt_short_size(pt.value)
     );
     Some((bytes, basis, vec![rss.clone(), ks.clone(), pt.clone()]))
-}
-
-fn fmt_bytes(b: f64) -> String {
-    fmt_size(b.max(0.0).round() as u64)
 }
 
 /// A share of one CPU as a percentage: `10.0%`.
@@ -658,86 +1069,150 @@ struct Model {
     create_what: &'static str,
 }
 
+const MODELS: [Model; 5] = [
+    Model {
+        model: "process",
+        name: "process per task (fork)",
+        create_what: "fork + exit + reap",
+    },
+    Model {
+        model: "thread",
+        name: "thread per task",
+        create_what: "pthread_create + exit + join",
+    },
+    Model {
+        model: "pool",
+        name: "thread pool",
+        create_what: "a hand-off to a pool thread",
+    },
+    Model {
+        model: "spawn",
+        name: "posix_spawn per program",
+        create_what: "posix_spawn of a tiny program + reap",
+    },
+    Model {
+        model: "async",
+        name: "async tasks",
+        create_what: "spawning a task",
+    },
+];
+
+/// The note for a figure taken far past the largest measured heap.
+fn far_note(what: &str, k: &Curve, heap: u64) -> Option<String> {
+    let r = k.far_beyond(heap)?;
+    let times = if r.is_finite() {
+        format!(
+            "{r:.0}x the largest measured heap ({})",
+            fmt_size(k.largest())
+        )
+    } else {
+        "past heap 0, the only one measured".into()
+    };
+    Some(format!(
+        "{what} at a {} heap is an extrapolation, {times}: measure it with `tasklab run spawn.heap -p spawn.heap.heap_sizes=0,{}`",
+        fmt_size(heap),
+        heap
+    ))
+}
+
 /// The arithmetic: every model's CPU share and memory for `w` from `c`.
 pub fn advise(w: &Workload, c: &Costs) -> Advice {
     let n = w.concurrent as f64;
-    let missing = |what: &str, exp: &str| {
-        format!(
-            "{what} not measured in {} (run `tasklab run {exp}`)",
-            c.source
-        )
+    let tasks = group_digits(w.concurrent as i64);
+    // "X not measured in FILE (run ...)", or why the file's figure was not
+    // usable.
+    let missing = |figures: &[&str], what: &str, exp: &str| {
+        let mut why: Vec<String> = c
+            .rejected
+            .iter()
+            .filter(|r| figures.contains(&r.figure))
+            .map(|r| r.reason.clone())
+            .collect();
+        if why.len() > 2 {
+            let more = why.len() - 2;
+            why.truncate(2);
+            why.push(format!("and {more} more alike"));
+        }
+        if why.is_empty() {
+            format!(
+                "{what} not measured in {} (run `tasklab run {exp}`)",
+                c.source
+            )
+        } else {
+            format!(
+                "{what} not usable in {}, so treated as not measured: {} (run `tasklab run {exp}`)",
+                c.source,
+                why.join("; ")
+            )
+        }
     };
+    const THREAD_MEM: &[&str] = &["thread_rss", "kernel_stack", "thread_pte"];
     let thread_mem = thread_memory(w, c);
     let mut rows = Vec::new();
 
-    let models = [
-        Model {
-            model: "process",
-            name: "process per task (fork)",
-            create_what: "fork + exit + reap",
-        },
-        Model {
-            model: "thread",
-            name: "thread per task",
-            create_what: "pthread_create + exit + join",
-        },
-        Model {
-            model: "pool",
-            name: "thread pool",
-            create_what: "a hand-off to a pool thread",
-        },
-        Model {
-            model: "spawn",
-            name: "posix_spawn per program",
-            create_what: "posix_spawn of a tiny program + reap",
-        },
-        Model {
-            model: "async",
-            name: "async tasks",
-            create_what: "spawning a task",
-        },
-    ];
-    for m in models {
+    for m in &MODELS {
         let mut miss = Vec::new();
         let mut notes = Vec::new();
         // Creation per task.
-        let create: Option<Figure> = match m.model {
-            "process" => c.fork.as_ref().map(|k| k.at(w.heap_bytes)),
-            "thread" => c.thread.as_ref().map(|k| k.at(w.heap_bytes)),
-            "spawn" => c.spawn.as_ref().map(|k| k.at(w.heap_bytes)),
-            "pool" => c
-                .switch_threads
-                .clone()
-                .map(|f| f.with_how("one wake of a blocked pool thread per task")),
-            _ => c
-                .switch_async
-                .clone()
-                .map(|f| f.with_how("spawning a task is not measured: one scheduler hand-off")),
+        let curve = match m.model {
+            "process" => c.fork.as_ref(),
+            "thread" => c.thread.as_ref(),
+            "spawn" => c.spawn.as_ref(),
+            _ => None,
         };
+        let create: Option<Figure> = match m.model {
+            "process" | "thread" | "spawn" => curve.map(|k| k.at(w.heap_bytes)),
+            "pool" => c.switch_threads.clone().map(|f| {
+                let how = format!(
+                    "one wake of an idle pool thread per task: the task is queued by another thread and the pool thread it wakes usually runs on another CPU, so a cross-CPU wake-up{}",
+                    f.how.as_deref().map(|h| format!("; {h}")).unwrap_or_default()
+                );
+                f.with_how(how)
+            }),
+            _ => c.switch_async.clone().map(|mut f| {
+                f.stand_in = true;
+                f.with_how("spawning a task is not measured: one user-space switch stands in")
+            }),
+        };
+        if let Some(note) = curve.and_then(|k| far_note(m.create_what, k, w.heap_bytes)) {
+            notes.push(note);
+        }
         if create.is_none() {
-            let (what, exp) = match m.model {
-                "process" => ("fork creation", "spawn.heap"),
-                "thread" => ("pthread_create creation", "spawn.heap"),
-                "spawn" => ("posix_spawn creation", "spawn.heap"),
-                "pool" => ("the hand-off (futex_threads switch)", "switch.pingpong"),
-                _ => ("the user-space switch", "switch.userspace"),
+            let (key, what, exp) = match m.model {
+                "process" => ("fork", "fork creation", "spawn.heap"),
+                "thread" => ("thread", "pthread_create creation", "spawn.heap"),
+                "spawn" => ("spawn", "posix_spawn creation", "spawn.heap"),
+                "pool" => (
+                    "switch_threads",
+                    "the hand-off (futex_threads switch)",
+                    "switch.pingpong",
+                ),
+                _ => ("switch_async", "the user-space switch", "switch.userspace"),
             };
-            miss.push(missing(what, exp));
+            miss.push(missing(&[key], what, exp));
         }
         // Switch.
-        let switch: Option<Figure> = match m.model {
-            "process" | "spawn" => c.switch_processes.clone(),
-            "thread" | "pool" => c.switch_threads.clone(),
-            _ => c.switch_async.clone(),
+        let (switch, switch_floor) = match m.model {
+            "process" | "spawn" => (c.switch_processes.clone(), c.switch_processes_floor.clone()),
+            "thread" | "pool" => (c.switch_threads.clone(), c.switch_threads_floor.clone()),
+            _ => (c.switch_async.clone(), None),
         };
         if switch.is_none() && w.switches_per_s > 0.0 {
-            let (what, exp) = match m.model {
-                "process" | "spawn" => ("the switch between processes", "switch.pingpong"),
-                "thread" | "pool" => ("the switch between threads", "switch.pingpong"),
-                _ => ("the user-space switch", "switch.userspace"),
+            let (key, what, exp) = match m.model {
+                "process" | "spawn" => (
+                    "switch_processes",
+                    "the switch between processes",
+                    "switch.pingpong",
+                ),
+                "thread" | "pool" => (
+                    "switch_threads",
+                    "the switch between threads",
+                    "switch.pingpong",
+                ),
+                _ => ("switch_async", "the user-space switch", "switch.userspace"),
             };
             if !miss.iter().any(|x| x.contains(what)) {
-                miss.push(missing(what, exp));
+                miss.push(missing(&[key], what, exp));
             }
         }
         let cpu_share = match (&create, &switch) {
@@ -747,6 +1222,10 @@ pub fn advise(w: &Workload, c: &Costs) -> Advice {
             (Some(cr), None) if w.switches_per_s == 0.0 => Some(w.rate_per_s * cr.value / 1e9),
             _ => None,
         };
+        let switched =
+            |f: fn(&Figure) -> bool| w.switches_per_s > 0.0 && switch.as_ref().is_some_and(f);
+        let cpu_stand_in = create.as_ref().is_some_and(|f| f.stand_in) || switched(|f| f.stand_in);
+        let cpu_lower_bound = create.as_ref().is_some_and(|f| f.floor) || switched(|f| f.floor);
         let keeps_up = cpu_share.map(|s| s <= c.cpus as f64);
         if keeps_up == Some(false) {
             notes.push(format!(
@@ -758,42 +1237,62 @@ pub fn advise(w: &Workload, c: &Costs) -> Advice {
         // Memory.
         let mut memory_from = Vec::new();
         let mut lower = false;
+        let mut stand_in = false;
         let (memory_bytes, memory_basis) = match m.model {
             "thread" => match &thread_mem {
                 Some((per, basis, figs)) => {
                     memory_from.extend(figs.iter().cloned());
-                    (
-                        Some(n * per),
-                        format!("{} tasks x ({basis})", group_digits(w.concurrent as i64)),
-                    )
+                    (Some(n * per), format!("{tasks} tasks x ({basis})"))
                 }
                 None => {
-                    miss.push(missing("thread memory", "memory.threads"));
+                    miss.push(missing(THREAD_MEM, "thread memory", "memory.threads"));
                     (None, String::new())
                 }
             },
             "process" => {
+                // A forked child has no thread stack of its own to map: it
+                // runs on its copy of the parent's, its own kernel stack, and
+                // its own copy of the parent's page tables.
                 let pte = c.process_pte.as_ref().map(|k| k.at(w.heap_bytes));
-                match (&thread_mem, pte) {
-                    (Some((per, basis, figs)), Some(pte)) => {
+                if let Some(note) = c
+                    .process_pte
+                    .as_ref()
+                    .and_then(|k| far_note("the page tables", k, w.heap_bytes))
+                {
+                    notes.push(note);
+                }
+                match (&c.kernel_stack, pte) {
+                    (Some(ks), Some(pte)) => {
+                        lower = true;
+                        let stack = w.stack_bytes as f64;
+                        let kernel = ks.value * 1024.0;
                         let own = pte.value * 1024.0;
-                        memory_from.extend(figs.iter().cloned());
+                        memory_from.push(ks.clone());
                         memory_from.push(pte);
                         (
-                            Some(n * (per + own)),
+                            Some(n * (stack + kernel + own)),
                             format!(
-                                "{} tasks x ({basis} + its own copy of the parent's page tables {}); pages a child writes are copied too: not counted",
-                                group_digits(w.concurrent as i64),
-                                fmt_bytes(own)
+                                "{tasks} tasks x (your stack {}, copied as the child writes it + kernel stack {} + its own copy of the parent's page tables {}); a floor: the other pages parent or child write after the fork are copied too (copy-on-write), not counted",
+                                fmt_short_size(stack),
+                                fmt_short_size(kernel),
+                                fmt_short_size(own)
                             ),
                         )
                     }
-                    (t, p) => {
-                        if t.is_none() {
-                            miss.push(missing("thread memory", "memory.threads"));
+                    (k, p) => {
+                        if k.is_none() {
+                            miss.push(missing(
+                                &["kernel_stack"],
+                                "the kernel stack per task",
+                                "memory.threads",
+                            ));
                         }
                         if p.is_none() {
-                            miss.push(missing("page tables at your heap (vm_pte_kib)", "spawn.heap"));
+                            miss.push(missing(
+                                &["process_pte"],
+                                "page tables at your heap (vm_pte_kib)",
+                                "spawn.heap",
+                            ));
                         }
                         (None, String::new())
                     }
@@ -806,15 +1305,14 @@ pub fn advise(w: &Workload, c: &Costs) -> Advice {
                     (
                         Some(c.cpus as f64 * per + state),
                         format!(
-                            "{} pool threads x ({basis}) + {} tasks x {} of state",
+                            "{} pool threads x ({basis}) + {tasks} tasks x {} of state",
                             c.cpus,
-                            group_digits(w.concurrent as i64),
                             fmt_size(w.stack_bytes)
                         ),
                     )
                 }
                 None => {
-                    miss.push(missing("thread memory", "memory.threads"));
+                    miss.push(missing(THREAD_MEM, "thread memory", "memory.threads"));
                     (None, String::new())
                 }
             },
@@ -825,25 +1323,30 @@ pub fn advise(w: &Workload, c: &Costs) -> Advice {
                     (
                         Some(n * ks.value * 1024.0),
                         format!(
-                            "{} tasks x kernel stack {} + the program's own image (code, data, stack, page tables): not measured, so this is a floor",
-                            group_digits(w.concurrent as i64),
-                            fmt_bytes(ks.value * 1024.0)
+                            "{tasks} tasks x kernel stack {} + the program's own image (code, data, stack, page tables): not measured, so this is a floor",
+                            fmt_short_size(ks.value * 1024.0)
                         ),
                     )
                 }
                 None => {
-                    miss.push(missing("the kernel stack per task", "memory.threads"));
+                    miss.push(missing(
+                        &["kernel_stack"],
+                        "the kernel stack per task",
+                        "memory.threads",
+                    ));
                     (None, String::new())
                 }
             },
-            _ => (
-                Some(n * w.stack_bytes as f64),
-                format!(
-                    "{} tasks x {} of state (your --stack); no measured figure; the runtime's own threads not counted",
-                    group_digits(w.concurrent as i64),
-                    fmt_size(w.stack_bytes)
-                ),
-            ),
+            _ => {
+                stand_in = true;
+                (
+                    Some(n * w.stack_bytes as f64),
+                    format!(
+                        "{tasks} tasks x {} of state: your --stack, by construction, not a measured figure; the runtime's own threads and allocator not counted",
+                        fmt_size(w.stack_bytes)
+                    ),
+                )
+            }
         };
         if m.model == "pool" && w.concurrent > c.cpus as u64 {
             notes.push(format!(
@@ -861,14 +1364,18 @@ pub fn advise(w: &Workload, c: &Costs) -> Advice {
             create_from: create,
             switch_ns: switch.as_ref().map(|f| f.value),
             switch_from: switch,
+            switch_floor,
             cpu_share,
             cpu_percent: cpu_share.map(|x| x * 100.0),
+            cpu_stand_in,
+            cpu_lower_bound,
             keeps_up,
             memory_per_task_bytes: memory_bytes.map(|b| b / n),
             memory_bytes,
             memory_basis,
             memory_from,
             memory_lower_bound: lower,
+            memory_stand_in: stand_in,
             missing: miss,
             notes,
         });
@@ -876,16 +1383,17 @@ pub fn advise(w: &Workload, c: &Costs) -> Advice {
 
     let mut notes = Vec::new();
     let little = w.little();
-    if w.concurrent_given && (w.concurrent as f64) < little {
+    if w.concurrent_given && (w.concurrent as f64) < little * (1.0 - 1e-9) {
         notes.push(format!(
-            "--concurrent {} is below rate x lifetime = {} (Little's law): that many tasks are alive on average at this rate, so tasks would have to queue or live shorter; the memory uses {}",
-            group_digits(w.concurrent as i64),
+            "--concurrent {tasks} is below rate x lifetime = {} (Little's law): that many tasks are alive on average at this rate, so tasks would have to queue or live shorter; the memory uses {tasks}",
             fmt_count(little),
-            group_digits(w.concurrent as i64)
         ));
     }
+    for r in c.rejected.iter().filter(|r| c.has(r.figure)) {
+        notes.push(format!("ignored in {}: {}", c.source, r.reason));
+    }
     notes.push(
-        "CPU overhead counts creating and switching tasks only, not their own work; switch figures are same-CPU hand-offs (a wake-up on another CPU costs more, see switch.pingpong two_cpus)".into(),
+        "CPU overhead counts creating and switching tasks only, not their own work; kernel switch figures are the unpinned placement (the scheduler places both tasks, as in a real program), else two_cpus: a cross-CPU hand-off's latency, which includes waking the other CPU, so the true CPU cost lies between the same-CPU floor in the basis and this figure".into(),
     );
     let recommendation = recommend(w, c, &rows);
     Advice {
@@ -905,13 +1413,37 @@ fn recommend(w: &Workload, c: &Costs, rows: &[Row]) -> String {
     // posix_spawn starts programs: a different job, compared apart.
     let general = |r: &&Row| r.model != "spawn";
     let by = |a: f64, b: f64| a.total_cmp(&b);
+    let cpu = |r: &Row, share: f64| {
+        format!(
+            "{}{}",
+            mark(r.cpu_stand_in, r.cpu_lower_bound),
+            fmt_share(share)
+        )
+    };
+    // Why a CPU figure is marked, in words.
+    let cpu_why = |r: &Row| -> String {
+        let used = |f: &Option<Figure>| f.as_ref().filter(|f| f.stand_in || f.floor).cloned();
+        match used(&r.create_from).or_else(|| used(&r.switch_from)) {
+            Some(f) if f.stand_in => format!(
+                " (~: {})",
+                f.how.unwrap_or_else(|| "a stand-in figure".into())
+            ),
+            Some(_) => " (≥: only the same-CPU switch is measured, a floor)".into(),
+            None => String::new(),
+        }
+    };
     let cheapest_cpu = rows
         .iter()
         .filter(general)
         .filter_map(|r| Some((r, r.cpu_share?)))
         .min_by(|a, b| by(a.1, b.1));
     if let Some((r, share)) = cheapest_cpu {
-        let mut t = format!("Least CPU: {}, at {} of one CPU", r.name, fmt_share(share));
+        let mut t = format!(
+            "Least CPU: {}, at {} of one CPU{}",
+            r.name,
+            cpu(r, share),
+            cpu_why(r)
+        );
         if r.model == "async" {
             if let Some((k, ks)) = rows
                 .iter()
@@ -922,20 +1454,47 @@ fn recommend(w: &Workload, c: &Costs, rows: &[Row]) -> String {
                 t.push_str(&format!(
                     "; if tasks must block in the kernel, {}, at {}",
                     k.name,
-                    fmt_share(ks)
+                    cpu(k, ks)
                 ));
             }
         }
         s.push(t);
     }
+    let mem = |r: &Row, b: f64| {
+        format!(
+            "{}{}",
+            mark(r.memory_stand_in, r.memory_lower_bound),
+            fmt_short_size(b)
+        )
+    };
     let cheapest_mem = rows
         .iter()
         .filter(general)
-        .filter(|r| !r.memory_lower_bound)
         .filter_map(|r| Some((r, r.memory_bytes?)))
         .min_by(|a, b| by(a.1, b.1));
     if let Some((r, b)) = cheapest_mem {
-        s.push(format!("least memory: {}, {}", r.name, fmt_bytes(b)));
+        let mut t = format!("least memory: {}, {}", r.name, mem(r, b));
+        if r.memory_stand_in || r.memory_lower_bound {
+            t.push_str(if r.memory_stand_in {
+                " (~: tasks x your --stack, not measured)"
+            } else {
+                " (≥: a floor, part not measured)"
+            });
+            if let Some((k, kb)) = rows
+                .iter()
+                .filter(general)
+                .filter(|r| !r.memory_stand_in && !r.memory_lower_bound)
+                .filter_map(|r| Some((r, r.memory_bytes?)))
+                .min_by(|a, b| by(a.1, b.1))
+            {
+                t.push_str(&format!(
+                    ", of fully measured figures {}, {}",
+                    k.name,
+                    fmt_short_size(kb)
+                ));
+            }
+        }
+        s.push(t);
     }
     if let (Some(p), Some(t)) = (row("process"), row("thread")) {
         if let (Some(pc), Some(tc)) = (p.create_ns, t.create_ns) {
@@ -967,14 +1526,35 @@ fn recommend(w: &Workload, c: &Costs, rows: &[Row]) -> String {
             stuck.join(", ")
         ));
     }
-    if let (Some(sp), Some(f)) = (row("spawn"), row("process")) {
-        if let (Some(sc), Some(fc)) = (sp.create_ns, f.create_ns) {
-            s.push(format!(
-                "to start other programs, posix_spawn costs {} per start against {} for the fork alone of fork+exec",
-                fmt_ns(sc),
-                fmt_ns(fc)
-            ));
+    if let Some(sc) = row("spawn").and_then(|r| r.create_ns) {
+        // Like for like: fork + exec of the same tiny static program.
+        let mut t = format!(
+            "to start other programs, posix_spawn costs {} per start",
+            fmt_ns(sc)
+        );
+        match c.fork_exec.as_ref().map(|k| k.at(w.heap_bytes)) {
+            Some(fe) => t.push_str(&format!(
+                " against {} for fork+exec of the same program (spawn.heap fork_exec_static)",
+                fmt_ns(fe.value)
+            )),
+            None => t.push_str(&format!(
+                " (fork+exec of the same program not measured in {})",
+                c.source
+            )),
         }
+        if let Some(k) = &c.vfork {
+            let v = k.at(w.heap_bytes);
+            if k.labels.contains("vfork_exec_static") {
+                t.push_str(&format!(" and {} for vfork+exec", fmt_ns(v.value)));
+            } else {
+                t.push_str(&format!(
+                    "; vfork, which posix_spawn builds on, costs {} without the exec",
+                    fmt_ns(v.value)
+                ));
+            }
+        }
+        t.push_str(&format!(" at a {} heap", fmt_size(w.heap_bytes)));
+        s.push(t);
     }
     if s.is_empty() {
         return "Not enough measured figures to compare the models.".into();
@@ -1002,25 +1582,30 @@ pub fn render(a: &Advice, header: &str) -> String {
         ]);
     let na = "not measured";
     for r in &a.models {
+        let m = mark(r.cpu_stand_in, r.cpu_lower_bound);
         let cpu = match (r.cpu_share, r.keeps_up) {
-            (Some(sh), Some(false)) => format!("{} (cannot keep up)", fmt_share(sh)),
-            (Some(sh), _) => fmt_share(sh),
+            (Some(sh), Some(false)) => format!("{m}{} (cannot keep up)", fmt_share(sh)),
+            (Some(sh), _) => format!("{m}{}", fmt_share(sh)),
             _ => na.into(),
         };
-        let floor = if r.memory_lower_bound { "≥ " } else { "" };
+        let mem = mark(r.memory_stand_in, r.memory_lower_bound);
+        let fig = |f: &Option<Figure>| {
+            f.as_ref()
+                .map_or(na.into(), |f| format!("{}{}", f.mark(), fmt_ns(f.value)))
+        };
         t.add_row(vec![
             Cell::new(r.name),
-            Cell::new(r.create_ns.map_or(na.into(), fmt_ns)).set_alignment(CellAlignment::Right),
-            Cell::new(r.switch_ns.map_or(na.into(), fmt_ns)).set_alignment(CellAlignment::Right),
+            Cell::new(fig(&r.create_from)).set_alignment(CellAlignment::Right),
+            Cell::new(fig(&r.switch_from)).set_alignment(CellAlignment::Right),
             Cell::new(cpu).set_alignment(CellAlignment::Right),
             Cell::new(
                 r.memory_bytes
-                    .map_or(na.into(), |b| format!("{floor}{}", fmt_bytes(b))),
+                    .map_or(na.into(), |b| format!("{mem}{}", fmt_short_size(b))),
             )
             .set_alignment(CellAlignment::Right),
             Cell::new(
                 r.memory_per_task_bytes
-                    .map_or(na.into(), |b| format!("{floor}{}", fmt_bytes(b))),
+                    .map_or(na.into(), |b| format!("{mem}{}", fmt_short_size(b))),
             )
             .set_alignment(CellAlignment::Right),
         ]);
@@ -1029,6 +1614,15 @@ pub fn render(a: &Advice, header: &str) -> String {
     s.push_str(
         "\nCPU overhead = (tasks/s x create + switches/s x switch) / 1e9, as a share of one CPU\n",
     );
+    let marked = a
+        .models
+        .iter()
+        .any(|r| r.cpu_stand_in || r.cpu_lower_bound || r.memory_stand_in || r.memory_lower_bound);
+    if marked {
+        s.push_str(
+            "~ another figure stands in for an unmeasured one; ≥ a floor, part not measured (see the basis)\n",
+        );
+    }
     s.push_str(&format!("\nbasis (medians from {}):\n", a.results));
     // The per-thread memory figures, once: every kernel model uses them.
     let thread_figs: Vec<&Figure> = a
@@ -1055,6 +1649,9 @@ pub fn render(a: &Advice, header: &str) -> String {
         });
         if let Some(f) = &r.switch_from {
             parts.push(format!("switch = {}", f.describe()));
+        }
+        if let Some(f) = &r.switch_floor {
+            parts.push(format!("same-CPU floor = {}", f.describe()));
         }
         if !r.memory_basis.is_empty() {
             let own: Vec<String> = r
@@ -1125,17 +1722,12 @@ pub fn run(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Memory a spawn.heap point must leave free (the experiment's own rule).
-fn heap_margin(total: u64) -> u64 {
-    (1u64 << 30).max(total / 10)
-}
-
 /// Measures only what advise needs, quietly, into a temporary folder.
 fn fresh_run(w: &Workload) -> anyhow::Result<RunResults> {
     let dir = tempfile::tempdir()?;
     let env = crate::run::current_env();
     let available = crate::env::mem_available_bytes().unwrap_or(env.mem_available_bytes);
-    let room = available.saturating_sub(heap_margin(env.mem_total_bytes));
+    let room = available.saturating_sub(crate::experiments::spawn::heap_margin(&env));
     let mut heaps: Vec<u64> = vec![0, 2 << 20, 64 << 20, 512 << 20];
     if w.heap_bytes <= 4 << 30 {
         heaps.push(w.heap_bytes);
@@ -1158,10 +1750,10 @@ fn fresh_run(w: &Workload) -> anyhow::Result<RunResults> {
         names: NEEDED.iter().map(|s| s.to_string()).collect(),
         params: vec![
             format!("spawn.heap.heap_sizes={}", heap_list.join(",")),
-            "spawn.heap.methods=fork,posix_spawn,pthread_create".into(),
+            "spawn.heap.methods=fork,posix_spawn,pthread_create,fork_exec_static,vfork".into(),
             "spawn.heap.thp=false".into(),
             "switch.pingpong.methods=futex_threads,futex_processes".into(),
-            "switch.pingpong.placements=same_cpu".into(),
+            "switch.pingpong.placements=same_cpu,unpinned".into(),
             "switch.userspace.variants=async,coroutine".into(),
             "memory.threads.variants=default".into(),
             "memory.threads.threads=1000".into(),
@@ -1194,6 +1786,8 @@ mod tests {
             value,
             unit,
             how: None,
+            stand_in: false,
+            floor: false,
         }
     }
 
@@ -1209,7 +1803,8 @@ mod tests {
     }
 
     /// Round figures: fork 100 µs at 0 growing to 1.1 ms at 1 GiB, thread
-    /// 20 µs, posix_spawn 300 µs, switches 2/3 µs and 200 ns.
+    /// 20 µs, posix_spawn 300 µs, unpinned switches 2/3 µs (same-CPU floors
+    /// 1 µs) and 200 ns.
     fn costs() -> Costs {
         Costs {
             source: "test.json".into(),
@@ -1233,14 +1828,24 @@ mod tests {
             switch_threads: Some(fig(
                 "switch.pingpong",
                 "switch_ns",
-                "method=futex_threads placement=same_cpu",
+                "method=futex_threads placement=unpinned",
                 2_000.0,
                 Unit::Ns,
             )),
+            switch_threads_floor: Some(Figure {
+                floor: true,
+                ..fig(
+                    "switch.pingpong",
+                    "switch_ns",
+                    "method=futex_threads placement=same_cpu",
+                    1_000.0,
+                    Unit::Ns,
+                )
+            }),
             switch_processes: Some(fig(
                 "switch.pingpong",
                 "switch_ns",
-                "method=futex_processes placement=same_cpu",
+                "method=futex_processes placement=unpinned",
                 3_000.0,
                 Unit::Ns,
             )),
@@ -1272,6 +1877,7 @@ mod tests {
                 4096.0,
                 Unit::Bytes,
             )),
+            ..Default::default()
         }
     }
 
@@ -1366,18 +1972,24 @@ mod tests {
             row(&a, "thread").memory_bytes.unwrap(),
             10.0 * thread
         ));
-        // process: the same + 64 KiB of page tables at heap 0.
+        // process: a floor of your stack + kernel stack + 64 KiB of page
+        // tables at heap 0; no thread stack's page tables, no resident figure.
+        let p = row(&a, "process");
         assert!(close(
-            row(&a, "process").memory_bytes.unwrap(),
-            10.0 * (thread + 64.0 * kib)
+            p.memory_bytes.unwrap(),
+            10.0 * (16.0 * kib + 16.0 * kib + 64.0 * kib)
         ));
+        assert!(p.memory_lower_bound);
+        assert!(p.memory_basis.contains("copy-on-write"));
         // pool: 2 threads + 10 x 16 KiB of state.
         assert!(close(
             row(&a, "pool").memory_bytes.unwrap(),
             2.0 * thread + 10.0 * 16.0 * kib
         ));
-        // async: 10 x 16 KiB.
-        assert!(close(row(&a, "async").memory_bytes.unwrap(), 160.0 * kib));
+        // async: 10 x 16 KiB, by construction: a stand-in.
+        let y = row(&a, "async");
+        assert!(close(y.memory_bytes.unwrap(), 160.0 * kib));
+        assert!(y.memory_stand_in && !y.memory_lower_bound);
         // posix_spawn: a floor of 10 kernel stacks.
         let s = row(&a, "spawn");
         assert!(s.memory_lower_bound);
@@ -1437,8 +2049,9 @@ mod tests {
     fn the_recommendation_names_the_cheapest() {
         let a = advise(&workload("1000", "0", "0"), &costs());
         assert!(
-            a.recommendation
-                .starts_with("Least CPU: async tasks, at 0.020% of one CPU"),
+            a.recommendation.starts_with(
+                "Least CPU: async tasks, at ~0.020% of one CPU (~: spawning a task is not measured"
+            ),
             "{}",
             a.recommendation
         );
@@ -1455,6 +2068,18 @@ mod tests {
         assert!(!w.concurrent_given);
         let w = Workload::parse("1", "1ms", "0", "0", None, "16K").unwrap();
         assert_eq!(w.concurrent, 1);
+        // 10 x 0.7 is 7.000000000000001 in floats: still 7 tasks, not 8.
+        let w = Workload::parse("10", "700ms", "0", "0", None, "16K").unwrap();
+        assert_eq!(w.concurrent, 7);
+        assert_eq!(w.little(), 7.0);
+        let w = Workload::parse("10", "700ms", "0", "0", Some("7"), "16K").unwrap();
+        assert!(!advise(&w, &costs())
+            .notes
+            .iter()
+            .any(|n| n.contains("Little's law")));
+        // A real fraction still rounds up.
+        let w = Workload::parse("10", "750ms", "0", "0", None, "16K").unwrap();
+        assert_eq!(w.concurrent, 8);
         let w = Workload::parse("2000", "20ms", "0", "0", Some("10"), "16K").unwrap();
         assert_eq!(w.concurrent, 10);
         let a = advise(&w, &costs());
@@ -1472,6 +2097,16 @@ mod tests {
         assert_eq!(parse_number("r", "1.5k"), Ok(1500.0));
         assert_eq!(parse_number("r", "2M/s"), Ok(2e6));
         assert_eq!(parse_number("r", "10,000"), Ok(10_000.0));
+        assert_eq!(parse_number("r", "1,234,567.5"), Ok(1_234_567.5));
+        assert_eq!(parse_number("r", "12,500k"), Ok(12_500_000.0));
+        for bad in ["1,5k", "1,0000", ",100", "1,", "1.000,5", "10,00"] {
+            assert!(
+                parse_number("r", bad)
+                    .unwrap_err()
+                    .contains("a comma may only separate groups of three digits"),
+                "{bad}"
+            );
+        }
         assert!(parse_number("r", "-5").unwrap_err().contains("negative"));
         assert!(parse_number("r", "nan").unwrap_err().contains("finite"));
         assert!(parse_number("r", "lots")
@@ -1510,5 +2145,86 @@ mod tests {
         assert!(p("1", "1ms", "0", "0", None, "0").contains("--stack"));
         assert!(p("1", "1ms", "0", "0", None, "2G").contains("--stack"));
         assert!(p("1G", "1h", "0", "0", None, "4K").contains("alive at once"));
+    }
+
+    #[test]
+    fn a_noisy_flat_curve_is_held_flat_past_the_largest_heap() {
+        // pthread_create in a real quick run: noise, with a high last point.
+        let k = Curve::new(
+            "spawn.heap",
+            "lifecycle_ns",
+            "method=pthread_create thp=off",
+            Unit::Ns,
+            vec![
+                (0, 69_340.0),
+                (2 << 20, 83_176.0),
+                (64 << 20, 76_795.0),
+                (512 << 20, 70_322.0),
+                (4 << 30, 166_511.0),
+            ],
+        )
+        .unwrap();
+        let f = k.at(512 << 40);
+        assert_eq!(f.value, 166_511.0, "{f:?}");
+        let how = f.how.unwrap();
+        assert!(
+            how.contains("held there") && how.contains("rests on that heap alone"),
+            "{how}"
+        );
+        // A strong rising line is extrapolated, and far past the largest
+        // heap that is said.
+        let fork = costs().fork.unwrap();
+        let f = fork.at(8 << 30);
+        assert!(close(f.value, 1_100_000.0 + 7.0 * 1_000_000.0));
+        assert!(f.how.unwrap().contains("an extrapolation to 8x"));
+        assert_eq!(fork.far_beyond(4 << 30), None);
+        let a = advise(&workload("10", "8G", "0"), &costs());
+        assert!(row(&a, "process")
+            .notes
+            .iter()
+            .any(|n| n.contains("is an extrapolation, 8x the largest measured heap (1 GiB)")));
+    }
+
+    #[test]
+    fn the_pool_hand_off_and_switches_use_the_cross_cpu_figure_with_the_floor_shown() {
+        let a = advise(&workload("1000", "0", "10k"), &costs());
+        let p = row(&a, "pool");
+        let cr = p.create_from.as_ref().unwrap();
+        assert!(cr.labels.contains("placement=unpinned"));
+        assert!(cr.how.as_deref().unwrap().contains("another CPU"));
+        assert_eq!(
+            p.switch_floor.as_ref().unwrap().labels,
+            "method=futex_threads placement=same_cpu"
+        );
+        assert!(!p.cpu_lower_bound);
+        // Only a same-CPU figure: used, but marked a floor.
+        let mut c = costs();
+        c.switch_threads = c.switch_threads_floor.take();
+        let a = advise(&workload("1000", "0", "10k"), &c);
+        let p = row(&a, "pool");
+        assert!(p.cpu_lower_bound && !p.cpu_stand_in);
+        assert!(close(
+            p.cpu_share.unwrap(),
+            (1000.0 + 10_000.0) * 1_000.0 / 1e9
+        ));
+    }
+
+    #[test]
+    fn unusable_figures_are_named_with_the_reason() {
+        let want = |v: f64, u: Unit, e: Expect| unusable(v, u, e).unwrap_or_default();
+        assert!(want(-100.0, Unit::Ns, NS).contains("-100 ns, is negative"));
+        assert!(want(f64::INFINITY, Unit::Ns, NS).contains("not a finite number"));
+        assert!(want(0.0, Unit::Ns, NS).contains("0 ns"));
+        assert!(want(1e300, Unit::Ns, NS).contains("above an hour"));
+        assert!(want(8.0, Unit::Kib, BYTES).contains("'KiB' where 'bytes' is expected"));
+        assert_eq!(unusable(8.5, Unit::Kib, KIB), None);
+        assert_eq!(unusable(0.0, Unit::Bytes, BYTES), None);
+    }
+
+    #[test]
+    fn one_format_for_a_figure_and_its_formula() {
+        let f = fig("memory.threads", "rss_per_thread_kib", "", 8.68, Unit::Kib);
+        assert!(f.describe().ends_with("= 8.7 KiB"), "{}", f.describe());
+        assert_eq!(fmt_short_size(8.68 * 1024.0), "8.7 KiB");
     }
 }

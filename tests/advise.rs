@@ -5,11 +5,14 @@
 //!
 //! The fixture's figures: fork lifecycle 100 µs / 110 µs / 400 µs / 2 ms /
 //! 16 ms at heaps 0 / 2 MiB / 64 MiB / 512 MiB / 4 GiB (thp=off; a thp=on
-//! point of 150 µs at 64 MiB that must be ignored), pthread_create 20 µs and
-//! posix_spawn 300 µs at every heap, VmPTE 56 / 60 / 188 / 1080 / 8256 KiB;
-//! same-CPU switches: futex_threads 2 µs, futex_processes 3 µs (two_cpus
-//! 40-45 µs, not to be used); async 200 ns; per thread (variant=default):
-//! 8 KiB resident, 16 KiB kernel stack, 4096 bytes of page tables; 2 CPUs.
+//! point of 150 µs at 64 MiB that must be ignored), fork_exec_static 400 µs
+//! above fork at each heap, vfork 50 µs, pthread_create 20 µs and posix_spawn
+//! 300 µs at every heap, VmPTE 56 / 60 / 188 / 1080 / 8256 KiB; switches
+//! unpinned: futex_threads 50 µs, futex_processes 60 µs (two_cpus 40 / 45 µs,
+//! the fallback; same_cpu 2 / 3 µs, the floor); async 200 ns; per thread
+//! (variant=default) at 2000 threads: 8 KiB resident, 16 KiB kernel stack,
+//! 4096 bytes of page tables (at 500 and 1000 threads: 10 KiB, 17 KiB, 8192
+//! bytes, not to be used); 2 CPUs.
 
 mod common;
 
@@ -84,31 +87,89 @@ fn a_thousand_forks_of_100_us_are_a_tenth_of_a_cpu() {
     assert_eq!(p["create_from"]["experiment"], "spawn.heap");
     assert_eq!(p["create_from"]["metric"], "lifecycle_ns");
     assert_eq!(p["create_from"]["labels"], "method=fork thp=off");
-    // 1000 x 20 µs = 2%; 1000 hand-offs x 2 µs = 0.2%; 1000 x 200 ns = 0.02%;
-    // 1000 x 300 µs = 30%.
+    // 1000 x 20 µs = 2%; 1000 cross-CPU hand-offs x 50 µs = 5%; 1000 x
+    // 200 ns = 0.02%; 1000 x 300 µs = 30%.
     assert!(close(num(&model(&a, "thread")["cpu_share"]), 0.02));
-    assert!(close(num(&model(&a, "pool")["cpu_share"]), 0.002));
+    let pool = model(&a, "pool");
+    assert!(close(num(&pool["cpu_share"]), 0.05));
+    assert_eq!(
+        pool["create_from"]["labels"],
+        "method=futex_threads placement=unpinned"
+    );
+    assert!(pool["create_from"]["how"]
+        .as_str()
+        .unwrap()
+        .contains("usually runs on another CPU"));
     assert!(close(num(&model(&a, "async")["cpu_share"]), 0.0002));
     assert!(close(num(&model(&a, "spawn")["cpu_share"]), 0.3));
 }
 
 #[test]
-fn switches_use_the_same_cpu_figures() {
+fn switches_use_the_unpinned_figures_with_the_same_cpu_floor_shown() {
     let a = advise_json(
         Path::new(FIXTURE),
         &["--rate", "1k", "--heap", "0", "--switches", "10k"],
     );
-    // 1000 x 100 µs + 10,000 x 3 µs (futex_processes, same_cpu) = 0.13.
+    // 1000 x 100 µs + 10,000 x 60 µs (futex_processes, unpinned) = 0.7.
     let p = model(&a, "process");
-    assert!(close(num(&p["cpu_share"]), 0.13), "{p}");
+    assert!(close(num(&p["cpu_share"]), 0.7), "{p}");
     assert_eq!(
         p["switch_from"]["labels"],
+        "method=futex_processes placement=unpinned"
+    );
+    assert_eq!(
+        p["switch_floor"]["labels"],
         "method=futex_processes placement=same_cpu"
     );
-    // 1000 x 20 µs + 10,000 x 2 µs (futex_threads, same_cpu) = 0.04.
-    assert!(close(num(&model(&a, "thread")["cpu_share"]), 0.04));
+    assert_eq!(num(&p["switch_floor"]["value"]), 3_000.0);
+    assert_eq!(p["cpu_lower_bound"], false);
+    // 1000 x 20 µs + 10,000 x 50 µs (futex_threads, unpinned) = 0.52.
+    assert!(close(num(&model(&a, "thread")["cpu_share"]), 0.52));
     // 1000 x 200 ns + 10,000 x 200 ns = 0.0022.
     assert!(close(num(&model(&a, "async")["cpu_share"]), 0.0022));
+
+    // Without unpinned figures, two_cpus, saying so.
+    let d = tempfile::tempdir().unwrap();
+    let drop_placement = |v: &mut Value, place: &str| {
+        for e in v["experiments"].as_array_mut().unwrap() {
+            if e["name"] == "switch.pingpong" {
+                e["metrics"]
+                    .as_array_mut()
+                    .unwrap()
+                    .retain(|m| m["labels"]["placement"] != place);
+            }
+        }
+    };
+    let f = edited(d.path(), "no-unpinned.json", |v| {
+        drop_placement(v, "unpinned")
+    });
+    let a = advise_json(&f, &["--rate", "1k", "--heap", "0", "--switches", "10k"]);
+    let t = model(&a, "thread");
+    assert_eq!(
+        t["switch_from"]["labels"],
+        "method=futex_threads placement=two_cpus"
+    );
+    assert!(t["switch_from"]["how"]
+        .as_str()
+        .unwrap()
+        .contains("no usable unpinned figure"));
+    assert!(close(num(&t["cpu_share"]), 0.02 + 0.4));
+    // Only same_cpu: used, and the CPU figure is marked a floor.
+    let f = edited(d.path(), "same-cpu-only.json", |v| {
+        drop_placement(v, "unpinned");
+        drop_placement(v, "two_cpus");
+    });
+    let a = advise_json(&f, &["--rate", "1k", "--heap", "0", "--switches", "10k"]);
+    let t = model(&a, "thread");
+    assert_eq!(t["switch_from"]["floor"], true);
+    assert_eq!(t["cpu_lower_bound"], true);
+    assert!(close(num(&t["cpu_share"]), 0.02 + 0.02));
+    tasklab()
+        .args(["advise", "--rate", "1k", "--heap", "0", "--results"])
+        .arg(&f)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("≥ 4.00%"));
 }
 
 #[test]
@@ -123,11 +184,15 @@ fn fork_is_interpolated_between_the_measured_heaps() {
     assert!(close(num(&p["cpu_share"]), 0.255));
     let how = p["create_from"]["how"].as_str().unwrap();
     assert!(how.contains("interpolated") && how.contains("2 MiB") && how.contains("64 MiB"));
-    // Page tables the same way: 60 + (188 - 60) / 2 = 124 KiB per child.
+    // Page tables the same way: 60 + (188 - 60) / 2 = 124 KiB per child,
+    // with its 16 KiB of stack and 16 KiB kernel stack; a floor.
     let own = 124.0 * KIB;
-    let thread = 16.0 * KIB + 16.0 * KIB + 4096.0;
     // 1000/s x 10 ms = 10 tasks alive.
-    assert!(close(num(&p["memory_bytes"]), 10.0 * (thread + own)));
+    assert!(close(
+        num(&p["memory_bytes"]),
+        10.0 * (16.0 * KIB + 16.0 * KIB + own)
+    ));
+    assert_eq!(p["memory_lower_bound"], true);
 }
 
 #[test]
@@ -191,26 +256,38 @@ fn memory_follows_the_stated_formulas() {
         num(&model(&a, "thread")["memory_bytes"]),
         40.0 * thread
     ));
+    // A forked child: your stack (copied as it writes it) + its kernel stack
+    // + its copy of the parent's page tables, no thread's page tables: a
+    // floor, copy-on-write pages not counted.
+    let p = model(&a, "process");
     assert!(close(
-        num(&model(&a, "process")["memory_bytes"]),
-        40.0 * (thread + 56.0 * KIB)
+        num(&p["memory_bytes"]),
+        40.0 * (64.0 * KIB + 16.0 * KIB + 56.0 * KIB)
     ));
+    assert_eq!(p["memory_lower_bound"], true);
+    assert!(p["memory_basis"]
+        .as_str()
+        .unwrap()
+        .contains("copy-on-write"));
     assert!(close(
         num(&model(&a, "pool")["memory_bytes"]),
         2.0 * thread + 40.0 * 64.0 * KIB
     ));
-    assert!(close(
-        num(&model(&a, "async")["memory_bytes"]),
-        40.0 * 64.0 * KIB
-    ));
+    let y = model(&a, "async");
+    assert!(close(num(&y["memory_bytes"]), 40.0 * 64.0 * KIB));
+    assert_eq!(y["memory_stand_in"], true);
+    assert_eq!(y["create_from"]["stand_in"], true);
+    assert_eq!(y["cpu_stand_in"], true);
     let s = model(&a, "spawn");
     assert_eq!(s["memory_lower_bound"], true);
     assert!(close(num(&s["memory_bytes"]), 40.0 * 16.0 * KIB));
     assert!(s["memory_basis"].as_str().unwrap().contains("not measured"));
-    // Every kernel-model estimate names the memory.threads figures it used.
+    // Every kernel-model estimate names the memory.threads figures it used:
+    // those at the largest thread count measured.
     let from = model(&a, "thread")["memory_from"].as_array().unwrap();
     assert!(from.iter().all(|f| f["experiment"] == "memory.threads"
-        && f["labels"].as_str().unwrap().contains("variant=default")));
+        && f["labels"].as_str().unwrap().contains("variant=default")
+        && f["labels"].as_str().unwrap().contains("threads=2000")));
     assert_eq!(from.len(), 3);
 }
 
@@ -259,8 +336,13 @@ fn the_table_names_every_source_and_recommends() {
                     "spawn.heap lifecycle_ns method=fork thp=off = 100 µs (measured at heap 0 B)",
                 ))
                 .and(predicate::str::contains(
-                    "switch.pingpong switch_ns method=futex_threads placement=same_cpu",
+                    "switch = switch.pingpong switch_ns method=futex_threads placement=unpinned = 50.0 µs",
                 ))
+                .and(predicate::str::contains(
+                    "same-CPU floor = switch.pingpong switch_ns method=futex_threads placement=same_cpu = 2.00 µs",
+                ))
+                .and(predicate::str::contains("~200.0 ns"))
+                .and(predicate::str::contains("~ another figure stands in"))
                 .and(predicate::str::contains(
                     "switch.userspace switch_ns variant=async",
                 ))
@@ -295,7 +377,7 @@ fn a_missing_figure_is_named_in_its_row() {
     // The CPU side does not need memory.threads.
     assert!(close(
         num(&t["cpu_share"]),
-        (1000.0 * 20_000.0 + 10_000.0 * 2_000.0) / 1e9
+        (1000.0 * 20_000.0 + 10_000.0 * 50_000.0) / 1e9
     ));
     // And the human output says it too.
     tasklab()
@@ -379,21 +461,42 @@ fn foreign_other_version_truncated_and_missing_files_exit_2() {
 #[test]
 fn bad_workload_figures_exit_2_with_the_bound() {
     let cases: &[(&[&str], &str)] = &[
-        (&["--rate", "-5"], "negative"),
-        (&["--rate", "0"], "--rate"),
-        (&["--rate", "nan"], "finite"),
+        (&["--rate", "-5"], "--rate: '-5' is negative"),
+        (
+            &["--rate", "0"],
+            "--rate: 0 tasks per second leaves nothing",
+        ),
+        (
+            &["--rate", "1,5k"],
+            "--rate: '1,5k': a comma may only separate groups of three digits",
+        ),
+        (
+            &["--switches", "10,00"],
+            "--switches: '10,00': a comma may only separate groups of three digits",
+        ),
+        (&["--rate", "nan"], "--rate: 'nan' is not a finite number"),
         (&["--rate", "2G"], "1,000,000,000"),
         (&["--rate", "lots"], "not a number"),
         (&["--lifetime", "2days"], "unknown unit"),
         (&["--lifetime", "20"], "needs a unit"),
         (&["--lifetime", "25h"], "one day"),
-        (&["--lifetime", "0ms"], "--lifetime"),
+        (
+            &["--lifetime", "0ms"],
+            "--lifetime: a task lives for some time",
+        ),
         (&["--heap", "2048T"], "1 PiB"),
-        (&["--heap", "-1G"], "--heap"),
+        (&["--heap", "-1G"], "--heap: '-1G': not a size"),
         (&["--heap", "12XB"], "unknown size unit"),
-        (&["--switches", "5G"], "--switches"),
-        (&["--concurrent", "0"], "--concurrent"),
-        (&["--stack", "0"], "--stack"),
+        (
+            &["--switches", "5G"],
+            "--switches: 5G is above 1,000,000,000",
+        ),
+        (
+            &["--concurrent", "0"],
+            "--concurrent: 0: at least one task is alive",
+        ),
+        (&["--concurrent", "1.5"], "not a whole number of tasks"),
+        (&["--stack", "0"], "--stack: a task uses some stack"),
         (&["--stack", "4G"], "1 GiB"),
         (&["--rate", "1M", "--lifetime", "1h"], "alive at once"),
     ];
@@ -425,4 +528,235 @@ fn help_shows_the_workload_flags_and_their_defaults() {
                 .and(predicate::str::contains("--results <FILE>"))
                 .and(predicate::str::contains("fresh quick run")),
         );
+}
+
+#[test]
+fn commas_group_digits_in_threes() {
+    let a = advise_json(Path::new(FIXTURE), &["--rate", "10,000", "--heap", "0"]);
+    assert_eq!(num(&a["workload"]["rate_per_s"]), 10_000.0);
+}
+
+#[test]
+fn littles_law_is_not_thrown_off_by_float_error() {
+    // 10/s x 0.7 s is 7.000000000000001 in floats: 7 tasks, not 8.
+    let a = advise_json(
+        Path::new(FIXTURE),
+        &["--rate", "10", "--lifetime", "700ms", "--heap", "0"],
+    );
+    assert_eq!(a["workload"]["concurrent"], 7);
+    // And a given 7 is not "below Little's law".
+    let a = advise_json(
+        Path::new(FIXTURE),
+        &[
+            "--rate",
+            "10",
+            "--lifetime",
+            "700ms",
+            "--concurrent",
+            "7",
+            "--heap",
+            "0",
+        ],
+    );
+    assert!(!a["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n.as_str().unwrap().contains("Little's law")));
+}
+
+/// Sets the median (and samples) of every metric of `exp` named `metric`
+/// whose labels include `with`.
+fn set_median(v: &mut Value, exp: &str, metric: &str, with: &[(&str, &str)], to: Value) {
+    for e in v["experiments"].as_array_mut().unwrap() {
+        if e["name"] != exp {
+            continue;
+        }
+        for m in e["metrics"].as_array_mut().unwrap() {
+            if m["name"] == metric && with.iter().all(|(k, x)| m["labels"][*k] == *x) {
+                m["summary"]["median"] = to.clone();
+            }
+        }
+    }
+}
+
+#[test]
+fn negative_absurd_and_wrong_unit_figures_are_treated_as_missing_with_the_reason() {
+    let d = tempfile::tempdir().unwrap();
+    let f = edited(d.path(), "bad.json", |v| {
+        // Every fork point negative: no fork figure at all.
+        set_median(
+            v,
+            "spawn.heap",
+            "lifecycle_ns",
+            &[("method", "fork")],
+            (-100_000.0).into(),
+        );
+        set_median(
+            v,
+            "spawn.methods",
+            "lifecycle_ns",
+            &[("method", "fork")],
+            (-1.0).into(),
+        );
+        // An absurd unpinned switch: the two_cpus one is used instead.
+        set_median(
+            v,
+            "switch.pingpong",
+            "switch_ns",
+            &[("method", "futex_threads"), ("placement", "unpinned")],
+            1e300.into(),
+        );
+        // The kernel stack in bytes where KiB is expected.
+        for e in v["experiments"].as_array_mut().unwrap() {
+            if e["name"] == "memory.threads" {
+                for m in e["metrics"].as_array_mut().unwrap() {
+                    if m["name"] == "kernel_stack_per_thread_kib" {
+                        m["unit"] = "bytes".into();
+                    }
+                }
+            }
+        }
+    });
+    let a = advise_json(&f, &["--rate", "1000", "--heap", "0"]);
+    let p = model(&a, "process");
+    assert!(p["create_ns"].is_null() && p["cpu_share"].is_null(), "{p}");
+    let miss = p["missing"].to_string();
+    assert!(
+        miss.contains("fork creation not usable in")
+            && miss.contains("method=fork thp=off: its median, -100000 ns, is negative"),
+        "{miss}"
+    );
+    let t = model(&a, "thread");
+    assert_eq!(
+        t["switch_from"]["labels"],
+        "method=futex_threads placement=two_cpus"
+    );
+    assert!(a["notes"].to_string().contains(
+        "placement=unpinned: its median, 1e300 ns, is above an hour: not a plausible figure"
+    ));
+    assert!(t["memory_bytes"].is_null());
+    assert!(t["missing"]
+        .to_string()
+        .contains("its unit is 'bytes' where 'KiB' is expected"));
+    // The human output prints no negative or infinite share.
+    let out = tasklab()
+        .args(["advise", "--rate", "1000", "--heap", "0", "--results"])
+        .arg(&f)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        !out.contains("-0.") && !out.contains("inf") && !out.contains("NaN"),
+        "{out}"
+    );
+    assert!(out.contains("is negative"));
+
+    // With spawn.methods' fork usable, it stands in, saying why.
+    let f = edited(d.path(), "bad-heap.json", |v| {
+        set_median(
+            v,
+            "spawn.heap",
+            "lifecycle_ns",
+            &[("method", "fork")],
+            (-100_000.0).into(),
+        );
+    });
+    let a = advise_json(&f, &["--rate", "1000", "--heap", "0"]);
+    let p = model(&a, "process");
+    assert_eq!(p["create_from"]["experiment"], "spawn.methods");
+    assert!(p["create_from"]["how"]
+        .as_str()
+        .unwrap()
+        .contains("spawn.heap has no usable fork figure in"));
+    assert!(a["notes"].to_string().contains("is negative"));
+}
+
+#[test]
+fn memory_threads_figures_come_from_the_largest_thread_count() {
+    // Without the 2000-thread figures, the 1000-thread ones (10 KiB
+    // resident, 17 KiB kernel stack, 8192 bytes of page tables).
+    let d = tempfile::tempdir().unwrap();
+    let f = edited(d.path(), "no-2000.json", |v| {
+        for e in v["experiments"].as_array_mut().unwrap() {
+            if e["name"] == "memory.threads" {
+                e["metrics"]
+                    .as_array_mut()
+                    .unwrap()
+                    .retain(|m| m["labels"]["threads"] != "2000");
+            }
+        }
+    });
+    let a = advise_json(&f, &["--rate", "1000", "--heap", "0", "--stack", "4K"]);
+    let t = model(&a, "thread");
+    assert!(close(
+        num(&t["memory_bytes"]),
+        10.0 * (10.0 * KIB + 17.0 * KIB + 8192.0)
+    ));
+    assert!(t["memory_from"][0]["labels"]
+        .as_str()
+        .unwrap()
+        .contains("threads=1000"));
+}
+
+#[test]
+fn several_page_table_readings_at_one_heap_give_their_median() {
+    let d = tempfile::tempdir().unwrap();
+    let f = edited(d.path(), "ptes.json", |v| {
+        for e in v["experiments"].as_array_mut().unwrap() {
+            if e["name"] == "spawn.heap" {
+                let rs = e["readings"].as_array_mut().unwrap();
+                let first = rs[0].clone(); // 56 KiB at heap 0
+                for kib in [100.0, 60.0] {
+                    let mut r = first.clone();
+                    r["value"] = kib.into();
+                    rs.push(r);
+                }
+            }
+        }
+    });
+    // 56, 100, 60 KiB at heap 0: the median, 60.
+    let a = advise_json(&f, &["--rate", "1000", "--heap", "0"]);
+    let p = model(&a, "process");
+    assert_eq!(num(&p["memory_from"][1]["value"]), 60.0);
+    assert!(close(
+        num(&p["memory_bytes"]),
+        10.0 * (16.0 * KIB + 16.0 * KIB + 60.0 * KIB)
+    ));
+}
+
+#[test]
+fn posix_spawn_is_compared_with_fork_exec_of_the_same_program_and_vfork() {
+    let a = advise_json(Path::new(FIXTURE), &["--heap", "64MiB"]);
+    let r = a["recommendation"].as_str().unwrap();
+    assert!(
+        r.contains("posix_spawn costs 300 µs per start against 800 µs for fork+exec of the same program (spawn.heap fork_exec_static)")
+            && r.contains("vfork, which posix_spawn builds on, costs 50.0 µs without the exec at a 64 MiB heap"),
+        "{r}"
+    );
+    assert!(!r.contains("fork alone"));
+}
+
+#[test]
+fn far_past_the_largest_heap_an_extrapolation_is_said_and_noise_is_held() {
+    // The fixture's fork rises cleanly: extrapolated, and at 8x the largest
+    // heap a note says so.
+    let a = advise_json(Path::new(FIXTURE), &["--rate", "10", "--heap", "32GiB"]);
+    let p = model(&a, "process");
+    assert!(p["notes"]
+        .to_string()
+        .contains("is an extrapolation, 8x the largest measured heap (4 GiB)"));
+    // A real run's pthread_create and posix_spawn are noise around a flat
+    // line: held at the largest heap's figure, not grown to seconds.
+    let real = Path::new("tests/data/report-results.json");
+    let a = advise_json(real, &["--rate", "10", "--heap", "512TiB"]);
+    for m in ["thread", "spawn"] {
+        let r = model(&a, m);
+        let how = r["create_from"]["how"].as_str().unwrap();
+        assert!(how.contains("held there"), "{m}: {how}");
+        assert!(num(&r["create_ns"]) < 1e6, "{m}: {r}");
+    }
 }

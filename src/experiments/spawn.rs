@@ -727,7 +727,7 @@ pub static HEAP: Experiment = Experiment {
 };
 
 /// Memory a heap point must leave free, beyond the heap itself.
-fn heap_margin(env: &Env) -> u64 {
+pub fn heap_margin(env: &Env) -> u64 {
     (1u64 << 30).max(env.mem_total_bytes / 10)
 }
 
