@@ -585,13 +585,14 @@ pub struct Costs {
     /// The parent's page tables (VmPTE, KiB) vs its heap: what a forked
     /// child copies.
     pub process_pte: Option<Curve>,
-    /// One blocking hand-off (switch.pingpong): the unpinned placement, else
-    /// two_cpus, else same_cpu (then marked a floor).
+    /// One blocking hand-off's CPU cost (switch.pingpong): the same_cpu
+    /// placement, else a cross-CPU one (an upper bound).
     pub switch_threads: Option<Figure>,
     pub switch_processes: Option<Figure>,
-    /// The same-CPU figures, the cheapest a hand-off gets: shown as floors.
-    pub switch_threads_floor: Option<Figure>,
-    pub switch_processes_floor: Option<Figure>,
+    /// The cross-CPU figures (unpinned, else two_cpus): a hand-off that
+    /// wakes another CPU, shown as latency beside the CPU cost.
+    pub switch_threads_cross_cpu: Option<Figure>,
+    pub switch_processes_cross_cpu: Option<Figure>,
     /// One user-space switch (switch.userspace).
     pub switch_async: Option<Figure>,
     /// Per blocked thread (memory.threads, at the largest thread count):
@@ -823,9 +824,10 @@ impl<'a> Picker<'a> {
         Curve::new(&e.name, "vm_pte_kib", "thp=off", Unit::Kib, pts)
     }
 
-    /// A blocking hand-off: the unpinned placement (the scheduler places both
-    /// tasks, as in a real program), else two_cpus, else same_cpu (marked a
-    /// floor); with the same method's same-CPU figure as the floor.
+    /// A blocking hand-off's CPU cost: the same_cpu placement, where both
+    /// tasks share one CPU and the time is the kernel's switch path, else a
+    /// cross-CPU placement (an upper bound: it includes wake-up latency);
+    /// with the cross-CPU figure beside it, as latency.
     fn switch(
         &mut self,
         methods: &[&str],
@@ -834,47 +836,33 @@ impl<'a> Picker<'a> {
         let Some(e) = self.exp("switch.pingpong") else {
             return (None, None);
         };
-        let placements = ["unpinned", "two_cpus", "same_cpu"];
-        for (i, place) in placements.iter().enumerate() {
+        let placements = ["same_cpu", "unpinned", "two_cpus"];
+        for place in placements {
             for method in methods {
                 let Some(m) = e.find("switch_ns", &[("method", method), ("placement", place)])
                 else {
                     continue;
                 };
-                let Some(mut f) = self.check(e, m, NS, figure) else {
+                let Some(f) = self.check(e, m, NS, figure) else {
                     continue;
                 };
-                let skipped = placements[..i].join(" or ");
-                f.how = Some(match *place {
-                    "unpinned" => {
-                        "unpinned: the scheduler places both tasks, as a real program's".into()
-                    }
-                    "two_cpus" => format!(
-                        "no usable {skipped} figure in {}: two_cpus, a wake-up on the other CPU",
-                        self.source
-                    ),
-                    _ => {
-                        f.floor = true;
-                        format!(
-                            "no usable {skipped} figure in {}: same_cpu, the cheapest placement, so a floor",
-                            self.source
-                        )
-                    }
-                });
-                let floor = if *place == "same_cpu" {
-                    None
+                let f = f.with_how(if place == "same_cpu" {
+                    "same_cpu: both tasks on one CPU, so the time is CPU work, the kernel's switch path".to_string()
                 } else {
-                    e.find(
-                        "switch_ns",
-                        &[("method", method), ("placement", "same_cpu")],
+                    format!(
+                        "no usable same_cpu figure in {}: {place}, which includes waking the other CPU, so an upper bound",
+                        self.source
                     )
-                    .and_then(|m| self.check(e, m, NS, figure))
-                    .map(|mut x| {
-                        x.floor = true;
-                        x
+                });
+                let cross = ["unpinned", "two_cpus"]
+                    .into_iter()
+                    .filter(|p| *p != place)
+                    .find_map(|p| {
+                        let m = e.find("switch_ns", &[("method", method), ("placement", p)])?;
+                        self.check(e, m, NS, figure)
                     })
-                };
-                return (Some(f), floor);
+                    .filter(|_| place == "same_cpu");
+                return (Some(f), cross);
             }
         }
         (None, None)
@@ -938,9 +926,9 @@ pub fn costs_from(r: &RunResults, source: &str) -> Costs {
             .or_else(|| p.heap_curve(e, "vfork", "vfork"))
     });
     let process_pte = p.process_pte();
-    let (switch_threads, switch_threads_floor) =
+    let (switch_threads, switch_threads_cross_cpu) =
         p.switch(&["futex_threads", "pipe_threads"], "switch_threads");
-    let (switch_processes, switch_processes_floor) =
+    let (switch_processes, switch_processes_cross_cpu) =
         p.switch(&["futex_processes", "pipe_processes"], "switch_processes");
     let switch_async = p.exp("switch.userspace").and_then(|e| {
         ["async", "coroutine"].iter().find_map(|v| {
@@ -962,8 +950,8 @@ pub fn costs_from(r: &RunResults, source: &str) -> Costs {
         process_pte,
         switch_threads,
         switch_processes,
-        switch_threads_floor,
-        switch_processes_floor,
+        switch_threads_cross_cpu,
+        switch_processes_cross_cpu,
         switch_async,
         thread_rss,
         kernel_stack,
@@ -991,8 +979,8 @@ pub struct Row {
     pub create_from: Option<Figure>,
     pub switch_ns: Option<f64>,
     pub switch_from: Option<Figure>,
-    /// The same-CPU switch, the cheapest a hand-off gets (shown, not used).
-    pub switch_floor: Option<Figure>,
+    /// A hand-off that wakes another CPU: latency, shown, not costed.
+    pub switch_cross_cpu: Option<Figure>,
     /// (rate x create + switches x switch) / 1e9: 0.1 is 10% of one CPU.
     pub cpu_share: Option<f64>,
     /// The same as a percentage of one CPU: 10.0 is 10%.
@@ -1164,7 +1152,7 @@ pub fn advise(w: &Workload, c: &Costs) -> Advice {
             "process" | "thread" | "spawn" => curve.map(|k| k.at(w.heap_bytes)),
             "pool" => c.switch_threads.clone().map(|f| {
                 let how = format!(
-                    "one wake of an idle pool thread per task: the task is queued by another thread and the pool thread it wakes usually runs on another CPU, so a cross-CPU wake-up{}",
+                    "one wake of an idle pool thread per task: the CPU work of one hand-off (a wake on another CPU takes longer, as latency, not CPU){}",
                     f.how.as_deref().map(|h| format!("; {h}")).unwrap_or_default()
                 );
                 f.with_how(how)
@@ -1192,9 +1180,12 @@ pub fn advise(w: &Workload, c: &Costs) -> Advice {
             miss.push(missing(&[key], what, exp));
         }
         // Switch.
-        let (switch, switch_floor) = match m.model {
-            "process" | "spawn" => (c.switch_processes.clone(), c.switch_processes_floor.clone()),
-            "thread" | "pool" => (c.switch_threads.clone(), c.switch_threads_floor.clone()),
+        let (switch, switch_cross_cpu) = match m.model {
+            "process" | "spawn" => (
+                c.switch_processes.clone(),
+                c.switch_processes_cross_cpu.clone(),
+            ),
+            "thread" | "pool" => (c.switch_threads.clone(), c.switch_threads_cross_cpu.clone()),
             _ => (c.switch_async.clone(), None),
         };
         if switch.is_none() && w.switches_per_s > 0.0 {
@@ -1364,7 +1355,7 @@ pub fn advise(w: &Workload, c: &Costs) -> Advice {
             create_from: create,
             switch_ns: switch.as_ref().map(|f| f.value),
             switch_from: switch,
-            switch_floor,
+            switch_cross_cpu,
             cpu_share,
             cpu_percent: cpu_share.map(|x| x * 100.0),
             cpu_stand_in,
@@ -1393,7 +1384,7 @@ pub fn advise(w: &Workload, c: &Costs) -> Advice {
         notes.push(format!("ignored in {}: {}", c.source, r.reason));
     }
     notes.push(
-        "CPU overhead counts creating and switching tasks only, not their own work; kernel switch figures are the unpinned placement (the scheduler places both tasks, as in a real program), else two_cpus: a cross-CPU hand-off's latency, which includes waking the other CPU, so the true CPU cost lies between the same-CPU floor in the basis and this figure".into(),
+        "CPU overhead counts creating and switching tasks only, not their own work; a kernel switch is costed at its same-CPU figure, the CPU time of the kernel's switch path; a hand-off that wakes a task on another CPU takes longer (the cross-CPU figure in the basis), but the extra is wake-up latency, mostly idle time: it adds to response time, not to CPU load".into(),
     );
     let recommendation = recommend(w, c, &rows);
     Advice {
@@ -1428,7 +1419,7 @@ fn recommend(w: &Workload, c: &Costs, rows: &[Row]) -> String {
                 " (~: {})",
                 f.how.unwrap_or_else(|| "a stand-in figure".into())
             ),
-            Some(_) => " (≥: only the same-CPU switch is measured, a floor)".into(),
+            Some(_) => " (≥: part of it not measured, a floor)".into(),
             None => String::new(),
         }
     };
@@ -1650,8 +1641,11 @@ pub fn render(a: &Advice, header: &str) -> String {
         if let Some(f) = &r.switch_from {
             parts.push(format!("switch = {}", f.describe()));
         }
-        if let Some(f) = &r.switch_floor {
-            parts.push(format!("same-CPU floor = {}", f.describe()));
+        if let Some(f) = &r.switch_cross_cpu {
+            parts.push(format!(
+                "a hand-off to another CPU = {} (latency, not CPU)",
+                f.describe()
+            ));
         }
         if !r.memory_basis.is_empty() {
             let own: Vec<String> = r
@@ -1803,8 +1797,8 @@ mod tests {
     }
 
     /// Round figures: fork 100 µs at 0 growing to 1.1 ms at 1 GiB, thread
-    /// 20 µs, posix_spawn 300 µs, unpinned switches 2/3 µs (same-CPU floors
-    /// 1 µs) and 200 ns.
+    /// 20 µs, posix_spawn 300 µs, same-CPU switches 2/3 µs (a cross-CPU
+    /// hand-off 20 µs) and 200 ns.
     fn costs() -> Costs {
         Costs {
             source: "test.json".into(),
@@ -1828,24 +1822,21 @@ mod tests {
             switch_threads: Some(fig(
                 "switch.pingpong",
                 "switch_ns",
-                "method=futex_threads placement=unpinned",
+                "method=futex_threads placement=same_cpu",
                 2_000.0,
                 Unit::Ns,
             )),
-            switch_threads_floor: Some(Figure {
-                floor: true,
-                ..fig(
-                    "switch.pingpong",
-                    "switch_ns",
-                    "method=futex_threads placement=same_cpu",
-                    1_000.0,
-                    Unit::Ns,
-                )
-            }),
+            switch_threads_cross_cpu: Some(fig(
+                "switch.pingpong",
+                "switch_ns",
+                "method=futex_threads placement=unpinned",
+                20_000.0,
+                Unit::Ns,
+            )),
             switch_processes: Some(fig(
                 "switch.pingpong",
                 "switch_ns",
-                "method=futex_processes placement=unpinned",
+                "method=futex_processes placement=same_cpu",
                 3_000.0,
                 Unit::Ns,
             )),
@@ -2186,26 +2177,21 @@ mod tests {
     }
 
     #[test]
-    fn the_pool_hand_off_and_switches_use_the_cross_cpu_figure_with_the_floor_shown() {
+    fn switches_cost_their_same_cpu_figure_with_the_cross_cpu_latency_shown() {
         let a = advise(&workload("1000", "0", "10k"), &costs());
         let p = row(&a, "pool");
         let cr = p.create_from.as_ref().unwrap();
-        assert!(cr.labels.contains("placement=unpinned"));
-        assert!(cr.how.as_deref().unwrap().contains("another CPU"));
+        assert!(cr.labels.contains("placement=same_cpu"));
+        assert!(cr.how.as_deref().unwrap().contains("latency, not CPU"));
         assert_eq!(
-            p.switch_floor.as_ref().unwrap().labels,
-            "method=futex_threads placement=same_cpu"
+            p.switch_cross_cpu.as_ref().unwrap().labels,
+            "method=futex_threads placement=unpinned"
         );
         assert!(!p.cpu_lower_bound);
-        // Only a same-CPU figure: used, but marked a floor.
-        let mut c = costs();
-        c.switch_threads = c.switch_threads_floor.take();
-        let a = advise(&workload("1000", "0", "10k"), &c);
-        let p = row(&a, "pool");
-        assert!(p.cpu_lower_bound && !p.cpu_stand_in);
+        // The hand-off and every switch at the same-CPU 2 µs, never the 20 µs.
         assert!(close(
             p.cpu_share.unwrap(),
-            (1000.0 + 10_000.0) * 1_000.0 / 1e9
+            (1000.0 + 10_000.0) * 2_000.0 / 1e9
         ));
     }
 

@@ -87,89 +87,71 @@ fn a_thousand_forks_of_100_us_are_a_tenth_of_a_cpu() {
     assert_eq!(p["create_from"]["experiment"], "spawn.heap");
     assert_eq!(p["create_from"]["metric"], "lifecycle_ns");
     assert_eq!(p["create_from"]["labels"], "method=fork thp=off");
-    // 1000 x 20 µs = 2%; 1000 cross-CPU hand-offs x 50 µs = 5%; 1000 x
-    // 200 ns = 0.02%; 1000 x 300 µs = 30%.
+    // 1000 x 20 µs = 2%; 1000 hand-offs x 2 µs (same CPU: the CPU work)
+    // = 0.2%; 1000 x 200 ns = 0.02%; 1000 x 300 µs = 30%.
     assert!(close(num(&model(&a, "thread")["cpu_share"]), 0.02));
     let pool = model(&a, "pool");
-    assert!(close(num(&pool["cpu_share"]), 0.05));
+    assert!(close(num(&pool["cpu_share"]), 0.002));
     assert_eq!(
         pool["create_from"]["labels"],
-        "method=futex_threads placement=unpinned"
+        "method=futex_threads placement=same_cpu"
     );
     assert!(pool["create_from"]["how"]
         .as_str()
         .unwrap()
-        .contains("usually runs on another CPU"));
+        .contains("latency, not CPU"));
     assert!(close(num(&model(&a, "async")["cpu_share"]), 0.0002));
     assert!(close(num(&model(&a, "spawn")["cpu_share"]), 0.3));
 }
 
 #[test]
-fn switches_use_the_unpinned_figures_with_the_same_cpu_floor_shown() {
+fn switches_cost_the_same_cpu_figure_with_the_cross_cpu_latency_shown() {
     let a = advise_json(
         Path::new(FIXTURE),
         &["--rate", "1k", "--heap", "0", "--switches", "10k"],
     );
-    // 1000 x 100 µs + 10,000 x 60 µs (futex_processes, unpinned) = 0.7.
+    // 1000 x 100 µs + 10,000 x 3 µs (futex_processes, same CPU) = 0.13.
     let p = model(&a, "process");
-    assert!(close(num(&p["cpu_share"]), 0.7), "{p}");
+    assert!(close(num(&p["cpu_share"]), 0.13), "{p}");
     assert_eq!(
         p["switch_from"]["labels"],
-        "method=futex_processes placement=unpinned"
-    );
-    assert_eq!(
-        p["switch_floor"]["labels"],
         "method=futex_processes placement=same_cpu"
     );
-    assert_eq!(num(&p["switch_floor"]["value"]), 3_000.0);
+    // The cross-CPU hand-off is shown as latency, never added to the CPU.
+    assert_eq!(
+        p["switch_cross_cpu"]["labels"],
+        "method=futex_processes placement=unpinned"
+    );
+    assert_eq!(num(&p["switch_cross_cpu"]["value"]), 60_000.0);
     assert_eq!(p["cpu_lower_bound"], false);
-    // 1000 x 20 µs + 10,000 x 50 µs (futex_threads, unpinned) = 0.52.
-    assert!(close(num(&model(&a, "thread")["cpu_share"]), 0.52));
+    // 1000 x 20 µs + 10,000 x 2 µs (futex_threads, same CPU) = 0.04.
+    assert!(close(num(&model(&a, "thread")["cpu_share"]), 0.04));
     // 1000 x 200 ns + 10,000 x 200 ns = 0.0022.
     assert!(close(num(&model(&a, "async")["cpu_share"]), 0.0022));
 
-    // Without unpinned figures, two_cpus, saying so.
+    // Without same-CPU figures, a cross-CPU one, saying it is an upper bound.
     let d = tempfile::tempdir().unwrap();
-    let drop_placement = |v: &mut Value, place: &str| {
+    let f = edited(d.path(), "no-same-cpu.json", |v| {
         for e in v["experiments"].as_array_mut().unwrap() {
             if e["name"] == "switch.pingpong" {
                 e["metrics"]
                     .as_array_mut()
                     .unwrap()
-                    .retain(|m| m["labels"]["placement"] != place);
+                    .retain(|m| m["labels"]["placement"] != "same_cpu");
             }
         }
-    };
-    let f = edited(d.path(), "no-unpinned.json", |v| {
-        drop_placement(v, "unpinned")
     });
     let a = advise_json(&f, &["--rate", "1k", "--heap", "0", "--switches", "10k"]);
     let t = model(&a, "thread");
     assert_eq!(
         t["switch_from"]["labels"],
-        "method=futex_threads placement=two_cpus"
+        "method=futex_threads placement=unpinned"
     );
     assert!(t["switch_from"]["how"]
         .as_str()
         .unwrap()
-        .contains("no usable unpinned figure"));
-    assert!(close(num(&t["cpu_share"]), 0.02 + 0.4));
-    // Only same_cpu: used, and the CPU figure is marked a floor.
-    let f = edited(d.path(), "same-cpu-only.json", |v| {
-        drop_placement(v, "unpinned");
-        drop_placement(v, "two_cpus");
-    });
-    let a = advise_json(&f, &["--rate", "1k", "--heap", "0", "--switches", "10k"]);
-    let t = model(&a, "thread");
-    assert_eq!(t["switch_from"]["floor"], true);
-    assert_eq!(t["cpu_lower_bound"], true);
-    assert!(close(num(&t["cpu_share"]), 0.02 + 0.02));
-    tasklab()
-        .args(["advise", "--rate", "1k", "--heap", "0", "--results"])
-        .arg(&f)
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("≥ 4.00%"));
+        .contains("no usable same_cpu figure"));
+    assert!(close(num(&t["cpu_share"]), 0.02 + 0.5));
 }
 
 #[test]
@@ -336,10 +318,10 @@ fn the_table_names_every_source_and_recommends() {
                     "spawn.heap lifecycle_ns method=fork thp=off = 100 µs (measured at heap 0 B)",
                 ))
                 .and(predicate::str::contains(
-                    "switch = switch.pingpong switch_ns method=futex_threads placement=unpinned = 50.0 µs",
+                    "switch = switch.pingpong switch_ns method=futex_threads placement=same_cpu = 2.00 µs",
                 ))
                 .and(predicate::str::contains(
-                    "same-CPU floor = switch.pingpong switch_ns method=futex_threads placement=same_cpu = 2.00 µs",
+                    "a hand-off to another CPU = switch.pingpong switch_ns method=futex_threads placement=unpinned = 50.0 µs",
                 ))
                 .and(predicate::str::contains("~200.0 ns"))
                 .and(predicate::str::contains("~ another figure stands in"))
@@ -377,7 +359,7 @@ fn a_missing_figure_is_named_in_its_row() {
     // The CPU side does not need memory.threads.
     assert!(close(
         num(&t["cpu_share"]),
-        (1000.0 * 20_000.0 + 10_000.0 * 50_000.0) / 1e9
+        (1000.0 * 20_000.0 + 10_000.0 * 2_000.0) / 1e9
     ));
     // And the human output says it too.
     tasklab()
@@ -599,12 +581,12 @@ fn negative_absurd_and_wrong_unit_figures_are_treated_as_missing_with_the_reason
             &[("method", "fork")],
             (-1.0).into(),
         );
-        // An absurd unpinned switch: the two_cpus one is used instead.
+        // An absurd same-CPU futex switch: the same-CPU pipe one is used.
         set_median(
             v,
             "switch.pingpong",
             "switch_ns",
-            &[("method", "futex_threads"), ("placement", "unpinned")],
+            &[("method", "futex_threads"), ("placement", "same_cpu")],
             1e300.into(),
         );
         // The kernel stack in bytes where KiB is expected.
@@ -630,10 +612,10 @@ fn negative_absurd_and_wrong_unit_figures_are_treated_as_missing_with_the_reason
     let t = model(&a, "thread");
     assert_eq!(
         t["switch_from"]["labels"],
-        "method=futex_threads placement=two_cpus"
+        "method=pipe_threads placement=same_cpu"
     );
     assert!(a["notes"].to_string().contains(
-        "placement=unpinned: its median, 1e300 ns, is above an hour: not a plausible figure"
+        "placement=same_cpu: its median, 1e300 ns, is above an hour: not a plausible figure"
     ));
     assert!(t["memory_bytes"].is_null());
     assert!(t["missing"]
