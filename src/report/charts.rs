@@ -230,6 +230,16 @@ fn log_ticks(r: &std::ops::Range<f64>, base: f64) -> Vec<f64> {
     out.into_iter().step_by(step).collect()
 }
 
+/// A log axis of bytes, ticked at powers of two.
+fn bytes_axis(
+    r: &std::ops::Range<f64>,
+) -> plotters::coord::combinators::WithKeyPoints<plotters::coord::combinators::LogCoord<f64>> {
+    r.clone()
+        .log_scale()
+        .base(2.0)
+        .with_key_points(log_ticks(r, 2.0))
+}
+
 /// A log range from a power of `base` at or below the smallest value (so
 /// the axis has a label at its foot) to a little above the largest.
 fn log_axis(values: impl Iterator<Item = f64>, base: f64) -> Option<std::ops::Range<f64>> {
@@ -296,10 +306,7 @@ fn launch_vs_heap(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     let text = framed("Launch time vs the parent's memory image", H, |root| {
         let mut legend = Vec::new();
         let mut c = plot(root).build_cartesian_2d(
-            x.clone()
-                .log_scale()
-                .base(2.0)
-                .with_key_points(log_ticks(&x, 2.0)),
+            bytes_axis(&x),
             y.clone().log_scale().with_key_points(log_ticks(&y, 10.0)),
         )?;
         let mut mesh = c.configure_mesh();
@@ -481,13 +488,7 @@ fn indirect_vs_working_set(e: &ExperimentResult) -> anyhow::Result<Option<Chart>
     let ymin = indirect.iter().map(|p| p.1).fold(0.0f64, f64::min) * 1.15;
     let text = framed("Indirect cost of a switch vs working set", H, |root| {
         let mut legend = Vec::new();
-        let mut c = plot(root).build_cartesian_2d(
-            x.clone()
-                .log_scale()
-                .base(2.0)
-                .with_key_points(log_ticks(&x, 2.0)),
-            ymin..ymax,
-        )?;
+        let mut c = plot(root).build_cartesian_2d(bytes_axis(&x), ymin..ymax)?;
         let mut mesh = c.configure_mesh();
         mesh.x_desc("memory each task walks between switches (log scale)")
             .y_desc("per switch, median")
