@@ -879,9 +879,7 @@ impl<'a> Picker<'a> {
                 .metrics_named(metric)
                 .filter(|m| m.label("variant") == Some(v))
                 .collect();
-            ms.sort_by_key(|m| {
-                std::cmp::Reverse(m.label("threads").and_then(|t| t.parse::<u64>().ok()))
-            });
+            ms.sort_by_key(|m| std::cmp::Reverse(m.label_num("threads")));
             for m in ms {
                 if let Some(f) = self.check(e, m, want, figure) {
                     return Some(f);

@@ -85,6 +85,11 @@ impl Metric {
     pub fn label(&self, key: &str) -> Option<&str> {
         self.labels.get(key).map(String::as_str)
     }
+
+    /// A numeric label (`threads`, `heap_bytes`, `workers`, ...).
+    pub fn label_num(&self, key: &str) -> Option<u64> {
+        self.label(key)?.parse().ok()
+    }
 }
 
 /// A single reading, not a distribution (a page-table size, a limit).
@@ -200,6 +205,13 @@ pub struct RunResults {
 }
 
 impl RunResults {
+    /// The experiment `name`, when it ran to the end.
+    pub fn measured(&self, name: &str) -> Option<&ExperimentResult> {
+        self.experiments
+            .iter()
+            .find(|e| e.name == name && e.status == Status::Ok)
+    }
+
     /// Writes the file atomically: a temporary file in the same folder, then
     /// rename, so a reader never sees half a file.
     pub fn write_atomic(&self, path: &Path) -> anyhow::Result<()> {

@@ -950,7 +950,7 @@ fn most_threads(r: &ExperimentResult, variant: &str) -> String {
     r.metrics
         .iter()
         .filter(|m| m.label("variant") == Some(variant))
-        .filter_map(|m| m.label("threads")?.parse::<u64>().ok())
+        .filter_map(|m| m.label_num("threads"))
         .max()
         .map_or_else(|| "?".into(), |n| n.to_string())
 }
@@ -967,7 +967,7 @@ fn thread_growth_fits(r: &ExperimentResult) -> Vec<NamedFit> {
             let pts: Vec<(f64, f64)> = r
                 .metrics_named(metric)
                 .filter(|m| m.label("variant") == Some(*variant))
-                .filter_map(|m| Some((m.label("threads")?.parse().ok()?, m.summary.median)))
+                .filter_map(|m| Some((m.label_num("threads")? as f64, m.summary.median)))
                 .collect();
             if pts.len() < 3 {
                 continue;

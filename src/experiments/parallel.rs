@@ -330,6 +330,18 @@ fn worker_counts(ctx: &PlanCtx, name: &str) -> Result<Vec<usize>, String> {
     Ok(out)
 }
 
+/// The array sizes, shared by the average and the whole program.
+const N_PARAM: ParamSpec = ParamSpec {
+    name: "n",
+    help: "array sizes (doubles); each must fit in the memory available",
+    kind: ParamKind::CountList {
+        min: 1,
+        max: 1 << 40,
+    },
+    quick: "55256000",
+    thorough: "55256000,155256000",
+};
+
 const WORKERS_HELP: &str =
     "worker counts W, each 1..=4×CPUs; the default (listed as 0) is 2 up to the CPU count plus one";
 
@@ -418,13 +430,7 @@ pub static AVERAGE: Experiment = Experiment {
     summary: "the seed's array average, average phase only: serial vs W forked processes (partial sums through pipes), W threads, a rayon pool; speedup, efficiency, fork+reap cost",
     reproduces: "seed 003: 55,256,000 doubles averaged serially vs split across forked processes",
     params: &[
-        ParamSpec {
-            name: "n",
-            help: "array sizes (doubles); each must fit in the memory available",
-            kind: ParamKind::CountList { min: 1, max: 1 << 40 },
-            quick: "55256000",
-            thorough: "55256000,155256000",
-        },
+        N_PARAM,
         ParamSpec {
             name: "workers",
             help: WORKERS_HELP,
@@ -822,13 +828,7 @@ pub static PROGRAM: Experiment = Experiment {
     summary: "the seed's whole program (fresh array, fill, average, unmap), serial vs forked vs threads, with Amdahl's bound from the serial fill",
     reproduces: "seed 003: `time stress` 458 ms vs `time stress F` 395 ms; about 150 ms saved at 155,256,000",
     params: &[
-        ParamSpec {
-            name: "n",
-            help: "array sizes (doubles); each must fit in the memory available",
-            kind: ParamKind::CountList { min: 1, max: 1 << 40 },
-            quick: "55256000",
-            thorough: "55256000,155256000",
-        },
+        N_PARAM,
         ParamSpec {
             name: "workers",
             help: "workers for the parallel variants, each 1..=4×CPUs; the default (listed as 0) is 2, as in the seed, and the CPU count when larger",

@@ -7,7 +7,7 @@
 use super::doc::Chart;
 use super::seeds::short_hw;
 use super::{fmt_ns, fmt_short_size};
-use crate::results::{ExperimentResult, Metric, RunResults, Status};
+use crate::results::{ExperimentResult, Metric, RunResults};
 use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -39,30 +39,25 @@ fn color(i: usize) -> RGBColor {
 /// Every chart this run has the figures for, with the group it belongs to.
 pub fn all(r: &RunResults) -> Vec<(&'static str, Chart)> {
     let mut out = Vec::new();
-    let ok = |name: &str| {
-        r.experiments
-            .iter()
-            .find(|e| e.name == name && e.status == Status::Ok)
-    };
     let mut add = |group: &'static str, c: anyhow::Result<Option<Chart>>| match c {
         Ok(Some(c)) => out.push((group, c)),
         Ok(None) => {}
         // A drawing error is a bug, never a reason to lose the report.
         Err(e) => eprintln!("tasklab: a chart could not be drawn: {e:#}"),
     };
-    if let Some(e) = ok("spawn.heap") {
+    if let Some(e) = r.measured("spawn.heap") {
         add("spawn", launch_vs_heap(e));
     }
-    if let Some(e) = ok("switch.pingpong") {
+    if let Some(e) = r.measured("switch.pingpong") {
         add("switch", switch_by_placement(e));
     }
-    if let Some(e) = ok("switch.indirect") {
+    if let Some(e) = r.measured("switch.indirect") {
         add("switch", indirect_vs_working_set(e));
     }
-    if let Some(e) = ok("memory.threads") {
+    if let Some(e) = r.measured("memory.threads") {
         add("memory", thread_memory(e));
     }
-    if let Some(e) = ok("parallel.average") {
+    if let Some(e) = r.measured("parallel.average") {
         add("parallel", speedup(e));
     }
     out
@@ -248,10 +243,6 @@ fn log_axis(values: impl Iterator<Item = f64>, base: f64) -> Option<std::ops::Ra
     Some(foot..r.end)
 }
 
-fn label_u64(m: &Metric, key: &str) -> Option<u64> {
-    m.label(key)?.parse().ok()
-}
-
 /// A log range that holds every value with some air around it.
 fn log_range(values: impl Iterator<Item = f64>) -> Option<std::ops::Range<f64>> {
     let (lo, hi) = values
@@ -268,7 +259,7 @@ fn launch_vs_heap(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     let mut lines: BTreeMap<(String, String), Vec<(f64, f64)>> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     for m in e.metrics_named("lifecycle_ns") {
-        let (Some(method), Some(bytes)) = (m.label("method"), label_u64(m, "heap_bytes")) else {
+        let (Some(method), Some(bytes)) = (m.label("method"), m.label_num("heap_bytes")) else {
             continue;
         };
         if bytes == 0 {
@@ -286,7 +277,7 @@ fn launch_vs_heap(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     let seeds: Vec<(&Metric, f64)> = e
         .metrics
         .iter()
-        .filter_map(|m| Some((m, label_u64(m, "heap_bytes")? as f64)))
+        .filter_map(|m| Some((m, m.label_num("heap_bytes")? as f64)))
         .filter(|(m, b)| m.seed.is_some() && *b > 0.0)
         .collect();
     if lines.is_empty() {
@@ -459,7 +450,7 @@ fn indirect_vs_working_set(e: &ExperimentResult) -> anyhow::Result<Option<Chart>
     let mut total: Vec<(f64, f64)> = Vec::new();
     let mut baseline = None;
     for m in e.metrics_named("switch_ns") {
-        match label_u64(m, "bytes") {
+        match m.label_num("bytes") {
             Some(0) => baseline = Some(m.summary.median),
             Some(b) => total.push((b as f64, m.summary.median)),
             None => {}
@@ -539,7 +530,7 @@ fn thread_memory(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     let mut data: BTreeMap<String, BTreeMap<u64, [f64; 3]>> = BTreeMap::new();
     let mut variants: Vec<String> = Vec::new();
     for m in &e.metrics {
-        let (Some(v), Some(n)) = (m.label("variant"), label_u64(m, "threads")) else {
+        let (Some(v), Some(n)) = (m.label("variant"), m.label_num("threads")) else {
             continue;
         };
         let slot = match m.name.as_str() {
@@ -652,16 +643,16 @@ fn speedup(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     // The largest array gives the cleanest figure; one line per variant.
     let n_max = e
         .metrics_named("speedup")
-        .filter_map(|m| label_u64(m, "n"))
+        .filter_map(|m| m.label_num("n"))
         .max();
     // (workers, median, CI low, CI high) per variant
     type Points = Vec<(f64, f64, f64, f64)>;
     let mut lines: Vec<(String, Points)> = Vec::new();
     for m in e.metrics_named("speedup") {
-        if label_u64(m, "n") != n_max {
+        if m.label_num("n") != n_max {
             continue;
         }
-        let (Some(v), Some(w)) = (m.label("variant"), label_u64(m, "workers")) else {
+        let (Some(v), Some(w)) = (m.label("variant"), m.label_num("workers")) else {
             continue;
         };
         let s = &m.summary;

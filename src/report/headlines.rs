@@ -3,21 +3,11 @@
 //! is left out, never filled in.
 
 use super::{fmt_ns, fmt_value};
-use crate::results::{ExperimentResult, Metric, RunResults, Status, Unit};
+use crate::results::{ExperimentResult, RunResults, Unit};
 use crate::stats::linear_fit;
-
-fn exp<'a>(r: &'a RunResults, name: &str) -> Option<&'a ExperimentResult> {
-    r.experiments
-        .iter()
-        .find(|e| e.name == name && e.status == Status::Ok)
-}
 
 fn med(e: &ExperimentResult, name: &str, with: &[(&str, &str)]) -> Option<f64> {
     e.find(name, with).map(|m| m.summary.median)
-}
-
-fn label_u64(m: &Metric, key: &str) -> Option<u64> {
-    m.label(key)?.parse().ok()
 }
 
 /// (group, sentence) in report order.
@@ -39,9 +29,10 @@ pub fn headlines(r: &RunResults) -> Vec<(&'static str, String)> {
 }
 
 fn yardstick(r: &RunResults) -> Option<String> {
-    let sys = med(exp(r, "yardstick.syscall")?, "call_ns", &[])?;
-    let clock =
-        exp(r, "yardstick.timer").and_then(|e| med(e, "call_ns", &[("clock", "monotonic")]));
+    let sys = med(r.measured("yardstick.syscall")?, "call_ns", &[])?;
+    let clock = r
+        .measured("yardstick.timer")
+        .and_then(|e| med(e, "call_ns", &[("clock", "monotonic")]));
     Some(match clock {
         Some(c) => format!(
             "a bare system call costs {}, a clock read {}: the scale every other figure is measured against",
@@ -55,8 +46,8 @@ fn yardstick(r: &RunResults) -> Option<String> {
 /// Warm fork vs thread at the smallest non-empty heap, and fork's growth
 /// per 100 MiB of heap from a straight-line fit over every heap measured.
 fn fork_vs_thread(r: &RunResults) -> Option<String> {
-    let Some(e) = exp(r, "spawn.heap") else {
-        let e = exp(r, "spawn.methods")?;
+    let Some(e) = r.measured("spawn.heap") else {
+        let e = r.measured("spawn.methods")?;
         let f = med(e, "lifecycle_ns", &[("method", "fork")])?;
         let t = med(e, "lifecycle_ns", &[("method", "pthread_create")])?;
         return Some(format!(
@@ -72,7 +63,7 @@ fn fork_vs_thread(r: &RunResults) -> Option<String> {
             .filter(|m| m.label("method") == Some(method) && m.label("thp") != Some("on"))
             .filter_map(|m| {
                 Some((
-                    label_u64(m, "heap_bytes")?,
+                    m.label_num("heap_bytes")?,
                     m.summary.median,
                     m.label("heap")?.to_string(),
                 ))
@@ -107,11 +98,11 @@ fn fork_vs_thread(r: &RunResults) -> Option<String> {
 }
 
 fn program_start(r: &RunResults) -> Option<String> {
-    let e = exp(r, "spawn.heap")?;
+    let e = r.measured("spawn.heap")?;
     let biggest = e
         .metrics_named("lifecycle_ns")
         .filter(|m| m.label("method") == Some("posix_spawn"))
-        .max_by_key(|m| label_u64(m, "heap_bytes").unwrap_or(0))?;
+        .max_by_key(|m| m.label_num("heap_bytes").unwrap_or(0))?;
     let heap = biggest.label("heap")?;
     let exec = med(
         e,
@@ -131,7 +122,7 @@ fn program_start(r: &RunResults) -> Option<String> {
 }
 
 fn switch_placement(r: &RunResults) -> Option<String> {
-    let e = exp(r, "switch.pingpong")?;
+    let e = r.measured("switch.pingpong")?;
     for method in ["pipe_threads", "futex_threads", "pipe_processes"] {
         let same = med(
             e,
@@ -157,7 +148,7 @@ fn switch_placement(r: &RunResults) -> Option<String> {
 }
 
 fn userspace(r: &RunResults) -> Option<String> {
-    let e = exp(r, "switch.userspace")?;
+    let e = r.measured("switch.userspace")?;
     let kernel = med(e, "switch_ns", &[("variant", "kernel_pipe")])?;
     let mut parts = Vec::new();
     for (v, name) in [
@@ -179,12 +170,12 @@ fn userspace(r: &RunResults) -> Option<String> {
 }
 
 fn thread_memory(r: &RunResults) -> Option<String> {
-    let e = exp(r, "memory.threads")?;
+    let e = r.measured("memory.threads")?;
     // The largest thread count measured for the default stack.
     let virt = e
         .metrics_named("virt_per_thread_kib")
         .filter(|m| m.label("variant") == Some("default"))
-        .max_by_key(|m| label_u64(m, "threads").unwrap_or(0))?;
+        .max_by_key(|m| m.label_num("threads").unwrap_or(0))?;
     let n = virt.label("threads")?;
     let stack = virt.label("stack").unwrap_or("default");
     let at = [("variant", "default"), ("threads", n)];
@@ -201,11 +192,11 @@ fn thread_memory(r: &RunResults) -> Option<String> {
 }
 
 fn speedup(r: &RunResults) -> Option<String> {
-    let e = exp(r, "parallel.average")?;
+    let e = r.measured("parallel.average")?;
     let cpus = e.reading("cpus", &[]).unwrap_or(1.0);
     let mut best: Vec<(String, f64, u64)> = Vec::new();
     for m in e.metrics_named("speedup") {
-        let (Some(v), Some(w)) = (m.label("variant"), label_u64(m, "workers")) else {
+        let (Some(v), Some(w)) = (m.label("variant"), m.label_num("workers")) else {
             continue;
         };
         if w as f64 > cpus {
