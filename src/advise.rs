@@ -8,11 +8,14 @@
 //! pure function of a [`Workload`] and those [`Costs`].
 
 use crate::cli::AdviseArgs;
-use crate::experiments::params::{fmt_size, parse_size};
-use crate::report::{fmt_ns, fmt_short_size, fmt_value, group_digits, table::case};
+use crate::error::UsageError;
+use crate::report::table::case;
 use crate::results::{ExperimentResult, Metric, RunResults, RunStatus, Unit};
-use crate::run::UsageError;
 use crate::stats::linear_fit;
+use crate::units::{
+    fmt_count, fmt_figure, fmt_ns, fmt_share, fmt_short_size, fmt_size, fmt_value, group_digits,
+    parse_duration, parse_number, parse_size, snap,
+};
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, ContentArrangement, Table};
 use serde::Serialize;
 use std::process::ExitCode;
@@ -192,126 +195,7 @@ impl Workload {
     }
 }
 
-/// A count or rate: `2000`, `1.5k`, `2M`, `1G`, `10,000`, `2000/s`. A comma
-/// only groups digits in threes (`10,000`); `1,5k` is refused, not read as 15k.
-pub fn parse_number(flag: &str, text: &str) -> Result<f64, String> {
-    let t = text.trim();
-    let t = t.strip_suffix("/s").unwrap_or(t).trim_end();
-    let cleaned: String = t.chars().filter(|c| *c != '_').collect();
-    let (num, mult) = match cleaned.chars().last() {
-        Some('k' | 'K') => (&cleaned[..cleaned.len() - 1], 1e3),
-        Some('M') => (&cleaned[..cleaned.len() - 1], 1e6),
-        Some('G') => (&cleaned[..cleaned.len() - 1], 1e9),
-        _ => (cleaned.as_str(), 1.0),
-    };
-    let num = num.trim();
-    let num = if num.contains(',') {
-        if !digit_groups(num) {
-            return Err(format!(
-                "{flag}: '{text}': a comma may only separate groups of three digits (10,000); write a decimal with a point (1.5k)"
-            ));
-        }
-        num.replace(',', "")
-    } else {
-        num.to_string()
-    };
-    let v: f64 = num.parse().map_err(|_| {
-        format!("{flag}: '{text}' is not a number (e.g. 2000, 1.5k, 2M; suffixes k, M, G)")
-    })?;
-    if !v.is_finite() {
-        return Err(format!("{flag}: '{text}' is not a finite number"));
-    }
-    if v < 0.0 {
-        return Err(format!("{flag}: '{text}' is negative"));
-    }
-    Ok(v * mult)
-}
-
-/// `10,000` or `-1,234.5`: commas only between groups of three digits of the
-/// whole part, the first group one to three digits.
-fn digit_groups(num: &str) -> bool {
-    let body = num.strip_prefix(['-', '+']).unwrap_or(num);
-    let (whole, frac) = body.split_once('.').unwrap_or((body, ""));
-    if frac.contains(',') {
-        return false;
-    }
-    let digits = |g: &str| g.chars().all(|c| c.is_ascii_digit());
-    whole.split(',').enumerate().all(|(i, g)| {
-        digits(g)
-            && if i == 0 {
-                (1..=3).contains(&g.len())
-            } else {
-                g.len() == 3
-            }
-    })
-}
-
-/// `x` with float error near a whole number removed (about 1e-9 relative):
-/// 10/s x 0.7 s is 7 tasks, not 7.000000000000001, whose ceiling is 8.
-pub fn snap(x: f64) -> f64 {
-    let r = x.round();
-    if x.is_finite() && (x - r).abs() <= 1e-9 * x.abs() {
-        r
-    } else {
-        x
-    }
-}
-
-/// A duration with its unit: `20ms`, `500us`, `2s`, `1.5min`, `1h`; seconds.
-pub fn parse_duration(flag: &str, text: &str) -> Result<f64, String> {
-    let t = text.trim();
-    let split = t
-        .find(|c: char| c.is_alphabetic() || c == 'µ')
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("{flag}: '{text}' is not a duration (e.g. 20ms, 500us, 2s)"))?;
-    if !v.is_finite() {
-        return Err(format!("{flag}: '{text}' is not a finite duration"));
-    }
-    if v < 0.0 {
-        return Err(format!("{flag}: '{text}' is negative"));
-    }
-    let scale = match unit.trim() {
-        "ns" => 1e-9,
-        "us" | "µs" | "μs" => 1e-6,
-        "ms" => 1e-3,
-        "s" | "sec" => 1.0,
-        "min" => 60.0,
-        "h" => 3600.0,
-        "" => {
-            return Err(format!(
-                "{flag}: '{text}' needs a unit: ns, us, ms, s, min or h (e.g. 20ms)"
-            ))
-        }
-        other => {
-            return Err(format!(
-                "{flag}: unknown unit '{other}' in '{text}' (use ns, us, ms, s, min or h)"
-            ))
-        }
-    };
-    Ok(v * scale)
-}
-
-/// A count or rate as the report prints a count.
-fn fmt_count(v: f64) -> String {
-    fmt_value(snap(v), Unit::Count)
-}
-
 // ------------------------------------------------------------------- costs
-
-/// A figure as advise prints it, one format everywhere: sizes as sizes
-/// (`8.7 KiB` both in a formula and in the figure it came from), the rest
-/// as the report prints them.
-pub fn fmt_figure(v: f64, unit: Unit) -> String {
-    match unit {
-        Unit::Kib => fmt_short_size(v * 1024.0),
-        Unit::Bytes => fmt_short_size(v),
-        _ => fmt_value(v, unit),
-    }
-}
 
 /// One measured figure, named so a reader can find it in the results file.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -1035,20 +919,6 @@ fn thread_memory(w: &Workload, c: &Costs) -> Option<(f64, String, Vec<Figure>)> 
     Some((bytes, basis, vec![rss.clone(), ks.clone(), pt.clone()]))
 }
 
-/// A share of one CPU as a percentage: `10.0%`.
-pub fn fmt_share(share: f64) -> String {
-    let p = share * 100.0;
-    if p >= 100.0 {
-        format!("{p:.0}%")
-    } else if p >= 10.0 {
-        format!("{p:.1}%")
-    } else if p >= 0.1 {
-        format!("{p:.2}%")
-    } else {
-        format!("{p:.3}%")
-    }
-}
-
 struct Model {
     model: &'static str,
     name: &'static str,
@@ -1717,7 +1587,7 @@ pub fn run(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
 /// Measures only what advise needs, quietly, into a temporary folder.
 fn fresh_run(w: &Workload) -> anyhow::Result<RunResults> {
     let dir = tempfile::tempdir()?;
-    let env = crate::run::current_env();
+    let env = crate::env::probe();
     let available = crate::env::mem_available_bytes().unwrap_or(env.mem_available_bytes);
     let room = available.saturating_sub(crate::experiments::spawn::heap_margin(&env));
     let mut heaps: Vec<u64> = vec![0, 2 << 20, 64 << 20, 512 << 20];

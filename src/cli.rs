@@ -1,6 +1,5 @@
 //! The command line, defined once (clap derive).
 
-use crate::experiments::Profile;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -69,13 +68,9 @@ pub enum Command {
     /// A worker process (internal)
     #[command(name = "__worker", hide = true)]
     Worker,
-    /// One cold creation in a fresh process (internal)
-    #[command(name = "__cold", hide = true)]
-    Cold {
-        method: String,
-        timer_overhead_ns: f64,
-        scratch: Option<PathBuf>,
-    },
+    /// A fresh-process probe (internal)
+    #[command(name = "__probe", hide = true)]
+    Probe,
 }
 
 /// The seeds' small demonstration programs.
@@ -210,15 +205,6 @@ pub enum ProfileArg {
     #[default]
     Quick,
     Thorough,
-}
-
-impl From<ProfileArg> for Profile {
-    fn from(p: ProfileArg) -> Profile {
-        match p {
-            ProfileArg::Quick => Profile::Quick,
-            ProfileArg::Thorough => Profile::Thorough,
-        }
-    }
 }
 
 #[cfg(test)]

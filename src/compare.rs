@@ -7,10 +7,11 @@
 //! or improved only when the whole interval clears the noise threshold
 //! (criterion's rule), else unchanged.
 
-use crate::report::{fmt_value, table::case};
+use crate::error::UsageError;
+use crate::report::table::case;
 use crate::results::{Metric, RunResults, Unit};
-use crate::run::UsageError;
 use crate::stats::{self, Verdict};
+use crate::units::fmt_value;
 use serde::Serialize;
 use std::path::Path;
 use std::process::ExitCode;

@@ -6,7 +6,9 @@
 pub mod advise;
 pub mod cli;
 pub mod compare;
+pub mod demo;
 pub mod env;
+pub mod error;
 pub mod experiments;
 pub mod measure;
 pub mod report;
@@ -14,6 +16,7 @@ pub mod results;
 pub mod run;
 pub mod stats;
 pub mod sys;
+pub mod units;
 
 use clap::Parser;
 use cli::{Cli, Command, RunArgs};
@@ -39,21 +42,21 @@ pub fn main_entry() -> ExitCode {
             out,
             format,
             verbose,
-        }) => report::rerender(&file, out.as_deref(), format, verbose),
+        }) => report::rerender(&file, out.as_deref(), run::format_of(format), verbose),
         Some(Command::Advise(args)) => advise::run(&args),
-        Some(Command::Demo(demo)) => experiments::memory::demo(&demo),
-        Some(Command::Worker) => return ExitCode::from(measure::worker::worker_main() as u8),
-        Some(Command::Cold {
-            method,
-            timer_overhead_ns,
-            scratch,
-        }) => return run::cold(&method, timer_overhead_ns, scratch.as_deref()),
+        Some(Command::Demo(demo)) => demo::run(&demo),
+        Some(Command::Worker) => {
+            return ExitCode::from(measure::worker::worker_main(experiments::measure_fn) as u8)
+        }
+        Some(Command::Probe) => {
+            return ExitCode::from(measure::probe::probe_main(experiments::probe_fn) as u8)
+        }
     };
     match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("tasklab: {e:#}");
-            if e.downcast_ref::<run::UsageError>().is_some() {
+            if error::is_usage(&e) {
                 ExitCode::from(2)
             } else {
                 ExitCode::from(1)
@@ -73,7 +76,8 @@ impl RunArgs {
 }
 
 fn list(json: bool) -> anyhow::Result<ExitCode> {
-    use experiments::{Profile, REGISTRY};
+    use experiments::REGISTRY;
+    use measure::sizing::Profile;
     if json {
         let v: Vec<serde_json::Value> = REGISTRY
             .iter()
@@ -81,7 +85,7 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
             .map(|e| {
                 serde_json::json!({
                     "name": e.name,
-                    "group": e.group,
+                    "group": e.group(),
                     "summary": e.summary,
                     "reproduces": e.reproduces,
                     "params": e.params.iter().map(|p| serde_json::json!({
@@ -100,7 +104,7 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
     }
     for g in experiments::groups() {
         println!("{g}");
-        for e in REGISTRY.iter().filter(|e| e.group == g && !e.hidden) {
+        for e in REGISTRY.iter().filter(|e| e.group() == g && !e.hidden) {
             println!("  {:<20} {}", e.name, e.summary);
             println!("  {:<20} reproduces: {}", "", e.reproduces);
             for p in e.params {
@@ -118,12 +122,12 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
                 let labels: Vec<String> =
                     s.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 let fig = if s.lo == s.hi {
-                    report::fmt_value(s.lo, s.unit)
+                    units::fmt_value(s.lo, s.unit)
                 } else {
                     format!(
                         "{}–{}",
-                        report::fmt_value(s.lo, s.unit),
-                        report::fmt_value(s.hi, s.unit)
+                        units::fmt_value(s.lo, s.unit),
+                        units::fmt_value(s.hi, s.unit)
                     )
                 };
                 println!(
@@ -140,7 +144,7 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
 }
 
 fn show_env(json: bool) -> anyhow::Result<ExitCode> {
-    let mut e = run::current_env();
+    let mut e = env::probe();
     e.measured_mhz = measure::timer::measured_mhz(25);
     if json {
         println!("{}", serde_json::to_string_pretty(&e)?);

@@ -9,10 +9,17 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 pub const SCHEMA_NAME: &str = "tasklab-results";
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version 2 added the group titles, each experiment's `reproduces` text and
+/// its Summary sentences (`headlines`), so the report reads the file alone.
+pub const SCHEMA_VERSION: u32 = 2;
+/// Older versions this tasklab still reads.
+pub const READS_VERSIONS: &[u32] = &[1, 2];
 
 /// Labels distinguish the series of one metric: method, heap size, ...
 pub type Labels = BTreeMap<String, String>;
+
+/// Labels that exist for machines (exact byte counts), not for people.
+pub const HIDDEN_LABELS: &[&str] = &["heap_bytes", "bytes"];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -119,11 +126,23 @@ pub enum Status {
     Skipped,
 }
 
+/// A group of experiments, as the report titles its section.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Group {
+    pub name: String,
+    pub title: String,
+    /// What the group is about, in a sentence or two.
+    pub about: String,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ExperimentResult {
     pub name: String,
     pub group: String,
     pub summary: String,
+    /// Which seed experiment this reproduces, in words (schema 2).
+    #[serde(default)]
+    pub reproduces: String,
     pub status: Status,
     pub reason: Option<String>,
     pub duration_s: f64,
@@ -133,6 +152,9 @@ pub struct ExperimentResult {
     pub fits: Vec<NamedFit>,
     /// Plain-language sentences computed from this run's numbers.
     pub findings: Vec<String>,
+    /// The sentences this experiment adds to the report's Summary (schema 2).
+    #[serde(default)]
+    pub headlines: Vec<String>,
     /// Clamps, skipped variants and anything odd the run noticed.
     pub notes: Vec<String>,
 }
@@ -147,6 +169,11 @@ impl ExperimentResult {
         self.metrics
             .iter()
             .find(|m| m.name == name && with.iter().all(|(k, v)| m.label(k) == Some(*v)))
+    }
+
+    /// The median of the metric `name` whose labels include `with`.
+    pub fn median(&self, name: &str, with: &[(&str, &str)]) -> Option<f64> {
+        self.find(name, with).map(|m| m.summary.median)
     }
 
     pub fn reading(&self, name: &str, with: &[(&str, &str)]) -> Option<f64> {
@@ -201,6 +228,9 @@ pub struct RunResults {
     /// Conditions that inflate every figure (a busy machine, ...).
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// The groups, in report order (schema 2).
+    #[serde(default)]
+    pub groups: Vec<Group>,
     pub experiments: Vec<ExperimentResult>,
 }
 
@@ -247,11 +277,16 @@ impl RunResults {
             );
         }
         let ver = v.get("schema_version").and_then(|s| s.as_u64());
-        if ver != Some(SCHEMA_VERSION as u64) {
+        if !ver.is_some_and(|v| READS_VERSIONS.iter().any(|r| *r as u64 == v)) {
             anyhow::bail!(
-                "{} has schema version {}, this tasklab reads version {SCHEMA_VERSION}",
+                "{} has schema version {}, this tasklab reads versions {}",
                 path.display(),
-                ver.map_or("none".to_string(), |v| v.to_string())
+                ver.map_or("none".to_string(), |v| v.to_string()),
+                READS_VERSIONS
+                    .iter()
+                    .map(|v| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
             );
         }
         serde_json::from_value(v)

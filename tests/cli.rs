@@ -381,8 +381,19 @@ fn yardsticks_and_results_file_round_trip() {
     let (code, r) = run_json(&["yardstick"], d.path());
     assert_eq!(code, 0);
     assert_eq!(r["schema"], "tasklab-results");
-    assert_eq!(r["schema_version"], 1);
+    assert_eq!(r["schema_version"], 2);
     assert!(r["env"]["cpu_model"].is_string());
+    // schema 2: the report needs nothing but the file
+    assert_eq!(r["groups"][0]["name"], "yardstick");
+    assert!(r["groups"][0]["title"].is_string());
+    assert!(!experiment(&r, "yardstick.syscall")["reproduces"]
+        .as_str()
+        .unwrap()
+        .is_empty());
+    assert!(experiment(&r, "yardstick.syscall")["headlines"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("a bare system call costs"));
     assert!(r["calibration"]["timer_overhead_ns"].as_f64().unwrap() > 0.0);
     let timer = experiment(&r, "yardstick.timer");
     // a seed figure is labelled as the seed's, with its source

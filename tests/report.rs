@@ -229,7 +229,8 @@ fn the_seed_table_lists_every_seed_figure_and_explains_the_far_ones() {
 
 #[test]
 fn the_summary_findings_are_computed_from_the_medians() {
-    let r = results();
+    let mut r = results();
+    tasklab::report::upgrade(&mut r);
     let heads = tasklab::report::headlines::headlines(&r);
     let e = r
         .experiments
@@ -271,7 +272,7 @@ fn the_summary_findings_are_computed_from_the_medians() {
     assert!(
         line.1.starts_with(&format!(
             "a same-CPU switch costs {}",
-            tasklab::report::fmt_ns(same)
+            tasklab::units::fmt_ns(same)
         )),
         "{}",
         line.1

@@ -9,34 +9,15 @@
 //! the clone article's (`000_…`) sharing demonstrations: clone-vm-sample
 //! (`tasklab demo clone-vm [vm]`) and a verified `CLONE_*` sharing matrix.
 
-use super::*;
+use super::prelude::*;
 use crate::env::Limits;
 use crate::measure::procfs;
-use crate::report::fmt_ns;
 use crate::results::NamedFit;
 use crate::sys::memory as smem;
 use std::hint::black_box;
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
-
-// ------------------------------------------------------------------- demo
-
-/// `tasklab demo ...`: the seeds' demonstration programs, same output.
-pub fn demo(d: &crate::cli::Demo) -> anyhow::Result<ExitCode> {
-    use std::io::Write;
-    match d {
-        crate::cli::Demo::CloneVm { vm } => {
-            // The child writes to fd 1 directly; nothing of ours may still
-            // sit in the stdout buffer, or the lines would come out of order.
-            std::io::stdout().flush()?;
-            let (status, buf) = smem::clone_vm_demo(vm.is_some())?;
-            println!("Child exited with status {status}. buf = \"{buf}\"");
-            Ok(ExitCode::SUCCESS)
-        }
-    }
-}
 
 // --------------------------------------------------------- shared helpers
 
@@ -75,39 +56,16 @@ impl Snap {
     }
 }
 
-/// Workers measure one round each (a fresh process, so glibc's cache of
-/// freed thread stacks cannot hide the next round's cost); this folds the
-/// one-sample series of equal name and labels back into one distribution.
-fn merge_rounds(r: &mut ExperimentResult) {
-    let mut merged: Vec<crate::results::Metric> = Vec::new();
-    for m in r.metrics.drain(..) {
-        if let Some(into) = merged
-            .iter_mut()
-            .find(|x| x.name == m.name && x.labels == m.labels)
-        {
-            into.samples.extend(m.samples);
-        } else {
-            merged.push(m);
-        }
-    }
-    for m in &mut merged {
-        if let Ok(s) = crate::stats::summarize(&m.samples) {
-            m.summary = s;
-        }
-    }
-    r.metrics = merged;
-}
-
 fn median(r: &ExperimentResult, name: &str, with: &[(&str, &str)]) -> Option<f64> {
     r.find(name, with).map(|m| m.summary.median)
 }
 
 fn kib(v: f64) -> String {
-    crate::report::fmt_value(v, Unit::Kib)
+    fmt_value(v, Unit::Kib)
 }
 
 fn bytes(v: f64) -> String {
-    params::fmt_size(v.max(0.0) as u64)
+    fmt_size(v.max(0.0) as u64)
 }
 
 /// Memory the machine can give a run now: MemAvailable, capped by a cgroup
@@ -204,10 +162,7 @@ pub fn thread_bounds(i: &LimitInputs) -> Vec<Bound> {
     out.push((
         "address space",
         space.saturating_sub(i.vm_size) / per,
-        format!(
-            "{what} / ({} stack + guard page)",
-            params::fmt_size(i.stack)
-        ),
+        format!("{what} / ({} stack + guard page)", fmt_size(i.stack)),
     ));
     if let Some(c) = l.cgroup_pids_max {
         out.push((
@@ -222,8 +177,8 @@ pub fn thread_bounds(i: &LimitInputs) -> Vec<Bound> {
             m / THREAD_FLOOR_BYTES,
             format!(
                 "{} available / about {} per blocked thread (kernel stack, resident stack pages, page tables)",
-                params::fmt_size(m),
-                params::fmt_size(THREAD_FLOOR_BYTES)
+                fmt_size(m),
+                fmt_size(THREAD_FLOOR_BYTES)
             ),
         ));
     }
@@ -401,7 +356,6 @@ impl Drop for Crowd {
 
 pub static MALLOC: Experiment = Experiment {
     name: "memory.malloc",
-    group: "memory",
     summary:
         "malloc then touch: VmSize and VmRSS at start, after malloc, after writing every element",
     reproduces: "Bendersky's malloc-memusage: VM 416,128 kB; RSS 4,780 → 410,916 kB",
@@ -482,6 +436,7 @@ pub static MALLOC: Experiment = Experiment {
     points: malloc_points,
     measure: measure_malloc,
     analyze: analyze_malloc,
+    ..Experiment::DEFAULT
 };
 
 fn malloc_points(ctx: &PlanCtx) -> Result<Points, String> {
@@ -492,16 +447,16 @@ fn malloc_points(ctx: &PlanCtx) -> Result<Points, String> {
     if size > limit {
         let msg = format!(
             "size {} does not fit: {} is available and half must stay free (largest allowed here: {})",
-            params::fmt_size(size),
-            params::fmt_size(usable),
-            params::fmt_size(limit)
+            fmt_size(size),
+            fmt_size(usable),
+            fmt_size(limit)
         );
         if ctx.user_set.iter().any(|n| n == "size") {
             return Err(msg);
         }
         size = limit & !((1 << 20) - 1);
         pts.notes
-            .push(format!("{msg}; clamped to {}", params::fmt_size(size)));
+            .push(format!("{msg}; clamped to {}", fmt_size(size)));
     }
     pts.points.push(serde_json::json!({ "size": size }));
     Ok(pts)
@@ -511,7 +466,7 @@ fn measure_malloc(job: &Job) -> anyhow::Result<WorkerOutput> {
     let size = job.point["size"].as_u64().unwrap_or(400 << 20) as usize;
     let n = size / 4;
     let reps = job.params.int("reps") as usize;
-    let size_name = params::fmt_size(size as u64);
+    let size_name = fmt_size(size as u64);
     let mut out = WorkerOutput::default();
     let stages = ["start", "after_malloc", "after_touch"];
     let mut vm = [Vec::new(), Vec::new(), Vec::new()];
@@ -563,14 +518,15 @@ fn measure_malloc(job: &Job) -> anyhow::Result<WorkerOutput> {
     Ok(out)
 }
 
-fn analyze_malloc(r: &mut ExperimentResult) {
+fn analyze_malloc(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
     let Some(size) = r
         .metrics
         .first()
         .and_then(|m| m.label("size"))
         .map(str::to_string)
     else {
-        return;
+        return a;
     };
     let mut f = Vec::new();
     let g = |name: &str, stage: &str| median(r, name, &[("stage", stage)]);
@@ -580,7 +536,7 @@ fn analyze_malloc(r: &mut ExperimentResult) {
         g("vm_growth_kib", "after_touch"),
         g("rss_growth_kib", "after_touch"),
     ) {
-        let bytes_n = params::parse_size(&size).unwrap_or(1) as f64 / 1024.0;
+        let bytes_n = crate::units::parse_size(&size).unwrap_or(1) as f64 / 1024.0;
         f.push(format!(
             "malloc of {size} grew VmSize by {} but VmRSS by only {}; writing every element then added {} of resident memory ({:.0}% of the size) and {} of VmSize: memory is virtual until touched (seed: VM 416,128 kB throughout, RSS 4,780 → 410,916 kB)",
             kib(vm_m),
@@ -614,16 +570,24 @@ fn analyze_malloc(r: &mut ExperimentResult) {
             100.0 * (a - b).abs() / b.max(1.0)
         ));
     }
-    r.findings.extend(f);
+    a.findings.extend(f);
+    a
 }
 
 // ----------------------------------------------------------------- threads
 
-const VARIANTS: &[&str] = &["default", "small", "touch"];
+const VARIANTS: &[Choice] = &[
+    Choice::new("default", "threads with the default stack size"),
+    Choice::new(
+        "small",
+        "threads with a small stack (pthread_attr_setstacksize)",
+    ),
+    Choice::new("touch", "threads that each touch part of their stack"),
+];
 
 pub static THREADS: Experiment = Experiment {
     name: "memory.threads",
-    group: "memory",
+    merge: Merge::Pool,
     summary: "N blocked threads: VmSize, VmRSS (vs the exact smaps count), VmPTE, KernelStack; per thread; creation time",
     reproduces: "Bendersky: 10,000 threads ≈ 80 GiB virtual, ≈ 80 MiB resident; 400 KiB touched each ≈ 2.6 GiB, not 4 GiB",
     params: &[
@@ -730,6 +694,7 @@ pub static THREADS: Experiment = Experiment {
     points: threads_points,
     measure: measure_threads,
     analyze: analyze_threads,
+    ..Experiment::DEFAULT
 };
 
 /// Resident memory one thread of `variant` is expected to need, at most.
@@ -750,8 +715,8 @@ fn threads_points(ctx: &PlanCtx) -> Result<Points, String> {
     if small < min_stack {
         return Err(format!(
             "small_stack {} is below PTHREAD_STACK_MIN ({}) here",
-            params::fmt_size(small),
-            params::fmt_size(min_stack)
+            fmt_size(small),
+            fmt_size(min_stack)
         ));
     }
     let touching = variants.iter().any(|v| v == "touch");
@@ -760,16 +725,16 @@ fn threads_points(ctx: &PlanCtx) -> Result<Points, String> {
     if touching && touch > room {
         let msg = format!(
             "touch {} does not fit the default thread stack of {} (at most {})",
-            params::fmt_size(touch),
-            params::fmt_size(stack),
-            params::fmt_size(room)
+            fmt_size(touch),
+            fmt_size(stack),
+            fmt_size(room)
         );
         if set("touch") {
             return Err(msg);
         }
         touch = room;
         pts.notes
-            .push(format!("{msg}; clamped to {}", params::fmt_size(touch)));
+            .push(format!("{msg}; clamped to {}", fmt_size(touch)));
     }
     // Limits: leave a tenth of the binding bound (and 100 threads) to others.
     let bounds = thread_bounds(&limit_inputs(ctx.env, stack.max(small)));
@@ -793,11 +758,11 @@ fn threads_points(ctx: &PlanCtx) -> Result<Points, String> {
     if n > fits {
         let msg = format!(
             "{n} threads x {} resident each (touch {} + about {} of kernel stack and page tables) needs {}, but only {} is available and half must stay free (at most {fits} threads)",
-            params::fmt_size(per),
-            params::fmt_size(if touching { touch } else { 0 }),
-            params::fmt_size(THREAD_FLOOR_BYTES),
-            params::fmt_size(n * per),
-            params::fmt_size(usable),
+            fmt_size(per),
+            fmt_size(if touching { touch } else { 0 }),
+            fmt_size(THREAD_FLOOR_BYTES),
+            fmt_size(n * per),
+            fmt_size(usable),
         );
         if set("threads") || set("touch") {
             return Err(msg);
@@ -867,14 +832,14 @@ fn measure_threads(job: &Job) -> anyhow::Result<WorkerOutput> {
         anyhow::bail!("no thread could be started");
     }
     let per = started as f64;
-    let stack_name = params::fmt_size(stack.map_or(default_stack, |s| s as u64));
+    let stack_name = fmt_size(stack.map_or(default_stack, |s| s as u64));
     let started_name = started.to_string();
     let mut base = vec![
         ("variant", variant.as_str()),
         ("threads", started_name.as_str()),
         ("stack", stack_name.as_str()),
     ];
-    let touch_name = params::fmt_size(touch as u64);
+    let touch_name = fmt_size(touch as u64);
     if touch > 0 {
         base.push(("touch", touch_name.as_str()));
     }
@@ -959,14 +924,14 @@ fn most_threads(r: &ExperimentResult, variant: &str) -> String {
 /// count: the slope is the cost of one more thread.
 fn thread_growth_fits(r: &ExperimentResult) -> Vec<NamedFit> {
     let mut fits = Vec::new();
-    for variant in VARIANTS {
+    for variant in names(VARIANTS) {
         for (metric, what) in [
             ("rss_exact_growth_kib", "resident"),
             ("vm_size_growth_kib", "virtual"),
         ] {
             let pts: Vec<(f64, f64)> = r
                 .metrics_named(metric)
-                .filter(|m| m.label("variant") == Some(*variant))
+                .filter(|m| m.label("variant") == Some(variant))
                 .filter_map(|m| Some((m.label_num("threads")? as f64, m.summary.median)))
                 .collect();
             if pts.len() < 3 {
@@ -987,12 +952,15 @@ fn thread_growth_fits(r: &ExperimentResult) -> Vec<NamedFit> {
     fits
 }
 
-fn analyze_threads(r: &mut ExperimentResult) {
-    merge_rounds(r);
+fn analyze_threads(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
     let fits = thread_growth_fits(r);
     let mut f = Vec::new();
     // The findings speak of the largest count measured for each variant.
-    let most: Vec<(&str, String)> = VARIANTS.iter().map(|v| (*v, most_threads(r, v))).collect();
+    let most: Vec<(&str, String)> = names(VARIANTS)
+        .into_iter()
+        .map(|v| (v, most_threads(r, v)))
+        .collect();
     let at = |variant: &str| {
         most.iter()
             .find(|m| m.0 == variant)
@@ -1049,7 +1017,7 @@ fn analyze_threads(r: &mut ExperimentResult) {
         v("rss_growth_kib", "touch"),
     ) {
         let touch = label("touch", "touch");
-        let touch_kib = params::parse_size(&touch).unwrap_or(0) as f64 / 1024.0;
+        let touch_kib = crate::units::parse_size(&touch).unwrap_or(0) as f64 / 1024.0;
         let gap = 100.0 * (exact - rss) / exact.max(1e-9);
         let verdict = if gap.abs() < 2.0 {
             "On this kernel VmRSS agrees with the exact count (smaps_rollup walks the page tables), so the resident cost is what was touched. The seed's shortfall fits its footnote: kernels before 6.2 kept each thread's RSS changes in a private cache flushed only every 64 page faults (SPLIT_RSS_COUNTING). Its gap, 4 GiB - 2.6 GiB over 10,000 threads, is about 147 KiB (37 pages) per thread: the faults of each thread's 100-page touch after its last flush, held back while the thread blocks. The threads did use 400 KiB each; VmRSS under-reported it".to_string()
@@ -1118,15 +1086,16 @@ fn analyze_threads(r: &mut ExperimentResult) {
             lines.iter().map(|x| x.fit.r2).fold(1.0, f64::min)
         ));
     }
-    r.findings.extend(f);
-    r.fits.extend(fits);
+    a.findings.extend(f);
+    a.fits.extend(fits);
+    a.headlines.extend(thread_memory_headline(r));
+    a
 }
 
 // ------------------------------------------------------------------ limits
 
 pub static LIMITS: Experiment = Experiment {
     name: "memory.limits",
-    group: "memory",
     summary: "the most threads one process may start here, from every limit, naming the binding one; opt-in probe",
     reproduces: "Bendersky: \"the maximal number of threads the OS lets one process start is about 32K\"",
     params: &[
@@ -1160,6 +1129,7 @@ pub static LIMITS: Experiment = Experiment {
     points: limits_points,
     measure: measure_limits,
     analyze: analyze_limits,
+    ..Experiment::DEFAULT
 };
 
 fn limits_points(ctx: &PlanCtx) -> Result<Points, String> {
@@ -1171,8 +1141,8 @@ fn limits_points(ctx: &PlanCtx) -> Result<Points, String> {
     if probe && ceiling > fits {
         let msg = format!(
             "probe_ceiling {ceiling} threads x about {} each needs more than half of the {} available (at most {fits})",
-            params::fmt_size(THREAD_FLOOR_BYTES),
-            params::fmt_size(usable)
+            fmt_size(THREAD_FLOOR_BYTES),
+            fmt_size(usable)
         );
         if ctx.user_set.iter().any(|n| n == "probe_ceiling") {
             return Err(msg);
@@ -1187,7 +1157,7 @@ fn limits_points(ctx: &PlanCtx) -> Result<Points, String> {
 
 fn measure_limits(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
-    let env = crate::run::current_env();
+    let env = crate::env::probe();
     let stack = default_stack(&env);
     let inputs = limit_inputs(&env, stack);
     let bounds = thread_bounds(&inputs);
@@ -1270,7 +1240,8 @@ fn errno_text(e: &std::io::Error) -> String {
     format!("{name} ({text})")
 }
 
-fn analyze_limits(r: &mut ExperimentResult) {
+fn analyze_limits(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
     let mut bounds: Vec<&Reading> = r
         .readings
         .iter()
@@ -1285,13 +1256,13 @@ fn analyze_limits(r: &mut ExperimentResult) {
                 format!(
                     "{} {}",
                     x.labels.get("source").map_or("?", String::as_str),
-                    crate::report::group_digits(x.value as i64)
+                    group_digits(x.value as i64)
                 )
             })
             .collect();
         f.push(format!(
             "this process may start at most about {} more threads: {} binds ({}); the other bounds: {}",
-            crate::report::group_digits(b.value as i64),
+            group_digits(b.value as i64),
             b.labels.get("source").map_or("?", String::as_str),
             b.labels.get("why").map_or("", String::as_str),
             others.join(", ")
@@ -1307,16 +1278,17 @@ fn analyze_limits(r: &mut ExperimentResult) {
         };
         f.push(format!(
             "the probe started {} threads{} and was stopped by {stop}{why}; every thread was joined",
-            crate::report::group_digits(m.summary.median as i64),
+            group_digits(m.summary.median as i64),
             computed
                 .map(|c| format!(
                     " (computed bound: {})",
-                    crate::report::group_digits(c as i64)
+                    group_digits(c as i64)
                 ))
                 .unwrap_or_default()
         ));
     }
-    r.findings.extend(f);
+    a.findings.extend(f);
+    a
 }
 
 // ----------------------------------------------------------------- sharing
@@ -1371,7 +1343,6 @@ pub fn documented(flags: libc::c_int, aspect_flag: libc::c_int) -> bool {
 
 pub static SHARING: Experiment = Experiment {
     name: "memory.sharing",
-    group: "memory",
     summary: "which changes a clone()d child makes the parent sees, per CLONE_* flag: memory, fds, cwd, signals, tgid",
     reproduces: "Bendersky's clone-vm-sample (the CLONE_VM row) and the flags it names: CLONE_FILES, CLONE_SIGHAND, CLONE_THREAD",
     params: &[ParamSpec {
@@ -1387,6 +1358,7 @@ pub static SHARING: Experiment = Experiment {
     points: single_point,
     measure: measure_sharing,
     analyze: analyze_sharing,
+    ..Experiment::DEFAULT
 };
 
 fn measure_sharing(job: &Job) -> anyhow::Result<WorkerOutput> {
@@ -1427,7 +1399,8 @@ fn measure_sharing(job: &Job) -> anyhow::Result<WorkerOutput> {
     Ok(out)
 }
 
-fn analyze_sharing(r: &mut ExperimentResult) {
+fn analyze_sharing(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
     let mut f = Vec::new();
     let mut mismatches = Vec::new();
     let width = SHARE_ROWS.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
@@ -1454,7 +1427,7 @@ fn analyze_sharing(r: &mut ExperimentResult) {
         }
     }
     if f.is_empty() {
-        return;
+        return a;
     }
     f.push(if mismatches.is_empty() {
         "verified on this machine: each flag shares exactly what clone(2) says and nothing else; without CLONE_VM the child's write stays in its copy (the seed's clone-vm-sample, `tasklab demo clone-vm [vm]`), and only CLONE_THREAD gives the child the parent's pid".to_string()
@@ -1464,7 +1437,34 @@ fn analyze_sharing(r: &mut ExperimentResult) {
             mismatches.join(", ")
         )
     });
-    r.findings.extend(f);
+    a.findings.extend(f);
+    a
+}
+
+// ------------------------------------------------------------- summary
+
+/// What a blocked thread with the default stack reserves and keeps.
+fn thread_memory_headline(e: &ExperimentResult) -> Option<String> {
+    // The largest thread count measured for the default stack.
+    let virt = e
+        .metrics_named("virt_per_thread_kib")
+        .filter(|m| m.label("variant") == Some("default"))
+        .max_by_key(|m| m.label_num("threads").unwrap_or(0))?;
+    let n = virt.label("threads")?;
+    let stack = virt.label("stack").unwrap_or("default");
+    let at = [("variant", "default"), ("threads", n)];
+    let res = e
+        .median("rss_exact_per_thread_kib", &at)
+        .or(e.median("rss_per_thread_kib", &at))?;
+    let kernel = e.median("kernel_stack_per_thread_kib", &at);
+    Some(format!(
+        "a blocked thread with the {stack} default stack reserves {} of address space but keeps {} resident{} ({n} threads)",
+        fmt_value(virt.summary.median, Unit::Kib),
+        fmt_value(res, Unit::Kib),
+        kernel
+            .map(|k| format!(", plus {} of kernel stack", fmt_value(k, Unit::Kib)))
+            .unwrap_or_default()
+    ))
 }
 
 #[cfg(test)]
@@ -1518,38 +1518,6 @@ mod tests {
         let (name, most, _) = binding(&b).unwrap();
         assert_eq!(*name, "address space");
         assert_eq!(*most, ((1u64 << 30) - (10 << 20)) / ((8 << 20) + 4096));
-    }
-
-    #[test]
-    fn rounds_from_separate_workers_merge_into_one_distribution() {
-        let metric = |name: &str, v: f64| crate::results::Metric {
-            name: name.into(),
-            unit: Unit::Kib,
-            labels: labels(&[("variant", "default")]),
-            summary: crate::stats::summarize(&[v]).unwrap(),
-            samples: vec![v],
-            detail: false,
-            seed: None,
-        };
-        let mut r = ExperimentResult {
-            name: "memory.threads".into(),
-            group: "memory".into(),
-            summary: String::new(),
-            status: crate::results::Status::Ok,
-            reason: None,
-            duration_s: 0.0,
-            params: Default::default(),
-            metrics: vec![metric("a", 1.0), metric("b", 5.0), metric("a", 3.0)],
-            readings: vec![],
-            fits: vec![],
-            findings: vec![],
-            notes: vec![],
-        };
-        merge_rounds(&mut r);
-        assert_eq!(r.metrics.len(), 2);
-        assert_eq!(r.metrics[0].samples, vec![1.0, 3.0]);
-        assert_eq!(r.metrics[0].summary.median, 2.0);
-        assert_eq!(r.metrics[1].samples, vec![5.0]);
     }
 
     #[test]

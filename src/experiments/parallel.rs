@@ -11,9 +11,8 @@
 //! time goes (the fork, its first pass over inherited pages vs a second pass,
 //! the reap), on 4 KiB and on huge pages.
 
-use super::*;
+use super::prelude::*;
 use crate::measure::procfs;
-use crate::report::fmt_ns;
 use crate::sys::parallel::{self as par, F64Buf, SlowSink};
 use crate::sys::{self, Thp};
 use rayon::prelude::*;
@@ -126,7 +125,14 @@ pub enum Variant {
     Pool,
 }
 
-pub const VARIANT_NAMES: &[&str] = &["fork", "threads", "pool"];
+pub const VARIANT_NAMES: &[Choice] = &[
+    Choice::new(
+        "fork",
+        "the parent and W-1 forked children, partial sums through a pipe",
+    ),
+    Choice::new("threads", "the calling thread and W-1 scoped threads"),
+    Choice::new("pool", "a rayon pool of W threads stealing chunks"),
+];
 
 impl Variant {
     pub fn name(self) -> &'static str {
@@ -283,9 +289,9 @@ fn fitting_sizes(ctx: &PlanCtx, name: &str, notes: &mut Vec<String>) -> Result<V
             let msg = format!(
                 "{name}={n} needs {} for its array, but only {} is available and {} must stay free \
                  (the largest {name} that fits here is {})",
-                params::fmt_size(bytes),
-                params::fmt_size(available),
-                params::fmt_size(margin(ctx.env)),
+                fmt_size(bytes),
+                fmt_size(available),
+                fmt_size(margin(ctx.env)),
                 limit / 8
             );
             if user_set {
@@ -426,7 +432,6 @@ fn hms(ns: f64) -> String {
 
 pub static AVERAGE: Experiment = Experiment {
     name: "parallel.average",
-    group: "parallel",
     summary: "the seed's array average, average phase only: serial vs W forked processes (partial sums through pipes), W threads, a rayon pool; speedup, efficiency, fork+reap cost",
     reproduces: "seed 003: 55,256,000 doubles averaged serially vs split across forked processes",
     params: &[
@@ -466,6 +471,7 @@ pub static AVERAGE: Experiment = Experiment {
     points: average_points,
     measure: measure_average,
     analyze: analyze_average,
+    ..Experiment::DEFAULT
 };
 
 fn average_points(ctx: &PlanCtx) -> Result<Points, String> {
@@ -543,8 +549,8 @@ fn measure_average(job: &Job) -> anyhow::Result<WorkerOutput> {
             out.notes.push(format!(
                 "huge pages were asked for, but the kernel backed only {} of the {} array with them \
                  (THP disabled, or memory too fragmented): fork copies 4 KiB page tables here",
-                params::fmt_size(v * 1024),
-                params::fmt_size(n * 8)
+                fmt_size(v * 1024),
+                fmt_size(n * 8)
             ));
         }
     }
@@ -660,9 +666,12 @@ fn measure_average(job: &Job) -> anyhow::Result<WorkerOutput> {
     Ok(out)
 }
 
-fn analyze_average(r: &mut ExperimentResult) {
+fn analyze_average(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
     let findings = average_findings(r);
-    r.findings.extend(findings);
+    a.findings.extend(findings);
+    a.headlines.extend(speedup_headline(r));
+    a
 }
 
 fn average_findings(r: &ExperimentResult) -> Vec<String> {
@@ -688,7 +697,7 @@ fn average_findings(r: &ExperimentResult) -> Vec<String> {
         // scheduler granted it.
         let mut parts = Vec::new();
         let mut short = Vec::new();
-        for v in VARIANT_NAMES {
+        for v in names(VARIANT_NAMES) {
             let best = r
                 .metrics_named("speedup")
                 .filter(|m| m.label("variant") == Some(v) && m.label("n") == Some(nn))
@@ -744,7 +753,7 @@ fn average_findings(r: &ExperimentResult) -> Vec<String> {
                 (cpus as usize + 1).max(3).to_string(),
             );
             let mut bits = Vec::new();
-            for v in VARIANT_NAMES {
+            for v in names(VARIANT_NAMES) {
                 if let (Some(a), Some(o)) = (
                     med("average_ns", v, at.as_str()),
                     med("average_ns", v, over.as_str()),
@@ -786,7 +795,7 @@ fn average_findings(r: &ExperimentResult) -> Vec<String> {
                         "; creating and reaping the {kids} child process(es) alone costs {} with this {} array \
                          ({:.0}% of the gap; parallel.forktime shows the rest)",
                         hms(fr),
-                        params::fmt_size(n * 8),
+                        fmt_size(n * 8),
                         (fr / (f - t) * 100.0).min(999.0)
                     ));
                 } else {
@@ -824,7 +833,6 @@ fn average_findings(r: &ExperimentResult) -> Vec<String> {
 
 pub static PROGRAM: Experiment = Experiment {
     name: "parallel.program",
-    group: "parallel",
     summary: "the seed's whole program (fresh array, fill, average, unmap), serial vs forked vs threads, with Amdahl's bound from the serial fill",
     reproduces: "seed 003: `time stress` 458 ms vs `time stress F` 395 ms; about 150 ms saved at 155,256,000",
     params: &[
@@ -846,7 +854,11 @@ pub static PROGRAM: Experiment = Experiment {
         ParamSpec {
             name: "thp",
             help: "huge-page settings to run the program with: default leaves it to the system, as for the seed's static array; on asks for huge pages (madvise)",
-            kind: ParamKind::Names(&["default", "on", "off"]),
+            kind: ParamKind::Names(&[
+                Choice::new("default", "huge pages as the system sets them"),
+                Choice::new("on", "huge pages asked for (madvise)"),
+                Choice::new("off", "huge pages refused"),
+            ]),
             quick: "default,on",
             thorough: "default,on",
         },
@@ -928,6 +940,7 @@ pub static PROGRAM: Experiment = Experiment {
     points: program_points,
     measure: measure_program,
     analyze: analyze_program,
+    ..Experiment::DEFAULT
 };
 
 fn program_points(ctx: &PlanCtx) -> Result<Points, String> {
@@ -1055,9 +1068,11 @@ fn measure_program(job: &Job) -> anyhow::Result<WorkerOutput> {
     Ok(out)
 }
 
-fn analyze_program(r: &mut ExperimentResult) {
+fn analyze_program(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
     let findings = program_findings(r);
-    r.findings.extend(findings);
+    a.findings.extend(findings);
+    a
 }
 
 fn program_findings(r: &ExperimentResult) -> Vec<String> {
@@ -1117,7 +1132,7 @@ fn program_findings(r: &ExperimentResult) -> Vec<String> {
              the serial fraction is {:.0}%, so by Amdahl's law {cpus:.0} CPUs can speed the program up at most {best:.2}x \
              (no number of CPUs beyond {:.2}x) unless the fill is parallelised too; measured: {}",
             hms(whole),
-            params::fmt_size(n.parse::<u64>().unwrap_or(0) * 8),
+            fmt_size(n.parse::<u64>().unwrap_or(0) * 8),
             hms(fill),
             hms(avg),
             s * 100.0,
@@ -1167,7 +1182,6 @@ fn program_findings(r: &ExperimentResult) -> Vec<String> {
 
 pub static FORKTIME: Experiment = Experiment {
     name: "parallel.forktime",
-    group: "parallel",
     summary: "where a forked average's time goes: fork() itself, the child's first vs second pass over its inherited slice, the reap; 4 KiB pages vs huge pages",
     reproduces: "seed 003's fork variant, taken apart (the seed timed only the whole program)",
     params: &[
@@ -1199,6 +1213,7 @@ pub static FORKTIME: Experiment = Experiment {
     points: forktime_points,
     measure: measure_forktime,
     analyze: analyze_forktime,
+    ..Experiment::DEFAULT
 };
 
 fn forktime_points(ctx: &PlanCtx) -> Result<Points, String> {
@@ -1346,9 +1361,11 @@ fn measure_forktime(job: &Job) -> anyhow::Result<WorkerOutput> {
     Ok(out)
 }
 
-fn analyze_forktime(r: &mut ExperimentResult) {
+fn analyze_forktime(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
     let findings = forktime_findings(r);
-    r.findings.extend(findings);
+    a.findings.extend(findings);
+    a
 }
 
 fn forktime_findings(r: &ExperimentResult) -> Vec<String> {
@@ -1450,7 +1467,6 @@ fn forktime_findings(r: &ExperimentResult) -> Vec<String> {
 
 pub static FANOUT: Experiment = Experiment {
     name: "parallel.fanout",
-    group: "parallel",
     summary: "the line-printer story: K reports, each some CPU work then output to a slow sink, serial vs one forked child per report",
     reproduces: "seed 003's client: a 14-hour report run cut to 5 hours by forking one child per printer",
     params: &[
@@ -1496,6 +1512,7 @@ pub static FANOUT: Experiment = Experiment {
     points: fanout_points,
     measure: measure_fanout,
     analyze: analyze_fanout,
+    ..Experiment::DEFAULT
 };
 
 /// The longest a fan-out run may take, serial side included.
@@ -1513,7 +1530,7 @@ fn fanout_points(ctx: &PlanCtx) -> Result<Points, String> {
     let jobs = p.int("jobs") as f64;
     let per_job_s = p.int("cpu_ms") as f64 / 1e3 + p.int("output") as f64 / rate as f64;
     let est = jobs * per_job_s * p.int("reps") as f64 * 1.3;
-    let max_s = FANOUT_MAX_S.min(0.8 * crate::run::sizing(ctx.profile).timeout_s);
+    let max_s = FANOUT_MAX_S.min(0.8 * ctx.sizing.timeout_s);
     if est > max_s {
         return Err(format!(
             "these settings would run for about {est:.0} s (serial: {jobs:.0} reports × {per_job_s:.2} s, × reps, plus the fan-out): \
@@ -1632,9 +1649,11 @@ fn out_fanout(
     out
 }
 
-fn analyze_fanout(r: &mut ExperimentResult) {
+fn analyze_fanout(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
     let findings = fanout_findings(r);
-    r.findings.extend(findings);
+    a.findings.extend(findings);
+    a
 }
 
 fn fanout_findings(r: &ExperimentResult) -> Vec<String> {
@@ -1671,6 +1690,43 @@ fn fanout_findings(r: &ExperimentResult) -> Vec<String> {
         hms(ideal)
     ));
     out
+}
+
+// ------------------------------------------------------------- summary
+
+/// The best speedup of each variant within the CPUs there are.
+fn speedup_headline(e: &ExperimentResult) -> Option<String> {
+    let cpus = e.reading("cpus", &[]).unwrap_or(1.0);
+    let mut best: Vec<(String, f64, u64)> = Vec::new();
+    for m in e.metrics_named("speedup") {
+        let (Some(v), Some(w)) = (m.label("variant"), m.label_num("workers")) else {
+            continue;
+        };
+        if w as f64 > cpus {
+            continue;
+        }
+        match best.iter_mut().find(|b| b.0 == v) {
+            Some(b) if b.1 >= m.summary.median => {}
+            Some(b) => *b = (v.into(), m.summary.median, w),
+            None => best.push((v.into(), m.summary.median, w)),
+        }
+    }
+    let fork = best.iter().find(|b| b.0 == "fork")?;
+    let others: Vec<String> = best
+        .iter()
+        .filter(|b| b.0 != "fork")
+        .map(|b| format!("{} {:.2}x", b.0, b.1))
+        .collect();
+    Some(format!(
+        "averaging the seed's array across {} forked processes is {:.2}x as fast as serially on {cpus:.0} CPUs{}",
+        fork.2,
+        fork.1,
+        if others.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", others.join(", "))
+        }
+    ))
 }
 
 #[cfg(test)]

@@ -2,11 +2,10 @@
 //! a worker's crash or hang marks that experiment failed, kills everything it
 //! started, and lets the run go on. Run only when named.
 
-use super::*;
+use super::prelude::*;
 
 pub static CRASH: Experiment = Experiment {
     name: "selftest.crash",
-    group: "selftest",
     summary: "a worker that dies of SIGSEGV-like abort (for tests)",
     reproduces: "nothing: a fault-handling check",
     params: &[],
@@ -19,11 +18,11 @@ pub static CRASH: Experiment = Experiment {
         std::process::abort()
     },
     analyze: no_analysis,
+    ..Experiment::DEFAULT
 };
 
 pub static HANG: Experiment = Experiment {
     name: "selftest.hang",
-    group: "selftest",
     summary: "a worker that starts a child and then both hang (for tests)",
     reproduces: "nothing: a fault-handling check",
     params: &[],
@@ -41,4 +40,5 @@ pub static HANG: Experiment = Experiment {
         }
     },
     analyze: no_analysis,
+    ..Experiment::DEFAULT
 };

@@ -10,73 +10,54 @@
 //! join. `spawn.cold` times the first creation of a fresh process, which is
 //! what Sysel measured, and shows why the two seeds disagree.
 
-use super::*;
+use super::prelude::*;
 use crate::measure::sampler::{events, Budget};
-use crate::measure::{procfs, scratch};
-use crate::report::fmt_ns;
+use crate::measure::{probe, procfs, scratch};
 use crate::sys::{self, CloneKind, CloneStack, ExecPlan, SharedPage};
 use std::io;
 use std::path::Path;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 
 /// Every creation method, with what it is.
-pub const METHOD_NAMES: &[&str] = &[
-    "fork",
-    "vfork",
-    "clone_vfork",
-    "posix_spawn",
-    "fork_exec_static",
-    "fork_exec_dynamic",
-    "vfork_exec_static",
-    "sh_c",
-    "clone_process",
-    "clone_vm",
-    "clone_thread_flags",
-    "pthread_create",
-    "std_thread",
-    "clone3",
-];
-
-/// Every creation method (in [`METHOD_NAMES`] order), with what it is.
-pub const METHODS: &[(&str, &str)] = &[
-    ("fork", "fork(); the child _exits at once"),
-    ("vfork", "vfork(); the parent sleeps until the child exits"),
-    (
+pub const METHODS: &[Choice] = &[
+    Choice::new("fork", "fork(); the child _exits at once"),
+    Choice::new("vfork", "vfork(); the parent sleeps until the child exits"),
+    Choice::new(
         "clone_vfork",
         "clone(CLONE_VM|CLONE_VFORK|SIGCHLD), what posix_spawn does inside",
     ),
-    ("posix_spawn", "posix_spawn() of a tiny static program"),
-    (
+    Choice::new("posix_spawn", "posix_spawn() of a tiny static program"),
+    Choice::new(
         "fork_exec_static",
         "fork() + execve() of a tiny static program",
     ),
-    (
+    Choice::new(
         "fork_exec_dynamic",
         "fork() + execve() of a tiny dynamically linked program",
     ),
-    (
+    Choice::new(
         "vfork_exec_static",
         "vfork() + execve() of the tiny static program",
     ),
-    (
+    Choice::new(
         "sh_c",
         "fork() + execve(\"/bin/sh -c prog\"): what system() costs",
     ),
-    ("clone_process", "raw clone() with SIGCHLD only: a process"),
-    (
+    Choice::new("clone_process", "raw clone() with SIGCHLD only: a process"),
+    Choice::new(
         "clone_vm",
         "raw clone(CLONE_VM|SIGCHLD): a process sharing memory",
     ),
-    (
+    Choice::new(
         "clone_thread_flags",
         "raw clone() with pthread_create's flags (less CLONE_SETTLS)",
     ),
-    (
+    Choice::new(
         "pthread_create",
         "pthread_create() + pthread_join(), default attributes",
     ),
-    ("std_thread", "Rust std::thread::spawn() + join()"),
-    (
+    Choice::new("std_thread", "Rust std::thread::spawn() + join()"),
+    Choice::new(
         "clone3",
         "clone3() with no flags: fork through the newer system call",
     ),
@@ -292,13 +273,12 @@ fn method_labels(method: &str) -> Labels {
 
 pub static METHODS_EXP: Experiment = Experiment {
     name: "spawn.methods",
-    group: "spawn",
     summary: "every creation method, warm (steady state): to the parent's return, to the child's start, create+reap",
     reproduces: "Bendersky's launch benchmark and Sysel Table 1, steady state",
     params: &[ParamSpec {
         name: "methods",
         help: "creation methods to measure",
-        kind: ParamKind::Names(METHOD_NAMES),
+        kind: ParamKind::Names(METHODS),
         quick: "all",
         thorough: "all",
     }],
@@ -339,6 +319,7 @@ pub static METHODS_EXP: Experiment = Experiment {
     points: single_point,
     measure: measure_methods,
     analyze: analyze_methods,
+    ..Experiment::DEFAULT
 };
 
 fn measure_methods(job: &Job) -> anyhow::Result<WorkerOutput> {
@@ -358,9 +339,11 @@ fn measure_methods(job: &Job) -> anyhow::Result<WorkerOutput> {
     Ok(out)
 }
 
-fn analyze_methods(r: &mut ExperimentResult) {
+fn analyze_methods(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
     let findings = methods_findings(r);
-    r.findings.extend(findings);
+    a.findings.extend(findings);
+    a
 }
 
 fn methods_findings(r: &ExperimentResult) -> Vec<String> {
@@ -414,9 +397,6 @@ fn methods_findings(r: &ExperimentResult) -> Vec<String> {
 
 // ------------------------------------------------------------------- cold
 
-/// The hidden subcommand one cold probe runs as.
-pub const COLD_ARG: &str = "__cold";
-
 /// How many launches a cold probe makes after the first; the last half of
 /// them is its steady state.
 const COLD_FOLLOWERS: usize = 20;
@@ -428,13 +408,24 @@ pub struct ColdProbe {
     pub steady: Vec<Launch>,
 }
 
-/// Runs in a fresh tasklab process: one method, the first creation this
-/// process has ever made, then the followers. Prints JSON.
-pub fn cold_probe_main(
-    method: &str,
-    scratch: Option<&Path>,
+/// What one cold probe is asked to launch.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ColdArg {
+    method: String,
     timer_ns: f64,
-) -> anyhow::Result<ColdProbe> {
+    scratch: Option<std::path::PathBuf>,
+}
+
+/// The probe `spawn.cold` runs in a fresh tasklab process.
+fn cold_probe(arg: &serde_json::Value) -> anyhow::Result<serde_json::Value> {
+    let a: ColdArg = serde_json::from_value(arg.clone())?;
+    let p = cold_launches(&a.method, a.scratch.as_deref(), a.timer_ns)?;
+    Ok(serde_json::to_value(p)?)
+}
+
+/// Runs in a fresh tasklab process: one method, the first creation this
+/// process has ever made, then the followers.
+fn cold_launches(method: &str, scratch: Option<&Path>, timer_ns: f64) -> anyhow::Result<ColdProbe> {
     let l = Launcher::new(scratch, timer_ns)?;
     if let Some(why) = l.unsupported(method) {
         anyhow::bail!(why);
@@ -455,7 +446,7 @@ pub fn cold_probe_main(
 
 pub static COLD: Experiment = Experiment {
     name: "spawn.cold",
-    group: "spawn",
+    probe: Some(cold_probe),
     summary: "the first creation in a fresh process vs the second and the steady state, per method",
     reproduces: "Sysel Table 1 (single cold calls) beside Bendersky's averages: why they disagree",
     params: &[
@@ -472,7 +463,7 @@ pub static COLD: Experiment = Experiment {
         ParamSpec {
             name: "methods",
             help: "methods to probe",
-            kind: ParamKind::Names(METHOD_NAMES),
+            kind: ParamKind::Names(METHODS),
             quick: "fork,vfork,posix_spawn,fork_exec_static,pthread_create,std_thread,clone_thread_flags",
             thorough: "all",
         },
@@ -534,10 +525,10 @@ pub static COLD: Experiment = Experiment {
     points: single_point,
     measure: measure_cold,
     analyze: analyze_cold,
+    ..Experiment::DEFAULT
 };
 
 fn measure_cold(job: &Job) -> anyhow::Result<WorkerOutput> {
-    let exe = std::env::current_exe()?;
     let mut out = WorkerOutput::default();
     let methods = job.params.names("methods");
     let probes = job.params.int("probes") as usize;
@@ -547,23 +538,23 @@ fn measure_cold(job: &Job) -> anyhow::Result<WorkerOutput> {
         let mut steady = Vec::new();
         let mut skipped = None;
         for _ in 0..probes {
-            let mut cmd = std::process::Command::new(&exe);
-            cmd.arg(COLD_ARG)
-                .arg(method)
-                .arg(job.timer_overhead_ns.to_string());
-            if let Some(s) = &job.scratch {
-                cmd.arg(s);
-            }
-            let o = cmd.stderr(std::process::Stdio::piped()).output()?;
-            if !o.status.success() {
-                let err = String::from_utf8_lossy(&o.stderr).trim().to_string();
-                if err.contains("skipped") {
-                    skipped = Some(err);
-                    break;
+            let arg = ColdArg {
+                method: method.to_string(),
+                timer_ns: job.timer_overhead_ns,
+                scratch: job.scratch.clone(),
+            };
+            let answer = match probe::run(COLD.name, serde_json::to_value(arg)?) {
+                Ok(a) => a,
+                Err(e) => {
+                    let err = e.to_string();
+                    if err.contains("skipped") {
+                        skipped = Some(err);
+                        break;
+                    }
+                    anyhow::bail!("cold probe for {method} failed: {err}");
                 }
-                anyhow::bail!("cold probe for {method} failed: {err}");
-            }
-            let p: ColdProbe = serde_json::from_slice(&o.stdout)?;
+            };
+            let p: ColdProbe = serde_json::from_value(answer)?;
             firsts.push(p.first);
             seconds.push(p.second);
             steady.extend(p.steady);
@@ -588,9 +579,11 @@ fn measure_cold(job: &Job) -> anyhow::Result<WorkerOutput> {
     Ok(out)
 }
 
-fn analyze_cold(r: &mut ExperimentResult) {
+fn analyze_cold(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
     let findings = cold_findings(r);
-    r.findings.extend(findings);
+    a.findings.extend(findings);
+    a
 }
 
 fn cold_findings(r: &ExperimentResult) -> Vec<String> {
@@ -651,7 +644,6 @@ fn cold_findings(r: &ExperimentResult) -> Vec<String> {
 
 pub static HEAP: Experiment = Experiment {
     name: "spawn.heap",
-    group: "spawn",
     summary: "creation cost vs the parent's touched heap (0 to 4 GiB), VmPTE, cost per KiB of page tables, THP on vs off",
     reproduces: "Bendersky's \"launch time vs memory image\" figure; Sysel's 4 GB fork ≈ 20 ms",
     params: &[
@@ -665,7 +657,7 @@ pub static HEAP: Experiment = Experiment {
         ParamSpec {
             name: "methods",
             help: "methods swept over the heap",
-            kind: ParamKind::Names(METHOD_NAMES),
+            kind: ParamKind::Names(METHODS),
             quick: "fork,fork_exec_static,vfork,clone_vfork,posix_spawn,clone_vm,pthread_create",
             thorough: "fork,fork_exec_static,vfork,clone_vfork,posix_spawn,clone_vm,pthread_create,clone_thread_flags",
         },
@@ -724,6 +716,7 @@ pub static HEAP: Experiment = Experiment {
     points: heap_points,
     measure: measure_heap,
     analyze: analyze_heap,
+    ..Experiment::DEFAULT
 };
 
 /// Memory a heap point must leave free, beyond the heap itself.
@@ -741,10 +734,10 @@ fn heap_points(ctx: &PlanCtx) -> Result<Points, String> {
         if s > limit {
             let msg = format!(
                 "heap size {} does not fit: {} is available and {} must stay free (largest allowed here: {})",
-                params::fmt_size(s),
-                params::fmt_size(available),
-                params::fmt_size(heap_margin(ctx.env)),
-                params::fmt_size(limit)
+                fmt_size(s),
+                fmt_size(available),
+                fmt_size(heap_margin(ctx.env)),
+                fmt_size(limit)
             );
             if user_set {
                 return Err(msg);
@@ -781,7 +774,7 @@ fn measure_heap(job: &Job) -> anyhow::Result<WorkerOutput> {
     let thp_label = if thp == sys::Thp::On { "on" } else { "off" };
     let heap = sys::Heap::touched(heap_bytes as usize, thp)?;
     let l = Launcher::new(job.scratch.as_deref(), job.timer_overhead_ns)?;
-    let heap_name = params::fmt_size(heap_bytes);
+    let heap_name = fmt_size(heap_bytes);
     let base = |m: &str| {
         labels(&[
             ("method", m),
@@ -828,7 +821,8 @@ fn measure_heap(job: &Job) -> anyhow::Result<WorkerOutput> {
     Ok(out)
 }
 
-fn analyze_heap(r: &mut ExperimentResult) {
+fn analyze_heap(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
     // Fit lifecycle = a + b * VmPTE per method, over the THP-off points.
     let mut methods: Vec<String> = r
         .metrics_named("lifecycle_ns")
@@ -866,7 +860,7 @@ fn analyze_heap(r: &mut ExperimentResult) {
         }
     }
     for f in &fits {
-        r.fits.push(crate::results::NamedFit {
+        a.fits.push(crate::results::NamedFit {
             name: format!("{} lifecycle_ns vs VmPTE KiB", f.method),
             labels: labels(&[("method", &f.method), ("thp", "off")]),
             x_unit: "KiB of page tables".into(),
@@ -880,8 +874,8 @@ fn analyze_heap(r: &mut ExperimentResult) {
             first.1,
             last.1,
             last.1 / first.1.max(1.0),
-            params::fmt_size(first.0),
-            params::fmt_size(last.0),
+            fmt_size(first.0),
+            fmt_size(last.0),
         ))
     };
     for f in &fits {
@@ -906,7 +900,7 @@ fn analyze_heap(r: &mut ExperimentResult) {
                 f.fit.r2
             )
         };
-        r.findings.push(text);
+        a.findings.push(text);
     }
     // Huge pages: the largest heap measured both ways.
     let on: Vec<&crate::results::Metric> = r
@@ -929,12 +923,12 @@ fn analyze_heap(r: &mut ExperimentResult) {
                 "on transparent huge pages ({} of the heap in 2 MiB pages) a fork with a {heap} heap costs {} instead of {} ({:.1}x cheaper): \
                  fork copies one entry per 2 MiB instead of 512. VmPTE barely changes, because the kernel keeps a spare page table \
                  deposited for every huge page in case it must be split",
-                params::fmt_size((huge * 1024.0) as u64),
+                fmt_size((huge * 1024.0) as u64),
                 fmt_ns(big.summary.median),
                 fmt_ns(off.summary.median),
                 off.summary.median / big.summary.median.max(1.0),
             );
-            r.findings.push(text);
+            a.findings.push(text);
         }
     }
     if let (Some(f), Some(t)) = (
@@ -957,19 +951,90 @@ fn analyze_heap(r: &mut ExperimentResult) {
             fmt_ns(t.summary.median),
             f.summary.median / t.summary.median.max(1.0)
         );
-        r.findings.push(text);
+        a.findings.push(text);
     }
     if methods.iter().any(|m| m == "posix_spawn") {
-        r.findings.push(
+        a.findings.push(
             "advice: a process with a large heap that must start programs should use posix_spawn or vfork, whose cost does not grow with the heap; fork+exec pays for copying the page tables first".into(),
         );
     }
+    a.headlines
+        .extend(fork_vs_thread(r).into_iter().chain(program_start(r)));
+    a
 }
 
 struct NamedFitInput {
     method: String,
     fit: crate::stats::Fit,
     by_heap: Vec<(u64, f64)>,
+}
+
+// ------------------------------------------------------------- summary
+
+/// Warm fork vs thread at the smallest non-empty heap, and fork's growth
+/// per 100 MiB of heap from a straight-line fit over every heap measured.
+fn fork_vs_thread(e: &ExperimentResult) -> Option<String> {
+    let series = |method: &str| -> Vec<(u64, f64, String)> {
+        let mut v: Vec<(u64, f64, String)> = e
+            .metrics_named("lifecycle_ns")
+            .filter(|m| m.label("method") == Some(method) && m.label("thp") != Some("on"))
+            .filter_map(|m| {
+                Some((
+                    m.label_num("heap_bytes")?,
+                    m.summary.median,
+                    m.label("heap")?.to_string(),
+                ))
+            })
+            .collect();
+        v.sort_by_key(|p| p.0);
+        v
+    };
+    let fork = series("fork");
+    let thread = series("pthread_create");
+    let (bytes, f, heap) = fork.iter().find(|p| p.0 > 0).or(fork.first())?.clone();
+    let t = thread.iter().find(|p| p.0 == bytes)?.1;
+    let mut s = format!(
+        "fork is {:.1}x slower than a thread at a {heap} heap ({} vs {}, created and reaped)",
+        f / t,
+        fmt_ns(f),
+        fmt_ns(t)
+    );
+    let xs: Vec<f64> = fork.iter().map(|p| p.0 as f64).collect();
+    let ys: Vec<f64> = fork.iter().map(|p| p.1).collect();
+    if let (Some(fit), Some(last)) = (crate::stats::linear_fit(&xs, &ys), fork.last()) {
+        if fork.len() >= 3 && fit.slope > 0.0 {
+            s.push_str(&format!(
+                " and grows {} per 100 MiB of heap ({} at {}); a thread does not grow",
+                fmt_ns(fit.slope * 100.0 * 1024.0 * 1024.0),
+                fmt_ns(last.1),
+                last.2
+            ));
+        }
+    }
+    Some(s)
+}
+
+/// posix_spawn against fork+exec from the largest heap measured.
+fn program_start(e: &ExperimentResult) -> Option<String> {
+    let biggest = e
+        .metrics_named("lifecycle_ns")
+        .filter(|m| m.label("method") == Some("posix_spawn"))
+        .max_by_key(|m| m.label_num("heap_bytes").unwrap_or(0))?;
+    let heap = biggest.label("heap")?;
+    let exec = e.median(
+        "lifecycle_ns",
+        &[
+            ("method", "fork_exec_static"),
+            ("heap", heap),
+            ("thp", "off"),
+        ],
+    )?;
+    Some(format!(
+        "to start a program from a process with a {heap} heap, posix_spawn takes {} and fork+exec {} ({:.0}x): fork copies the page tables exec then throws away",
+        fmt_ns(biggest.summary.median),
+        fmt_ns(exec),
+        exec / biggest.summary.median
+    ))
 }
 
 #[cfg(test)]

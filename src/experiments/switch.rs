@@ -11,9 +11,8 @@
 //! path), CPUs kept awake by `SCHED_IDLE` spinners, the IPC's own cost without
 //! a switch, the indirect (cache) cost, and user-space switches.
 
-use super::*;
+use super::prelude::*;
 use crate::measure::sampler::{per_op, Budget};
-use crate::report::fmt_ns;
 use crate::sys::{self, SharedPage};
 use std::fs::File;
 use std::hint::black_box;
@@ -106,13 +105,14 @@ pub const METHODS: &[Method] = &[
     },
 ];
 
-pub const METHOD_NAMES: &[&str] = &[
-    "pipe_threads",
-    "pipe_processes",
-    "futex_threads",
-    "futex_processes",
-    "condvar",
-    "sched_yield",
+/// The ping-pong methods as `-p methods=` takes them.
+pub const METHOD_NAMES: &[Choice] = &[
+    Choice::new("pipe_threads", "two threads over a pair of pipes"),
+    Choice::new("pipe_processes", "two processes over a pair of pipes"),
+    Choice::new("futex_threads", "two threads on a private futex word"),
+    Choice::new("futex_processes", "two processes on a shared futex word"),
+    Choice::new("condvar", "two threads on a Mutex + Condvar"),
+    Choice::new("sched_yield", "two threads on one CPU yielding in turn"),
 ];
 
 fn method(name: &str) -> Option<&'static Method> {
@@ -687,7 +687,7 @@ fn push_pair(out: &mut WorkerOutput, base: &Labels, r: &PairResult) {
     );
     let case: Vec<String> = base
         .iter()
-        .filter(|(k, _)| !crate::report::HIDDEN_LABELS.contains(&k.as_str()))
+        .filter(|(k, _)| !crate::results::HIDDEN_LABELS.contains(&k.as_str()))
         .map(|(_, v)| v.clone())
         .collect();
     out.notes.push(format!(
@@ -783,11 +783,18 @@ fn worker_cpus(job: &Job, notes: &mut Vec<String>) -> io::Result<(Vec<usize>, Ve
 
 // -------------------------------------------------------------- pingpong
 
-pub const PLACEMENTS: &[&str] = &["same_cpu", "two_cpus", "two_cpus_awake", "unpinned"];
+pub const PLACEMENTS: &[Choice] = &[
+    Choice::new("same_cpu", "both tasks pinned to one CPU: the switch path"),
+    Choice::new("two_cpus", "pinned to two CPUs: a wake-up on the other CPU"),
+    Choice::new(
+        "two_cpus_awake",
+        "two CPUs kept awake by SCHED_IDLE spinners",
+    ),
+    Choice::new("unpinned", "wherever the scheduler puts them"),
+];
 
 pub static PINGPONG: Experiment = Experiment {
     name: "switch.pingpong",
-    group: "switch",
     summary: "ns per switch (round trip / 2) of two tasks ping-ponging: pipe, futex, condvar, sched_yield; threads and processes; one CPU, two CPUs, two CPUs kept awake, unpinned",
     reproduces: "Bendersky \"How expensive are context switches?\": 1.2–1.5 µs per switch pinned, ~2.2 µs unpinned",
     params: &[
@@ -864,6 +871,7 @@ pub static PINGPONG: Experiment = Experiment {
     points: pingpong_points,
     measure: measure_pingpong,
     analyze: analyze_pingpong,
+    ..Experiment::DEFAULT
 };
 
 fn pingpong_points(ctx: &PlanCtx) -> Result<Points, String> {
@@ -1023,19 +1031,20 @@ fn baseline(m: &Method, b: &Budget, loop_ns: f64) -> io::Result<Vec<f64>> {
     })
 }
 
-fn analyze_pingpong(r: &mut ExperimentResult) {
+fn analyze_pingpong(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
     let mut findings = Vec::new();
     let mut readings = Vec::new();
     let med = |r: &ExperimentResult, metric: &str, m: &str, p: &str| {
         r.find(metric, &[("method", m), ("placement", p)])
             .map(|x| x.summary.median)
     };
-    for m in METHOD_NAMES {
+    for m in names(METHOD_NAMES) {
         let base = r
             .find("baseline_ns", &[("method", m)])
             .map(|x| x.summary.median);
         let mut parts = Vec::new();
-        for p in PLACEMENTS {
+        for p in names(PLACEMENTS) {
             let Some(raw) = med(r, "switch_ns", m, p) else {
                 continue;
             };
@@ -1105,7 +1114,7 @@ fn analyze_pingpong(r: &mut ExperimentResult) {
         ));
     }
     // Two CPUs: wake-up latency, and what keeping the CPUs awake removes.
-    for m in METHOD_NAMES {
+    for m in names(METHOD_NAMES) {
         let (Some(same), Some(cross)) = (
             med(r, "switch_ns", m, "same_cpu"),
             med(r, "switch_ns", m, "two_cpus"),
@@ -1181,15 +1190,16 @@ fn analyze_pingpong(r: &mut ExperimentResult) {
             fmt_ns(p)
         ));
     }
-    r.readings.extend(readings);
-    r.findings.extend(findings);
+    a.readings.extend(readings);
+    a.findings.extend(findings);
+    a.headlines.extend(placement_headline(r));
+    a
 }
 
 // ------------------------------------------------------------------ echo
 
 pub static ECHO: Experiment = Experiment {
     name: "switch.echo",
-    group: "switch",
     summary: "pipe echo throughput: a 16-byte message out on one pipe, echoed back by another thread on a second pipe; iterations/s pinned to one CPU and unpinned",
     reproduces: "Bendersky's pipe echo: ~400,000 iterations/s pinned, about half unpinned",
     params: &[
@@ -1244,6 +1254,7 @@ pub static ECHO: Experiment = Experiment {
     },
     measure: measure_echo,
     analyze: analyze_echo,
+    ..Experiment::DEFAULT
 };
 
 const ECHO_MSG: &[u8; 16] = b"ping from task A";
@@ -1340,7 +1351,8 @@ fn measure_echo(job: &Job) -> anyhow::Result<WorkerOutput> {
     Ok(out)
 }
 
-fn analyze_echo(r: &mut ExperimentResult) {
+fn analyze_echo(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
     let get = |p: &str| {
         r.find("iterations_per_s", &[("placement", p)])
             .map(|m| m.summary.median)
@@ -1354,15 +1366,15 @@ fn analyze_echo(r: &mut ExperimentResult) {
             un,
             un / pin.max(1e-9)
         );
-        r.findings.push(f);
+        a.findings.push(f);
     }
+    a
 }
 
 // -------------------------------------------------------------- indirect
 
 pub static INDIRECT: Experiment = Experiment {
     name: "switch.indirect",
-    group: "switch",
     summary: "indirect cost of a switch: each task walks W KiB of its own between switches (pipe threads, one CPU); extra ns per switch vs W",
     reproduces: "the cache-refill cost Bendersky leaves unmeasured (no seed figure)",
     params: &[
@@ -1384,6 +1396,7 @@ pub static INDIRECT: Experiment = Experiment {
     points: indirect_points,
     measure: measure_indirect,
     analyze: analyze_indirect,
+    ..Experiment::DEFAULT
 };
 
 fn indirect_points(ctx: &PlanCtx) -> Result<Points, String> {
@@ -1396,8 +1409,8 @@ fn indirect_points(ctx: &PlanCtx) -> Result<Points, String> {
     if let Some(big) = ws.iter().find(|&&w| w.saturating_mul(4) > avail) {
         let msg = format!(
             "working set {} does not fit: three copies must stay under a quarter of the {} available",
-            params::fmt_size(*big),
-            params::fmt_size(avail)
+            fmt_size(*big),
+            fmt_size(avail)
         );
         if ctx.user_set.iter().any(|n| n == "working_sets") {
             return Err(msg);
@@ -1426,7 +1439,7 @@ fn measure_indirect(job: &Job) -> anyhow::Result<WorkerOutput> {
     let m = method("pipe_threads").expect("known method");
     let budget = Budget::from_job(job).scaled(1.0 / ws.len().max(1) as f64 * 2.0);
     for &w in &ws {
-        let size = params::fmt_size(w);
+        let size = fmt_size(w);
         let l = labels(&[("working_set", &size), ("bytes", &w.to_string())]);
         let r = run_pair(m, &Place::same(cpus[0]), &budget, &all, w as usize)?;
         push_pair(&mut out, &l, &r);
@@ -1440,12 +1453,13 @@ fn measure_indirect(job: &Job) -> anyhow::Result<WorkerOutput> {
     Ok(out)
 }
 
-fn analyze_indirect(r: &mut ExperimentResult) {
+fn analyze_indirect(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
     let Some(zero) = r
         .find("switch_ns", &[("bytes", "0")])
         .map(|m| m.summary.median)
     else {
-        return;
+        return a;
     };
     let mut pts: Vec<(u64, String, f64)> = Vec::new();
     for m in r.metrics_named("switch_ns") {
@@ -1463,7 +1477,7 @@ fn analyze_indirect(r: &mut ExperimentResult) {
     pts.sort_by_key(|p| p.0);
     let mut parts = Vec::new();
     for (bytes, ws, extra) in &pts {
-        r.readings.push(Reading {
+        a.readings.push(Reading {
             name: "indirect_ns_per_switch".into(),
             unit: Unit::Ns,
             labels: labels(&[("working_set", ws), ("bytes", &bytes.to_string())]),
@@ -1482,28 +1496,38 @@ fn analyze_indirect(r: &mut ExperimentResult) {
         }
     }
     if !parts.is_empty() {
-        r.findings.push(format!(
+        a.findings.push(format!(
             "indirect cost per switch (switch with W walked, minus the switch with nothing walked, minus the walk on a warm cache): {}; the direct switch is {}",
             parts.join(", "),
             fmt_ns(zero)
         ));
     }
+    a
 }
 
 // ------------------------------------------------------------- userspace
 
-pub const USER_VARIANTS: &[&str] = &[
-    "coroutine",
-    "async",
-    "kernel_pipe",
-    "go_default",
-    "go_maxprocs1",
-    "go_locked",
+pub const USER_VARIANTS: &[Choice] = &[
+    Choice::new(
+        "coroutine",
+        "a stackful coroutine (corosensei) resumed and yielding",
+    ),
+    Choice::new(
+        "async",
+        "two async tasks on a single-threaded tokio runtime",
+    ),
+    Choice::new("kernel_pipe", "two threads over pipes, for comparison"),
+    Choice::new("go_default", "goroutines over an unbuffered channel").needing("a Go toolchain"),
+    Choice::new("go_maxprocs1", "the same with GOMAXPROCS=1").needing("a Go toolchain"),
+    Choice::new(
+        "go_locked",
+        "the same with each goroutine locked to an OS thread",
+    )
+    .needing("a Go toolchain"),
 ];
 
 pub static USERSPACE: Experiment = Experiment {
     name: "switch.userspace",
-    group: "switch",
     summary: "user-space switching: a stackful coroutine (corosensei), async tasks on a single-threaded tokio runtime, Go goroutines over an unbuffered channel; beside a kernel pipe switch",
     reproduces: "Bendersky's goroutine ping-pong: ~2.8 M iterations/s, ~170 ns per switch",
     params: &[
@@ -1549,6 +1573,7 @@ pub static USERSPACE: Experiment = Experiment {
     },
     measure: measure_userspace,
     analyze: analyze_userspace,
+    ..Experiment::DEFAULT
 };
 
 fn push_user(out: &mut WorkerOutput, variant: &str, rt: Vec<f64>) {
@@ -1600,7 +1625,8 @@ fn measure_userspace(job: &Job) -> anyhow::Result<WorkerOutput> {
     Ok(out)
 }
 
-fn analyze_userspace(r: &mut ExperimentResult) {
+fn analyze_userspace(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
     let get = |v: &str| {
         r.find("switch_ns", &[("variant", v)])
             .map(|m| m.summary.median)
@@ -1647,7 +1673,9 @@ fn analyze_userspace(r: &mut ExperimentResult) {
             d / one.max(0.01)
         ));
     }
-    r.findings.extend(findings);
+    a.findings.extend(findings);
+    a.headlines.extend(userspace_headline(r));
+    a
 }
 
 // ------------------------------------------------- user-space mechanisms
@@ -1889,6 +1917,54 @@ fn go_round_trips(
         )));
     }
     Ok(rt)
+}
+
+// ------------------------------------------------------------- summary
+
+/// The same-CPU switch against the wake-up on the other CPU.
+fn placement_headline(e: &ExperimentResult) -> Option<String> {
+    for method in ["pipe_threads", "futex_threads", "pipe_processes"] {
+        let same = e.median(
+            "switch_ns",
+            &[("method", method), ("placement", "same_cpu")],
+        );
+        let apart = e.median(
+            "switch_ns",
+            &[("method", method), ("placement", "two_cpus")],
+        );
+        if let (Some(a), Some(b)) = (same, apart) {
+            return Some(format!(
+                "a same-CPU switch costs {} ({}); waking a task on the other CPU costs {} ({:.1}x)",
+                fmt_ns(a),
+                method.replace('_', " "),
+                fmt_ns(b),
+                b / a
+            ));
+        }
+    }
+    None
+}
+
+/// User-space switches beside the kernel's.
+fn userspace_headline(e: &ExperimentResult) -> Option<String> {
+    let kernel = e.median("switch_ns", &[("variant", "kernel_pipe")])?;
+    let mut parts = Vec::new();
+    for (v, name) in [
+        ("coroutine", "a stackful coroutine"),
+        ("async", "an async task"),
+        ("go_default", "a goroutine"),
+    ] {
+        if let Some(x) = e.median("switch_ns", &[("variant", v)]) {
+            parts.push(format!("{name} {}", fmt_ns(x)));
+        }
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "switching in user space: {} per switch, against {} for a kernel switch between threads",
+            parts.join(", "),
+            fmt_ns(kernel)
+        )
+    })
 }
 
 #[cfg(test)]

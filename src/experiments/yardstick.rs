@@ -3,16 +3,14 @@
 //! (Sysel §4: clock_gettime ≈ 94 ns, chrono ≈ 110 ns; Bendersky: memcpy of
 //! 64 KiB ≈ 3 µs, of 2 MB ≈ 60 µs).
 
-use super::*;
+use super::prelude::*;
 use crate::measure::sampler::{per_op, Budget};
-use crate::report::fmt_ns;
 use crate::sys;
 use std::hint::black_box;
 use std::time::Instant;
 
 pub static TIMER: Experiment = Experiment {
     name: "yardstick.timer",
-    group: "yardstick",
     summary: "cost of one clock read: clock_gettime MONOTONIC and REALTIME, Instant::now, rdtsc",
     reproduces: "Sysel §4.1-4.2: clock_gettime and chrono overhead",
     params: &[],
@@ -44,6 +42,7 @@ pub static TIMER: Experiment = Experiment {
     points: single_point,
     measure: measure_timer,
     analyze: analyze_timer,
+    ..Experiment::DEFAULT
 };
 
 fn measure_timer(job: &Job) -> anyhow::Result<WorkerOutput> {
@@ -91,7 +90,8 @@ fn measure_timer(job: &Job) -> anyhow::Result<WorkerOutput> {
     Ok(out)
 }
 
-fn analyze_timer(r: &mut ExperimentResult) {
+fn analyze_timer(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
     let get = |c: &str| r.find("call_ns", &[("clock", c)]).map(|m| m.summary.median);
     if let (Some(mono), Some(rdtsc)) = (get("monotonic"), get("rdtsc")) {
         let f = format!(
@@ -105,13 +105,13 @@ fn analyze_timer(r: &mut ExperimentResult) {
                 "slow enough that the clock source may not be vDSO-readable (check `tasklab env`: clock source)"
             }
         );
-        r.findings.push(f);
+        a.findings.push(f);
     }
+    a
 }
 
 pub static SYSCALL: Experiment = Experiment {
     name: "yardstick.syscall",
-    group: "yardstick",
     summary: "cost of one bare system call (getppid): the floor under every kernel switch",
     reproduces: "a yardstick the seeds imply: every switch and creation enters the kernel",
     params: &[],
@@ -133,19 +133,25 @@ pub static SYSCALL: Experiment = Experiment {
         Ok(out)
     },
     analyze: |r| {
+        let mut a = Analysis::default();
         if let Some(m) = r.find("call_ns", &[]) {
             let f = format!(
                 "a bare system call costs {}: entering and leaving the kernel, mitigations included",
                 fmt_ns(m.summary.median)
             );
-            r.findings.push(f);
+            a.findings.push(f);
+            a.headlines.push(format!(
+                "a bare system call costs {}: the scale every other figure is measured against",
+                fmt_ns(m.summary.median)
+            ));
         }
+        a
     },
+    ..Experiment::DEFAULT
 };
 
 pub static MEMCPY: Experiment = Experiment {
     name: "yardstick.memcpy",
-    group: "yardstick",
     summary: "memcpy of 64 KiB (about a process's page tables) and of 2 MiB",
     reproduces:
         "Bendersky (clone): memcpy 64 KiB ≈ 3 µs, 2 MB ≈ 60 µs, the yardstick for launch cost",
@@ -186,6 +192,7 @@ pub static MEMCPY: Experiment = Experiment {
     points: single_point,
     measure: measure_memcpy,
     analyze: |r| {
+        let mut a = Analysis::default();
         let mut findings = Vec::new();
         for m in r.metrics_named("copy_ns") {
             let size = m
@@ -224,8 +231,10 @@ pub static MEMCPY: Experiment = Experiment {
                 }
             }
         }
-        r.findings.extend(findings);
+        a.findings.extend(findings);
+        a
     },
+    ..Experiment::DEFAULT
 };
 
 fn measure_memcpy(job: &Job) -> anyhow::Result<WorkerOutput> {
@@ -249,7 +258,7 @@ fn measure_memcpy(job: &Job) -> anyhow::Result<WorkerOutput> {
                 dst.copy_from_slice(black_box(src));
                 black_box(&mut *dst);
             });
-            let name = params::fmt_size(size as u64);
+            let name = fmt_size(size as u64);
             out.push(
                 "copy_ns",
                 Unit::Ns,

@@ -3,7 +3,7 @@
 //! so the measurement fits the budget, and the samples are independent
 //! batches (for nanosecond operations) or single events (for creations).
 
-use crate::experiments::Job;
+use super::protocol::Job;
 use crate::sys;
 use std::io;
 
@@ -33,6 +33,31 @@ impl Budget {
     }
 }
 
+/// One step of a warm-up: `n` calls took `dt_ns`; the next batch size to
+/// try, or None once a batch reaches `target_ns` (or `n` reaches `cap`).
+/// It grows towards the target, at least 2x and at most 10x a step.
+pub fn next_batch(n: u64, dt_ns: f64, target_ns: f64, cap: u64) -> Option<u64> {
+    if dt_ns >= target_ns || n >= cap {
+        return None;
+    }
+    let grow = (target_ns / dt_ns.max(1.0)).clamp(2.0, 10.0);
+    Some((n as f64 * grow).ceil() as u64)
+}
+
+/// How many calls make one batch of about `target_ns`: `run(n)` makes `n`
+/// calls and returns the ns they took; the sizes follow [`next_batch`] from 1.
+pub fn size_batch<E>(
+    target_ns: f64,
+    cap: u64,
+    mut run: impl FnMut(u64) -> Result<f64, E>,
+) -> Result<u64, E> {
+    let mut n = 1;
+    while let Some(next) = next_batch(n, run(n)?, target_ns, cap) {
+        n = next;
+    }
+    Ok(n)
+}
+
 /// Per-operation cost of `f` in ns, one sample per batch: the batch size is
 /// doubled during warm-up until one batch takes its share of the budget, and
 /// the loop's own overhead is subtracted.
@@ -43,20 +68,14 @@ pub fn per_op(budget: &Budget, loop_overhead_ns: f64, mut f: impl FnMut()) -> Ve
     let batch_target_ns = (budget.seconds * 1e9 / 30.0).clamp(20_000.0, 200_000.0);
     let samples = ((budget.seconds * 1e9 / batch_target_ns) as usize)
         .clamp(budget.min_samples.max(30), budget.max_samples.max(30));
-    let mut n: u64 = 1;
-    loop {
+    let n = size_batch(batch_target_ns, 1 << 40, |n| {
         let t0 = sys::monotonic_ns();
         for _ in 0..n {
             f();
         }
-        let dt = (sys::monotonic_ns() - t0) as f64;
-        if dt >= batch_target_ns || n >= 1 << 40 {
-            break;
-        }
-        // Grow towards the target, at most 10x a step, at least 2x.
-        let grow = (batch_target_ns / dt.max(1.0)).clamp(2.0, 10.0);
-        n = (n as f64 * grow).ceil() as u64;
-    }
+        Ok::<f64, std::convert::Infallible>((sys::monotonic_ns() - t0) as f64)
+    })
+    .unwrap_or_else(|never| match never {});
     (0..samples)
         .map(|_| {
             let t0 = sys::monotonic_ns();
@@ -128,6 +147,17 @@ mod tests {
             }
         });
         assert!(r.is_err());
+    }
+
+    #[test]
+    fn batches_grow_between_2x_and_10x_until_the_target() {
+        assert_eq!(next_batch(1, 10.0, 1000.0, 1 << 40), Some(10));
+        assert_eq!(next_batch(4, 900.0, 1000.0, 1 << 40), Some(8));
+        assert_eq!(next_batch(4, 1000.0, 1000.0, 1 << 40), None);
+        assert_eq!(next_batch(64, 1.0, 1000.0, 64), None);
+        // each call costing 7 ns: the batch is the first size past 1000 ns
+        let n = size_batch(1000.0, 1 << 40, |n| Ok::<_, ()>(n as f64 * 7.0)).unwrap();
+        assert!(n as f64 * 7.0 >= 1000.0 && n <= 1000, "{n}");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! enforces the time limit, and on a time-out, a crash or Ctrl-C it kills the
 //! whole group, so nothing the worker started is left behind.
 
-use crate::experiments::{self, Job, WorkerOutput};
+use super::protocol::{Job, WorkerOutput};
 use crate::sys;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
@@ -34,8 +34,8 @@ pub fn run_job(
         reason,
         interrupted: false,
     };
-    let exe = std::env::current_exe()
-        .map_err(|e| fail(format!("cannot find tasklab's own binary: {e}")))?;
+    let exe =
+        super::self_exe().map_err(|e| fail(format!("cannot find tasklab's own binary: {e}")))?;
     let mut child = Command::new(exe)
         .arg(WORKER_ARG)
         .stdin(Stdio::piped())
@@ -151,9 +151,13 @@ fn signal_name(sig: i32) -> &'static str {
     }
 }
 
-/// The worker side: read the job, measure, write the output. Returns the
-/// process exit code.
-pub fn worker_main() -> i32 {
+/// What a worker runs for an experiment.
+pub type MeasureFn = fn(&Job) -> anyhow::Result<WorkerOutput>;
+
+/// The worker side: read the job, find its experiment's measurement through
+/// `lookup` (the registry, handed down), measure, write the output. Returns
+/// the process exit code.
+pub fn worker_main(lookup: fn(&str) -> Option<MeasureFn>) -> i32 {
     let parent = sys::parent_pid();
     if let Err(e) = sys::die_with_parent(parent) {
         eprintln!("tasklab worker: {e}");
@@ -171,7 +175,7 @@ pub fn worker_main() -> i32 {
             return 1;
         }
     };
-    let Some(exp) = experiments::find(&job.experiment) else {
+    let Some(measure) = lookup(&job.experiment) else {
         eprintln!("tasklab worker: no experiment {}", job.experiment);
         return 1;
     };
@@ -181,7 +185,7 @@ pub fn worker_main() -> i32 {
             return 1;
         }
     }
-    match (exp.measure)(&job) {
+    match measure(&job) {
         Ok(out) => {
             let json = serde_json::to_vec(&out).expect("output serialises");
             let mut stdout = std::io::stdout().lock();

@@ -6,8 +6,8 @@
 
 use super::doc::Chart;
 use super::seeds::short_hw;
-use super::{fmt_ns, fmt_short_size};
 use crate::results::{ExperimentResult, Metric, RunResults};
+use crate::units::{fmt_ns, fmt_short_size};
 use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -602,7 +602,7 @@ fn thread_memory(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                     .y_desc(unit)
                     .x_labels(4)
                     .y_labels(6)
-                    .x_label_formatter(&|v| super::group_digits(v.round() as i64))
+                    .x_label_formatter(&|v| crate::units::group_digits(v.round() as i64))
                     .label_style((FONT, 15))
                     .axis_desc_style((FONT, 16))
                     .light_line_style(RGBColor(240, 240, 240))

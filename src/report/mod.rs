@@ -8,44 +8,52 @@ pub mod headlines;
 pub mod seeds;
 pub mod table;
 
-use crate::cli::FormatArgs;
-use crate::experiments::{self, REGISTRY};
-use crate::results::{RunResults, RunStatus, Status, Unit};
+use crate::env::cpu_list;
+use crate::error::UsageError;
+use crate::experiments;
+use crate::results::{RunResults, RunStatus, Status};
+use crate::units::fmt_ns;
 use doc::{Block, Doc};
 use std::path::{Path, PathBuf};
 
-/// What the groups are about, for their section of the report.
-const GROUPS: &[(&str, &str, &str)] = &[
-    (
-        "yardstick",
-        "Yardsticks",
-        "The scale every other figure is read against: a clock read, a bare system call, a memcpy.",
-    ),
-    (
-        "spawn",
-        "Creating tasks",
-        "fork, vfork, posix_spawn, raw clone and pthread_create: warm and cold, to the parent's return and to the child's first instruction, and against the size of the parent's memory image.",
-    ),
-    (
-        "switch",
-        "Switching between tasks",
-        "Two tasks handing a token back and forth through the kernel (pipes, futexes, condition variables, sched_yield), placed on one CPU or two; the indirect cost of refilled caches; switches that never enter the kernel.",
-    ),
-    (
-        "memory",
-        "What tasks keep in memory",
-        "malloc then touch; what threads reserve and what they keep resident; how many this machine allows; what each clone flag shares.",
-    ),
-    (
-        "parallel",
-        "What forking buys for parallel work",
-        "The seed's array average split across forked processes, threads and a pool; the whole program with its fill; what fork itself costs there; fanning out I/O-bound work.",
-    ),
-];
+/// What the terminal shows: the tables as each experiment ends, or one
+/// document at the end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Format {
+    #[default]
+    Tables,
+    Csv,
+    Markdown,
+}
 
-/// `v` bytes as an axis label: `4 MiB`.
-pub fn fmt_short_size(v: f64) -> String {
-    experiments::params::fmt_size(v.max(0.0).round() as u64)
+/// A saved results file, ready to render: a file of an older schema gets
+/// what it lacks from this tasklab's registry (group titles, `reproduces`,
+/// the Summary sentences computed from its own figures).
+pub fn load(file: &Path) -> anyhow::Result<RunResults> {
+    let mut r = RunResults::read(file).map_err(|e| UsageError(format!("{e:#}")))?;
+    upgrade(&mut r);
+    Ok(r)
+}
+
+/// Fills in what a schema-1 file lacks; a current file is left as it is.
+pub fn upgrade(r: &mut RunResults) {
+    if r.groups.is_empty() {
+        r.groups = experiments::group_records();
+    }
+    if r.schema_version >= 2 {
+        return;
+    }
+    for x in &mut r.experiments {
+        let Some(reg) = experiments::find(&x.name) else {
+            continue;
+        };
+        if x.reproduces.is_empty() {
+            x.reproduces = reg.reproduces.to_string();
+        }
+        if x.headlines.is_empty() && x.status == Status::Ok {
+            x.headlines = (reg.analyze)(x).headlines;
+        }
+    }
 }
 
 fn utc(unix_s: f64) -> String {
@@ -94,7 +102,7 @@ pub fn build(r: &RunResults) -> Doc {
         ));
     } else {
         d.push(Block::Summary(
-            heads.into_iter().map(|(_, s)| capitalise(&s)).collect(),
+            heads.into_iter().map(|(_, s)| capitalise(s)).collect(),
         ));
     }
     let failed: Vec<String> = r
@@ -124,16 +132,20 @@ pub fn build(r: &RunResults) -> Doc {
     }
 
     let mut charts = charts::all(r);
-    for (group, title, about) in GROUPS {
-        let exps: Vec<_> = r.experiments.iter().filter(|x| x.group == *group).collect();
+    for group in &r.groups {
+        let exps: Vec<_> = r
+            .experiments
+            .iter()
+            .filter(|x| x.group == group.name)
+            .collect();
         if exps.is_empty() {
             continue;
         }
-        d.heading(1, *title, *group);
-        d.push(Block::Para((*about).into()));
+        d.heading(1, group.title.as_str(), group.name.as_str());
+        d.push(Block::Para(group.about.clone()));
         let mut rest = Vec::new();
         for (g, c) in charts.drain(..) {
-            if g == *group {
+            if g == group.name {
                 d.push(Block::Chart(c));
             } else {
                 rest.push((g, c));
@@ -146,8 +158,8 @@ pub fn build(r: &RunResults) -> Doc {
                 format!("{} — {}", x.name, x.summary),
                 x.name.replace('.', "-"),
             );
-            if let Some(reg) = REGISTRY.iter().find(|reg| reg.name == x.name) {
-                d.push(Block::Aside(format!("Reproduces: {}", reg.reproduces)));
+            if !x.reproduces.is_empty() {
+                d.push(Block::Aside(format!("Reproduces: {}", x.reproduces)));
             }
             match x.status {
                 Status::Failed => d.push(Block::Warning(format!(
@@ -223,7 +235,7 @@ pub fn build(r: &RunResults) -> Doc {
         r.pin
             .as_ref()
             .map_or("unpinned (--pin not given)".to_string(), |p| {
-                format!("pinned to CPUs {}", crate::env::cpu_list(p))
+                format!("pinned to CPUs {}", cpu_list(p))
             }),
     ]);
     rows.push(vec![
@@ -270,16 +282,17 @@ pub fn write_folder(r: &RunResults, dir: &Path) -> anyhow::Result<Vec<PathBuf>> 
 /// ends, or, with `--csv` / `--markdown`, one document at the end.
 pub fn terminal(
     r: &RunResults,
-    format: FormatArgs,
+    format: Format,
     verbose: bool,
     out: &Path,
 ) -> anyhow::Result<String> {
-    if format.csv {
-        return csv(r);
-    }
-    if format.markdown {
-        let prefix = format!("{}/", out.display());
-        return Ok(build(r).markdown(&prefix));
+    match format {
+        Format::Csv => return csv(r),
+        Format::Markdown => {
+            let prefix = format!("{}/", out.display());
+            return Ok(build(r).markdown(&prefix));
+        }
+        Format::Tables => {}
     }
     let mut s = format!("{}\n", table::header(r));
     for e in &r.experiments {
@@ -290,9 +303,9 @@ pub fn terminal(
 
 /// Checks that `dir` can take the report, creating it if need be: before
 /// anything is measured or rendered.
-pub fn check_writable(dir: &Path) -> Result<(), crate::run::UsageError> {
+pub fn check_writable(dir: &Path) -> Result<(), UsageError> {
     let fail = |what: &str, e: std::io::Error| {
-        crate::run::UsageError(format!(
+        UsageError(format!(
             "cannot {what} the output folder {}: {e}",
             dir.display()
         ))
@@ -308,10 +321,12 @@ pub fn check_writable(dir: &Path) -> Result<(), crate::run::UsageError> {
 pub fn rerender(
     file: &Path,
     out: Option<&Path>,
-    format: FormatArgs,
+    format: Format,
     verbose: bool,
 ) -> anyhow::Result<std::process::ExitCode> {
-    let r = RunResults::read(file).map_err(|e| crate::run::UsageError(format!("{e:#}")))?;
+    let saved = RunResults::read(file).map_err(|e| UsageError(format!("{e:#}")))?;
+    let mut r = saved.clone();
+    upgrade(&mut r);
     let here = file
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -323,7 +338,7 @@ pub fn rerender(
         _ => false,
     };
     if !same(&dir.join("results.json"), file) {
-        r.write_atomic(&dir.join("results.json"))?;
+        saved.write_atomic(&dir.join("results.json"))?;
     }
     let written = write_folder(&r, dir)?;
     print!("{}", terminal(&r, format, verbose, dir)?);
@@ -398,95 +413,4 @@ pub fn csv(r: &RunResults) -> anyhow::Result<String> {
         }
     }
     Ok(String::from_utf8(w.into_inner()?)?)
-}
-
-/// Labels that exist for machines (exact byte counts), not for people.
-pub const HIDDEN_LABELS: &[&str] = &["heap_bytes", "bytes"];
-
-/// Nanoseconds in the unit that reads best: `850 ns`, `12.3 µs`, `4.56 ms`.
-pub fn fmt_ns(ns: f64) -> String {
-    let a = ns.abs();
-    if !ns.is_finite() {
-        "n/a".into()
-    } else if a < 10.0 {
-        format!("{ns:.2} ns")
-    } else if a < 1_000.0 {
-        format!("{ns:.1} ns")
-    } else if a < 1_000_000.0 {
-        format!("{} µs", sig3(ns / 1e3))
-    } else if a < 1_000_000_000.0 {
-        format!("{} ms", sig3(ns / 1e6))
-    } else {
-        format!("{} s", sig3(ns / 1e9))
-    }
-}
-
-/// Three significant figures, without a trailing exponent.
-fn sig3(x: f64) -> String {
-    let a = x.abs();
-    if a >= 100.0 {
-        format!("{x:.0}")
-    } else if a >= 10.0 {
-        format!("{x:.1}")
-    } else {
-        format!("{x:.2}")
-    }
-}
-
-/// A value in its unit, for tables.
-pub fn fmt_value(v: f64, unit: Unit) -> String {
-    match unit {
-        Unit::Ns => fmt_ns(v),
-        Unit::Kib => format!("{} KiB", group_digits(v.round() as i64)),
-        Unit::Bytes => crate::experiments::params::fmt_size(v.max(0.0) as u64),
-        Unit::PerSecond => format!("{}/s", group_digits(v.round() as i64)),
-        Unit::Ratio => format!("{v:.2}x"),
-        Unit::Count => {
-            if v.fract() == 0.0 {
-                group_digits(v as i64)
-            } else {
-                format!("{v:.2}")
-            }
-        }
-        Unit::Mhz => format!("{v:.0} MHz"),
-    }
-}
-
-/// `1234567` -> `1,234,567`.
-pub fn group_digits(v: i64) -> String {
-    let s = v.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if v < 0 {
-        format!("-{out}")
-    } else {
-        out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nanoseconds_read_well() {
-        assert_eq!(fmt_ns(5.123), "5.12 ns");
-        assert_eq!(fmt_ns(94.0), "94.0 ns");
-        assert_eq!(fmt_ns(35_000.0), "35.0 µs");
-        assert_eq!(fmt_ns(123_456.0), "123 µs");
-        assert_eq!(fmt_ns(20_000_000.0), "20.0 ms");
-        assert_eq!(fmt_ns(f64::NAN), "n/a");
-    }
-
-    #[test]
-    fn digits_are_grouped() {
-        assert_eq!(group_digits(0), "0");
-        assert_eq!(group_digits(1234), "1,234");
-        assert_eq!(group_digits(-1234567), "-1,234,567");
-    }
 }

@@ -3,9 +3,9 @@
 //! kernel, method).
 
 use super::doc::Table;
-use super::fmt_value;
 use super::table::{case, seed_text};
 use crate::results::{Metric, RunResults, SeedRef, Unit};
+use crate::units::fmt_value;
 
 /// Further apart than this (either way), a row says why.
 pub const EXPLAIN_BEYOND: f64 = 2.0;

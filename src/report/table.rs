@@ -1,8 +1,10 @@
 //! The terminal table: every series with our median, its spread and, where a
 //! seed reports the same quantity, the seed's figure, source and the ratio.
 
-use super::{doc, fmt_ns, fmt_value, HIDDEN_LABELS};
+use super::doc;
+use crate::results::HIDDEN_LABELS;
 use crate::results::{ExperimentResult, Metric, NamedFit, RunResults, Status};
+use crate::units::{fmt_ns, fmt_value};
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, ContentArrangement, Table};
 
 /// A compact "key=value ..." of the labels people read.

@@ -1,7 +1,8 @@
 //! Typed experiment parameters with bounds: one table per experiment feeds
 //! the parser, `tasklab list` and the error messages.
 
-use super::Profile;
+use super::sizing::Profile;
+use crate::units::{fmt_size, parse_count, parse_size};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -29,8 +30,44 @@ pub enum ParamKind {
     },
     Bool,
     Choice(&'static [&'static str]),
-    /// A comma-separated subset of the names given (`all` for every one).
-    Names(&'static [&'static str]),
+    /// A comma-separated subset of the names in a method or variant table
+    /// (`all` for every one).
+    Names(&'static [Choice]),
+}
+
+/// One row of a method or variant table: what `-p methods=` accepts, what
+/// `tasklab list` prints, and what the experiment dispatches on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Choice {
+    pub name: &'static str,
+    /// What it is, in a line.
+    pub about: &'static str,
+    /// What the machine needs for it ("" when nothing beyond Linux).
+    pub needs: &'static str,
+}
+
+impl Choice {
+    pub const fn new(name: &'static str, about: &'static str) -> Choice {
+        Choice {
+            name,
+            about,
+            needs: "",
+        }
+    }
+
+    pub const fn needing(self, needs: &'static str) -> Choice {
+        Choice { needs, ..self }
+    }
+}
+
+/// The names of a table, in its order.
+pub fn names(table: &[Choice]) -> Vec<&'static str> {
+    table.iter().map(|c| c.name).collect()
+}
+
+/// The row of `table` called `name`.
+pub fn choice<'a>(table: &'a [Choice], name: &str) -> Option<&'a Choice> {
+    table.iter().find(|c| c.name == name)
 }
 
 pub struct ParamSpec {
@@ -70,7 +107,7 @@ impl ParamSpec {
             }
             ParamKind::Bool => "true|false".into(),
             ParamKind::Choice(c) => c.join("|"),
-            ParamKind::Names(c) => format!("all, or a list of {}", c.join(",")),
+            ParamKind::Names(c) => format!("all, or a list of {}", names(c).join(",")),
         }
     }
 
@@ -118,7 +155,8 @@ impl ParamSpec {
                 "false" | "no" | "off" | "0" => Ok(ParamValue::Bool(false)),
                 _ => Err(bad("not a boolean".into())),
             },
-            ParamKind::Names(names) => {
+            ParamKind::Names(table) => {
+                let names = names(table);
                 if text.trim() == "all" {
                     return Ok(ParamValue::Names(
                         names.iter().map(|n| n.to_string()).collect(),
@@ -215,79 +253,9 @@ impl Params {
     }
 }
 
-fn parse_count(text: &str) -> Result<u64, String> {
-    let t = text.trim().replace('_', "");
-    t.parse::<u64>().map_err(|_| "not a whole number".into())
-}
-
-/// Parses `0`, `4096`, `64K`, `2M`, `2MiB`, `4G`, `1.5GiB` (binary units).
-pub fn parse_size(text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let num: f64 = num
-        .parse()
-        .map_err(|_| "not a size (try 64M or 4GiB)".to_string())?;
-    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kb" | "kib" => 1 << 10,
-        "m" | "mb" | "mib" => 1 << 20,
-        "g" | "gb" | "gib" => 1 << 30,
-        "t" | "tb" | "tib" => 1 << 40,
-        other => return Err(format!("unknown size unit '{other}' (use K, M, G or T)")),
-    };
-    let bytes = num * mult as f64;
-    if !bytes.is_finite() || bytes >= u64::MAX as f64 {
-        return Err("size too large".into());
-    }
-    Ok(bytes.round() as u64)
-}
-
-/// `2097152` -> `2 MiB`; exact binary units where they fit, else one decimal.
-pub fn fmt_size(bytes: u64) -> String {
-    const UNITS: [(&str, u64); 4] = [
-        ("TiB", 1 << 40),
-        ("GiB", 1 << 30),
-        ("MiB", 1 << 20),
-        ("KiB", 1 << 10),
-    ];
-    for (name, mult) in UNITS {
-        if bytes >= mult {
-            return if bytes.is_multiple_of(mult) {
-                format!("{} {name}", bytes / mult)
-            } else {
-                format!("{:.1} {name}", bytes as f64 / mult as f64)
-            };
-        }
-    }
-    format!("{bytes} B")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_parse_in_binary_units() {
-        assert_eq!(parse_size("0"), Ok(0));
-        assert_eq!(parse_size("2M"), Ok(2 << 20));
-        assert_eq!(parse_size("2MiB"), Ok(2 << 20));
-        assert_eq!(parse_size("4g"), Ok(4 << 30));
-        assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
-        assert!(parse_size("lots").is_err());
-        assert!(parse_size("12Q").is_err());
-        assert!(parse_size("").is_err());
-    }
-
-    #[test]
-    fn sizes_format_back() {
-        assert_eq!(fmt_size(0), "0 B");
-        assert_eq!(fmt_size(2 << 20), "2 MiB");
-        assert_eq!(fmt_size(4 << 30), "4 GiB");
-        assert_eq!(fmt_size(1536), "1.5 KiB");
-    }
 
     #[test]
     fn bounds_are_enforced_with_the_valid_range_named() {
@@ -312,10 +280,11 @@ mod tests {
 
     #[test]
     fn names_are_checked_against_the_choices() {
+        const TABLE: &[Choice] = &[Choice::new("fork", ""), Choice::new("vfork", "")];
         let spec = ParamSpec {
             name: "methods",
             help: "",
-            kind: ParamKind::Names(&["fork", "vfork"]),
+            kind: ParamKind::Names(TABLE),
             quick: "all",
             thorough: "all",
         };

@@ -13,6 +13,9 @@
 //! the parsing can be tested against a fake tree. Facts that need syscalls
 //! (rlimits, affinity, `uname`) or measurement are filled in by the caller.
 
+mod probe;
+pub use probe::probe;
+
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
@@ -248,7 +251,7 @@ impl Env {
             if b == 0 {
                 "unknown".to_string()
             } else {
-                human_bytes(b)
+                crate::units::fmt_size_approx(b)
             }
         };
         push(
@@ -261,9 +264,21 @@ impl Env {
         );
 
         let l = &self.limits;
-        let count = |v: Option<u64>| v.map_or_else(|| "unknown".to_string(), group_thousands);
-        let rl_count = |v: Option<u64>| v.map_or_else(|| "unlimited".to_string(), group_thousands);
-        let rl_bytes = |v: Option<u64>| v.map_or_else(|| "unlimited".to_string(), human_bytes);
+        let count = |v: Option<u64>| {
+            v.map_or_else(
+                || "unknown".to_string(),
+                |n| crate::units::group_digits(n as i64),
+            )
+        };
+        let rl_count = |v: Option<u64>| {
+            v.map_or_else(
+                || "unlimited".to_string(),
+                |n| crate::units::group_digits(n as i64),
+            )
+        };
+        let rl_bytes = |v: Option<u64>| {
+            v.map_or_else(|| "unlimited".to_string(), crate::units::fmt_size_approx)
+        };
         push(
             "limits",
             format!(
@@ -690,38 +705,6 @@ fn parse_cgroup_value(s: &str) -> Option<u64> {
     s.trim().parse().ok()
 }
 
-/// 1234567 -> "1,234,567".
-fn group_thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let bytes = digits.as_bytes();
-    // Groups of three counted from the right; the first may be shorter.
-    let first = match bytes.len() % 3 {
-        0 => 3,
-        r => r,
-    };
-    let mut out = String::from(&digits[..first.min(bytes.len())]);
-    for group in bytes[first.min(bytes.len())..].chunks(3) {
-        out.push(',');
-        out.push_str(std::str::from_utf8(group).unwrap_or_default());
-    }
-    out
-}
-
-/// Binary units with one decimal: "23.4 GiB".
-fn human_bytes(b: u64) -> String {
-    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-    if b < 1024 {
-        return format!("{b} B");
-    }
-    let mut v = b as f64 / 1024.0;
-    let mut i = 0;
-    while v >= 1024.0 && i + 1 < UNITS.len() {
-        v /= 1024.0;
-        i += 1;
-    }
-    format!("{v:.1} {}", UNITS[i])
-}
-
 fn join_or_unknown(parts: Vec<String>, sep: &str) -> String {
     if parts.is_empty() {
         "unknown".to_string()
@@ -731,410 +714,4 @@ fn join_or_unknown(parts: Vec<String>, sep: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    /// A fresh empty directory under the system temp dir, removed on drop.
-    struct TempRoot(PathBuf);
-
-    impl TempRoot {
-        fn new(tag: &str) -> TempRoot {
-            static N: AtomicUsize = AtomicUsize::new(0);
-            let dir = std::env::temp_dir().join(format!(
-                "tasklab-env-{tag}-{}-{}",
-                std::process::id(),
-                N.fetch_add(1, Ordering::Relaxed)
-            ));
-            let _ = fs::remove_dir_all(&dir);
-            fs::create_dir_all(&dir).unwrap();
-            TempRoot(dir)
-        }
-        fn write(&self, path: &str, content: &str) {
-            let p = self.0.join(path.trim_start_matches('/'));
-            fs::create_dir_all(p.parent().unwrap()).unwrap();
-            fs::write(p, content).unwrap();
-        }
-    }
-
-    impl Drop for TempRoot {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
-        }
-    }
-
-    const CPUINFO: &str = "processor\t: 0\n\
-vendor_id\t: GenuineIntel\n\
-model name\t: Intel(R) Core(TM) i7-6700 CPU @ 3.40GHz\n\
-cpu MHz\t\t: 2994.377\n\
-flags\t\t: fpu vme tsc constant_tsc nonstop_tsc hypervisor\n\
-\n\
-processor\t: 1\n\
-model name\t: Something Else\n\
-cpu MHz\t\t: 1000.000\n";
-
-    #[test]
-    fn cpu_list_roundtrip() {
-        assert_eq!(cpu_list(&[0, 1, 2, 5]), "0-2,5");
-        assert_eq!(cpu_list(&[5, 0, 2, 1, 1]), "0-2,5");
-        assert_eq!(cpu_list(&[]), "");
-        assert_eq!(cpu_list(&[3]), "3");
-        assert_eq!(cpu_list(&[0, 2, 4, 5]), "0,2,4-5");
-        assert_eq!(parse_cpu_list("0-2,5").unwrap(), vec![0, 1, 2, 5]);
-        assert_eq!(parse_cpu_list("0-63\n").unwrap().len(), 64);
-        assert_eq!(parse_cpu_list(" 7 ").unwrap(), vec![7]);
-        assert_eq!(parse_cpu_list("\n").unwrap(), Vec::<usize>::new());
-        assert_eq!(parse_cpu_list("3,1-2,2").unwrap(), vec![1, 2, 3]);
-        let v = vec![0, 1, 2, 3, 8, 10, 11];
-        assert_eq!(parse_cpu_list(&cpu_list(&v)).unwrap(), v);
-    }
-
-    #[test]
-    fn parse_cpu_list_rejects_garbage() {
-        for bad in [
-            "a",
-            "1-",
-            "-1",
-            "3-1",
-            "1,,2",
-            ",",
-            "1-2-3",
-            "0-99999999999",
-        ] {
-            assert!(parse_cpu_list(bad).is_err(), "{bad:?} should fail");
-        }
-    }
-
-    #[test]
-    fn choice_files() {
-        assert_eq!(
-            bracketed_choice("always [madvise] never\n").as_deref(),
-            Some("madvise")
-        );
-        assert_eq!(
-            bracketed_choice("always defer defer+madvise [madvise] never").as_deref(),
-            Some("madvise")
-        );
-        assert_eq!(
-            bracketed_choice("none voluntary (full) lazy\n").as_deref(),
-            Some("full")
-        );
-        assert_eq!(bracketed_choice("never\n").as_deref(), Some("never"));
-        assert_eq!(bracketed_choice("a b c"), None);
-        assert_eq!(bracketed_choice(""), None);
-        assert_eq!(bracketed_choice("[ "), None);
-    }
-
-    #[test]
-    fn meminfo_parsing() {
-        let m = "MemTotal:       16384 kB\nMemFree:  100 kB\nMemAvailable:   8192 kB\nHugePages_Total:       3\n";
-        assert_eq!(meminfo_bytes(m, "MemTotal"), Some(16384 * 1024));
-        assert_eq!(meminfo_bytes(m, "MemAvailable"), Some(8192 * 1024));
-        assert_eq!(meminfo_bytes(m, "HugePages_Total"), Some(3));
-        assert_eq!(meminfo_bytes(m, "Mem"), None);
-        assert_eq!(meminfo_bytes("", "MemTotal"), None);
-    }
-
-    #[test]
-    fn cpuinfo_parsing() {
-        assert_eq!(
-            cpuinfo_field(CPUINFO, "model name"),
-            Some("Intel(R) Core(TM) i7-6700 CPU @ 3.40GHz")
-        );
-        assert_eq!(cpuinfo_field(CPUINFO, "cpu MHz"), Some("2994.377"));
-        assert_eq!(cpuinfo_field(CPUINFO, "nope"), None);
-        assert_eq!(
-            stated_mhz_from_model("Intel(R) Core(TM) i7-6700 CPU @ 3.40GHz"),
-            Some(3400.0)
-        );
-        assert_eq!(stated_mhz_from_model("Foo @ 2.667 GHz"), Some(2667.0));
-        assert_eq!(stated_mhz_from_model("Foo @ 800MHz"), Some(800.0));
-        assert_eq!(
-            stated_mhz_from_model("AMD EPYC 7763 64-Core Processor"),
-            None
-        );
-        assert_eq!(stated_mhz_from_model("odd @ fast"), None);
-        assert!(mem_available_bytes().is_some_and(|b| b > 0) || !Path::new("/proc").exists());
-    }
-
-    #[test]
-    fn mitigations_are_summarised() {
-        let m = vec![
-            ("meltdown".to_string(), "Not affected".to_string()),
-            (
-                "mds".to_string(),
-                "Mitigation: Clear CPU buffers; SMT vulnerable".to_string(),
-            ),
-            ("retbleed".to_string(), "Vulnerable".to_string()),
-            (
-                "itlb_multihit".to_string(),
-                "KVM: Mitigation: VMX disabled".to_string(),
-            ),
-            (
-                "srbds".to_string(),
-                "Unknown: Dependent on hypervisor status".to_string(),
-            ),
-        ];
-        assert_eq!(
-            mitigations_summary(&m),
-            "1 vulnerable (retbleed), 2 mitigated, 1 not affected, 1 other"
-        );
-        assert_eq!(mitigations_summary(&[]), "not reported");
-        assert_eq!(vuln_state("Processor vulnerable"), VulnState::Vulnerable);
-    }
-
-    #[test]
-    fn virtualisation_classification() {
-        let c = |v, p, t, f| classify_virt(v, p, t, f, false);
-        assert_eq!(
-            c("QEMU", "Standard PC (Q35 + ICH9, 2009)", "", true).as_deref(),
-            Some("qemu")
-        );
-        assert_eq!(c("Red Hat", "KVM", "", true).as_deref(), Some("kvm"));
-        assert_eq!(
-            c("VMware, Inc.", "VMware Virtual Platform", "", true).as_deref(),
-            Some("vmware")
-        );
-        assert_eq!(
-            c("Microsoft Corporation", "Virtual Machine", "", true).as_deref(),
-            Some("microsoft")
-        );
-        assert_eq!(c("Microsoft Corporation", "Surface Pro", "", false), None);
-        assert_eq!(c("Amazon EC2", "m5.metal", "", false), None);
-        assert_eq!(
-            c("Amazon EC2", "m5.large", "", true).as_deref(),
-            Some("amazon")
-        );
-        assert_eq!(c("", "", "xen", false).as_deref(), Some("xen"));
-        assert_eq!(
-            c("Dell Inc.", "PowerEdge R640", "", true).as_deref(),
-            Some("unknown hypervisor")
-        );
-        assert_eq!(c("Dell Inc.", "PowerEdge R640", "", false), None);
-        assert_eq!(
-            classify_virt("", "", "", true, true).as_deref(),
-            Some("microsoft")
-        );
-    }
-
-    #[test]
-    fn container_hints_and_preemption() {
-        assert_eq!(
-            cgroup_container_hint("0::/kubepods/besteffort/pod1/docker-abc"),
-            Some("kubernetes")
-        );
-        assert_eq!(
-            cgroup_container_hint("12:pids:/docker/abc\n"),
-            Some("docker")
-        );
-        assert_eq!(cgroup_container_hint("0::/init.scope\n"), None);
-        let p = |v| preempt_from_version(v, "");
-        assert_eq!(
-            p("#1 SMP PREEMPT_DYNAMIC Fri Aug 30").as_deref(),
-            Some("PREEMPT_DYNAMIC")
-        );
-        assert_eq!(p("#1 SMP PREEMPT_RT Fri").as_deref(), Some("PREEMPT_RT"));
-        assert_eq!(p("#1 SMP PREEMPT Fri").as_deref(), Some("PREEMPT"));
-        assert_eq!(p("#1 SMP Fri").as_deref(), Some("none or voluntary"));
-        assert_eq!(p(""), None);
-        assert_eq!(
-            preempt_from_version("#1 SMP PREEMPT_DYNAMIC", "ro quiet preempt=full").as_deref(),
-            Some("PREEMPT_DYNAMIC (preempt=full)")
-        );
-    }
-
-    #[test]
-    fn cgroup_paths() {
-        assert_eq!(
-            cgroup_v2_path("1:name=systemd:/x\n0::/user.slice/a.scope\n"),
-            Some(PathBuf::from("user.slice/a.scope"))
-        );
-        assert_eq!(cgroup_v2_path("0::/\n"), Some(PathBuf::new()));
-        assert_eq!(cgroup_v2_path("0::/../../x\n"), None);
-        assert_eq!(cgroup_v2_path("4:memory:/x\n"), None);
-        assert_eq!(parse_cgroup_value("max\n"), None);
-        assert_eq!(parse_cgroup_value("4915\n"), Some(4915));
-    }
-
-    #[test]
-    fn number_formatting() {
-        assert_eq!(group_thousands(0), "0");
-        assert_eq!(group_thousands(999), "999");
-        assert_eq!(group_thousands(1234), "1,234");
-        assert_eq!(group_thousands(4194304), "4,194,304");
-        assert_eq!(human_bytes(512), "512 B");
-        assert_eq!(human_bytes(8 << 20), "8.0 MiB");
-        assert_eq!(human_bytes(25_125_860_557), "23.4 GiB");
-    }
-
-    #[test]
-    fn read_from_fake_root() {
-        let t = TempRoot::new("fake");
-        t.write("/proc/cpuinfo", CPUINFO);
-        t.write(
-            "/proc/meminfo",
-            "MemTotal: 2048 kB\nMemAvailable: 1024 kB\n",
-        );
-        t.write("/proc/sys/kernel/hostname", "box\n");
-        t.write("/proc/sys/kernel/version", "#1 SMP PREEMPT_DYNAMIC Thu\n");
-        t.write("/proc/sys/kernel/threads-max", "126000\n");
-        t.write("/proc/sys/kernel/pid_max", "4194304\n");
-        t.write("/proc/sys/vm/max_map_count", "65530\n");
-        t.write(
-            "/proc/self/cgroup",
-            "0::/user.slice/user-1000.slice/s.scope\n",
-        );
-        t.write("/proc/1/cgroup", "0::/docker/abc\n");
-        t.write(
-            "/sys/fs/cgroup/user.slice/user-1000.slice/s.scope/pids.max",
-            "max\n",
-        );
-        t.write(
-            "/sys/fs/cgroup/user.slice/user-1000.slice/s.scope/memory.max",
-            "1073741824\n",
-        );
-        t.write(
-            "/sys/fs/cgroup/user.slice/user-1000.slice/pids.max",
-            "4915\n",
-        );
-        t.write(
-            "/sys/fs/cgroup/user.slice/user-1000.slice/memory.max",
-            "max\n",
-        );
-        t.write("/sys/fs/cgroup/user.slice/pids.max", "9999\n");
-        t.write("/sys/devices/system/cpu/online", "0-3\n");
-        t.write(
-            "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
-            "performance\n",
-        );
-        t.write("/sys/class/dmi/id/sys_vendor", "QEMU\n");
-        t.write(
-            "/sys/class/dmi/id/product_name",
-            "Standard PC (i440FX + PIIX, 1996)\n",
-        );
-        t.write(
-            "/sys/kernel/mm/transparent_hugepage/enabled",
-            "always [madvise] never\n",
-        );
-        t.write(
-            "/sys/kernel/mm/transparent_hugepage/defrag",
-            "always defer defer+madvise [madvise] never\n",
-        );
-        t.write(
-            "/sys/devices/system/cpu/vulnerabilities/spectre_v2",
-            "Mitigation: Retpolines\n",
-        );
-        t.write(
-            "/sys/devices/system/cpu/vulnerabilities/meltdown",
-            "Not affected\n",
-        );
-        t.write(
-            "/sys/devices/system/clocksource/clocksource0/current_clocksource",
-            "tsc\n",
-        );
-
-        let e = Env::read_from(&t.0, "6.8.0-test".into(), "x86_64".into());
-        assert_eq!(e.hostname, "box");
-        assert_eq!(e.cpu_model, "Intel(R) Core(TM) i7-6700 CPU @ 3.40GHz");
-        assert_eq!(e.cpus_online, 4);
-        assert!(e.cpus_allowed.is_empty());
-        assert_eq!(e.stated_mhz, Some(3400.0));
-        assert_eq!(e.cpuinfo_mhz, Some(2994.377));
-        assert_eq!(e.measured_mhz, None);
-        assert_eq!(e.governor.as_deref(), Some("performance"));
-        assert_eq!(e.kernel, "6.8.0-test");
-        assert_eq!(e.arch, "x86_64");
-        assert_eq!(e.virtualization.as_deref(), Some("qemu"));
-        assert_eq!(e.container.as_deref(), Some("docker"));
-        assert_eq!(e.thp_enabled.as_deref(), Some("madvise"));
-        assert_eq!(e.thp_defrag.as_deref(), Some("madvise"));
-        assert_eq!(
-            e.mitigations,
-            vec![
-                ("meltdown".to_string(), "Not affected".to_string()),
-                (
-                    "spectre_v2".to_string(),
-                    "Mitigation: Retpolines".to_string()
-                ),
-            ]
-        );
-        assert_eq!(e.clocksource.as_deref(), Some("tsc"));
-        assert!(e.tsc_invariant);
-        assert_eq!(e.preempt.as_deref(), Some("PREEMPT_DYNAMIC"));
-        assert_eq!(e.mem_total_bytes, 2048 * 1024);
-        assert_eq!(e.mem_available_bytes, 1024 * 1024);
-        assert_eq!(e.limits.threads_max, Some(126000));
-        assert_eq!(e.limits.pid_max, Some(4194304));
-        assert_eq!(e.limits.max_map_count, Some(65530));
-        assert_eq!(e.limits.cgroup_pids_max, Some(4915));
-        assert_eq!(e.limits.cgroup_memory_max, Some(1 << 30));
-        assert_eq!(e.limits.rlimit_nproc, None);
-
-        let d = e.describe();
-        let get = |k: &str| d.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
-        assert_eq!(
-            get("THP").as_deref(),
-            Some("enabled=madvise defrag=madvise")
-        );
-        assert_eq!(get("clock source").as_deref(), Some("tsc (invariant TSC)"));
-        assert_eq!(
-            get("mitigations").as_deref(),
-            Some("0 vulnerable, 1 mitigated, 1 not affected")
-        );
-        assert!(get("limits").unwrap().contains("threads-max 126,000"));
-        assert!(get("limits").unwrap().contains("cgroup pids.max 4,915"));
-        assert!(get("frequency")
-            .unwrap()
-            .starts_with("stated 3400 MHz; /proc/cpuinfo 2994 MHz"));
-
-        // Results files store this as JSON; it must round-trip.
-        let json = serde_json::to_string(&e).unwrap();
-        assert_eq!(serde_json::from_str::<Env>(&json).unwrap(), e);
-    }
-
-    #[test]
-    fn read_from_empty_root() {
-        let t = TempRoot::new("empty");
-        let e = Env::read_from(&t.0, String::new(), String::new());
-        assert_eq!(e.hostname, "unknown");
-        assert_eq!(e.cpu_model, "unknown");
-        assert!(e.cpus_online >= 1);
-        assert_eq!(e.stated_mhz, None);
-        assert_eq!(e.cpuinfo_mhz, None);
-        assert_eq!(e.governor, None);
-        assert_eq!(e.virtualization, None);
-        assert_eq!(e.container, None);
-        assert_eq!(e.thp_enabled, None);
-        assert_eq!(e.thp_defrag, None);
-        assert!(e.mitigations.is_empty());
-        assert_eq!(e.clocksource, None);
-        assert!(!e.tsc_invariant);
-        assert_eq!(e.preempt, None);
-        assert_eq!(e.mem_total_bytes, 0);
-        assert_eq!(e.mem_available_bytes, 0);
-        assert_eq!(
-            e.limits,
-            Limits {
-                threads_max: None,
-                pid_max: None,
-                max_map_count: None,
-                rlimit_nproc: None,
-                rlimit_stack: None,
-                rlimit_as: None,
-                cgroup_pids_max: None,
-                cgroup_memory_max: None,
-            }
-        );
-        assert!(!e.describe().is_empty());
-        // A root that does not exist at all behaves the same.
-        let gone = Env::read_from(&t.0.join("missing"), String::new(), String::new());
-        assert_eq!(gone.cpu_model, "unknown");
-    }
-
-    #[test]
-    fn read_from_real_root_does_not_panic() {
-        let e = Env::read_from(Path::new("/"), "x".into(), std::env::consts::ARCH.into());
-        assert!(e.cpus_online >= 1);
-        assert_eq!(e.describe().len(), 12);
-    }
-}
+mod tests;

@@ -1,0 +1,17 @@
+//! What every experiment file imports, and nothing from above the
+//! experiments floor.
+
+pub use super::seeds::{
+    BENDERSKY_HW, SEED_CLONE, SEED_FORK, SEED_FORK_HW, SEED_SWITCH, SEED_SYSEL, SYSEL_HW,
+};
+pub use super::spec::{
+    always_supported, no_analysis, single_point, Analysis, Experiment, Merge, PlanCtx, Points,
+    SeedFigure,
+};
+pub use crate::env::Env;
+pub use crate::error::UsageError;
+pub use crate::measure::params::{choice, names, Choice, ParamKind, ParamSpec, ParamValue, Params};
+pub use crate::measure::protocol::{labels, Job, RawSeries, WorkerOutput};
+pub use crate::measure::sizing::{Profile, Sizing};
+pub use crate::results::{ExperimentResult, Labels, Metric, NamedFit, Reading, Unit};
+pub use crate::units::{fmt_ns, fmt_size, fmt_value, group_digits};

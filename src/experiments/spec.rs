@@ -1,0 +1,192 @@
+//! What an experiment is: data (name, parameters, seed figures) plus the
+//! functions the run calls. `Experiment::DEFAULT` fills the optional fields,
+//! so an experiment file names only what it has.
+
+use crate::env::Env;
+use crate::measure::params::{ParamSpec, Params};
+use crate::measure::probe::ProbeFn;
+use crate::measure::protocol::{Job, WorkerOutput};
+use crate::measure::sizing::{Profile, Sizing};
+use crate::results::{ExperimentResult, Labels, NamedFit, Reading, SeedRef, Unit};
+
+/// A figure a seed article published, attached to the metric it matches.
+pub struct SeedFigure {
+    pub metric: &'static str,
+    /// Labels the metric must have, e.g. `[("method", "fork")]`.
+    pub labels: &'static [(&'static str, &'static str)],
+    pub lo: f64,
+    pub hi: f64,
+    pub unit: Unit,
+    pub source: &'static str,
+    pub hardware: &'static str,
+    pub method: &'static str,
+}
+
+impl SeedFigure {
+    pub fn matches(&self, name: &str, labels: &Labels) -> bool {
+        self.metric == name
+            && self
+                .labels
+                .iter()
+                .all(|(k, v)| labels.get(*k).map(String::as_str) == Some(*v))
+    }
+
+    pub fn to_ref(&self) -> SeedRef {
+        SeedRef {
+            lo: self.lo,
+            hi: self.hi,
+            unit: self.unit,
+            source: self.source.to_string(),
+            hardware: self.hardware.to_string(),
+            method: self.method.to_string(),
+        }
+    }
+}
+
+/// What the parent knows when it plans an experiment's worker jobs: values
+/// flow down from the run, nothing is re-derived.
+pub struct PlanCtx<'a> {
+    pub env: &'a Env,
+    /// Parameters the user set on the command line (not defaults): a value
+    /// the machine cannot honour is then an error, not a clamp.
+    pub user_set: &'a [String],
+    pub profile: Profile,
+    pub params: &'a Params,
+    /// The run's real sizing, the user's `--timeout` included.
+    pub sizing: Sizing,
+}
+
+/// The worker jobs of an experiment, and notes on what was clamped or dropped.
+#[derive(Default)]
+pub struct Points {
+    pub points: Vec<serde_json::Value>,
+    pub notes: Vec<String>,
+}
+
+impl Points {
+    pub fn single() -> Points {
+        Points {
+            points: vec![serde_json::Value::Null],
+            notes: vec![],
+        }
+    }
+}
+
+/// How the series of several worker jobs are combined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Merge {
+    /// Each job measures its own series (another heap size, another method).
+    Keep,
+    /// Jobs repeat the same series (one round each): series of equal name
+    /// and labels pool their samples into one distribution.
+    Pool,
+}
+
+/// What the parent computes from an experiment's summarised series: a pure
+/// function of the result, so it can be tested on fixtures.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Analysis {
+    pub findings: Vec<String>,
+    pub readings: Vec<Reading>,
+    pub fits: Vec<NamedFit>,
+    /// Sentences for the report's Summary.
+    pub headlines: Vec<String>,
+}
+
+impl Analysis {
+    /// Findings only.
+    pub fn findings(findings: Vec<String>) -> Analysis {
+        Analysis {
+            findings,
+            ..Analysis::default()
+        }
+    }
+
+    /// Adds this analysis to the result it was computed from.
+    pub fn apply(self, r: &mut ExperimentResult) {
+        r.findings.extend(self.findings);
+        r.readings.extend(self.readings);
+        r.fits.extend(self.fits);
+        r.headlines.extend(self.headlines);
+    }
+}
+
+pub struct Experiment {
+    /// `group.name`: the group is the part before the dot.
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// Which seed experiment this reproduces, in words.
+    pub reproduces: &'static str,
+    pub params: &'static [ParamSpec],
+    pub seeds: &'static [SeedFigure],
+    /// Hidden experiments (self-tests) are run only when named.
+    pub hidden: bool,
+    /// Ok, or why this machine cannot run it.
+    pub supported: fn(&Env) -> Result<(), String>,
+    /// Splits the work into worker jobs (one point each). An error is the
+    /// user's: a parameter that cannot be honoured on this machine.
+    pub points: fn(&PlanCtx) -> Result<Points, String>,
+    /// What a worker measures for one point.
+    pub measure: fn(&Job) -> anyhow::Result<WorkerOutput>,
+    /// How the series of several points are combined.
+    pub merge: Merge,
+    /// What the parent computes from the summarised series.
+    pub analyze: fn(&ExperimentResult) -> Analysis,
+    /// A measurement that needs a fresh process of its own (`tasklab __probe`).
+    pub probe: Option<ProbeFn>,
+}
+
+impl Experiment {
+    /// The optional fields: supported everywhere, one job, no analysis.
+    pub const DEFAULT: Experiment = Experiment {
+        name: "",
+        summary: "",
+        reproduces: "",
+        params: &[],
+        seeds: &[],
+        hidden: false,
+        supported: always_supported,
+        points: single_point,
+        measure: nothing_to_measure,
+        merge: Merge::Keep,
+        analyze: no_analysis,
+        probe: None,
+    };
+
+    /// The group: `spawn` for `spawn.heap`.
+    pub fn group(&self) -> &'static str {
+        self.name.split_once('.').map_or(self.name, |(g, _)| g)
+    }
+
+    /// The seed figure that matches a series, if any.
+    pub fn seed_for(&self, name: &str, labels: &Labels) -> Option<SeedRef> {
+        self.seeds
+            .iter()
+            .find(|f| f.matches(name, labels))
+            .map(SeedFigure::to_ref)
+    }
+}
+
+impl std::fmt::Debug for Experiment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Experiment")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+pub fn always_supported(_: &Env) -> Result<(), String> {
+    Ok(())
+}
+
+pub fn single_point(_: &PlanCtx) -> Result<Points, String> {
+    Ok(Points::single())
+}
+
+pub fn no_analysis(_: &ExperimentResult) -> Analysis {
+    Analysis::default()
+}
+
+fn nothing_to_measure(job: &Job) -> anyhow::Result<WorkerOutput> {
+    anyhow::bail!("{} measures nothing", job.experiment)
+}

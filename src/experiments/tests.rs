@@ -1,0 +1,69 @@
+use super::*;
+use crate::measure::sizing::Profile;
+
+#[test]
+fn names_are_unique_and_grouped() {
+    for (i, a) in REGISTRY.iter().enumerate() {
+        assert!(
+            a.name.starts_with(&format!("{}.", a.group())),
+            "{} not in its group",
+            a.name
+        );
+        for b in &REGISTRY[i + 1..] {
+            assert_ne!(a.name, b.name);
+        }
+    }
+}
+
+#[test]
+fn every_default_parameter_parses_within_its_bounds() {
+    for e in REGISTRY {
+        for p in e.params {
+            for profile in [Profile::Quick, Profile::Thorough] {
+                p.parse(p.default_for(profile))
+                    .unwrap_or_else(|err| panic!("{}.{}: {err}", e.name, p.name));
+            }
+        }
+    }
+}
+
+#[test]
+fn seed_figures_name_a_seed_file_and_an_ordered_range() {
+    for e in REGISTRY {
+        for s in e.seeds {
+            assert!(s.source.ends_with(".txt"), "{}: {}", e.name, s.source);
+            assert!(s.lo <= s.hi && s.lo > 0.0, "{}: {}", e.name, s.metric);
+        }
+    }
+}
+
+#[test]
+fn select_resolves_groups_and_rejects_unknown_names() {
+    let spawn = select(&["spawn".into()]).unwrap();
+    assert!(spawn.iter().all(|e| e.group() == "spawn") && spawn.len() >= 3);
+    let Err(err) = select(&["nope".into()]) else {
+        panic!("an unknown name was accepted")
+    };
+    assert!(err.contains("groups: yardstick, spawn"), "{err}");
+    assert!(select(&[]).unwrap().iter().all(|e| !e.hidden));
+    // hidden experiments run only when named
+    assert_eq!(select(&["selftest.crash".into()]).unwrap().len(), 1);
+}
+
+#[test]
+fn every_group_has_a_title_and_every_title_a_group() {
+    for g in groups() {
+        assert!(GROUPS.iter().any(|(n, _, _)| *n == g), "{g} has no title");
+    }
+    for (n, _, _) in GROUPS {
+        assert!(groups().contains(n), "title for unknown group {n}");
+    }
+}
+
+#[test]
+fn the_worker_and_probe_lookups_find_registered_experiments() {
+    assert!(measure_fn("spawn.heap").is_some());
+    assert!(measure_fn("nope.nothing").is_none());
+    assert!(probe_fn("spawn.cold").is_some());
+    assert!(probe_fn("spawn.heap").is_none());
+}

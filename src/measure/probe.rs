@@ -1,0 +1,85 @@
+//! Fresh-process probes: a measurement that must start from a process that
+//! has done nothing yet (the first creation a process ever makes). The
+//! caller, usually a worker, runs `tasklab __probe` with a request on stdin;
+//! the probe's JSON answer comes back on stdout.
+
+use serde::{Deserialize, Serialize};
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+/// The hidden subcommand a probe runs as.
+pub const PROBE_ARG: &str = "__probe";
+
+/// What a probe process is asked to do.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ProbeRequest {
+    pub experiment: String,
+    /// The experiment's own argument (a method name, a timer overhead, ...).
+    pub arg: serde_json::Value,
+}
+
+/// A probe: the experiment's argument in, its JSON answer out.
+pub type ProbeFn = fn(&serde_json::Value) -> anyhow::Result<serde_json::Value>;
+
+/// Runs one probe of `experiment` in a fresh tasklab process and returns its
+/// answer. An error carries what the probe said on stderr.
+pub fn run(experiment: &str, arg: serde_json::Value) -> anyhow::Result<serde_json::Value> {
+    let request = serde_json::to_vec(&ProbeRequest {
+        experiment: experiment.into(),
+        arg,
+    })?;
+    let mut child = Command::new(super::self_exe()?)
+        .arg(PROBE_ARG)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    // A probe that dies before reading is reported by its exit status.
+    let _ = stdin.write_all(&request);
+    drop(stdin);
+    let out = child.wait_with_output()?;
+    if !out.status.success() {
+        anyhow::bail!("{}", String::from_utf8_lossy(&out.stderr).trim());
+    }
+    Ok(serde_json::from_slice(&out.stdout)?)
+}
+
+/// The probe side: read the request, run the experiment's probe, print the
+/// answer. Returns the process exit code.
+pub fn probe_main(lookup: fn(&str) -> Option<ProbeFn>) -> i32 {
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+        eprintln!("tasklab probe: cannot read the request: {e}");
+        return 1;
+    }
+    let req: ProbeRequest = match serde_json::from_slice(&input) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("tasklab probe: malformed request: {e}");
+            return 1;
+        }
+    };
+    let Some(probe) = lookup(&req.experiment) else {
+        eprintln!("tasklab probe: experiment {} has no probe", req.experiment);
+        return 1;
+    };
+    match probe(&req.arg) {
+        Ok(answer) => {
+            let mut stdout = std::io::stdout().lock();
+            let json = serde_json::to_vec(&answer).expect("a JSON value serialises");
+            if stdout
+                .write_all(&json)
+                .and_then(|_| stdout.flush())
+                .is_err()
+            {
+                return 1;
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("{e:#}");
+            1
+        }
+    }
+}

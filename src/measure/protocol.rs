@@ -1,0 +1,122 @@
+//! What travels between the parent and a worker: the job going in, the raw
+//! samples coming back. Both are JSON on a pipe.
+
+use super::params::Params;
+use super::sizing::Profile;
+use crate::results::{Labels, Reading, Unit};
+use serde::{Deserialize, Serialize};
+
+/// One worker job: a part of an experiment that runs in its own fresh process.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Job {
+    pub experiment: String,
+    pub profile: Profile,
+    pub params: Params,
+    /// Experiment-specific: which part of the sweep this worker measures.
+    pub point: serde_json::Value,
+    /// Seconds of measuring per series, found from a warm-up.
+    pub budget_s: f64,
+    pub min_samples: usize,
+    pub max_samples: usize,
+    pub timer_overhead_ns: f64,
+    pub loop_overhead_ns: f64,
+    /// CPUs the worker is pinned to (`--pin`); None leaves it unpinned.
+    pub pin: Option<Vec<usize>>,
+    /// The run's private directory with the helper programs.
+    pub scratch: Option<std::path::PathBuf>,
+}
+
+/// Raw samples of one series, as a worker sends them.
+#[derive(Clone, Debug, Serialize, Deserialize, Default)]
+pub struct RawSeries {
+    pub name: String,
+    pub unit: Option<Unit>,
+    pub labels: Labels,
+    pub samples: Vec<f64>,
+    #[serde(default)]
+    pub detail: bool,
+}
+
+/// What a worker sends back on its stdout pipe.
+#[derive(Clone, Debug, Serialize, Deserialize, Default)]
+pub struct WorkerOutput {
+    pub series: Vec<RawSeries>,
+    pub readings: Vec<Reading>,
+    pub notes: Vec<String>,
+}
+
+impl WorkerOutput {
+    pub fn push(&mut self, name: &str, unit: Unit, labels: Labels, samples: Vec<f64>) {
+        self.series.push(RawSeries {
+            name: name.into(),
+            unit: Some(unit),
+            labels,
+            samples,
+            detail: false,
+        });
+    }
+
+    pub fn push_detail(&mut self, name: &str, unit: Unit, labels: Labels, samples: Vec<f64>) {
+        self.push(name, unit, labels, samples);
+        self.series.last_mut().expect("just pushed").detail = true;
+    }
+
+    pub fn reading(&mut self, name: &str, unit: Unit, labels: Labels, value: f64) {
+        self.readings.push(Reading {
+            name: name.into(),
+            unit,
+            labels,
+            value,
+        });
+    }
+
+    /// Adds another worker's output to this one.
+    pub fn extend(&mut self, other: WorkerOutput) {
+        self.series.extend(other.series);
+        self.readings.extend(other.readings);
+        self.notes.extend(other.notes);
+    }
+
+    /// Folds series of equal name and labels (from several workers) into
+    /// one, their samples pooled in arrival order.
+    pub fn pool_equal_series(&mut self) {
+        let mut pooled: Vec<RawSeries> = Vec::new();
+        for s in self.series.drain(..) {
+            match pooled
+                .iter_mut()
+                .find(|x| x.name == s.name && x.labels == s.labels)
+            {
+                Some(into) => into.samples.extend(s.samples),
+                None => pooled.push(s),
+            }
+        }
+        self.series = pooled;
+    }
+}
+
+/// Builds labels from pairs: `labels(&[("method", "fork")])`.
+pub fn labels(pairs: &[(&str, &str)]) -> Labels {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_series_pool_their_samples_in_order() {
+        let mut out = WorkerOutput::default();
+        out.push("a", Unit::Ns, labels(&[("x", "1")]), vec![1.0]);
+        out.push("b", Unit::Ns, labels(&[("x", "1")]), vec![5.0]);
+        out.push("a", Unit::Ns, labels(&[("x", "1")]), vec![3.0]);
+        out.push("a", Unit::Ns, labels(&[("x", "2")]), vec![7.0]);
+        out.pool_equal_series();
+        assert_eq!(out.series.len(), 3);
+        assert_eq!(out.series[0].samples, vec![1.0, 3.0]);
+        assert_eq!(out.series[1].samples, vec![5.0]);
+        assert_eq!(out.series[2].samples, vec![7.0]);
+    }
+}

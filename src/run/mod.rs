@@ -1,0 +1,212 @@
+//! `tasklab run`: check everything the user asked for ([`plan`]), then run
+//! each experiment's jobs in fresh workers ([`execute`]), and write the
+//! results after every experiment so a later failure or a Ctrl-C loses
+//! nothing already measured.
+
+pub mod execute;
+pub mod plan;
+
+use crate::cli::{FormatArgs, ProfileArg, RunArgs};
+use crate::measure::{scratch::Scratch, sizing::Profile, timer};
+use crate::report::{self, table, Format};
+use crate::results::{RunResults, RunStatus, SCHEMA_NAME, SCHEMA_VERSION};
+use execute::{JobContext, JobEvent};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+pub fn profile_of(p: ProfileArg) -> Profile {
+    match p {
+        ProfileArg::Quick => Profile::Quick,
+        ProfileArg::Thorough => Profile::Thorough,
+    }
+}
+
+pub fn format_of(f: FormatArgs) -> Format {
+    if f.csv {
+        Format::Csv
+    } else if f.markdown {
+        Format::Markdown
+    } else {
+        Format::Tables
+    }
+}
+
+fn unix_now() -> f64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// The run `args` asks for, planned and checked, without measuring.
+pub fn plan_of(args: &RunArgs, env: &crate::env::Env) -> anyhow::Result<plan::Plan> {
+    plan::plan(
+        &plan::Request {
+            names: &args.names,
+            profile: profile_of(args.profile),
+            params: &args.params,
+            pin: args.pin.as_deref(),
+            timeout_s: args.timeout,
+        },
+        env,
+    )
+}
+
+pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
+    let env = crate::env::probe();
+    let plan = plan_of(args, &env)?;
+    let format = format_of(args.format);
+
+    // The output folder must be writable before anything is measured.
+    report::check_writable(&args.out)?;
+    let results_path = args.out.join("results.json");
+
+    let interrupted = Arc::new(AtomicBool::new(false));
+    for sig in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(sig, Arc::clone(&interrupted))?;
+    }
+
+    let quiet = args.quiet || args.json.as_deref() == Some("-");
+    // CSV or Markdown come as one document at the end, not table by table.
+    let tables = !quiet && format == Format::Tables;
+    // The progress bar draws on stderr only when it is a terminal, and only
+    // when a job starts or ends: no ticking thread to disturb the measuring.
+    let progress = if quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(plan.jobs() as u64).with_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} jobs · {elapsed} · {msg}")
+                .expect("valid template"),
+        )
+    };
+    let say = |s: &str| {
+        if !quiet {
+            progress.suspend(|| {
+                print!("{s}");
+                let _ = std::io::stdout().flush();
+            });
+        }
+    };
+
+    let calibration = timer::calibrate(env.tsc_invariant);
+    let mut env = env;
+    env.measured_mhz = calibration.measured_mhz;
+    let scratch = Scratch::new()?;
+
+    let mut results = RunResults {
+        schema: SCHEMA_NAME.into(),
+        schema_version: SCHEMA_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        started_unix_s: unix_now(),
+        finished_unix_s: None,
+        profile: plan.profile.name().into(),
+        status: RunStatus::Partial,
+        pin: plan.pin.clone(),
+        env,
+        calibration,
+        warnings: execute::busy_warning(),
+        groups: crate::experiments::group_records(),
+        experiments: Vec::new(),
+    };
+    for w in &results.warnings {
+        if tables {
+            say(&format!("warning: {w}\n"));
+        } else if !quiet {
+            progress.suspend(|| eprintln!("warning: {w}"));
+        }
+    }
+    if tables {
+        say(&format!("{}\n", table::header(&results)));
+        say(&format!(
+        "timer: {} per CLOCK_MONOTONIC read, loop {:.2} ns per iteration (subtracted); figures are medians of independent samples\n",
+        crate::units::fmt_ns(results.calibration.timer_overhead_ns),
+        results.calibration.loop_overhead_ns
+        ));
+    }
+
+    let calibration = results.calibration.clone();
+    let ctx = JobContext {
+        profile: plan.profile,
+        sizing: plan.sizing,
+        calibration: &calibration,
+        pin: plan.pin.clone(),
+        scratch: scratch.path(),
+        interrupted: &interrupted,
+    };
+    let mut any_failed = false;
+    for planned in &plan.experiments {
+        if interrupted.load(Ordering::SeqCst) {
+            break;
+        }
+        let result = execute::experiment(planned, &ctx, |ev| match ev {
+            JobEvent::Start(point) => progress.set_message(if point.is_null() {
+                planned.exp.name.to_string()
+            } else {
+                format!("{} {point}", planned.exp.name)
+            }),
+            JobEvent::End => progress.inc(1),
+        });
+        any_failed |= result.status == crate::results::Status::Failed;
+        if tables {
+            say(&table::experiment(&result, args.verbose));
+        }
+        results.experiments.push(result);
+        results.write_atomic(&results_path)?;
+    }
+
+    progress.finish_and_clear();
+    let was_interrupted = interrupted.load(Ordering::SeqCst);
+    results.finished_unix_s = Some(unix_now());
+    results.status = if was_interrupted {
+        RunStatus::Partial
+    } else {
+        RunStatus::Complete
+    };
+    results.write_atomic(&results_path)?;
+    if let Some(dest) = &args.json {
+        write_json(&results, dest)?;
+    }
+    drop(scratch);
+    report::write_folder(&results, &args.out)?;
+    if !quiet && !tables {
+        print!(
+            "{}",
+            report::terminal(&results, format, args.verbose, &args.out)?
+        );
+    }
+    if !quiet {
+        eprintln!(
+            "\nresults: {}\nreport:  {}",
+            results_path.display(),
+            args.out.join("report.html").display()
+        );
+    }
+    if was_interrupted {
+        eprintln!("interrupted: partial results written and marked partial");
+        return Ok(ExitCode::from(130));
+    }
+    if any_failed {
+        eprintln!("some experiments failed (see above)");
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_json(results: &RunResults, dest: &str) -> anyhow::Result<()> {
+    if dest == "-" {
+        let mut out = std::io::stdout().lock();
+        serde_json::to_writer_pretty(&mut out, results)?;
+        writeln!(out)?;
+        Ok(())
+    } else {
+        results.write_atomic(&PathBuf::from(dest))
+    }
+}

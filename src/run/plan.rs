@@ -1,0 +1,152 @@
+//! Everything checked before the first measurement: the experiments named,
+//! the `-p` overrides, `--pin` and `--timeout`, and each experiment's jobs.
+
+use crate::env::{self, Env};
+use crate::error::{usage, UsageError};
+use crate::experiments::spec::{PlanCtx, Points};
+use crate::experiments::{self, Experiment};
+use crate::measure::params::Params;
+use crate::measure::sizing::{Profile, Sizing};
+
+/// One experiment, ready to run.
+pub struct Planned {
+    pub exp: &'static Experiment,
+    pub params: Params,
+    pub points: Vec<serde_json::Value>,
+    pub notes: Vec<String>,
+    /// Why the machine cannot run it, when it cannot.
+    pub unsupported: Option<String>,
+}
+
+/// What the user asked for, checked.
+pub struct Plan {
+    pub profile: Profile,
+    pub sizing: Sizing,
+    pub pin: Option<Vec<usize>>,
+    pub experiments: Vec<Planned>,
+}
+
+impl Plan {
+    pub fn jobs(&self) -> usize {
+        self.experiments.iter().map(|p| p.points.len()).sum()
+    }
+}
+
+/// What the command line asked for, before checking.
+pub struct Request<'a> {
+    pub names: &'a [String],
+    pub profile: Profile,
+    pub params: &'a [String],
+    pub pin: Option<&'a str>,
+    pub timeout_s: Option<f64>,
+}
+
+/// Checks the request against the registry and this machine, and plans
+/// every experiment's worker jobs.
+pub fn plan(req: &Request, env: &Env) -> anyhow::Result<Plan> {
+    let selected = experiments::select(req.names).map_err(UsageError)?;
+    let overrides = overrides_for(&selected, req.params)?;
+    let pin = match req.pin {
+        None => None,
+        Some(text) => Some(check_pin(text, env)?),
+    };
+    if let Some(t) = req.timeout_s {
+        if !(t.is_finite() && t > 0.0) {
+            return usage("--timeout takes a positive number of seconds");
+        }
+    }
+    let sizing = Sizing::of(req.profile).with_timeout(req.timeout_s);
+    let mut planned = Vec::new();
+    for (e, ov) in selected.iter().zip(&overrides) {
+        let params = Params::resolve(e.params, req.profile, ov)
+            .map_err(|m| UsageError(format!("{}: {m}", e.name)))?;
+        let unsupported = (e.supported)(env).err();
+        let user_set: Vec<String> = ov.iter().map(|(n, _)| n.clone()).collect();
+        let ctx = PlanCtx {
+            env,
+            user_set: &user_set,
+            profile: req.profile,
+            params: &params,
+            sizing,
+        };
+        let pts = if unsupported.is_some() {
+            Points::default()
+        } else {
+            (e.points)(&ctx).map_err(|m| UsageError(format!("{}: {m}", e.name)))?
+        };
+        planned.push(Planned {
+            exp: e,
+            params,
+            points: pts.points,
+            notes: pts.notes,
+            unsupported,
+        });
+    }
+    Ok(Plan {
+        profile: req.profile,
+        sizing,
+        pin,
+        experiments: planned,
+    })
+}
+
+fn check_pin(text: &str, env: &Env) -> anyhow::Result<Vec<usize>> {
+    let cpus = env::parse_cpu_list(text).map_err(|e| UsageError(format!("--pin: {e}")))?;
+    if cpus.is_empty() {
+        return usage("--pin: no CPU given");
+    }
+    if let Some(bad) = cpus.iter().find(|c| !env.cpus_allowed.contains(c)) {
+        return usage(format!(
+            "--pin: CPU {bad} does not exist or is not in this process's affinity mask (allowed: {})",
+            env::cpu_list(&env.cpus_allowed)
+        ));
+    }
+    Ok(cpus)
+}
+
+/// Splits `NAME=VALUE` overrides and checks each names a parameter of a
+/// selected experiment; returns, per experiment, its (name, value) pairs.
+fn overrides_for(
+    selected: &[&'static Experiment],
+    raw: &[String],
+) -> anyhow::Result<Vec<Vec<(String, String)>>> {
+    let mut per: Vec<Vec<(String, String)>> = vec![Vec::new(); selected.len()];
+    for item in raw {
+        let Some((name, value)) = item.split_once('=') else {
+            return usage(format!("--param takes NAME=VALUE, got '{item}'"));
+        };
+        let (target, pname) = match name.rsplit_once('.') {
+            Some((exp, p)) => (Some(exp), p),
+            None => (None, name),
+        };
+        let mut used = false;
+        for (i, e) in selected.iter().enumerate() {
+            if target.is_some_and(|t| t != e.name) {
+                continue;
+            }
+            if e.params.iter().any(|p| p.name == pname) {
+                per[i].push((pname.to_string(), value.to_string()));
+                used = true;
+            }
+        }
+        if !used {
+            let known: Vec<String> = selected
+                .iter()
+                .flat_map(|e| {
+                    e.params
+                        .iter()
+                        .map(move |p| format!("{}.{} ({})", e.name, p.name, p.range()))
+                })
+                .collect();
+            return usage(format!(
+                "no selected experiment has a parameter '{name}'\n  parameters: {}",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ));
+        }
+    }
+    Ok(per)
+}

@@ -1,0 +1,277 @@
+//! Formatting and parsing of numbers, sizes and durations: one function per
+//! quantity, shared by every exporter, the parameters and `advise`.
+
+use crate::results::Unit;
+
+/// Nanoseconds in the unit that reads best: `850 ns`, `12.3 µs`, `4.56 ms`.
+pub fn fmt_ns(ns: f64) -> String {
+    let a = ns.abs();
+    if !ns.is_finite() {
+        "n/a".into()
+    } else if a < 10.0 {
+        format!("{ns:.2} ns")
+    } else if a < 1_000.0 {
+        format!("{ns:.1} ns")
+    } else if a < 1_000_000.0 {
+        format!("{} µs", sig3(ns / 1e3))
+    } else if a < 1_000_000_000.0 {
+        format!("{} ms", sig3(ns / 1e6))
+    } else {
+        format!("{} s", sig3(ns / 1e9))
+    }
+}
+
+/// Three significant figures, without a trailing exponent.
+fn sig3(x: f64) -> String {
+    let a = x.abs();
+    if a >= 100.0 {
+        format!("{x:.0}")
+    } else if a >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// A value in its unit, for tables.
+pub fn fmt_value(v: f64, unit: Unit) -> String {
+    match unit {
+        Unit::Ns => fmt_ns(v),
+        Unit::Kib => format!("{} KiB", group_digits(v.round() as i64)),
+        Unit::Bytes => fmt_size(v.max(0.0) as u64),
+        Unit::PerSecond => format!("{}/s", group_digits(v.round() as i64)),
+        Unit::Ratio => format!("{v:.2}x"),
+        Unit::Count => {
+            if v.fract() == 0.0 {
+                group_digits(v as i64)
+            } else {
+                format!("{v:.2}")
+            }
+        }
+        Unit::Mhz => format!("{v:.0} MHz"),
+    }
+}
+
+/// `1234567` -> `1,234,567`.
+pub fn group_digits(v: i64) -> String {
+    let s = v.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if v < 0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+/// `2097152` -> `2 MiB`; exact binary units where they fit, else one decimal.
+pub fn fmt_size(bytes: u64) -> String {
+    const UNITS: [(&str, u64); 4] = [
+        ("TiB", 1 << 40),
+        ("GiB", 1 << 30),
+        ("MiB", 1 << 20),
+        ("KiB", 1 << 10),
+    ];
+    for (name, mult) in UNITS {
+        if bytes >= mult {
+            return if bytes.is_multiple_of(mult) {
+                format!("{} {name}", bytes / mult)
+            } else {
+                format!("{:.1} {name}", bytes as f64 / mult as f64)
+            };
+        }
+    }
+    format!("{bytes} B")
+}
+
+/// `v` bytes (a float, as axes and sums have them): `4 MiB`.
+pub fn fmt_short_size(v: f64) -> String {
+    fmt_size(v.max(0.0).round() as u64)
+}
+
+/// A machine's memory, always with one decimal: `23.4 GiB`.
+pub fn fmt_size_approx(b: u64) -> String {
+    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    if b < 1024 {
+        return format!("{b} B");
+    }
+    let mut v = b as f64 / 1024.0;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < UNITS.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    format!("{v:.1} {}", UNITS[i])
+}
+
+/// `x` with float error near a whole number removed (about 1e-9 relative):
+/// 10/s x 0.7 s is 7 tasks, not 7.000000000000001, whose ceiling is 8.
+pub fn snap(x: f64) -> f64 {
+    let r = x.round();
+    if x.is_finite() && (x - r).abs() <= 1e-9 * x.abs() {
+        r
+    } else {
+        x
+    }
+}
+
+/// A computed count or rate as the report prints a count: `7`, `1,000`.
+pub fn fmt_count(v: f64) -> String {
+    fmt_value(snap(v), Unit::Count)
+}
+
+/// A figure as `advise` prints it: sizes as sizes (`8.7 KiB`), the rest as
+/// the report prints them.
+pub fn fmt_figure(v: f64, unit: Unit) -> String {
+    match unit {
+        Unit::Kib => fmt_short_size(v * 1024.0),
+        Unit::Bytes => fmt_short_size(v),
+        _ => fmt_value(v, unit),
+    }
+}
+
+/// A share of one CPU as a percentage: `10.0%`.
+pub fn fmt_share(share: f64) -> String {
+    let p = share * 100.0;
+    if p >= 100.0 {
+        format!("{p:.0}%")
+    } else if p >= 10.0 {
+        format!("{p:.1}%")
+    } else if p >= 0.1 {
+        format!("{p:.2}%")
+    } else {
+        format!("{p:.3}%")
+    }
+}
+
+/// A whole number, `_` allowed as a separator: `10_000`.
+pub fn parse_count(text: &str) -> Result<u64, String> {
+    let t = text.trim().replace('_', "");
+    t.parse::<u64>().map_err(|_| "not a whole number".into())
+}
+
+/// Parses `0`, `4096`, `64K`, `2M`, `2MiB`, `4G`, `1.5GiB` (binary units).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let num: f64 = num
+        .parse()
+        .map_err(|_| "not a size (try 64M or 4GiB)".to_string())?;
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        other => return Err(format!("unknown size unit '{other}' (use K, M, G or T)")),
+    };
+    let bytes = num * mult as f64;
+    if !bytes.is_finite() || bytes >= u64::MAX as f64 {
+        return Err("size too large".into());
+    }
+    Ok(bytes.round() as u64)
+}
+
+/// A count or rate: `2000`, `1.5k`, `2M`, `1G`, `10,000`, `2000/s`. A comma
+/// only groups digits in threes (`10,000`); `1,5k` is refused, not read as 15k.
+pub fn parse_number(flag: &str, text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let t = t.strip_suffix("/s").unwrap_or(t).trim_end();
+    let cleaned: String = t.chars().filter(|c| *c != '_').collect();
+    let (num, mult) = match cleaned.chars().last() {
+        Some('k' | 'K') => (&cleaned[..cleaned.len() - 1], 1e3),
+        Some('M') => (&cleaned[..cleaned.len() - 1], 1e6),
+        Some('G') => (&cleaned[..cleaned.len() - 1], 1e9),
+        _ => (cleaned.as_str(), 1.0),
+    };
+    let num = num.trim();
+    let num = if num.contains(',') {
+        if !digit_groups(num) {
+            return Err(format!(
+                "{flag}: '{text}': a comma may only separate groups of three digits (10,000); write a decimal with a point (1.5k)"
+            ));
+        }
+        num.replace(',', "")
+    } else {
+        num.to_string()
+    };
+    let v: f64 = num.parse().map_err(|_| {
+        format!("{flag}: '{text}' is not a number (e.g. 2000, 1.5k, 2M; suffixes k, M, G)")
+    })?;
+    if !v.is_finite() {
+        return Err(format!("{flag}: '{text}' is not a finite number"));
+    }
+    if v < 0.0 {
+        return Err(format!("{flag}: '{text}' is negative"));
+    }
+    Ok(v * mult)
+}
+
+/// `10,000` or `-1,234.5`: commas only between groups of three digits of the
+/// whole part, the first group one to three digits.
+fn digit_groups(num: &str) -> bool {
+    let body = num.strip_prefix(['-', '+']).unwrap_or(num);
+    let (whole, frac) = body.split_once('.').unwrap_or((body, ""));
+    if frac.contains(',') {
+        return false;
+    }
+    let digits = |g: &str| g.chars().all(|c| c.is_ascii_digit());
+    whole.split(',').enumerate().all(|(i, g)| {
+        digits(g)
+            && if i == 0 {
+                (1..=3).contains(&g.len())
+            } else {
+                g.len() == 3
+            }
+    })
+}
+
+/// A duration with its unit: `20ms`, `500us`, `2s`, `1.5min`, `1h`; seconds.
+pub fn parse_duration(flag: &str, text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| c.is_alphabetic() || c == 'µ')
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("{flag}: '{text}' is not a duration (e.g. 20ms, 500us, 2s)"))?;
+    if !v.is_finite() {
+        return Err(format!("{flag}: '{text}' is not a finite duration"));
+    }
+    if v < 0.0 {
+        return Err(format!("{flag}: '{text}' is negative"));
+    }
+    let scale = match unit.trim() {
+        "ns" => 1e-9,
+        "us" | "µs" | "μs" => 1e-6,
+        "ms" => 1e-3,
+        "s" | "sec" => 1.0,
+        "min" => 60.0,
+        "h" => 3600.0,
+        "" => {
+            return Err(format!(
+                "{flag}: '{text}' needs a unit: ns, us, ms, s, min or h (e.g. 20ms)"
+            ))
+        }
+        other => {
+            return Err(format!(
+                "{flag}: unknown unit '{other}' in '{text}' (use ns, us, ms, s, min or h)"
+            ))
+        }
+    };
+    Ok(v * scale)
+}
+
+#[cfg(test)]
+#[path = "units_tests.rs"]
+mod tests;

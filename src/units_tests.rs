@@ -1,0 +1,81 @@
+use super::*;
+
+#[test]
+fn nanoseconds_read_well() {
+    assert_eq!(fmt_ns(5.123), "5.12 ns");
+    assert_eq!(fmt_ns(94.0), "94.0 ns");
+    assert_eq!(fmt_ns(35_000.0), "35.0 µs");
+    assert_eq!(fmt_ns(123_456.0), "123 µs");
+    assert_eq!(fmt_ns(20_000_000.0), "20.0 ms");
+    assert_eq!(fmt_ns(f64::NAN), "n/a");
+}
+
+#[test]
+fn digits_are_grouped() {
+    assert_eq!(group_digits(0), "0");
+    assert_eq!(group_digits(1234), "1,234");
+    assert_eq!(group_digits(-1234567), "-1,234,567");
+    assert_eq!(group_digits(123), "123");
+    assert_eq!(group_digits(1_000_000), "1,000,000");
+}
+
+#[test]
+fn sizes_parse_in_binary_units() {
+    assert_eq!(parse_size("0"), Ok(0));
+    assert_eq!(parse_size("2M"), Ok(2 << 20));
+    assert_eq!(parse_size("2MiB"), Ok(2 << 20));
+    assert_eq!(parse_size("4g"), Ok(4 << 30));
+    assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
+    assert!(parse_size("lots").is_err());
+    assert!(parse_size("12Q").is_err());
+    assert!(parse_size("").is_err());
+}
+
+#[test]
+fn sizes_format_back() {
+    assert_eq!(fmt_size(0), "0 B");
+    assert_eq!(fmt_size(2 << 20), "2 MiB");
+    assert_eq!(fmt_size(4 << 30), "4 GiB");
+    assert_eq!(fmt_size(1536), "1.5 KiB");
+    assert_eq!(fmt_short_size(-3.0), "0 B");
+}
+
+#[test]
+fn approximate_sizes_keep_one_decimal() {
+    assert_eq!(fmt_size_approx(512), "512 B");
+    assert_eq!(fmt_size_approx(24 << 30), "24.0 GiB");
+    assert_eq!(fmt_size_approx(1536), "1.5 KiB");
+}
+
+#[test]
+fn counts_parse_with_separators() {
+    assert_eq!(parse_count("10_000"), Ok(10_000));
+    assert!(parse_count("1e3").is_err());
+}
+
+#[test]
+fn numbers_take_suffixes_and_digit_groups() {
+    assert_eq!(parse_number("--rate", "1.5k"), Ok(1500.0));
+    assert_eq!(parse_number("--rate", "10,000"), Ok(10_000.0));
+    assert_eq!(parse_number("--rate", "2000/s"), Ok(2000.0));
+    assert!(parse_number("--rate", "1,5k").is_err());
+    assert!(parse_number("--rate", "-3").is_err());
+}
+
+#[test]
+fn durations_need_a_unit() {
+    assert_eq!(parse_duration("--lifetime", "20ms"), Ok(0.02));
+    assert_eq!(parse_duration("--lifetime", "1h"), Ok(3600.0));
+    assert!(parse_duration("--lifetime", "20")
+        .unwrap_err()
+        .contains("needs a unit"));
+    assert!(parse_duration("--lifetime", "2 fortnights").is_err());
+}
+
+#[test]
+fn shares_and_counts_read_well() {
+    assert_eq!(fmt_share(0.1), "10.0%");
+    assert_eq!(fmt_share(1.5), "150%");
+    assert_eq!(fmt_count(7.000000000000001), "7");
+    assert_eq!(snap(0.5), 0.5);
+}
