@@ -128,6 +128,16 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
+impl RunArgs {
+    /// What `tasklab` with no command runs.
+    pub fn default_suite() -> RunArgs {
+        RunArgs {
+            out: "tasklab-report".into(),
+            ..RunArgs::default()
+        }
+    }
+}
+
 /// What the terminal shows instead of the tables.
 #[derive(Args, Debug, Default, Clone, Copy)]
 #[group(multiple = false)]

@@ -4,6 +4,8 @@
 
 use crate::env::Env;
 use crate::stats::{Fit, Summary};
+/// The unit of every figure in the file (defined with its formatters).
+pub use crate::units::Unit;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -20,32 +22,6 @@ pub type Labels = BTreeMap<String, String>;
 
 /// Labels that exist for machines (exact byte counts), not for people.
 pub const HIDDEN_LABELS: &[&str] = &["heap_bytes", "bytes"];
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Unit {
-    Ns,
-    Bytes,
-    Kib,
-    PerSecond,
-    Ratio,
-    Count,
-    Mhz,
-}
-
-impl Unit {
-    pub fn name(self) -> &'static str {
-        match self {
-            Unit::Ns => "ns",
-            Unit::Bytes => "bytes",
-            Unit::Kib => "KiB",
-            Unit::PerSecond => "/s",
-            Unit::Ratio => "x",
-            Unit::Count => "",
-            Unit::Mhz => "MHz",
-        }
-    }
-}
 
 /// A figure published in one of the seeds, for comparison only: never ours.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,7 +1,34 @@
 //! Formatting and parsing of numbers, sizes and durations: one function per
 //! quantity, shared by every exporter, the parameters and `advise`.
 
-use crate::results::Unit;
+use serde::{Deserialize, Serialize};
+
+/// The unit of a figure, as the results file records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    Ns,
+    Bytes,
+    Kib,
+    PerSecond,
+    Ratio,
+    Count,
+    Mhz,
+}
+
+impl Unit {
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Ns => "ns",
+            Unit::Bytes => "bytes",
+            Unit::Kib => "KiB",
+            Unit::PerSecond => "/s",
+            Unit::Ratio => "x",
+            Unit::Count => "",
+            Unit::Mhz => "MHz",
+        }
+    }
+}
 
 /// Nanoseconds in the unit that reads best: `850 ns`, `12.3 µs`, `4.56 ms`.
 pub fn fmt_ns(ns: f64) -> String {

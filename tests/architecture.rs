@@ -1,0 +1,405 @@
+//! The house keeps its floors: a file imports only from floors below it,
+//! no two files import each other in a circle, and no source file grows
+//! past 800 lines. Read from the source text, so it fails the moment a
+//! change breaks a rule (docs/ARCHITECTURE.md draws the floors).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The modules the lower floors may never reach up into.
+const UPPER: &[&str] = &["run", "report", "cli", "advise", "compare"];
+
+/// The lower floors: every file in these folders, and these files.
+const LOWER_DIRS: &[&str] = &["experiments", "measure", "stats", "sys", "env"];
+const LOWER_FILES: &[&str] = &["units.rs", "results.rs", "error.rs"];
+
+const MAX_LINES: usize = 800;
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// Test modules live in `tests.rs` or `*_tests.rs` beside their module.
+fn is_test_file(rel: &str) -> bool {
+    rel.ends_with("/tests.rs") || rel.ends_with("_tests.rs") || rel == "tests.rs"
+}
+
+/// The module path of a file: `experiments/spawn/heap.rs` -> [experiments, spawn, heap].
+fn module_of(rel: &str) -> Vec<String> {
+    let no_ext = rel.trim_end_matches(".rs");
+    let mut parts: Vec<String> = no_ext.split('/').map(String::from).collect();
+    if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+        parts.pop();
+    }
+    parts
+}
+
+/// The file that defines module `m`, if there is one.
+fn file_of(m: &[String], files: &BTreeSet<String>) -> Option<String> {
+    if m.is_empty() {
+        return Some("lib.rs".into());
+    }
+    let base = m.join("/");
+    [format!("{base}.rs"), format!("{base}/mod.rs")]
+        .into_iter()
+        .find(|f| files.contains(f))
+}
+
+/// Removes comments and the contents of string and char literals, so that
+/// paths in docs or messages are not taken for imports.
+fn strip(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+            i += 2;
+            while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                i += 1;
+            }
+            i += 2;
+        } else if b[i] == b'"' {
+            out.push('"');
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                if b[i] == b'\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            out.push('"');
+            i += 1;
+        } else if b[i] == b'\''
+            && (b.get(i + 2) == Some(&b'\'') || (b.get(i + 1) == Some(&b'\\')))
+        {
+            // a char literal: 'x' or '\n'
+            let end = text[i + 1..].find('\'').map_or(b.len(), |k| i + 1 + k + 1);
+            out.push_str("' '");
+            i = end;
+        } else {
+            out.push(b[i] as char);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Expands `a::{b, c::{d, e}}` into `a::b`, `a::c::d`, `a::c::e`.
+fn expand(tree: &str) -> Vec<String> {
+    let tree = tree.trim();
+    let Some(open) = tree.find('{') else {
+        let path = tree.split(" as ").next().unwrap_or("").trim();
+        return vec![path.to_string()];
+    };
+    let prefix = tree[..open].trim().trim_end_matches("::");
+    let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (k, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&inner[start..k]);
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&inner[start..]);
+    parts
+        .into_iter()
+        .filter(|p| !p.trim().is_empty())
+        .flat_map(expand)
+        .map(|p| {
+            if p == "self" {
+                prefix.to_string()
+            } else if prefix.is_empty() {
+                p
+            } else {
+                format!("{prefix}::{p}")
+            }
+        })
+        .collect()
+}
+
+/// Every `crate::`/`super::`/`self::` path the code names.
+fn paths(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    // use statements, braces expanded
+    let mut rest = code;
+    while let Some(k) = rest.find("use ") {
+        let before = rest[..k].chars().last();
+        rest = &rest[k + 4..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let end = rest.find(';').unwrap_or(rest.len());
+        out.extend(expand(&rest[..end]));
+        rest = &rest[end..];
+    }
+    // paths written inline
+    let bytes = code.as_bytes();
+    for start in ["crate::", "super::", "self::"] {
+        let mut from = 0;
+        while let Some(k) = code[from..].find(start) {
+            let at = from + k;
+            from = at + start.len();
+            if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
+                continue;
+            }
+            let len = code[at..]
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                .unwrap_or(code.len() - at);
+            out.push(code[at..at + len].trim_end_matches(':').to_string());
+        }
+    }
+    out.into_iter()
+        .filter(|p| p.starts_with("crate") || p.starts_with("super") || p.starts_with("self"))
+        .collect()
+}
+
+/// The file each path lands in: the deepest module the path names that has
+/// a file of its own.
+fn resolve(from: &[String], from_is_mod: bool, path: &str, files: &BTreeSet<String>) -> Option<String> {
+    let segs: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
+    // the module `self` refers to: a file's own module
+    let mut base: Vec<String> = from.to_vec();
+    let mut i = 0;
+    match segs.first().copied() {
+        Some("crate") => {
+            base.clear();
+            i = 1;
+        }
+        Some("self") => i = 1,
+        Some("super") => {
+            while segs.get(i) == Some(&"super") {
+                base.pop();
+                i += 1;
+            }
+        }
+        _ => return None,
+    }
+    let _ = from_is_mod;
+    let mut best = file_of(&base, files);
+    let mut m = base;
+    for s in &segs[i..] {
+        m.push(s.to_string());
+        match file_of(&m, files) {
+            Some(f) => best = Some(f),
+            None => break,
+        }
+    }
+    best
+}
+
+struct House {
+    /// file -> files it imports
+    edges: BTreeMap<String, BTreeSet<String>>,
+    lines: BTreeMap<String, usize>,
+}
+
+fn house() -> House {
+    let mut all = Vec::new();
+    rust_files(&src(), &mut all);
+    let rel = |p: &Path| p.strip_prefix(src()).unwrap().to_string_lossy().replace('\\', "/");
+    let files: BTreeSet<String> = all.iter().map(|p| rel(p)).collect();
+    let mut edges = BTreeMap::new();
+    let mut lines = BTreeMap::new();
+    for p in &all {
+        let r = rel(p);
+        let text = std::fs::read_to_string(p).unwrap();
+        lines.insert(r.clone(), text.lines().count());
+        if is_test_file(&r) {
+            continue;
+        }
+        // a module's inline tests are not part of the house
+        let code = match text.find("#[cfg(test)]\nmod tests {") {
+            Some(k) => &text[..k],
+            None => &text[..],
+        };
+        let module = module_of(&r);
+        let is_mod = r.ends_with("mod.rs") || r == "lib.rs";
+        let mut to = BTreeSet::new();
+        for path in paths(&strip(code)) {
+            if let Some(f) = resolve(&module, is_mod, &path, &files) {
+                if f != r {
+                    to.insert(f);
+                }
+            }
+        }
+        edges.insert(r, to);
+    }
+    House { edges, lines }
+}
+
+fn is_lower(file: &str) -> bool {
+    LOWER_FILES.contains(&file) || LOWER_DIRS.iter().any(|d| file.starts_with(&format!("{d}/")))
+}
+
+fn upper_module(file: &str) -> Option<&'static str> {
+    UPPER.iter().copied().find(|m| {
+        file == format!("{m}.rs") || file.starts_with(&format!("{m}/"))
+    })
+}
+
+#[test]
+fn the_lower_floors_never_import_the_upper_ones() {
+    let h = house();
+    let mut bad = Vec::new();
+    for (from, to) in &h.edges {
+        if !is_lower(from) {
+            continue;
+        }
+        for t in to {
+            if let Some(m) = upper_module(t) {
+                bad.push(format!("{from} imports {m} ({t})"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "floors crossed:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn the_command_line_definition_imports_nothing_from_the_house() {
+    let h = house();
+    let to = &h.edges["cli.rs"];
+    assert!(to.is_empty(), "cli.rs imports {to:?}");
+}
+
+/// Strongly connected components (Tarjan) of more than one file.
+fn cycles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    struct T<'a> {
+        edges: &'a BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on: BTreeSet<&'a str>,
+        next: usize,
+        out: Vec<Vec<String>>,
+    }
+    fn visit<'a>(t: &mut T<'a>, v: &'a str) {
+        t.index.insert(v, t.next);
+        t.low.insert(v, t.next);
+        t.next += 1;
+        t.stack.push(v);
+        t.on.insert(v);
+        if let Some(ws) = t.edges.get(v) {
+            for w in ws {
+                let w = w.as_str();
+                if !t.index.contains_key(w) {
+                    visit(t, w);
+                    let lw = t.low[w];
+                    let lv = t.low.get_mut(v).unwrap();
+                    *lv = (*lv).min(lw);
+                } else if t.on.contains(w) {
+                    let iw = t.index[w];
+                    let lv = t.low.get_mut(v).unwrap();
+                    *lv = (*lv).min(iw);
+                }
+            }
+        }
+        if t.low[v] == t.index[v] {
+            let mut comp = Vec::new();
+            while let Some(w) = t.stack.pop() {
+                t.on.remove(w);
+                comp.push(w.to_string());
+                if w == v {
+                    break;
+                }
+            }
+            if comp.len() > 1 {
+                comp.sort();
+                t.out.push(comp);
+            }
+        }
+    }
+    let mut t = T {
+        edges,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on: BTreeSet::new(),
+        next: 0,
+        out: Vec::new(),
+    };
+    for v in edges.keys() {
+        if !t.index.contains_key(v.as_str()) {
+            visit(&mut t, v);
+        }
+    }
+    t.out
+}
+
+#[test]
+fn no_two_files_import_each_other_in_a_circle() {
+    let h = house();
+    let found = cycles(&h.edges);
+    let text: Vec<String> = found.iter().map(|c| c.join(" -> ")).collect();
+    assert!(found.is_empty(), "import cycles:\n{}", text.join("\n"));
+}
+
+#[test]
+fn no_source_file_is_over_800_lines() {
+    let h = house();
+    let long: Vec<String> = h
+        .lines
+        .iter()
+        .filter(|(_, n)| **n > MAX_LINES)
+        .map(|(f, n)| format!("{f}: {n} lines"))
+        .collect();
+    assert!(long.is_empty(), "split these:\n{}", long.join("\n"));
+}
+
+#[test]
+fn the_checker_sees_what_it_must() {
+    // braces, renames and `self` expand to full paths
+    assert_eq!(
+        expand("crate::{run, report::{self, table as t}}"),
+        vec!["crate::run", "crate::report", "crate::report::table"]
+    );
+    // comments and strings are not imports; inline paths are
+    let code = strip("// crate::run\nlet s = \"crate::report\"; crate::cli::Cli::parse();");
+    assert_eq!(paths(&code), vec!["crate::cli::Cli::parse"]);
+    // a cycle of two is found, a chain is not
+    let mut e = BTreeMap::new();
+    e.insert("a.rs".to_string(), BTreeSet::from(["b.rs".to_string()]));
+    e.insert("b.rs".to_string(), BTreeSet::from(["a.rs".to_string()]));
+    e.insert("c.rs".to_string(), BTreeSet::from(["a.rs".to_string()]));
+    assert_eq!(cycles(&e), vec![vec!["a.rs".to_string(), "b.rs".to_string()]]);
+    // paths land in the deepest file that exists
+    let files: BTreeSet<String> = ["lib.rs", "report/mod.rs", "report/table.rs", "units.rs"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let m = module_of("report/doc.rs");
+    assert_eq!(
+        resolve(&m, false, "super::table::case", &files).as_deref(),
+        Some("report/table.rs")
+    );
+    assert_eq!(
+        resolve(&m, false, "crate::units::fmt_ns", &files).as_deref(),
+        Some("units.rs")
+    );
+    assert_eq!(
+        resolve(&m, false, "super::Format", &files).as_deref(),
+        Some("report/mod.rs")
+    );
+    assert!(upper_module("report/charts/speedup.rs").is_some());
+    assert!(is_lower("experiments/spawn/heap.rs") && !is_lower("report/mod.rs"));
+}
