@@ -1,0 +1,128 @@
+//! parallel.average's chart: seed 003's array average split across forked
+//! processes (and threads and a pool), as speedup against workers, with the
+//! ideal line and the Amdahl curve of the serial fraction the run shows.
+
+use super::style::{chart, color, entry, framed, mesh_style, plot, Mark, H};
+use crate::report::doc::Chart;
+use crate::results::ExperimentResult;
+use crate::stats::{amdahl_speedup, karp_flatt};
+use plotters::prelude::*;
+
+/// Speedup of the parallel average against workers, with the ideal line and
+/// the Amdahl curve of the serial fraction the run itself shows.
+pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
+    let cpus = e
+        .readings
+        .iter()
+        .find(|r| r.name == "cpus")
+        .map(|r| r.value)
+        .unwrap_or(1.0)
+        .max(1.0);
+    // The largest array gives the cleanest figure; one line per variant.
+    let n_max = e
+        .metrics_named("speedup")
+        .filter_map(|m| m.label_num("n"))
+        .max();
+    // (workers, median, CI low, CI high) per variant
+    type Points = Vec<(f64, f64, f64, f64)>;
+    let mut lines: Vec<(String, Points)> = Vec::new();
+    for m in e.metrics_named("speedup") {
+        if m.label_num("n") != n_max {
+            continue;
+        }
+        let (Some(v), Some(w)) = (m.label("variant"), m.label_num("workers")) else {
+            continue;
+        };
+        let s = &m.summary;
+        let point = (w as f64, s.median, s.ci95_lo, s.ci95_hi);
+        match lines.iter_mut().find(|l| l.0 == v) {
+            Some(l) => l.1.push(point),
+            None => lines.push((v.to_string(), vec![(1.0, 1.0, 1.0, 1.0), point])),
+        }
+    }
+    if lines.is_empty() {
+        return Ok(None);
+    }
+    for l in &mut lines {
+        l.1.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    // Serial fraction: Karp-Flatt of the best speedup with workers <= CPUs.
+    let best = lines
+        .iter()
+        .flat_map(|l| l.1.iter())
+        .filter(|p| p.0 > 1.0 && p.0 <= cpus)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .copied();
+    let serial = best.and_then(|b| karp_flatt(b.1, b.0));
+    let wmax = lines
+        .iter()
+        .flat_map(|l| l.1.iter().map(|p| p.0))
+        .fold(cpus, f64::max);
+    let ymax = lines
+        .iter()
+        .flat_map(|l| l.1.iter().map(|p| p.3))
+        .fold(wmax, f64::max)
+        * 1.1;
+    let text = framed("Speedup of the array average vs workers", H, |root| {
+        let mut legend = Vec::new();
+        let mut c = plot(root).build_cartesian_2d(0.8..wmax + 0.2, 0.0..ymax)?;
+        let mut mesh = c.configure_mesh();
+        mesh.x_desc("workers (processes, threads or pool tasks)")
+            .y_desc("speedup over serial, median")
+            .x_labels(wmax as usize + 1)
+            .x_label_formatter(&|v| {
+                if (v - v.round()).abs() < 1e-6 {
+                    format!("{v:.0}")
+                } else {
+                    String::new()
+                }
+            })
+            .y_label_formatter(&|v| format!("{v:.1}x"));
+        mesh_style(&mut mesh, 16).draw()?;
+        let grey = RGBColor(90, 90, 90);
+        let steps: Vec<f64> = (0..=100)
+            .map(|i| 1.0 + (wmax - 1.0) * i as f64 / 100.0)
+            .collect();
+        c.draw_series(DashedLineSeries::new(
+            steps.iter().map(|&w| (w, w.min(cpus))),
+            8,
+            5,
+            grey.stroke_width(2),
+        ))?;
+        legend.push(entry(
+            format!("ideal on {cpus:.0} CPUs"),
+            grey,
+            Mark::Dashed,
+        ));
+        if let Some(f) = serial {
+            let purple = RGBColor(148, 103, 189);
+            c.draw_series(DashedLineSeries::new(
+                steps.iter().map(|&w| (w, amdahl_speedup(f, w.min(cpus)))),
+                3,
+                4,
+                purple.stroke_width(2),
+            ))?;
+            legend.push(entry(
+                format!("Amdahl, serial fraction {:.1}% (Karp-Flatt)", f * 100.0),
+                purple,
+                Mark::Dotted,
+            ));
+        }
+        for (i, (v, pts)) in lines.iter().enumerate() {
+            let col = color([0, 1, 2, 3, 5][i % 5]);
+            c.draw_series(LineSeries::new(
+                pts.iter().map(|p| (p.0, p.1)),
+                col.stroke_width(2),
+            ))?;
+            legend.push(entry(v.as_str(), col, Mark::Line));
+            c.draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 4, col.filled())))?;
+            c.draw_series(
+                pts.iter()
+                    .skip(1)
+                    .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], col.stroke_width(1))),
+            )?;
+        }
+        Ok(legend)
+    })?;
+    Ok(Some(chart("Speedup vs workers", "The seed's array average split across forked processes, threads and a work-stealing pool; whiskers: 95% interval of the median. Dashed: the ideal, which stops at the CPU count. Dotted: Amdahl's law with the serial fraction this run shows (Karp-Flatt of the best speedup on at most as many workers as CPUs).", text)))
+}

@@ -1,0 +1,240 @@
+//! What every chart shares: the canvas with its title and a legend on the
+//! right, the plot area, fonts and grid, the palette, and the log axes
+//! (times ticked 1-2-5, sizes ticked at powers of two). No seed of its own:
+//! the charts that use it name theirs.
+
+#[cfg(test)]
+#[path = "style_tests.rs"]
+mod tests;
+
+use crate::report::doc::Chart;
+use plotters::chart::MeshStyle;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+pub(super) const W: u32 = 960;
+pub(super) const H: u32 = 540;
+pub(super) const FONT: &str = "sans-serif";
+
+/// Tableau 10: distinct on screen and in print.
+const PALETTE: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+pub(super) fn color(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// How a legend entry is drawn.
+#[derive(Clone, Copy)]
+pub(super) enum Mark {
+    Line,
+    Dashed,
+    Dotted,
+    Cross,
+    Bar,
+}
+
+pub(super) struct Entry {
+    label: String,
+    color: RGBColor,
+    mark: Mark,
+}
+
+pub(super) fn entry(label: impl Into<String>, color: RGBColor, mark: Mark) -> Entry {
+    Entry {
+        label: label.into(),
+        color,
+        mark,
+    }
+}
+
+/// Room on the right for the legend, so it never covers a line.
+const LEGEND_W: u32 = 260;
+/// Characters of legend text per line (plotters draws a size-16 font at 13 px).
+const LEGEND_CHARS: usize = 30;
+
+/// A titled SVG canvas of `W`×`h`: the plot on the left, drawn by `draw`,
+/// which returns the legend entries drawn on the right.
+pub(super) fn framed(
+    title: &str,
+    h: u32,
+    draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> anyhow::Result<Vec<Entry>>,
+) -> anyhow::Result<String> {
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, (W, h)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let root = root.titled(title, (FONT, 24))?;
+        let (plot, side) = root.split_horizontally(W - LEGEND_W);
+        let entries = draw(&plot)?;
+        legend(&side, &entries)?;
+        root.present()?;
+    }
+    Ok(text)
+}
+
+/// The plot area every single-panel chart starts from.
+pub(super) fn plot<'a, 'b>(
+    root: &'a DrawingArea<SVGBackend<'b>, Shift>,
+) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    let mut b = ChartBuilder::on(root);
+    b.margin(14).x_label_area_size(48).y_label_area_size(78);
+    b
+}
+
+/// The fonts and grid every chart shares.
+pub(super) fn mesh_style<'m, 'a, 'b, X: Ranged, Y: Ranged, DB: DrawingBackend>(
+    m: &'m mut MeshStyle<'a, 'b, X, Y, DB>,
+    size: u32,
+) -> &'m mut MeshStyle<'a, 'b, X, Y, DB> {
+    m.label_style((FONT, size))
+        .axis_desc_style((FONT, size + 1))
+        .light_line_style(RGBColor(240, 240, 240))
+}
+
+/// Greedy word wrap for legend labels.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in text.split_whitespace() {
+        let last = lines.last_mut().expect("one line");
+        if !last.is_empty() && last.chars().count() + 1 + word.chars().count() > width {
+            lines.push(word.to_string());
+        } else {
+            if !last.is_empty() {
+                last.push(' ');
+            }
+            last.push_str(word);
+        }
+    }
+    lines
+}
+
+fn legend(area: &DrawingArea<SVGBackend, Shift>, entries: &[Entry]) -> anyhow::Result<()> {
+    let style = TextStyle::from((FONT, 16).into_font())
+        .color(&RGBColor(40, 40, 40))
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    let mut y = 40;
+    for e in entries {
+        let c = e.color;
+        let (x0, x1) = (8, 34);
+        match e.mark {
+            Mark::Line => {
+                area.draw(&PathElement::new(vec![(x0, y), (x1, y)], c.stroke_width(3)))?
+            }
+            Mark::Dashed => {
+                for x in [x0, x0 + 10, x0 + 20] {
+                    area.draw(&PathElement::new(
+                        vec![(x, y), (x + 6, y)],
+                        c.stroke_width(3),
+                    ))?;
+                }
+            }
+            Mark::Dotted => {
+                for x in (x0..x1).step_by(5) {
+                    area.draw(&PathElement::new(
+                        vec![(x, y), (x + 2, y)],
+                        c.stroke_width(3),
+                    ))?;
+                }
+            }
+            Mark::Cross => area.draw(&Cross::new((x0 + 13, y), 5, c.stroke_width(3)))?,
+            Mark::Bar => area.draw(&Rectangle::new(
+                [(x0 + 4, y - 6), (x0 + 20, y + 6)],
+                c.filled(),
+            ))?,
+        }
+        for (i, line) in wrap(&e.label, LEGEND_CHARS).iter().enumerate() {
+            area.draw(&Text::new(
+                line.clone(),
+                (x1 + 8, y + 16 * i as i32),
+                style.clone(),
+            ))?;
+        }
+        y += 16 * wrap(&e.label, LEGEND_CHARS).len() as i32 + 10;
+    }
+    Ok(())
+}
+
+/// Tick marks for a log axis: 1, 2, 5 x 10^k for times, powers of two
+/// (every second or fourth when they crowd) for sizes.
+pub(super) fn log_ticks(r: &std::ops::Range<f64>, base: f64) -> Vec<f64> {
+    let (lo, hi) = (r.start * 0.999, r.end * 1.001);
+    let k0 = lo.log(base).floor() as i32;
+    let k1 = hi.log(base).ceil() as i32;
+    let mut out = Vec::new();
+    if base == 10.0 {
+        for k in k0..=k1 {
+            for m in [1.0, 2.0, 5.0] {
+                out.push(m * 10f64.powi(k));
+            }
+        }
+        out.retain(|v| *v >= lo && *v <= hi);
+        if out.len() > 10 {
+            // Many decades: the powers of ten alone.
+            out.retain(|v| (v.log10() - v.log10().round()).abs() < 1e-9);
+        }
+        return out;
+    }
+    out = (k0..=k1)
+        .map(|k| base.powi(k))
+        .filter(|v| *v >= lo && *v <= hi)
+        .collect();
+    let mut step = 1;
+    while out.len() / step > 8 {
+        step *= 2;
+    }
+    out.into_iter().step_by(step).collect()
+}
+
+/// A log axis of bytes, ticked at powers of two.
+pub(super) fn bytes_axis(
+    r: &std::ops::Range<f64>,
+) -> plotters::coord::combinators::WithKeyPoints<plotters::coord::combinators::LogCoord<f64>> {
+    r.clone()
+        .log_scale()
+        .base(2.0)
+        .with_key_points(log_ticks(r, 2.0))
+}
+
+/// A log range from a power of `base` at or below the smallest value (so
+/// the axis has a label at its foot) to a little above the largest.
+pub(super) fn log_axis(
+    values: impl Iterator<Item = f64>,
+    base: f64,
+) -> Option<std::ops::Range<f64>> {
+    let r = log_range(values)?;
+    let foot = base.powf((r.start * 1.2).log(base).floor());
+    Some(foot..r.end)
+}
+
+/// A log range that holds every value with some air around it.
+pub(super) fn log_range(values: impl Iterator<Item = f64>) -> Option<std::ops::Range<f64>> {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    (hi > 0.0).then(|| lo / 1.6..hi * 1.6)
+}
+
+/// A drawn chart. Its file name is left to the chart table, which `all`
+/// stamps on it, so each name is written once.
+pub(super) fn chart(title: &str, caption: &str, svg: String) -> Chart {
+    Chart {
+        file: String::new(),
+        title: title.into(),
+        caption: caption.into(),
+        svg,
+    }
+}

@@ -1,0 +1,45 @@
+use super::{log_axis, log_range, log_ticks, wrap};
+
+fn close(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| (x - y).abs() <= 1e-9 * y.abs())
+}
+
+#[test]
+fn wrap_breaks_between_words_and_keeps_long_words_whole() {
+    assert_eq!(wrap("a bb ccc", 4), ["a bb", "ccc"]);
+    assert_eq!(wrap("abcdefgh x", 4), ["abcdefgh", "x"]);
+    assert_eq!(wrap("", 30), [""]);
+}
+
+#[test]
+fn time_ticks_are_one_two_five_and_thin_to_decades_when_crowded() {
+    let t = log_ticks(&(1.0..1000.0), 10.0);
+    assert!(
+        close(
+            &t,
+            &[1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0]
+        ),
+        "{t:?}"
+    );
+    let t = log_ticks(&(1.0..1e6), 10.0);
+    assert!(close(&t, &[1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6]), "{t:?}");
+}
+
+#[test]
+fn size_ticks_are_powers_of_two_thinned_to_at_most_eight() {
+    let t = log_ticks(&(1.0..1024.0), 2.0);
+    assert!(close(&t, &[1.0, 4.0, 16.0, 64.0, 256.0, 1024.0]), "{t:?}");
+}
+
+#[test]
+fn log_ranges_skip_what_a_log_axis_cannot_show() {
+    let r = log_range([2.0, 8.0, 0.0, -1.0, f64::NAN].into_iter()).expect("values");
+    assert!(close(&[r.start, r.end], &[1.25, 12.8]), "{r:?}");
+    assert!(log_range([0.0, f64::INFINITY].into_iter()).is_none());
+    // The axis starts at a power of the base, so its foot is labelled.
+    let r = log_axis([2.0, 8.0].into_iter(), 10.0).expect("values");
+    assert!(close(&[r.start, r.end], &[1.0, 12.8]), "{r:?}");
+}
