@@ -25,12 +25,12 @@ pub use spec::Experiment;
 
 /// Every experiment, in the order a full run takes them.
 pub static REGISTRY: &[&Experiment] = &[
-    &yardstick::TIMER,
-    &yardstick::SYSCALL,
-    &yardstick::MEMCPY,
-    &spawn::METHODS_EXP,
-    &spawn::COLD,
-    &spawn::HEAP,
+    &yardstick::timer::EXPERIMENT,
+    &yardstick::syscall::EXPERIMENT,
+    &yardstick::memcpy::EXPERIMENT,
+    &spawn::methods::EXPERIMENT,
+    &spawn::cold::EXPERIMENT,
+    &spawn::heap::EXPERIMENT,
     &switch::PINGPONG,
     &switch::ECHO,
     &switch::INDIRECT,
@@ -43,8 +43,8 @@ pub static REGISTRY: &[&Experiment] = &[
     &parallel::PROGRAM,
     &parallel::FORKTIME,
     &parallel::FANOUT,
-    &selftest::CRASH,
-    &selftest::HANG,
+    &selftest::crash::EXPERIMENT,
+    &selftest::hang::EXPERIMENT,
 ];
 
 /// The groups: name, the report's title, what the group is about.

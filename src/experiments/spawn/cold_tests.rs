@@ -1,0 +1,34 @@
+use super::cold_findings;
+use crate::experiments::testing::{metric, result};
+
+fn cold(thread_first: f64, thread_steady: f64) -> String {
+    let m = |method, call, v: f64| {
+        metric(
+            "lifecycle_ns",
+            &[("method", method), ("call", call)],
+            &[v, v, v],
+        )
+    };
+    let r = result(vec![
+        m("fork", "first", 100e3),
+        m("fork", "steady", 100e3),
+        m("pthread_create", "first", thread_first),
+        m("pthread_create", "steady", thread_steady),
+    ]);
+    cold_findings(&r).pop().unwrap()
+}
+
+#[test]
+fn the_seeds_explanation_is_given_only_when_the_run_shows_it() {
+    let dearer_cold = cold(60e3, 20e3);
+    assert!(
+        dearer_cold.contains("here too the thread is relatively dearer cold"),
+        "{dearer_cold}"
+    );
+    let same = cold(20e3, 20e3);
+    assert!(same.contains("not a cold-versus-warm effect"), "{same}");
+    assert!(
+        same.starts_with("why the seeds disagree: cold, a thread costs 0.20x a fork"),
+        "{same}"
+    );
+}

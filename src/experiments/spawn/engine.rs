@@ -1,0 +1,214 @@
+//! The launcher: creates one task by any method of the table and times it
+//! three ways, as Sysel's code does (seed 004): to the creator's return, to
+//! the child's first instruction (the child stamps CLOCK_MONOTONIC into a
+//! shared page), and to the reap or join. Bendersky's launch benchmark
+//! (seed 000) is the same loop, averaged.
+
+use super::table::{Kind, Method, Program, Start};
+use crate::experiments::prelude::*;
+use crate::measure::scratch;
+use crate::sys::{self, CloneStack, ExecPlan, SharedPage};
+use std::io;
+use std::path::Path;
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+
+/// One launch, timed three ways (ns), and where parent and child ran.
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Launch {
+    pub parent_return_ns: f64,
+    pub child_start_ns: f64,
+    pub lifecycle_ns: f64,
+    pub parent_cpu: i32,
+    pub child_cpu: i32,
+}
+
+// A std thread cannot be handed the shared page, so it stamps these.
+static STD_STAMP_NS: AtomicU64 = AtomicU64::new(0);
+static STD_CPU: AtomicI32 = AtomicI32::new(-1);
+
+enum Handle<'a> {
+    Child(sys::Child),
+    Cloned(sys::Cloned<'a>),
+    Pthread(sys::Pthread),
+    Std(std::thread::JoinHandle<()>),
+}
+
+impl Handle<'_> {
+    fn wait(self) -> io::Result<()> {
+        match self {
+            Handle::Child(c) => c.wait(),
+            Handle::Cloned(c) => c.wait(),
+            Handle::Pthread(p) => p.join(),
+            Handle::Std(h) => h.join().map_err(|_| io::Error::other("thread panicked")),
+        }
+    }
+}
+
+/// What launching needs, prepared once per process so the timed window holds
+/// only the creation.
+pub struct Launcher {
+    page: SharedPage,
+    stack: CloneStack,
+    exec_static: Option<ExecPlan>,
+    exec_dynamic: Option<ExecPlan>,
+    exec_sh: Option<ExecPlan>,
+    timer_overhead_ns: f64,
+}
+
+impl Launcher {
+    pub fn new(scratch: Option<&Path>, timer_overhead_ns: f64) -> io::Result<Launcher> {
+        let plan = |name: &str, sh: bool| -> Option<ExecPlan> {
+            let p = scratch::helper(scratch?, name).ok()?;
+            let p = p.to_str()?.to_string();
+            if sh {
+                ExecPlan::new("/bin/sh", &["/bin/sh", "-c", &p]).ok()
+            } else {
+                ExecPlan::new(&p, &[&p]).ok()
+            }
+        };
+        Ok(Launcher {
+            page: SharedPage::new()?,
+            stack: CloneStack::new(64 << 10)?,
+            exec_static: plan(scratch::STATIC_NAME, false),
+            exec_dynamic: plan(scratch::DYNAMIC_NAME, false),
+            exec_sh: if Path::new("/bin/sh").exists() {
+                plan(scratch::STATIC_NAME, true)
+            } else {
+                None
+            },
+            timer_overhead_ns,
+        })
+    }
+
+    /// Why `method` cannot run here, if it cannot.
+    pub fn unsupported(&self, method: &Method) -> Option<String> {
+        let why = match method.kind {
+            Kind::Exec(_, program) if self.plan(program).is_none() => match program {
+                Program::Static => "the tiny static program was not built (no static libc when tasklab was compiled?)",
+                Program::Dynamic => "the tiny dynamic program was not built",
+                Program::ThroughSh => "no /bin/sh or no tiny program",
+            },
+            Kind::Clone3 if !sys::has_clone3() => "this kernel has no clone3 (before Linux 5.3)",
+            _ => return None,
+        };
+        Some(format!("{} skipped: {why}", method.name()))
+    }
+
+    fn plan(&self, program: Program) -> Option<&ExecPlan> {
+        match program {
+            Program::Static => self.exec_static.as_ref(),
+            Program::Dynamic => self.exec_dynamic.as_ref(),
+            Program::ThroughSh => self.exec_sh.as_ref(),
+        }
+    }
+
+    fn ready_plan(&self, program: Program) -> &ExecPlan {
+        self.plan(program).expect("unsupported() was checked")
+    }
+
+    /// Creates one task with `method`, waits for it, and times it.
+    pub fn launch(&self, method: &Method) -> io::Result<Launch> {
+        let page = &self.page;
+        page.u64(0).store(0, Ordering::Relaxed);
+        page.i32(0).store(-1, Ordering::Relaxed);
+        STD_STAMP_NS.store(0, Ordering::Relaxed);
+        let t0_ns = sys::monotonic_ns();
+        let handle = match method.kind {
+            Kind::Fork => Handle::Child(sys::fork_stamp(page)?),
+            Kind::Vfork => Handle::Child(sys::vfork_stamp(page)?),
+            Kind::Clone3 => Handle::Child(sys::clone3_stamp(page)?),
+            Kind::Clone(flags) => Handle::Cloned(sys::clone_stamp(flags, &self.stack, page)?),
+            Kind::Pthread => Handle::Pthread(sys::pthread_stamp(page)?),
+            Kind::StdThread => Handle::Std(std::thread::spawn(|| {
+                STD_STAMP_NS.store(sys::monotonic_ns(), Ordering::Release);
+                STD_CPU.store(sys::current_cpu(), Ordering::Release);
+            })),
+            Kind::Exec(start, program) => {
+                let plan = self.ready_plan(program);
+                Handle::Child(match start {
+                    Start::PosixSpawn => plan.posix_spawn()?,
+                    Start::VforkExec => plan.vfork_exec()?,
+                    Start::ForkExec => plan.fork_exec()?,
+                })
+            }
+        };
+        let t1_ns = sys::monotonic_ns();
+        let parent_cpu = sys::current_cpu();
+        handle.wait()?;
+        let t2_ns = sys::monotonic_ns();
+        let (child_ns, child_cpu) = match method.kind {
+            Kind::Exec(_, program) => (self.ready_plan(program).read_stamp()?, -1),
+            Kind::StdThread => (
+                STD_STAMP_NS.load(Ordering::Acquire),
+                STD_CPU.load(Ordering::Acquire),
+            ),
+            _ => (
+                page.u64(0).load(Ordering::Acquire),
+                page.i32(0).load(Ordering::Acquire),
+            ),
+        };
+        if child_ns < t0_ns {
+            return Err(io::Error::other(format!(
+                "{}: the child left no start stamp",
+                method.name()
+            )));
+        }
+        // Each interval ends with one clock read that is not the work itself.
+        let net = |a: u64, b: u64| ((b - a) as f64 - self.timer_overhead_ns).max(0.0);
+        Ok(Launch {
+            parent_return_ns: net(t0_ns, t1_ns),
+            child_start_ns: net(t0_ns, child_ns),
+            lifecycle_ns: net(t0_ns, t2_ns),
+            parent_cpu,
+            child_cpu,
+        })
+    }
+}
+
+/// Pushes the three series of `launches` with `base` labels, and how often
+/// the child started on its parent's CPU.
+pub fn push_launches(
+    out: &mut WorkerOutput,
+    base: &Labels,
+    launches: &[Launch],
+    detail_timings: bool,
+) {
+    let col = |f: fn(&Launch) -> f64| launches.iter().map(f).collect::<Vec<_>>();
+    let put = |out: &mut WorkerOutput, name: &str, v: Vec<f64>, detail: bool| {
+        if detail {
+            out.push_detail(name, Unit::Ns, base.clone(), v)
+        } else {
+            out.push(name, Unit::Ns, base.clone(), v)
+        }
+    };
+    put(out, "lifecycle_ns", col(|l| l.lifecycle_ns), false);
+    put(
+        out,
+        "parent_return_ns",
+        col(|l| l.parent_return_ns),
+        detail_timings,
+    );
+    put(
+        out,
+        "child_start_ns",
+        col(|l| l.child_start_ns),
+        detail_timings,
+    );
+    let known: Vec<&Launch> = launches
+        .iter()
+        .filter(|l| l.child_cpu >= 0 && l.parent_cpu >= 0)
+        .collect();
+    if !known.is_empty() {
+        let same = known.iter().filter(|l| l.child_cpu == l.parent_cpu).count();
+        out.reading(
+            "child_on_parent_cpu",
+            Unit::Ratio,
+            base.clone(),
+            same as f64 / known.len() as f64,
+        );
+    }
+}
+
+#[cfg(test)]
+#[path = "engine_tests.rs"]
+mod tests;

@@ -1,0 +1,72 @@
+use super::*;
+use crate::experiments::testing::{metric, result};
+
+fn lifecycle(method: &str, heap_bytes: u64, thp: &str, ns: f64) -> Metric {
+    metric(
+        "lifecycle_ns",
+        &[
+            ("method", method),
+            ("heap", &fmt_size(heap_bytes)),
+            ("heap_bytes", &heap_bytes.to_string()),
+            ("thp", thp),
+        ],
+        &[ns, ns, ns],
+    )
+}
+
+#[test]
+fn fork_is_compared_with_a_thread_at_the_smallest_heap_that_is_not_empty() {
+    let mib = 1u64 << 20;
+    let r = result(vec![
+        lifecycle("fork", 0, "off", 50e3),
+        lifecycle("fork", 2 * mib, "off", 60e3),
+        lifecycle("fork", 100 * mib, "off", 160e3),
+        lifecycle("fork", 100 * mib, "on", 70e3),
+        lifecycle("pthread_create", 0, "off", 10e3),
+        lifecycle("pthread_create", 2 * mib, "off", 10e3),
+    ]);
+    let s = fork_vs_thread(&r).unwrap();
+    assert!(
+        s.starts_with("fork is 6.0x slower than a thread at a 2 MiB heap"),
+        "{s}"
+    );
+    assert!(s.contains("a thread does not grow"), "{s}");
+    let a = analyze(&r);
+    assert!(
+        a.findings
+            .iter()
+            .any(|f| f.starts_with("at a 2 MiB heap fork costs 60.0 µs")),
+        "{:?}",
+        a.findings
+    );
+    assert!(
+        a.findings
+            .iter()
+            .any(|f| f.starts_with("on transparent huge pages")),
+        "{:?}",
+        a.findings
+    );
+}
+
+#[test]
+fn posix_spawn_is_put_against_fork_exec_at_the_largest_heap() {
+    let gib = 1u64 << 30;
+    let r = result(vec![
+        lifecycle("posix_spawn", 0, "off", 100e3),
+        lifecycle("posix_spawn", gib, "off", 100e3),
+        lifecycle("fork_exec_static", gib, "off", 3e6),
+    ]);
+    let s = program_start(&r).unwrap();
+    assert!(
+        s.starts_with("to start a program from a process with a 1 GiB heap"),
+        "{s}"
+    );
+    assert!(s.contains("(30x)"), "{s}");
+}
+
+#[test]
+fn only_methods_of_the_table_are_measured_on_huge_pages() {
+    for name in THP_METHODS {
+        assert!(table::method(name).is_some(), "{name}");
+    }
+}

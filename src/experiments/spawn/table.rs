@@ -1,0 +1,181 @@
+//! The creation methods: one row each, the only list of them. `-p methods=`
+//! (`ParamKind::Names`), `tasklab list` and the launcher's dispatch all read
+//! it. The methods are those of Bendersky's launch benchmark (seed 000) and
+//! Sysel's Table 1 (seed 004), plus the variants Linux offers between them.
+
+use crate::measure::params::Choice;
+use crate::sys::CloneKind;
+
+/// How the launcher creates a task of a method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Fork,
+    Vfork,
+    /// clone3() with no flags.
+    Clone3,
+    /// Raw clone() with these flags, on the launcher's stack.
+    Clone(CloneKind),
+    Pthread,
+    StdThread,
+    /// Starts a program: how, and which one.
+    Exec(Start, Program),
+}
+
+/// How a program is started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    PosixSpawn,
+    ForkExec,
+    VforkExec,
+}
+
+/// Which program is started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Program {
+    /// The tiny static program.
+    Static,
+    /// The tiny dynamically linked program.
+    Dynamic,
+    /// `/bin/sh -c` the tiny static program.
+    ThroughSh,
+}
+
+/// One creation method: what `-p methods=` and `tasklab list` show, and what
+/// the launcher dispatches on.
+#[derive(Clone, Copy, Debug)]
+pub struct Method {
+    pub choice: Choice,
+    pub kind: Kind,
+}
+
+impl Method {
+    pub fn name(&self) -> &'static str {
+        self.choice.name
+    }
+}
+
+const fn row(name: &'static str, about: &'static str, kind: Kind) -> Method {
+    Method {
+        choice: Choice::new(name, about),
+        kind,
+    }
+}
+
+const fn needing(m: Method, needs: &'static str) -> Method {
+    Method {
+        choice: m.choice.needing(needs),
+        kind: m.kind,
+    }
+}
+
+/// The static program is built only when the C compiler finds a static libc.
+const STATIC_LIBC: &str = "a static libc when tasklab is built";
+
+/// Every creation method, in the order they are measured.
+pub const METHODS: &[Method] = &[
+    row("fork", "fork(); the child _exits at once", Kind::Fork),
+    row(
+        "vfork",
+        "vfork(); the parent sleeps until the child exits",
+        Kind::Vfork,
+    ),
+    row(
+        "clone_vfork",
+        "clone(CLONE_VM|CLONE_VFORK|SIGCHLD), what posix_spawn does inside",
+        Kind::Clone(CloneKind::VforkVm),
+    ),
+    needing(
+        row(
+            "posix_spawn",
+            "posix_spawn() of a tiny static program",
+            Kind::Exec(Start::PosixSpawn, Program::Static),
+        ),
+        STATIC_LIBC,
+    ),
+    needing(
+        row(
+            "fork_exec_static",
+            "fork() + execve() of a tiny static program",
+            Kind::Exec(Start::ForkExec, Program::Static),
+        ),
+        STATIC_LIBC,
+    ),
+    needing(
+        row(
+            "fork_exec_dynamic",
+            "fork() + execve() of a tiny dynamically linked program",
+            Kind::Exec(Start::ForkExec, Program::Dynamic),
+        ),
+        "a C compiler when tasklab is built",
+    ),
+    needing(
+        row(
+            "vfork_exec_static",
+            "vfork() + execve() of the tiny static program",
+            Kind::Exec(Start::VforkExec, Program::Static),
+        ),
+        STATIC_LIBC,
+    ),
+    needing(
+        row(
+            "sh_c",
+            "fork() + execve(\"/bin/sh -c prog\"): what system() costs",
+            Kind::Exec(Start::ForkExec, Program::ThroughSh),
+        ),
+        "/bin/sh, and a static libc when tasklab is built",
+    ),
+    row(
+        "clone_process",
+        "raw clone() with SIGCHLD only: a process",
+        Kind::Clone(CloneKind::Process),
+    ),
+    row(
+        "clone_vm",
+        "raw clone(CLONE_VM|SIGCHLD): a process sharing memory",
+        Kind::Clone(CloneKind::SharedVm),
+    ),
+    row(
+        "clone_thread_flags",
+        "raw clone() with pthread_create's flags (less CLONE_SETTLS)",
+        Kind::Clone(CloneKind::ThreadFlags),
+    ),
+    row(
+        "pthread_create",
+        "pthread_create() + pthread_join(), default attributes",
+        Kind::Pthread,
+    ),
+    row(
+        "std_thread",
+        "Rust std::thread::spawn() + join()",
+        Kind::StdThread,
+    ),
+    needing(
+        row(
+            "clone3",
+            "clone3() with no flags: fork through the newer system call",
+            Kind::Clone3,
+        ),
+        "clone3 (Linux 5.3+)",
+    ),
+];
+
+/// The table's rows as `ParamKind::Names` takes them, derived at compile
+/// time so there is no second list to keep in step.
+pub const CHOICES: [Choice; METHODS.len()] = {
+    let mut out = [Choice::new("", ""); METHODS.len()];
+    let mut i = 0;
+    while i < METHODS.len() {
+        out[i] = METHODS[i].choice;
+        i += 1;
+    }
+    out
+};
+
+/// The method called `name`.
+pub fn method(name: &str) -> Option<&'static Method> {
+    METHODS.iter().find(|m| m.name() == name)
+}
+
+#[cfg(test)]
+#[path = "table_tests.rs"]
+mod tests;

@@ -1,0 +1,45 @@
+//! yardstick.syscall: what one bare system call costs. A yardstick the seeds
+//! imply (seeds 002 and 004): every switch and creation enters the kernel.
+
+use crate::experiments::prelude::*;
+use crate::measure::sampler::{per_op, Budget};
+use crate::sys;
+use std::hint::black_box;
+
+pub static EXPERIMENT: Experiment = Experiment {
+    name: "yardstick.syscall",
+    summary: "cost of one bare system call (getppid): the floor under every kernel switch",
+    reproduces: "a yardstick the seeds imply: every switch and creation enters the kernel",
+    measure,
+    analyze,
+    ..Experiment::DEFAULT
+};
+
+fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
+    let mut out = WorkerOutput::default();
+    let b = Budget::from_job(job).scaled(0.5);
+    out.push(
+        "call_ns",
+        Unit::Ns,
+        labels(&[("call", "getppid")]),
+        per_op(&b, job.loop_overhead_ns, || {
+            black_box(sys::bare_syscall());
+        }),
+    );
+    Ok(out)
+}
+
+fn analyze(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
+    if let Some(call_ns) = r.median("call_ns", &[]) {
+        a.findings.push(format!(
+            "a bare system call costs {}: entering and leaving the kernel, mitigations included",
+            fmt_ns(call_ns)
+        ));
+        a.headlines.push(format!(
+            "a bare system call costs {}: the scale every other figure is measured against",
+            fmt_ns(call_ns)
+        ));
+    }
+    a
+}

@@ -1,0 +1,108 @@
+//! yardstick.timer: what one clock read costs. Reproduces Sysel §4.1-4.2
+//! (seed 004): clock_gettime(CLOCK_REALTIME) ≈ 94 ns, std::chrono ≈ 110 ns.
+
+use crate::experiments::prelude::*;
+use crate::measure::sampler::{per_op, Budget};
+use crate::sys;
+use std::hint::black_box;
+use std::time::Instant;
+
+pub static EXPERIMENT: Experiment = Experiment {
+    name: "yardstick.timer",
+    summary: "cost of one clock read: clock_gettime MONOTONIC and REALTIME, Instant::now, rdtsc",
+    reproduces: "Sysel §4.1-4.2: clock_gettime and chrono overhead",
+    seeds: &[
+        SeedFigure {
+            metric: "call_ns",
+            labels: &[("clock", "realtime")],
+            lo: 94.0,
+            hi: 94.0,
+            unit: Unit::Ns,
+            source: SEED_SYSEL,
+            hardware: SYSEL_HW,
+            method: "an empty region timed with clock_gettime(CLOCK_REALTIME), at 3.4 GHz",
+        },
+        SeedFigure {
+            metric: "call_ns",
+            labels: &[("clock", "instant")],
+            lo: 110.0,
+            hi: 110.0,
+            unit: Unit::Ns,
+            source: SEED_SYSEL,
+            hardware: SYSEL_HW,
+            method:
+                "C++ std::chrono::high_resolution_clock::now(), the nearest to Rust's Instant::now",
+        },
+    ],
+    measure,
+    analyze,
+    ..Experiment::DEFAULT
+};
+
+fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
+    let b = Budget::from_job(job).scaled(0.5);
+    let loop_overhead_ns = job.loop_overhead_ns;
+    let mut out = WorkerOutput::default();
+    let clock = |c: &str| labels(&[("clock", c)]);
+    out.push(
+        "call_ns",
+        Unit::Ns,
+        clock("monotonic"),
+        per_op(&b, loop_overhead_ns, || {
+            black_box(sys::monotonic_ns());
+        }),
+    );
+    out.push(
+        "call_ns",
+        Unit::Ns,
+        clock("realtime"),
+        per_op(&b, loop_overhead_ns, || {
+            black_box(sys::realtime_ns());
+        }),
+    );
+    out.push(
+        "call_ns",
+        Unit::Ns,
+        clock("instant"),
+        per_op(&b, loop_overhead_ns, || {
+            black_box(Instant::now());
+        }),
+    );
+    if sys::rdtsc().is_some() {
+        out.push(
+            "call_ns",
+            Unit::Ns,
+            clock("rdtsc"),
+            per_op(&b, loop_overhead_ns, || {
+                black_box(sys::rdtsc());
+            }),
+        );
+    } else {
+        out.notes
+            .push("no time-stamp counter on this architecture: rdtsc skipped".into());
+    }
+    Ok(out)
+}
+
+fn analyze(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
+    let call_ns = |clock: &str| r.median("call_ns", &[("clock", clock)]);
+    if let (Some(mono_ns), Some(rdtsc_ns)) = (call_ns("monotonic"), call_ns("rdtsc")) {
+        a.findings.push(format!(
+            "reading CLOCK_MONOTONIC costs {} ({:.1}x an rdtsc at {}): {}",
+            fmt_ns(mono_ns),
+            mono_ns / rdtsc_ns.max(0.01),
+            fmt_ns(rdtsc_ns),
+            if mono_ns < 100.0 {
+                "the vDSO serves it without entering the kernel"
+            } else {
+                "slow enough that the clock source may not be vDSO-readable (check `tasklab env`: clock source)"
+            }
+        ));
+    }
+    a
+}
+
+#[cfg(test)]
+#[path = "timer_tests.rs"]
+mod tests;
