@@ -18,6 +18,40 @@ pub fn meminfo_kib(field: &str) -> Option<u64> {
     kib_field(&text, field)
 }
 
+/// A count field of /proc/self/status (Threads, ...).
+pub fn status_count(field: &str) -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/status").ok()?;
+    kib_field(&text, field)
+}
+
+/// Tasks (threads) on the whole system now: the total in /proc/loadavg's
+/// `running/total` field.
+pub fn system_tasks() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace()
+        .nth(3)?
+        .split_once('/')?
+        .1
+        .parse()
+        .ok()
+}
+
+/// Processes (and kernel threads) whose pid is below `limit`: the numeric
+/// entries of /proc.
+pub fn pids_below(limit: u64) -> u64 {
+    std::fs::read_dir("/proc").map_or(0, |d| {
+        d.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u64>().ok())
+            .filter(|&pid| pid < limit)
+            .count() as u64
+    })
+}
+
+/// Mappings of this process now: the lines of /proc/self/maps.
+pub fn self_maps() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/maps").ok()?;
+    Some(text.lines().count() as u64)
+}
+
 /// Finds `Field:   1234 kB` in a /proc text.
 pub fn kib_field(text: &str, field: &str) -> Option<u64> {
     text.lines().find_map(|l| {
@@ -42,5 +76,12 @@ mod tests {
     fn this_process_has_page_tables() {
         assert!(status_kib("VmPTE").is_some());
         assert!(meminfo_kib("MemTotal").unwrap() > 0);
+    }
+
+    #[test]
+    fn this_process_has_a_thread_and_mappings() {
+        assert!(status_count("Threads").unwrap() >= 1);
+        assert!(system_tasks().unwrap() >= 1);
+        assert!(self_maps().unwrap() > 0);
     }
 }

@@ -1,0 +1,207 @@
+//! memory.limits: Bendersky's "the maximal number of threads the OS lets one
+//! process start is about 32K" (`002_…`): every limit that bounds it, the
+//! binding one named, and an opt-in probe that starts threads until refused.
+
+use super::bounds::{binding, limit_inputs, thread_bounds, THREAD_FLOOR_BYTES};
+use super::crowd::Crowd;
+use super::{default_stack, usable_memory};
+use crate::experiments::prelude::*;
+use std::time::{Duration, Instant};
+
+pub static EXPERIMENT: Experiment = Experiment {
+    name: "memory.limits",
+    summary: "the most threads one process may start here, from every limit, naming the binding one; opt-in probe",
+    reproduces: "Bendersky: \"the maximal number of threads the OS lets one process start is about 32K\"",
+    params: &[
+        ParamSpec {
+            name: "probe",
+            help: "also start threads (default stack) until the first refusal, then join them all; may briefly exhaust pids for the whole machine",
+            kind: ParamKind::Bool,
+            quick: "false",
+            thorough: "false",
+        },
+        ParamSpec {
+            name: "probe_ceiling",
+            help: "the probe stops after this many threads",
+            kind: ParamKind::Count { min: 1, max: 4_194_304 },
+            quick: "40000",
+            thorough: "40000",
+        },
+    ],
+    seeds: &[SeedFigure {
+        metric: "max_threads",
+        labels: &[("source", "probe")],
+        lo: 32_000.0,
+        hi: 32_768.0,
+        unit: Unit::Count,
+        source: SEED_SWITCH,
+        hardware: BENDERSKY_HW,
+        method: "\"about 32K\" on the seed's machine, found by starting threads",
+    }],
+    points,
+    measure,
+    analyze,
+    ..Experiment::DEFAULT
+};
+
+fn points(ctx: &PlanCtx) -> Result<Points, String> {
+    let mut pts = Points::default();
+    let mut ceiling = ctx.params.int("probe_ceiling");
+    let probe = ctx.params.flag("probe");
+    let usable_bytes = usable_memory(ctx.env);
+    let fits = (usable_bytes / 2) / THREAD_FLOOR_BYTES;
+    if probe && ceiling > fits {
+        let msg = format!(
+            "probe_ceiling {ceiling} threads x about {} each needs more than half of the {} available (at most {fits})",
+            fmt_size(THREAD_FLOOR_BYTES),
+            fmt_size(usable_bytes)
+        );
+        if ctx.user_set.iter().any(|n| n == "probe_ceiling") {
+            return Err(msg);
+        }
+        ceiling = fits;
+        pts.notes.push(format!("{msg}; clamped to {ceiling}"));
+    }
+    pts.points
+        .push(serde_json::json!({ "probe": probe, "ceiling": ceiling }));
+    Ok(pts)
+}
+
+fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
+    let mut out = WorkerOutput::default();
+    let env = crate::env::probe();
+    let inputs = limit_inputs(&env, default_stack(&env));
+    let bounds = thread_bounds(&inputs);
+    for (name, most, why) in &bounds {
+        out.reading(
+            "thread_bound",
+            Unit::Count,
+            labels(&[("source", name), ("why", why)]),
+            *most as f64,
+        );
+    }
+    if let Some((name, most, _)) = binding(&bounds) {
+        out.push(
+            "max_threads",
+            Unit::Count,
+            labels(&[("source", "computed"), ("binding", name)]),
+            vec![*most as f64],
+        );
+    }
+    if inputs.root && env.limits.rlimit_nproc.is_some() {
+        out.notes.push(
+            "running as root: RLIMIT_NPROC is not enforced (CAP_SYS_RESOURCE), so it is no bound here"
+                .into(),
+        );
+    }
+    if job.point["probe"].as_bool().unwrap_or(false) {
+        let ceiling = job.point["ceiling"].as_u64().unwrap_or(1) as usize;
+        let (started, stop, secs) = probe(ceiling);
+        out.push(
+            "max_threads",
+            Unit::Count,
+            labels(&[("source", "probe"), ("stopped_by", &stop)]),
+            vec![started as f64],
+        );
+        out.reading(
+            "probe_seconds",
+            Unit::Count,
+            labels(&[("stopped_by", &stop)]),
+            secs,
+        );
+    }
+    Ok(out)
+}
+
+/// Starts default-stack threads until one is refused, the ceiling is reached
+/// or 60 s pass; joins them all (the Crowd's drop). Returns how many started
+/// and what stopped it.
+fn probe(ceiling: usize) -> (usize, String, f64) {
+    let t0 = Instant::now();
+    let mut crowd = Crowd::with_capacity(ceiling.min(1 << 20));
+    crowd.go();
+    let mut stop = format!("ceiling {ceiling}");
+    while crowd.len() < ceiling {
+        if let Err(e) = crowd.spawn(None, 0) {
+            stop = errno_text(&e);
+            break;
+        }
+        if t0.elapsed() > Duration::from_secs(60) {
+            stop = "the 60 s time limit".into();
+            break;
+        }
+    }
+    let started = crowd.len();
+    drop(crowd);
+    (started, stop, t0.elapsed().as_secs_f64())
+}
+
+/// "EAGAIN (Resource temporarily unavailable)" for the errors pthread_create
+/// gives, so the report names the errno the man page documents.
+fn errno_text(e: &std::io::Error) -> String {
+    let name = match e.raw_os_error() {
+        Some(libc::EAGAIN) => "EAGAIN",
+        Some(libc::ENOMEM) => "ENOMEM",
+        Some(libc::EPERM) => "EPERM",
+        Some(libc::EINVAL) => "EINVAL",
+        _ => return e.to_string(),
+    };
+    let text = e.to_string();
+    let text = text.split(" (os error").next().unwrap_or(&text);
+    format!("{name} ({text})")
+}
+
+fn analyze(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
+    let mut bounds: Vec<&Reading> = r
+        .readings
+        .iter()
+        .filter(|x| x.name == "thread_bound")
+        .collect();
+    bounds.sort_by(|a, b| a.value.total_cmp(&b.value));
+    let mut f = Vec::new();
+    if let Some(b) = bounds.first() {
+        let others: Vec<String> = bounds[1..]
+            .iter()
+            .map(|x| {
+                format!(
+                    "{} {}",
+                    x.labels.get("source").map_or("?", String::as_str),
+                    group_digits(x.value as i64)
+                )
+            })
+            .collect();
+        f.push(format!(
+            "this process may start at most about {} more threads: {} binds ({}); the other bounds: {}",
+            group_digits(b.value as i64),
+            b.labels.get("source").map_or("?", String::as_str),
+            b.labels.get("why").map_or("", String::as_str),
+            others.join(", ")
+        ));
+    }
+    if let Some(m) = r.find("max_threads", &[("source", "probe")]) {
+        let stop = m.label("stopped_by").unwrap_or("?").to_string();
+        let computed = r.median("max_threads", &[("source", "computed")]);
+        let why = if stop.starts_with("EAGAIN") {
+            ": pthread_create's answer when a task limit (pid_max, threads-max, RLIMIT_NPROC, cgroup pids.max) is reached or the stack cannot be mapped (address space, vm.max_map_count)"
+        } else {
+            ""
+        };
+        f.push(format!(
+            "the probe started {} threads{} and was stopped by {stop}{why}; every thread was joined",
+            group_digits(m.summary.median as i64),
+            computed
+                .map(|c| format!(
+                    " (computed bound: {})",
+                    group_digits(c as i64)
+                ))
+                .unwrap_or_default()
+        ));
+    }
+    a.findings.extend(f);
+    a
+}
+
+#[cfg(test)]
+#[path = "limits_tests.rs"]
+mod tests;

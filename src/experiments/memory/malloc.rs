@@ -1,0 +1,243 @@
+//! memory.malloc: Bendersky's malloc-memusage demo (`002_…`): malloc 100 Mi
+//! ints, then write every one; VmSize grows at the malloc (416,128 kB), VmRSS
+//! only at the touch (4,780 → 410,916 kB): memory is virtual until touched.
+
+use super::{usable_memory, Snap};
+use crate::experiments::prelude::*;
+use std::hint::black_box;
+
+pub static EXPERIMENT: Experiment = Experiment {
+    name: "memory.malloc",
+    summary:
+        "malloc then touch: VmSize and VmRSS at start, after malloc, after writing every element",
+    reproduces: "Bendersky's malloc-memusage: VM 416,128 kB; RSS 4,780 → 410,916 kB",
+    params: &[
+        ParamSpec {
+            name: "size",
+            help: "bytes to malloc and then touch (the seed: 100 Mi ints = 400 MiB)",
+            kind: ParamKind::Size {
+                min: 1 << 20,
+                max: 1 << 40,
+            },
+            quick: "400M",
+            thorough: "400M",
+        },
+        ParamSpec {
+            name: "reps",
+            help: "malloc-touch-free rounds (one sample each)",
+            kind: ParamKind::Count { min: 1, max: 1000 },
+            quick: "3",
+            thorough: "20",
+        },
+    ],
+    seeds: &[
+        SeedFigure {
+            metric: "vm_size_kib",
+            labels: &[("stage", "after_malloc"), ("size", "400 MiB")],
+            lo: 416_128.0,
+            hi: 416_128.0,
+            unit: Unit::Kib,
+            source: SEED_SWITCH,
+            hardware: BENDERSKY_HW,
+            method:
+                "a tiny C program: VmSize from /proc/self/status; tasklab's own image is larger",
+        },
+        SeedFigure {
+            metric: "rss_kib",
+            labels: &[("stage", "start"), ("size", "400 MiB")],
+            lo: 4_780.0,
+            hi: 4_780.0,
+            unit: Unit::Kib,
+            source: SEED_SWITCH,
+            hardware: BENDERSKY_HW,
+            method: "ru_maxrss of a tiny C program at start; tasklab's own image is larger",
+        },
+        SeedFigure {
+            metric: "rss_kib",
+            labels: &[("stage", "after_touch"), ("size", "400 MiB")],
+            lo: 410_916.0,
+            hi: 410_916.0,
+            unit: Unit::Kib,
+            source: SEED_SWITCH,
+            hardware: BENDERSKY_HW,
+            method: "ru_maxrss after writing every int",
+        },
+        SeedFigure {
+            metric: "vm_growth_kib",
+            labels: &[("stage", "after_malloc"), ("size", "400 MiB")],
+            lo: 409_604.0,
+            hi: 409_604.0,
+            unit: Unit::Kib,
+            source: SEED_SWITCH,
+            hardware: BENDERSKY_HW,
+            method: "416,128 − 6,524 kB: vm size after malloc less at start",
+        },
+        SeedFigure {
+            metric: "rss_growth_kib",
+            labels: &[("stage", "after_touch"), ("size", "400 MiB")],
+            lo: 406_136.0,
+            hi: 406_136.0,
+            unit: Unit::Kib,
+            source: SEED_SWITCH,
+            hardware: BENDERSKY_HW,
+            method: "410,916 − 4,780 kB: max RSS after touch less at start",
+        },
+    ],
+    points,
+    measure,
+    analyze,
+    ..Experiment::DEFAULT
+};
+
+fn points(ctx: &PlanCtx) -> Result<Points, String> {
+    let mut pts = Points::default();
+    let mut size_bytes = ctx.params.int("size");
+    let usable_bytes = usable_memory(ctx.env);
+    let limit_bytes = usable_bytes / 2;
+    if size_bytes > limit_bytes {
+        let msg = format!(
+            "size {} does not fit: {} is available and half must stay free (largest allowed here: {})",
+            fmt_size(size_bytes),
+            fmt_size(usable_bytes),
+            fmt_size(limit_bytes)
+        );
+        if ctx.user_set.iter().any(|n| n == "size") {
+            return Err(msg);
+        }
+        size_bytes = limit_bytes & !((1 << 20) - 1);
+        pts.notes
+            .push(format!("{msg}; clamped to {}", fmt_size(size_bytes)));
+    }
+    pts.points.push(serde_json::json!({ "size": size_bytes }));
+    Ok(pts)
+}
+
+fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
+    let size_bytes = job.point["size"].as_u64().unwrap_or(400 << 20) as usize;
+    let n = size_bytes / 4;
+    let reps = job.params.int("reps") as usize;
+    let size_name = fmt_size(size_bytes as u64);
+    let mut out = WorkerOutput::default();
+    let stages = ["start", "after_malloc", "after_touch"];
+    // Per stage, one sample per round.
+    let mut vm_size_kib = [Vec::new(), Vec::new(), Vec::new()];
+    let mut vm_rss_kib = [Vec::new(), Vec::new(), Vec::new()];
+    let mut rss_exact_kib = [Vec::new(), Vec::new(), Vec::new()];
+    for rep in 0..reps {
+        let mut snaps = [Snap::default(); 3];
+        let mut max_rss_kib = [0u64; 3];
+        snaps[0] = Snap::now()?;
+        max_rss_kib[0] = crate::sys::max_rss_kib()?;
+        // malloc(N * sizeof(int)): reserved, not yet touched.
+        let mut m: Vec<u32> = Vec::with_capacity(n);
+        snaps[1] = Snap::now()?;
+        max_rss_kib[1] = crate::sys::max_rss_kib()?;
+        // for (i = 0; i < N; ++i) m[i] = i;
+        m.extend(0..n as u32);
+        black_box(&mut m);
+        snaps[2] = Snap::now()?;
+        max_rss_kib[2] = crate::sys::max_rss_kib()?;
+        drop(m);
+        for (k, s) in snaps.iter().enumerate() {
+            vm_size_kib[k].push(s.vm_size_kib);
+            vm_rss_kib[k].push(s.vm_rss_kib);
+            rss_exact_kib[k].push(s.rss_exact_kib);
+        }
+        if rep == 0 {
+            // ru_maxrss is a peak: only the first round's is the seed's figure.
+            for (k, stage) in stages.iter().enumerate() {
+                out.reading(
+                    "max_rss_kib",
+                    Unit::Kib,
+                    labels(&[("stage", stage), ("size", &size_name)]),
+                    max_rss_kib[k] as f64,
+                );
+            }
+        }
+    }
+    for (k, stage) in stages.iter().enumerate() {
+        let l = labels(&[("stage", stage), ("size", &size_name)]);
+        out.push("vm_size_kib", Unit::Kib, l.clone(), vm_size_kib[k].clone());
+        out.push("rss_kib", Unit::Kib, l.clone(), vm_rss_kib[k].clone());
+        out.push_detail(
+            "rss_exact_kib",
+            Unit::Kib,
+            l.clone(),
+            rss_exact_kib[k].clone(),
+        );
+        if k > 0 {
+            let d = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x - y).collect();
+            out.push(
+                "vm_growth_kib",
+                Unit::Kib,
+                l.clone(),
+                d(&vm_size_kib[k], &vm_size_kib[0]),
+            );
+            out.push(
+                "rss_growth_kib",
+                Unit::Kib,
+                l,
+                d(&vm_rss_kib[k], &vm_rss_kib[0]),
+            );
+        }
+    }
+    Ok(out)
+}
+
+fn analyze(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
+    let Some(size) = r
+        .metrics
+        .first()
+        .and_then(|m| m.label("size"))
+        .map(str::to_string)
+    else {
+        return a;
+    };
+    let at = |name: &str, stage: &str| r.median(name, &[("stage", stage)]);
+    if let (Some(vm_malloc_kib), Some(rss_malloc_kib), Some(vm_touch_kib), Some(rss_touch_kib)) = (
+        at("vm_growth_kib", "after_malloc"),
+        at("rss_growth_kib", "after_malloc"),
+        at("vm_growth_kib", "after_touch"),
+        at("rss_growth_kib", "after_touch"),
+    ) {
+        let size_kib = crate::units::parse_size(&size).unwrap_or(1) as f64 / 1024.0;
+        a.findings.push(format!(
+            "malloc of {size} grew VmSize by {} but VmRSS by only {}; writing every element then added {} of resident memory ({:.0}% of the size) and {} of VmSize: memory is virtual until touched (seed: VM 416,128 kB throughout, RSS 4,780 → 410,916 kB)",
+            fmt_value(vm_malloc_kib, Unit::Kib),
+            fmt_value(rss_malloc_kib, Unit::Kib),
+            fmt_value(rss_touch_kib, Unit::Kib),
+            100.0 * rss_touch_kib / size_kib.max(1.0),
+            fmt_value((vm_touch_kib - vm_malloc_kib).max(0.0), Unit::Kib)
+        ));
+    }
+    let max_rss = |stage: &str| r.reading("max_rss_kib", &[("stage", stage)]);
+    if let (Some(start_kib), Some(malloc_kib), Some(touch_kib)) = (
+        max_rss("start"),
+        max_rss("after_malloc"),
+        max_rss("after_touch"),
+    ) {
+        a.findings.push(format!(
+            "the seed's \"max RSS\" (getrusage ru_maxrss, first round): started {}, after malloc {}, after touch {}",
+            fmt_value(start_kib, Unit::Kib),
+            fmt_value(malloc_kib, Unit::Kib),
+            fmt_value(touch_kib, Unit::Kib)
+        ));
+    }
+    if let (Some(vm_rss_kib), Some(exact_kib)) = (
+        at("rss_kib", "after_touch"),
+        at("rss_exact_kib", "after_touch"),
+    ) {
+        a.findings.push(format!(
+            "after the touch VmRSS reads {} and the exact count (smaps_rollup Rss) {}: {:.2}% apart",
+            fmt_value(vm_rss_kib, Unit::Kib),
+            fmt_value(exact_kib, Unit::Kib),
+            100.0 * (vm_rss_kib - exact_kib).abs() / exact_kib.max(1.0)
+        ));
+    }
+    a
+}
+
+#[cfg(test)]
+#[path = "malloc_tests.rs"]
+mod tests;
