@@ -1,0 +1,188 @@
+//! switch.echo: Bendersky's pipe echo (seed 002): a 16-byte message out on
+//! one pipe and echoed back on another, ~400,000 iterations/s pinned to one
+//! core, about half unpinned.
+
+use super::engine::Place;
+use super::{plan_cpus, worker_cpus, CPUS};
+use crate::experiments::prelude::*;
+use crate::sys;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+pub static EXPERIMENT: Experiment = Experiment {
+    name: "switch.echo",
+    summary: "pipe echo throughput: a 16-byte message out on one pipe, echoed back by another thread on a second pipe; iterations/s pinned to one CPU and unpinned",
+    reproduces: "Bendersky's pipe echo: ~400,000 iterations/s pinned, about half unpinned",
+    params: &[
+        ParamSpec {
+            name: "iterations",
+            help: "echoes per run (each run is one sample)",
+            kind: ParamKind::Count {
+                min: 1,
+                max: 100_000_000,
+            },
+            quick: "5000",
+            thorough: "100000",
+        },
+        ParamSpec {
+            name: "runs",
+            help: "timed runs per placement",
+            kind: ParamKind::Count { min: 1, max: 1000 },
+            quick: "5",
+            thorough: "10",
+        },
+        CPUS,
+    ],
+    seeds: &[
+        SeedFigure {
+            metric: "iterations_per_s",
+            labels: &[("placement", "same_cpu")],
+            lo: 400_000.0,
+            hi: 400_000.0,
+            unit: Unit::PerSecond,
+            source: SEED_SWITCH,
+            hardware: BENDERSKY_HW,
+            method: "pipe echo between two threads, taskset to one core",
+        },
+        SeedFigure {
+            metric: "iterations_per_s",
+            labels: &[("placement", "unpinned")],
+            lo: 200_000.0,
+            hi: 200_000.0,
+            unit: Unit::PerSecond,
+            source: SEED_SWITCH,
+            hardware: BENDERSKY_HW,
+            method: "pipe echo, unpinned (\"the number of iterations per second halves\")",
+        },
+    ],
+    points,
+    measure,
+    analyze,
+    ..Experiment::DEFAULT
+};
+
+fn points(ctx: &PlanCtx) -> Result<Points, String> {
+    let mut pts = Points::default();
+    let cpus = plan_cpus(ctx, &mut pts.notes)?;
+    pts.points.push(serde_json::json!({ "cpus": cpus }));
+    Ok(pts)
+}
+
+const ECHO_MSG: &[u8; 16] = b"ping from task A";
+
+/// Runs `runs` timed runs of exactly `iterations` echoes; returns the
+/// iterations/s of each run and how many echoes the echo thread counted.
+pub fn echo_runs(
+    place: &Place,
+    all: &[usize],
+    iterations: u64,
+    runs: u64,
+) -> io::Result<(Vec<f64>, u64)> {
+    sys::pin_current_thread(&place.a)?;
+    let (r1, w1) = sys::pipe(false)?;
+    let (r2, w2) = sys::pipe(false)?;
+    let (mut w1, mut r2) = (File::from(w1), File::from(r2));
+    let counted = Arc::new(AtomicU64::new(0));
+    let c = counted.clone();
+    let bcpus = place.b.clone();
+    let h = std::thread::spawn(move || -> io::Result<()> {
+        sys::pin_current_thread(&bcpus)?;
+        let (mut r, mut w) = (File::from(r1), File::from(w2));
+        let mut buf = [0u8; 16];
+        loop {
+            match r.read_exact(&mut buf) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
+                Err(e) => return Err(e),
+            }
+            c.fetch_add(1, Ordering::Relaxed);
+            w.write_all(&buf)?;
+        }
+    });
+    let mut one = |n: u64| -> io::Result<f64> {
+        let mut buf = [0u8; 16];
+        let t0 = sys::monotonic_ns();
+        for _ in 0..n {
+            w1.write_all(ECHO_MSG)?;
+            r2.read_exact(&mut buf)?;
+        }
+        Ok((sys::monotonic_ns() - t0) as f64)
+    };
+    let result = (|| -> io::Result<(Vec<f64>, u64)> {
+        one(iterations.min(1000))?; // warm-up, not counted
+        let before = counted.load(Ordering::SeqCst);
+        let mut rates = Vec::new();
+        for _ in 0..runs {
+            let dt = one(iterations)?;
+            rates.push(iterations as f64 / (dt / 1e9));
+        }
+        Ok((rates, counted.load(Ordering::SeqCst) - before))
+    })();
+    drop(w1); // the echo thread sees EOF and ends
+    let joined = h
+        .join()
+        .map_err(|_| io::Error::other("echo thread panicked"))?;
+    sys::pin_current_thread(all)?;
+    let r = result?;
+    joined?;
+    Ok(r)
+}
+
+fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
+    let mut out = WorkerOutput::default();
+    let (all, cpus) = worker_cpus(job, &mut out.notes)?;
+    let iterations = job.params.int("iterations");
+    let runs = job.params.int("runs");
+    for place in [Place::same(cpus[0]), Place::unpinned(&all)] {
+        let (rates, counted) = echo_runs(&place, &all, iterations, runs)?;
+        let l = labels(&[("placement", place.name)]);
+        out.push("iterations_per_s", Unit::PerSecond, l.clone(), rates);
+        out.reading(
+            "iterations_per_run",
+            Unit::Count,
+            l.clone(),
+            iterations as f64,
+        );
+        out.reading(
+            "echoes_counted_per_run",
+            Unit::Count,
+            l,
+            counted as f64 / runs as f64,
+        );
+        if counted != iterations * runs {
+            anyhow::bail!(
+                "the echo thread answered {counted} messages, expected {}",
+                iterations * runs
+            );
+        }
+    }
+    out.notes.push(format!(
+        "each run is exactly {iterations} echoes of a 16-byte message (two switches each on one CPU), counted by the echo thread"
+    ));
+    Ok(out)
+}
+
+fn analyze(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
+    if let (Some(pin), Some(un)) = (
+        r.median("iterations_per_s", &[("placement", "same_cpu")]),
+        r.median("iterations_per_s", &[("placement", "unpinned")]),
+    ) {
+        let f = format!(
+            "pipe echo: {:.0} iterations/s pinned to one CPU ({} per iteration, i.e. {} per switch), {:.0} unpinned ({:.2}x the pinned rate; seed 002: ~400,000 and about half)",
+            pin,
+            fmt_ns(1e9 / pin.max(1e-9)),
+            fmt_ns(0.5e9 / pin.max(1e-9)),
+            un,
+            un / pin.max(1e-9)
+        );
+        a.findings.push(f);
+    }
+    a
+}
+
+#[cfg(test)]
+#[path = "echo_tests.rs"]
+mod tests;

@@ -1,0 +1,628 @@
+//! The ping-pong engine of the switch group (seed 002, Bendersky's pipe and
+//! condition-variable ping-pong): two ends that hand a token back and forth,
+//! the partner started as a thread or a forked process, the measuring loop,
+//! SCHED_IDLE spinners that keep CPUs awake, and how a series is reported.
+
+use super::methods::{Mech, Method, Placement, Spread, SAME_CPU, UNPINNED};
+use crate::experiments::prelude::*;
+use crate::measure::sampler::{size_batch, Budget};
+use crate::sys::{self, SharedPage};
+use std::fs::File;
+use std::hint::black_box;
+use std::io::{self, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+
+/// A message asking the partner to record its switch counters and CPU.
+const MARK: u32 = u32::MAX - 1;
+/// A message telling the partner to stop (no reply).
+const STOP: u32 = u32::MAX;
+
+/// Shared-page slots: the partner's counters (u64 1, 2), the CPUs it ran on
+/// as a bit mask (u64 3); the futex/yield turn word (i32 8) and message
+/// (u64 8).
+const SLOT_VOL: usize = 1;
+const SLOT_INVOL: usize = 2;
+const SLOT_CPUS: usize = 3;
+/// The partner's CPU at its last mark (i32).
+const SLOT_BCPU: usize = 1;
+const SLOT_TURN: usize = 8;
+const SLOT_MSG: usize = 8;
+
+/// Whose turn it is in the futex and yield protocols.
+const TURN_B: i32 = 1;
+const TURN_A: i32 = 2;
+
+/// Where the two tasks run.
+#[derive(Clone, Debug)]
+pub struct Place {
+    pub name: &'static str,
+    pub a: Vec<usize>,
+    pub b: Vec<usize>,
+    /// Keep these CPUs busy with SCHED_IDLE spinners while measuring.
+    pub awake: Vec<usize>,
+}
+
+impl Place {
+    /// Where `placement` puts the tasks: `cpus` from the plan (one, or two
+    /// for the two-CPU placements), `all` the worker's whole mask.
+    pub fn of(placement: &Placement, cpus: &[usize], all: &[usize]) -> Place {
+        let first = cpus.first().copied().unwrap_or(0);
+        let second = cpus.get(1).copied().unwrap_or(first);
+        let (a, b, awake) = match placement.spread {
+            Spread::OneCpu => (vec![first], vec![first], vec![]),
+            Spread::TwoCpus { awake: false } => (vec![first], vec![second], vec![]),
+            Spread::TwoCpus { awake: true } => (vec![first], vec![second], vec![first, second]),
+            Spread::Unpinned => (all.to_vec(), all.to_vec(), vec![]),
+        };
+        Place {
+            name: placement.name(),
+            a,
+            b,
+            awake,
+        }
+    }
+
+    pub fn same(cpu: usize) -> Place {
+        Place::of(&SAME_CPU, &[cpu], &[cpu])
+    }
+
+    pub fn unpinned(all: &[usize]) -> Place {
+        Place::of(&UNPINNED, all, all)
+    }
+}
+
+/// The measuring side's end of a ping-pong.
+enum AEnd {
+    Pipe { w: File, r: File },
+    Futex { page: Arc<SharedPage>, shared: bool },
+    Condvar(Arc<Cv>),
+    Yield(Arc<SharedPage>),
+}
+
+/// The partner's end: it echoes every message back.
+enum BEnd {
+    Pipe { r: File, w: File },
+    Futex { page: Arc<SharedPage>, shared: bool },
+    Condvar(Arc<Cv>),
+    Yield(Arc<SharedPage>),
+}
+
+struct Cv {
+    state: Mutex<(i32, u32)>,
+    cv: Condvar,
+}
+
+fn ends(mech: Mech, page: &Arc<SharedPage>, shared: bool) -> io::Result<(AEnd, BEnd)> {
+    page.i32(SLOT_TURN).store(TURN_A, Ordering::SeqCst);
+    Ok(match mech {
+        Mech::Pipe => {
+            let (r1, w1) = sys::pipe(false)?;
+            let (r2, w2) = sys::pipe(false)?;
+            (
+                AEnd::Pipe {
+                    w: File::from(w1),
+                    r: File::from(r2),
+                },
+                BEnd::Pipe {
+                    r: File::from(r1),
+                    w: File::from(w2),
+                },
+            )
+        }
+        Mech::Futex => (
+            AEnd::Futex {
+                page: page.clone(),
+                shared,
+            },
+            BEnd::Futex {
+                page: page.clone(),
+                shared,
+            },
+        ),
+        Mech::Condvar => {
+            let cv = Arc::new(Cv {
+                state: Mutex::new((TURN_A, 0)),
+                cv: Condvar::new(),
+            });
+            (AEnd::Condvar(cv.clone()), BEnd::Condvar(cv))
+        }
+        Mech::Yield => (AEnd::Yield(page.clone()), BEnd::Yield(page.clone())),
+    })
+}
+
+fn poisoned<T>(_: T) -> io::Error {
+    io::Error::other("partner thread panicked holding the lock")
+}
+
+impl AEnd {
+    /// Sends `v` and waits for it to come back: one round trip.
+    #[inline]
+    fn round_trip(&mut self, v: u32) -> io::Result<()> {
+        match self {
+            AEnd::Pipe { w, r } => {
+                w.write_all(&v.to_ne_bytes())?;
+                let mut buf = [0u8; 4];
+                r.read_exact(&mut buf)
+            }
+            AEnd::Futex { page, shared } => {
+                let turn = page.i32(SLOT_TURN);
+                page.u64(SLOT_MSG).store(v as u64, Ordering::Relaxed);
+                turn.store(TURN_B, Ordering::Release);
+                sys::futex_wake(turn, 1, *shared)?;
+                while turn.load(Ordering::Acquire) != TURN_A {
+                    sys::futex_wait(turn, TURN_B, *shared)?;
+                }
+                Ok(())
+            }
+            AEnd::Condvar(cv) => {
+                let mut g = cv.state.lock().map_err(poisoned)?;
+                *g = (TURN_B, v);
+                cv.cv.notify_one();
+                while g.0 != TURN_A {
+                    g = cv.cv.wait(g).map_err(poisoned)?;
+                }
+                Ok(())
+            }
+            AEnd::Yield(page) => {
+                let turn = page.i32(SLOT_TURN);
+                page.u64(SLOT_MSG).store(v as u64, Ordering::Relaxed);
+                turn.store(TURN_B, Ordering::Release);
+                while turn.load(Ordering::Acquire) != TURN_A {
+                    sys::sched_yield();
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Tells the partner to stop; it does not reply.
+    fn stop(&mut self) -> io::Result<()> {
+        match self {
+            AEnd::Pipe { w, .. } => w.write_all(&STOP.to_ne_bytes()),
+            AEnd::Futex { page, shared } => {
+                let turn = page.i32(SLOT_TURN);
+                page.u64(SLOT_MSG).store(STOP as u64, Ordering::Relaxed);
+                turn.store(TURN_B, Ordering::Release);
+                sys::futex_wake(turn, 1, *shared).map(drop)
+            }
+            AEnd::Condvar(cv) => {
+                let mut g = cv.state.lock().map_err(poisoned)?;
+                *g = (TURN_B, STOP);
+                cv.cv.notify_one();
+                Ok(())
+            }
+            AEnd::Yield(page) => {
+                page.u64(SLOT_MSG).store(STOP as u64, Ordering::Relaxed);
+                page.i32(SLOT_TURN).store(TURN_B, Ordering::Release);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The partner records its own switch counters and CPU where the measuring
+/// side can read them (a MARK message asks for it, outside the timed window).
+fn record(page: &SharedPage) {
+    if let Ok(s) = sys::switches(false) {
+        page.u64(SLOT_VOL).store(s.voluntary, Ordering::SeqCst);
+        page.u64(SLOT_INVOL).store(s.involuntary, Ordering::SeqCst);
+    }
+    let cpu = sys::current_cpu();
+    page.i32(SLOT_BCPU).store(cpu, Ordering::SeqCst);
+    page.u64(SLOT_CPUS).fetch_or(cpu_bit(cpu), Ordering::SeqCst);
+}
+
+fn cpu_bit(cpu: i32) -> u64 {
+    if (0..64).contains(&cpu) {
+        1 << cpu
+    } else {
+        0
+    }
+}
+
+/// Touches one byte per cache line of `buf`: a task's working set.
+#[inline]
+pub fn walk(buf: &mut [u8]) {
+    let mut i = 0;
+    while i < buf.len() {
+        buf[i] = buf[i].wrapping_add(1);
+        i += 64;
+    }
+    black_box(buf);
+}
+
+impl BEnd {
+    /// Echoes messages until STOP, walking `walk_bytes` of its own before
+    /// each reply (the indirect-cost experiment; 0 for none).
+    fn serve(self, page: &SharedPage, walk_bytes: usize) -> io::Result<()> {
+        let mut buf_ws = vec![1u8; walk_bytes];
+        let mut work = |v: u32| {
+            if v == MARK {
+                record(page);
+            } else if walk_bytes > 0 {
+                walk(&mut buf_ws);
+            }
+        };
+        match self {
+            BEnd::Pipe { mut r, mut w } => loop {
+                let mut buf = [0u8; 4];
+                match r.read_exact(&mut buf) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
+                    Err(e) => return Err(e),
+                }
+                let v = u32::from_ne_bytes(buf);
+                if v == STOP {
+                    return Ok(());
+                }
+                work(v);
+                w.write_all(&buf)?;
+            },
+            BEnd::Futex { page: p, shared } => {
+                let turn = p.i32(SLOT_TURN);
+                loop {
+                    while turn.load(Ordering::Acquire) != TURN_B {
+                        sys::futex_wait(turn, TURN_A, shared)?;
+                    }
+                    let v = p.u64(SLOT_MSG).load(Ordering::Relaxed) as u32;
+                    if v == STOP {
+                        return Ok(());
+                    }
+                    work(v);
+                    turn.store(TURN_A, Ordering::Release);
+                    sys::futex_wake(turn, 1, shared)?;
+                }
+            }
+            BEnd::Condvar(cv) => {
+                let mut g = cv.state.lock().map_err(poisoned)?;
+                loop {
+                    while g.0 != TURN_B {
+                        g = cv.cv.wait(g).map_err(poisoned)?;
+                    }
+                    let v = g.1;
+                    if v == STOP {
+                        return Ok(());
+                    }
+                    work(v);
+                    g.0 = TURN_A;
+                    cv.cv.notify_one();
+                }
+            }
+            BEnd::Yield(p) => {
+                let turn = p.i32(SLOT_TURN);
+                loop {
+                    while turn.load(Ordering::Acquire) != TURN_B {
+                        sys::sched_yield();
+                    }
+                    let v = p.u64(SLOT_MSG).load(Ordering::Relaxed) as u32;
+                    if v == STOP {
+                        return Ok(());
+                    }
+                    work(v);
+                    turn.store(TURN_A, Ordering::Release);
+                }
+            }
+        }
+    }
+}
+
+enum Partner {
+    Thread(std::thread::JoinHandle<io::Result<()>>),
+    Process(sys::Child),
+}
+
+impl Partner {
+    fn finish(self) -> io::Result<()> {
+        match self {
+            Partner::Thread(h) => h
+                .join()
+                .map_err(|_| io::Error::other("partner thread panicked"))?,
+            Partner::Process(c) => c.wait(),
+        }
+    }
+
+    fn kill(self) {
+        match self {
+            // A thread cannot be killed; the worker's exit ends it.
+            Partner::Thread(_) => {}
+            Partner::Process(c) => {
+                let _ = sys::kill_pid(c.pid);
+                let _ = c.wait();
+            }
+        }
+    }
+}
+
+fn start_partner(
+    b: BEnd,
+    page: &Arc<SharedPage>,
+    cpus: &[usize],
+    processes: bool,
+    walk_bytes: usize,
+) -> io::Result<Partner> {
+    let cpus = cpus.to_vec();
+    if processes {
+        let page = page.clone();
+        let child = sys::fork_run(move || {
+            if sys::pin_current_thread(&cpus).is_err() {
+                return 3;
+            }
+            match b.serve(&page, walk_bytes) {
+                Ok(()) => 0,
+                Err(_) => 4,
+            }
+        })?;
+        Ok(Partner::Process(child))
+    } else {
+        let page = page.clone();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let h = std::thread::Builder::new()
+            .name("pingpong-b".into())
+            .spawn(move || {
+                let pinned = sys::pin_current_thread(&cpus);
+                let ok = pinned.is_ok();
+                let _ = tx.send(pinned);
+                if !ok {
+                    return Ok(());
+                }
+                b.serve(&page, walk_bytes)
+            })?;
+        match rx.recv() {
+            Ok(Ok(())) => Ok(Partner::Thread(h)),
+            Ok(Err(e)) => {
+                let _ = h.join();
+                Err(io::Error::other(format!("cannot pin the partner: {e}")))
+            }
+            Err(_) => Err(io::Error::other("partner thread died at start")),
+        }
+    }
+}
+
+/// SCHED_IDLE spinners that keep CPUs out of their idle state.
+struct Spinners {
+    stop: Arc<AtomicBool>,
+    handles: Vec<std::thread::JoinHandle<io::Result<()>>>,
+}
+
+impl Spinners {
+    fn start(cpus: &[usize]) -> io::Result<Spinners> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut s = Spinners {
+            stop: stop.clone(),
+            handles: Vec::new(),
+        };
+        for &c in cpus {
+            let stop = stop.clone();
+            let (tx, rx) = std::sync::mpsc::channel();
+            s.handles.push(std::thread::spawn(move || {
+                let r = sys::pin_current_thread(&[c]).and_then(|_| sys::set_sched_idle());
+                let failed = r.as_ref().err().map(|e| e.to_string());
+                let _ = tx.send(failed);
+                while !stop.load(Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+                r
+            }));
+            if let Ok(Some(e)) = rx.recv() {
+                s.finish();
+                return Err(io::Error::other(format!(
+                    "cannot start a SCHED_IDLE spinner on CPU {c}: {e}"
+                )));
+            }
+        }
+        Ok(s)
+    }
+
+    fn finish(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for h in self.handles.drain(..) {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Drop for Spinners {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// What one ping-pong series measured.
+#[derive(Default, Debug)]
+pub struct PairResult {
+    pub round_trip_ns: Vec<f64>,
+    /// Switches per round trip, both tasks together, one per batch.
+    pub voluntary_per_round_trip: Vec<f64>,
+    pub involuntary_per_round_trip: Vec<f64>,
+    /// The CPUs each task ran on, as a bit mask.
+    pub a_cpu_mask: u64,
+    pub b_cpu_mask: u64,
+    /// Fraction of batches that ended with both tasks on one CPU.
+    pub same_cpu_fraction: f64,
+    pub round_trips_per_sample: u64,
+}
+
+/// Ping-pongs between this thread (pinned to `place.a`) and a partner
+/// (`place.b`), `walk_bytes` walked by each side between switches. The
+/// partner is created before and joined after the timed batches.
+pub fn run_pair(
+    m: &Method,
+    place: &Place,
+    budget: &Budget,
+    all: &[usize],
+    walk_bytes: usize,
+) -> io::Result<PairResult> {
+    sys::pin_current_thread(&place.a)?;
+    let page = Arc::new(SharedPage::new()?);
+    let (mut a, b) = ends(m.mech, &page, m.processes)?;
+    let partner = start_partner(b, &page, &place.b, m.processes, walk_bytes)?;
+    let result = (|| {
+        let _spin = if place.awake.is_empty() {
+            None
+        } else {
+            Some(Spinners::start(&place.awake)?)
+        };
+        drive(&mut a, &page, budget, walk_bytes)
+    })();
+    let stopped = a.stop();
+    let outcome = match (&result, stopped) {
+        (Ok(_), Ok(())) => partner.finish(),
+        _ => {
+            partner.kill();
+            Ok(())
+        }
+    };
+    sys::pin_current_thread(all)?;
+    let r = result?;
+    outcome?;
+    Ok(r)
+}
+
+/// How many batches, and how long each, a series' budget buys: batches of
+/// 0.1 to 1 ms, at least 15 of them.
+pub fn batches(budget: &Budget) -> (usize, f64) {
+    let target_ns = (budget.seconds * 1e9 / 30.0).clamp(100_000.0, 1_000_000.0);
+    let samples = ((budget.seconds * 1e9 / target_ns) as usize)
+        .clamp(budget.min_samples.max(15), budget.max_samples.max(15));
+    (samples, target_ns)
+}
+
+/// The most round trips in one batch, warm-up included.
+pub const MAX_BATCH: u64 = 1 << 32;
+
+/// The measuring side: size a batch to its share of the budget, then time
+/// batches, reading both tasks' switch counters around each.
+fn drive(
+    a: &mut AEnd,
+    page: &SharedPage,
+    budget: &Budget,
+    walk_bytes: usize,
+) -> io::Result<PairResult> {
+    let mut buf_ws = vec![1u8; walk_bytes];
+    // Short batches (as per_op does): on a busy machine most run without
+    // being preempted, and the budget buys more of them, not longer ones.
+    let (samples, target_ns) = batches(budget);
+    for _ in 0..3 {
+        a.round_trip(0)?; // the partner is up and warm
+    }
+    let mut batch = |a: &mut AEnd, n: u64| -> io::Result<f64> {
+        let t0 = sys::monotonic_ns();
+        for i in 0..n {
+            if walk_bytes > 0 {
+                walk(&mut buf_ws);
+            }
+            a.round_trip(i as u32 & 0xffff)?;
+        }
+        Ok((sys::monotonic_ns() - t0) as f64)
+    };
+    let n = size_batch(target_ns, MAX_BATCH, |n| batch(a, n))?.max(4);
+    let mut r = PairResult {
+        round_trips_per_sample: n,
+        ..Default::default()
+    };
+    let b_counts = |p: &SharedPage| {
+        (
+            p.u64(SLOT_VOL).load(Ordering::SeqCst),
+            p.u64(SLOT_INVOL).load(Ordering::SeqCst),
+        )
+    };
+    a.round_trip(MARK)?;
+    let mut b0 = b_counts(page);
+    let mut same = 0;
+    for _ in 0..samples {
+        let a0 = sys::switches(false)?;
+        let cpu = sys::current_cpu();
+        r.a_cpu_mask |= cpu_bit(cpu);
+        let dt = batch(a, n)?;
+        let a1 = sys::switches(false)?;
+        let a_cpu = sys::current_cpu();
+        r.a_cpu_mask |= cpu_bit(a_cpu);
+        a.round_trip(MARK)?;
+        let b1 = b_counts(page);
+        // The partner blocks once more than we do between two marks: it
+        // waits for the first message of the batch after answering the mark.
+        let per = |a: u64, b: u64| a as f64 / n as f64 + b as f64 / (n + 1) as f64;
+        r.round_trip_ns.push(dt / n as f64);
+        r.voluntary_per_round_trip
+            .push(per(a1.voluntary - a0.voluntary, b1.0.saturating_sub(b0.0)));
+        r.involuntary_per_round_trip.push(per(
+            a1.involuntary - a0.involuntary,
+            b1.1.saturating_sub(b0.1),
+        ));
+        b0 = b1;
+        // where both were at the end of the batch
+        if a_cpu >= 0 && page.i32(SLOT_BCPU).load(Ordering::SeqCst) == a_cpu {
+            same += 1;
+        }
+    }
+    r.b_cpu_mask = page.u64(SLOT_CPUS).load(Ordering::SeqCst);
+    r.same_cpu_fraction = same as f64 / samples as f64;
+    Ok(r)
+}
+
+fn cpu_mask_list(mask: u64) -> String {
+    let v: Vec<usize> = (0..64).filter(|i| mask & (1 << i) != 0).collect();
+    if v.is_empty() {
+        "?".into()
+    } else {
+        crate::env::cpu_list(&v)
+    }
+}
+
+/// Pushes one ping-pong series under `base` labels; notes where it ran.
+pub fn push_pair(out: &mut WorkerOutput, base: &Labels, r: &PairResult) {
+    out.push(
+        "switch_ns",
+        Unit::Ns,
+        base.clone(),
+        r.round_trip_ns.iter().map(|x| x / 2.0).collect(),
+    );
+    out.push_detail(
+        "round_trip_ns",
+        Unit::Ns,
+        base.clone(),
+        r.round_trip_ns.clone(),
+    );
+    let total: Vec<f64> = r
+        .voluntary_per_round_trip
+        .iter()
+        .zip(&r.involuntary_per_round_trip)
+        .map(|(v, i)| v + i)
+        .collect();
+    out.push("switches_per_round_trip", Unit::Count, base.clone(), total);
+    out.push_detail(
+        "voluntary_per_round_trip",
+        Unit::Count,
+        base.clone(),
+        r.voluntary_per_round_trip.clone(),
+    );
+    out.push_detail(
+        "involuntary_per_round_trip",
+        Unit::Count,
+        base.clone(),
+        r.involuntary_per_round_trip.clone(),
+    );
+    out.reading(
+        "same_cpu_fraction",
+        Unit::Ratio,
+        base.clone(),
+        r.same_cpu_fraction,
+    );
+    let case: Vec<String> = base
+        .iter()
+        .filter(|(k, _)| !crate::results::HIDDEN_LABELS.contains(&k.as_str()))
+        .map(|(_, v)| v.clone())
+        .collect();
+    out.notes.push(format!(
+        "{}: task A ran on CPU {}, task B on CPU {} ({} round trips per sample)",
+        case.join("/"),
+        cpu_mask_list(r.a_cpu_mask),
+        cpu_mask_list(r.b_cpu_mask),
+        r.round_trips_per_sample
+    ));
+}
+
+#[cfg(test)]
+#[path = "engine_tests.rs"]
+mod tests;

@@ -1,0 +1,147 @@
+//! switch.indirect: the indirect cost of a switch, which Bendersky's
+//! "How expensive are context switches?" (seed 002) names but leaves
+//! unmeasured: each task walks a working set of its own between switches, and
+//! what the switch adds beyond itself is the caches and TLB it refills.
+
+use super::engine::{push_pair, run_pair, walk, Place};
+use super::methods::PIPE_THREADS;
+use super::{plan_cpus, worker_cpus, CPUS, PER_SWITCH_NOTE};
+use crate::experiments::prelude::*;
+use crate::measure::sampler::{per_op, Budget};
+use crate::sys;
+
+pub static EXPERIMENT: Experiment = Experiment {
+    name: "switch.indirect",
+    summary: "indirect cost of a switch: each task walks W KiB of its own between switches (pipe threads, one CPU); extra ns per switch vs W",
+    reproduces: "the cache-refill cost Bendersky leaves unmeasured (no seed figure)",
+    params: &[
+        ParamSpec {
+            name: "working_sets",
+            help: "bytes each task walks (one write per cache line) between switches",
+            kind: ParamKind::SizeList {
+                min: 0,
+                max: 256 << 20,
+            },
+            quick: "0,64K,1M",
+            thorough: "0,16K,64K,256K,1M,4M,16M",
+        },
+        CPUS,
+    ],
+    seeds: &[],
+    points,
+    measure,
+    analyze,
+    ..Experiment::DEFAULT
+};
+
+fn points(ctx: &PlanCtx) -> Result<Points, String> {
+    let mut pts = Points::default();
+    let cpus = plan_cpus(ctx, &mut pts.notes)?;
+    let available_bytes = crate::env::mem_available_bytes().unwrap_or(ctx.env.mem_available_bytes);
+    let mut ws = ctx.params.list("working_sets");
+    // Two tasks, a buffer each, plus a warm-walk copy: at most a quarter of
+    // what is free.
+    if let Some(big) = ws.iter().find(|&&w| w.saturating_mul(4) > available_bytes) {
+        let msg = format!(
+            "working set {} does not fit: three copies must stay under a quarter of the {} available",
+            fmt_size(*big),
+            fmt_size(available_bytes)
+        );
+        if ctx.user_set.iter().any(|n| n == "working_sets") {
+            return Err(msg);
+        }
+        pts.notes.push(format!("{msg}; dropped"));
+        ws.retain(|&w| w.saturating_mul(4) <= available_bytes);
+    }
+    if !ws.contains(&0) {
+        ws.insert(0, 0);
+        pts.notes
+            .push("working set 0 added: the extra cost is measured against it".into());
+    }
+    pts.notes.push(PER_SWITCH_NOTE.into());
+    pts.points
+        .push(serde_json::json!({ "cpus": cpus, "working_sets": ws }));
+    Ok(pts)
+}
+
+fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
+    let mut out = WorkerOutput::default();
+    let (all, cpus) = worker_cpus(job, &mut out.notes)?;
+    let working_set_bytes: Vec<u64> = job.point["working_sets"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_u64()).collect())
+        .unwrap_or_default();
+    let budget = Budget::from_job(job).scaled(1.0 / working_set_bytes.len().max(1) as f64 * 2.0);
+    for &ws_bytes in &working_set_bytes {
+        let size = fmt_size(ws_bytes);
+        let l = labels(&[("working_set", &size), ("bytes", &ws_bytes.to_string())]);
+        let r = run_pair(
+            &PIPE_THREADS,
+            &Place::same(cpus[0]),
+            &budget,
+            &all,
+            ws_bytes as usize,
+        )?;
+        push_pair(&mut out, &l, &r);
+        // The same walk with no switch in between: the cache stays warm.
+        sys::pin_current_thread(&cpus[..1])?;
+        let mut buf = vec![1u8; ws_bytes as usize];
+        let warm = per_op(&budget.scaled(0.3), job.loop_overhead_ns, || walk(&mut buf));
+        sys::pin_current_thread(&all)?;
+        out.push_detail("walk_warm_ns", Unit::Ns, l, warm);
+    }
+    Ok(out)
+}
+
+fn analyze(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
+    let Some(zero) = r.median("switch_ns", &[("bytes", "0")]) else {
+        return a;
+    };
+    let mut pts: Vec<(u64, String, f64)> = Vec::new();
+    for m in r.metrics_named("switch_ns") {
+        let Some(bytes) = m.label("bytes").and_then(|b| b.parse::<u64>().ok()) else {
+            continue;
+        };
+        let ws = m.label("working_set").unwrap_or("?").to_string();
+        let warm = r
+            .median("walk_warm_ns", &[("bytes", &bytes.to_string())])
+            .unwrap_or(0.0);
+        // Per switch, one task walks its set once: take away the switch with
+        // no working set and the walk itself as it runs with a warm cache.
+        pts.push((bytes, ws, m.summary.median - zero - warm));
+    }
+    pts.sort_by_key(|p| p.0);
+    let mut parts = Vec::new();
+    for (bytes, ws, extra) in &pts {
+        a.readings.push(Reading {
+            name: "indirect_ns_per_switch".into(),
+            unit: Unit::Ns,
+            labels: labels(&[("working_set", ws), ("bytes", &bytes.to_string())]),
+            value: *extra,
+        });
+        if *bytes > 0 {
+            parts.push(format!(
+                "{ws}: {}{}",
+                fmt_ns(*extra),
+                if *extra < 0.0 {
+                    " (negative: within noise)"
+                } else {
+                    ""
+                }
+            ));
+        }
+    }
+    if !parts.is_empty() {
+        a.findings.push(format!(
+            "indirect cost per switch (switch with W walked, minus the switch with nothing walked, minus the walk on a warm cache): {}; the direct switch is {}",
+            parts.join(", "),
+            fmt_ns(zero)
+        ));
+    }
+    a
+}
+
+#[cfg(test)]
+#[path = "indirect_tests.rs"]
+mod tests;

@@ -1,0 +1,33 @@
+use super::*;
+use crate::experiments::testing::{metric, result};
+
+fn ws(size: &'static str, bytes: &'static str) -> [(&'static str, &'static str); 2] {
+    [("working_set", size), ("bytes", bytes)]
+}
+
+#[test]
+fn the_indirect_cost_takes_away_the_bare_switch_and_the_warm_walk() {
+    let r = result(vec![
+        metric("switch_ns", &ws("0 B", "0"), &[1000.0]),
+        metric("switch_ns", &ws("1 MiB", "1048576"), &[9000.0]),
+        metric("switch_ns", &ws("64 KiB", "65536"), &[1500.0]),
+        metric("walk_warm_ns", &ws("64 KiB", "65536"), &[100.0]),
+        metric("walk_warm_ns", &ws("1 MiB", "1048576"), &[2000.0]),
+    ]);
+    let a = analyze(&r);
+    let got: Vec<(&str, f64)> = a
+        .readings
+        .iter()
+        .map(|r| (r.labels["bytes"].as_str(), r.value))
+        .collect();
+    // sorted by size; 0 is its own reference
+    assert_eq!(got, [("0", 0.0), ("65536", 400.0), ("1048576", 6000.0)]);
+    assert_eq!(a.findings.len(), 1);
+    assert!(
+        a.findings[0].contains("the direct switch is 1.00 µs"),
+        "{}",
+        a.findings[0]
+    );
+    // without the zero working set there is nothing to measure against
+    assert_eq!(analyze(&result(vec![])), Analysis::default());
+}

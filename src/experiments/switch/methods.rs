@@ -1,0 +1,265 @@
+//! The switch group's tables (seed 002's mechanisms and beyond): the
+//! ping-pong methods, the placements and the user-space variants. Each row is
+//! a [`Choice`] (name, about, needs) plus what the engine dispatches on;
+//! `-p`, `tasklab list` and the dispatch all read these tables, and the
+//! `Choice` columns that `ParamKind::Names` takes are derived from them at
+//! compile time, so every name is written once.
+
+use crate::experiments::prelude::*;
+
+/// The `Choice` column of a table whose rows carry one in `.choice`, as a
+/// `&'static [Choice]` built at compile time.
+macro_rules! choice_column {
+    ($rows:expr) => {{
+        const N: usize = $rows.len();
+        const COLUMN: [Choice; N] = {
+            let mut out = [Choice::new("", ""); N];
+            let mut i = 0;
+            while i < N {
+                out[i] = $rows[i].choice;
+                i += 1;
+            }
+            out
+        };
+        &COLUMN
+    }};
+}
+
+// ------------------------------------------------------- ping-pong methods
+
+/// How the two tasks of a ping-pong hand the token over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mech {
+    Pipe,
+    Futex,
+    Condvar,
+    Yield,
+}
+
+/// One ping-pong method.
+#[derive(Clone, Copy, Debug)]
+pub struct Method {
+    pub choice: Choice,
+    pub mech: Mech,
+    /// Two processes (the partner forked, a MAP_SHARED page) rather than two
+    /// threads of one process.
+    pub processes: bool,
+    /// What the IPC costs per switch without a switch, in words.
+    pub baseline: &'static str,
+}
+
+impl Method {
+    pub fn name(&self) -> &'static str {
+        self.choice.name
+    }
+
+    /// Yielding hands the CPU over only to a task on the same CPU: on two
+    /// CPUs the tasks would spin, not switch.
+    pub fn same_cpu_only(&self) -> bool {
+        self.mech == Mech::Yield
+    }
+}
+
+/// perf bench sched pipe -T: 4 bytes out on one pipe and back on another.
+/// The kernel reference of the other experiments, and the seed's method.
+pub const PIPE_THREADS: Method = Method {
+    choice: Choice::new("pipe_threads", "two threads over a pair of pipes"),
+    mech: Mech::Pipe,
+    processes: false,
+    baseline: "one write + one read of 4 bytes on a pipe by one task",
+};
+
+pub const METHODS: &[Method] = &[
+    PIPE_THREADS,
+    // perf bench sched pipe: the same between two forked processes
+    Method {
+        choice: Choice::new("pipe_processes", "two processes over a pair of pipes"),
+        mech: Mech::Pipe,
+        processes: true,
+        baseline: "one write + one read of 4 bytes on a pipe by one task",
+    },
+    Method {
+        choice: Choice::new("futex_threads", "two threads on a private futex word"),
+        mech: Mech::Futex,
+        processes: false,
+        baseline: "an uncontended FUTEX_WAKE (no waiter) + a FUTEX_WAIT that returns at once",
+    },
+    // the futex word lives in a MAP_SHARED page
+    Method {
+        choice: Choice::new("futex_processes", "two processes on a shared futex word"),
+        mech: Mech::Futex,
+        processes: true,
+        baseline: "an uncontended shared FUTEX_WAKE + a FUTEX_WAIT that returns at once",
+    },
+    // a std Mutex + Condvar, as the seed's condition-variable sample
+    Method {
+        choice: Choice::new("condvar", "two threads on a Mutex + Condvar"),
+        mech: Mech::Condvar,
+        processes: false,
+        baseline: "lock + notify_one with no waiter + unlock",
+    },
+    // spinning on a turn word, yielding while it is not their turn
+    Method {
+        choice: Choice::new("sched_yield", "two threads on one CPU yielding in turn"),
+        mech: Mech::Yield,
+        processes: false,
+        baseline: "sched_yield with nothing else runnable on the CPU",
+    },
+];
+
+/// The ping-pong methods as `-p methods=` takes them.
+pub const METHOD_CHOICES: &[Choice] = choice_column!(METHODS);
+
+/// The method called `name`.
+pub fn method(name: &str) -> Option<&'static Method> {
+    METHODS.iter().find(|m| m.name() == name)
+}
+
+// -------------------------------------------------------------- placements
+
+/// Where a placement puts the two tasks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spread {
+    /// Both pinned to the first CPU.
+    OneCpu,
+    /// Pinned apart, to the first and the second CPU; `awake` keeps both
+    /// busy with SCHED_IDLE spinners.
+    TwoCpus { awake: bool },
+    /// Wherever the scheduler puts them.
+    Unpinned,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Placement {
+    pub choice: Choice,
+    pub spread: Spread,
+}
+
+impl Placement {
+    pub fn name(&self) -> &'static str {
+        self.choice.name
+    }
+
+    pub fn two_cpus(&self) -> bool {
+        matches!(self.spread, Spread::TwoCpus { .. })
+    }
+}
+
+pub const SAME_CPU: Placement = Placement {
+    choice: Choice::new("same_cpu", "both tasks pinned to one CPU: the switch path"),
+    spread: Spread::OneCpu,
+};
+
+pub const UNPINNED: Placement = Placement {
+    choice: Choice::new("unpinned", "wherever the scheduler puts them"),
+    spread: Spread::Unpinned,
+};
+
+pub const PLACEMENTS: &[Placement] = &[
+    SAME_CPU,
+    Placement {
+        choice: Choice::new("two_cpus", "pinned to two CPUs: a wake-up on the other CPU"),
+        spread: Spread::TwoCpus { awake: false },
+    },
+    Placement {
+        choice: Choice::new(
+            "two_cpus_awake",
+            "two CPUs kept awake by SCHED_IDLE spinners",
+        ),
+        spread: Spread::TwoCpus { awake: true },
+    },
+    UNPINNED,
+];
+
+/// The placements as `-p placements=` takes them.
+pub const PLACEMENT_CHOICES: &[Choice] = choice_column!(PLACEMENTS);
+
+/// The placement called `name`.
+pub fn placement(name: &str) -> Option<&'static Placement> {
+    PLACEMENTS.iter().find(|p| p.name() == name)
+}
+
+// ------------------------------------------------------ user-space variants
+
+/// How the Go helper is run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GoMode {
+    /// GOMAXPROCS as Go chooses it, on every allowed CPU.
+    Default,
+    /// GOMAXPROCS=1, pinned to one CPU.
+    MaxProcs1,
+    /// Each goroutine locked to an OS thread (runtime.LockOSThread).
+    Locked,
+}
+
+/// What a user-space variant switches between.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UserSwitch {
+    Coroutine,
+    Async,
+    /// The kernel reference: pipe threads on one CPU.
+    KernelPipe,
+    Go(GoMode),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Variant {
+    pub choice: Choice,
+    pub switch: UserSwitch,
+}
+
+impl Variant {
+    pub fn name(&self) -> &'static str {
+        self.choice.name
+    }
+}
+
+pub const VARIANTS: &[Variant] = &[
+    Variant {
+        choice: Choice::new(
+            "coroutine",
+            "a stackful coroutine (corosensei) resumed and yielding",
+        ),
+        switch: UserSwitch::Coroutine,
+    },
+    Variant {
+        choice: Choice::new(
+            "async",
+            "two async tasks on a single-threaded tokio runtime",
+        ),
+        switch: UserSwitch::Async,
+    },
+    Variant {
+        choice: Choice::new("kernel_pipe", "two threads over pipes, for comparison"),
+        switch: UserSwitch::KernelPipe,
+    },
+    Variant {
+        choice: Choice::new("go_default", "goroutines over an unbuffered channel")
+            .needing("a Go toolchain"),
+        switch: UserSwitch::Go(GoMode::Default),
+    },
+    Variant {
+        choice: Choice::new("go_maxprocs1", "the same with GOMAXPROCS=1").needing("a Go toolchain"),
+        switch: UserSwitch::Go(GoMode::MaxProcs1),
+    },
+    Variant {
+        choice: Choice::new(
+            "go_locked",
+            "the same with each goroutine locked to an OS thread",
+        )
+        .needing("a Go toolchain"),
+        switch: UserSwitch::Go(GoMode::Locked),
+    },
+];
+
+/// The user-space variants as `-p variants=` takes them.
+pub const VARIANT_CHOICES: &[Choice] = choice_column!(VARIANTS);
+
+/// The variant called `name`.
+pub fn variant(name: &str) -> Option<&'static Variant> {
+    VARIANTS.iter().find(|v| v.name() == name)
+}
+
+#[cfg(test)]
+#[path = "methods_tests.rs"]
+mod tests;

@@ -1,0 +1,265 @@
+//! switch.userspace: Bendersky's goroutine ping-pong (seed 002): ~2.8 M
+//! iterations/s, ~170 ns per switch. Beside it, a stackful coroutine, two
+//! async tasks on a single-threaded runtime, and a kernel pipe switch for
+//! comparison: switches that never enter the kernel against one that does.
+
+use super::engine::{batches, run_pair, Place, MAX_BATCH};
+use super::go::{go_round_trips, GoError};
+use super::methods::{variant, UserSwitch, PIPE_THREADS, VARIANT_CHOICES};
+use super::{plan_cpus, worker_cpus, CPUS, PER_SWITCH_NOTE};
+use crate::experiments::prelude::*;
+use crate::measure::sampler::{next_batch, per_op, Budget};
+use crate::sys;
+use std::hint::black_box;
+use std::io;
+use tokio::sync::mpsc;
+
+pub static EXPERIMENT: Experiment = Experiment {
+    name: "switch.userspace",
+    summary: "user-space switching: a stackful coroutine (corosensei), async tasks on a single-threaded tokio runtime, Go goroutines over an unbuffered channel; beside a kernel pipe switch",
+    reproduces: "Bendersky's goroutine ping-pong: ~2.8 M iterations/s, ~170 ns per switch",
+    params: &[
+        ParamSpec {
+            name: "variants",
+            help: "coroutine, async, kernel_pipe (the kernel reference, pipe threads on one CPU), go_default (GOMAXPROCS default), go_maxprocs1 (GOMAXPROCS=1, one CPU), go_locked (runtime.LockOSThread)",
+            kind: ParamKind::Names(VARIANT_CHOICES),
+            quick: "all",
+            thorough: "all",
+        },
+        CPUS,
+    ],
+    seeds: &[
+        SeedFigure {
+            metric: "switch_ns",
+            labels: &[("variant", "go_default")],
+            lo: 170.0,
+            hi: 170.0,
+            unit: Unit::Ns,
+            source: SEED_SWITCH,
+            hardware: BENDERSKY_HW,
+            method: "two goroutines ping-ponging over a channel, default GOMAXPROCS",
+        },
+        SeedFigure {
+            metric: "iterations_per_s",
+            labels: &[("variant", "go_default")],
+            lo: 2_800_000.0,
+            hi: 2_800_000.0,
+            unit: Unit::PerSecond,
+            source: SEED_SWITCH,
+            hardware: BENDERSKY_HW,
+            method: "two goroutines ping-ponging over a channel, default GOMAXPROCS",
+        },
+    ],
+    points,
+    measure,
+    analyze,
+    ..Experiment::DEFAULT
+};
+
+fn points(ctx: &PlanCtx) -> Result<Points, String> {
+    let mut pts = Points::default();
+    let cpus = plan_cpus(ctx, &mut pts.notes)?;
+    pts.notes.push(PER_SWITCH_NOTE.into());
+    pts.points.push(serde_json::json!({ "cpus": cpus }));
+    Ok(pts)
+}
+
+/// One variant's series, from its round trips (ns).
+fn push_user(out: &mut WorkerOutput, variant: &str, round_trip_ns: Vec<f64>) {
+    let l = labels(&[("variant", variant)]);
+    out.push(
+        "iterations_per_s",
+        Unit::PerSecond,
+        l.clone(),
+        round_trip_ns.iter().map(|x| 1e9 / x.max(1e-9)).collect(),
+    );
+    out.push(
+        "switch_ns",
+        Unit::Ns,
+        l.clone(),
+        round_trip_ns.iter().map(|x| x / 2.0).collect(),
+    );
+    out.push_detail("round_trip_ns", Unit::Ns, l, round_trip_ns);
+}
+
+fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
+    let mut out = WorkerOutput::default();
+    let (all, cpus) = worker_cpus(job, &mut out.notes)?;
+    let variants = job.params.names("variants");
+    let budget = Budget::from_job(job);
+    for name in &variants {
+        let v = variant(name).ok_or_else(|| anyhow::anyhow!("unknown variant {name}"))?;
+        let name = v.name();
+        match v.switch {
+            UserSwitch::Coroutine => {
+                let round_trip_ns = coroutine_round_trips(&budget, job.loop_overhead_ns);
+                push_user(&mut out, name, round_trip_ns);
+            }
+            UserSwitch::Async => {
+                let round_trip_ns = async_round_trips(&budget)?;
+                push_user(&mut out, name, round_trip_ns);
+            }
+            UserSwitch::KernelPipe => {
+                let r = run_pair(&PIPE_THREADS, &Place::same(cpus[0]), &budget, &all, 0)?;
+                push_user(&mut out, name, r.round_trip_ns);
+            }
+            UserSwitch::Go(mode) => {
+                match go_round_trips(mode, &budget, cpus[0], &all, job.scratch.as_deref()) {
+                    Ok(round_trip_ns) => push_user(&mut out, name, round_trip_ns),
+                    Err(GoError::Skipped(why)) => out.notes.push(format!("{name} skipped: {why}")),
+                    Err(GoError::Failed(e)) => {
+                        anyhow::bail!("{name}: {e}")
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn analyze(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
+    let mut findings = Vec::new();
+    let kernel = r.median("switch_ns", &[("variant", "kernel_pipe")]);
+    let mut parts = Vec::new();
+    for v in [
+        "coroutine",
+        "async",
+        "go_maxprocs1",
+        "go_default",
+        "go_locked",
+    ] {
+        if let Some(s) = r.median("switch_ns", &[("variant", v)]) {
+            parts.push(match kernel {
+                Some(k) if s <= k => format!("{v} {} ({:.1}x cheaper)", fmt_ns(s), k / s.max(0.01)),
+                Some(k) => format!("{v} {} ({:.1}x dearer)", fmt_ns(s), s / k.max(0.01)),
+                None => format!("{v} {}", fmt_ns(s)),
+            });
+        }
+    }
+    if !parts.is_empty() {
+        let k = kernel.map_or(String::new(), |k| {
+            format!(" against {} for a kernel pipe switch on one CPU", fmt_ns(k))
+        });
+        findings.push(format!(
+            "per switch: {}{k}; a coroutine, an async task or an unlocked goroutine switches without a system call or the kernel scheduler",
+            parts.join(", ")
+        ));
+    }
+    if let (Some(d), Some(l)) = (
+        r.median("switch_ns", &[("variant", "go_default")]),
+        r.median("switch_ns", &[("variant", "go_locked")]),
+    ) {
+        findings.push(format!(
+            "locking the goroutines to OS threads turns {} into {} per switch: every channel hand-off becomes a kernel switch between threads",
+            fmt_ns(d),
+            fmt_ns(l)
+        ));
+    }
+    if let (Some(d), Some(one)) = (
+        r.median("switch_ns", &[("variant", "go_default")]),
+        r.median("switch_ns", &[("variant", "go_maxprocs1")]),
+    ) {
+        findings.push(format!(
+            "GOMAXPROCS=1 on one CPU: {} vs {} with the default ({:.2}x; seed 002 saw pinning gain only ~10%)",
+            fmt_ns(one),
+            fmt_ns(d),
+            d / one.max(0.01)
+        ));
+    }
+    a.findings.extend(findings);
+    a.headlines.extend(userspace_headline(r));
+    a
+}
+
+/// Round trips (ns) of a stackful coroutine: resume into it, it suspends
+/// straight back. One round trip is two switches of stack and registers.
+fn coroutine_round_trips(budget: &Budget, loop_ns: f64) -> Vec<f64> {
+    use corosensei::{Coroutine, CoroutineResult};
+    let mut co = Coroutine::new(|yielder, mut x: u64| loop {
+        x = yielder.suspend(x.wrapping_add(1));
+    });
+    let mut v = 0u64;
+    per_op(budget, loop_ns, || {
+        if let CoroutineResult::Yield(y) = co.resume(black_box(v)) {
+            v = y;
+        }
+    })
+}
+
+/// `n` round trips to the echo task: the ns they took.
+async fn async_batch(
+    tx: &mpsc::Sender<u32>,
+    rx: &mut mpsc::Receiver<u32>,
+    n: u64,
+) -> io::Result<f64> {
+    let closed = || io::Error::other("the echo task ended early");
+    let t0 = sys::monotonic_ns();
+    for i in 0..n {
+        tx.send(i as u32).await.map_err(|_| closed())?;
+        rx.recv().await.ok_or_else(closed)?;
+    }
+    Ok((sys::monotonic_ns() - t0) as f64)
+}
+
+/// Round trips (ns) of two async tasks ping-ponging over bounded channels
+/// on a single-threaded tokio runtime.
+fn async_round_trips(budget: &Budget) -> io::Result<Vec<f64>> {
+    let rt = tokio::runtime::Builder::new_current_thread().build()?;
+    rt.block_on(async {
+        let (tx1, mut rx1) = mpsc::channel::<u32>(1);
+        let (tx2, mut rx2) = mpsc::channel::<u32>(1);
+        let echo = tokio::task::spawn(async move {
+            while let Some(v) = rx1.recv().await {
+                if tx2.send(v).await.is_err() {
+                    break;
+                }
+            }
+        });
+        let (samples, target_ns) = batches(budget);
+        // The warm-up of sampler::size_batch, awaited: grow the batch until
+        // one takes its share of the budget (that batch is not recorded).
+        let mut n: u64 = 1;
+        while let Some(next) = next_batch(
+            n,
+            async_batch(&tx1, &mut rx2, n).await?,
+            target_ns,
+            MAX_BATCH,
+        ) {
+            n = next;
+        }
+        let mut out = Vec::with_capacity(samples);
+        while out.len() < samples {
+            out.push(async_batch(&tx1, &mut rx2, n).await? / n as f64);
+        }
+        drop(tx1);
+        echo.await.map_err(|e| io::Error::other(e.to_string()))?;
+        Ok(out)
+    })
+}
+
+/// User-space switches beside the kernel's.
+fn userspace_headline(e: &ExperimentResult) -> Option<String> {
+    let kernel = e.median("switch_ns", &[("variant", "kernel_pipe")])?;
+    let mut parts = Vec::new();
+    for (v, name) in [
+        ("coroutine", "a stackful coroutine"),
+        ("async", "an async task"),
+        ("go_default", "a goroutine"),
+    ] {
+        if let Some(x) = e.median("switch_ns", &[("variant", v)]) {
+            parts.push(format!("{name} {}", fmt_ns(x)));
+        }
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "switching in user space: {} per switch, against {} for a kernel switch between threads",
+            parts.join(", "),
+            fmt_ns(kernel)
+        )
+    })
+}
+
+#[cfg(test)]
+#[path = "userspace_tests.rs"]
+mod tests;
