@@ -189,3 +189,81 @@ fn a_sink_rate_of_zero_is_refused() {
         "would run for",
     );
 }
+
+/// Fan-out settings planned at about 166 s (four reports of 16 s on their
+/// sinks, twice, × 1.3): over 0.8 × the quick profile's 120 s, within
+/// 0.8 × 1000 s.
+const LONG_FANOUT: &[&str] = &[
+    "parallel.fanout",
+    "-p",
+    "jobs=4",
+    "-p",
+    "cpu_ms=0",
+    "-p",
+    "output=1M",
+    "-p",
+    "sink_rate=64K",
+    "-p",
+    "reps=2",
+];
+
+#[test]
+fn the_fan_out_is_planned_with_the_users_timeout() {
+    // Regression (issue 11): the fan-out was planned with the profile's
+    // default timeout, so it refused settings that --timeout allows.
+    refused(LONG_FANOUT, "more than the 96 s allowed");
+
+    // With --timeout 1000 the plan is accepted and the run starts; it is
+    // interrupted as soon as it does, rather than measured for minutes.
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("tasklab"))
+        .arg("run")
+        .args(LONG_FANOUT)
+        .args(["--timeout", "1000", "--out", dir.path().to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The "timer:" line is printed after planning and after the Ctrl-C
+    // handler is installed: from then on SIGINT means "stop, keep results".
+    // Stdout is read to its end on a thread: closing it early would kill
+    // tasklab with SIGPIPE.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if line.starts_with("timer:") {
+                let _ = tx.send(());
+            }
+        }
+    });
+    let started = rx.recv_timeout(std::time::Duration::from_secs(60)).is_ok();
+    if started {
+        let kill = std::process::Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("tasklab did not stop within 60 s of SIGINT");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    reader.join().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(started, "the run never started ({status}): {err}");
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(!err.contains("would run for"), "{err}");
+}

@@ -52,6 +52,24 @@ pub fn self_maps() -> Option<u64> {
     Some(text.lines().count() as u64)
 }
 
+/// Time all CPUs spent busy since boot, from the `cpu` line of /proc/stat:
+/// user, nice, system, irq, softirq and steal (guest time is inside user),
+/// not idle or iowait, in ns.
+pub fn cpu_busy_ns() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = text.lines().find(|l| l.starts_with("cpu "))?;
+    let ticks: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal
+    let busy_ticks: u64 =
+        ticks.iter().take(8).sum::<u64>() - ticks.get(3)? - ticks.get(4).unwrap_or(&0);
+    // USER_HZ is 100 on every Linux architecture tasklab builds for.
+    Some(busy_ticks * 10_000_000)
+}
+
 /// Finds `Field:   1234 kB` in a /proc text.
 pub fn kib_field(text: &str, field: &str) -> Option<u64> {
     text.lines().find_map(|l| {

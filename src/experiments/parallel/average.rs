@@ -1,0 +1,438 @@
+//! parallel.average: seed 003's average phase ("Linux Fu: An Odd Use For
+//! Fork()": 55,256,000 doubles averaged serially vs split across forked
+//! processes), beside threads and a rayon pool on the same array; speedup,
+//! efficiency, the CPU time the scheduler granted, and fork+reap alone.
+
+use super::array::{
+    check_against_serial, exact_average, fill, rel_diff, sum_by, tolerance, Pools, Variant, SEED_N,
+};
+use super::variants::{thp_of, VARIANTS};
+use super::{
+    fitting_sizes, notes_for_cpus, point_workers, reading_cpus, speedups, worker_counts,
+    Contention, MAX_WORKERS, N_PARAM, WORKERS_HELP,
+};
+use crate::experiments::prelude::*;
+use crate::measure::procfs;
+use crate::sys::{self, parallel as par, parallel::F64Buf};
+
+pub static EXPERIMENT: Experiment = Experiment {
+    name: "parallel.average",
+    summary: "the seed's array average, average phase only: serial vs W forked processes (partial sums through pipes), W threads, a rayon pool; speedup, efficiency, fork+reap cost",
+    reproduces: "seed 003: 55,256,000 doubles averaged serially vs split across forked processes",
+    params: &[
+        N_PARAM,
+        ParamSpec {
+            name: "workers",
+            help: WORKERS_HELP,
+            kind: ParamKind::CountList { min: 0, max: MAX_WORKERS },
+            quick: "0",
+            thorough: "0",
+        },
+        ParamSpec {
+            name: "variants",
+            help: "parallel variants measured beside serial",
+            kind: ParamKind::Names(VARIANTS),
+            quick: "all",
+            thorough: "all",
+        },
+        ParamSpec {
+            name: "reps",
+            help: "repetitions of every variant (each a sample)",
+            kind: ParamKind::Count { min: 2, max: 1000 },
+            quick: "9",
+            thorough: "21",
+        },
+        ParamSpec {
+            name: "thp",
+            help: "back the array with transparent huge pages (on: fork copies one entry per 2 MiB, not 512)",
+            kind: ParamKind::Choice(&["on", "off", "default"]),
+            quick: "on",
+            thorough: "on",
+        },
+    ],
+    points,
+    measure,
+    analyze,
+    ..Experiment::DEFAULT
+};
+
+fn points(ctx: &PlanCtx) -> Result<Points, String> {
+    let mut pts = Points::default();
+    let sizes = fitting_sizes(ctx, "n", &mut pts.notes)?;
+    let workers = worker_counts(ctx, "workers")?;
+    for n in sizes {
+        pts.points
+            .push(serde_json::json!({"n": n, "workers": workers}));
+    }
+    Ok(pts)
+}
+
+/// Pushes `speedup` (serial median / each repetition) and `efficiency`.
+fn push_speedups(
+    out: &mut WorkerOutput,
+    base: &Labels,
+    serial_ns: &[f64],
+    variant_ns: &[f64],
+    w: usize,
+) {
+    let sp = speedups(serial_ns, variant_ns);
+    let eff: Vec<f64> = sp.iter().map(|s| s / w as f64).collect();
+    out.push("speedup", Unit::Ratio, base.clone(), sp);
+    out.push_detail("efficiency", Unit::Ratio, base.clone(), eff);
+}
+
+fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
+    let n = job.point["n"].as_u64().unwrap_or(SEED_N);
+    let workers = point_workers(job);
+    let reps = job.params.int("reps") as usize;
+    let variants: Vec<Variant> = job
+        .params
+        .names("variants")
+        .iter()
+        .filter_map(|v| Variant::named(v))
+        .collect();
+    let mut out = WorkerOutput::default();
+    notes_for_cpus(&mut out, &workers);
+    let nl = n.to_string();
+
+    let mut buf = F64Buf::new(n as usize, thp_of(job.params.text("thp")))?;
+    let t0 = sys::monotonic_ns();
+    fill(buf.as_mut_slice());
+    let fill_ns = (sys::monotonic_ns() - t0) as f64;
+    let xs = buf.as_slice();
+    out.reading("fill_once_ns", Unit::Ns, labels(&[("n", &nl)]), fill_ns);
+    if let Some(v) = procfs::status_kib("VmPTE") {
+        out.reading("vm_pte_kib", Unit::Kib, labels(&[("n", &nl)]), v as f64);
+    }
+    if let Some(huge_kib) = procfs::smaps_rollup_kib("AnonHugePages") {
+        out.reading(
+            "anon_huge_kib",
+            Unit::Kib,
+            labels(&[("n", &nl)]),
+            huge_kib as f64,
+        );
+        let bytes = n as f64 * 8.0;
+        if job.params.text("thp") == "on"
+            && bytes >= 8e6
+            && (huge_kib as f64) < bytes / 1024.0 / 2.0
+        {
+            out.notes.push(format!(
+                "huge pages were asked for, but the kernel backed only {} of the {} array with them \
+                 (THP disabled, or memory too fragmented): fork copies 4 KiB page tables here",
+                fmt_size(huge_kib * 1024),
+                fmt_size(n * 8)
+            ));
+        }
+    }
+    let pools = Pools::new(&workers)?;
+
+    let serial_ref = par::seed_sum(xs) / n as f64;
+    let exact = exact_average(n);
+    out.reading(
+        "serial_rel_error",
+        Unit::Ratio,
+        labels(&[("n", &nl)]),
+        rel_diff(serial_ref, exact),
+    );
+    out.reading(
+        "tolerance",
+        Unit::Ratio,
+        labels(&[("n", &nl)]),
+        tolerance(n),
+    );
+
+    let mut serial_ns = Vec::with_capacity(reps);
+    // (variant, w) -> (times, worst relative difference)
+    let mut runs: Vec<(Variant, usize, Vec<f64>, f64)> = Vec::new();
+    for &v in &variants {
+        for &w in &workers {
+            runs.push((v, w, Vec::with_capacity(reps), 0.0));
+        }
+    }
+    let mut fork_reap: Vec<(usize, Vec<f64>)> = workers
+        .iter()
+        .filter(|&&w| w > 1)
+        .map(|&w| (w, Vec::new()))
+        .collect();
+    let watch = Contention::start();
+    let mut serial_cpus = Vec::with_capacity(reps);
+    let mut granted: Vec<Vec<f64>> = runs.iter().map(|_| Vec::new()).collect();
+    for _ in 0..reps {
+        let c0 = par::cpu_time_ns()?;
+        let t0 = sys::monotonic_ns();
+        let s = sum_by(xs, Variant::Serial, 1, &pools)?;
+        let t1 = sys::monotonic_ns();
+        serial_cpus.push((par::cpu_time_ns()? - c0) as f64 / (t1 - t0).max(1) as f64);
+        serial_ns.push((t1 - t0) as f64 - job.timer_overhead_ns);
+        let mut worst_serial = 0.0;
+        check_against_serial(
+            "serial rerun",
+            s / n as f64,
+            serial_ref,
+            n,
+            &mut worst_serial,
+        )?;
+        for ((v, w, times, worst), g) in runs.iter_mut().zip(granted.iter_mut()) {
+            let c0 = par::cpu_time_ns()?;
+            let t0 = sys::monotonic_ns();
+            let s = sum_by(xs, *v, *w, &pools)?;
+            let t1 = sys::monotonic_ns();
+            g.push((par::cpu_time_ns()? - c0) as f64 / (t1 - t0).max(1) as f64);
+            times.push((t1 - t0) as f64 - job.timer_overhead_ns);
+            let what = format!("{} with {w} workers", v.name());
+            check_against_serial(&what, s / n as f64, serial_ref, n, worst)?;
+        }
+        // The bare cost of the processes: W-1 children that exit at once.
+        for (w, times) in fork_reap.iter_mut() {
+            let t0 = sys::monotonic_ns();
+            let kids: Vec<sys::Child> = (1..*w)
+                .map(|_| par::fork_exit())
+                .collect::<std::io::Result<_>>()?;
+            for k in kids {
+                k.wait()?;
+            }
+            times.push((sys::monotonic_ns() - t0) as f64 - job.timer_overhead_ns);
+        }
+    }
+
+    let serial_labels = labels(&[
+        ("variant", Variant::Serial.name()),
+        ("workers", "1"),
+        ("n", &nl),
+    ]);
+    out.push(
+        "average_ns",
+        Unit::Ns,
+        serial_labels.clone(),
+        serial_ns.clone(),
+    );
+    out.push_detail("cpus_granted", Unit::Ratio, serial_labels, serial_cpus);
+    for ((v, w, times, worst), g) in runs.iter().zip(granted) {
+        let ws = w.to_string();
+        let l = labels(&[("variant", v.name()), ("workers", &ws), ("n", &nl)]);
+        out.push("average_ns", Unit::Ns, l.clone(), times.clone());
+        out.push_detail("cpus_granted", Unit::Ratio, l.clone(), g);
+        push_speedups(&mut out, &l, &serial_ns, times, *w);
+        out.reading("max_rel_diff_from_serial", Unit::Ratio, l, *worst);
+    }
+    for (w, times) in fork_reap {
+        let ws = w.to_string();
+        out.push(
+            "fork_reap_ns",
+            Unit::Ns,
+            labels(&[
+                ("workers", &ws),
+                ("children", &(w - 1).to_string()),
+                ("n", &nl),
+            ]),
+            times,
+        );
+    }
+    reading_cpus(&mut out);
+    watch.finish(&mut out, &format!("n={n}"), labels(&[("n", &nl)]));
+    drop(pools);
+    drop(buf);
+    Ok(out)
+}
+
+fn analyze(r: &ExperimentResult) -> Analysis {
+    Analysis {
+        findings: findings(r),
+        headlines: speedup_headline(r).into_iter().collect(),
+        ..Analysis::default()
+    }
+}
+
+fn findings(r: &ExperimentResult) -> Vec<String> {
+    let mut out = Vec::new();
+    let cpus = r.reading("cpus", &[]).unwrap_or(0.0);
+    let mut sizes: Vec<String> = r
+        .metrics_named("average_ns")
+        .filter_map(|m| m.label("n").map(String::from))
+        .collect();
+    sizes.dedup();
+    for nl in &sizes {
+        let n: u64 = nl.parse().unwrap_or(0);
+        let nn = nl.as_str();
+        let Some(serial_ns) = r.median(
+            "average_ns",
+            &[("variant", Variant::Serial.name()), ("n", nn)],
+        ) else {
+            continue;
+        };
+        let med = |name: &str, v: &str, w: &str| {
+            r.median(name, &[("variant", v), ("workers", w), ("n", nn)])
+        };
+        // The best speedup per variant, at W <= CPUs, with the CPU time the
+        // scheduler granted it.
+        let mut parts = Vec::new();
+        let mut short = Vec::new();
+        for v in names(VARIANTS) {
+            let best = r
+                .metrics_named("speedup")
+                .filter(|m| m.label("variant") == Some(v) && m.label("n") == Some(nn))
+                .filter(|m| {
+                    m.label("workers")
+                        .and_then(|w| w.parse::<f64>().ok())
+                        .is_some_and(|w| cpus == 0.0 || w <= cpus)
+                })
+                .max_by(|a, b| a.summary.median.total_cmp(&b.summary.median));
+            let Some(b) = best else { continue };
+            let wl = b.label("workers").unwrap_or("2");
+            let w: f64 = wl.parse().unwrap_or(2.0);
+            let sp = b.summary.median;
+            let kf = crate::stats::karp_flatt(sp, w)
+                .map(|e| format!(", Karp-Flatt serial fraction {:.1}%", e * 100.0))
+                .unwrap_or_default();
+            let granted = med("cpus_granted", v, wl);
+            parts.push(format!(
+                "{v} {sp:.2}x with {w} workers ({:.0}% efficiency{kf}{})",
+                sp / w * 100.0,
+                granted
+                    .map(|g| format!(", {g:.2} CPUs granted"))
+                    .unwrap_or_default()
+            ));
+            if let Some(g) = granted {
+                if g < 0.9 * w && sp < 0.9 * w {
+                    short.push(format!(
+                        "{v} got {g:.2} CPUs' worth of time for {w} workers"
+                    ));
+                }
+            }
+        }
+        out.push(format!(
+            "n={n}: the serial average phase takes {} ({:.1} GB/s, {:.2} ns per element: the seed's loop keeps one \
+             accumulator, so each addition waits for the one before, and two CPUs can each run such a chain); \
+             best speedups at up to {cpus:.0} workers: {}",
+            fmt_ns(serial_ns),
+            n as f64 * 8.0 / serial_ns.max(1.0),
+            serial_ns / (n as f64).max(1.0),
+            parts.join("; ")
+        ));
+        if !short.is_empty() {
+            out.push(format!(
+                "where a speedup falls short, the scheduler is the measured reason: {} (CPU time used over wall time; \
+                 the rest went to other programs, see others_cpus)",
+                short.join(", ")
+            ));
+        }
+        // Oversubscription: W = CPUs + 1 against W = CPUs.
+        if cpus >= 1.0 {
+            let (at, over) = (
+                (cpus as usize).max(2).to_string(),
+                (cpus as usize + 1).max(3).to_string(),
+            );
+            let mut bits = Vec::new();
+            for v in names(VARIANTS) {
+                if let (Some(at_ns), Some(over_ns)) = (
+                    med("average_ns", v, at.as_str()),
+                    med("average_ns", v, over.as_str()),
+                ) {
+                    bits.push(format!(
+                        "{v} {} → {} ({:+.0}%)",
+                        fmt_ns(at_ns),
+                        fmt_ns(over_ns),
+                        (over_ns / at_ns - 1.0) * 100.0
+                    ));
+                }
+            }
+            if !bits.is_empty() {
+                out.push(format!(
+                    "oversubscribed, {over} workers on {cpus:.0} CPUs instead of {at}: {}. Equal slices on threads or \
+                     processes finish only when the last one has had its turn; the pool's work stealing rebalances chunks",
+                    bits.join(", ")
+                ));
+            }
+        }
+        // Fork vs threads at W = CPUs, with the measured reason.
+        let wl = (cpus.max(2.0) as usize).to_string();
+        if let (Some(fork_ns), Some(threads_ns)) = (
+            med("average_ns", Variant::Fork.name(), wl.as_str()),
+            med("average_ns", Variant::Threads.name(), wl.as_str()),
+        ) {
+            let fork_reap_ns = r.median("fork_reap_ns", &[("workers", wl.as_str()), ("n", nn)]);
+            let mut s = format!(
+                "with {wl} workers fork takes {} and threads {}",
+                fmt_ns(fork_ns),
+                fmt_ns(threads_ns)
+            );
+            if let Some(fork_reap_ns) = fork_reap_ns {
+                let kids = wl.parse::<usize>().unwrap_or(2) - 1;
+                if fork_ns > threads_ns {
+                    s.push_str(&format!(
+                        "; creating and reaping the {kids} child process(es) alone costs {} with this {} array \
+                         ({:.0}% of the gap; parallel.forktime shows the rest)",
+                        fmt_ns(fork_reap_ns),
+                        fmt_size(n * 8),
+                        (fork_reap_ns / (fork_ns - threads_ns) * 100.0).min(999.0)
+                    ));
+                } else {
+                    s.push_str(&format!(
+                        ": fork is no slower than threads here; creating and reaping the {kids} child process(es) costs {}",
+                        fmt_ns(fork_reap_ns)
+                    ));
+                }
+            }
+            out.push(s);
+        }
+        if let (Some(err), Some(tol)) = (
+            r.reading("serial_rel_error", &[("n", nn)]),
+            r.reading("tolerance", &[("n", nn)]),
+        ) {
+            let worst = r
+                .readings
+                .iter()
+                .filter(|x| {
+                    x.name == "max_rel_diff_from_serial"
+                        && x.labels.get("n").map(String::as_str) == Some(nn)
+                })
+                .map(|x| x.value)
+                .fold(0.0, f64::max);
+            out.push(format!(
+                "every variant's average matched serial: the largest relative difference was {worst:.1e}, within the tolerance {tol:.1e} \
+                 (parallel sums add in another order and round differently); the serial sum itself is {err:.1e} from the exact average"
+            ));
+        }
+    }
+    out
+}
+
+/// The Summary's sentence: the best speedup of each variant within the CPUs
+/// there are.
+fn speedup_headline(e: &ExperimentResult) -> Option<String> {
+    let cpus = e.reading("cpus", &[]).unwrap_or(1.0);
+    let mut best: Vec<(String, f64, u64)> = Vec::new();
+    for m in e.metrics_named("speedup") {
+        let (Some(v), Some(w)) = (m.label("variant"), m.label_num("workers")) else {
+            continue;
+        };
+        if w as f64 > cpus {
+            continue;
+        }
+        match best.iter_mut().find(|b| b.0 == v) {
+            Some(b) if b.1 >= m.summary.median => {}
+            Some(b) => *b = (v.into(), m.summary.median, w),
+            None => best.push((v.into(), m.summary.median, w)),
+        }
+    }
+    let fork = best.iter().find(|b| b.0 == Variant::Fork.name())?;
+    let others: Vec<String> = best
+        .iter()
+        .filter(|b| b.0 != Variant::Fork.name())
+        .map(|b| format!("{} {:.2}x", b.0, b.1))
+        .collect();
+    Some(format!(
+        "averaging the seed's array across {} forked processes is {:.2}x as fast as serially on {cpus:.0} CPUs{}",
+        fork.2,
+        fork.1,
+        if others.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", others.join(", "))
+        }
+    ))
+}
+
+#[cfg(test)]
+#[path = "average_tests.rs"]
+mod tests;

@@ -1,0 +1,87 @@
+use super::*;
+use crate::experiments::testing::{metric, result};
+
+/// Plans the fan-out with `overrides` under `sizing`.
+fn plan(overrides: &[(&str, &str)], sizing: Sizing) -> Result<Points, String> {
+    // The last of equal names wins, as on the command line.
+    let overrides: Vec<(String, String)> = overrides
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let params = Params::resolve(EXPERIMENT.params, Profile::Quick, &overrides).unwrap();
+    let user_set: Vec<String> = overrides.iter().map(|(k, _)| k.clone()).collect();
+    let env = crate::env::probe();
+    (EXPERIMENT.points)(&PlanCtx {
+        env: &env,
+        user_set: &user_set,
+        profile: Profile::Quick,
+        params: &params,
+        sizing,
+    })
+}
+
+/// Four reports of 16 s each on their sinks, twice: about 166 s planned.
+const LONG: &[(&str, &str)] = &[
+    ("jobs", "4"),
+    ("cpu_ms", "0"),
+    ("output", "1M"),
+    ("sink_rate", "64K"),
+    ("reps", "2"),
+];
+
+#[test]
+fn the_plan_honours_the_runs_real_timeout() {
+    // Regression: the fan-out was planned with the profile's default limit
+    // (0.8 × 120 s), not the one the user gave with --timeout.
+    let quick = Sizing::of(Profile::Quick);
+    let err = plan(LONG, quick).err().expect("refused");
+    assert!(
+        err.contains("about 166 s") && err.contains("96 s allowed"),
+        "{err}"
+    );
+    let pts = plan(LONG, quick.with_timeout(Some(1000.0))).unwrap();
+    assert_eq!(pts.points.len(), 1);
+    // The fan-out's own ceiling still holds, whatever the timeout.
+    let longer = [LONG, &[("reps", "10")]].concat();
+    let err = plan(&longer, quick.with_timeout(Some(1e6)))
+        .err()
+        .expect("refused");
+    assert!(err.contains("600 s allowed"), "{err}");
+}
+
+#[test]
+fn a_sink_that_takes_nothing_is_refused() {
+    let err = plan(&[("sink_rate", "0")], Sizing::of(Profile::Quick))
+        .err()
+        .expect("refused");
+    assert!(err.starts_with("sink_rate=0"), "{err}");
+}
+
+#[test]
+fn the_finding_explains_a_speedup_beyond_the_cpus() {
+    let mut r = result(vec![
+        metric("wall_ns", &[("mode", "serial"), ("jobs", "4")], &[260e6]),
+        metric("wall_ns", &[("mode", "forked"), ("jobs", "4")], &[70e6]),
+        metric("speedup", &[("mode", "forked"), ("jobs", "4")], &[3.7]),
+    ]);
+    for (name, value) in [
+        ("cpus", 2.0),
+        ("jobs", 4.0),
+        ("sink_ns_per_job", 62.5e6),
+        ("cpu_ns_per_job", 1e6),
+    ] {
+        r.readings.push(crate::results::Reading {
+            name: name.into(),
+            unit: Unit::Ns,
+            labels: Labels::new(),
+            value,
+        });
+    }
+    let f = analyze(&r).findings;
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(
+        f[0].starts_with("4 reports") && f[0].contains("3.70x, more than the 2 CPUs"),
+        "{}",
+        f[0]
+    );
+}

@@ -1,0 +1,302 @@
+//! parallel.forktime: seed 003's fork variant ("Linux Fu: An Odd Use For
+//! Fork()") taken apart, where the seed timed only the whole program:
+//! fork() itself, the child's first vs second pass over its inherited
+//! slice, the reap; on 4 KiB pages and on huge pages.
+
+use super::array::{check_against_serial, fill, split, SEED_N};
+use super::variants::{thp_choice, thp_of};
+use super::{cpus, fitting_sizes, notes_for_cpus, point_workers, worker_counts, Contention};
+use super::{MAX_WORKERS, N_PARAM};
+use crate::experiments::prelude::*;
+use crate::measure::procfs;
+use crate::sys::{self, parallel as par, parallel::F64Buf, Thp};
+
+pub static EXPERIMENT: Experiment = Experiment {
+    name: "parallel.forktime",
+    summary: "where a forked average's time goes: fork() itself, the child's first vs second pass over its inherited slice, the reap; 4 KiB pages vs huge pages",
+    reproduces: "seed 003's fork variant, taken apart (the seed timed only the whole program)",
+    params: &[
+        ParamSpec {
+            name: "n",
+            help: "array size (doubles)",
+            thorough: "55256000",
+            ..N_PARAM
+        },
+        ParamSpec {
+            name: "workers",
+            help: "workers: the parent and W-1 children, 2..=4×CPUs; the default (listed as 0) is the CPU count, at least 2",
+            kind: ParamKind::CountList { min: 0, max: MAX_WORKERS },
+            quick: "0",
+            thorough: "0",
+        },
+        ParamSpec {
+            name: "reps",
+            help: "repetitions per page size",
+            kind: ParamKind::Count { min: 2, max: 1000 },
+            quick: "5",
+            thorough: "21",
+        },
+    ],
+    points,
+    measure,
+    analyze,
+    ..Experiment::DEFAULT
+};
+
+fn points(ctx: &PlanCtx) -> Result<Points, String> {
+    let mut pts = Points::default();
+    let sizes = fitting_sizes(ctx, "n", &mut pts.notes)?;
+    let w = if ctx.user_set.iter().any(|n| n == "workers") {
+        *worker_counts(ctx, "workers")?.iter().max().unwrap_or(&2)
+    } else {
+        cpus(ctx.env).max(2)
+    };
+    if w < 2 {
+        return Err("workers must be at least 2 here: the parent and one child".into());
+    }
+    let thp_possible = ctx.env.thp_enabled.as_deref() != Some("never");
+    if !thp_possible {
+        pts.notes.push(
+            "transparent huge pages are disabled here (enabled=never): 4 KiB pages only".into(),
+        );
+    }
+    let (off, on) = (thp_choice(Thp::Off).name, thp_choice(Thp::On).name);
+    for n in sizes {
+        pts.points
+            .push(serde_json::json!({"n": n, "workers": [w], "thp": off}));
+        if thp_possible {
+            pts.points
+                .push(serde_json::json!({"n": n, "workers": [w], "thp": on}));
+        }
+    }
+    Ok(pts)
+}
+
+fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
+    let n = job.point["n"].as_u64().unwrap_or(SEED_N);
+    let w = point_workers(job).first().copied().unwrap_or(2).max(2);
+    // Only the two page sizes: anything but "on" is 4 KiB pages.
+    let thp = if thp_of(job.point["thp"].as_str().unwrap_or("")) == Thp::On {
+        Thp::On
+    } else {
+        Thp::Off
+    };
+    let thp_label = thp_choice(thp).name;
+    let reps = job.params.int("reps") as usize;
+    let mut out = WorkerOutput::default();
+    notes_for_cpus(&mut out, &[w]);
+    let mut buf = F64Buf::new(n as usize, thp)?;
+    fill(buf.as_mut_slice());
+    let xs = buf.as_slice();
+    let nl = n.to_string();
+    let pl = labels(&[("n", &nl), ("thp", thp_label)]);
+    for (field, name) in [("VmPTE", "vm_pte_kib"), ("VmRSS", "vm_rss_kib")] {
+        if let Some(v) = procfs::status_kib(field) {
+            out.reading(name, Unit::Kib, pl.clone(), v as f64);
+        }
+    }
+    if let Some(v) = procfs::smaps_rollup_kib("AnonHugePages") {
+        out.reading("anon_huge_kib", Unit::Kib, pl.clone(), v as f64);
+    }
+    let serial = par::seed_sum(xs);
+    let ranges = split(xs.len(), w);
+    let tn = job.timer_overhead_ns;
+    let mut s: [Vec<f64>; 9] = Default::default();
+    let [fork_call, child_start, child_first, child_second, parent_first, parent_second, wait_ns, reap, total] =
+        &mut s;
+    let watch = Contention::start();
+    for _ in 0..reps {
+        let t0 = sys::monotonic_ns();
+        let mut kids = Vec::new();
+        let mut starts = Vec::new();
+        for r in &ranges[1..] {
+            let a = sys::monotonic_ns();
+            kids.push(par::fork_sum(&xs[r.clone()], true)?);
+            fork_call.push((sys::monotonic_ns() - a) as f64 - tn);
+            starts.push(a);
+        }
+        let a = sys::monotonic_ns();
+        let mut sum = par::seed_sum(&xs[ranges[0].clone()]);
+        let b = sys::monotonic_ns();
+        std::hint::black_box(par::seed_sum(std::hint::black_box(&xs[ranges[0].clone()])));
+        let c = sys::monotonic_ns();
+        parent_first.push((b - a) as f64 - tn);
+        parent_second.push((c - b) as f64 - tn);
+        for (k, start) in kids.into_iter().zip(starts) {
+            let before = sys::monotonic_ns();
+            let rep = k.read_report()?;
+            let got = sys::monotonic_ns();
+            k.reap()?;
+            let reaped = sys::monotonic_ns();
+            sum += rep.sum;
+            child_start.push(rep.start_ns.saturating_sub(start) as f64);
+            child_first.push(rep.first_pass_ns as f64);
+            child_second.push(rep.second_pass_ns as f64);
+            wait_ns.push((got - before) as f64 - tn);
+            reap.push((reaped - got) as f64 - tn);
+        }
+        total.push((sys::monotonic_ns() - t0) as f64 - tn);
+        let mut worst = 0.0;
+        check_against_serial(
+            &format!("fork with {w} workers"),
+            sum / n as f64,
+            serial / n as f64,
+            n,
+            &mut worst,
+        )?;
+    }
+    let ws = w.to_string();
+    let l = |extra: &[(&str, &str)]| {
+        let mut v = vec![
+            ("n", nl.as_str()),
+            ("thp", thp_label),
+            ("workers", ws.as_str()),
+        ];
+        v.extend_from_slice(extra);
+        labels(&v)
+    };
+    let [fork_call, child_start, child_first, child_second, parent_first, parent_second, wait_ns, reap, total] =
+        s;
+    out.push("fork_call_ns", Unit::Ns, l(&[]), fork_call);
+    out.push_detail("child_start_ns", Unit::Ns, l(&[]), child_start);
+    out.push(
+        "child_pass_ns",
+        Unit::Ns,
+        l(&[("pass", "first")]),
+        child_first,
+    );
+    out.push(
+        "child_pass_ns",
+        Unit::Ns,
+        l(&[("pass", "second")]),
+        child_second,
+    );
+    out.push(
+        "parent_pass_ns",
+        Unit::Ns,
+        l(&[("pass", "first")]),
+        parent_first,
+    );
+    out.push_detail(
+        "parent_pass_ns",
+        Unit::Ns,
+        l(&[("pass", "second")]),
+        parent_second,
+    );
+    out.push_detail("wait_report_ns", Unit::Ns, l(&[]), wait_ns);
+    out.push("reap_ns", Unit::Ns, l(&[]), reap);
+    out.push("total_ns", Unit::Ns, l(&[]), total);
+    watch.finish(&mut out, &format!("n={n} thp={thp_label}"), pl);
+    Ok(out)
+}
+
+fn analyze(r: &ExperimentResult) -> Analysis {
+    Analysis::findings(findings(r))
+}
+
+fn findings(r: &ExperimentResult) -> Vec<String> {
+    let mut out = Vec::new();
+    let med = |name: &str, thp: &str, extra: &[(&str, &str)]| {
+        let mut with = vec![("thp", thp)];
+        with.extend_from_slice(extra);
+        r.median(name, &with)
+    };
+    let mut parts = Vec::new();
+    for thp in ["off", "on"] {
+        let (
+            Some(fork_ns),
+            Some(first_ns),
+            Some(second_ns),
+            Some(parent_ns),
+            Some(reap_ns),
+            Some(total_ns),
+        ) = (
+            med("fork_call_ns", thp, &[]),
+            med("child_pass_ns", thp, &[("pass", "first")]),
+            med("child_pass_ns", thp, &[("pass", "second")]),
+            med("parent_pass_ns", thp, &[("pass", "first")]),
+            med("reap_ns", thp, &[]),
+            med("total_ns", thp, &[]),
+        )
+        else {
+            continue;
+        };
+        let m = r.find("total_ns", &[("thp", thp)]).expect("found above");
+        let n: f64 = m.label("n").and_then(|x| x.parse().ok()).unwrap_or(0.0);
+        let w: f64 = m
+            .label("workers")
+            .and_then(|x| x.parse().ok())
+            .unwrap_or(2.0);
+        let (page_bytes, pages) = if thp == "on" {
+            (2u64 << 20, "2 MiB huge pages")
+        } else {
+            (4096, "4 KiB pages")
+        };
+        let slice_pages = (n / w * 8.0 / page_bytes as f64).max(1.0);
+        let pte = r
+            .reading("vm_pte_kib", &[("thp", thp)])
+            .map(|k| format!(" ({k:.0} KiB of page tables)"))
+            .unwrap_or_default();
+        let extra_ns = (first_ns - second_ns).max(0.0);
+        let costs = [
+            ("the fork() call itself (copying the page tables)", fork_ns),
+            (
+                "the child's first pass over the pages it inherited, beyond its second pass",
+                extra_ns,
+            ),
+            ("reaping the child (tearing down its page tables)", reap_ns),
+        ];
+        let top = costs
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .expect("three costs");
+        out.push(format!(
+            "on {pages}{pte}: fork() returns in {}; the child's first pass over its slice takes {} and its second {} \
+             ({:.2}x, {} more per {} page; the parent's pass over an equal slice at the same time: {}); reaping takes {}; \
+             the whole instrumented run (two passes each) {}. What dominates the overhead here: {}, {}",
+            fmt_ns(fork_ns),
+            fmt_ns(first_ns),
+            fmt_ns(second_ns),
+            first_ns / second_ns.max(1.0),
+            if extra_ns > 0.02 * second_ns {
+                fmt_ns(extra_ns / slice_pages)
+            } else {
+                "nothing measurable".to_string()
+            },
+            if thp == "on" { "2 MiB" } else { "4 KiB" },
+            fmt_ns(parent_ns),
+            fmt_ns(reap_ns),
+            fmt_ns(total_ns),
+            top.0,
+            fmt_ns(top.1)
+        ));
+        parts.push((
+            thp,
+            fork_ns + extra_ns + reap_ns,
+            if extra_ns > 0.02 * second_ns {
+                fmt_ns(extra_ns)
+            } else {
+                "nothing measurable".to_string()
+            },
+        ));
+    }
+    if let [(_, off_ns, off_extra), (_, on_ns, on_extra)] = parts.as_slice() {
+        out.push(format!(
+            "in plain words: a forked child reading inherited memory is not free. Its page-table entries are fresh copies \
+             (marked not yet accessed), so on 4 KiB pages the child pays again, page by page, on its first pass ({} extra) \
+             and fork pays to copy and later free them; on huge pages there is one entry per 2 MiB instead of 512, and the \
+             overhead (fork + first-pass penalty + reap) falls from {} to {} ({:.0}x less; first-pass penalty there: {}). \
+             Put a large array that children will read on huge pages (madvise MADV_HUGEPAGE) before forking",
+            off_extra,
+            fmt_ns(*off_ns),
+            fmt_ns(*on_ns),
+            off_ns / on_ns.max(1.0),
+            on_extra
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "forktime_tests.rs"]
+mod tests;

@@ -1,0 +1,208 @@
+//! Parallel work with fork: reproduces seed 003 ("Linux Fu: An Odd Use For
+//! Fork()"): the average of a 55,256,000-double array, serial (458 ms) vs
+//! split across two processes (395 ms, 1.16x; about 150 ms saved at
+//! 155,256,000), and the line-printer story of fanning out I/O-bound reports.
+//!
+//! Past the seed: the children send their partial sums back through a pipe
+//! (the seed skipped it), threads and a work-stealing pool run the same loop
+//! on the same array, every variant's average is checked against serial, the
+//! fill is timed apart from the average, Amdahl's law bounds what the whole
+//! program could gain, and `parallel.forktime` shows where a forked child's
+//! time goes (the fork, its first pass over inherited pages vs a second pass,
+//! the reap), on 4 KiB and on huge pages.
+//!
+//! This module holds what the group's experiments share: the array-size and
+//! worker-count parameters and how they are planned, and the watch on other
+//! programs' CPU time.
+
+pub mod array;
+pub mod average;
+pub mod fanout;
+pub mod forktime;
+pub mod program;
+pub mod variants;
+
+#[cfg(test)]
+mod tests;
+
+use crate::experiments::prelude::*;
+use crate::measure::procfs;
+use crate::sys::{self, parallel as par};
+
+/// The most workers anyone may ask for, whatever the machine.
+const MAX_WORKERS: u64 = 256;
+
+/// The CPUs this process may run on.
+fn cpus(env: &Env) -> usize {
+    if env.cpus_allowed.is_empty() {
+        env.cpus_online.max(1)
+    } else {
+        env.cpus_allowed.len()
+    }
+}
+
+/// Memory a point must leave free beyond its array.
+fn margin_bytes(env: &Env) -> u64 {
+    (512u64 << 20).max(env.mem_total_bytes / 10)
+}
+
+/// Keeps the sizes `n` whose arrays fit in the memory available now. A size
+/// the user asked for that does not fit is an error; a default one is
+/// dropped with a note.
+fn fitting_sizes(ctx: &PlanCtx, name: &str, notes: &mut Vec<String>) -> Result<Vec<u64>, String> {
+    let available_bytes = crate::env::mem_available_bytes().unwrap_or(ctx.env.mem_available_bytes);
+    let limit_bytes = available_bytes.saturating_sub(margin_bytes(ctx.env));
+    let user_set = ctx.user_set.iter().any(|n| n == name);
+    let mut out = Vec::new();
+    for n in ctx.params.list(name) {
+        let bytes = n.saturating_mul(8);
+        if bytes > limit_bytes {
+            let msg = format!(
+                "{name}={n} needs {} for its array, but only {} is available and {} must stay free \
+                 (the largest {name} that fits here is {})",
+                fmt_size(bytes),
+                fmt_size(available_bytes),
+                fmt_size(margin_bytes(ctx.env)),
+                limit_bytes / 8
+            );
+            if user_set {
+                return Err(msg);
+            }
+            notes.push(format!("{msg}; that point was dropped"));
+            continue;
+        }
+        out.push(n);
+    }
+    if out.is_empty() && !user_set {
+        notes.push("no array size fits in the memory available: nothing to measure".into());
+    }
+    Ok(out)
+}
+
+/// The worker counts: the user's list (each 1..=4×CPUs), or by default 2 up
+/// to the CPU count and one more, to show oversubscription.
+fn worker_counts(ctx: &PlanCtx, name: &str) -> Result<Vec<usize>, String> {
+    let c = cpus(ctx.env);
+    let cap = (4 * c as u64).clamp(4, MAX_WORKERS);
+    let asked = ctx.params.list(name);
+    if !ctx.user_set.iter().any(|n| n == name) || asked.is_empty() {
+        return Ok((2..=c.max(2) + 1).collect());
+    }
+    let mut out = Vec::new();
+    for w in asked {
+        if w == 0 {
+            return Err(format!(
+                "{name}=0: at least one worker is needed (valid: 1..={cap}, four times the {c} CPUs here)"
+            ));
+        }
+        if w > cap {
+            return Err(format!(
+                "{name}={w} is absurd for {c} CPUs: at most {cap} (four times the CPU count) is allowed"
+            ));
+        }
+        if !out.contains(&(w as usize)) {
+            out.push(w as usize);
+        }
+    }
+    Ok(out)
+}
+
+/// The array sizes, shared by the average and the whole program.
+const N_PARAM: ParamSpec = ParamSpec {
+    name: "n",
+    help: "array sizes (doubles); each must fit in the memory available",
+    kind: ParamKind::CountList {
+        min: 1,
+        max: 1 << 40,
+    },
+    quick: "55256000",
+    thorough: "55256000,155256000",
+};
+
+const WORKERS_HELP: &str =
+    "worker counts W, each 1..=4×CPUs; the default (listed as 0) is 2 up to the CPU count plus one";
+
+/// The worker counts a planned point carries.
+fn point_workers(job: &Job) -> Vec<usize> {
+    job.point["workers"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_u64())
+                .map(|v| v as usize)
+                .collect()
+        })
+        .unwrap_or_else(|| vec![2])
+}
+
+fn notes_for_cpus(out: &mut WorkerOutput, workers: &[usize]) {
+    let allowed = sys::allowed_cpus().map(|c| c.len()).unwrap_or(0);
+    if let Some(w) = workers.iter().find(|&&w| allowed > 0 && w > allowed) {
+        out.notes.push(format!(
+            "{w} workers share {allowed} CPU(s): the workers beyond {allowed} show oversubscription, not more parallelism"
+        ));
+    }
+}
+
+/// Records the CPUs the worker may run on (`cpus`), which the findings read.
+fn reading_cpus(out: &mut WorkerOutput) {
+    out.reading(
+        "cpus",
+        Unit::Count,
+        Labels::new(),
+        sys::allowed_cpus().map(|c| c.len()).unwrap_or(0) as f64,
+    );
+}
+
+/// Speedup samples: the serial median over each repetition's time, so the
+/// median speedup is exactly median(serial) / median(variant), and a
+/// disturbed serial repetition does not skew one variant's figure.
+fn speedups(serial_ns: &[f64], variant_ns: &[f64]) -> Vec<f64> {
+    let serial_median_ns = crate::stats::median(serial_ns).unwrap_or(0.0);
+    variant_ns
+        .iter()
+        .map(|x| serial_median_ns / x.max(1.0))
+        .collect()
+}
+
+/// Watches how much CPU time other programs took while we measured: busy
+/// time of the whole machine (/proc/stat, steal included) minus our own
+/// threads' and children's. Parallel speedups mean little when another
+/// program held a CPU, so the figure goes into the results and a note.
+struct Contention {
+    busy_ns: u64,
+    ours_ns: u64,
+    wall_ns: u64,
+}
+
+impl Contention {
+    fn start() -> Contention {
+        Contention {
+            busy_ns: procfs::cpu_busy_ns().unwrap_or(0),
+            ours_ns: par::cpu_time_ns().unwrap_or(0),
+            wall_ns: sys::monotonic_ns(),
+        }
+    }
+
+    /// CPUs' worth of time others used since start(), as a reading, and a
+    /// note when it was more than a quarter of a CPU.
+    fn finish(self, out: &mut WorkerOutput, what: &str, l: Labels) {
+        let (Some(busy_ns), Ok(ours_ns)) = (procfs::cpu_busy_ns(), par::cpu_time_ns()) else {
+            return;
+        };
+        let wall_ns = (sys::monotonic_ns() - self.wall_ns).max(1) as f64;
+        let others = (busy_ns.saturating_sub(self.busy_ns) as f64
+            - ours_ns.saturating_sub(self.ours_ns) as f64)
+            .max(0.0)
+            / wall_ns;
+        out.reading("others_cpus", Unit::Ratio, l, others);
+        // /proc/stat counts in 10 ms ticks and kernel threads always run a
+        // little: a quarter of a CPU is where others start to matter.
+        if others > 0.25 {
+            out.notes.push(format!(
+                "{what}: other programs kept {others:.2} CPUs busy on average while this was measured, \
+                 so parallel speedups here understate an idle machine's"
+            ));
+        }
+    }
+}

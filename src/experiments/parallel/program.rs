@@ -1,0 +1,349 @@
+//! parallel.program: seed 003's whole program ("Linux Fu: An Odd Use For
+//! Fork()": `time stress` 458 ms vs `time stress F` 395 ms, about 150 ms
+//! saved at 155,256,000): a fresh array, its fill, the average and the
+//! unmap, serial vs forked vs threads, with Amdahl's bound from the fill.
+
+use super::array::{check_against_serial, exact_average, fill, sum_by, Pools, Variant, SEED_N};
+use super::variants::{thp_of, THP_SETTINGS};
+use super::{
+    cpus, fitting_sizes, notes_for_cpus, point_workers, reading_cpus, speedups, worker_counts,
+    Contention, MAX_WORKERS, N_PARAM,
+};
+use crate::experiments::prelude::*;
+use crate::sys::{self, parallel::F64Buf};
+
+pub static EXPERIMENT: Experiment = Experiment {
+    name: "parallel.program",
+    summary: "the seed's whole program (fresh array, fill, average, unmap), serial vs forked vs threads, with Amdahl's bound from the serial fill",
+    reproduces: "seed 003: `time stress` 458 ms vs `time stress F` 395 ms; about 150 ms saved at 155,256,000",
+    params: &[
+        N_PARAM,
+        ParamSpec {
+            name: "workers",
+            help: "workers for the parallel variants, each 1..=4×CPUs; the default (listed as 0) is 2, as in the seed, and the CPU count when larger",
+            kind: ParamKind::CountList { min: 0, max: MAX_WORKERS },
+            quick: "0",
+            thorough: "0",
+        },
+        ParamSpec {
+            name: "reps",
+            help: "repetitions of the whole program per variant",
+            kind: ParamKind::Count { min: 2, max: 1000 },
+            quick: "3",
+            thorough: "11",
+        },
+        ParamSpec {
+            name: "thp",
+            help: "huge-page settings to run the program with: default leaves it to the system, as for the seed's static array; on asks for huge pages (madvise)",
+            kind: ParamKind::Names(THP_SETTINGS),
+            quick: "default,on",
+            thorough: "default,on",
+        },
+    ],
+    seeds: &[
+        SeedFigure {
+            metric: "whole_ns",
+            labels: &[("variant", "serial"), ("n", "55256000"), ("thp", "default")],
+            lo: 458e6,
+            hi: 458e6,
+            unit: Unit::Ns,
+            source: SEED_FORK,
+            hardware: SEED_FORK_HW,
+            method: "time(1) of the whole C program, average of a few runs",
+        },
+        SeedFigure {
+            metric: "whole_ns",
+            labels: &[
+                ("variant", "fork"),
+                ("workers", "2"),
+                ("n", "55256000"),
+                ("thp", "default"),
+            ],
+            lo: 395e6,
+            hi: 395e6,
+            unit: Unit::Ns,
+            source: SEED_FORK,
+            hardware: SEED_FORK_HW,
+            method: "time(1), one fork, parent and child each average half (no result sent back)",
+        },
+        SeedFigure {
+            metric: "speedup",
+            labels: &[
+                ("variant", "fork"),
+                ("workers", "2"),
+                ("n", "55256000"),
+                ("thp", "default"),
+            ],
+            lo: 458.0 / 395.0,
+            hi: 458.0 / 395.0,
+            unit: Unit::Ratio,
+            source: SEED_FORK,
+            hardware: SEED_FORK_HW,
+            method: "458 ms / 395 ms, whole program",
+        },
+        SeedFigure {
+            metric: "saved_ns",
+            labels: &[
+                ("variant", "fork"),
+                ("workers", "2"),
+                ("n", "55256000"),
+                ("thp", "default"),
+            ],
+            lo: 63e6,
+            hi: 63e6,
+            unit: Unit::Ns,
+            source: SEED_FORK,
+            hardware: SEED_FORK_HW,
+            method: "458 - 395 ms (\"60 or so milliseconds\")",
+        },
+        SeedFigure {
+            metric: "saved_ns",
+            labels: &[
+                ("variant", "fork"),
+                ("workers", "2"),
+                ("n", "155256000"),
+                ("thp", "default"),
+            ],
+            lo: 150e6,
+            hi: 150e6,
+            unit: Unit::Ns,
+            source: SEED_FORK,
+            hardware: SEED_FORK_HW,
+            method: "\"a savings of around 150 milliseconds\" at 155,256,000",
+        },
+    ],
+    points,
+    measure,
+    analyze,
+    ..Experiment::DEFAULT
+};
+
+fn points(ctx: &PlanCtx) -> Result<Points, String> {
+    let mut pts = Points::default();
+    let sizes = fitting_sizes(ctx, "n", &mut pts.notes)?;
+    let mut workers = worker_counts(ctx, "workers")?;
+    if !ctx.user_set.iter().any(|n| n == "workers") {
+        // The seed's 2, and the CPU count when it is more.
+        workers = vec![2];
+        if cpus(ctx.env) > 2 {
+            workers.push(cpus(ctx.env));
+        }
+    }
+    for n in sizes {
+        for thp in ctx.params.names("thp") {
+            pts.points
+                .push(serde_json::json!({"n": n, "workers": workers, "thp": thp}));
+        }
+    }
+    Ok(pts)
+}
+
+fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
+    let n = job.point["n"].as_u64().unwrap_or(SEED_N);
+    let workers = point_workers(job);
+    let reps = job.params.int("reps") as usize;
+    let thp_label = job.point["thp"].as_str().unwrap_or("default").to_string();
+    let thp = thp_of(&thp_label);
+    let nl = n.to_string();
+    let mut out = WorkerOutput::default();
+    notes_for_cpus(&mut out, &workers);
+    let pools = Pools::new(&workers)?;
+    let mut cases: Vec<(Variant, usize)> = vec![(Variant::Serial, 1)];
+    for &w in &workers {
+        cases.push((Variant::Fork, w));
+        cases.push((Variant::Threads, w));
+    }
+    // Per case: (fill, average, unmap, whole) per rep, in ns.
+    let mut times_ns: Vec<[Vec<f64>; 4]> = cases.iter().map(|_| Default::default()).collect();
+    let mut fills_ns = Vec::new();
+    let mut unmaps_ns = Vec::new();
+    let reference = exact_average(n);
+    let watch = Contention::start();
+    for _ in 0..reps {
+        for (i, &(v, w)) in cases.iter().enumerate() {
+            // The seed's program: a fresh array faulted in by the fill, the
+            // average, and the unmap an exiting process would do.
+            let t0 = sys::monotonic_ns();
+            let mut buf = F64Buf::new(n as usize, thp)?;
+            fill(buf.as_mut_slice());
+            let t1 = sys::monotonic_ns();
+            let s = sum_by(buf.as_slice(), v, w, &pools)?;
+            let t2 = sys::monotonic_ns();
+            drop(buf);
+            let t3 = sys::monotonic_ns();
+            let mut worst = 0.0;
+            check_against_serial(
+                &format!("{} with {w} workers (whole program)", v.name()),
+                s / n as f64,
+                reference,
+                n,
+                &mut worst,
+            )?;
+            let d = |a: u64, b: u64| (b - a) as f64;
+            times_ns[i][0].push(d(t0, t1));
+            times_ns[i][1].push(d(t1, t2));
+            times_ns[i][2].push(d(t2, t3));
+            times_ns[i][3].push(d(t0, t3));
+            fills_ns.push(d(t0, t1));
+            unmaps_ns.push(d(t2, t3));
+        }
+    }
+    out.push(
+        "fill_ns",
+        Unit::Ns,
+        labels(&[("n", &nl), ("thp", &thp_label), ("phase", "map+fill")]),
+        fills_ns,
+    );
+    out.push_detail(
+        "unmap_ns",
+        Unit::Ns,
+        labels(&[("n", &nl), ("thp", &thp_label), ("phase", "unmap")]),
+        unmaps_ns,
+    );
+    let serial_whole_ns = times_ns[0][3].clone();
+    let serial_median_ns = crate::stats::median(&serial_whole_ns).unwrap_or(0.0);
+    for ((v, w), t) in cases.iter().zip(&times_ns) {
+        let ws = w.to_string();
+        let l = labels(&[
+            ("variant", v.name()),
+            ("workers", &ws),
+            ("n", &nl),
+            ("thp", &thp_label),
+        ]);
+        out.push("whole_ns", Unit::Ns, l.clone(), t[3].clone());
+        let mut pl = l.clone();
+        pl.insert("phase".into(), "average".into());
+        out.push_detail("average_ns", Unit::Ns, pl, t[1].clone());
+        if *v != Variant::Serial {
+            out.push(
+                "speedup",
+                Unit::Ratio,
+                l.clone(),
+                speedups(&serial_whole_ns, &t[3]),
+            );
+            out.push(
+                "saved_ns",
+                Unit::Ns,
+                l,
+                t[3].iter().map(|x| serial_median_ns - x).collect(),
+            );
+        }
+    }
+    reading_cpus(&mut out);
+    watch.finish(
+        &mut out,
+        &format!("n={n} thp={thp_label}"),
+        labels(&[("n", &nl), ("thp", &thp_label)]),
+    );
+    Ok(out)
+}
+
+fn analyze(r: &ExperimentResult) -> Analysis {
+    Analysis::findings(findings(r))
+}
+
+fn findings(r: &ExperimentResult) -> Vec<String> {
+    let mut out = Vec::new();
+    let cpus = r.reading("cpus", &[]).unwrap_or(2.0).max(1.0);
+    let mut cases: Vec<(String, String)> = Vec::new();
+    for m in r.metrics_named("whole_ns") {
+        let key = (
+            m.label("n").unwrap_or("").to_string(),
+            m.label("thp").unwrap_or("default").to_string(),
+        );
+        if !cases.contains(&key) {
+            cases.push(key);
+        }
+    }
+    let mut fork_at: Vec<(String, f64)> = Vec::new();
+    for (nl, thp) in &cases {
+        let (n, t) = (nl.as_str(), thp.as_str());
+        let (Some(whole_ns), Some(fill_ns), Some(average_ns)) = (
+            r.median(
+                "whole_ns",
+                &[("variant", Variant::Serial.name()), ("n", n), ("thp", t)],
+            ),
+            r.median("fill_ns", &[("n", n), ("thp", t)]),
+            r.median(
+                "average_ns",
+                &[
+                    ("variant", Variant::Serial.name()),
+                    ("n", n),
+                    ("thp", t),
+                    ("phase", "average"),
+                ],
+            ),
+        ) else {
+            continue;
+        };
+        // Everything but the average is serial in the seed's program.
+        let s = ((whole_ns - average_ns) / whole_ns).clamp(0.0, 1.0);
+        let best = crate::stats::amdahl_speedup(s, cpus);
+        let mut measured = Vec::new();
+        for m in r
+            .metrics_named("speedup")
+            .filter(|m| m.label("n") == Some(n) && m.label("thp") == Some(t))
+        {
+            let v = m.label("variant").unwrap_or("?");
+            measured.push(format!(
+                "{v} with {} workers {:.2}x",
+                m.label("workers").unwrap_or("?"),
+                m.summary.median
+            ));
+            if v == Variant::Fork.name() && m.label("workers") == Some("2") {
+                fork_at.push((format!("n={n} thp={t}"), m.summary.median));
+            }
+        }
+        out.push(format!(
+            "n={n}, thp={t}: the whole program takes {} serially, of which mapping and filling {} takes {} and the average only {}: \
+             the serial fraction is {:.0}%, so by Amdahl's law {cpus:.0} CPUs can speed the program up at most {best:.2}x \
+             (no number of CPUs beyond {:.2}x) unless the fill is parallelised too; measured: {}",
+            fmt_ns(whole_ns),
+            fmt_size(n.parse::<u64>().unwrap_or(0) * 8),
+            fmt_ns(fill_ns),
+            fmt_ns(average_ns),
+            s * 100.0,
+            1.0 / s.max(1e-9),
+            measured.join(", ")
+        ));
+    }
+    for (nl, _) in cases.iter().filter(|(_, t)| t == "default") {
+        let n = nl.as_str();
+        if let (Some(default_ns), Some(huge_ns)) = (
+            r.median("fill_ns", &[("n", n), ("thp", "default")]),
+            r.median("fill_ns", &[("n", n), ("thp", "on")]),
+        ) {
+            let pages = n.parse::<f64>().unwrap_or(0.0) * 8.0 / 4096.0;
+            if default_ns > huge_ns && pages > 0.0 {
+                out.push(format!(
+                    "n={n}: most of the fill is the kernel handing out memory, not the formula: on huge pages it takes {} \
+                     instead of {}, about {} saved per 4 KiB page fault avoided",
+                    fmt_ns(huge_ns),
+                    fmt_ns(default_ns),
+                    fmt_ns((default_ns - huge_ns) / pages)
+                ));
+            }
+        }
+    }
+    if let Some((_, sp)) = fork_at
+        .iter()
+        .find(|(k, _)| k == &format!("n={SEED_N} thp=default"))
+    {
+        let on = fork_at
+            .iter()
+            .find(|(k, _)| k == &format!("n={SEED_N} thp=on"))
+            .map(|(_, x)| format!("; with the array on huge pages it gains {x:.2}x"))
+            .unwrap_or_default();
+        out.push(format!(
+            "seed 003 gained 1.16x (458 → 395 ms) with one fork; here the same program gains {sp:.2}x{on}. \
+             A fork pays off only when the average is long beside the fill and the fork is cheap (the seed's loop, \
+             built without -O, was likely much slower than ours): on 4 KiB pages the fork copies and later frees the page tables of the whole array, \
+             and the child's first pass over inherited pages is slower than a second (see parallel.forktime)"
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "program_tests.rs"]
+mod tests;
