@@ -2,7 +2,7 @@
 //! output.
 
 use crate::cli::Demo;
-use crate::sys::memory as smem;
+use crate::sys::share;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -12,7 +12,7 @@ pub fn run(d: &Demo) -> anyhow::Result<ExitCode> {
             // The child writes to fd 1 directly; nothing of ours may still
             // sit in the stdout buffer, or the lines would come out of order.
             std::io::stdout().flush()?;
-            let (status, buf) = smem::clone_vm_demo(vm.is_some())?;
+            let (status, buf) = share::clone_vm_demo(vm.is_some())?;
             println!("Child exited with status {status}. buf = \"{buf}\"");
             Ok(ExitCode::SUCCESS)
         }

@@ -39,7 +39,10 @@ fn is_test_file(rel: &str) -> bool {
 fn module_of(rel: &str) -> Vec<String> {
     let no_ext = rel.trim_end_matches(".rs");
     let mut parts: Vec<String> = no_ext.split('/').map(String::from).collect();
-    if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
         parts.pop();
     }
     parts
@@ -84,8 +87,7 @@ fn strip(text: &str) -> String {
             }
             out.push('"');
             i += 1;
-        } else if b[i] == b'\''
-            && (b.get(i + 2) == Some(&b'\'') || (b.get(i + 1) == Some(&b'\\')))
+        } else if b[i] == b'\'' && (b.get(i + 2) == Some(&b'\'') || (b.get(i + 1) == Some(&b'\\')))
         {
             // a char literal: 'x' or '\n'
             let end = text[i + 1..].find('\'').map_or(b.len(), |k| i + 1 + k + 1);
@@ -176,7 +178,12 @@ fn paths(code: &str) -> Vec<String> {
 
 /// The file each path lands in: the deepest module the path names that has
 /// a file of its own.
-fn resolve(from: &[String], from_is_mod: bool, path: &str, files: &BTreeSet<String>) -> Option<String> {
+fn resolve(
+    from: &[String],
+    from_is_mod: bool,
+    path: &str,
+    files: &BTreeSet<String>,
+) -> Option<String> {
     let segs: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
     // the module `self` refers to: a file's own module
     let mut base: Vec<String> = from.to_vec();
@@ -217,7 +224,12 @@ struct House {
 fn house() -> House {
     let mut all = Vec::new();
     rust_files(&src(), &mut all);
-    let rel = |p: &Path| p.strip_prefix(src()).unwrap().to_string_lossy().replace('\\', "/");
+    let rel = |p: &Path| {
+        p.strip_prefix(src())
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/")
+    };
     let files: BTreeSet<String> = all.iter().map(|p| rel(p)).collect();
     let mut edges = BTreeMap::new();
     let mut lines = BTreeMap::new();
@@ -249,13 +261,17 @@ fn house() -> House {
 }
 
 fn is_lower(file: &str) -> bool {
-    LOWER_FILES.contains(&file) || LOWER_DIRS.iter().any(|d| file.starts_with(&format!("{d}/")))
+    LOWER_FILES.contains(&file)
+        || LOWER_DIRS
+            .iter()
+            .any(|d| file.starts_with(&format!("{d}/")))
 }
 
 fn upper_module(file: &str) -> Option<&'static str> {
-    UPPER.iter().copied().find(|m| {
-        file == format!("{m}.rs") || file.starts_with(&format!("{m}/"))
-    })
+    UPPER
+        .iter()
+        .copied()
+        .find(|m| file == format!("{m}.rs") || file.starts_with(&format!("{m}/")))
 }
 
 #[test]
@@ -381,7 +397,10 @@ fn the_checker_sees_what_it_must() {
     e.insert("a.rs".to_string(), BTreeSet::from(["b.rs".to_string()]));
     e.insert("b.rs".to_string(), BTreeSet::from(["a.rs".to_string()]));
     e.insert("c.rs".to_string(), BTreeSet::from(["a.rs".to_string()]));
-    assert_eq!(cycles(&e), vec![vec!["a.rs".to_string(), "b.rs".to_string()]]);
+    assert_eq!(
+        cycles(&e),
+        vec![vec!["a.rs".to_string(), "b.rs".to_string()]]
+    );
     // paths land in the deepest file that exists
     let files: BTreeSet<String> = ["lib.rs", "report/mod.rs", "report/table.rs", "units.rs"]
         .iter()

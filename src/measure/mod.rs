@@ -1,11 +1,10 @@
 //! The measurement core every experiment stands on: the worker protocol and
 //! its parameters, the profile's sizing, the clock and its calibrated
 //! overhead, the sampler that sizes iterations to a time budget, fresh-process
-//! probes, /proc readings and the run's private scratch folder.
+//! probes and the run's private scratch folder.
 
 pub mod params;
 pub mod probe;
-pub mod procfs;
 pub mod protocol;
 pub mod sampler;
 pub mod scratch;

@@ -8,18 +8,22 @@
 //! writes can run on a borrowed stack.
 
 pub mod clock;
-pub mod mem;
-pub mod memory;
-pub mod parallel;
+pub mod clone;
+pub mod forkwork;
+pub mod futex;
+pub mod mm;
 pub mod proc;
-pub mod switch;
-pub mod task;
+pub mod procfs;
+pub mod pthread;
+pub mod sched;
+pub mod share;
 
 pub use clock::*;
-pub use mem::*;
+pub use clone::*;
+pub use futex::*;
+pub use mm::*;
 pub use proc::*;
-pub use switch::*;
-pub use task::*;
+pub use sched::*;
 
 use std::io;
 

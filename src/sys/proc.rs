@@ -247,3 +247,81 @@ pub fn hypervisor_vendor() -> Option<String> {
         None
     }
 }
+
+/// How many threads this process has now (`Threads:` in /proc/self/status).
+pub fn thread_count() -> io::Result<usize> {
+    super::procfs::status_count("Threads")
+        .map(|n| n as usize)
+        .ok_or_else(|| io::Error::other("no Threads: line in /proc/self/status"))
+}
+
+/// Forks; the child runs `f` and exits with its return value (101 if it
+/// panics), never returning into the caller's code. Refused unless this
+/// process has a single thread: after a fork only the forking thread exists,
+/// and a lock another thread held would stay locked in the child forever.
+pub fn fork_run(f: impl FnOnce() -> i32) -> io::Result<super::Child> {
+    // A thread just joined may still be counted for a moment: its exit
+    // finishes in the kernel after pthread_join has returned.
+    let mut n = thread_count()?;
+    for _ in 0..100 {
+        if n == 1 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        n = thread_count()?;
+    }
+    if n != 1 {
+        return Err(io::Error::other(format!(
+            "fork_run needs a single-threaded process, this one has {n} threads"
+        )));
+    }
+    // SAFETY: the process is single-threaded (checked above), so the child is
+    // an exact copy in which every lock is free and the allocator is
+    // consistent; the child never returns from this function (exit_now).
+    let pid = check(unsafe { libc::fork() })?;
+    if pid == 0 {
+        let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(101);
+        super::proc::exit_now(code);
+    }
+    Ok(super::Child { pid })
+}
+
+/// Sends SIGKILL to process `pid` (a child we started). A process that is
+/// already gone is not an error.
+pub fn kill_pid(pid: i32) -> io::Result<()> {
+    if pid <= 1 {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    // SAFETY: kill has no memory effects; pid > 1 names one process.
+    match check(unsafe { libc::kill(pid, libc::SIGKILL) }) {
+        Err(e) if e.raw_os_error() == Some(libc::ESRCH) => Ok(()),
+        r => r.map(drop),
+    }
+}
+
+/// The effective user id is 0: RLIMIT_NPROC is not enforced for root.
+pub fn is_root() -> bool {
+    // SAFETY: geteuid cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fork_run_refuses_a_multithreaded_process() {
+        // the test harness runs this test on a thread of its own
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let t = std::thread::spawn(move || rx.recv());
+        let err = fork_run(|| 0).unwrap_err();
+        assert!(err.to_string().contains("single-threaded"), "{err}");
+        drop(tx);
+        let _ = t.join();
+    }
+
+    #[test]
+    fn thread_count_sees_this_thread() {
+        assert!(thread_count().unwrap() >= 1);
+    }
+}

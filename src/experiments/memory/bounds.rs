@@ -4,8 +4,7 @@
 
 use super::{usable_memory, Snap};
 use crate::env::{Env, Limits};
-use crate::measure::procfs;
-use crate::sys::memory as smem;
+use crate::sys::procfs;
 use crate::units::fmt_size;
 
 /// What bounds the threads one process may still start, each bound as a
@@ -131,7 +130,7 @@ pub fn limit_inputs(env: &Env, stack_bytes: u64) -> LimitInputs {
         own_threads: Snap::now().map(|s| s.threads).unwrap_or(1),
         vm_size_bytes: procfs::status_kib("VmSize").unwrap_or(0) * 1024,
         stack_bytes,
-        root: smem::is_root(),
+        root: crate::sys::is_root(),
         mem_available_bytes: Some(usable_memory(env)),
     }
 }

@@ -2,7 +2,6 @@
 //! of it, then blocked until released, as in Bendersky's 10,000 blocked
 //! threads (`002_…`). Shared by memory.threads and memory.limits' probe.
 
-use crate::sys::memory as smem;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -91,7 +90,7 @@ pub(super) fn touch_stack(bytes: usize) {
 /// so none is ever left behind, whatever fails in between.
 pub(super) struct Crowd {
     gate: Arc<Gate>,
-    threads: Vec<smem::RawThread>,
+    threads: Vec<crate::sys::pthread::RawThread>,
 }
 
 impl Crowd {
@@ -110,7 +109,8 @@ impl Crowd {
         touch_bytes: usize,
     ) -> std::io::Result<()> {
         let g = Arc::clone(&self.gate);
-        let t = smem::spawn_pthread(stack_bytes, Box::new(move || g.run(touch_bytes)))?;
+        let t =
+            crate::sys::pthread::spawn_pthread(stack_bytes, Box::new(move || g.run(touch_bytes)))?;
         self.threads.push(t);
         Ok(())
     }

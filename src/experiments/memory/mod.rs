@@ -21,8 +21,7 @@ pub mod sharing;
 pub mod threads;
 
 use crate::env::Env;
-use crate::measure::procfs;
-use crate::sys::memory as smem;
+use crate::sys::procfs;
 
 /// The memory figures of this process (and the kernel's stacks) at a moment.
 #[derive(Clone, Copy, Debug, Default)]
@@ -65,7 +64,7 @@ fn usable_memory(env: &Env) -> u64 {
 
 /// The stack a thread gets when none is asked for, bytes.
 fn default_stack(env: &Env) -> u64 {
-    smem::default_thread_stack()
+    crate::sys::pthread::default_thread_stack()
         .map(|s| s as u64)
         .unwrap_or(env.limits.rlimit_stack.unwrap_or(8 << 20))
 }

@@ -3,7 +3,7 @@
 //! makes the parent sees, per CLONE_* flag.
 
 use crate::experiments::prelude::*;
-use crate::sys::memory as smem;
+use crate::sys::share;
 
 /// The rows of the sharing matrix: a name and the CLONE_* flags.
 pub const SHARE_ROWS: &[(&str, libc::c_int)] = &[
@@ -37,7 +37,7 @@ pub const ASPECTS: &[(&str, libc::c_int)] = &[
     ("tgid", libc::CLONE_THREAD),
 ];
 
-fn aspect(s: &smem::Sharing, name: &str) -> bool {
+fn aspect(s: &share::Sharing, name: &str) -> bool {
     match name {
         "memory" => s.memory,
         "fd_open" => s.fd_open,
@@ -81,10 +81,10 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let elsewhere = std::ffi::CString::new(elsewhere.as_os_str().as_encoded_bytes())?;
     let reps = job.params.int("reps") as usize;
     for (row, flags) in SHARE_ROWS {
-        let mut seen: Vec<smem::Sharing> = Vec::new();
+        let mut seen: Vec<share::Sharing> = Vec::new();
         for _ in 0..reps {
             seen.push(
-                smem::observe_sharing(*flags, &elsewhere)
+                share::observe_sharing(*flags, &elsewhere)
                     .map_err(|e| anyhow::anyhow!("{row}: {e}"))?,
             );
         }

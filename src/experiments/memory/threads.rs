@@ -6,7 +6,6 @@ use super::bounds::{binding, limit_inputs, thread_bounds, THREAD_FLOOR_BYTES};
 use super::crowd::Crowd;
 use super::{default_stack, usable_memory, Snap};
 use crate::experiments::prelude::*;
-use crate::sys::memory as smem;
 use std::time::Duration;
 
 const DEFAULT: Choice = Choice::new("default", "threads with the default stack size");
@@ -157,7 +156,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let small_bytes = ctx.params.int("small_stack");
     let mut touch_bytes = ctx.params.int("touch");
     let stack_bytes = default_stack(ctx.env);
-    let min_stack_bytes = smem::min_thread_stack() as u64;
+    let min_stack_bytes = crate::sys::pthread::min_thread_stack() as u64;
     if small_bytes < min_stack_bytes {
         return Err(format!(
             "small_stack {} is below PTHREAD_STACK_MIN ({}) here",

@@ -2,7 +2,7 @@
 //! doubles, their exact average, and the ways of summing it (serial, forked
 //! children, threads, a rayon pool), every one checked against serial.
 
-use crate::sys::parallel as par;
+use crate::sys::forkwork as par;
 use rayon::prelude::*;
 
 /// The seed's array size.

@@ -12,8 +12,8 @@ use super::{
     Contention, MAX_WORKERS, N_PARAM, WORKERS_HELP,
 };
 use crate::experiments::prelude::*;
-use crate::measure::procfs;
-use crate::sys::{self, parallel as par, parallel::F64Buf};
+use crate::sys::procfs;
+use crate::sys::{self, forkwork as par, forkwork::F64Buf};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "parallel.average",

@@ -5,7 +5,7 @@
 
 use super::{reading_cpus, speedups, Contention};
 use crate::experiments::prelude::*;
-use crate::sys::{self, parallel as par, parallel::SlowSink};
+use crate::sys::{self, forkwork as par, forkwork::SlowSink};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "parallel.fanout",

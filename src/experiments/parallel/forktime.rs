@@ -8,8 +8,8 @@ use super::variants::{thp_choice, thp_of};
 use super::{cpus, fitting_sizes, notes_for_cpus, point_workers, worker_counts, Contention};
 use super::{MAX_WORKERS, N_PARAM};
 use crate::experiments::prelude::*;
-use crate::measure::procfs;
-use crate::sys::{self, parallel as par, parallel::F64Buf, Thp};
+use crate::sys::procfs;
+use crate::sys::{self, forkwork as par, forkwork::F64Buf, Thp};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "parallel.forktime",

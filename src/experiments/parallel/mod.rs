@@ -26,8 +26,8 @@ pub mod variants;
 mod tests;
 
 use crate::experiments::prelude::*;
-use crate::measure::procfs;
-use crate::sys::{self, parallel as par};
+use crate::sys::procfs;
+use crate::sys::{self, forkwork as par};
 
 /// The most workers anyone may ask for, whatever the machine.
 const MAX_WORKERS: u64 = 256;

@@ -10,7 +10,7 @@ use super::{
     Contention, MAX_WORKERS, N_PARAM,
 };
 use crate::experiments::prelude::*;
-use crate::sys::{self, parallel::F64Buf};
+use crate::sys::{self, forkwork::F64Buf};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "parallel.program",

@@ -6,10 +6,10 @@
 use super::engine::{push_launches, Launcher};
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
-use crate::measure::procfs;
 use crate::measure::sampler::{events, Budget};
 use crate::stats::{linear_fit, Fit};
 use crate::sys;
+use crate::sys::procfs;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.heap",

@@ -9,7 +9,7 @@
 //! work is sound. Every child here only computes on memory it inherited, reads
 //! the clock, calls `write(2)` / `clock_nanosleep(2)`, then `_exit`s.
 
-use super::{check, clock::monotonic_ns, mem::Thp, proc::exit_now, task::Child};
+use super::{check, clock::monotonic_ns, clone::Child, mm::Thp, proc::exit_now};
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::ptr::NonNull;

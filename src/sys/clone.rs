@@ -6,7 +6,7 @@
 //! its CPU; i32 slot 1 is the thread-id word `clone` clears when a thread made
 //! with the pthread flags exits.
 
-use super::{check, clock::monotonic_ns, mem::CloneStack, mem::SharedPage, proc::current_cpu};
+use super::{check, clock::monotonic_ns, mm::CloneStack, mm::SharedPage, proc::current_cpu};
 use std::ffi::{CString, NulError};
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
