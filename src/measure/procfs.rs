@@ -18,6 +18,18 @@ pub fn meminfo_kib(field: &str) -> Option<u64> {
     kib_field(&text, field)
 }
 
+/// Tasks (threads) on the whole system now: the fourth field of
+/// /proc/loadavg, `running/total`.
+pub fn tasks_now() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace()
+        .nth(3)?
+        .split_once('/')?
+        .1
+        .parse()
+        .ok()
+}
+
 /// Finds `Field:   1234 kB` in a /proc text.
 pub fn kib_field(text: &str, field: &str) -> Option<u64> {
     text.lines().find_map(|l| {
@@ -42,5 +54,10 @@ mod tests {
     fn this_process_has_page_tables() {
         assert!(status_kib("VmPTE").is_some());
         assert!(meminfo_kib("MemTotal").unwrap() > 0);
+    }
+
+    #[test]
+    fn the_system_runs_at_least_this_task() {
+        assert!(tasks_now().unwrap() >= 1);
     }
 }
