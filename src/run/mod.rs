@@ -13,7 +13,7 @@ use crate::results::{RunResults, RunStatus, SCHEMA_NAME, SCHEMA_VERSION};
 use execute::{JobContext, JobEvent};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -49,6 +49,7 @@ pub fn plan_of(args: &RunArgs, env: &crate::env::Env) -> anyhow::Result<plan::Pl
             names: &args.names,
             profile: profile_of(args.profile),
             params: &args.params,
+            presets: &[],
             pin: args.pin.as_deref(),
             timeout_s: args.timeout,
         },
@@ -60,10 +61,91 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let env = crate::env::probe();
     let plan = plan_of(args, &env)?;
     let format = format_of(args.format);
-
-    // The output folder must be writable before anything is measured.
-    report::check_writable(&args.out)?;
+    let quiet = args.quiet || args.json.as_deref() == Some("-");
+    let show = Show {
+        quiet,
+        // CSV or Markdown come as one document at the end, not table by table.
+        tables: !quiet && format == Format::Tables,
+        verbose: args.verbose,
+    };
+    let Measured {
+        results,
+        any_failed,
+    } = measure(&plan, env, &args.out, show)?;
     let results_path = args.out.join("results.json");
+    let was_interrupted = results.status == RunStatus::Partial;
+    if let Some(dest) = &args.json {
+        write_json(&results, dest)?;
+    }
+    report::write_folder(&results, &args.out)?;
+    if !quiet && !show.tables {
+        print!(
+            "{}",
+            report::terminal(&results, format, args.verbose, &args.out)?
+        );
+    }
+    if !quiet {
+        eprintln!(
+            "\nresults: {}\nreport:  {}",
+            results_path.display(),
+            args.out.join("report.html").display()
+        );
+    }
+    if was_interrupted {
+        eprintln!("interrupted: partial results written and marked partial");
+        return Ok(ExitCode::from(130));
+    }
+    if any_failed {
+        eprintln!("some experiments failed (see above)");
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Measures `req` without a word on the terminal, into `out/results.json`
+/// (no report): for a command that measures what it needs itself (advise).
+/// A Ctrl-C leaves the results marked partial; a failed experiment keeps
+/// what it measured.
+pub fn run_request(req: &plan::Request, out: &Path) -> anyhow::Result<RunResults> {
+    let env = crate::env::probe();
+    let plan = plan::plan(req, &env)?;
+    let show = Show {
+        quiet: true,
+        tables: false,
+        verbose: false,
+    };
+    Ok(measure(&plan, env, out, show)?.results)
+}
+
+/// What a run prints while it measures.
+#[derive(Clone, Copy, Debug)]
+pub struct Show {
+    /// Nothing on stdout, no progress bar, no warnings.
+    pub quiet: bool,
+    /// Each experiment's table as it finishes (with the header first).
+    pub tables: bool,
+    pub verbose: bool,
+}
+
+/// What measuring a plan gave: the results (status partial when
+/// interrupted), and whether an experiment failed.
+pub struct Measured {
+    pub results: RunResults,
+    pub any_failed: bool,
+}
+
+/// Runs every planned experiment's jobs in fresh workers, writing
+/// `out/results.json` after each experiment so that a later failure or a
+/// Ctrl-C loses nothing already measured.
+pub fn measure(
+    plan: &plan::Plan,
+    env: crate::env::Env,
+    out: &Path,
+    show: Show,
+) -> anyhow::Result<Measured> {
+    // The output folder must be writable before anything is measured.
+    report::check_writable(out)?;
+    let results_path = out.join("results.json");
 
     let interrupted = Arc::new(AtomicBool::new(false));
     for sig in [
@@ -74,9 +156,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         signal_hook::flag::register(sig, Arc::clone(&interrupted))?;
     }
 
-    let quiet = args.quiet || args.json.as_deref() == Some("-");
-    // CSV or Markdown come as one document at the end, not table by table.
-    let tables = !quiet && format == Format::Tables;
+    let Show {
+        quiet,
+        tables,
+        verbose,
+    } = show;
     // The progress bar draws on stderr only when it is a terminal, and only
     // when a job starts or ends: no ticking thread to disturb the measuring.
     let progress = if quiet || !std::io::stderr().is_terminal() {
@@ -156,7 +240,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         });
         any_failed |= result.status == crate::results::Status::Failed;
         if tables {
-            say(&table::experiment(&result, args.verbose));
+            say(&table::experiment(&result, verbose));
         }
         results.experiments.push(result);
         results.write_atomic(&results_path)?;
@@ -171,33 +255,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         RunStatus::Complete
     };
     results.write_atomic(&results_path)?;
-    if let Some(dest) = &args.json {
-        write_json(&results, dest)?;
-    }
-    drop(scratch);
-    report::write_folder(&results, &args.out)?;
-    if !quiet && !tables {
-        print!(
-            "{}",
-            report::terminal(&results, format, args.verbose, &args.out)?
-        );
-    }
-    if !quiet {
-        eprintln!(
-            "\nresults: {}\nreport:  {}",
-            results_path.display(),
-            args.out.join("report.html").display()
-        );
-    }
-    if was_interrupted {
-        eprintln!("interrupted: partial results written and marked partial");
-        return Ok(ExitCode::from(130));
-    }
-    if any_failed {
-        eprintln!("some experiments failed (see above)");
-        return Ok(ExitCode::from(1));
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(Measured {
+        results,
+        any_failed,
+    })
 }
 
 fn write_json(results: &RunResults, dest: &str) -> anyhow::Result<()> {

@@ -5,7 +5,7 @@ use crate::env::{self, Env};
 use crate::error::{usage, UsageError};
 use crate::experiments::spec::{PlanCtx, Points};
 use crate::experiments::{self, Experiment};
-use crate::measure::params::Params;
+use crate::measure::params::{ParamValue, Params};
 use crate::measure::sizing::{Profile, Sizing};
 
 /// One experiment, ready to run.
@@ -37,8 +37,36 @@ pub struct Request<'a> {
     pub names: &'a [String],
     pub profile: Profile,
     pub params: &'a [String],
+    /// Values chosen by the command that plans the run (advise), typed.
+    pub presets: &'a [Preset],
     pub pin: Option<&'a str>,
     pub timeout_s: Option<f64>,
+}
+
+/// A parameter value a command chooses for its own run, in place of the
+/// profile's default. Unlike `-p`, it is not the user's: an experiment
+/// still fits it to the machine ([`PlanCtx::user_set`] leaves it out), and
+/// a `-p` for the same parameter wins.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Preset {
+    pub experiment: &'static str,
+    pub param: &'static str,
+    pub value: ParamValue,
+}
+
+impl Preset {
+    /// The value as `-p` would write it, so that it is checked by the one
+    /// parser, against the same bounds as the user's values.
+    fn text(&self) -> String {
+        let join = |v: &[String]| v.join(",");
+        match &self.value {
+            ParamValue::Bool(b) => b.to_string(),
+            ParamValue::Int(n) => n.to_string(),
+            ParamValue::List(v) => join(&v.iter().map(u64::to_string).collect::<Vec<_>>()),
+            ParamValue::Text(t) => t.clone(),
+            ParamValue::Names(v) => join(v),
+        }
+    }
 }
 
 /// Checks the request against the registry and this machine, and plans
@@ -46,6 +74,18 @@ pub struct Request<'a> {
 pub fn plan(req: &Request, env: &Env) -> anyhow::Result<Plan> {
     let selected = experiments::select(req.names).map_err(UsageError)?;
     let overrides = overrides_for(&selected, req.params)?;
+    for p in req.presets {
+        let known = selected
+            .iter()
+            .any(|e| e.name == p.experiment && e.params.iter().any(|s| s.name == p.param));
+        if !known {
+            anyhow::bail!(
+                "preset {}.{}: no such parameter among the selected experiments",
+                p.experiment,
+                p.param
+            );
+        }
+    }
     let pin = match req.pin {
         None => None,
         Some(text) => Some(check_pin(text, env)?),
@@ -58,7 +98,15 @@ pub fn plan(req: &Request, env: &Env) -> anyhow::Result<Plan> {
     let sizing = Sizing::of(req.profile).with_timeout(req.timeout_s);
     let mut planned = Vec::new();
     for (e, ov) in selected.iter().zip(&overrides) {
-        let params = Params::resolve(e.params, req.profile, ov)
+        // Presets first, so that the user's own values come last and win.
+        let mut values: Vec<(String, String)> = req
+            .presets
+            .iter()
+            .filter(|p| p.experiment == e.name)
+            .map(|p| (p.param.to_string(), p.text()))
+            .collect();
+        values.extend(ov.iter().cloned());
+        let params = Params::resolve(e.params, req.profile, &values)
             .map_err(|m| UsageError(format!("{}: {m}", e.name)))?;
         let unsupported = (e.supported)(env).err();
         let user_set: Vec<String> = ov.iter().map(|(n, _)| n.clone()).collect();

@@ -1,0 +1,262 @@
+//! `tasklab advise`: a workload described on the command line, plus the costs
+//! measured in a results file (or in a fresh quick run), give per concurrency
+//! model the share of one CPU spent on overhead and the memory, each estimate
+//! naming the measured figure it came from.
+//!
+//! Two halves, so the arithmetic is testable without measuring:
+//! [`costs_from`] picks the figures out of a [`RunResults`]; [`advise`] is a
+//! pure function of a [`Workload`] and those [`Costs`]. The floors, bottom
+//! up: [`workload`], [`figure`], [`costs`], [`models`], [`recommend`],
+//! [`render`]; this file runs the command and, without `--results`, the
+//! fresh run.
+
+pub mod costs;
+pub mod figure;
+pub mod models;
+pub mod recommend;
+pub mod render;
+pub mod workload;
+
+pub use costs::{costs_from, Cost, Costs, Rejected};
+pub use figure::{Curve, Figure, FAR_BEYOND, MIN_R2};
+pub use models::{Model, Row};
+pub use recommend::{advise, Advice};
+pub use render::{header, render};
+pub use workload::{
+    Workload, MAX_CONCURRENT, MAX_HEAP, MAX_LIFETIME_S, MAX_RATE, MAX_STACK, MAX_SWITCHES,
+};
+
+use crate::cli::AdviseArgs;
+use crate::env::{Env, Limits};
+use crate::error::UsageError;
+use crate::measure::params::ParamValue;
+use crate::measure::sizing::Profile;
+use crate::results::{RunResults, RunStatus};
+use crate::run::plan::{Preset, Request};
+use crate::units::fmt_size;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// The experiments advise reads, for messages and the fresh run.
+pub const NEEDED: &[&str] = &[
+    "spawn.heap",
+    "switch.pingpong",
+    "switch.userspace",
+    "memory.threads",
+];
+
+pub fn run(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
+    let w = Workload::from_args(args).map_err(UsageError)?;
+    let (results, source) = match &args.results {
+        Some(p) => (
+            RunResults::read(p).map_err(|e| UsageError(format!("{e:#}")))?,
+            p.display().to_string(),
+        ),
+        None => {
+            let r = fresh_run(&w)?;
+            if r.status == RunStatus::Partial {
+                eprintln!("advise: interrupted while measuring; nothing to advise on");
+                return Ok(ExitCode::from(130));
+            }
+            (r, "a fresh quick run".to_string())
+        }
+    };
+    let costs = costs_from(&results, &source);
+    if costs.is_empty() {
+        return Err(UsageError(format!(
+            "{source} has none of the figures advise needs (from {}); run `tasklab run {}` and pass its results.json with --results",
+            NEEDED.join(", "),
+            NEEDED.join(" ")
+        ))
+        .into());
+    }
+    let advice = advise(&w, &costs);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&advice)?);
+    } else {
+        print!("{}", render(&advice, &header(&results, &source)));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+// ------------------------------------------------------------ fresh run
+
+/// The parent heaps spawn.heap is measured at, besides the workload's own.
+const FRESH_HEAPS: [u64; 4] = [0, 2 << 20, 64 << 20, 512 << 20];
+/// The workload's heap is measured too up to this size; past it the curve
+/// is extrapolated (and says so), since a larger heap takes long to fill.
+const FRESH_HEAP_MAX: u64 = 4 << 30;
+/// Threads memory.threads starts, where the machine has room for them: its
+/// per-thread figures are steadiest from a crowd.
+const FRESH_THREADS: u64 = 1000;
+/// Memory one blocked thread needs at the least (kernel stack, a few
+/// resident stack pages, page tables): memory.threads' own estimate.
+const THREAD_BYTES: u64 = 32 << 10;
+/// Tasks always left to the rest of the system, besides a tenth of the room.
+const TASKS_KEPT: u64 = 100;
+
+/// What this machine leaves a run now: room for new tasks and for heaps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Room {
+    /// threads-max, pid_max, RLIMIT_NPROC, cgroup pids.max and memory.max,
+    /// as [`crate::env::probe`] reads them.
+    pub limits: Limits,
+    /// RLIMIT_NPROC does not bind root.
+    pub root: bool,
+    /// Tasks on the whole system now. Counted against every task limit: it
+    /// is at least what counts against each (the user's, the cgroup's).
+    pub tasks_now: u64,
+    /// MemAvailable now, bytes.
+    pub mem_available_bytes: u64,
+    /// What spawn.heap keeps free beyond a heap.
+    pub heap_margin_bytes: u64,
+}
+
+impl Room {
+    pub fn now(env: &Env) -> Room {
+        Room {
+            limits: env.limits.clone(),
+            root: crate::sys::is_root(),
+            tasks_now: crate::sys::procfs::system_tasks().unwrap_or(0),
+            mem_available_bytes: crate::env::mem_available_bytes()
+                .unwrap_or(env.mem_available_bytes),
+            heap_margin_bytes: crate::experiments::spawn::heap_margin(env),
+        }
+    }
+
+    /// New tasks (threads) the machine's limits allow now: the tightest of
+    /// the task limits less the tasks running, and of the memory (half of
+    /// it kept free) for a blocked thread each.
+    pub fn tasks(&self) -> u64 {
+        let l = &self.limits;
+        let nproc = l.rlimit_nproc.filter(|_| !self.root);
+        let by_count = [l.threads_max, l.pid_max, nproc, l.cgroup_pids_max]
+            .into_iter()
+            .flatten()
+            .map(|limit| limit.saturating_sub(self.tasks_now));
+        let memory = l.cgroup_memory_max.map_or(self.mem_available_bytes, |c| {
+            c.min(self.mem_available_bytes)
+        });
+        by_count
+            .chain([memory / 2 / THREAD_BYTES])
+            .min()
+            .expect("the memory bound is always there")
+    }
+
+    /// The largest heap that leaves spawn.heap's margin free.
+    pub fn heap_bytes(&self) -> u64 {
+        self.mem_available_bytes
+            .saturating_sub(self.heap_margin_bytes)
+    }
+}
+
+/// What the fresh run measures, fitted to the machine: advise's own choices
+/// are never refused as if the user had asked for more than there is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FreshPlan {
+    /// spawn.heap's parent heaps, ascending, each within [`Room::heap_bytes`].
+    pub heaps_bytes: Vec<u64>,
+    /// memory.threads' thread count, within [`Room::tasks`] less a margin.
+    pub threads: u64,
+}
+
+impl FreshPlan {
+    pub fn new(w: &Workload, room: &Room) -> FreshPlan {
+        let mut heaps_bytes = FRESH_HEAPS.to_vec();
+        if w.heap_bytes <= FRESH_HEAP_MAX {
+            heaps_bytes.push(w.heap_bytes);
+        }
+        heaps_bytes.retain(|&h| h <= room.heap_bytes());
+        heaps_bytes.sort_unstable();
+        heaps_bytes.dedup();
+        // A tenth of the room and a hundred tasks stay for the rest of the
+        // system; at least one thread, so memory.threads still runs.
+        let tasks = room.tasks();
+        let spare = (tasks - tasks / 10).saturating_sub(TASKS_KEPT);
+        FreshPlan {
+            heaps_bytes,
+            threads: FRESH_THREADS.min(spare).max(1),
+        }
+    }
+
+    /// The parameter values of the run, typed.
+    pub fn presets(&self) -> Vec<Preset> {
+        use costs::*;
+        let names = |v: &[&str]| ParamValue::Names(v.iter().map(|s| s.to_string()).collect());
+        let set = |experiment, param, value| Preset {
+            experiment,
+            param,
+            value,
+        };
+        vec![
+            set(
+                "spawn.heap",
+                "heap_sizes",
+                ParamValue::List(self.heaps_bytes.clone()),
+            ),
+            set(
+                "spawn.heap",
+                "methods",
+                names(&[FORK, POSIX_SPAWN, PTHREAD_CREATE, FORK_EXEC_STATIC, VFORK]),
+            ),
+            set("spawn.heap", "thp", ParamValue::Bool(false)),
+            set(
+                "switch.pingpong",
+                "methods",
+                names(&[THREAD_SWITCHES[0], PROCESS_SWITCHES[0]]),
+            ),
+            set(
+                "switch.pingpong",
+                "placements",
+                names(&[SAME_CPU, CROSS_CPU[0]]),
+            ),
+            set("switch.userspace", "variants", names(&USER_SWITCHES)),
+            set("memory.threads", "variants", names(&THREAD_VARIANTS[..1])),
+            set(
+                "memory.threads",
+                "threads",
+                ParamValue::List(vec![self.threads]),
+            ),
+        ]
+    }
+}
+
+/// Measures only what advise needs, quietly, into a temporary folder.
+fn fresh_run(w: &Workload) -> anyhow::Result<RunResults> {
+    let dir = tempfile::tempdir()?;
+    let plan = FreshPlan::new(w, &Room::now(&crate::env::probe()));
+    eprintln!(
+        "advise: no --results given, so measuring what it needs ({}; quick profile, heaps {}): this takes 10 to 30 seconds",
+        NEEDED.join(", "),
+        plan.heaps_bytes
+            .iter()
+            .map(|&h| fmt_size(h))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let started = Instant::now();
+    let names: Vec<String> = NEEDED.iter().map(|s| s.to_string()).collect();
+    let presets = plan.presets();
+    // A failed experiment still writes what it measured; advise then says
+    // which figures are missing.
+    let results = crate::run::run_request(
+        &Request {
+            names: &names,
+            profile: Profile::Quick,
+            params: &[],
+            presets: &presets,
+            pin: None,
+            timeout_s: None,
+        },
+        dir.path(),
+    )?;
+    eprintln!(
+        "advise: measured in {:.0} s (tasklab run {} keeps a full report)",
+        started.elapsed().as_secs_f64(),
+        NEEDED.join(" ")
+    );
+    Ok(results)
+}
+
+#[cfg(test)]
+mod tests;
