@@ -2,8 +2,20 @@
 //! machine is.
 
 use crate::experiments::REGISTRY;
+use crate::measure::params::{ParamKind, ParamSpec};
 use crate::measure::sizing::Profile;
 use std::process::ExitCode;
+
+/// The rows of a method or variant table, for `list --json`.
+fn choices(p: &ParamSpec) -> serde_json::Value {
+    match p.kind {
+        ParamKind::Names(table) => table
+            .iter()
+            .map(|c| serde_json::json!({"name": c.name, "about": c.about, "needs": c.needs}))
+            .collect(),
+        _ => serde_json::Value::Null,
+    }
+}
 
 pub fn list(json: bool) -> anyhow::Result<ExitCode> {
     if json {
@@ -19,6 +31,7 @@ pub fn list(json: bool) -> anyhow::Result<ExitCode> {
                     "params": e.params.iter().map(|p| serde_json::json!({
                         "name": p.name, "help": p.help, "range": p.range(),
                         "quick": p.default_for(Profile::Quick), "thorough": p.default_for(Profile::Thorough),
+                        "choices": choices(p),
                     })).collect::<Vec<_>>(),
                     "seeds": e.seeds.iter().map(|s| serde_json::json!({
                         "metric": s.metric, "labels": s.labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),

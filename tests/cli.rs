@@ -434,3 +434,40 @@ fn list_and_env_describe_the_registry_and_the_machine() {
     assert!(env["cpus_online"].as_u64().unwrap() >= 1);
     assert!(env["limits"]["pid_max"].as_u64().unwrap() > 0);
 }
+
+#[test]
+fn list_json_gives_each_method_table_with_what_each_row_is() {
+    let out = tasklab().args(["list", "--json"]).output().unwrap();
+    assert!(out.status.success());
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut tables = 0;
+    for e in list.as_array().unwrap() {
+        for p in e["params"].as_array().unwrap() {
+            let Some(rows) = p["choices"].as_array() else {
+                continue;
+            };
+            tables += 1;
+            // the valid values the range names are exactly the table's rows
+            let names: Vec<&str> = rows.iter().map(|c| c["name"].as_str().unwrap()).collect();
+            assert!(
+                p["range"].as_str().unwrap().ends_with(&names.join(",")),
+                "{} {}",
+                e["name"],
+                p["name"]
+            );
+            for c in rows {
+                assert!(!c["about"].as_str().unwrap().is_empty(), "{c}");
+            }
+        }
+    }
+    assert!(tables >= 6, "{tables} method/variant tables");
+    let spawn = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "spawn.methods")
+        .unwrap();
+    let methods = spawn["params"][0]["choices"].as_array().unwrap();
+    let clone3 = methods.iter().find(|c| c["name"] == "clone3").unwrap();
+    assert!(clone3["needs"].as_str().unwrap().contains("clone3"));
+}

@@ -300,8 +300,7 @@ impl Env {
 
 /// MemAvailable from /proc/meminfo in bytes, read fresh each call (used to check sizes before running). None if unreadable.
 pub fn mem_available_bytes() -> Option<u64> {
-    let text = fs::read_to_string("/proc/meminfo").ok()?;
-    meminfo_bytes(&text, "MemAvailable")
+    crate::sys::procfs::meminfo_kib("MemAvailable").map(|kib| kib * 1024)
 }
 
 /// Formats a CPU list compactly: [0,1,2,5] -> "0-2,5".

@@ -132,9 +132,7 @@ pub fn absorb(result: &mut ExperimentResult, exp: &Experiment, out: WorkerOutput
 /// A warning when other work keeps the CPUs busy: every figure would carry
 /// its preemptions (and, in a VM, fewer idle wake-ups).
 pub fn busy_warning() -> Vec<String> {
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok());
+    let load = crate::sys::procfs::loadavg_1min();
     let cpus = crate::sys::allowed_cpus()
         .map(|c| c.len())
         .unwrap_or(1)

@@ -1,4 +1,7 @@
-//! Readings from /proc: the memory image figures the seeds quote.
+//! The one reader of /proc for the live system: the memory image figures
+//! the seeds quote, task counts, CPU time, the load. (`env` parses the same
+//! files below a configurable root, so its parsing can be tested on a fake
+//! tree.)
 
 /// A `kB` field of /proc/self/status (VmPTE, VmRSS, VmSize, ...), in KiB.
 pub fn status_kib(field: &str) -> Option<u64> {
@@ -22,6 +25,12 @@ pub fn meminfo_kib(field: &str) -> Option<u64> {
 pub fn status_count(field: &str) -> Option<u64> {
     let text = std::fs::read_to_string("/proc/self/status").ok()?;
     kib_field(&text, field)
+}
+
+/// The 1-minute load average (the first field of /proc/loadavg).
+pub fn loadavg_1min() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace().next()?.parse().ok()
 }
 
 /// Tasks (threads) on the whole system now: the total in /proc/loadavg's
