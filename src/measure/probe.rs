@@ -4,7 +4,7 @@
 //! the probe's JSON answer comes back on stdout.
 
 use serde::{Deserialize, Serialize};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::{Command, Stdio};
 
 /// The hidden subcommand a probe runs as.
@@ -48,38 +48,13 @@ pub fn run(experiment: &str, arg: serde_json::Value) -> anyhow::Result<serde_jso
 /// The probe side: read the request, run the experiment's probe, print the
 /// answer. Returns the process exit code.
 pub fn probe_main(lookup: fn(&str) -> Option<ProbeFn>) -> i32 {
-    let mut input = Vec::new();
-    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
-        eprintln!("tasklab probe: cannot read the request: {e}");
-        return 1;
-    }
-    let req: ProbeRequest = match serde_json::from_slice(&input) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("tasklab probe: malformed request: {e}");
-            return 1;
-        }
-    };
-    let Some(probe) = lookup(&req.experiment) else {
-        eprintln!("tasklab probe: experiment {} has no probe", req.experiment);
-        return 1;
-    };
-    match probe(&req.arg) {
-        Ok(answer) => {
-            let mut stdout = std::io::stdout().lock();
-            let json = serde_json::to_vec(&answer).expect("a JSON value serialises");
-            if stdout
-                .write_all(&json)
-                .and_then(|_| stdout.flush())
-                .is_err()
-            {
-                return 1;
-            }
-            0
-        }
-        Err(e) => {
-            eprintln!("{e:#}");
-            1
-        }
-    }
+    super::protocol::serve_stdin("probe", |req: ProbeRequest| {
+        let Some(probe) = lookup(&req.experiment) else {
+            return Err(format!(
+                "tasklab probe: experiment {} has no probe",
+                req.experiment
+            ));
+        };
+        probe(&req.arg).map_err(|e| format!("{e:#}"))
+    })
 }

@@ -94,6 +94,48 @@ impl WorkerOutput {
     }
 }
 
+/// The child side of a pipe protocol (a worker, a probe): reads one JSON
+/// request from stdin, lets `serve` answer it, writes the answer as JSON to
+/// stdout. Returns the process exit code; what went wrong goes to stderr,
+/// where the parent reads it.
+pub fn serve_stdin<Req, Ans>(who: &str, serve: impl FnOnce(Req) -> Result<Ans, String>) -> i32
+where
+    Req: serde::de::DeserializeOwned,
+    Ans: Serialize,
+{
+    use std::io::{Read, Write};
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+        eprintln!("tasklab {who}: cannot read the request: {e}");
+        return 1;
+    }
+    let req: Req = match serde_json::from_slice(&input) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("tasklab {who}: malformed request: {e}");
+            return 1;
+        }
+    };
+    match serve(req) {
+        Ok(answer) => {
+            let json = serde_json::to_vec(&answer).expect("an answer serialises");
+            let mut stdout = std::io::stdout().lock();
+            if stdout
+                .write_all(&json)
+                .and_then(|_| stdout.flush())
+                .is_err()
+            {
+                return 1;
+            }
+            0
+        }
+        Err(why) => {
+            eprintln!("{why}");
+            1
+        }
+    }
+}
+
 /// Builds labels from pairs: `labels(&[("method", "fork")])`.
 pub fn labels(pairs: &[(&str, &str)]) -> Labels {
     pairs

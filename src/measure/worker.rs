@@ -163,44 +163,14 @@ pub fn worker_main(lookup: fn(&str) -> Option<MeasureFn>) -> i32 {
         eprintln!("tasklab worker: {e}");
         return 1;
     }
-    let mut input = Vec::new();
-    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
-        eprintln!("tasklab worker: cannot read the job: {e}");
-        return 1;
-    }
-    let job: Job = match serde_json::from_slice(&input) {
-        Ok(j) => j,
-        Err(e) => {
-            eprintln!("tasklab worker: malformed job: {e}");
-            return 1;
+    super::protocol::serve_stdin("worker", |job: Job| {
+        let Some(measure) = lookup(&job.experiment) else {
+            return Err(format!("tasklab worker: no experiment {}", job.experiment));
+        };
+        if let Some(cpus) = &job.pin {
+            sys::pin_current_thread(cpus)
+                .map_err(|e| format!("tasklab worker: cannot pin to CPUs {cpus:?}: {e}"))?;
         }
-    };
-    let Some(measure) = lookup(&job.experiment) else {
-        eprintln!("tasklab worker: no experiment {}", job.experiment);
-        return 1;
-    };
-    if let Some(cpus) = &job.pin {
-        if let Err(e) = sys::pin_current_thread(cpus) {
-            eprintln!("tasklab worker: cannot pin to CPUs {cpus:?}: {e}");
-            return 1;
-        }
-    }
-    match measure(&job) {
-        Ok(out) => {
-            let json = serde_json::to_vec(&out).expect("output serialises");
-            let mut stdout = std::io::stdout().lock();
-            if stdout
-                .write_all(&json)
-                .and_then(|_| stdout.flush())
-                .is_err()
-            {
-                return 1;
-            }
-            0
-        }
-        Err(e) => {
-            eprintln!("{e:#}");
-            1
-        }
-    }
+        measure(&job).map_err(|e| format!("{e:#}"))
+    })
 }
