@@ -9,6 +9,9 @@
 //! changes), so the median with an order-statistic confidence interval is the
 //! headline figure rather than the mean.
 
+pub mod rounds;
+
+pub use rounds::summarize_rounds;
 use std::fmt;
 
 /// Interquartile range relative to the median above which a sample is noisy.
@@ -18,7 +21,7 @@ pub const NOISY_REL_SPREAD: f64 = 0.25;
 pub const NOISY_CI_FRACTION: f64 = 0.10;
 
 /// Two-sided 95% standard normal quantile.
-const Z95: f64 = 1.959_963_984_540_054;
+pub(crate) const Z95: f64 = 1.959_963_984_540_054;
 /// Probability allowed in each tail of the median CI.
 const TAIL95: f64 = 0.025;
 /// Largest n for which the median CI ranks come from the exact binomial
@@ -64,6 +67,27 @@ pub struct Summary {
     /// True when `rel_spread > NOISY_REL_SPREAD` or the CI half-width exceeds
     /// `NOISY_CI_FRACTION` of the median.
     pub noisy: bool,
+    /// Independent rounds the samples come from (0 in files older than
+    /// rounds: one round).
+    #[serde(default)]
+    pub rounds: usize,
+    /// Each round's median, in round order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round_medians: Vec<f64>,
+    /// The order-statistic interval of the pooled samples: what the interval
+    /// would be if the samples were independent (they are not across rounds).
+    #[serde(default)]
+    pub within_ci95_lo: Option<f64>,
+    #[serde(default)]
+    pub within_ci95_hi: Option<f64>,
+    /// What `ci95_lo..ci95_hi` is: "95%, 3 rounds", or "min–max of 3, 75%"
+    /// when too few points allow no 95% interval.
+    #[serde(default)]
+    pub interval: String,
+    /// The rounds disagree beyond their own spread: the figure did not
+    /// settle here, and no finding may rest on it.
+    #[serde(default)]
+    pub unstable: bool,
 }
 
 /// Why a set of values is not a usable sample.
@@ -208,6 +232,19 @@ impl Sample {
             outliers_high,
             rel_spread,
             noisy,
+            rounds: 1,
+            round_medians: Vec::new(),
+            within_ci95_lo: None,
+            within_ci95_hi: None,
+            interval: if ci_covers_95 {
+                "95%".into()
+            } else {
+                format!(
+                    "min–max of {n}, {:.0}%",
+                    100.0 * (1.0 - 2.0 * 0.5f64.powi(n as i32))
+                )
+            },
+            unstable: false,
         }
     }
 }

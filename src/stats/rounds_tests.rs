@@ -1,0 +1,128 @@
+use super::*;
+use rand::rngs::Xoshiro256PlusPlus;
+
+/// A standard normal draw (Box–Muller).
+fn normal(rng: &mut Xoshiro256PlusPlus) -> f64 {
+    let u1: f64 = rng.random_range(f64::EPSILON..1.0);
+    let u2: f64 = rng.random_range(0.0..1.0);
+    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+/// Rounds of a series whose true median is `truth`: each round shifted by
+/// its own effect (sd `between`), samples spread by `within` around it, with
+/// a symmetric within-round distribution so the population median is `truth`.
+fn synthetic(
+    rng: &mut Xoshiro256PlusPlus,
+    truth: f64,
+    rounds: usize,
+    per_round: usize,
+    between: f64,
+    within: f64,
+) -> Vec<Vec<f64>> {
+    (0..rounds)
+        .map(|_| {
+            let shift = between * normal(rng);
+            (0..per_round)
+                .map(|_| truth + shift + within * normal(rng))
+                .collect()
+        })
+        .collect()
+}
+
+/// How often each interval covers the truth over `trials` synthetic series
+/// with round effects of sd `between` and samples of sd `within`.
+fn coverage(rounds: usize, per_round: usize, between: f64, within_sd: f64) -> (f64, f64) {
+    let trials = 200;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(42 + rounds as u64);
+    let (mut hier, mut within) = (0, 0);
+    for t in 0..trials {
+        let data = synthetic(&mut rng, 1000.0, rounds, per_round, between, within_sd);
+        let s = summarize_rounds(&data, t as u64).unwrap();
+        if s.ci95_lo <= 1000.0 && 1000.0 <= s.ci95_hi {
+            hier += 1;
+        }
+        if s.within_ci95_lo.unwrap() <= 1000.0 && 1000.0 <= s.within_ci95_hi.unwrap() {
+            within += 1;
+        }
+    }
+    (hier as f64 / trials as f64, within as f64 / trials as f64)
+}
+
+#[test]
+fn the_rounds_interval_covers_the_true_median_and_the_within_interval_does_not() {
+    // rounds that differ as much as samples do, and far more than they do
+    for (rounds, between, within_sd) in [(3, 50.0, 100.0), (5, 50.0, 100.0), (3, 100.0, 10.0)] {
+        let (hier, within) = coverage(rounds, 40, between, within_sd);
+        assert!(hier >= 0.90, "{rounds} rounds: covers {hier:.3}");
+        // the interval that takes samples for independent fails the same test
+        assert!(
+            within < 0.80,
+            "{rounds} rounds: within-only covers {within:.3}"
+        );
+    }
+    // and with no difference between rounds it still covers
+    let (hier, _) = coverage(3, 10, 0.0, 100.0);
+    assert!(hier >= 0.90, "covers {hier:.3}");
+}
+
+#[test]
+fn with_no_between_round_variance_the_interval_is_not_absurdly_wide() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+    let data = synthetic(&mut rng, 1000.0, 5, 200, 0.0, 100.0);
+    let s = summarize_rounds(&data, 1).unwrap();
+    // the within interval of 1000 samples is about ±8; ours stays within 4x
+    let within = s.within_ci95_hi.unwrap() - s.within_ci95_lo.unwrap();
+    assert!(s.ci95_hi - s.ci95_lo < 4.0 * within, "{s:?}");
+    assert!(!s.unstable);
+}
+
+#[test]
+fn few_points_give_min_max_with_their_coverage() {
+    let s = summarize_rounds(&[vec![10.0], vec![12.0], vec![11.0]], 1).unwrap();
+    assert_eq!((s.ci95_lo, s.ci95_hi), (10.0, 12.0));
+    assert!(!s.ci_covers_95);
+    assert_eq!(s.interval, "min–max of 3, 75%");
+    assert_eq!(s.rounds, 3);
+    assert_eq!(s.round_medians, vec![10.0, 12.0, 11.0]);
+}
+
+#[test]
+fn rounds_that_disagree_beyond_their_spread_are_flagged() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    let mut data = synthetic(&mut rng, 1000.0, 3, 50, 0.0, 10.0);
+    for x in &mut data[2] {
+        *x *= 1.6; // the third round ran on a slower machine
+    }
+    let s = summarize_rounds(&data, 1).unwrap();
+    assert!(s.unstable, "{s:?}");
+    // the same drift inside the noise is not flagged
+    let mut wide = synthetic(&mut rng, 1000.0, 3, 50, 0.0, 800.0);
+    for x in &mut wide[2] {
+        *x += 300.0;
+    }
+    assert!(!summarize_rounds(&wide, 1).unwrap().unstable);
+    // nor is a difference too small to matter, however significant
+    let mut tight = synthetic(&mut rng, 1000.0, 3, 50, 0.0, 1.0);
+    for x in &mut tight[2] {
+        *x *= 1.05;
+    }
+    assert!(!summarize_rounds(&tight, 1).unwrap().unstable);
+}
+
+#[test]
+fn the_same_rounds_and_seed_give_the_same_interval() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+    let data = synthetic(&mut rng, 50.0, 4, 20, 5.0, 5.0);
+    assert_eq!(
+        summarize_rounds(&data, 11).unwrap(),
+        summarize_rounds(&data, 11).unwrap()
+    );
+}
+
+#[test]
+fn the_widening_shrinks_towards_one_with_more_rounds() {
+    assert!(small_rounds_factor(3) > 2.5);
+    assert!(small_rounds_factor(10) < 1.3);
+    assert!(small_rounds_factor(100) < 1.05);
+    assert_eq!(small_rounds_factor(1), 1.0);
+}
