@@ -108,6 +108,16 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
 
+    /// Measure every series in N independent rounds, each in a fresh worker,
+    /// spread over the run (3 to 100; default: 3 quick, 6 thorough)
+    #[arg(long, value_name = "N")]
+    pub rounds: Option<usize>,
+
+    /// Seed of the shuffled order of the rounds: the same seed runs the same
+    /// order (default: a fresh one, recorded in results.json)
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+
     /// Folder for the report: results.json, report.md, report.html, charts
     #[arg(long, value_name = "DIR", default_value = "tasklab-report")]
     pub out: PathBuf,

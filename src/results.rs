@@ -50,7 +50,12 @@ pub struct Metric {
     pub unit: Unit,
     pub labels: Labels,
     pub summary: Summary,
+    /// Every sample, round after round.
     pub samples: Vec<f64>,
+    /// How many of `samples` each round gave, in order (schema 2; empty in
+    /// older files: one round).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds: Vec<usize>,
     /// Shown only in detailed output; the terminal table skips it.
     #[serde(default)]
     pub detail: bool,
@@ -147,9 +152,12 @@ impl ExperimentResult {
             .find(|m| m.name == name && with.iter().all(|(k, v)| m.label(k) == Some(*v)))
     }
 
-    /// The median of the metric `name` whose labels include `with`.
+    /// The median of the metric `name` whose labels include `with`; None
+    /// also when its rounds did not settle (no finding may rest on it).
     pub fn median(&self, name: &str, with: &[(&str, &str)]) -> Option<f64> {
-        self.find(name, with).map(|m| m.summary.median)
+        self.find(name, with)
+            .filter(|m| !m.summary.unstable)
+            .map(|m| m.summary.median)
     }
 
     pub fn reading(&self, name: &str, with: &[(&str, &str)]) -> Option<f64> {
@@ -199,6 +207,12 @@ pub struct RunResults {
     pub status: RunStatus,
     /// The placement asked for on the command line (`--pin`).
     pub pin: Option<Vec<usize>>,
+    /// Independent rounds per series, and the seed of their shuffled order
+    /// (`--rounds`, `--seed`; schema 2).
+    #[serde(default)]
+    pub rounds: usize,
+    #[serde(default)]
+    pub seed: Option<u64>,
     pub env: Env,
     pub calibration: Calibration,
     /// Conditions that inflate every figure (a busy machine, ...).

@@ -97,7 +97,7 @@ fn demo_rejects_an_unknown_mode() {
 fn thread_stacks_are_virtual_until_touched() {
     let e = run(
         "memory.threads",
-        &["threads=40", "rounds=1", "small_stack=128K", "touch=400K"],
+        &["threads=40", "small_stack=128K", "touch=400K"],
     );
     // Virtual size grows by about the stack (plus its guard page) per thread.
     let stack = kib_of_size(&label_of(&e, "virt_per_thread_kib", "default", "stack"));

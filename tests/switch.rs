@@ -93,7 +93,9 @@ fn echo_runs_the_number_of_iterations_asked() {
     assert_eq!(e["status"], "ok", "{e}");
     for place in ["same_cpu", "unpinned"] {
         let m = metric(e, "iterations_per_s", "placement", place).unwrap();
-        assert_eq!(m["samples"].as_array().unwrap().len(), 3);
+        // three runs in each of the quick profile's three rounds
+        assert_eq!(m["rounds"], serde_json::json!([3, 3, 3]));
+        assert_eq!(m["samples"].as_array().unwrap().len(), 9);
         let counted = e["readings"]
             .as_array()
             .unwrap()

@@ -247,6 +247,8 @@ fn fresh_run(w: &Workload) -> anyhow::Result<RunResults> {
             presets: &presets,
             pin: None,
             timeout_s: None,
+            rounds: None,
+            seed: None,
         },
         dir.path(),
     )?;

@@ -558,6 +558,8 @@ fn the_typed_presets_plan_what_the_old_param_strings_planned() {
                 presets,
                 pin: None,
                 timeout_s: None,
+                rounds: None,
+                seed: None,
             },
             &env,
         )

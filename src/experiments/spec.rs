@@ -72,16 +72,6 @@ impl Points {
     }
 }
 
-/// How the series of several worker jobs are combined.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Merge {
-    /// Each job measures its own series (another heap size, another method).
-    Keep,
-    /// Jobs repeat the same series (one round each): series of equal name
-    /// and labels pool their samples into one distribution.
-    Pool,
-}
-
 /// What the parent computes from an experiment's summarised series: a pure
 /// function of the result, so it can be tested on fixtures.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -128,8 +118,6 @@ pub struct Experiment {
     pub points: fn(&PlanCtx) -> Result<Points, String>,
     /// What a worker measures for one point.
     pub measure: fn(&Job) -> anyhow::Result<WorkerOutput>,
-    /// How the series of several points are combined.
-    pub merge: Merge,
     /// What the parent computes from the summarised series.
     pub analyze: fn(&ExperimentResult) -> Analysis,
     /// A measurement that needs a fresh process of its own (`tasklab __probe`).
@@ -137,7 +125,7 @@ pub struct Experiment {
 }
 
 impl Experiment {
-    /// The optional fields: supported everywhere, one job, no analysis.
+    /// The optional fields: supported everywhere, one job (per round), no analysis.
     pub const DEFAULT: Experiment = Experiment {
         name: "",
         summary: "",
@@ -148,7 +136,6 @@ impl Experiment {
         supported: always_supported,
         points: single_point,
         measure: nothing_to_measure,
-        merge: Merge::Keep,
         analyze: no_analysis,
         probe: None,
     };

@@ -9,6 +9,7 @@ pub fn metric(name: &str, pairs: &[(&str, &str)], v: &[f64]) -> Metric {
         labels: labels(pairs),
         summary: crate::stats::summarize(v).unwrap(),
         samples: v.to_vec(),
+        rounds: vec![],
         detail: false,
         seed: None,
     }

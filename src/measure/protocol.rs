@@ -14,6 +14,12 @@ pub struct Job {
     pub params: Params,
     /// Experiment-specific: which part of the sweep this worker measures.
     pub point: serde_json::Value,
+    /// Which round this is (0-based) of how many: each round of a point is
+    /// a fresh worker, placed at its own moment of the run.
+    pub round: usize,
+    pub rounds: usize,
+    /// Seeds the order in which the worker interleaves what it measures.
+    pub seed: u64,
     /// Seconds of measuring per series, found from a warm-up.
     pub budget_s: f64,
     pub min_samples: usize,

@@ -88,6 +88,9 @@ pub fn per_op(budget: &Budget, loop_overhead_ns: f64, mut f: impl FnMut()) -> Ve
         .collect()
 }
 
+/// An event slower than this needs no second warm-up call.
+const SLOW_EVENT_NS: f64 = 50e6;
+
 /// Runs `f` (one event: a creation, a round trip) `warmup` times unrecorded,
 /// then as many times as fit the budget, at least `min_samples` and at most
 /// `max_samples`; returns what each recorded call returned.
@@ -97,10 +100,17 @@ pub fn events<T>(
     mut f: impl FnMut() -> io::Result<T>,
 ) -> io::Result<Vec<T>> {
     let t0 = sys::monotonic_ns();
-    for _ in 0..warmup.max(1) {
+    let mut warmed = 0;
+    while warmed < warmup.max(1) {
         f()?;
+        warmed += 1;
+        // An event this slow (a fork of gigabytes) is warm after one call:
+        // more warm-up would cost more than a whole round's samples.
+        if (sys::monotonic_ns() - t0) as f64 / warmed as f64 > SLOW_EVENT_NS {
+            break;
+        }
     }
-    let per_event = (sys::monotonic_ns() - t0) as f64 / warmup.max(1) as f64;
+    let per_event = (sys::monotonic_ns() - t0) as f64 / warmed as f64;
     let n = ((budget.seconds * 1e9 / per_event.max(1.0)) as usize)
         .clamp(budget.min_samples.max(1), budget.max_samples.max(1));
     (0..n).map(|_| f()).collect()

@@ -3,6 +3,12 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The fewest rounds a series is measured in: two rounds cannot tell a
+/// drift from a difference.
+pub const MIN_ROUNDS: usize = 3;
+/// The most rounds `--rounds` takes.
+pub const MAX_ROUNDS: usize = 100;
+
 /// What a run is sized for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -23,10 +29,19 @@ impl Profile {
 }
 
 /// How much measuring one run does, and how long a worker may take.
+///
+/// Every series is measured in `rounds` independent rounds, each in a fresh
+/// worker; the budget and the sample bounds are per round. The profile
+/// splits its budget into rounds rather than growing: more rounds with fewer
+/// samples each beat the reverse, because the variance that matters lives
+/// between rounds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sizing {
-    /// Seconds of measuring per series.
+    /// Independent rounds per series (at least [`MIN_ROUNDS`]).
+    pub rounds: usize,
+    /// Seconds of measuring per series in one round.
     pub budget_s: f64,
+    /// Samples per series in one round.
     pub min_samples: usize,
     pub max_samples: usize,
     /// A worker is killed after this many seconds: the profile's default or
@@ -39,17 +54,27 @@ impl Sizing {
     pub fn of(profile: Profile) -> Sizing {
         match profile {
             Profile::Quick => Sizing {
-                budget_s: 0.15,
-                min_samples: 5,
-                max_samples: 2_000,
+                rounds: 3,
+                budget_s: 0.05,
+                min_samples: 2,
+                max_samples: 700,
                 timeout_s: 120.0,
             },
             Profile::Thorough => Sizing {
-                budget_s: 3.0,
-                min_samples: 100,
-                max_samples: 10_000,
+                rounds: 6,
+                budget_s: 0.5,
+                min_samples: 20,
+                max_samples: 2_000,
                 timeout_s: 1_800.0,
             },
+        }
+    }
+
+    /// The same sizing with the user's number of rounds, when one was given.
+    pub fn with_rounds(self, rounds: Option<usize>) -> Sizing {
+        Sizing {
+            rounds: rounds.unwrap_or(self.rounds),
+            ..self
         }
     }
 

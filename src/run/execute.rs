@@ -1,16 +1,17 @@
-//! Running a planned experiment: each job in a fresh worker, the raw series
-//! summarised in the parent, the experiment's analysis applied.
+//! Running a plan: every scheduled round in a fresh worker, in the shuffled
+//! order of the schedule; an experiment is summarised and analysed as soon
+//! as its last round is in.
 
-use super::plan::Planned;
-use crate::experiments::spec::Merge;
+use super::plan::{Plan, Planned, Slot};
 use crate::experiments::Experiment;
 use crate::measure::protocol::{Job, WorkerOutput};
 use crate::measure::sizing::Sizing;
 use crate::measure::worker;
-use crate::results::{Calibration, ExperimentResult, Metric, Status, Unit};
+use crate::results::{Calibration, ExperimentResult, Labels, Metric, Reading, Status, Unit};
 use crate::stats;
+use crate::units::fmt_value;
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// What every job of a run shares.
@@ -23,14 +24,136 @@ pub struct JobContext<'a> {
     pub interrupted: &'a AtomicBool,
 }
 
-/// Measures one planned experiment; `on_job` is told when a job starts
-/// (with its point) and when it ends.
-pub fn experiment(
-    plan: &Planned,
+/// What the run is told while the schedule runs.
+pub enum Event<'a> {
+    /// A job starts: which experiment, point and round.
+    Start(&'a Planned, Slot),
+    /// A job ended (or was skipped because its experiment already failed).
+    End,
+    /// An experiment is complete: every round in, or failed, or skipped.
+    Done(ExperimentResult),
+}
+
+/// One experiment while its rounds come in.
+struct Pending {
+    /// (point, round, what the worker sent)
+    outputs: Vec<(usize, usize, WorkerOutput)>,
+    jobs_left: usize,
+    jobs: usize,
+    failed: Option<String>,
+    busy_s: f64,
+    done: bool,
+}
+
+/// Runs the plan's schedule; `on` hears of every job and of every finished
+/// experiment (in the order they finish). Stops early when interrupted: the
+/// experiments not finished then are reported failed with what they have.
+pub fn run(
+    plan: &Plan,
     ctx: &JobContext,
-    mut on_job: impl FnMut(JobEvent),
-) -> ExperimentResult {
-    let started = Instant::now();
+    mut on: impl FnMut(Event) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut pending: Vec<Pending> = plan
+        .experiments
+        .iter()
+        .map(|p| {
+            let jobs = if p.unsupported.is_some() {
+                0
+            } else {
+                p.points.len() * plan.sizing.rounds
+            };
+            Pending {
+                outputs: Vec::new(),
+                jobs_left: jobs,
+                jobs,
+                failed: None,
+                busy_s: 0.0,
+                done: false,
+            }
+        })
+        .collect();
+    // What needs no worker is done at once: unsupported, or nothing to run.
+    for (i, p) in plan.experiments.iter().enumerate() {
+        if pending[i].jobs == 0 {
+            pending[i].done = true;
+            on(Event::Done(finish(p, &mut pending[i])))?;
+        }
+    }
+    let limit = Duration::from_secs_f64(ctx.sizing.timeout_s);
+    for &slot in &plan.schedule {
+        if ctx.interrupted.load(Ordering::SeqCst) {
+            break;
+        }
+        let planned = &plan.experiments[slot.experiment];
+        let state = &mut pending[slot.experiment];
+        state.jobs_left -= 1;
+        if state.failed.is_none() {
+            on(Event::Start(planned, slot))?;
+            let point = &planned.points[slot.point];
+            let job = Job {
+                experiment: planned.exp.name.into(),
+                profile: ctx.profile,
+                params: planned.params.clone(),
+                point: point.clone(),
+                round: slot.round,
+                rounds: plan.sizing.rounds,
+                seed: job_seed(plan.seed, slot),
+                budget_s: ctx.sizing.budget_s,
+                min_samples: ctx.sizing.min_samples,
+                max_samples: ctx.sizing.max_samples,
+                timer_overhead_ns: ctx.calibration.timer_overhead_ns,
+                loop_overhead_ns: ctx.calibration.loop_overhead_ns,
+                pin: ctx.pin.clone(),
+                scratch: Some(ctx.scratch.to_path_buf()),
+            };
+            let started = Instant::now();
+            let outcome = worker::run_job(&job, limit, ctx.interrupted);
+            state.busy_s += started.elapsed().as_secs_f64();
+            match outcome {
+                Ok(out) => state.outputs.push((slot.point, slot.round, out)),
+                Err(f) => {
+                    state.failed = Some(if point.is_null() {
+                        f.reason
+                    } else {
+                        format!("at {point}: {}", f.reason)
+                    });
+                }
+            }
+        }
+        on(Event::End)?;
+        if state.jobs_left == 0 && !state.done {
+            state.done = true;
+            on(Event::Done(finish(planned, state)))?;
+        }
+    }
+    // Interrupted: what did not finish is reported with what it measured.
+    for (i, p) in plan.experiments.iter().enumerate() {
+        let state = &mut pending[i];
+        if !state.done {
+            state.done = true;
+            if state.failed.is_none() {
+                state.failed = Some(format!(
+                    "interrupted after {} of its {} jobs",
+                    state.jobs - state.jobs_left,
+                    state.jobs
+                ));
+            }
+            on(Event::Done(finish(p, state)))?;
+        }
+    }
+    Ok(())
+}
+
+/// Each job's own seed: the run's, mixed with where the job stands.
+fn job_seed(seed: u64, slot: Slot) -> u64 {
+    stats::seed_for(&format!(
+        "{seed}/{}/{}/{}",
+        slot.experiment, slot.point, slot.round
+    ))
+}
+
+/// The result of an experiment whose rounds are all in (or that failed).
+fn finish(plan: &Planned, state: &mut Pending) -> ExperimentResult {
     let mut result = ExperimentResult {
         name: plan.exp.name.into(),
         group: plan.exp.group().into(),
@@ -38,7 +161,7 @@ pub fn experiment(
         reproduces: plan.exp.reproduces.into(),
         status: Status::Ok,
         reason: None,
-        duration_s: 0.0,
+        duration_s: state.busy_s,
         params: plan.params.to_json(),
         metrics: vec![],
         readings: vec![],
@@ -50,62 +173,94 @@ pub fn experiment(
     if let Some(why) = &plan.unsupported {
         result.status = Status::Skipped;
         result.reason = Some(why.clone());
-        result.duration_s = started.elapsed().as_secs_f64();
         return result;
     }
-    let limit = Duration::from_secs_f64(ctx.sizing.timeout_s);
-    let mut merged = WorkerOutput::default();
-    for point in &plan.points {
-        on_job(JobEvent::Start(point));
-        let job = Job {
-            experiment: plan.exp.name.into(),
-            profile: ctx.profile,
-            params: plan.params.clone(),
-            point: point.clone(),
-            budget_s: ctx.sizing.budget_s,
-            min_samples: ctx.sizing.min_samples,
-            max_samples: ctx.sizing.max_samples,
-            timer_overhead_ns: ctx.calibration.timer_overhead_ns,
-            loop_overhead_ns: ctx.calibration.loop_overhead_ns,
-            pin: ctx.pin.clone(),
-            scratch: Some(ctx.scratch.to_path_buf()),
-        };
-        let outcome = worker::run_job(&job, limit, ctx.interrupted);
-        on_job(JobEvent::End);
-        match outcome {
-            Ok(out) => merged.extend(out),
-            Err(f) => {
-                result.status = Status::Failed;
-                result.reason = Some(if point.is_null() {
-                    f.reason
-                } else {
-                    format!("at {point}: {}", f.reason)
-                });
-                break;
-            }
-        }
+    if let Some(why) = state.failed.take() {
+        result.status = Status::Failed;
+        result.reason = Some(why);
     }
-    if plan.exp.merge == Merge::Pool {
-        merged.pool_equal_series();
-    }
-    absorb(&mut result, plan.exp, merged);
+    // Point order, then round order: the metrics come out in the order the
+    // experiment lists its sweep, whatever order the schedule ran.
+    let mut outputs = std::mem::take(&mut state.outputs);
+    outputs.sort_by_key(|(point, round, _)| (*point, *round));
+    absorb(&mut result, plan.exp, outputs);
     if result.status == Status::Ok {
         (plan.exp.analyze)(&result).apply(&mut result);
+        if let Some(f) = unsettled(&result) {
+            result.findings.push(f);
+        }
     }
-    result.duration_s = started.elapsed().as_secs_f64();
     result
 }
 
-/// A job starting (at its point) or ending.
-pub enum JobEvent<'a> {
-    Start(&'a serde_json::Value),
-    End,
+/// One series while its rounds come in.
+struct Series {
+    name: String,
+    unit: Unit,
+    labels: Labels,
+    detail: bool,
+    /// (round, samples)
+    rounds: Vec<(usize, Vec<f64>)>,
 }
 
-/// Turns a worker's raw series into summarised metrics with their seeds.
-pub fn absorb(result: &mut ExperimentResult, exp: &Experiment, out: WorkerOutput) {
-    for s in out.series {
-        let summary = match stats::summarize(&s.samples) {
+/// Turns the workers' raw series into metrics: each job's samples of a
+/// series are one round of it; the summary's interval comes from the rounds.
+/// Readings repeated by every round become their median; notes are kept
+/// once each.
+pub fn absorb(
+    result: &mut ExperimentResult,
+    exp: &Experiment,
+    outputs: Vec<(usize, usize, WorkerOutput)>,
+) {
+    let mut series: Vec<Series> = Vec::new();
+    let mut readings: Vec<(Reading, Vec<f64>)> = Vec::new();
+    for (_, round, out) in outputs {
+        for s in out.series {
+            let at = match series
+                .iter()
+                .position(|x| x.name == s.name && x.labels == s.labels)
+            {
+                Some(i) => i,
+                None => {
+                    series.push(Series {
+                        name: s.name.clone(),
+                        unit: s.unit.unwrap_or(Unit::Count),
+                        labels: s.labels.clone(),
+                        detail: s.detail,
+                        rounds: Vec::new(),
+                    });
+                    series.len() - 1
+                }
+            };
+            let rounds = &mut series[at].rounds;
+            match rounds.iter_mut().find(|(r, _)| *r == round) {
+                Some((_, v)) => v.extend(s.samples),
+                None => rounds.push((round, s.samples)),
+            }
+        }
+        for r in out.readings {
+            match readings
+                .iter_mut()
+                .find(|(x, _)| x.name == r.name && x.labels == r.labels)
+            {
+                Some((_, values)) => values.push(r.value),
+                None => {
+                    let v = r.value;
+                    readings.push((r, vec![v]));
+                }
+            }
+        }
+        for n in out.notes {
+            if !result.notes.contains(&n) {
+                result.notes.push(n);
+            }
+        }
+    }
+    for mut s in series {
+        s.rounds.sort_by_key(|(r, _)| *r);
+        let rounds: Vec<Vec<f64>> = s.rounds.into_iter().map(|(_, v)| v).collect();
+        let key = format!("{}/{}/{:?}", exp.name, s.name, s.labels);
+        let summary = match stats::summarize_rounds(&rounds, stats::seed_for(&key)) {
             Ok(sm) => sm,
             Err(e) => {
                 result
@@ -117,16 +272,66 @@ pub fn absorb(result: &mut ExperimentResult, exp: &Experiment, out: WorkerOutput
         let seed = exp.seed_for(&s.name, &s.labels);
         result.metrics.push(Metric {
             name: s.name,
-            unit: s.unit.unwrap_or(Unit::Count),
+            unit: s.unit,
             labels: s.labels,
             summary,
-            samples: s.samples,
+            rounds: rounds.iter().map(Vec::len).collect(),
+            samples: rounds.into_iter().flatten().collect(),
             detail: s.detail && seed.is_none(),
             seed,
         });
     }
-    result.readings.extend(out.readings);
-    result.notes.extend(out.notes);
+    for (mut r, values) in readings {
+        r.value = stats::median(&values).unwrap_or(r.value);
+        result.readings.push(r);
+    }
+}
+
+/// The finding that names the series whose rounds did not agree: no other
+/// finding rests on them.
+fn unsettled(r: &ExperimentResult) -> Option<String> {
+    let bad: Vec<String> = r
+        .metrics
+        .iter()
+        .filter(|m| m.summary.unstable)
+        .map(|m| {
+            let labels: Vec<String> = m
+                .labels
+                .iter()
+                .filter(|(k, _)| !crate::results::HIDDEN_LABELS.contains(&k.as_str()))
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            let (lo, hi) = m
+                .summary
+                .round_medians
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+                    (a.min(x), b.max(x))
+                });
+            format!(
+                "{} {} (rounds {} to {})",
+                m.name,
+                labels.join(" "),
+                fmt_value(lo, m.unit),
+                fmt_value(hi, m.unit)
+            )
+        })
+        .collect();
+    if bad.is_empty() {
+        return None;
+    }
+    let shown: Vec<&str> = bad.iter().take(4).map(String::as_str).collect();
+    let more = bad.len().saturating_sub(shown.len());
+    Some(format!(
+        "did not settle here: the rounds of {} disagree beyond their own spread{}; no finding rests on {}",
+        shown.join(", "),
+        if more > 0 {
+            format!(", and of {more} more series")
+        } else {
+            String::new()
+        },
+        if bad.len() == 1 { "it" } else { "them" }
+    ))
 }
 
 /// A warning when other work keeps the CPUs busy: every figure would carry

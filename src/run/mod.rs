@@ -10,7 +10,7 @@ use crate::cli::{FormatArgs, ProfileArg, RunArgs};
 use crate::measure::{scratch::Scratch, sizing::Profile, timer};
 use crate::report::{self, table, Format};
 use crate::results::{RunResults, RunStatus, SCHEMA_NAME, SCHEMA_VERSION};
-use execute::{JobContext, JobEvent};
+use execute::{Event, JobContext};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -52,6 +52,8 @@ pub fn plan_of(args: &RunArgs, env: &crate::env::Env) -> anyhow::Result<plan::Pl
             presets: &[],
             pin: args.pin.as_deref(),
             timeout_s: args.timeout,
+            rounds: args.rounds,
+            seed: args.seed,
         },
         env,
     )
@@ -194,6 +196,8 @@ pub fn measure(
         profile: plan.profile.name().into(),
         status: RunStatus::Partial,
         pin: plan.pin.clone(),
+        rounds: plan.sizing.rounds,
+        seed: Some(plan.seed),
         env,
         calibration,
         warnings: execute::busy_warning(),
@@ -226,25 +230,28 @@ pub fn measure(
         interrupted: &interrupted,
     };
     let mut any_failed = false;
-    for planned in &plan.experiments {
-        if interrupted.load(Ordering::SeqCst) {
-            break;
+    execute::run(plan, &ctx, |ev| {
+        match ev {
+            Event::Start(planned, slot) => progress.set_message(job_name(planned, slot, plan)),
+            Event::End => progress.inc(1),
+            Event::Done(result) => {
+                any_failed |= result.status == crate::results::Status::Failed;
+                if tables {
+                    say(&table::experiment(&result, verbose));
+                }
+                results.experiments.push(result);
+                // The file lists the experiments in registry order, whatever
+                // order their last rounds came in.
+                results.experiments.sort_by_key(|e| {
+                    crate::experiments::REGISTRY
+                        .iter()
+                        .position(|r| r.name == e.name)
+                });
+                results.write_atomic(&results_path)?;
+            }
         }
-        let result = execute::experiment(planned, &ctx, |ev| match ev {
-            JobEvent::Start(point) => progress.set_message(if point.is_null() {
-                planned.exp.name.to_string()
-            } else {
-                format!("{} {point}", planned.exp.name)
-            }),
-            JobEvent::End => progress.inc(1),
-        });
-        any_failed |= result.status == crate::results::Status::Failed;
-        if tables {
-            say(&table::experiment(&result, verbose));
-        }
-        results.experiments.push(result);
-        results.write_atomic(&results_path)?;
-    }
+        Ok(())
+    })?;
 
     progress.finish_and_clear();
     let was_interrupted = interrupted.load(Ordering::SeqCst);
@@ -259,6 +266,35 @@ pub fn measure(
         results,
         any_failed,
     })
+}
+
+/// A job as the progress line names it: the experiment, what its point
+/// varies, and the round.
+fn job_name(planned: &plan::Planned, slot: plan::Slot, plan: &plan::Plan) -> String {
+    let point = &planned.points[slot.point];
+    let parts: Vec<String> = point
+        .as_object()
+        .map(|o| {
+            o.iter()
+                .filter(|(_, v)| v.is_string() || v.is_number() || v.is_boolean())
+                .map(|(k, v)| match v.as_str() {
+                    Some(s) => format!("{k}={s}"),
+                    None => format!("{k}={v}"),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    format!(
+        "{} {}round {}/{}",
+        planned.exp.name,
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!("{} ", parts.join(" "))
+        },
+        slot.round + 1,
+        plan.sizing.rounds
+    )
 }
 
 fn write_json(results: &RunResults, dest: &str) -> anyhow::Result<()> {

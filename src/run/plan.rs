@@ -1,12 +1,16 @@
 //! Everything checked before the first measurement: the experiments named,
-//! the `-p` overrides, `--pin` and `--timeout`, and each experiment's jobs.
+//! the `-p` overrides, `--pin`, `--timeout` and `--rounds`, each
+//! experiment's jobs, and the shuffled schedule of their rounds.
 
 use crate::env::{self, Env};
 use crate::error::{usage, UsageError};
 use crate::experiments::spec::{PlanCtx, Points};
 use crate::experiments::{self, Experiment};
 use crate::measure::params::{ParamValue, Params};
-use crate::measure::sizing::{Profile, Sizing};
+use crate::measure::sizing::{Profile, Sizing, MAX_ROUNDS, MIN_ROUNDS};
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
 
 /// One experiment, ready to run.
 pub struct Planned {
@@ -18,18 +22,64 @@ pub struct Planned {
     pub unsupported: Option<String>,
 }
 
+/// One job of the schedule: a round of a point of an experiment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// Index into [`Plan::experiments`].
+    pub experiment: usize,
+    /// Index into that experiment's points.
+    pub point: usize,
+    pub round: usize,
+}
+
 /// What the user asked for, checked.
 pub struct Plan {
     pub profile: Profile,
     pub sizing: Sizing,
     pub pin: Option<Vec<usize>>,
     pub experiments: Vec<Planned>,
+    /// The seed of the schedule's order (and of each worker's own order).
+    pub seed: u64,
+    /// Every round of every point, in the order they run.
+    pub schedule: Vec<Slot>,
 }
 
 impl Plan {
     pub fn jobs(&self) -> usize {
-        self.experiments.iter().map(|p| p.points.len()).sum()
+        self.schedule.len()
     }
+}
+
+/// Every round of every point of the supported experiments, shuffled with
+/// `seed`, so the rounds of each experiment are spread over the whole run
+/// (what drifts over minutes then shows as a difference between rounds,
+/// not between experiments).
+pub fn schedule(experiments: &[Planned], rounds: usize, seed: u64) -> Vec<Slot> {
+    let mut slots = Vec::new();
+    for (e, p) in experiments.iter().enumerate() {
+        if p.unsupported.is_some() {
+            continue;
+        }
+        for point in 0..p.points.len() {
+            for round in 0..rounds {
+                slots.push(Slot {
+                    experiment: e,
+                    point,
+                    round,
+                });
+            }
+        }
+    }
+    slots.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(seed));
+    slots
+}
+
+/// A seed when the user gave none: the clock's nanoseconds and the pid.
+pub fn fresh_seed() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    t ^ (u64::from(std::process::id()) << 32)
 }
 
 /// What the command line asked for, before checking.
@@ -41,6 +91,10 @@ pub struct Request<'a> {
     pub presets: &'a [Preset],
     pub pin: Option<&'a str>,
     pub timeout_s: Option<f64>,
+    /// `--rounds`: None takes the profile's.
+    pub rounds: Option<usize>,
+    /// `--seed`: None draws one (and the results record it).
+    pub seed: Option<u64>,
 }
 
 /// A parameter value a command chooses for its own run, in place of the
@@ -95,7 +149,16 @@ pub fn plan(req: &Request, env: &Env) -> anyhow::Result<Plan> {
             return usage("--timeout takes a positive number of seconds");
         }
     }
-    let sizing = Sizing::of(req.profile).with_timeout(req.timeout_s);
+    if let Some(r) = req.rounds {
+        if !(MIN_ROUNDS..=MAX_ROUNDS).contains(&r) {
+            return usage(format!(
+                "--rounds takes {MIN_ROUNDS} to {MAX_ROUNDS}: fewer than {MIN_ROUNDS} rounds cannot tell a drift from a difference"
+            ));
+        }
+    }
+    let sizing = Sizing::of(req.profile)
+        .with_timeout(req.timeout_s)
+        .with_rounds(req.rounds);
     let mut planned = Vec::new();
     for (e, ov) in selected.iter().zip(&overrides) {
         // Presets first, so that the user's own values come last and win.
@@ -130,11 +193,14 @@ pub fn plan(req: &Request, env: &Env) -> anyhow::Result<Plan> {
             unsupported,
         });
     }
+    let seed = req.seed.unwrap_or_else(fresh_seed);
     Ok(Plan {
         profile: req.profile,
         sizing,
         pin,
+        schedule: schedule(&planned, sizing.rounds, seed),
         experiments: planned,
+        seed,
     })
 }
 
@@ -198,3 +264,7 @@ fn overrides_for(
     }
     Ok(per)
 }
+
+#[cfg(test)]
+#[path = "plan_tests.rs"]
+mod tests;

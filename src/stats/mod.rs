@@ -249,6 +249,14 @@ impl Sample {
     }
 }
 
+/// A seed derived from a name (FNV-1a): the same series always resamples the
+/// same way, so a summary is reproducible from the recorded samples alone.
+pub fn seed_for(key: &str) -> u64 {
+    key.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 /// The median of `values`; None when there are none or one is not finite.
 pub fn median(values: &[f64]) -> Option<f64> {
     Sample::new(values.to_vec()).ok().map(|s| s.quantile(0.5))

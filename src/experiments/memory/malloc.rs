@@ -24,10 +24,10 @@ pub static EXPERIMENT: Experiment = Experiment {
         },
         ParamSpec {
             name: "reps",
-            help: "malloc-touch-free rounds (one sample each)",
+            help: "malloc-touch-free repetitions per round (one sample each)",
             kind: ParamKind::Count { min: 1, max: 1000 },
-            quick: "3",
-            thorough: "20",
+            quick: "1",
+            thorough: "4",
         },
     ],
     seeds: &[

@@ -21,7 +21,6 @@ const VARIANTS: &[Choice] = &[DEFAULT, SMALL, TOUCH];
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "memory.threads",
-    merge: Merge::Pool,
     summary: "N blocked threads: VmSize, VmRSS (vs the exact smaps count), VmPTE, KernelStack; per thread; creation time",
     reproduces: "Bendersky: 10,000 threads ≈ 80 GiB virtual, ≈ 80 MiB resident; 400 KiB touched each ≈ 2.6 GiB, not 4 GiB",
     params: &[
@@ -52,13 +51,6 @@ pub static EXPERIMENT: Experiment = Experiment {
             kind: ParamKind::Size { min: 4 << 10, max: 1 << 30 },
             quick: "400K",
             thorough: "400K",
-        },
-        ParamSpec {
-            name: "rounds",
-            help: "independent rounds per variant, each in a fresh worker",
-            kind: ParamKind::Count { min: 1, max: 100 },
-            quick: "3",
-            thorough: "3",
         },
     ],
     seeds: &[
@@ -223,12 +215,12 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
     for &count in &counts {
         for v in &variants {
             let (stack, touch) = stack_and_touch(v, small_bytes, touch_bytes);
-            for round in 0..ctx.params.int("rounds") {
-                pts.points.push(serde_json::json!({
-                    "variant": v, "round": round, "threads": count,
-                    "stack": stack, "touch": touch, "default_stack": stack_bytes,
-                }));
-            }
+            // Each point runs in a fresh worker per round, so glibc's cache
+            // of freed thread stacks cannot hide the next round's cost.
+            pts.points.push(serde_json::json!({
+                "variant": v, "threads": count,
+                "stack": stack, "touch": touch, "default_stack": stack_bytes,
+            }));
         }
     }
     Ok(pts)

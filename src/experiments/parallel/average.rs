@@ -37,10 +37,10 @@ pub static EXPERIMENT: Experiment = Experiment {
         },
         ParamSpec {
             name: "reps",
-            help: "repetitions of every variant (each a sample)",
+            help: "repetitions of every variant per round (each a sample)",
             kind: ParamKind::Count { min: 2, max: 1000 },
-            quick: "9",
-            thorough: "21",
+            quick: "3",
+            thorough: "4",
         },
         ParamSpec {
             name: "thp",

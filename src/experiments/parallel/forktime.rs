@@ -31,10 +31,10 @@ pub static EXPERIMENT: Experiment = Experiment {
         },
         ParamSpec {
             name: "reps",
-            help: "repetitions per page size",
+            help: "repetitions per page size per round",
             kind: ParamKind::Count { min: 2, max: 1000 },
-            quick: "5",
-            thorough: "21",
+            quick: "2",
+            thorough: "4",
         },
     ],
     points,

@@ -27,10 +27,10 @@ pub static EXPERIMENT: Experiment = Experiment {
         },
         ParamSpec {
             name: "reps",
-            help: "repetitions of the whole program per variant",
-            kind: ParamKind::Count { min: 2, max: 1000 },
-            quick: "3",
-            thorough: "11",
+            help: "repetitions of the whole program per variant per round",
+            kind: ParamKind::Count { min: 1, max: 1000 },
+            quick: "1",
+            thorough: "2",
         },
         ParamSpec {
             name: "thp",

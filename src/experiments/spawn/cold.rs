@@ -17,13 +17,13 @@ pub static EXPERIMENT: Experiment = Experiment {
     params: &[
         ParamSpec {
             name: "probes",
-            help: "fresh processes per method (one cold launch each)",
+            help: "fresh processes per method per round (one cold launch each)",
             kind: ParamKind::Count {
                 min: 2,
                 max: 10_000,
             },
-            quick: "8",
-            thorough: "60",
+            quick: "3",
+            thorough: "10",
         },
         ParamSpec {
             name: "methods",

@@ -28,10 +28,10 @@ pub static EXPERIMENT: Experiment = Experiment {
         },
         ParamSpec {
             name: "runs",
-            help: "timed runs per placement",
+            help: "timed runs per placement per round",
             kind: ParamKind::Count { min: 1, max: 1000 },
-            quick: "5",
-            thorough: "10",
+            quick: "2",
+            thorough: "2",
         },
         CPUS,
     ],

@@ -42,13 +42,6 @@ fn cache_dir() -> Option<std::path::PathBuf> {
     Some(dir)
 }
 
-/// FNV-1a of the source: the cached binary is rebuilt when the program changes.
-fn fnv(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
 /// Builds the Go ping-pong program on first use and returns its path.
 fn go_binary(scratch: Option<&std::path::Path>) -> Result<std::path::PathBuf, GoError> {
     let go = go_command();
@@ -71,7 +64,10 @@ fn go_binary(scratch: Option<&std::path::Path>) -> Result<std::path::PathBuf, Go
         .ok_or_else(|| {
             GoError::Skipped("no cache directory (neither XDG_CACHE_HOME nor HOME is set)".into())
         })?;
-    let bin = dir.join(format!("go-pingpong-{:016x}", fnv(GO_SOURCE)));
+    let bin = dir.join(format!(
+        "go-pingpong-{:016x}",
+        crate::stats::seed_for(GO_SOURCE)
+    ));
     if bin.is_file() {
         return Ok(bin);
     }
