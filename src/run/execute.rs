@@ -31,7 +31,7 @@ pub enum Event<'a> {
     /// A job ended (or was skipped because its experiment already failed).
     End,
     /// An experiment is complete: every round in, or failed, or skipped.
-    Done(ExperimentResult),
+    Done(Box<ExperimentResult>),
 }
 
 /// One experiment while its rounds come in.
@@ -76,7 +76,7 @@ pub fn run(
     for (i, p) in plan.experiments.iter().enumerate() {
         if pending[i].jobs == 0 {
             pending[i].done = true;
-            on(Event::Done(finish(p, &mut pending[i])))?;
+            on(Event::Done(Box::new(finish(p, &mut pending[i]))))?;
         }
     }
     let limit = Duration::from_secs_f64(ctx.sizing.timeout_s);
@@ -123,7 +123,7 @@ pub fn run(
         on(Event::End)?;
         if state.jobs_left == 0 && !state.done {
             state.done = true;
-            on(Event::Done(finish(planned, state)))?;
+            on(Event::Done(Box::new(finish(planned, state))))?;
         }
     }
     // Interrupted: what did not finish is reported with what it measured.
@@ -138,7 +138,7 @@ pub fn run(
                     state.jobs
                 ));
             }
-            on(Event::Done(finish(p, state)))?;
+            on(Event::Done(Box::new(finish(p, state))))?;
         }
     }
     Ok(())

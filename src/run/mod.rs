@@ -239,7 +239,7 @@ pub fn measure(
                 if tables {
                     say(&table::experiment(&result, verbose));
                 }
-                results.experiments.push(result);
+                results.experiments.push(*result);
                 // The file lists the experiments in registry order, whatever
                 // order their last rounds came in.
                 results.experiments.sort_by_key(|e| {

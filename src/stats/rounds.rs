@@ -153,7 +153,7 @@ fn unstable(rounds: &[&Vec<f64>], medians: &[f64]) -> bool {
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &m| {
             (a.min(m), b.max(m))
         });
-    if !(min > 0.0) || max / min <= UNSTABLE_RATIO {
+    if min.is_nan() || min <= 0.0 || max / min <= UNSTABLE_RATIO {
         return false;
     }
     // Standard error of each round's median from its interquartile range
@@ -167,7 +167,7 @@ fn unstable(rounds: &[&Vec<f64>], medians: &[f64]) -> bool {
         let se = 1.2533 * (iqr / 1.349) / (r.len() as f64).sqrt();
         // A round of one sample, or of equal samples, says nothing about
         // its own spread: no test, no flag.
-        if r.len() < 5 || !(se > 0.0) {
+        if r.len() < 5 || se.is_nan() || se <= 0.0 {
             return false;
         }
         weights.push(1.0 / (se * se));
