@@ -124,8 +124,9 @@ pub fn build(r: &RunResults) -> Doc {
         .collect();
     let ok = r.experiments.len() - failed.len();
     d.push(Block::Aside(format!(
-        "{ok} of {} experiments measured. Every figure is the median of independent samples; a ~ marks a wide spread. The seeds' figures appear only beside ours, labelled with their source.",
-        r.experiments.len()
+        "{ok} of {} experiments measured. {} a ~ marks a wide spread, a ! a figure whose rounds did not agree. The seeds' figures appear only beside ours, labelled with their source.",
+        r.experiments.len(),
+        rounds_sentence(r)
     )));
     if !failed.is_empty() {
         d.push(Block::Bullets(failed));
@@ -183,8 +184,14 @@ pub fn build(r: &RunResults) -> Doc {
             }
             let hidden = x.metrics.iter().filter(|m| m.detail).count();
             let mut small = Vec::new();
-            if x.metrics.iter().any(|m| m.summary.noisy) {
+            if x.metrics
+                .iter()
+                .any(|m| m.summary.noisy && !m.summary.unstable)
+            {
                 small.push(table::NOISY.to_string());
+            }
+            if x.metrics.iter().any(|m| m.summary.unstable) {
+                small.push(table::UNSETTLED.to_string());
             }
             if hidden > 0 {
                 small.push(format!("{hidden} more series in results.json."));
@@ -248,6 +255,19 @@ pub fn build(r: &RunResults) -> Doc {
         right: vec![],
     }));
     d
+}
+
+/// How the figures were measured, in a sentence.
+fn rounds_sentence(r: &RunResults) -> String {
+    if r.rounds >= 2 {
+        format!(
+            "Every figure is a median over {} independent rounds spread over the run (schedule seed {}), with a 95% interval from the rounds;",
+            r.rounds,
+            r.seed.map_or("unknown".into(), |s| s.to_string())
+        )
+    } else {
+        "Every figure is the median of independent samples;".into()
+    }
 }
 
 fn capitalise(s: &str) -> String {
@@ -375,6 +395,11 @@ pub fn csv(r: &RunResults) -> anyhow::Result<String> {
         "seed_hi",
         "seed_source",
         "ours_over_seed",
+        "rounds",
+        "interval",
+        "unstable",
+        "within_ci95_lo",
+        "within_ci95_hi",
     ])?;
     let num = |v: f64| format!("{v}");
     for e in &r.experiments {
@@ -409,6 +434,11 @@ pub fn csv(r: &RunResults) -> anyhow::Result<String> {
                 shi,
                 src,
                 m.seed_ratio().map_or(String::new(), num),
+                s.rounds.max(1).to_string(),
+                s.interval.clone(),
+                s.unstable.to_string(),
+                s.within_ci95_lo.map_or(String::new(), num),
+                s.within_ci95_hi.map_or(String::new(), num),
             ])?;
         }
     }

@@ -59,20 +59,17 @@ pub fn metric_table(e: &ExperimentResult, verbose: bool) -> doc::Table {
         .filter(|m| verbose || !m.detail)
         .map(|m| {
             let sm = &m.summary;
-            let median = if sm.noisy {
-                format!("{} ~", fmt_value(sm.median, m.unit))
-            } else {
-                fmt_value(sm.median, m.unit)
+            let mark = match (sm.unstable, sm.noisy) {
+                (true, _) => " !",
+                (false, true) => " ~",
+                _ => "",
             };
+            let median = format!("{}{mark}", fmt_value(sm.median, m.unit));
             vec![
                 m.name.clone(),
                 case(m),
                 median,
-                format!(
-                    "{} – {}",
-                    fmt_value(sm.ci95_lo, m.unit),
-                    fmt_value(sm.ci95_hi, m.unit)
-                ),
+                interval_text(m),
                 fmt_value(sm.p90, m.unit),
                 sm.n.to_string(),
                 seed_text(m),
@@ -85,7 +82,7 @@ pub fn metric_table(e: &ExperimentResult, verbose: bool) -> doc::Table {
             "metric",
             "case",
             "median",
-            "95% CI of median",
+            "95% interval",
             "p90",
             "n",
             "seed",
@@ -97,6 +94,29 @@ pub fn metric_table(e: &ExperimentResult, verbose: bool) -> doc::Table {
         right: vec![2, 3, 4, 5, 7],
     }
 }
+
+/// The interval of a median, and what it is when it is not a 95% interval.
+pub fn interval_text(m: &Metric) -> String {
+    let sm = &m.summary;
+    let range = format!(
+        "{} – {}",
+        fmt_value(sm.ci95_lo, m.unit),
+        fmt_value(sm.ci95_hi, m.unit)
+    );
+    if sm.ci_covers_95 {
+        range
+    } else if sm.interval.is_empty() {
+        // a file from before rounds: [min, max] of n independent samples
+        let cover = 100.0 * (1.0 - 2.0 * 0.5f64.powi(sm.n as i32));
+        format!("{range} (min–max of {}, {cover:.0}%)", sm.n)
+    } else {
+        format!("{range} ({})", sm.interval)
+    }
+}
+
+/// What the `!` beside a median means.
+pub const UNSETTLED: &str =
+    "! did not settle: its rounds disagree beyond their own spread; no finding rests on it";
 
 /// What the `~` beside a median means.
 pub const NOISY: &str = "~ noisy: the interquartile range exceeds 25% of the median or the CI ±10%; rerun on a quieter machine or with --profile thorough";
@@ -153,8 +173,14 @@ pub fn experiment(e: &ExperimentResult, verbose: bool) -> String {
         }
         s.push_str(&t.to_string());
         s.push('\n');
-        if e.metrics.iter().any(|m| m.summary.noisy) {
+        if e.metrics
+            .iter()
+            .any(|m| m.summary.noisy && !m.summary.unstable)
+        {
             s.push_str(&format!("  {NOISY}\n"));
+        }
+        if e.metrics.iter().any(|m| m.summary.unstable) {
+            s.push_str(&format!("  {UNSETTLED}\n"));
         }
         let hidden = e.metrics.len() - e.metrics.iter().filter(|m| verbose || !m.detail).count();
         if hidden > 0 {

@@ -214,9 +214,11 @@ pub fn measure(
     if tables {
         say(&format!("{}\n", table::header(&results)));
         say(&format!(
-        "timer: {} per CLOCK_MONOTONIC read, loop {:.2} ns per iteration (subtracted); figures are medians of independent samples\n",
+        "timer: {} per CLOCK_MONOTONIC read, loop {:.2} ns per iteration (subtracted); figures are medians over {} independent rounds spread over the run (--seed {})\n",
         crate::units::fmt_ns(results.calibration.timer_overhead_ns),
-        results.calibration.loop_overhead_ns
+        results.calibration.loop_overhead_ns,
+        plan.sizing.rounds,
+        plan.seed
         ));
     }
 
