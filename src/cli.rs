@@ -33,16 +33,23 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// What changed between two runs, with statistical significance
+    /// What changed between runs: improved, regressed, unchanged or
+    /// inconclusive per series, from round-aware intervals (exit 1 only for
+    /// a regression beyond the noise)
     Compare {
-        /// The baseline results.json
-        base: PathBuf,
-        /// The new results.json
-        new: PathBuf,
+        /// BASE.json NEW.json; or the base files, pooled as rounds, with --vs
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// The new files, pooled as rounds (compare A1.json A2.json --vs B1.json B2.json)
+        #[arg(long, num_args = 1.., value_name = "FILE")]
+        vs: Vec<PathBuf>,
         /// Noise threshold in percent: a verdict needs the whole 95% interval beyond it
         #[arg(long, default_value_t = 5.0, value_name = "PCT")]
         threshold: f64,
-        /// Print as JSON
+        /// Show every series, not only the changed ones
+        #[arg(long)]
+        all: bool,
+        /// Print as JSON: {"rows": [{experiment, metric, labels, base, new, change, ci_lo, ci_hi, verdict}], ...}
         #[arg(long)]
         json: bool,
     },

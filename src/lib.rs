@@ -33,11 +33,18 @@ pub fn main_entry() -> ExitCode {
         Some(Command::List { json }) => show::list(json),
         Some(Command::Env { json }) => show::env(json),
         Some(Command::Compare {
-            base,
-            new,
+            files,
+            vs,
             threshold,
+            all,
             json,
-        }) => compare::run(&base, &new, threshold, json),
+        }) => compare::run(&compare::Args {
+            files: &files,
+            vs: &vs,
+            threshold_pct: threshold,
+            json,
+            all,
+        }),
         Some(Command::Report {
             file,
             out,

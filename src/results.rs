@@ -5,7 +5,7 @@
 use crate::env::Env;
 use crate::stats::{Fit, Summary};
 /// The unit of every figure in the file (defined with its formatters).
-pub use crate::units::Unit;
+pub use crate::units::{Better, Unit};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -59,6 +59,9 @@ pub struct Metric {
     /// Shown only in detailed output; the terminal table skips it.
     #[serde(default)]
     pub detail: bool,
+    /// Which way is better, as the experiment declares it (schema 2).
+    #[serde(default)]
+    pub better: Better,
     #[serde(default)]
     pub seed: Option<SeedRef>,
 }

@@ -30,6 +30,20 @@ impl Unit {
     }
 }
 
+/// Which way a figure is better: a cost is better lower, a throughput or a
+/// speedup higher; a count of what happened (switches per round trip) is
+/// neither. `compare` never guesses it from the unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Better {
+    Lower,
+    Higher,
+    Neither,
+    /// Not declared (a file from before declarations).
+    #[default]
+    Unknown,
+}
+
 /// Nanoseconds in the unit that reads best: `850 ns`, `12.3 µs`, `4.56 ms`.
 pub fn fmt_ns(ns: f64) -> String {
     let a = ns.abs();

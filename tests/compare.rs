@@ -115,3 +115,55 @@ fn files_that_are_not_results_are_refused() {
         .code(2)
         .stderr(predicate::str::contains("truncated"));
 }
+
+#[test]
+fn several_files_per_side_are_pooled_and_json_has_the_documented_fields() {
+    let d = tempfile::tempdir().unwrap();
+    let a = tempfile::tempdir().unwrap();
+    let f1 = results_file(d.path());
+    let f2 = results_file(a.path());
+    let out = Command::cargo_bin("tasklab")
+        .unwrap()
+        .args(["compare", "--json"])
+        .args([&f1, &f2])
+        .arg("--vs")
+        .args([&f2, &f1])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "the same files both ways");
+    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = c["rows"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    for row in rows {
+        for field in [
+            "experiment",
+            "metric",
+            "labels",
+            "base",
+            "new",
+            "change",
+            "ci_lo",
+            "ci_hi",
+            "verdict",
+        ] {
+            assert!(row.get(field).is_some(), "{field} missing in {row}");
+        }
+        // both sides hold the same six rounds
+        assert_eq!(row["verdict"], "unchanged", "{row}");
+        assert_eq!(row["base"], row["new"], "{row}");
+    }
+    assert_eq!(c["base_files"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn one_file_with_no_vs_is_a_usage_error() {
+    let d = tempfile::tempdir().unwrap();
+    let f = results_file(d.path());
+    Command::cargo_bin("tasklab")
+        .unwrap()
+        .arg("compare")
+        .arg(&f)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--vs"));
+}

@@ -374,3 +374,23 @@ fn a_run_writes_the_report_folder_and_prints_csv_when_asked() {
         assert!(d.path().join(f).is_file(), "{f}");
     }
 }
+
+#[test]
+fn every_metric_of_a_full_run_declares_which_way_is_better() {
+    let r = results();
+    let mut seen = 0;
+    for e in &r.experiments {
+        let exp = tasklab::experiments::find(&e.name).expect("a registered experiment");
+        for m in &e.metrics {
+            assert_ne!(
+                exp.better_for(&m.name),
+                tasklab::results::Better::Unknown,
+                "{} {} declares no direction",
+                e.name,
+                m.name
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen > 500, "{seen} series");
+}

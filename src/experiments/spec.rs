@@ -7,7 +7,7 @@ use crate::measure::params::{ParamSpec, Params};
 use crate::measure::probe::ProbeFn;
 use crate::measure::protocol::{Job, WorkerOutput};
 use crate::measure::sizing::{Profile, Sizing};
-use crate::results::{ExperimentResult, Labels, NamedFit, Reading, SeedRef, Unit};
+use crate::results::{Better, ExperimentResult, Labels, NamedFit, Reading, SeedRef, Unit};
 
 /// A figure a seed article published, attached to the metric it matches.
 pub struct SeedFigure {
@@ -108,6 +108,9 @@ pub struct Experiment {
     /// Which seed experiment this reproduces, in words.
     pub reproduces: &'static str,
     pub params: &'static [ParamSpec],
+    /// Which way each metric it reports is better: `compare` takes the
+    /// direction from here, never from the unit.
+    pub better: &'static [(&'static str, Better)],
     pub seeds: &'static [SeedFigure],
     /// Hidden experiments (self-tests) are run only when named.
     pub hidden: bool,
@@ -131,6 +134,7 @@ impl Experiment {
         summary: "",
         reproduces: "",
         params: &[],
+        better: &[],
         seeds: &[],
         hidden: false,
         supported: always_supported,
@@ -143,6 +147,14 @@ impl Experiment {
     /// The group: `spawn` for `spawn.heap`.
     pub fn group(&self) -> &'static str {
         self.name.split_once('.').map_or(self.name, |(g, _)| g)
+    }
+
+    /// Which way the metric `name` is better, as declared.
+    pub fn better_for(&self, name: &str) -> Better {
+        self.better
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(Better::Unknown, |(_, b)| *b)
     }
 
     /// The seed figure that matches a series, if any.

@@ -11,6 +11,7 @@ pub fn metric(name: &str, pairs: &[(&str, &str)], v: &[f64]) -> Metric {
         samples: v.to_vec(),
         rounds: vec![],
         detail: false,
+        better: Better::Lower,
         seed: None,
     }
 }

@@ -9,7 +9,12 @@ use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, ContentArrang
 
 /// A compact "key=value ..." of the labels people read.
 pub fn case(m: &Metric) -> String {
-    m.labels
+    case_of(&m.labels)
+}
+
+/// The same for labels alone.
+pub fn case_of(labels: &crate::results::Labels) -> String {
+    labels
         .iter()
         .filter(|(k, _)| !HIDDEN_LABELS.contains(&k.as_str()))
         .map(|(k, v)| format!("{k}={v}"))

@@ -270,6 +270,7 @@ pub fn absorb(
             }
         };
         let seed = exp.seed_for(&s.name, &s.labels);
+        let better = exp.better_for(&s.name);
         result.metrics.push(Metric {
             name: s.name,
             unit: s.unit,
@@ -278,6 +279,7 @@ pub fn absorb(
             rounds: rounds.iter().map(Vec::len).collect(),
             samples: rounds.into_iter().flatten().collect(),
             detail: s.detail && seed.is_none(),
+            better,
             seed,
         });
     }

@@ -9,8 +9,10 @@
 //! changes), so the median with an order-statistic confidence interval is the
 //! headline figure rather than the mean.
 
+pub mod change;
 pub mod rounds;
 
+pub use change::{change, verdict, Change, Verdict};
 pub use rounds::summarize_rounds;
 use std::fmt;
 
@@ -422,57 +424,6 @@ pub fn linear_fit(xs: &[f64], ys: &[f64]) -> Option<Fit> {
             r2,
             n,
         })
-}
-
-/// Ratio of medians NEW/BASE with a conservative 95% interval.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Change {
-    pub ratio: f64,
-    pub lo: f64,
-    pub hi: f64,
-}
-
-/// Ratio of medians NEW/BASE, for comparing two runs.
-///
-/// The interval combines the two order-statistic CIs in the most pessimistic
-/// way (`new.lo / base.hi`, `new.hi / base.lo`): no distributional
-/// assumptions, at the price of being wider than necessary. None when the
-/// base median or its CI is not strictly positive, or a result is not finite.
-pub fn change(base: &Summary, new: &Summary) -> Option<Change> {
-    if !(base.median > 0.0 && base.ci95_lo > 0.0 && base.ci95_hi > 0.0) {
-        return None;
-    }
-    let ratio = new.median / base.median;
-    let lo = new.ci95_lo / base.ci95_hi;
-    let hi = new.ci95_hi / base.ci95_lo;
-    [ratio, lo, hi]
-        .iter()
-        .all(|v| v.is_finite())
-        .then_some(Change { ratio, lo, hi })
-}
-
-/// Outcome of comparing a cost between two runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    Improved,
-    Regressed,
-    Unchanged,
-}
-
-/// For a cost (lower is better): Regressed only when the whole interval lies
-/// above `1 + threshold`, Improved only when it lies wholly below
-/// `1 - threshold`; else Unchanged. A negative threshold is treated as 0.
-pub fn verdict(c: &Change, threshold: f64) -> Verdict {
-    // max() also maps a NaN threshold to 0 rather than silently never firing.
-    let t = threshold.max(0.0);
-    if c.lo > 1.0 + t {
-        Verdict::Regressed
-    } else if c.hi < 1.0 - t {
-        Verdict::Improved
-    } else {
-        Verdict::Unchanged
-    }
 }
 
 /// Amdahl's law: best speedup with serial fraction `s` (0..=1) on `p`

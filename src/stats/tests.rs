@@ -263,39 +263,49 @@ fn summary_with_ci(median: f64, lo: f64, hi: f64) -> Summary {
 
 #[test]
 fn change_and_verdict() {
+    use crate::units::Better;
     let base = summary_with_ci(100.0, 98.0, 102.0);
 
     let slower = summary_with_ci(130.0, 127.0, 133.0);
     let c = change(&base, &slower).unwrap();
     assert!(close(c.ratio, 1.3, 1e-12));
-    assert!(close(c.lo, 127.0 / 102.0, 1e-12));
-    assert!(close(c.hi, 133.0 / 98.0, 1e-12));
+    // the two sides' errors combine in logs, as independent errors
+    let lo = (1.3f64.ln() - (130f64.ln() - 127f64.ln()).hypot(102f64.ln() - 100f64.ln())).exp();
+    assert!(close(c.lo, lo, 1e-12));
     assert!(c.lo <= c.ratio && c.ratio <= c.hi);
-    assert_eq!(verdict(&c, 0.05), Verdict::Regressed);
+    assert_eq!(verdict(&c, 0.05, Better::Lower), Verdict::Regressed);
+    // the direction comes from the metric, never from the unit
+    assert_eq!(verdict(&c, 0.05, Better::Higher), Verdict::Improved);
+    assert_eq!(verdict(&c, 0.05, Better::Neither), Verdict::Changed);
 
     let faster = summary_with_ci(70.0, 69.0, 71.0);
     let c = change(&base, &faster).unwrap();
-    assert_eq!(verdict(&c, 0.05), Verdict::Improved);
+    assert_eq!(verdict(&c, 0.05, Better::Lower), Verdict::Improved);
+    assert_eq!(verdict(&c, 0.05, Better::Higher), Verdict::Regressed);
 
-    // Ratio 1.06 is past the 5% threshold, but the interval straddles it.
+    // Ratio 1.06 is past the 5% threshold, but the interval straddles it:
+    // a change, not one clear of the noise.
     let straddle = summary_with_ci(106.0, 104.0, 108.0);
     let c = change(&base, &straddle).unwrap();
-    assert!(c.lo < 1.05 && c.hi > 1.05);
-    assert_eq!(verdict(&c, 0.05), Verdict::Unchanged);
+    assert!(c.lo < 1.05 && c.hi > 1.05 && c.lo > 1.0);
+    assert_eq!(verdict(&c, 0.05, Better::Lower), Verdict::Inconclusive);
 
     let same = summary_with_ci(100.0, 98.0, 102.0);
     assert_eq!(
-        verdict(&change(&base, &same).unwrap(), 0.0),
+        verdict(&change(&base, &same).unwrap(), 0.0, Better::Lower),
         Verdict::Unchanged
     );
 }
 
 #[test]
-fn change_guards_non_positive_base() {
-    let new = summary_with_ci(1.0, 1.0, 1.0);
-    assert_eq!(change(&summary_with_ci(0.0, 0.0, 0.0), &new), None);
-    assert_eq!(change(&summary_with_ci(1.0, 0.0, 2.0), &new), None);
-    assert_eq!(change(&summary_with_ci(-1.0, -2.0, -0.5), &new), None);
+fn a_change_of_figures_that_can_be_negative_is_a_difference() {
+    use crate::units::Better;
+    // a saving that fell from 40 ms to -10 ms is a regression
+    let base = summary_with_ci(40.0, 35.0, 45.0);
+    let new = summary_with_ci(-10.0, -15.0, -5.0);
+    let c = change(&base, &new).unwrap();
+    assert!(close(c.ratio, 1.0 - 50.0 / 40.0, 1e-12));
+    assert_eq!(verdict(&c, 0.05, Better::Higher), Verdict::Regressed);
 }
 
 #[test]

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "memory.limits",
+    better: &[("max_threads", Better::Neither)],
     summary: "the most threads one process may start here, from every limit, naming the binding one; opt-in probe",
     reproduces: "Bendersky: \"the maximal number of threads the OS lets one process start is about 32K\"",
     params: &[

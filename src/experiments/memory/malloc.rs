@@ -8,6 +8,13 @@ use std::hint::black_box;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "memory.malloc",
+    better: &[
+        ("vm_size_kib", Better::Lower),
+        ("rss_kib", Better::Lower),
+        ("rss_exact_kib", Better::Lower),
+        ("vm_growth_kib", Better::Lower),
+        ("rss_growth_kib", Better::Lower),
+    ],
     summary:
         "malloc then touch: VmSize and VmRSS at start, after malloc, after writing every element",
     reproduces: "Bendersky's malloc-memusage: VM 416,128 kB; RSS 4,780 → 410,916 kB",

@@ -21,6 +21,7 @@ const VARIANTS: &[Choice] = &[DEFAULT, SMALL, TOUCH];
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "memory.threads",
+    better: &[("create_ns", Better::Lower), ("create_per_thread_ns", Better::Lower), ("ready_ns", Better::Lower), ("touch_all_ns", Better::Lower), ("virt_per_thread_kib", Better::Lower), ("rss_per_thread_kib", Better::Lower), ("rss_exact_per_thread_kib", Better::Lower), ("kernel_stack_per_thread_kib", Better::Lower), ("page_tables_per_thread_bytes", Better::Lower), ("vm_size_growth_kib", Better::Lower), ("rss_growth_kib", Better::Lower), ("rss_exact_growth_kib", Better::Lower), ("threads_seen", Better::Neither)],
     summary: "N blocked threads: VmSize, VmRSS (vs the exact smaps count), VmPTE, KernelStack; per thread; creation time",
     reproduces: "Bendersky: 10,000 threads ≈ 80 GiB virtual, ≈ 80 MiB resident; 400 KiB touched each ≈ 2.6 GiB, not 4 GiB",
     params: &[

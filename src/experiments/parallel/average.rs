@@ -17,6 +17,7 @@ use crate::sys::{self, forkwork as par, forkwork::F64Buf};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "parallel.average",
+    better: &[("average_ns", Better::Lower), ("fork_reap_ns", Better::Lower), ("speedup", Better::Higher), ("efficiency", Better::Higher), ("cpus_granted", Better::Neither)],
     summary: "the seed's array average, average phase only: serial vs W forked processes (partial sums through pipes), W threads, a rayon pool; speedup, efficiency, fork+reap cost",
     reproduces: "seed 003: 55,256,000 doubles averaged serially vs split across forked processes",
     params: &[

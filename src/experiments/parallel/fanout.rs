@@ -9,6 +9,7 @@ use crate::sys::{self, forkwork as par, forkwork::SlowSink};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "parallel.fanout",
+    better: &[("wall_ns", Better::Lower), ("speedup", Better::Higher)],
     summary: "the line-printer story: K reports, each some CPU work then output to a slow sink, serial vs one forked child per report",
     reproduces: "seed 003's client: a 14-hour report run cut to 5 hours by forking one child per printer",
     params: &[

@@ -13,6 +13,7 @@ use crate::sys::{self, forkwork as par, forkwork::F64Buf, Thp};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "parallel.forktime",
+    better: &[("fork_call_ns", Better::Lower), ("child_start_ns", Better::Lower), ("child_pass_ns", Better::Lower), ("parent_pass_ns", Better::Lower), ("wait_report_ns", Better::Lower), ("reap_ns", Better::Lower), ("total_ns", Better::Lower)],
     summary: "where a forked average's time goes: fork() itself, the child's first vs second pass over its inherited slice, the reap; 4 KiB pages vs huge pages",
     reproduces: "seed 003's fork variant, taken apart (the seed timed only the whole program)",
     params: &[

@@ -14,6 +14,7 @@ use crate::sys::{self, forkwork::F64Buf};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "parallel.program",
+    better: &[("whole_ns", Better::Lower), ("fill_ns", Better::Lower), ("average_ns", Better::Lower), ("unmap_ns", Better::Lower), ("saved_ns", Better::Higher), ("speedup", Better::Higher)],
     summary: "the seed's whole program (fresh array, fill, average, unmap), serial vs forked vs threads, with Amdahl's bound from the serial fill",
     reproduces: "seed 003: `time stress` 458 ms vs `time stress F` 395 ms; about 150 ms saved at 155,256,000",
     params: &[

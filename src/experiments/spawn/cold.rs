@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.cold",
+    better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower)],
     summary: "the first creation in a fresh process vs the second and the steady state, per method",
     reproduces: "Sysel Table 1 (single cold calls) beside Bendersky's averages: why they disagree",
     params: &[

@@ -13,6 +13,7 @@ use crate::sys::procfs;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.heap",
+    better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower)],
     summary: "creation cost vs the parent's touched heap (0 to 4 GiB), VmPTE, cost per KiB of page tables, THP on vs off",
     reproduces: "Bendersky's \"launch time vs memory image\" figure; Sysel's 4 GB fork ≈ 20 ms",
     params: &[

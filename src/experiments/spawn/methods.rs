@@ -9,6 +9,7 @@ use crate::measure::sampler::{events, Budget};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.methods",
+    better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower)],
     summary: "every creation method, warm (steady state): to the parent's return, to the child's start, create+reap",
     reproduces: "Bendersky's launch benchmark and Sysel Table 1, steady state",
     params: &[ParamSpec {

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "switch.echo",
+    better: &[("iterations_per_s", Better::Higher)],
     summary: "pipe echo throughput: a 16-byte message out on one pipe, echoed back by another thread on a second pipe; iterations/s pinned to one CPU and unpinned",
     reproduces: "Bendersky's pipe echo: ~400,000 iterations/s pinned, about half unpinned",
     params: &[

@@ -8,6 +8,7 @@ use std::hint::black_box;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "yardstick.memcpy",
+    better: &[("copy_ns", Better::Lower)],
     summary: "memcpy of 64 KiB (about a process's page tables) and of 2 MiB",
     reproduces:
         "Bendersky (clone): memcpy 64 KiB ≈ 3 µs, 2 MB ≈ 60 µs, the yardstick for launch cost",

@@ -8,6 +8,7 @@ use std::hint::black_box;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "yardstick.syscall",
+    better: &[("call_ns", Better::Lower)],
     summary: "cost of one bare system call (getppid): the floor under every kernel switch",
     reproduces: "a yardstick the seeds imply: every switch and creation enters the kernel",
     measure,

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "yardstick.timer",
+    better: &[("call_ns", Better::Lower)],
     summary: "cost of one clock read: clock_gettime MONOTONIC and REALTIME, Instant::now, rdtsc",
     reproduces: "Sysel §4.1-4.2: clock_gettime and chrono overhead",
     seeds: &[

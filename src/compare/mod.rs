@@ -1,0 +1,358 @@
+//! `tasklab compare BASE.json… [--vs NEW.json…]`: what changed between runs.
+//!
+//! The environments first (a kernel, CPU, THP mode or hypervisor change
+//! explains more than any single figure), and each side's busy, partial or
+//! failed state. Then, per series present on both sides, the ratio of
+//! medians NEW/BASE with a 95% interval from both sides' round-aware
+//! intervals. A series is called regressed or improved only when the whole
+//! interval clears the noise threshold in the direction its experiment
+//! declares (criterion's rule); unchanged when the interval holds no change
+//! or stays within the threshold; inconclusive otherwise, and whenever a
+//! side's series did not settle. Several files on one side are pooled as
+//! rounds. The exit status is 1 only for a regression.
+
+pub mod pool;
+
+use crate::error::UsageError;
+use crate::report::table::case_of;
+use crate::results::{Better, Labels, RunResults, Unit};
+use crate::stats::{self, Verdict};
+use crate::units::fmt_value;
+use pool::{Series, Side};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub experiment: String,
+    pub metric: String,
+    pub labels: Labels,
+    /// The labels people read, as the tables show them.
+    pub case: String,
+    pub unit: Unit,
+    pub better: Better,
+    /// The medians.
+    pub base: f64,
+    pub new: f64,
+    /// The change NEW/BASE - 1 in percent, and its 95% interval.
+    pub change: f64,
+    pub ci_lo: f64,
+    pub ci_hi: f64,
+    pub verdict: Verdict,
+    /// Why the verdict is inconclusive, when a side did not settle.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    /// (what, base, new)
+    pub env_differences: Vec<(String, String, String)>,
+    pub base_files: Vec<String>,
+    pub new_files: Vec<String>,
+    /// Partial runs, failed experiments, busy machines on each side.
+    pub base_status: Vec<String>,
+    pub new_status: Vec<String>,
+    pub rows: Vec<Row>,
+    pub only_in_base: usize,
+    pub only_in_new: usize,
+    pub threshold_pct: f64,
+}
+
+impl Comparison {
+    pub fn count(&self, v: Verdict) -> usize {
+        self.rows.iter().filter(|r| r.verdict == v).count()
+    }
+}
+
+/// The environment facts whose difference explains a difference of figures.
+pub fn env_differences(base: &RunResults, new: &RunResults) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    let (b, n) = (&base.env, &new.env);
+    let mut diff = |what: &str, x: String, y: String| {
+        if x != y {
+            out.push((what.to_string(), x, y));
+        }
+    };
+    let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".into());
+    diff("kernel", b.kernel.clone(), n.kernel.clone());
+    diff("CPU", b.cpu_model.clone(), n.cpu_model.clone());
+    diff(
+        "CPUs online",
+        b.cpus_online.to_string(),
+        n.cpus_online.to_string(),
+    );
+    diff(
+        "virtualisation",
+        opt(&b.virtualization),
+        opt(&n.virtualization),
+    );
+    diff("container", opt(&b.container), opt(&n.container));
+    diff("THP", opt(&b.thp_enabled), opt(&n.thp_enabled));
+    diff("THP defrag", opt(&b.thp_defrag), opt(&n.thp_defrag));
+    let mitigations = |e: &crate::env::Env| {
+        e.mitigations
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    diff("mitigations", mitigations(b), mitigations(n));
+    diff("clock source", opt(&b.clocksource), opt(&n.clocksource));
+    diff("preemption", opt(&b.preempt), opt(&n.preempt));
+    diff("profile", base.profile.clone(), new.profile.clone());
+    diff(
+        "rounds",
+        base.rounds.max(1).to_string(),
+        new.rounds.max(1).to_string(),
+    );
+    let mhz = |x: f64| format!("{x:.0} MHz");
+    if let (Some(x), Some(y)) = (base.calibration.measured_mhz, new.calibration.measured_mhz) {
+        if (x / y - 1.0).abs() > 0.05 {
+            diff("measured clock", mhz(x), mhz(y));
+        }
+    }
+    out
+}
+
+/// Compares two sides with a noise threshold (0.05 = 5%).
+pub fn compare(base: &Side, new: &Side, threshold: f64) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for n in &new.series {
+        let Some(b) = base
+            .series
+            .iter()
+            .find(|b| b.experiment == n.experiment && b.metric == n.metric && b.labels == n.labels)
+        else {
+            continue;
+        };
+        rows.push(row(b, n, threshold));
+    }
+    rows
+}
+
+fn row(b: &Series, n: &Series, threshold: f64) -> Row {
+    let better = match n.better {
+        Better::Unknown => b.better,
+        x => x,
+    };
+    let (change, ci_lo, ci_hi, mut verdict) = match stats::change(&b.summary, &n.summary) {
+        Some(c) => (
+            (c.ratio - 1.0) * 100.0,
+            (c.lo - 1.0) * 100.0,
+            (c.hi - 1.0) * 100.0,
+            stats::verdict(&c, threshold, better),
+        ),
+        None => (f64::NAN, f64::NAN, f64::NAN, Verdict::Inconclusive),
+    };
+    let unsettled: Vec<&str> = [("base", &b.summary), ("new", &n.summary)]
+        .iter()
+        .filter(|(_, s)| s.unstable)
+        .map(|(side, _)| *side)
+        .collect();
+    let why = if unsettled.is_empty() {
+        None
+    } else {
+        verdict = Verdict::Inconclusive;
+        Some(format!(
+            "did not settle on the {} side: its rounds disagree",
+            unsettled.join(" and ")
+        ))
+    };
+    Row {
+        experiment: n.experiment.clone(),
+        metric: n.metric.clone(),
+        case: case_of(&n.labels),
+        labels: n.labels.clone(),
+        unit: n.unit,
+        better,
+        base: b.summary.median,
+        new: n.summary.median,
+        change,
+        ci_lo,
+        ci_hi,
+        verdict,
+        why,
+    }
+}
+
+/// Whether a row is a change worth showing by default.
+fn changed(r: &Row) -> bool {
+    matches!(
+        r.verdict,
+        Verdict::Improved | Verdict::Regressed | Verdict::Changed
+    )
+}
+
+pub fn render(c: &Comparison, all: bool) -> String {
+    let mut s = format!(
+        "base: {}\nnew:  {}\n",
+        c.base_files.join(", "),
+        c.new_files.join(", ")
+    );
+    if c.env_differences.is_empty() {
+        s.push_str("environment: the same kernel, CPU, virtualisation, THP and mitigations\n");
+    } else {
+        s.push_str("environment differences (base -> new):\n");
+        for (what, b, n) in &c.env_differences {
+            s.push_str(&format!("  {what}: {b} -> {n}\n"));
+        }
+    }
+    for (side, status) in [("base", &c.base_status), ("new", &c.new_status)] {
+        for st in status {
+            s.push_str(&format!("{side}: {st}\n"));
+        }
+    }
+    let mut shown: Vec<&Row> = c.rows.iter().filter(|r| all || changed(r)).collect();
+    // The largest changes first.
+    shown.sort_by(|a, b| {
+        let size = |r: &Row| (1.0 + r.change / 100.0).abs().ln().abs();
+        size(b).total_cmp(&size(a))
+    });
+    if !shown.is_empty() {
+        let mut t = comfy_table::Table::new();
+        t.load_preset(comfy_table::presets::UTF8_BORDERS_ONLY)
+            .set_content_arrangement(comfy_table::ContentArrangement::Disabled)
+            .set_header(vec![
+                "experiment",
+                "metric",
+                "case",
+                "base",
+                "new",
+                "change",
+                "95% interval",
+                "verdict",
+            ]);
+        for r in shown {
+            let pct = |x: f64| {
+                if x.is_finite() {
+                    format!("{x:+.1}%")
+                } else {
+                    "n/a".into()
+                }
+            };
+            t.add_row(vec![
+                r.experiment.clone(),
+                r.metric.clone(),
+                r.case.clone(),
+                fmt_value(r.base, r.unit),
+                fmt_value(r.new, r.unit),
+                pct(r.change),
+                format!("{} … {}", pct(r.ci_lo), pct(r.ci_hi)),
+                format!("{:?}", r.verdict).to_lowercase(),
+            ]);
+        }
+        s.push_str(&t.to_string());
+        s.push('\n');
+    }
+    s.push_str(&format!(
+        "{} regressed, {} improved, {} changed, {} unchanged, {} inconclusive of {} series (threshold ±{:.0}%: a verdict needs the whole 95% interval beyond it{})",
+        c.count(Verdict::Regressed),
+        c.count(Verdict::Improved),
+        c.count(Verdict::Changed),
+        c.count(Verdict::Unchanged),
+        c.count(Verdict::Inconclusive),
+        c.rows.len(),
+        c.threshold_pct,
+        if all { "" } else { "; --all shows every series" }
+    ));
+    if c.only_in_base + c.only_in_new > 0 {
+        s.push_str(&format!(
+            "; {} series only in base, {} only in new",
+            c.only_in_base, c.only_in_new
+        ));
+    }
+    s.push('\n');
+    s
+}
+
+/// What `tasklab compare` was asked.
+pub struct Args<'a> {
+    /// `compare A.json B.json`, or the base files with `--vs`.
+    pub files: &'a [PathBuf],
+    pub vs: &'a [PathBuf],
+    pub threshold_pct: f64,
+    pub json: bool,
+    pub all: bool,
+}
+
+fn read_all(paths: &[PathBuf]) -> anyhow::Result<Vec<RunResults>> {
+    paths
+        .iter()
+        .map(|p| RunResults::read(p).map_err(|e| UsageError(format!("{e:#}")).into()))
+        .collect()
+}
+
+fn names(paths: &[PathBuf]) -> Vec<String> {
+    paths.iter().map(|p| p.display().to_string()).collect()
+}
+
+/// The `compare` command. Exit status: 0 nothing regressed, 1 something
+/// regressed beyond the noise (for CI jobs), 2 bad input.
+pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
+    if !(a.threshold_pct.is_finite() && (0.0..100.0).contains(&a.threshold_pct)) {
+        return Err(UsageError("--threshold takes a percentage from 0 to 100".into()).into());
+    }
+    let (base_paths, new_paths): (&[PathBuf], &[PathBuf]) = if a.vs.is_empty() {
+        match a.files {
+            [b, n] => (std::slice::from_ref(b), std::slice::from_ref(n)),
+            _ => {
+                return Err(UsageError(
+                    "compare takes two files (BASE.json NEW.json), or several per side: A1.json A2.json --vs B1.json B2.json".into(),
+                )
+                .into())
+            }
+        }
+    } else {
+        (a.files, a.vs)
+    };
+    let base = read_all(base_paths)?;
+    let new = read_all(new_paths)?;
+    let (bn, nn) = (names(base_paths), names(new_paths));
+    let bs = pool::side(&base, &bn);
+    let ns = pool::side(&new, &nn);
+    let rows = compare(&bs, &ns, a.threshold_pct / 100.0);
+    if rows.is_empty() {
+        return Err(UsageError(format!(
+            "{} and {} have no series in common: nothing to compare",
+            bn.join(", "),
+            nn.join(", ")
+        ))
+        .into());
+    }
+    let only = |side: &Side, other: &Side| {
+        side.series
+            .iter()
+            .filter(|s| {
+                !other.series.iter().any(|o| {
+                    o.experiment == s.experiment && o.metric == s.metric && o.labels == s.labels
+                })
+            })
+            .count()
+    };
+    let c = Comparison {
+        env_differences: env_differences(&base[0], &new[0]),
+        base_files: bn,
+        new_files: nn,
+        base_status: bs.status.clone(),
+        new_status: ns.status.clone(),
+        only_in_base: only(&bs, &ns),
+        only_in_new: only(&ns, &bs),
+        rows,
+        threshold_pct: a.threshold_pct,
+    };
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&c)?);
+    } else {
+        print!("{}", render(&c, a.all));
+    }
+    Ok(if c.count(Verdict::Regressed) > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+#[cfg(test)]
+mod tests;

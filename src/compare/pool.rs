@@ -1,0 +1,102 @@
+//! Both sides of a comparison as series: the files of one side pooled, each
+//! file's rounds kept as rounds, and every series summarised anew from its
+//! samples so both sides' intervals come from the same rules.
+
+use crate::experiments;
+use crate::results::{Better, Labels, Metric, RunResults, RunStatus, Status, Unit};
+use crate::stats::{self, Summary};
+
+/// One series of one side, pooled over that side's files.
+#[derive(Clone, Debug)]
+pub struct Series {
+    pub experiment: String,
+    pub metric: String,
+    pub labels: Labels,
+    pub unit: Unit,
+    pub better: Better,
+    pub summary: Summary,
+}
+
+/// What a side is: its files' series, and what is odd about its files.
+#[derive(Clone, Debug, Default)]
+pub struct Side {
+    pub series: Vec<Series>,
+    /// Partial runs, failed experiments, busy machines, per file.
+    pub status: Vec<String>,
+}
+
+/// The rounds of a metric as its file records them (one round when the file
+/// predates rounds).
+fn rounds_of(m: &Metric) -> Vec<Vec<f64>> {
+    if m.rounds.iter().sum::<usize>() != m.samples.len() || m.rounds.is_empty() {
+        return vec![m.samples.clone()];
+    }
+    let mut out = Vec::new();
+    let mut at = 0;
+    for &n in &m.rounds {
+        out.push(m.samples[at..at + n].to_vec());
+        at += n;
+    }
+    out
+}
+
+/// Pools `files` (named `names`) into one side.
+pub fn side(files: &[RunResults], names: &[String]) -> Side {
+    let mut pooled: Vec<(Series, Vec<Vec<f64>>)> = Vec::new();
+    let mut status = Vec::new();
+    for (r, name) in files.iter().zip(names) {
+        if r.status == RunStatus::Partial {
+            status.push(format!("{name}: an interrupted run (partial results)"));
+        }
+        for e in &r.experiments {
+            if e.status == Status::Failed {
+                status.push(format!(
+                    "{name}: {} failed ({})",
+                    e.name,
+                    e.reason.as_deref().unwrap_or("no reason given")
+                ));
+            }
+        }
+        for w in &r.warnings {
+            status.push(format!("{name}: {w}"));
+        }
+        for e in r.experiments.iter().filter(|e| e.status == Status::Ok) {
+            for m in &e.metrics {
+                let rounds = rounds_of(m);
+                match pooled.iter_mut().find(|(s, _)| {
+                    s.experiment == e.name && s.metric == m.name && s.labels == m.labels
+                }) {
+                    Some((_, r)) => r.extend(rounds),
+                    None => {
+                        // A file from before declarations: the registry's.
+                        let better = match m.better {
+                            Better::Unknown => experiments::find(&e.name)
+                                .map_or(Better::Unknown, |x| x.better_for(&m.name)),
+                            b => b,
+                        };
+                        pooled.push((
+                            Series {
+                                experiment: e.name.clone(),
+                                metric: m.name.clone(),
+                                labels: m.labels.clone(),
+                                unit: m.unit,
+                                better,
+                                summary: m.summary.clone(),
+                            },
+                            rounds,
+                        ))
+                    }
+                }
+            }
+        }
+    }
+    let series = pooled
+        .into_iter()
+        .filter_map(|(mut s, rounds)| {
+            let key = format!("{}/{}/{:?}", s.experiment, s.metric, s.labels);
+            s.summary = stats::summarize_rounds(&rounds, stats::seed_for(&key)).ok()?;
+            Some(s)
+        })
+        .collect();
+    Side { series, status }
+}

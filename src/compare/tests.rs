@@ -1,0 +1,133 @@
+use super::*;
+use crate::results::Better;
+
+/// A series with a tight interval around `median`.
+fn series(metric: &str, unit: Unit, better: Better, median: f64) -> Series {
+    let rounds: Vec<Vec<f64>> = (0..3)
+        .map(|r| {
+            (0..20)
+                .map(|i| median * (1.0 + 0.001 * ((i + r) % 5) as f64))
+                .collect()
+        })
+        .collect();
+    Series {
+        experiment: "test.x".into(),
+        metric: metric.into(),
+        labels: Labels::new(),
+        unit,
+        better,
+        summary: stats::summarize_rounds(&rounds, 1).unwrap(),
+    }
+}
+
+fn verdict_of(unit: Unit, better: Better, base: f64, new: f64) -> Verdict {
+    let b = Side {
+        series: vec![series("m", unit, better, base)],
+        status: vec![],
+    };
+    let n = Side {
+        series: vec![series("m", unit, better, new)],
+        status: vec![],
+    };
+    compare(&b, &n, 0.05)[0].verdict
+}
+
+#[test]
+fn every_unit_kind_takes_its_direction_from_the_declaration() {
+    use Better::*;
+    use Unit::*;
+    // (unit, the declared direction, what a 30% rise is)
+    let cases = [
+        (Ns, Lower, Verdict::Regressed),
+        (Bytes, Lower, Verdict::Regressed),
+        (Kib, Lower, Verdict::Regressed),
+        (PerSecond, Higher, Verdict::Improved),
+        (Ratio, Higher, Verdict::Improved),
+        (Ratio, Neither, Verdict::Changed),
+        (Count, Neither, Verdict::Changed),
+        (Mhz, Neither, Verdict::Changed),
+        // a cost in ns declared better higher (a saving) rises: improved
+        (Ns, Higher, Verdict::Improved),
+    ];
+    for (unit, better, rise) in cases {
+        assert_eq!(
+            verdict_of(unit, better, 100.0, 130.0),
+            rise,
+            "{unit:?} {better:?}"
+        );
+        let fall = match rise {
+            Verdict::Regressed => Verdict::Improved,
+            Verdict::Improved => Verdict::Regressed,
+            v => v,
+        };
+        assert_eq!(
+            verdict_of(unit, better, 130.0, 100.0),
+            fall,
+            "{unit:?} {better:?}"
+        );
+        assert_eq!(
+            verdict_of(unit, better, 100.0, 100.0),
+            Verdict::Unchanged,
+            "{unit:?} {better:?}"
+        );
+    }
+}
+
+#[test]
+fn a_speedup_that_fell_is_a_regression() {
+    // the old compare called 1.30x -> 1.11x "improved"
+    assert_eq!(
+        verdict_of(Unit::Ratio, Better::Higher, 1.30, 1.11),
+        Verdict::Regressed
+    );
+}
+
+#[test]
+fn a_series_that_did_not_settle_is_inconclusive() {
+    let b = series("m", Unit::Ns, Better::Lower, 100.0);
+    let mut n = series("m", Unit::Ns, Better::Lower, 300.0);
+    n.summary.unstable = true;
+    let r = row(&b, &n, 0.05);
+    assert_eq!(r.verdict, Verdict::Inconclusive);
+    assert!(r.why.unwrap().contains("new side"));
+}
+
+#[test]
+fn only_changed_rows_are_shown_unless_all() {
+    let b = Side {
+        series: vec![
+            series("a", Unit::Ns, Better::Lower, 100.0),
+            series("b", Unit::Ns, Better::Lower, 100.0),
+        ],
+        status: vec![],
+    };
+    let n = Side {
+        series: vec![
+            series("a", Unit::Ns, Better::Lower, 100.0),
+            series("b", Unit::Ns, Better::Lower, 200.0),
+        ],
+        status: vec!["new.json: an interrupted run (partial results)".into()],
+    };
+    let c = Comparison {
+        env_differences: vec![("THP".into(), "madvise".into(), "always".into())],
+        base_files: vec!["base.json".into()],
+        new_files: vec!["new.json".into()],
+        base_status: vec![],
+        new_status: n.status.clone(),
+        rows: compare(&b, &n, 0.05),
+        only_in_base: 0,
+        only_in_new: 0,
+        threshold_pct: 5.0,
+    };
+    let short = render(&c, false);
+    assert!(short.contains("THP: madvise -> always"), "{short}");
+    assert!(
+        short.contains("new: new.json: an interrupted run"),
+        "{short}"
+    );
+    let rows = |text: &str| text.lines().filter(|l| l.contains("test.x")).count();
+    assert_eq!(rows(&short), 1, "{short}");
+    assert!(short.contains("regressed │"), "{short}");
+    assert!(short.contains("1 regressed, 0 improved, 0 changed, 1 unchanged"));
+    assert_eq!(rows(&render(&c, true)), 2);
+}

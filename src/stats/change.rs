@@ -1,0 +1,93 @@
+//! What changed between two runs: the ratio NEW/BASE of a median with a 95%
+//! interval, and a verdict that needs the whole interval beyond a noise
+//! threshold (criterion's rule), in the direction the metric declares.
+
+use super::Summary;
+use crate::units::Better;
+
+/// NEW/BASE with a 95% interval. For figures that are not all positive
+/// (a saving can be negative) the ratio is 1 + (NEW - BASE) / |BASE|.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Change {
+    pub ratio: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+/// The change from `base` to `new`, its interval combining the two sides'
+/// intervals as independent errors (in logs for positive figures, so a
+/// doubling and a halving are alike). None when the base median is 0 or a
+/// result is not finite.
+pub fn change(base: &Summary, new: &Summary) -> Option<Change> {
+    let positive = [base, new]
+        .iter()
+        .all(|s| s.median > 0.0 && s.ci95_lo > 0.0 && s.ci95_hi > 0.0);
+    let c = if positive {
+        let below = |s: &Summary| s.median.ln() - s.ci95_lo.ln();
+        let above = |s: &Summary| s.ci95_hi.ln() - s.median.ln();
+        let log_ratio = new.median.ln() - base.median.ln();
+        Change {
+            ratio: log_ratio.exp(),
+            lo: (log_ratio - below(new).hypot(above(base))).exp(),
+            hi: (log_ratio + above(new).hypot(below(base))).exp(),
+        }
+    } else {
+        let scale = base.median.abs();
+        if scale == 0.0 {
+            return None;
+        }
+        let below = |s: &Summary| (s.median - s.ci95_lo).max(0.0);
+        let above = |s: &Summary| (s.ci95_hi - s.median).max(0.0);
+        let diff = new.median - base.median;
+        Change {
+            ratio: 1.0 + diff / scale,
+            lo: 1.0 + (diff - below(new).hypot(above(base))) / scale,
+            hi: 1.0 + (diff + above(new).hypot(below(base))) / scale,
+        }
+    };
+    [c.ratio, c.lo, c.hi]
+        .iter()
+        .all(|v| v.is_finite())
+        .then_some(c)
+}
+
+/// Outcome of comparing a figure between two runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Better, and the whole interval beyond the noise threshold.
+    Improved,
+    /// Worse, and the whole interval beyond the noise threshold.
+    Regressed,
+    /// Beyond the threshold, for a figure that is neither better higher nor
+    /// lower (a count of what happened).
+    Changed,
+    /// The interval holds "no change", or lies within the threshold.
+    Unchanged,
+    /// The interval excludes "no change" but not the threshold; or the
+    /// figure did not settle, or the machine changed under it.
+    Inconclusive,
+}
+
+/// The verdict on `c` with a noise threshold (0.05 = 5%) for a figure that
+/// is better `better`. A negative or NaN threshold is taken as 0.
+pub fn verdict(c: &Change, threshold: f64, better: Better) -> Verdict {
+    // max() also maps a NaN threshold to 0 rather than silently never firing.
+    let t = threshold.max(0.0);
+    let up = c.lo > 1.0 + t;
+    let down = c.hi < 1.0 - t;
+    if up || down {
+        return match (better, up) {
+            (Better::Lower, true) | (Better::Higher, false) => Verdict::Regressed,
+            (Better::Lower, false) | (Better::Higher, true) => Verdict::Improved,
+            (Better::Neither | Better::Unknown, _) => Verdict::Changed,
+        };
+    }
+    let holds_one = c.lo <= 1.0 && 1.0 <= c.hi;
+    let within = c.lo >= 1.0 - t && c.hi <= 1.0 + t;
+    if holds_one || within {
+        Verdict::Unchanged
+    } else {
+        Verdict::Inconclusive
+    }
+}
