@@ -148,8 +148,11 @@ fn several_files_per_side_are_pooled_and_json_has_the_documented_fields() {
         ] {
             assert!(row.get(field).is_some(), "{field} missing in {row}");
         }
-        // both sides hold the same six rounds
-        assert_eq!(row["verdict"], "unchanged", "{row}");
+        // both sides hold the same six rounds: no change, unless those
+        // rounds (two runs on a busy machine) did not settle
+        let settled = row.get("why").is_none();
+        let expected = if settled { "unchanged" } else { "inconclusive" };
+        assert_eq!(row["verdict"], expected, "{row}");
         assert_eq!(row["base"], row["new"], "{row}");
     }
     assert_eq!(c["base_files"].as_array().unwrap().len(), 2);
