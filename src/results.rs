@@ -102,6 +102,45 @@ pub struct NamedFit {
     pub fit: Fit,
 }
 
+/// The canary: two fixed operations whose cost should not move within a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Canary {
+    /// One bare system call (getppid).
+    pub syscall_ns: f64,
+    /// One byte written to a pipe and read back by the same task.
+    pub pipe_ns: f64,
+}
+
+/// One round's contamination record.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RoundTelemetry {
+    pub wall_ns: f64,
+    /// User + system time of the worker and its reaped children.
+    pub cpu_ns: f64,
+    pub canary_start: Canary,
+    pub canary_end: Canary,
+    /// Steal time of all CPUs during the round.
+    pub steal_ns: f64,
+    /// Time the worker's main thread was runnable but waiting for a CPU.
+    pub run_delay_ns: f64,
+    /// Involuntary context switches of the worker (all its threads).
+    pub involuntary_switches: f64,
+    /// Tasks runnable on the machine at the start and the end (the worker
+    /// itself included).
+    pub procs_running_start: f64,
+    pub procs_running_end: f64,
+}
+
+/// One round of an experiment: which point, which round, and what the
+/// machine did meanwhile.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoundRecord {
+    pub point: usize,
+    pub round: usize,
+    #[serde(flatten)]
+    pub telemetry: RoundTelemetry,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
@@ -141,6 +180,10 @@ pub struct ExperimentResult {
     pub headlines: Vec<String>,
     /// Clamps, skipped variants and anything odd the run noticed.
     pub notes: Vec<String>,
+    /// Every round's contamination record, in point and round order
+    /// (schema 2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round_log: Vec<RoundRecord>,
 }
 
 impl ExperimentResult {
@@ -161,6 +204,28 @@ impl ExperimentResult {
         self.find(name, with)
             .filter(|m| !m.summary.unstable)
             .map(|m| m.summary.median)
+    }
+
+    /// Why this experiment's canary says the machine changed under it: in
+    /// more than a third of its rounds the bare system call cost more than
+    /// 25% more (or less) at the round's end than at its start.
+    pub fn canary_moved(&self) -> Option<String> {
+        let ratios: Vec<f64> = self
+            .round_log
+            .iter()
+            .map(|r| r.telemetry.canary_end.syscall_ns / r.telemetry.canary_start.syscall_ns)
+            .filter(|x| x.is_finite() && *x > 0.0)
+            .collect();
+        let moved = ratios
+            .iter()
+            .filter(|x| x.ln().abs() > 1.25f64.ln())
+            .count();
+        (ratios.len() >= 2 && 3 * moved > ratios.len()).then(|| {
+            format!(
+                "its canary moved: in {moved} of {} rounds a bare system call cost over 25% more or less at the end than at the start",
+                ratios.len()
+            )
+        })
     }
 
     pub fn reading(&self, name: &str, with: &[(&str, &str)]) -> Option<f64> {
@@ -189,6 +254,22 @@ pub struct Calibration {
     pub tsc_ghz: Option<f64>,
     /// Clock the CPU ran at, counted with a chain of dependent additions.
     pub measured_mhz: Option<f64>,
+}
+
+/// How busy the machine was with other work, before and during the run:
+/// `procs_running` sampled by the parent while no worker ran (so every
+/// runnable task counted is someone else's), and the steal time.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Busy {
+    /// Mean runnable tasks of other work, and the samples, before the run.
+    pub before_other_runnable: f64,
+    pub before_samples: usize,
+    /// The same between the run's jobs, and the most seen.
+    pub during_other_runnable: f64,
+    pub during_max_other_runnable: f64,
+    pub during_samples: usize,
+    /// Steal time over the run, as a share of all CPUs' time.
+    pub steal_share: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -221,6 +302,9 @@ pub struct RunResults {
     /// Conditions that inflate every figure (a busy machine, ...).
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// What other work the machine had (schema 2).
+    #[serde(default)]
+    pub busy: Option<Busy>,
     /// The groups, in report order (schema 2).
     #[serde(default)]
     pub groups: Vec<Group>,

@@ -151,15 +151,17 @@ fn row(b: &Series, n: &Series, threshold: f64) -> Row {
         .filter(|(_, s)| s.unstable)
         .map(|(side, _)| *side)
         .collect();
-    let why = if unsettled.is_empty() {
-        None
-    } else {
-        verdict = Verdict::Inconclusive;
+    let why = if !unsettled.is_empty() {
         Some(format!(
             "did not settle on the {} side: its rounds disagree",
             unsettled.join(" and ")
         ))
+    } else {
+        b.canary.clone().or_else(|| n.canary.clone())
     };
+    if why.is_some() {
+        verdict = Verdict::Inconclusive;
+    }
     Row {
         experiment: n.experiment.clone(),
         metric: n.metric.clone(),

@@ -15,6 +15,8 @@ pub struct Series {
     pub unit: Unit,
     pub better: Better,
     pub summary: Summary,
+    /// Why the machine changed under it (its experiment's canary moved).
+    pub canary: Option<String>,
 }
 
 /// What a side is: its files' series, and what is odd about its files.
@@ -61,12 +63,16 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
             status.push(format!("{name}: {w}"));
         }
         for e in r.experiments.iter().filter(|e| e.status == Status::Ok) {
+            let canary = e.canary_moved().map(|why| format!("{name}: {why}"));
             for m in &e.metrics {
                 let rounds = rounds_of(m);
                 match pooled.iter_mut().find(|(s, _)| {
                     s.experiment == e.name && s.metric == m.name && s.labels == m.labels
                 }) {
-                    Some((_, r)) => r.extend(rounds),
+                    Some((s, r)) => {
+                        r.extend(rounds);
+                        s.canary = s.canary.take().or(canary.clone());
+                    }
                     None => {
                         // A file from before declarations: the registry's.
                         let better = match m.better {
@@ -82,6 +88,7 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
                                 unit: m.unit,
                                 better,
                                 summary: m.summary.clone(),
+                                canary: canary.clone(),
                             },
                             rounds,
                         ))

@@ -17,6 +17,7 @@ fn series(metric: &str, unit: Unit, better: Better, median: f64) -> Series {
         unit,
         better,
         summary: stats::summarize_rounds(&rounds, 1).unwrap(),
+        canary: None,
     }
 }
 
@@ -130,4 +131,14 @@ fn only_changed_rows_are_shown_unless_all() {
     assert!(short.contains("regressed │"), "{short}");
     assert!(short.contains("1 regressed, 0 improved, 0 changed, 1 unchanged"));
     assert_eq!(rows(&render(&c, true)), 2);
+}
+
+#[test]
+fn a_side_whose_canary_moved_is_inconclusive() {
+    let b = series("m", Unit::Ns, Better::Lower, 100.0);
+    let mut n = series("m", Unit::Ns, Better::Lower, 300.0);
+    n.canary = Some("new.json: its canary moved".into());
+    let r = row(&b, &n, 0.05);
+    assert_eq!(r.verdict, Verdict::Inconclusive);
+    assert!(r.why.unwrap().contains("canary"));
 }

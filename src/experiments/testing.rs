@@ -32,5 +32,6 @@ pub fn result(metrics: Vec<Metric>) -> ExperimentResult {
         findings: vec![],
         headlines: vec![],
         notes: vec![],
+        round_log: vec![],
     }
 }

@@ -9,6 +9,7 @@ pub mod protocol;
 pub mod sampler;
 pub mod scratch;
 pub mod sizing;
+pub mod telemetry;
 pub mod timer;
 pub mod worker;
 

@@ -49,6 +49,9 @@ pub struct WorkerOutput {
     pub series: Vec<RawSeries>,
     pub readings: Vec<Reading>,
     pub notes: Vec<String>,
+    /// What the machine did around this round.
+    #[serde(default)]
+    pub telemetry: Option<super::telemetry::RoundTelemetry>,
 }
 
 impl WorkerOutput {
@@ -81,6 +84,7 @@ impl WorkerOutput {
         self.series.extend(other.series);
         self.readings.extend(other.readings);
         self.notes.extend(other.notes);
+        self.telemetry = self.telemetry.or(other.telemetry);
     }
 
     /// Folds series of equal name and labels (from several workers) into

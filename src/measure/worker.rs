@@ -171,6 +171,9 @@ pub fn worker_main(lookup: fn(&str) -> Option<MeasureFn>) -> i32 {
             sys::pin_current_thread(cpus)
                 .map_err(|e| format!("tasklab worker: cannot pin to CPUs {cpus:?}: {e}"))?;
         }
-        measure(&job).map_err(|e| format!("{e:#}"))
+        let round = super::telemetry::Recorder::start();
+        let mut out = measure(&job).map_err(|e| format!("{e:#}"))?;
+        out.telemetry = Some(round.finish());
+        Ok(out)
     })
 }

@@ -169,6 +169,7 @@ fn finish(plan: &Planned, state: &mut Pending) -> ExperimentResult {
         findings: vec![],
         headlines: vec![],
         notes: plan.notes.clone(),
+        round_log: vec![],
     };
     if let Some(why) = &plan.unsupported {
         result.status = Status::Skipped;
@@ -214,7 +215,14 @@ pub fn absorb(
 ) {
     let mut series: Vec<Series> = Vec::new();
     let mut readings: Vec<(Reading, Vec<f64>)> = Vec::new();
-    for (_, round, out) in outputs {
+    for (point, round, out) in outputs {
+        if let Some(telemetry) = out.telemetry {
+            result.round_log.push(crate::results::RoundRecord {
+                point,
+                round,
+                telemetry,
+            });
+        }
         for s in out.series {
             let at = match series
                 .iter()
@@ -336,18 +344,99 @@ fn unsettled(r: &ExperimentResult) -> Option<String> {
     ))
 }
 
-/// A warning when other work keeps the CPUs busy: every figure would carry
-/// its preemptions (and, in a VM, fewer idle wake-ups).
-pub fn busy_warning() -> Vec<String> {
-    let load = crate::sys::procfs::loadavg_1min();
-    let cpus = crate::sys::allowed_cpus()
-        .map(|c| c.len())
-        .unwrap_or(1)
-        .max(1) as f64;
-    match load {
-        Some(l) if l > 0.5 * cpus => vec![format!(
-            "the machine is busy (load average {l:.1} on {cpus:.0} CPUs): figures will carry other work's preemptions; rerun when it is idle"
-        )],
-        _ => vec![],
+/// Samples of how much other work the machine has: `procs_running` read
+/// by the parent while no worker runs, less the parent itself.
+#[derive(Default)]
+pub struct BusyProbe {
+    before: Vec<f64>,
+    during: Vec<f64>,
+    steal0: Option<u64>,
+    t0: u64,
+}
+
+impl BusyProbe {
+    /// Samples the machine before the run: `n` readings `gap` apart.
+    pub fn before(n: usize, gap: std::time::Duration) -> BusyProbe {
+        let mut p = BusyProbe {
+            steal0: crate::sys::procfs::steal_ns(),
+            t0: crate::sys::monotonic_ns(),
+            ..BusyProbe::default()
+        };
+        for i in 0..n {
+            if i > 0 {
+                std::thread::sleep(gap);
+            }
+            p.before.extend(other_runnable());
+        }
+        p
     }
+
+    /// One sample between two jobs.
+    pub fn sample(&mut self) {
+        self.during.extend(other_runnable());
+    }
+
+    /// What was seen, and the warning it calls for, if any.
+    pub fn finish(&self) -> (crate::results::Busy, Option<String>) {
+        let mean = |v: &[f64]| {
+            if v.is_empty() {
+                0.0
+            } else {
+                v.iter().sum::<f64>() / v.len() as f64
+            }
+        };
+        let cpus = crate::sys::allowed_cpus()
+            .map(|c| c.len())
+            .unwrap_or(1)
+            .max(1) as f64;
+        let wall = (crate::sys::monotonic_ns() - self.t0) as f64;
+        let steal_share = match (self.steal0, crate::sys::procfs::steal_ns()) {
+            (Some(a), Some(b)) if wall > 0.0 => b.saturating_sub(a) as f64 / (wall * cpus),
+            _ => 0.0,
+        };
+        let busy = crate::results::Busy {
+            before_other_runnable: mean(&self.before),
+            before_samples: self.before.len(),
+            during_other_runnable: mean(&self.during),
+            during_max_other_runnable: self.during.iter().copied().fold(0.0, f64::max),
+            during_samples: self.during.len(),
+            steal_share,
+        };
+        let mut seen = Vec::new();
+        if busy.before_other_runnable >= BUSY_TASKS {
+            seen.push(format!(
+                "{:.1} tasks of other work were runnable on average before the run ({} samples of procs_running)",
+                busy.before_other_runnable, busy.before_samples
+            ));
+        }
+        if busy.during_other_runnable >= BUSY_TASKS {
+            seen.push(format!(
+                "{:.1} on average between its jobs (at most {:.0}, {} samples)",
+                busy.during_other_runnable, busy.during_max_other_runnable, busy.during_samples
+            ));
+        }
+        if steal_share >= BUSY_STEAL {
+            seen.push(format!(
+                "the hypervisor stole {:.1}% of the CPUs' time during the run",
+                100.0 * steal_share
+            ));
+        }
+        let warning = (!seen.is_empty()).then(|| {
+            format!(
+                "the machine was busy on {cpus:.0} CPUs: {}; figures carry that work's preemptions, so rerun when the machine is idle",
+                seen.join("; ")
+            )
+        });
+        (busy, warning)
+    }
+}
+
+/// Other work's runnable tasks, on average, that make a run busy.
+const BUSY_TASKS: f64 = 0.5;
+/// A share of stolen CPU time that makes a run busy.
+const BUSY_STEAL: f64 = 0.02;
+
+/// Runnable tasks other than the caller.
+fn other_runnable() -> Option<f64> {
+    crate::sys::procfs::procs_running().map(|n| n.saturating_sub(1) as f64)
 }

@@ -182,6 +182,8 @@ pub fn measure(
         }
     };
 
+    // How much other work there is, before anything of ours runs.
+    let mut busy = execute::BusyProbe::before(5, std::time::Duration::from_millis(20));
     let calibration = timer::calibrate(env.tsc_invariant);
     let mut env = env;
     env.measured_mhz = calibration.measured_mhz;
@@ -200,7 +202,8 @@ pub fn measure(
         seed: Some(plan.seed),
         env,
         calibration,
-        warnings: execute::busy_warning(),
+        warnings: Vec::new(),
+        busy: None,
         groups: crate::experiments::group_records(),
         experiments: Vec::new(),
     };
@@ -235,7 +238,10 @@ pub fn measure(
     execute::run(plan, &ctx, |ev| {
         match ev {
             Event::Start(planned, slot) => progress.set_message(job_name(planned, slot, plan)),
-            Event::End => progress.inc(1),
+            Event::End => {
+                busy.sample();
+                progress.inc(1);
+            }
             Event::Done(result) => {
                 any_failed |= result.status == crate::results::Status::Failed;
                 if tables {
@@ -256,6 +262,14 @@ pub fn measure(
     })?;
 
     progress.finish_and_clear();
+    let (seen, warning) = busy.finish();
+    results.busy = Some(seen);
+    if let Some(w) = warning {
+        if !quiet {
+            progress.suspend(|| eprintln!("warning: {w}"));
+        }
+        results.warnings.push(w);
+    }
     let was_interrupted = interrupted.load(Ordering::SeqCst);
     results.finished_unix_s = Some(unix_now());
     results.status = if was_interrupted {

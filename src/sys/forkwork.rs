@@ -280,22 +280,7 @@ pub fn fork_exit() -> io::Result<Child> {
     Ok(Child { pid })
 }
 
-/// CPU time (user + system, ns) used so far by this process's threads plus
-/// its reaped children: over a timed window, its growth divided by the wall
-/// time is how many CPUs' worth of time the scheduler actually granted.
-pub fn cpu_time_ns() -> io::Result<u64> {
-    let mut total = 0u64;
-    for who in [libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN] {
-        // SAFETY: rusage is plain data; zeroed is a valid value to overwrite.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: `ru` is a valid, writable rusage.
-        check(unsafe { libc::getrusage(who, &mut ru) })?;
-        for tv in [ru.ru_utime, ru.ru_stime] {
-            total += tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1_000;
-        }
-    }
-    Ok(total)
-}
+pub use super::proc::cpu_time_ns;
 
 /// The "hairy math" of one report: a deterministic integer hash chain that
 /// keeps one CPU busy for a time proportional to `iters` and touches no

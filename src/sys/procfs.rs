@@ -27,12 +27,6 @@ pub fn status_count(field: &str) -> Option<u64> {
     kib_field(&text, field)
 }
 
-/// The 1-minute load average (the first field of /proc/loadavg).
-pub fn loadavg_1min() -> Option<f64> {
-    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
-    text.split_whitespace().next()?.parse().ok()
-}
-
 /// Tasks (threads) on the whole system now: the total in /proc/loadavg's
 /// `running/total` field.
 pub fn system_tasks() -> Option<u64> {
@@ -79,6 +73,34 @@ pub fn cpu_busy_ns() -> Option<u64> {
     Some(busy_ticks * 10_000_000)
 }
 
+/// Steal time of all CPUs since boot, in ns: what the hypervisor gave to
+/// others while this guest wanted to run (the 8th value of /proc/stat's
+/// `cpu` line; USER_HZ is 100).
+pub fn steal_ns() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = text.lines().find(|l| l.starts_with("cpu "))?;
+    let steal: u64 = line.split_whitespace().nth(8)?.parse().ok()?;
+    Some(steal * 10_000_000)
+}
+
+/// Tasks runnable on the whole machine now (`procs_running` in /proc/stat),
+/// the reader included.
+pub fn procs_running() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/stat").ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("procs_running "))?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Time this thread spent runnable but waiting for a CPU, in ns (the second
+/// field of /proc/thread-self/schedstat).
+pub fn run_delay_ns() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_whitespace().nth(1)?.parse().ok()
+}
+
 /// Finds `Field:   1234 kB` in a /proc text.
 pub fn kib_field(text: &str, field: &str) -> Option<u64> {
     text.lines().find_map(|l| {
@@ -97,6 +119,13 @@ mod tests {
         assert_eq!(kib_field(text, "VmPTE"), Some(52));
         assert_eq!(kib_field(text, "VmPeak"), Some(10));
         assert_eq!(kib_field(text, "VmRSS"), None);
+    }
+
+    #[test]
+    fn the_scheduler_counters_read() {
+        assert!(procs_running().unwrap() >= 1, "the reader runs");
+        assert!(steal_ns().is_some());
+        assert!(run_delay_ns().is_some());
     }
 
     #[test]
