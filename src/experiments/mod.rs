@@ -6,6 +6,7 @@
 pub mod memory;
 pub mod parallel;
 pub mod prelude;
+pub mod quantities;
 pub mod seeds;
 pub mod selftest;
 pub mod spawn;

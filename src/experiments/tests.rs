@@ -67,3 +67,20 @@ fn the_worker_and_probe_lookups_find_registered_experiments() {
     assert!(probe_fn("spawn.cold").is_some());
     assert!(probe_fn("spawn.heap").is_none());
 }
+
+#[test]
+fn every_shared_quantity_names_registered_experiments_and_declared_metrics() {
+    for q in quantities::QUANTITIES {
+        assert!(q.sources.len() >= 2, "{}", q.name);
+        for s in q.sources {
+            let e = find(s.experiment).unwrap_or_else(|| panic!("{}", s.experiment));
+            assert_ne!(
+                e.better_for(s.metric),
+                crate::results::Better::Unknown,
+                "{} {}",
+                s.experiment,
+                s.metric
+            );
+        }
+    }
+}

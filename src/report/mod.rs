@@ -5,6 +5,7 @@
 pub mod charts;
 pub mod doc;
 pub mod headlines;
+pub mod quantities;
 pub mod seeds;
 pub mod table;
 
@@ -201,6 +202,17 @@ pub fn build(r: &RunResults) -> Doc {
             for s in small {
                 d.push(Block::Aside(s));
             }
+        }
+    }
+
+    let shared = quantities::blocks(r);
+    if !shared.is_empty() {
+        d.heading(1, "One quantity, several experiments", "quantities");
+        d.push(Block::Para(
+            "Some quantities are measured by more than one experiment, each in workers of its own. The Summary quotes the first source; the others are checked against it here.".into(),
+        ));
+        for b in shared {
+            d.push(b);
         }
     }
 

@@ -1,0 +1,89 @@
+//! One quantity, several experiments: each source beside the others, with
+//! whether they agree within their intervals.
+
+use super::doc::{Block, Table};
+use super::table::{case, interval_text};
+use crate::experiments::quantities::{Quantity, QUANTITIES};
+use crate::results::{Metric, RunResults};
+use crate::units::fmt_value;
+
+/// The sources of `q` this run measured, with their experiment.
+fn found<'a>(r: &'a RunResults, q: &Quantity) -> Vec<(&'a str, &'a Metric)> {
+    q.sources
+        .iter()
+        .filter_map(|s| {
+            let e = r.measured(s.experiment)?;
+            Some((e.name.as_str(), e.find(s.metric, s.labels)?))
+        })
+        .collect()
+}
+
+/// Whether the sources agree, in a sentence.
+pub fn verdict(sources: &[(&str, &Metric)]) -> String {
+    if let Some((e, m)) = sources.iter().find(|(_, m)| m.summary.unstable) {
+        return format!(
+            "{e} ({}) did not settle here, so no agreement is claimed",
+            case(m)
+        );
+    }
+    let overlap = |a: &Metric, b: &Metric| {
+        a.summary.ci95_lo <= b.summary.ci95_hi && b.summary.ci95_lo <= a.summary.ci95_hi
+    };
+    let mut apart = Vec::new();
+    for (i, (ea, a)) in sources.iter().enumerate() {
+        for (eb, b) in &sources[i + 1..] {
+            if !overlap(a, b) {
+                apart.push(format!(
+                    "{ea} {} against {eb} {}",
+                    fmt_value(a.summary.median, a.unit),
+                    fmt_value(b.summary.median, b.unit)
+                ));
+            }
+        }
+    }
+    if apart.is_empty() {
+        "they agree within their intervals".into()
+    } else {
+        format!(
+            "they disagree beyond their intervals ({}): the same operation measured in different workers, so what differs is the context around it",
+            apart.join("; ")
+        )
+    }
+}
+
+/// The report's blocks: one table of every shared quantity this run has at
+/// least two sources of, and a sentence per quantity.
+pub fn blocks(r: &RunResults) -> Vec<Block> {
+    let mut rows = Vec::new();
+    let mut sentences = Vec::new();
+    for q in QUANTITIES {
+        let sources = found(r, q);
+        if sources.len() < 2 {
+            continue;
+        }
+        for (e, m) in &sources {
+            rows.push(vec![
+                q.name.to_string(),
+                format!("{e} {} {}", m.name, case(m)),
+                fmt_value(m.summary.median, m.unit),
+                interval_text(m),
+            ]);
+        }
+        let mut name = q.name.to_string();
+        name[..1].make_ascii_uppercase();
+        sentences.push(format!("{name}: {}.", verdict(&sources)));
+    }
+    if rows.is_empty() {
+        return vec![];
+    }
+    vec![
+        Block::Table(Table {
+            head: ["quantity", "measured by", "median", "95% interval"]
+                .map(String::from)
+                .to_vec(),
+            rows,
+            right: vec![2, 3],
+        }),
+        Block::Bullets(sentences),
+    ]
+}
