@@ -371,11 +371,19 @@ fn cold_probes_report_first_second_and_steady_calls() {
             assert!(median(e, "child_start_ns", &[("method", method), ("call", call)]) > 0.0);
         }
     }
-    assert!(e["findings"]
+    // the cold-vs-warm explanation, unless the figures it rests on did not
+    // settle (then the run says so instead of explaining)
+    let findings: Vec<&str> = e["findings"]
         .as_array()
         .unwrap()
         .iter()
-        .any(|f| f.as_str().unwrap().contains("why the seeds disagree")));
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert!(
+        findings.iter().any(|f| f.contains("why the seeds disagree"))
+            || findings.iter().any(|f| f.starts_with("did not settle here")),
+        "{findings:?}"
+    );
 }
 
 #[test]
