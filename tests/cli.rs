@@ -380,8 +380,12 @@ fn cold_probes_report_first_second_and_steady_calls() {
         .map(|f| f.as_str().unwrap())
         .collect();
     assert!(
-        findings.iter().any(|f| f.contains("why the seeds disagree"))
-            || findings.iter().any(|f| f.starts_with("did not settle here")),
+        findings
+            .iter()
+            .any(|f| f.contains("why the seeds disagree"))
+            || findings
+                .iter()
+                .any(|f| f.starts_with("did not settle here")),
         "{findings:?}"
     );
 }

@@ -81,9 +81,29 @@ pub fn summarize_rounds(rounds: &[Vec<f64>], seed: u64) -> Result<Summary, Stats
         .iter()
         .map(|r| super::median(r).expect("validated above"))
         .collect();
-    if rounds.len() < 2 || s.n < MIN_POINTS {
+    if rounds.len() < 2 || (s.n < MIN_POINTS && rounds.len() < 3) {
         // Too little to resample: [min, max], and what it covers.
         s.interval = single_round_label(&s);
+        s.unstable = false;
+        return Ok(with_noise(s));
+    }
+    if s.n < MIN_POINTS {
+        // A point or so per round: too few to resample, but the rounds are
+        // independent, so Student's t over the round medians gives a 95%
+        // interval (assuming they scatter normally), centred on the median.
+        let r = s.round_medians.len() as f64;
+        let mean = s.round_medians.iter().sum::<f64>() / r;
+        let var = s
+            .round_medians
+            .iter()
+            .map(|m| (m - mean) * (m - mean))
+            .sum::<f64>()
+            / (r - 1.0);
+        let half = t975(rounds.len() - 1) * (var / r).sqrt();
+        s.ci95_lo = s.median - half;
+        s.ci95_hi = s.median + half;
+        s.ci_covers_95 = true;
+        s.interval = format!("95% (t), {} rounds of {}", rounds.len(), s.n / rounds.len());
         s.unstable = false;
         return Ok(with_noise(s));
     }

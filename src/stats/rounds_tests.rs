@@ -77,13 +77,37 @@ fn with_no_between_round_variance_the_interval_is_not_absurdly_wide() {
 }
 
 #[test]
-fn few_points_give_min_max_with_their_coverage() {
-    let s = summarize_rounds(&[vec![10.0], vec![12.0], vec![11.0]], 1).unwrap();
+fn few_points_in_one_round_give_min_max_with_their_coverage() {
+    let s = summarize_rounds(&[vec![10.0, 12.0, 11.0]], 1).unwrap();
     assert_eq!((s.ci95_lo, s.ci95_hi), (10.0, 12.0));
     assert!(!s.ci_covers_95);
     assert_eq!(s.interval, "min–max of 3, 75%");
+    assert_eq!(s.rounds, 1);
+}
+
+#[test]
+fn a_point_per_round_gives_a_t_interval_that_says_so() {
+    let s = summarize_rounds(&[vec![10.0], vec![12.0], vec![11.0]], 1).unwrap();
+    assert_eq!(s.median, 11.0);
+    // sd of 10, 12, 11 is 1; t(2) = 4.303; half-width 4.303 / sqrt(3)
+    let half = 4.303 / 3f64.sqrt();
+    assert!((s.ci95_hi - 11.0 - half).abs() < 1e-9 && (11.0 - s.ci95_lo - half).abs() < 1e-9);
+    assert!(s.ci_covers_95);
+    assert_eq!(s.interval, "95% (t), 3 rounds of 1");
     assert_eq!(s.rounds, 3);
     assert_eq!(s.round_medians, vec![10.0, 12.0, 11.0]);
+}
+
+#[test]
+fn the_t_interval_of_a_point_per_round_covers_the_truth() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let mut hit = 0;
+    for t in 0..400 {
+        let data = synthetic(&mut rng, 1000.0, 3, 1, 50.0, 100.0);
+        let s = summarize_rounds(&data, t).unwrap();
+        hit += (s.ci95_lo <= 1000.0 && 1000.0 <= s.ci95_hi) as usize;
+    }
+    assert!(hit as f64 / 400.0 >= 0.90, "{hit} of 400");
 }
 
 #[test]

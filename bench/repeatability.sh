@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Runs the default suite N times back to back (default 4) and says how well
+# its figures hold from run to run:
+#   - coverage: the share of series whose 95% interval covers the median of
+#     the other runs' medians;
+#   - compare: the exit status and the share of rows flagged (improved,
+#     regressed or changed) for each consecutive pair;
+#   - spread: the median over series of max/min of the runs' medians, and the
+#     share of series within 1.05x, 1.10x and 1.25x.
+# Usage: bench/repeatability.sh [N] [extra tasklab run arguments...]
+# Needs python3. Do not run anything else meanwhile: it is a benchmark.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n="${1:-4}"
+shift || true
+cargo build --release --quiet
+bin=target/release/tasklab
+dir="$(mktemp -d "${TMPDIR:-/tmp}/tasklab-repeat-XXXXXX")"
+echo "runs in $dir" >&2
+files=()
+for i in $(seq 1 "$n"); do
+  start=$(date +%s.%N)
+  "$bin" run --quiet --out "$dir/run$i" "$@"
+  end=$(date +%s.%N)
+  echo "run $i: $(python3 -c "print(f'{$end - $start:.1f}')") s" >&2
+  files+=("$dir/run$i/results.json")
+done
+pairs=()
+for i in $(seq 1 $((n - 1))); do
+  a="${files[$((i - 1))]}"
+  b="${files[$i]}"
+  set +e
+  "$bin" compare --json "$a" "$b" > "$dir/compare$i.json"
+  code=$?
+  set -e
+  pairs+=("$code:$dir/compare$i.json")
+done
+python3 - "${files[@]}" -- "${pairs[@]}" <<'PY'
+import json, statistics, sys
+args = sys.argv[1:]
+cut = args.index('--')
+files, pairs = args[:cut], args[cut + 1:]
+runs = []
+for f in files:
+    r = json.load(open(f))
+    series = {}
+    for e in r['experiments']:
+        if e['status'] != 'ok':
+            continue
+        for m in e['metrics']:
+            key = (e['name'], m['name'], tuple(sorted(m['labels'].items())))
+            series[key] = m['summary']
+    runs.append(series)
+keys = set.intersection(*(set(r) for r in runs))
+covered = total = 0
+spreads = []
+for k in keys:
+    meds = [r[k]['median'] for r in runs]
+    for i, r in enumerate(runs):
+        others = [m for j, m in enumerate(meds) if j != i]
+        target = statistics.median(others)
+        total += 1
+        covered += r[k]['ci95_lo'] <= target <= r[k]['ci95_hi']
+    lo, hi = min(meds), max(meds)
+    if lo > 0 and hi > 0:
+        spreads.append(hi / lo)
+print(f"runs: {len(runs)}, series in every run: {len(keys)}")
+print(f"coverage: {100 * covered / max(total, 1):.1f}% of intervals cover the median of the other runs' medians")
+for p in pairs:
+    code, path = p.split(':', 1)
+    c = json.load(open(path))
+    rows = c['rows']
+    flagged = sum(r['verdict'] in ('improved', 'regressed', 'changed') for r in rows)
+    verdicts = {}
+    for r in rows:
+        verdicts[r['verdict']] = verdicts.get(r['verdict'], 0) + 1
+    print(f"compare {path.rsplit('/', 1)[-1]}: exit {code}, {100 * flagged / max(len(rows), 1):.1f}% of {len(rows)} rows flagged {verdicts}")
+if spreads:
+    spreads.sort()
+    within = lambda x: 100 * sum(s <= x for s in spreads) / len(spreads)
+    print(f"spread of medians (max/min over runs): median {statistics.median(spreads):.3f}x")
+    print(f"within 1.05x: {within(1.05):.1f}%, within 1.10x: {within(1.10):.1f}%, within 1.25x: {within(1.25):.1f}%")
+PY
