@@ -276,7 +276,7 @@ impl<'a> Picker<'a> {
         Curve::new(
             &e.name,
             "lifecycle_ns",
-            &format!("method={method} thp=off"),
+            &format!("method={method} thp={}", base_thp(e)),
             Unit::Ns,
             pts,
         )
@@ -337,7 +337,13 @@ impl<'a> Picker<'a> {
             .into_iter()
             .filter_map(|(h, v)| Some((h, median(&v)?)))
             .collect();
-        Curve::new(&e.name, "vm_pte_kib", "thp=off", Unit::Kib, pts)
+        Curve::new(
+            &e.name,
+            "vm_pte_kib",
+            &format!("thp={}", base_thp(e)),
+            Unit::Kib,
+            pts,
+        )
     }
 
     /// A blocking hand-off's CPU cost: the same_cpu placement, where both
@@ -456,9 +462,20 @@ pub fn costs_from(r: &RunResults, source: &str) -> Costs {
     }
 }
 
-/// 4 KiB pages: the `thp=off` series, or a file from before THP points.
+/// The heap as the system backs it: the `thp=system` series (`thp=off` in
+/// files from before, which kept those heaps off huge pages), or a file
+/// from before THP points.
 fn thp_off(label: Option<&String>) -> bool {
-    label.is_none_or(|t| t == "off")
+    label.is_none_or(|t| t == "off" || t == "system")
+}
+
+/// The label those series carry in `e`.
+fn base_thp(e: &ExperimentResult) -> &'static str {
+    if e.metrics.iter().any(|m| m.label("thp") == Some("system")) {
+        "system"
+    } else {
+        "off"
+    }
 }
 
 #[cfg(test)]

@@ -52,12 +52,12 @@ pub const QUANTITIES: &[Quantity] = &[
         ],
     },
     Quantity {
-        name: "fork, created and reaped, with no heap",
+        name: "a process forked and reaped, with no heap",
         sources: &[
             Source {
                 experiment: "spawn.heap",
                 metric: "lifecycle_ns",
-                labels: &[("method", "fork"), ("heap", "0 B"), ("thp", "off")],
+                labels: &[("method", "fork"), ("heap", "0 B"), ("thp", "system")],
             },
             Source {
                 experiment: "spawn.methods",
@@ -67,7 +67,7 @@ pub const QUANTITIES: &[Quantity] = &[
         ],
     },
     Quantity {
-        name: "pthread_create and join, with no heap",
+        name: "a thread created and joined (pthread_create), with no heap",
         sources: &[
             Source {
                 experiment: "spawn.heap",
@@ -75,7 +75,7 @@ pub const QUANTITIES: &[Quantity] = &[
                 labels: &[
                     ("method", "pthread_create"),
                     ("heap", "0 B"),
-                    ("thp", "off"),
+                    ("thp", "system"),
                 ],
             },
             Source {

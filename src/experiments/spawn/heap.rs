@@ -33,7 +33,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         },
         ParamSpec {
             name: "thp",
-            help: "also measure fork and pthread_create with each heap of 64 MiB and more on transparent huge pages",
+            help: "also measure fork and pthread_create with each heap of 64 MiB and more on transparent huge pages (MADV_HUGEPAGE); the other points leave the heap as the system's THP setting backs it (thp=system)",
             kind: ParamKind::Bool,
             quick: "true",
             thorough: "true",
@@ -49,7 +49,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     seeds: &[
         SeedFigure {
             metric: "lifecycle_ns",
-            labels: &[("method", "fork"), ("heap", "2 MiB"), ("thp", "off")],
+            labels: &[("method", "fork"), ("heap", "2 MiB"), ("thp", BASE_THP)],
             lo: 35_000.0,
             hi: 35_000.0,
             unit: Unit::Ns,
@@ -59,7 +59,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         },
         SeedFigure {
             metric: "lifecycle_ns",
-            labels: &[("method", "pthread_create"), ("heap", "2 MiB"), ("thp", "off")],
+            labels: &[("method", "pthread_create"), ("heap", "2 MiB"), ("thp", BASE_THP)],
             lo: 5_000.0,
             hi: 5_000.0,
             unit: Unit::Ns,
@@ -69,7 +69,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         },
         SeedFigure {
             metric: "parent_return_ns",
-            labels: &[("method", "fork"), ("heap", "4 GiB"), ("thp", "off")],
+            labels: &[("method", "fork"), ("heap", "4 GiB"), ("thp", BASE_THP)],
             lo: 20_000_000.0,
             hi: 20_000_000.0,
             unit: Unit::Ns,
@@ -79,7 +79,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         },
         SeedFigure {
             metric: "child_start_ns",
-            labels: &[("method", "pthread_create"), ("heap", "4 GiB"), ("thp", "off")],
+            labels: &[("method", "pthread_create"), ("heap", "4 GiB"), ("thp", BASE_THP)],
             lo: 170_000.0,
             hi: 290_000.0,
             unit: Unit::Ns,
@@ -135,7 +135,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
     }
     for &s in &sizes_bytes {
         pts.points
-            .push(serde_json::json!({"heap": s, "thp": "off"}));
+            .push(serde_json::json!({"heap": s, "thp": BASE_THP}));
     }
     if ctx.params.flag("thp") && thp_possible {
         let thp_max = ctx.params.int("thp_max");
@@ -151,12 +151,12 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let heap_bytes = job.point["heap"].as_u64().unwrap_or(0);
-    let thp = if job.point["thp"] == "on" {
-        sys::Thp::On
+    // The heap as the system backs it (no advice), or with MADV_HUGEPAGE.
+    let (thp, thp_label) = if job.point["thp"] == "on" {
+        (sys::Thp::On, "on")
     } else {
-        sys::Thp::Off
+        (sys::Thp::Default, BASE_THP)
     };
-    let thp_label = if thp == sys::Thp::On { "on" } else { "off" };
     let heap = sys::Heap::touched(heap_bytes as usize, thp)?;
     let l = Launcher::new(job.scratch.as_deref(), job.timer_overhead_ns)?;
     let heap_name = fmt_size(heap_bytes);
@@ -190,7 +190,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let names = chosen
         .iter()
         .map(String::as_str)
-        .filter(|m| thp == sys::Thp::Off || THP_METHODS.contains(m));
+        .filter(|m| thp != sys::Thp::On || THP_METHODS.contains(m));
     let budget = Budget::from_job(job);
     for name in names {
         let method = table::method(name).ok_or_else(|| anyhow::anyhow!("unknown method {name}"))?;
@@ -217,6 +217,7 @@ struct MethodFit {
 
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
+    let base = base_thp(r);
     // Fit lifecycle = a + b * VmPTE per method, over the THP-off points.
     let mut methods: Vec<String> = r
         .metrics_named("lifecycle_ns")
@@ -231,10 +232,10 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         let mut by_heap: Vec<(u64, f64)> = Vec::new();
         for m in r
             .metrics_named("lifecycle_ns")
-            .filter(|m| m.label("method") == Some(method) && m.label("thp") == Some("off"))
+            .filter(|m| m.label("method") == Some(method) && m.label("thp") == Some(base))
         {
             let heap = m.label("heap").unwrap_or("");
-            if let Some(pte) = r.reading("vm_pte_kib", &[("heap", heap), ("thp", "off")]) {
+            if let Some(pte) = r.reading("vm_pte_kib", &[("heap", heap), ("thp", base)]) {
                 pte_kib.push(pte);
                 lifecycle_ns.push(m.summary.median);
             }
@@ -252,7 +253,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     for f in &fits {
         a.fits.push(NamedFit {
             name: format!("{} lifecycle_ns vs VmPTE KiB", f.method),
-            labels: labels(&[("method", &f.method), ("thp", "off")]),
+            labels: labels(&[("method", &f.method), ("thp", base)]),
             x_unit: "KiB of page tables".into(),
             y_unit: "ns".into(),
             fit: f.fit.clone(),
@@ -289,14 +290,14 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     if let (Some(fork_ns), Some(thread_ns)) = (
         r.median(
             "lifecycle_ns",
-            &[("method", "fork"), ("heap", "2 MiB"), ("thp", "off")],
+            &[("method", "fork"), ("heap", "2 MiB"), ("thp", base)],
         ),
         r.median(
             "lifecycle_ns",
             &[
                 ("method", "pthread_create"),
                 ("heap", "2 MiB"),
-                ("thp", "off"),
+                ("thp", base),
             ],
         ),
     ) {
@@ -317,6 +318,19 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     a
 }
 
+/// The `thp` label of the heap points without huge-page advice: "system"
+/// (the heap as the system's THP setting backs it), or "off" in results
+/// from before, when those heaps were kept off huge pages.
+pub const BASE_THP: &str = "system";
+
+fn base_thp(r: &ExperimentResult) -> &'static str {
+    if r.metrics.iter().any(|m| m.label("thp") == Some("off")) {
+        "off"
+    } else {
+        BASE_THP
+    }
+}
+
 /// Huge pages: fork with the largest heap measured both ways.
 fn huge_pages(r: &ExperimentResult) -> Option<String> {
     let big = r
@@ -326,14 +340,14 @@ fn huge_pages(r: &ExperimentResult) -> Option<String> {
     let heap = big.label("heap").unwrap_or("");
     let off_ns = r.median(
         "lifecycle_ns",
-        &[("method", "fork"), ("heap", heap), ("thp", "off")],
+        &[("method", "fork"), ("heap", heap), ("thp", base_thp(r))],
     )?;
     let on_ns = big.summary.median;
     let huge_kib = r
         .reading("anon_huge_kib", &[("heap", heap), ("thp", "on")])
         .unwrap_or(0.0);
     Some(format!(
-        "on transparent huge pages ({} of the heap in 2 MiB pages) a fork with a {heap} heap costs {} instead of {} ({:.1}x cheaper): \
+        "on transparent huge pages ({} of the heap in 2 MiB pages) a fork with a {heap} heap costs {} instead of {} as the system backs it ({:.1}x cheaper): \
          fork copies one entry per 2 MiB instead of 512. VmPTE barely changes, because the kernel keeps a spare page table \
          deposited for every huge page in case it must be split",
         fmt_size((huge_kib * 1024.0) as u64),
@@ -399,7 +413,7 @@ fn program_start(e: &ExperimentResult) -> Option<String> {
         &[
             ("method", "fork_exec_static"),
             ("heap", heap),
-            ("thp", "off"),
+            ("thp", base_thp(e)),
         ],
     )?;
     Some(format!(
