@@ -24,6 +24,17 @@ impl Budget {
         }
     }
 
+    /// One of `passes` equal shares of this budget: the seconds and the
+    /// sample bounds divided (rounded up, at least one sample).
+    pub fn split(self, passes: usize) -> Budget {
+        let p = passes.max(1);
+        Budget {
+            seconds: self.seconds / p as f64,
+            min_samples: self.min_samples.div_ceil(p).max(1),
+            max_samples: self.max_samples.div_ceil(p).max(1),
+        }
+    }
+
     /// The same budget scaled (a series that deserves less or more time).
     pub fn scaled(self, factor: f64) -> Budget {
         Budget {
@@ -31,6 +42,35 @@ impl Budget {
             ..self
         }
     }
+}
+
+/// Passes over the items that share a worker: each item's budget is split
+/// into this many shares, measured in a fresh shuffled order each pass.
+pub const PASSES: usize = 3;
+
+/// Calls `f(item)` for every item in each of `passes` passes, the items in
+/// a fresh random order each pass (seeded by `seed`): the methods,
+/// placements or sizes that share a worker are interleaved, not measured in
+/// blocks, so a drift during the worker's life spreads over all of them.
+/// Returns what each item's calls gave, in item order, then pass order.
+pub fn interleave<T, R, E>(
+    items: &[T],
+    passes: usize,
+    seed: u64,
+    mut f: impl FnMut(&T) -> Result<R, E>,
+) -> Result<Vec<Vec<R>>, E> {
+    use rand::seq::SliceRandom;
+    use rand::SeedableRng;
+    let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    let mut got: Vec<Vec<R>> = items.iter().map(|_| Vec::new()).collect();
+    for _ in 0..passes.max(1) {
+        order.shuffle(&mut rng);
+        for &i in &order {
+            got[i].push(f(&items[i])?);
+        }
+    }
+    Ok(got)
 }
 
 /// One step of a warm-up: `n` calls took `dt_ns`; the next batch size to
@@ -168,6 +208,42 @@ mod tests {
         // each call costing 7 ns: the batch is the first size past 1000 ns
         let n = size_batch(1000.0, 1 << 40, |n| Ok::<_, ()>(n as f64 * 7.0)).unwrap();
         assert!(n as f64 * 7.0 >= 1000.0 && n <= 1000, "{n}");
+    }
+
+    #[test]
+    fn interleaving_visits_every_item_once_per_pass_in_shuffled_orders() {
+        let items = ["a", "b", "c", "d", "e", "f"];
+        let mut seen: Vec<&str> = Vec::new();
+        let mut calls = 0;
+        let got = interleave(&items, 3, 7, |x| {
+            seen.push(x);
+            calls += 1;
+            Ok::<usize, ()>(calls)
+        })
+        .unwrap();
+        assert_eq!(seen.len(), 18);
+        for pass in seen.chunks(6) {
+            let mut p = pass.to_vec();
+            p.sort_unstable();
+            assert_eq!(p, items.to_vec(), "every item once per pass");
+        }
+        // not one block per item: some pass is not in input order
+        assert!(seen.chunks(6).any(|p| p != items));
+        // what each item gave comes back in item order, its passes in order
+        assert_eq!(got.len(), 6);
+        for (i, calls) in got.iter().enumerate() {
+            assert_eq!(calls.len(), 3);
+            assert!(calls.windows(2).all(|w| w[0] < w[1]));
+            assert_eq!(seen[calls[0] - 1], items[i]);
+        }
+    }
+
+    #[test]
+    fn a_split_budget_divides_time_and_samples() {
+        let b = TINY.split(3);
+        assert!((b.seconds - 0.01 / 3.0).abs() < 1e-12);
+        assert_eq!((b.min_samples, b.max_samples), (2, 17));
+        assert_eq!(TINY.split(100).min_samples, 1);
     }
 
     #[test]

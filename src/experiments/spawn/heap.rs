@@ -6,7 +6,7 @@
 use super::engine::{push_launches, Launcher};
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
-use crate::measure::sampler::{events, Budget};
+use crate::measure::sampler::{events, interleave, Budget, PASSES};
 use crate::stats::{linear_fit, Fit};
 use crate::sys;
 use crate::sys::procfs;
@@ -191,16 +191,21 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         .iter()
         .map(String::as_str)
         .filter(|m| thp != sys::Thp::On || THP_METHODS.contains(m));
-    let budget = Budget::from_job(job);
+    let share = Budget::from_job(job).split(PASSES);
+    let mut runnable = Vec::new();
     for name in names {
         let method = table::method(name).ok_or_else(|| anyhow::anyhow!("unknown method {name}"))?;
-        if let Some(why) = l.unsupported(method) {
-            out.notes.push(why);
-            continue;
+        match l.unsupported(method) {
+            Some(why) => out.notes.push(why),
+            None => runnable.push((name, method)),
         }
-        let launches =
-            events(&budget, 2, || l.launch(method)).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-        push_launches(&mut out, &base(name), &launches, true);
+    }
+    // The methods take turns on the same heap, a share of the budget at a time.
+    let per_method = interleave(&runnable, PASSES, job.seed, |(name, method)| {
+        events(&share, 2, || l.launch(method)).map_err(|e| anyhow::anyhow!("{name}: {e}"))
+    })?;
+    for ((name, _), passes) in runnable.iter().zip(per_method) {
+        push_launches(&mut out, &base(name), &passes.concat(), true);
     }
     drop(heap);
     Ok(out)

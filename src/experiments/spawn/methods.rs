@@ -5,7 +5,7 @@
 use super::engine::{push_launches, Launcher};
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
-use crate::measure::sampler::{events, Budget};
+use crate::measure::sampler::{events, interleave, Budget, PASSES};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.methods",
@@ -59,17 +59,27 @@ pub static EXPERIMENT: Experiment = Experiment {
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let l = Launcher::new(job.scratch.as_deref(), job.timer_overhead_ns)?;
     let mut out = WorkerOutput::default();
-    let budget = Budget::from_job(job);
+    let share = Budget::from_job(job).split(PASSES);
+    let mut runnable = Vec::new();
     for name in job.params.names("methods") {
         let method =
             table::method(&name).ok_or_else(|| anyhow::anyhow!("unknown method {name}"))?;
-        if let Some(why) = l.unsupported(method) {
-            out.notes.push(why);
-            continue;
+        match l.unsupported(method) {
+            Some(why) => out.notes.push(why),
+            None => runnable.push((name, method)),
         }
-        let launches =
-            events(&budget, 5, || l.launch(method)).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-        push_launches(&mut out, &labels(&[("method", &name)]), &launches, false);
+    }
+    // The methods take turns, a share of the budget at a time.
+    let per_method = interleave(&runnable, PASSES, job.seed, |(name, method)| {
+        events(&share, 5, || l.launch(method)).map_err(|e| anyhow::anyhow!("{name}: {e}"))
+    })?;
+    for ((name, _), passes) in runnable.iter().zip(per_method) {
+        push_launches(
+            &mut out,
+            &labels(&[("method", name)]),
+            &passes.concat(),
+            false,
+        );
     }
     Ok(out)
 }

@@ -11,7 +11,7 @@ use super::methods::{
 };
 use super::{plan_cpus, worker_cpus, CPUS, PER_SWITCH_NOTE};
 use crate::experiments::prelude::*;
-use crate::measure::sampler::{per_op, Budget};
+use crate::measure::sampler::{interleave, per_op, Budget, PASSES};
 use crate::sys::{self, SharedPage};
 use std::fs::File;
 use std::hint::black_box;
@@ -151,6 +151,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
                 .collect()
         })
         .unwrap_or_default();
+    let mut runnable = Vec::new();
     for p in &places {
         let pl = placement(p).ok_or_else(|| anyhow::anyhow!("unknown placement {p}"))?;
         if pl.two_cpus() && cpus.len() < 2 {
@@ -159,14 +160,22 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             ));
             continue;
         }
-        let place = Place::of(pl, &cpus, &all);
-        let r = run_pair(m, &place, &budget, &all, 0)
-            .map_err(|e| anyhow::anyhow!("{name} {p}: {e}"))?;
-        push_pair(
-            &mut out,
-            &labels(&[("method", name), ("placement", place.name)]),
-            &r,
-        );
+        runnable.push(Place::of(pl, &cpus, &all));
+    }
+    // The placements take turns, a share of the budget at a time.
+    let share = budget.split(PASSES);
+    let per_place = interleave(&runnable, PASSES, job.seed, |place| {
+        run_pair(m, place, &share, &all, 0)
+            .map_err(|e| anyhow::anyhow!("{name} {}: {e}", place.name))
+    })?;
+    for (place, passes) in runnable.iter().zip(per_place) {
+        for r in &passes {
+            push_pair(
+                &mut out,
+                &labels(&[("method", name), ("placement", place.name)]),
+                r,
+            );
+        }
     }
     // The IPC's own cost without a switch, on one CPU, by one task.
     sys::pin_current_thread(&cpus[..1])?;

@@ -8,7 +8,7 @@ use super::go::{go_round_trips, GoError};
 use super::methods::{variant, UserSwitch, PIPE_THREADS, VARIANT_CHOICES};
 use super::{plan_cpus, worker_cpus, CPUS, PER_SWITCH_NOTE};
 use crate::experiments::prelude::*;
-use crate::measure::sampler::{next_batch, per_op, Budget};
+use crate::measure::sampler::{interleave, next_batch, per_op, Budget, PASSES};
 use crate::sys;
 use std::hint::black_box;
 use std::io;
@@ -87,32 +87,43 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
     let (all, cpus) = worker_cpus(job, &mut out.notes)?;
     let variants = job.params.names("variants");
-    let budget = Budget::from_job(job);
-    for name in &variants {
-        let v = variant(name).ok_or_else(|| anyhow::anyhow!("unknown variant {name}"))?;
+    let share = Budget::from_job(job).split(PASSES);
+    let chosen = variants
+        .iter()
+        .map(|n| variant(n).ok_or_else(|| anyhow::anyhow!("unknown variant {n}")))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    // The variants take turns, a share of the budget at a time.
+    let per_variant = interleave(&chosen, PASSES, job.seed, |v| {
         let name = v.name();
-        match v.switch {
-            UserSwitch::Coroutine => {
-                let round_trip_ns = coroutine_round_trips(&budget, job.loop_overhead_ns);
-                push_user(&mut out, name, round_trip_ns);
-            }
-            UserSwitch::Async => {
-                let round_trip_ns = async_round_trips(&budget)?;
-                push_user(&mut out, name, round_trip_ns);
-            }
+        Ok::<_, anyhow::Error>(match v.switch {
+            UserSwitch::Coroutine => Ok(coroutine_round_trips(&share, job.loop_overhead_ns)),
+            UserSwitch::Async => Ok(async_round_trips(&share)?),
             UserSwitch::KernelPipe => {
-                let r = run_pair(&PIPE_THREADS, &Place::same(cpus[0]), &budget, &all, 0)?;
-                push_user(&mut out, name, r.round_trip_ns);
+                Ok(run_pair(&PIPE_THREADS, &Place::same(cpus[0]), &share, &all, 0)?.round_trip_ns)
             }
             UserSwitch::Go(mode) => {
-                match go_round_trips(mode, &budget, cpus[0], &all, job.scratch.as_deref()) {
-                    Ok(round_trip_ns) => push_user(&mut out, name, round_trip_ns),
-                    Err(GoError::Skipped(why)) => out.notes.push(format!("{name} skipped: {why}")),
-                    Err(GoError::Failed(e)) => {
-                        anyhow::bail!("{name}: {e}")
+                match go_round_trips(mode, &share, cpus[0], &all, job.scratch.as_deref()) {
+                    Ok(round_trip_ns) => Ok(round_trip_ns),
+                    Err(GoError::Skipped(why)) => Err(format!("{name} skipped: {why}")),
+                    Err(GoError::Failed(e)) => anyhow::bail!("{name}: {e}"),
+                }
+            }
+        })
+    })?;
+    for (v, passes) in chosen.iter().zip(per_variant) {
+        let mut round_trip_ns = Vec::new();
+        for pass in passes {
+            match pass {
+                Ok(rt) => round_trip_ns.extend(rt),
+                Err(why) => {
+                    if !out.notes.contains(&why) {
+                        out.notes.push(why);
                     }
                 }
             }
+        }
+        if !round_trip_ns.is_empty() {
+            push_user(&mut out, v.name(), round_trip_ns);
         }
     }
     Ok(out)

@@ -2,7 +2,7 @@
 //! (seed 004): clock_gettime(CLOCK_REALTIME) ≈ 94 ns, std::chrono ≈ 110 ns.
 
 use crate::experiments::prelude::*;
-use crate::measure::sampler::{per_op, Budget};
+use crate::measure::sampler::{interleave, per_op, Budget, PASSES};
 use crate::sys;
 use std::hint::black_box;
 use std::time::Instant;
@@ -41,46 +41,36 @@ pub static EXPERIMENT: Experiment = Experiment {
 };
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
-    let b = Budget::from_job(job).scaled(0.5);
+    let share = Budget::from_job(job).scaled(0.5).split(PASSES);
     let loop_overhead_ns = job.loop_overhead_ns;
     let mut out = WorkerOutput::default();
-    let clock = |c: &str| labels(&[("clock", c)]);
-    out.push(
-        "call_ns",
-        Unit::Ns,
-        clock("monotonic"),
-        per_op(&b, loop_overhead_ns, || {
+    let mut clocks: Vec<(&str, fn())> = vec![
+        ("monotonic", || {
             black_box(sys::monotonic_ns());
         }),
-    );
-    out.push(
-        "call_ns",
-        Unit::Ns,
-        clock("realtime"),
-        per_op(&b, loop_overhead_ns, || {
+        ("realtime", || {
             black_box(sys::realtime_ns());
         }),
-    );
-    out.push(
-        "call_ns",
-        Unit::Ns,
-        clock("instant"),
-        per_op(&b, loop_overhead_ns, || {
+        ("instant", || {
             black_box(Instant::now());
         }),
-    );
+    ];
     if sys::rdtsc().is_some() {
-        out.push(
-            "call_ns",
-            Unit::Ns,
-            clock("rdtsc"),
-            per_op(&b, loop_overhead_ns, || {
-                black_box(sys::rdtsc());
-            }),
-        );
+        clocks.push(("rdtsc", || {
+            black_box(sys::rdtsc());
+        }));
     } else {
         out.notes
             .push("no time-stamp counter on this architecture: rdtsc skipped".into());
+    }
+    // The clocks take turns, a share of the budget at a time.
+    let per_clock = interleave(&clocks, PASSES, job.seed, |(_, read)| {
+        Ok::<_, std::convert::Infallible>(per_op(&share, loop_overhead_ns, read))
+    })
+    .unwrap_or_else(|never| match never {});
+    for ((clock, _), passes) in clocks.iter().zip(per_clock) {
+        let call_ns = passes.concat();
+        out.push("call_ns", Unit::Ns, labels(&[("clock", clock)]), call_ns);
     }
     Ok(out)
 }
