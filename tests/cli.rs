@@ -59,6 +59,47 @@ fn unknown_option_is_a_usage_error() {
 }
 
 #[test]
+fn fewer_than_three_rounds_is_refused() {
+    let d = tmp();
+    for rounds in ["2", "0", "101"] {
+        tasklab()
+            .args(["run", "yardstick.syscall", "--rounds", rounds, "--out"])
+            .arg(d.path())
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("--rounds takes 3 to 100"));
+    }
+    assert!(!d.path().join("results.json").exists(), "nothing measured");
+}
+
+#[test]
+fn every_series_comes_from_the_rounds_asked_and_the_seed_is_recorded() {
+    let d = tmp();
+    let (code, r) = run_json(
+        &["yardstick.syscall", "--rounds", "4", "--seed", "77"],
+        d.path(),
+    );
+    assert_eq!(code, 0);
+    assert_eq!(r["rounds"], 4);
+    assert_eq!(r["seed"], 77);
+    let e = experiment(&r, "yardstick.syscall");
+    let m = &e["metrics"][0];
+    assert_eq!(m["rounds"].as_array().unwrap().len(), 4);
+    assert_eq!(m["summary"]["rounds"], 4);
+    assert_eq!(m["summary"]["interval"], "95%, 4 rounds");
+    // the within-round interval is kept beside the rounds interval
+    assert!(m["summary"]["within_ci95_lo"].is_number());
+    // every round left its contamination record
+    let log = e["round_log"].as_array().unwrap();
+    assert_eq!(log.len(), 4);
+    for round in log {
+        assert!(round["canary_start"]["syscall_ns"].as_f64().unwrap() > 0.0);
+        assert!(round["wall_ns"].as_f64().unwrap() > 0.0);
+    }
+    assert!(r["busy"]["before_samples"].as_u64().unwrap() > 0);
+}
+
+#[test]
 fn malformed_size_is_refused() {
     let d = tmp();
     tasklab()
