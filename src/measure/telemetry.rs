@@ -5,6 +5,7 @@
 //! time. A figure is only as good as the round it came from: these say
 //! whether the round was quiet.
 
+use super::timer::per_call;
 pub use crate::results::{Canary, RoundTelemetry};
 use crate::sys::{self, procfs};
 use std::io::{Read, Write};
@@ -14,27 +15,14 @@ const BATCHES: usize = 5;
 
 /// Measures the canary now (about 2 ms).
 pub fn canary() -> Canary {
-    let per_op = |n: u64, f: &mut dyn FnMut()| {
-        let mut v: Vec<f64> = (0..BATCHES)
-            .map(|_| {
-                let t0 = sys::monotonic_ns();
-                for _ in 0..n {
-                    f();
-                }
-                (sys::monotonic_ns() - t0) as f64 / n as f64
-            })
-            .collect();
-        v.sort_by(f64::total_cmp);
-        v[BATCHES / 2]
-    };
-    let syscall_ns = per_op(500, &mut || {
+    let syscall_ns = per_call(500, BATCHES, || {
         std::hint::black_box(sys::bare_syscall());
     });
     let pipe_ns = match sys::pipe(false) {
         Ok((r, w)) => {
             let (mut r, mut w) = (std::fs::File::from(r), std::fs::File::from(w));
             let mut byte = [0u8; 1];
-            per_op(200, &mut || {
+            per_call(200, BATCHES, || {
                 let _ = w.write_all(b"x");
                 let _ = r.read_exact(&mut byte);
             })

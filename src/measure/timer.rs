@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 /// Per-call cost of `f`, in ns: `batches` batches of `n` calls each, median
 /// of the per-call averages.
-fn per_call(n: u64, batches: usize, mut f: impl FnMut()) -> f64 {
+pub fn per_call(n: u64, batches: usize, mut f: impl FnMut()) -> f64 {
     let mut v: Vec<f64> = (0..batches)
         .map(|_| {
             let t0 = sys::monotonic_ns();
