@@ -152,7 +152,10 @@ pub fn go_round_trips(
         GoMode::Default => {}
     }
     // The child inherits the spawning thread's affinity: pin, spawn, restore.
-    let pin: Vec<usize> = if mode == GoMode::MaxProcs1 {
+    // Locked goroutines are two OS threads: left free, they land on one CPU
+    // in some runs and on two in others, and the figure jumps between the
+    // two; on one CPU it is the kernel switch between threads it stands for.
+    let pin: Vec<usize> = if matches!(mode, GoMode::MaxProcs1 | GoMode::Locked) {
         vec![cpu]
     } else {
         all.to_vec()

@@ -245,7 +245,7 @@ pub const VARIANTS: &[Variant] = &[
     Variant {
         choice: Choice::new(
             "go_locked",
-            "the same with each goroutine locked to an OS thread",
+            "the same with each goroutine locked to an OS thread, both on one CPU",
         )
         .needing("a Go toolchain"),
         switch: UserSwitch::Go(GoMode::Locked),

@@ -22,7 +22,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     params: &[
         ParamSpec {
             name: "variants",
-            help: "coroutine, async, kernel_pipe (the kernel reference, pipe threads on one CPU), go_default (GOMAXPROCS default), go_maxprocs1 (GOMAXPROCS=1, one CPU), go_locked (runtime.LockOSThread)",
+            help: "coroutine, async, kernel_pipe (the kernel reference, pipe threads on one CPU), go_default (GOMAXPROCS default), go_maxprocs1 (GOMAXPROCS=1, one CPU), go_locked (runtime.LockOSThread, on one CPU)",
             kind: ParamKind::Names(VARIANT_CHOICES),
             quick: "all",
             thorough: "all",
@@ -163,7 +163,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         r.median("switch_ns", &[("variant", "go_locked")]),
     ) {
         findings.push(format!(
-            "locking the goroutines to OS threads turns {} into {} per switch: every channel hand-off becomes a kernel switch between threads",
+            "locking the goroutines to OS threads (on one CPU) turns {} into {} per switch: every channel hand-off becomes a kernel switch between threads",
             fmt_ns(d),
             fmt_ns(l)
         ));
