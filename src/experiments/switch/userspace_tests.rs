@@ -14,7 +14,9 @@ fn user_space_switches_are_read_against_the_kernel_pipe() {
     assert!(all.contains("coroutine 10.0 ns (100.0x cheaper)"), "{all}");
     assert!(all.contains("go_locked 2.00 µs (2.0x dearer)"), "{all}");
     assert!(
-        all.contains("locking the goroutines to OS threads turns 200.0 ns into 2.00 µs"),
+        all.contains(
+            "locking the goroutines to OS threads (on one CPU) turns 200.0 ns into 2.00 µs"
+        ),
         "{all}"
     );
     assert_eq!(
