@@ -187,8 +187,13 @@ pub struct ExperimentResult {
 }
 
 impl ExperimentResult {
+    /// The settled series of metric `name`: a series whose rounds did not
+    /// agree is left out, so no finding, fit, headline or chart rests on it
+    /// (the tables still show it, marked).
     pub fn metrics_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Metric> + 'a {
-        self.metrics.iter().filter(move |m| m.name == name)
+        self.metrics
+            .iter()
+            .filter(move |m| m.name == name && !m.summary.unstable)
     }
 
     /// The metric `name` whose labels include every (key, value) of `with`.

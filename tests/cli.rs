@@ -385,11 +385,18 @@ fn a_touched_heap_makes_fork_slower_but_not_a_thread() {
         pte("1 GiB") > pte("0 B") + 1024.0,
         "1 GiB of 4 KiB pages needs 2 MiB of page tables"
     );
-    assert!(e["fits"]
+    // a fit of fork's cost against its page tables, unless a fork series
+    // did not settle (then no fit rests on it, and the run says so)
+    let fitted = e["fits"]
         .as_array()
         .unwrap()
         .iter()
-        .any(|f| f["labels"]["method"] == "fork"));
+        .any(|f| f["labels"]["method"] == "fork");
+    let unsettled = e["findings"].as_array().unwrap().iter().any(|f| {
+        let f = f.as_str().unwrap();
+        f.starts_with("did not settle here") && f.contains("method=fork")
+    });
+    assert!(fitted || unsettled, "{}", e["findings"]);
 }
 
 #[test]
