@@ -25,8 +25,14 @@ use std::process::ExitCode;
 
 /// The whole program: parse, dispatch, map errors to exit statuses.
 pub fn main_entry() -> ExitCode {
+    // Every command but a run ends quietly on SIGPIPE, like any Unix tool. A
+    // run ignores it: when its stdout's reader goes away it stops cleanly
+    // (scratch folder removed, results written) and exits 141 itself.
     sys::default_sigpipe();
     let cli = Cli::parse();
+    if matches!(cli.command, None | Some(Command::Run(_))) {
+        sys::ignore_sigpipe();
+    }
     let result = match cli.command {
         None => run::run(&RunArgs::default_suite()),
         Some(Command::Run(args)) => run::run(&args),

@@ -28,12 +28,16 @@ pub fn run(experiment: &str, arg: serde_json::Value) -> anyhow::Result<serde_jso
         experiment: experiment.into(),
         arg,
     })?;
-    let mut child = Command::new(super::self_exe()?)
-        .arg(PROBE_ARG)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
+    // The probe dies with its caller: a worker killed with tasklab leaves
+    // no probe behind.
+    let mut child = crate::sys::kill_with_parent(
+        Command::new(super::self_exe()?)
+            .arg(PROBE_ARG)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .spawn()?;
     let mut stdin = child.stdin.take().expect("piped stdin");
     // A probe that dies before reading is reported by its exit status.
     let _ = stdin.write_all(&request);

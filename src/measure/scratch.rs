@@ -3,9 +3,15 @@
 //! path in a shared /tmp that another user could pre-create or link), the
 //! helpers are written with `create_new` so no existing file is followed, and
 //! the directory is removed when the run ends.
+//!
+//! A run that is killed (SIGKILL, a crash) cannot remove its directory. So
+//! each one records its owner in a `pid` file (pid, start time, pid
+//! namespace), and every new scratch directory first removes the user's
+//! `tasklab-XXXXXX` directories whose owner no longer lives.
 
+use crate::sys;
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// The tiny programs built by build.rs from helpers/hello.c.
@@ -15,28 +21,43 @@ const HELLO_DYNAMIC: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/hello_dyn
 pub const STATIC_NAME: &str = "hello_static";
 pub const DYNAMIC_NAME: &str = "hello_dynamic";
 
+/// The name of every scratch directory: this, then six random characters.
+const PREFIX: &str = "tasklab-";
+const RANDOM_CHARS: usize = 6;
+/// The file in a scratch directory that names the run owning it.
+const OWNER_FILE: &str = "pid";
+
 pub struct Scratch {
     dir: tempfile::TempDir,
 }
 
 impl Scratch {
+    /// A new scratch directory in the temp directory (`TMPDIR`), after the
+    /// stale ones of dead runs there are removed.
     pub fn new() -> std::io::Result<Scratch> {
+        Scratch::new_in(&std::env::temp_dir())
+    }
+
+    pub fn new_in(parent: &Path) -> std::io::Result<Scratch> {
         use std::os::unix::fs::PermissionsExt;
+        remove_stale(parent);
         // Created with mode 0700 in one step (mkdir's mode), not chmod'ed later.
         let dir = tempfile::Builder::new()
-            .prefix("tasklab-")
+            .prefix(PREFIX)
+            .rand_bytes(RANDOM_CHARS)
             .permissions(std::fs::Permissions::from_mode(0o700))
-            .tempdir()?;
+            .tempdir_in(parent)?;
+        // The owner first: a directory without one is never taken for stale.
+        write_new(
+            &dir.path().join(OWNER_FILE),
+            Owner::me().to_line().as_bytes(),
+            0o600,
+        )?;
         for (name, bytes) in [(STATIC_NAME, HELLO_STATIC), (DYNAMIC_NAME, HELLO_DYNAMIC)] {
             if bytes.is_empty() {
                 continue; // the build could not make it; experiments say so
             }
-            let mut f = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o700)
-                .open(dir.path().join(name))?;
-            f.write_all(bytes)?;
+            write_new(&dir.path().join(name), bytes, 0o700)?;
         }
         Ok(Scratch { dir })
     }
@@ -44,6 +65,124 @@ impl Scratch {
     pub fn path(&self) -> &Path {
         self.dir.path()
     }
+}
+
+/// Writes a new file (never an existing one, never through a link).
+fn write_new(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .open(path)?;
+    f.write_all(bytes)
+}
+
+/// The run that owns a scratch directory: a pid names one process only
+/// with its start time (pids are reused) and inside its pid namespace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Owner {
+    pid: i32,
+    start_ticks: u64,
+    pid_ns: String,
+}
+
+impl Owner {
+    fn me() -> Owner {
+        let pid = std::process::id() as i32;
+        Owner {
+            pid,
+            start_ticks: sys::start_ticks(pid).unwrap_or(0),
+            pid_ns: sys::pid_namespace().unwrap_or_default(),
+        }
+    }
+
+    fn to_line(&self) -> String {
+        format!("{} {} {}\n", self.pid, self.start_ticks, self.pid_ns)
+    }
+
+    fn parse(text: &str) -> Option<Owner> {
+        let mut w = text.split_whitespace();
+        let owner = Owner {
+            pid: w.next()?.parse().ok().filter(|&p| p > 0)?,
+            start_ticks: w.next()?.parse().ok()?,
+            pid_ns: w.next()?.to_string(),
+        };
+        w.next().is_none().then_some(owner)
+    }
+
+    /// Surely dead: judged in its own pid namespace only, and a process
+    /// whose pid is visible with the recorded start time (or an unknown
+    /// one) counts as alive.
+    fn is_dead(&self, my_ns: &str) -> bool {
+        if self.pid_ns.is_empty() || self.pid_ns != my_ns {
+            return false;
+        }
+        match sys::start_ticks(self.pid) {
+            None => true,
+            Some(t) => self.start_ticks != 0 && t != self.start_ticks,
+        }
+    }
+}
+
+/// Whether `name` is one a scratch directory gets: `tasklab-` and six
+/// letters or digits.
+fn is_scratch_name(name: &str) -> bool {
+    name.strip_prefix(PREFIX)
+        .is_some_and(|r| r.len() == RANDOM_CHARS && r.bytes().all(|b| b.is_ascii_alphanumeric()))
+}
+
+/// Removes, in `parent`, the scratch directories of dead runs: real
+/// directories (not links) owned by this user, whose `pid` file names a
+/// process that no longer lives. Anything else is left alone: another
+/// user's, a live run's, one without a readable owner. Best effort: a
+/// directory that cannot be removed stays, and the run goes on.
+pub fn remove_stale(parent: &Path) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return removed;
+    };
+    let me = sys::effective_uid();
+    let my_ns = sys::pid_namespace().unwrap_or_default();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_str().is_some_and(is_scratch_name) {
+            continue;
+        }
+        let dir = entry.path();
+        // lstat: a symlink is not a directory here, and is never followed.
+        let Ok(meta) = std::fs::symlink_metadata(&dir) else {
+            continue;
+        };
+        if !meta.is_dir() || meta.uid() != me {
+            continue;
+        }
+        let Some(owner) = read_owner(&dir.join(OWNER_FILE)) else {
+            continue;
+        };
+        // remove_dir_all does not follow symlinks inside the directory.
+        if owner.is_dead(&my_ns) && std::fs::remove_dir_all(&dir).is_ok() {
+            removed.push(dir);
+        }
+    }
+    removed
+}
+
+/// The owner recorded in a scratch directory: a small regular file of
+/// this user's, read without following a link.
+fn read_owner(path: &Path) -> Option<Owner> {
+    use std::io::Read;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    let meta = f.metadata().ok()?;
+    if !meta.is_file() || meta.uid() != sys::effective_uid() {
+        return None;
+    }
+    let mut text = String::new();
+    f.take(256).read_to_string(&mut text).ok()?;
+    Owner::parse(&text)
 }
 
 /// A helper program inside a scratch directory, if the build produced it.
@@ -78,5 +217,86 @@ mod tests {
         let path = s.path().to_path_buf();
         drop(s);
         assert!(!path.exists(), "scratch dir is removed at the end");
+    }
+
+    #[test]
+    fn a_scratch_dir_names_its_owner() {
+        let parent = tempfile::tempdir().unwrap();
+        let s = Scratch::new_in(parent.path()).unwrap();
+        let name = s.path().file_name().unwrap().to_str().unwrap();
+        assert!(is_scratch_name(name), "{name}");
+        let owner = read_owner(&s.path().join(OWNER_FILE)).unwrap();
+        assert_eq!(owner, Owner::me());
+        assert!(!owner.is_dead(&sys::pid_namespace().unwrap()));
+    }
+
+    /// A pid that no process has: one of a child that was reaped.
+    fn dead_pid() -> i32 {
+        let mut c = std::process::Command::new("true").spawn().unwrap();
+        c.wait().unwrap();
+        c.id() as i32
+    }
+
+    fn plant(parent: &Path, name: &str, owner: Option<&str>) -> PathBuf {
+        let d = parent.join(name);
+        std::fs::create_dir(&d).unwrap();
+        std::fs::write(d.join("hello_static"), b"x").unwrap();
+        if let Some(o) = owner {
+            std::fs::write(d.join(OWNER_FILE), o).unwrap();
+        }
+        d
+    }
+
+    #[test]
+    fn only_the_scratch_dirs_of_dead_runs_are_removed() {
+        let parent = tempfile::tempdir().unwrap();
+        let p = parent.path();
+        let ns = sys::pid_namespace().unwrap();
+        let me = Owner::me();
+        let dead = dead_pid();
+        let stale = plant(p, "tasklab-dead01", Some(&format!("{dead} 5 {ns}\n")));
+        let reused = plant(
+            p,
+            "tasklab-reuse1",
+            Some(&format!("{} {} {ns}", me.pid, me.start_ticks + 1)),
+        );
+        let live = plant(p, "tasklab-alive1", Some(&me.to_line()));
+        let other_ns = plant(p, "tasklab-ns0001", Some(&format!("{dead} 5 pid:[1]")));
+        let no_owner = plant(p, "tasklab-nopid1", None);
+        let garbled = plant(p, "tasklab-garbl1", Some("12 x"));
+        let not_ours = plant(p, "tasklab-toolong", Some(&format!("{dead} 5 {ns}")));
+        let file = p.join("tasklab-file01");
+        std::fs::write(&file, format!("{dead} 5 {ns}")).unwrap();
+        // a link to a stale directory is not followed, nor removed
+        let target = plant(p, "elsewhere", Some(&format!("{dead} 5 {ns}")));
+        let link = p.join("tasklab-link01");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+
+        let mut removed = remove_stale(p);
+        removed.sort();
+        let mut want = vec![stale.clone(), reused.clone()];
+        want.sort();
+        assert_eq!(removed, want);
+        assert!(!stale.exists() && !reused.exists());
+        for kept in [
+            &live, &other_ns, &no_owner, &garbled, &not_ours, &file, &target,
+        ] {
+            assert!(kept.exists(), "{} was removed", kept.display());
+        }
+        assert!(link.symlink_metadata().is_ok());
+    }
+
+    #[test]
+    fn a_new_scratch_dir_clears_the_stale_ones() {
+        let parent = tempfile::tempdir().unwrap();
+        let ns = sys::pid_namespace().unwrap();
+        let stale = plant(
+            parent.path(),
+            "tasklab-dead02",
+            Some(&format!("{} 5 {ns}", dead_pid())),
+        );
+        let s = Scratch::new_in(parent.path()).unwrap();
+        assert!(!stale.exists());
+        assert!(s.path().exists());
     }
 }

@@ -2,14 +2,16 @@
 //! (`tasklab __worker`), in a process group of its own: the job goes in as
 //! JSON on stdin, the raw samples come back as JSON on stdout. The parent
 //! enforces the time limit, and on a time-out, a crash or Ctrl-C it kills the
-//! whole group, so nothing the worker started is left behind.
+//! whole group, so nothing the worker started is left behind. The worker
+//! and what it starts also die with their parent (a death signal), so a
+//! tasklab that is itself killed leaves none of them running.
 
 use super::protocol::{Job, WorkerOutput};
 use crate::sys;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -23,27 +25,52 @@ pub struct Failure {
 /// The hidden subcommand a worker runs as.
 pub const WORKER_ARG: &str = "__worker";
 
+/// Why a run stops early: 0 while it goes on, else the number of the signal
+/// that asked it to stop (SIGINT, SIGTERM, SIGHUP; SIGPIPE when the reader
+/// of its stdout went away). Signal handlers store into it.
+pub type StopFlag = AtomicUsize;
+
+/// The signal that stopped the run, if one did.
+pub fn stopped_by(stop: &StopFlag) -> Option<i32> {
+    match stop.load(Ordering::SeqCst) {
+        0 => None,
+        sig => Some(sig as i32),
+    }
+}
+
+/// Asks the run to stop because of `sig`, unless something already did.
+pub fn request_stop(stop: &StopFlag, sig: i32) {
+    let _ = stop.compare_exchange(0, sig as usize, Ordering::SeqCst, Ordering::SeqCst);
+}
+
+/// What a stop by `sig` is called in results: "interrupted (SIGTERM)".
+pub fn stop_reason(sig: i32) -> String {
+    if sig == sys::SIGPIPE {
+        "interrupted (SIGPIPE: the reader of stdout went away)".into()
+    } else {
+        format!("interrupted ({})", sys::signal_name(sig))
+    }
+}
+
 /// Runs `job` in a fresh worker and waits for it, at most `limit`, giving up
-/// early when `interrupted` becomes true.
-pub fn run_job(
-    job: &Job,
-    limit: Duration,
-    interrupted: &AtomicBool,
-) -> Result<WorkerOutput, Failure> {
+/// early when `stop` is set.
+pub fn run_job(job: &Job, limit: Duration, stop: &StopFlag) -> Result<WorkerOutput, Failure> {
     let fail = |reason: String| Failure {
         reason,
         interrupted: false,
     };
     let exe =
         super::self_exe().map_err(|e| fail(format!("cannot find tasklab's own binary: {e}")))?;
-    let mut child = Command::new(exe)
-        .arg(WORKER_ARG)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| fail(format!("cannot start a worker: {e}")))?;
+    let mut child = sys::kill_with_parent(
+        Command::new(exe)
+            .arg(WORKER_ARG)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0),
+    )
+    .spawn()
+    .map_err(|e| fail(format!("cannot start a worker: {e}")))?;
     let pgid = child.id() as i32;
     let job_json = serde_json::to_vec(job).expect("a job serialises");
     let mut stdin = child.stdin.take().expect("piped stdin");
@@ -78,9 +105,9 @@ pub fn run_job(
                 break Err(std::io::Error::other("waiter thread died"))
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                let why = if interrupted.load(Ordering::SeqCst) {
+                let why = if let Some(sig) = stopped_by(stop) {
                     Some(Failure {
-                        reason: "interrupted (Ctrl-C)".into(),
+                        reason: stop_reason(sig),
                         interrupted: true,
                     })
                 } else if Instant::now() >= deadline {
@@ -116,7 +143,9 @@ pub fn run_job(
     if !status.success() {
         use std::os::unix::process::ExitStatusExt;
         let how = match (status.code(), status.signal()) {
-            (_, Some(sig)) => format!("worker killed by signal {sig} ({})", signal_name(sig)),
+            (_, Some(sig)) => {
+                format!("worker killed by signal {sig} ({})", sys::signal_name(sig))
+            }
             (Some(code), _) => format!("worker exited with status {code}"),
             _ => "worker ended abnormally".into(),
         };
@@ -138,19 +167,6 @@ fn tail(text: &str, lines: usize) -> String {
     v[v.len().saturating_sub(lines)..].join(" | ")
 }
 
-fn signal_name(sig: i32) -> &'static str {
-    match sig {
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGILL => "SIGILL",
-        libc::SIGFPE => "SIGFPE",
-        _ => "signal",
-    }
-}
-
 /// What a worker runs for an experiment.
 pub type MeasureFn = fn(&Job) -> anyhow::Result<WorkerOutput>;
 
@@ -158,6 +174,8 @@ pub type MeasureFn = fn(&Job) -> anyhow::Result<WorkerOutput>;
 /// `lookup` (the registry, handed down), measure, write the output. Returns
 /// the process exit code.
 pub fn worker_main(lookup: fn(&str) -> Option<MeasureFn>) -> i32 {
+    // Already asked for at spawn (kill_with_parent); asked again here for a
+    // worker started some other way.
     let parent = sys::parent_pid();
     if let Err(e) = sys::die_with_parent(parent) {
         eprintln!("tasklab worker: {e}");
@@ -176,4 +194,24 @@ pub fn worker_main(lookup: fn(&str) -> Option<MeasureFn>) -> i32 {
         out.telemetry = Some(round.finish());
         Ok(out)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stop_reason_names_the_signal() {
+        let stop = StopFlag::new(0);
+        assert_eq!(stopped_by(&stop), None);
+        request_stop(&stop, libc::SIGTERM);
+        // the first request wins
+        request_stop(&stop, libc::SIGINT);
+        assert_eq!(stopped_by(&stop), Some(libc::SIGTERM));
+        assert_eq!(stop_reason(libc::SIGTERM), "interrupted (SIGTERM)");
+        assert_eq!(stop_reason(libc::SIGINT), "interrupted (SIGINT)");
+        assert_eq!(stop_reason(libc::SIGHUP), "interrupted (SIGHUP)");
+        assert!(stop_reason(libc::SIGPIPE).contains("SIGPIPE"));
+        assert!(!stop_reason(libc::SIGTERM).contains("Ctrl-C"));
+    }
 }

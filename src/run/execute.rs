@@ -11,7 +11,6 @@ use crate::results::{Calibration, ExperimentResult, Labels, Metric, Reading, Sta
 use crate::stats;
 use crate::units::fmt_value;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// What every job of a run shares.
@@ -21,7 +20,8 @@ pub struct JobContext<'a> {
     pub calibration: &'a Calibration,
     pub pin: Option<Vec<usize>>,
     pub scratch: &'a Path,
-    pub interrupted: &'a AtomicBool,
+    /// Set (to the signal's number) when the run must stop early.
+    pub stop: &'a worker::StopFlag,
 }
 
 /// What the run is told while the schedule runs.
@@ -46,8 +46,9 @@ struct Pending {
 }
 
 /// Runs the plan's schedule; `on` hears of every job and of every finished
-/// experiment (in the order they finish). Stops early when interrupted: the
-/// experiments not finished then are reported failed with what they have.
+/// experiment (in the order they finish). Stops early when `ctx.stop` is
+/// set: the experiments not finished then are reported failed with what
+/// they have, and the signal that stopped the run.
 pub fn run(
     plan: &Plan,
     ctx: &JobContext,
@@ -81,7 +82,7 @@ pub fn run(
     }
     let limit = Duration::from_secs_f64(ctx.sizing.timeout_s);
     for &slot in &plan.schedule {
-        if ctx.interrupted.load(Ordering::SeqCst) {
+        if worker::stopped_by(ctx.stop).is_some() {
             break;
         }
         let planned = &plan.experiments[slot.experiment];
@@ -107,7 +108,7 @@ pub fn run(
                 scratch: Some(ctx.scratch.to_path_buf()),
             };
             let started = Instant::now();
-            let outcome = worker::run_job(&job, limit, ctx.interrupted);
+            let outcome = worker::run_job(&job, limit, ctx.stop);
             state.busy_s += started.elapsed().as_secs_f64();
             match outcome {
                 Ok(out) => state.outputs.push((slot.point, slot.round, out)),
@@ -132,8 +133,12 @@ pub fn run(
         if !state.done {
             state.done = true;
             if state.failed.is_none() {
+                let why = match worker::stopped_by(ctx.stop) {
+                    Some(sig) => worker::stop_reason(sig),
+                    None => "interrupted".into(),
+                };
                 state.failed = Some(format!(
-                    "interrupted after {} of its {} jobs",
+                    "{why} after {} of its {} jobs",
                     state.jobs - state.jobs_left,
                     state.jobs
                 ));
@@ -142,6 +147,30 @@ pub fn run(
         }
     }
     Ok(())
+}
+
+/// Writes `s` to stdout now. SIGPIPE is ignored during a run, so a reader
+/// that went away gives an error of kind BrokenPipe instead of a kill.
+pub fn print_out(s: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(s.as_bytes())?;
+    out.flush()
+}
+
+/// Ok(true) when `r` failed because stdout's reader went away; other errors
+/// stay errors.
+pub fn broken_pipe(r: anyhow::Result<()>) -> anyhow::Result<bool> {
+    match r {
+        Ok(()) => Ok(false),
+        Err(e)
+            if e.downcast_ref::<std::io::Error>().map(|e| e.kind())
+                == Some(std::io::ErrorKind::BrokenPipe) =>
+        {
+            Ok(true)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Each job's own seed: the run's, mixed with where the job stands.
@@ -439,4 +468,19 @@ const BUSY_STEAL: f64 = 0.02;
 /// Runnable tasks other than the caller.
 fn other_runnable() -> Option<f64> {
     crate::sys::procfs::procs_running().map(|n| n.saturating_sub(1) as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Error, ErrorKind};
+
+    #[test]
+    fn only_a_broken_pipe_means_stdout_is_gone() {
+        assert!(!broken_pipe(Ok(())).unwrap());
+        assert!(broken_pipe(Err(Error::from(ErrorKind::BrokenPipe).into())).unwrap());
+        let other = broken_pipe(Err(Error::from(ErrorKind::StorageFull).into()));
+        assert!(other.is_err());
+        assert!(broken_pipe(Err(anyhow::anyhow!("not io"))).is_err());
+    }
 }

@@ -7,15 +7,15 @@ pub mod execute;
 pub mod plan;
 
 use crate::cli::{FormatArgs, ProfileArg, RunArgs};
+use crate::measure::worker::{self, StopFlag};
 use crate::measure::{scratch::Scratch, sizing::Profile, timer};
 use crate::report::{self, table, Format};
 use crate::results::{RunResults, RunStatus, SCHEMA_NAME, SCHEMA_VERSION};
 use execute::{Event, JobContext};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -73,18 +73,29 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let Measured {
         results,
         any_failed,
+        stopped_by,
     } = measure(&plan, env, &args.out, show)?;
     let results_path = args.out.join("results.json");
     let was_interrupted = results.status == RunStatus::Partial;
+    // The reader of stdout may go away (`tasklab run | head`): the files are
+    // written all the same, and the run ends with 141, as SIGPIPE would.
+    let mut stdout_gone = stopped_by == Some(crate::sys::SIGPIPE);
     if let Some(dest) = &args.json {
-        write_json(&results, dest)?;
+        if !(stdout_gone && dest == "-") {
+            stdout_gone |= execute::broken_pipe(write_json(&results, dest))?;
+        }
     }
     report::write_folder(&results, &args.out)?;
-    if !quiet && !show.tables {
-        print!(
-            "{}",
-            report::terminal(&results, format, args.verbose, &args.out)?
+    if !quiet && !show.tables && !stdout_gone {
+        let text = report::terminal(&results, format, args.verbose, &args.out)?;
+        stdout_gone |= execute::broken_pipe(execute::print_out(&text).map_err(Into::into))?;
+    }
+    if stdout_gone {
+        eprintln!(
+            "stdout was closed: results written to {}; the run ended early",
+            results_path.display()
         );
+        return Ok(ExitCode::from(141));
     }
     if !quiet {
         eprintln!(
@@ -130,10 +141,12 @@ pub struct Show {
 }
 
 /// What measuring a plan gave: the results (status partial when
-/// interrupted), and whether an experiment failed.
+/// interrupted), whether an experiment failed, and the signal that stopped
+/// the run early (SIGPIPE: its stdout's reader went away).
 pub struct Measured {
     pub results: RunResults,
     pub any_failed: bool,
+    pub stopped_by: Option<i32>,
 }
 
 /// Runs every planned experiment's jobs in fresh workers, writing
@@ -149,13 +162,14 @@ pub fn measure(
     report::check_writable(out)?;
     let results_path = out.join("results.json");
 
-    let interrupted = Arc::new(AtomicBool::new(false));
+    // A signal stops the run (the flag holds its number, for the record).
+    let stop = Arc::new(StopFlag::new(0));
     for sig in [
         signal_hook::consts::SIGINT,
         signal_hook::consts::SIGTERM,
         signal_hook::consts::SIGHUP,
     ] {
-        signal_hook::flag::register(sig, Arc::clone(&interrupted))?;
+        signal_hook::flag::register_usize(sig, Arc::clone(&stop), sig as usize)?;
     }
 
     let Show {
@@ -173,11 +187,16 @@ pub fn measure(
                 .expect("valid template"),
         )
     };
+    // Once stdout's reader has gone, nothing more is printed and the run
+    // stops as if signalled SIGPIPE.
     let say = |s: &str| {
-        if !quiet {
+        if !quiet && worker::stopped_by(&stop) != Some(crate::sys::SIGPIPE) {
             progress.suspend(|| {
-                print!("{s}");
-                let _ = std::io::stdout().flush();
+                if let Err(e) = execute::print_out(s) {
+                    if e.kind() == std::io::ErrorKind::BrokenPipe {
+                        worker::request_stop(&stop, crate::sys::SIGPIPE);
+                    }
+                }
             });
         }
     };
@@ -232,7 +251,7 @@ pub fn measure(
         calibration: &calibration,
         pin: plan.pin.clone(),
         scratch: scratch.path(),
-        interrupted: &interrupted,
+        stop: &stop,
     };
     let mut any_failed = false;
     execute::run(plan, &ctx, |ev| {
@@ -270,9 +289,9 @@ pub fn measure(
         }
         results.warnings.push(w);
     }
-    let was_interrupted = interrupted.load(Ordering::SeqCst);
+    let stopped_by = worker::stopped_by(&stop);
     results.finished_unix_s = Some(unix_now());
-    results.status = if was_interrupted {
+    results.status = if stopped_by.is_some() {
         RunStatus::Partial
     } else {
         RunStatus::Complete
@@ -281,6 +300,7 @@ pub fn measure(
     Ok(Measured {
         results,
         any_failed,
+        stopped_by,
     })
 }
 
@@ -315,10 +335,9 @@ fn job_name(planned: &plan::Planned, slot: plan::Slot, plan: &plan::Plan) -> Str
 
 fn write_json(results: &RunResults, dest: &str) -> anyhow::Result<()> {
     if dest == "-" {
-        let mut out = std::io::stdout().lock();
-        serde_json::to_writer_pretty(&mut out, results)?;
-        writeln!(out)?;
-        Ok(())
+        let mut text = serde_json::to_string_pretty(results)?;
+        text.push('\n');
+        Ok(execute::print_out(&text)?)
     } else {
         results.write_atomic(&PathBuf::from(dest))
     }

@@ -8,8 +8,14 @@
 //! threads), and after `fork` in a threaded process only async-signal-safe
 //! work is sound. Every child here only computes on memory it inherited, reads
 //! the clock, calls `write(2)` / `clock_nanosleep(2)`, then `_exit`s.
+//!
+//! A child that works for a while (a sum, a report to a slow sink) first asks
+//! to be killed with its parent, so a worker killed mid-run leaves none
+//! behind; one that exits at once ([`fork_exit`]) needs no such request, and
+//! makes none, so the bare cost it measures stays bare.
 
-use super::{check, clock::monotonic_ns, clone::Child, mm::Thp, proc::exit_now};
+use super::proc::{child_dies_with_parent, exit_now, ORPHANED};
+use super::{check, clock::monotonic_ns, clone::Child, mm::Thp};
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::ptr::NonNull;
@@ -126,7 +132,8 @@ pub struct SumReport {
     pub sum: f64,
     /// CLOCK_MONOTONIC at the child's first instruction.
     pub start_ns: u64,
-    /// The first pass over the inherited slice.
+    /// The first pass over the inherited slice (timed from after the
+    /// child's request to die with its parent).
     pub first_pass_ns: u64,
     /// A second pass over the same slice (0 when not asked for).
     pub second_pass_ns: u64,
@@ -190,13 +197,19 @@ fn write_all_raw(fd: libc::c_int, mut buf: &[u8]) -> bool {
 pub fn fork_sum(slice: &[f64], second_pass: bool) -> io::Result<ForkedSum> {
     let (read, write) = super::proc::pipe(false)?;
     let wfd = write.as_raw_fd();
+    let parent = std::process::id() as i32;
     // SAFETY: the child only reads `slice` (its own copy-on-write view of the
-    // parent's memory), reads the vDSO clock, calls write(2) on a descriptor
-    // it inherited and _exit: async-signal-safe work, sound even when the
-    // parent has other threads. It never returns into the caller.
+    // parent's memory), reads the vDSO clock, calls prctl(2), getppid(2) and
+    // write(2) on a descriptor it inherited and _exit: async-signal-safe work,
+    // sound even when the parent has other threads. It never returns into the
+    // caller.
     let pid = check(unsafe { libc::fork() })?;
     if pid == 0 {
         let start_ns = monotonic_ns();
+        if !child_dies_with_parent(parent) {
+            exit_now(ORPHANED);
+        }
+        let t0 = monotonic_ns();
         let sum = seed_sum(slice);
         let t1 = monotonic_ns();
         let mut second = 0;
@@ -207,7 +220,7 @@ pub fn fork_sum(slice: &[f64], second_pass: bool) -> io::Result<ForkedSum> {
         let r = SumReport {
             sum,
             start_ns,
-            first_pass_ns: t1 - start_ns,
+            first_pass_ns: t1 - t0,
             second_pass_ns: second,
         };
         let ok = write_all_raw(wfd, &r.to_bytes());
@@ -360,11 +373,15 @@ pub fn run_report(seed: u64, iters: u64, output: &[u8], sink: &SlowSink) -> bool
 /// Forks a child that runs one report (the seed's line-printer fan-out) and
 /// exits 0, or 1 if the sink refused a write.
 pub fn fork_report(seed: u64, iters: u64, output: &[u8], sink: &SlowSink) -> io::Result<Child> {
-    // SAFETY: the child computes on registers, writes inherited memory
-    // (`output`) to an inherited descriptor, sleeps, and _exits: all
-    // async-signal-safe, sound even if the parent has threads.
+    let parent = std::process::id() as i32;
+    // SAFETY: the child calls prctl(2) and getppid(2), computes on registers,
+    // writes inherited memory (`output`) to an inherited descriptor, sleeps,
+    // and _exits: all async-signal-safe, sound even if the parent has threads.
     let pid = check(unsafe { libc::fork() })?;
     if pid == 0 {
+        if !child_dies_with_parent(parent) {
+            exit_now(ORPHANED);
+        }
         let ok = run_report(seed, iters, output, sink);
         exit_now(if ok { 0 } else { 1 });
     }

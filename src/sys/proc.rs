@@ -130,6 +130,48 @@ pub fn die_with_parent(expected_parent: i32) -> io::Result<()> {
     Ok(())
 }
 
+/// The child side of a fork, right after it: asks for SIGKILL when the
+/// parent dies, and says whether `parent` (the forking process's pid, read
+/// before the fork) is still its parent, that is, did not die before the
+/// request took hold. Two system calls and nothing else: async-signal-safe,
+/// so a child forked from a threaded process may call it. A child told
+/// `false` must `_exit` at once.
+///
+/// The signal comes when the *thread* that forked exits, not only its
+/// process: fork from a thread that outlives the child.
+#[inline(always)]
+pub(crate) fn child_dies_with_parent(parent: i32) -> bool {
+    // SAFETY: prctl(PR_SET_PDEATHSIG) takes a signal number and getppid takes
+    // nothing; both are plain system calls with no memory effects.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) == 0
+            && libc::getppid() == parent
+    }
+}
+
+/// Makes the process `cmd` starts die with this one: between its fork and
+/// its exec the child asks for SIGKILL at its parent's death (the request
+/// survives `execve` of a program that is not set-user-ID), and refuses to
+/// start, with ESRCH, if this process died first. Spawn from a thread that
+/// outlives the child: the kernel sends the signal when the spawning thread
+/// exits.
+pub fn kill_with_parent(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt;
+    let parent = std::process::id() as i32;
+    // SAFETY: the closure runs in the forked child before exec; it makes two
+    // async-signal-safe system calls and builds an io::Error from a raw
+    // errno, which does not allocate. It touches no lock and no heap.
+    unsafe {
+        cmd.pre_exec(move || {
+            if child_dies_with_parent(parent) {
+                Ok(())
+            } else {
+                Err(io::Error::from_raw_os_error(libc::ESRCH))
+            }
+        })
+    }
+}
+
 /// The parent's pid.
 pub fn parent_pid() -> i32 {
     // SAFETY: getppid cannot fail.
@@ -219,6 +261,60 @@ pub fn default_sigpipe() {
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
 }
 
+/// Ignores SIGPIPE: a write to a pipe whose reader has gone then fails with
+/// EPIPE instead of killing the process, so a run can stop cleanly (remove
+/// its scratch folder, keep its results).
+pub fn ignore_sigpipe() {
+    // SAFETY: setting a standard signal to SIG_IGN installs no handler code.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+}
+
+pub const SIGPIPE: i32 = libc::SIGPIPE;
+
+/// The name of signal `sig` ("SIGTERM"), or "signal" for one without a
+/// name here.
+pub fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        _ => "signal",
+    }
+}
+
+/// The effective user id.
+pub fn effective_uid() -> u32 {
+    // SAFETY: geteuid cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// When process `pid` started, in clock ticks since boot (field 22 of
+/// /proc/PID/stat): with the pid, it names one process even after the pid
+/// is reused. `None` when no such process is visible.
+pub fn start_ticks(pid: i32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces or
+    // parentheses itself: count the fields after its last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// This process's pid namespace ("pid:[4026531836]"): a pid means the same
+/// process only inside one namespace.
+pub fn pid_namespace() -> Option<String> {
+    std::fs::read_link("/proc/self/ns/pid")
+        .ok()
+        .map(|p| p.to_string_lossy().into_owned())
+}
+
 /// The hypervisor's vendor string from CPUID leaf 0x40000000 ("KVMKVMKVM",
 /// "Microsoft Hv", ...), when the CPU says it runs under one.
 pub fn hypervisor_vendor() -> Option<String> {
@@ -255,6 +351,9 @@ pub fn thread_count() -> io::Result<usize> {
         .ok_or_else(|| io::Error::other("no Threads: line in /proc/self/status"))
 }
 
+/// The exit status of a forked child whose parent died before it started.
+pub const ORPHANED: i32 = 125;
+
 /// Forks; the child runs `f` and exits with its return value (101 if it
 /// panics), never returning into the caller's code. Refused unless this
 /// process has a single thread: after a fork only the forking thread exists,
@@ -275,11 +374,17 @@ pub fn fork_run(f: impl FnOnce() -> i32) -> io::Result<super::Child> {
             "fork_run needs a single-threaded process, this one has {n} threads"
         )));
     }
+    let parent = std::process::id() as i32;
     // SAFETY: the process is single-threaded (checked above), so the child is
     // an exact copy in which every lock is free and the allocator is
     // consistent; the child never returns from this function (exit_now).
     let pid = check(unsafe { libc::fork() })?;
     if pid == 0 {
+        // A partner blocked on a pipe or a futex would wait forever for a
+        // parent that was killed: it dies with it instead.
+        if !child_dies_with_parent(parent) {
+            super::proc::exit_now(ORPHANED);
+        }
         let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(101);
         super::proc::exit_now(code);
     }
@@ -335,6 +440,40 @@ mod tests {
         assert!(err.to_string().contains("single-threaded"), "{err}");
         drop(tx);
         let _ = t.join();
+    }
+
+    #[test]
+    fn a_process_is_known_by_its_start_time() {
+        let me = std::process::id() as i32;
+        let t = start_ticks(me).expect("this process is visible");
+        assert_eq!(start_ticks(me), Some(t));
+        // a child starts no earlier than its parent
+        let mut c = std::process::Command::new("sleep")
+            .arg("10")
+            .spawn()
+            .unwrap();
+        assert!(start_ticks(c.id() as i32).unwrap() >= t);
+        c.kill().unwrap();
+        c.wait().unwrap();
+        assert_eq!(start_ticks(c.id() as i32), None);
+        assert!(pid_namespace().unwrap().starts_with("pid:"));
+    }
+
+    #[test]
+    fn a_spawned_child_asks_to_die_with_its_parent() {
+        // /proc/PID/status does not show the death signal (tests/orphans.rs
+        // checks that it is sent); here: the pre-exec step lets the child
+        // start while its parent lives.
+        let out = kill_with_parent(
+            std::process::Command::new("sh")
+                .args(["-c", "echo $PPID"])
+                .stdout(std::process::Stdio::piped()),
+        )
+        .output()
+        .unwrap();
+        assert!(out.status.success());
+        let ppid: u32 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+        assert_eq!(ppid, std::process::id());
     }
 
     #[test]

@@ -15,8 +15,10 @@ pub static EXPERIMENT: Experiment = Experiment {
 
 fn measure(_: &Job) -> anyhow::Result<WorkerOutput> {
     // A grandchild in the worker's process group: the parent must kill it
-    // too. Its pid goes to stderr so a test can check it is gone.
-    let child = std::process::Command::new("sleep").arg("1000").spawn()?;
+    // too, and it dies with the worker if tasklab itself is killed. Its pid
+    // goes to stderr so a test can check it is gone.
+    let child =
+        crate::sys::kill_with_parent(std::process::Command::new("sleep").arg("1000")).spawn()?;
     eprintln!("selftest.hang: grandchild pid {}", child.id());
     loop {
         std::thread::sleep(std::time::Duration::from_secs(1000));

@@ -1,0 +1,347 @@
+//! Nothing left behind: for every experiment that makes processes, SIGKILL
+//! the tasklab parent while a worker's children live, and check that no
+//! process of its tree is left after 2 s and that the next start of tasklab
+//! removes the scratch folder the killed run could not. Also: a run whose
+//! stdout's reader has gone ends cleanly with 141, and a stop names its
+//! signal.
+//!
+//! Every wait polls with a time limit; every check is a relation (a process
+//! seen before the kill is gone after it), never a duration.
+
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+mod common;
+use common::*;
+
+/// How long a run may take to reach the point of the test.
+const START_LIMIT: Duration = Duration::from_secs(120);
+/// How long the tree may take to die once tasklab is killed.
+const DIE_LIMIT: Duration = Duration::from_secs(2);
+
+/// One process as /proc shows it.
+#[derive(Clone, Copy, Debug)]
+struct Proc {
+    pid: i32,
+    ppid: i32,
+    /// Start time in clock ticks since boot: with the pid, names one process
+    /// even if the pid is reused.
+    start: u64,
+    zombie: bool,
+}
+
+fn read_proc(pid: i32) -> Option<Proc> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name, which is in parentheses and may hold
+    // anything: state is the first of them, ppid the second, start the 20th.
+    let rest: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
+    Some(Proc {
+        pid,
+        ppid: rest.get(1)?.parse().ok()?,
+        start: rest.get(19)?.parse().ok()?,
+        zombie: matches!(*rest.first()?, "Z" | "X"),
+    })
+}
+
+fn all_procs() -> Vec<Proc> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(read_proc)
+        .collect()
+}
+
+/// Every descendant of `root` now, with its depth below it (1: a child).
+fn descendants(root: i32) -> Vec<(Proc, usize)> {
+    let procs = all_procs();
+    let mut children: HashMap<i32, Vec<Proc>> = HashMap::new();
+    for p in &procs {
+        children.entry(p.ppid).or_default().push(*p);
+    }
+    let mut out = Vec::new();
+    let mut todo = vec![(root, 0)];
+    while let Some((pid, depth)) = todo.pop() {
+        for c in children.get(&pid).into_iter().flatten() {
+            out.push((*c, depth + 1));
+            todo.push((c.pid, depth + 1));
+        }
+    }
+    out
+}
+
+/// Still running: the same process (pid and start time), not a zombie. A
+/// zombie has ended; only its exit status waits for a reaper.
+fn running(pid: i32, start: u64) -> bool {
+    read_proc(pid).is_some_and(|p| p.start == start && !p.zombie)
+}
+
+/// Live processes whose environment holds `marker`: everything the run
+/// started that kept tasklab's environment, wherever it was reparented.
+fn marked(marker: &str) -> Vec<i32> {
+    all_procs()
+        .into_iter()
+        .filter(|p| !p.zombie)
+        .filter(|p| {
+            std::fs::read(format!("/proc/{}/environ", p.pid))
+                .is_ok_and(|env| env.split(|&b| b == 0).any(|kv| kv == marker.as_bytes()))
+        })
+        .map(|p| p.pid)
+        .collect()
+}
+
+/// The scratch folders in `tmp`.
+fn scratch_dirs(tmp: &Path) -> Vec<String> {
+    std::fs::read_dir(tmp)
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(String::from))
+        .filter(|n| n.starts_with("tasklab-"))
+        .collect()
+}
+
+/// A run of tasklab with its own temp directory (TMPDIR) and a marker in
+/// its environment.
+struct Run {
+    child: Child,
+    tmp: tempfile::TempDir,
+    marker: String,
+}
+
+fn start(args: &[&str], stdout: Stdio) -> Run {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = format!(
+        "TASKLAB_ORPHAN_TEST={}-{}-{}",
+        std::process::id(),
+        args.join("_"),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    );
+    let (k, v) = marker.split_once('=').unwrap();
+    let child = Command::new(assert_cmd::cargo::cargo_bin("tasklab"))
+        .arg("run")
+        .args(args)
+        .arg("--out")
+        .arg(tmp.path().join("out"))
+        .env("TMPDIR", tmp.path())
+        .env(k, v)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    Run { child, tmp, marker }
+}
+
+impl Run {
+    /// Polls until a process two levels below tasklab exists (a child of a
+    /// worker); returns every descendant seen on the way.
+    fn wait_for_grandchild(&mut self) -> HashSet<(i32, u64)> {
+        let root = self.child.id() as i32;
+        let deadline = Instant::now() + START_LIMIT;
+        let mut seen = HashSet::new();
+        loop {
+            let tree = descendants(root);
+            seen.extend(tree.iter().map(|(p, _)| (p.pid, p.start)));
+            if tree.iter().any(|(p, depth)| *depth >= 2 && !p.zombie) {
+                return seen;
+            }
+            if let Some(status) = self.child.try_wait().unwrap() {
+                panic!("the run ended ({status}) before a worker's child was seen");
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no worker's child within {START_LIMIT:?}"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+/// Tasklab killed while its worker's children live leaves no process after
+/// 2 s, and the next start removes the scratch folder it left.
+fn sigkill_leaves_nothing(args: &[&str]) {
+    let mut args = args.to_vec();
+    // Enough rounds that the run is still going when the children appear;
+    // it is killed long before it would end.
+    args.extend(["--rounds", "100", "--timeout", "600", "--quiet"]);
+    let mut run = start(&args, Stdio::null());
+    let mut seen = run.wait_for_grandchild();
+    // The tree as it is at the kill, too.
+    let root = run.child.id() as i32;
+    seen.extend(descendants(root).iter().map(|(p, _)| (p.pid, p.start)));
+    run.child.kill().unwrap(); // SIGKILL
+    run.child.wait().unwrap();
+
+    let deadline = Instant::now() + DIE_LIMIT;
+    let left = loop {
+        let mut left: Vec<i32> = seen
+            .iter()
+            .filter(|(pid, start)| running(*pid, *start))
+            .map(|(pid, _)| *pid)
+            .collect();
+        left.extend(marked(&run.marker));
+        left.sort_unstable();
+        left.dedup();
+        if left.is_empty() || Instant::now() >= deadline {
+            break left;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let what: Vec<String> = left
+        .iter()
+        .map(|pid| {
+            let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            format!("{pid} {}", String::from_utf8_lossy(&cmd).replace('\0', " "))
+        })
+        .collect();
+    assert!(
+        left.is_empty(),
+        "{args:?}: processes left {DIE_LIMIT:?} after SIGKILL of tasklab: {what:?}"
+    );
+
+    // The killed run could not remove its scratch folder; the next one does.
+    let tmp = run.tmp.path();
+    assert!(
+        !scratch_dirs(tmp).is_empty(),
+        "the killed run left no scratch folder to clean"
+    );
+    let next = Command::new(assert_cmd::cargo::cargo_bin("tasklab"))
+        .args(["run", "selftest.crash", "--quiet", "--out"])
+        .arg(tmp.join("next"))
+        .env("TMPDIR", tmp)
+        .output()
+        .unwrap();
+    assert_eq!(next.status.code(), Some(1), "selftest.crash fails its run");
+    assert_eq!(
+        scratch_dirs(tmp),
+        Vec::<String>::new(),
+        "the next start did not remove the dead run's scratch folder"
+    );
+}
+
+#[test]
+fn sigkill_during_spawn_methods_leaves_nothing() {
+    sigkill_leaves_nothing(&[
+        "spawn.methods",
+        "-p",
+        "methods=fork,vfork,clone3,clone_process,clone_vm,clone_vfork,fork_exec_static,vfork_exec_static,posix_spawn,sh_c",
+    ]);
+}
+
+#[test]
+fn sigkill_during_spawn_cold_leaves_nothing() {
+    sigkill_leaves_nothing(&["spawn.cold", "-p", "methods=fork,posix_spawn"]);
+}
+
+#[test]
+fn sigkill_during_pingpong_processes_leaves_nothing() {
+    sigkill_leaves_nothing(&[
+        "switch.pingpong",
+        "-p",
+        "methods=pipe_processes,futex_processes",
+        "-p",
+        "placements=same_cpu,unpinned",
+    ]);
+}
+
+#[test]
+fn sigkill_during_parallel_average_leaves_nothing() {
+    sigkill_leaves_nothing(&[
+        "parallel.average",
+        "-p",
+        "n=100000",
+        "-p",
+        "workers=2,3",
+        "-p",
+        "variants=fork",
+    ]);
+}
+
+#[test]
+fn sigkill_during_parallel_program_and_forktime_leaves_nothing() {
+    sigkill_leaves_nothing(&["parallel.program", "-p", "n=100000"]);
+    sigkill_leaves_nothing(&["parallel.forktime", "-p", "n=100000"]);
+}
+
+#[test]
+fn sigkill_during_the_fan_out_leaves_nothing() {
+    // One report of 3 s to its sink, run serially first, then forked: a
+    // forked report that outlived its parent would still be writing at the
+    // check.
+    sigkill_leaves_nothing(&[
+        "parallel.fanout",
+        "-p",
+        "jobs=1",
+        "-p",
+        "cpu_ms=1",
+        "-p",
+        "output=48K",
+        "-p",
+        "sink_rate=16K",
+    ]);
+}
+
+#[test]
+fn sigkill_during_a_hang_leaves_nothing() {
+    sigkill_leaves_nothing(&["selftest.hang"]);
+}
+
+fn results(run: &Run) -> Value {
+    let path = run.tmp.path().join("out/results.json");
+    serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_closed_stdout_ends_the_run_cleanly_with_141() {
+    // The reader of tasklab's stdout is gone before it prints its first line.
+    let mut run = start(&["yardstick.syscall", "--rounds", "3"], Stdio::piped());
+    drop(run.child.stdout.take());
+    let deadline = Instant::now() + START_LIMIT;
+    let status = loop {
+        if let Some(s) = run.child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "the run did not end");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(141), "{status}");
+    // results kept, marked partial, with the reason
+    let r = results(&run);
+    assert_eq!(r["status"], "partial");
+    let reason = experiment(&r, "yardstick.syscall")["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(reason.contains("SIGPIPE"), "{reason}");
+    assert!(run.tmp.path().join("out/report.html").is_file());
+    // and its scratch folder removed
+    assert_eq!(scratch_dirs(run.tmp.path()), Vec::<String>::new());
+}
+
+#[test]
+fn a_stop_names_the_real_signal() {
+    let mut run = start(
+        &["selftest.hang", "--timeout", "600", "--quiet"],
+        Stdio::null(),
+    );
+    run.wait_for_grandchild();
+    let pid = run.child.id().to_string();
+    let kill = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(kill.success());
+    let status = run.child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{status}");
+    let r = results(&run);
+    let reason = experiment(&r, "selftest.hang")["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(reason.contains("interrupted (SIGTERM)"), "{reason}");
+    assert!(!reason.contains("Ctrl-C"), "{reason}");
+    assert_eq!(scratch_dirs(run.tmp.path()), Vec::<String>::new());
+}
