@@ -91,8 +91,8 @@ impl Owner {
         let pid = std::process::id() as i32;
         Owner {
             pid,
-            start_ticks: sys::start_ticks(pid).unwrap_or(0),
-            pid_ns: sys::pid_namespace().unwrap_or_default(),
+            start_ticks: sys::procfs::start_ticks(pid).unwrap_or(0),
+            pid_ns: sys::procfs::pid_namespace().unwrap_or_default(),
         }
     }
 
@@ -117,7 +117,7 @@ impl Owner {
         if self.pid_ns.is_empty() || self.pid_ns != my_ns {
             return false;
         }
-        match sys::start_ticks(self.pid) {
+        match sys::procfs::start_ticks(self.pid) {
             None => true,
             Some(t) => self.start_ticks != 0 && t != self.start_ticks,
         }
@@ -142,7 +142,7 @@ pub fn remove_stale(parent: &Path) -> Vec<PathBuf> {
         return removed;
     };
     let me = sys::effective_uid();
-    let my_ns = sys::pid_namespace().unwrap_or_default();
+    let my_ns = sys::procfs::pid_namespace().unwrap_or_default();
     for entry in entries.flatten() {
         let name = entry.file_name();
         if !name.to_str().is_some_and(is_scratch_name) {
@@ -227,7 +227,7 @@ mod tests {
         assert!(is_scratch_name(name), "{name}");
         let owner = read_owner(&s.path().join(OWNER_FILE)).unwrap();
         assert_eq!(owner, Owner::me());
-        assert!(!owner.is_dead(&sys::pid_namespace().unwrap()));
+        assert!(!owner.is_dead(&sys::procfs::pid_namespace().unwrap()));
     }
 
     /// A pid that no process has: one of a child that was reaped.
@@ -251,7 +251,7 @@ mod tests {
     fn only_the_scratch_dirs_of_dead_runs_are_removed() {
         let parent = tempfile::tempdir().unwrap();
         let p = parent.path();
-        let ns = sys::pid_namespace().unwrap();
+        let ns = sys::procfs::pid_namespace().unwrap();
         let me = Owner::me();
         let dead = dead_pid();
         let stale = plant(p, "tasklab-dead01", Some(&format!("{dead} 5 {ns}\n")));
@@ -289,7 +289,7 @@ mod tests {
     #[test]
     fn a_new_scratch_dir_clears_the_stale_ones() {
         let parent = tempfile::tempdir().unwrap();
-        let ns = sys::pid_namespace().unwrap();
+        let ns = sys::procfs::pid_namespace().unwrap();
         let stale = plant(
             parent.path(),
             "tasklab-dead02",

@@ -103,9 +103,9 @@ pub fn summarize_rounds(rounds: &[Vec<f64>], seed: u64) -> Result<Summary, Stats
         s.ci95_lo = s.median - half;
         s.ci95_hi = s.median + half;
         s.ci_covers_95 = true;
-        let (few, most) = rounds
-            .iter()
-            .fold((usize::MAX, 0), |(a, b), r| (a.min(r.len()), b.max(r.len())));
+        let (few, most) = rounds.iter().fold((usize::MAX, 0), |(a, b), r| {
+            (a.min(r.len()), b.max(r.len()))
+        });
         let per = if few == most {
             few.to_string()
         } else {

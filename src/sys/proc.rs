@@ -296,25 +296,6 @@ pub fn effective_uid() -> u32 {
     unsafe { libc::geteuid() }
 }
 
-/// When process `pid` started, in clock ticks since boot (field 22 of
-/// /proc/PID/stat): with the pid, it names one process even after the pid
-/// is reused. `None` when no such process is visible.
-pub fn start_ticks(pid: i32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) is in parentheses and may hold spaces or
-    // parentheses itself: count the fields after its last ')'.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(19)?.parse().ok()
-}
-
-/// This process's pid namespace ("pid:[4026531836]"): a pid means the same
-/// process only inside one namespace.
-pub fn pid_namespace() -> Option<String> {
-    std::fs::read_link("/proc/self/ns/pid")
-        .ok()
-        .map(|p| p.to_string_lossy().into_owned())
-}
-
 /// The hypervisor's vendor string from CPUID leaf 0x40000000 ("KVMKVMKVM",
 /// "Microsoft Hv", ...), when the CPU says it runs under one.
 pub fn hypervisor_vendor() -> Option<String> {
@@ -445,18 +426,20 @@ mod tests {
     #[test]
     fn a_process_is_known_by_its_start_time() {
         let me = std::process::id() as i32;
-        let t = start_ticks(me).expect("this process is visible");
-        assert_eq!(start_ticks(me), Some(t));
+        let t = crate::sys::procfs::start_ticks(me).expect("this process is visible");
+        assert_eq!(crate::sys::procfs::start_ticks(me), Some(t));
         // a child starts no earlier than its parent
         let mut c = std::process::Command::new("sleep")
             .arg("10")
             .spawn()
             .unwrap();
-        assert!(start_ticks(c.id() as i32).unwrap() >= t);
+        assert!(crate::sys::procfs::start_ticks(c.id() as i32).unwrap() >= t);
         c.kill().unwrap();
         c.wait().unwrap();
-        assert_eq!(start_ticks(c.id() as i32), None);
-        assert!(pid_namespace().unwrap().starts_with("pid:"));
+        assert_eq!(crate::sys::procfs::start_ticks(c.id() as i32), None);
+        assert!(crate::sys::procfs::pid_namespace()
+            .unwrap()
+            .starts_with("pid:"));
     }
 
     #[test]

@@ -101,6 +101,25 @@ pub fn run_delay_ns() -> Option<u64> {
     text.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// When process `pid` started, in clock ticks since boot (field 22 of
+/// /proc/PID/stat): with the pid, it names one process even after the pid
+/// is reused. `None` when no such process is visible.
+pub fn start_ticks(pid: i32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces or
+    // parentheses itself: count the fields after its last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// This process's pid namespace ("pid:[4026531836]"): a pid means the same
+/// process only inside one namespace.
+pub fn pid_namespace() -> Option<String> {
+    std::fs::read_link("/proc/self/ns/pid")
+        .ok()
+        .map(|p| p.to_string_lossy().into_owned())
+}
+
 /// Finds `Field:   1234 kB` in a /proc text.
 pub fn kib_field(text: &str, field: &str) -> Option<u64> {
     text.lines().find_map(|l| {
