@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// The hidden subcommand a probe runs as.
 pub const PROBE_ARG: &str = "__probe";
@@ -28,7 +28,7 @@ pub fn run(experiment: &str, arg: serde_json::Value) -> anyhow::Result<serde_jso
         experiment: experiment.into(),
         arg,
     })?;
-    let mut child = Command::new(super::self_exe()?)
+    let mut child = super::self_command()?
         .arg(PROBE_ARG)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
