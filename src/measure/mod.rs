@@ -13,7 +13,39 @@ pub mod telemetry;
 pub mod timer;
 pub mod worker;
 
-/// tasklab's own binary, for workers and probes to re-execute.
+/// tasklab's own binary, for workers and probes to re-execute:
+/// `/proc/self/exe`, which names the running program's file even after its
+/// path was deleted or replaced (a rebuild during a run), so every worker
+/// runs the very binary the run started with. Without /proc, the path.
 pub fn self_exe() -> std::io::Result<std::path::PathBuf> {
-    std::env::current_exe()
+    let proc_exe = std::path::Path::new("/proc/self/exe");
+    if proc_exe.exists() {
+        Ok(proc_exe.to_path_buf())
+    } else {
+        std::env::current_exe()
+    }
+}
+
+/// A command that runs tasklab's own binary ([`self_exe`]) with a readable
+/// argv[0]: the path the run was started from, or "tasklab".
+pub fn self_command() -> std::io::Result<std::process::Command> {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = std::process::Command::new(self_exe()?);
+    let name = std::env::args_os()
+        .next()
+        .unwrap_or_else(|| "tasklab".into());
+    cmd.arg0(name);
+    Ok(cmd)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn workers_re_execute_the_running_binary_not_its_path() {
+        let exe = super::self_exe().unwrap();
+        assert_eq!(exe, std::path::Path::new("/proc/self/exe"));
+        // argv[0] stays a name a person can read in `ps`.
+        let cmd = super::self_command().unwrap();
+        assert_eq!(cmd.get_program(), "/proc/self/exe");
+    }
 }

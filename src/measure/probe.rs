@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// The hidden subcommand a probe runs as.
 pub const PROBE_ARG: &str = "__probe";
@@ -31,7 +31,7 @@ pub fn run(experiment: &str, arg: serde_json::Value) -> anyhow::Result<serde_jso
     // The probe dies with its caller: a worker killed with tasklab leaves
     // no probe behind.
     let mut child = crate::sys::kill_with_parent(
-        Command::new(super::self_exe()?)
+        super::self_command()?
             .arg(PROBE_ARG)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

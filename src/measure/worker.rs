@@ -10,7 +10,7 @@ use super::protocol::{Job, WorkerOutput};
 use crate::sys;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -59,11 +59,10 @@ pub fn run_job(job: &Job, limit: Duration, stop: &StopFlag) -> Result<WorkerOutp
         reason,
         interrupted: false,
     };
-    let exe =
-        super::self_exe().map_err(|e| fail(format!("cannot find tasklab's own binary: {e}")))?;
+    let mut cmd = super::self_command()
+        .map_err(|e| fail(format!("cannot find tasklab's own binary: {e}")))?;
     let mut child = sys::kill_with_parent(
-        Command::new(exe)
-            .arg(WORKER_ARG)
+        cmd.arg(WORKER_ARG)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

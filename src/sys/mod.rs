@@ -12,6 +12,7 @@ pub mod clone;
 pub mod forkwork;
 pub mod futex;
 pub mod mm;
+pub mod private;
 pub mod proc;
 pub mod procfs;
 pub mod pthread;

@@ -61,7 +61,10 @@ impl Launcher {
             let p = scratch::helper(scratch?, name).ok()?;
             let p = p.to_str()?.to_string();
             if sh {
-                ExecPlan::new("/bin/sh", &["/bin/sh", "-c", &p]).ok()
+                // The path is the shell's $0, never parsed as shell text (a
+                // space or a `;` in TMPDIR stays part of the name). The shell
+                // still runs one simple command, as it does for system().
+                ExecPlan::new("/bin/sh", &["/bin/sh", "-c", "\"$0\"", &p]).ok()
             } else {
                 ExecPlan::new(&p, &[&p]).ok()
             }

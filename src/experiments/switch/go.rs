@@ -1,131 +1,378 @@
 //! The Go helper of switch.userspace: Bendersky's goroutine ping-pong
 //! (seed 002, ~2.8 M iterations/s, ~170 ns per switch) as a small Go program,
-//! built on first use into a private cache and run with the variant's
-//! GOMAXPROCS, thread locking and CPU affinity.
+//! built on first use and run with the variant's GOMAXPROCS, thread locking
+//! and CPU affinity.
+//!
+//! People run tasklab as root, sometimes with another user's `HOME`, so the
+//! built program is only ever run from a private folder (see
+//! [`crate::sys::private`]): `$XDG_CACHE_HOME/tasklab` or `~/.cache/tasklab`
+//! when every folder on the way is yours or root's and no one else can write
+//! it, else the run's own scratch folder (built again each run, with a note).
+//! Beside the program lies the SHA-256 of its content, and the program runs
+//! only when it still matches: a file that fails a check is built again and
+//! replaced, never run. `go` itself runs with its own HOME, build cache and
+//! temp folder and no telemetry, so it writes nothing into anyone's `HOME`.
+//! Building happens in a temp folder inside the run's scratch folder (removed
+//! with it, even when the worker is killed) and the program reaches the cache
+//! by rename; temp files of a killed run are swept by the next one.
 
 use super::methods::GoMode;
 use crate::measure::sampler::Budget;
 use crate::sys;
-use std::fs::File;
+use crate::sys::private::{open_private_file, private_dir};
+use sha2::{Digest, Sha256};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
 
 /// Why a Go variant did not run: the toolchain is absent (a skip, with the
 /// reason) or something broke (a failure).
+#[derive(Debug)]
 pub enum GoError {
     Skipped(String),
     Failed(String),
 }
 
-/// Longest a first-use `go build` may take before the variant is skipped.
+/// What one run of the Go program gave: its round trips (ns), and a note on
+/// where the program came from when the user should know.
+pub struct GoRun {
+    pub round_trip_ns: Vec<f64>,
+    pub note: Option<String>,
+}
+
+/// Longest `go version` plus a first-use `go build` may take before the
+/// variant is skipped.
 const GO_BUILD_LIMIT_S: u64 = 80;
 
 const GO_SOURCE: &str = include_str!("../../../helpers/go/pingpong/main.go");
 
-/// The Go toolchain to use: `$TASKLAB_GO`, else `go` on PATH.
-fn go_command() -> String {
-    std::env::var("TASKLAB_GO").unwrap_or_else(|_| "go".into())
+/// `go` arguments: no paths of the build folder in the program (so every
+/// build of one source by one toolchain gives the same bytes), no VCS look-up.
+const BUILD_ARGS: &[&str] = &[
+    "build",
+    "-trimpath",
+    "-buildvcs=false",
+    "-o",
+    "pingpong",
+    "main.go",
+];
+
+/// Names of temp files and folders, followed by the pid that made them, so a
+/// later run can tell a dead run's leftovers from a live run's work.
+const PARTIAL: &str = ".partial-";
+
+/// The Go toolchain to use: `$TASKLAB_GO` unless unset or empty, else `go`
+/// on PATH.
+fn go_command(var: Option<std::ffi::OsString>) -> std::ffi::OsString {
+    var.filter(|v| !v.is_empty()).unwrap_or_else(|| "go".into())
 }
 
-/// Private cache for the built Go program: `$XDG_CACHE_HOME/tasklab` or
-/// `~/.cache/tasklab`, created with mode 0700.
-fn cache_dir() -> Option<std::path::PathBuf> {
-    use std::os::unix::fs::DirBuilderExt;
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cache")))?;
-    let dir = base.join("tasklab");
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&dir)
-        .ok()?;
-    Some(dir)
-}
-
-/// Builds the Go ping-pong program on first use and returns its path.
-fn go_binary(scratch: Option<&std::path::Path>) -> Result<std::path::PathBuf, GoError> {
-    let go = go_command();
-    match std::process::Command::new(&go).arg("version").output() {
-        Ok(o) if o.status.success() => {}
-        Ok(o) => {
-            return Err(GoError::Skipped(format!(
-                "'{go} version' failed: {}",
-                String::from_utf8_lossy(&o.stderr).trim()
-            )))
-        }
-        Err(e) => {
-            return Err(GoError::Skipped(format!(
-                "no Go toolchain ('{go}': {e}); install Go or set TASKLAB_GO to its path"
-            )))
-        }
-    }
-    let dir = cache_dir()
-        .or_else(|| scratch.map(|s| s.to_path_buf()))
-        .ok_or_else(|| {
-            GoError::Skipped("no cache directory (neither XDG_CACHE_HOME nor HOME is set)".into())
-        })?;
-    let bin = dir.join(format!(
+/// The program's file name, after what it is built from.
+fn binary_name() -> String {
+    format!(
         "go-pingpong-{:016x}",
-        crate::stats::seed_for(GO_SOURCE)
+        crate::stats::seed_for(&format!("{GO_SOURCE}{BUILD_ARGS:?}"))
+    )
+}
+
+fn hash_name(name: &str) -> String {
+    format!("{name}.sha256")
+}
+
+/// Where the program is kept, and why there if the user should know.
+struct Home {
+    dir: PathBuf,
+    gocache: PathBuf,
+    note: Option<String>,
+}
+
+/// `$XDG_CACHE_HOME` (when set to an absolute path), else `$HOME/.cache`.
+fn cache_root(
+    xdg: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+) -> Option<PathBuf> {
+    xdg.map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            home.filter(|h| !h.is_empty())
+                .map(|h| Path::new(&h).join(".cache"))
+        })
+}
+
+/// The private cache folder if it is safe to run programs from, else a
+/// folder in the run's scratch folder.
+fn locate(scratch: Option<&Path>) -> Result<Home, GoError> {
+    let private = |root: &Path, rel: &str| -> Result<Home, String> {
+        let dir = private_dir(root, Path::new(rel))?;
+        let gocache = private_dir(&dir, Path::new("gocache"))?;
+        Ok(Home {
+            dir,
+            gocache,
+            note: None,
+        })
+    };
+    let root = cache_root(std::env::var_os("XDG_CACHE_HOME"), std::env::var_os("HOME"));
+    let why = match root {
+        Some(root) => match private(&root, "tasklab") {
+            Ok(home) => return Ok(home),
+            Err(why) => why,
+        },
+        None => "neither XDG_CACHE_HOME nor HOME is set".into(),
+    };
+    let Some(scratch) = scratch else {
+        return Err(GoError::Skipped(format!(
+            "no private folder to build the Go program in: {why}"
+        )));
+    };
+    let mut home = private(scratch, "go").map_err(GoError::Skipped)?;
+    home.note = Some(format!(
+        "the Go program was built in this run's scratch folder (a cold build, each run), not taken from the cache: {why}"
     ));
-    if bin.is_file() {
-        return Ok(bin);
+    Ok(home)
+}
+
+/// Removes what runs that are no longer alive left half-made in `dir`.
+fn sweep_partials(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(PARTIAL))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid == std::process::id() || Path::new("/proc").join(pid.to_string()).exists() {
+            continue;
+        }
+        let path = e.path();
+        let _ = match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.is_dir() => std::fs::remove_dir_all(&path),
+            _ => std::fs::remove_file(&path),
+        };
     }
-    let build = tempfile::Builder::new()
-        .prefix("go-build-")
-        .tempdir_in(&dir)
-        .map_err(|e| {
-            GoError::Failed(format!(
-                "cannot make a build folder in {}: {e}",
-                dir.display()
-            ))
-        })?;
-    std::fs::write(build.path().join("main.go"), GO_SOURCE)
-        .map_err(|e| GoError::Failed(e.to_string()))?;
-    let mut cmd = std::process::Command::new(&go);
-    cmd.args(["build", "-o", "pingpong", "main.go"])
-        .current_dir(build.path())
+}
+
+fn partial_prefix() -> String {
+    format!("{PARTIAL}{}-", std::process::id())
+}
+
+/// SHA-256 of everything `r` gives, in hex.
+fn sha256_hex(mut r: impl Read) -> io::Result<String> {
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match r.read(&mut buf)? {
+            0 => break,
+            n => h.update(&buf[..n]),
+        }
+    }
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Why a kept program may not be run.
+#[derive(Debug, PartialEq)]
+enum Unverified {
+    /// Not built yet (or its hash was never written).
+    Missing,
+    /// There, but not private or not what was built.
+    Refused(String),
+}
+
+/// The program `dir/name`, if it and the hash beside it are private files
+/// and its content still has that hash. Checked before every run of it.
+fn verified(dir: &Path, name: &str) -> Result<PathBuf, Unverified> {
+    let open = |p: &Path| {
+        open_private_file(p).map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => Unverified::Missing,
+            _ => Unverified::Refused(e.to_string()),
+        })
+    };
+    let refused = |p: &Path, e: io::Error| Unverified::Refused(format!("{}: {e}", p.display()));
+    let hash_path = dir.join(hash_name(name));
+    let mut want = String::new();
+    open(&hash_path)?
+        .take(200)
+        .read_to_string(&mut want)
+        .map_err(|e| refused(&hash_path, e))?;
+    let want = want.trim();
+    let bin = dir.join(name);
+    let got = sha256_hex(open(&bin)?).map_err(|e| refused(&bin, e))?;
+    if want.len() != 64 || got != want {
+        return Err(Unverified::Refused(format!(
+            "the content of {} no longer matches the SHA-256 recorded when it was built",
+            bin.display()
+        )));
+    }
+    Ok(bin)
+}
+
+/// Writes `bytes` to `dir/name` with `mode`: a new file of a random name
+/// (O_EXCL, so nothing there is followed), flushed, then renamed over.
+fn write_new(dir: &Path, name: &str, bytes: &[u8], mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut t = tempfile::Builder::new()
+        .prefix(&partial_prefix())
+        .permissions(std::fs::Permissions::from_mode(mode))
+        .tempfile_in(dir)?;
+    t.write_all(bytes)?;
+    t.as_file().sync_all()?;
+    t.persist(dir.join(name)).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Keeps the program built at `built` as `dir/name`, with its hash beside.
+fn place(dir: &Path, built: &Path, name: &str) -> io::Result<()> {
+    let bytes = std::fs::read(built)?;
+    let hash = sha256_hex(&bytes[..])?;
+    write_new(dir, name, &bytes, 0o700)?;
+    write_new(dir, &hash_name(name), format!("{hash}\n").as_bytes(), 0o600)
+}
+
+/// A `go` command that reads no one's settings and writes only into `work`
+/// (HOME, config, temp files) and `gocache`: no telemetry, no toolchain or
+/// module downloads, no C compiler.
+fn go_cmd(go: &std::ffi::OsStr, work: &Path, gocache: &Path) -> Command {
+    let home = work.join("home");
+    let mut cmd = Command::new(go);
+    cmd.env_clear()
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .env("GOCACHE", gocache)
+        .env("GOPATH", work.join("gopath"))
+        .env("GOTMPDIR", work.join("tmp"))
+        .env("TMPDIR", work.join("tmp"))
+        .env("GOENV", "off")
+        .env("GOTELEMETRY", "off")
         .env("GOTOOLCHAIN", "local")
         .env("GOPROXY", "off")
-        .env("GOFLAGS", "");
-    if std::env::var_os("GOCACHE").is_none() && std::env::var_os("HOME").is_none() {
-        cmd.env("GOCACHE", dir.join("gocache"));
-    }
-    // A cold Go build cache compiles the runtime first (about a minute on
-    // a small machine): bounded, so the worker's own time limit is not hit.
-    let log = build.path().join("build.log");
-    let log_file = File::create(&log).map_err(|e| GoError::Failed(e.to_string()))?;
-    let mut child = cmd
-        .stdout(std::process::Stdio::null())
-        .stderr(log_file)
-        .spawn()
-        .map_err(|e| GoError::Failed(format!("cannot run {go} build: {e}")))?;
-    let started = std::time::Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(st)) => break st,
-            Ok(None) if started.elapsed().as_secs() >= GO_BUILD_LIMIT_S => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(GoError::Skipped(format!(
-                    "building the Go program took more than {GO_BUILD_LIMIT_S} s (a cold Go build cache?); run again to finish it"
-                )));
-            }
-            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(50)),
-            Err(e) => return Err(GoError::Failed(e.to_string())),
+        .env("GOFLAGS", "")
+        .env("CGO_ENABLED", "0")
+        .current_dir(work)
+        .stdin(Stdio::null());
+    for keep in ["PATH", "GOROOT"] {
+        if let Some(v) = std::env::var_os(keep) {
+            cmd.env(keep, v);
         }
-    };
-    if !status.success() {
-        let msg = std::fs::read_to_string(&log).unwrap_or_default();
-        return Err(GoError::Failed(format!("go build failed: {}", msg.trim())));
     }
-    std::fs::rename(build.path().join("pingpong"), &bin).map_err(|e| {
-        GoError::Failed(format!(
-            "cannot place the Go binary in {}: {e}",
-            dir.display()
+    cmd
+}
+
+/// Runs `cmd` until it ends or `deadline` passes (then kills it: None). Its
+/// output goes to files in `work` (no pipe a stray grandchild could hold).
+fn run_bounded(
+    mut cmd: Command,
+    work: &Path,
+    label: &str,
+    deadline: Instant,
+) -> io::Result<Option<(ExitStatus, String)>> {
+    let err_path = work.join(format!("{label}.err"));
+    let err = std::fs::File::create(&err_path)?;
+    // go dies with the worker (the compilers it starts finish on their own).
+    let mut child = sys::kill_with_parent(&mut cmd)
+        .stdout(Stdio::null())
+        .stderr(err)
+        .spawn()?;
+    let status = loop {
+        if let Some(st) = child.try_wait()? {
+            break st;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut text = Vec::new();
+    std::fs::File::open(&err_path)?
+        .take(64 << 10)
+        .read_to_end(&mut text)?;
+    Ok(Some((
+        status,
+        String::from_utf8_lossy(&text).trim().to_string(),
+    )))
+}
+
+/// The Go ping-pong program, checked and ready to run (built first if need
+/// be), and a note on where it came from when the user should know.
+fn go_binary(scratch: Option<&Path>) -> Result<(PathBuf, Option<String>), GoError> {
+    let deadline = Instant::now() + Duration::from_secs(GO_BUILD_LIMIT_S);
+    let timed_out = || {
+        GoError::Skipped(format!(
+            "building the Go program took more than {GO_BUILD_LIMIT_S} s (a cold Go build cache?); run again to finish it"
         ))
+    };
+    let failed = |what: &str, e: io::Error| GoError::Failed(format!("{what}: {e}"));
+    let home = locate(scratch)?;
+    sweep_partials(&home.dir);
+    // The work folder lives in the run's scratch folder when there is one:
+    // the run removes it even if this worker is killed mid-build.
+    let work = tempfile::Builder::new()
+        .prefix(&partial_prefix())
+        .tempdir_in(scratch.unwrap_or(&home.dir))
+        .map_err(|e| failed("cannot make a folder to build the Go program in", e))?;
+    for sub in ["home", "tmp"] {
+        std::fs::create_dir(work.path().join(sub))
+            .map_err(|e| failed("cannot prepare the Go build folder", e))?;
+    }
+    let go = go_command(std::env::var_os("TASKLAB_GO"));
+    let shown = go.to_string_lossy().into_owned();
+    let mut version = go_cmd(&go, work.path(), &home.gocache);
+    version.arg("version");
+    match run_bounded(version, work.path(), "version", deadline) {
+        Err(e) => {
+            return Err(GoError::Skipped(format!(
+                "no Go toolchain ('{shown}': {e}); install Go or set TASKLAB_GO to its path"
+            )))
+        }
+        Ok(None) => return Err(timed_out()),
+        Ok(Some((st, err))) if !st.success() => {
+            return Err(GoError::Skipped(format!("'{shown} version' failed: {err}")))
+        }
+        Ok(Some(_)) => {}
+    }
+    let name = binary_name();
+    let mut note = home.note;
+    match verified(&home.dir, &name) {
+        Ok(bin) => return Ok((bin, note)),
+        Err(Unverified::Missing) => {}
+        Err(Unverified::Refused(why)) => {
+            let rebuilt = format!("the kept Go program was not run and was built again: {why}");
+            note = Some(match note {
+                Some(n) => format!("{n}; {rebuilt}"),
+                None => rebuilt,
+            });
+        }
+    }
+    std::fs::write(work.path().join("main.go"), GO_SOURCE)
+        .map_err(|e| failed("cannot write the Go source", e))?;
+    let mut build = go_cmd(&go, work.path(), &home.gocache);
+    build.args(BUILD_ARGS);
+    match run_bounded(build, work.path(), "build", deadline) {
+        Err(e) => return Err(failed(&format!("cannot run {shown} build"), e)),
+        Ok(None) => return Err(timed_out()),
+        Ok(Some((st, err))) if !st.success() => {
+            return Err(GoError::Failed(format!("go build failed: {err}")))
+        }
+        Ok(Some(_)) => {}
+    }
+    place(&home.dir, &work.path().join("pingpong"), &name).map_err(|e| {
+        failed(
+            &format!("cannot keep the Go program in {}", home.dir.display()),
+            e,
+        )
     })?;
-    Ok(bin)
+    let bin = verified(&home.dir, &name).map_err(|e| {
+        GoError::Failed(format!("the Go program just built fails its check: {e:?}"))
+    })?;
+    Ok((bin, note))
 }
 
 /// Round trips (ns) of two goroutines ping-ponging over unbuffered channels.
@@ -134,12 +381,12 @@ pub fn go_round_trips(
     budget: &Budget,
     cpu: usize,
     all: &[usize],
-    scratch: Option<&std::path::Path>,
-) -> Result<Vec<f64>, GoError> {
-    let bin = go_binary(scratch)?;
+    scratch: Option<&Path>,
+) -> Result<GoRun, GoError> {
+    let (bin, note) = go_binary(scratch)?;
     let samples = budget.min_samples.max(10).min(budget.max_samples.max(2));
     let sample_ns = ((budget.seconds * 1e9 / samples as f64) as u64).max(20_000);
-    let mut cmd = std::process::Command::new(&bin);
+    let mut cmd = Command::new(&bin);
     cmd.arg(sample_ns.to_string()).arg(samples.to_string());
     cmd.env_remove("GOMAXPROCS");
     match mode {
@@ -161,7 +408,7 @@ pub fn go_round_trips(
         all.to_vec()
     };
     sys::pin_current_thread(&pin).map_err(|e| GoError::Failed(e.to_string()))?;
-    let o = cmd.output();
+    let o = sys::kill_with_parent(&mut cmd).output();
     sys::pin_current_thread(all).map_err(|e| GoError::Failed(e.to_string()))?;
     let o = o.map_err(|e| GoError::Failed(format!("cannot run {}: {e}", bin.display())))?;
     if !o.status.success() {
@@ -185,5 +432,12 @@ pub fn go_round_trips(
             "the Go program printed no samples: {text}"
         )));
     }
-    Ok(rt)
+    Ok(GoRun {
+        round_trip_ns: rt,
+        note,
+    })
 }
+
+#[cfg(test)]
+#[path = "go_tests.rs"]
+mod tests;

@@ -93,6 +93,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         .map(|n| variant(n).ok_or_else(|| anyhow::anyhow!("unknown variant {n}")))
         .collect::<anyhow::Result<Vec<_>>>()?;
     // The variants take turns, a share of the budget at a time.
+    let mut go_notes = Vec::new();
     let per_variant = interleave(&chosen, PASSES, job.seed, |v| {
         let name = v.name();
         Ok::<_, anyhow::Error>(match v.switch {
@@ -103,13 +104,21 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             }
             UserSwitch::Go(mode) => {
                 match go_round_trips(mode, &share, cpus[0], &all, job.scratch.as_deref()) {
-                    Ok(round_trip_ns) => Ok(round_trip_ns),
+                    Ok(run) => {
+                        go_notes.extend(run.note);
+                        Ok(run.round_trip_ns)
+                    }
                     Err(GoError::Skipped(why)) => Err(format!("{name} skipped: {why}")),
                     Err(GoError::Failed(e)) => anyhow::bail!("{name}: {e}"),
                 }
             }
         })
     })?;
+    for n in go_notes {
+        if !out.notes.contains(&n) {
+            out.notes.push(n);
+        }
+    }
     for (v, passes) in chosen.iter().zip(per_variant) {
         let mut round_trip_ns = Vec::new();
         for pass in passes {

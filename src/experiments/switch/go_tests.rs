@@ -1,0 +1,198 @@
+use super::*;
+use std::os::unix::fs::PermissionsExt;
+
+fn built(dir: &Path, text: &str) -> PathBuf {
+    let p = dir.join("pingpong");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn an_empty_tasklab_go_is_treated_as_unset() {
+    assert_eq!(go_command(None), "go");
+    assert_eq!(go_command(Some("".into())), "go");
+    assert_eq!(go_command(Some("/opt/go/bin/go".into())), "/opt/go/bin/go");
+}
+
+#[test]
+fn the_cache_is_under_xdg_cache_home_or_home() {
+    let home = Some("/home/u".into());
+    assert_eq!(
+        cache_root(Some("/c".into()), home.clone()),
+        Some(PathBuf::from("/c"))
+    );
+    // Empty or relative XDG_CACHE_HOME is ignored, as the XDG spec says.
+    for xdg in ["", "rel/cache"] {
+        assert_eq!(
+            cache_root(Some(xdg.into()), home.clone()),
+            Some(PathBuf::from("/home/u/.cache"))
+        );
+    }
+    assert_eq!(cache_root(None, Some("".into())), None);
+    assert_eq!(cache_root(None, None), None);
+}
+
+#[test]
+fn a_placed_program_verifies_and_its_files_are_private() {
+    let t = tempfile::tempdir().unwrap();
+    let src = tempfile::tempdir().unwrap();
+    place(t.path(), &built(src.path(), "#!/bin/sh\n"), "prog").unwrap();
+    assert_eq!(verified(t.path(), "prog"), Ok(t.path().join("prog")));
+    let mode = |n: &str| {
+        std::fs::metadata(t.path().join(n))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode("prog"), 0o700);
+    assert_eq!(mode("prog.sha256"), 0o600);
+    // Placing again (a rebuild) replaces both.
+    place(t.path(), &built(src.path(), "#!/bin/sh\nexit 0\n"), "prog").unwrap();
+    assert!(verified(t.path(), "prog").is_ok());
+    let left: Vec<_> = std::fs::read_dir(t.path()).unwrap().flatten().collect();
+    assert_eq!(left.len(), 2, "no temp file is left: {left:?}");
+}
+
+#[test]
+fn a_tampered_program_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let src = tempfile::tempdir().unwrap();
+    place(t.path(), &built(src.path(), "#!/bin/sh\n"), "prog").unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(t.path().join("prog"))
+        .unwrap();
+    f.write_all(b"touch /tmp/owned\n").unwrap();
+    match verified(t.path(), "prog") {
+        Err(Unverified::Refused(why)) => assert!(why.contains("SHA-256"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_program_others_can_write_or_a_link_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let src = tempfile::tempdir().unwrap();
+    place(t.path(), &built(src.path(), "#!/bin/sh\n"), "prog").unwrap();
+    let prog = t.path().join("prog");
+    std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o770)).unwrap();
+    match verified(t.path(), "prog") {
+        Err(Unverified::Refused(why)) => assert!(why.contains("group or by others"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    // A link to a good copy, with the right hash beside it, is still refused.
+    std::fs::rename(&prog, t.path().join("real")).unwrap();
+    std::fs::set_permissions(
+        t.path().join("real"),
+        std::fs::Permissions::from_mode(0o700),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(t.path().join("real"), &prog).unwrap();
+    match verified(t.path(), "prog") {
+        Err(Unverified::Refused(why)) => assert!(why.contains("symbolic link"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_program_without_its_hash_counts_as_not_built() {
+    let t = tempfile::tempdir().unwrap();
+    let src = tempfile::tempdir().unwrap();
+    place(t.path(), &built(src.path(), "#!/bin/sh\n"), "prog").unwrap();
+    std::fs::remove_file(t.path().join("prog.sha256")).unwrap();
+    assert_eq!(verified(t.path(), "prog"), Err(Unverified::Missing));
+}
+
+#[test]
+fn leftovers_of_dead_runs_are_swept_and_live_ones_kept() {
+    let t = tempfile::tempdir().unwrap();
+    // A pid above pid_max can belong to no process.
+    let pid_max: u64 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let dead = pid_max + 1;
+    let me = std::process::id();
+    std::fs::create_dir(t.path().join(format!("{PARTIAL}{dead}-abc"))).unwrap();
+    std::fs::write(t.path().join(format!("{PARTIAL}{dead}-def")), "").unwrap();
+    for keep in [
+        format!("{PARTIAL}{me}-abc"),
+        format!("{PARTIAL}1-abc"),
+        "go-pingpong-0123".to_string(),
+        format!("{PARTIAL}notapid"),
+    ] {
+        std::fs::write(t.path().join(keep), "").unwrap();
+    }
+    sweep_partials(t.path());
+    let mut left: Vec<String> = std::fs::read_dir(t.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    let mut want = vec![
+        format!("{PARTIAL}{me}-abc"),
+        format!("{PARTIAL}1-abc"),
+        "go-pingpong-0123".to_string(),
+        format!("{PARTIAL}notapid"),
+    ];
+    want.sort();
+    assert_eq!(left, want);
+}
+
+#[test]
+fn go_runs_with_its_own_home_and_none_of_the_callers_settings() {
+    let work = tempfile::tempdir().unwrap();
+    let cache = work.path().join("gocache");
+    let out = go_cmd("env".as_ref(), work.path(), &cache)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let allowed = [
+        "PATH",
+        "GOROOT",
+        "HOME",
+        "XDG_CONFIG_HOME",
+        "XDG_CACHE_HOME",
+        "GOCACHE",
+        "GOPATH",
+        "GOTMPDIR",
+        "TMPDIR",
+        "GOENV",
+        "GOTELEMETRY",
+        "GOTOOLCHAIN",
+        "GOPROXY",
+        "GOFLAGS",
+        "CGO_ENABLED",
+        "PWD", // some `env`s add it
+    ];
+    for line in text.lines() {
+        let key = line.split('=').next().unwrap();
+        assert!(allowed.contains(&key), "{key} reached go: {text}");
+    }
+    let work = work.path().display().to_string();
+    assert!(text.contains(&format!("HOME={work}/home\n")), "{text}");
+    assert!(text.contains("GOTELEMETRY=off\n"), "{text}");
+    assert!(
+        text.contains(&format!("GOCACHE={work}/gocache\n")),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_command_past_its_deadline_is_killed() {
+    let work = tempfile::tempdir().unwrap();
+    let mut sleep = Command::new("sleep");
+    sleep.arg("600");
+    let deadline = Instant::now() + Duration::from_millis(100);
+    assert!(run_bounded(sleep, work.path(), "sleep", deadline)
+        .unwrap()
+        .is_none());
+    let mut sh = Command::new("/bin/sh");
+    sh.args(["-c", "echo oops >&2; exit 3"]);
+    let far = Instant::now() + Duration::from_secs(600);
+    let (st, err) = run_bounded(sh, work.path(), "sh", far).unwrap().unwrap();
+    assert_eq!((st.code(), err.as_str()), (Some(3), "oops"));
+}

@@ -1,0 +1,265 @@
+//! Private paths: whether anyone but the invoking user (and root) could have
+//! changed a folder or a file before tasklab runs it. People run tasklab as
+//! root, often with another user's `HOME` (`sudo -E`); a program found in a
+//! folder that user controls must never run as root.
+//!
+//! The rules are the ones ssh's StrictModes applies. Every folder above the
+//! private one is owned by the invoking user or root and can be written by no
+//! one else (a sticky folder such as /tmp passes: others cannot rename what is
+//! ours in it). The private folders and files themselves are owned by the
+//! invoking user, writable by no group or other, and never a symbolic link:
+//! they are checked with lstat and opened with O_NOFOLLOW.
+
+use std::fs::{File, Metadata};
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::path::{Component, Path, PathBuf};
+
+/// The effective user id: the user whose rights tasklab runs with.
+pub fn euid() -> u32 {
+    // SAFETY: geteuid cannot fail and has no memory effects.
+    unsafe { libc::geteuid() }
+}
+
+const GROUP_OTHER_WRITE: u32 = 0o022;
+const STICKY: u32 = 0o1000;
+
+/// Why a folder above the private one is not trusted, if it is not.
+fn ancestor_problem(path: &Path, m: &Metadata, me: u32) -> Option<String> {
+    if m.file_type().is_symlink() {
+        return Some(format!("{} is a symbolic link", path.display()));
+    }
+    if !m.is_dir() {
+        return Some(format!("{} is not a folder", path.display()));
+    }
+    if m.uid() != me && m.uid() != 0 {
+        return Some(format!(
+            "{} is owned by uid {}, neither you (uid {me}) nor root",
+            path.display(),
+            m.uid()
+        ));
+    }
+    if m.mode() & GROUP_OTHER_WRITE != 0 && m.mode() & STICKY == 0 {
+        return Some(format!(
+            "{} can be written by its group or by others (mode {:o})",
+            path.display(),
+            m.mode() & 0o7777
+        ));
+    }
+    None
+}
+
+/// Why a private folder or file is not private, if it is not.
+fn private_problem(path: &Path, m: &Metadata, me: u32) -> Option<String> {
+    if m.file_type().is_symlink() {
+        return Some(format!("{} is a symbolic link", path.display()));
+    }
+    if m.uid() != me {
+        return Some(format!(
+            "{} is owned by uid {}, not by you (uid {me})",
+            path.display(),
+            m.uid()
+        ));
+    }
+    if m.mode() & GROUP_OTHER_WRITE != 0 {
+        return Some(format!(
+            "{} can be written by its group or by others (mode {:o})",
+            path.display(),
+            m.mode() & 0o7777
+        ));
+    }
+    None
+}
+
+/// `mkdir path` with mode 0700; a folder that is already there is fine (it
+/// is checked next, like any other).
+fn make_dir(path: &Path) -> Result<(), String> {
+    match std::fs::DirBuilder::new().mode(0o700).create(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(format!("cannot create {}: {e}", path.display())),
+    }
+}
+
+fn lstat(path: &Path) -> Result<Metadata, String> {
+    std::fs::symlink_metadata(path).map_err(|e| format!("cannot inspect {}: {e}", path.display()))
+}
+
+/// Makes sure `root/rel` is a private folder and returns its path.
+///
+/// `root` (for example `~/.cache`) may be reached through symbolic links: it
+/// is resolved, and every folder on the resolved path, from `/` down, must be
+/// owned by you or root and writable by no one else (sticky folders pass).
+/// Missing folders are created with mode 0700, but only below a trusted
+/// folder. Every component of `rel` (plain names only) is then looked at with
+/// lstat, created with mode 0700 if missing, and must be a folder (not a
+/// link) that you own and no group or other can write.
+pub fn private_dir(root: &Path, rel: &Path) -> Result<PathBuf, String> {
+    let me = euid();
+    if !root.is_absolute() {
+        return Err(format!("{} is not an absolute path", root.display()));
+    }
+    // The nearest folder that exists; below it, what is to be created.
+    let mut existing = root.to_path_buf();
+    let mut missing = Vec::new();
+    while let Err(e) = std::fs::symlink_metadata(&existing) {
+        if e.kind() != io::ErrorKind::NotFound {
+            return Err(format!("cannot inspect {}: {e}", existing.display()));
+        }
+        match (existing.file_name(), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                missing.push(name.to_owned());
+                existing = parent.to_path_buf();
+            }
+            _ => return Err(format!("{} does not exist", root.display())),
+        }
+    }
+    let resolved = std::fs::canonicalize(&existing)
+        .map_err(|e| format!("cannot resolve {}: {e}", existing.display()))?;
+    let mut path = PathBuf::new();
+    for c in resolved.components() {
+        path.push(c);
+        if let Some(why) = ancestor_problem(&path, &lstat(&path)?, me) {
+            return Err(why);
+        }
+    }
+    for name in missing.iter().rev() {
+        path.push(name);
+        make_dir(&path)?;
+        if let Some(why) = ancestor_problem(&path, &lstat(&path)?, me) {
+            return Err(why);
+        }
+    }
+    for c in rel.components() {
+        let Component::Normal(name) = c else {
+            return Err(format!("{} is not a plain relative path", rel.display()));
+        };
+        path.push(name);
+        make_dir(&path)?;
+        let m = lstat(&path)?;
+        if let Some(why) = private_problem(&path, &m, me) {
+            return Err(why);
+        }
+        if !m.is_dir() {
+            return Err(format!("{} is not a folder", path.display()));
+        }
+    }
+    Ok(path)
+}
+
+/// Opens `path` for reading without following a link, and checks what was
+/// opened: a regular file that you own and no group or other can write. A
+/// missing file is `NotFound`; a file that fails the checks is
+/// `PermissionDenied`, with the reason.
+pub fn open_private_file(path: &Path) -> io::Result<File> {
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    format!("{} is a symbolic link", path.display()),
+                )
+            } else {
+                e
+            }
+        })?;
+    let m = f.metadata()?;
+    let why = private_problem(path, &m, euid())
+        .or_else(|| (!m.is_file()).then(|| format!("{} is not a regular file", path.display())));
+    match why {
+        Some(why) => Err(io::Error::new(io::ErrorKind::PermissionDenied, why)),
+        None => Ok(f),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn set_mode(p: &Path, mode: u32) {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    #[test]
+    fn a_missing_private_folder_is_made_with_mode_0700() {
+        let t = tempfile::tempdir().unwrap();
+        let d = private_dir(&t.path().join("a/b"), Path::new("c/d")).unwrap();
+        assert!(d.ends_with("a/b/c/d"));
+        for p in [t.path().join("a"), t.path().join("a/b/c"), d.clone()] {
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            assert!(m.is_dir());
+            assert_eq!(m.mode() & 0o777, 0o700, "{}", p.display());
+        }
+        // A second look at the same folder finds it as it left it.
+        assert_eq!(
+            private_dir(&t.path().join("a/b"), Path::new("c/d")).unwrap(),
+            d
+        );
+    }
+
+    #[test]
+    fn a_root_reached_through_a_link_is_resolved() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir(t.path().join("real")).unwrap();
+        std::os::unix::fs::symlink(t.path().join("real"), t.path().join("link")).unwrap();
+        let d = private_dir(&t.path().join("link"), Path::new("x")).unwrap();
+        assert_eq!(d, std::fs::canonicalize(t.path()).unwrap().join("real/x"));
+    }
+
+    #[test]
+    fn a_link_below_the_root_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir(t.path().join("real")).unwrap();
+        std::os::unix::fs::symlink(t.path().join("real"), t.path().join("x")).unwrap();
+        let e = private_dir(t.path(), Path::new("x")).unwrap_err();
+        assert!(e.contains("symbolic link"), "{e}");
+    }
+
+    #[test]
+    fn a_folder_others_can_write_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let x = t.path().join("x");
+        std::fs::create_dir(&x).unwrap();
+        set_mode(&x, 0o770);
+        let e = private_dir(t.path(), Path::new("x")).unwrap_err();
+        assert!(e.contains("group or by others"), "{e}");
+        // Above the private folder too, unless it is sticky like /tmp.
+        set_mode(&x, 0o777);
+        let e = private_dir(&x, Path::new("y")).unwrap_err();
+        assert!(e.contains("group or by others"), "{e}");
+        set_mode(&x, 0o1777);
+        private_dir(&x, Path::new("y")).unwrap();
+    }
+
+    #[test]
+    fn a_relative_or_climbing_path_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        assert!(private_dir(Path::new("rel"), Path::new("x")).is_err());
+        assert!(private_dir(t.path(), Path::new("../x")).is_err());
+    }
+
+    #[test]
+    fn a_private_file_opens_and_others_are_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let f = t.path().join("f");
+        std::fs::write(&f, b"x").unwrap();
+        set_mode(&f, 0o600);
+        open_private_file(&f).unwrap();
+        set_mode(&f, 0o620);
+        let e = open_private_file(&f).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::PermissionDenied, "{e}");
+        set_mode(&f, 0o600);
+        let l = t.path().join("l");
+        std::os::unix::fs::symlink(&f, &l).unwrap();
+        let e = open_private_file(&l).unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        let e = open_private_file(t.path()).unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+        let e = open_private_file(&t.path().join("none")).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
+    }
+}
