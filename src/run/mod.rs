@@ -7,9 +7,11 @@ pub mod execute;
 pub mod plan;
 
 use crate::cli::{FormatArgs, ProfileArg, RunArgs};
+use crate::error::usage;
 use crate::measure::{scratch::Scratch, sizing::Profile, timer};
 use crate::report::{self, table, Format};
-use crate::results::{RunResults, RunStatus, SCHEMA_NAME, SCHEMA_VERSION};
+use crate::results::{RunResults, RunStatus, RESULTS_FILE, SCHEMA_NAME, SCHEMA_VERSION};
+use crate::sys::safefile::{self, OutDir, Trust};
 use execute::{Event, JobContext};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{IsTerminal, Write};
@@ -63,6 +65,17 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let env = crate::env::probe();
     let plan = plan_of(args, &env)?;
     let format = format_of(args.format);
+    // Every destination is checked before anything is measured.
+    check_json_dest(args.json.as_deref(), format)?;
+    let (out_path, named) = args.out_dir();
+    let out = report::open_out(
+        &out_path,
+        if named {
+            Trust::Explicit
+        } else {
+            Trust::Default
+        },
+    )?;
     let quiet = args.quiet || args.json.as_deref() == Some("-");
     let show = Show {
         quiet,
@@ -73,24 +86,23 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let Measured {
         results,
         any_failed,
-    } = measure(&plan, env, &args.out, show)?;
-    let results_path = args.out.join("results.json");
+    } = measure(&plan, env, &out, show)?;
     let was_interrupted = results.status == RunStatus::Partial;
     if let Some(dest) = &args.json {
         write_json(&results, dest)?;
     }
-    report::write_folder(&results, &args.out)?;
+    report::write_folder(&results, &out)?;
     if !quiet && !show.tables {
         print!(
             "{}",
-            report::terminal(&results, format, args.verbose, &args.out)?
+            report::terminal(&results, format, args.verbose, &out_path)?
         );
     }
     if !quiet {
         eprintln!(
             "\nresults: {}\nreport:  {}",
-            results_path.display(),
-            args.out.join("report.html").display()
+            out.shown(RESULTS_FILE).display(),
+            out.shown("report.html").display()
         );
     }
     if was_interrupted {
@@ -104,19 +116,41 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Checks `--json` before anything is measured: `-` (stdout) cannot share
+/// stdout with `--csv` or `--markdown`, and a file must be one tasklab can
+/// create or replace.
+pub fn check_json_dest(json: Option<&str>, format: Format) -> anyhow::Result<()> {
+    match json {
+        None => Ok(()),
+        Some("-") if format != Format::Tables => usage(format!(
+            "--json - prints the results on stdout, and so does --{}: choose one, or give --json a file name",
+            if format == Format::Csv {
+                "csv"
+            } else {
+                "markdown"
+            }
+        )),
+        Some("-") => Ok(()),
+        Some(file) => safefile::check_file_dest(Path::new(file))
+            .or_else(|m| usage(format!("--json {m}"))),
+    }
+}
+
 /// Measures `req` without a word on the terminal, into `out/results.json`
-/// (no report): for a command that measures what it needs itself (advise).
+/// (no report): for a command that measures what it needs itself (advise),
+/// into a folder of its own making.
 /// A Ctrl-C leaves the results marked partial; a failed experiment keeps
 /// what it measured.
 pub fn run_request(req: &plan::Request, out: &Path) -> anyhow::Result<RunResults> {
     let env = crate::env::probe();
     let plan = plan::plan(req, &env)?;
+    let out = report::open_out(out, Trust::Default)?;
     let show = Show {
         quiet: true,
         tables: false,
         verbose: false,
     };
-    Ok(measure(&plan, env, out, show)?.results)
+    Ok(measure(&plan, env, &out, show)?.results)
 }
 
 /// What a run prints while it measures.
@@ -137,18 +171,15 @@ pub struct Measured {
 }
 
 /// Runs every planned experiment's jobs in fresh workers, writing
-/// `out/results.json` after each experiment so that a later failure or a
-/// Ctrl-C loses nothing already measured.
+/// `results.json` into the checked and locked folder `out` after each
+/// experiment so that a later failure or a Ctrl-C loses nothing already
+/// measured.
 pub fn measure(
     plan: &plan::Plan,
     env: crate::env::Env,
-    out: &Path,
+    out: &OutDir,
     show: Show,
 ) -> anyhow::Result<Measured> {
-    // The output folder must be writable before anything is measured.
-    report::check_writable(out)?;
-    let results_path = out.join("results.json");
-
     let interrupted = Arc::new(AtomicBool::new(false));
     for sig in [
         signal_hook::consts::SIGINT,
@@ -255,7 +286,7 @@ pub fn measure(
                         .iter()
                         .position(|r| r.name == e.name)
                 });
-                results.write_atomic(&results_path)?;
+                results.write_in(out)?;
             }
         }
         Ok(())
@@ -277,7 +308,7 @@ pub fn measure(
     } else {
         RunStatus::Complete
     };
-    results.write_atomic(&results_path)?;
+    results.write_in(out)?;
     Ok(Measured {
         results,
         any_failed,

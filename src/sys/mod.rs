@@ -15,6 +15,7 @@ pub mod mm;
 pub mod proc;
 pub mod procfs;
 pub mod pthread;
+pub mod safefile;
 pub mod sched;
 pub mod share;
 
