@@ -44,7 +44,12 @@ pub enum Command {
         #[arg(long, num_args = 1.., value_name = "FILE")]
         vs: Vec<PathBuf>,
         /// Noise threshold in percent: a verdict needs the whole 95% interval beyond it
-        #[arg(long, default_value_t = 5.0, value_name = "PCT")]
+        #[arg(
+            long,
+            default_value_t = 5.0,
+            value_name = "PCT",
+            allow_negative_numbers = true
+        )]
         threshold: f64,
         /// Show every series, not only the changed ones
         #[arg(long)]
@@ -108,26 +113,29 @@ pub struct RunArgs {
 
     /// Pin every worker to these CPUs (e.g. 0 or 0-1); default: unpinned,
     /// with the CPUs tasks actually ran on recorded either way
-    #[arg(long, value_name = "CPUS")]
+    #[arg(long, value_name = "CPUS", allow_hyphen_values = true)]
     pub pin: Option<String>,
 
-    /// Kill a worker after this many seconds (default: 120 quick, 1800 thorough)
-    #[arg(long, value_name = "SECS")]
+    /// Kill a worker after this many seconds, at most 86400 (default: 120
+    /// quick, 1800 thorough)
+    #[arg(long, value_name = "SECS", allow_hyphen_values = true)]
     pub timeout: Option<f64>,
 
     /// Measure every series in N independent rounds, each in a fresh worker,
     /// spread over the run (3 to 100; default: 3 quick, 6 thorough)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub rounds: Option<usize>,
 
     /// Seed of the shuffled order of the rounds: the same seed runs the same
     /// order (default: a fresh one, recorded in results.json)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub seed: Option<u64>,
 
     /// Folder for the report: results.json, report.md, report.html, charts
-    #[arg(long, value_name = "DIR", default_value = "tasklab-report")]
-    pub out: PathBuf,
+    /// [default: tasklab-report, refused when it is a symbolic link, another
+    /// user's, or writable by others; a folder named here is used as it is]
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 
     #[command(flatten)]
     pub format: FormatArgs,
@@ -145,12 +153,20 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
+/// The report folder when `--out` is not given.
+pub const DEFAULT_OUT: &str = "tasklab-report";
+
 impl RunArgs {
     /// What `tasklab` with no command runs.
     pub fn default_suite() -> RunArgs {
-        RunArgs {
-            out: "tasklab-report".into(),
-            ..RunArgs::default()
+        RunArgs::default()
+    }
+
+    /// The report folder, and whether the user named it.
+    pub fn out_dir(&self) -> (PathBuf, bool) {
+        match &self.out {
+            Some(p) => (p.clone(), true),
+            None => (PathBuf::from(DEFAULT_OUT), false),
         }
     }
 }

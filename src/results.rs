@@ -4,6 +4,7 @@
 
 use crate::env::Env;
 use crate::stats::{Fit, Summary};
+use crate::sys::safefile::{self, OutDir};
 /// The unit of every figure in the file (defined with its formatters).
 pub use crate::units::{Better, Unit};
 use serde::{Deserialize, Serialize};
@@ -16,6 +17,13 @@ pub const SCHEMA_NAME: &str = "tasklab-results";
 pub const SCHEMA_VERSION: u32 = 2;
 /// Older versions this tasklab still reads.
 pub const READS_VERSIONS: &[u32] = &[1, 2];
+
+/// The results file's name in an output folder.
+pub const RESULTS_FILE: &str = "results.json";
+
+/// The largest results file `compare`, `report` and `advise` read: the
+/// largest run writes a few MiB.
+pub const MAX_READ_BYTES: u64 = 256 << 20;
 
 /// Labels distinguish the series of one metric: method, heap size, ...
 pub type Labels = BTreeMap<String, String>;
@@ -324,32 +332,33 @@ impl RunResults {
             .find(|e| e.name == name && e.status == Status::Ok)
     }
 
-    /// Writes the file atomically: a temporary file in the same folder, then
-    /// rename, so a reader never sees half a file.
+    /// The file as it is written.
+    pub fn to_json(&self) -> anyhow::Result<Vec<u8>> {
+        Ok(serde_json::to_vec_pretty(self)?)
+    }
+
+    /// Writes the file `path` atomically: a fresh temporary file in the same
+    /// folder, synced, then renamed over it, so a reader never sees half a
+    /// file, a failure (a full disk) leaves the previous one and no
+    /// temporary file, and a link planted at `path` is replaced, not
+    /// followed. The error names the file.
     pub fn write_atomic(&self, path: &Path) -> anyhow::Result<()> {
-        let json = serde_json::to_vec_pretty(self)?;
-        let dir = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let tmp = dir.join(format!(
-            ".{}.tmp{}",
-            path.file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or("results.json"),
-            std::process::id()
-        ));
-        std::fs::write(&tmp, json)?;
-        std::fs::rename(&tmp, path)?;
-        Ok(())
+        Ok(safefile::write_file(path, &self.to_json()?)?)
+    }
+
+    /// Writes `results.json` into the output folder `dir`, as
+    /// [`RunResults::write_atomic`] does.
+    pub fn write_in(&self, dir: &OutDir) -> anyhow::Result<()> {
+        Ok(dir.write(RESULTS_FILE, &self.to_json()?)?)
     }
 
     /// Reads a results file, with a clear error for a file that is not ours,
-    /// of another schema version, or truncated.
+    /// of another schema version, or truncated, and for anything that is not
+    /// a regular file of at most [`MAX_READ_BYTES`] (a folder, /dev/zero, a
+    /// FIFO): it is never read without bound.
     pub fn read(path: &Path) -> anyhow::Result<RunResults> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-        let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        let bytes = safefile::read_bounded(path, MAX_READ_BYTES).map_err(anyhow::Error::msg)?;
+        let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
             anyhow::anyhow!("{} is not valid JSON (truncated?): {e}", path.display())
         })?;
         if v.get("schema").and_then(|s| s.as_str()) != Some(SCHEMA_NAME) {

@@ -74,7 +74,8 @@ pub struct Limits {
     /// Tightest cgroup v2 pids.max on the path from this process's cgroup to
     /// the root; None = no limit found.
     pub cgroup_pids_max: Option<u64>,
-    /// Tightest cgroup v2 memory.max likewise; None = no limit found.
+    /// Tightest cgroup v2 memory.max likewise, or cgroup v1
+    /// memory.limit_in_bytes where that is tighter; None = no limit found.
     pub cgroup_memory_max: Option<u64>,
 }
 
@@ -668,8 +669,37 @@ fn read_limits(fs: &Root) -> Limits {
         rlimit_stack: None,
         rlimit_as: None,
         cgroup_pids_max: cg("pids.max"),
-        cgroup_memory_max: cg("memory.max"),
+        cgroup_memory_max: [cg("memory.max"), cgroup_v1_memory_limit(fs)]
+            .into_iter()
+            .flatten()
+            .min(),
     }
+}
+
+/// Tightest cgroup v1 `memory.limit_in_bytes` on the path from this
+/// process's memory cgroup to the root of the `memory` hierarchy (mounted at
+/// /sys/fs/cgroup/memory); None when there is none, or no limit.
+fn cgroup_v1_memory_limit(fs: &Root) -> Option<u64> {
+    let rel = cgroup_v1_path(&fs.read("/proc/self/cgroup")?, "memory")?;
+    let base = fs.path("/sys/fs/cgroup/memory");
+    rel.ancestors()
+        .filter_map(|dir| fs::read_to_string(base.join(dir).join("memory.limit_in_bytes")).ok())
+        .filter_map(|s| parse_cgroup_value(&s))
+        // "No limit" reads as the largest page-aligned count (2^63 - 4096).
+        .filter(|&v| v < 1 << 62)
+        .min()
+}
+
+/// The path of a cgroup v1 hierarchy with `controller`, from
+/// /proc/self/cgroup ("4:memory:/user.slice"), relative to its mount; None
+/// if absent or if it escapes our cgroup namespace.
+fn cgroup_v1_path(text: &str, controller: &str) -> Option<PathBuf> {
+    let path = text.lines().find_map(|l| {
+        let mut f = l.splitn(3, ':');
+        let (_, ctrls, path) = (f.next()?, f.next()?, f.next()?);
+        ctrls.split(',').any(|c| c == controller).then_some(path)
+    })?;
+    cgroup_v2_path(&format!("0::{path}"))
 }
 
 /// The cgroup v2 path from /proc/self/cgroup ("0::/user.slice/x.scope"),

@@ -218,6 +218,13 @@ fn cgroup_paths() {
     assert_eq!(cgroup_v2_path("0::/\n"), Some(PathBuf::new()));
     assert_eq!(cgroup_v2_path("0::/../../x\n"), None);
     assert_eq!(cgroup_v2_path("4:memory:/x\n"), None);
+    let v1 = "9:name=systemd:/\n4:cpu,memory:/process_api/9b\n0::/\n";
+    assert_eq!(
+        cgroup_v1_path(v1, "memory"),
+        Some(PathBuf::from("process_api/9b"))
+    );
+    assert_eq!(cgroup_v1_path(v1, "pids"), None);
+    assert_eq!(cgroup_v1_path("4:memory:/../x\n", "memory"), None);
     assert_eq!(parse_cgroup_value("max\n"), None);
     assert_eq!(parse_cgroup_value("4915\n"), Some(4915));
 }
@@ -402,4 +409,28 @@ fn read_from_real_root_does_not_panic() {
     let e = Env::read_from(Path::new("/"), "x".into(), std::env::consts::ARCH.into());
     assert!(e.cpus_online >= 1);
     assert_eq!(e.describe().len(), 12);
+}
+
+#[test]
+fn a_cgroup_v1_memory_limit_is_read_up_the_hierarchy() {
+    let t = TempRoot::new("v1");
+    t.write("/proc/self/cgroup", "4:memory:/process_api/9b\n0::/\n");
+    let unlimited = "9223372036854771712\n";
+    t.write(
+        "/sys/fs/cgroup/memory/process_api/9b/memory.limit_in_bytes",
+        unlimited,
+    );
+    t.write("/sys/fs/cgroup/memory/memory.limit_in_bytes", unlimited);
+    let e = Env::read_from(&t.0, "6.8.0-test".into(), "x86_64".into());
+    assert_eq!(e.limits.cgroup_memory_max, None, "no limit");
+    t.write(
+        "/sys/fs/cgroup/memory/process_api/memory.limit_in_bytes",
+        "2147483648\n",
+    );
+    let e = Env::read_from(&t.0, "6.8.0-test".into(), "x86_64".into());
+    assert_eq!(
+        e.limits.cgroup_memory_max,
+        Some(2 << 30),
+        "the parent's limit"
+    );
 }

@@ -12,7 +12,8 @@ pub mod table;
 use crate::env::cpu_list;
 use crate::error::UsageError;
 use crate::experiments;
-use crate::results::{RunResults, RunStatus, Status};
+use crate::results::{RunResults, RunStatus, Status, RESULTS_FILE};
+use crate::sys::safefile::{OutDir, Trust};
 use crate::units::fmt_ns;
 use doc::{Block, Doc};
 use std::path::{Path, PathBuf};
@@ -290,16 +291,15 @@ fn capitalise(s: &str) -> String {
     }
 }
 
-/// Writes report.md, report.html and the charts into `dir`; returns the
-/// files written.
-pub fn write_folder(r: &RunResults, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+/// Writes report.md, report.html and the charts into `dir`, each file
+/// atomically (a failure leaves the previous file and no temporary one);
+/// returns the files written.
+pub fn write_folder(r: &RunResults, dir: &OutDir) -> anyhow::Result<Vec<PathBuf>> {
     let d = build(r);
     let mut written = Vec::new();
     let mut put = |name: &str, text: &str| -> anyhow::Result<()> {
-        let p = dir.join(name);
-        std::fs::write(&p, text)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
-        written.push(p);
+        dir.write(name, text.as_bytes())?;
+        written.push(dir.shown(name));
         Ok(())
     };
     for c in d.charts() {
@@ -333,23 +333,22 @@ pub fn terminal(
     Ok(s)
 }
 
-/// Checks that `dir` can take the report, creating it if need be: before
-/// anything is measured or rendered.
-pub fn check_writable(dir: &Path) -> Result<(), UsageError> {
-    let fail = |what: &str, e: std::io::Error| {
-        UsageError(format!(
-            "cannot {what} the output folder {}: {e}",
-            dir.display()
-        ))
-    };
-    std::fs::create_dir_all(dir).map_err(|e| fail("create", e))?;
-    let probe = dir.join(".tasklab-write-test");
-    std::fs::write(&probe, b"").map_err(|e| fail("write in", e))?;
-    let _ = std::fs::remove_file(&probe);
-    Ok(())
+/// Opens the output folder `dir` before anything is measured or rendered:
+/// created if need be, checked as `trust` says (a default folder that is a
+/// link, another user's or open to all is refused), locked against a second
+/// run, cleared of the temporary files a killed run left, and a file written
+/// in it as a test.
+pub fn open_out(dir: &Path, trust: Trust) -> Result<OutDir, UsageError> {
+    let out = OutDir::open(dir, trust).map_err(UsageError)?;
+    out.lock().map_err(UsageError)?;
+    out.sweep();
+    out.probe().map_err(UsageError)?;
+    Ok(out)
 }
 
-/// `tasklab report FILE [--out DIR]`: the report of a saved run, rendered anew.
+/// `tasklab report FILE [--out DIR]`: the report of a saved run, rendered
+/// anew. Without `--out` it goes beside the file, a folder tasklab did not
+/// choose: refused when unsafe, as a default folder is.
 pub fn rerender(
     file: &Path,
     out: Option<&Path>,
@@ -363,20 +362,23 @@ pub fn rerender(
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let dir = out.unwrap_or(here);
-    check_writable(dir)?;
+    let (path, trust) = match out {
+        Some(o) => (o, Trust::Explicit),
+        None => (here, Trust::Default),
+    };
+    let dir = open_out(path, trust)?;
     let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     };
-    if !same(&dir.join("results.json"), file) {
-        saved.write_atomic(&dir.join("results.json"))?;
+    if !same(&dir.shown(RESULTS_FILE), file) {
+        saved.write_in(&dir)?;
     }
-    let written = write_folder(&r, dir)?;
-    print!("{}", terminal(&r, format, verbose, dir)?);
+    let written = write_folder(&r, &dir)?;
+    print!("{}", terminal(&r, format, verbose, path)?);
     eprintln!(
         "report: {} ({} files)",
-        dir.join("report.html").display(),
+        dir.shown("report.html").display(),
         written.len()
     );
     Ok(std::process::ExitCode::SUCCESS)

@@ -7,10 +7,12 @@ pub mod execute;
 pub mod plan;
 
 use crate::cli::{FormatArgs, ProfileArg, RunArgs};
+use crate::error::usage;
 use crate::measure::worker::{self, StopFlag};
 use crate::measure::{scratch::Scratch, sizing::Profile, timer};
 use crate::report::{self, table, Format};
-use crate::results::{RunResults, RunStatus, SCHEMA_NAME, SCHEMA_VERSION};
+use crate::results::{RunResults, RunStatus, RESULTS_FILE, SCHEMA_NAME, SCHEMA_VERSION};
+use crate::sys::safefile::{self, OutDir, Trust};
 use execute::{Event, JobContext};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
@@ -63,6 +65,17 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let env = crate::env::probe();
     let plan = plan_of(args, &env)?;
     let format = format_of(args.format);
+    // Every destination is checked before anything is measured.
+    check_json_dest(args.json.as_deref(), format)?;
+    let (out_path, named) = args.out_dir();
+    let out = report::open_out(
+        &out_path,
+        if named {
+            Trust::Explicit
+        } else {
+            Trust::Default
+        },
+    )?;
     let quiet = args.quiet || args.json.as_deref() == Some("-");
     let show = Show {
         quiet,
@@ -74,8 +87,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         results,
         any_failed,
         stopped_by,
-    } = measure(&plan, env, &args.out, show)?;
-    let results_path = args.out.join("results.json");
+    } = measure(&plan, env, &out, show)?;
+    let results_path = out.shown(RESULTS_FILE);
     let was_interrupted = results.status == RunStatus::Partial;
     // The reader of stdout may go away (`tasklab run | head`): the files are
     // written all the same, and the run ends with 141, as SIGPIPE would.
@@ -85,9 +98,9 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             stdout_gone |= execute::broken_pipe(write_json(&results, dest))?;
         }
     }
-    report::write_folder(&results, &args.out)?;
+    report::write_folder(&results, &out)?;
     if !quiet && !show.tables && !stdout_gone {
-        let text = report::terminal(&results, format, args.verbose, &args.out)?;
+        let text = report::terminal(&results, format, args.verbose, &out_path)?;
         stdout_gone |= execute::broken_pipe(execute::print_out(&text).map_err(Into::into))?;
     }
     if stdout_gone {
@@ -101,7 +114,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         eprintln!(
             "\nresults: {}\nreport:  {}",
             results_path.display(),
-            args.out.join("report.html").display()
+            out.shown("report.html").display()
         );
     }
     if was_interrupted {
@@ -115,6 +128,26 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Checks `--json` before anything is measured: `-` (stdout) cannot share
+/// stdout with `--csv` or `--markdown`, and a file must be one tasklab can
+/// create or replace.
+pub fn check_json_dest(json: Option<&str>, format: Format) -> anyhow::Result<()> {
+    match json {
+        None => Ok(()),
+        Some("-") if format != Format::Tables => usage(format!(
+            "--json - prints the results on stdout, and so does --{}: choose one, or give --json a file name",
+            if format == Format::Csv {
+                "csv"
+            } else {
+                "markdown"
+            }
+        )),
+        Some("-") => Ok(()),
+        Some(file) => safefile::check_file_dest(Path::new(file))
+            .or_else(|m| usage(format!("--json {m}"))),
+    }
+}
+
 /// Measures `req` without a word on the terminal, into `out/results.json`
 /// (no report): for a command that measures what it needs itself (advise).
 /// A Ctrl-C leaves the results marked partial; a failed experiment keeps
@@ -122,12 +155,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
 pub fn run_request(req: &plan::Request, out: &Path) -> anyhow::Result<RunResults> {
     let env = crate::env::probe();
     let plan = plan::plan(req, &env)?;
+    let out = report::open_out(out, Trust::Default)?;
     let show = Show {
         quiet: true,
         tables: false,
         verbose: false,
     };
-    Ok(measure(&plan, env, out, show)?.results)
+    Ok(measure(&plan, env, &out, show)?.results)
 }
 
 /// What a run prints while it measures.
@@ -155,13 +189,9 @@ pub struct Measured {
 pub fn measure(
     plan: &plan::Plan,
     env: crate::env::Env,
-    out: &Path,
+    out: &OutDir,
     show: Show,
 ) -> anyhow::Result<Measured> {
-    // The output folder must be writable before anything is measured.
-    report::check_writable(out)?;
-    let results_path = out.join("results.json");
-
     // A signal stops the run (the flag holds its number, for the record).
     let stop = Arc::new(StopFlag::new(0));
     for sig in [
@@ -274,7 +304,7 @@ pub fn measure(
                         .iter()
                         .position(|r| r.name == e.name)
                 });
-                results.write_atomic(&results_path)?;
+                results.write_in(out)?;
             }
         }
         Ok(())
@@ -296,7 +326,7 @@ pub fn measure(
     } else {
         RunStatus::Complete
     };
-    results.write_atomic(&results_path)?;
+    results.write_in(out)?;
     Ok(Measured {
         results,
         any_failed,

@@ -82,6 +82,9 @@ pub fn fresh_seed() -> u64 {
     t ^ (u64::from(std::process::id()) << 32)
 }
 
+/// The longest `--timeout`: a day, in seconds.
+pub const MAX_TIMEOUT_S: f64 = 86_400.0;
+
 /// What the command line asked for, before checking.
 pub struct Request<'a> {
     pub names: &'a [String],
@@ -145,8 +148,10 @@ pub fn plan(req: &Request, env: &Env) -> anyhow::Result<Plan> {
         Some(text) => Some(check_pin(text, env)?),
     };
     if let Some(t) = req.timeout_s {
-        if !(t.is_finite() && t > 0.0) {
-            return usage("--timeout takes a positive number of seconds");
+        if !(t.is_finite() && t > 0.0 && t <= MAX_TIMEOUT_S) {
+            return usage(format!(
+                "--timeout takes a positive number of seconds, at most {MAX_TIMEOUT_S} (a day)"
+            ));
         }
     }
     if let Some(r) = req.rounds {
@@ -225,8 +230,10 @@ fn overrides_for(
     raw: &[String],
 ) -> anyhow::Result<Vec<Vec<(String, String)>>> {
     let mut per: Vec<Vec<(String, String)>> = vec![Vec::new(); selected.len()];
+    // Each experiment's parameters set so far, and the -p that set each.
+    let mut given: Vec<Vec<(&str, &str)>> = vec![Vec::new(); selected.len()];
     for item in raw {
-        let Some((name, value)) = item.split_once('=') else {
+        let Some((name, value)) = item.split_once('=').filter(|(n, _)| !n.is_empty()) else {
             return usage(format!("--param takes NAME=VALUE, got '{item}'"));
         };
         let (target, pname) = match name.rsplit_once('.') {
@@ -239,6 +246,13 @@ fn overrides_for(
                 continue;
             }
             if e.params.iter().any(|p| p.name == pname) {
+                if let Some((_, first)) = given[i].iter().find(|(p, _)| *p == pname) {
+                    return usage(format!(
+                        "-p {first} and -p {item} both set {}.{pname}: give it once",
+                        e.name
+                    ));
+                }
+                given[i].push((pname, item.as_str()));
                 per[i].push((pname.to_string(), value.to_string()));
                 used = true;
             }

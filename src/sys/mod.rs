@@ -16,6 +16,7 @@ pub mod private;
 pub mod proc;
 pub mod procfs;
 pub mod pthread;
+pub mod safefile;
 pub mod sched;
 pub mod share;
 

@@ -105,19 +105,65 @@ pub fn heap_margin(env: &Env) -> u64 {
     (1u64 << 30).max(env.mem_total_bytes / 10)
 }
 
+/// Address space a worker needs beyond its heap: the binary, the libraries,
+/// the stacks of the threads it starts.
+const ADDRESS_MARGIN_BYTES: u64 = 512 << 20;
+
+/// The largest heap a point may touch here, and why, in words: the memory
+/// available less [`heap_margin`], the address-space limit (RLIMIT_AS) less
+/// the worker's own mappings, and the cgroup's memory limit (v1 or v2) less
+/// a tenth of it (at least 256 MiB): the tightest of the three.
+pub fn heap_room(env: &Env, available_bytes: u64) -> (u64, String) {
+    let margin = heap_margin(env);
+    let mut room = (
+        available_bytes.saturating_sub(margin),
+        format!(
+            "{} is available and {} must stay free",
+            fmt_size(available_bytes),
+            fmt_size(margin)
+        ),
+    );
+    if let Some(limit) = env.limits.rlimit_as {
+        let r = limit.saturating_sub(ADDRESS_MARGIN_BYTES);
+        if r < room.0 {
+            room = (
+                r,
+                format!(
+                    "the address-space limit (RLIMIT_AS, ulimit -v) is {} and a worker's own mappings take up to {}",
+                    fmt_size(limit),
+                    fmt_size(ADDRESS_MARGIN_BYTES)
+                ),
+            );
+        }
+    }
+    if let Some(limit) = env.limits.cgroup_memory_max {
+        let keep = (256u64 << 20).max(limit / 10);
+        let r = limit.saturating_sub(keep);
+        if r < room.0 {
+            room = (
+                r,
+                format!(
+                    "the cgroup's memory limit is {} and {} of it must stay free",
+                    fmt_size(limit),
+                    fmt_size(keep)
+                ),
+            );
+        }
+    }
+    room
+}
+
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
     let available_bytes = crate::env::mem_available_bytes().unwrap_or(ctx.env.mem_available_bytes);
-    let limit_bytes = available_bytes.saturating_sub(heap_margin(ctx.env));
+    let (limit_bytes, why) = heap_room(ctx.env, available_bytes);
     let user_set = ctx.user_set.iter().any(|n| n == "heap_sizes");
     let mut sizes_bytes = Vec::new();
     for s in ctx.params.list("heap_sizes") {
         if s > limit_bytes {
             let msg = format!(
-                "heap size {} does not fit: {} is available and {} must stay free (largest allowed here: {})",
+                "heap size {} does not fit: {why} (largest allowed here: {})",
                 fmt_size(s),
-                fmt_size(available_bytes),
-                fmt_size(heap_margin(ctx.env)),
                 fmt_size(limit_bytes)
             );
             if user_set {

@@ -70,3 +70,22 @@ fn only_methods_of_the_table_are_measured_on_huge_pages() {
         assert!(table::method(name).is_some(), "{name}");
     }
 }
+
+#[test]
+fn the_heap_room_is_the_tightest_of_memory_address_space_and_cgroup() {
+    let gib = 1u64 << 30;
+    let mut env = Env::read_from(
+        std::path::Path::new("/nonexistent-root"),
+        String::new(),
+        String::new(),
+    );
+    env.mem_total_bytes = 16 * gib;
+    let (room, why) = heap_room(&env, 8 * gib);
+    assert!(room < 8 * gib && why.contains("available"), "{why}");
+    env.limits.rlimit_as = Some(2 * gib);
+    let (room, why) = heap_room(&env, 8 * gib);
+    assert!(room < 2 * gib && why.contains("RLIMIT_AS"), "{why}");
+    env.limits.cgroup_memory_max = Some(gib);
+    let (room, why) = heap_room(&env, 8 * gib);
+    assert!(room < gib && why.contains("cgroup"), "{why}");
+}

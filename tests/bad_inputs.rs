@@ -1,0 +1,136 @@
+//! Every bad input in `tests/data/bad-inputs.tsv` is refused with its exit
+//! status and a message naming what was wrong, before anything is measured:
+//! each case runs in an empty folder, which stays empty (no report folder,
+//! no results.json).
+
+mod common;
+
+use common::tasklab;
+use std::path::Path;
+use std::time::Duration;
+
+/// One line of the table.
+struct Case {
+    line: usize,
+    args: String,
+    status: i32,
+    message: String,
+}
+
+fn cases() -> Vec<Case> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bad-inputs.tsv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|(i, l)| {
+            let cols: Vec<&str> = l.split('\t').collect();
+            assert_eq!(cols.len(), 3, "line {}: ARGS, STATUS, MESSAGE: {l}", i + 1);
+            Case {
+                line: i + 1,
+                args: cols[0].to_string(),
+                status: cols[1].parse().expect("a status"),
+                message: cols[2].to_string(),
+            }
+        })
+        .collect()
+}
+
+/// The fixtures the placeholders name, made once.
+struct Fixtures {
+    _dir: tempfile::TempDir,
+    pairs: Vec<(&'static str, String)>,
+}
+
+fn fixtures() -> Fixtures {
+    let d = tempfile::tempdir().unwrap();
+    let p = |name: &str| d.path().join(name);
+    std::fs::write(p("file"), "not json\n").unwrap();
+    std::fs::write(p("foreign.json"), "{\"hello\": 1}\n").unwrap();
+    std::fs::write(p("truncated.json"), "{\"schema\": \"tasklab-res").unwrap();
+    std::fs::write(
+        p("v99.json"),
+        "{\"schema\": \"tasklab-results\", \"schema_version\": 99}\n",
+    )
+    .unwrap();
+    let fifo = p("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success(), "mkfifo");
+    // Sparse: 257 MiB long, nothing on disk.
+    let big = std::fs::File::create(p("big")).unwrap();
+    big.set_len(257 << 20).unwrap();
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-results.json");
+    let s = |p: &Path| p.display().to_string();
+    let pairs = vec![
+        ("{results}", s(&results)),
+        ("{file}", s(&p("file"))),
+        ("{foreign}", s(&p("foreign.json"))),
+        ("{truncated}", s(&p("truncated.json"))),
+        ("{v99}", s(&p("v99.json"))),
+        ("{fifo}", s(&fifo)),
+        ("{big}", s(&p("big"))),
+    ];
+    Fixtures { _dir: d, pairs }
+}
+
+fn fill(text: &str, f: &Fixtures, dir: &Path) -> String {
+    let mut t = text.replace("{dir}", &dir.display().to_string());
+    for (k, v) in &f.pairs {
+        t = t.replace(k, v);
+    }
+    t
+}
+
+#[test]
+fn every_bad_input_is_refused_clearly_before_anything_is_measured() {
+    let all = cases();
+    assert!(all.len() >= 150, "the table has {} cases", all.len());
+    let f = fixtures();
+    let mut failures = Vec::new();
+    for c in &all {
+        let d = tempfile::tempdir().unwrap();
+        let args: Vec<String> = c.args.split(' ').map(|a| fill(a, &f, d.path())).collect();
+        let message = fill(&c.message, &f, d.path());
+        let out = tasklab()
+            .args(&args)
+            .current_dir(d.path())
+            // A safety net only: a bad input ends in well under a second.
+            .timeout(Duration::from_secs(120))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let left: Vec<String> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        let mut wrong = Vec::new();
+        if out.status.code() != Some(c.status) {
+            wrong.push(format!("exit {:?}, not {}", out.status.code(), c.status));
+        }
+        if !stderr.contains(&message) {
+            wrong.push(format!("no \"{message}\" in the message"));
+        }
+        if !left.is_empty() {
+            wrong.push(format!("it wrote {left:?}"));
+        }
+        if !wrong.is_empty() {
+            failures.push(format!(
+                "line {}: tasklab {}: {}\n    stderr: {}",
+                c.line,
+                c.args,
+                wrong.join("; "),
+                stderr.trim().replace('\n', "\n            ")
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases went wrong:\n{}",
+        failures.len(),
+        all.len(),
+        failures.join("\n")
+    );
+}
