@@ -74,7 +74,35 @@ pub struct Metric {
     pub seed: Option<SeedRef>,
 }
 
+/// Summarises the rounds of a series, the bootstrap seeded by the series'
+/// name: the run and `compare` recompute the same summary from the same
+/// samples.
+pub fn summarize_series(
+    experiment: &str,
+    metric: &str,
+    labels: &Labels,
+    rounds: &[Vec<f64>],
+) -> Result<Summary, crate::stats::StatsError> {
+    let key = format!("{experiment}/{metric}/{labels:?}");
+    crate::stats::summarize_rounds(rounds, crate::stats::seed_for(&key))
+}
+
 impl Metric {
+    /// The samples round by round, as `rounds` records them (one round
+    /// when the file predates rounds).
+    pub fn round_samples(&self) -> Vec<Vec<f64>> {
+        if self.rounds.is_empty() || self.rounds.iter().sum::<usize>() != self.samples.len() {
+            return vec![self.samples.clone()];
+        }
+        let mut out = Vec::new();
+        let mut at = 0;
+        for &n in &self.rounds {
+            out.push(self.samples[at..at + n].to_vec());
+            at += n;
+        }
+        out
+    }
+
     /// Ours over the seed's (midpoint of its range).
     pub fn seed_ratio(&self) -> Option<f64> {
         let s = self.seed.as_ref()?;

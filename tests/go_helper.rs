@@ -133,16 +133,6 @@ fn plant(bin: &Path, text: &str, mode: u32) {
     write_exec(&sidecar, &format!("{hash}\n"), 0o600);
 }
 
-fn notes(e: &Value) -> String {
-    e["notes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n.as_str().unwrap().to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 fn measured(e: &Value) -> bool {
     e["status"] == "ok"
         && e["metrics"]
@@ -168,7 +158,7 @@ fn listing(dir: &Path) -> Vec<String> {
 }
 
 fn is_root() -> bool {
-    tasklab::sys::private::euid() == 0
+    tasklab::sys::is_root()
 }
 
 fn chown_all(p: &Path, uid: u32) {

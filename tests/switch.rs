@@ -34,16 +34,6 @@ fn median(m: &Value) -> f64 {
     m["summary"]["median"].as_f64().unwrap()
 }
 
-fn notes(e: &Value) -> String {
-    e["notes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n.as_str().unwrap().to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[test]
 fn pinned_pipe_pingpong_switches_at_least_once_per_round_trip() {
     let (v, _d) = run(

@@ -3,8 +3,8 @@
 //! samples so both sides' intervals come from the same rules.
 
 use crate::experiments;
-use crate::results::{Better, Labels, Metric, RunResults, RunStatus, Status, Unit};
-use crate::stats::{self, Summary};
+use crate::results::{summarize_series, Better, Labels, RunResults, RunStatus, Status, Unit};
+use crate::stats::Summary;
 
 /// One series of one side, pooled over that side's files.
 #[derive(Clone, Debug)]
@@ -25,21 +25,6 @@ pub struct Side {
     pub series: Vec<Series>,
     /// Partial runs, failed experiments, busy machines, per file.
     pub status: Vec<String>,
-}
-
-/// The rounds of a metric as its file records them (one round when the file
-/// predates rounds).
-fn rounds_of(m: &Metric) -> Vec<Vec<f64>> {
-    if m.rounds.iter().sum::<usize>() != m.samples.len() || m.rounds.is_empty() {
-        return vec![m.samples.clone()];
-    }
-    let mut out = Vec::new();
-    let mut at = 0;
-    for &n in &m.rounds {
-        out.push(m.samples[at..at + n].to_vec());
-        at += n;
-    }
-    out
 }
 
 /// Pools `files` (named `names`) into one side.
@@ -65,7 +50,7 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
         for e in r.experiments.iter().filter(|e| e.status == Status::Ok) {
             let canary = e.canary_moved().map(|why| format!("{name}: {why}"));
             for m in &e.metrics {
-                let rounds = rounds_of(m);
+                let rounds = m.round_samples();
                 match pooled.iter_mut().find(|(s, _)| {
                     s.experiment == e.name && s.metric == m.name && s.labels == m.labels
                 }) {
@@ -100,8 +85,7 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
     let series = pooled
         .into_iter()
         .filter_map(|(mut s, rounds)| {
-            let key = format!("{}/{}/{:?}", s.experiment, s.metric, s.labels);
-            s.summary = stats::summarize_rounds(&rounds, stats::seed_for(&key)).ok()?;
+            s.summary = summarize_series(&s.experiment, &s.metric, &s.labels, &rounds).ok()?;
             Some(s)
         })
         .collect();

@@ -78,30 +78,6 @@ impl WorkerOutput {
             value,
         });
     }
-
-    /// Adds another worker's output to this one.
-    pub fn extend(&mut self, other: WorkerOutput) {
-        self.series.extend(other.series);
-        self.readings.extend(other.readings);
-        self.notes.extend(other.notes);
-        self.telemetry = self.telemetry.or(other.telemetry);
-    }
-
-    /// Folds series of equal name and labels (from several workers) into
-    /// one, their samples pooled in arrival order.
-    pub fn pool_equal_series(&mut self) {
-        let mut pooled: Vec<RawSeries> = Vec::new();
-        for s in self.series.drain(..) {
-            match pooled
-                .iter_mut()
-                .find(|x| x.name == s.name && x.labels == s.labels)
-            {
-                Some(into) => into.samples.extend(s.samples),
-                None => pooled.push(s),
-            }
-        }
-        self.series = pooled;
-    }
 }
 
 /// The child side of a pipe protocol (a worker, a probe): reads one JSON
@@ -152,23 +128,4 @@ pub fn labels(pairs: &[(&str, &str)]) -> Labels {
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn equal_series_pool_their_samples_in_order() {
-        let mut out = WorkerOutput::default();
-        out.push("a", Unit::Ns, labels(&[("x", "1")]), vec![1.0]);
-        out.push("b", Unit::Ns, labels(&[("x", "1")]), vec![5.0]);
-        out.push("a", Unit::Ns, labels(&[("x", "1")]), vec![3.0]);
-        out.push("a", Unit::Ns, labels(&[("x", "2")]), vec![7.0]);
-        out.pool_equal_series();
-        assert_eq!(out.series.len(), 3);
-        assert_eq!(out.series[0].samples, vec![1.0, 3.0]);
-        assert_eq!(out.series[1].samples, vec![5.0]);
-        assert_eq!(out.series[2].samples, vec![7.0]);
-    }
 }

@@ -296,8 +296,8 @@ pub fn absorb(
     for mut s in series {
         s.rounds.sort_by_key(|(r, _)| *r);
         let rounds: Vec<Vec<f64>> = s.rounds.into_iter().map(|(_, v)| v).collect();
-        let key = format!("{}/{}/{:?}", exp.name, s.name, s.labels);
-        let summary = match stats::summarize_rounds(&rounds, stats::seed_for(&key)) {
+        let summary = match crate::results::summarize_series(exp.name, &s.name, &s.labels, &rounds)
+        {
             Ok(sm) => sm,
             Err(e) => {
                 result

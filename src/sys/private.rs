@@ -15,12 +15,6 @@ use std::io;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Component, Path, PathBuf};
 
-/// The effective user id: the user whose rights tasklab runs with.
-pub fn euid() -> u32 {
-    // SAFETY: geteuid cannot fail and has no memory effects.
-    unsafe { libc::geteuid() }
-}
-
 const GROUP_OTHER_WRITE: u32 = 0o022;
 const STICKY: u32 = 0o1000;
 
@@ -95,7 +89,7 @@ fn lstat(path: &Path) -> Result<Metadata, String> {
 /// lstat, created with mode 0700 if missing, and must be a folder (not a
 /// link) that you own and no group or other can write.
 pub fn private_dir(root: &Path, rel: &Path) -> Result<PathBuf, String> {
-    let me = euid();
+    let me = super::effective_uid();
     if !root.is_absolute() {
         return Err(format!("{} is not an absolute path", root.display()));
     }
@@ -167,7 +161,7 @@ pub fn open_private_file(path: &Path) -> io::Result<File> {
             }
         })?;
     let m = f.metadata()?;
-    let why = private_problem(path, &m, euid())
+    let why = private_problem(path, &m, super::effective_uid())
         .or_else(|| (!m.is_file()).then(|| format!("{} is not a regular file", path.display())));
     match why {
         Some(why) => Err(io::Error::new(io::ErrorKind::PermissionDenied, why)),

@@ -387,8 +387,7 @@ pub fn kill_pid(pid: i32) -> io::Result<()> {
 
 /// The effective user id is 0: RLIMIT_NPROC is not enforced for root.
 pub fn is_root() -> bool {
-    // SAFETY: geteuid cannot fail.
-    unsafe { libc::geteuid() == 0 }
+    effective_uid() == 0
 }
 
 /// CPU time (user + system, ns) used so far by this process's threads plus

@@ -59,28 +59,35 @@ pub fn self_maps() -> Option<u64> {
 /// user, nice, system, irq, softirq and steal (guest time is inside user),
 /// not idle or iowait, in ns.
 pub fn cpu_busy_ns() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/stat").ok()?;
-    let line = text.lines().find(|l| l.starts_with("cpu "))?;
-    let ticks: Vec<u64> = line
-        .split_whitespace()
-        .skip(1)
-        .filter_map(|x| x.parse().ok())
-        .collect();
+    let ticks = cpu_ticks()?;
     // user nice system idle iowait irq softirq steal
     let busy_ticks: u64 =
         ticks.iter().take(8).sum::<u64>() - ticks.get(3)? - ticks.get(4).unwrap_or(&0);
-    // USER_HZ is 100 on every Linux architecture tasklab builds for.
-    Some(busy_ticks * 10_000_000)
+    Some(busy_ticks * NS_PER_TICK)
 }
 
 /// Steal time of all CPUs since boot, in ns: what the hypervisor gave to
 /// others while this guest wanted to run (the 8th value of /proc/stat's
 /// `cpu` line; USER_HZ is 100).
 pub fn steal_ns() -> Option<u64> {
+    Some(cpu_ticks()?.get(7)? * NS_PER_TICK)
+}
+
+/// ns per clock tick of /proc/stat: USER_HZ is 100 on every Linux
+/// architecture tasklab builds for.
+const NS_PER_TICK: u64 = 10_000_000;
+
+/// The tick counters of /proc/stat's `cpu` line (all CPUs): user, nice,
+/// system, idle, iowait, irq, softirq, steal, ...
+fn cpu_ticks() -> Option<Vec<u64>> {
     let text = std::fs::read_to_string("/proc/stat").ok()?;
     let line = text.lines().find(|l| l.starts_with("cpu "))?;
-    let steal: u64 = line.split_whitespace().nth(8)?.parse().ok()?;
-    Some(steal * 10_000_000)
+    Some(
+        line.split_whitespace()
+            .skip(1)
+            .filter_map(|x| x.parse().ok())
+            .collect(),
+    )
 }
 
 /// Tasks runnable on the whole machine now (`procs_running` in /proc/stat),

@@ -42,11 +42,6 @@ pub struct OutDir {
     base: PathBuf,
 }
 
-fn euid() -> u32 {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() }
-}
-
 fn egid() -> u32 {
     // SAFETY: getegid has no preconditions and cannot fail.
     unsafe { libc::getegid() }
@@ -134,7 +129,7 @@ impl OutDir {
         let Ok(entries) = std::fs::read_dir(&self.base) else {
             return 0;
         };
-        let me = euid();
+        let me = super::effective_uid();
         let mut removed = 0;
         for entry in entries.flatten() {
             let name = entry.file_name();
@@ -224,7 +219,7 @@ fn bare(e: io::Error) -> io::Error {
 /// Why a folder is unsafe to write into for this user, if it is.
 fn unsafe_folder(md: &std::fs::Metadata) -> Option<String> {
     let sticky = md.mode() & 0o1000 != 0;
-    let me = euid();
+    let me = super::effective_uid();
     if md.uid() != me {
         return Some(format!(
             "belongs to user {}, not to you (user {me})",

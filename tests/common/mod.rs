@@ -30,3 +30,14 @@ pub fn median(e: &Value, name: &str, with: &[(&str, &str)]) -> f64 {
         .as_f64()
         .unwrap()
 }
+
+/// An experiment's notes, one a line.
+pub fn notes(e: &Value) -> String {
+    e["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
