@@ -276,7 +276,10 @@ impl<'a> Picker<'a> {
         Curve::new(
             &e.name,
             "lifecycle_ns",
-            &format!("method={method} thp={}", base_thp(e)),
+            &format!(
+                "method={method} thp={}",
+                crate::experiments::spawn::heap::base_thp(e)
+            ),
             Unit::Ns,
             pts,
         )
@@ -340,7 +343,7 @@ impl<'a> Picker<'a> {
         Curve::new(
             &e.name,
             "vm_pte_kib",
-            &format!("thp={}", base_thp(e)),
+            &format!("thp={}", crate::experiments::spawn::heap::base_thp(e)),
             Unit::Kib,
             pts,
         )
@@ -467,15 +470,6 @@ pub fn costs_from(r: &RunResults, source: &str) -> Costs {
 /// from before THP points.
 fn thp_off(label: Option<&String>) -> bool {
     label.is_none_or(|t| t == "off" || t == "system")
-}
-
-/// The label those series carry in `e`.
-fn base_thp(e: &ExperimentResult) -> &'static str {
-    if e.metrics.iter().any(|m| m.label("thp") == Some("system")) {
-        "system"
-    } else {
-        "off"
-    }
 }
 
 #[cfg(test)]

@@ -374,11 +374,11 @@ fn analyze(r: &ExperimentResult) -> Analysis {
 /// from before, when those heaps were kept off huge pages.
 pub const BASE_THP: &str = "system";
 
-fn base_thp(r: &ExperimentResult) -> &'static str {
-    if r.metrics.iter().any(|m| m.label("thp") == Some("off")) {
-        "off"
-    } else {
+pub fn base_thp(r: &ExperimentResult) -> &'static str {
+    if r.metrics.iter().any(|m| m.label("thp") == Some(BASE_THP)) {
         BASE_THP
+    } else {
+        "off"
     }
 }
 
