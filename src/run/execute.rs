@@ -334,12 +334,6 @@ fn unsettled(r: &ExperimentResult) -> Option<String> {
         .iter()
         .filter(|m| m.summary.unstable)
         .map(|m| {
-            let labels: Vec<String> = m
-                .labels
-                .iter()
-                .filter(|(k, _)| !crate::results::HIDDEN_LABELS.contains(&k.as_str()))
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect();
             let (lo, hi) = m
                 .summary
                 .round_medians
@@ -350,7 +344,7 @@ fn unsettled(r: &ExperimentResult) -> Option<String> {
             format!(
                 "{} {} (rounds {} to {})",
                 m.name,
-                labels.join(" "),
+                crate::report::table::case(m),
                 fmt_value(lo, m.unit),
                 fmt_value(hi, m.unit)
             )

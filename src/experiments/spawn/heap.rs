@@ -374,6 +374,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
 /// from before, when those heaps were kept off huge pages.
 pub const BASE_THP: &str = "system";
 
+/// The label the heap points without advice carry in `r`.
 pub fn base_thp(r: &ExperimentResult) -> &'static str {
     if r.metrics.iter().any(|m| m.label("thp") == Some(BASE_THP)) {
         BASE_THP
