@@ -39,7 +39,7 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "two goroutines ping-ponging over a channel, default GOMAXPROCS",
-            statistic: SeedStat::Median,
+            statistic: SeedStat::Mean,
             cold: false,
         },
         SeedFigure {
@@ -51,7 +51,7 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "two goroutines ping-ponging over a channel, default GOMAXPROCS",
-            statistic: SeedStat::Median,
+            statistic: SeedStat::Mean,
             cold: false,
         },
     ],
