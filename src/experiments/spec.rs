@@ -7,7 +7,9 @@ use crate::measure::params::{ParamSpec, Params};
 use crate::measure::probe::ProbeFn;
 use crate::measure::protocol::{Job, WorkerOutput};
 use crate::measure::sizing::{Profile, Sizing};
-use crate::results::{Better, ExperimentResult, Labels, NamedFit, Reading, SeedRef, SeedStat, Unit};
+use crate::results::{
+    Better, ExperimentResult, Labels, NamedFit, Reading, SeedRef, SeedStat, Unit,
+};
 
 /// A figure a seed article published, attached to the metric it matches.
 pub struct SeedFigure {

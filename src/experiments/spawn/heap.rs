@@ -241,7 +241,9 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     // The first call of fork and pthread_create in this fresh process, as
     // Sysel timed them (seed 004): one sample a round, kept apart.
     for (name, method) in runnable.iter().filter(|(n, _)| FIRST_CALL.contains(n)) {
-        let first = l.launch(method).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        let first = l
+            .launch(method)
+            .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
         let mut with = base(name);
         with.insert("call".into(), "first".into());
         push_launches(&mut out, &with, &[first], true);

@@ -18,7 +18,11 @@ fn the_seed_protocol_quotes_means_and_minimums_and_the_seed() {
     let f = findings(&r);
     assert!(f[0].contains("(mean)"), "{}", f[0]);
     assert!(f[0].contains("fork 3.7x a thread"), "{}", f[0]);
-    assert!(f[0].contains("fastest launches took 60.0 µs and 15.0 µs"), "{}", f[0]);
+    assert!(
+        f[0].contains("fastest launches took 60.0 µs and 15.0 µs"),
+        "{}",
+        f[0]
+    );
 }
 
 #[test]
