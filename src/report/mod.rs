@@ -42,6 +42,16 @@ pub fn upgrade(r: &mut RunResults) {
     if r.groups.is_empty() {
         r.groups = experiments::group_records();
     }
+    // Seed figures are comparisons, not measurements: each series is paired
+    // anew by this version's declarations, so a file written before a
+    // pairing was corrected is not shown against the wrong figure.
+    for x in &mut r.experiments {
+        if let Some(reg) = experiments::find(&x.name) {
+            for m in &mut x.metrics {
+                m.seed = reg.seed_for(&m.name, &m.labels);
+            }
+        }
+    }
     if r.schema_version >= 2 {
         return;
     }
