@@ -117,7 +117,8 @@ pub struct Difference {
 
 /// `a − b`: the medians' difference and the interval arithmetic of theirs.
 pub fn difference(a: &Summary, b: &Summary, unit: Unit) -> Difference {
-    let weak: Vec<String> = [a, b].iter().filter_map(|s| weak_label(s)).collect();
+    let mut weak: Vec<String> = [a, b].iter().filter_map(|s| weak_label(s)).collect();
+    weak.dedup();
     Difference {
         d: a.median - b.median,
         lo: a.ci95_lo - b.ci95_hi,
