@@ -154,6 +154,23 @@ impl Difference {
         }
     }
 
+    /// This difference minus one more figure: `[lo − s.hi, hi − s.lo]`.
+    pub fn minus(&self, s: &Summary) -> Difference {
+        let mut weak: Vec<String> = self.weak.iter().cloned().collect();
+        if let Some(w) = weak_label(s) {
+            if !weak.iter().any(|x| x.contains(&w)) {
+                weak.push(w);
+            }
+        }
+        Difference {
+            d: self.d - s.median,
+            lo: self.lo - s.ci95_hi,
+            hi: self.hi - s.ci95_lo,
+            unit: self.unit,
+            weak: (!weak.is_empty()).then(|| weak.join(" and ")),
+        }
+    }
+
     /// The size without its sign, with the interval of the size: for "X is
     /// 1.2 µs [0.8 µs, 1.6 µs] less than Y".
     pub fn magnitude_text(&self) -> String {
