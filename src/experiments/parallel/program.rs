@@ -320,15 +320,16 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
             measured.join(", ")
         ));
     }
-    for (nl, thp) in &cases {
-        let with = [("n", nl.as_str()), ("thp", thp.as_str())];
-        if let (Some(first), Some(rest)) = (
-            r.settled("first_fill_ns", &with),
-            r.settled("fill_ns", &with),
-        ) {
+    for first in r.metrics_named("first_fill_ns") {
+        let (nl, thp) = (
+            first.label("n").unwrap_or("?"),
+            first.label("thp").unwrap_or("?"),
+        );
+        let with = [("n", nl), ("thp", thp), ("phase", "map+fill")];
+        if let Some(rest) = r.settled("fill_ns", &with) {
             out.push(format!(
                 "n={nl}, thp={thp}: a worker's first map+fill, its first touch of fresh memory, is reported apart from the median of the later ones: {}",
-                compare("the first", first, "the later fills", rest, Unit::Ns)
+                compare("the first", &first.summary, "the later fills", rest, Unit::Ns)
             ));
         }
     }
