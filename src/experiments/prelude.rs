@@ -14,8 +14,8 @@ pub use crate::measure::protocol::{labels, Job, RawSeries, WorkerOutput};
 pub use crate::measure::sizing::{Profile, Sizing};
 pub use crate::results::{Better, ExperimentResult, Labels, Metric, NamedFit, Reading, Unit};
 pub use crate::stats::compare_text::{
-    compare, difference, figure, fmt_ratio, fmt_signed, order, share, share_text, Difference,
-    Order, Share,
+    amount, compare, difference, figure, fmt_ratio, fmt_signed, order, share, share_text,
+    Difference, Order, Share,
 };
 pub use crate::stats::Summary;
 pub use crate::units::{fmt_ns, fmt_size, fmt_value, group_digits};

@@ -128,6 +128,18 @@ pub fn difference(a: &Summary, b: &Summary, unit: Unit) -> Difference {
     }
 }
 
+/// A figure taken as an amount (its difference from nothing), to weigh it
+/// against a gap: `[lo, hi]` is its own interval.
+pub fn amount(s: &Summary, unit: Unit) -> Difference {
+    Difference {
+        d: s.median,
+        lo: s.ci95_lo,
+        hi: s.ci95_hi,
+        unit,
+        weak: weak_label(s),
+    }
+}
+
 impl Difference {
     /// Where the difference lies against zero: `Overlap` when its interval
     /// holds zero (the difference is within noise).

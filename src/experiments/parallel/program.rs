@@ -252,7 +252,43 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 }
 
 fn analyze(r: &ExperimentResult) -> Analysis {
-    Analysis::findings(findings(r))
+    Analysis {
+        findings: findings(r),
+        headlines: whole_program_headline(r).into_iter().collect(),
+        ..Analysis::default()
+    }
+}
+
+/// The Summary's sentence beside parallel.average's phase figure: the
+/// seed's whole program, forked across 2 workers against serial, on each
+/// page size measured (the largest array).
+fn whole_program_headline(r: &ExperimentResult) -> Option<String> {
+    let n = r
+        .metrics_named("speedup")
+        .filter_map(|m| m.label_num("n"))
+        .max()?
+        .to_string();
+    let parts: Vec<String> = r
+        .metrics_named("speedup")
+        .filter(|m| {
+            m.label("variant") == Some(Variant::Fork.name())
+                && m.label("workers") == Some("2")
+                && m.label("n") == Some(n.as_str())
+        })
+        .map(|m| {
+            format!(
+                "{} with thp={}",
+                figure(&m.summary, Unit::Ratio),
+                m.label("thp").unwrap_or("?")
+            )
+        })
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "the seed's whole program (map, fill, average, unmap of {n} doubles), 2 forked processes against serial: {}; the fill stays serial",
+            parts.join(", ")
+        )
+    })
 }
 
 fn findings(r: &ExperimentResult) -> Vec<String> {

@@ -43,3 +43,26 @@ fn the_first_touch_of_a_huge_page_fill_is_apart_from_the_median() {
         "{f}"
     );
 }
+
+#[test]
+fn the_whole_program_headline_states_its_page_size() {
+    use crate::experiments::testing::{near, unsettled};
+    let n = ("n", "55256000");
+    let sp = |t: &'static str, m: f64| {
+        near(
+            "speedup",
+            &[("variant", "fork"), ("workers", "2"), n, ("thp", t)],
+            m,
+            2.0,
+        )
+    };
+    let a = analyze(&result(vec![sp("default", 1.01), sp("on", 1.25)]));
+    assert_eq!(a.headlines.len(), 1);
+    let h = &a.headlines[0];
+    assert!(h.contains("whole program"), "{h}");
+    assert!(h.contains("1.01x [0.99x, 1.03x] with thp=default"), "{h}");
+    assert!(h.contains("1.25x [1.23x, 1.27x] with thp=on"), "{h}");
+    // an unsettled series gives no headline
+    let a = analyze(&result(vec![unsettled(sp("default", 1.01))]));
+    assert!(a.headlines.is_empty(), "{:?}", a.headlines);
+}
