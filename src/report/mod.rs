@@ -17,7 +17,7 @@ use crate::results::{RunResults, RunStatus, Status, RESULTS_FILE};
 use crate::sys::safefile::{OutDir, Trust};
 use crate::units::fmt_ns;
 use doc::{Block, Doc};
-use sentence::{capitalise, identifiers};
+use sentence::{capitalise, group_identifiers, identifiers};
 use std::path::{Path, PathBuf};
 
 /// What the terminal shows: the tables as each experiment ends, or one
@@ -108,7 +108,7 @@ pub fn build(r: &RunResults) -> Doc {
         d.push(Block::Summary(
             heads
                 .into_iter()
-                .map(|(x, s)| capitalise(s, &identifiers(x)))
+                .map(|(g, s)| capitalise(s, &group_identifiers(r, g)))
                 .collect(),
         ));
     }

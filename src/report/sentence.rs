@@ -3,7 +3,7 @@
 //! ("pthread_create", "clone_vfork", "none", "n=55256000", never
 //! "Pthread_create").
 
-use crate::results::ExperimentResult;
+use crate::results::{ExperimentResult, RunResults};
 use std::collections::BTreeSet;
 
 /// Names of functions and calls the findings open with that carry no mark
@@ -24,6 +24,16 @@ pub fn identifiers(x: &ExperimentResult) -> BTreeSet<&str> {
     labels
         .map(String::as_str)
         .chain(x.metrics.iter().map(|m| m.name.as_str()))
+        .collect()
+}
+
+/// The identifiers of every experiment of `group`: a headline is known by
+/// its group.
+pub fn group_identifiers<'a>(r: &'a RunResults, group: &str) -> BTreeSet<&'a str> {
+    r.experiments
+        .iter()
+        .filter(|x| x.group == group)
+        .flat_map(identifiers)
         .collect()
 }
 

@@ -315,7 +315,8 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         one(growth(|s| s.kernel_stack_kib) / per),
     );
     // The kernel's own memory per 1,000 threads, from /proc/meminfo.
-    let kernel: [(&str, fn(&Snap) -> f64); 4] = [
+    type Field = fn(&Snap) -> f64;
+    let kernel: [(&str, Field); 4] = [
         ("KernelStack", |s| s.kernel_stack_kib),
         ("PageTables", |s| s.page_tables_kib),
         ("Slab", |s| s.slab_kib),

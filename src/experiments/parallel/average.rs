@@ -389,7 +389,7 @@ fn oversubscribed<'a>(
         ) {
             bits.push(format!(
                 "{v}: {}",
-                compare(&format!("{over} workers"), o, &format!("{at}"), a, Unit::Ns)
+                compare(&format!("{over} workers"), o, &at, a, Unit::Ns)
             ));
             slower.push((v, order(o, a) == Order::Above));
         }
