@@ -94,11 +94,12 @@ pub fn fmt_value(v: f64, unit: Unit) -> String {
     }
 }
 
-/// KiB as tables and findings print them: whole numbers grouped
-/// (`409,604 KiB`), small fractions kept (`8.20 KiB`, `0.14 KiB`).
+/// KiB as tables and findings print them: from 100 up whole and grouped
+/// (`409,604 KiB`), below with three significant figures (`8.20 KiB`,
+/// `16.0 KiB`, `0.14 KiB`).
 fn fmt_kib(v: f64) -> String {
     let a = v.abs();
-    if v.fract() == 0.0 || a >= 100.0 {
+    if a >= 100.0 || v == 0.0 {
         format!("{} KiB", group_digits(v.round() as i64))
     } else if a >= 10.0 {
         format!("{v:.1} KiB")

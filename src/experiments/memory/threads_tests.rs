@@ -30,7 +30,7 @@ fn the_headline_speaks_of_the_largest_count() {
         analyze(&r).headlines,
         [
             "a blocked thread with the 8 MiB default stack reserves 8,196 KiB of address space \
-          but keeps 12 KiB resident, plus 16 KiB of kernel stack (at 1000 threads)"
+          but keeps 12.0 KiB resident, plus 16.0 KiB of kernel stack (at 1000 threads)"
         ]
     );
 }
