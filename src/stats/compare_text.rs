@@ -21,15 +21,20 @@ pub enum Order {
     Overlap,
 }
 
-/// Where `a`'s median interval lies against `b`'s.
-pub fn order(a: &Summary, b: &Summary) -> Order {
-    if a.ci95_hi < b.ci95_lo {
+/// Where the interval `[a_lo, a_hi]` lies against `[b_lo, b_hi]`.
+fn order_of((a_lo, a_hi): (f64, f64), (b_lo, b_hi): (f64, f64)) -> Order {
+    if a_hi < b_lo {
         Order::Below
-    } else if a.ci95_lo > b.ci95_hi {
+    } else if a_lo > b_hi {
         Order::Above
     } else {
         Order::Overlap
     }
+}
+
+/// Where `a`'s median interval lies against `b`'s.
+pub fn order(a: &Summary, b: &Summary) -> Order {
+    order_of((a.ci95_lo, a.ci95_hi), (b.ci95_lo, b.ci95_hi))
 }
 
 /// A value in its unit, with no "-0": a figure that rounds to zero is zero.
@@ -144,13 +149,12 @@ impl Difference {
     /// Where the difference lies against zero: `Overlap` when its interval
     /// holds zero (the difference is within noise).
     pub fn sign(&self) -> Order {
-        if self.hi < 0.0 {
-            Order::Below
-        } else if self.lo > 0.0 {
-            Order::Above
-        } else {
-            Order::Overlap
-        }
+        order_of((self.lo, self.hi), (0.0, 0.0))
+    }
+
+    /// Where this difference's interval lies against another's.
+    pub fn against(&self, other: &Difference) -> Order {
+        order_of((self.lo, self.hi), (other.lo, other.hi))
     }
 
     /// "-5.68 µs [-6.10 µs, -5.20 µs]", signed as measured.

@@ -99,43 +99,33 @@ fn no_share_of_a_gap_within_noise_and_never_above_100_percent() {
     assert!(!all.contains("% of the"), "{all}");
 }
 
+/// Two CPUs, 2 and 3 workers: fork slower at 3, threads and the pool at
+/// 3 workers as given.
+fn over(threads3: f64, pool3: f64) -> String {
+    let r = two_cpus(vec![
+        avg("fork", "2", 25.0e6),
+        avg("fork", "3", 26.7e6),
+        avg("threads", "2", 23.8e6),
+        avg("threads", "3", threads3),
+        avg("pool", "2", 24.4e6),
+        avg("pool", "3", pool3),
+    ]);
+    findings(&r).join("\n")
+}
+
 #[test]
 fn the_oversubscription_story_only_when_the_numbers_bear_it_out() {
-    let r = two_cpus(vec![
-        avg("fork", "2", 25.0e6),
-        avg("fork", "3", 26.7e6),
-        avg("threads", "2", 23.8e6),
-        avg("threads", "3", 25.4e6),
-        avg("pool", "2", 24.4e6),
-        avg("pool", "3", 23.8e6),
-    ]);
-    let all = findings(&r).join("\n");
+    let all = over(25.4e6, 23.8e6);
     assert!(all.contains("work stealing rebalances"), "{all}");
     // the pool slower too: the story is withdrawn
-    let r = two_cpus(vec![
-        avg("fork", "2", 25.0e6),
-        avg("fork", "3", 26.7e6),
-        avg("threads", "2", 23.8e6),
-        avg("threads", "3", 25.4e6),
-        avg("pool", "2", 24.4e6),
-        avg("pool", "3", 27.0e6),
-    ]);
-    let all = findings(&r).join("\n");
+    let all = over(25.4e6, 27.0e6);
     assert!(
         all.contains("oversubscribed, 3 workers on 2 CPUs instead of 2"),
         "{all}"
     );
     assert!(!all.contains("work stealing"), "{all}");
     // threads within noise: no story either
-    let r = two_cpus(vec![
-        avg("fork", "2", 25.0e6),
-        avg("fork", "3", 26.7e6),
-        avg("threads", "2", 23.8e6),
-        avg("threads", "3", 24.0e6),
-        avg("pool", "2", 24.4e6),
-        avg("pool", "3", 23.8e6),
-    ]);
-    let all = findings(&r).join("\n");
+    let all = over(24.0e6, 23.8e6);
     assert!(
         all.contains("threads: 3 workers (24.0 ms) is indistinguishable from 2 (23.8 ms) here"),
         "{all}"

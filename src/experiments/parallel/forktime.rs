@@ -275,7 +275,7 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
         };
         let parent = match &parent_extra {
             Some(p) => {
-                let whose = match order_of(&child_extra, p) {
+                let whose = match child_extra.against(p) {
                     Order::Above => "the child's penalty is larger than the parent's: beyond what both pay, its fresh page-table copies cost it more",
                     Order::Below => "the parent's penalty is the larger",
                     Order::Overlap => "the two penalties are indistinguishable here, so the child's is not all fresh page-table copies",
@@ -328,17 +328,6 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
         ));
     }
     out
-}
-
-/// Where one difference lies against another.
-fn order_of(a: &Difference, b: &Difference) -> Order {
-    if a.hi < b.lo {
-        Order::Below
-    } else if a.lo > b.hi {
-        Order::Above
-    } else {
-        Order::Overlap
-    }
 }
 
 #[cfg(test)]
