@@ -250,6 +250,8 @@ fn touched(r: &ExperimentResult, s: &Get, label: &Label) -> Option<String> {
     let touched_kib = crate::units::parse_size(&touched).unwrap_or(0) as f64 / 1024.0;
     let seed_total_kib = touched_kib * SEED_THREADS;
     let kib = |v: f64| fmt_value(v * 1024.0, Unit::Bytes);
+    // The seed's totals to two decimals: 10,000 x 400 KiB is 3.81 GiB.
+    let gib = |v: f64| format!("{:.2} GiB", v / (1024.0 * 1024.0));
     let shortfall_kib = (seed_total_kib - SEED_TOUCHED_TOTAL_KIB) / SEED_THREADS;
     let pages = shortfall_kib / 4.0;
     let footnote = if pages <= 0.0 {
@@ -257,15 +259,15 @@ fn touched(r: &ExperimentResult, s: &Get, label: &Label) -> Option<String> {
     } else if pages <= SPLIT_RSS_PAGES {
         format!(
             "the seed's shortfall is consistent with its footnote: kernels before 6.2 kept each thread's RSS changes in a private cache flushed every 64 page faults (SPLIT_RSS_COUNTING), so up to 64 pages per thread can go uncounted while the thread blocks; its gap, {} − {} over 10,000 threads, is about {:.0} KiB ({pages:.0} pages) per thread, within that bound",
-            kib(seed_total_kib),
-            kib(SEED_TOUCHED_TOTAL_KIB),
+            gib(seed_total_kib),
+            gib(SEED_TOUCHED_TOTAL_KIB),
             shortfall_kib
         )
     } else {
         format!(
             "the seed's gap, {} − {} over 10,000 threads, is about {pages:.0} pages per thread, more than the 64 a pre-6.2 kernel's per-thread RSS cache can hold back: its footnote does not explain it alone",
-            kib(seed_total_kib),
-            kib(SEED_TOUCHED_TOTAL_KIB)
+            gib(seed_total_kib),
+            gib(SEED_TOUCHED_TOTAL_KIB)
         )
     };
     let verdict = match order(rss, exact) {
@@ -286,7 +288,7 @@ fn touched(r: &ExperimentResult, s: &Get, label: &Label) -> Option<String> {
         figure(exact, Unit::Kib),
         100.0 * exact.median / touched_kib.max(1e-9),
         kib(total.median),
-        kib(seed_total_kib),
+        gib(seed_total_kib),
     ))
 }
 
