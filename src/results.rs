@@ -342,6 +342,14 @@ impl ExperimentResult {
             .map(|m| m.summary.median)
     }
 
+    /// The summary of the settled metric `name` whose labels include
+    /// `with`: None when it is missing or its rounds did not settle.
+    pub fn settled(&self, name: &str, with: &[(&str, &str)]) -> Option<&Summary> {
+        self.find(name, with)
+            .filter(|m| !m.summary.unstable)
+            .map(|m| &m.summary)
+    }
+
     /// Why this experiment's canary says the machine changed under it: in
     /// more than a third of its rounds the bare system call cost more than
     /// 25% more (or less) at the round's end than at its start.

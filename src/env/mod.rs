@@ -71,8 +71,8 @@ pub struct Limits {
     pub rlimit_stack: Option<u64>,
     /// Soft limit in bytes; None = unlimited. Filled by the caller.
     pub rlimit_as: Option<u64>,
-    /// Tightest cgroup v2 pids.max on the path from this process's cgroup to
-    /// the root; None = no limit found.
+    /// Tightest cgroup pids.max (v2, or v1's pids hierarchy) on the path
+    /// from this process's cgroup to the root; None = no limit found.
     pub cgroup_pids_max: Option<u64>,
     /// Tightest cgroup v2 memory.max likewise, or cgroup v1
     /// memory.limit_in_bytes where that is tighter; None = no limit found.
@@ -668,22 +668,29 @@ fn read_limits(fs: &Root) -> Limits {
         rlimit_nproc: None,
         rlimit_stack: None,
         rlimit_as: None,
-        cgroup_pids_max: cg("pids.max"),
-        cgroup_memory_max: [cg("memory.max"), cgroup_v1_memory_limit(fs)]
+        cgroup_pids_max: [cg("pids.max"), cgroup_v1_limit(fs, "pids", "pids.max")]
             .into_iter()
             .flatten()
             .min(),
+        cgroup_memory_max: [
+            cg("memory.max"),
+            cgroup_v1_limit(fs, "memory", "memory.limit_in_bytes"),
+        ]
+        .into_iter()
+        .flatten()
+        .min(),
     }
 }
 
-/// Tightest cgroup v1 `memory.limit_in_bytes` on the path from this
-/// process's memory cgroup to the root of the `memory` hierarchy (mounted at
-/// /sys/fs/cgroup/memory); None when there is none, or no limit.
-fn cgroup_v1_memory_limit(fs: &Root) -> Option<u64> {
-    let rel = cgroup_v1_path(&fs.read("/proc/self/cgroup")?, "memory")?;
-    let base = fs.path("/sys/fs/cgroup/memory");
+/// Tightest cgroup v1 limit in `file` (`memory.limit_in_bytes`,
+/// `pids.max`) on the path from this process's cgroup to the root of the
+/// `controller` hierarchy (mounted at /sys/fs/cgroup/<controller>); None
+/// when there is none, or no limit.
+fn cgroup_v1_limit(fs: &Root, controller: &str, file: &str) -> Option<u64> {
+    let rel = cgroup_v1_path(&fs.read("/proc/self/cgroup")?, controller)?;
+    let base = fs.path("/sys/fs/cgroup").join(controller);
     rel.ancestors()
-        .filter_map(|dir| fs::read_to_string(base.join(dir).join("memory.limit_in_bytes")).ok())
+        .filter_map(|dir| fs::read_to_string(base.join(dir).join(file)).ok())
         .filter_map(|s| parse_cgroup_value(&s))
         // "No limit" reads as the largest page-aligned count (2^63 - 4096).
         .filter(|&v| v < 1 << 62)

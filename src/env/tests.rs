@@ -412,6 +412,18 @@ fn read_from_real_root_does_not_panic() {
 }
 
 #[test]
+fn a_cgroup_v1_pids_limit_is_read_up_the_hierarchy() {
+    let t = TempRoot::new("v1pids");
+    t.write("/proc/self/cgroup", "5:pids:/user.slice/u\n0::/\n");
+    t.write("/sys/fs/cgroup/pids/user.slice/u/pids.max", "max\n");
+    let e = Env::read_from(&t.0, "6.8.0-test".into(), "x86_64".into());
+    assert_eq!(e.limits.cgroup_pids_max, None, "no limit");
+    t.write("/sys/fs/cgroup/pids/user.slice/pids.max", "4915\n");
+    let e = Env::read_from(&t.0, "6.8.0-test".into(), "x86_64".into());
+    assert_eq!(e.limits.cgroup_pids_max, Some(4915), "the parent's limit");
+}
+
+#[test]
 fn a_cgroup_v1_memory_limit_is_read_up_the_hierarchy() {
     let t = TempRoot::new("v1");
     t.write("/proc/self/cgroup", "4:memory:/process_api/9b\n0::/\n");

@@ -7,6 +7,7 @@ pub mod doc;
 pub mod headlines;
 pub mod quantities;
 pub mod seeds;
+pub mod sentence;
 pub mod table;
 
 use crate::env::cpu_list;
@@ -16,6 +17,7 @@ use crate::results::{RunResults, RunStatus, Status, RESULTS_FILE};
 use crate::sys::safefile::{OutDir, Trust};
 use crate::units::fmt_ns;
 use doc::{Block, Doc};
+use sentence::{capitalise, group_identifiers, identifiers};
 use std::path::{Path, PathBuf};
 
 /// What the terminal shows: the tables as each experiment ends, or one
@@ -114,7 +116,10 @@ pub fn build(r: &RunResults) -> Doc {
         ));
     } else {
         d.push(Block::Summary(
-            heads.into_iter().map(|(_, s)| capitalise(s)).collect(),
+            heads
+                .into_iter()
+                .map(|(g, s)| capitalise(s, &group_identifiers(r, g)))
+                .collect(),
         ));
     }
     let failed: Vec<String> = r
@@ -187,7 +192,10 @@ pub fn build(r: &RunResults) -> Doc {
             }
             if !x.findings.is_empty() {
                 d.push(Block::Bullets(
-                    x.findings.iter().map(|f| capitalise(f)).collect(),
+                    x.findings
+                        .iter()
+                        .map(|f| capitalise(f, &identifiers(x)))
+                        .collect(),
                 ));
             }
             let t = table::metric_table(x, false);
@@ -290,14 +298,6 @@ fn rounds_sentence(r: &RunResults) -> String {
         )
     } else {
         "Every figure is the median of independent samples;".into()
-    }
-}
-
-fn capitalise(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect(),
-        None => String::new(),
     }
 }
 
