@@ -348,7 +348,16 @@ fn run_pass(v: Variant, (a, b): (usize, usize), spin_ns: u64, budget: &Budget, l
 
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
+    let full = if r.find("round_trip_ns", &[("variant", "polling_idle")]).is_some() {
+        "polling_idle"
+    } else {
+        "idle_cpu"
+    };
+    let proof = path_proof(r, full);
+    let quiet = contamination(&r.round_log, None);
     let Some(d) = decompose(r) else {
+        a.findings.extend(proof);
+        a.findings.extend(quiet);
         return a;
     };
     for p in &d.parts {
@@ -388,8 +397,8 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         ));
     }
     a.findings.extend(d.notes);
-    a.findings.extend(path_proof(r, d.full));
-    a.findings.extend(contamination(&r.round_log, None));
+    a.findings.extend(proof);
+    a.findings.extend(quiet);
     a
 }
 

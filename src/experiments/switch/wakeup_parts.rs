@@ -122,7 +122,17 @@ pub fn decompose(r: &ExperimentResult) -> Option<Decomposition> {
     let barrier = |v| est(r, "barrier_ns", v);
     let mut ipi_terms = None;
     if full == "idle_cpu" {
-        if let (Some(run), Some(blk)) = (barrier("ipi_peer_running"), barrier("ipi_peer_blocked")) {
+        // The barrier interrupts the peer only while it runs: when it sent
+        // fewer than one IPI per two calls, the peer was mostly preempted
+        // and the difference is not an IPI's cost.
+        let sent = r.median("cal_per_op", &[("variant", "ipi_peer_running")]);
+        let ipis_sent = sent.is_none_or(|n| n >= 0.5);
+        if !ipis_sent {
+            notes.push(format!(
+                "the IPI is not isolated here: with the peer running a barrier sent only {} function-call IPIs per call (the peer was mostly preempted), so it is in the residual",
+                sent.map_or(String::new(), |n| format!("{n:.2}"))
+            ));
+        } else if let (Some(run), Some(blk)) = (barrier("ipi_peer_running"), barrier("ipi_peer_blocked")) {
             series.extend([run, blk]);
             let t = vec![(2.0, 3), (-2.0, 4)];
             parts_terms.push(("ipi", t.clone()));

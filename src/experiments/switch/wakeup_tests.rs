@@ -34,6 +34,7 @@ fn fixture() -> ExperimentResult {
         count("cal_per_op", "spin_then_park", 0.0),
         count("parks_per_op", "spin_then_park", 0.0),
         count("cal_per_op", "ipi_peer_running", 1.0),
+        count("cal_per_op", "ipi_peer_running_rare", 0.2),
         count("cal_per_op", "ipi_peer_blocked", 0.0),
     ])
 }
@@ -87,6 +88,21 @@ fn a_part_whose_interval_holds_zero_is_said_so_never_clamped() {
 }
 
 #[test]
+fn a_barrier_that_rarely_interrupted_isolates_no_ipi() {
+    let mut r = fixture();
+    for m in r.metrics.iter_mut() {
+        if m.label("variant") == Some("ipi_peer_running_rare") {
+            m.labels.insert("variant".into(), "ipi_peer_running".into());
+        } else if m.name == "cal_per_op" && m.label("variant") == Some("ipi_peer_running") {
+            m.labels.insert("variant".into(), "unused".into());
+        }
+    }
+    let d = decompose(&r).unwrap();
+    assert!(d.parts.iter().all(|p| p.name != "ipi"));
+    assert!(d.notes.iter().any(|n| n.contains("mostly preempted")), "{:?}", d.notes);
+}
+
+#[test]
 fn an_unsettled_full_hand_off_gives_no_stack() {
     let mut r = fixture();
     for m in r.metrics.iter_mut() {
@@ -95,7 +111,8 @@ fn an_unsettled_full_hand_off_gives_no_stack() {
         }
     }
     let a = analyze(&r);
-    assert!(a.findings.is_empty() && a.readings.is_empty());
+    assert!(a.readings.is_empty() && a.headlines.is_empty());
+    assert!(a.findings.iter().all(|f| !f.contains("largest part")), "{:?}", a.findings);
 }
 
 #[test]
