@@ -142,7 +142,9 @@ impl Facts {
             return Ok("idle=poll on the kernel command line".into());
         }
         let Some(ci) = &self.cpuidle else {
-            return Err("no cpuidle driver, and idle=poll is not on the kernel command line".into());
+            return Err(
+                "no cpuidle driver, and idle=poll is not on the kernel command line".into(),
+            );
         };
         let driver = ci.driver.as_deref().unwrap_or("none");
         let governor = ci.governor.as_deref().unwrap_or("none");
@@ -186,7 +188,11 @@ impl Facts {
                     "driver {}, governor {}; states {}",
                     ci.driver.as_deref().unwrap_or("none"),
                     ci.governor.as_deref().unwrap_or("none"),
-                    if states.is_empty() { "none".into() } else { states.join(", ") }
+                    if states.is_empty() {
+                        "none".into()
+                    } else {
+                        states.join(", ")
+                    }
                 );
                 if let Some(ns) = ci.haltpoll_poll_ns {
                     v.push_str(&format!("; haltpoll guest_halt_poll_ns={ns}"));
@@ -248,8 +254,7 @@ impl Facts {
         );
         push(
             "NUMA nodes",
-            self.numa_nodes
-                .map_or("unknown".into(), |n| n.to_string()),
+            self.numa_nodes.map_or("unknown".into(), |n| n.to_string()),
         );
         push(
             "mTHP",
@@ -368,8 +373,10 @@ fn read_balloon(fs: &Root) -> Vec<String> {
         ("/sys/bus/pci/drivers/vmw_balloon", "vmw_balloon"),
     ] {
         let bound = fs::read_dir(fs.path(driver)).is_ok_and(|d| {
-            d.flatten()
-                .any(|e| e.file_name().to_string_lossy().contains(':') || e.file_name().to_string_lossy().starts_with("virtio"))
+            d.flatten().any(|e| {
+                e.file_name().to_string_lossy().contains(':')
+                    || e.file_name().to_string_lossy().starts_with("virtio")
+            })
         });
         if bound {
             out.push(name.to_string());
@@ -406,8 +413,13 @@ pub(super) fn seccomp_mode(status: &str) -> Option<String> {
 fn read_cgroup(fs: &Root) -> Cgroup {
     let self_cg = fs.read("/proc/self/cgroup").unwrap_or_default();
     let v2 = fs.exists("/sys/fs/cgroup/cgroup.controllers");
-    let v1 = self_cg.lines().any(|l| !l.starts_with("0::") && !l.trim().is_empty());
-    let version = match (v1, v2 || fs.exists("/sys/fs/cgroup/unified/cgroup.controllers")) {
+    let v1 = self_cg
+        .lines()
+        .any(|l| !l.starts_with("0::") && !l.trim().is_empty());
+    let version = match (
+        v1,
+        v2 || fs.exists("/sys/fs/cgroup/unified/cgroup.controllers"),
+    ) {
         (true, true) => Some("hybrid".to_string()),
         (true, false) => Some("v1".to_string()),
         (false, true) => Some("v2".to_string()),
@@ -421,17 +433,24 @@ fn read_cgroup(fs: &Root) -> Cgroup {
             quota = rel.ancestors().find_map(|a| {
                 cpu_max(&fs.read(&format!("/sys/fs/cgroup/{}/cpu.max", a.display()))?)
             });
-            throttled = fs.read(&format!("{dir}/cpu.stat")).and_then(|s| stat_field(&s, "nr_throttled"));
+            throttled = fs
+                .read(&format!("{dir}/cpu.stat"))
+                .and_then(|s| stat_field(&s, "nr_throttled"));
         }
     } else if let Some(rel) = cgroup_v1_path(&self_cg, "cpu") {
         for base in ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"] {
             let dir = format!("{base}/{}", rel.display());
-            let q: Option<i64> = fs.read_trim(&format!("{dir}/cpu.cfs_quota_us")).and_then(|s| s.parse().ok());
+            let q: Option<i64> = fs
+                .read_trim(&format!("{dir}/cpu.cfs_quota_us"))
+                .and_then(|s| s.parse().ok());
             let p: Option<u64> = fs.read_u64(&format!("{dir}/cpu.cfs_period_us"));
             if let (Some(q), Some(p)) = (q, p) {
                 quota = (q > 0 && p > 0).then(|| q as f64 / p as f64);
             }
-            if let Some(t) = fs.read(&format!("{dir}/cpu.stat")).and_then(|s| stat_field(&s, "nr_throttled")) {
+            if let Some(t) = fs
+                .read(&format!("{dir}/cpu.stat"))
+                .and_then(|s| stat_field(&s, "nr_throttled"))
+            {
                 throttled = Some(t);
                 break;
             }
@@ -534,4 +553,3 @@ fn own_namespaces(fs: &Root) -> Vec<String> {
 pub(super) fn ns_inode(link: &str) -> Option<u64> {
     link.split_once(":[")?.1.strip_suffix(']')?.parse().ok()
 }
-

@@ -439,7 +439,10 @@ fn a_cgroup_v1_memory_limit_is_read_up_the_hierarchy() {
 fn facts_are_read_from_fixture_text() {
     let t = TempRoot::new("facts");
     t.write("/proc/cpuinfo", "flags\t\t: fpu pcid invpcid hypervisor\n");
-    t.write("/proc/stat", "cpu  100 0 50 9000 10 0 0 40 0 0\ncpu0 1 0 0 1 0 0 0 0\n");
+    t.write(
+        "/proc/stat",
+        "cpu  100 0 50 9000 10 0 0 40 0 0\ncpu0 1 0 0 1 0 0 0 0\n",
+    );
     t.write("/proc/uptime", "100.00 180.00\n");
     t.write("/sys/devices/system/cpu/online", "0-1\n");
     t.write(
@@ -450,16 +453,28 @@ fn facts_are_read_from_fixture_text() {
         "/proc/self/status",
         "Name:\tx\nSeccomp:\t2\nSeccomp_filters:\t1\n",
     );
-    t.write("/sys/devices/system/cpu/cpuidle/current_driver", "haltpoll\n");
-    t.write("/sys/devices/system/cpu/cpuidle/current_governor", "haltpoll\n");
+    t.write(
+        "/sys/devices/system/cpu/cpuidle/current_driver",
+        "haltpoll\n",
+    );
+    t.write(
+        "/sys/devices/system/cpu/cpuidle/current_governor",
+        "haltpoll\n",
+    );
     t.write("/sys/devices/system/cpu/cpu0/cpuidle/state0/name", "POLL\n");
     t.write("/sys/devices/system/cpu/cpu0/cpuidle/state0/latency", "0\n");
-    t.write("/sys/devices/system/cpu/cpu0/cpuidle/state1/name", "haltpoll idle\n");
+    t.write(
+        "/sys/devices/system/cpu/cpu0/cpuidle/state1/name",
+        "haltpoll idle\n",
+    );
     t.write("/sys/devices/system/cpu/cpu0/cpuidle/state1/latency", "1\n");
     t.write("/sys/devices/system/cpu/cpu0/cpuidle/state1/disable", "1\n");
     t.write("/sys/module/haltpoll/parameters/guest_halt_poll_ns", "0\n");
     t.write("/sys/bus/virtio/devices/virtio0/device", "0x0005\n");
-    t.write("/sys/bus/virtio/devices/virtio0/features", "0110010100000000\n");
+    t.write(
+        "/sys/bus/virtio/devices/virtio0/features",
+        "0110010100000000\n",
+    );
     t.write("/sys/bus/virtio/devices/virtio1/device", "0x0001\n");
     t.write("/sys/devices/system/node/online", "0-1\n");
     t.write(
@@ -473,7 +488,10 @@ fn facts_are_read_from_fixture_text() {
     t.write("/proc/self/cgroup", "0::/app\n");
     t.write("/sys/fs/cgroup/cgroup.controllers", "cpu memory pids\n");
     t.write("/sys/fs/cgroup/app/cpu.max", "50000 100000\n");
-    t.write("/sys/fs/cgroup/app/cpu.stat", "usage_usec 5\nnr_periods 9\nnr_throttled 3\n");
+    t.write(
+        "/sys/fs/cgroup/app/cpu.stat",
+        "usage_usec 5\nnr_periods 9\nnr_throttled 3\n",
+    );
     let e = Env::read_from(&t.0, "6.1.0-test".into(), "x86_64".into());
     let f = &e.facts;
     assert!(f.pcid && f.invpcid);
@@ -533,7 +551,10 @@ fn the_rss_regime_follows_the_release() {
     let new = rss_counting("6.8.0", 64).unwrap();
     // 64 CPUs × max(32, 128) pages.
     assert_eq!(new.bound_bytes, Some(64 * 128 * 4096));
-    assert_eq!(rss_counting("6.2", 2).unwrap().bound_bytes, Some(2 * 32 * 4096));
+    assert_eq!(
+        rss_counting("6.2", 2).unwrap().bound_bytes,
+        Some(2 * 32 * 4096)
+    );
     assert!(rss_counting("", 2).is_none());
 }
 
@@ -544,7 +565,10 @@ fn fact_parsers_read_their_lines() {
     assert_eq!(cpu_max("200000 100000\n"), Some(2.0));
     assert!(feature_bit("000001", 5) && !feature_bit("00000", 5));
     assert_eq!(seccomp_mode("Seccomp:\t0\n").as_deref(), Some("disabled"));
-    assert_eq!(stat_field("nr_periods 4\nnr_throttled 2\n", "nr_throttled"), Some(2));
+    assert_eq!(
+        stat_field("nr_periods 4\nnr_throttled 2\n", "nr_throttled"),
+        Some(2)
+    );
     assert_eq!(steal_ticks("cpu  1 2 3 4 5 6 7 8 9\n"), Some(8));
     assert_eq!(facts::ns_inode("pid:[4026531836]"), Some(4_026_531_836));
 }
@@ -555,7 +579,9 @@ fn a_dockerenv_file_with_the_hosts_namespaces_is_no_container() {
     let e = Env::read_from(Path::new("/"), "6.8.0".into(), "x86_64".into());
     if e.facts.own_namespaces.is_empty() && fs::read_link("/proc/self/ns/pid").is_ok() {
         assert!(
-            e.container.as_deref().is_none_or(|c| c.contains("host pid")),
+            e.container
+                .as_deref()
+                .is_none_or(|c| c.contains("host pid")),
             "{:?}",
             e.container
         );

@@ -67,7 +67,8 @@ impl Totals {
 
     /// Steal as a share of all CPUs' time over the rounds.
     pub fn steal_share(&self) -> Option<f64> {
-        (self.cpus > 0 && self.wall_ns > 0.0).then(|| self.steal_ns / (self.wall_ns * self.cpus as f64))
+        (self.cpus > 0 && self.wall_ns > 0.0)
+            .then(|| self.steal_ns / (self.wall_ns * self.cpus as f64))
     }
 }
 
@@ -109,10 +110,19 @@ mod tests {
 
     #[test]
     fn counts_per_operation_read_naturally() {
-        assert_eq!(per_op_phrase(1.0, "reschedule IPI", "reschedule IPIs", "hand-off"), "1.0 reschedule IPI per hand-off");
-        assert_eq!(per_op_phrase(2.26, "park", "parks", "round trip"), "2.3 parks per round trip");
+        assert_eq!(
+            per_op_phrase(1.0, "reschedule IPI", "reschedule IPIs", "hand-off"),
+            "1.0 reschedule IPI per hand-off"
+        );
+        assert_eq!(
+            per_op_phrase(2.26, "park", "parks", "round trip"),
+            "2.3 parks per round trip"
+        );
         assert_eq!(per_op_phrase(0.021, "x", "xs", "call"), "0.02 xs per call");
-        assert_eq!(per_op_phrase(-0.0001, "x", "xs", "call"), "0.00 xs per call");
+        assert_eq!(
+            per_op_phrase(-0.0001, "x", "xs", "call"),
+            "0.00 xs per call"
+        );
     }
 
     fn round(point: usize, steal_ns: f64, delay_ns: f64) -> RoundRecord {

@@ -13,7 +13,14 @@ const CMD_REGISTER_PRIVATE_EXPEDITED: libc::c_int = 1 << 4;
 fn membarrier(cmd: libc::c_int) -> io::Result<()> {
     // SAFETY: membarrier takes two integers and a CPU id (unused here) and
     // touches no memory of ours.
-    let r = unsafe { libc::syscall(libc::SYS_membarrier, cmd, 0 as libc::c_uint, 0 as libc::c_int) };
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_membarrier,
+            cmd,
+            0 as libc::c_uint,
+            0 as libc::c_int,
+        )
+    };
     if r == -1 {
         Err(io::Error::last_os_error())
     } else {

@@ -407,7 +407,8 @@ pub fn cpu_time_ns() -> io::Result<u64> {
 /// Minor page faults so far of this process's threads plus its reaped
 /// children (`ru_minflt`).
 pub fn minor_faults() -> io::Result<u64> {
-    Ok(rusage(libc::RUSAGE_SELF)?.ru_minflt as u64 + rusage(libc::RUSAGE_CHILDREN)?.ru_minflt as u64)
+    Ok(rusage(libc::RUSAGE_SELF)?.ru_minflt as u64
+        + rusage(libc::RUSAGE_CHILDREN)?.ru_minflt as u64)
 }
 
 #[cfg(test)]

@@ -143,9 +143,11 @@ pub fn ipis() -> Option<[Vec<u64>; 3]> {
 /// (`RES:  79196  64468   Rescheduling interrupts`).
 pub fn interrupt_row(text: &str, name: &str) -> Option<Vec<u64>> {
     let cpus = text.lines().next()?.split_whitespace().count();
-    let line = text
-        .lines()
-        .find(|l| l.trim_start().strip_prefix(name).is_some_and(|r| r.starts_with(':')))?;
+    let line = text.lines().find(|l| {
+        l.trim_start()
+            .strip_prefix(name)
+            .is_some_and(|r| r.starts_with(':'))
+    })?;
     let rest = line.split_once(':')?.1;
     Some(
         rest.split_whitespace()
@@ -176,7 +178,10 @@ pub fn parse_per_cpu(text: &str) -> Vec<CpuTimes> {
             let rest = l.strip_prefix("cpu")?;
             let (n, ticks) = rest.split_once(' ')?;
             let cpu = n.parse().ok()?;
-            let t: Vec<u64> = ticks.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+            let t: Vec<u64> = ticks
+                .split_whitespace()
+                .filter_map(|x| x.parse().ok())
+                .collect();
             Some(CpuTimes {
                 cpu,
                 idle_ns: (t.get(3)? + t.get(4).unwrap_or(&0)) * NS_PER_TICK,

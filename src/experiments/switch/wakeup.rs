@@ -125,14 +125,18 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
             "halts"
         }
     };
-    pts.points.push(serde_json::json!({ "cpus": cpus, "idle": idle }));
+    pts.points
+        .push(serde_json::json!({ "cpus": cpus, "idle": idle }));
     Ok(pts)
 }
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
     let (all, cpus) = worker_cpus(job, &mut out.notes)?;
-    anyhow::ensure!(cpus.len() >= 2, "switch.wakeup needs two CPUs in this worker's mask");
+    anyhow::ensure!(
+        cpus.len() >= 2,
+        "switch.wakeup needs two CPUs in this worker's mask"
+    );
     let pair = (cpus[0], cpus[1]);
     let spin_ns = job.params.int("spin_us") * 1_000;
     let mut variants = vec![Variant::Coherence, Variant::SpinPark, Variant::SameCpu];
@@ -157,20 +161,43 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         let l = labels(&[("variant", v.name())]);
         let samples: Vec<f64> = passes.iter().flat_map(|p| p.samples.clone()).collect();
         if v.is_barrier() {
-            let peer = if *v == Variant::IpiRunning { "running" } else { "blocked" };
-            out.push("barrier_ns", Unit::Ns, labels(&[("variant", v.name()), ("peer", peer)]), samples);
+            let peer = if *v == Variant::IpiRunning {
+                "running"
+            } else {
+                "blocked"
+            };
+            out.push(
+                "barrier_ns",
+                Unit::Ns,
+                labels(&[("variant", v.name()), ("peer", peer)]),
+                samples,
+            );
         } else {
             out.push("round_trip_ns", Unit::Ns, l.clone(), samples);
         }
         let per = |f: &dyn Fn(&Pass) -> f64| passes.iter().map(f).collect::<Vec<f64>>();
-        for (i, name) in ["res_per_op", "cal_per_op", "tlb_per_op"].iter().enumerate() {
-            out.push_detail(name, Unit::Count, l.clone(), per(&|p| p.ipis[i] as f64 / p.ops as f64));
+        for (i, name) in ["res_per_op", "cal_per_op", "tlb_per_op"]
+            .iter()
+            .enumerate()
+        {
+            out.push_detail(
+                name,
+                Unit::Count,
+                l.clone(),
+                per(&|p| p.ipis[i] as f64 / p.ops as f64),
+            );
         }
         if !v.is_barrier() {
-            out.push_detail("parks_per_op", Unit::Count, l.clone(), per(&|p| p.parks as f64 / p.ops as f64));
+            out.push_detail(
+                "parks_per_op",
+                Unit::Count,
+                l.clone(),
+                per(&|p| p.parks as f64 / p.ops as f64),
+            );
         }
         if passes.iter().all(|p| p.peer_idle_ns.is_some()) {
-            let pct = per(&|p| p.peer_idle_ns.unwrap_or(0) as f64 / p.wall_ns.max(1) as f64 * 100.0);
+            let pct =
+                per(&|p| p.peer_idle_ns.unwrap_or(0) as f64 / p.wall_ns.max(1) as f64 * 100.0);
             out.push_detail("peer_idle_pct", Unit::Count, l, pct);
         }
     }
@@ -239,7 +266,7 @@ fn await_turn(word: &AtomicI32, busy: i32, spin: Option<u64>, parks: &mut u64) -
                 return Ok(v);
             }
             i = i.wrapping_add(1);
-            if i % 64 == 0 && sys::monotonic_ns() - t0 > limit {
+            if i.is_multiple_of(64) && sys::monotonic_ns() - t0 > limit {
                 break;
             }
         }
@@ -265,7 +292,14 @@ fn hand_over(word: &AtomicI32, to: i32, spin: Option<u64>) -> io::Result<()> {
 }
 
 /// The peer's side of a pass, on its own CPU; returns its parks.
-fn peer(v: Variant, cpu: usize, word: &AtomicI32, stop: &AtomicBool, ready: &AtomicBool, spin_ns: u64) -> io::Result<u64> {
+fn peer(
+    v: Variant,
+    cpu: usize,
+    word: &AtomicI32,
+    stop: &AtomicBool,
+    ready: &AtomicBool,
+    spin_ns: u64,
+) -> io::Result<u64> {
     sys::pin_current_thread(&[cpu])?;
     ready.store(true, Ordering::Release);
     let mut parks = 0;
@@ -293,9 +327,19 @@ fn peer(v: Variant, cpu: usize, word: &AtomicI32, stop: &AtomicBool, ready: &Ato
 
 /// One pass of `v`: the measuring thread on the first CPU, the peer on the
 /// second (on the first for [`Variant::SameCpu`]).
-fn run_pass(v: Variant, (a, b): (usize, usize), spin_ns: u64, budget: &Budget, loop_ns: f64) -> anyhow::Result<Pass> {
+fn run_pass(
+    v: Variant,
+    (a, b): (usize, usize),
+    spin_ns: u64,
+    budget: &Budget,
+    loop_ns: f64,
+) -> anyhow::Result<Pass> {
     let peer_cpu = if v == Variant::SameCpu { a } else { b };
-    let cpus: Vec<usize> = if a == peer_cpu { vec![a] } else { vec![a, peer_cpu] };
+    let cpus: Vec<usize> = if a == peer_cpu {
+        vec![a]
+    } else {
+        vec![a, peer_cpu]
+    };
     sys::pin_current_thread(&[a])?;
     let word = AtomicI32::new(TURN_A);
     let (stop, ready) = (AtomicBool::new(false), AtomicBool::new(false));
@@ -316,7 +360,8 @@ fn run_pass(v: Variant, (a, b): (usize, usize), spin_ns: u64, budget: &Budget, l
             let r = if v.is_barrier() {
                 sys::membarrier_private_expedited()
             } else {
-                hand_over(&word, TURN_B, spin).and_then(|_| await_turn(&word, TURN_B, spin, &mut parks).map(drop))
+                hand_over(&word, TURN_B, spin)
+                    .and_then(|_| await_turn(&word, TURN_B, spin, &mut parks).map(drop))
             };
             if let Err(e) = r {
                 failed.get_or_insert(e);
@@ -348,7 +393,10 @@ fn run_pass(v: Variant, (a, b): (usize, usize), spin_ns: u64, budget: &Budget, l
 
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
-    let full = if r.find("round_trip_ns", &[("variant", "polling_idle")]).is_some() {
+    let full = if r
+        .find("round_trip_ns", &[("variant", "polling_idle")])
+        .is_some()
+    {
         "polling_idle"
     } else {
         "idle_cpu"
@@ -361,7 +409,11 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         return a;
     };
     for p in &d.parts {
-        for (name, v) in [("part_ns", p.median), ("part_lo_ns", p.lo), ("part_hi_ns", p.hi)] {
+        for (name, v) in [
+            ("part_ns", p.median),
+            ("part_lo_ns", p.lo),
+            ("part_hi_ns", p.hi),
+        ] {
             a.readings.push(Reading {
                 name: name.into(),
                 unit: Unit::Ns,
@@ -373,9 +425,8 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     let total = fmt_ns(d.total);
     let real: Vec<&Part> = d.parts.iter().filter(|p| p.lo > 0.0).collect();
     if let Some(big) = real.iter().max_by(|x, y| x.median.total_cmp(&y.median)) {
-        let share = (big.median <= d.total).then(|| {
-            format!(", {:.0}% of it", big.median / d.total * 100.0)
-        });
+        let share = (big.median <= d.total)
+            .then(|| format!(", {:.0}% of it", big.median / d.total * 100.0));
         let s = format!(
             "the largest part of a cross-CPU futex hand-off ({total} per round trip, {}) is the {}: {} ({}–{}){}",
             d.what,
@@ -420,7 +471,10 @@ fn path_proof(r: &ExperimentResult, full: &str) -> Vec<String> {
             per_op_phrase(cal, "function-call IPI", "function-call IPIs", "round trip")
         );
         if let Some(parks) = med("parks_per_op", v).filter(|_| v != "coherence") {
-            s.push_str(&format!(", {}", per_op_phrase(parks, "park", "parks", "round trip")));
+            s.push_str(&format!(
+                ", {}",
+                per_op_phrase(parks, "park", "parks", "round trip")
+            ));
         }
         if let Some(idle) = med("peer_idle_pct", v) {
             s.push_str(&format!(", its peer's CPU idle {idle:.0}% of the time"));

@@ -132,7 +132,9 @@ pub fn decompose(r: &ExperimentResult) -> Option<Decomposition> {
                 "the IPI is not isolated here: with the peer running a barrier sent only {} function-call IPIs per call (the peer was mostly preempted), so it is in the residual",
                 sent.map_or(String::new(), |n| format!("{n:.2}"))
             ));
-        } else if let (Some(run), Some(blk)) = (barrier("ipi_peer_running"), barrier("ipi_peer_blocked")) {
+        } else if let (Some(run), Some(blk)) =
+            (barrier("ipi_peer_running"), barrier("ipi_peer_blocked"))
+        {
             series.extend([run, blk]);
             let t = vec![(2.0, 3), (-2.0, 4)];
             parts_terms.push(("ipi", t.clone()));

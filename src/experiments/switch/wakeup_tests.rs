@@ -50,7 +50,10 @@ fn the_parts_add_up_to_the_full_hand_off() {
         assert!(p.lo <= p.median && p.median <= p.hi, "{p:?}");
     }
     let ipi = &d.parts[2];
-    assert!((ipi.median - 2.0 * (2_400.0 - 400.0)).abs() < 100.0, "{ipi:?}");
+    assert!(
+        (ipi.median - 2.0 * (2_400.0 - 400.0)).abs() < 100.0,
+        "{ipi:?}"
+    );
 }
 
 #[test]
@@ -64,10 +67,7 @@ fn the_largest_part_is_named_and_the_paths_shown() {
     assert!(f.contains("1.0 function-call IPI per call"), "{f}");
     assert!(f.contains("sleeping and waking adds"), "{f}");
     assert_eq!(a.headlines.len(), 1);
-    assert_eq!(
-        a.readings.iter().filter(|r| r.name == "part_ns").count(),
-        4
-    );
+    assert_eq!(a.readings.iter().filter(|r| r.name == "part_ns").count(), 4);
 }
 
 #[test]
@@ -79,11 +79,17 @@ fn a_part_whose_interval_holds_zero_is_said_so_never_clamped() {
     r.metrics.push(barrier("ipi_peer_blocked", &spread(401.0)));
     let a = analyze(&r);
     assert!(
-        a.findings.iter().any(|f| f.contains("IPI is indistinguishable from zero here")),
+        a.findings
+            .iter()
+            .any(|f| f.contains("IPI is indistinguishable from zero here")),
         "{:?}",
         a.findings
     );
-    let ipi = a.readings.iter().find(|x| x.name == "part_ns" && x.labels["part"] == "ipi").unwrap();
+    let ipi = a
+        .readings
+        .iter()
+        .find(|x| x.name == "part_ns" && x.labels["part"] == "ipi")
+        .unwrap();
     assert!(ipi.value < 0.0, "a negative difference stays negative");
 }
 
@@ -99,7 +105,11 @@ fn a_barrier_that_rarely_interrupted_isolates_no_ipi() {
     }
     let d = decompose(&r).unwrap();
     assert!(d.parts.iter().all(|p| p.name != "ipi"));
-    assert!(d.notes.iter().any(|n| n.contains("mostly preempted")), "{:?}", d.notes);
+    assert!(
+        d.notes.iter().any(|n| n.contains("mostly preempted")),
+        "{:?}",
+        d.notes
+    );
 }
 
 #[test]
@@ -112,7 +122,11 @@ fn an_unsettled_full_hand_off_gives_no_stack() {
     }
     let a = analyze(&r);
     assert!(a.readings.is_empty() && a.headlines.is_empty());
-    assert!(a.findings.iter().all(|f| !f.contains("largest part")), "{:?}", a.findings);
+    assert!(
+        a.findings.iter().all(|f| !f.contains("largest part")),
+        "{:?}",
+        a.findings
+    );
 }
 
 #[test]
@@ -146,7 +160,12 @@ fn the_coherence_floor_is_below_the_full_hand_off() {
     let full = run_pass(Variant::IdleCpu, pair, 50_000, &b, 0.0).unwrap();
     sys::pin_current_thread(&cpus).unwrap();
     let med = |p: &Pass| crate::stats::median(&p.samples).unwrap();
-    assert!(med(&floor) < med(&full), "{} vs {}", med(&floor), med(&full));
+    assert!(
+        med(&floor) < med(&full),
+        "{} vs {}",
+        med(&floor),
+        med(&full)
+    );
     assert_eq!(floor.parks, 0, "the busy-polling pair never parks");
     assert!(full.parks > 0, "the sleeping hand-off parks");
 }
