@@ -41,12 +41,13 @@ fn read(d: &Path, name: &str) -> String {
     std::fs::read_to_string(d.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-const CHARTS: [&str; 5] = [
+const CHARTS: [&str; 6] = [
     "chart-launch-vs-heap.svg",
     "chart-switch-placement.svg",
     "chart-switch-indirect.svg",
     "chart-thread-memory.svg",
     "chart-speedup.svg",
+    "chart-switch-wakeup.svg",
 ];
 
 #[test]
@@ -169,6 +170,10 @@ fn every_chart_is_valid_svg_with_labelled_axes_and_legends() {
         (
             CHARTS[4],
             &["workers", "speedup", "ideal on 2 CPUs", "Amdahl", "fork"],
+        ),
+        (
+            CHARTS[5],
+            &["full hand-off", "its parts", "coherence floor", "residual"],
         ),
     ];
     for (file, words) in expect {
