@@ -147,7 +147,7 @@ fn html_is_one_self_contained_page_with_every_chart_inline() {
 #[test]
 fn every_chart_is_valid_svg_with_labelled_axes_and_legends() {
     let (d, _) = render(&[]);
-    let expect: [(&str, &[&str]); 5] = [
+    let expect: [(&str, &[&str]); 6] = [
         (
             CHARTS[0],
             &[
