@@ -43,12 +43,13 @@ fn read(d: &Path, name: &str) -> String {
     std::fs::read_to_string(d.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-const CHARTS: [&str; 5] = [
+const CHARTS: [&str; 6] = [
     "chart-launch-vs-heap.svg",
     "chart-switch-placement.svg",
     "chart-switch-indirect.svg",
     "chart-thread-memory.svg",
     "chart-speedup.svg",
+    "chart-switch-wakeup.svg",
 ];
 
 #[test]
@@ -148,7 +149,7 @@ fn html_is_one_self_contained_page_with_every_chart_inline() {
 #[test]
 fn every_chart_is_valid_svg_with_labelled_axes_and_legends() {
     let (d, _) = render(&[]);
-    let expect: [(&str, &[&str]); 5] = [
+    let expect: [(&str, &[&str]); 6] = [
         (
             CHARTS[0],
             &["parent's heap", "create + reap", "fork", "pthread_create"],
@@ -165,6 +166,10 @@ fn every_chart_is_valid_svg_with_labelled_axes_and_legends() {
         (
             CHARTS[4],
             &["workers", "speedup", "ideal on 2 CPUs", "Amdahl", "fork"],
+        ),
+        (
+            CHARTS[5],
+            &["full hand-off", "its parts", "coherence floor", "residual"],
         ),
     ];
     for (file, words) in expect {

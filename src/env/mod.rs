@@ -13,7 +13,9 @@
 //! the parsing can be tested against a fake tree. Facts that need syscalls
 //! (rlimits, affinity, `uname`) or measurement are filled in by the caller.
 
+mod facts;
 mod probe;
+pub use facts::{nr_throttled_now, rss_counting, CpuIdle, Facts, IdleState, RssCounting};
 pub use probe::probe;
 
 use std::fs;
@@ -57,6 +59,11 @@ pub struct Env {
     /// 0 when unknown.
     pub mem_available_bytes: u64,
     pub limits: Limits,
+    /// Idle states, PCID, balloon, steal, cmdline, seccomp, cgroup CPU
+    /// limits, NUMA, mTHP, the RSS-counting regime, namespaces (schema 2;
+    /// absent from older files).
+    #[serde(default)]
+    pub facts: Facts,
 }
 
 /// Limits that cap how many threads/processes/mappings a run can create.
@@ -152,6 +159,7 @@ impl Env {
                 preempt_from_version(&version, &cmdline)
             });
 
+        let facts = Facts::read(&fs, flags, &kernel_release, cpus_online);
         Env {
             hostname,
             cpu_model,
@@ -164,7 +172,7 @@ impl Env {
             kernel: kernel_release,
             arch,
             virtualization,
-            container: detect_container(&fs),
+            container: detect_container(&fs, &facts.own_namespaces),
             thp_enabled: fs
                 .read("/sys/kernel/mm/transparent_hugepage/enabled")
                 .and_then(|s| bracketed_choice(&s)),
@@ -179,6 +187,7 @@ impl Env {
             mem_total_bytes: meminfo_bytes(&meminfo, "MemTotal").unwrap_or(0),
             mem_available_bytes: meminfo_bytes(&meminfo, "MemAvailable").unwrap_or(0),
             limits: read_limits(&fs),
+            facts,
         }
     }
 
@@ -295,6 +304,7 @@ impl Env {
                 rl_bytes(l.cgroup_memory_max),
             ),
         );
+        out.extend(self.facts.describe());
         out
     }
 }
@@ -508,8 +518,33 @@ fn classify_virt(
     Some(name.to_string())
 }
 
-/// Looks for the marks container runtimes leave behind.
-fn detect_container(fs: &Root) -> Option<String> {
+/// Whether this process runs in a container: its own pid or user
+/// namespace says so, and the marks runtimes leave behind name it. When the
+/// namespace links are readable and all are the host's, a `/.dockerenv`
+/// (left by an image built with Docker, as in a Firecracker VM's root file
+/// system) is not taken for a container.
+fn detect_container(fs: &Root, own_namespaces: &[String]) -> Option<String> {
+    let ns_readable = fs::read_link(fs.path("/proc/self/ns/pid")).is_ok();
+    let isolated = own_namespaces.iter().any(|n| n == "pid" || n == "user");
+    if ns_readable && !isolated {
+        // cgroup paths still show a container that shares the host's pid
+        // namespace (--pid=host) only through its runtime's names.
+        let own = fs.read("/proc/self/cgroup").unwrap_or_default();
+        return cgroup_container_hint(&own).map(|n| format!("{n} (host pid namespace)"));
+    }
+    let hint = marks(fs);
+    if isolated {
+        let ns = own_namespaces.join(", ");
+        return Some(hint.map_or_else(
+            || format!("container (own {ns} namespace)"),
+            |h| format!("{h} (own {ns} namespace)"),
+        ));
+    }
+    hint
+}
+
+/// The marks container runtimes leave behind.
+fn marks(fs: &Root) -> Option<String> {
     if fs.exists("/.dockerenv") {
         return Some("docker".into());
     }
@@ -528,7 +563,10 @@ fn detect_container(fs: &Root) -> Option<String> {
         }
     }
     let cgroup = fs.read("/proc/1/cgroup").unwrap_or_default();
-    cgroup_container_hint(&cgroup).map(str::to_string)
+    let own = fs.read("/proc/self/cgroup").unwrap_or_default();
+    cgroup_container_hint(&cgroup)
+        .or_else(|| cgroup_container_hint(&own))
+        .map(str::to_string)
 }
 
 /// Container hint from a cgroup path listing (cgroup v1 or v2 without a
