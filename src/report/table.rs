@@ -4,7 +4,7 @@
 use super::doc;
 use crate::results::HIDDEN_LABELS;
 use crate::results::{ExperimentResult, Metric, NamedFit, RunResults, Status};
-use crate::units::{fmt_ns, fmt_value};
+use crate::units::{fmt_ns, fmt_num, fmt_value};
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, ContentArrangement, Table};
 
 /// A compact "key=value ..." of the labels people read.
@@ -75,10 +75,15 @@ pub fn metric_table(e: &ExperimentResult, verbose: bool) -> doc::Table {
                 case(m),
                 median,
                 interval_text(m),
-                fmt_value(sm.p90, m.unit),
+                if single(m) {
+                    String::new()
+                } else {
+                    fmt_value(sm.p90, m.unit)
+                },
                 sm.n.to_string(),
                 seed_text(m),
-                m.seed_ratio().map_or(String::new(), |r| format!("{r:.2}x")),
+                m.seed_ratio()
+                    .map_or(String::new(), |r| fmt_value(r, crate::results::Unit::Ratio)),
             ]
         })
         .collect();
@@ -100,9 +105,18 @@ pub fn metric_table(e: &ExperimentResult, verbose: bool) -> doc::Table {
     }
 }
 
-/// The interval of a median, and what it is when it is not a 95% interval.
+/// A single reading: one computed number, with no spread to show.
+pub fn single(m: &Metric) -> bool {
+    m.summary.n <= 1
+}
+
+/// The interval of a median, and what it is when it is not a 95% interval;
+/// nothing for a single reading.
 pub fn interval_text(m: &Metric) -> String {
     let sm = &m.summary;
+    if single(m) {
+        return String::new();
+    }
     let range = format!(
         "{} – {}",
         fmt_value(sm.ci95_lo, m.unit),
@@ -113,7 +127,7 @@ pub fn interval_text(m: &Metric) -> String {
     } else if sm.interval.is_empty() {
         // a file from before rounds: [min, max] of n independent samples
         let cover = 100.0 * (1.0 - 2.0 * 0.5f64.powi(sm.n as i32));
-        format!("{range} (min–max of {}, {cover:.0}%)", sm.n)
+        format!("{range} (min–max of {}, {}%)", sm.n, fmt_num(cover, 0))
     } else {
         format!("{range} ({})", sm.interval)
     }
@@ -129,11 +143,14 @@ pub const NOISY: &str = "~ noisy: the interquartile range exceeds 25% of the med
 /// A straight-line fit in words, in the fit's own units.
 pub fn fit_text(f: &NamedFit) -> String {
     let (at0, per) = if f.y_unit == "ns" {
-        (fmt_ns(f.fit.intercept), format!("{:.1} ns", f.fit.slope))
+        (
+            fmt_ns(f.fit.intercept),
+            format!("{} ns", fmt_num(f.fit.slope, 1)),
+        )
     } else {
         (
-            format!("{:.1} {}", f.fit.intercept, f.y_unit),
-            format!("{:.2} {}", f.fit.slope, f.y_unit),
+            format!("{} {}", fmt_num(f.fit.intercept, 1), f.y_unit),
+            format!("{} {}", fmt_num(f.fit.slope, 2), f.y_unit),
         )
     };
     format!(
