@@ -6,17 +6,16 @@
 pub mod execute;
 pub mod plan;
 
-use crate::cli::{FormatArgs, ProfileArg, RunArgs};
-use crate::error::usage;
+use crate::cli::{ProfileArg, RunArgs};
 use crate::measure::worker::{self, StopFlag};
 use crate::measure::{scratch::Scratch, sizing::Profile, timer};
-use crate::report::{self, table, Format};
+use crate::report::{self, export, folder, table, terse, View};
 use crate::results::{RunResults, RunStatus, RESULTS_FILE, SCHEMA_NAME, SCHEMA_VERSION};
-use crate::sys::safefile::{self, OutDir, Trust};
+use crate::sys::safefile::{OutDir, Trust};
 use execute::{Event, JobContext};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -25,16 +24,6 @@ pub fn profile_of(p: ProfileArg) -> Profile {
     match p {
         ProfileArg::Quick => Profile::Quick,
         ProfileArg::Thorough => Profile::Thorough,
-    }
-}
-
-pub fn format_of(f: FormatArgs) -> Format {
-    if f.csv {
-        Format::Csv
-    } else if f.markdown {
-        Format::Markdown
-    } else {
-        Format::Tables
     }
 }
 
@@ -64,9 +53,8 @@ pub fn plan_of(args: &RunArgs, env: &crate::env::Env) -> anyhow::Result<plan::Pl
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let env = crate::env::probe();
     let plan = plan_of(args, &env)?;
-    let format = format_of(args.format);
     // Every destination is checked before anything is measured.
-    check_json_dest(args.json.as_deref(), format)?;
+    let exports = export::plan(&args.output)?;
     let (out_path, named) = args.out_dir();
     let out = report::open_out(
         &out_path,
@@ -76,12 +64,20 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             Trust::Default
         },
     )?;
-    let quiet = args.quiet || args.json.as_deref() == Some("-");
+    let quiet = args.quiet;
+    // An export on stdout has stdout to itself.
+    let stdout_free = !export::takes_stdout(&exports);
+    let view = View {
+        tables: args.output.tables,
+        verbose: args.output.verbose,
+        width: terse::width(),
+    };
+    let begun = folder::begin(&out, true)?;
     let show = Show {
         quiet,
-        // CSV or Markdown come as one document at the end, not table by table.
-        tables: !quiet && format == Format::Tables,
-        verbose: args.verbose,
+        tables: !quiet && stdout_free && view.tables(),
+        verbose: view.verbose,
+        width: view.width,
     };
     let Measured {
         results,
@@ -93,14 +89,32 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // The reader of stdout may go away (`tasklab run | head`): the files are
     // written all the same, and the run ends with 141, as SIGPIPE would.
     let mut stdout_gone = stopped_by == Some(crate::sys::SIGPIPE);
-    if let Some(dest) = &args.json {
-        if !(stdout_gone && dest == "-") {
-            stdout_gone |= execute::broken_pipe(write_json(&results, dest))?;
+    report::write_folder(&results, &out)?;
+    let print = |t: &str| -> anyhow::Result<()> {
+        if stdout_gone {
+            Ok(())
+        } else {
+            Ok(execute::print_out(t)?)
+        }
+    };
+    stdout_gone |= execute::broken_pipe(export::write(&results, &exports, &out_path, print))?;
+    let paths = terse::Paths {
+        report: out.shown("report.html"),
+        results: results_path.clone(),
+        previous: begun.previous.clone(),
+    };
+    if !quiet {
+        for n in &begun.notes {
+            eprintln!("note: {n}");
         }
     }
-    report::write_folder(&results, &out)?;
-    if !quiet && !show.tables && !stdout_gone {
-        let text = report::terminal(&results, format, args.verbose, &out_path)?;
+    if !quiet && stdout_free && !stdout_gone {
+        let text = if show.tables {
+            // The header and the tables came as the run went.
+            terse::body(&results, view.width, false, &paths, terse::MAX_LINES)
+        } else {
+            report::terminal(&results, view, &paths)
+        };
         stdout_gone |= execute::broken_pipe(execute::print_out(&text).map_err(Into::into))?;
     }
     if stdout_gone {
@@ -110,9 +124,9 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(141));
     }
-    if !quiet {
+    if !quiet && !stdout_free {
         eprintln!(
-            "\nresults: {}\nreport:  {}",
+            "results: {}\nreport:  {}",
             results_path.display(),
             out.shown("report.html").display()
         );
@@ -128,26 +142,6 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Checks `--json` before anything is measured: `-` (stdout) cannot share
-/// stdout with `--csv` or `--markdown`, and a file must be one tasklab can
-/// create or replace.
-pub fn check_json_dest(json: Option<&str>, format: Format) -> anyhow::Result<()> {
-    match json {
-        None => Ok(()),
-        Some("-") if format != Format::Tables => usage(format!(
-            "--json - prints the results on stdout, and so does --{}: choose one, or give --json a file name",
-            if format == Format::Csv {
-                "csv"
-            } else {
-                "markdown"
-            }
-        )),
-        Some("-") => Ok(()),
-        Some(file) => safefile::check_file_dest(Path::new(file))
-            .or_else(|m| usage(format!("--json {m}"))),
-    }
-}
-
 /// Measures `req` without a word on the terminal, into `out/results.json`
 /// (no report): for a command that measures what it needs itself (advise).
 /// A Ctrl-C leaves the results marked partial; a failed experiment keeps
@@ -160,6 +154,7 @@ pub fn run_request(req: &plan::Request, out: &Path) -> anyhow::Result<RunResults
         quiet: true,
         tables: false,
         verbose: false,
+        width: terse::DEFAULT_WIDTH,
     };
     Ok(measure(&plan, env, &out, show)?.results)
 }
@@ -172,6 +167,8 @@ pub struct Show {
     /// Each experiment's table as it finishes (with the header first).
     pub tables: bool,
     pub verbose: bool,
+    /// The columns the tables are fitted to.
+    pub width: usize,
 }
 
 /// What measuring a plan gave: the results (status partial when
@@ -206,6 +203,7 @@ pub fn measure(
         quiet,
         tables,
         verbose,
+        width,
     } = show;
     // The progress bar draws on stderr only when it is a terminal, and only
     // when a job starts or ends: no ticking thread to disturb the measuring.
@@ -264,14 +262,8 @@ pub fn measure(
         }
     }
     if tables {
-        say(&format!("{}\n", table::header(&results)));
-        say(&format!(
-        "timer: {} per CLOCK_MONOTONIC read, loop {:.2} ns per iteration (subtracted); figures are medians over {} independent rounds spread over the run (--seed {})\n",
-        crate::units::fmt_ns(results.calibration.timer_overhead_ns),
-        results.calibration.loop_overhead_ns,
-        plan.sizing.rounds,
-        plan.seed
-        ));
+        say(&terse::header(&results, width));
+        say(&report::timer_line(&results, width));
     }
 
     let calibration = results.calibration.clone();
@@ -294,7 +286,7 @@ pub fn measure(
             Event::Done(result) => {
                 any_failed |= result.status == crate::results::Status::Failed;
                 if tables {
-                    say(&table::experiment(&result, verbose));
+                    say(&table::experiment(&result, verbose, width));
                 }
                 results.experiments.push(*result);
                 // The file lists the experiments in registry order, whatever
@@ -361,14 +353,4 @@ fn job_name(planned: &plan::Planned, slot: plan::Slot, plan: &plan::Plan) -> Str
         slot.round + 1,
         plan.sizing.rounds
     )
-}
-
-fn write_json(results: &RunResults, dest: &str) -> anyhow::Result<()> {
-    if dest == "-" {
-        let mut text = serde_json::to_string_pretty(results)?;
-        text.push('\n');
-        Ok(execute::print_out(&text)?)
-    } else {
-        results.write_atomic(&PathBuf::from(dest))
-    }
 }
