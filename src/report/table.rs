@@ -166,14 +166,20 @@ const RULE_UNDER_HEADER: &str = "     ─             ";
 /// One experiment as a table plus its findings and notes, fitted to `width`
 /// columns (a cell too wide wraps inside its column).
 pub fn experiment(e: &ExperimentResult, verbose: bool, width: usize) -> String {
-    let mut s = format!("\n{}\n", wrap(&format!("{} — {}", e.name, e.summary), width, "", "  "));
+    let mut s = format!(
+        "\n{}\n",
+        wrap(&format!("{} — {}", e.name, e.summary), width, "", "  ")
+    );
     let mut line = |text: &str, first: &str, rest: &str| {
         s.push_str(&wrap(text, width, first, rest));
         s.push('\n');
     };
     match e.status {
         Status::Failed => line(
-            &format!("FAILED: {}", e.reason.as_deref().unwrap_or("unknown reason")),
+            &format!(
+                "FAILED: {}",
+                e.reason.as_deref().unwrap_or("unknown reason")
+            ),
             "  ",
             "    ",
         ),

@@ -120,7 +120,11 @@ fn finding(name: &str, text: &str, first: bool, indent: usize, width: usize) -> 
         .map(|(i, _)| i)
         .collect();
     // Failing every clause, the last word that fits.
-    cuts.extend(text.char_indices().filter(|&(_, c)| c == ' ').map(|(i, _)| i));
+    cuts.extend(
+        text.char_indices()
+            .filter(|&(_, c)| c == ' ')
+            .map(|(i, _)| i),
+    );
     cuts.sort_unstable();
     cuts.dedup();
     let clause = |i: usize| matches!(text.as_bytes()[i], b';' | b':' | b',');
@@ -155,7 +159,11 @@ fn findings(r: &RunResults, width: usize, budget: usize) -> Vec<String> {
         .max()
         .unwrap_or(0);
     // A narrow terminal puts the text under the name, not beside it.
-    let indent = if width >= name_cols + 40 { name_cols } else { 2 };
+    let indent = if width >= name_cols + 40 {
+        name_cols
+    } else {
+        2
+    };
     let texts: Vec<Vec<String>> = r
         .experiments
         .iter()

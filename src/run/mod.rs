@@ -5,6 +5,7 @@
 
 pub mod execute;
 pub mod plan;
+pub mod progress;
 
 use crate::cli::{ProfileArg, RunArgs};
 use crate::measure::worker::{self, StopFlag};
@@ -13,7 +14,7 @@ use crate::report::{self, export, folder, table, terse, View};
 use crate::results::{RunResults, RunStatus, RESULTS_FILE, SCHEMA_NAME, SCHEMA_VERSION};
 use crate::sys::safefile::{OutDir, Trust};
 use execute::{Event, JobContext};
-use indicatif::{ProgressBar, ProgressStyle};
+use progress::Progress;
 use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
@@ -78,6 +79,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         tables: !quiet && stdout_free && view.tables(),
         verbose: view.verbose,
         width: view.width,
+        warn: !quiet && !stdout_free,
     };
     let Measured {
         results,
@@ -155,6 +157,7 @@ pub fn run_request(req: &plan::Request, out: &Path) -> anyhow::Result<RunResults
         tables: false,
         verbose: false,
         width: terse::DEFAULT_WIDTH,
+        warn: false,
     };
     Ok(measure(&plan, env, &out, show)?.results)
 }
@@ -169,6 +172,9 @@ pub struct Show {
     pub verbose: bool,
     /// The columns the tables are fitted to.
     pub width: usize,
+    /// Warnings go to stderr as they come: stdout will not show them (an
+    /// export has it).
+    pub warn: bool,
 }
 
 /// What measuring a plan gave: the results (status partial when
@@ -204,17 +210,9 @@ pub fn measure(
         tables,
         verbose,
         width,
+        warn,
     } = show;
-    // The progress bar draws on stderr only when it is a terminal, and only
-    // when a job starts or ends: no ticking thread to disturb the measuring.
-    let progress = if quiet || !std::io::stderr().is_terminal() {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(plan.jobs() as u64).with_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} jobs · {elapsed} · {msg}")
-                .expect("valid template"),
-        )
-    };
+    let progress = Progress::new(plan, !quiet && std::io::stderr().is_terminal());
     // Once stdout's reader has gone, nothing more is printed and the run
     // stops as if signalled SIGPIPE.
     let say = |s: &str| {
@@ -254,13 +252,6 @@ pub fn measure(
         groups: crate::experiments::group_records(),
         experiments: Vec::new(),
     };
-    for w in &results.warnings {
-        if tables {
-            say(&format!("warning: {w}\n"));
-        } else if !quiet {
-            progress.suspend(|| eprintln!("warning: {w}"));
-        }
-    }
     if tables {
         say(&terse::header(&results, width));
         say(&report::timer_line(&results, width));
@@ -276,12 +267,33 @@ pub fn measure(
         stop: &stop,
     };
     let mut any_failed = false;
+    // Whether the Go helper is built: asked at the first Go job, and again
+    // after a job that built it.
+    let mut go_ready: Option<bool> = None;
     execute::run(plan, &ctx, |ev| {
         match ev {
-            Event::Start(planned, slot) => progress.set_message(job_name(planned, slot, plan)),
+            Event::Start(planned, slot) => {
+                let name = progress::job_name(planned, slot, plan);
+                // The first Go job builds the helper, unless it is cached.
+                let building = planned.exp.name == "switch.userspace"
+                    && planned
+                        .params
+                        .names("variants")
+                        .iter()
+                        .any(|v| v.starts_with("go"))
+                    && !*go_ready.get_or_insert_with(crate::experiments::switch::go_helper_ready);
+                progress.start(if building {
+                    format!("building the Go helper (first run only) · {name}")
+                } else {
+                    name
+                });
+            }
             Event::End => {
                 busy.sample();
-                progress.inc(1);
+                progress.end();
+                if go_ready == Some(false) {
+                    go_ready = None;
+                }
             }
             Event::Done(result) => {
                 any_failed |= result.status == crate::results::Status::Failed;
@@ -302,11 +314,11 @@ pub fn measure(
         Ok(())
     })?;
 
-    progress.finish_and_clear();
+    progress.finish();
     let (seen, warning) = busy.finish();
     results.busy = Some(seen);
     if let Some(w) = warning {
-        if !quiet {
+        if warn {
             progress.suspend(|| eprintln!("warning: {w}"));
         }
         results.warnings.push(w);
@@ -324,33 +336,4 @@ pub fn measure(
         any_failed,
         stopped_by,
     })
-}
-
-/// A job as the progress line names it: the experiment, what its point
-/// varies, and the round.
-fn job_name(planned: &plan::Planned, slot: plan::Slot, plan: &plan::Plan) -> String {
-    let point = &planned.points[slot.point];
-    let parts: Vec<String> = point
-        .as_object()
-        .map(|o| {
-            o.iter()
-                .filter(|(_, v)| v.is_string() || v.is_number() || v.is_boolean())
-                .map(|(k, v)| match v.as_str() {
-                    Some(s) => format!("{k}={s}"),
-                    None => format!("{k}={v}"),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    format!(
-        "{} {}round {}/{}",
-        planned.exp.name,
-        if parts.is_empty() {
-            String::new()
-        } else {
-            format!("{} ", parts.join(" "))
-        },
-        slot.round + 1,
-        plan.sizing.rounds
-    )
 }
