@@ -66,8 +66,9 @@ pub fn plan(args: &OutputArgs) -> Result<Vec<Export>, UsageError> {
         .collect();
     if on_stdout.len() > 1 {
         return Err(UsageError(format!(
-            "{} all print on stdout (`-`); give all but one of them a file name",
-            on_stdout.join(" and ")
+            "{} would {} print on stdout (`-`; --csv and --markdown mean `-` too): give all but one of them a file name",
+            on_stdout.join(" and "),
+            if on_stdout.len() == 2 { "both" } else { "all" }
         )));
     }
     let mut out = Vec::new();

@@ -72,12 +72,12 @@ pub fn header(r: &RunResults, width: usize) -> String {
     let e = &r.env;
     let mhz = match (r.calibration.measured_mhz, e.stated_mhz.or(e.cpuinfo_mhz)) {
         (Some(m), Some(s)) => format!(
-            ", measured {} MHz (stated {})",
+            ", {} MHz measured, {} stated",
             fmt_num(m, 0),
             fmt_num(s, 0)
         ),
-        (Some(m), None) => format!(", measured {} MHz", fmt_num(m, 0)),
-        (None, Some(s)) => format!(", stated {} MHz", fmt_num(s, 0)),
+        (Some(m), None) => format!(", {} MHz measured", fmt_num(m, 0)),
+        (None, Some(s)) => format!(", {} MHz stated", fmt_num(s, 0)),
         (None, None) => String::new(),
     };
     let parts = [
@@ -255,31 +255,15 @@ pub fn body(
         bottom.push(wrap(&format!("warning: {w}"), width, "", "  "));
     }
     bottom.push(String::new());
-    bottom.push(wrap(
-        &format!(
-            "report:  {} (every table, chart and seed figure)",
-            paths.report.display()
-        ),
-        width,
-        "",
-        "  ",
-    ));
-    bottom.push(wrap(
-        &format!("results: {}", paths.results.display()),
-        width,
-        "",
-        "  ",
-    ));
+    // Paths stay whole on their lines, to be copied.
+    bottom.push(format!("report:  {}", paths.report.display()));
+    bottom.push(format!("results: {}", paths.results.display()));
     if let Some(prev) = &paths.previous {
-        bottom.push(wrap(
-            &format!(
-                "against the run before: tasklab compare {} {}",
-                prev.display(),
-                paths.results.display()
-            ),
-            width,
-            "",
-            "  ",
+        bottom.push("against the run before:".into());
+        bottom.push(format!(
+            "  tasklab compare {} {}",
+            prev.display(),
+            paths.results.display()
         ));
     }
     let mut out: Vec<String> = top.join("\n").lines().map(String::from).collect();
