@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::tasklab;
+use common::report_stdout;
 use std::path::{Path, PathBuf};
 use tasklab::report::folder::MANIFEST;
 use tasklab::report::terse::{self, Paths};
@@ -19,22 +19,7 @@ fn fixture() -> PathBuf {
 
 /// `tasklab report FILE --out DIR ARGS`: stdout, with DIR written `[DIR]`.
 fn report(file: &Path, dir: &Path, extra: &[&str]) -> String {
-    let out = tasklab()
-        .arg("report")
-        .arg(file)
-        .arg("--out")
-        .arg(dir)
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .replace(&dir.display().to_string(), "[DIR]")
+    report_stdout(file, dir, extra).replace(&dir.display().to_string(), "[DIR]")
 }
 
 fn cols(line: &str) -> usize {
@@ -208,7 +193,10 @@ fn the_manifest_never_removes_a_file_tasklab_did_not_write() {
 
     let smaller = without("switch.indirect", d.path());
     report(&smaller, &out, &[]);
-    assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "mine"
+    );
     assert!(out.join("chart-mine.svg").is_file());
     assert_eq!(
         std::fs::read_to_string(&changed).unwrap(),

@@ -71,11 +71,7 @@ fn joined(parts: &[String], width: usize) -> String {
 pub fn header(r: &RunResults, width: usize) -> String {
     let e = &r.env;
     let mhz = match (r.calibration.measured_mhz, e.stated_mhz.or(e.cpuinfo_mhz)) {
-        (Some(m), Some(s)) => format!(
-            ", {} MHz measured, {} stated",
-            fmt_num(m, 0),
-            fmt_num(s, 0)
-        ),
+        (Some(m), Some(s)) => format!(", {} MHz measured, {} stated", fmt_num(m, 0), fmt_num(s, 0)),
         (Some(m), None) => format!(", {} MHz measured", fmt_num(m, 0)),
         (None, Some(s)) => format!(", {} MHz stated", fmt_num(s, 0)),
         (None, None) => String::new(),
