@@ -44,15 +44,16 @@ pub enum Better {
     Unknown,
 }
 
-/// Nanoseconds in the unit that reads best: `850 ns`, `12.3 µs`, `4.56 ms`.
+/// Nanoseconds in the unit that reads best: `850 ns`, `12.3 µs`, `4.56 ms`,
+/// `1,234 s`.
 pub fn fmt_ns(ns: f64) -> String {
     let a = ns.abs();
     if !ns.is_finite() {
         "n/a".into()
     } else if a < 10.0 {
-        format!("{ns:.2} ns")
+        format!("{} ns", fmt_num(ns, 2))
     } else if a < 1_000.0 {
-        format!("{ns:.1} ns")
+        format!("{} ns", fmt_num(ns, 1))
     } else if a < 1_000_000.0 {
         format!("{} µs", sig3(ns / 1e3))
     } else if a < 1_000_000_000.0 {
@@ -62,15 +63,43 @@ pub fn fmt_ns(ns: f64) -> String {
     }
 }
 
-/// Three significant figures, without a trailing exponent.
+/// Three significant figures, without a trailing exponent (more when the
+/// whole part has more digits, grouped).
 fn sig3(x: f64) -> String {
     let a = x.abs();
     if a >= 100.0 {
-        format!("{x:.0}")
+        fmt_num(x, 0)
     } else if a >= 10.0 {
-        format!("{x:.1}")
+        fmt_num(x, 1)
     } else {
-        format!("{x:.2}")
+        fmt_num(x, 2)
+    }
+}
+
+/// `v` with `decimals` decimals, its whole part grouped in threes
+/// (`16,958.8`), and never a "-0.0": a value that rounds to zero has no sign.
+pub fn fmt_num(v: f64, decimals: usize) -> String {
+    if !v.is_finite() {
+        return "n/a".into();
+    }
+    let text = format!("{:.*}", decimals, v.abs());
+    let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
+    let mut out = String::new();
+    for (i, c) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if !frac.is_empty() {
+        out.push('.');
+        out.push_str(frac);
+    }
+    let zero = text.chars().all(|c| c == '0' || c == '.');
+    if v < 0.0 && !zero {
+        format!("-{out}")
+    } else {
+        out
     }
 }
 
@@ -82,15 +111,15 @@ pub fn fmt_value(v: f64, unit: Unit) -> String {
         Unit::Bytes if v < 0.0 => format!("-{}", fmt_size((-v) as u64)),
         Unit::Bytes => fmt_size(v as u64),
         Unit::PerSecond => format!("{}/s", group_digits(v.round() as i64)),
-        Unit::Ratio => format!("{v:.2}x"),
+        Unit::Ratio => format!("{}x", fmt_num(v, 2)),
         Unit::Count => {
             if v.fract() == 0.0 {
-                group_digits(v as i64)
+                fmt_num(v, 0)
             } else {
-                format!("{v:.2}")
+                fmt_num(v, 2)
             }
         }
-        Unit::Mhz => format!("{v:.0} MHz"),
+        Unit::Mhz => format!("{} MHz", fmt_num(v, 0)),
     }
 }
 
@@ -194,15 +223,17 @@ pub fn fmt_figure(v: f64, unit: Unit) -> String {
 /// A share of one CPU as a percentage: `10.0%`.
 pub fn fmt_share(share: f64) -> String {
     let p = share * 100.0;
-    if p >= 100.0 {
-        format!("{p:.0}%")
-    } else if p >= 10.0 {
-        format!("{p:.1}%")
-    } else if p >= 0.1 {
-        format!("{p:.2}%")
+    let a = p.abs();
+    let decimals = if a >= 100.0 {
+        0
+    } else if a >= 10.0 {
+        1
+    } else if a >= 0.1 {
+        2
     } else {
-        format!("{p:.3}%")
-    }
+        3
+    };
+    format!("{}%", fmt_num(p, decimals))
 }
 
 /// A whole number, `_` allowed as a separator: `10_000`.

@@ -79,3 +79,21 @@ fn shares_and_counts_read_well() {
     assert_eq!(fmt_count(7.000000000000001), "7");
     assert_eq!(snap(0.5), 0.5);
 }
+
+#[test]
+fn no_negative_zero_and_every_whole_part_grouped() {
+    assert_eq!(fmt_num(-0.04, 1), "0.0");
+    assert_eq!(fmt_num(-0.0, 0), "0");
+    assert_eq!(fmt_num(-0.06, 1), "-0.1");
+    assert_eq!(fmt_num(16_958.83, 1), "16,958.8");
+    assert_eq!(fmt_num(-1_234_567.0, 0), "-1,234,567");
+    assert_eq!(fmt_num(999.96, 1), "1,000.0");
+    assert_eq!(fmt_ns(-0.001), "0.00 ns");
+    assert_eq!(fmt_ns(12_345e9), "12,345 s");
+    assert_eq!(fmt_value(-0.3, Unit::Kib), "0 KiB");
+    assert_eq!(fmt_value(-0.001, Unit::Ratio), "0.00x");
+    assert_eq!(fmt_value(12_345.5, Unit::Ratio), "12,345.50x");
+    assert_eq!(fmt_value(1_234.25, Unit::Count), "1,234.25");
+    assert_eq!(fmt_share(-0.000001), "0.000%");
+    assert_eq!(fmt_share(123.4), "12,340%");
+}
