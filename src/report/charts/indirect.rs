@@ -48,7 +48,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             .y_desc("per switch, median")
             .x_label_formatter(&|v| fmt_short_size(*v))
             .y_label_formatter(&|v| fmt_ns(*v));
-        mesh_style(&mut mesh, 16).draw()?;
+        mesh_style(&mut mesh).draw()?;
         let (a, b) = (color(0), color(3));
         c.draw_series(LineSeries::new(total.iter().copied(), a.stroke_width(2)))?;
         legend.push(entry(

@@ -66,7 +66,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             .y_desc("create + reap, median (log scale)")
             .x_label_formatter(&|v| fmt_short_size(*v))
             .y_label_formatter(&|v| fmt_ns(*v));
-        mesh_style(&mut mesh, 16).draw()?;
+        mesh_style(&mut mesh).draw()?;
         for ((method, thp), pts) in &lines {
             let i = order.iter().position(|o| o == method).unwrap_or(0);
             let col = color(i);

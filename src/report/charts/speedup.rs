@@ -78,7 +78,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                 }
             })
             .y_label_formatter(&|v| format!("{v:.1}x"));
-        mesh_style(&mut mesh, 16).draw()?;
+        mesh_style(&mut mesh).draw()?;
         let grey = RGBColor(90, 90, 90);
         let steps: Vec<f64> = (0..=100)
             .map(|i| 1.0 + (wmax - 1.0) * i as f64 / 100.0)

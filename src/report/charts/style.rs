@@ -14,8 +14,12 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 pub(super) const W: u32 = 960;
-pub(super) const H: u32 = 540;
+pub(super) const H: u32 = 480;
 pub(super) const FONT: &str = "sans-serif";
+/// Every label's size: plotters writes `TEXT / 1.24` px, 15.3 px on the
+/// 960-wide canvas, which stays at least 11 px on a page 800 px wide (the
+/// chart shrunk to about 0.76).
+pub(super) const TEXT: u32 = 19;
 
 /// Tableau 10: distinct on screen and in print.
 const PALETTE: [RGBColor; 10] = [
@@ -60,9 +64,9 @@ pub(super) fn entry(label: impl Into<String>, color: RGBColor, mark: Mark) -> En
 }
 
 /// Room on the right for the legend, so it never covers a line.
-const LEGEND_W: u32 = 260;
-/// Characters of legend text per line (plotters draws a size-16 font at 13 px).
-const LEGEND_CHARS: usize = 30;
+const LEGEND_W: u32 = 280;
+/// Characters of legend text per line (a size-19 font is 15.3 px).
+const LEGEND_CHARS: usize = 27;
 
 /// A titled SVG canvas of `W`×`h`: the plot on the left, drawn by `draw`,
 /// which returns the legend entries drawn on the right.
@@ -96,10 +100,9 @@ pub(super) fn plot<'a, 'b>(
 /// The fonts and grid every chart shares.
 pub(super) fn mesh_style<'m, 'a, 'b, X: Ranged, Y: Ranged, DB: DrawingBackend>(
     m: &'m mut MeshStyle<'a, 'b, X, Y, DB>,
-    size: u32,
 ) -> &'m mut MeshStyle<'a, 'b, X, Y, DB> {
-    m.label_style((FONT, size))
-        .axis_desc_style((FONT, size + 1))
+    m.label_style((FONT, TEXT))
+        .axis_desc_style((FONT, TEXT))
         .light_line_style(RGBColor(240, 240, 240))
 }
 
@@ -120,8 +123,11 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// A legend line's height.
+const LINE: i32 = 18;
+
 fn legend(area: &DrawingArea<SVGBackend, Shift>, entries: &[Entry]) -> anyhow::Result<()> {
-    let style = TextStyle::from((FONT, 16).into_font())
+    let style = TextStyle::from((FONT, TEXT).into_font())
         .color(&RGBColor(40, 40, 40))
         .pos(Pos::new(HPos::Left, VPos::Center));
     let mut y = 40;
@@ -157,11 +163,11 @@ fn legend(area: &DrawingArea<SVGBackend, Shift>, entries: &[Entry]) -> anyhow::R
         for (i, line) in wrap(&e.label, LEGEND_CHARS).iter().enumerate() {
             area.draw(&Text::new(
                 line.clone(),
-                (x1 + 8, y + 16 * i as i32),
+                (x1 + 8, y + LINE * i as i32),
                 style.clone(),
             ))?;
         }
-        y += 16 * wrap(&e.label, LEGEND_CHARS).len() as i32 + 10;
+        y += LINE * wrap(&e.label, LEGEND_CHARS).len() as i32 + 9;
     }
     Ok(())
 }

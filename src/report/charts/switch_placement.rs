@@ -63,7 +63,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                 .y_label_formatter(&|v| fmt_ns(*v))
                 .x_desc("mechanism (threads or processes handing a token back and forth)")
                 .y_desc("per switch, median (log scale)");
-            mesh_style(&mut mesh, 16).draw()?;
+            mesh_style(&mut mesh).draw()?;
             let floor = y.start;
             for (j, place) in placements.iter().enumerate() {
                 let col = color(j);

@@ -2,7 +2,7 @@
 //! ≈ 80 MiB resident), as three panels of memory against thread count, one
 //! line per stack variant.
 
-use super::style::{chart, color, entry, framed, mesh_style, Mark, FONT};
+use super::style::{chart, color, entry, framed, mesh_style, Mark, FONT, TEXT};
 use crate::report::doc::Chart;
 use crate::results::ExperimentResult;
 use crate::units::group_digits;
@@ -78,7 +78,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                     .find(|(_, d)| top >= 2.0 * d)
                     .unwrap_or(("bytes", 1.0));
                 let mut c = ChartBuilder::on(area)
-                    .caption(panels[p], (FONT, 18))
+                    .caption(panels[p], (FONT, TEXT))
                     .margin(10)
                     .x_label_area_size(40)
                     .y_label_area_size(56)
@@ -90,7 +90,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                     .y_labels(6)
                     .x_label_formatter(&|v| group_digits(v.round() as i64));
                 // A size smaller than the single-panel charts': three panels share the width.
-                mesh_style(&mut mesh, 15).draw()?;
+                mesh_style(&mut mesh).draw()?;
                 for (i, v) in variants.iter().enumerate() {
                     let col = color(i);
                     let mut pts: Vec<(f64, f64)> = vec![(0.0, 0.0)];
