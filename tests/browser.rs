@@ -190,7 +190,11 @@ fn the_report_loads_in_chromium_closed_short_and_legible() {
     let wide = probe(&browser, d.path(), &page, 1400);
     let num = |v: &Value, k: &str| v[k].as_f64().unwrap_or_else(|| panic!("{k} in {v}"));
     assert_eq!(wide["errors"], serde_json::json!([]), "{wide}");
-    assert_eq!(num(&wide, "charts"), charts.len() as f64, "every chart inline: {wide}");
+    assert_eq!(
+        num(&wide, "charts"),
+        charts.len() as f64,
+        "every chart inline: {wide}"
+    );
     assert_eq!(num(&wide, "captions"), charts.len() as f64, "{wide}");
     // Every experiment's table and notes, the checks, the seed table and
     // the environment: closed, each with its line to open it.
@@ -206,7 +210,10 @@ fn the_report_loads_in_chromium_closed_short_and_legible() {
         "the page is {height} px tall at 1400 px wide with everything closed"
     );
     let title = wide["title"].as_str().unwrap();
-    assert!(title.contains("2026-11-23"), "the title names the day: {title}");
+    assert!(
+        title.contains("2026-11-23"),
+        "the title names the day: {title}"
+    );
 
     let narrow = probe(&browser, d.path(), &page, 800);
     assert_eq!(narrow["errors"], serde_json::json!([]), "{narrow}");

@@ -326,6 +326,7 @@ mod tests {
         let mut d = Doc {
             title: "t <1>".into(),
             blocks: vec![],
+            links: vec![("Sysel".into(), "seed-004".into())],
         };
         d.heading(1, "Group | A", "a");
         d.push(Block::Table(Table {
@@ -358,5 +359,29 @@ mod tests {
         assert!(h.contains("<div class=\"chart\"><svg></svg></div>"));
         assert!(!h.contains("<?xml"));
         assert!(h.contains("<a href=\"#a\">Group | A</a>"));
+    }
+
+    #[test]
+    fn details_close_their_blocks_and_labels_link_to_their_reference() {
+        let mut d = sample();
+        d.push(Block::Details(
+            "Table <x>".into(),
+            vec![Block::Aside("as Sysel & others".into())],
+        ));
+        d.push(Block::Refs(vec![(
+            "seed-004".into(),
+            "Sysel: a paper".into(),
+        )]));
+        let h = d.html();
+        assert!(
+            h.contains("<details>\n<summary>Table &lt;x&gt;</summary>\n"),
+            "{h}"
+        );
+        assert!(h.contains("as <a href=\"#seed-004\">Sysel</a> &amp; others</p>\n</details>"));
+        assert!(h.contains("<li id=\"seed-004\">Sysel: a paper</li>"));
+        // Markdown shows what a details block holds, without the wrapper.
+        let md = d.markdown("");
+        assert!(md.contains("<sub>as Sysel & others</sub>") && !md.contains("details"));
+        assert_eq!(d.charts().count(), 1);
     }
 }

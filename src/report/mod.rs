@@ -334,9 +334,12 @@ pub fn build(r: &RunResults) -> Doc {
 
 /// "1 row", "42 rows".
 fn count(n: usize, what: &str) -> String {
-    format!("{} {what}{}", crate::units::group_digits(n as i64), if n == 1 { "" } else { "s" })
+    format!(
+        "{} {what}{}",
+        crate::units::group_digits(n as i64),
+        if n == 1 { "" } else { "s" }
+    )
 }
-
 
 /// How the figures were measured, in a sentence.
 fn rounds_sentence(r: &RunResults) -> String {

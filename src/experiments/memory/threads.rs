@@ -8,7 +8,8 @@ use super::{default_stack, usable_memory, Snap};
 use crate::experiments::prelude::*;
 use std::time::Duration;
 
-const DEFAULT: Choice = Choice::new("default", "threads with the default stack size");
+/// The headline series: what a thread costs as created, default stack and all.
+pub const DEFAULT: Choice = Choice::new("default", "threads with the default stack size");
 const SMALL: Choice = Choice::new(
     "small",
     "threads with a small stack (pthread_attr_setstacksize)",

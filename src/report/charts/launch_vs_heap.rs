@@ -144,8 +144,9 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                 Mark::Triangle => {
                     c.draw_series(std::iter::once(TriangleMarker::new(at, 8, col.filled())))?
                 }
-                Mark::Square => c.draw_series(std::iter::once(EmptyElement::at(at)
-                    + Rectangle::new([(-6, -6), (6, 6)], col.stroke_width(2))))?,
+                Mark::Square => c.draw_series(std::iter::once(
+                    EmptyElement::at(at) + Rectangle::new([(-6, -6), (6, 6)], col.stroke_width(2)),
+                ))?,
                 _ => c.draw_series(std::iter::once(Cross::new(at, 7, col.stroke_width(3))))?,
             };
             let label = format!("{}: {method}, {what}", cite_short(&s.source));

@@ -38,12 +38,16 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
         return Ok(None);
     }
     let y = log_axis(
-        bars.iter()
-            .flat_map(|b| {
-                let s = &b.2.summary;
-                let seed = b.2.seed.as_ref().map(|x| [x.lo, x.hi]).into_iter().flatten();
-                [s.ci95_lo, s.ci95_hi, s.median].into_iter().chain(seed)
-            }),
+        bars.iter().flat_map(|b| {
+            let s = &b.2.summary;
+            let seed =
+                b.2.seed
+                    .as_ref()
+                    .map(|x| [x.lo, x.hi])
+                    .into_iter()
+                    .flatten();
+            [s.ci95_lo, s.ci95_hi, s.median].into_iter().chain(seed)
+        }),
         10.0,
     )
     .expect("bars");
@@ -83,7 +87,8 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             // The mechanisms' names on two lines ("pipe" over "threads"), so
             // six fit side by side.
             let (bx, by) = root.get_base_pixel();
-            let under = TextStyle::from((FONT, TEXT).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+            let under =
+                TextStyle::from((FONT, TEXT).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
             for i in 0..mechanisms.len() {
                 let (px, py) = c.backend_coord(&(i as f64, y.start));
                 let name = name_at(&(i as f64));
@@ -109,7 +114,10 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                         col.filled()
                     };
                     Rectangle::new(
-                        [(x0(i, j), floor), (x0(i, j) + width * 0.92, m.summary.median)],
+                        [
+                            (x0(i, j), floor),
+                            (x0(i, j) + width * 0.92, m.summary.median),
+                        ],
                         style,
                     )
                 }))?;
@@ -150,7 +158,11 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                     }
                 }
             }
-            legend.push(entry("whisker: 95% interval of the median", BLACK, Mark::Line));
+            legend.push(entry(
+                "whisker: 95% interval of the median",
+                BLACK,
+                Mark::Line,
+            ));
             if bars.iter().any(|b| b.2.summary.unstable) {
                 legend.push(entry("hollow: rounds did not agree", BLACK, Mark::Square));
             }
@@ -161,14 +173,21 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                     Mark::Line,
                 ));
             }
-            legend.push(entry("n/a: not measured in that placement", RGBColor(90, 90, 90), Mark::Line));
+            legend.push(entry(
+                "n/a: not measured in that placement",
+                RGBColor(90, 90, 90),
+                Mark::Line,
+            ));
             Ok(legend)
         },
     )?;
     let seeds = if cited.is_empty() {
         String::new()
     } else {
-        format!(" Bold ticks: the range {} published for that mechanism and placement, on its machine.", cited.join(" and "))
+        format!(
+            " Bold ticks: the range {} published for that mechanism and placement, on its machine.",
+            cited.join(" and ")
+        )
     };
     Ok(Some(chart("Context switch cost by mechanism and placement", &format!("Median cost of one switch (half a round trip); whiskers: 95% confidence interval of the median; hollow: rounds that did not agree, no confident figure. same cpu: both tasks pinned to one CPU, so every hand-off is a switch; two cpus: pinned apart, so every hand-off wakes the other CPU; two cpus awake: apart, with the other CPU kept busy-awake; unpinned: where the scheduler put them.{seeds}"), text)))
 }
