@@ -306,7 +306,7 @@ td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: t
 tbody tr:hover { background: #fafbfd; }
 figure { margin: 14px 0 20px; }
 .chart svg { max-width: 100%; height: auto; display: block; border: 1px solid var(--line); border-radius: 4px; }
-figcaption { color: var(--muted); font-size: 13.5px; margin-top: 6px; max-width: 900px; }
+figcaption { color: var(--muted); font-size: 13px; line-height: 1.4; margin-top: 4px; max-width: 1100px; }
 li { margin: 1px 0; }
 ul { margin: 8px 0; }
 .aside { margin: 4px 0 8px; }

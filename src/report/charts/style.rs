@@ -14,7 +14,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 pub(super) const W: u32 = 960;
-pub(super) const H: u32 = 480;
+pub(super) const H: u32 = 460;
 pub(super) const FONT: &str = "sans-serif";
 /// Every label's size: plotters writes `TEXT / 1.24` px, 15.3 px on the
 /// 960-wide canvas, which stays at least 11 px on a page 800 px wide (the

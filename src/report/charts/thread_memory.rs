@@ -67,7 +67,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     let panels = ["virtual (VmSize)", "resident (RSS)", "kernel"];
     let text = framed(
         "Thread memory vs thread count, by stack variant",
-        500,
+        460,
         |root| {
             let areas = root.split_evenly((1, 3));
             for (p, area) in areas.iter().enumerate() {
