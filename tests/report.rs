@@ -140,16 +140,38 @@ fn every_chart_is_valid_svg_with_labelled_axes_and_legends() {
     let expect: [(&str, &[&str]); 6] = [
         (
             CHARTS[0],
-            &["parent's heap", "create + reap", "fork", "pthread_create"],
+            &[
+                "parent's heap",
+                "create + reap",
+                "fork",
+                "pthread_create",
+                "4 GiB",
+            ],
         ),
         (
             CHARTS[1],
-            &["per switch", "mechanism", "same cpu", "two cpus"],
+            &[
+                "per switch",
+                "pipe",
+                "threads",
+                "same cpu",
+                "two cpus",
+                "95% interval",
+            ],
         ),
-        (CHARTS[2], &["working set", "per switch", "bare switch"]),
+        (
+            CHARTS[2],
+            &["working set", "per switch", "bare switch", "95% interval"],
+        ),
         (
             CHARTS[3],
-            &["threads", "GiB", "resident", "default (8 MiB stack)"],
+            &[
+                "threads",
+                "GiB",
+                "resident",
+                "default (8 MiB stack)",
+                "/thr",
+            ],
         ),
         (
             CHARTS[4],

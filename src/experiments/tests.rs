@@ -33,8 +33,36 @@ fn seed_figures_name_a_seed_file_and_an_ordered_range() {
         for s in e.seeds {
             assert!(s.source.ends_with(".txt"), "{}: {}", e.name, s.source);
             assert!(s.lo <= s.hi && s.lo > 0.0, "{}: {}", e.name, s.metric);
+            assert!(
+                seeds::citation(s.source).is_some(),
+                "{}: {} is not cited in experiments::seeds",
+                e.name,
+                s.source
+            );
         }
     }
+}
+
+#[test]
+fn one_citation_per_file_and_one_label_per_article() {
+    for (i, a) in seeds::CITATIONS.iter().enumerate() {
+        for b in &seeds::CITATIONS[i + 1..] {
+            assert_ne!(a.file, b.file);
+            // Two files of one article share its label and anchor; two
+            // articles never do.
+            let same = (a.author, a.title, a.year) == (b.author, b.title, b.year);
+            assert_eq!(same, a.short == b.short, "{} / {}", a.file, b.file);
+            assert_eq!(same, seeds::anchor(a.file) == seeds::anchor(b.file));
+        }
+    }
+    assert_eq!(seeds::cite_short("999_x.txt"), "seed 999");
+    assert_eq!(
+        seeds::citation(seeds::SEED_CLONE).map(|c| c.full()).as_deref(),
+        Some("Eli Bendersky, \u{201c}Launching Linux threads and processes with clone\u{201d} (2018)")
+    );
+    // No year where the seed's text gives none.
+    let sysel = seeds::citation(seeds::SEED_SYSEL).expect("cited");
+    assert!(!sysel.full().contains('('), "{}", sysel.full());
 }
 
 #[test]

@@ -37,12 +37,20 @@ pub enum Block {
     Warning(String),
     Table(Table),
     Chart(Chart),
+    /// Closed until opened (HTML `<details>`): the line shown, then the
+    /// blocks. Markdown shows the blocks as they are.
+    Details(String, Vec<Block>),
+    /// A reference list: each item with the anchor it is linked by.
+    Refs(Vec<(String, String)>),
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct Doc {
     pub title: String,
     pub blocks: Vec<Block>,
+    /// Text linked wherever it appears in the HTML (a seed's label to its
+    /// reference): (text, anchor).
+    pub links: Vec<(String, String)>,
 }
 
 impl Doc {
@@ -56,98 +64,188 @@ impl Doc {
     }
 
     pub fn charts(&self) -> impl Iterator<Item = &Chart> {
-        self.blocks.iter().filter_map(|b| match b {
-            Block::Chart(c) => Some(c),
-            _ => None,
-        })
+        fn walk<'a>(blocks: &'a [Block], out: &mut Vec<&'a Chart>) {
+            for b in blocks {
+                match b {
+                    Block::Chart(c) => out.push(c),
+                    Block::Details(_, inner) => walk(inner, out),
+                    _ => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.blocks, &mut out);
+        out.into_iter()
     }
 
     /// Markdown; charts are image links to `chart_prefix` + file name.
     pub fn markdown(&self, chart_prefix: &str) -> String {
         let mut s = format!("# {}\n", self.title);
-        for b in &self.blocks {
-            s.push('\n');
-            match b {
-                Block::Heading(l, t, _) => {
-                    s.push_str(&format!("{} {t}\n", "#".repeat(*l as usize + 1)));
-                }
-                Block::Para(t) => s.push_str(&format!("{t}\n")),
-                Block::Aside(t) => s.push_str(&format!("<sub>{t}</sub>\n")),
-                Block::Bullets(items) => {
-                    for i in items {
-                        s.push_str(&format!("- {i}\n"));
-                    }
-                }
-                Block::Summary(items) => {
-                    for i in items {
-                        s.push_str(&format!("- **{i}**\n"));
-                    }
-                }
-                Block::Warning(t) => s.push_str(&format!("> **Warning:** {t}\n")),
-                Block::Table(t) => s.push_str(&md_table(t)),
-                Block::Chart(c) => {
-                    s.push_str(&format!(
-                        "![{}]({chart_prefix}{})\n\n*{}*\n",
-                        c.title, c.file, c.caption
-                    ));
-                }
-            }
-        }
+        md_blocks(&mut s, &self.blocks, chart_prefix);
         s
     }
-
     /// One HTML page that opens offline: styles and charts inline.
     pub fn html(&self) -> String {
-        let mut body = String::new();
-        let mut toc = String::new();
-        for b in &self.blocks {
-            match b {
-                Block::Heading(l, t, id) => {
-                    let tag = format!("h{}", l + 1);
-                    body.push_str(&format!("<{tag} id=\"{}\">{}</{tag}>\n", esc(id), esc(t)));
-                    if *l == 1 {
-                        toc.push_str(&format!(
-                            "<a href=\"#{}\">{}</a>\n",
-                            esc(id),
-                            esc(t)
-                        ));
-                    }
-                }
-                Block::Para(t) => body.push_str(&format!("<p>{}</p>\n", esc(t))),
-                Block::Aside(t) => body.push_str(&format!("<p class=\"aside\">{}</p>\n", esc(t))),
-                Block::Bullets(items) => {
-                    body.push_str("<ul>\n");
-                    for i in items {
-                        body.push_str(&format!("<li>{}</li>\n", esc(i)));
-                    }
-                    body.push_str("</ul>\n");
-                }
-                Block::Summary(items) => {
-                    body.push_str("<div class=\"summary\"><ul>\n");
-                    for i in items {
-                        body.push_str(&format!("<li>{}</li>\n", esc(i)));
-                    }
-                    body.push_str("</ul></div>\n");
-                }
-                Block::Warning(t) => {
-                    body.push_str(&format!("<p class=\"warning\">Warning: {}</p>\n", esc(t)))
-                }
-                Block::Table(t) => body.push_str(&html_table(t)),
-                Block::Chart(c) => body.push_str(&format!(
-                    "<figure>\n<div class=\"chart\">{}</div>\n<figcaption><b>{}.</b> {}</figcaption>\n</figure>\n",
-                    strip_xml_prolog(&c.svg),
-                    esc(&c.title),
-                    esc(&c.caption)
-                )),
-            }
-        }
+        let mut h = Html {
+            links: &self.links,
+            body: String::new(),
+            toc: String::new(),
+        };
+        h.blocks(&self.blocks);
         format!(
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
              <title>{title}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n\
              <header><h1>{title}</h1><nav>{toc}</nav></header>\n<main>\n{body}</main>\n</body>\n</html>\n",
             title = esc(&self.title),
+            toc = h.toc,
+            body = h.body,
         )
+    }
+}
+
+fn md_blocks(s: &mut String, blocks: &[Block], chart_prefix: &str) {
+    for b in blocks {
+        s.push('\n');
+        match b {
+            Block::Heading(l, t, _) => {
+                s.push_str(&format!("{} {t}\n", "#".repeat(*l as usize + 1)));
+            }
+            Block::Para(t) => s.push_str(&format!("{t}\n")),
+            Block::Aside(t) => s.push_str(&format!("<sub>{t}</sub>\n")),
+            Block::Bullets(items) => {
+                for i in items {
+                    s.push_str(&format!("- {i}\n"));
+                }
+            }
+            Block::Refs(items) => {
+                for (_, i) in items {
+                    s.push_str(&format!("- {i}\n"));
+                }
+            }
+            Block::Summary(items) => {
+                for i in items {
+                    s.push_str(&format!("- **{i}**\n"));
+                }
+            }
+            Block::Warning(t) => s.push_str(&format!("> **Warning:** {t}\n")),
+            Block::Table(t) => s.push_str(&md_table(t)),
+            Block::Chart(c) => {
+                s.push_str(&format!(
+                    "![{}]({chart_prefix}{})\n\n*{}*\n",
+                    c.title, c.file, c.caption
+                ));
+            }
+            Block::Details(_, inner) => md_blocks(s, inner, chart_prefix),
+        }
+    }
+}
+
+/// The HTML renderer: the body, the table of contents, and the text to link.
+struct Html<'a> {
+    links: &'a [(String, String)],
+    body: String,
+    toc: String,
+}
+
+impl Html<'_> {
+    /// Escaped text with every occurrence of a linked label made a link.
+    fn text(&self, t: &str) -> String {
+        let mut out = String::new();
+        let mut rest = t;
+        'scan: while !rest.is_empty() {
+            for (label, anchor) in self.links {
+                if !label.is_empty() && rest.starts_with(label.as_str()) {
+                    out.push_str(&format!("<a href=\"#{}\">{}</a>", esc(anchor), esc(label)));
+                    rest = &rest[label.len()..];
+                    continue 'scan;
+                }
+            }
+            let n = rest.chars().next().map_or(1, char::len_utf8);
+            out.push_str(&esc(&rest[..n]));
+            rest = &rest[n..];
+        }
+        out
+    }
+
+    fn list(&self, class: &str, items: &[String]) -> String {
+        let mut s = format!("<ul{class}>\n");
+        for i in items {
+            s.push_str(&format!("<li>{}</li>\n", self.text(i)));
+        }
+        s.push_str("</ul>\n");
+        s
+    }
+
+    fn blocks(&mut self, blocks: &[Block]) {
+        for b in blocks {
+            let html = match b {
+                Block::Heading(l, t, id) => {
+                    if *l == 1 {
+                        self.toc
+                            .push_str(&format!("<a href=\"#{}\">{}</a>\n", esc(id), esc(t)));
+                    }
+                    let tag = format!("h{}", l + 1);
+                    format!("<{tag} id=\"{}\">{}</{tag}>\n", esc(id), self.text(t))
+                }
+                Block::Para(t) => format!("<p>{}</p>\n", self.text(t)),
+                Block::Aside(t) => format!("<p class=\"aside\">{}</p>\n", self.text(t)),
+                Block::Bullets(items) => self.list("", items),
+                Block::Summary(items) => {
+                    format!("<div class=\"summary\">{}</div>\n", self.list("", items))
+                }
+                Block::Refs(items) => {
+                    let mut s = String::from("<ul class=\"refs\">\n");
+                    for (id, t) in items {
+                        s.push_str(&format!("<li id=\"{}\">{}</li>\n", esc(id), esc(t)));
+                    }
+                    s.push_str("</ul>\n");
+                    s
+                }
+                Block::Warning(t) => {
+                    format!("<p class=\"warning\">Warning: {}</p>\n", self.text(t))
+                }
+                Block::Table(t) => self.table(t),
+                Block::Chart(c) => format!(
+                    "<figure>\n<div class=\"chart\">{}</div>\n<figcaption><b>{}.</b> {}</figcaption>\n</figure>\n",
+                    strip_xml_prolog(&c.svg),
+                    esc(&c.title),
+                    self.text(&c.caption)
+                ),
+                Block::Details(line, inner) => {
+                    self.body
+                        .push_str(&format!("<details>\n<summary>{}</summary>\n", esc(line)));
+                    self.blocks(inner);
+                    String::from("</details>\n")
+                }
+            };
+            self.body.push_str(&html);
+        }
+    }
+
+    fn table(&self, t: &Table) -> String {
+        let cell = |tag: &str, i: usize, text: &str| {
+            let class = if t.right.contains(&i) {
+                " class=\"num\""
+            } else {
+                ""
+            };
+            format!("<{tag}{class}>{}</{tag}>", self.text(text))
+        };
+        let mut s = String::from("<div class=\"scroll\"><table>\n<thead><tr>");
+        for (i, h) in t.head.iter().enumerate() {
+            s.push_str(&cell("th", i, h));
+        }
+        s.push_str("</tr></thead>\n<tbody>\n");
+        for r in &t.rows {
+            s.push_str("<tr>");
+            for (i, c) in r.iter().enumerate() {
+                s.push_str(&cell("td", i, c));
+            }
+            s.push_str("</tr>\n");
+        }
+        s.push_str("</tbody></table></div>\n");
+        s
     }
 }
 
@@ -185,42 +283,17 @@ fn md_table(t: &Table) -> String {
     s
 }
 
-fn html_table(t: &Table) -> String {
-    let cell = |tag: &str, i: usize, text: &str| {
-        let class = if t.right.contains(&i) {
-            " class=\"num\""
-        } else {
-            ""
-        };
-        format!("<{tag}{class}>{}</{tag}>", esc(text))
-    };
-    let mut s = String::from("<div class=\"scroll\"><table>\n<thead><tr>");
-    for (i, h) in t.head.iter().enumerate() {
-        s.push_str(&cell("th", i, h));
-    }
-    s.push_str("</tr></thead>\n<tbody>\n");
-    for r in &t.rows {
-        s.push_str("<tr>");
-        for (i, c) in r.iter().enumerate() {
-            s.push_str(&cell("td", i, c));
-        }
-        s.push_str("</tr>\n");
-    }
-    s.push_str("</tbody></table></div>\n");
-    s
-}
-
 const STYLE: &str = r#"
 :root { --fg: #1d2330; --muted: #5b6475; --line: #d9dee7; --accent: #2457a6; --bg-soft: #f4f6fa; }
 * { box-sizing: border-box; }
-body { margin: 0; font: 15px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: #fff; }
+body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: #fff; }
 header { background: var(--fg); color: #fff; padding: 18px 28px 12px; position: sticky; top: 0; z-index: 2; }
 header h1 { margin: 0 0 6px; font-size: 22px; }
 nav a { color: #c9d6ff; margin-right: 16px; text-decoration: none; font-size: 14px; }
 nav a:hover { text-decoration: underline; }
-main { max-width: 1180px; margin: 0 auto; padding: 8px 28px 60px; }
-h2 { margin-top: 42px; padding-bottom: 4px; border-bottom: 2px solid var(--line); scroll-margin-top: 90px; }
-h3 { margin-top: 28px; scroll-margin-top: 90px; font-size: 17px; }
+main { max-width: 1320px; margin: 0 auto; padding: 8px 28px 60px; }
+h2 { margin: 34px 0 12px; padding-bottom: 4px; border-bottom: 2px solid var(--line); scroll-margin-top: 90px; }
+h3 { margin: 22px 0 8px; scroll-margin-top: 90px; font-size: 17px; }
 .summary { background: var(--bg-soft); border-left: 4px solid var(--accent); padding: 6px 18px; margin: 14px 0; }
 .summary li { margin: 6px 0; font-weight: 500; }
 .warning { background: #fff4e0; border-left: 4px solid #d98a00; padding: 8px 14px; }
@@ -231,10 +304,18 @@ th, td { border-bottom: 1px solid var(--line); padding: 4px 10px; text-align: le
 th { background: var(--bg-soft); font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 tbody tr:hover { background: #fafbfd; }
-figure { margin: 18px 0 26px; }
+figure { margin: 14px 0 20px; }
 .chart svg { max-width: 100%; height: auto; display: block; border: 1px solid var(--line); border-radius: 4px; }
-figcaption { color: var(--muted); font-size: 13.5px; margin-top: 6px; max-width: 900px; }
-li { margin: 3px 0; }
+figcaption { color: var(--muted); font-size: 13px; line-height: 1.4; margin-top: 4px; max-width: 1100px; }
+li { margin: 1px 0; }
+ul { margin: 8px 0; }
+.aside { margin: 4px 0 8px; }
+details { margin: 2px 0 10px; }
+details > summary { cursor: pointer; color: var(--accent); font-size: 14px; }
+details[open] > summary { margin-bottom: 6px; }
+.refs li { margin: 5px 0; }
+.refs li:target { background: #fff4e0; }
+figcaption a, td a, li a, p a { color: var(--accent); }
 "#;
 
 #[cfg(test)]
@@ -245,6 +326,7 @@ mod tests {
         let mut d = Doc {
             title: "t <1>".into(),
             blocks: vec![],
+            links: vec![("Sysel".into(), "seed-004".into())],
         };
         d.heading(1, "Group | A", "a");
         d.push(Block::Table(Table {
@@ -277,5 +359,29 @@ mod tests {
         assert!(h.contains("<div class=\"chart\"><svg></svg></div>"));
         assert!(!h.contains("<?xml"));
         assert!(h.contains("<a href=\"#a\">Group | A</a>"));
+    }
+
+    #[test]
+    fn details_close_their_blocks_and_labels_link_to_their_reference() {
+        let mut d = sample();
+        d.push(Block::Details(
+            "Table <x>".into(),
+            vec![Block::Aside("as Sysel & others".into())],
+        ));
+        d.push(Block::Refs(vec![(
+            "seed-004".into(),
+            "Sysel: a paper".into(),
+        )]));
+        let h = d.html();
+        assert!(
+            h.contains("<details>\n<summary>Table &lt;x&gt;</summary>\n"),
+            "{h}"
+        );
+        assert!(h.contains("as <a href=\"#seed-004\">Sysel</a> &amp; others</p>\n</details>"));
+        assert!(h.contains("<li id=\"seed-004\">Sysel: a paper</li>"));
+        // Markdown shows what a details block holds, without the wrapper.
+        let md = d.markdown("");
+        assert!(md.contains("<sub>as Sysel & others</sub>") && !md.contains("details"));
+        assert_eq!(d.charts().count(), 1);
     }
 }

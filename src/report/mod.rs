@@ -72,11 +72,53 @@ fn utc(unix_s: f64) -> String {
         .replace('Z', " UTC")
 }
 
-/// The whole report as a document.
+/// The group shown after the others: the scale the main groups are read
+/// against, not an answer of its own.
+const YARDSTICKS: &str = "yardstick";
+
+/// "tasklab report: vm (AMD EPYC), 2026-11-23": which machine, which day.
+fn title(r: &RunResults) -> String {
+    let e = &r.env;
+    let day: String = utc(r.started_unix_s).chars().take(10).collect();
+    let machine = match (e.hostname.as_str(), e.cpu_model.as_str()) {
+        ("", cpu) => cpu.to_string(),
+        (host, "") => host.to_string(),
+        (host, cpu) => format!("{host} ({cpu})"),
+    };
+    format!("tasklab report: {machine}, {day}")
+}
+
+/// Every seed this run has a figure of, cited once per article, in the
+/// order of the citation table: (anchor, full citation, short label).
+fn cited(r: &RunResults) -> Vec<(String, String, String)> {
+    let used: Vec<&str> = r
+        .experiments
+        .iter()
+        .flat_map(|x| x.metrics.iter().filter_map(|m| m.seed.as_ref()))
+        .map(|s| s.source.as_str())
+        .collect();
+    let mut out: Vec<(String, String, String)> = Vec::new();
+    for c in experiments::seeds::CITATIONS {
+        let anchor = experiments::seeds::anchor(c.file);
+        if used.contains(&c.file) && !out.iter().any(|o| o.0 == anchor) {
+            out.push((anchor, c.full(), c.short.to_string()));
+        }
+    }
+    out
+}
+
+/// The whole report as a document: the Summary, charts and findings open;
+/// tables and notes closed in `<details>`; the yardsticks after the main
+/// groups; the seeds cited in full and linked from every figure.
 pub fn build(r: &RunResults) -> Doc {
+    let refs = cited(r);
     let mut d = Doc {
-        title: "tasklab report".into(),
+        title: title(r),
         blocks: Vec::new(),
+        links: refs
+            .iter()
+            .map(|(anchor, _, short)| (short.clone(), anchor.clone()))
+            .collect(),
     };
     let e = &r.env;
     d.push(Block::Para(format!(
@@ -120,7 +162,9 @@ pub fn build(r: &RunResults) -> Doc {
     }
 
     let mut charts = charts::all(r);
-    for group in &r.groups {
+    let mut groups: Vec<_> = r.groups.iter().collect();
+    groups.sort_by_key(|g| g.name == YARDSTICKS);
+    for group in groups {
         let exps: Vec<_> = r
             .experiments
             .iter()
@@ -141,14 +185,13 @@ pub fn build(r: &RunResults) -> Doc {
         }
         charts = rest;
         for x in exps {
-            d.heading(
-                2,
-                format!("{} — {}", x.name, x.summary),
-                x.name.replace('.', "-"),
-            );
+            d.heading(2, x.name.as_str(), x.name.replace('.', "-"));
+            // What it measures and what it reproduces, in one line under the name.
+            let mut about = capitalise(&x.summary, &group_identifiers(r, &x.group));
             if !x.reproduces.is_empty() {
-                d.push(Block::Aside(format!("Reproduces: {}", x.reproduces)));
+                about.push_str(&format!(". Reproduces: {}", x.reproduces));
             }
+            d.push(Block::Aside(about));
             match x.status {
                 Status::Failed => d.push(Block::Warning(format!(
                     "failed: {}",
@@ -169,9 +212,6 @@ pub fn build(r: &RunResults) -> Doc {
                 ));
             }
             let t = table::metric_table(x, false);
-            if !t.rows.is_empty() {
-                d.push(Block::Table(t));
-            }
             let hidden = x.metrics.iter().filter(|m| m.detail).count();
             let mut small = Vec::new();
             if x.metrics
@@ -188,8 +228,21 @@ pub fn build(r: &RunResults) -> Doc {
             }
             small.extend(x.fits.iter().map(table::fit_text));
             small.extend(x.notes.iter().map(|n| format!("Note: {n}")));
-            for s in small {
-                d.push(Block::Aside(s));
+            let mut inner = Vec::new();
+            let mut line = Vec::new();
+            if !t.rows.is_empty() {
+                line.push(count(t.rows.len(), "row"));
+                inner.push(Block::Table(t));
+            }
+            if !small.is_empty() {
+                line.push(count(small.len(), "note"));
+                inner.extend(small.into_iter().map(Block::Aside));
+            }
+            if !inner.is_empty() {
+                d.push(Block::Details(
+                    format!("Table and notes: {}", line.join(", ")),
+                    inner,
+                ));
             }
         }
     }
@@ -200,9 +253,7 @@ pub fn build(r: &RunResults) -> Doc {
         d.push(Block::Para(
             "Some quantities are measured by more than one experiment, each in workers of its own. The Summary quotes the first source; the others are checked against it here.".into(),
         ));
-        for b in shared {
-            d.push(b);
-        }
+        d.push(Block::Details("The checks".into(), shared));
     }
 
     d.heading(1, "Seed figures beside ours", "seeds");
@@ -222,7 +273,15 @@ pub fn build(r: &RunResults) -> Doc {
             "No experiment of this run has a seed figure.".into(),
         ));
     } else {
-        d.push(Block::Table(st));
+        d.push(Block::Refs(
+            refs.iter()
+                .map(|(anchor, full, short)| (anchor.clone(), format!("{short}: {full}")))
+                .collect(),
+        ));
+        d.push(Block::Details(
+            format!("The table: {}", count(st.rows.len(), "seed figure")),
+            vec![Block::Table(st)],
+        ));
     }
 
     d.heading(1, "Environment", "environment");
@@ -250,11 +309,14 @@ pub fn build(r: &RunResults) -> Doc {
         "tasklab".into(),
         format!("{} (results schema {})", r.tool_version, r.schema_version),
     ]);
-    d.push(Block::Table(doc::Table {
-        head: vec!["".into(), "".into()],
-        rows,
-        right: vec![],
-    }));
+    d.push(Block::Details(
+        "The machine, its settings and the timer".into(),
+        vec![Block::Table(doc::Table {
+            head: vec!["".into(), "".into()],
+            rows,
+            right: vec![],
+        })],
+    ));
     d
 }
 
@@ -297,6 +359,15 @@ pub fn failures(r: &RunResults) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// "1 row", "42 rows".
+fn count(n: usize, what: &str) -> String {
+    format!(
+        "{} {what}{}",
+        crate::units::group_digits(n as i64),
+        if n == 1 { "" } else { "s" }
+    )
 }
 
 /// How the figures were measured, in a sentence.

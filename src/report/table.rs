@@ -2,6 +2,7 @@
 //! seed reports the same quantity, the seed's figure, source and the ratio.
 
 use super::doc;
+use crate::experiments::seeds;
 use crate::results::HIDDEN_LABELS;
 use crate::results::{ExperimentResult, Metric, NamedFit, RunResults, Status};
 use crate::units::{fmt_ns, fmt_num, fmt_value};
@@ -22,7 +23,8 @@ pub fn case_of(labels: &crate::results::Labels) -> String {
         .join(" ")
 }
 
-/// The seed column: "35.0 µs (000, i7-4771)" or a range.
+/// The seed column: "35.0 µs (Bendersky 2018, clone)" or a range, the seed
+/// named by its citation's label.
 pub fn seed_text(m: &Metric) -> String {
     let Some(s) = &m.seed else {
         return String::new();
@@ -33,11 +35,7 @@ pub fn seed_text(m: &Metric) -> String {
     } else {
         format!("{}–{}", v(s.lo), v(s.hi))
     };
-    format!(
-        "{fig} {} (seed {})",
-        s.statistic.word(),
-        &s.source[..3.min(s.source.len())]
-    )
+    format!("{fig} ({})", seeds::cite_short(&s.source))
 }
 
 /// The environment line that heads every table: the figures mean little

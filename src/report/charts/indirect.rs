@@ -1,45 +1,62 @@
 //! switch.indirect's chart: the cache-refill cost Bendersky leaves
 //! unmeasured (no seed figure): a switch's cost against the working set each
-//! task walks, the indirect share, and the bare switch as a baseline.
+//! task walks, the indirect share with its interval, and the bare switch as
+//! a baseline. Where the indirect cost's interval covers zero the chart says
+//! "within noise" instead of drawing a line.
 
-use super::style::{bytes_axis, chart, color, entry, framed, log_range, mesh_style, plot, Mark, H};
+use super::style::{
+    bytes_axis, chart, color, entry, framed, log_range, mesh_style, plot, Mark, FONT, H, TEXT,
+};
 use crate::report::doc::Chart;
 use crate::results::ExperimentResult;
 use crate::units::{fmt_ns, fmt_short_size};
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+/// (bytes, median, CI low, CI high)
+type Point = (f64, f64, f64, f64);
 
 /// The indirect cost of a switch (caches refilled) against the working set.
 pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
-    let mut total: Vec<(f64, f64)> = Vec::new();
-    let mut baseline = None;
+    let settled = |name: &str, bytes: &str| {
+        e.find(name, &[("bytes", bytes)])
+            .map(|m| &m.summary)
+            .filter(|s| !s.unstable)
+    };
+    let zero = settled("switch_ns", "0");
+    let mut total: Vec<Point> = Vec::new();
+    let mut indirect: Vec<Point> = Vec::new();
     for m in e.metrics_named("switch_ns") {
-        match m.label_num("bytes") {
-            Some(0) => baseline = Some(m.summary.median),
-            Some(b) => total.push((b as f64, m.summary.median)),
-            None => {}
+        let Some(b) = m.label_num("bytes").filter(|b| *b > 0) else {
+            continue;
+        };
+        let s = &m.summary;
+        total.push((b as f64, s.median, s.ci95_lo, s.ci95_hi));
+        // raw − bare switch − warm walk; its interval the widest the three
+        // intervals allow.
+        if let (Some(z), Some(w)) = (zero, settled("walk_warm_ns", &b.to_string())) {
+            indirect.push((
+                b as f64,
+                s.median - z.median - w.median,
+                s.ci95_lo - z.ci95_hi - w.ci95_hi,
+                s.ci95_hi - z.ci95_lo - w.ci95_lo,
+            ));
         }
     }
-    let mut indirect: Vec<(f64, f64)> = e
-        .readings
-        .iter()
-        .filter(|r| r.name == "indirect_ns_per_switch")
-        .filter_map(|r| Some((r.labels.get("bytes")?.parse::<f64>().ok()?, r.value)))
-        .filter(|p| p.0 > 0.0)
-        .collect();
     total.sort_by(|a, b| a.0.total_cmp(&b.0));
     indirect.sort_by(|a, b| a.0.total_cmp(&b.0));
     if total.is_empty() {
         return Ok(None);
     }
+    let noise = |p: &Point| p.2 <= 0.0 && p.3 >= 0.0;
     let x = log_range(total.iter().map(|p| p.0)).expect("points");
-    let ymax = total
+    let ys = total
         .iter()
         .chain(&indirect)
-        .map(|p| p.1)
-        .chain(baseline)
-        .fold(0.0f64, f64::max)
-        * 1.15;
-    let ymin = indirect.iter().map(|p| p.1).fold(0.0f64, f64::min) * 1.15;
+        .flat_map(|p| [p.1, p.2, p.3])
+        .chain(zero.map(|z| z.ci95_hi));
+    let ymax = ys.clone().fold(0.0f64, f64::max) * 1.15;
+    let ymin = ys.fold(0.0f64, f64::min) * 1.15;
     let text = framed("Indirect cost of a switch vs working set", H, |root| {
         let mut legend = Vec::new();
         let mut c = plot(root).build_cartesian_2d(bytes_axis(&x), ymin..ymax)?;
@@ -48,35 +65,68 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             .y_desc("per switch, median")
             .x_label_formatter(&|v| fmt_short_size(*v))
             .y_label_formatter(&|v| fmt_ns(*v));
-        mesh_style(&mut mesh, 16).draw()?;
+        mesh_style(&mut mesh).draw()?;
         let (a, b) = (color(0), color(3));
-        c.draw_series(LineSeries::new(total.iter().copied(), a.stroke_width(2)))?;
+        let whiskers = |pts: &[Point], col: RGBColor| {
+            pts.iter()
+                .map(move |p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], col.stroke_width(2)))
+                .collect::<Vec<_>>()
+        };
+        c.draw_series(LineSeries::new(
+            total.iter().map(|p| (p.0, p.1)),
+            a.stroke_width(2),
+        ))?;
+        c.draw_series(total.iter().map(|p| Circle::new((p.0, p.1), 4, a.filled())))?;
+        c.draw_series(whiskers(&total, a))?;
         legend.push(entry(
             "switch with the working set walked (raw)",
             a,
             Mark::Line,
         ));
-        c.draw_series(total.iter().map(|&p| Circle::new(p, 4, a.filled())))?;
         if !indirect.is_empty() {
-            c.draw_series(LineSeries::new(indirect.iter().copied(), b.stroke_width(2)))?;
+            // A line only through what is told apart from zero.
+            if !indirect.iter().any(noise) {
+                c.draw_series(LineSeries::new(
+                    indirect.iter().map(|p| (p.0, p.1)),
+                    b.stroke_width(2),
+                ))?;
+            }
+            c.draw_series(indirect.iter().map(|p| {
+                let style = if noise(p) {
+                    b.stroke_width(2)
+                } else {
+                    b.filled()
+                };
+                Circle::new((p.0, p.1), 4, style)
+            }))?;
+            c.draw_series(whiskers(&indirect, b))?;
+            let said = TextStyle::from((FONT, TEXT).into_font())
+                .color(&b)
+                .pos(Pos::new(HPos::Center, VPos::Bottom));
+            c.draw_series(
+                indirect
+                    .iter()
+                    .filter(|p| noise(p))
+                    .map(|p| Text::new("within noise", (p.0, p.3), said.clone())),
+            )?;
             legend.push(entry(
                 "indirect cost: raw − bare switch − the walk on a warm cache",
                 b,
                 Mark::Line,
             ));
-            c.draw_series(indirect.iter().map(|&p| Circle::new(p, 4, b.filled())))?;
         }
-        if let Some(base) = baseline {
+        if let Some(z) = zero {
             let g = RGBColor(110, 110, 110);
             c.draw_series(DashedLineSeries::new(
-                [(x.start, base), (x.end, base)],
+                [(x.start, z.median), (x.end, z.median)],
                 8,
                 5,
                 g.stroke_width(2),
             ))?;
             legend.push(entry("bare switch, nothing walked", g, Mark::Dashed));
         }
+        legend.push(entry("whisker: 95% interval", BLACK, Mark::Line));
         Ok(legend)
     })?;
-    Ok(Some(chart("Indirect cost of a switch vs working set", "Two tasks on one CPU each walk a working set between hand-offs. The indirect cost is what the switch adds beyond itself: the caches and TLB the other task evicted, refilled.", text)))
+    Ok(Some(chart("Indirect cost of a switch vs working set", "Two tasks on one CPU each walk a working set between hand-offs. The indirect cost is what the switch adds beyond itself: the caches and TLB the other task evicted, refilled. Whiskers: 95% intervals; the indirect cost's is the widest its three medians' intervals allow, and where it covers zero the chart says \"within noise\" and draws no line.", text)))
 }

@@ -3,6 +3,7 @@
 //! ideal line and the Amdahl curve of the serial fraction the run shows.
 
 use super::style::{chart, color, entry, framed, mesh_style, plot, Mark, H};
+use crate::experiments::{self, seeds::cite_short};
 use crate::report::doc::Chart;
 use crate::results::ExperimentResult;
 use crate::stats::{amdahl_speedup, karp_flatt};
@@ -58,14 +59,29 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
         .iter()
         .flat_map(|l| l.1.iter().map(|p| p.0))
         .fold(cpus, f64::max);
+    // The seed's own speedup: the whole program with one fork (seed 003),
+    // as parallel.program records it.
+    let seed = experiments::find("parallel.program").and_then(|x| {
+        let s = x.seeds.iter().find(|s| s.metric == "speedup")?;
+        let w: f64 = s.labels.iter().find(|l| l.0 == "workers")?.1.parse().ok()?;
+        Some((w, (s.lo + s.hi) / 2.0, cite_short(s.source)))
+    });
+    // Fitted to the data and the seed's point, not to the ideal.
     let ymax = lines
         .iter()
         .flat_map(|l| l.1.iter().map(|p| p.3))
-        .fold(wmax, f64::max)
+        .chain(seed.iter().map(|s| s.1))
+        .fold(1.0, f64::max)
         * 1.1;
+    let ymin = lines
+        .iter()
+        .flat_map(|l| l.1.iter().map(|p| p.2))
+        .chain(seed.iter().map(|s| s.1))
+        .fold(1.0, f64::min)
+        * 0.9;
     let text = framed("Speedup of the array average vs workers", H, |root| {
         let mut legend = Vec::new();
-        let mut c = plot(root).build_cartesian_2d(0.8..wmax + 0.2, 0.0..ymax)?;
+        let mut c = plot(root).build_cartesian_2d(0.8..wmax + 0.2, ymin..ymax)?;
         let mut mesh = c.configure_mesh();
         mesh.x_desc("workers (processes, threads or pool tasks)")
             .y_desc("speedup over serial, median")
@@ -77,8 +93,8 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                     String::new()
                 }
             })
-            .y_label_formatter(&|v| format!("{v:.1}x"));
-        mesh_style(&mut mesh, 16).draw()?;
+            .y_label_formatter(&|v| format!("{v:.2}x"));
+        mesh_style(&mut mesh).draw()?;
         let grey = RGBColor(90, 90, 90);
         let steps: Vec<f64> = (0..=100)
             .map(|i| 1.0 + (wmax - 1.0) * i as f64 / 100.0)
@@ -122,7 +138,20 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                     .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], col.stroke_width(1))),
             )?;
         }
+        if let Some((w, x, by)) = &seed {
+            let black = RGBColor(20, 20, 20);
+            c.draw_series(std::iter::once(Cross::new(
+                (*w, *x),
+                8,
+                black.stroke_width(3),
+            )))?;
+            legend.push(entry(
+                format!("{by}: the whole program with one fork, {x:.2}x"),
+                black,
+                Mark::Cross,
+            ));
+        }
         Ok(legend)
     })?;
-    Ok(Some(chart("Speedup vs workers", "The seed's array average split across forked processes, threads and a work-stealing pool; whiskers: 95% interval of the median. Dashed: the ideal, which stops at the CPU count. Dotted: Amdahl's law with the serial fraction this run shows (Karp-Flatt of the best speedup on at most as many workers as CPUs).", text)))
+    Ok(Some(chart("Speedup vs workers", "The seed's array average split across forked processes, threads and a work-stealing pool; whiskers: 95% interval of the median. Dashed: the ideal, which stops at the CPU count. Dotted: Amdahl's law with the serial fraction this run shows (Karp-Flatt of the best speedup on at most as many workers as CPUs), so it passes through that point by construction. Cross: the seed's own speedup, of its whole program with one fork on its machine. The axes fit the data and the seed's point; the ideal line leaves the chart where it outgrows them.", text)))
 }

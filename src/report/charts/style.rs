@@ -14,8 +14,12 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 pub(super) const W: u32 = 960;
-pub(super) const H: u32 = 540;
+pub(super) const H: u32 = 460;
 pub(super) const FONT: &str = "sans-serif";
+/// Every label's size: plotters writes `TEXT / 1.24` px, 15.3 px on the
+/// 960-wide canvas, which stays at least 11 px on a page 800 px wide (the
+/// chart shrunk to about 0.76).
+pub(super) const TEXT: u32 = 19;
 
 /// Tableau 10: distinct on screen and in print.
 const PALETTE: [RGBColor; 10] = [
@@ -42,6 +46,8 @@ pub(super) enum Mark {
     Dashed,
     Dotted,
     Cross,
+    Triangle,
+    Square,
     Bar,
 }
 
@@ -49,6 +55,12 @@ pub(super) struct Entry {
     label: String,
     color: RGBColor,
     mark: Mark,
+}
+
+impl Entry {
+    pub(super) fn label(&self) -> &str {
+        &self.label
+    }
 }
 
 pub(super) fn entry(label: impl Into<String>, color: RGBColor, mark: Mark) -> Entry {
@@ -60,9 +72,9 @@ pub(super) fn entry(label: impl Into<String>, color: RGBColor, mark: Mark) -> En
 }
 
 /// Room on the right for the legend, so it never covers a line.
-const LEGEND_W: u32 = 260;
-/// Characters of legend text per line (plotters draws a size-16 font at 13 px).
-const LEGEND_CHARS: usize = 30;
+const LEGEND_W: u32 = 280;
+/// Characters of legend text per line (a size-19 font is 15.3 px).
+const LEGEND_CHARS: usize = 27;
 
 /// A titled SVG canvas of `W`×`h`: the plot on the left, drawn by `draw`,
 /// which returns the legend entries drawn on the right.
@@ -89,17 +101,16 @@ pub(super) fn plot<'a, 'b>(
     root: &'a DrawingArea<SVGBackend<'b>, Shift>,
 ) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
     let mut b = ChartBuilder::on(root);
-    b.margin(14).x_label_area_size(48).y_label_area_size(78);
+    b.margin(14).x_label_area_size(48).y_label_area_size(100);
     b
 }
 
 /// The fonts and grid every chart shares.
 pub(super) fn mesh_style<'m, 'a, 'b, X: Ranged, Y: Ranged, DB: DrawingBackend>(
     m: &'m mut MeshStyle<'a, 'b, X, Y, DB>,
-    size: u32,
 ) -> &'m mut MeshStyle<'a, 'b, X, Y, DB> {
-    m.label_style((FONT, size))
-        .axis_desc_style((FONT, size + 1))
+    m.label_style((FONT, TEXT))
+        .axis_desc_style((FONT, TEXT))
         .light_line_style(RGBColor(240, 240, 240))
 }
 
@@ -120,8 +131,11 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// A legend line's height.
+const LINE: i32 = 18;
+
 fn legend(area: &DrawingArea<SVGBackend, Shift>, entries: &[Entry]) -> anyhow::Result<()> {
-    let style = TextStyle::from((FONT, 16).into_font())
+    let style = TextStyle::from((FONT, TEXT).into_font())
         .color(&RGBColor(40, 40, 40))
         .pos(Pos::new(HPos::Left, VPos::Center));
     let mut y = 40;
@@ -149,6 +163,11 @@ fn legend(area: &DrawingArea<SVGBackend, Shift>, entries: &[Entry]) -> anyhow::R
                 }
             }
             Mark::Cross => area.draw(&Cross::new((x0 + 13, y), 5, c.stroke_width(3)))?,
+            Mark::Triangle => area.draw(&TriangleMarker::new((x0 + 13, y), 7, c.filled()))?,
+            Mark::Square => area.draw(&Rectangle::new(
+                [(x0 + 8, y - 5), (x0 + 18, y + 5)],
+                c.stroke_width(2),
+            ))?,
             Mark::Bar => area.draw(&Rectangle::new(
                 [(x0 + 4, y - 6), (x0 + 20, y + 6)],
                 c.filled(),
@@ -157,13 +176,67 @@ fn legend(area: &DrawingArea<SVGBackend, Shift>, entries: &[Entry]) -> anyhow::R
         for (i, line) in wrap(&e.label, LEGEND_CHARS).iter().enumerate() {
             area.draw(&Text::new(
                 line.clone(),
-                (x1 + 8, y + 16 * i as i32),
+                (x1 + 8, y + LINE * i as i32),
                 style.clone(),
             ))?;
         }
-        y += 16 * wrap(&e.label, LEGEND_CHARS).len() as i32 + 10;
+        y += LINE * wrap(&e.label, LEGEND_CHARS).len() as i32 + 9;
     }
     Ok(())
+}
+
+/// A label at the end of a line: where the line ends, in the plot's pixels.
+pub(super) struct EndLabel {
+    pub at: (i32, i32),
+    pub text: String,
+    pub color: RGBColor,
+}
+
+/// Draws each label just right of where its line ends, moved apart
+/// vertically so no two overlap, with a thin leader where one moved.
+/// `at` is in backend pixels (`ChartContext::backend_coord`).
+pub(super) fn end_labels(
+    area: &DrawingArea<SVGBackend, Shift>,
+    mut labels: Vec<EndLabel>,
+) -> anyhow::Result<()> {
+    let (bx, by) = area.get_base_pixel();
+    labels.sort_by_key(|l| l.at.1);
+    let mut ys: Vec<i32> = labels.iter().map(|l| l.at.1).collect();
+    spread(&mut ys, LINE);
+    for (l, y) in labels.iter().zip(ys) {
+        let (x, y0) = (l.at.0 - bx + 6, l.at.1 - by);
+        let y = y - by;
+        if y != y0 {
+            area.draw(&PathElement::new(
+                vec![(x - 4, y0), (x + 4, y)],
+                l.color.stroke_width(1),
+            ))?;
+        }
+        let style = TextStyle::from((FONT, TEXT).into_font())
+            .color(&l.color)
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        area.draw(&Text::new(l.text.clone(), (x + 7, y), style))?;
+    }
+    Ok(())
+}
+
+/// Moves sorted positions apart until neighbours are at least `gap` apart,
+/// keeping the group centred where it was.
+pub(super) fn spread(ys: &mut [i32], gap: i32) {
+    for _ in 0..ys.len() {
+        let mut moved = false;
+        for i in 1..ys.len() {
+            let short = gap - (ys[i] - ys[i - 1]);
+            if short > 0 {
+                ys[i - 1] -= short / 2;
+                ys[i] += short - short / 2;
+                moved = true;
+            }
+        }
+        if !moved {
+            break;
+        }
+    }
 }
 
 /// Tick marks for a log axis: 1, 2, 5 x 10^k for times, powers of two

@@ -1,4 +1,4 @@
-use super::{log_axis, log_range, log_ticks, wrap};
+use super::{log_axis, log_range, log_ticks, spread, wrap};
 
 fn close(a: &[f64], b: &[f64]) -> bool {
     a.len() == b.len()
@@ -42,4 +42,15 @@ fn log_ranges_skip_what_a_log_axis_cannot_show() {
     // The axis starts at a power of the base, so its foot is labelled.
     let r = log_axis([2.0, 8.0].into_iter(), 10.0).expect("values");
     assert!(close(&[r.start, r.end], &[1.0, 12.8]), "{r:?}");
+}
+
+#[test]
+fn spread_labels_never_overlap_and_keep_their_order() {
+    let mut ys = [100, 101, 102, 300];
+    spread(&mut ys, 18);
+    assert!(ys.windows(2).all(|w| w[1] - w[0] >= 18), "{ys:?}");
+    assert_eq!(ys[3], 300, "a label with room stays where it is");
+    let mut ys = [5, 50];
+    spread(&mut ys, 18);
+    assert_eq!(ys, [5, 50]);
 }

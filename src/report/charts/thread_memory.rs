@@ -1,45 +1,55 @@
 //! memory.threads's chart: Bendersky's 10,000 threads (≈ 80 GiB virtual,
 //! ≈ 80 MiB resident), as three panels of memory against thread count, one
-//! line per stack variant.
+//! line per stack variant, on log memory axes (8 KiB a thread stays visible
+//! beside 8 MiB), each line labelled with its per-thread slope, the default
+//! stack drawn last and thickest.
 
-use super::style::{chart, color, entry, framed, mesh_style, Mark, FONT};
+use super::style::{
+    chart, color, end_labels, entry, framed, log_range, log_ticks, mesh_style, EndLabel, Mark,
+    FONT, TEXT,
+};
+use crate::experiments::memory::threads_findings::DEFAULT;
 use crate::report::doc::Chart;
 use crate::results::ExperimentResult;
-use crate::units::group_digits;
+use crate::units::{fmt_short_size, group_digits};
 use plotters::prelude::*;
 use std::collections::BTreeMap;
+
+/// (median, CI low, CI high) in bytes, per panel: virtual, resident, kernel.
+type Cell = [[f64; 3]; 3];
 
 /// Three panels (virtual, resident, kernel) of memory against thread count,
 /// one line per stack variant.
 pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
-    // variant -> threads -> (virtual, resident, kernel) in bytes
-    let mut data: BTreeMap<String, BTreeMap<u64, [f64; 3]>> = BTreeMap::new();
+    // variant -> threads -> cell
+    let mut data: BTreeMap<String, BTreeMap<u64, Cell>> = BTreeMap::new();
     let mut variants: Vec<String> = Vec::new();
-    for m in &e.metrics {
+    for m in e.metrics.iter().filter(|m| !m.summary.unstable) {
         let (Some(v), Some(n)) = (m.label("variant"), m.label_num("threads")) else {
             continue;
         };
-        let slot = match m.name.as_str() {
-            "vm_size_growth_kib" => 0,
-            "rss_exact_growth_kib" => 1,
-            "kernel_stack_per_thread_kib" => 2,
-            "page_tables_per_thread_bytes" => 3,
+        // (panel, bytes per unit of the figure)
+        let (panel, scale) = match m.name.as_str() {
+            "vm_size_growth_kib" => (0, 1024.0),
+            "rss_exact_growth_kib" => (1, 1024.0),
+            "kernel_stack_per_thread_kib" => (2, 1024.0 * n as f64),
+            "page_tables_per_thread_bytes" => (2, n as f64),
             _ => continue,
         };
         if !variants.iter().any(|x| x == v) {
             variants.push(v.into());
         }
         let cell = data.entry(v.into()).or_default().entry(n).or_default();
-        let med = m.summary.median;
-        match slot {
-            0 | 1 => cell[slot] = med * 1024.0,
-            2 => cell[2] += med * 1024.0 * n as f64,
-            _ => cell[2] += med * n as f64,
+        let s = &m.summary;
+        for (k, x) in [s.median, s.ci95_lo, s.ci95_hi].into_iter().enumerate() {
+            cell[panel][k] += x * scale;
         }
     }
     if data.is_empty() {
         return Ok(None);
     }
+    // The default stack last, drawn over the others.
+    variants.sort_by_key(|v| v == DEFAULT.name);
     let nmax = data
         .values()
         .flat_map(|d| d.keys())
@@ -54,57 +64,89 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             .map(|s| format!("{v} ({s} stack)"))
             .unwrap_or_else(|| v.to_string())
     };
-    let panels = [
-        "address space (VmSize)",
-        "resident (exact RSS)",
-        "kernel (stacks + page tables)",
-    ];
+    let panels = ["virtual (VmSize)", "resident (RSS)", "kernel"];
     let text = framed(
         "Thread memory vs thread count, by stack variant",
         460,
         |root| {
             let areas = root.split_evenly((1, 3));
             for (p, area) in areas.iter().enumerate() {
-                let top = data
-                    .values()
-                    .flat_map(|d| d.values())
-                    .map(|c| c[p])
-                    .fold(0.0f64, f64::max)
-                    .max(1.0);
-                // Each panel in the binary unit that suits its largest value.
-                let (unit, div) = [("GiB", 30), ("MiB", 20), ("KiB", 10)]
-                    .into_iter()
-                    .map(|(u, shift)| (u, (1u64 << shift) as f64))
-                    .find(|(_, d)| top >= 2.0 * d)
-                    .unwrap_or(("bytes", 1.0));
+                let Some(y) = log_range(
+                    data.values()
+                        .flat_map(|d| d.values())
+                        .flat_map(|c| c[p].into_iter()),
+                ) else {
+                    continue;
+                };
                 let mut c = ChartBuilder::on(area)
-                    .caption(panels[p], (FONT, 18))
-                    .margin(10)
-                    .x_label_area_size(40)
-                    .y_label_area_size(56)
-                    .build_cartesian_2d(0.0..nmax * 1.08, 0.0..top / div * 1.12)?;
+                    .caption(panels[p], (FONT, TEXT))
+                    .margin(8)
+                    .margin_right(80)
+                    .x_label_area_size(44)
+                    .y_label_area_size(66)
+                    .build_cartesian_2d(
+                        0.0..nmax * 1.05,
+                        y.clone()
+                            .log_scale()
+                            .base(2.0)
+                            .with_key_points(log_ticks(&y, 2.0)),
+                    )?;
                 let mut mesh = c.configure_mesh();
                 mesh.x_desc("threads")
-                    .y_desc(unit)
-                    .x_labels(4)
-                    .y_labels(6)
-                    .x_label_formatter(&|v| group_digits(v.round() as i64));
-                // A size smaller than the single-panel charts': three panels share the width.
-                mesh_style(&mut mesh, 15).draw()?;
-                for (i, v) in variants.iter().enumerate() {
+                    .x_labels(2)
+                    .x_label_formatter(&|v| group_digits(v.round() as i64))
+                    .y_label_formatter(&|v| fmt_short_size(*v));
+                mesh_style(&mut mesh).draw()?;
+                let mut names = Vec::new();
+                for v in &variants {
+                    let i = variants_order(&data, v);
                     let col = color(i);
-                    let mut pts: Vec<(f64, f64)> = vec![(0.0, 0.0)];
-                    pts.extend(data[v].iter().map(|(n, cell)| (*n as f64, cell[p] / div)));
-                    c.draw_series(LineSeries::new(pts.clone(), col.stroke_width(2)))?;
-                    c.draw_series(pts.iter().skip(1).map(|&q| Circle::new(q, 3, col.filled())))?;
+                    let width = if v == DEFAULT.name { 4 } else { 2 };
+                    let pts: Vec<(f64, [f64; 3])> = data[v]
+                        .iter()
+                        .map(|(n, cell)| (*n as f64, cell[p]))
+                        .filter(|(_, c)| c[0] > 0.0)
+                        .collect();
+                    let Some(&(nl, last)) = pts.last() else {
+                        continue;
+                    };
+                    c.draw_series(LineSeries::new(
+                        pts.iter().map(|(n, c)| (*n, c[0])),
+                        col.stroke_width(width),
+                    ))?;
+                    c.draw_series(
+                        pts.iter()
+                            .map(|(n, c)| Circle::new((*n, c[0]), 3, col.filled())),
+                    )?;
+                    c.draw_series(pts.iter().filter(|(_, c)| c[1] > 0.0).map(|(n, c)| {
+                        PathElement::new(vec![(*n, c[1]), (*n, c[2])], col.stroke_width(1))
+                    }))?;
+                    // The slope between the fewest and the most threads.
+                    let (n0, first) = pts[0];
+                    let slope = if nl > n0 {
+                        (last[0] - first[0]) / (nl - n0)
+                    } else {
+                        last[0] / nl
+                    };
+                    names.push(EndLabel {
+                        at: c.backend_coord(&(nl, last[0])),
+                        text: format!("{}/thr", fmt_short_size(slope.max(0.0))),
+                        color: col,
+                    });
                 }
+                end_labels(root, names)?;
             }
             Ok(variants
                 .iter()
-                .enumerate()
-                .map(|(i, v)| entry(stack_of(v), color(i), Mark::Line))
+                .map(|v| entry(stack_of(v), color(variants_order(&data, v)), Mark::Line))
                 .collect())
         },
     )?;
-    Ok(Some(chart("Thread memory vs thread count", "What N blocked threads add to the process: address space reserved (mostly stacks, virtual until used), memory resident (the exact count from smaps_rollup), and the kernel's own share outside both (a 16 KiB kernel stack and page tables per thread). Medians of independent rounds.", text)))
+    Ok(Some(chart("Thread memory vs thread count", "What N blocked threads add to the process, on log memory axes: address space reserved (mostly stacks, virtual until used), memory resident (the exact count from smaps_rollup), and the kernel's own share outside both (its stack and page tables per thread). Each line is labelled with its slope per thread (thr) between the fewest and the most threads; the default stack, the headline, is drawn last and thickest. Medians of independent rounds with their 95% intervals; series whose rounds did not agree are left out.", text)))
+}
+
+/// A variant's colour index: its place in the results' (sorted) order, so
+/// a colour does not change when the drawing order does.
+fn variants_order(data: &BTreeMap<String, BTreeMap<u64, Cell>>, v: &str) -> usize {
+    data.keys().position(|k| k == v).unwrap_or(0)
 }

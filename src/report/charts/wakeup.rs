@@ -65,7 +65,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             .x_label_formatter(&name_at)
             .y_label_formatter(&|v| fmt_ns(*v))
             .y_desc("per round trip (two hand-offs), median");
-        mesh_style(&mut mesh, 16).draw()?;
+        mesh_style(&mut mesh).draw()?;
         let grey = RGBColor(110, 110, 110);
         c.draw_series([Rectangle::new(
             [(-0.3, 0.0), (0.3, s.median)],
