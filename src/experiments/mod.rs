@@ -32,6 +32,7 @@ pub static REGISTRY: &[&Experiment] = &[
     &spawn::methods::EXPERIMENT,
     &spawn::cold::EXPERIMENT,
     &spawn::heap::EXPERIMENT,
+    &spawn::cow::EXPERIMENT,
     &switch::pingpong::EXPERIMENT,
     &switch::echo::EXPERIMENT,
     &switch::indirect::EXPERIMENT,

@@ -407,6 +407,16 @@ pub fn cpu_time_ns() -> io::Result<u64> {
     Ok(total)
 }
 
+/// Minor page faults this process has taken so far (`ru_minflt`): faults
+/// served without I/O, a copy-on-write copy among them.
+pub fn minor_faults() -> io::Result<u64> {
+    // SAFETY: rusage is plain data; zeroed is a valid value to overwrite.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `ru` is a valid, writable rusage.
+    check(unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) })?;
+    Ok(ru.ru_minflt as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,9 +9,10 @@
 //! - [`table`]: the creation methods, one row each.
 //! - [`engine`]: the launcher that creates and times one task.
 //! - [`methods`] (spawn.methods), [`cold`] (spawn.cold), [`heap`]
-//!   (spawn.heap): one experiment each.
+//!   (spawn.heap), [`cow`] (spawn.cow): one experiment each.
 
 pub mod cold;
+pub mod cow;
 pub mod engine;
 pub mod heap;
 pub mod methods;
