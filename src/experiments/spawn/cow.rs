@@ -35,9 +35,9 @@ pub static EXPERIMENT: Experiment = Experiment {
         },
         ParamSpec {
             name: "writes",
-            help: "shares of the heap's pages the parent writes, in percent",
+            help: "shares of the heap's pages the parent writes, in percent (quick leaves out 50 to stay within its time)",
             kind: ParamKind::CountList { min: 0, max: 100 },
-            quick: "0,1,10,50,100",
+            quick: "0,1,10,100",
             thorough: "0,1,10,50,100",
         },
         ParamSpec {
@@ -46,6 +46,13 @@ pub static EXPERIMENT: Experiment = Experiment {
             kind: ParamKind::Bool,
             quick: "true",
             thorough: "true",
+        },
+        ParamSpec {
+            name: "thp_writes",
+            help: "write shares on huge pages, in percent; each cycle needs a fresh heap (a write after fork splits huge pages for good), and the split shows most at small shares",
+            kind: ParamKind::CountList { min: 0, max: 100 },
+            quick: "1,10",
+            thorough: "0,1,10,50,100",
         },
         ParamSpec {
             name: "cycles",
@@ -108,7 +115,7 @@ pub fn written_pages(pages: usize, pct: u64) -> Vec<usize> {
 
 /// Writes `pages`, timed in up to 32 chunks of at least 16 pages: ns per
 /// page of each chunk (one sample each), and the minor faults taken.
-fn timed_writes(heap: &Heap, pages: &[usize], timer_ns: f64) -> anyhow::Result<(Vec<f64>, u64)> {
+fn timed_writes(heap: &Heap, pages: &[usize], timer_ns: f64) -> anyhow::Result<Alone> {
     let chunks = (pages.len() / 16).clamp(1, 32);
     let per = pages.len().div_ceil(chunks).max(1);
     let faults0 = sys::minor_faults()?;
@@ -171,7 +178,6 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         .iter()
         .find(|(l, _)| *l == pages_label)
         .map_or(Thp::Off, |p| p.1);
-    let heap = Heap::touched(heap_bytes as usize, thp)?;
     let heap_name = fmt_size(heap_bytes);
     let heap_bytes_text = heap_bytes.to_string();
     let base = [
@@ -185,28 +191,41 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         labels(&v)
     };
     let mut out = WorkerOutput::default();
-    let huge = Sharing::of(std::process::id())?.anon_huge_kib;
-    out.reading("anon_huge_kib", Unit::Kib, with(&[]), huge as f64);
-    if thp == Thp::On && huge == 0 {
+    let shares = job.params.list(if thp == Thp::On { "thp_writes" } else { "writes" });
+    let cycles = job.params.int("cycles") as usize;
+    let written: Vec<u64> = shares.iter().copied().filter(|&p| p > 0).collect();
+    let timer = job.timer_overhead_ns;
+    let mut huge_kib = Vec::new();
+    let (alone, held) = if thp == Thp::On {
+        fresh_cycles(heap_bytes as usize, &shares, cycles, job.seed, timer, &mut huge_kib)?
+    } else {
+        let heap = Heap::touched(heap_bytes as usize, thp)?;
+        huge_kib.push(Sharing::of(std::process::id())?.anon_huge_kib);
+        // The writes with no child come first: before any fork every page
+        // is private and writable; after one, a page the parent has not
+        // written since stays write-protected and its next write faults,
+        // child or not. Each fork write-protects the whole heap again, so
+        // the forks need no fresh heap.
+        let alone = interleave(&written, cycles, job.seed, |&pct| {
+            timed_writes(&heap, &written_pages(heap.pages(), pct), timer)
+        })?;
+        let held = interleave(&shares, cycles, job.seed.rotate_left(1), |&pct| {
+            cow_cycle(&heap, pct, timer)
+        })?;
+        (alone, held)
+    };
+    for &k in &huge_kib {
+        out.reading("anon_huge_kib", Unit::Kib, with(&[]), k as f64);
+    }
+    if thp == Thp::On && huge_kib.iter().all(|&k| k == 0) {
         out.notes.push(
             "the THP heap got no huge pages (AnonHugePages 0): its figures are 4 KiB pages".into(),
         );
     }
-    let shares = job.params.list("writes");
-    let cycles = job.params.int("cycles") as usize;
-    let written: Vec<u64> = shares.iter().copied().filter(|&p| p > 0).collect();
-    // The writes with no child come first: before any fork every page is
-    // private and writable; after one, a page the parent has not written
-    // since stays write-protected and its next write faults, child or not.
-    let alone = interleave(&written, cycles, job.seed, |&pct| {
-        timed_writes(&heap, &written_pages(heap.pages(), pct), job.timer_overhead_ns)
-    })?;
-    let held = interleave(&shares, cycles, job.seed.rotate_left(1), |&pct| {
-        cow_cycle(&heap, pct, job.timer_overhead_ns)
-    })?;
+    let heap_pages = (heap_bytes as usize).div_ceil(sys::PAGE);
     for (&pct, runs) in written.iter().zip(alone) {
         let share = format!("{pct}%");
-        let n = written_pages(heap.pages(), pct).len() as f64;
+        let n = written_pages(heap_pages, pct).len() as f64;
         let l = with(&[("writes", &share), ("child", "none")]);
         out.push(
             "write_ns",
@@ -226,7 +245,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     out.push("fork_ns", Unit::Ns, with(&[]), forks_ns);
     for (&pct, runs) in shares.iter().zip(held) {
         let share = format!("{pct}%");
-        let n = written_pages(heap.pages(), pct).len() as f64;
+        let n = written_pages(heap_pages, pct).len() as f64;
         let l = with(&[("writes", &share), ("child", "alive")]);
         let lw = with(&[("writes", &share)]);
         if n > 0.0 {
@@ -261,8 +280,47 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             }
         }
     }
-    drop(heap);
     Ok(out)
+}
+
+/// What one pass of writes with no child gave: ns per page of each chunk,
+/// and the minor faults.
+type Alone = (Vec<f64>, u64);
+
+/// The huge-page heap's cycles. The first write after a fork splits a huge
+/// page, and it stays split after the child exits: each cycle gets a fresh
+/// heap, written with no child first, then forked and written again.
+/// Returns the writes alone by share written (in `shares` order, 0 left
+/// out) and the forks by share.
+fn fresh_cycles(
+    len: usize,
+    shares: &[u64],
+    cycles: usize,
+    seed: u64,
+    timer_ns: f64,
+    huge_kib: &mut Vec<u64>,
+) -> anyhow::Result<(Vec<Vec<Alone>>, Vec<Vec<CowCycle>>)> {
+    let both = interleave(shares, cycles, seed, |&pct| {
+        let heap = Heap::touched(len, Thp::On)?;
+        huge_kib.push(Sharing::of(std::process::id())?.anon_huge_kib);
+        let pages = written_pages(heap.pages(), pct);
+        let alone = match pct {
+            0 => None,
+            _ => Some(timed_writes(&heap, &pages, timer_ns)?),
+        };
+        anyhow::Ok((alone, cow_cycle(&heap, pct, timer_ns)?))
+    })?;
+    let mut alone = Vec::new();
+    let mut held = Vec::new();
+    for runs in both {
+        let (a, h): (Vec<_>, Vec<_>) = runs.into_iter().unzip();
+        let a: Vec<Alone> = a.into_iter().flatten().collect();
+        if !a.is_empty() {
+            alone.push(a);
+        }
+        held.push(h);
+    }
+    Ok((alone, held))
 }
 
 /// The two intervals do not overlap: a difference may be stated.

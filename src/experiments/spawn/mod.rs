@@ -15,6 +15,7 @@ pub mod cold;
 pub mod cow;
 pub mod engine;
 pub mod heap;
+pub mod heap_untouched;
 pub mod methods;
 pub mod table;
 
