@@ -94,7 +94,7 @@ fn the_heap_room_is_the_tightest_of_memory_address_space_and_cgroup() {
 /// mapped and never written forks faster than the same heap touched.
 #[test]
 fn an_untouched_heap_forks_faster_than_a_touched_one_of_the_same_size() {
-    let fork_ns = |heap: &sys::Heap| {
+    let fork_ns = |_alive: &sys::Heap| {
         let mut v: Vec<f64> = (0..7)
             .map(|_| {
                 let t0 = sys::monotonic_ns();
