@@ -539,9 +539,15 @@ fn list_json_gives_each_method_table_with_what_each_row_is() {
 /// without spawn.cow, says which figures it lacks: exit 2, nothing measured.
 #[test]
 fn predict_names_the_figures_a_results_file_lacks() {
-    let results = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-results.json");
+    let results =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-results.json");
     let out = tasklab()
-        .args(["predict", "--pid", &std::process::id().to_string(), "--results"])
+        .args([
+            "predict",
+            "--pid",
+            &std::process::id().to_string(),
+            "--results",
+        ])
         .arg(&results)
         .output()
         .unwrap();

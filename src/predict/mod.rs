@@ -29,7 +29,10 @@ or `ps -eo pid,rss,comm --sort=-rss | head` (largest memory first); \
 `--pid $$` is this shell";
 
 pub fn run(args: &PredictArgs) -> anyhow::Result<ExitCode> {
-    let pid_text = args.pid.as_deref().ok_or_else(|| UsageError(NO_PID.into()))?;
+    let pid_text = args
+        .pid
+        .as_deref()
+        .ok_or_else(|| UsageError(NO_PID.into()))?;
     let pid = parse_pid(pid_text).map_err(UsageError)?;
     let writes_pct = parse_share(&args.writes).map_err(UsageError)?;
     // Everything the user named is checked before anything is measured.
@@ -43,7 +46,10 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<ExitCode> {
     let process = read_process(pid).map_err(UsageError)?;
     let (slopes, source) = match file {
         Some((r, source)) => (Slopes::from_results(&r), source),
-        None => (Slopes::from_results(&fresh_run(&process, writes_pct)?), "a short run".into()),
+        None => (
+            Slopes::from_results(&fresh_run(&process, writes_pct)?),
+            "a short run".into(),
+        ),
     };
     let Some(p) = model::predict(&slopes, &process, writes_pct) else {
         let what = model::missing(&slopes).unwrap_or("the slopes");
@@ -67,7 +73,9 @@ pub fn parse_pid(text: &str) -> Result<u32, String> {
     match text.trim().parse::<u32>() {
         Ok(0) => Err("--pid: 0 is not a process id".into()),
         Ok(p) if p <= i32::MAX as u32 => Ok(p),
-        _ => Err(format!("--pid: '{text}' is not a process id (a whole number above 0)")),
+        _ => Err(format!(
+            "--pid: '{text}' is not a process id (a whole number above 0)"
+        )),
     }
 }
 
@@ -171,7 +179,12 @@ fn fresh_run(p: &Process, writes_pct: f64) -> anyhow::Result<RunResults> {
 }
 
 fn range_ns(r: &Range) -> String {
-    format!("{} ({} to {})", fmt_ns(r.median), fmt_ns(r.lo), fmt_ns(r.hi))
+    format!(
+        "{} ({} to {})",
+        fmt_ns(r.median),
+        fmt_ns(r.lo),
+        fmt_ns(r.hi)
+    )
 }
 
 /// The prediction in words.
@@ -192,6 +205,8 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
         range_ns(&p.parent_return_ns),
         if p.extrapolated {
             " (its page tables are beyond the largest heap measured: the line is extrapolated)"
+        } else if p.below_smallest {
+            " (its page tables are below the smallest heap measured: that heap's figure)"
         } else {
             ""
         }
@@ -208,7 +223,7 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
         }
     ));
     s.push_str(&format!(
-        "slopes from {source}; intervals are the lines through the measured 95% intervals; mappings and descriptors are not in the model\n"
+        "slopes from {source}; each interval joins the measured 95% intervals of the heaps and shares either side; mappings and descriptors are not in the model\n"
     ));
     s
 }

@@ -66,7 +66,9 @@ impl Range {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Slopes {
     /// fork's return to the parent against the page tables of the heap it
-    /// forked with: (VmPTE KiB, ns).
+    /// forked with: (VmPTE KiB, ns), smallest first. Between two heaps the
+    /// figure is on the line between them; beyond the largest, on along
+    /// the least-squares slope.
     pub fork: Vec<(f64, Range)>,
     /// ns per page written with the child alive, by write share in percent:
     /// on 4 KiB pages and on huge pages.
@@ -131,6 +133,9 @@ pub struct Prediction {
     /// True when the process's page tables are beyond the largest heap
     /// measured: the line is extrapolated.
     pub extrapolated: bool,
+    /// True when they are below the smallest heap measured: the figure is
+    /// that heap's.
+    pub below_smallest: bool,
     /// The write share the COW cost is for, percent.
     pub writes_pct: f64,
     /// Pages (4 KiB) written with the child alive, on 4 KiB and huge pages.
@@ -160,15 +165,24 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
         return None;
     }
     let x = p.copied_pte_kib();
-    let line = |f: fn(&Range) -> f64| {
+    let (first, last) = (s.fork.first()?, s.fork.last()?);
+    let parent_return_ns = if x <= first.0 {
+        first.1
+    } else if x <= last.0 {
+        between(&s.fork, x)?
+    } else {
+        // Beyond the largest heap: on from it along the least-squares
+        // slope of all the heaps, for the median and each end alike.
         let xs: Vec<f64> = s.fork.iter().map(|(k, _)| *k).collect();
-        let ys: Vec<f64> = s.fork.iter().map(|(_, r)| f(r)).collect();
-        linear_fit(&xs, &ys).map(|fit| fit.intercept + fit.slope * x)
-    };
-    let parent_return_ns = Range {
-        median: line(|r| r.median)?,
-        lo: line(|r| r.lo)?,
-        hi: line(|r| r.hi)?,
+        let slope = |f: fn(&Range) -> f64| {
+            let ys: Vec<f64> = s.fork.iter().map(|(_, r)| f(r)).collect();
+            linear_fit(&xs, &ys).map(|fit| fit.slope * (x - last.0))
+        };
+        Range {
+            median: last.1.median + slope(|r| r.median)?,
+            lo: last.1.lo + slope(|r| r.lo)?,
+            hi: last.1.hi + slope(|r| r.hi)?,
+        }
     };
     let huge_kib = p.anon_huge_kib.min(p.rss_anon_kib) as f64;
     let small_kib = p.rss_anon_kib as f64 - huge_kib;
@@ -180,7 +194,8 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
     let per_thp = at_share(&s.cow_thp, writes_pct).unwrap_or(per_4k);
     Some(Prediction {
         parent_return_ns,
-        extrapolated: s.fork.last().is_some_and(|(k, _)| x > *k),
+        extrapolated: x > last.0,
+        below_smallest: x < first.0,
         writes_pct,
         written_4k_pages,
         written_thp_pages,
@@ -201,10 +216,19 @@ fn at_share(v: &[(f64, Range)], pct: f64) -> Option<Range> {
     if pct >= last.0 {
         return Some(last.1);
     }
-    let i = v.iter().position(|(p, _)| *p >= pct)?;
-    let ((p0, a), (p1, b)) = (v[i - 1], v[i]);
-    let t = (pct - p0) / (p1 - p0);
-    let mix = |x: f64, y: f64| x + (y - x) * t;
+    between(v, pct)
+}
+
+/// The straight line between the two points either side of `x` (which
+/// lies within the points, sorted by x).
+fn between(v: &[(f64, Range)], x: f64) -> Option<Range> {
+    let i = v.iter().position(|(p, _)| *p >= x)?;
+    if i == 0 {
+        return Some(v[0].1);
+    }
+    let ((x0, a), (x1, b)) = (v[i - 1], v[i]);
+    let t = (x - x0) / (x1 - x0);
+    let mix = |p: f64, q: f64| p + (q - p) * t;
     Some(Range {
         median: mix(a.median, b.median),
         lo: mix(a.lo, b.lo),

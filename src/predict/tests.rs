@@ -59,7 +59,13 @@ fn the_cow_cost_is_the_written_pages_at_the_rate_of_their_share() {
     let p = predict(&s, &huge, 10.0).unwrap();
     assert!(p.thp_at_4k_rate);
     assert!(p.written_thp_pages > 0.0 && p.written_4k_pages > 0.0);
-    assert_eq!(predict(&s, &process(2_000), 0.0).unwrap().cow_first_pass_ns.median, 0.0);
+    assert_eq!(
+        predict(&s, &process(2_000), 0.0)
+            .unwrap()
+            .cow_first_pass_ns
+            .median,
+        0.0
+    );
 }
 
 #[test]
@@ -92,7 +98,10 @@ fn this_process_can_be_read_and_an_absent_one_cannot() {
     let gone = read_process(i32::MAX as u32).unwrap_err();
     assert!(gone.contains("no such process"), "{gone}");
     let text = render(&me, &predict(&fixture(), &me, 10.0).unwrap(), "a fixture");
-    assert!(text.contains("fork() would return to the parent in"), "{text}");
+    assert!(
+        text.contains("fork() would return to the parent in"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -191,13 +191,24 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         labels(&v)
     };
     let mut out = WorkerOutput::default();
-    let shares = job.params.list(if thp == Thp::On { "thp_writes" } else { "writes" });
+    let shares = job.params.list(if thp == Thp::On {
+        "thp_writes"
+    } else {
+        "writes"
+    });
     let cycles = job.params.int("cycles") as usize;
     let written: Vec<u64> = shares.iter().copied().filter(|&p| p > 0).collect();
     let timer = job.timer_overhead_ns;
     let mut huge_kib = Vec::new();
     let (alone, held) = if thp == Thp::On {
-        fresh_cycles(heap_bytes as usize, &shares, cycles, job.seed, timer, &mut huge_kib)?
+        fresh_cycles(
+            heap_bytes as usize,
+            &shares,
+            cycles,
+            job.seed,
+            timer,
+            &mut huge_kib,
+        )?
     } else {
         let heap = Heap::touched(heap_bytes as usize, thp)?;
         huge_kib.push(Sharing::of(std::process::id())?.anon_huge_kib);
@@ -287,6 +298,9 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 /// and the minor faults.
 type Alone = (Vec<f64>, u64);
 
+/// Per share: the passes with no child (shares written only), the forks.
+type Cycles = (Vec<Vec<Alone>>, Vec<Vec<CowCycle>>);
+
 /// The huge-page heap's cycles. The first write after a fork splits a huge
 /// page, and it stays split after the child exits: each cycle gets a fresh
 /// heap, written with no child first, then forked and written again.
@@ -299,7 +313,7 @@ fn fresh_cycles(
     seed: u64,
     timer_ns: f64,
     huge_kib: &mut Vec<u64>,
-) -> anyhow::Result<(Vec<Vec<Alone>>, Vec<Vec<CowCycle>>)> {
+) -> anyhow::Result<Cycles> {
     let both = interleave(shares, cycles, seed, |&pct| {
         let heap = Heap::touched(len, Thp::On)?;
         huge_kib.push(Sharing::of(std::process::id())?.anon_huge_kib);
@@ -388,7 +402,11 @@ fn cow_vs_alone(r: &ExperimentResult, pages: &str, what: &str) -> Option<String>
     let faults = r
         .median(
             "faults_per_page",
-            &[("pages", pages), ("writes", &format!("{pct}%")), ("child", "alive")],
+            &[
+                ("pages", pages),
+                ("writes", &format!("{pct}%")),
+                ("child", "alive"),
+            ],
         )
         .map(|f| format!("; {f:.2} minor faults per written page"))
         .unwrap_or_default();
@@ -402,7 +420,11 @@ fn cow_vs_alone(r: &ExperimentResult, pages: &str, what: &str) -> Option<String>
 fn alone<'a>(r: &'a ExperimentResult, pages: &str, pct: u64) -> Option<&'a Metric> {
     r.find(
         "write_ns",
-        &[("pages", pages), ("writes", &format!("{pct}%")), ("child", "none")],
+        &[
+            ("pages", pages),
+            ("writes", &format!("{pct}%")),
+            ("child", "none"),
+        ],
     )
     .filter(|m| !m.summary.unstable)
 }
@@ -441,7 +463,10 @@ fn huge_vs_small(r: &ExperimentResult) -> Option<String> {
     )?;
     let huge_kib = r.reading("anon_huge_kib", &[("pages", "thp")])?;
     if huge_kib <= 0.0 {
-        return Some("the THP heap got no huge pages here, so 4 KiB and THP figures are the same kind".into());
+        return Some(
+            "the THP heap got no huge pages here, so 4 KiB and THP figures are the same kind"
+                .into(),
+        );
     }
     let cmp = if apart(&thp.summary, &small.summary) {
         format!(
@@ -462,7 +487,10 @@ fn huge_vs_small(r: &ExperimentResult) -> Option<String> {
     );
     let extra = r.median("extra_kib", &[("pages", "thp"), ("writes", &share)]);
     let heap_bytes = thp.label_num("heap_bytes")?;
-    let huge_after = r.reading("parent_anon_huge_kib", &[("pages", "thp"), ("writes", &share)]);
+    let huge_after = r.reading(
+        "parent_anon_huge_kib",
+        &[("pages", "thp"), ("writes", &share)],
+    );
     if let (Some(extra), Some(after)) = (extra, huge_after) {
         let written = (heap_bytes / sys::PAGE as u64) as f64 * pct as f64 / 100.0;
         // Pages written per 2 MiB region: a region copied whole costs 2 MiB

@@ -29,7 +29,10 @@ fn a_cow_write_costs_more_than_the_same_write_with_no_child() {
         cow.write_ns,
         alone
     );
-    assert!(cow.faults as usize >= pages.len(), "one fault per copied page");
+    assert!(
+        cow.faults as usize >= pages.len(),
+        "one fault per copied page"
+    );
     assert!(alone_faults < cow.faults);
     // Every page written gives parent and child a copy each: at least the
     // heap's size of extra memory (less a little for the kernel's rounding).
@@ -71,7 +74,9 @@ fn a_difference_is_stated_only_when_the_intervals_separate() {
     ]);
     let a = analyze(&r);
     assert!(
-        a.findings.iter().any(|f| f.contains("20.0x the same write")),
+        a.findings
+            .iter()
+            .any(|f| f.contains("20.0x the same write")),
         "{:?}",
         a.findings
     );

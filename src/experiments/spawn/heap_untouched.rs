@@ -81,7 +81,11 @@ pub fn finding(r: &ExperimentResult, base: &str) -> Vec<String> {
         .filter(|m| {
             r.median(
                 "parent_return_ns",
-                &[("method", "fork"), ("heap", m.label("heap").unwrap_or("")), ("thp", base)],
+                &[
+                    ("method", "fork"),
+                    ("heap", m.label("heap").unwrap_or("")),
+                    ("thp", base),
+                ],
             )
             .is_some()
         })
