@@ -1,7 +1,8 @@
 //! Fork as a cheap way to parallelise (seed 003, "Linux Fu: An Odd Use For
 //! Fork()"): a buffer of doubles that can sit on transparent huge pages, the
 //! seed's summing loop, and forked children that sum a slice of inherited
-//! memory or play one "report" to a slow sink.
+//! memory or play one "report" to a slow sink; and a child held alive on a
+//! pipe while the parent writes (spawn.cow's copy-on-write).
 //!
 //! As everywhere in `sys`, the child side of a fork is fixed here and takes no
 //! caller closure: the worker may have threads (a rayon pool, scoped
