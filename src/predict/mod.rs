@@ -11,7 +11,6 @@ pub mod model;
 use crate::cli::PredictArgs;
 use crate::error::UsageError;
 use crate::measure::params::ParamValue;
-use crate::measure::sizing::Profile;
 use crate::results::RunResults;
 use crate::run::plan::{Preset, Request};
 use crate::sys::procfs;
@@ -163,19 +162,7 @@ fn fresh_run(p: &Process, writes_pct: f64) -> anyhow::Result<RunResults> {
         NEEDED.join(", ")
     );
     let names: Vec<String> = NEEDED.iter().map(|s| s.to_string()).collect();
-    crate::run::run_request(
-        &Request {
-            names: &names,
-            profile: Profile::Quick,
-            params: &[],
-            presets: &presets,
-            pin: None,
-            timeout_s: None,
-            rounds: None,
-            seed: None,
-        },
-        dir.path(),
-    )
+    crate::run::run_request(&Request::quick(&names, &presets), dir.path())
 }
 
 fn range_ns(r: &Range) -> String {

@@ -342,6 +342,16 @@ fn apart(a: &Summary, b: &Summary) -> bool {
     a.ci95_hi < b.ci95_lo || b.ci95_hi < a.ci95_lo
 }
 
+/// `a` against `b` (named `what`): "3.0x what b", or "indistinguishable
+/// here from what b" when the intervals overlap.
+fn versus(a: &Summary, b: &Summary, what: &str) -> String {
+    if apart(a, b) {
+        format!("{:.1}x {what} {}", a.median / b.median, with_ci(b))
+    } else {
+        format!("indistinguishable here from {what} {}", with_ci(b))
+    }
+}
+
 /// A median with its interval: "1.20 µs (1.10 µs–1.31 µs)".
 fn with_ci(s: &Summary) -> String {
     format!(
@@ -387,18 +397,7 @@ fn cow_vs_alone(r: &ExperimentResult, pages: &str, what: &str) -> Option<String>
         .find(|(pct, _)| alone(r, pages, *pct).is_some())?;
     let none = alone(r, pages, pct)?;
     let heap = cow.label("heap").unwrap_or("the");
-    let verdict = if apart(&cow.summary, &none.summary) {
-        format!(
-            "{:.1}x the same write with no child, {}",
-            cow.summary.median / none.summary.median,
-            with_ci(&none.summary)
-        )
-    } else {
-        format!(
-            "indistinguishable here from the same write with no child, {}",
-            with_ci(&none.summary)
-        )
-    };
+    let verdict = versus(&cow.summary, &none.summary, "the same write with no child,");
     let faults = r
         .median(
             "faults_per_page",
@@ -468,18 +467,10 @@ fn huge_vs_small(r: &ExperimentResult) -> Option<String> {
                 .into(),
         );
     }
-    let cmp = if apart(&thp.summary, &small.summary) {
-        format!(
-            "{:.1}x the {} on 4 KiB pages",
-            thp.summary.median / small.summary.median,
-            with_ci(&small.summary)
-        )
-    } else {
-        format!(
-            "indistinguishable here from the {} on 4 KiB pages",
-            with_ci(&small.summary)
-        )
-    };
+    let cmp = format!(
+        "{} on 4 KiB pages",
+        versus(&thp.summary, &small.summary, "the")
+    );
     let mut s = format!(
         "on huge pages ({} of the heap in 2 MiB pages) a write after fork at {share} costs {} per page, {cmp}",
         fmt_size((huge_kib * 1024.0) as u64),
