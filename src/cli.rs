@@ -71,6 +71,8 @@ pub enum Command {
     /// What each concurrency model (process, thread, pool, posix_spawn, async)
     /// would cost for a workload: CPU overhead and memory, from measured figures
     Advise(AdviseArgs),
+    /// Predict what fork() would cost a running process here, from slopes measured on this machine
+    Predict(PredictArgs),
     /// Run one of the seeds' demonstration programs, with the seed's output
     #[command(subcommand)]
     Demo(Demo),
@@ -241,6 +243,27 @@ pub struct AdviseArgs {
     )]
     pub stack: String,
     /// A results.json to take the costs from; without it, a fresh quick run measures them
+    #[arg(long, value_name = "FILE")]
+    pub results: Option<PathBuf>,
+    /// Print as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug, Default, Clone)]
+pub struct PredictArgs {
+    /// The process whose fork to predict (find one with `pgrep -n NAME` or `pidof NAME`)
+    #[arg(long, value_name = "PID", allow_hyphen_values = true)]
+    pub pid: Option<String>,
+    /// The share of its anonymous memory it writes while the child lives (10%, 0.5%, 100%)
+    #[arg(
+        long,
+        value_name = "SHARE",
+        default_value = "10%",
+        allow_hyphen_values = true
+    )]
+    pub writes: String,
+    /// A results.json with spawn.heap and spawn.cow to take the slopes from; without it, a short run measures them
     #[arg(long, value_name = "FILE")]
     pub results: Option<PathBuf>,
     /// Print as JSON

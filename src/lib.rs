@@ -11,6 +11,7 @@ pub mod env;
 pub mod error;
 pub mod experiments;
 pub mod measure;
+pub mod predict;
 pub mod report;
 pub mod results;
 pub mod run;
@@ -55,6 +56,7 @@ pub fn main_entry() -> ExitCode {
             report::rerender(&file, out.as_deref(), &output)
         }
         Some(Command::Advise(args)) => advise::run(&args),
+        Some(Command::Predict(args)) => predict::run(&args),
         Some(Command::Demo(demo)) => demo::run(&demo),
         Some(Command::Worker) => {
             return ExitCode::from(measure::worker::worker_main(experiments::measure_fn) as u8)

@@ -90,7 +90,9 @@ fn no_negative_zero_and_every_whole_part_grouped() {
     assert_eq!(fmt_num(999.96, 1), "1,000.0");
     assert_eq!(fmt_ns(-0.001), "0.00 ns");
     assert_eq!(fmt_ns(12_345e9), "12,345 s");
-    assert_eq!(fmt_value(-0.3, Unit::Kib), "0 KiB");
+    // A negative size is shown as measured, never clamped; a zero is never "-0".
+    assert_eq!(fmt_value(-0.3, Unit::Kib), "-0.30 KiB");
+    assert_eq!(fmt_value(-0.0, Unit::Kib), "0 KiB");
     assert_eq!(fmt_value(-0.001, Unit::Ratio), "0.00x");
     assert_eq!(fmt_value(12_345.5, Unit::Ratio), "12,345.50x");
     assert_eq!(fmt_value(1_234.25, Unit::Count), "1,234.25");

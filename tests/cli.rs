@@ -534,3 +534,24 @@ fn list_json_gives_each_method_table_with_what_each_row_is() {
     let clone3 = methods.iter().find(|c| c["name"] == "clone3_fork").unwrap();
     assert!(clone3["needs"].as_str().unwrap().contains("clone3"));
 }
+
+/// predict reads a live process (this test's own) and, given a results file
+/// without spawn.cow, says which figures it lacks: exit 2, nothing measured.
+#[test]
+fn predict_names_the_figures_a_results_file_lacks() {
+    let results =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-results.json");
+    let out = tasklab()
+        .args([
+            "predict",
+            "--pid",
+            &std::process::id().to_string(),
+            "--results",
+        ])
+        .arg(&results)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("spawn.cow"), "{err}");
+}

@@ -30,7 +30,6 @@ use crate::cli::AdviseArgs;
 use crate::env::{Env, Limits};
 use crate::error::UsageError;
 use crate::measure::params::ParamValue;
-use crate::measure::sizing::Profile;
 use crate::results::{RunResults, RunStatus};
 use crate::run::plan::{Preset, Request};
 use crate::units::fmt_size;
@@ -239,19 +238,7 @@ fn fresh_run(w: &Workload) -> anyhow::Result<RunResults> {
     let presets = plan.presets();
     // A failed experiment still writes what it measured; advise then says
     // which figures are missing.
-    let results = crate::run::run_request(
-        &Request {
-            names: &names,
-            profile: Profile::Quick,
-            params: &[],
-            presets: &presets,
-            pin: None,
-            timeout_s: None,
-            rounds: None,
-            seed: None,
-        },
-        dir.path(),
-    )?;
+    let results = crate::run::run_request(&Request::quick(&names, &presets), dir.path())?;
     eprintln!(
         "advise: measured in {:.0} s (tasklab run {} keeps a full report)",
         started.elapsed().as_secs_f64(),

@@ -33,6 +33,7 @@ pub static REGISTRY: &[&Experiment] = &[
     &spawn::launch::EXPERIMENT,
     &spawn::cold::EXPERIMENT,
     &spawn::heap::EXPERIMENT,
+    &spawn::cow::EXPERIMENT,
     &switch::pingpong::EXPERIMENT,
     &switch::echo::EXPERIMENT,
     &switch::indirect::EXPERIMENT,

@@ -100,6 +100,23 @@ pub struct Request<'a> {
     pub seed: Option<u64>,
 }
 
+impl<'a> Request<'a> {
+    /// A quick run of `names` with a command's own `presets` and nothing
+    /// from the user: what advise and predict measure when given no file.
+    pub fn quick(names: &'a [String], presets: &'a [Preset]) -> Request<'a> {
+        Request {
+            names,
+            profile: Profile::Quick,
+            params: &[],
+            presets,
+            pin: None,
+            timeout_s: None,
+            rounds: None,
+            seed: None,
+        }
+    }
+}
+
 /// A parameter value a command chooses for its own run, in place of the
 /// profile's default. Unlike `-p`, it is not the user's: an experiment
 /// still fits it to the machine ([`PlanCtx::user_set`] leaves it out), and

@@ -1,7 +1,8 @@
 //! Fork as a cheap way to parallelise (seed 003, "Linux Fu: An Odd Use For
 //! Fork()"): a buffer of doubles that can sit on transparent huge pages, the
 //! seed's summing loop, and forked children that sum a slice of inherited
-//! memory or play one "report" to a slow sink.
+//! memory or play one "report" to a slow sink; and a child held alive on a
+//! pipe while the parent writes (spawn.cow's copy-on-write).
 //!
 //! As everywhere in `sys`, the child side of a fork is fixed here and takes no
 //! caller closure: the worker may have threads (a rayon pool, scoped
@@ -291,6 +292,63 @@ pub fn fork_exit() -> io::Result<Child> {
         exit_now(0);
     }
     Ok(Child { pid })
+}
+
+/// A forked child that stays alive, blocked reading a pipe, until
+/// [`HeldChild::release`]: while it lives every private page of the parent
+/// is shared copy-on-write, so the parent's writes copy pages.
+#[must_use = "a held child must be released (and so reaped)"]
+pub struct HeldChild {
+    child: Child,
+    hold: OwnedFd,
+}
+
+impl HeldChild {
+    /// Forks a child that asks to die with its parent, then blocks on a pipe
+    /// until the parent closes it, and exits 0.
+    pub fn fork() -> io::Result<HeldChild> {
+        let (read, write) = super::proc::pipe(false)?;
+        let (rfd, wfd) = (read.as_raw_fd(), write.as_raw_fd());
+        let parent = std::process::id() as i32;
+        // SAFETY: the child calls prctl(2), getppid(2), close(2), read(2) into
+        // a local byte and _exit: async-signal-safe work, sound even when the
+        // parent has other threads. It never returns into the caller.
+        let pid = check(unsafe { libc::fork() })?;
+        if pid == 0 {
+            if !child_dies_with_parent(parent) {
+                exit_now(ORPHANED);
+            }
+            // SAFETY: wfd is the child's own copy of the write end; closing it
+            // lets the read below see EOF once the parent closes its copy.
+            unsafe { libc::close(wfd) };
+            let mut b = 0u8;
+            loop {
+                // SAFETY: b is one writable byte on this stack.
+                let n = unsafe { libc::read(rfd, (&mut b as *mut u8).cast(), 1) };
+                // SAFETY: __errno_location returns this thread's errno slot.
+                if n < 0 && unsafe { *libc::__errno_location() } == libc::EINTR {
+                    continue;
+                }
+                break;
+            }
+            exit_now(0);
+        }
+        drop(read);
+        Ok(HeldChild {
+            child: Child { pid },
+            hold: write,
+        })
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.child.pid
+    }
+
+    /// Closes the pipe, so the child exits, and reaps it.
+    pub fn release(self) -> io::Result<()> {
+        drop(self.hold);
+        self.child.wait()
+    }
 }
 
 pub use super::proc::cpu_time_ns;

@@ -109,9 +109,9 @@ pub enum Thp {
     Default,
 }
 
-/// A private anonymous heap of `len` bytes, every page written once so it is
-/// resident and has page-table entries: the parent's memory image that fork
-/// must copy the page tables of.
+/// A private anonymous heap of `len` bytes: the parent's memory image.
+/// Touched (every page written once, resident, with page-table entries fork
+/// must copy) or untouched (mapped only).
 pub struct Heap {
     map: Option<Mapping>,
     start: usize,
@@ -119,7 +119,18 @@ pub struct Heap {
 }
 
 impl Heap {
+    /// A heap whose every page is written once: resident, with page-table
+    /// entries for fork to copy.
     pub fn touched(len: usize, thp: Thp) -> io::Result<Self> {
+        let heap = Heap::untouched(len, thp)?;
+        heap.touch();
+        Ok(heap)
+    }
+
+    /// A heap mapped but never written: no page is resident and the mapping
+    /// has no page tables yet, so fork has nothing of it to copy (what a
+    /// `malloc` of gigabytes is until the program writes it).
+    pub fn untouched(len: usize, thp: Thp) -> io::Result<Self> {
         if len == 0 {
             return Ok(Heap {
                 map: None,
@@ -145,24 +156,33 @@ impl Heap {
                 return Err(io::Error::last_os_error());
             }
         }
-        let heap = Heap {
+        Ok(Heap {
             map: Some(map),
             start,
             len,
-        };
-        heap.touch();
-        Ok(heap)
+        })
     }
 
     /// Writes one byte per page so every page is resident.
     fn touch(&self) {
-        let mut off = 0;
-        while off < self.len {
-            // SAFETY: start+off is inside the mapping, which is writable and
-            // not aliased by any Rust reference.
-            unsafe { std::ptr::write_volatile((self.start + off) as *mut u8, 1) };
-            off += PAGE;
+        for i in 0..self.pages() {
+            self.write_page(i);
         }
+    }
+
+    /// 4 KiB pages in the heap.
+    pub fn pages(&self) -> usize {
+        self.len.div_ceil(PAGE)
+    }
+
+    /// Writes one byte into page `i`: enough for the kernel to fault the
+    /// page in, or to copy it when it is shared copy-on-write after a fork.
+    pub fn write_page(&self, i: usize) {
+        assert!(i < self.pages(), "page {i} is outside the heap");
+        // SAFETY: start + i*PAGE is inside the mapping (checked above), which
+        // is writable and not aliased by any Rust reference; a volatile write
+        // of one byte is always sound there.
+        unsafe { std::ptr::write_volatile((self.start + i * PAGE) as *mut u8, 1) };
     }
 
     pub fn len(&self) -> usize {

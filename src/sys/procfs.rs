@@ -210,6 +210,68 @@ pub fn cpuidle_ns(cpu: usize) -> Option<u64> {
     total
 }
 
+/// /proc/PID/status of any process, as text: NotFound when there is no
+/// such process, PermissionDenied when it is not ours to read.
+pub fn status_of(pid: u32) -> std::io::Result<String> {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+}
+
+/// /proc/PID/smaps_rollup of any process, as text (the kernel walks the
+/// process's page tables to write it: Rss, Private_*, Shared_*,
+/// AnonHugePages, ...).
+pub fn smaps_rollup_of(pid: u32) -> std::io::Result<String> {
+    std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
+}
+
+/// Mappings (VMAs) of any process: the lines of /proc/PID/maps, counted as
+/// they stream (a process may have tens of thousands).
+pub fn maps_of(pid: u32) -> std::io::Result<u64> {
+    use std::io::BufRead;
+    let f = std::fs::File::open(format!("/proc/{pid}/maps"))?;
+    let mut n = 0;
+    for line in std::io::BufReader::new(f).split(b'\n') {
+        line?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Open file descriptors of any process: the entries of /proc/PID/fd.
+pub fn fds_of(pid: u32) -> std::io::Result<u64> {
+    let mut n = 0;
+    for e in std::fs::read_dir(format!("/proc/{pid}/fd"))? {
+        e?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Private and shared memory of a process from its smaps_rollup, in KiB.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sharing {
+    /// Private_Clean + Private_Dirty: pages only this process maps.
+    pub private_kib: u64,
+    /// Shared_Clean + Shared_Dirty: pages another process maps too.
+    pub shared_kib: u64,
+    pub anon_huge_kib: u64,
+}
+
+impl Sharing {
+    pub fn of(pid: u32) -> std::io::Result<Sharing> {
+        let text = smaps_rollup_of(pid)?;
+        Ok(Sharing::parse(&text))
+    }
+
+    pub fn parse(text: &str) -> Sharing {
+        let f = |name| kib_field(text, name).unwrap_or(0);
+        Sharing {
+            private_kib: f("Private_Clean") + f("Private_Dirty"),
+            shared_kib: f("Shared_Clean") + f("Shared_Dirty"),
+            anon_huge_kib: f("AnonHugePages"),
+        }
+    }
+}
+
 /// Finds `Field:   1234 kB` in a /proc text.
 pub fn kib_field(text: &str, field: &str) -> Option<u64> {
     text.lines().find_map(|l| {
@@ -262,6 +324,27 @@ mod tests {
     fn this_process_has_page_tables() {
         assert!(status_kib("VmPTE").is_some());
         assert!(meminfo_kib("MemTotal").unwrap() > 0);
+    }
+
+    #[test]
+    fn another_process_is_read_by_pid() {
+        let me = std::process::id();
+        assert!(kib_field(&status_of(me).unwrap(), "VmPTE").is_some());
+        assert!(maps_of(me).unwrap() > 0);
+        assert!(fds_of(me).unwrap() >= 1, "the directory being read is open");
+        let s = Sharing::of(me).unwrap();
+        assert!(s.private_kib + s.shared_kib > 0);
+        let gone = status_of(u32::MAX).unwrap_err();
+        assert_eq!(gone.kind(), std::io::ErrorKind::NotFound);
+        let text = "Rss: 10 kB\nShared_Clean: 1 kB\nShared_Dirty: 2 kB\nPrivate_Clean: 3 kB\nPrivate_Dirty: 4 kB\nAnonHugePages: 2048 kB\n";
+        assert_eq!(
+            Sharing::parse(text),
+            Sharing {
+                private_kib: 7,
+                shared_kib: 3,
+                anon_huge_kib: 2048
+            }
+        );
     }
 
     #[test]

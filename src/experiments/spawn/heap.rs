@@ -2,9 +2,12 @@
 //! Bendersky's "launch time vs memory image" figure (seed 000: fork grows
 //! with the heap, a thread does not) and Sysel's 4 GB fork ≈ 20 ms (seed
 //! 004), and explains the growth by the page tables fork copies (VmPTE).
+//! An untouched heap of each size ([`super::heap_untouched`]) says which
+//! heap the seed's 4 GB row was.
 
 use super::engine::{push_launches, Launcher};
 use super::heap_fit;
+use super::heap_untouched as untouched;
 use super::methods::{apart, with_interval};
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
@@ -15,7 +18,7 @@ use crate::sys::procfs;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.heap",
-    better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower)],
+    better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower), ("untouched_parent_return_ns", Better::Lower), ("untouched_lifecycle_ns", Better::Lower)],
     summary: "creation cost vs the parent's touched heap (0 to 4 GiB), pinned to one CPU: VmPTE, cost per page, THP on vs off, the first call apart",
     reproduces: "Bendersky's \"launch time vs memory image\" figure; Sysel's 4 GB fork ≈ 20 ms",
     params: &[
@@ -46,6 +49,13 @@ pub static EXPERIMENT: Experiment = Experiment {
             kind: ParamKind::Size { min: 0, max: 1 << 40 },
             quick: "512M",
             thorough: "4G",
+        },
+        ParamSpec {
+            name: "untouched",
+            help: "also fork with each heap mapped but never written (untouched_* series): fork skips it, so that line stays flat",
+            kind: ParamKind::Bool,
+            quick: "true",
+            thorough: "true",
         },
     ],
     seeds: &[
@@ -172,6 +182,11 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
         pts.points
             .push(serde_json::json!({"heap": s, "thp": BASE_THP}));
     }
+    if ctx.params.flag("untouched") {
+        for &s in sizes_bytes.iter().filter(|&&s| s > 0) {
+            pts.points.push(untouched::point(s, BASE_THP));
+        }
+    }
     if ctx.params.flag("thp") && thp_possible {
         let thp_max = ctx.params.int("thp_max");
         for &s in sizes_bytes
@@ -186,6 +201,9 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let heap_bytes = job.point["heap"].as_u64().unwrap_or(0);
+    if untouched::is_untouched(&job.point) {
+        return untouched::measure(job, heap_bytes);
+    }
     // The heap as the system backs it (no advice), or with MADV_HUGEPAGE.
     let (thp, thp_label) = if job.point["thp"] == "on" {
         (sys::Thp::On, "on")
@@ -294,6 +312,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         }
     }
     a.findings.extend(huge_pages(r));
+    a.findings.extend(untouched::finding(r, base));
     if methods.iter().any(|m| m == "posix_spawn") {
         a.findings.push(
             "advice: a process with a large heap that must start programs should use posix_spawn or vfork, whose cost does not grow with the heap; fork+exec pays for copying the page tables first".into(),

@@ -11,13 +11,15 @@
 //! - [`placement`]: pinned to one CPU, or free and filed by where the child
 //!   started.
 //! - [`methods`] (spawn.methods), [`launch`] (spawn.launch, the seed's own
-//!   protocol), [`cold`] (spawn.cold), [`heap`] (spawn.heap): one experiment
-//!   each.
+//!   protocol), [`cold`] (spawn.cold), [`heap`] (spawn.heap), [`cow`]
+//!   (spawn.cow): one experiment each.
 
 pub mod cold;
+pub mod cow;
 pub mod engine;
 pub mod heap;
 pub mod heap_fit;
+pub mod heap_untouched;
 pub mod launch;
 pub mod methods;
 pub mod placement;

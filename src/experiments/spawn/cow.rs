@@ -1,0 +1,536 @@
+//! spawn.cow: copy-on-write after fork, the cost fork defers. fork copies
+//! the page tables and write-protects every private page in both processes;
+//! while the child lives, each page the parent writes is copied on its first
+//! write. No seed measures it (seed 004 stops at fork's return); the anchors
+//! are a first write after fork at 0.74 µs per page in a QEMU guest and
+//! Redis's fork at 9-13 ms per GB on bare metal.
+
+use super::heap::heap_room;
+use crate::experiments::prelude::*;
+use crate::measure::sampler::interleave;
+use crate::stats::Summary;
+use crate::sys::procfs::Sharing;
+use crate::sys::{self, forkwork::HeldChild, Heap, Thp};
+
+pub static EXPERIMENT: Experiment = Experiment {
+    name: "spawn.cow",
+    better: &[
+        ("write_ns", Better::Lower),
+        ("fork_ns", Better::Lower),
+        ("extra_kib", Better::Lower),
+        ("faults_per_page", Better::Neither),
+    ],
+    summary: "copy-on-write after fork: ns per page the parent writes while its child lives vs with no child, the extra memory (smaps_rollup of both) and minor faults; 4 KiB pages vs THP",
+    reproduces: "no seed measures it; anchors: a first write after fork 0.74 µs per page (QEMU guest), Redis fork 9-13 ms per GB (bare metal)",
+    params: &[
+        ParamSpec {
+            name: "heap",
+            help: "the parent's touched heap; it may double while the child lives",
+            kind: ParamKind::Size {
+                min: 2 << 20,
+                max: 1 << 40,
+            },
+            quick: "512M",
+            thorough: "2G",
+        },
+        ParamSpec {
+            name: "writes",
+            help: "shares of the heap's pages the parent writes, in percent (quick leaves out 50 to stay within its time)",
+            kind: ParamKind::CountList { min: 0, max: 100 },
+            quick: "0,1,10,100",
+            thorough: "0,1,10,50,100",
+        },
+        ParamSpec {
+            name: "thp",
+            help: "also measure the heap on transparent huge pages (MADV_HUGEPAGE)",
+            kind: ParamKind::Bool,
+            quick: "true",
+            thorough: "true",
+        },
+        ParamSpec {
+            name: "thp_writes",
+            help: "write shares on huge pages, in percent; each cycle needs a fresh heap (a write after fork splits huge pages for good), and the split shows most at small shares",
+            kind: ParamKind::CountList { min: 0, max: 100 },
+            quick: "1,10",
+            thorough: "0,1,10,50,100",
+        },
+        ParamSpec {
+            name: "cycles",
+            help: "forks per write share per round",
+            kind: ParamKind::Count { min: 1, max: 100 },
+            quick: "1",
+            thorough: "3",
+        },
+    ],
+    points,
+    measure,
+    analyze,
+    ..Experiment::DEFAULT
+};
+
+/// The heap's page sizes: its `pages` label and how it is advised.
+const PAGES: &[(&str, Thp)] = &[("4k", Thp::Off), ("thp", Thp::On)];
+
+fn points(ctx: &PlanCtx) -> Result<Points, String> {
+    let mut pts = Points::default();
+    let heap_bytes = ctx.params.int("heap");
+    let available = crate::env::mem_available_bytes().unwrap_or(ctx.env.mem_available_bytes);
+    let (room, why) = heap_room(ctx.env, available);
+    // Parent and child may each end up with a private copy of every page.
+    if heap_bytes.saturating_mul(2) > room {
+        let msg = format!(
+            "a heap of {} needs twice that while the child lives, which does not fit: {why} (largest heap here: {})",
+            fmt_size(heap_bytes),
+            fmt_size(room / 2)
+        );
+        if ctx.user_set.iter().any(|n| n == "heap") {
+            return Err(msg);
+        }
+        pts.notes.push(format!("{msg}; nothing measured"));
+        return Ok(pts);
+    }
+    let mut pages = vec!["4k"];
+    if ctx.params.flag("thp") {
+        if ctx.env.thp_enabled.as_deref() == Some("never") {
+            pts.notes.push(
+                "transparent huge pages are disabled here (enabled=never): the THP heap was skipped"
+                    .into(),
+            );
+        } else {
+            pages.push("thp");
+        }
+    }
+    for p in pages {
+        pts.points
+            .push(serde_json::json!({"heap": heap_bytes, "pages": p}));
+    }
+    Ok(pts)
+}
+
+/// The pages a `pct` share writes, spread evenly over the heap.
+pub fn written_pages(pages: usize, pct: u64) -> Vec<usize> {
+    let count = (pages as u128 * pct as u128 / 100) as usize;
+    (0..count).map(|k| k * pages / count).collect()
+}
+
+/// Writes `pages`, timed in up to 32 chunks of at least 16 pages: ns per
+/// page of each chunk (one sample each), and the minor faults taken.
+fn timed_writes(heap: &Heap, pages: &[usize], timer_ns: f64) -> anyhow::Result<Alone> {
+    let chunks = (pages.len() / 16).clamp(1, 32);
+    let per = pages.len().div_ceil(chunks).max(1);
+    let faults0 = sys::own_minor_faults()?;
+    let mut ns = Vec::with_capacity(chunks);
+    for chunk in pages.chunks(per) {
+        let t0 = sys::monotonic_ns();
+        for &i in chunk {
+            heap.write_page(i);
+        }
+        let dt = (sys::monotonic_ns() - t0) as f64;
+        ns.push((dt - timer_ns) / chunk.len() as f64);
+    }
+    Ok((ns, sys::own_minor_faults()? - faults0))
+}
+
+/// One fork with the child held alive while the parent writes `pct` of the
+/// heap.
+struct CowCycle {
+    fork_ns: f64,
+    write_ns: Vec<f64>,
+    faults: u64,
+    parent: Sharing,
+    child: Sharing,
+    /// Memory of parent and child together (shared pages once) less the
+    /// parent's before the fork, KiB.
+    extra_kib: f64,
+}
+
+fn cow_cycle(heap: &Heap, pct: u64, timer_ns: f64) -> anyhow::Result<CowCycle> {
+    let me = std::process::id();
+    let pages = written_pages(heap.pages(), pct);
+    let before = Sharing::of(me)?;
+    let t0 = sys::monotonic_ns();
+    let child = HeldChild::fork()?;
+    let fork_ns = (sys::monotonic_ns() - t0) as f64;
+    let measured = (|| {
+        let (write_ns, faults) = timed_writes(heap, &pages, timer_ns)?;
+        let parent = Sharing::of(me)?;
+        let child_mem = Sharing::of(child.pid() as u32)?;
+        anyhow::Ok((write_ns, faults, parent, child_mem))
+    })();
+    // Reaped whatever happened above.
+    child.release()?;
+    let (write_ns, faults, parent, child_mem) = measured?;
+    let total = |s: &Sharing| (s.private_kib + s.shared_kib) as f64;
+    Ok(CowCycle {
+        fork_ns,
+        write_ns,
+        faults,
+        parent,
+        child: child_mem,
+        extra_kib: total(&parent) + child_mem.private_kib as f64 - total(&before),
+    })
+}
+
+fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
+    let heap_bytes = job.point["heap"].as_u64().unwrap_or(0);
+    let pages_label = job.point["pages"].as_str().unwrap_or("4k");
+    let thp = PAGES
+        .iter()
+        .find(|(l, _)| *l == pages_label)
+        .map_or(Thp::Off, |p| p.1);
+    let heap_name = fmt_size(heap_bytes);
+    let heap_bytes_text = heap_bytes.to_string();
+    let base = [
+        ("pages", pages_label),
+        ("heap", heap_name.as_str()),
+        ("heap_bytes", heap_bytes_text.as_str()),
+    ];
+    let with = |extra: &[(&str, &str)]| {
+        let mut v = base.to_vec();
+        v.extend_from_slice(extra);
+        labels(&v)
+    };
+    let mut out = WorkerOutput::default();
+    let shares = job.params.list(if thp == Thp::On {
+        "thp_writes"
+    } else {
+        "writes"
+    });
+    let cycles = job.params.int("cycles") as usize;
+    let written: Vec<u64> = shares.iter().copied().filter(|&p| p > 0).collect();
+    let timer = job.timer_overhead_ns;
+    let mut huge_kib = Vec::new();
+    let (alone, held) = if thp == Thp::On {
+        fresh_cycles(
+            heap_bytes as usize,
+            &shares,
+            cycles,
+            job.seed,
+            timer,
+            &mut huge_kib,
+        )?
+    } else {
+        let heap = Heap::touched(heap_bytes as usize, thp)?;
+        huge_kib.push(Sharing::of(std::process::id())?.anon_huge_kib);
+        // The writes with no child come first: before any fork every page
+        // is private and writable; after one, a page the parent has not
+        // written since stays write-protected and its next write faults,
+        // child or not. Each fork write-protects the whole heap again, so
+        // the forks need no fresh heap.
+        let alone = interleave(&written, cycles, job.seed, |&pct| {
+            timed_writes(&heap, &written_pages(heap.pages(), pct), timer)
+        })?;
+        let held = interleave(&shares, cycles, job.seed.rotate_left(1), |&pct| {
+            cow_cycle(&heap, pct, timer)
+        })?;
+        (alone, held)
+    };
+    for &k in &huge_kib {
+        out.reading("anon_huge_kib", Unit::Kib, with(&[]), k as f64);
+    }
+    if thp == Thp::On && huge_kib.iter().all(|&k| k == 0) {
+        out.notes.push(
+            "the THP heap got no huge pages (AnonHugePages 0): its figures are 4 KiB pages".into(),
+        );
+    }
+    let heap_pages = (heap_bytes as usize).div_ceil(sys::PAGE);
+    for (&pct, runs) in written.iter().zip(alone) {
+        let share = format!("{pct}%");
+        let n = written_pages(heap_pages, pct).len() as f64;
+        let l = with(&[("writes", &share), ("child", "none")]);
+        out.push(
+            "write_ns",
+            Unit::Ns,
+            l.clone(),
+            runs.iter().flat_map(|r| r.0.clone()).collect(),
+        );
+        out.push_detail(
+            "faults_per_page",
+            Unit::Count,
+            l,
+            runs.iter().map(|r| r.1 as f64 / n).collect(),
+        );
+    }
+    // Every fork, whatever share followed it: the same heap, the same fork.
+    let forks_ns = held.iter().flatten().map(|c| c.fork_ns).collect();
+    out.push("fork_ns", Unit::Ns, with(&[]), forks_ns);
+    for (&pct, runs) in shares.iter().zip(held) {
+        let share = format!("{pct}%");
+        let n = written_pages(heap_pages, pct).len() as f64;
+        let l = with(&[("writes", &share), ("child", "alive")]);
+        let lw = with(&[("writes", &share)]);
+        if n > 0.0 {
+            out.push(
+                "write_ns",
+                Unit::Ns,
+                l.clone(),
+                runs.iter().flat_map(|r| r.write_ns.clone()).collect(),
+            );
+            out.push_detail(
+                "faults_per_page",
+                Unit::Count,
+                l,
+                runs.iter().map(|r| r.faults as f64 / n).collect(),
+            );
+        }
+        out.push(
+            "extra_kib",
+            Unit::Kib,
+            lw.clone(),
+            runs.iter().map(|r| r.extra_kib).collect(),
+        );
+        for r in &runs {
+            for (name, v) in [
+                ("parent_private_kib", r.parent.private_kib),
+                ("parent_shared_kib", r.parent.shared_kib),
+                ("child_private_kib", r.child.private_kib),
+                ("child_shared_kib", r.child.shared_kib),
+                ("parent_anon_huge_kib", r.parent.anon_huge_kib),
+            ] {
+                out.reading(name, Unit::Kib, lw.clone(), v as f64);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What one pass of writes with no child gave: ns per page of each chunk,
+/// and the minor faults.
+type Alone = (Vec<f64>, u64);
+
+/// Per share: the passes with no child (shares written only), the forks.
+type Cycles = (Vec<Vec<Alone>>, Vec<Vec<CowCycle>>);
+
+/// The huge-page heap's cycles. The first write after a fork splits a huge
+/// page, and it stays split after the child exits: each cycle gets a fresh
+/// heap, written with no child first, then forked and written again.
+/// Returns the writes alone by share written (in `shares` order, 0 left
+/// out) and the forks by share.
+fn fresh_cycles(
+    len: usize,
+    shares: &[u64],
+    cycles: usize,
+    seed: u64,
+    timer_ns: f64,
+    huge_kib: &mut Vec<u64>,
+) -> anyhow::Result<Cycles> {
+    let both = interleave(shares, cycles, seed, |&pct| {
+        let heap = Heap::touched(len, Thp::On)?;
+        huge_kib.push(Sharing::of(std::process::id())?.anon_huge_kib);
+        let pages = written_pages(heap.pages(), pct);
+        let alone = match pct {
+            0 => None,
+            _ => Some(timed_writes(&heap, &pages, timer_ns)?),
+        };
+        anyhow::Ok((alone, cow_cycle(&heap, pct, timer_ns)?))
+    })?;
+    let mut alone = Vec::new();
+    let mut held = Vec::new();
+    for runs in both {
+        let (a, h): (Vec<_>, Vec<_>) = runs.into_iter().unzip();
+        let a: Vec<Alone> = a.into_iter().flatten().collect();
+        if !a.is_empty() {
+            alone.push(a);
+        }
+        held.push(h);
+    }
+    Ok((alone, held))
+}
+
+/// The two intervals do not overlap: a difference may be stated.
+fn apart(a: &Summary, b: &Summary) -> bool {
+    a.ci95_hi < b.ci95_lo || b.ci95_hi < a.ci95_lo
+}
+
+/// `a` against `b` (named `what`): "3.0x what b", or "indistinguishable
+/// here from what b" when the intervals overlap.
+fn versus(a: &Summary, b: &Summary, what: &str) -> String {
+    if apart(a, b) {
+        format!("{:.1}x {what} {}", a.median / b.median, with_ci(b))
+    } else {
+        format!("indistinguishable here from {what} {}", with_ci(b))
+    }
+}
+
+/// A median with its interval: "1.20 µs (1.10 µs–1.31 µs)".
+fn with_ci(s: &Summary) -> String {
+    format!(
+        "{} ({}–{})",
+        fmt_ns(s.median),
+        fmt_ns(s.ci95_lo),
+        fmt_ns(s.ci95_hi)
+    )
+}
+
+/// The write shares measured with a child alive, smallest first, for one
+/// page size: (pct, metric).
+fn shares<'a>(r: &'a ExperimentResult, pages: &str) -> Vec<(u64, &'a Metric)> {
+    let mut v: Vec<(u64, &Metric)> = r
+        .metrics_named("write_ns")
+        .filter(|m| m.label("pages") == Some(pages) && m.label("child") == Some("alive"))
+        .filter_map(|m| Some((m.label("writes")?.trim_end_matches('%').parse().ok()?, m)))
+        .collect();
+    v.sort_by_key(|x| x.0);
+    v
+}
+
+fn analyze(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
+    for (pages, what) in [("4k", "4 KiB pages"), ("thp", "huge pages")] {
+        a.findings.extend(cow_vs_alone(r, pages, what));
+        a.findings.extend(extra_memory(r, pages, what));
+    }
+    a.findings.extend(huge_vs_small(r));
+    a.findings.extend(fork_per_gib(r));
+    if let Some(h) = headline(r) {
+        a.headlines.push(h);
+    }
+    a
+}
+
+/// Writes after fork against the same writes with no child, at the largest
+/// share both were measured at.
+fn cow_vs_alone(r: &ExperimentResult, pages: &str, what: &str) -> Option<String> {
+    let (pct, cow) = shares(r, pages)
+        .into_iter()
+        .rev()
+        .find(|(pct, _)| alone(r, pages, *pct).is_some())?;
+    let none = alone(r, pages, pct)?;
+    let heap = cow.label("heap").unwrap_or("the");
+    let verdict = versus(&cow.summary, &none.summary, "the same write with no child,");
+    let faults = r
+        .median(
+            "faults_per_page",
+            &[
+                ("pages", pages),
+                ("writes", &format!("{pct}%")),
+                ("child", "alive"),
+            ],
+        )
+        .map(|f| format!("; {f:.2} minor faults per written page"))
+        .unwrap_or_default();
+    Some(format!(
+        "{what}: with the child alive, writing {pct}% of a {heap} heap costs {} per page, {verdict}{faults} \
+         (anchor: 0.74 µs per page for a first write after fork in a QEMU guest)",
+        with_ci(&cow.summary)
+    ))
+}
+
+fn alone<'a>(r: &'a ExperimentResult, pages: &str, pct: u64) -> Option<&'a Metric> {
+    r.find(
+        "write_ns",
+        &[
+            ("pages", pages),
+            ("writes", &format!("{pct}%")),
+            ("child", "none"),
+        ],
+    )
+    .filter(|m| !m.summary.unstable)
+}
+
+/// The memory parent and child hold together beyond the parent's before
+/// the fork, per page written, at the largest share.
+fn extra_memory(r: &ExperimentResult, pages: &str, what: &str) -> Option<String> {
+    let m = r
+        .metrics_named("extra_kib")
+        .filter(|m| m.label("pages") == Some(pages))
+        .max_by_key(|m| m.label("writes")?.trim_end_matches('%').parse::<u64>().ok())?;
+    let pct: u64 = m.label("writes")?.trim_end_matches('%').parse().ok()?;
+    let heap_bytes = m.label_num("heap_bytes")?;
+    let written = (heap_bytes / sys::PAGE as u64) as f64 * pct as f64 / 100.0;
+    if written < 1.0 {
+        return None;
+    }
+    let per_page_kib = m.summary.median / written;
+    Some(format!(
+        "{what}: writing {pct}% of the {} heap while the child lives adds {} to parent and child together \
+         ({:.1} KiB per written 4 KiB page; smaps_rollup Private and Shared of both)",
+        m.label("heap")?,
+        fmt_size((m.summary.median * 1024.0).max(0.0) as u64),
+        per_page_kib
+    ))
+}
+
+/// What a huge-page copy-on-write does: copies 2 MiB, or splits the huge
+/// page and copies 4 KiB, read off the extra memory at the smallest share.
+fn huge_vs_small(r: &ExperimentResult) -> Option<String> {
+    let (pct, thp) = shares(r, "thp").into_iter().find(|(p, _)| *p > 0)?;
+    let share = format!("{pct}%");
+    let small = r.find(
+        "write_ns",
+        &[("pages", "4k"), ("writes", &share), ("child", "alive")],
+    )?;
+    let huge_kib = r.reading("anon_huge_kib", &[("pages", "thp")])?;
+    if huge_kib <= 0.0 {
+        return Some(
+            "the THP heap got no huge pages here, so 4 KiB and THP figures are the same kind"
+                .into(),
+        );
+    }
+    let cmp = format!(
+        "{} on 4 KiB pages",
+        versus(&thp.summary, &small.summary, "the")
+    );
+    let mut s = format!(
+        "on huge pages ({} of the heap in 2 MiB pages) a write after fork at {share} costs {} per page, {cmp}",
+        fmt_size((huge_kib * 1024.0) as u64),
+        with_ci(&thp.summary)
+    );
+    let extra = r.median("extra_kib", &[("pages", "thp"), ("writes", &share)]);
+    let heap_bytes = thp.label_num("heap_bytes")?;
+    let huge_after = r.reading(
+        "parent_anon_huge_kib",
+        &[("pages", "thp"), ("writes", &share)],
+    );
+    if let (Some(extra), Some(after)) = (extra, huge_after) {
+        let written = (heap_bytes / sys::PAGE as u64) as f64 * pct as f64 / 100.0;
+        // Pages written per 2 MiB region: a region copied whole costs 2 MiB
+        // however many of its pages are written.
+        let per_region = (written / (heap_bytes as f64 / sys::HUGE_PAGE as f64)).max(1.0);
+        let copy_kib = 2048.0 / per_region;
+        let per_page = extra / written.max(1.0);
+        let how = if (per_page / 4.0).ln().abs() < (per_page / copy_kib).ln().abs() {
+            "the kernel split the huge pages and copied 4 KiB per write"
+        } else {
+            "the kernel copied whole 2 MiB pages"
+        };
+        s.push_str(&format!(
+            "; the extra memory is {per_page:.1} KiB per written page ({copy_kib:.0} KiB if every touched 2 MiB page were copied whole, 4 if split): {how}; the parent's huge pages went from {} to {}",
+            fmt_size((huge_kib * 1024.0) as u64),
+            fmt_size((after * 1024.0).max(0.0) as u64)
+        ));
+    }
+    Some(s)
+}
+
+/// fork's return with the heap, per GiB, against Redis's 9-13 ms per GB.
+fn fork_per_gib(r: &ExperimentResult) -> Option<String> {
+    let m = r
+        .metrics
+        .iter()
+        .find(|m| m.name == "fork_ns" && m.label("pages") == Some("4k"))
+        .filter(|m| !m.summary.unstable)?;
+    let gib = m.label_num("heap_bytes")? as f64 / (1u64 << 30) as f64;
+    Some(format!(
+        "fork with a touched {} heap on 4 KiB pages returns to the parent in {}: {} per GiB (Redis reports 9-13 ms per GB on bare metal)",
+        m.label("heap")?,
+        with_ci(&m.summary),
+        fmt_ns(m.summary.median / gib)
+    ))
+}
+
+fn headline(r: &ExperimentResult) -> Option<String> {
+    let (pct, cow) = shares(r, "4k").into_iter().next_back()?;
+    let none = alone(r, "4k", pct)?;
+    apart(&cow.summary, &none.summary).then(|| {
+        format!(
+            "after fork, a page the parent writes while the child lives costs {} instead of {}: the copy fork deferred",
+            fmt_ns(cow.summary.median),
+            fmt_ns(none.summary.median)
+        )
+    })
+}
+
+#[cfg(test)]
+#[path = "cow_tests.rs"]
+mod tests;

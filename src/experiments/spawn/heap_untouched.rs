@@ -1,0 +1,161 @@
+//! spawn.heap's untouched variant: the heap mapped (a `malloc` of that
+//! size) but never written. fork copies page tables only where pages were
+//! touched, so this line stays flat; seed 004's 4 GB row ("malloc(1e9 *
+//! sizeof(int))", about 20 ms) is put beside both lines to say which heap it
+//! was. Its own series names (`untouched_*`) keep it out of the touched
+//! heap's fits.
+
+use super::engine::Launcher;
+use super::table;
+use crate::experiments::prelude::*;
+use crate::measure::sampler::{events, Budget};
+use crate::sys;
+use crate::sys::procfs;
+
+/// Methods measured on an untouched heap: fork is the one whose cost the
+/// touched heap moves.
+pub const UNTOUCHED_METHODS: &[&str] = &["fork"];
+
+/// The point's marker: `{"heap": .., "thp": .., "touch": "none"}`.
+pub fn is_untouched(point: &serde_json::Value) -> bool {
+    point["touch"] == "none"
+}
+
+pub fn point(heap_bytes: u64, thp: &str) -> serde_json::Value {
+    serde_json::json!({"heap": heap_bytes, "thp": thp, "touch": "none"})
+}
+
+/// fork with a heap of `heap_bytes` mapped and never touched.
+pub fn measure(job: &Job, heap_bytes: u64) -> anyhow::Result<WorkerOutput> {
+    let heap = sys::Heap::untouched(heap_bytes as usize, sys::Thp::Default)?;
+    let l = Launcher::new(job.scratch.as_deref(), job.timer_overhead_ns)?;
+    let heap_name = fmt_size(heap_bytes);
+    let heap_bytes_text = heap_bytes.to_string();
+    let mut out = WorkerOutput::default();
+    let point = labels(&[("heap", &heap_name), ("heap_bytes", &heap_bytes_text)]);
+    for (field, name) in [
+        ("VmPTE", "untouched_vm_pte_kib"),
+        ("VmRSS", "untouched_vm_rss_kib"),
+    ] {
+        if let Some(v) = procfs::status_kib(field) {
+            out.reading(name, Unit::Kib, point.clone(), v as f64);
+        }
+    }
+    let budget = Budget::from_job(job);
+    for &name in UNTOUCHED_METHODS {
+        let method = table::method(name).ok_or_else(|| anyhow::anyhow!("unknown method {name}"))?;
+        let launches = events(&budget, 2, || l.launch(method))?;
+        let l = labels(&[
+            ("method", name),
+            ("heap", &heap_name),
+            ("heap_bytes", &heap_bytes_text),
+        ]);
+        out.push(
+            "untouched_parent_return_ns",
+            Unit::Ns,
+            l.clone(),
+            launches.iter().map(|x| x.parent_return_ns).collect(),
+        );
+        out.push(
+            "untouched_lifecycle_ns",
+            Unit::Ns,
+            l,
+            launches.iter().map(|x| x.lifecycle_ns).collect(),
+        );
+    }
+    drop(heap);
+    Ok(out)
+}
+
+/// Sysel's 4 GB fork, to the parent (seed 004).
+const SEED_4G_NS: f64 = 20e6;
+
+/// The untouched heap against the touched one at the largest size measured
+/// both ways, and which of the two seed 004's 4 GB row matches. `base` is
+/// the touched points' `thp` label.
+pub fn finding(r: &ExperimentResult, base: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(big) = r
+        .metrics_named("untouched_parent_return_ns")
+        .filter(|m| m.label("method") == Some("fork"))
+        .filter(|m| {
+            r.median(
+                "parent_return_ns",
+                &[
+                    ("method", "fork"),
+                    ("heap", m.label("heap").unwrap_or("")),
+                    ("thp", base),
+                ],
+            )
+            .is_some()
+        })
+        .max_by_key(|m| m.label_num("heap_bytes"))
+    else {
+        return out;
+    };
+    let heap = big.label("heap").unwrap_or("");
+    let untouched = &big.summary;
+    let Some(touched) = r
+        .find(
+            "parent_return_ns",
+            &[("method", "fork"), ("heap", heap), ("thp", base)],
+        )
+        .map(|m| &m.summary)
+    else {
+        return out;
+    };
+    let pte = |name: &str, with: &[(&str, &str)]| {
+        r.reading(name, with)
+            .map(|k| format!(" (VmPTE {})", fmt_size((k * 1024.0) as u64)))
+            .unwrap_or_default()
+    };
+    let verdict = if untouched.ci95_hi < touched.ci95_lo {
+        format!("{:.1}x faster", touched.median / untouched.median)
+    } else if touched.ci95_hi < untouched.ci95_lo {
+        "slower, which the page tables do not explain".to_string()
+    } else {
+        "indistinguishable here".to_string()
+    };
+    let smallest = r
+        .metrics_named("untouched_parent_return_ns")
+        .filter(|m| m.label("method") == Some("fork"))
+        .min_by_key(|m| m.label_num("heap_bytes"));
+    let flat = smallest
+        .filter(|s| s.label("heap") != Some(heap))
+        .map(|s| {
+            format!(
+                "; from {} to {heap} untouched, fork goes from {} to {}",
+                s.label("heap").unwrap_or(""),
+                fmt_ns(s.summary.median),
+                fmt_ns(untouched.median)
+            )
+        })
+        .unwrap_or_default();
+    out.push(format!(
+        "an untouched {heap} heap (mapped, never written) forks to the parent in {}{}, a touched one in {}{}: {verdict}, \
+         because fork copies page tables only where pages were touched{flat}",
+        fmt_ns(untouched.median),
+        pte("untouched_vm_pte_kib", &[("heap", heap)]),
+        fmt_ns(touched.median),
+        pte("vm_pte_kib", &[("heap", heap), ("thp", base)]),
+    ));
+    if big.label_num("heap_bytes") == Some(4 << 30) {
+        // Which line the seed's row sits closer to, by ratio.
+        let off = |ns: f64| (SEED_4G_NS / ns).ln().abs();
+        let (near, far) = if off(touched.median) <= off(untouched.median) {
+            ("touched", touched.median)
+        } else {
+            ("untouched", untouched.median)
+        };
+        out.push(format!(
+            "seed 004's 4 GB fork (about 20 ms to the parent after malloc(4 GB)) matches the {near} heap here ({}){}",
+            fmt_ns(far),
+            if near == "touched" {
+                ": the figure fits memory written before the fork, though the article says only that it was allocated"
+            } else {
+                ""
+            }
+        ));
+    }
+    out
+}

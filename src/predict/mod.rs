@@ -1,0 +1,219 @@
+//! tasklab predict: what fork() would cost a live process on this machine.
+//! It reads the process's page tables, anonymous memory, huge pages,
+//! mappings and descriptors from /proc (through `sys::procfs`), and prices
+//! them with slopes measured here: spawn.heap's fork against VmPTE and
+//! spawn.cow's writes after fork, from `--results FILE` or a short run.
+//!
+//! - [`model`]: the pure model (process, slopes, prediction).
+
+pub mod model;
+
+use crate::cli::PredictArgs;
+use crate::error::UsageError;
+use crate::measure::params::ParamValue;
+use crate::results::RunResults;
+use crate::run::plan::{Preset, Request};
+use crate::sys::procfs;
+use crate::units::{fmt_ns, fmt_size, group_digits};
+use model::{Prediction, Process, Range, Slopes};
+use std::io;
+use std::process::ExitCode;
+
+/// The experiments predict takes its slopes from.
+pub const NEEDED: &[&str] = &["spawn.heap", "spawn.cow"];
+
+const NO_PID: &str = "predict needs --pid PID: the process whose fork to predict. \
+Find one with `pgrep -n NAME` (newest process of that name), `pidof NAME`, \
+or `ps -eo pid,rss,comm --sort=-rss | head` (largest memory first); \
+`--pid $$` is this shell";
+
+pub fn run(args: &PredictArgs) -> anyhow::Result<ExitCode> {
+    let pid_text = args
+        .pid
+        .as_deref()
+        .ok_or_else(|| UsageError(NO_PID.into()))?;
+    let pid = parse_pid(pid_text).map_err(UsageError)?;
+    let writes_pct = parse_share(&args.writes).map_err(UsageError)?;
+    // Everything the user named is checked before anything is measured.
+    let file = match &args.results {
+        Some(p) => Some((
+            RunResults::read(p).map_err(|e| UsageError(format!("{e:#}")))?,
+            p.display().to_string(),
+        )),
+        None => None,
+    };
+    let process = read_process(pid).map_err(UsageError)?;
+    let (slopes, source) = match file {
+        Some((r, source)) => (Slopes::from_results(&r), source),
+        None => (
+            Slopes::from_results(&fresh_run(&process, writes_pct)?),
+            "a short run".into(),
+        ),
+    };
+    let Some(p) = model::predict(&slopes, &process, writes_pct) else {
+        let what = model::missing(&slopes).unwrap_or("the slopes");
+        return Err(UsageError(format!(
+            "{source} lacks {what}: run `tasklab run {}` and pass its results.json with --results, or leave --results out to measure",
+            NEEDED.join(" ")
+        ))
+        .into());
+    };
+    if args.json {
+        let v = serde_json::json!({"process": process, "source": source, "prediction": p});
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        print!("{}", render(&process, &p, &source));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A process id: a whole number above 0.
+pub fn parse_pid(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(0) => Err("--pid: 0 is not a process id".into()),
+        Ok(p) if p <= i32::MAX as u32 => Ok(p),
+        _ => Err(format!(
+            "--pid: '{text}' is not a process id (a whole number above 0)"
+        )),
+    }
+}
+
+/// A share of writes: "10%", "0.5%" or "10"; 0 to 100.
+pub fn parse_share(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let v = crate::units::parse_number("--writes", t.strip_suffix('%').unwrap_or(t))?;
+    if !(0.0..=100.0).contains(&v) {
+        return Err(format!("--writes: '{text}' is not a share from 0% to 100%"));
+    }
+    Ok(v)
+}
+
+/// The process's figures, or why they cannot be read.
+fn read_process(pid: u32) -> Result<Process, String> {
+    let why = |what: &str, e: io::Error| unreadable(pid, what, &e);
+    let status = procfs::status_of(pid).map_err(|e| why("status", e))?;
+    let field = |name: &str| procfs::kib_field(&status, name);
+    let Some(vm_pte_kib) = field("VmPTE") else {
+        return Err(format!(
+            "--pid {pid}: it has no memory of its own (a kernel thread or a zombie): fork has nothing to copy"
+        ));
+    };
+    let rollup = procfs::smaps_rollup_of(pid).map_err(|e| why("memory map (smaps_rollup)", e))?;
+    Ok(Process {
+        pid,
+        vm_pte_kib,
+        rss_anon_kib: field("RssAnon").unwrap_or(0),
+        rss_shmem_kib: field("RssShmem").unwrap_or(0),
+        anon_huge_kib: procfs::kib_field(&rollup, "AnonHugePages").unwrap_or(0),
+        vmas: procfs::maps_of(pid).map_err(|e| why("mappings (maps)", e))?,
+        fds: procfs::fds_of(pid).map_err(|e| why("file descriptors (fd)", e))?,
+    })
+}
+
+/// Why the `what` of process `pid` could not be read, in words that say
+/// what to do.
+pub fn unreadable(pid: u32, what: &str, e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => {
+            format!("--pid {pid}: no such process (it may have exited); `ps -p {pid}` checks")
+        }
+        io::ErrorKind::PermissionDenied => format!(
+            "--pid {pid}: permission denied reading its {what}: run predict as the process's user, or as root"
+        ),
+        _ => format!("--pid {pid}: cannot read its {what}: {e}"),
+    }
+}
+
+/// Measures the slopes quietly: fork at a few heaps, writes after fork at
+/// the shares either side of the one asked for.
+fn fresh_run(p: &Process, writes_pct: f64) -> anyhow::Result<RunResults> {
+    let dir = tempfile::tempdir()?;
+    let mut shares = vec![1, 10, 100];
+    let asked = writes_pct.round() as u64;
+    if !shares.contains(&asked) && asked > 0 {
+        shares.push(asked);
+        shares.sort_unstable();
+    }
+    let set = |experiment, param, value| Preset {
+        experiment,
+        param,
+        value,
+    };
+    let presets = vec![
+        set(
+            "spawn.heap",
+            "heap_sizes",
+            ParamValue::List(vec![0, 64 << 20, 256 << 20]),
+        ),
+        set(
+            "spawn.heap",
+            "methods",
+            ParamValue::Names(vec!["fork".into()]),
+        ),
+        set("spawn.heap", "thp", ParamValue::Bool(false)),
+        set("spawn.heap", "untouched", ParamValue::Bool(false)),
+        set("spawn.cow", "heap", ParamValue::Int(256 << 20)),
+        set("spawn.cow", "writes", ParamValue::List(shares.clone())),
+        set("spawn.cow", "thp_writes", ParamValue::List(shares)),
+        set("spawn.cow", "thp", ParamValue::Bool(p.anon_huge_kib > 0)),
+    ];
+    eprintln!(
+        "predict: no --results given, so measuring the slopes ({}; quick profile): this takes about 10 seconds",
+        NEEDED.join(", ")
+    );
+    let names: Vec<String> = NEEDED.iter().map(|s| s.to_string()).collect();
+    crate::run::run_request(&Request::quick(&names, &presets), dir.path())
+}
+
+fn range_ns(r: &Range) -> String {
+    format!(
+        "{} ({} to {})",
+        fmt_ns(r.median),
+        fmt_ns(r.lo),
+        fmt_ns(r.hi)
+    )
+}
+
+/// The prediction in words.
+pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
+    let kib = |k: u64| fmt_size(k * 1024);
+    let mut s = format!(
+        "process {}: page tables (VmPTE) {}, anonymous memory (RssAnon) {} of which {} on huge pages, shared memory (RssShmem) {}, {} mappings, {} open descriptors\n",
+        proc_.pid,
+        kib(proc_.vm_pte_kib),
+        kib(proc_.rss_anon_kib),
+        kib(proc_.anon_huge_kib),
+        kib(proc_.rss_shmem_kib),
+        group_digits(proc_.vmas as i64),
+        group_digits(proc_.fds as i64),
+    );
+    s.push_str(&format!(
+        "fork() would return to the parent in {}{}\n",
+        range_ns(&p.parent_return_ns),
+        if p.extrapolated {
+            " (its page tables are beyond the largest heap measured: the line is extrapolated)"
+        } else if p.below_smallest {
+            " (its page tables are below the smallest heap measured: that heap's figure)"
+        } else {
+            ""
+        }
+    ));
+    s.push_str(&format!(
+        "writing {}% of its anonymous memory while the child lives ({} pages of 4 KiB) would then cost {} of copy-on-write{}\n",
+        crate::units::fmt_value(p.writes_pct, crate::units::Unit::Count),
+        group_digits((p.written_4k_pages + p.written_thp_pages).round() as i64),
+        range_ns(&p.cow_first_pass_ns),
+        if p.thp_at_4k_rate {
+            " (its huge pages priced at the 4 KiB rate: no huge-page figures in the slopes)"
+        } else {
+            ""
+        }
+    ));
+    s.push_str(&format!(
+        "slopes from {source}; each interval joins the measured 95% intervals of the heaps and shares either side; mappings and descriptors are not in the model\n"
+    ));
+    s
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,237 @@
+//! The fork-cost model, pure: what a process is (its page tables, its
+//! anonymous memory, its huge pages), the slopes measured on this machine
+//! (fork's return against the page tables it copies, from spawn.heap; ns per
+//! page written after fork, from spawn.cow), and the prediction with its
+//! interval.
+
+use crate::experiments::spawn::heap::base_thp;
+use crate::results::{ExperimentResult, RunResults};
+use crate::stats::linear_fit;
+use serde::Serialize;
+
+/// What fork would have to deal with in a live process, from /proc.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Process {
+    pub pid: u32,
+    /// VmPTE: its page tables.
+    pub vm_pte_kib: u64,
+    /// RssAnon: private anonymous memory, shared copy-on-write after fork.
+    pub rss_anon_kib: u64,
+    /// RssShmem: shared memory, which fork shares without copying.
+    pub rss_shmem_kib: u64,
+    /// AnonHugePages: anonymous memory on transparent huge pages.
+    pub anon_huge_kib: u64,
+    /// Mappings (VMAs): lines of /proc/PID/maps.
+    pub vmas: u64,
+    /// Open file descriptors: entries of /proc/PID/fd.
+    pub fds: u64,
+}
+
+impl Process {
+    /// Page tables fork copies entry by entry: VmPTE less the page table
+    /// the kernel keeps deposited for each huge page (4 KiB per 2 MiB),
+    /// which fork does not walk.
+    pub fn copied_pte_kib(&self) -> f64 {
+        self.vm_pte_kib as f64 - self.anon_huge_kib as f64 / 512.0
+    }
+}
+
+/// A figure and its 95% interval.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Range {
+    pub median: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl Range {
+    fn scaled(self, k: f64) -> Range {
+        Range {
+            median: self.median * k,
+            lo: self.lo * k,
+            hi: self.hi * k,
+        }
+    }
+
+    fn plus(self, o: Range) -> Range {
+        Range {
+            median: self.median + o.median,
+            lo: self.lo + o.lo,
+            hi: self.hi + o.hi,
+        }
+    }
+}
+
+/// What was measured here, reduced to what the model needs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Slopes {
+    /// fork's return to the parent against the page tables of the heap it
+    /// forked with: (VmPTE KiB, ns), smallest first. Between two heaps the
+    /// figure is on the line between them; beyond the largest, on along
+    /// the least-squares slope.
+    pub fork: Vec<(f64, Range)>,
+    /// ns per page written with the child alive, by write share in percent:
+    /// on 4 KiB pages and on huge pages.
+    pub cow_4k: Vec<(f64, Range)>,
+    pub cow_thp: Vec<(f64, Range)>,
+}
+
+impl Slopes {
+    /// The slopes in a run's results: spawn.heap's fork series (the heaps
+    /// without huge-page advice) with their VmPTE readings, spawn.cow's
+    /// writes with the child alive. Series whose rounds did not settle are
+    /// left out.
+    pub fn from_results(r: &RunResults) -> Slopes {
+        let mut s = Slopes::default();
+        if let Some(heap) = r.experiments.iter().find(|x| x.name == "spawn.heap") {
+            let base = base_thp(heap);
+            for m in heap
+                .metrics_named("parent_return_ns")
+                .filter(|m| m.label("method") == Some("fork") && m.label("thp") == Some(base))
+            {
+                let h = m.label("heap").unwrap_or("");
+                if let Some(pte) = heap.reading("vm_pte_kib", &[("heap", h), ("thp", base)]) {
+                    s.fork.push((pte, range(&m.summary)));
+                }
+            }
+            s.fork.sort_by(|a, b| a.0.total_cmp(&b.0));
+        }
+        if let Some(cow) = r.experiments.iter().find(|x| x.name == "spawn.cow") {
+            s.cow_4k = cow_shares(cow, "4k");
+            s.cow_thp = cow_shares(cow, "thp");
+        }
+        s
+    }
+}
+
+fn range(s: &crate::stats::Summary) -> Range {
+    Range {
+        median: s.median,
+        lo: s.ci95_lo,
+        hi: s.ci95_hi,
+    }
+}
+
+fn cow_shares(r: &ExperimentResult, pages: &str) -> Vec<(f64, Range)> {
+    let mut v: Vec<(f64, Range)> = r
+        .metrics_named("write_ns")
+        .filter(|m| m.label("pages") == Some(pages) && m.label("child") == Some("alive"))
+        .filter_map(|m| {
+            let pct: f64 = m.label("writes")?.trim_end_matches('%').parse().ok()?;
+            Some((pct, range(&m.summary)))
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    v
+}
+
+/// What fork would cost the process here.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Prediction {
+    /// fork's return to the parent, ns.
+    pub parent_return_ns: Range,
+    /// True when the process's page tables are beyond the largest heap
+    /// measured: the line is extrapolated.
+    pub extrapolated: bool,
+    /// True when they are below the smallest heap measured: the figure is
+    /// that heap's.
+    pub below_smallest: bool,
+    /// The write share the COW cost is for, percent.
+    pub writes_pct: f64,
+    /// Pages (4 KiB) written with the child alive, on 4 KiB and huge pages.
+    pub written_4k_pages: f64,
+    pub written_thp_pages: f64,
+    /// The first pass of copy-on-write over those pages, ns.
+    pub cow_first_pass_ns: Range,
+    /// Huge pages were priced at the 4 KiB rate: no huge-page figures.
+    pub thp_at_4k_rate: bool,
+}
+
+/// Why a prediction cannot be made from these slopes.
+pub fn missing(s: &Slopes) -> Option<&'static str> {
+    if s.fork.len() < 2 {
+        Some("fork's return measured at two heap sizes at least (spawn.heap, method fork)")
+    } else if s.cow_4k.is_empty() {
+        Some("writes after fork on 4 KiB pages (spawn.cow)")
+    } else {
+        None
+    }
+}
+
+/// The prediction for `p` writing `writes_pct` percent of its anonymous
+/// memory while the child lives. None when [`missing`] says why.
+pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
+    if missing(s).is_some() {
+        return None;
+    }
+    let x = p.copied_pte_kib();
+    let (first, last) = (s.fork.first()?, s.fork.last()?);
+    let parent_return_ns = if x <= first.0 {
+        first.1
+    } else if x <= last.0 {
+        between(&s.fork, x)?
+    } else {
+        // Beyond the largest heap: on from it along the least-squares
+        // slope of all the heaps, for the median and each end alike.
+        let xs: Vec<f64> = s.fork.iter().map(|(k, _)| *k).collect();
+        let slope = |f: fn(&Range) -> f64| {
+            let ys: Vec<f64> = s.fork.iter().map(|(_, r)| f(r)).collect();
+            linear_fit(&xs, &ys).map(|fit| fit.slope * (x - last.0))
+        };
+        Range {
+            median: last.1.median + slope(|r| r.median)?,
+            lo: last.1.lo + slope(|r| r.lo)?,
+            hi: last.1.hi + slope(|r| r.hi)?,
+        }
+    };
+    let huge_kib = p.anon_huge_kib.min(p.rss_anon_kib) as f64;
+    let small_kib = p.rss_anon_kib as f64 - huge_kib;
+    let share = writes_pct / 100.0;
+    let written_4k_pages = small_kib / 4.0 * share;
+    let written_thp_pages = huge_kib / 4.0 * share;
+    let per_4k = at_share(&s.cow_4k, writes_pct)?;
+    let thp_at_4k_rate = s.cow_thp.is_empty() && written_thp_pages > 0.0;
+    let per_thp = at_share(&s.cow_thp, writes_pct).unwrap_or(per_4k);
+    Some(Prediction {
+        parent_return_ns,
+        extrapolated: x > last.0,
+        below_smallest: x < first.0,
+        writes_pct,
+        written_4k_pages,
+        written_thp_pages,
+        cow_first_pass_ns: per_4k
+            .scaled(written_4k_pages)
+            .plus(per_thp.scaled(written_thp_pages)),
+        thp_at_4k_rate,
+    })
+}
+
+/// ns per written page at `pct`: the straight line between the two shares
+/// measured either side, or the nearest share outside them.
+fn at_share(v: &[(f64, Range)], pct: f64) -> Option<Range> {
+    let (first, last) = (v.first()?, v.last()?);
+    if pct <= first.0 {
+        return Some(first.1);
+    }
+    if pct >= last.0 {
+        return Some(last.1);
+    }
+    between(v, pct)
+}
+
+/// The straight line between the two points either side of `x` (which
+/// lies within the points, sorted by x).
+fn between(v: &[(f64, Range)], x: f64) -> Option<Range> {
+    let i = v.iter().position(|(p, _)| *p >= x)?;
+    if i == 0 {
+        return Some(v[0].1);
+    }
+    let ((x0, a), (x1, b)) = (v[i - 1], v[i]);
+    let t = (x - x0) / (x1 - x0);
+    let mix = |p: f64, q: f64| p + (q - p) * t;
+    Some(Range {
+        median: mix(a.median, b.median),
+        lo: mix(a.lo, b.lo),
+        hi: mix(a.hi, b.hi),
+    })
+}
