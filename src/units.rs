@@ -313,6 +313,44 @@ pub fn parse_duration(flag: &str, text: &str) -> Result<f64, String> {
     Ok(v * scale)
 }
 
+/// `text` wrapped into lines of at most `width` characters, breaking
+/// between words; a word longer than a line (a comma-separated list) breaks
+/// after a comma, and failing that at the width.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    // (piece, whether it continues the word before it)
+    let mut pieces: Vec<(&str, bool)> = Vec::new();
+    for word in text.split_whitespace() {
+        let mut rest = word;
+        let mut cont = false;
+        while rest.chars().count() > width {
+            let at_width = rest
+                .char_indices()
+                .nth(width)
+                .map_or(rest.len(), |(i, _)| i);
+            let cut = rest[..at_width].rfind(',').map_or(at_width, |i| i + 1);
+            pieces.push((&rest[..cut], cont));
+            rest = &rest[cut..];
+            cont = true;
+        }
+        pieces.push((rest, cont));
+    }
+    let mut lines = vec![String::new()];
+    for (piece, cont) in pieces {
+        let last = lines.last_mut().expect("one line");
+        let glue = usize::from(!last.is_empty() && !cont);
+        if !last.is_empty() && last.chars().count() + glue + piece.chars().count() > width {
+            lines.push(piece.to_string());
+        } else {
+            if glue == 1 {
+                last.push(' ');
+            }
+            last.push_str(piece);
+        }
+    }
+    lines
+}
+
 #[cfg(test)]
 #[path = "units_tests.rs"]
 mod tests;

@@ -79,3 +79,21 @@ fn shares_and_counts_read_well() {
     assert_eq!(fmt_count(7.000000000000001), "7");
     assert_eq!(snap(0.5), 0.5);
 }
+
+#[test]
+fn wrap_keeps_every_line_within_the_width_and_every_word() {
+    let text = "a list of fork,vfork,clone_vfork,posix_spawn,fork_exec_static and \
+                averyveryverylongwordwithoutanycomma, then – µs words";
+    for width in [8, 12, 20, 40] {
+        let lines = wrap(text, width);
+        assert!(
+            lines.iter().all(|l| l.chars().count() <= width),
+            "{lines:?}"
+        );
+        let joined: String = lines.concat().split_whitespace().collect();
+        let want: String = text.split_whitespace().collect();
+        assert_eq!(joined, want, "{width}");
+    }
+    assert_eq!(wrap("one two three", 7), ["one two", "three"]);
+    assert_eq!(wrap("a,b,c,d", 4), ["a,b,", "c,d"]);
+}
