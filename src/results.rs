@@ -43,12 +43,57 @@ pub struct SeedRef {
     pub hardware: String,
     /// How the seed measured it, where that differs from ours.
     pub method: String,
+    /// The statistic the seed reports; ours is compared by the same one
+    /// (schema 2; older files: the median).
+    #[serde(default)]
+    pub statistic: SeedStat,
+    /// The seed timed single cold calls (the first in a fresh process), so
+    /// only a series of first calls (`call=first`) compares with it.
+    #[serde(default)]
+    pub cold: bool,
+}
+
+/// The statistic a seed figure is: what of ours it may be compared with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SeedStat {
+    /// The median of repetitions (or a figure read off a chart of them).
+    #[default]
+    Median,
+    /// The mean of many repetitions.
+    Mean,
+    /// The fastest of many repetitions.
+    Min,
+    /// Single calls: one value or the range a few of them spanned.
+    Single,
+}
+
+impl SeedStat {
+    pub fn word(self) -> &'static str {
+        match self {
+            SeedStat::Median => "median",
+            SeedStat::Mean => "mean",
+            SeedStat::Min => "minimum",
+            SeedStat::Single => "single calls",
+        }
+    }
 }
 
 impl SeedRef {
     pub fn mid(&self) -> f64 {
         (self.lo + self.hi) / 2.0
     }
+}
+
+/// How one of our figures stands against a seed's, like for like.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SeedCompare {
+    /// Ours lies inside the seed's range.
+    Within,
+    /// Ours over the seed's figure, or over the nearer edge of its range.
+    Ratio(f64),
+    /// Not comparable, and why (another protocol, or a meaningless ratio).
+    Unlike(String),
 }
 
 /// One measured series: raw samples, their summary and any seed figure.
@@ -103,10 +148,60 @@ impl Metric {
         out
     }
 
-    /// Ours over the seed's (midpoint of its range).
-    pub fn seed_ratio(&self) -> Option<f64> {
+    /// Our figure by the seed's statistic: the mean against a mean, the
+    /// minimum against a minimum, the median otherwise (of first calls when
+    /// the seed timed single calls).
+    pub fn seed_ours(&self) -> Option<f64> {
         let s = self.seed.as_ref()?;
-        (s.mid() > 0.0).then(|| self.summary.median / s.mid())
+        Some(match s.statistic {
+            SeedStat::Mean => self.summary.mean,
+            SeedStat::Min => self.summary.min,
+            SeedStat::Median | SeedStat::Single => self.summary.median,
+        })
+    }
+
+    /// Ours against the seed's, like for like: "within" its range, the ratio
+    /// to its figure or to the nearer edge of its range, or why there is no
+    /// ratio. Never a negative or a meaningless ratio.
+    pub fn seed_compare(&self) -> Option<SeedCompare> {
+        let s = self.seed.as_ref()?;
+        let ours = self.seed_ours()?;
+        if s.cold && self.label("call") != Some("first") {
+            return Some(SeedCompare::Unlike(
+                "the seed timed single cold calls; this series is warm".into(),
+            ));
+        }
+        if !(ours.is_finite() && ours > 0.0 && s.lo > 0.0 && s.hi >= s.lo) {
+            return Some(SeedCompare::Unlike(
+                "no meaningful ratio (a zero or negative figure)".into(),
+            ));
+        }
+        Some(if ours >= s.lo && ours <= s.hi && s.lo < s.hi {
+            SeedCompare::Within
+        } else if ours > s.hi {
+            SeedCompare::Ratio(ours / s.hi)
+        } else {
+            SeedCompare::Ratio(ours / s.lo)
+        })
+    }
+
+    /// Ours over the seed's figure (or the nearer edge of its range), when
+    /// the two compare like for like and ours lies outside the range.
+    pub fn seed_ratio(&self) -> Option<f64> {
+        match self.seed_compare()? {
+            SeedCompare::Ratio(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The comparison in a few words: "within", "1.93x", or "not compared".
+    pub fn seed_compare_text(&self) -> String {
+        match self.seed_compare() {
+            None => String::new(),
+            Some(SeedCompare::Within) => "within".into(),
+            Some(SeedCompare::Ratio(r)) => format!("{r:.2}x"),
+            Some(SeedCompare::Unlike(_)) => "not compared".into(),
+        }
     }
 
     pub fn label(&self, key: &str) -> Option<&str> {

@@ -539,6 +539,6 @@ fn list_json_gives_each_method_table_with_what_each_row_is() {
         .find(|e| e["name"] == "spawn.methods")
         .unwrap();
     let methods = spawn["params"][0]["choices"].as_array().unwrap();
-    let clone3 = methods.iter().find(|c| c["name"] == "clone3").unwrap();
+    let clone3 = methods.iter().find(|c| c["name"] == "clone3_fork").unwrap();
     assert!(clone3["needs"].as_str().unwrap().contains("clone3"));
 }

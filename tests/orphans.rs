@@ -230,7 +230,7 @@ fn sigkill_during_spawn_methods_leaves_nothing() {
     sigkill_leaves_nothing(&[
         "spawn.methods",
         "-p",
-        "methods=fork,vfork,clone3,clone_process,clone_vm,clone_vfork,fork_exec_static,vfork_exec_static,posix_spawn,sh_c",
+        "methods=fork,vfork,clone3_fork,clone3_thread,clone_process,clone_vm,clone_vfork,fork_exec_static,vfork_exec_static,posix_spawn,sh_c",
     ]);
 }
 

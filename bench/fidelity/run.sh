@@ -3,8 +3,10 @@
 # write, in alternating back-to-back runs (this machine drifts 10-30% over
 # minutes, so only the ratio within each pair means anything).
 # Usage: bench/fidelity/run.sh [PAIRS]   (needs gcc; builds tasklab --release)
-#        PIN=0 bench/fidelity/run.sh      both sides pinned to CPU 0 (taskset / --pin),
-#                                         which takes where-the-child-lands out of the noise
+#        PIN=0 bench/fidelity/run.sh      both sides pinned to CPU 0 (taskset / --pin)
+# spawn.methods times creation pinned to one CPU (the first it may use), so
+# the C loop for fork and threads runs pinned to that CPU too: both sides'
+# children start on their parent's CPU.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 pairs=${1:-5}
@@ -28,11 +30,12 @@ for e in r["experiments"]:
 PY
 }
 
+first_cpu=$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')
 compare() { # title c-args experiment param metric label
   echo "== $1"
   printf '%-6s %14s %14s %14s %14s %8s %8s\n' pair C_median C_mean tl_median tl_mean r_median r_mean
   for i in $(seq 1 "$pairs"); do
-    read -r _ _ cmean _ cmed _ _ < <(${PIN:+taskset -c "$PIN"} "$work/c_loop" $2)
+    read -r _ _ cmean _ cmed _ _ < <(taskset -c "${PIN:-$first_cpu}" "$work/c_loop" $2)
     read -r tmed tmean _ < <(tl_stat "$3" "$4" "$5" "$6")
     awk -v i="$i" -v cm="$cmed" -v ca="$cmean" -v tm="$tmed" -v ta="$tmean" \
       'BEGIN { printf "%-6s %14.1f %14.1f %14.1f %14.1f %8.3f %8.3f\n", i, cm, ca, tm, ta, tm/cm, ta/ca }'

@@ -127,9 +127,32 @@ pub fn compare(base: &Side, new: &Side, threshold: f64) -> Vec<Row> {
         else {
             continue;
         };
-        rows.push(row(b, n, threshold));
+        let mut r = row(b, n, threshold);
+        if base.thp == new.thp {
+            if let Some(why) = huge_pages_differ(b, n) {
+                r.verdict = Verdict::Inconclusive;
+                r.why = Some(why);
+            }
+        }
+        rows.push(r);
     }
     rows
+}
+
+/// Why a series was measured under different conditions on the two sides
+/// although the THP setting is the same: the kernel found huge pages for
+/// one side's memory and not for the other's (fragmentation, not the code).
+fn huge_pages_differ(b: &Series, n: &Series) -> Option<String> {
+    let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+    let (x, y) = (mean(&b.huge_kib)?, mean(&n.huge_kib)?);
+    let apart = (x - y).abs() > (0.1 * x.max(y)).max(4096.0);
+    apart.then(|| {
+        format!(
+            "measured under other conditions: {} of its memory on huge pages in base, {} in new, with the same THP setting (the kernel found huge pages for one and not the other)",
+            crate::units::fmt_size((x * 1024.0) as u64),
+            crate::units::fmt_size((y * 1024.0) as u64)
+        )
+    })
 }
 
 fn row(b: &Series, n: &Series, threshold: f64) -> Row {

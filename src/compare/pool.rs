@@ -17,6 +17,10 @@ pub struct Series {
     pub summary: Summary,
     /// Why the machine changed under it (its experiment's canary moved).
     pub canary: Option<String>,
+    /// KiB of the series' memory the kernel backed with huge pages, per file
+    /// (the `anon_huge_kib` readings of its point): a condition of the
+    /// measurement that memory fragmentation, not the code, can change.
+    pub huge_kib: Vec<f64>,
 }
 
 /// What a side is: its files' series, and what is odd about its files.
@@ -25,13 +29,17 @@ pub struct Side {
     pub series: Vec<Series>,
     /// Partial runs, failed experiments, busy machines, per file.
     pub status: Vec<String>,
+    /// The THP setting of each file's machine.
+    pub thp: Vec<String>,
 }
 
 /// Pools `files` (named `names`) into one side.
 pub fn side(files: &[RunResults], names: &[String]) -> Side {
     let mut pooled: Vec<(Series, Vec<Vec<f64>>)> = Vec::new();
     let mut status = Vec::new();
+    let mut thp = Vec::new();
     for (r, name) in files.iter().zip(names) {
+        thp.push(r.env.thp_enabled.clone().unwrap_or_default());
         if r.status == RunStatus::Partial {
             status.push(format!("{name}: an interrupted run (partial results)"));
         }
@@ -51,12 +59,23 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
             let canary = e.canary_moved().map(|why| format!("{name}: {why}"));
             for m in &e.metrics {
                 let rounds = m.round_samples();
+                let huge: Vec<f64> = e
+                    .readings
+                    .iter()
+                    .filter(|r| {
+                        r.name == "anon_huge_kib"
+                            && r.labels.iter().all(|(k, v)| m.labels.get(k) == Some(v))
+                    })
+                    .map(|r| r.value)
+                    .take(1)
+                    .collect();
                 match pooled.iter_mut().find(|(s, _)| {
                     s.experiment == e.name && s.metric == m.name && s.labels == m.labels
                 }) {
                     Some((s, r)) => {
                         r.extend(rounds);
                         s.canary = s.canary.take().or(canary.clone());
+                        s.huge_kib.extend(huge);
                     }
                     None => {
                         // A file from before declarations: the registry's.
@@ -74,6 +93,7 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
                                 better,
                                 summary: m.summary.clone(),
                                 canary: canary.clone(),
+                                huge_kib: huge,
                             },
                             rounds,
                         ))
@@ -89,5 +109,11 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
             Some(s)
         })
         .collect();
-    Side { series, status }
+    thp.sort();
+    thp.dedup();
+    Side {
+        series,
+        status,
+        thp,
+    }
 }

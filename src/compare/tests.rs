@@ -18,6 +18,7 @@ fn series(metric: &str, unit: Unit, better: Better, median: f64) -> Series {
         better,
         summary: stats::summarize_rounds(&rounds, 1).unwrap(),
         canary: None,
+        huge_kib: vec![],
     }
 }
 
@@ -25,10 +26,12 @@ fn verdict_of(unit: Unit, better: Better, base: f64, new: f64) -> Verdict {
     let b = Side {
         series: vec![series("m", unit, better, base)],
         status: vec![],
+        thp: vec![],
     };
     let n = Side {
         series: vec![series("m", unit, better, new)],
         status: vec![],
+        thp: vec![],
     };
     compare(&b, &n, 0.05)[0].verdict
 }
@@ -101,6 +104,7 @@ fn only_changed_rows_are_shown_unless_all() {
             series("b", Unit::Ns, Better::Lower, 100.0),
         ],
         status: vec![],
+        thp: vec![],
     };
     let n = Side {
         series: vec![
@@ -108,6 +112,7 @@ fn only_changed_rows_are_shown_unless_all() {
             series("b", Unit::Ns, Better::Lower, 200.0),
         ],
         status: vec!["new.json: an interrupted run (partial results)".into()],
+        thp: vec![],
     };
     let c = Comparison {
         env_differences: vec![("THP".into(), "madvise".into(), "always".into())],
@@ -141,4 +146,23 @@ fn a_side_whose_canary_moved_is_inconclusive() {
     let r = row(&b, &n, 0.05);
     assert_eq!(r.verdict, Verdict::Inconclusive);
     assert!(r.why.unwrap().contains("canary"));
+}
+
+#[test]
+fn huge_pages_found_on_one_side_only_make_a_row_inconclusive_unless_thp_changed() {
+    let mut b = series("m", Unit::Ns, Better::Lower, 450.0);
+    let mut n = series("m", Unit::Ns, Better::Lower, 110.0);
+    b.huge_kib = vec![0.0];
+    n.huge_kib = vec![430_080.0];
+    let side = |s: &Series, thp: &str| Side {
+        series: vec![s.clone()],
+        status: vec![],
+        thp: vec![thp.into()],
+    };
+    let same = compare(&side(&b, "madvise"), &side(&n, "madvise"), 0.05);
+    assert_eq!(same[0].verdict, Verdict::Inconclusive);
+    assert!(same[0].why.as_deref().unwrap().contains("huge pages"));
+    // The THP setting itself changed: the difference is the change, judged.
+    let changed = compare(&side(&b, "madvise"), &side(&n, "always"), 0.05);
+    assert_eq!(changed[0].verdict, Verdict::Improved);
 }

@@ -30,6 +30,7 @@ pub static REGISTRY: &[&Experiment] = &[
     &yardstick::syscall::EXPERIMENT,
     &yardstick::memcpy::EXPERIMENT,
     &spawn::methods::EXPERIMENT,
+    &spawn::launch::EXPERIMENT,
     &spawn::cold::EXPERIMENT,
     &spawn::heap::EXPERIMENT,
     &switch::pingpong::EXPERIMENT,

@@ -12,5 +12,7 @@ pub use crate::error::UsageError;
 pub use crate::measure::params::{choice, names, Choice, ParamKind, ParamSpec, ParamValue, Params};
 pub use crate::measure::protocol::{labels, Job, RawSeries, WorkerOutput};
 pub use crate::measure::sizing::{Profile, Sizing};
-pub use crate::results::{Better, ExperimentResult, Labels, Metric, NamedFit, Reading, Unit};
+pub use crate::results::{
+    Better, ExperimentResult, Labels, Metric, NamedFit, Reading, SeedStat, Unit,
+};
 pub use crate::units::{fmt_ns, fmt_size, fmt_value, group_digits};

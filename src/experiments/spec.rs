@@ -7,7 +7,9 @@ use crate::measure::params::{ParamSpec, Params};
 use crate::measure::probe::ProbeFn;
 use crate::measure::protocol::{Job, WorkerOutput};
 use crate::measure::sizing::{Profile, Sizing};
-use crate::results::{Better, ExperimentResult, Labels, NamedFit, Reading, SeedRef, Unit};
+use crate::results::{
+    Better, ExperimentResult, Labels, NamedFit, Reading, SeedRef, SeedStat, Unit,
+};
 
 /// A figure a seed article published, attached to the metric it matches.
 pub struct SeedFigure {
@@ -20,6 +22,10 @@ pub struct SeedFigure {
     pub source: &'static str,
     pub hardware: &'static str,
     pub method: &'static str,
+    /// The statistic the seed reports (mean, median, min, single calls).
+    pub statistic: SeedStat,
+    /// The seed timed single cold calls: only `call=first` compares.
+    pub cold: bool,
 }
 
 impl SeedFigure {
@@ -39,6 +45,8 @@ impl SeedFigure {
             source: self.source.to_string(),
             hardware: self.hardware.to_string(),
             method: self.method.to_string(),
+            statistic: self.statistic,
+            cold: self.cold,
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use super::doc::Table;
 use super::table::{case, seed_text};
-use crate::results::{Metric, RunResults, SeedRef, Unit};
+use crate::results::{Metric, RunResults, SeedCompare, Unit};
 use crate::units::fmt_value;
 
 /// Further apart than this (either way), a row says why.
@@ -15,18 +15,24 @@ pub fn table(r: &RunResults) -> Table {
     for e in &r.experiments {
         for m in e.metrics.iter().filter(|m| m.seed.is_some()) {
             let s = m.seed.as_ref().expect("filtered");
-            let ratio = m.seed_ratio();
+            let ours = m.seed_ours().unwrap_or(m.summary.median);
+            let why = match m.seed_compare() {
+                Some(SeedCompare::Ratio(x))
+                    if !(1.0 / EXPLAIN_BEYOND..=EXPLAIN_BEYOND).contains(&x) =>
+                {
+                    reason(r, m, x)
+                }
+                Some(SeedCompare::Unlike(why)) => why,
+                _ => String::new(),
+            };
             rows.push(vec![
                 e.name.clone(),
                 format!("{} {}", m.name, case(m)).trim().to_string(),
-                fmt_value(m.summary.median, m.unit),
+                format!("{} ({})", fmt_value(ours, m.unit), s.statistic.word()),
                 seed_text(m),
                 s.hardware.clone(),
-                ratio.map_or(String::new(), |x| format!("{x:.2}x")),
-                ratio
-                    .filter(|x| *x > EXPLAIN_BEYOND || *x < 1.0 / EXPLAIN_BEYOND)
-                    .map(|x| reason(r, m, s, x))
-                    .unwrap_or_default(),
+                m.seed_compare_text(),
+                why,
             ]);
         }
     }
@@ -34,11 +40,11 @@ pub fn table(r: &RunResults) -> Table {
         head: [
             "experiment",
             "figure",
-            "ours (median)",
+            "ours (same statistic)",
             "seed",
             "seed's machine",
             "ours/seed",
-            "why they differ",
+            "likely causes (from this machine's recorded facts)",
         ]
         .map(String::from)
         .to_vec(),
@@ -47,42 +53,42 @@ pub fn table(r: &RunResults) -> Table {
     }
 }
 
-/// The likeliest reasons a figure is `ratio` times the seed's, most
-/// specific first: how the seed measured, then the machine.
-pub fn reason(r: &RunResults, m: &Metric, s: &SeedRef, ratio: f64) -> String {
+/// The likely causes of a figure `ratio` times the seed's, drawn from what
+/// this run recorded and chosen by what the figure measures: page tables
+/// and first touches for creation and memory, wake-ups for hand-offs,
+/// the clock and the CPU for the rest.
+pub fn reason(r: &RunResults, m: &Metric, ratio: f64) -> String {
     let env = &r.env;
     let mut parts: Vec<String> = Vec::new();
-    let more = ratio > 1.0;
     let timing = matches!(m.unit, Unit::Ns | Unit::PerSecond);
-    // A rate is better when higher: "slower" means a lower rate.
-    let slower = timing && (more == (m.unit == Unit::Ns));
-    let method = s.method.to_lowercase();
-    if timing && method.contains("single") {
-        parts.push(format!(
-            "method: the seed timed {}, ours is the median of warm repetitions",
-            if method.contains("cold") {
-                "a single cold call"
-            } else {
-                "single calls"
-            }
-        ));
-    }
-    if timing && method.contains("unpinned") {
-        parts.push(
-            "placement: unpinned, where the scheduler puts the two tasks decides the figure".into(),
-        );
-    }
+    let slower = timing && ((ratio > 1.0) == (m.unit == Unit::Ns));
+    let kind = quantity(m);
+    let guest = env.virtualization.as_deref();
     if slower {
-        // Page tables and wake-ups are what a hypervisor slows; a copy is not.
-        if let Some(v) = env
-            .virtualization
-            .as_ref()
-            .filter(|_| !m.name.contains("copy"))
-        {
+        match (kind, guest) {
+            (Kind::PageTables, Some(v)) => parts.push(format!(
+                "a {v} guest: with nested paging a TLB miss walks two levels of page tables, and memory the host reclaimed faults on first touch"
+            )),
+            (Kind::WakeUp, Some(v)) => parts.push(format!(
+                "a {v} guest: an idle vCPU halts into the hypervisor, so a wake-up costs an inter-processor interrupt through the host and a VM entry"
+            )),
+            (Kind::WakeUp, None) => parts.push(
+                "wake-ups: an idle CPU must leave its idle state before the woken task runs".into(),
+            ),
+            _ => {}
+        }
+        let mitigated = env
+            .mitigations
+            .iter()
+            .filter(|(_, v)| v.starts_with("Mitigation"))
+            .count();
+        if kind != Kind::Copy && mitigated > 0 {
             parts.push(format!(
-                "virtualisation: this is a {v} guest, where page-table updates and cross-CPU wake-ups go through the hypervisor"
+                "{mitigated} CPU vulnerability mitigations active here (each kernel entry pays for some)"
             ));
         }
+    }
+    if timing {
         parts.push(format!(
             "CPU: {}{} here, {} there",
             env.cpu_model,
@@ -90,35 +96,57 @@ pub fn reason(r: &RunResults, m: &Metric, s: &SeedRef, ratio: f64) -> String {
                 .measured_mhz
                 .map(|m| format!(" at {m:.0} MHz"))
                 .unwrap_or_default(),
-            short_hw(&s.hardware)
+            short_hw(m.seed.as_ref().map_or("", |s| s.hardware.as_str()))
         ));
-    } else if timing {
+    } else {
         parts.push(format!(
-            "a newer CPU and kernel: {}, Linux {} here, {} there",
-            env.cpu_model,
-            env.kernel,
-            short_hw(&s.hardware)
+            "Linux {} here with tasklab's own process image; the seed's machine and program were smaller",
+            env.kernel
         ));
     }
-    if !timing {
-        parts.push(match m.unit {
-            Unit::Kib | Unit::Bytes => format!(
-                "kernel and image: the seed's figure is {}; here Linux {} with tasklab's own process image",
-                s.method, env.kernel
-            ),
-            Unit::Count => format!(
-                "limits: the seed's machine had its own ({}); this one's are in the environment section",
-                s.method
-            ),
-            _ => format!("method: the seed's figure is {}", s.method),
-        });
-    }
-    let dir = if more { "higher" } else { "lower" };
+    let more = ratio > 1.0;
     format!(
-        "{:.1}x {dir}: {}",
+        "{:.1}x {}: {}",
         if more { ratio } else { 1.0 / ratio },
+        if more { "higher" } else { "lower" },
         parts.join("; ")
     )
+}
+
+/// What a seed figure measures, for picking its likely causes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Creation and address-space work: fork, exec, faults.
+    PageTables,
+    /// A hand-off between tasks that may wake another CPU.
+    WakeUp,
+    /// A plain memory copy.
+    Copy,
+    Other,
+}
+
+fn quantity(m: &Metric) -> Kind {
+    let placement = m.label("placement").unwrap_or("");
+    if m.name.contains("copy") {
+        Kind::Copy
+    } else if m.name.contains("switch")
+        || m.name.contains("iterations")
+        || m.name.contains("round_trip")
+    {
+        if placement.contains("same") || placement == "one_cpu" {
+            Kind::Other
+        } else {
+            Kind::WakeUp
+        }
+    } else if m.name.contains("lifecycle")
+        || m.name.contains("return")
+        || m.name.contains("start")
+        || m.name.contains("fault")
+    {
+        Kind::PageTables
+    } else {
+        Kind::Other
+    }
 }
 
 /// "Intel Core i7-4771 (Haswell), 2018" -> "i7-4771": the model people know.
@@ -135,6 +163,98 @@ pub fn short_hw(hw: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::short_hw;
+    use crate::results::{Metric, SeedCompare, SeedRef, SeedStat};
+
+    fn with_seed(
+        v: &[f64],
+        call: Option<&str>,
+        lo: f64,
+        hi: f64,
+        stat: SeedStat,
+        cold: bool,
+    ) -> Metric {
+        let mut pairs = vec![("method", "fork")];
+        if let Some(c) = call {
+            pairs.push(("call", c));
+        }
+        let mut m = crate::experiments::testing::metric("parent_return_ns", &pairs, v);
+        m.seed = Some(SeedRef {
+            lo,
+            hi,
+            unit: crate::results::Unit::Ns,
+            source: "004_x.txt".into(),
+            hardware: "a laptop".into(),
+            method: "single call".into(),
+            statistic: stat,
+            cold,
+        });
+        m
+    }
+
+    #[test]
+    fn a_figure_inside_the_seeds_range_is_within_and_outside_is_the_ratio_to_the_nearer_edge() {
+        let first = Some("first");
+        let m = with_seed(
+            &[50e3, 60e3, 70e3],
+            first,
+            34e3,
+            94e3,
+            SeedStat::Single,
+            true,
+        );
+        assert_eq!(m.seed_compare(), Some(SeedCompare::Within));
+        assert_eq!(m.seed_compare_text(), "within");
+        let m = with_seed(
+            &[180e3, 188e3, 190e3],
+            first,
+            34e3,
+            94e3,
+            SeedStat::Single,
+            true,
+        );
+        assert_eq!(m.seed_compare_text(), "2.00x");
+        let m = with_seed(
+            &[17e3, 17e3, 17e3],
+            first,
+            34e3,
+            94e3,
+            SeedStat::Single,
+            true,
+        );
+        assert_eq!(m.seed_compare_text(), "0.50x");
+    }
+
+    #[test]
+    fn a_warm_series_is_never_compared_with_a_cold_seed_and_no_ratio_is_negative() {
+        let m = with_seed(
+            &[50e3, 60e3, 70e3],
+            None,
+            34e3,
+            94e3,
+            SeedStat::Single,
+            true,
+        );
+        assert!(matches!(m.seed_compare(), Some(SeedCompare::Unlike(_))));
+        assert_eq!(m.seed_ratio(), None);
+        let m = with_seed(
+            &[-5.0, -4.0, -3.0],
+            None,
+            10.0,
+            10.0,
+            SeedStat::Median,
+            false,
+        );
+        assert!(matches!(m.seed_compare(), Some(SeedCompare::Unlike(_))));
+        assert_eq!(m.seed_compare_text(), "not compared");
+    }
+
+    #[test]
+    fn a_mean_seed_is_compared_with_our_mean_and_a_minimum_with_our_minimum() {
+        let m = with_seed(&[10.0, 10.0, 40.0], None, 10.0, 10.0, SeedStat::Mean, false);
+        assert_eq!(m.seed_ours(), Some(20.0));
+        let m = with_seed(&[10.0, 20.0, 40.0], None, 5.0, 5.0, SeedStat::Min, false);
+        assert_eq!(m.seed_ours(), Some(10.0));
+    }
 
     #[test]
     fn hardware_is_shortened_to_the_model() {

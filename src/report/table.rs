@@ -33,7 +33,11 @@ pub fn seed_text(m: &Metric) -> String {
     } else {
         format!("{}–{}", v(s.lo), v(s.hi))
     };
-    format!("{fig} (seed {})", &s.source[..3.min(s.source.len())])
+    format!(
+        "{fig} {} (seed {})",
+        s.statistic.word(),
+        &s.source[..3.min(s.source.len())]
+    )
 }
 
 /// The environment line that heads every table: the figures mean little
@@ -78,7 +82,7 @@ pub fn metric_table(e: &ExperimentResult, verbose: bool) -> doc::Table {
                 fmt_value(sm.p90, m.unit),
                 sm.n.to_string(),
                 seed_text(m),
-                m.seed_ratio().map_or(String::new(), |r| format!("{r:.2}x")),
+                m.seed_compare_text(),
             ]
         })
         .collect();

@@ -6,7 +6,13 @@
 //! its CPU; i32 slot 1 is the thread-id word `clone` clears when a thread made
 //! with the pthread flags exits.
 
-use super::{check, clock::monotonic_ns, mm::CloneStack, mm::SharedPage, proc::current_cpu};
+use super::{
+    check,
+    clock::monotonic_ns,
+    mm::CloneStack,
+    mm::SharedPage,
+    proc::{current_cpu, current_cpu_syscall},
+};
 use std::ffi::{CString, NulError};
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -25,9 +31,18 @@ extern "C" {
 
 /// The child side of every stamping creation: clock first, then CPU.
 #[inline(always)]
-fn stamp(page: &SharedPage) {
+pub(super) fn stamp(page: &SharedPage) {
     page.u64(0).store(monotonic_ns(), Ordering::Release);
     page.i32(0).store(current_cpu(), Ordering::Release);
+}
+
+/// The same for a child that shares its parent's memory but has no TLS block
+/// of its own: its CPU comes from the `getcpu` system call, not from the
+/// parent's rseq area (see [`current_cpu_syscall`]).
+#[inline(always)]
+pub(super) fn stamp_without_tls(page: &SharedPage) {
+    page.u64(0).store(monotonic_ns(), Ordering::Release);
+    page.i32(0).store(current_cpu_syscall(), Ordering::Release);
 }
 
 /// A child process to be reaped.
@@ -70,53 +85,6 @@ pub fn vfork_stamp(page: &SharedPage) -> io::Result<Child> {
     // two slots of the shared page, which outlives the call, then _exits.
     let pid = check(unsafe { tasklab_vfork_stamp(page.u64_ptr(0), page.i32_ptr(0)) })?;
     Ok(Child { pid })
-}
-
-/// `clone3()` with no flags and `exit_signal = SIGCHLD`: fork through the
-/// newer system call.
-pub fn clone3_stamp(page: &SharedPage) -> io::Result<Child> {
-    #[repr(C)]
-    #[derive(Default)]
-    struct CloneArgs {
-        flags: u64,
-        pidfd: u64,
-        child_tid: u64,
-        parent_tid: u64,
-        exit_signal: u64,
-        stack: u64,
-        stack_size: u64,
-        tls: u64,
-    }
-    let args = CloneArgs {
-        exit_signal: libc::SIGCHLD as u64,
-        ..Default::default()
-    };
-    // SAFETY: with no CLONE_VM and no stack, clone3 behaves as fork: the child
-    // gets a copy of the address space and returns 0 here, then does only
-    // async-signal-safe work (stamp, _exit). `args` is valid for its size.
-    let ret = unsafe {
-        libc::syscall(
-            libc::SYS_clone3,
-            &args as *const CloneArgs,
-            std::mem::size_of::<CloneArgs>(),
-        )
-    };
-    if ret == -1 {
-        return Err(io::Error::last_os_error());
-    }
-    if ret == 0 {
-        stamp(page);
-        super::proc::exit_now(0);
-    }
-    Ok(Child { pid: ret as i32 })
-}
-
-/// Whether this kernel has `clone3` (Linux 5.3 and later).
-pub fn has_clone3() -> bool {
-    // SAFETY: a NULL argument with size 0 is rejected by the kernel (EINVAL)
-    // before anything is created; ENOSYS means the call does not exist.
-    let r = unsafe { libc::syscall(libc::SYS_clone3, std::ptr::null::<u8>(), 0usize) };
-    !(r == -1 && io::Error::last_os_error().raw_os_error() == Some(libc::ENOSYS))
 }
 
 /// Which flags a raw `clone` passes.
@@ -202,6 +170,14 @@ extern "C" fn clone_child(arg: *mut libc::c_void) -> libc::c_int {
     0 // glibc's clone wrapper passes this to the exit system call
 }
 
+/// The child of a raw clone that shares the parent's memory (`CLONE_VM`).
+extern "C" fn clone_child_shared_vm(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: as for clone_child.
+    let page = unsafe { &*(arg as *const SharedPage) };
+    stamp_without_tls(page);
+    0
+}
+
 /// Raw `clone(fn, stack, flags, arg)` through glibc's wrapper; the child runs
 /// on `stack`, stamps and returns.
 pub fn clone_stamp<'a>(
@@ -215,9 +191,14 @@ pub fn clone_stamp<'a>(
     // only the shared page (no TLS, no allocation). With ThreadFlags the kernel
     // writes the tid to tid_word and clears it at exit; tid_word lives in the
     // page, which outlives the thread because wait() borrows it.
+    let child = if kind == CloneKind::Process {
+        clone_child
+    } else {
+        clone_child_shared_vm
+    };
     let ret = unsafe {
         libc::clone(
-            clone_child,
+            child,
             stack.top(),
             kind.flags(),
             page as *const SharedPage as *mut libc::c_void,
@@ -433,3 +414,7 @@ impl Drop for ExecPlan {
         unsafe { libc::posix_spawn_file_actions_destroy(&mut *self.actions) };
     }
 }
+
+#[cfg(test)]
+#[path = "clone_tests.rs"]
+mod tests;

@@ -196,4 +196,11 @@ impl CloneStack {
         let top = self.map.ptr.as_ptr() as usize + self.map.len;
         (top & !15) as *mut libc::c_void
     }
+
+    /// The usable stack as `clone3` takes it: its lowest address (above the
+    /// guard page) and its length, both page-aligned.
+    pub(crate) fn span(&self) -> (u64, u64) {
+        let base = self.map.ptr.as_ptr() as u64 + PAGE as u64;
+        (base, (self.map.len - PAGE) as u64)
+    }
 }

@@ -9,6 +9,7 @@
 
 pub mod clock;
 pub mod clone;
+pub mod clone3;
 pub mod forkwork;
 pub mod futex;
 pub mod mm;
@@ -22,6 +23,7 @@ pub mod share;
 
 pub use clock::*;
 pub use clone::*;
+pub use clone3::*;
 pub use futex::*;
 pub use mm::*;
 pub use proc::*;

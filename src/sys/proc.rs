@@ -40,6 +40,31 @@ pub fn current_cpu() -> i32 {
     unsafe { libc::sched_getcpu() }
 }
 
+/// The CPU the calling task is running on, asked of the kernel through the
+/// `getcpu` system call. Right in a child that shares its parent's memory
+/// without a TLS block of its own (`CLONE_VM` without `CLONE_SETTLS`, vfork):
+/// glibc's `sched_getcpu` reads the rseq area through the thread pointer, and
+/// such a child would read its parent's CPU there.
+#[inline(always)]
+pub fn current_cpu_syscall() -> i32 {
+    let mut cpu: libc::c_uint = 0;
+    // SAFETY: getcpu writes one unsigned int to `cpu`, which is live and
+    // writable; the node and cache arguments may be NULL.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_getcpu,
+            &mut cpu as *mut libc::c_uint,
+            std::ptr::null_mut::<libc::c_uint>(),
+            std::ptr::null_mut::<libc::c_void>(),
+        )
+    };
+    if r == 0 {
+        cpu as i32
+    } else {
+        -1
+    }
+}
+
 /// Voluntary and involuntary context switches so far, of this thread or of the
 /// whole process.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

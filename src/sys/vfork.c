@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdint.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,7 +15,10 @@ int tasklab_vfork_stamp(volatile uint64_t *stamp_ns, volatile int32_t *cpu) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         *stamp_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-        *cpu = sched_getcpu();
+        /* getcpu through the kernel: the child shares the parent's memory
+         * and TLS, so glibc's sched_getcpu would read the parent's rseq area. */
+        unsigned int c = 0;
+        *cpu = syscall(SYS_getcpu, &c, (void *)0, (void *)0) == 0 ? (int32_t)c : -1;
         _exit(0);
     }
     return pid; /* -1 with errno set on failure */

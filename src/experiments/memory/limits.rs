@@ -38,6 +38,8 @@ pub static EXPERIMENT: Experiment = Experiment {
         source: SEED_SWITCH,
         hardware: BENDERSKY_HW,
         method: "\"about 32K\" on the seed's machine, found by starting threads",
+        statistic: SeedStat::Median,
+        cold: false,
     }],
     points,
     measure,

@@ -48,6 +48,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             hardware: BENDERSKY_HW,
             method:
                 "a tiny C program: VmSize from /proc/self/status; tasklab's own image is larger",
+            statistic: SeedStat::Median,
+            cold: false,
         },
         SeedFigure {
             metric: "rss_kib",
@@ -58,6 +60,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "ru_maxrss of a tiny C program at start; tasklab's own image is larger",
+            statistic: SeedStat::Median,
+            cold: false,
         },
         SeedFigure {
             metric: "rss_kib",
@@ -68,6 +72,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "ru_maxrss after writing every int",
+            statistic: SeedStat::Median,
+            cold: false,
         },
         SeedFigure {
             metric: "vm_growth_kib",
@@ -78,6 +84,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "416,128 − 6,524 kB: vm size after malloc less at start",
+            statistic: SeedStat::Median,
+            cold: false,
         },
         SeedFigure {
             metric: "rss_growth_kib",
@@ -88,6 +96,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "410,916 − 4,780 kB: max RSS after touch less at start",
+            statistic: SeedStat::Median,
+            cold: false,
         },
     ],
     points,

@@ -64,6 +64,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "~80 GiB virtual seen in top/htop for 10,000 threads",
+            statistic: SeedStat::Median,
+            cold: false,
         },
         SeedFigure {
             metric: "rss_growth_kib",
@@ -74,6 +76,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "~80 MiB resident seen in top/htop for 10,000 threads (the whole process)",
+            statistic: SeedStat::Median,
+            cold: false,
         },
         SeedFigure {
             metric: "rss_growth_kib",
@@ -84,6 +88,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "total RSS with 400 KiB of stack used by each of 10,000 threads (\"around 2.6 GiB\")",
+            statistic: SeedStat::Median,
+            cold: false,
         },
         SeedFigure {
             metric: "virt_per_thread_kib",
@@ -94,6 +100,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "~80 GiB / 10,000 threads",
+            statistic: SeedStat::Median,
+            cold: false,
         },
         SeedFigure {
             metric: "rss_per_thread_kib",
@@ -104,6 +112,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "~80 MiB / 10,000 threads (whole-process RSS, so an upper bound)",
+            statistic: SeedStat::Median,
+            cold: false,
         },
         SeedFigure {
             metric: "rss_per_thread_kib",
@@ -114,6 +124,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "~2.6 GiB / 10,000 threads",
+            statistic: SeedStat::Median,
+            cold: false,
         },
     ],
     points,

@@ -7,7 +7,7 @@
 use super::table::{Kind, Method, Program, Start};
 use crate::experiments::prelude::*;
 use crate::measure::scratch;
-use crate::sys::{self, CloneStack, ExecPlan, SharedPage};
+use crate::sys::{self, CloneStack, ExecPlan, SharedPage, ThreadArea};
 use std::io;
 use std::path::Path;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
@@ -49,6 +49,7 @@ impl Handle<'_> {
 pub struct Launcher {
     page: SharedPage,
     stack: CloneStack,
+    tls: ThreadArea,
     exec_static: Option<ExecPlan>,
     exec_dynamic: Option<ExecPlan>,
     exec_sh: Option<ExecPlan>,
@@ -72,6 +73,7 @@ impl Launcher {
         Ok(Launcher {
             page: SharedPage::new()?,
             stack: CloneStack::new(64 << 10)?,
+            tls: ThreadArea::new()?,
             exec_static: plan(scratch::STATIC_NAME, false),
             exec_dynamic: plan(scratch::DYNAMIC_NAME, false),
             exec_sh: if Path::new("/bin/sh").exists() {
@@ -91,7 +93,10 @@ impl Launcher {
                 Program::Dynamic => "the tiny dynamic program was not built",
                 Program::ThroughSh => "no /bin/sh or no tiny program",
             },
-            Kind::Clone3 if !sys::has_clone3() => "this kernel has no clone3 (before Linux 5.3)",
+            Kind::Clone3Fork if !sys::has_clone3() => "this kernel has no clone3 (before Linux 5.3)",
+            Kind::Clone3Thread if !sys::has_clone3_thread() => {
+                "needs clone3 (Linux 5.3+) on x86-64"
+            }
             _ => return None,
         };
         Some(format!("{} skipped: {why}", method.name()))
@@ -111,6 +116,18 @@ impl Launcher {
 
     /// Creates one task with `method`, waits for it, and times it.
     pub fn launch(&self, method: &Method) -> io::Result<Launch> {
+        self.launch_paused(method, None).map(|(l, _)| l)
+    }
+
+    /// As [`Launcher::launch`], but sleeps `pause` between the creating
+    /// call's return and the reap or join, as Bendersky's launch benchmark
+    /// does (seed 000); also returns how long the reap or join itself took.
+    /// With a pause, `lifecycle_ns` includes it.
+    pub fn launch_paused(
+        &self,
+        method: &Method,
+        pause: Option<std::time::Duration>,
+    ) -> io::Result<(Launch, f64)> {
         let page = &self.page;
         page.u64(0).store(0, Ordering::Relaxed);
         page.i32(0).store(-1, Ordering::Relaxed);
@@ -119,7 +136,10 @@ impl Launcher {
         let handle = match method.kind {
             Kind::Fork => Handle::Child(sys::fork_stamp(page)?),
             Kind::Vfork => Handle::Child(sys::vfork_stamp(page)?),
-            Kind::Clone3 => Handle::Child(sys::clone3_stamp(page)?),
+            Kind::Clone3Fork => Handle::Child(sys::clone3_stamp(page)?),
+            Kind::Clone3Thread => {
+                Handle::Cloned(sys::clone3_thread_stamp(&self.stack, &self.tls, page)?)
+            }
             Kind::Clone(flags) => Handle::Cloned(sys::clone_stamp(flags, &self.stack, page)?),
             Kind::Pthread => Handle::Pthread(sys::pthread_stamp(page)?),
             Kind::StdThread => Handle::Std(std::thread::spawn(|| {
@@ -137,6 +157,11 @@ impl Launcher {
         };
         let t1_ns = sys::monotonic_ns();
         let parent_cpu = sys::current_cpu();
+        let mut wait_from_ns = t1_ns;
+        if let Some(p) = pause {
+            std::thread::sleep(p);
+            wait_from_ns = sys::monotonic_ns();
+        }
         handle.wait()?;
         let t2_ns = sys::monotonic_ns();
         let (child_ns, child_cpu) = match method.kind {
@@ -158,18 +183,20 @@ impl Launcher {
         }
         // Each interval ends with one clock read that is not the work itself.
         let net = |a: u64, b: u64| ((b - a) as f64 - self.timer_overhead_ns).max(0.0);
-        Ok(Launch {
-            parent_return_ns: net(t0_ns, t1_ns),
-            child_start_ns: net(t0_ns, child_ns),
-            lifecycle_ns: net(t0_ns, t2_ns),
-            parent_cpu,
-            child_cpu,
-        })
+        Ok((
+            Launch {
+                parent_return_ns: net(t0_ns, t1_ns),
+                child_start_ns: net(t0_ns, child_ns),
+                lifecycle_ns: net(t0_ns, t2_ns),
+                parent_cpu,
+                child_cpu,
+            },
+            net(wait_from_ns, t2_ns),
+        ))
     }
 }
 
-/// Pushes the three series of `launches` with `base` labels, and how often
-/// the child started on its parent's CPU.
+/// Pushes the three series of `launches` with `base` labels.
 pub fn push_launches(
     out: &mut WorkerOutput,
     base: &Labels,
@@ -197,6 +224,11 @@ pub fn push_launches(
         col(|l| l.child_start_ns),
         detail_timings,
     );
+}
+
+/// How often the child started on its parent's CPU (the parent's CPU when
+/// the creating call returned), where both are known.
+pub fn push_placement_share(out: &mut WorkerOutput, base: &Labels, launches: &[Launch]) {
     let known: Vec<&Launch> = launches
         .iter()
         .filter(|l| l.child_cpu >= 0 && l.parent_cpu >= 0)

@@ -10,51 +10,70 @@ fn lifecycle(method: &str, heap_bytes: u64, thp: &str, ns: f64) -> Metric {
             ("heap_bytes", &heap_bytes.to_string()),
             ("thp", thp),
         ],
-        &[ns, ns, ns],
+        &[ns * 0.99, ns, ns * 1.01],
     )
 }
 
 #[test]
-fn fork_is_compared_with_a_thread_at_the_smallest_heap_that_is_not_empty() {
+fn fork_is_compared_with_a_thread_at_the_smallest_heap_and_grows_per_page() {
     let mib = 1u64 << 20;
     let r = result(vec![
-        lifecycle("fork", 0, "off", 50e3),
-        lifecycle("fork", 2 * mib, "off", 60e3),
-        lifecycle("fork", 100 * mib, "off", 160e3),
-        lifecycle("fork", 100 * mib, "on", 70e3),
-        lifecycle("pthread_create", 0, "off", 10e3),
-        lifecycle("pthread_create", 2 * mib, "off", 10e3),
+        lifecycle("fork", 0, "system", 50e3),
+        lifecycle("fork", 2 * mib, "system", 60e3),
+        lifecycle("fork", 100 * mib, "system", 160e3),
+        lifecycle("fork", 200 * mib, "system", 260e3),
+        lifecycle("fork", 200 * mib, "on", 70e3),
+        lifecycle("pthread_create", 0, "system", 10e3),
+        lifecycle("pthread_create", 200 * mib, "system", 10e3),
     ]);
     let s = fork_vs_thread(&r).unwrap();
     assert!(
-        s.starts_with("fork is 6.0x slower than a thread at a 2 MiB heap"),
+        s.starts_with("on one CPU with a 0 B heap, a fork+reap costs 50.0 µs and a thread create+join 10.0 µs (5.0x)"),
         "{s}"
     );
-    assert!(s.contains("a thread does not grow"), "{s}");
+    assert!(s.contains("grows 100 µs per 100 MiB"), "{s}");
     let a = analyze(&r);
-    assert!(
-        a.findings
-            .iter()
-            .any(|f| f.starts_with("at a 2 MiB heap fork costs 60.0 µs")),
-        "{:?}",
-        a.findings
-    );
-    assert!(
-        a.findings
-            .iter()
-            .any(|f| f.starts_with("on transparent huge pages")),
-        "{:?}",
-        a.findings
-    );
+    let all = a.findings.join("\n");
+    assert!(all.contains("fork grows with the heap"), "{all}");
+    assert!(all.contains("pthread_create stays flat"), "{all}");
+    assert!(!all.contains("R²"), "{all}");
+    assert!(all.contains("on transparent huge pages"), "{all}");
+    assert!(all.contains("3.7x cheaper"), "{all}");
+}
+
+#[test]
+fn a_method_lower_at_the_largest_heap_is_not_called_flat() {
+    let gib = 1u64 << 30;
+    let r = result(vec![
+        lifecycle("pthread_create", 0, "system", 50e3),
+        lifecycle("pthread_create", gib, "system", 25e3),
+    ]);
+    let all = analyze(&r).findings.join("\n");
+    assert!(all.contains("does not grow with the heap"), "{all}");
+    assert!(!all.contains("flat"), "{all}");
+}
+
+#[test]
+fn first_calls_stay_out_of_the_warm_lines() {
+    let mib = 1u64 << 20;
+    let mut first = lifecycle("fork", 0, "system", 500e3);
+    first.labels.insert("call".into(), "first".into());
+    let r = result(vec![
+        first,
+        lifecycle("fork", 0, "system", 50e3),
+        lifecycle("fork", 64 * mib, "system", 50e3),
+    ]);
+    let all = analyze(&r).findings.join("\n");
+    assert!(all.contains("fork stays flat"), "{all}");
 }
 
 #[test]
 fn posix_spawn_is_put_against_fork_exec_at_the_largest_heap() {
     let gib = 1u64 << 30;
     let r = result(vec![
-        lifecycle("posix_spawn", 0, "off", 100e3),
-        lifecycle("posix_spawn", gib, "off", 100e3),
-        lifecycle("fork_exec_static", gib, "off", 3e6),
+        lifecycle("posix_spawn", 0, "system", 100e3),
+        lifecycle("posix_spawn", gib, "system", 100e3),
+        lifecycle("fork_exec_static", gib, "system", 3e6),
     ]);
     let s = program_start(&r).unwrap();
     assert!(

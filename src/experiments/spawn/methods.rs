@@ -1,54 +1,36 @@
-//! spawn.methods: every creation method, warm. Reproduces Bendersky's launch
-//! benchmark (seed 000: fork 35 µs vs a thread 5 µs, averaged over 10,000
-//! launches) and Sysel's Table 1 (seed 004) in the steady state.
+//! spawn.methods: every creation method, warm, timed three ways (to the
+//! parent's return, to the child's first instruction, to the reap or join).
+//! Sysel's Table 1 (seed 004) lists the same methods; his figures are single
+//! cold calls, so spawn.cold holds the comparison. Bendersky's launch
+//! benchmark (seed 000) is replayed by its own protocol in spawn.launch.
 
-use super::engine::{push_launches, Launcher};
+use super::engine::Launcher;
+use super::placement::{self, push_placed, PLACEMENTS};
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
 use crate::measure::sampler::{events, interleave, Budget, PASSES};
+use crate::stats::Summary;
+use crate::sys;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.methods",
     better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower)],
-    summary: "every creation method, warm (steady state): to the parent's return, to the child's start, create+reap",
-    reproduces: "Bendersky's launch benchmark and Sysel Table 1, steady state",
-    params: &[ParamSpec {
-        name: "methods",
-        help: "creation methods to measure",
-        kind: ParamKind::Names(&CHOICES),
-        quick: "all",
-        thorough: "all",
-    }],
-    seeds: &[
-        SeedFigure {
-            metric: "lifecycle_ns",
-            labels: &[("method", "fork_exec_static")],
-            lo: 700_000.0,
-            hi: 700_000.0,
-            unit: Unit::Ns,
-            source: SEED_SYSEL,
-            hardware: SYSEL_HW,
-            method: "fork+exec of HelloWorld, single call (\"about 700 and more\")",
+    summary: "every creation method, warm (steady state), pinned to one CPU or free: to the parent's return, to the child's start, create+reap",
+    reproduces: "Sysel Table 1's methods, warm (his single cold calls: spawn.cold)",
+    params: &[
+        ParamSpec {
+            name: "methods",
+            help: "creation methods to measure",
+            kind: ParamKind::Names(&CHOICES),
+            quick: "all",
+            thorough: "all",
         },
-        SeedFigure {
-            metric: "lifecycle_ns",
-            labels: &[("method", "pthread_create")],
-            lo: 5_000.0,
-            hi: 5_000.0,
-            unit: Unit::Ns,
-            source: SEED_CLONE,
-            hardware: BENDERSKY_HW,
-            method: "thread launch averaged over 10,000 launches (2 MB heap)",
-        },
-        SeedFigure {
-            metric: "lifecycle_ns",
-            labels: &[("method", "fork")],
-            lo: 35_000.0,
-            hi: 35_000.0,
-            unit: Unit::Ns,
-            source: SEED_CLONE,
-            hardware: BENDERSKY_HW,
-            method: "fork launch averaged over 10,000 launches (2 MB heap)",
+        ParamSpec {
+            name: "placements",
+            help: "pinned to one CPU, and/or free with each launch filed by where the child started",
+            kind: ParamKind::Names(&PLACEMENTS),
+            quick: "one_cpu",
+            thorough: "one_cpu,free",
         },
     ],
     measure,
@@ -59,27 +41,31 @@ pub static EXPERIMENT: Experiment = Experiment {
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let l = Launcher::new(job.scratch.as_deref(), job.timer_overhead_ns)?;
     let mut out = WorkerOutput::default();
-    let share = Budget::from_job(job).split(PASSES);
+    let allowed = sys::allowed_cpus()?;
+    let placements = placement::chosen(job, &allowed, &mut out.notes);
     let mut runnable = Vec::new();
     for name in job.params.names("methods") {
         let method =
             table::method(&name).ok_or_else(|| anyhow::anyhow!("unknown method {name}"))?;
         match l.unsupported(method) {
             Some(why) => out.notes.push(why),
-            None => runnable.push((name, method)),
+            None => {
+                for &p in &placements {
+                    runnable.push((name.clone(), method, p));
+                }
+            }
         }
     }
-    // The methods take turns, a share of the budget at a time.
-    let per_method = interleave(&runnable, PASSES, job.seed, |(name, method)| {
-        events(&share, 5, || l.launch(method)).map_err(|e| anyhow::anyhow!("{name}: {e}"))
-    })?;
-    for ((name, _), passes) in runnable.iter().zip(per_method) {
-        push_launches(
-            &mut out,
-            &labels(&[("method", name)]),
-            &passes.concat(),
-            false,
-        );
+    let share = Budget::from_job(job).split(PASSES);
+    // Methods and placements take turns, a share of the budget at a time.
+    let measured = interleave(&runnable, PASSES, job.seed, |(name, method, p)| {
+        p.enter(&allowed)
+            .and_then(|_| events(&share, 5, || l.launch(method)))
+            .map_err(|e| anyhow::anyhow!("{name}: {e}"))
+    });
+    sys::pin_current_thread(&allowed)?;
+    for ((name, _, p), passes) in runnable.iter().zip(measured?) {
+        push_placed(&mut out, &[("method", name)], *p, &passes.concat(), false);
     }
     Ok(out)
 }
@@ -88,51 +74,144 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     Analysis::findings(findings(r))
 }
 
+/// Whether two series' intervals are apart: only then is a difference or a
+/// ratio between them stated.
+pub fn apart(a: &Summary, b: &Summary) -> bool {
+    a.ci95_hi < b.ci95_lo || b.ci95_hi < a.ci95_lo
+}
+
+/// "X [lo–hi]": a figure with its interval.
+pub fn with_interval(s: &Summary) -> String {
+    format!(
+        "{} [{}–{}]",
+        fmt_ns(s.median),
+        fmt_ns(s.ci95_lo),
+        fmt_ns(s.ci95_hi)
+    )
+}
+
+/// "a is 3.1x b", or that the two are indistinguishable here.
+pub fn times(a_name: &str, a: &Summary, b_name: &str, b: &Summary) -> String {
+    if apart(a, b) && b.median > 0.0 {
+        format!("{a_name} is {:.1}x {b_name}", a.median / b.median)
+    } else {
+        format!("{a_name} and {b_name} are indistinguishable here (their intervals overlap)")
+    }
+}
+
 fn findings(r: &ExperimentResult) -> Vec<String> {
     let mut out = Vec::new();
-    let lifecycle_ns = |method: &str| r.median("lifecycle_ns", &[("method", method)]);
-    if let (Some(fork_ns), Some(thread_ns)) = (lifecycle_ns("fork"), lifecycle_ns("pthread_create"))
-    {
+    for placement in ["one_cpu", "free_same_cpu", "free_other_cpu", "free"] {
+        out.extend(placement_findings(r, placement));
+    }
+    if let Some(share) = r.reading(
+        "child_on_parent_cpu",
+        &[("method", "fork"), ("placement", "free")],
+    ) {
         out.push(format!(
-            "warm, a fork+reap costs {} and a pthread create+join {}: fork is {:.1}x a thread (seed 000: 35 vs 5 µs, 7x)",
-            fmt_ns(fork_ns),
-            fmt_ns(thread_ns),
-            fork_ns / thread_ns.max(1.0)
+            "left free, {:.0}% of fork's children started on their parent's CPU; the rest paid for waking the other CPU (free_same_cpu and free_other_cpu are the two figures, never mixed)",
+            share * 100.0
         ));
     }
-    if let (Some(fork_ns), Some(vfork_ns), Some(spawn_ns)) = (
-        lifecycle_ns("fork_exec_static"),
-        lifecycle_ns("vfork_exec_static"),
-        lifecycle_ns("posix_spawn"),
+    out
+}
+
+/// The findings for one placement's series.
+fn placement_findings(r: &ExperimentResult, placement: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let life = |method: &str| {
+        r.find(
+            "lifecycle_ns",
+            &[("method", method), ("placement", placement)],
+        )
+        .filter(|m| !m.summary.unstable)
+        .map(|m| &m.summary)
+    };
+    let where_ = match placement {
+        "one_cpu" => "pinned to one CPU",
+        "free_same_cpu" => "free, the child on its parent's CPU",
+        "free_other_cpu" => "free, the child on the other CPU",
+        _ => "free",
+    };
+    if let (Some(fork), Some(thread)) = (life("fork"), life("pthread_create")) {
+        out.push(format!(
+            "warm, {where_}: a fork+reap costs {} and a pthread_create+join {}: {}. The two end at different points: the join returns when the kernel clears the thread's tid word as it exits, the reap after the process has fully exited",
+            with_interval(fork),
+            with_interval(thread),
+            times("fork", fork, "a thread", thread)
+        ));
+    }
+    if placement != "one_cpu" {
+        return out;
+    }
+    if let (Some(fork), Some(vfork), Some(spawn)) = (
+        life("fork_exec_static"),
+        life("vfork_exec_static"),
+        life("posix_spawn"),
     ) {
         out.push(format!(
             "starting a program: fork+exec {}, vfork+exec {}, posix_spawn {}",
-            fmt_ns(fork_ns),
-            fmt_ns(vfork_ns),
-            fmt_ns(spawn_ns)
+            with_interval(fork),
+            with_interval(vfork),
+            with_interval(spawn)
         ));
     }
-    if let (Some(static_ns), Some(dynamic_ns), Some(sh_ns)) = (
-        lifecycle_ns("fork_exec_static"),
-        lifecycle_ns("fork_exec_dynamic"),
-        lifecycle_ns("sh_c"),
-    ) {
-        out.push(format!(
-            "the exec'd program's own start-up is part of the bill: static {}, dynamically linked {} (+{} for the loader), through /bin/sh -c {} (what system() costs)",
-            fmt_ns(static_ns),
-            fmt_ns(dynamic_ns),
-            fmt_ns((dynamic_ns - static_ns).max(0.0)),
-            fmt_ns(sh_ns)
+    if let (Some(st), Some(dy)) = (life("fork_exec_static"), life("fork_exec_dynamic")) {
+        let d = dy.median - st.median;
+        out.push(if apart(st, dy) {
+            format!(
+                "the exec'd program's own start-up is part of the bill: static {}, dynamically linked {} ({} {} with the loader)",
+                with_interval(st),
+                with_interval(dy),
+                fmt_ns(d.abs()),
+                if d > 0.0 { "more" } else { "less" }
+            )
+        } else {
+            format!(
+                "a static and a dynamically linked program start in indistinguishable times here ({} and {})",
+                with_interval(st),
+                with_interval(dy)
+            )
+        });
+    }
+    out.extend(library_work(&life));
+    out
+}
+
+/// pthread_create against the system call it makes, and Rust's std against
+/// pthread_create: each difference stated only where the intervals part.
+fn library_work<'a>(life: &dyn Fn(&str) -> Option<&'a Summary>) -> Vec<String> {
+    let mut out = Vec::new();
+    let (Some(pthread), Some(raw)) = (life("pthread_create"), life("clone3_thread")) else {
+        return out;
+    };
+    let mut text = format!(
+        "pthread_create+join {} against clone3 with the same flags, a stack and a TLS block {}: {}",
+        with_interval(pthread),
+        with_interval(raw),
+        times("pthread_create", pthread, "the bare call", raw)
+    );
+    if let Some(flags) = life("clone_thread_flags") {
+        text.push_str(&format!(
+            "; clone() with those flags and no TLS {}",
+            with_interval(flags)
         ));
     }
-    if let (Some(clone_ns), Some(pthread_ns)) = (
-        lifecycle_ns("clone_thread_flags"),
-        lifecycle_ns("pthread_create"),
-    ) {
+    text.push_str(". Beyond clone3, glibc takes a stack from its cache or maps one with a guard page, sets up the thread descriptor and TLS, blocks signals around the call, and the new thread registers its robust list and rseq area before it runs the start routine");
+    if (pthread.median > raw.median) != (pthread.min > raw.min) {
+        text.push_str(&format!(
+            "; the fastest launches order the other way ({} against {}), so the gap is not a fixed cost",
+            fmt_ns(pthread.min),
+            fmt_ns(raw.min)
+        ));
+    }
+    out.push(text);
+    if let Some(std) = life("std_thread") {
         out.push(format!(
-            "raw clone with pthread's flags costs {}; pthread_create adds {} of library work (stack cache, TLS, attributes)",
-            fmt_ns(clone_ns),
-            fmt_ns((pthread_ns - clone_ns).max(0.0))
+            "Rust's std::thread::spawn+join {} against pthread_create+join {}: {}; std does its own start-up work around pthread_create (it names the thread, installs an alternate signal stack for stack-overflow reports and looks up the guard page)",
+            with_interval(std),
+            with_interval(pthread),
+            times("std", std, "pthread_create", pthread)
         ));
     }
     out

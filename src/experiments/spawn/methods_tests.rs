@@ -1,20 +1,50 @@
 use super::findings;
 use crate::experiments::testing::{metric, result};
 
+fn life(method: &str, v: &[f64]) -> crate::results::Metric {
+    metric(
+        "lifecycle_ns",
+        &[("method", method), ("placement", "one_cpu")],
+        v,
+    )
+}
+
 #[test]
-fn fork_is_put_against_a_thread_and_the_library_work_is_the_difference() {
-    let m = |method, ns: f64| metric("lifecycle_ns", &[("method", method)], &[ns, ns, ns]);
+fn fork_is_put_against_a_thread_only_when_their_intervals_part() {
     let r = result(vec![
-        m("fork", 70e3),
-        m("pthread_create", 10e3),
-        m("clone_thread_flags", 4e3),
+        life("fork", &[70e3, 71e3, 69e3]),
+        life("pthread_create", &[10e3, 11e3, 9e3]),
     ]);
     let f = findings(&r);
-    assert_eq!(f.len(), 2, "{f:?}");
     assert!(f[0].contains("fork is 7.0x a thread"), "{}", f[0]);
-    assert!(
-        f[1].starts_with("raw clone with pthread's flags costs 4.00 µs"),
-        "{}",
-        f[1]
-    );
+    let r = result(vec![
+        life("fork", &[10e3, 12e3, 30e3]),
+        life("pthread_create", &[9e3, 11e3, 25e3]),
+    ]);
+    let f = findings(&r);
+    assert!(f[0].contains("indistinguishable here"), "{}", f[0]);
+    assert!(!f[0].contains("x a thread"), "{}", f[0]);
+}
+
+#[test]
+fn a_negative_loader_cost_is_never_clamped_and_library_work_is_named_not_subtracted() {
+    let r = result(vec![
+        life("fork_exec_static", &[300e3, 301e3, 302e3]),
+        life("fork_exec_dynamic", &[200e3, 201e3, 202e3]),
+        life("pthread_create", &[20e3, 21e3, 22e3]),
+        life("clone3_thread", &[10e3, 11e3, 12e3]),
+    ]);
+    let f = findings(&r).join("\n");
+    assert!(f.contains("100 µs less with the loader"), "{f}");
+    assert!(!f.contains("0.00 ns"), "{f}");
+    assert!(f.contains("pthread_create is 1.9x the bare call"), "{f}");
+    assert!(!f.contains("library work"), "{f}");
+}
+
+#[test]
+fn an_unstable_series_carries_no_finding() {
+    let mut fork = life("fork", &[70e3, 71e3, 69e3]);
+    fork.summary.unstable = true;
+    let r = result(vec![fork, life("pthread_create", &[10e3, 11e3, 9e3])]);
+    assert!(findings(&r).is_empty());
 }

@@ -8,13 +8,19 @@
 //!
 //! - [`table`]: the creation methods, one row each.
 //! - [`engine`]: the launcher that creates and times one task.
-//! - [`methods`] (spawn.methods), [`cold`] (spawn.cold), [`heap`]
-//!   (spawn.heap): one experiment each.
+//! - [`placement`]: pinned to one CPU, or free and filed by where the child
+//!   started.
+//! - [`methods`] (spawn.methods), [`launch`] (spawn.launch, the seed's own
+//!   protocol), [`cold`] (spawn.cold), [`heap`] (spawn.heap): one experiment
+//!   each.
 
 pub mod cold;
 pub mod engine;
 pub mod heap;
+pub mod heap_fit;
+pub mod launch;
 pub mod methods;
+pub mod placement;
 pub mod table;
 
 /// advise sizes its heap points with the same margin as spawn.heap.

@@ -11,8 +11,10 @@ use crate::sys::CloneKind;
 pub enum Kind {
     Fork,
     Vfork,
-    /// clone3() with no flags.
-    Clone3,
+    /// clone3() with no flags: fork through the newer call.
+    Clone3Fork,
+    /// clone3() with pthread_create's flags, a stack and a TLS block.
+    Clone3Thread,
     /// Raw clone() with these flags, on the launcher's stack.
     Clone(CloneKind),
     Pthread,
@@ -151,11 +153,19 @@ pub const METHODS: &[Method] = &[
     ),
     needing(
         row(
-            "clone3",
+            "clone3_fork",
             "clone3() with no flags: fork through the newer system call",
-            Kind::Clone3,
+            Kind::Clone3Fork,
         ),
         "clone3 (Linux 5.3+)",
+    ),
+    needing(
+        row(
+            "clone3_thread",
+            "clone3() with pthread_create's flags, a stack and a TLS block, without the library's other work",
+            Kind::Clone3Thread,
+        ),
+        "clone3 (Linux 5.3+) on x86-64",
     ),
 ];
 

@@ -35,7 +35,10 @@ fn every_experiment_offers_the_whole_table() {
 #[test]
 fn what_a_method_needs_is_said_where_it_may_be_missing() {
     for m in METHODS {
-        let may_be_missing = matches!(m.kind, Kind::Exec(..) | Kind::Clone3);
+        let may_be_missing = matches!(
+            m.kind,
+            Kind::Exec(..) | Kind::Clone3Fork | Kind::Clone3Thread
+        );
         assert_eq!(!m.choice.needs.is_empty(), may_be_missing, "{}", m.name());
     }
 }

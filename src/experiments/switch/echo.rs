@@ -46,6 +46,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "pipe echo between two threads, taskset to one core",
+            statistic: SeedStat::Mean,
+            cold: false,
         },
         SeedFigure {
             metric: "iterations_per_s",
@@ -56,6 +58,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "pipe echo, unpinned (\"the number of iterations per second halves\")",
+            statistic: SeedStat::Mean,
+            cold: false,
         },
     ],
     points,

@@ -50,6 +50,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "two threads ping-ponging over a pipe, taskset to one core, per switch",
+            statistic: SeedStat::Mean,
+            cold: false,
         },
         SeedFigure {
             metric: "switch_ns",
@@ -60,6 +62,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "two threads signalling over a condition variable, taskset to one core, per switch",
+            statistic: SeedStat::Mean,
+            cold: false,
         },
         SeedFigure {
             metric: "copy_ns",
@@ -70,6 +74,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "memcpy of 64 KiB, the seed's yardstick for a switch",
+            statistic: SeedStat::Mean,
+            cold: false,
         },
         SeedFigure {
             metric: "switch_ns",
@@ -80,6 +86,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "two threads ping-ponging over a pipe, unpinned, per switch",
+            statistic: SeedStat::Mean,
+            cold: false,
         },
         SeedFigure {
             metric: "switch_ns",
@@ -90,6 +98,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "two threads over a condition variable, unpinned, per switch",
+            statistic: SeedStat::Mean,
+            cold: false,
         },
     ],
     points,

@@ -39,6 +39,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "two goroutines ping-ponging over a channel, default GOMAXPROCS",
+            statistic: SeedStat::Mean,
+            cold: false,
         },
         SeedFigure {
             metric: "iterations_per_s",
@@ -49,6 +51,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SWITCH,
             hardware: BENDERSKY_HW,
             method: "two goroutines ping-ponging over a channel, default GOMAXPROCS",
+            statistic: SeedStat::Mean,
+            cold: false,
         },
     ],
     points,

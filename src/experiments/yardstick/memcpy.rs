@@ -32,6 +32,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_CLONE,
             hardware: BENDERSKY_HW,
             method: "memcpy in a loop",
+            statistic: SeedStat::Mean,
+            cold: false,
         },
         SeedFigure {
             metric: "copy_ns",
@@ -42,6 +44,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_CLONE,
             hardware: BENDERSKY_HW,
             method: "memcpy of 2 MB (\"over 60 us\")",
+            statistic: SeedStat::Mean,
+            cold: false,
         },
     ],
     measure,

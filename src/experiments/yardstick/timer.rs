@@ -22,6 +22,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             source: SEED_SYSEL,
             hardware: SYSEL_HW,
             method: "an empty region timed with clock_gettime(CLOCK_REALTIME), at 3.4 GHz",
+            statistic: SeedStat::Median,
+            cold: false,
         },
         SeedFigure {
             metric: "call_ns",
@@ -33,6 +35,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             hardware: SYSEL_HW,
             method:
                 "C++ std::chrono::high_resolution_clock::now(), the nearest to Rust's Instant::now",
+            statistic: SeedStat::Median,
+            cold: false,
         },
     ],
     measure,

@@ -1,0 +1,105 @@
+//! How creation grows with the heap, decided from intervals. The per-page
+//! cost comes from the two largest heaps, where the page tables dominate;
+//! the smaller heaps are shown as residuals from that line, not folded into
+//! one least-squares fit whose R² five points of unequal leverage would make
+//! look better than it is.
+
+use super::methods::{apart, with_interval};
+use crate::experiments::prelude::*;
+use crate::stats::Summary;
+
+/// One method's lifecycle series over the heaps, smallest heap first: the
+/// warm series of the heaps as the system backs them (no `call=first`).
+pub fn by_heap<'a>(r: &'a ExperimentResult, method: &str, thp: &str) -> Vec<(u64, &'a Summary)> {
+    let mut v: Vec<(u64, &Summary)> = r
+        .metrics_named("lifecycle_ns")
+        .filter(|m| {
+            m.label("method") == Some(method)
+                && m.label("thp") == Some(thp)
+                && m.label("call").is_none()
+        })
+        .filter_map(|m| Some((m.label_num("heap_bytes")?, &m.summary)))
+        .collect();
+    v.sort_by_key(|p| p.0);
+    v
+}
+
+/// ns per 4 KiB page of heap between two heap points, with the interval that
+/// their two intervals allow.
+pub struct PerPage {
+    pub ns: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+const PAGE: f64 = 4096.0;
+
+pub fn per_page(a: (u64, &Summary), b: (u64, &Summary)) -> Option<PerPage> {
+    let pages = (b.0 as f64 - a.0 as f64) / PAGE;
+    (pages > 0.0).then(|| PerPage {
+        ns: (b.1.median - a.1.median) / pages,
+        lo: (b.1.ci95_lo - a.1.ci95_hi) / pages,
+        hi: (b.1.ci95_hi - a.1.ci95_lo) / pages,
+    })
+}
+
+/// What a method does as the heap grows, in one sentence.
+pub fn growth(method: &str, points: &[(u64, &Summary)]) -> Option<String> {
+    let (&(from_b, from), &(to_b, to)) = (points.first()?, points.last()?);
+    if points.len() < 2 {
+        return None;
+    }
+    let (from_h, to_h) = (fmt_size(from_b), fmt_size(to_b));
+    if !apart(from, to) {
+        return Some(format!(
+            "{method} stays flat as the heap grows: {} at {from_h}, {} at {to_h} (the intervals overlap)",
+            with_interval(from),
+            with_interval(to)
+        ));
+    }
+    if to.median < from.median {
+        return Some(format!(
+            "{method} does not grow with the heap: {} at {from_h}, lower at {to_h} ({}); the difference is not the heap's",
+            with_interval(from),
+            with_interval(to)
+        ));
+    }
+    let mut s = format!(
+        "{method} grows with the heap: {} at {from_h}, {} at {to_h}",
+        with_interval(from),
+        with_interval(to)
+    );
+    let n = points.len();
+    if n >= 3 {
+        if let Some(p) = per_page(points[n - 2], points[n - 1]) {
+            s.push_str(&format!(
+                "; between the two largest heaps it costs {} per 4 KiB page [{} to {}]",
+                fmt_ns(p.ns),
+                fmt_ns(p.lo),
+                fmt_ns(p.hi)
+            ));
+            let (x0, y0) = (points[n - 1].0 as f64, points[n - 1].1.median);
+            let residuals: Vec<String> = points[..n - 2]
+                .iter()
+                .map(|&(b, m)| {
+                    let predicted = y0 - (x0 - b as f64) / PAGE * p.ns;
+                    format!("{} {}", fmt_size(b), signed_ns(m.median - predicted))
+                })
+                .collect();
+            s.push_str(&format!(
+                "; the smaller heaps sit off that line by {} (measured minus the line)",
+                residuals.join(", ")
+            ));
+        }
+    }
+    Some(s)
+}
+
+/// A difference with its sign, never clamped.
+pub fn signed_ns(ns: f64) -> String {
+    if ns < 0.0 {
+        format!("−{}", fmt_ns(-ns))
+    } else {
+        format!("+{}", fmt_ns(ns))
+    }
+}

@@ -1,0 +1,141 @@
+//! spawn.launch: Bendersky's launch benchmark replayed by its own protocol
+//! (seed 000, `launch-benchmark.c`): with a 2 MB heap touched, create a
+//! process or a thread, read the clock as soon as the parent is back, sleep
+//! 500 µs, then reap or join, timed apart. The seed reports the mean launch
+//! time over 10,000 launches (35 µs for fork, 5 µs for a thread) and prints
+//! the minimum too; this experiment gives both, unpinned as the seed ran.
+
+use super::engine::{push_placement_share, Launcher};
+use super::table;
+use crate::experiments::prelude::*;
+use crate::measure::sampler::{events, interleave, Budget, PASSES};
+use crate::sys;
+use std::time::Duration;
+
+/// The seed's pause between launch and reap.
+const PAUSE: Duration = Duration::from_micros(500);
+
+/// The seed's heap.
+const HEAP_BYTES: usize = 2 << 20;
+
+const METHODS: &[&str] = &["fork", "pthread_create"];
+
+pub static EXPERIMENT: Experiment = Experiment {
+    name: "spawn.launch",
+    better: &[
+        ("parent_return_ns", Better::Lower),
+        ("child_start_ns", Better::Lower),
+        ("reap_ns", Better::Lower),
+    ],
+    summary: "Bendersky's launch benchmark by its own protocol: 2 MiB heap, launch, sleep 500 µs, reap; the mean and the minimum of the parent's return",
+    reproduces: "Bendersky's launch benchmark: fork 35 µs vs a thread 5 µs (mean of 10,000 launches, 2 MB heap)",
+    seeds: &[
+        SeedFigure {
+            metric: "parent_return_ns",
+            labels: &[("method", "fork")],
+            lo: 35_000.0,
+            hi: 35_000.0,
+            unit: Unit::Ns,
+            source: SEED_CLONE,
+            hardware: BENDERSKY_HW,
+            method: "parent's return from fork(), mean of 10,000 launches, 2 MB heap, 500 µs sleep before each reap",
+            statistic: SeedStat::Mean,
+            cold: false,
+        },
+        SeedFigure {
+            metric: "parent_return_ns",
+            labels: &[("method", "pthread_create")],
+            lo: 5_000.0,
+            hi: 5_000.0,
+            unit: Unit::Ns,
+            source: SEED_CLONE,
+            hardware: BENDERSKY_HW,
+            method: "parent's return from pthread_create(), mean of 10,000 launches, 2 MB heap, 500 µs sleep before each join",
+            statistic: SeedStat::Mean,
+            cold: false,
+        },
+    ],
+    measure,
+    analyze,
+    ..Experiment::DEFAULT
+};
+
+fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
+    let _heap = sys::Heap::touched(HEAP_BYTES, sys::Thp::Default)?;
+    let l = Launcher::new(job.scratch.as_deref(), job.timer_overhead_ns)?;
+    let mut out = WorkerOutput::default();
+    let share = Budget::from_job(job).split(PASSES);
+    let methods: Vec<&'static table::Method> = METHODS
+        .iter()
+        .filter_map(|name| table::method(name))
+        .collect();
+    let per_method = interleave(&methods, PASSES, job.seed, |method| {
+        events(&share, 5, || l.launch_paused(method, Some(PAUSE)))
+            .map_err(|e| anyhow::anyhow!("{}: {e}", method.name()))
+    })?;
+    for (method, passes) in methods.iter().zip(per_method) {
+        let runs = passes.concat();
+        let base = labels(&[("method", method.name())]);
+        let col = |f: &dyn Fn(&(super::engine::Launch, f64)) -> f64| {
+            runs.iter().map(f).collect::<Vec<f64>>()
+        };
+        out.push(
+            "parent_return_ns",
+            Unit::Ns,
+            base.clone(),
+            col(&|r| r.0.parent_return_ns),
+        );
+        out.push(
+            "child_start_ns",
+            Unit::Ns,
+            base.clone(),
+            col(&|r| r.0.child_start_ns),
+        );
+        out.push("reap_ns", Unit::Ns, base.clone(), col(&|r| r.1));
+        let launches: Vec<_> = runs.iter().map(|r| r.0).collect();
+        push_placement_share(&mut out, &base, &launches);
+    }
+    Ok(out)
+}
+
+fn analyze(r: &ExperimentResult) -> Analysis {
+    Analysis::findings(findings(r))
+}
+
+fn findings(r: &ExperimentResult) -> Vec<String> {
+    let mut out = Vec::new();
+    let ret = |method: &str| {
+        r.find("parent_return_ns", &[("method", method)])
+            .filter(|m| !m.summary.unstable)
+    };
+    let (Some(fork), Some(thread)) = (ret("fork"), ret("pthread_create")) else {
+        return out;
+    };
+    let (f, t) = (&fork.summary, &thread.summary);
+    let ratio = if super::methods::apart(f, t) && t.mean > 0.0 {
+        format!("fork {:.1}x a thread", f.mean / t.mean)
+    } else {
+        "fork and a thread indistinguishable here".to_string()
+    };
+    out.push(format!(
+        "by the seed's protocol (2 MiB heap, launch, sleep 500 µs, reap): the parent is back from fork in {} and from pthread_create in {} on average (mean), {ratio} (seed 000: 35 vs 5 µs, 7x); the fastest launches took {} and {}",
+        fmt_ns(f.mean),
+        fmt_ns(t.mean),
+        fmt_ns(f.min),
+        fmt_ns(t.min)
+    ));
+    for (name, m) in [("fork", fork), ("a thread", thread)] {
+        if m.summary.mean > 1.5 * m.summary.median {
+            out.push(format!(
+                "the mean for {name} ({}) sits well above its median ({}): a few slow launches pull the seed's statistic up",
+                fmt_ns(m.summary.mean),
+                fmt_ns(m.summary.median)
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "launch_tests.rs"]
+mod tests;
