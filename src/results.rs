@@ -242,8 +242,10 @@ pub struct Canary {
     pub pipe_ns: f64,
 }
 
-/// One round's contamination record.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// One round's contamination record. The fields after
+/// `procs_running_end` are schema 2 additions, absent (empty) in older
+/// files.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RoundTelemetry {
     pub wall_ns: f64,
     /// User + system time of the worker and its reaped children.
@@ -260,11 +262,28 @@ pub struct RoundTelemetry {
     /// itself included).
     pub procs_running_start: f64,
     pub procs_running_end: f64,
+    /// Per CPU (indexed by CPU number), steal and idle time during the
+    /// round, from /proc/stat's 10 ms ticks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpu_steal_ns: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpu_idle_ns: Vec<f64>,
+    /// Reschedule, function-call and TLB-shootdown interrupts on all CPUs
+    /// during the round (/proc/interrupts RES, CAL, TLB).
+    #[serde(default)]
+    pub res_ipis: f64,
+    #[serde(default)]
+    pub cal_ipis: f64,
+    #[serde(default)]
+    pub tlb_ipis: f64,
+    /// Minor page faults of the worker and its reaped children.
+    #[serde(default)]
+    pub minor_faults: f64,
 }
 
 /// One round of an experiment: which point, which round, and what the
 /// machine did meanwhile.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RoundRecord {
     pub point: usize,
     pub round: usize,
@@ -340,6 +359,14 @@ impl ExperimentResult {
         self.find(name, with)
             .filter(|m| !m.summary.unstable)
             .map(|m| m.summary.median)
+    }
+
+    /// The summary of the settled metric `name` whose labels include
+    /// `with`: None when it is missing or its rounds did not settle.
+    pub fn settled(&self, name: &str, with: &[(&str, &str)]) -> Option<&Summary> {
+        self.find(name, with)
+            .filter(|m| !m.summary.unstable)
+            .map(|m| &m.summary)
     }
 
     /// Why this experiment's canary says the machine changed under it: in

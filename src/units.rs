@@ -78,8 +78,9 @@ fn sig3(x: f64) -> String {
 pub fn fmt_value(v: f64, unit: Unit) -> String {
     match unit {
         Unit::Ns => fmt_ns(v),
-        Unit::Kib => format!("{} KiB", group_digits(v.round() as i64)),
-        Unit::Bytes => fmt_size(v.max(0.0) as u64),
+        Unit::Kib => fmt_kib(v),
+        Unit::Bytes if v < 0.0 => format!("-{}", fmt_size((-v) as u64)),
+        Unit::Bytes => fmt_size(v as u64),
         Unit::PerSecond => format!("{}/s", group_digits(v.round() as i64)),
         Unit::Ratio => format!("{v:.2}x"),
         Unit::Count => {
@@ -90,6 +91,20 @@ pub fn fmt_value(v: f64, unit: Unit) -> String {
             }
         }
         Unit::Mhz => format!("{v:.0} MHz"),
+    }
+}
+
+/// KiB as tables and findings print them: from 100 up whole and grouped
+/// (`409,604 KiB`), below with three significant figures (`8.20 KiB`,
+/// `16.0 KiB`, `0.14 KiB`).
+fn fmt_kib(v: f64) -> String {
+    let a = v.abs();
+    if a >= 100.0 || v == 0.0 {
+        format!("{} KiB", group_digits(v.round() as i64))
+    } else if a >= 10.0 {
+        format!("{v:.1} KiB")
+    } else {
+        format!("{v:.2} KiB")
     }
 }
 

@@ -177,7 +177,9 @@ fn limits_name_a_binding_bound_and_the_probe_cleans_up() {
         .any(|r| r["name"] == "thread_bound" && r["labels"]["source"] == "pid_max"));
     let probed = median(&e, "max_threads", &[("source", "probe")]);
     assert_eq!(probed, 100.0);
-    assert!(e["findings"][0].as_str().unwrap().contains("binds"));
+    // one bound binds, or bounds within 5% of each other tie
+    let f = e["findings"][0].as_str().unwrap();
+    assert!(f.contains("binds") || f.contains("tie"), "{f}");
 }
 
 fn refused(exp: &str, params: &[&str], says: &str) {

@@ -262,10 +262,11 @@ impl<'a> Picker<'a> {
     /// `metric` for `method` at every heap of spawn.heap (4 KiB pages).
     fn heap_curve(&mut self, e: &ExperimentResult, method: &str, figure: Cost) -> Option<Curve> {
         let mut pts = Vec::new();
-        for m in e
-            .metrics_named("lifecycle_ns")
-            .filter(|m| m.label("method") == Some(method) && thp_off(m.labels.get("thp")))
-        {
+        for m in e.metrics_named("lifecycle_ns").filter(|m| {
+            m.label("method") == Some(method)
+                && thp_off(m.labels.get("thp"))
+                && m.label("call").is_none()
+        }) {
             let Some(heap) = m.label("heap_bytes").and_then(|h| h.parse().ok()) else {
                 continue;
             };
@@ -302,7 +303,12 @@ impl<'a> Picker<'a> {
             None => format!("spawn.heap is not in {}", self.source),
         };
         let e = self.exp("spawn.methods")?;
-        let m = e.find("lifecycle_ns", &[("method", method)])?;
+        let m = e
+            .find(
+                "lifecycle_ns",
+                &[("method", method), ("placement", "one_cpu")],
+            )
+            .or_else(|| e.find("lifecycle_ns", &[("method", method)]))?;
         let f = self.check(e, m, NS, figure)?;
         let mut c = Curve::new(&e.name, &m.name, &f.labels, m.unit, vec![(0, f.value)])?;
         c.stand_in = Some(format!(

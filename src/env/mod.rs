@@ -13,7 +13,9 @@
 //! the parsing can be tested against a fake tree. Facts that need syscalls
 //! (rlimits, affinity, `uname`) or measurement are filled in by the caller.
 
+mod facts;
 mod probe;
+pub use facts::{nr_throttled_now, rss_counting, CpuIdle, Facts, IdleState, RssCounting};
 pub use probe::probe;
 
 use std::fs;
@@ -57,6 +59,11 @@ pub struct Env {
     /// 0 when unknown.
     pub mem_available_bytes: u64,
     pub limits: Limits,
+    /// Idle states, PCID, balloon, steal, cmdline, seccomp, cgroup CPU
+    /// limits, NUMA, mTHP, the RSS-counting regime, namespaces (schema 2;
+    /// absent from older files).
+    #[serde(default)]
+    pub facts: Facts,
 }
 
 /// Limits that cap how many threads/processes/mappings a run can create.
@@ -71,8 +78,8 @@ pub struct Limits {
     pub rlimit_stack: Option<u64>,
     /// Soft limit in bytes; None = unlimited. Filled by the caller.
     pub rlimit_as: Option<u64>,
-    /// Tightest cgroup v2 pids.max on the path from this process's cgroup to
-    /// the root; None = no limit found.
+    /// Tightest cgroup pids.max (v2, or v1's pids hierarchy) on the path
+    /// from this process's cgroup to the root; None = no limit found.
     pub cgroup_pids_max: Option<u64>,
     /// Tightest cgroup v2 memory.max likewise, or cgroup v1
     /// memory.limit_in_bytes where that is tighter; None = no limit found.
@@ -152,6 +159,7 @@ impl Env {
                 preempt_from_version(&version, &cmdline)
             });
 
+        let facts = Facts::read(&fs, flags, &kernel_release, cpus_online);
         Env {
             hostname,
             cpu_model,
@@ -164,7 +172,7 @@ impl Env {
             kernel: kernel_release,
             arch,
             virtualization,
-            container: detect_container(&fs),
+            container: detect_container(&fs, &facts.own_namespaces),
             thp_enabled: fs
                 .read("/sys/kernel/mm/transparent_hugepage/enabled")
                 .and_then(|s| bracketed_choice(&s)),
@@ -179,6 +187,7 @@ impl Env {
             mem_total_bytes: meminfo_bytes(&meminfo, "MemTotal").unwrap_or(0),
             mem_available_bytes: meminfo_bytes(&meminfo, "MemAvailable").unwrap_or(0),
             limits: read_limits(&fs),
+            facts,
         }
     }
 
@@ -295,6 +304,7 @@ impl Env {
                 rl_bytes(l.cgroup_memory_max),
             ),
         );
+        out.extend(self.facts.describe());
         out
     }
 }
@@ -508,8 +518,33 @@ fn classify_virt(
     Some(name.to_string())
 }
 
-/// Looks for the marks container runtimes leave behind.
-fn detect_container(fs: &Root) -> Option<String> {
+/// Whether this process runs in a container: its own pid or user
+/// namespace says so, and the marks runtimes leave behind name it. When the
+/// namespace links are readable and all are the host's, a `/.dockerenv`
+/// (left by an image built with Docker, as in a Firecracker VM's root file
+/// system) is not taken for a container.
+fn detect_container(fs: &Root, own_namespaces: &[String]) -> Option<String> {
+    let ns_readable = fs::read_link(fs.path("/proc/self/ns/pid")).is_ok();
+    let isolated = own_namespaces.iter().any(|n| n == "pid" || n == "user");
+    if ns_readable && !isolated {
+        // cgroup paths still show a container that shares the host's pid
+        // namespace (--pid=host) only through its runtime's names.
+        let own = fs.read("/proc/self/cgroup").unwrap_or_default();
+        return cgroup_container_hint(&own).map(|n| format!("{n} (host pid namespace)"));
+    }
+    let hint = marks(fs);
+    if isolated {
+        let ns = own_namespaces.join(", ");
+        return Some(hint.map_or_else(
+            || format!("container (own {ns} namespace)"),
+            |h| format!("{h} (own {ns} namespace)"),
+        ));
+    }
+    hint
+}
+
+/// The marks container runtimes leave behind.
+fn marks(fs: &Root) -> Option<String> {
     if fs.exists("/.dockerenv") {
         return Some("docker".into());
     }
@@ -528,7 +563,10 @@ fn detect_container(fs: &Root) -> Option<String> {
         }
     }
     let cgroup = fs.read("/proc/1/cgroup").unwrap_or_default();
-    cgroup_container_hint(&cgroup).map(str::to_string)
+    let own = fs.read("/proc/self/cgroup").unwrap_or_default();
+    cgroup_container_hint(&cgroup)
+        .or_else(|| cgroup_container_hint(&own))
+        .map(str::to_string)
 }
 
 /// Container hint from a cgroup path listing (cgroup v1 or v2 without a
@@ -668,22 +706,29 @@ fn read_limits(fs: &Root) -> Limits {
         rlimit_nproc: None,
         rlimit_stack: None,
         rlimit_as: None,
-        cgroup_pids_max: cg("pids.max"),
-        cgroup_memory_max: [cg("memory.max"), cgroup_v1_memory_limit(fs)]
+        cgroup_pids_max: [cg("pids.max"), cgroup_v1_limit(fs, "pids", "pids.max")]
             .into_iter()
             .flatten()
             .min(),
+        cgroup_memory_max: [
+            cg("memory.max"),
+            cgroup_v1_limit(fs, "memory", "memory.limit_in_bytes"),
+        ]
+        .into_iter()
+        .flatten()
+        .min(),
     }
 }
 
-/// Tightest cgroup v1 `memory.limit_in_bytes` on the path from this
-/// process's memory cgroup to the root of the `memory` hierarchy (mounted at
-/// /sys/fs/cgroup/memory); None when there is none, or no limit.
-fn cgroup_v1_memory_limit(fs: &Root) -> Option<u64> {
-    let rel = cgroup_v1_path(&fs.read("/proc/self/cgroup")?, "memory")?;
-    let base = fs.path("/sys/fs/cgroup/memory");
+/// Tightest cgroup v1 limit in `file` (`memory.limit_in_bytes`,
+/// `pids.max`) on the path from this process's cgroup to the root of the
+/// `controller` hierarchy (mounted at /sys/fs/cgroup/<controller>); None
+/// when there is none, or no limit.
+fn cgroup_v1_limit(fs: &Root, controller: &str, file: &str) -> Option<u64> {
+    let rel = cgroup_v1_path(&fs.read("/proc/self/cgroup")?, controller)?;
+    let base = fs.path("/sys/fs/cgroup").join(controller);
     rel.ancestors()
-        .filter_map(|dir| fs::read_to_string(base.join(dir).join("memory.limit_in_bytes")).ok())
+        .filter_map(|dir| fs::read_to_string(base.join(dir).join(file)).ok())
         .filter_map(|s| parse_cgroup_value(&s))
         // "No limit" reads as the largest page-aligned count (2^63 - 4096).
         .filter(|&v| v < 1 << 62)

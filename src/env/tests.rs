@@ -408,7 +408,19 @@ fn read_from_empty_root() {
 fn read_from_real_root_does_not_panic() {
     let e = Env::read_from(Path::new("/"), "x".into(), std::env::consts::ARCH.into());
     assert!(e.cpus_online >= 1);
-    assert_eq!(e.describe().len(), 12);
+    assert_eq!(e.describe().len(), 12 + e.facts.describe().len());
+}
+
+#[test]
+fn a_cgroup_v1_pids_limit_is_read_up_the_hierarchy() {
+    let t = TempRoot::new("v1pids");
+    t.write("/proc/self/cgroup", "5:pids:/user.slice/u\n0::/\n");
+    t.write("/sys/fs/cgroup/pids/user.slice/u/pids.max", "max\n");
+    let e = Env::read_from(&t.0, "6.8.0-test".into(), "x86_64".into());
+    assert_eq!(e.limits.cgroup_pids_max, None, "no limit");
+    t.write("/sys/fs/cgroup/pids/user.slice/pids.max", "4915\n");
+    let e = Env::read_from(&t.0, "6.8.0-test".into(), "x86_64".into());
+    assert_eq!(e.limits.cgroup_pids_max, Some(4915), "the parent's limit");
 }
 
 #[test]
@@ -433,4 +445,157 @@ fn a_cgroup_v1_memory_limit_is_read_up_the_hierarchy() {
         Some(2 << 30),
         "the parent's limit"
     );
+}
+
+#[test]
+fn facts_are_read_from_fixture_text() {
+    let t = TempRoot::new("facts");
+    t.write("/proc/cpuinfo", "flags\t\t: fpu pcid invpcid hypervisor\n");
+    t.write(
+        "/proc/stat",
+        "cpu  100 0 50 9000 10 0 0 40 0 0\ncpu0 1 0 0 1 0 0 0 0\n",
+    );
+    t.write("/proc/uptime", "100.00 180.00\n");
+    t.write("/sys/devices/system/cpu/online", "0-1\n");
+    t.write(
+        "/proc/cmdline",
+        "console=ttyS0 cpuidle_haltpoll.force=1 haltpoll.guest_halt_poll_ns=0\n",
+    );
+    t.write(
+        "/proc/self/status",
+        "Name:\tx\nSeccomp:\t2\nSeccomp_filters:\t1\n",
+    );
+    t.write(
+        "/sys/devices/system/cpu/cpuidle/current_driver",
+        "haltpoll\n",
+    );
+    t.write(
+        "/sys/devices/system/cpu/cpuidle/current_governor",
+        "haltpoll\n",
+    );
+    t.write("/sys/devices/system/cpu/cpu0/cpuidle/state0/name", "POLL\n");
+    t.write("/sys/devices/system/cpu/cpu0/cpuidle/state0/latency", "0\n");
+    t.write(
+        "/sys/devices/system/cpu/cpu0/cpuidle/state1/name",
+        "haltpoll idle\n",
+    );
+    t.write("/sys/devices/system/cpu/cpu0/cpuidle/state1/latency", "1\n");
+    t.write("/sys/devices/system/cpu/cpu0/cpuidle/state1/disable", "1\n");
+    t.write("/sys/module/haltpoll/parameters/guest_halt_poll_ns", "0\n");
+    t.write("/sys/bus/virtio/devices/virtio0/device", "0x0005\n");
+    t.write(
+        "/sys/bus/virtio/devices/virtio0/features",
+        "0110010100000000\n",
+    );
+    t.write("/sys/bus/virtio/devices/virtio1/device", "0x0001\n");
+    t.write("/sys/devices/system/node/online", "0-1\n");
+    t.write(
+        "/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled",
+        "always inherit madvise [never]\n",
+    );
+    t.write(
+        "/sys/kernel/mm/transparent_hugepage/hugepages-2048kB/enabled",
+        "always [inherit] madvise never\n",
+    );
+    t.write("/proc/self/cgroup", "0::/app\n");
+    t.write("/sys/fs/cgroup/cgroup.controllers", "cpu memory pids\n");
+    t.write("/sys/fs/cgroup/app/cpu.max", "50000 100000\n");
+    t.write(
+        "/sys/fs/cgroup/app/cpu.stat",
+        "usage_usec 5\nnr_periods 9\nnr_throttled 3\n",
+    );
+    let e = Env::read_from(&t.0, "6.1.0-test".into(), "x86_64".into());
+    let f = &e.facts;
+    assert!(f.pcid && f.invpcid);
+    assert_eq!(f.steal_since_boot_ns, Some(400_000_000));
+    // 0.4 s stolen of 100 s × 2 CPUs.
+    assert!((f.steal_since_boot_share.unwrap() - 0.002).abs() < 1e-9);
+    assert_eq!(f.seccomp.as_deref(), Some("filter (1 filters)"));
+    let ci = f.cpuidle.as_ref().unwrap();
+    assert_eq!(ci.driver.as_deref(), Some("haltpoll"));
+    assert_eq!(ci.states.len(), 2);
+    assert_eq!(ci.states[1].exit_latency_us, 1);
+    assert!(ci.states[1].disabled && !ci.states[0].disabled);
+    let why = f.polling_idle().unwrap_err();
+    assert!(why.contains("guest_halt_poll_ns=0"), "{why}");
+    assert_eq!(f.balloon, vec!["virtio_balloon (free page reporting)"]);
+    assert_eq!(f.numa_nodes, Some(2));
+    assert_eq!(
+        f.mthp,
+        vec![
+            ("64kB".to_string(), "never".to_string()),
+            ("2048kB".to_string(), "inherit".to_string())
+        ]
+    );
+    assert_eq!(f.cgroup.version.as_deref(), Some("v2"));
+    assert_eq!(f.cgroup.cpu_quota_cpus, Some(0.5));
+    assert_eq!(f.cgroup.nr_throttled, Some(3));
+    let rss = f.rss_counting.as_ref().unwrap();
+    assert!(rss.regime.contains("per-thread"), "{rss:?}");
+    // A fake root has no namespace links: the marks decide (none here).
+    assert!(f.own_namespaces.is_empty());
+    assert_eq!(e.container, None);
+    assert!(e.describe().iter().any(|(k, _)| k == "cpuidle"));
+}
+
+#[test]
+fn polling_idle_is_recognised() {
+    let mut f = Facts {
+        cmdline: Some("quiet idle=poll".into()),
+        ..Facts::default()
+    };
+    assert!(f.polling_idle().is_ok());
+    f.cmdline = None;
+    assert!(f.polling_idle().is_err());
+    f.cpuidle = Some(CpuIdle {
+        driver: Some("haltpoll".into()),
+        governor: Some("haltpoll".into()),
+        states: vec![],
+        haltpoll_poll_ns: Some(200_000),
+    });
+    assert!(f.polling_idle().unwrap().contains("200"));
+}
+
+#[test]
+fn the_rss_regime_follows_the_release() {
+    let old = rss_counting("5.15.0-91-generic", 8).unwrap();
+    assert_eq!(old.bound_bytes, None);
+    let new = rss_counting("6.8.0", 64).unwrap();
+    // 64 CPUs × max(32, 128) pages.
+    assert_eq!(new.bound_bytes, Some(64 * 128 * 4096));
+    assert_eq!(
+        rss_counting("6.2", 2).unwrap().bound_bytes,
+        Some(2 * 32 * 4096)
+    );
+    assert!(rss_counting("", 2).is_none());
+}
+
+#[test]
+fn fact_parsers_read_their_lines() {
+    use facts::*;
+    assert_eq!(cpu_max("max 100000\n"), None);
+    assert_eq!(cpu_max("200000 100000\n"), Some(2.0));
+    assert!(feature_bit("000001", 5) && !feature_bit("00000", 5));
+    assert_eq!(seccomp_mode("Seccomp:\t0\n").as_deref(), Some("disabled"));
+    assert_eq!(
+        stat_field("nr_periods 4\nnr_throttled 2\n", "nr_throttled"),
+        Some(2)
+    );
+    assert_eq!(steal_ticks("cpu  1 2 3 4 5 6 7 8 9\n"), Some(8));
+    assert_eq!(facts::ns_inode("pid:[4026531836]"), Some(4_026_531_836));
+}
+
+#[test]
+fn a_dockerenv_file_with_the_hosts_namespaces_is_no_container() {
+    // The real process: readable links, so the namespaces decide.
+    let e = Env::read_from(Path::new("/"), "6.8.0".into(), "x86_64".into());
+    if e.facts.own_namespaces.is_empty() && fs::read_link("/proc/self/ns/pid").is_ok() {
+        assert!(
+            e.container
+                .as_deref()
+                .is_none_or(|c| c.contains("host pid")),
+            "{:?}",
+            e.container
+        );
+    }
 }

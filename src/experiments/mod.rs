@@ -37,6 +37,7 @@ pub static REGISTRY: &[&Experiment] = &[
     &switch::echo::EXPERIMENT,
     &switch::indirect::EXPERIMENT,
     &switch::userspace::EXPERIMENT,
+    &switch::wakeup::EXPERIMENT,
     &memory::malloc::EXPERIMENT,
     &memory::threads::EXPERIMENT,
     &memory::limits::EXPERIMENT,

@@ -15,4 +15,9 @@ pub use crate::measure::sizing::{Profile, Sizing};
 pub use crate::results::{
     Better, ExperimentResult, Labels, Metric, NamedFit, Reading, SeedStat, Unit,
 };
+pub use crate::stats::compare_text::{
+    amount, compare, difference, figure, fmt_ratio, fmt_signed, order, share, share_text,
+    Difference, Order, Share,
+};
+pub use crate::stats::Summary;
 pub use crate::units::{fmt_ns, fmt_size, fmt_value, group_digits};

@@ -62,7 +62,7 @@ pub const QUANTITIES: &[Quantity] = &[
             Source {
                 experiment: "spawn.methods",
                 metric: "lifecycle_ns",
-                labels: &[("method", "fork")],
+                labels: &[("method", "fork"), ("placement", "one_cpu")],
             },
         ],
     },
@@ -81,7 +81,7 @@ pub const QUANTITIES: &[Quantity] = &[
             Source {
                 experiment: "spawn.methods",
                 metric: "lifecycle_ns",
-                labels: &[("method", "pthread_create")],
+                labels: &[("method", "pthread_create"), ("placement", "one_cpu")],
             },
         ],
     },

@@ -35,3 +35,29 @@ pub fn result(metrics: Vec<Metric>) -> ExperimentResult {
         round_log: vec![],
     }
 }
+
+/// A settled series with median `m` and a 95% interval `[lo, hi]` from 5
+/// rounds, as the run would summarise it.
+pub fn settled(name: &str, pairs: &[(&str, &str)], m: f64, lo: f64, hi: f64) -> Metric {
+    let mut x = metric(name, pairs, &[lo, m, m, m, hi, m, m]);
+    let s = &mut x.summary;
+    s.median = m;
+    s.ci95_lo = lo;
+    s.ci95_hi = hi;
+    s.ci_covers_95 = true;
+    s.rounds = 5;
+    s.interval = "95%, 5 rounds".into();
+    x
+}
+
+/// `settled` with an interval of ±`pct`% around `m`.
+pub fn near(name: &str, pairs: &[(&str, &str)], m: f64, pct: f64) -> Metric {
+    let h = m.abs() * pct / 100.0;
+    settled(name, pairs, m, m - h, m + h)
+}
+
+/// The same series marked unsettled: its rounds disagreed.
+pub fn unsettled(mut m: Metric) -> Metric {
+    m.summary.unstable = true;
+    m
+}

@@ -1,8 +1,9 @@
 //! What the machine did around one round: a canary yardstick at its start
 //! and end (a bare system call, a pipe write and read), the steal time the
 //! hypervisor took, how long the worker waited for a CPU, its involuntary
-//! switches, how many tasks were runnable, and its CPU time beside the wall
-//! time. A figure is only as good as the round it came from: these say
+//! switches, how many tasks were runnable, its CPU time beside the wall
+//! time, each CPU's steal and idle time, the IPIs (RES, CAL, TLB) and the
+//! minor faults. A figure is only as good as the round it came from: these say
 //! whether the round was quiet.
 
 use super::timer::per_call;
@@ -43,7 +44,30 @@ pub struct Recorder {
     delay0: u64,
     invol0: u64,
     running0: u64,
+    cpus0: Vec<procfs::CpuTimes>,
+    ipis0: [u64; 3],
+    faults0: u64,
     canary_start: Canary,
+}
+
+/// The RES, CAL and TLB interrupts of all CPUs now.
+fn ipis_now() -> [u64; 3] {
+    procfs::ipis().map_or([0; 3], |rows| rows.map(|r| r.iter().sum()))
+}
+
+/// Per CPU number, `now − then` of one field of [`procfs::CpuTimes`].
+fn per_cpu(
+    now: &[procfs::CpuTimes],
+    then: &[procfs::CpuTimes],
+    f: fn(&procfs::CpuTimes) -> u64,
+) -> Vec<f64> {
+    let n = now.iter().map(|c| c.cpu + 1).max().unwrap_or(0);
+    let mut out = vec![0.0; n];
+    for c in now {
+        let before = then.iter().find(|t| t.cpu == c.cpu).map_or(f(c), f);
+        out[c.cpu] = f(c).saturating_sub(before) as f64;
+    }
+    out
 }
 
 fn or0<E>(v: Result<u64, E>) -> u64 {
@@ -60,6 +84,9 @@ impl Recorder {
             delay0: procfs::run_delay_ns().unwrap_or(0),
             invol0: or0(sys::switches(true).map(|s| s.involuntary)),
             cpu0: or0(sys::cpu_time_ns()),
+            cpus0: procfs::per_cpu_times().unwrap_or_default(),
+            ipis0: ipis_now(),
+            faults0: or0(sys::minor_faults()),
             canary_start,
             t0: sys::monotonic_ns(),
         }
@@ -69,6 +96,8 @@ impl Recorder {
     pub fn finish(self) -> RoundTelemetry {
         let wall = sys::monotonic_ns() - self.t0;
         let d = |now: u64, then: u64| now.saturating_sub(then) as f64;
+        let cpus = procfs::per_cpu_times().unwrap_or_default();
+        let ipis = ipis_now();
         let t = RoundTelemetry {
             wall_ns: wall as f64,
             cpu_ns: d(or0(sys::cpu_time_ns()), self.cpu0),
@@ -79,6 +108,12 @@ impl Recorder {
             involuntary_switches: d(or0(sys::switches(true).map(|s| s.involuntary)), self.invol0),
             procs_running_start: self.running0 as f64,
             procs_running_end: procfs::procs_running().unwrap_or(0) as f64,
+            cpu_steal_ns: per_cpu(&cpus, &self.cpus0, |c| c.steal_ns),
+            cpu_idle_ns: per_cpu(&cpus, &self.cpus0, |c| c.idle_ns),
+            res_ipis: d(ipis[0], self.ipis0[0]),
+            cal_ipis: d(ipis[1], self.ipis0[1]),
+            tlb_ipis: d(ipis[2], self.ipis0[2]),
+            minor_faults: d(or0(sys::minor_faults()), self.faults0),
         };
         RoundTelemetry {
             canary_end: canary(),
@@ -104,5 +139,18 @@ mod tests {
             );
         }
         assert!(t.procs_running_start >= 1.0);
+        assert!(!t.cpu_idle_ns.is_empty() && t.cpu_idle_ns.len() == t.cpu_steal_ns.len());
+    }
+
+    #[test]
+    fn touching_fresh_pages_counts_minor_faults() {
+        let rec = Recorder::start();
+        let mut v = vec![0u8; 8 << 20];
+        for i in (0..v.len()).step_by(4096) {
+            v[i] = 1;
+        }
+        std::hint::black_box(&v);
+        let t = rec.finish();
+        assert!(t.minor_faults >= 1.0, "{t:?}");
     }
 }

@@ -7,6 +7,7 @@ pub mod doc;
 pub mod headlines;
 pub mod quantities;
 pub mod seeds;
+pub mod sentence;
 pub mod table;
 
 use crate::env::cpu_list;
@@ -16,6 +17,7 @@ use crate::results::{RunResults, RunStatus, Status, RESULTS_FILE};
 use crate::sys::safefile::{OutDir, Trust};
 use crate::units::fmt_ns;
 use doc::{Block, Doc};
+use sentence::{capitalise, group_identifiers, identifiers};
 use std::path::{Path, PathBuf};
 
 /// What the terminal shows: the tables as each experiment ends, or one
@@ -41,6 +43,16 @@ pub fn load(file: &Path) -> anyhow::Result<RunResults> {
 pub fn upgrade(r: &mut RunResults) {
     if r.groups.is_empty() {
         r.groups = experiments::group_records();
+    }
+    // Seed figures are comparisons, not measurements: each series is paired
+    // anew by this version's declarations, so a file written before a
+    // pairing was corrected is not shown against the wrong figure.
+    for x in &mut r.experiments {
+        if let Some(reg) = experiments::find(&x.name) {
+            for m in &mut x.metrics {
+                m.seed = reg.seed_for(&m.name, &m.labels);
+            }
+        }
     }
     if r.schema_version >= 2 {
         return;
@@ -104,7 +116,10 @@ pub fn build(r: &RunResults) -> Doc {
         ));
     } else {
         d.push(Block::Summary(
-            heads.into_iter().map(|(_, s)| capitalise(s)).collect(),
+            heads
+                .into_iter()
+                .map(|(g, s)| capitalise(s, &group_identifiers(r, g)))
+                .collect(),
         ));
     }
     let failed: Vec<String> = r
@@ -177,7 +192,10 @@ pub fn build(r: &RunResults) -> Doc {
             }
             if !x.findings.is_empty() {
                 d.push(Block::Bullets(
-                    x.findings.iter().map(|f| capitalise(f)).collect(),
+                    x.findings
+                        .iter()
+                        .map(|f| capitalise(f, &identifiers(x)))
+                        .collect(),
                 ));
             }
             let t = table::metric_table(x, false);
@@ -280,14 +298,6 @@ fn rounds_sentence(r: &RunResults) -> String {
         )
     } else {
         "Every figure is the median of independent samples;".into()
-    }
-}
-
-fn capitalise(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect(),
-        None => String::new(),
     }
 }
 

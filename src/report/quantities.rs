@@ -13,7 +13,14 @@ fn found<'a>(r: &'a RunResults, q: &Quantity) -> Vec<(&'a str, &'a Metric)> {
         .iter()
         .filter_map(|s| {
             let e = r.measured(s.experiment)?;
-            Some((e.name.as_str(), e.find(s.metric, s.labels)?))
+            // A first call (`call=first`) is another quantity: it counts
+            // only when the source names it.
+            let m = e.metrics.iter().find(|m| {
+                m.name == s.metric
+                    && s.labels.iter().all(|(k, v)| m.label(k) == Some(*v))
+                    && (m.label("call").is_none() || s.labels.iter().any(|(k, _)| *k == "call"))
+            })?;
+            Some((e.name.as_str(), m))
         })
         .collect()
 }

@@ -140,9 +140,16 @@ pub fn fit_text(f: &NamedFit) -> String {
             format!("{:.2} {}", f.fit.slope, f.y_unit),
         )
     };
+    // Through three points or fewer a line always fits well: its R² says
+    // nothing, so it is not quoted.
+    let r2 = if f.fit.n > 3 {
+        format!("R² {:.3}, ", f.fit.r2)
+    } else {
+        String::new()
+    };
     format!(
-        "fit {}: {at0} + {per} per {} (R² {:.3}, {} points)",
-        f.name, f.x_unit, f.fit.r2, f.fit.n
+        "fit {}: {at0} + {per} per {} ({r2}{} points)",
+        f.name, f.x_unit, f.fit.n
     )
 }
 

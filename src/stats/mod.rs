@@ -10,6 +10,7 @@
 //! headline figure rather than the mean.
 
 pub mod change;
+pub mod compare_text;
 pub mod rounds;
 
 pub use change::{change, verdict, Change, Verdict};

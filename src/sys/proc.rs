@@ -421,15 +421,19 @@ pub fn is_root() -> bool {
 pub fn cpu_time_ns() -> io::Result<u64> {
     let mut total = 0u64;
     for who in [libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN] {
-        // SAFETY: rusage is plain data; zeroed is a valid value to overwrite.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: `ru` is a valid, writable rusage.
-        check(unsafe { libc::getrusage(who, &mut ru) })?;
+        let ru = rusage(who)?;
         for tv in [ru.ru_utime, ru.ru_stime] {
             total += tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1_000;
         }
     }
     Ok(total)
+}
+
+/// Minor page faults so far of this process's threads plus its reaped
+/// children (`ru_minflt`).
+pub fn minor_faults() -> io::Result<u64> {
+    Ok(rusage(libc::RUSAGE_SELF)?.ru_minflt as u64
+        + rusage(libc::RUSAGE_CHILDREN)?.ru_minflt as u64)
 }
 
 #[cfg(test)]

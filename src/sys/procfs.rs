@@ -127,6 +127,89 @@ pub fn pid_namespace() -> Option<String> {
         .map(|p| p.to_string_lossy().into_owned())
 }
 
+/// The inter-processor interrupts switch.wakeup and the round telemetry
+/// count, by their /proc/interrupts names: reschedule (RES), function call
+/// (CAL) and TLB shootdown (TLB).
+pub const IPI_NAMES: [&str; 3] = ["RES", "CAL", "TLB"];
+
+/// The [`IPI_NAMES`] counts per CPU now, in that order (each a vector
+/// indexed by CPU column); None when /proc/interrupts cannot be read.
+pub fn ipis() -> Option<[Vec<u64>; 3]> {
+    let text = std::fs::read_to_string("/proc/interrupts").ok()?;
+    Some(IPI_NAMES.map(|n| interrupt_row(&text, n).unwrap_or_default()))
+}
+
+/// The per-CPU counts of the row `name` of a /proc/interrupts text
+/// (`RES:  79196  64468   Rescheduling interrupts`).
+pub fn interrupt_row(text: &str, name: &str) -> Option<Vec<u64>> {
+    let cpus = text.lines().next()?.split_whitespace().count();
+    let line = text.lines().find(|l| {
+        l.trim_start()
+            .strip_prefix(name)
+            .is_some_and(|r| r.starts_with(':'))
+    })?;
+    let rest = line.split_once(':')?.1;
+    Some(
+        rest.split_whitespace()
+            .take(cpus)
+            .map_while(|x| x.parse().ok())
+            .collect(),
+    )
+}
+
+/// Per CPU, time since boot spent idle (idle + iowait) and stolen by the
+/// hypervisor, in ns, from the `cpuN` lines of /proc/stat (10 ms ticks).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CpuTimes {
+    pub cpu: usize,
+    pub idle_ns: u64,
+    pub steal_ns: u64,
+}
+
+/// [`CpuTimes`] of every online CPU now.
+pub fn per_cpu_times() -> Option<Vec<CpuTimes>> {
+    Some(parse_per_cpu(&std::fs::read_to_string("/proc/stat").ok()?))
+}
+
+/// The `cpuN` lines of a /proc/stat text.
+pub fn parse_per_cpu(text: &str) -> Vec<CpuTimes> {
+    text.lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("cpu")?;
+            let (n, ticks) = rest.split_once(' ')?;
+            let cpu = n.parse().ok()?;
+            let t: Vec<u64> = ticks
+                .split_whitespace()
+                .filter_map(|x| x.parse().ok())
+                .collect();
+            Some(CpuTimes {
+                cpu,
+                idle_ns: (t.get(3)? + t.get(4).unwrap_or(&0)) * NS_PER_TICK,
+                steal_ns: t.get(7).unwrap_or(&0) * NS_PER_TICK,
+            })
+        })
+        .collect()
+}
+
+/// Time CPU `cpu` spent in its cpuidle states since boot, in ns (the sum of
+/// /sys/devices/system/cpu/cpuN/cpuidle/state*/time, kept in µs): finer
+/// than /proc/stat's ticks. None without a cpuidle driver.
+pub fn cpuidle_ns(cpu: usize) -> Option<u64> {
+    let dir = std::fs::read_dir(format!("/sys/devices/system/cpu/cpu{cpu}/cpuidle")).ok()?;
+    let mut total = None;
+    for e in dir.flatten() {
+        if e.file_name().to_string_lossy().starts_with("state") {
+            if let Some(us) = std::fs::read_to_string(e.path().join("time"))
+                .ok()
+                .and_then(|t| t.trim().parse::<u64>().ok())
+            {
+                total = Some(total.unwrap_or(0) + us * 1_000);
+            }
+        }
+    }
+    total
+}
+
 /// Finds `Field:   1234 kB` in a /proc text.
 pub fn kib_field(text: &str, field: &str) -> Option<u64> {
     text.lines().find_map(|l| {
@@ -145,6 +228,27 @@ mod tests {
         assert_eq!(kib_field(text, "VmPTE"), Some(52));
         assert_eq!(kib_field(text, "VmPeak"), Some(10));
         assert_eq!(kib_field(text, "VmRSS"), None);
+    }
+
+    #[test]
+    fn interrupt_rows_are_read_per_cpu() {
+        let text = "           CPU0       CPU1       \n 24:    1    0  IO-APIC   5-edge      ACPI:Ged\nRES:      79196      64468   Rescheduling interrupts\nCAL:  169641  161993   Function call interrupts\nERR:          0\n";
+        assert_eq!(interrupt_row(text, "RES"), Some(vec![79_196, 64_468]));
+        assert_eq!(interrupt_row(text, "CAL"), Some(vec![169_641, 161_993]));
+        assert_eq!(interrupt_row(text, "ERR"), Some(vec![0]));
+        assert_eq!(interrupt_row(text, "TLB"), None);
+        assert!(ipis().is_some());
+    }
+
+    #[test]
+    fn per_cpu_lines_give_idle_and_steal() {
+        let text = "cpu  10 0 10 500 5 0 0 7\ncpu0 5 0 5 300 2 0 0 3 0 0\ncpu1 5 0 5 200 3 0 0 4 0 0\nintr 1\n";
+        let v = parse_per_cpu(text);
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[1].cpu, 1);
+        assert_eq!(v[1].idle_ns, 203 * NS_PER_TICK);
+        assert_eq!(v[0].steal_ns, 3 * NS_PER_TICK);
+        assert!(!per_cpu_times().unwrap().is_empty());
     }
 
     #[test]

@@ -154,32 +154,92 @@ fn errno_text(e: &std::io::Error) -> String {
     format!("{name} ({text})")
 }
 
+/// Two bounds this close (relative) tie: neither binds alone.
+const TIE: f64 = 0.05;
+
+/// One bound as the rounds read it: its source, why, and the smallest and
+/// largest count any round computed (the system's tasks come and go).
+struct BoundSeen<'a> {
+    source: &'a str,
+    why: &'a str,
+    lo: f64,
+    hi: f64,
+}
+
+impl BoundSeen<'_> {
+    fn count(&self) -> String {
+        if self.lo == self.hi {
+            group_digits(self.lo as i64)
+        } else {
+            format!(
+                "{}–{}",
+                group_digits(self.lo as i64),
+                group_digits(self.hi as i64)
+            )
+        }
+    }
+}
+
+/// Each bound once, smallest first, however many rounds read it.
+fn bounds_seen(r: &ExperimentResult) -> Vec<BoundSeen<'_>> {
+    let mut out: Vec<BoundSeen> = Vec::new();
+    for x in r.readings.iter().filter(|x| x.name == "thread_bound") {
+        let source = x.labels.get("source").map_or("?", String::as_str);
+        let why = x.labels.get("why").map_or("", String::as_str);
+        match out.iter_mut().find(|b| b.source == source) {
+            Some(b) => {
+                b.lo = b.lo.min(x.value);
+                b.hi = b.hi.max(x.value);
+            }
+            None => out.push(BoundSeen {
+                source,
+                why,
+                lo: x.value,
+                hi: x.value,
+            }),
+        }
+    }
+    out.sort_by(|a, b| a.lo.total_cmp(&b.lo));
+    out
+}
+
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
-    let mut bounds: Vec<&Reading> = r
-        .readings
-        .iter()
-        .filter(|x| x.name == "thread_bound")
-        .collect();
-    bounds.sort_by(|a, b| a.value.total_cmp(&b.value));
+    let bounds = bounds_seen(r);
     let mut f = Vec::new();
     if let Some(b) = bounds.first() {
-        let others: Vec<String> = bounds[1..]
+        // Bounds within TIE of the smallest tie with it.
+        let ties = bounds
             .iter()
-            .map(|x| {
-                format!(
-                    "{} {}",
-                    x.labels.get("source").map_or("?", String::as_str),
-                    group_digits(x.value as i64)
-                )
-            })
-            .collect();
+            .take_while(|x| x.lo <= b.lo * (1.0 + TIE))
+            .count();
+        let (tied, rest) = bounds.split_at(ties);
+        let binds = if tied.len() == 1 {
+            format!("{} binds ({})", b.source, b.why)
+        } else {
+            format!(
+                "{} tie, within 5% of each other ({})",
+                tied.iter()
+                    .map(|x| format!("{} {}", x.source, x.count()))
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+                tied.iter().map(|x| x.why).collect::<Vec<_>>().join("; ")
+            )
+        };
+        let others = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; the other bounds: {}",
+                rest.iter()
+                    .map(|x| format!("{} {}", x.source, x.count()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
         f.push(format!(
-            "this process may start at most about {} more threads: {} binds ({}); the other bounds: {}",
-            group_digits(b.value as i64),
-            b.labels.get("source").map_or("?", String::as_str),
-            b.labels.get("why").map_or("", String::as_str),
-            others.join(", ")
+            "this process may start at most about {} more threads: {binds}{others}",
+            group_digits(b.lo as i64),
         ));
     }
     if let Some(m) = r.find("max_threads", &[("source", "probe")]) {

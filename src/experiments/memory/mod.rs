@@ -19,6 +19,7 @@ pub mod limits;
 pub mod malloc;
 pub mod sharing;
 pub mod threads;
+pub mod threads_findings;
 
 use crate::env::Env;
 use crate::sys::procfs;
@@ -34,6 +35,11 @@ struct Snap {
     rss_exact_kib: f64,
     /// System-wide (/proc/meminfo), so other activity shows up in it.
     kernel_stack_kib: f64,
+    /// The kernel's memory beside the stacks, system-wide (/proc/meminfo):
+    /// PageTables, Slab and its unreclaimable part SUnreclaim.
+    page_tables_kib: f64,
+    slab_kib: f64,
+    sunreclaim_kib: f64,
     threads: u64,
 }
 
@@ -49,6 +55,9 @@ impl Snap {
             vm_pte_kib: need("VmPTE", procfs::status_kib("VmPTE"))?,
             rss_exact_kib: need("Rss (smaps_rollup)", procfs::smaps_rollup_kib("Rss"))?,
             kernel_stack_kib: need("KernelStack", procfs::meminfo_kib("KernelStack"))?,
+            page_tables_kib: need("PageTables", procfs::meminfo_kib("PageTables"))?,
+            slab_kib: need("Slab", procfs::meminfo_kib("Slab"))?,
+            sunreclaim_kib: need("SUnreclaim", procfs::meminfo_kib("SUnreclaim"))?,
             // Only a diagnostic (threads_seen): its absence fails nothing.
             threads: procfs::status_count("Threads").unwrap_or(0),
         })

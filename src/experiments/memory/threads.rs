@@ -4,24 +4,14 @@
 
 use super::bounds::{binding, limit_inputs, thread_bounds, THREAD_FLOOR_BYTES};
 use super::crowd::Crowd;
+use super::threads_findings::{analyze, DEFAULT, SMALL, TOUCH, VARIANTS};
 use super::{default_stack, usable_memory, Snap};
 use crate::experiments::prelude::*;
 use std::time::Duration;
 
-const DEFAULT: Choice = Choice::new("default", "threads with the default stack size");
-const SMALL: Choice = Choice::new(
-    "small",
-    "threads with a small stack (pthread_attr_setstacksize)",
-);
-const TOUCH: Choice = Choice::new("touch", "threads that each touch part of their stack");
-
-/// The variants: what `-p variants=` accepts, what `tasklab list` prints,
-/// and what the rounds and the findings loop over.
-const VARIANTS: &[Choice] = &[DEFAULT, SMALL, TOUCH];
-
 pub static EXPERIMENT: Experiment = Experiment {
     name: "memory.threads",
-    better: &[("create_ns", Better::Lower), ("create_per_thread_ns", Better::Lower), ("ready_ns", Better::Lower), ("touch_all_ns", Better::Lower), ("virt_per_thread_kib", Better::Lower), ("rss_per_thread_kib", Better::Lower), ("rss_exact_per_thread_kib", Better::Lower), ("kernel_stack_per_thread_kib", Better::Lower), ("page_tables_per_thread_bytes", Better::Lower), ("vm_size_growth_kib", Better::Lower), ("rss_growth_kib", Better::Lower), ("rss_exact_growth_kib", Better::Lower), ("threads_seen", Better::Neither)],
+    better: &[("create_ns", Better::Lower), ("create_per_thread_ns", Better::Lower), ("ready_ns", Better::Lower), ("touch_all_ns", Better::Lower), ("virt_per_thread_kib", Better::Lower), ("rss_per_thread_kib", Better::Lower), ("rss_exact_per_thread_kib", Better::Lower), ("kernel_stack_per_thread_kib", Better::Lower), ("kernel_kib_per_1000_threads", Better::Lower), ("page_tables_per_thread_bytes", Better::Lower), ("vm_size_growth_kib", Better::Lower), ("rss_growth_kib", Better::Lower), ("rss_exact_growth_kib", Better::Lower), ("threads_seen", Better::Neither)],
     summary: "N blocked threads: VmSize, VmRSS (vs the exact smaps count), VmPTE, KernelStack; per thread; creation time",
     reproduces: "Bendersky: 10,000 threads ≈ 80 GiB virtual, ≈ 80 MiB resident; 400 KiB touched each ≈ 2.6 GiB, not 4 GiB",
     params: &[
@@ -336,6 +326,24 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         l.clone(),
         one(growth(|s| s.kernel_stack_kib) / per),
     );
+    // The kernel's own memory per 1,000 threads, from /proc/meminfo.
+    type Field = fn(&Snap) -> f64;
+    let kernel: [(&str, Field); 4] = [
+        ("KernelStack", |s| s.kernel_stack_kib),
+        ("PageTables", |s| s.page_tables_kib),
+        ("Slab", |s| s.slab_kib),
+        ("SUnreclaim", |s| s.sunreclaim_kib),
+    ];
+    for (kind, field) in kernel {
+        let mut with = base.clone();
+        with.push(("kind", kind));
+        out.push_detail(
+            "kernel_kib_per_1000_threads",
+            Unit::Kib,
+            labels(&with),
+            one(growth(field) * 1000.0 / per),
+        );
+    }
     out.push_detail(
         "page_tables_per_thread_bytes",
         Unit::Bytes,
@@ -361,209 +369,6 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         one(after.threads as f64 - before.threads as f64),
     );
     Ok(out)
-}
-
-/// The largest thread count measured for `variant`, as its label.
-fn most_threads(r: &ExperimentResult, variant: &str) -> String {
-    r.metrics
-        .iter()
-        .filter(|m| m.label("variant") == Some(variant))
-        .filter_map(|m| m.label_num("threads"))
-        .max()
-        .map_or_else(|| "?".into(), |n| n.to_string())
-}
-
-/// Per variant, how resident and virtual memory grow with the thread
-/// count: the slope is the cost of one more thread.
-fn thread_growth_fits(r: &ExperimentResult) -> Vec<NamedFit> {
-    let mut fits = Vec::new();
-    for variant in names(VARIANTS) {
-        for (metric, what) in [
-            ("rss_exact_growth_kib", "resident"),
-            ("vm_size_growth_kib", "virtual"),
-        ] {
-            let pts: Vec<(f64, f64)> = r
-                .metrics_named(metric)
-                .filter(|m| m.label("variant") == Some(variant))
-                .filter_map(|m| Some((m.label_num("threads")? as f64, m.summary.median)))
-                .collect();
-            if pts.len() < 3 {
-                continue;
-            }
-            let (xs, ys): (Vec<f64>, Vec<f64>) = pts.into_iter().unzip();
-            if let Some(fit) = crate::stats::linear_fit(&xs, &ys) {
-                fits.push(NamedFit {
-                    name: format!("{variant} {what} KiB vs threads"),
-                    labels: labels(&[("variant", variant), ("what", what)]),
-                    x_unit: "thread".into(),
-                    y_unit: "KiB".into(),
-                    fit,
-                });
-            }
-        }
-    }
-    fits
-}
-
-fn analyze(r: &ExperimentResult) -> Analysis {
-    let mut a = Analysis::default();
-    let fits = thread_growth_fits(r);
-    let f = &mut a.findings;
-    // The findings speak of the largest count measured for each variant.
-    let most: Vec<(&str, String)> = names(VARIANTS)
-        .into_iter()
-        .map(|v| (v, most_threads(r, v)))
-        .collect();
-    let at = |variant: &str| {
-        most.iter()
-            .find(|m| m.0 == variant)
-            .map_or("?", |m| m.1.as_str())
-    };
-    let v = |name: &str, variant: &str| {
-        r.median(name, &[("variant", variant), ("threads", at(variant))])
-    };
-    let label = |variant: &str, key: &str| {
-        r.find(
-            "create_ns",
-            &[("variant", variant), ("threads", at(variant))],
-        )
-        .and_then(|m| m.label(key))
-        .unwrap_or("?")
-        .to_string()
-    };
-    let (default, small, touch) = (DEFAULT.name, SMALL.name, TOUCH.name);
-    if let (Some(vm_kib), Some(rss_kib), Some(virt_kib), Some(res_kib)) = (
-        v("vm_size_growth_kib", default),
-        v("rss_growth_kib", default),
-        v("virt_per_thread_kib", default),
-        v("rss_per_thread_kib", default),
-    ) {
-        let n: f64 = label(default, "threads").parse().unwrap_or(1.0);
-        f.push(format!(
-            "{} threads with the default {} stack: VmSize +{} ({} per thread: the stack and its guard page), VmRSS +{} ({} per thread): stacks are virtual until used. Scaled to the seed's 10,000: {} virtual, {} resident (seed: ~80 GiB, ~80 MiB)",
-            label(default, "threads"),
-            label(default, "stack"),
-            fmt_value(vm_kib * 1024.0, Unit::Bytes),
-            fmt_value(virt_kib, Unit::Kib),
-            fmt_value(rss_kib * 1024.0, Unit::Bytes),
-            fmt_value(res_kib, Unit::Kib),
-            fmt_value(vm_kib * 1024.0 * 10_000.0 / n.max(1.0), Unit::Bytes),
-            fmt_value(rss_kib * 1024.0 * 10_000.0 / n.max(1.0), Unit::Bytes),
-        ));
-    }
-    if let (Some(virt_kib), Some(res_kib)) = (
-        v("virt_per_thread_kib", small),
-        v("rss_per_thread_kib", small),
-    ) {
-        f.push(format!(
-            "with a {} stack (pthread_attr_setstacksize) a thread reserves {} of address space and keeps {} resident{}",
-            label(small, "stack"),
-            fmt_value(virt_kib, Unit::Kib),
-            fmt_value(res_kib, Unit::Kib),
-            v("rss_per_thread_kib", default)
-                .map(|d| format!(" (default stack: {} resident): a smaller stack saves address space, not memory", fmt_value(d, Unit::Kib)))
-                .unwrap_or_default()
-        ));
-    }
-    if let (Some(rss_kib), Some(exact_kib), Some(rss_total_kib)) = (
-        v("rss_per_thread_kib", touch),
-        v("rss_exact_per_thread_kib", touch),
-        v("rss_growth_kib", touch),
-    ) {
-        let touched = label(touch, "touch");
-        let touched_kib = crate::units::parse_size(&touched).unwrap_or(0) as f64 / 1024.0;
-        let gap = 100.0 * (exact_kib - rss_kib) / exact_kib.max(1e-9);
-        let verdict = if gap.abs() < 2.0 {
-            "On this kernel VmRSS agrees with the exact count (smaps_rollup walks the page tables), so the resident cost is what was touched. The seed's shortfall fits its footnote: kernels before 6.2 kept each thread's RSS changes in a private cache flushed only every 64 page faults (SPLIT_RSS_COUNTING). Its gap, 4 GiB - 2.6 GiB over 10,000 threads, is about 147 KiB (37 pages) per thread: the faults of each thread's 100-page touch after its last flush, held back while the thread blocks. The threads did use 400 KiB each; VmRSS under-reported it".to_string()
-        } else {
-            format!(
-                "VmRSS is {gap:.1}% {} the exact count: the kernel's RSS counters are approximate here, as the seed's footnote says; smaps_rollup (a walk of the page tables) is the right figure.",
-                if gap > 0.0 { "below" } else { "above" }
-            )
-        };
-        f.push(format!(
-            "touching {touched} of stack in each of {} threads: VmRSS +{} per thread, exact (smaps_rollup Rss) +{} per thread, {:.0}% of the touched size; total VmRSS +{} (the seed's 10,000 x 400 KiB gave ~2.6 GiB, not 4 GiB). {verdict}",
-            label(touch, "threads"),
-            fmt_value(rss_kib, Unit::Kib),
-            fmt_value(exact_kib, Unit::Kib),
-            100.0 * exact_kib / touched_kib.max(1e-9),
-            fmt_value(rss_total_kib * 1024.0, Unit::Bytes),
-        ));
-    }
-    if let Some(kernel_kib) = v("kernel_stack_per_thread_kib", default) {
-        let pte_bytes = v("page_tables_per_thread_bytes", default).unwrap_or(0.0);
-        f.push(format!(
-            "outside VmRSS each thread also costs the kernel {} of kernel stack (KernelStack, system-wide, so other activity adds noise) and {} of page tables",
-            fmt_value(kernel_kib, Unit::Kib),
-            fmt_value(pte_bytes, Unit::Bytes)
-        ));
-    }
-    if let (Some(c), Some(per)) = (v("create_ns", default), v("create_per_thread_ns", default)) {
-        f.push(format!(
-            "creating {} threads took {} ({} each, the threads blocked until all exist)",
-            label(default, "threads"),
-            fmt_ns(c),
-            fmt_ns(per)
-        ));
-    }
-    if let Some(t) = v("touch_all_ns", touch) {
-        let n: f64 = label(touch, "threads").parse().unwrap_or(1.0);
-        f.push(format!(
-            "faulting in {} of stack in each of {} threads took {} ({} per thread, on {} CPUs' worth of page faults)",
-            label(touch, "touch"),
-            label(touch, "threads"),
-            fmt_ns(t),
-            fmt_ns(t / n.max(1.0)),
-            std::thread::available_parallelism().map_or(1, |p| p.get())
-        ));
-    }
-    let lines: Vec<&NamedFit> = fits
-        .iter()
-        .filter(|x| x.fit.r2 > 0.9 && x.labels.get("what").is_some_and(|w| w == "resident"))
-        .collect();
-    if let Some(first) = lines.first() {
-        f.push(format!(
-            "each further thread adds {} resident: a straight line through {} thread counts (R² at least {:.3}), so the per-thread figures hold at any count",
-            lines
-                .iter()
-                .map(|x| format!(
-                    "{} {}",
-                    fmt_value(x.fit.slope, Unit::Kib),
-                    x.labels.get("variant").map_or("?", |v| v.as_str())
-                ))
-                .collect::<Vec<_>>()
-                .join(", "),
-            first.fit.n,
-            lines.iter().map(|x| x.fit.r2).fold(1.0, f64::min)
-        ));
-    }
-    a.fits.extend(fits);
-    a.headlines.extend(thread_memory_headline(r));
-    a
-}
-
-/// What a blocked thread with the default stack reserves and keeps.
-fn thread_memory_headline(e: &ExperimentResult) -> Option<String> {
-    // The largest thread count measured for the default stack.
-    let virt = e
-        .metrics_named("virt_per_thread_kib")
-        .filter(|m| m.label("variant") == Some(DEFAULT.name))
-        .max_by_key(|m| m.label_num("threads").unwrap_or(0))?;
-    let n = virt.label("threads")?;
-    let stack = virt.label("stack").unwrap_or("default");
-    let at = [("variant", DEFAULT.name), ("threads", n)];
-    let res_kib = e
-        .median("rss_exact_per_thread_kib", &at)
-        .or(e.median("rss_per_thread_kib", &at))?;
-    let kernel_kib = e.median("kernel_stack_per_thread_kib", &at);
-    Some(format!(
-        "a blocked thread with the {stack} default stack reserves {} of address space but keeps {} resident{} ({n} threads)",
-        fmt_value(virt.summary.median, Unit::Kib),
-        fmt_value(res_kib, Unit::Kib),
-        kernel_kib
-            .map(|k| format!(", plus {} of kernel stack", fmt_value(k, Unit::Kib)))
-            .unwrap_or_default()
-    ))
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 use super::*;
-use crate::experiments::testing::{metric, result};
+use crate::experiments::testing::{metric, near, result};
 
 fn at(threads: &str) -> [(&'static str, &str); 3] {
     [
@@ -30,7 +30,7 @@ fn the_headline_speaks_of_the_largest_count() {
         analyze(&r).headlines,
         [
             "a blocked thread with the 8 MiB default stack reserves 8,196 KiB of address space \
-          but keeps 12 KiB resident, plus 16 KiB of kernel stack (1000 threads)"
+          but keeps 12.0 KiB resident, plus 16.0 KiB of kernel stack (at 1000 threads)"
         ]
     );
 }
@@ -45,11 +45,177 @@ fn resident_growth_on_a_line_is_a_per_thread_cost() {
     );
     let a = analyze(&r);
     assert_eq!(a.fits.len(), 1);
+    let all = a.findings.join("\n");
     assert!(
-        a.findings
-            .iter()
-            .any(|f| f.starts_with("each further thread adds 10 KiB default resident")),
-        "{:?}",
-        a.findings
+        all.contains(
+            "each further thread adds, by the slope through 3 thread counts: default 10.0 KiB"
+        ),
+        "{all}"
     );
+    assert!(
+        !all.contains("R²") && !all.contains("at least 1.000"),
+        "{all}"
+    );
+}
+
+fn v(variant: &'static str, n: &'static str) -> [(&'static str, &'static str); 3] {
+    let stack = if variant == "small" {
+        "64 KiB"
+    } else {
+        "8 MiB"
+    };
+    [("variant", variant), ("threads", n), ("stack", stack)]
+}
+
+/// Per-thread figures at three counts, as a quick run measures them.
+fn three_counts() -> ExperimentResult {
+    let mut ms = Vec::new();
+    for n in ["500", "1000", "2000"] {
+        ms.push(near("create_ns", &v("default", n), 1e6, 5.0));
+        ms.push(near("create_ns", &v("small", n), 1e6, 5.0));
+        ms.push(near("virt_per_thread_kib", &v("default", n), 8196.0, 0.1));
+        ms.push(near(
+            "vm_size_growth_kib",
+            &v("default", n),
+            8196.0 * 2000.0,
+            0.1,
+        ));
+        ms.push(near("rss_growth_kib", &v("default", n), 8.2 * 2000.0, 5.0));
+        ms.push(near("rss_per_thread_kib", &v("default", n), 8.2, 5.0));
+        ms.push(near("rss_exact_per_thread_kib", &v("default", n), 8.2, 5.0));
+        ms.push(near("virt_per_thread_kib", &v("small", n), 68.0, 0.1));
+        ms.push(near("rss_per_thread_kib", &v("small", n), 8.1, 5.0));
+        ms.push(near(
+            "page_tables_per_thread_bytes",
+            &v("default", n),
+            4198.0,
+            3.0,
+        ));
+        ms.push(near(
+            "page_tables_per_thread_bytes",
+            &v("small", n),
+            143.0,
+            10.0,
+        ));
+    }
+    result(ms)
+}
+
+#[test]
+fn per_thread_claims_name_the_counts_they_hold_over() {
+    let a = analyze(&three_counts());
+    let all = a.findings.join("\n");
+    assert!(
+        all.contains("Per thread, over 500–2000 threads: 8,196 KiB ["),
+        "{all}"
+    );
+    assert!(
+        a.headlines[0].ends_with("(over 500–2000 threads)"),
+        "{:?}",
+        a.headlines
+    );
+}
+
+#[test]
+fn a_smaller_stack_saves_page_tables_when_they_separate() {
+    let a = analyze(&three_counts());
+    let f = a
+        .findings
+        .iter()
+        .find(|f| f.starts_with("with a 64 KiB stack"))
+        .unwrap();
+    assert!(
+        f.contains("resident: small (8.10 KiB) is indistinguishable from default (8.20 KiB) here"),
+        "{f}"
+    );
+    assert!(
+        f.contains("page tables (VmPTE) per thread: small (143 B) is 0.03x default (4.1 KiB)"),
+        "{f}"
+    );
+    assert!(f.contains("saves address space and page tables"), "{f}");
+    assert!(!f.contains("saves address space, not memory"), "{f}");
+}
+
+#[test]
+fn the_seeds_touched_arithmetic_uses_3_81_gib_and_says_consistent_with() {
+    let t = |n: &'static str| {
+        [
+            ("variant", "touch"),
+            ("threads", n),
+            ("stack", "8 MiB"),
+            ("touch", "400 KiB"),
+        ]
+    };
+    let r = result(vec![
+        near("create_ns", &t("2000"), 1e6, 5.0),
+        near("rss_per_thread_kib", &t("2000"), 408.0, 1.0),
+        near("rss_exact_per_thread_kib", &t("2000"), 408.0, 1.0),
+        near("rss_growth_kib", &t("2000"), 816_000.0, 1.0),
+    ]);
+    let f = analyze(&r).findings.join("\n");
+    assert!(f.contains("The seed's 10,000 x 400 KiB is 3.81 GiB"), "{f}");
+    assert!(
+        f.contains(
+            "3.81 GiB − 2.60 GiB over 10,000 threads, is about 127 KiB (32 pages) per thread"
+        ),
+        "{f}"
+    );
+    assert!(f.contains("consistent with its footnote"), "{f}");
+    assert!(
+        !f.contains("4 GiB - 2.6") && !f.contains("fits its footnote"),
+        "{f}"
+    );
+}
+
+#[test]
+fn kernel_memory_per_1000_threads_sits_beside_user_rss() {
+    let k = |kind: &'static str| {
+        [
+            ("variant", "default"),
+            ("threads", "2000"),
+            ("stack", "8 MiB"),
+            ("kind", kind),
+        ]
+    };
+    let r = result(vec![
+        near("create_ns", &v("default", "2000"), 1e6, 5.0),
+        near("rss_exact_per_thread_kib", &v("default", "2000"), 8.0, 5.0),
+        near(
+            "kernel_kib_per_1000_threads",
+            &k("KernelStack"),
+            16_000.0,
+            2.0,
+        ),
+        near(
+            "kernel_kib_per_1000_threads",
+            &k("PageTables"),
+            4_100.0,
+            5.0,
+        ),
+        settled_around_zero("kernel_kib_per_1000_threads", &k("Slab")),
+        near(
+            "kernel_kib_per_1000_threads",
+            &k("SUnreclaim"),
+            2_500.0,
+            20.0,
+        ),
+    ]);
+    let f = analyze(&r).findings.join("\n");
+    assert!(
+        f.contains("per 1,000 default-stack threads (at 2000 threads): KernelStack 16,000 KiB ["),
+        "{f}"
+    );
+    assert!(f.contains("PageTables 4,100 KiB ["), "{f}");
+    assert!(
+        f.contains("Slab 300 KiB [-200 KiB, 900 KiB], within noise"),
+        "{f}"
+    );
+    assert!(
+        f.contains("user memory, resident (smaps_rollup), is 8,000 KiB per 1,000"),
+        "{f}"
+    );
+}
+
+fn settled_around_zero(name: &str, pairs: &[(&str, &str)]) -> Metric {
+    crate::experiments::testing::settled(name, pairs, 300.0, -200.0, 900.0)
 }

@@ -317,61 +317,32 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
                 short.join(", ")
             ));
         }
-        // Oversubscription: W = CPUs + 1 against W = CPUs.
+        let settled = |name: &str, v: &str, w: &str| {
+            r.settled(name, &[("variant", v), ("workers", w), ("n", nn)])
+        };
         if cpus >= 1.0 {
-            let (at, over) = (
-                (cpus as usize).max(2).to_string(),
-                (cpus as usize + 1).max(3).to_string(),
-            );
-            let mut bits = Vec::new();
-            for v in names(VARIANTS) {
-                if let (Some(at_ns), Some(over_ns)) = (
-                    med("average_ns", v, at.as_str()),
-                    med("average_ns", v, over.as_str()),
-                ) {
-                    bits.push(format!(
-                        "{v} {} → {} ({:+.0}%)",
-                        fmt_ns(at_ns),
-                        fmt_ns(over_ns),
-                        (over_ns / at_ns - 1.0) * 100.0
-                    ));
-                }
-            }
-            if !bits.is_empty() {
-                out.push(format!(
-                    "oversubscribed, {over} workers on {cpus:.0} CPUs instead of {at}: {}. Equal slices on threads or \
-                     processes finish only when the last one has had its turn; the pool's work stealing rebalances chunks",
-                    bits.join(", ")
-                ));
-            }
+            out.extend(oversubscribed(cpus, &settled));
         }
         // Fork vs threads at W = CPUs, with the measured reason.
         let wl = (cpus.max(2.0) as usize).to_string();
-        if let (Some(fork_ns), Some(threads_ns)) = (
-            med("average_ns", Variant::Fork.name(), wl.as_str()),
-            med("average_ns", Variant::Threads.name(), wl.as_str()),
+        if let (Some(fork), Some(threads)) = (
+            settled("average_ns", Variant::Fork.name(), wl.as_str()),
+            settled("average_ns", Variant::Threads.name(), wl.as_str()),
         ) {
-            let fork_reap_ns = r.median("fork_reap_ns", &[("workers", wl.as_str()), ("n", nn)]);
             let mut s = format!(
-                "with {wl} workers fork takes {} and threads {}",
-                fmt_ns(fork_ns),
-                fmt_ns(threads_ns)
+                "with {wl} workers, {}",
+                compare("fork", fork, "threads", threads, Unit::Ns)
             );
-            if let Some(fork_reap_ns) = fork_reap_ns {
+            if let Some(reap) = r.settled("fork_reap_ns", &[("workers", wl.as_str()), ("n", nn)]) {
                 let kids = wl.parse::<usize>().unwrap_or(2) - 1;
-                if fork_ns > threads_ns {
-                    s.push_str(&format!(
-                        "; creating and reaping the {kids} child process(es) alone costs {} with this {} array \
-                         ({:.0}% of the gap; parallel.forktime shows the rest)",
-                        fmt_ns(fork_reap_ns),
-                        fmt_size(n * 8),
-                        (fork_reap_ns / (fork_ns - threads_ns) * 100.0).min(999.0)
-                    ));
-                } else {
-                    s.push_str(&format!(
-                        ": fork is no slower than threads here; creating and reaping the {kids} child process(es) costs {}",
-                        fmt_ns(fork_reap_ns)
-                    ));
+                let gap = difference(fork, threads, Unit::Ns);
+                s.push_str(&format!(
+                    "; creating and reaping the {kids} child process(es) alone with this {} array costs {}",
+                    fmt_size(n * 8),
+                    share_text(&amount(reap, Unit::Ns), &gap)
+                ));
+                if matches!(share(&amount(reap, Unit::Ns), &gap), Share::Of(_)) {
+                    s.push_str(" (parallel.forktime shows the rest)");
                 }
             }
             out.push(s);
@@ -398,11 +369,62 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
     out
 }
 
+/// The oversubscription finding: W = CPUs + 1 against W = CPUs, each
+/// variant decided from its intervals; the story of equal slices only when
+/// the numbers bear it out (threads and fork slower, the pool not).
+fn oversubscribed<'a>(
+    cpus: f64,
+    settled: &dyn Fn(&str, &str, &str) -> Option<&'a Summary>,
+) -> Option<String> {
+    let (at, over) = (
+        (cpus as usize).max(2).to_string(),
+        (cpus as usize + 1).max(3).to_string(),
+    );
+    let mut bits = Vec::new();
+    let mut slower = Vec::new();
+    for v in names(VARIANTS) {
+        if let (Some(a), Some(o)) = (
+            settled("average_ns", v, at.as_str()),
+            settled("average_ns", v, over.as_str()),
+        ) {
+            bits.push(format!(
+                "{v}: {}",
+                compare(&format!("{over} workers"), o, &at, a, Unit::Ns)
+            ));
+            slower.push((v, order(o, a) == Order::Above));
+        }
+    }
+    if bits.is_empty() {
+        return None;
+    }
+    let is = |name: &str| slower.iter().find(|(v, _)| *v == name).map(|(_, s)| *s);
+    let story = match (is(Variant::Threads.name()), is(Variant::Fork.name()), is(Variant::Pool.name())) {
+        (Some(true), Some(true), Some(false)) => {
+            ". Equal slices on threads or processes finish only when the last one has had its turn; the pool's work stealing rebalances chunks"
+        }
+        _ => "",
+    };
+    Some(format!(
+        "oversubscribed, {over} workers on {cpus:.0} CPUs instead of {at}: {}{story}",
+        bits.join("; ")
+    ))
+}
+
+/// The pages the array is on, as a headline states them.
+fn pages(e: &ExperimentResult) -> &'static str {
+    match e.params.get("thp").and_then(|v| v.as_str()) {
+        Some("on") => "on transparent huge pages (thp=on)",
+        Some("off") => "on 4 KiB pages (thp=off)",
+        _ => "with the system's huge-page setting (thp=default)",
+    }
+}
+
 /// The Summary's sentence: the best speedup of each variant within the CPUs
-/// there are.
+/// there are, of the average phase alone, with its page size; parallel.program
+/// gives the whole program beside it.
 fn speedup_headline(e: &ExperimentResult) -> Option<String> {
     let cpus = e.reading("cpus", &[]).unwrap_or(1.0);
-    let mut best: Vec<(String, f64, u64)> = Vec::new();
+    let mut best: Vec<(String, &Summary, u64)> = Vec::new();
     for m in e.metrics_named("speedup") {
         let (Some(v), Some(w)) = (m.label("variant"), m.label_num("workers")) else {
             continue;
@@ -411,21 +433,22 @@ fn speedup_headline(e: &ExperimentResult) -> Option<String> {
             continue;
         }
         match best.iter_mut().find(|b| b.0 == v) {
-            Some(b) if b.1 >= m.summary.median => {}
-            Some(b) => *b = (v.into(), m.summary.median, w),
-            None => best.push((v.into(), m.summary.median, w)),
+            Some(b) if b.1.median >= m.summary.median => {}
+            Some(b) => *b = (v.into(), &m.summary, w),
+            None => best.push((v.into(), &m.summary, w)),
         }
     }
     let fork = best.iter().find(|b| b.0 == Variant::Fork.name())?;
     let others: Vec<String> = best
         .iter()
         .filter(|b| b.0 != Variant::Fork.name())
-        .map(|b| format!("{} {:.2}x", b.0, b.1))
+        .map(|b| format!("{} {}", b.0, fmt_ratio(b.1.median)))
         .collect();
     Some(format!(
-        "averaging the seed's array across {} forked processes is {:.2}x as fast as serially on {cpus:.0} CPUs{}",
+        "the average phase alone (the array already filled, {}): {} forked processes average the seed's array {} as fast as serially on {cpus:.0} CPUs{}",
+        pages(e),
         fork.2,
-        fork.1,
+        figure(fork.1, Unit::Ratio),
         if others.is_empty() {
             String::new()
         } else {

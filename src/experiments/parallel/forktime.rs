@@ -195,31 +195,49 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     Analysis::findings(findings(r))
 }
 
+/// The one part whose interval lies above every other's, if any.
+fn dominant<'a>(parts: &'a [(&'a str, Difference)]) -> Option<&'a (&'a str, Difference)> {
+    parts.iter().find(|(name, d)| {
+        parts
+            .iter()
+            .filter(|(other, _)| other != name)
+            .all(|(_, o)| d.lo > o.hi)
+    })
+}
+
+/// What the overhead is made of, in words: the dominant part when its
+/// interval separates from the others', else the parts named as of similar
+/// size.
+fn made_of(parts: &[(&str, Difference)]) -> String {
+    match dominant(parts) {
+        Some((name, d)) => format!("{name} dominates the overhead here, {}", d.text()),
+        None => format!(
+            "no part dominates: their intervals overlap, so they are of similar size here ({})",
+            parts
+                .iter()
+                .map(|(n, d)| format!("{n} {}", d.text()))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+    }
+}
+
 fn findings(r: &ExperimentResult) -> Vec<String> {
     let mut out = Vec::new();
-    let med = |name: &str, thp: &str, extra: &[(&str, &str)]| {
+    let get = |name: &str, thp: &str, extra: &[(&str, &str)]| {
         let mut with = vec![("thp", thp)];
         with.extend_from_slice(extra);
-        r.median(name, &with)
+        r.settled(name, &with)
     };
-    let mut parts = Vec::new();
+    let mut overheads = Vec::new();
     for thp in ["off", "on"] {
-        let (
-            Some(fork_ns),
-            Some(first_ns),
-            Some(second_ns),
-            Some(parent_ns),
-            Some(reap_ns),
-            Some(total_ns),
-        ) = (
-            med("fork_call_ns", thp, &[]),
-            med("child_pass_ns", thp, &[("pass", "first")]),
-            med("child_pass_ns", thp, &[("pass", "second")]),
-            med("parent_pass_ns", thp, &[("pass", "first")]),
-            med("reap_ns", thp, &[]),
-            med("total_ns", thp, &[]),
-        )
-        else {
+        let (Some(fork), Some(first), Some(second), Some(reap), Some(total)) = (
+            get("fork_call_ns", thp, &[]),
+            get("child_pass_ns", thp, &[("pass", "first")]),
+            get("child_pass_ns", thp, &[("pass", "second")]),
+            get("reap_ns", thp, &[]),
+            get("total_ns", thp, &[]),
+        ) else {
             continue;
         };
         let m = r.find("total_ns", &[("thp", thp)]).expect("found above");
@@ -228,71 +246,85 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
             .label("workers")
             .and_then(|x| x.parse().ok())
             .unwrap_or(2.0);
-        let (page_bytes, pages) = if thp == "on" {
-            (2u64 << 20, "2 MiB huge pages")
+        let (page_bytes, pages, page) = if thp == "on" {
+            (2u64 << 20, "2 MiB huge pages", "2 MiB")
         } else {
-            (4096, "4 KiB pages")
+            (4096, "4 KiB pages", "4 KiB")
         };
         let slice_pages = (n / w * 8.0 / page_bytes as f64).max(1.0);
         let pte = r
             .reading("vm_pte_kib", &[("thp", thp)])
             .map(|k| format!(" ({k:.0} KiB of page tables)"))
             .unwrap_or_default();
-        let extra_ns = (first_ns - second_ns).max(0.0);
-        let costs = [
-            ("the fork() call itself (copying the page tables)", fork_ns),
-            (
-                "the child's first pass over the pages it inherited, beyond its second pass",
-                extra_ns,
+        // Never clamped: a second pass slower than the first stays negative.
+        let child_extra = difference(first, second, Unit::Ns);
+        let per_page = match child_extra.sign() {
+            Order::Above => format!(
+                "{} more per {page} page",
+                fmt_ns(child_extra.d / slice_pages)
             ),
-            ("reaping the child (tearing down its page tables)", reap_ns),
+            _ => "within noise".to_string(),
+        };
+        // The parent pays a first pass over its own slice too.
+        let parent_extra = match (
+            get("parent_pass_ns", thp, &[("pass", "first")]),
+            get("parent_pass_ns", thp, &[("pass", "second")]),
+        ) {
+            (Some(pf), Some(ps)) => Some(difference(pf, ps, Unit::Ns)),
+            _ => None,
+        };
+        let parent = match &parent_extra {
+            Some(p) => {
+                let whose = match child_extra.against(p) {
+                    Order::Above => "the child's penalty is larger than the parent's: beyond what both pay, its fresh page-table copies cost it more",
+                    Order::Below => "the parent's penalty is the larger",
+                    Order::Overlap => "the two penalties are indistinguishable here, so the child's is not all fresh page-table copies",
+                };
+                format!("; the parent's first pass over an equal slice, beyond its second: {} ({whose})", p.text())
+            }
+            None => String::new(),
+        };
+        let mut parts = vec![
+            (
+                "the fork() call itself (copying the page tables)",
+                amount(fork, Unit::Ns),
+            ),
+            ("the child's first-pass penalty", child_extra.clone()),
+            (
+                "reaping the child (tearing down its page tables)",
+                amount(reap, Unit::Ns),
+            ),
         ];
-        let top = costs
-            .iter()
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .expect("three costs");
+        if let Some(p) = parent_extra {
+            parts.push(("the parent's first-pass penalty", p));
+        }
         out.push(format!(
             "on {pages}{pte}: fork() returns in {}; the child's first pass over its slice takes {} and its second {} \
-             ({:.2}x, {} more per {} page; the parent's pass over an equal slice at the same time: {}); reaping takes {}; \
-             the whole instrumented run (two passes each) {}. What dominates the overhead here: {}, {}",
-            fmt_ns(fork_ns),
-            fmt_ns(first_ns),
-            fmt_ns(second_ns),
-            first_ns / second_ns.max(1.0),
-            if extra_ns > 0.02 * second_ns {
-                fmt_ns(extra_ns / slice_pages)
-            } else {
-                "nothing measurable".to_string()
-            },
-            if thp == "on" { "2 MiB" } else { "4 KiB" },
-            fmt_ns(parent_ns),
-            fmt_ns(reap_ns),
-            fmt_ns(total_ns),
-            top.0,
-            fmt_ns(top.1)
+             (penalty {}, {per_page}){parent}; reaping takes {}; the whole instrumented run (two passes each) {}. {}",
+            figure(fork, Unit::Ns),
+            fmt_ns(first.median),
+            fmt_ns(second.median),
+            child_extra.text(),
+            figure(reap, Unit::Ns),
+            figure(total, Unit::Ns),
+            made_of(&parts)
         ));
-        parts.push((
-            thp,
-            fork_ns + extra_ns + reap_ns,
-            if extra_ns > 0.02 * second_ns {
-                fmt_ns(extra_ns)
-            } else {
-                "nothing measurable".to_string()
-            },
-        ));
+        overheads.push((thp, fork.median + child_extra.d + reap.median, child_extra));
     }
-    if let [(_, off_ns, off_extra), (_, on_ns, on_extra)] = parts.as_slice() {
+    if let [(_, off_ns, off_extra), (_, on_ns, on_extra)] = overheads.as_slice() {
+        let penalty = |d: &Difference| match d.sign() {
+            Order::Above => format!("{} extra", d.text()),
+            _ => format!("{}, within noise", d.text()),
+        };
         out.push(format!(
-            "in plain words: a forked child reading inherited memory is not free. Its page-table entries are fresh copies \
-             (marked not yet accessed), so on 4 KiB pages the child pays again, page by page, on its first pass ({} extra) \
-             and fork pays to copy and later free them; on huge pages there is one entry per 2 MiB instead of 512, and the \
-             overhead (fork + first-pass penalty + reap) falls from {} to {} ({:.0}x less; first-pass penalty there: {}). \
+            "in plain words: on 4 KiB pages fork copies one page-table entry per page, and later frees them; a child reading \
+             inherited memory pays a first-pass penalty of {}; on huge pages there is one entry per 2 MiB instead of 512, and the \
+             overhead (fork + the child's first-pass penalty + reap, medians) is {} against {} on 4 KiB pages (first-pass penalty there: {}). \
              Put a large array that children will read on huge pages (madvise MADV_HUGEPAGE) before forking",
-            off_extra,
-            fmt_ns(*off_ns),
+            penalty(off_extra),
             fmt_ns(*on_ns),
-            off_ns / on_ns.max(1.0),
-            on_extra
+            fmt_ns(*off_ns),
+            penalty(on_extra)
         ));
     }
     out

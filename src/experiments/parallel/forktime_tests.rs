@@ -21,10 +21,49 @@ fn the_forktime_finding_names_what_dominates() {
     let f = findings(&result(ms));
     assert_eq!(f.len(), 3, "{f:?}");
     assert!(
-        f[0].contains("first pass over the pages it inherited"),
+        f[0].contains("the child's first-pass penalty dominates the overhead here, 80.0 ms"),
         "{}",
         f[0]
     );
-    assert!(f[1].contains("the fork() call itself"), "{}", f[1]);
+    assert!(
+        f[1].contains("the fork() call itself (copying the page tables) dominates"),
+        "{}",
+        f[1]
+    );
     assert!(f[2].contains("huge pages"), "{}", f[2]);
+}
+
+/// Issue 13 point 7: three parts of similar size, and the parent paying a
+/// first-pass penalty too.
+#[test]
+fn similar_parts_are_named_not_called_dominant() {
+    use crate::experiments::testing::near;
+    let base = [("n", "55256000"), ("workers", "2"), ("thp", "off")];
+    let with = |extra: (&'static str, &'static str)| {
+        let mut v = base.to_vec();
+        v.push(extra);
+        v
+    };
+    let r = result(vec![
+        near("fork_call_ns", &base, 9.6e6, 10.0),
+        near("child_pass_ns", &with(("pass", "first")), 33.0e6, 2.0),
+        near("child_pass_ns", &with(("pass", "second")), 23.2e6, 2.0),
+        near("parent_pass_ns", &with(("pass", "first")), 31.0e6, 2.0),
+        near("parent_pass_ns", &with(("pass", "second")), 23.0e6, 2.0),
+        near("reap_ns", &base, 9.0e6, 10.0),
+        near("total_ns", &base, 83.1e6, 2.0),
+    ]);
+    let f = findings(&r);
+    assert!(f[0].contains("no part dominates"), "{}", f[0]);
+    assert!(!f[0].contains(" dominates the overhead"), "{}", f[0]);
+    assert!(
+        f[0].contains("the parent's first pass over an equal slice, beyond its second: 8.00 ms"),
+        "{}",
+        f[0]
+    );
+    assert!(
+        f[0].contains("the two penalties are indistinguishable here"),
+        "{}",
+        f[0]
+    );
 }

@@ -23,3 +23,46 @@ fn the_program_finding_applies_amdahl() {
     assert!(f[0].contains("75%") && f[0].contains("1.14x"), "{}", f[0]);
     assert!(f[1].contains("1.10x"), "{}", f[1]);
 }
+
+#[test]
+fn the_first_touch_of_a_huge_page_fill_is_apart_from_the_median() {
+    use crate::experiments::testing::near;
+    let (n, t) = (("n", "55256000"), ("thp", "on"));
+    let r = result(vec![
+        near(
+            "first_fill_ns",
+            &[n, t, ("phase", "first map+fill")],
+            400e6,
+            5.0,
+        ),
+        near("fill_ns", &[n, t, ("phase", "map+fill")], 115e6, 5.0),
+    ]);
+    let f = findings(&r).join("\n");
+    assert!(
+        f.contains("n=55256000, thp=on: a worker's first map+fill, its first touch of fresh memory, is reported apart from the median of the later ones: the first (400 ms) is 3.5x the later fills (115 ms)"),
+        "{f}"
+    );
+}
+
+#[test]
+fn the_whole_program_headline_states_its_page_size() {
+    use crate::experiments::testing::{near, unsettled};
+    let n = ("n", "55256000");
+    let sp = |t: &'static str, m: f64| {
+        near(
+            "speedup",
+            &[("variant", "fork"), ("workers", "2"), n, ("thp", t)],
+            m,
+            2.0,
+        )
+    };
+    let a = analyze(&result(vec![sp("default", 1.01), sp("on", 1.25)]));
+    assert_eq!(a.headlines.len(), 1);
+    let h = &a.headlines[0];
+    assert!(h.contains("whole program"), "{h}");
+    assert!(h.contains("1.01x [0.99x, 1.03x] with thp=default"), "{h}");
+    assert!(h.contains("1.25x [1.23x, 1.27x] with thp=on"), "{h}");
+    // an unsettled series gives no headline
+    let a = analyze(&result(vec![unsettled(sp("default", 1.01))]));
+    assert!(a.headlines.is_empty(), "{:?}", a.headlines);
+}

@@ -345,8 +345,8 @@ fn huge_pages(r: &ExperimentResult) -> Option<String> {
     ))
 }
 
-/// Headline: warm fork against a thread at the smallest heap, both pinned to
-/// one CPU, and fork's growth per 100 MiB between the two largest heaps.
+/// Headline: warm fork against a thread at the smallest heap (pinned to one
+/// CPU since spawn.methods had placements), and fork's growth per 100 MiB between the two largest heaps.
 fn fork_vs_thread(e: &ExperimentResult) -> Option<String> {
     let base = base_thp(e);
     let fork = heap_fit::by_heap(e, "fork", base);
@@ -357,7 +357,7 @@ fn fork_vs_thread(e: &ExperimentResult) -> Option<String> {
         return None;
     }
     let mut s = format!(
-        "on one CPU with a {} heap, a fork+reap costs {} and a thread create+join {} ({:.1}x)",
+        "with a {} heap, a fork+reap costs {} and a thread create+join {} ({:.1}x)",
         fmt_size(heap_bytes),
         fmt_ns(fork_s.median),
         fmt_ns(thread_s.median),

@@ -9,7 +9,6 @@ use super::placement::{self, push_placed, PLACEMENTS};
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
 use crate::measure::sampler::{events, interleave, Budget, PASSES};
-use crate::stats::Summary;
 use crate::sys;
 
 pub static EXPERIMENT: Experiment = Experiment {
@@ -77,26 +76,12 @@ fn analyze(r: &ExperimentResult) -> Analysis {
 /// Whether two series' intervals are apart: only then is a difference or a
 /// ratio between them stated.
 pub fn apart(a: &Summary, b: &Summary) -> bool {
-    a.ci95_hi < b.ci95_lo || b.ci95_hi < a.ci95_lo
+    order(a, b) != Order::Overlap
 }
 
-/// "X [lo–hi]": a figure with its interval.
+/// A time with its interval.
 pub fn with_interval(s: &Summary) -> String {
-    format!(
-        "{} [{}–{}]",
-        fmt_ns(s.median),
-        fmt_ns(s.ci95_lo),
-        fmt_ns(s.ci95_hi)
-    )
-}
-
-/// "a is 3.1x b", or that the two are indistinguishable here.
-pub fn times(a_name: &str, a: &Summary, b_name: &str, b: &Summary) -> String {
-    if apart(a, b) && b.median > 0.0 {
-        format!("{a_name} is {:.1}x {b_name}", a.median / b.median)
-    } else {
-        format!("{a_name} and {b_name} are indistinguishable here (their intervals overlap)")
-    }
+    figure(s, Unit::Ns)
 }
 
 fn findings(r: &ExperimentResult) -> Vec<String> {
@@ -138,7 +123,7 @@ fn placement_findings(r: &ExperimentResult, placement: &str) -> Vec<String> {
             "warm, {where_}: a fork+reap costs {} and a pthread_create+join {}: {}. The two end at different points: the join returns when the kernel clears the thread's tid word as it exits, the reap after the process has fully exited",
             with_interval(fork),
             with_interval(thread),
-            times("fork", fork, "a thread", thread)
+            compare("fork", fork, "a thread", thread, Unit::Ns)
         ));
     }
     if placement != "one_cpu" {
@@ -189,7 +174,7 @@ fn library_work<'a>(life: &dyn Fn(&str) -> Option<&'a Summary>) -> Vec<String> {
         "pthread_create+join {} against clone3 with the same flags, a stack and a TLS block {}: {}",
         with_interval(pthread),
         with_interval(raw),
-        times("pthread_create", pthread, "the bare call", raw)
+        compare("pthread_create", pthread, "the bare call", raw, Unit::Ns)
     );
     if let Some(flags) = life("clone_thread_flags") {
         text.push_str(&format!(
@@ -211,7 +196,7 @@ fn library_work<'a>(life: &dyn Fn(&str) -> Option<&'a Summary>) -> Vec<String> {
             "Rust's std::thread::spawn+join {} against pthread_create+join {}: {}; std does its own start-up work around pthread_create (it names the thread, installs an alternate signal stack for stack-overflow reports and looks up the guard page)",
             with_interval(std),
             with_interval(pthread),
-            times("std", std, "pthread_create", pthread)
+            compare("std", std, "pthread_create", pthread, Unit::Ns)
         ));
     }
     out

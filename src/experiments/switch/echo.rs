@@ -172,18 +172,17 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
     if let (Some(pin), Some(un)) = (
-        r.median("iterations_per_s", &[("placement", "same_cpu")]),
-        r.median("iterations_per_s", &[("placement", "unpinned")]),
+        r.settled("iterations_per_s", &[("placement", "same_cpu")]),
+        r.settled("iterations_per_s", &[("placement", "unpinned")]),
     ) {
-        let f = format!(
-            "pipe echo: {:.0} iterations/s pinned to one CPU ({} per iteration, i.e. {} per switch), {:.0} unpinned ({:.2}x the pinned rate; seed 002: ~400,000 and about half)",
-            pin,
-            fmt_ns(1e9 / pin.max(1e-9)),
-            fmt_ns(0.5e9 / pin.max(1e-9)),
-            un,
-            un / pin.max(1e-9)
-        );
-        a.findings.push(f);
+        let per = |rate: f64| fmt_ns(1e9 / rate.max(1e-9));
+        a.findings.push(format!(
+            "pipe echo: {} pinned to one CPU ({} per iteration, i.e. {} per switch); {} (seed 002: ~400,000 and about half)",
+            figure(pin, Unit::PerSecond),
+            per(pin.median),
+            fmt_ns(0.5e9 / pin.median.max(1e-9)),
+            compare("unpinned", un, "the pinned rate", pin, Unit::PerSecond)
+        ));
     }
     a
 }

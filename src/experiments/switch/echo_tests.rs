@@ -1,5 +1,5 @@
 use super::*;
-use crate::experiments::testing::{metric, result};
+use crate::experiments::testing::{metric, near, result};
 
 #[test]
 fn the_echo_finding_compares_unpinned_with_pinned() {
@@ -18,14 +18,40 @@ fn the_echo_finding_compares_unpinned_with_pinned() {
     let a = analyze(&r);
     assert_eq!(a.findings.len(), 1);
     assert!(
-        a.findings[0].starts_with("pipe echo: 400000 iterations/s pinned to one CPU"),
+        a.findings[0].starts_with("pipe echo: 400,000/s [400,000/s, 400,000/s; min–max of 1, 0%] pinned to one CPU (2.50 µs per iteration, i.e. 1.25 µs per switch)"),
         "{}",
         a.findings[0]
     );
     assert!(
-        a.findings[0].contains("200000 unpinned (0.50x the pinned rate"),
+        a.findings[0].contains("unpinned (200,000/s) is 0.50x the pinned rate (400,000/s)"),
         "{}",
         a.findings[0]
     );
     assert!(analyze(&result(vec![])).findings.is_empty());
+}
+
+#[test]
+fn no_ratio_through_noise() {
+    let r = result(vec![
+        near(
+            "iterations_per_s",
+            &[("placement", "same_cpu")],
+            200_000.0,
+            10.0,
+        ),
+        near(
+            "iterations_per_s",
+            &[("placement", "unpinned")],
+            190_000.0,
+            10.0,
+        ),
+    ]);
+    let f = &analyze(&r).findings[0];
+    assert!(
+        f.contains(
+            "unpinned (190,000/s) is indistinguishable from the pinned rate (200,000/s) here"
+        ),
+        "{f}"
+    );
+    assert!(!f.contains("0.95x"), "{f}");
 }

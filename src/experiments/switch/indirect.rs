@@ -96,48 +96,51 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
-    let Some(zero) = r.median("switch_ns", &[("bytes", "0")]) else {
+    let Some(zero) = r.settled("switch_ns", &[("bytes", "0")]) else {
         return a;
     };
-    let mut pts: Vec<(u64, String, f64)> = Vec::new();
+    let mut pts: Vec<(u64, String, Option<Difference>)> = Vec::new();
     for m in r.metrics_named("switch_ns") {
         let Some(bytes) = m.label("bytes").and_then(|b| b.parse::<u64>().ok()) else {
             continue;
         };
         let ws = m.label("working_set").unwrap_or("?").to_string();
-        let warm = r
-            .median("walk_warm_ns", &[("bytes", &bytes.to_string())])
-            .unwrap_or(0.0);
         // Per switch, one task walks its set once: take away the switch with
         // no working set and the walk itself as it runs with a warm cache.
-        pts.push((bytes, ws, m.summary.median - zero - warm));
+        let extra = if bytes == 0 {
+            Some(difference(&m.summary, zero, Unit::Ns))
+        } else {
+            r.settled("walk_warm_ns", &[("bytes", &bytes.to_string())])
+                .map(|warm| difference(&m.summary, zero, Unit::Ns).minus(warm))
+        };
+        pts.push((bytes, ws, extra));
     }
     pts.sort_by_key(|p| p.0);
     let mut parts = Vec::new();
     for (bytes, ws, extra) in &pts {
+        let Some(extra) = extra else {
+            continue;
+        };
         a.readings.push(Reading {
             name: "indirect_ns_per_switch".into(),
             unit: Unit::Ns,
             labels: labels(&[("working_set", ws), ("bytes", &bytes.to_string())]),
-            value: *extra,
+            value: extra.d,
         });
         if *bytes > 0 {
-            parts.push(format!(
-                "{ws}: {}{}",
-                fmt_ns(*extra),
-                if *extra < 0.0 {
-                    " (negative: within noise)"
-                } else {
-                    ""
-                }
-            ));
+            let noise = match extra.sign() {
+                Order::Overlap => ": within noise, indistinguishable from zero here",
+                Order::Below => ": below zero, odd, shown as measured",
+                Order::Above => "",
+            };
+            parts.push(format!("{ws}: {}{noise}", extra.text()));
         }
     }
     if !parts.is_empty() {
         a.findings.push(format!(
             "indirect cost per switch (switch with W walked, minus the switch with nothing walked, minus the walk on a warm cache): {}; the direct switch is {}",
             parts.join(", "),
-            fmt_ns(zero)
+            figure(zero, Unit::Ns)
         ));
     }
     a

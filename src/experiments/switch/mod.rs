@@ -12,7 +12,7 @@
 //! a switch, the indirect (cache) cost, and user-space switches.
 //!
 //! One file per experiment ([`pingpong`], [`echo`], [`indirect`],
-//! [`userspace`]); the ping-pong [`engine`] and the [`methods`] tables are
+//! [`userspace`], [`wakeup`], whose arithmetic is in `wakeup_parts`); the ping-pong [`engine`] and the [`methods`] tables are
 //! shared; [`go`] builds and runs the Go helper. This file holds what the
 //! group's experiments plan with: the `cpus` parameter and its checks.
 
@@ -23,6 +23,8 @@ pub mod indirect;
 pub mod methods;
 pub mod pingpong;
 pub mod userspace;
+pub mod wakeup;
+mod wakeup_parts;
 
 use crate::experiments::prelude::*;
 use crate::sys;

@@ -263,173 +263,252 @@ fn at<'a>(method: &'a str, placement: &'a str) -> [(&'static str, &'a str); 2] {
 
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
-    let mut findings = Vec::new();
-    let mut readings = Vec::new();
     for m in METHODS.iter().map(Method::name) {
-        let base = r.median("baseline_ns", &[("method", m)]);
-        let mut parts = Vec::new();
-        for p in PLACEMENTS.iter().map(|p| p.name()) {
-            let Some(raw) = r.median("switch_ns", &at(m, p)) else {
-                continue;
-            };
-            if let Some(b) = base {
-                let net = raw - b;
-                readings.push(Reading {
-                    name: "net_switch_ns".into(),
-                    unit: Unit::Ns,
-                    labels: labels(&at(m, p)),
-                    value: net,
-                });
-                parts.push(format!(
-                    "{p} raw {} / baseline {} / net {}{}",
-                    fmt_ns(raw),
-                    fmt_ns(b),
-                    fmt_ns(net),
-                    if net < 0.0 {
-                        " (negative: odd, shown as measured)"
-                    } else {
-                        ""
-                    }
-                ));
-            }
-        }
-        if !parts.is_empty() {
-            findings.push(format!("{m} per switch: {}", parts.join("; ")));
+        if let Some(f) = raw_baseline_net(r, m, &mut a.readings) {
+            a.findings.push(f);
         }
     }
-    // Same CPU: the switch path, with its switch counts.
-    for m in [
-        "pipe_processes",
-        "pipe_threads",
-        "futex_threads",
-        "condvar",
-        "sched_yield",
-    ] {
-        let (Some(s), Some(n)) = (
-            r.median("switch_ns", &at(m, "same_cpu")),
-            r.median("switches_per_round_trip", &at(m, "same_cpu")),
-        ) else {
-            continue;
-        };
-        let vol = r
-            .median("voluntary_per_round_trip", &at(m, "same_cpu"))
-            .unwrap_or(0.0);
-        let verdict = if (n - 2.0).abs() <= 0.3 {
-            "close to 2, one switch each way: the figure is a switch".to_string()
-        } else if n < 1.5 {
-            "fewer than 2: some hand-offs happened without a switch, so the figure is not all switch".to_string()
-        } else {
-            "more than 2: extra switches (preemption or migration) are in the figure".to_string()
-        };
-        findings.push(format!(
-            "same CPU, {m}: {} per switch is the kernel's switch path; {n:.2} switches per round trip ({vol:.2} voluntary), {verdict}",
-            fmt_ns(s)
-        ));
-        break;
-    }
+    a.findings.extend(switch_path(r));
     if let Some(n) = r.median("switches_per_round_trip", &at("condvar", "same_cpu")) {
         if n > 2.5 {
-            findings.push(format!(
+            a.findings.push(format!(
                 "condvar on one CPU: {n:.2} switches per round trip, not 2: the notified thread wakes while the notifier still holds the mutex, blocks on it, and is woken again; its figure is more than one switch"
             ));
         }
     }
     if let Some(y) = r.median("involuntary_per_round_trip", &at("sched_yield", "same_cpu")) {
-        findings.push(format!(
+        a.findings.push(format!(
             "sched_yield hands over with {y:.2} involuntary switches per round trip: a yielding task stays runnable, so getrusage counts its switches as involuntary"
         ));
     }
-    // Two CPUs: wake-up latency, and what keeping the CPUs awake removes.
-    for m in METHODS.iter().map(Method::name) {
-        let (Some(same), Some(cross)) = (
-            r.median("switch_ns", &at(m, "same_cpu")),
-            r.median("switch_ns", &at(m, "two_cpus")),
-        ) else {
-            continue;
-        };
-        let mut f = format!(
-            "{m}: on two CPUs a hand-off costs {} vs {} on one: that is wake-up latency (an inter-processor interrupt and the other CPU leaving idle), not the switch path",
-            fmt_ns(cross),
-            fmt_ns(same)
-        );
-        if let Some(awake) = r.median("switch_ns", &at(m, "two_cpus_awake")) {
-            let idle_part = cross - awake;
-            let dominant = if idle_part > awake {
-                "waking the idle CPU dominates"
-            } else {
-                "the hand-off itself dominates, not waking an idle CPU"
-            };
-            f.push_str(&format!(
-                "; with both CPUs kept awake by SCHED_IDLE spinners it costs {}: {dominant} ({} of the {} is leaving idle{})",
-                fmt_ns(awake),
-                fmt_ns(idle_part.max(0.0)),
-                fmt_ns(cross),
-                if idle_part > awake {
-                    ", large as on virtual machines where an idle vCPU halts into the hypervisor"
-                } else {
-                    ""
-                }
-            ));
-        }
-        findings.push(f);
-        break;
-    }
+    a.findings.extend(two_cpus(r));
+    a.findings.extend(kept_awake(r));
     for m in ["pipe_threads", "condvar"] {
         if let (Some(pin), Some(un)) = (
-            r.median("switch_ns", &at(m, "same_cpu")),
-            r.median("switch_ns", &at(m, "unpinned")),
+            r.settled("switch_ns", &at(m, "same_cpu")),
+            r.settled("switch_ns", &at(m, "unpinned")),
         ) {
             let frac = r
                 .reading("same_cpu_fraction", &at(m, "unpinned"))
                 .unwrap_or(0.0);
-            findings.push(format!(
-                "{m} unpinned: {} per switch vs {} pinned ({:.1}x; seed 002: ~2.2 vs 1.2–1.5 µs); the scheduler kept the two tasks on one CPU in {:.0}% of batches",
-                fmt_ns(un),
-                fmt_ns(pin),
-                un / pin.max(1.0),
+            a.findings.push(format!(
+                "{m} per switch: {} (seed 002: ~2.2 vs 1.2–1.5 µs); the scheduler kept the two tasks on one CPU in {:.0}% of batches",
+                compare("unpinned", un, "pinned to one CPU", pin, Unit::Ns),
                 frac * 100.0
             ));
         }
     }
     if let (Some(sw), Some(copy)) = (
-        r.median("switch_ns", &at("pipe_threads", "same_cpu")),
-        r.median("copy_ns", &[("size", "64 KiB")]),
+        r.settled("switch_ns", &at("pipe_threads", "same_cpu")),
+        r.settled("copy_ns", &[("size", "64 KiB")]),
     ) {
-        findings.push(format!(
-            "yardstick: a pinned pipe switch costs {} and a memcpy of 64 KiB {} ({:.2}x; seed 002: 1.2–1.5 µs vs ~3 µs, \"a bit quicker than copying 64 KiB\")",
-            fmt_ns(sw),
-            fmt_ns(copy),
-            sw / copy.max(1.0)
+        a.findings.push(format!(
+            "yardstick: {} (seed 002: 1.2–1.5 µs vs ~3 µs, \"a bit quicker than copying 64 KiB\")",
+            compare(
+                "a pinned pipe switch",
+                sw,
+                "a memcpy of 64 KiB",
+                copy,
+                Unit::Ns
+            )
         ));
     }
     if let (Some(t), Some(p)) = (
-        r.median("switch_ns", &at("pipe_threads", "same_cpu")),
-        r.median("switch_ns", &at("pipe_processes", "same_cpu")),
+        r.settled("switch_ns", &at("pipe_threads", "same_cpu")),
+        r.settled("switch_ns", &at("pipe_processes", "same_cpu")),
     ) {
-        findings.push(format!(
-            "threads vs processes on one CPU (pipe): {} vs {} per switch; a process switch also changes the address space",
-            fmt_ns(t),
-            fmt_ns(p)
+        a.findings.push(format!(
+            "on one CPU over a pipe, {}: a process switch also changes the address space",
+            compare("a process switch", p, "a thread switch", t, Unit::Ns)
         ));
     }
-    a.readings.extend(readings);
-    a.findings.extend(findings);
     a.headlines.extend(placement_headline(r));
     a
+}
+
+/// One method's raw switch (round trip / 2), its baseline (the IPC by one
+/// task, no switch) and their difference, the net, each named, per
+/// placement; the net recorded as a reading, as measured.
+fn raw_baseline_net(r: &ExperimentResult, m: &str, readings: &mut Vec<Reading>) -> Option<String> {
+    let base_metric = r.find("baseline_ns", &[("method", m)])?;
+    let base = r.settled("baseline_ns", &[("method", m)])?;
+    let mut parts = Vec::new();
+    for p in PLACEMENTS.iter().map(|p| p.name()) {
+        let Some(raw) = r.settled("switch_ns", &at(m, p)) else {
+            continue;
+        };
+        let net = difference(raw, base, Unit::Ns);
+        readings.push(Reading {
+            name: "net_switch_ns".into(),
+            unit: Unit::Ns,
+            labels: labels(&at(m, p)),
+            value: net.d,
+        });
+        let odd = if net.sign() == Order::Below {
+            " (below the baseline: odd, shown as measured)"
+        } else {
+            ""
+        };
+        parts.push(format!(
+            "{p} raw {}, net {}{odd}",
+            figure(raw, Unit::Ns),
+            net.text()
+        ));
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "{m} per switch: raw is the round trip / 2, net is raw minus the baseline ({}: {}, by one task with no switch): {}",
+            base_metric.label("what").unwrap_or("the IPC alone"),
+            figure(base, Unit::Ns),
+            parts.join("; ")
+        )
+    })
+}
+
+/// The order in which a method is chosen to speak for the same-CPU switch
+/// path: the seed's own method first.
+const PATH_ORDER: [&str; 5] = [
+    "pipe_threads",
+    "pipe_processes",
+    "futex_threads",
+    "futex_processes",
+    "condvar",
+];
+
+/// The same-CPU switch: what its figure includes, and what its switches
+/// were (the voluntary and involuntary counts).
+fn switch_path(r: &ExperimentResult) -> Option<String> {
+    let (m, s, n) = PATH_ORDER.iter().find_map(|m| {
+        Some((
+            *m,
+            r.settled("switch_ns", &at(m, "same_cpu"))?,
+            r.median("switches_per_round_trip", &at(m, "same_cpu"))?,
+        ))
+    })?;
+    let chosen = if m == PATH_ORDER[0] {
+        "the seed's method".to_string()
+    } else {
+        format!("the first settled of {}", PATH_ORDER.join(", "))
+    };
+    let includes = match (
+        r.find("baseline_ns", &[("method", m)]),
+        r.settled("baseline_ns", &[("method", m)]),
+    ) {
+        (Some(bm), Some(b)) => format!(
+            "it includes {} ({} by one task with no switch), so net of that the switch path is {}",
+            bm.label("what").unwrap_or("the IPC"),
+            figure(b, Unit::Ns),
+            difference(s, b, Unit::Ns).text()
+        ),
+        _ => "it includes the IPC's own work, which this run did not measure apart".to_string(),
+    };
+    let vol = r.median("voluntary_per_round_trip", &at(m, "same_cpu"));
+    let inv = r
+        .median("involuntary_per_round_trip", &at(m, "same_cpu"))
+        .or(vol.map(|v| n - v));
+    let count = if (n - 2.0).abs() <= 0.3 {
+        "close to 2, one switch each way"
+    } else if n < 1.5 {
+        "fewer than 2: some hand-offs happened without a switch, so the figure is not all switch"
+    } else {
+        "more than 2: extra switches (preemption or migration) are in the figure"
+    };
+    let kinds = match (vol, inv) {
+        (Some(v), Some(i)) if i >= 0.05 => format!(
+            ": {v:.2} voluntary (a task blocks on its read) and {i:.2} involuntary, preemptions on wake (the woken task preempts the waker before it blocks), so not every switch is a task blocking"
+        ),
+        (Some(v), _) => format!(": {v:.2} voluntary, each a task blocking on its read"),
+        _ => String::new(),
+    };
+    Some(format!(
+        "same CPU, {m} ({chosen}): {} per switch is the round trip / 2 (raw): {includes}; {n:.2} switches per round trip, {count}{kinds}",
+        figure(s, Unit::Ns)
+    ))
+}
+
+/// Every method on two CPUs against one: the wake-up on another CPU.
+fn two_cpus(r: &ExperimentResult) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in METHODS.iter().map(Method::name) {
+        let (Some(same), Some(cross)) = (
+            r.settled("switch_ns", &at(m, "same_cpu")),
+            r.settled("switch_ns", &at(m, "two_cpus")),
+        ) else {
+            continue;
+        };
+        let c = compare(
+            "a hand-off to the other CPU",
+            cross,
+            "one on the same CPU",
+            same,
+            Unit::Ns,
+        );
+        let why = match order(cross, same) {
+            Order::Above => ": the extra is waking a task on another CPU (an inter-processor interrupt and that CPU leaving idle), not the switch path",
+            _ => "",
+        };
+        out.push(format!("{m}: {c}{why}"));
+    }
+    out
+}
+
+/// The SCHED_IDLE spinner variant, for every method that has it: a spinner
+/// does not remove the wake-up, so no share of it is "leaving idle".
+fn kept_awake(r: &ExperimentResult) -> Option<String> {
+    let mut parts = Vec::new();
+    let mut helped = false;
+    for m in METHODS.iter().map(Method::name) {
+        let (Some(idle), Some(awake)) = (
+            r.settled("switch_ns", &at(m, "two_cpus")),
+            r.settled("switch_ns", &at(m, "two_cpus_awake")),
+        ) else {
+            continue;
+        };
+        let d = difference(awake, idle, Unit::Ns);
+        let word = match d.sign() {
+            Order::Below => {
+                helped = true;
+                "faster"
+            }
+            Order::Above => "slower, not faster",
+            Order::Overlap => "indistinguishable here",
+        };
+        parts.push(format!(
+            "{m} {} against {} ({}: {word})",
+            fmt_ns(awake.median),
+            fmt_ns(idle.median),
+            d.text()
+        ));
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    let lead = if helped {
+        "with SCHED_IDLE spinners keeping both CPUs awake (two_cpus_awake) the hand-off changed, but the difference is no measure of leaving idle"
+    } else {
+        "SCHED_IDLE spinners keeping both CPUs awake (two_cpus_awake) made the hand-off slower or no faster"
+    };
+    Some(format!(
+        "{lead}: the method fails to isolate the wake-up, because a spinner trades waking a halted vCPU for interrupting a running one (the interrupt still comes, the spinner is preempted and switched back to); awake − idle per method: {}",
+        parts.join("; ")
+    ))
 }
 
 /// The same-CPU switch against the wake-up on the other CPU.
 fn placement_headline(e: &ExperimentResult) -> Option<String> {
     for method in ["pipe_threads", "futex_threads", "pipe_processes"] {
-        let same = e.median("switch_ns", &at(method, "same_cpu"));
-        let apart = e.median("switch_ns", &at(method, "two_cpus"));
+        let same = e.settled("switch_ns", &at(method, "same_cpu"));
+        let apart = e.settled("switch_ns", &at(method, "two_cpus"));
         if let (Some(a), Some(b)) = (same, apart) {
+            let c = compare(
+                "waking a task on the other CPU",
+                b,
+                "a same-CPU switch",
+                a,
+                Unit::Ns,
+            );
             return Some(format!(
-                "a same-CPU switch costs {} ({}); waking a task on the other CPU costs {} ({:.1}x)",
-                fmt_ns(a),
-                method.replace('_', " "),
-                fmt_ns(b),
-                b / a
+                "per switch ({method}, round trip / 2, the IPC included), {c}"
             ));
         }
     }

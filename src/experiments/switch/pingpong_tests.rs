@@ -1,5 +1,5 @@
 use super::*;
-use crate::experiments::testing::{metric, result};
+use crate::experiments::testing::{metric, near, result};
 
 fn at(m: &'static str, p: &'static str) -> [(&'static str, &'static str); 2] {
     [("method", m), ("placement", p)]
@@ -30,7 +30,17 @@ fn fixture() -> ExperimentResult {
             &at("condvar", "same_cpu"),
             &[3.0],
         ),
-        metric("baseline_ns", &[("method", "pipe_threads")], &[400.0]),
+        metric(
+            "baseline_ns",
+            &[
+                ("method", "pipe_threads"),
+                (
+                    "what",
+                    "one write + one read of 4 bytes on a pipe by one task",
+                ),
+            ],
+            &[400.0],
+        ),
         metric("copy_ns", &[("size", "64 KiB")], &[2000.0]),
     ])
 }
@@ -64,7 +74,13 @@ fn findings_read_the_switch_counts_the_wake_up_and_the_yardstick() {
     let a = analyze(&fixture());
     let all = a.findings.join("\n");
     assert!(
-        all.contains("same CPU, pipe_threads: 1.00 µs per switch is the kernel's switch path; 2.00 switches per round trip (2.00 voluntary), close to 2"),
+        all.contains("same CPU, pipe_threads (the seed's method): 1.00 µs [1.00 µs, 1.00 µs; min–max of 1, 0%] per switch is the round trip / 2 (raw): it includes one write + one read of 4 bytes on a pipe by one task"),
+        "{all}"
+    );
+    assert!(
+        all.contains(
+            "2.00 switches per round trip, close to 2, one switch each way: 2.00 voluntary"
+        ),
         "{all}"
     );
     assert!(
@@ -72,16 +88,127 @@ fn findings_read_the_switch_counts_the_wake_up_and_the_yardstick() {
         "{all}"
     );
     assert!(
-        all.contains("pipe_threads: on two CPUs a hand-off costs 3.00 µs vs 1.00 µs on one"),
+        all.contains("pipe_threads: a hand-off to the other CPU (3.00 µs) is 3.0x one on the same CPU (1.00 µs)"),
         "{all}"
     );
-    assert!(all.contains("waking the idle CPU dominates"), "{all}");
     assert!(
         all.contains(
-            "yardstick: a pinned pipe switch costs 1.00 µs and a memcpy of 64 KiB 2.00 µs (0.50x"
+            "yardstick: a pinned pipe switch (1.00 µs) is 0.50x a memcpy of 64 KiB (2.00 µs)"
         ),
         "{all}"
     );
+}
+
+/// Issue 13 point 2: the spinners made every hand-off slower.
+fn slower_when_awake() -> ExperimentResult {
+    let mut ms = Vec::new();
+    for (m, idle, awake) in [
+        ("pipe_threads", 6630.0, 12200.0),
+        ("futex_threads", 6000.0, 11000.0),
+        ("condvar", 7000.0, 7100.0),
+    ] {
+        ms.push(near("switch_ns", &at(m, "same_cpu"), 1500.0, 3.0));
+        ms.push(near("switch_ns", &at(m, "two_cpus"), idle, 3.0));
+        ms.push(near("switch_ns", &at(m, "two_cpus_awake"), awake, 3.0));
+    }
+    ms.push(near(
+        "baseline_ns",
+        &[("method", "pipe_threads"), ("what", "one write + one read")],
+        560.0,
+        3.0,
+    ));
+    ms.push(near(
+        "switches_per_round_trip",
+        &at("pipe_threads", "same_cpu"),
+        2.0,
+        1.0,
+    ));
+    ms.push(near(
+        "voluntary_per_round_trip",
+        &at("pipe_threads", "same_cpu"),
+        1.17,
+        1.0,
+    ));
+    ms.push(near(
+        "involuntary_per_round_trip",
+        &at("pipe_threads", "same_cpu"),
+        0.83,
+        1.0,
+    ));
+    result(ms)
+}
+
+#[test]
+fn slower_spinners_withdraw_the_conclusion_for_every_method() {
+    let a = analyze(&slower_when_awake());
+    let all = a.findings.join("\n");
+    assert!(!all.contains("0.00 ns of"), "{all}");
+    assert!(!all.contains("dominates"), "{all}");
+    assert!(
+        all.contains("made the hand-off slower or no faster"),
+        "{all}"
+    );
+    assert!(all.contains("fails to isolate the wake-up"), "{all}");
+    assert!(all.contains("interrupting a running one"), "{all}");
+    // every method, with its unclamped difference
+    assert!(
+        all.contains("pipe_threads 12.2 µs against 6.63 µs (5.57 µs ["),
+        "{all}"
+    );
+    assert!(
+        all.contains("futex_threads 11.0 µs against 6.00 µs"),
+        "{all}"
+    );
+    assert!(all.contains("slower, not faster"), "{all}");
+    // condvar: 7.0 ± 3% against 7.1 ± 3% overlap
+    assert!(
+        all.contains("condvar 7.10 µs against 7.00 µs") && all.contains("indistinguishable here"),
+        "{all}"
+    );
+}
+
+#[test]
+fn the_switch_path_names_raw_baseline_net_and_preemptions_on_wake() {
+    let a = analyze(&slower_when_awake());
+    let path = a
+        .findings
+        .iter()
+        .find(|f| f.starts_with("same CPU, pipe_threads"))
+        .unwrap();
+    assert!(path.contains("round trip / 2 (raw)"), "{path}");
+    assert!(
+        path.contains("it includes one write + one read (560.0 ns ["),
+        "{path}"
+    );
+    assert!(
+        path.contains("net of that the switch path is 940.0 ns ["),
+        "{path}"
+    );
+    assert!(
+        path.contains("0.83 involuntary, preemptions on wake"),
+        "{path}"
+    );
+    let net = a
+        .findings
+        .iter()
+        .find(|f| f.starts_with("pipe_threads per switch: raw is"))
+        .unwrap();
+    assert!(
+        net.contains("same_cpu raw 1.50 µs [") && net.contains(", net 940.0 ns ["),
+        "{net}"
+    );
+}
+
+#[test]
+fn an_unsettled_series_gives_no_finding() {
+    let mut r = slower_when_awake();
+    for m in &mut r.metrics {
+        if m.labels.get("placement").map(String::as_str) == Some("two_cpus_awake") {
+            m.summary.unstable = true;
+        }
+    }
+    let all = analyze(&r).findings.join("\n");
+    assert!(!all.contains("two_cpus_awake"), "{all}");
 }
 
 #[test]
@@ -89,7 +216,7 @@ fn the_headline_compares_one_cpu_with_two() {
     let a = analyze(&fixture());
     assert_eq!(
         a.headlines,
-        ["a same-CPU switch costs 1.00 µs (pipe threads); waking a task on the other CPU costs 3.00 µs (3.0x)"]
+        ["per switch (pipe_threads, round trip / 2, the IPC included), waking a task on the other CPU (3.00 µs) is 3.0x a same-CPU switch (1.00 µs)"]
     );
     assert!(analyze(&result(vec![])).headlines.is_empty());
 }

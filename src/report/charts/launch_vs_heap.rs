@@ -19,7 +19,10 @@ use std::collections::BTreeMap;
 pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     let mut lines: BTreeMap<(String, String), Vec<(f64, f64)>> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
-    for m in e.metrics_named("lifecycle_ns") {
+    for m in e
+        .metrics_named("lifecycle_ns")
+        .filter(|m| m.label("call").is_none())
+    {
         let (Some(method), Some(bytes)) = (m.label("method"), m.label_num("heap_bytes")) else {
             continue;
         };

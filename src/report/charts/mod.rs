@@ -1,6 +1,6 @@
 //! The report's charts, drawn as SVG with plotters from a results file: the
 //! seed's launch time vs memory image, switch cost by mechanism and
-//! placement, the indirect cost vs working set, thread memory vs thread
+//! placement, a cross-CPU hand-off part by part, the indirect cost vs working set, thread memory vs thread
 //! count, and speedup vs workers. One file per chart, one row per chart in
 //! `CHARTS`; a chart whose experiment is missing from the run (or did not
 //! measure) is simply not drawn.
@@ -11,6 +11,7 @@ mod speedup;
 mod style;
 mod switch_placement;
 mod thread_memory;
+mod wakeup;
 
 #[cfg(test)]
 mod tests;
@@ -42,6 +43,11 @@ pub static CHARTS: &[ChartSpec] = &[
         experiment: "switch.pingpong",
         file: "chart-switch-placement.svg",
         draw: switch_placement::draw,
+    },
+    ChartSpec {
+        experiment: "switch.wakeup",
+        file: "chart-switch-wakeup.svg",
+        draw: wakeup::draw,
     },
     ChartSpec {
         experiment: "switch.indirect",

@@ -1,0 +1,555 @@
+//! The facts that explain why two machines' figures differ, beyond the CPU
+//! and the kernel: how a CPU idles (and so how dear waking it is), whether
+//! the TLB keeps entries across switches (PCID), whether a balloon or free
+//! page reporting takes memory back, how much the hypervisor stole since
+//! boot, the kernel command line, seccomp, cgroup limits and throttling,
+//! NUMA nodes, the per-size THP settings, and how far the kernel's RSS
+//! counters may lag. Read below the same configurable root as the rest of
+//! `env`, so each parser is tested on fixture text.
+
+use super::{bracketed_choice, cgroup_v1_path, cgroup_v2_path, Root};
+use serde::{Deserialize, Serialize};
+use std::fs;
+
+/// The machine facts beyond [`super::Env`]'s first-generation fields.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Facts {
+    pub cpuidle: Option<CpuIdle>,
+    /// cpuinfo flags: process-context identifiers keep TLB entries across
+    /// address-space switches; INVPCID flushes one of them.
+    pub pcid: bool,
+    pub invpcid: bool,
+    /// A memory balloon or free page reporting, as found: "virtio_balloon
+    /// (free page reporting)", "virtio_mem"; empty when none.
+    pub balloon: Vec<String>,
+    /// Steal time of all CPUs since boot, and as a share of all CPUs' time
+    /// since boot.
+    pub steal_since_boot_ns: Option<u64>,
+    pub steal_since_boot_share: Option<f64>,
+    pub cmdline: Option<String>,
+    /// "disabled", "strict" or "filter (N filters)".
+    pub seccomp: Option<String>,
+    pub cgroup: Cgroup,
+    pub numa_nodes: Option<usize>,
+    /// (size, setting) of every mTHP size: ("64kB", "never"), ...
+    pub mthp: Vec<(String, String)>,
+    pub rss_counting: Option<RssCounting>,
+    /// Namespaces of this process that are not the host's initial ones.
+    pub own_namespaces: Vec<String>,
+}
+
+/// How the CPUs idle.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CpuIdle {
+    pub driver: Option<String>,
+    pub governor: Option<String>,
+    /// CPU 0's idle states, shallowest first.
+    pub states: Vec<IdleState>,
+    /// The haltpoll governor's polling limit (`guest_halt_poll_ns`), when
+    /// the module is loaded.
+    pub haltpoll_poll_ns: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct IdleState {
+    pub name: String,
+    /// The driver's declared exit latency, µs.
+    pub exit_latency_us: u64,
+    pub disabled: bool,
+}
+
+/// cgroup facts: the version mounted and the CPU limit (memory and pids
+/// limits are in [`super::Limits`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Cgroup {
+    /// "v2", "v1" or "hybrid" (v1 controllers with a v2 hierarchy beside).
+    pub version: Option<String>,
+    /// CPUs' worth of time the CPU quota allows (quota / period); None = no
+    /// quota found.
+    pub cpu_quota_cpus: Option<f64>,
+    /// Periods in which the cgroup was throttled, since it was created.
+    pub nr_throttled: Option<u64>,
+}
+
+/// How the kernel counts RSS, and how far a figure read from it may lag.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RssCounting {
+    pub regime: String,
+    /// Pages the counter may lag, as a rule: "64 per thread", or the
+    /// per-CPU bound for this machine.
+    pub bound: String,
+    /// The per-CPU bound in bytes (None for the per-thread regime, whose
+    /// bound grows with the threads).
+    pub bound_bytes: Option<u64>,
+}
+
+/// Initial namespaces' inode numbers (fixed in the kernel: PROC_*_INIT_INO).
+const INIT_NS: &[(&str, u64)] = &[
+    ("pid", 0xEFFF_FFFC),
+    ("user", 0xEFFF_FFFD),
+    ("uts", 0xEFFF_FFFE),
+    ("ipc", 0xEFFF_FFFF),
+    ("cgroup", 0xEFFF_FFFB),
+    ("time", 0xEFFF_FFFA),
+];
+
+const PAGE: u64 = 4096;
+
+impl Facts {
+    pub(super) fn read(fs: &Root, flags: &str, kernel: &str, cpus: usize) -> Facts {
+        let has = |f: &str| flags.split_whitespace().any(|x| x == f);
+        let cmdline = fs.read_trim("/proc/cmdline");
+        let steal = fs.read("/proc/stat").and_then(|s| steal_ticks(&s));
+        let uptime_s: Option<f64> = fs
+            .read("/proc/uptime")
+            .and_then(|u| u.split_whitespace().next()?.parse().ok());
+        let steal_since_boot_ns = steal.map(|t| t * 10_000_000);
+        let steal_since_boot_share = match (steal_since_boot_ns, uptime_s) {
+            (Some(s), Some(up)) if up > 0.0 && cpus > 0 => {
+                Some(s as f64 / (up * 1e9 * cpus as f64))
+            }
+            _ => None,
+        };
+        Facts {
+            cpuidle: read_cpuidle(fs),
+            pcid: has("pcid"),
+            invpcid: has("invpcid"),
+            balloon: read_balloon(fs),
+            steal_since_boot_ns,
+            steal_since_boot_share,
+            seccomp: fs.read("/proc/self/status").and_then(|s| seccomp_mode(&s)),
+            cgroup: read_cgroup(fs),
+            numa_nodes: fs
+                .read("/sys/devices/system/node/online")
+                .and_then(|s| super::parse_cpu_list(&s).ok())
+                .map(|v| v.len())
+                .filter(|&n| n > 0),
+            mthp: read_mthp(fs),
+            rss_counting: rss_counting(kernel, cpus),
+            own_namespaces: own_namespaces(fs),
+            cmdline,
+        }
+    }
+
+    /// Ok(how) when an idle CPU here polls for work instead of halting, so
+    /// a wake-up needs no interrupt; Err(why not).
+    pub fn polling_idle(&self) -> Result<String, String> {
+        let cmdline = self.cmdline.as_deref().unwrap_or("");
+        if cmdline.split_whitespace().any(|a| a == "idle=poll") {
+            return Ok("idle=poll on the kernel command line".into());
+        }
+        let Some(ci) = &self.cpuidle else {
+            return Err(
+                "no cpuidle driver, and idle=poll is not on the kernel command line".into(),
+            );
+        };
+        let driver = ci.driver.as_deref().unwrap_or("none");
+        let governor = ci.governor.as_deref().unwrap_or("none");
+        if governor == "haltpoll" {
+            return match ci.haltpoll_poll_ns {
+                Some(0) => Err(format!(
+                    "the {driver} cpuidle driver runs the haltpoll governor with guest_halt_poll_ns=0: it never polls (a boot setting)"
+                )),
+                Some(ns) => Ok(format!(
+                    "the haltpoll governor polls up to {} before it halts",
+                    crate::units::fmt_ns(ns as f64)
+                )),
+                None => Err("the haltpoll governor's polling limit cannot be read".into()),
+            };
+        }
+        Err(format!(
+            "cpuidle driver {driver} with governor {governor} halts an idle CPU, and idle=poll is not on the kernel command line (changing either needs a reboot)"
+        ))
+    }
+
+    /// Lines "key: value" for humans.
+    pub fn describe(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut push = |k: &str, v: String| out.push((k.to_string(), v));
+        let idle = match &self.cpuidle {
+            None => "no cpuidle driver".to_string(),
+            Some(ci) => {
+                let states: Vec<String> = ci
+                    .states
+                    .iter()
+                    .map(|s| {
+                        format!(
+                            "{} (exit {} µs{})",
+                            s.name,
+                            s.exit_latency_us,
+                            if s.disabled { ", disabled" } else { "" }
+                        )
+                    })
+                    .collect();
+                let mut v = format!(
+                    "driver {}, governor {}; states {}",
+                    ci.driver.as_deref().unwrap_or("none"),
+                    ci.governor.as_deref().unwrap_or("none"),
+                    if states.is_empty() {
+                        "none".into()
+                    } else {
+                        states.join(", ")
+                    }
+                );
+                if let Some(ns) = ci.haltpoll_poll_ns {
+                    v.push_str(&format!("; haltpoll guest_halt_poll_ns={ns}"));
+                }
+                v
+            }
+        };
+        push("cpuidle", idle);
+        push(
+            "polling idle",
+            match self.polling_idle() {
+                Ok(how) => format!("yes: {how}"),
+                Err(why) => format!("no: {why}"),
+            },
+        );
+        push(
+            "PCID",
+            format!(
+                "pcid {}, invpcid {}",
+                yes_no(self.pcid),
+                yes_no(self.invpcid)
+            ),
+        );
+        push(
+            "balloon",
+            if self.balloon.is_empty() {
+                "none found".into()
+            } else {
+                self.balloon.join(", ")
+            },
+        );
+        push(
+            "boot steal",
+            match (self.steal_since_boot_ns, self.steal_since_boot_share) {
+                (Some(ns), Some(share)) => format!(
+                    "{} ({} of all CPUs' time)",
+                    crate::units::fmt_ns(ns as f64),
+                    pct(share)
+                ),
+                (Some(ns), None) => crate::units::fmt_ns(ns as f64),
+                _ => "unknown".into(),
+            },
+        );
+        push(
+            "seccomp",
+            self.seccomp.clone().unwrap_or_else(|| "unknown".into()),
+        );
+        let c = &self.cgroup;
+        push(
+            "cgroup",
+            format!(
+                "{}; CPU quota {}; throttled periods {}",
+                c.version.as_deref().unwrap_or("not mounted"),
+                c.cpu_quota_cpus
+                    .map_or("none".into(), |q| format!("{q:.2} CPUs")),
+                c.nr_throttled
+                    .map_or("unknown".into(), |n| crate::units::group_digits(n as i64))
+            ),
+        );
+        push(
+            "NUMA nodes",
+            self.numa_nodes.map_or("unknown".into(), |n| n.to_string()),
+        );
+        push(
+            "mTHP",
+            if self.mthp.is_empty() {
+                "no per-size settings".into()
+            } else {
+                self.mthp
+                    .iter()
+                    .map(|(s, v)| format!("{s} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
+        );
+        push(
+            "RSS counting",
+            self.rss_counting.as_ref().map_or("unknown".into(), |r| {
+                format!("{}: may lag {}", r.regime, r.bound)
+            }),
+        );
+        push(
+            "namespaces",
+            if self.own_namespaces.is_empty() {
+                "the host's (initial) ones".into()
+            } else {
+                format!("own {}", self.own_namespaces.join(", "))
+            },
+        );
+        push(
+            "kernel cmdline",
+            self.cmdline.clone().unwrap_or_else(|| "unknown".into()),
+        );
+        out
+    }
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+/// A share as a percentage with sensible digits.
+fn pct(share: f64) -> String {
+    let p = share * 100.0;
+    if p >= 10.0 {
+        format!("{p:.0}%")
+    } else {
+        format!("{p:.2}%")
+    }
+}
+
+/// The steal ticks of /proc/stat's `cpu` line.
+pub(super) fn steal_ticks(stat: &str) -> Option<u64> {
+    stat.lines()
+        .find(|l| l.starts_with("cpu "))?
+        .split_whitespace()
+        .nth(8)?
+        .parse()
+        .ok()
+}
+
+fn read_cpuidle(fs: &Root) -> Option<CpuIdle> {
+    let driver = fs.read_trim("/sys/devices/system/cpu/cpuidle/current_driver");
+    let governor = fs
+        .read_trim("/sys/devices/system/cpu/cpuidle/current_governor")
+        .or_else(|| fs.read_trim("/sys/devices/system/cpu/cpuidle/current_governor_ro"));
+    let mut states = Vec::new();
+    for i in 0.. {
+        let dir = format!("/sys/devices/system/cpu/cpu0/cpuidle/state{i}");
+        let Some(name) = fs.read_trim(&format!("{dir}/name")) else {
+            break;
+        };
+        states.push(IdleState {
+            name,
+            exit_latency_us: fs.read_u64(&format!("{dir}/latency")).unwrap_or(0),
+            disabled: fs.read_u64(&format!("{dir}/disable")).unwrap_or(0) != 0,
+        });
+    }
+    if driver.is_none() && governor.is_none() && states.is_empty() {
+        return None;
+    }
+    Some(CpuIdle {
+        driver: driver.filter(|d| d != "none"),
+        governor,
+        states,
+        haltpoll_poll_ns: fs.read_u64("/sys/module/haltpoll/parameters/guest_halt_poll_ns"),
+    })
+}
+
+/// virtio device id 5 is the balloon; its feature bit 5 is free page
+/// reporting (VIRTIO_BALLOON_F_REPORTING). virtio_mem and Hyper-V's and
+/// VMware's balloons are named by their drivers.
+fn read_balloon(fs: &Root) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Ok(dir) = fs::read_dir(fs.path("/sys/bus/virtio/devices")) {
+        let mut devs: Vec<_> = dir.flatten().map(|e| e.path()).collect();
+        devs.sort();
+        for d in devs {
+            let id = fs::read_to_string(d.join("device")).unwrap_or_default();
+            if id.trim() != "0x0005" {
+                continue;
+            }
+            let feats = fs::read_to_string(d.join("features")).unwrap_or_default();
+            out.push(if feature_bit(&feats, 5) {
+                "virtio_balloon (free page reporting)".to_string()
+            } else {
+                "virtio_balloon".to_string()
+            });
+        }
+    }
+    for (driver, name) in [
+        ("/sys/bus/virtio/drivers/virtio_mem", "virtio_mem driver"),
+        ("/sys/bus/vmbus/drivers/hv_balloon", "hv_balloon"),
+        ("/sys/bus/pci/drivers/vmw_balloon", "vmw_balloon"),
+    ] {
+        let bound = fs::read_dir(fs.path(driver)).is_ok_and(|d| {
+            d.flatten().any(|e| {
+                e.file_name().to_string_lossy().contains(':')
+                    || e.file_name().to_string_lossy().starts_with("virtio")
+            })
+        });
+        if bound {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
+/// Bit `n` of a virtio `features` file: one '0'/'1' character per bit, bit
+/// 0 first.
+pub(super) fn feature_bit(features: &str, n: usize) -> bool {
+    features.trim().as_bytes().get(n) == Some(&b'1')
+}
+
+/// The `Seccomp:` line of /proc/self/status.
+pub(super) fn seccomp_mode(status: &str) -> Option<String> {
+    let field = |k: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(k)?.strip_prefix(':').map(str::trim))
+    };
+    let filters = field("Seccomp_filters").and_then(|f| f.parse::<u64>().ok());
+    Some(match field("Seccomp")? {
+        "0" => "disabled".to_string(),
+        "1" => "strict".to_string(),
+        "2" => format!(
+            "filter ({} filters)",
+            filters.map_or("?".into(), |n| n.to_string())
+        ),
+        other => format!("mode {other}"),
+    })
+}
+
+fn read_cgroup(fs: &Root) -> Cgroup {
+    let self_cg = fs.read("/proc/self/cgroup").unwrap_or_default();
+    let v2 = fs.exists("/sys/fs/cgroup/cgroup.controllers");
+    let v1 = self_cg
+        .lines()
+        .any(|l| !l.starts_with("0::") && !l.trim().is_empty());
+    let version = match (
+        v1,
+        v2 || fs.exists("/sys/fs/cgroup/unified/cgroup.controllers"),
+    ) {
+        (true, true) => Some("hybrid".to_string()),
+        (true, false) => Some("v1".to_string()),
+        (false, true) => Some("v2".to_string()),
+        (false, false) => None,
+    };
+    let mut quota = None;
+    let mut throttled = None;
+    if v2 {
+        if let Some(rel) = cgroup_v2_path(&self_cg) {
+            let dir = format!("/sys/fs/cgroup/{}", rel.display());
+            quota = rel.ancestors().find_map(|a| {
+                cpu_max(&fs.read(&format!("/sys/fs/cgroup/{}/cpu.max", a.display()))?)
+            });
+            throttled = fs
+                .read(&format!("{dir}/cpu.stat"))
+                .and_then(|s| stat_field(&s, "nr_throttled"));
+        }
+    } else if let Some(rel) = cgroup_v1_path(&self_cg, "cpu") {
+        for base in ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"] {
+            let dir = format!("{base}/{}", rel.display());
+            let q: Option<i64> = fs
+                .read_trim(&format!("{dir}/cpu.cfs_quota_us"))
+                .and_then(|s| s.parse().ok());
+            let p: Option<u64> = fs.read_u64(&format!("{dir}/cpu.cfs_period_us"));
+            if let (Some(q), Some(p)) = (q, p) {
+                quota = (q > 0 && p > 0).then(|| q as f64 / p as f64);
+            }
+            if let Some(t) = fs
+                .read(&format!("{dir}/cpu.stat"))
+                .and_then(|s| stat_field(&s, "nr_throttled"))
+            {
+                throttled = Some(t);
+                break;
+            }
+        }
+    }
+    Cgroup {
+        version,
+        cpu_quota_cpus: quota,
+        nr_throttled: throttled,
+    }
+}
+
+/// cgroup v2 `cpu.max` ("max 100000" or "50000 100000") as CPUs.
+pub(super) fn cpu_max(text: &str) -> Option<f64> {
+    let mut it = text.split_whitespace();
+    let q: f64 = it.next()?.parse().ok()?;
+    let p: f64 = it.next()?.parse().ok()?;
+    (p > 0.0).then(|| q / p)
+}
+
+/// `key value` in a cpu.stat text.
+pub(super) fn stat_field(text: &str, key: &str) -> Option<u64> {
+    text.lines().find_map(|l| {
+        let (k, v) = l.split_once(' ')?;
+        (k == key).then(|| v.trim().parse().ok())?
+    })
+}
+
+/// nr_throttled of this process's cgroup now, from the real /: the run
+/// records its growth over the run.
+pub fn nr_throttled_now() -> Option<u64> {
+    let root = std::path::Path::new("/");
+    read_cgroup(&Root { root }).nr_throttled
+}
+
+fn read_mthp(fs: &Root) -> Vec<(String, String)> {
+    let Ok(dir) = fs::read_dir(fs.path("/sys/kernel/mm/transparent_hugepage")) else {
+        return Vec::new();
+    };
+    let mut v: Vec<(u64, String, String)> = dir
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let size = name.strip_prefix("hugepages-")?.to_string();
+            let kb: u64 = size.strip_suffix("kB")?.parse().ok()?;
+            let setting = bracketed_choice(&fs::read_to_string(e.path().join("enabled")).ok()?)?;
+            Some((kb, size, setting))
+        })
+        .collect();
+    v.sort();
+    v.into_iter().map(|(_, s, e)| (s, e)).collect()
+}
+
+/// The RSS-counting regime of kernel `release` ("6.8.0-45-generic"): before
+/// 6.2 each thread batches up to 64 page-count changes before it adds them
+/// to the process's counters; from 6.2 per-CPU counters are read without
+/// summing, off by up to nr_cpus × max(32, 2 × nr_cpus) pages (about
+/// nr_cpus² on large machines).
+pub fn rss_counting(release: &str, cpus: usize) -> Option<RssCounting> {
+    let mut nums = release
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse::<u64>().ok());
+    let (major, minor) = (nums.next()??, nums.next()??);
+    Some(if (major, minor) < (6, 2) {
+        RssCounting {
+            regime: "per-thread counters (before 6.2)".into(),
+            bound: "up to 64 pages (256 KiB) per thread".into(),
+            bound_bytes: None,
+        }
+    } else {
+        let n = cpus.max(1) as u64;
+        let pages = n * (2 * n).max(32);
+        RssCounting {
+            regime: "per-CPU counters (6.2 and later)".into(),
+            bound: format!(
+                "up to {} pages ({}) with {n} CPUs",
+                crate::units::group_digits(pages as i64),
+                crate::units::fmt_size_approx(pages * PAGE)
+            ),
+            bound_bytes: Some(pages * PAGE),
+        }
+    })
+}
+
+/// The namespaces of this process that are not the initial ones, from the
+/// /proc/self/ns links ("pid:[4026531836]").
+fn own_namespaces(fs: &Root) -> Vec<String> {
+    INIT_NS
+        .iter()
+        .filter_map(|(name, init)| {
+            let link = fs::read_link(fs.path(&format!("/proc/self/ns/{name}"))).ok()?;
+            let ino = ns_inode(&link.to_string_lossy())?;
+            (ino != *init).then(|| name.to_string())
+        })
+        .collect()
+}
+
+/// The inode of a namespace link's text "pid:[4026531836]".
+pub(super) fn ns_inode(link: &str) -> Option<u64> {
+    link.split_once(":[")?.1.strip_suffix(']')?.parse().ok()
+}

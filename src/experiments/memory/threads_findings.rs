@@ -1,0 +1,402 @@
+//! memory.threads' variants and what its figures say: per-thread claims over
+//! the thread counts measured, with intervals; the small stack weighed on
+//! resident memory and page tables both; the seed's 400 KiB arithmetic; the
+//! kernel's own memory per 1,000 threads beside user RSS.
+
+use crate::experiments::prelude::*;
+
+pub const DEFAULT: Choice = Choice::new("default", "threads with the default stack size");
+pub const SMALL: Choice = Choice::new(
+    "small",
+    "threads with a small stack (pthread_attr_setstacksize)",
+);
+pub const TOUCH: Choice = Choice::new("touch", "threads that each touch part of their stack");
+
+/// The variants: what `-p variants=` accepts, what `tasklab list` prints,
+/// and what the rounds and the findings loop over.
+pub const VARIANTS: &[Choice] = &[DEFAULT, SMALL, TOUCH];
+
+/// The seed's thread count, its touched-stack total (~2.6 GiB), and the
+/// pages per thread a pre-6.2 kernel's per-thread RSS cache can hold back
+/// (SPLIT_RSS_COUNTING flushes every 64 events).
+const SEED_THREADS: f64 = 10_000.0;
+const SEED_TOUCHED_TOTAL_KIB: f64 = 2.6 * 1024.0 * 1024.0;
+const SPLIT_RSS_PAGES: f64 = 64.0;
+
+/// The thread counts measured for `variant`, ascending.
+fn counts(r: &ExperimentResult, variant: &str) -> Vec<u64> {
+    let mut c: Vec<u64> = r
+        .metrics
+        .iter()
+        .filter(|m| m.label("variant") == Some(variant))
+        .filter_map(|m| m.label_num("threads"))
+        .collect();
+    c.sort_unstable();
+    c.dedup();
+    c
+}
+
+/// The largest thread count measured for `variant`, as its label.
+fn most_threads(r: &ExperimentResult, variant: &str) -> String {
+    counts(r, variant)
+        .last()
+        .map_or_else(|| "?".into(), u64::to_string)
+}
+
+/// The settled summaries of `metric` for `variant`, one per thread count.
+fn per_count<'a>(r: &'a ExperimentResult, metric: &'a str, variant: &'a str) -> Vec<&'a Summary> {
+    counts(r, variant)
+        .iter()
+        .filter_map(|n| r.settled(metric, &[("variant", variant), ("threads", &n.to_string())]))
+        .collect()
+}
+
+/// Whether the per-thread figures of `metric` at every count measured agree
+/// with the largest count's within their intervals; None when fewer than
+/// two counts have a settled figure.
+fn agree(r: &ExperimentResult, metric: &str, variant: &str) -> Option<bool> {
+    let c = counts(r, variant);
+    let all = per_count(r, metric, variant);
+    let top = all.last()?;
+    (all.len() >= 2)
+        .then(|| all.len() == c.len() && all.iter().all(|s| order(s, top) == Order::Overlap))
+}
+
+/// Where a per-thread claim holds: "over 500–2000 threads" when every
+/// count measured agrees with the largest within the intervals, else "at
+/// 2000 threads" (the largest).
+fn span(r: &ExperimentResult, metric: &str, variant: &str) -> String {
+    let c = counts(r, variant);
+    match (c.first(), c.last(), agree(r, metric, variant)) {
+        (Some(lo), Some(hi), Some(true)) => format!("over {lo}–{hi} threads"),
+        (_, Some(hi), _) => format!("at {hi} threads"),
+        _ => "at ? threads".into(),
+    }
+}
+
+/// Per variant, how resident and virtual memory grow with the thread
+/// count: the slope is the cost of one more thread.
+fn thread_growth_fits(r: &ExperimentResult) -> Vec<NamedFit> {
+    let mut fits = Vec::new();
+    for variant in names(VARIANTS) {
+        for (metric, what) in [
+            ("rss_exact_growth_kib", "resident"),
+            ("vm_size_growth_kib", "virtual"),
+        ] {
+            let pts: Vec<(f64, f64)> = r
+                .metrics_named(metric)
+                .filter(|m| m.label("variant") == Some(variant))
+                .filter_map(|m| Some((m.label_num("threads")? as f64, m.summary.median)))
+                .collect();
+            if pts.len() < 3 {
+                continue;
+            }
+            let (xs, ys): (Vec<f64>, Vec<f64>) = pts.into_iter().unzip();
+            if let Some(fit) = crate::stats::linear_fit(&xs, &ys) {
+                fits.push(NamedFit {
+                    name: format!("{variant} {what} KiB vs threads"),
+                    labels: labels(&[("variant", variant), ("what", what)]),
+                    x_unit: "thread".into(),
+                    y_unit: "KiB".into(),
+                    fit,
+                });
+            }
+        }
+    }
+    fits
+}
+
+pub fn analyze(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
+    let fits = thread_growth_fits(r);
+    let most: Vec<(&str, String)> = names(VARIANTS)
+        .into_iter()
+        .map(|v| (v, most_threads(r, v)))
+        .collect();
+    let at = |variant: &str| {
+        most.iter()
+            .find(|m| m.0 == variant)
+            .map_or("?", |m| m.1.as_str())
+    };
+    // The findings quote the largest count measured for each variant.
+    let s = |name: &str, variant: &str| {
+        r.settled(name, &[("variant", variant), ("threads", at(variant))])
+    };
+    let label = |variant: &str, key: &str| {
+        r.find(
+            "create_ns",
+            &[("variant", variant), ("threads", at(variant))],
+        )
+        .and_then(|m| m.label(key))
+        .unwrap_or("?")
+        .to_string()
+    };
+    let (default, touch) = (DEFAULT.name, TOUCH.name);
+    let f = &mut a.findings;
+    if let (Some(vm), Some(rss), Some(virt), Some(res)) = (
+        s("vm_size_growth_kib", default),
+        s("rss_growth_kib", default),
+        s("virt_per_thread_kib", default),
+        s("rss_per_thread_kib", default),
+    ) {
+        let n: f64 = at(default).parse().unwrap_or(1.0);
+        let scale = |kib: f64| fmt_value(kib * 1024.0 * SEED_THREADS / n.max(1.0), Unit::Bytes);
+        f.push(format!(
+            "{n} threads with the default {} stack: VmSize +{}, VmRSS +{}. Per thread, {}: {} of address space (the stack and its guard page) and {} resident ({}): stacks are virtual until used. Scaled to the seed's 10,000: {} virtual, {} resident (seed: ~80 GiB, ~80 MiB)",
+            label(default, "stack"),
+            fmt_value(vm.median * 1024.0, Unit::Bytes),
+            fmt_value(rss.median * 1024.0, Unit::Bytes),
+            span(r, "virt_per_thread_kib", default),
+            figure(virt, Unit::Kib),
+            figure(res, Unit::Kib),
+            span(r, "rss_per_thread_kib", default),
+            scale(vm.median),
+            scale(rss.median),
+            n = at(default),
+        ));
+    }
+    f.extend(small_stack(r, &s, &label));
+    f.extend(touched(r, &s, &label));
+    f.extend(kernel_memory(r, at(default)));
+    if let (Some(c), Some(per)) = (s("create_ns", default), s("create_per_thread_ns", default)) {
+        f.push(format!(
+            "creating {} threads took {} ({} each, the threads blocked until all exist)",
+            at(default),
+            figure(c, Unit::Ns),
+            figure(per, Unit::Ns)
+        ));
+    }
+    if let Some(t) = s("touch_all_ns", touch) {
+        let n: f64 = at(touch).parse().unwrap_or(1.0);
+        f.push(format!(
+            "faulting in {} of stack in each of {} threads took {} ({} per thread, on {} CPUs' worth of page faults)",
+            label(touch, "touch"),
+            at(touch),
+            figure(t, Unit::Ns),
+            fmt_ns(t.median / n.max(1.0)),
+            std::thread::available_parallelism().map_or(1, |p| p.get())
+        ));
+    }
+    f.extend(growth(r, &fits));
+    a.fits.extend(fits);
+    a.headlines.extend(thread_memory_headline(r));
+    a
+}
+
+type Get<'a> = dyn Fn(&str, &str) -> Option<&'a Summary> + 'a;
+type Label<'a> = dyn Fn(&str, &str) -> String + 'a;
+
+/// The small stack against the default: address space, resident memory
+/// and page tables, each decided from its intervals.
+fn small_stack(r: &ExperimentResult, s: &Get, label: &Label) -> Option<String> {
+    let (small, default) = (SMALL.name, DEFAULT.name);
+    let (virt, res) = (
+        s("virt_per_thread_kib", small)?,
+        s("rss_per_thread_kib", small)?,
+    );
+    let mut text = format!(
+        "with a {} stack (pthread_attr_setstacksize) a thread reserves {} of address space and keeps {} resident ({})",
+        label(small, "stack"),
+        figure(virt, Unit::Kib),
+        figure(res, Unit::Kib),
+        span(r, "rss_per_thread_kib", small)
+    );
+    let Some(res_d) = s("rss_per_thread_kib", default) else {
+        return Some(text);
+    };
+    let resident = order(res, res_d);
+    text.push_str(&format!(
+        "; resident: {}",
+        compare("small", res, "default", res_d, Unit::Kib)
+    ));
+    let pt = match (
+        s("page_tables_per_thread_bytes", small),
+        s("page_tables_per_thread_bytes", default),
+    ) {
+        (Some(p), Some(d)) => {
+            text.push_str(&format!(
+                "; page tables (VmPTE) per thread: {}",
+                compare("small", p, "default", d, Unit::Bytes)
+            ));
+            Some(order(p, d))
+        }
+        _ => None,
+    };
+    let verdict = match (resident, pt) {
+        (Order::Below, Some(Order::Below)) => {
+            "a smaller stack saves address space, resident memory and page tables"
+        }
+        (Order::Below, _) => "a smaller stack saves address space and resident memory",
+        (_, Some(Order::Below)) => {
+            "a smaller stack saves address space and page tables (kernel memory: each default stack's used top page needs a page-table page of its own, while small stacks share them), not resident user memory"
+        }
+        (_, Some(_)) => "a smaller stack saves address space, not memory: resident memory and page tables are no smaller here",
+        (_, None) => "a smaller stack saves address space; resident memory is no smaller here (page tables not measured)",
+    };
+    text.push_str(&format!(": {verdict}"));
+    Some(text)
+}
+
+/// The touched variant: VmRSS against the exact count, and the seed's
+/// arithmetic (10,000 x the touched size, against its ~2.6 GiB).
+fn touched(r: &ExperimentResult, s: &Get, label: &Label) -> Option<String> {
+    let t = TOUCH.name;
+    let (rss, exact, total) = (
+        s("rss_per_thread_kib", t)?,
+        s("rss_exact_per_thread_kib", t)?,
+        s("rss_growth_kib", t)?,
+    );
+    let touched = label(t, "touch");
+    let touched_kib = crate::units::parse_size(&touched).unwrap_or(0) as f64 / 1024.0;
+    let seed_total_kib = touched_kib * SEED_THREADS;
+    let kib = |v: f64| fmt_value(v * 1024.0, Unit::Bytes);
+    // The seed's totals to two decimals: 10,000 x 400 KiB is 3.81 GiB.
+    let gib = |v: f64| format!("{:.2} GiB", v / (1024.0 * 1024.0));
+    let shortfall_kib = (seed_total_kib - SEED_TOUCHED_TOTAL_KIB) / SEED_THREADS;
+    let pages = shortfall_kib / 4.0;
+    let footnote = if pages <= 0.0 {
+        "the seed saw no shortfall to explain".to_string()
+    } else if pages <= SPLIT_RSS_PAGES {
+        format!(
+            "the seed's shortfall is consistent with its footnote: kernels before 6.2 kept each thread's RSS changes in a private cache flushed every 64 page faults (SPLIT_RSS_COUNTING), so up to 64 pages per thread can go uncounted while the thread blocks; its gap, {} − {} over 10,000 threads, is about {:.0} KiB ({pages:.0} pages) per thread, within that bound",
+            gib(seed_total_kib),
+            gib(SEED_TOUCHED_TOTAL_KIB),
+            shortfall_kib
+        )
+    } else {
+        format!(
+            "the seed's gap, {} − {} over 10,000 threads, is about {pages:.0} pages per thread, more than the 64 a pre-6.2 kernel's per-thread RSS cache can hold back: its footnote does not explain it alone",
+            gib(seed_total_kib),
+            gib(SEED_TOUCHED_TOTAL_KIB)
+        )
+    };
+    let verdict = match order(rss, exact) {
+        Order::Overlap => format!(
+            "On this kernel VmRSS is indistinguishable from the exact count (smaps_rollup walks the page tables), so the resident cost is what was touched; {footnote}. The threads did use {touched} each; the seed's VmRSS under-reported it"
+        ),
+        o => format!(
+            "VmRSS is {} the exact count here ({}): the kernel's RSS counters are approximate, as the seed's footnote says, and smaps_rollup (a walk of the page tables) is the figure to trust; {footnote}",
+            if o == Order::Below { "below" } else { "above" },
+            difference(rss, exact, Unit::Kib).text()
+        ),
+    };
+    Some(format!(
+        "touching {touched} of stack in each of {} threads: per thread ({}), VmRSS +{}, exact (smaps_rollup Rss) +{}, {:.0}% of the touched size; total VmRSS +{}. The seed's 10,000 x {touched} is {}, and it saw ~2.6 GiB. {verdict}",
+        label(t, "threads"),
+        span(r, "rss_exact_per_thread_kib", t),
+        figure(rss, Unit::Kib),
+        figure(exact, Unit::Kib),
+        100.0 * exact.median / touched_kib.max(1e-9),
+        kib(total.median),
+        gib(seed_total_kib),
+    ))
+}
+
+/// Issue 14 item 6: what the kernel keeps per 1,000 default-stack threads
+/// (KernelStack, PageTables, Slab and SUnreclaim from /proc/meminfo), next
+/// to the user memory they keep resident.
+fn kernel_memory(r: &ExperimentResult, n: &str) -> Option<String> {
+    let d = DEFAULT.name;
+    let at = |kind: &'static str| {
+        r.settled(
+            "kernel_kib_per_1000_threads",
+            &[("variant", d), ("threads", n), ("kind", kind)],
+        )
+    };
+    let kinds: Vec<(&str, &Summary)> = ["KernelStack", "PageTables", "Slab", "SUnreclaim"]
+        .into_iter()
+        .filter_map(|k| Some((k, at(k)?)))
+        .collect();
+    if kinds.is_empty() {
+        // A file from before these series: the kernel stack per thread.
+        let k = r.settled(
+            "kernel_stack_per_thread_kib",
+            &[("variant", d), ("threads", n)],
+        )?;
+        return Some(format!(
+            "outside VmRSS each thread also costs the kernel {} of kernel stack (KernelStack, system-wide, so other activity adds noise; at {n} threads)",
+            figure(k, Unit::Kib)
+        ));
+    }
+    let parts: Vec<String> = kinds
+        .iter()
+        .map(|(k, s)| {
+            let noise = if s.ci95_lo <= 0.0 && s.ci95_hi >= 0.0 {
+                ", within noise"
+            } else {
+                ""
+            };
+            format!("{k} {}{noise}", figure(s, Unit::Kib))
+        })
+        .collect();
+    let user = r
+        .settled(
+            "rss_exact_per_thread_kib",
+            &[("variant", d), ("threads", n)],
+        )
+        .map(|u| {
+            format!(
+                "; beside them the threads' user memory, resident (smaps_rollup), is {} per 1,000",
+                fmt_value(u.median * 1000.0, Unit::Kib)
+            )
+        })
+        .unwrap_or_default();
+    Some(format!(
+        "outside VmRSS the kernel keeps, per 1,000 default-stack threads (at {n} threads): {}{user}. These are system-wide (/proc/meminfo), so other activity adds noise; Slab includes SUnreclaim",
+        parts.join(", ")
+    ))
+}
+
+/// The resident slopes: the cost of one more thread, and whether the
+/// per-thread figures agree across the counts measured. No R² for three
+/// points.
+fn growth(r: &ExperimentResult, fits: &[NamedFit]) -> Option<String> {
+    let lines: Vec<String> = fits
+        .iter()
+        .filter(|x| x.labels.get("what").is_some_and(|w| w == "resident"))
+        .map(|x| {
+            let v = x.labels.get("variant").map_or("?", String::as_str);
+            let at = span(r, "rss_exact_per_thread_kib", v);
+            let verdict = match agree(r, "rss_exact_per_thread_kib", v) {
+                Some(true) => format!(" (the per-thread figures agree within their intervals {at})"),
+                Some(false) => format!(
+                    " (the per-thread figures differ between counts beyond their intervals, so they hold {at})"
+                ),
+                None => String::new(),
+            };
+            format!("{v} {}{verdict}", fmt_value(x.fit.slope, Unit::Kib))
+        })
+        .collect();
+    let first = fits.first()?;
+    (!lines.is_empty()).then(|| {
+        format!(
+            "each further thread adds, by the slope through {} thread counts: {}",
+            first.fit.n,
+            lines.join("; ")
+        )
+    })
+}
+
+/// What a blocked thread with the default stack reserves and keeps.
+fn thread_memory_headline(e: &ExperimentResult) -> Option<String> {
+    let n = most_threads(e, DEFAULT.name);
+    let at = [("variant", DEFAULT.name), ("threads", n.as_str())];
+    let virt = e
+        .find("virt_per_thread_kib", &at)
+        .filter(|m| !m.summary.unstable)?;
+    let stack = virt.label("stack").unwrap_or("default");
+    let (res, res_metric) = match e.settled("rss_exact_per_thread_kib", &at) {
+        Some(s) => (s, "rss_exact_per_thread_kib"),
+        None => (e.settled("rss_per_thread_kib", &at)?, "rss_per_thread_kib"),
+    };
+    let kernel_kib = e.median("kernel_stack_per_thread_kib", &at);
+    Some(format!(
+        "a blocked thread with the {stack} default stack reserves {} of address space but keeps {} resident{} ({})",
+        fmt_value(virt.summary.median, Unit::Kib),
+        fmt_value(res.median, Unit::Kib),
+        kernel_kib
+            .map(|k| format!(", plus {} of kernel stack", fmt_value(k, Unit::Kib)))
+            .unwrap_or_default(),
+        span(e, res_metric, DEFAULT.name)
+    ))
+}

@@ -1,0 +1,157 @@
+//! Sentences that name the round telemetry when it explains a figure:
+//! "steal was 6% during this series", "1.0 reschedule IPI per hand-off".
+//! Pure functions of a result's `round_log` (`&r.round_log`), for any
+//! experiment's `analyze` to call.
+
+use crate::results::RoundRecord;
+
+/// Steal above this share of the CPUs' time is named.
+pub const STEAL_SHARE: f64 = 0.01;
+/// Run delay above this share of the wall time is named.
+pub const RUN_DELAY_SHARE: f64 = 0.05;
+
+/// "1.0 reschedule IPI per hand-off", "2.3 parks per round trip",
+/// "0.02 TLB shootdowns per call": one decimal, two below 0.1; the singular
+/// only for exactly one at that precision.
+pub fn per_op_phrase(count: f64, one: &str, many: &str, per: &str) -> String {
+    let shown = if count.abs() < 0.1 {
+        format!("{count:.2}")
+    } else {
+        format!("{count:.1}")
+    };
+    let shown = if shown.starts_with('-') && shown.trim_start_matches(['-', '0', '.']).is_empty() {
+        shown[1..].to_string()
+    } else {
+        shown
+    };
+    let noun = if shown == "1.0" { one } else { many };
+    format!("{shown} {noun} per {per}")
+}
+
+/// What the rounds of `point` (every point when None) add up to.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Totals {
+    pub rounds: usize,
+    pub wall_ns: f64,
+    pub cpu_ns: f64,
+    pub steal_ns: f64,
+    /// CPUs the per-CPU figures cover (0 when the file predates them).
+    pub cpus: usize,
+    pub run_delay_ns: f64,
+    pub res_ipis: f64,
+    pub cal_ipis: f64,
+    pub tlb_ipis: f64,
+    pub minor_faults: f64,
+}
+
+impl Totals {
+    pub fn of(log: &[RoundRecord], point: Option<usize>) -> Totals {
+        let mut t = Totals::default();
+        let rounds = log
+            .iter()
+            .filter(|rec| point.is_none_or(|p| rec.point == p));
+        for RoundRecord { telemetry: x, .. } in rounds {
+            t.rounds += 1;
+            t.wall_ns += x.wall_ns;
+            t.cpu_ns += x.cpu_ns;
+            t.steal_ns += x.steal_ns;
+            t.cpus = t.cpus.max(x.cpu_steal_ns.len());
+            t.run_delay_ns += x.run_delay_ns;
+            t.res_ipis += x.res_ipis;
+            t.cal_ipis += x.cal_ipis;
+            t.tlb_ipis += x.tlb_ipis;
+            t.minor_faults += x.minor_faults;
+        }
+        t
+    }
+
+    /// Steal as a share of all CPUs' time over the rounds.
+    pub fn steal_share(&self) -> Option<f64> {
+        (self.cpus > 0 && self.wall_ns > 0.0)
+            .then(|| self.steal_ns / (self.wall_ns * self.cpus as f64))
+    }
+}
+
+/// The sentences the rounds of `point` (every point when None) call for:
+/// steal above [`STEAL_SHARE`] of the CPUs' time, run delay above
+/// [`RUN_DELAY_SHARE`] of the wall time. Empty when the rounds were quiet
+/// (or the file predates the telemetry).
+pub fn contamination(log: &[RoundRecord], point: Option<usize>) -> Vec<String> {
+    let t = Totals::of(log, point);
+    let mut out = Vec::new();
+    if let Some(s) = t.steal_share().filter(|s| *s > STEAL_SHARE) {
+        out.push(format!(
+            "steal was {} during this series: the hypervisor ran something else on these CPUs",
+            pct(s)
+        ));
+    }
+    if t.wall_ns > 0.0 && t.run_delay_ns / t.wall_ns > RUN_DELAY_SHARE {
+        out.push(format!(
+            "the worker waited for a CPU {} of the time (run delay): other work competed",
+            pct(t.run_delay_ns / t.wall_ns)
+        ));
+    }
+    out
+}
+
+fn pct(share: f64) -> String {
+    let p = share * 100.0;
+    if p >= 10.0 {
+        format!("{p:.0}%")
+    } else {
+        format!("{p:.1}%")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::RoundTelemetry;
+
+    #[test]
+    fn counts_per_operation_read_naturally() {
+        assert_eq!(
+            per_op_phrase(1.0, "reschedule IPI", "reschedule IPIs", "hand-off"),
+            "1.0 reschedule IPI per hand-off"
+        );
+        assert_eq!(
+            per_op_phrase(2.26, "park", "parks", "round trip"),
+            "2.3 parks per round trip"
+        );
+        assert_eq!(per_op_phrase(0.021, "x", "xs", "call"), "0.02 xs per call");
+        assert_eq!(
+            per_op_phrase(-0.0001, "x", "xs", "call"),
+            "0.00 xs per call"
+        );
+    }
+
+    fn round(point: usize, steal_ns: f64, delay_ns: f64) -> RoundRecord {
+        RoundRecord {
+            point,
+            round: 0,
+            telemetry: RoundTelemetry {
+                wall_ns: 1e9,
+                steal_ns,
+                run_delay_ns: delay_ns,
+                cpu_steal_ns: vec![steal_ns / 2.0; 2],
+                ..RoundTelemetry::default()
+            },
+        }
+    }
+
+    #[test]
+    fn steal_and_run_delay_are_named_only_above_their_thresholds() {
+        let mut log = vec![round(0, 0.12e9, 0.0), round(1, 0.0, 0.0)];
+        // 0.12 s of 2 × 1 s: 6%.
+        assert_eq!(
+            contamination(&log, Some(0)),
+            vec!["steal was 6.0% during this series: the hypervisor ran something else on these CPUs"]
+        );
+        assert!(contamination(&log, Some(1)).is_empty());
+        log = vec![round(0, 0.0, 0.2e9)];
+        assert!(contamination(&log, None)[0].contains("20%"));
+        // An old file: no per-CPU figures, no steal share.
+        log[0].telemetry.cpu_steal_ns.clear();
+        assert_eq!(Totals::of(&log, None).steal_share(), None);
+    }
+}

@@ -1,0 +1,99 @@
+use super::*;
+use crate::stats::summarize;
+
+/// A settled figure with a tight 95% interval around `m` (31 points).
+fn tight(m: f64) -> Summary {
+    let v: Vec<f64> = (0..31).map(|i| m + (i as f64 - 15.0) * m * 0.001).collect();
+    summarize(&v).unwrap()
+}
+
+#[test]
+fn separated_intervals_give_a_ratio() {
+    let t = compare(
+        "fork",
+        &tight(200_000.0),
+        "thread",
+        &tight(25_000.0),
+        Unit::Ns,
+    );
+    assert_eq!(t, "fork (200 µs) is 8.0x thread (25.0 µs)");
+    let t = compare("a", &tight(1000.0), "b", &tight(2000.0), Unit::Ns);
+    assert_eq!(t, "a (1.00 µs) is 0.50x b (2.00 µs)");
+}
+
+#[test]
+fn overlapping_intervals_are_indistinguishable() {
+    let a = summarize(&[90.0, 100.0, 110.0, 95.0, 105.0, 100.0, 99.0]).unwrap();
+    let b = summarize(&[98.0, 108.0, 118.0, 103.0, 113.0, 108.0, 107.0]).unwrap();
+    assert_eq!(order(&a, &b), Order::Overlap);
+    let t = compare("a", &a, "b", &b, Unit::Ns);
+    assert!(t.contains("is indistinguishable from b"), "{t}");
+    assert!(t.ends_with("here"), "{t}");
+    assert!(!t.contains('x'), "no ratio through noise: {t}");
+    let d = difference(&a, &b, Unit::Ns);
+    assert_eq!(d.sign(), Order::Overlap);
+    assert!(d
+        .sentence("a", "b", "slower", "faster")
+        .contains("within noise"));
+}
+
+#[test]
+fn a_negative_difference_stays_negative_and_turns_the_wording() {
+    // "kept awake" was expected to be faster and was slower
+    let awake = tight(12_200.0);
+    let idle = tight(6_630.0);
+    let d = difference(&idle, &awake, Unit::Ns);
+    assert!(d.d < 0.0 && d.hi < 0.0);
+    assert_eq!(d.sign(), Order::Below);
+    let s = d.sentence("idle", "awake", "slower", "faster");
+    assert!(s.starts_with("idle − awake = -5.57 µs ["), "{s}");
+    assert!(s.ends_with("idle is faster, not slower"), "{s}");
+    assert!(!s.contains("0.00"), "never clamped to zero: {s}");
+    // no ratio from figures that are not both positive
+    let neg = summarize(&[-300.0; 7]).unwrap();
+    let t = compare("net", &neg, "base", &tight(100.0), Unit::Ns);
+    assert!(t.contains("less than base"), "{t}");
+    assert!(!t.contains("-3.0x") && !t.contains("x base"), "{t}");
+}
+
+#[test]
+fn three_points_are_labelled_min_max_of_3() {
+    let a = summarize(&[10.0, 12.0, 11.0]).unwrap();
+    let f = figure(&a, Unit::Ns);
+    assert_eq!(f, "11.0 ns [10.0 ns, 12.0 ns; min–max of 3, 75%]");
+    let d = difference(&tight(100.0), &a, Unit::Ns);
+    assert!(d.text().contains("from min–max of 3, 75%"), "{}", d.text());
+    assert!(!d.text().contains("95%"), "{}", d.text());
+}
+
+#[test]
+fn a_share_is_never_above_100_percent() {
+    let gap = difference(&tight(3000.0), &tight(2800.0), Unit::Ns);
+    let part = difference(&tight(1290.0), &tight(0.0), Unit::Ns);
+    // the part (1.29 µs) exceeds the 200 ns gap
+    assert_eq!(share(&part, &gap), Share::Exceeds);
+    let t = share_text(&part, &gap);
+    assert!(t.contains("do not add up"), "{t}");
+    assert!(!t.contains('%'), "{t}");
+    // a gap within noise gets no share at all
+    let a = summarize(&[90.0, 100.0, 110.0, 95.0, 105.0, 100.0, 99.0]).unwrap();
+    let b = summarize(&[91.0, 101.0, 111.0, 96.0, 106.0, 101.0, 100.0]).unwrap();
+    let noisy_gap = difference(&b, &a, Unit::Ns);
+    let small = difference(&tight(1.0), &tight(0.5), Unit::Ns);
+    assert_eq!(share(&small, &noisy_gap), Share::GapWithinNoise);
+    assert!(share_text(&small, &noisy_gap).contains("within noise"));
+    // a real share
+    let gap = difference(&tight(4000.0), &tight(2000.0), Unit::Ns);
+    let part = difference(&tight(1500.0), &tight(1000.0), Unit::Ns);
+    assert_eq!(share(&part, &gap), Share::Of(0.25));
+    assert!(share_text(&part, &gap).contains("(25% of the 2.00 µs"));
+}
+
+#[test]
+fn nothing_prints_minus_zero() {
+    assert_eq!(fmt_signed(-0.0, Unit::Ns), "0.00 ns");
+    assert_eq!(fmt_signed(-0.001, Unit::Ns), "0.00 ns");
+    assert_eq!(fmt_signed(-5.0, Unit::Ns), "-5.00 ns");
+    assert_eq!(fmt_ratio(1.001), "1.001x");
+    assert_eq!(fmt_ratio(8.13), "8.1x");
+}
