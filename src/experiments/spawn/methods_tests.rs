@@ -16,7 +16,11 @@ fn fork_is_put_against_a_thread_only_when_their_intervals_part() {
         life("pthread_create", &[10e3, 11e3, 9e3]),
     ]);
     let f = findings(&r);
-    assert!(f[0].contains("fork (70.0 µs) is 7.0x a thread (10.0 µs)"), "{}", f[0]);
+    assert!(
+        f[0].contains("fork (70.0 µs) is 7.0x a thread (10.0 µs)"),
+        "{}",
+        f[0]
+    );
     let r = result(vec![
         life("fork", &[10e3, 12e3, 30e3]),
         life("pthread_create", &[9e3, 11e3, 25e3]),
@@ -37,7 +41,10 @@ fn a_negative_loader_cost_is_never_clamped_and_library_work_is_named_not_subtrac
     let f = findings(&r).join("\n");
     assert!(f.contains("100 µs less with the loader"), "{f}");
     assert!(!f.contains("0.00 ns"), "{f}");
-    assert!(f.contains("pthread_create (21.0 µs) is 1.91x the bare call"), "{f}");
+    assert!(
+        f.contains("pthread_create (21.0 µs) is 1.91x the bare call"),
+        "{f}"
+    );
     assert!(!f.contains("library work"), "{f}");
 }
 
