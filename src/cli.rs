@@ -66,10 +66,7 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
         #[command(flatten)]
-        format: FormatArgs,
-        /// Show every series, also the detail ones
-        #[arg(short, long)]
-        verbose: bool,
+        output: OutputArgs,
     },
     /// What each concurrency model (process, thread, pool, posix_spawn, async)
     /// would cost for a workload: CPU overhead and memory, from measured figures
@@ -138,15 +135,7 @@ pub struct RunArgs {
     pub out: Option<PathBuf>,
 
     #[command(flatten)]
-    pub format: FormatArgs,
-
-    /// Also write the results as JSON to FILE, or to stdout with `-`
-    #[arg(long, value_name = "FILE|-")]
-    pub json: Option<String>,
-
-    /// Show every series, also the detail ones
-    #[arg(short, long)]
-    pub verbose: bool,
+    pub output: OutputArgs,
 
     /// Print nothing but errors
     #[arg(short, long)]
@@ -171,16 +160,32 @@ impl RunArgs {
     }
 }
 
-/// What the terminal shows instead of the tables.
-#[derive(Args, Debug, Default, Clone, Copy)]
-#[group(multiple = false)]
-pub struct FormatArgs {
-    /// Print every metric as CSV on stdout (at the end of a run)
+/// What the terminal shows, and the files exported beside the report
+/// folder. Each export goes to a file, or to stdout with `-` (one of them
+/// at most); every destination is checked before anything is measured.
+#[derive(Args, Debug, Default, Clone)]
+pub struct OutputArgs {
+    /// Write the results (results.json's content) to FILE, or to stdout with `-`
+    #[arg(long, value_name = "FILE|-", visible_alias = "json")]
+    pub export_json: Option<String>,
+    /// Write every series as a CSV row to FILE, or to stdout with `-`
+    #[arg(long, value_name = "FILE|-", conflicts_with = "csv")]
+    pub export_csv: Option<String>,
+    /// Write the report as Markdown to FILE, or to stdout with `-`
+    #[arg(long, value_name = "FILE|-", conflicts_with = "markdown")]
+    pub export_markdown: Option<String>,
+    /// The same as --export-csv -
     #[arg(long)]
     pub csv: bool,
-    /// Print the report as Markdown on stdout (at the end of a run)
+    /// The same as --export-markdown -
     #[arg(long)]
     pub markdown: bool,
+    /// Show each experiment's table and notes, fitted to the terminal
+    #[arg(long)]
+    pub tables: bool,
+    /// Show the tables with every series, also the detail ones
+    #[arg(short, long)]
+    pub verbose: bool,
 }
 
 /// `tasklab advise`: the workload, and where the measured costs come from.

@@ -51,12 +51,9 @@ pub fn main_entry() -> ExitCode {
             json,
             all,
         }),
-        Some(Command::Report {
-            file,
-            out,
-            format,
-            verbose,
-        }) => report::rerender(&file, out.as_deref(), run::format_of(format), verbose),
+        Some(Command::Report { file, out, output }) => {
+            report::rerender(&file, out.as_deref(), &output)
+        }
         Some(Command::Advise(args)) => advise::run(&args),
         Some(Command::Demo(demo)) => demo::run(&demo),
         Some(Command::Worker) => {

@@ -53,14 +53,10 @@ pub fn list(json: bool) -> anyhow::Result<ExitCode> {
 const LIST_WIDTH: usize = 100;
 
 /// `text` wrapped to `width`, the first line after `first`, the others after
-/// `rest` (both indents counted in the width).
+/// `rest`, ending in a newline.
 fn push_wrapped(out: &mut String, first: &str, rest: &str, text: &str, width: usize) {
-    let room = width.saturating_sub(first.chars().count().max(rest.chars().count()));
-    for (i, line) in wrap(text, room).iter().enumerate() {
-        out.push_str(if i == 0 { first } else { rest });
-        out.push_str(line);
-        out.push('\n');
-    }
+    out.push_str(&wrap(text, width, first, rest));
+    out.push('\n');
 }
 
 /// What a parameter takes and its defaults, in words. A method or variant

@@ -44,15 +44,16 @@ pub enum Better {
     Unknown,
 }
 
-/// Nanoseconds in the unit that reads best: `850 ns`, `12.3 µs`, `4.56 ms`.
+/// Nanoseconds in the unit that reads best: `850 ns`, `12.3 µs`, `4.56 ms`,
+/// `1,234 s`.
 pub fn fmt_ns(ns: f64) -> String {
     let a = ns.abs();
     if !ns.is_finite() {
         "n/a".into()
     } else if a < 10.0 {
-        format!("{ns:.2} ns")
+        format!("{} ns", fmt_num(ns, 2))
     } else if a < 1_000.0 {
-        format!("{ns:.1} ns")
+        format!("{} ns", fmt_num(ns, 1))
     } else if a < 1_000_000.0 {
         format!("{} µs", sig3(ns / 1e3))
     } else if a < 1_000_000_000.0 {
@@ -62,15 +63,43 @@ pub fn fmt_ns(ns: f64) -> String {
     }
 }
 
-/// Three significant figures, without a trailing exponent.
+/// Three significant figures, without a trailing exponent (more when the
+/// whole part has more digits, grouped).
 fn sig3(x: f64) -> String {
     let a = x.abs();
     if a >= 100.0 {
-        format!("{x:.0}")
+        fmt_num(x, 0)
     } else if a >= 10.0 {
-        format!("{x:.1}")
+        fmt_num(x, 1)
     } else {
-        format!("{x:.2}")
+        fmt_num(x, 2)
+    }
+}
+
+/// `v` with `decimals` decimals, its whole part grouped in threes
+/// (`16,958.8`), and never a "-0.0": a value that rounds to zero has no sign.
+pub fn fmt_num(v: f64, decimals: usize) -> String {
+    if !v.is_finite() {
+        return "n/a".into();
+    }
+    let text = format!("{:.*}", decimals, v.abs());
+    let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
+    let mut out = String::new();
+    for (i, c) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if !frac.is_empty() {
+        out.push('.');
+        out.push_str(frac);
+    }
+    let zero = text.chars().all(|c| c == '0' || c == '.');
+    if v < 0.0 && !zero {
+        format!("-{out}")
+    } else {
+        out
     }
 }
 
@@ -82,15 +111,15 @@ pub fn fmt_value(v: f64, unit: Unit) -> String {
         Unit::Bytes if v < 0.0 => format!("-{}", fmt_size((-v) as u64)),
         Unit::Bytes => fmt_size(v as u64),
         Unit::PerSecond => format!("{}/s", group_digits(v.round() as i64)),
-        Unit::Ratio => format!("{v:.2}x"),
+        Unit::Ratio => format!("{}x", fmt_num(v, 2)),
         Unit::Count => {
             if v.fract() == 0.0 {
-                group_digits(v as i64)
+                fmt_num(v, 0)
             } else {
-                format!("{v:.2}")
+                fmt_num(v, 2)
             }
         }
-        Unit::Mhz => format!("{v:.0} MHz"),
+        Unit::Mhz => format!("{} MHz", fmt_num(v, 0)),
     }
 }
 
@@ -194,15 +223,17 @@ pub fn fmt_figure(v: f64, unit: Unit) -> String {
 /// A share of one CPU as a percentage: `10.0%`.
 pub fn fmt_share(share: f64) -> String {
     let p = share * 100.0;
-    if p >= 100.0 {
-        format!("{p:.0}%")
-    } else if p >= 10.0 {
-        format!("{p:.1}%")
-    } else if p >= 0.1 {
-        format!("{p:.2}%")
+    let a = p.abs();
+    let decimals = if a >= 100.0 {
+        0
+    } else if a >= 10.0 {
+        1
+    } else if a >= 0.1 {
+        2
     } else {
-        format!("{p:.3}%")
-    }
+        3
+    };
+    format!("{}%", fmt_num(p, decimals))
 }
 
 /// A whole number, `_` allowed as a separator: `10_000`.
@@ -328,42 +359,48 @@ pub fn parse_duration(flag: &str, text: &str) -> Result<f64, String> {
     Ok(v * scale)
 }
 
-/// `text` wrapped into lines of at most `width` characters, breaking
-/// between words; a word longer than a line (a comma-separated list) breaks
-/// after a comma, and failing that at the width.
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
-    let width = width.max(1);
-    // (piece, whether it continues the word before it)
-    let mut pieces: Vec<(&str, bool)> = Vec::new();
+/// `text` in lines of at most `width` columns, breaking between words: the
+/// first line starts with `first`, the others with `rest`; no trailing
+/// newline. A word longer than a line (a comma-separated list) breaks after
+/// a comma, failing that at the width, so no line is ever wider than `width`
+/// (unless an indent alone is).
+pub fn wrap(text: &str, width: usize, first: &str, rest: &str) -> String {
+    let cols = |s: &str| s.chars().count();
+    let room = width.saturating_sub(cols(first).max(cols(rest))).max(1);
+    let mut out = String::from(first);
+    let mut at = cols(first);
+    let mut fresh = true;
     for word in text.split_whitespace() {
-        let mut rest = word;
+        let mut piece = word;
         let mut cont = false;
-        while rest.chars().count() > width {
-            let at_width = rest
-                .char_indices()
-                .nth(width)
-                .map_or(rest.len(), |(i, _)| i);
-            let cut = rest[..at_width].rfind(',').map_or(at_width, |i| i + 1);
-            pieces.push((&rest[..cut], cont));
-            rest = &rest[cut..];
-            cont = true;
-        }
-        pieces.push((rest, cont));
-    }
-    let mut lines = vec![String::new()];
-    for (piece, cont) in pieces {
-        let last = lines.last_mut().expect("one line");
-        let glue = usize::from(!last.is_empty() && !cont);
-        if !last.is_empty() && last.chars().count() + glue + piece.chars().count() > width {
-            lines.push(piece.to_string());
-        } else {
-            if glue == 1 {
-                last.push(' ');
+        while !piece.is_empty() {
+            // the part of `piece` that fits on a line of its own
+            let part = if cols(piece) > room {
+                let at_room = piece
+                    .char_indices()
+                    .nth(room)
+                    .map_or(piece.len(), |(i, _)| i);
+                &piece[..piece[..at_room].rfind(',').map_or(at_room, |i| i + 1)]
+            } else {
+                piece
+            };
+            let glue = usize::from(!fresh && !cont);
+            if !fresh && at + glue + cols(part) > width {
+                out.push('\n');
+                out.push_str(rest);
+                at = cols(rest);
+            } else if glue == 1 {
+                out.push(' ');
+                at += 1;
             }
-            last.push_str(piece);
+            out.push_str(part);
+            at += cols(part);
+            fresh = false;
+            cont = true;
+            piece = &piece[part.len()..];
         }
     }
-    lines
+    out
 }
 
 #[cfg(test)]

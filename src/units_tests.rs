@@ -81,19 +81,46 @@ fn shares_and_counts_read_well() {
 }
 
 #[test]
+fn no_negative_zero_and_every_whole_part_grouped() {
+    assert_eq!(fmt_num(-0.04, 1), "0.0");
+    assert_eq!(fmt_num(-0.0, 0), "0");
+    assert_eq!(fmt_num(-0.06, 1), "-0.1");
+    assert_eq!(fmt_num(16_958.83, 1), "16,958.8");
+    assert_eq!(fmt_num(-1_234_567.0, 0), "-1,234,567");
+    assert_eq!(fmt_num(999.96, 1), "1,000.0");
+    assert_eq!(fmt_ns(-0.001), "0.00 ns");
+    assert_eq!(fmt_ns(12_345e9), "12,345 s");
+    assert_eq!(fmt_value(-0.3, Unit::Kib), "0 KiB");
+    assert_eq!(fmt_value(-0.001, Unit::Ratio), "0.00x");
+    assert_eq!(fmt_value(12_345.5, Unit::Ratio), "12,345.50x");
+    assert_eq!(fmt_value(1_234.25, Unit::Count), "1,234.25");
+    assert_eq!(fmt_share(-0.000001), "0.000%");
+    assert_eq!(fmt_share(123.4), "12,340%");
+}
+
+#[test]
 fn wrap_keeps_every_line_within_the_width_and_every_word() {
     let text = "a list of fork,vfork,clone_vfork,posix_spawn,fork_exec_static and \
                 averyveryverylongwordwithoutanycomma, then – µs words";
     for width in [8, 12, 20, 40] {
-        let lines = wrap(text, width);
-        assert!(
-            lines.iter().all(|l| l.chars().count() <= width),
-            "{lines:?}"
-        );
-        let joined: String = lines.concat().split_whitespace().collect();
-        let want: String = text.split_whitespace().collect();
-        assert_eq!(joined, want, "{width}");
+        for (first, rest) in [("", ""), ("  • ", "    "), ("-p ", "  ")] {
+            let out = wrap(text, width, first, rest);
+            let lines: Vec<&str> = out.lines().collect();
+            assert!(
+                lines.iter().all(|l| l.chars().count() <= width),
+                "{lines:?}"
+            );
+            assert!(lines[0].starts_with(first) && lines[1..].iter().all(|l| l.starts_with(rest)));
+            let joined: String = out
+                .replace('•', "")
+                .replace("-p", "")
+                .split_whitespace()
+                .collect();
+            let want: String = text.split_whitespace().collect();
+            assert_eq!(joined, want, "{width}");
+        }
     }
-    assert_eq!(wrap("one two three", 7), ["one two", "three"]);
-    assert_eq!(wrap("a,b,c,d", 4), ["a,b,", "c,d"]);
+    assert_eq!(wrap("one two three", 7, "", ""), "one two\nthree");
+    assert_eq!(wrap("one two three", 9, "* ", "  "), "* one two\n  three");
+    assert_eq!(wrap("a,b,c,d", 4, "", ""), "a,b,\nc,d");
 }

@@ -299,8 +299,13 @@ fn results(run: &Run) -> Value {
 
 #[test]
 fn a_closed_stdout_ends_the_run_cleanly_with_141() {
-    // The reader of tasklab's stdout is gone before it prints its first line.
-    let mut run = start(&["yardstick.syscall", "--rounds", "3"], Stdio::piped());
+    // The reader of tasklab's stdout is gone before it prints its first line
+    // (with --tables the header comes before the first job; the terse
+    // default prints only at the end, after measuring everything).
+    let mut run = start(
+        &["yardstick.syscall", "--rounds", "3", "--tables"],
+        Stdio::piped(),
+    );
     drop(run.child.stdout.take());
     let deadline = Instant::now() + START_LIMIT;
     let status = loop {

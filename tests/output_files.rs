@@ -289,11 +289,13 @@ fn a_full_disk_names_the_file_keeps_the_previous_one_and_leaves_no_temporary_fil
             "cannot write {}: No space left on device",
             results.display()
         )));
-    assert_eq!(std::fs::read(&results).unwrap(), previous);
+    // The earlier results were kept, as previous.json.
+    let kept = fs.at.join("previous.json");
+    assert_eq!(std::fs::read(&kept).unwrap(), previous);
     assert_eq!(temporaries(&fs.at), Vec::<String>::new());
 
     // A run whose results do not fit: measured, then the file named.
-    std::fs::remove_file(&results).unwrap();
+    std::fs::remove_file(&kept).unwrap();
     let full = fs.at.join("filler");
     std::fs::write(&full, vec![1u8; 60 << 10]).unwrap_or(());
     tasklab()

@@ -220,6 +220,8 @@ fn the_fan_out_is_planned_with_the_users_timeout() {
         .arg("run")
         .args(LONG_FANOUT)
         .args(["--timeout", "1000", "--out", dir.path().to_str().unwrap()])
+        // --tables prints the "timer:" line before the first job.
+        .arg("--tables")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

@@ -4,12 +4,16 @@
 
 pub mod charts;
 pub mod doc;
+pub mod export;
+pub mod folder;
 pub mod headlines;
 pub mod quantities;
 pub mod seeds;
 pub mod sentence;
 pub mod table;
+pub mod terse;
 
+use crate::cli::OutputArgs;
 use crate::env::cpu_list;
 use crate::error::UsageError;
 use crate::experiments;
@@ -19,16 +23,6 @@ use crate::units::fmt_ns;
 use doc::{Block, Doc};
 use sentence::{capitalise, group_identifiers, identifiers};
 use std::path::{Path, PathBuf};
-
-/// What the terminal shows: the tables as each experiment ends, or one
-/// document at the end.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Format {
-    #[default]
-    Tables,
-    Csv,
-    Markdown,
-}
 
 /// A saved results file, ready to render: a file of an older schema gets
 /// what it lacks from this tasklab's registry (group titles, `reproduces`,
@@ -109,40 +103,16 @@ pub fn build(r: &RunResults) -> Doc {
     }
 
     d.heading(1, "Summary", "summary");
-    let heads = headlines::headlines(r);
+    let heads = summary(r);
     if heads.is_empty() {
-        d.push(Block::Para(
-            "This run has none of the figures the summary is made of; the sections below hold what it measured.".into(),
-        ));
+        d.push(Block::Para(NO_SUMMARY.into()));
     } else {
-        d.push(Block::Summary(
-            heads
-                .into_iter()
-                .map(|(g, s)| capitalise(s, &group_identifiers(r, g)))
-                .collect(),
-        ));
+        d.push(Block::Summary(heads));
     }
-    let failed: Vec<String> = r
-        .experiments
-        .iter()
-        .filter(|x| x.status != Status::Ok)
-        .map(|x| {
-            format!(
-                "{} {}: {}",
-                x.name,
-                if x.status == Status::Failed {
-                    "failed"
-                } else {
-                    "was skipped"
-                },
-                x.reason.as_deref().unwrap_or("no reason given")
-            )
-        })
-        .collect();
-    let ok = r.experiments.len() - failed.len();
+    let failed = failures(r);
     d.push(Block::Aside(format!(
-        "{ok} of {} experiments measured. {} a ~ marks a wide spread, a ! a figure whose rounds did not agree. The seeds' figures appear only beside ours, labelled with their source.",
-        r.experiments.len(),
+        "{} {} a ~ marks a wide spread, a ! a figure whose rounds did not agree. The seeds' figures appear only beside ours, labelled with their source.",
+        measured_sentence(r),
         rounds_sentence(r)
     )));
     if !failed.is_empty() {
@@ -288,6 +258,47 @@ pub fn build(r: &RunResults) -> Doc {
     d
 }
 
+/// What the Summary says when the run has none of its figures.
+pub const NO_SUMMARY: &str = "This run has none of the figures the summary is made of; the sections below hold what it measured.";
+
+/// The Summary's sentences, as the report and the terminal print them.
+pub fn summary(r: &RunResults) -> Vec<String> {
+    headlines::headlines(r)
+        .into_iter()
+        .map(|(g, s)| capitalise(s, &group_identifiers(r, g)))
+        .collect()
+}
+
+/// "18 of 19 experiments measured."
+pub fn measured_sentence(r: &RunResults) -> String {
+    let ok = r
+        .experiments
+        .iter()
+        .filter(|x| x.status == Status::Ok)
+        .count();
+    format!("{ok} of {} experiments measured.", r.experiments.len())
+}
+
+/// One line per experiment that failed or was skipped, with why.
+pub fn failures(r: &RunResults) -> Vec<String> {
+    r.experiments
+        .iter()
+        .filter(|x| x.status != Status::Ok)
+        .map(|x| {
+            format!(
+                "{} {}: {}",
+                x.name,
+                if x.status == Status::Failed {
+                    "failed"
+                } else {
+                    "was skipped"
+                },
+                x.reason.as_deref().unwrap_or("no reason given")
+            )
+        })
+        .collect()
+}
+
 /// How the figures were measured, in a sentence.
 fn rounds_sentence(r: &RunResults) -> String {
     if r.rounds >= 2 {
@@ -320,27 +331,50 @@ pub fn write_folder(r: &RunResults, dir: &OutDir) -> anyhow::Result<Vec<PathBuf>
     Ok(written)
 }
 
-/// What `run` and `report` print on stdout: the tables as each experiment
-/// ends, or, with `--csv` / `--markdown`, one document at the end.
-pub fn terminal(
-    r: &RunResults,
-    format: Format,
-    verbose: bool,
-    out: &Path,
-) -> anyhow::Result<String> {
-    match format {
-        Format::Csv => return csv(r),
-        Format::Markdown => {
-            let prefix = format!("{}/", out.display());
-            return Ok(build(r).markdown(&prefix));
-        }
-        Format::Tables => {}
+/// How the terminal shows a run: terse, or with every experiment's table
+/// (`--tables`; `-v` also the detail series), fitted to `width` columns.
+#[derive(Clone, Copy, Debug)]
+pub struct View {
+    pub tables: bool,
+    pub verbose: bool,
+    pub width: usize,
+}
+
+impl View {
+    /// Whether the tables are shown.
+    pub fn tables(&self) -> bool {
+        self.tables || self.verbose
     }
-    let mut s = format!("{}\n", table::header(r));
+}
+
+/// What `run` and `report` print on stdout: the terse answer, or with
+/// `--tables` / `-v` the header, every experiment's table and then the
+/// Summary, warnings and paths.
+pub fn terminal(r: &RunResults, view: View, paths: &terse::Paths) -> String {
+    if !view.tables() {
+        return terse::terse(r, view.width, paths);
+    }
+    let mut s = terse::header(r, view.width);
+    s.push_str(&timer_line(r, view.width));
     for e in &r.experiments {
-        s.push_str(&table::experiment(e, verbose));
+        s.push_str(&table::experiment(e, view.verbose, view.width));
     }
-    Ok(s)
+    s.push_str(&terse::body(r, view.width, false, paths, terse::MAX_LINES));
+    s
+}
+
+/// How the figures were timed, fitted to `width`; ends with a newline.
+pub fn timer_line(r: &RunResults, width: usize) -> String {
+    let c = &r.calibration;
+    let text = format!(
+        "timer: {} per CLOCK_MONOTONIC read, loop {} ns per iteration (subtracted); {}",
+        fmt_ns(c.timer_overhead_ns),
+        crate::units::fmt_num(c.loop_overhead_ns, 2),
+        rounds_sentence(r)
+            .trim_end_matches(';')
+            .replacen("Every", "every", 1)
+    );
+    format!("{}\n", table::wrap(&text, width, "", "  "))
 }
 
 /// Opens the output folder `dir` before anything is measured or rendered:
@@ -357,15 +391,17 @@ pub fn open_out(dir: &Path, trust: Trust) -> Result<OutDir, UsageError> {
 }
 
 /// `tasklab report FILE [--out DIR]`: the report of a saved run, rendered
-/// anew. Without `--out` it goes beside the file, a folder tasklab did not
-/// choose: refused when unsafe, as a default folder is.
+/// anew, and on the terminal what `run` prints. Without `--out` it goes
+/// beside the file, a folder tasklab did not choose: refused when unsafe,
+/// as a default folder is. Exports are checked before the folder is
+/// touched.
 pub fn rerender(
     file: &Path,
     out: Option<&Path>,
-    format: Format,
-    verbose: bool,
+    output: &OutputArgs,
 ) -> anyhow::Result<std::process::ExitCode> {
     let saved = RunResults::read(file).map_err(|e| UsageError(format!("{e:#}")))?;
+    let exports = export::plan(output)?;
     let mut r = saved.clone();
     upgrade(&mut r);
     let here = file
@@ -381,16 +417,35 @@ pub fn rerender(
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     };
-    if !same(&dir.shown(RESULTS_FILE), file) {
+    let own = same(&dir.shown(RESULTS_FILE), file);
+    let begun = folder::begin(&dir, !own)?;
+    if !own {
         saved.write_in(&dir)?;
     }
-    let written = write_folder(&r, &dir)?;
-    print!("{}", terminal(&r, format, verbose, path)?);
-    eprintln!(
-        "report: {} ({} files)",
-        dir.shown("report.html").display(),
-        written.len()
-    );
+    write_folder(&r, &dir)?;
+    let print = |t: &str| -> anyhow::Result<()> {
+        print!("{t}");
+        Ok(())
+    };
+    export::write(&r, &exports, path, print)?;
+    for n in &begun.notes {
+        eprintln!("note: {n}");
+    }
+    let paths = terse::Paths {
+        report: dir.shown("report.html"),
+        results: dir.shown(RESULTS_FILE),
+        previous: begun.previous,
+    };
+    if export::takes_stdout(&exports) {
+        eprintln!("report: {}", paths.report.display());
+    } else {
+        let view = View {
+            tables: output.tables,
+            verbose: output.verbose,
+            width: terse::width(),
+        };
+        print!("{}", terminal(&r, view, &paths));
+    }
     Ok(std::process::ExitCode::SUCCESS)
 }
 

@@ -4,8 +4,8 @@
 use super::doc;
 use crate::results::HIDDEN_LABELS;
 use crate::results::{ExperimentResult, Metric, NamedFit, RunResults, Status};
-use crate::units::{fmt_ns, fmt_value};
-use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, ContentArrangement, Table};
+use crate::units::{fmt_ns, fmt_num, fmt_value};
+use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
 
 /// A compact "key=value ..." of the labels people read.
 pub fn case(m: &Metric) -> String {
@@ -79,7 +79,11 @@ pub fn metric_table(e: &ExperimentResult, verbose: bool) -> doc::Table {
                 case(m),
                 median,
                 interval_text(m),
-                fmt_value(sm.p90, m.unit),
+                if single(m) {
+                    String::new()
+                } else {
+                    fmt_value(sm.p90, m.unit)
+                },
                 sm.n.to_string(),
                 seed_text(m),
                 m.seed_compare_text(),
@@ -104,9 +108,18 @@ pub fn metric_table(e: &ExperimentResult, verbose: bool) -> doc::Table {
     }
 }
 
-/// The interval of a median, and what it is when it is not a 95% interval.
+/// A single reading: one computed number, with no spread to show.
+pub fn single(m: &Metric) -> bool {
+    m.summary.n <= 1
+}
+
+/// The interval of a median, and what it is when it is not a 95% interval;
+/// nothing for a single reading.
 pub fn interval_text(m: &Metric) -> String {
     let sm = &m.summary;
+    if single(m) {
+        return String::new();
+    }
     let range = format!(
         "{} – {}",
         fmt_value(sm.ci95_lo, m.unit),
@@ -117,7 +130,7 @@ pub fn interval_text(m: &Metric) -> String {
     } else if sm.interval.is_empty() {
         // a file from before rounds: [min, max] of n independent samples
         let cover = 100.0 * (1.0 - 2.0 * 0.5f64.powi(sm.n as i32));
-        format!("{range} (min–max of {}, {cover:.0}%)", sm.n)
+        format!("{range} (min–max of {}, {}%)", sm.n, fmt_num(cover, 0))
     } else {
         format!("{range} ({})", sm.interval)
     }
@@ -133,11 +146,14 @@ pub const NOISY: &str = "~ noisy: the interquartile range exceeds 25% of the med
 /// A straight-line fit in words, in the fit's own units.
 pub fn fit_text(f: &NamedFit) -> String {
     let (at0, per) = if f.y_unit == "ns" {
-        (fmt_ns(f.fit.intercept), format!("{:.1} ns", f.fit.slope))
+        (
+            fmt_ns(f.fit.intercept),
+            format!("{} ns", fmt_num(f.fit.slope, 1)),
+        )
     } else {
         (
-            format!("{:.1} {}", f.fit.intercept, f.y_unit),
-            format!("{:.2} {}", f.fit.slope, f.y_unit),
+            format!("{} {}", fmt_num(f.fit.intercept, 1), f.y_unit),
+            format!("{} {}", fmt_num(f.fit.slope, 2), f.y_unit),
         )
     };
     // Through three points or fewer a line always fits well: its R² says
@@ -153,29 +169,43 @@ pub fn fit_text(f: &NamedFit) -> String {
     )
 }
 
-/// One experiment as a table plus its findings and notes.
-pub fn experiment(e: &ExperimentResult, verbose: bool) -> String {
-    let mut s = format!("\n{} — {}\n", e.name, e.summary);
+/// The border set of the terminal's tables: no box, a rule under the
+/// header; columns apart by their padding.
+const RULE_UNDER_HEADER: &str = "     ─             ";
+
+/// One experiment as a table plus its findings and notes, fitted to `width`
+/// columns (a cell too wide wraps inside its column).
+pub fn experiment(e: &ExperimentResult, verbose: bool, width: usize) -> String {
+    let mut s = format!(
+        "\n{}\n",
+        wrap(&format!("{} — {}", e.name, e.summary), width, "", "  ")
+    );
+    let mut line = |text: &str, first: &str, rest: &str| {
+        s.push_str(&wrap(text, width, first, rest));
+        s.push('\n');
+    };
     match e.status {
-        Status::Failed => {
-            s.push_str(&format!(
-                "  FAILED: {}\n",
+        Status::Failed => line(
+            &format!(
+                "FAILED: {}",
                 e.reason.as_deref().unwrap_or("unknown reason")
-            ));
-        }
-        Status::Skipped => {
-            s.push_str(&format!(
-                "  skipped: {}\n",
-                e.reason.as_deref().unwrap_or("")
-            ));
-        }
+            ),
+            "  ",
+            "    ",
+        ),
+        Status::Skipped => line(
+            &format!("skipped: {}", e.reason.as_deref().unwrap_or("")),
+            "  ",
+            "    ",
+        ),
         Status::Ok => {}
     }
     let rows = metric_table(e, verbose);
     if !rows.rows.is_empty() {
         let mut t = Table::new();
-        t.load_preset(UTF8_BORDERS_ONLY)
-            .set_content_arrangement(ContentArrangement::Disabled)
+        t.load_preset(RULE_UNDER_HEADER)
+            .set_content_arrangement(ContentArrangement::Dynamic)
+            .set_width(u16::try_from(width).unwrap_or(u16::MAX))
             .set_header(rows.head.clone());
         for r in &rows.rows {
             t.add_row(r.iter().enumerate().map(|(i, c)| {
@@ -187,32 +217,44 @@ pub fn experiment(e: &ExperimentResult, verbose: bool) -> String {
                 }
             }));
         }
-        s.push_str(&t.to_string());
-        s.push('\n');
+        for l in t.lines() {
+            s.push_str(l.trim_end());
+            s.push('\n');
+        }
+        let mut line = |text: &str| {
+            s.push_str(&wrap(text, width, "  ", "    "));
+            s.push('\n');
+        };
         if e.metrics
             .iter()
             .any(|m| m.summary.noisy && !m.summary.unstable)
         {
-            s.push_str(&format!("  {NOISY}\n"));
+            line(NOISY);
         }
         if e.metrics.iter().any(|m| m.summary.unstable) {
-            s.push_str(&format!("  {UNSETTLED}\n"));
+            line(UNSETTLED);
         }
         let hidden = e.metrics.len() - e.metrics.iter().filter(|m| verbose || !m.detail).count();
         if hidden > 0 {
-            s.push_str(&format!(
-                "  ({hidden} more series in results.json; --verbose shows them)\n"
+            line(&format!(
+                "({hidden} more series in results.json; --verbose shows them)"
             ));
         }
     }
+    let mut line = |text: &str, first: &str| {
+        s.push_str(&wrap(text, width, first, "    "));
+        s.push('\n');
+    };
     for f in &e.fits {
-        s.push_str(&format!("  {}\n", fit_text(f)));
+        line(&fit_text(f), "  ");
     }
     for f in &e.findings {
-        s.push_str(&format!("  • {f}\n"));
+        line(f, "  • ");
     }
     for n in &e.notes {
-        s.push_str(&format!("  note: {n}\n"));
+        line(&format!("note: {n}"), "  ");
     }
     s
 }
+
+pub use crate::units::wrap;

@@ -5,18 +5,18 @@
 
 pub mod execute;
 pub mod plan;
+pub mod progress;
 
-use crate::cli::{FormatArgs, ProfileArg, RunArgs};
-use crate::error::usage;
+use crate::cli::{ProfileArg, RunArgs};
 use crate::measure::worker::{self, StopFlag};
 use crate::measure::{scratch::Scratch, sizing::Profile, timer};
-use crate::report::{self, table, Format};
+use crate::report::{self, export, folder, table, terse, View};
 use crate::results::{RunResults, RunStatus, RESULTS_FILE, SCHEMA_NAME, SCHEMA_VERSION};
-use crate::sys::safefile::{self, OutDir, Trust};
+use crate::sys::safefile::{OutDir, Trust};
 use execute::{Event, JobContext};
-use indicatif::{ProgressBar, ProgressStyle};
+use progress::Progress;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -25,16 +25,6 @@ pub fn profile_of(p: ProfileArg) -> Profile {
     match p {
         ProfileArg::Quick => Profile::Quick,
         ProfileArg::Thorough => Profile::Thorough,
-    }
-}
-
-pub fn format_of(f: FormatArgs) -> Format {
-    if f.csv {
-        Format::Csv
-    } else if f.markdown {
-        Format::Markdown
-    } else {
-        Format::Tables
     }
 }
 
@@ -64,9 +54,8 @@ pub fn plan_of(args: &RunArgs, env: &crate::env::Env) -> anyhow::Result<plan::Pl
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let env = crate::env::probe();
     let plan = plan_of(args, &env)?;
-    let format = format_of(args.format);
     // Every destination is checked before anything is measured.
-    check_json_dest(args.json.as_deref(), format)?;
+    let exports = export::plan(&args.output)?;
     let (out_path, named) = args.out_dir();
     let out = report::open_out(
         &out_path,
@@ -76,12 +65,21 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             Trust::Default
         },
     )?;
-    let quiet = args.quiet || args.json.as_deref() == Some("-");
+    let quiet = args.quiet;
+    // An export on stdout has stdout to itself.
+    let stdout_free = !export::takes_stdout(&exports);
+    let view = View {
+        tables: args.output.tables,
+        verbose: args.output.verbose,
+        width: terse::width(),
+    };
+    let begun = folder::begin(&out, true)?;
     let show = Show {
         quiet,
-        // CSV or Markdown come as one document at the end, not table by table.
-        tables: !quiet && format == Format::Tables,
-        verbose: args.verbose,
+        tables: !quiet && stdout_free && view.tables(),
+        verbose: view.verbose,
+        width: view.width,
+        warn: !quiet && !stdout_free,
     };
     let Measured {
         results,
@@ -93,14 +91,32 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // The reader of stdout may go away (`tasklab run | head`): the files are
     // written all the same, and the run ends with 141, as SIGPIPE would.
     let mut stdout_gone = stopped_by == Some(crate::sys::SIGPIPE);
-    if let Some(dest) = &args.json {
-        if !(stdout_gone && dest == "-") {
-            stdout_gone |= execute::broken_pipe(write_json(&results, dest))?;
+    report::write_folder(&results, &out)?;
+    let print = |t: &str| -> anyhow::Result<()> {
+        if stdout_gone {
+            Ok(())
+        } else {
+            Ok(execute::print_out(t)?)
+        }
+    };
+    stdout_gone |= execute::broken_pipe(export::write(&results, &exports, &out_path, print))?;
+    let paths = terse::Paths {
+        report: out.shown("report.html"),
+        results: results_path.clone(),
+        previous: begun.previous.clone(),
+    };
+    if !quiet {
+        for n in &begun.notes {
+            eprintln!("note: {n}");
         }
     }
-    report::write_folder(&results, &out)?;
-    if !quiet && !show.tables && !stdout_gone {
-        let text = report::terminal(&results, format, args.verbose, &out_path)?;
+    if !quiet && stdout_free && !stdout_gone {
+        let text = if show.tables {
+            // The header and the tables came as the run went.
+            terse::body(&results, view.width, false, &paths, terse::MAX_LINES)
+        } else {
+            report::terminal(&results, view, &paths)
+        };
         stdout_gone |= execute::broken_pipe(execute::print_out(&text).map_err(Into::into))?;
     }
     if stdout_gone {
@@ -110,9 +126,9 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(141));
     }
-    if !quiet {
+    if !quiet && !stdout_free {
         eprintln!(
-            "\nresults: {}\nreport:  {}",
+            "results: {}\nreport:  {}",
             results_path.display(),
             out.shown("report.html").display()
         );
@@ -128,26 +144,6 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Checks `--json` before anything is measured: `-` (stdout) cannot share
-/// stdout with `--csv` or `--markdown`, and a file must be one tasklab can
-/// create or replace.
-pub fn check_json_dest(json: Option<&str>, format: Format) -> anyhow::Result<()> {
-    match json {
-        None => Ok(()),
-        Some("-") if format != Format::Tables => usage(format!(
-            "--json - prints the results on stdout, and so does --{}: choose one, or give --json a file name",
-            if format == Format::Csv {
-                "csv"
-            } else {
-                "markdown"
-            }
-        )),
-        Some("-") => Ok(()),
-        Some(file) => safefile::check_file_dest(Path::new(file))
-            .or_else(|m| usage(format!("--json {m}"))),
-    }
-}
-
 /// Measures `req` without a word on the terminal, into `out/results.json`
 /// (no report): for a command that measures what it needs itself (advise).
 /// A Ctrl-C leaves the results marked partial; a failed experiment keeps
@@ -160,6 +156,8 @@ pub fn run_request(req: &plan::Request, out: &Path) -> anyhow::Result<RunResults
         quiet: true,
         tables: false,
         verbose: false,
+        width: terse::DEFAULT_WIDTH,
+        warn: false,
     };
     Ok(measure(&plan, env, &out, show)?.results)
 }
@@ -172,6 +170,11 @@ pub struct Show {
     /// Each experiment's table as it finishes (with the header first).
     pub tables: bool,
     pub verbose: bool,
+    /// The columns the tables are fitted to.
+    pub width: usize,
+    /// Warnings go to stderr as they come: stdout will not show them (an
+    /// export has it).
+    pub warn: bool,
 }
 
 /// What measuring a plan gave: the results (status partial when
@@ -206,17 +209,10 @@ pub fn measure(
         quiet,
         tables,
         verbose,
+        width,
+        warn,
     } = show;
-    // The progress bar draws on stderr only when it is a terminal, and only
-    // when a job starts or ends: no ticking thread to disturb the measuring.
-    let progress = if quiet || !std::io::stderr().is_terminal() {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(plan.jobs() as u64).with_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} jobs · {elapsed} · {msg}")
-                .expect("valid template"),
-        )
-    };
+    let progress = Progress::new(plan, !quiet && std::io::stderr().is_terminal());
     // Once stdout's reader has gone, nothing more is printed and the run
     // stops as if signalled SIGPIPE.
     let say = |s: &str| {
@@ -256,22 +252,9 @@ pub fn measure(
         groups: crate::experiments::group_records(),
         experiments: Vec::new(),
     };
-    for w in &results.warnings {
-        if tables {
-            say(&format!("warning: {w}\n"));
-        } else if !quiet {
-            progress.suspend(|| eprintln!("warning: {w}"));
-        }
-    }
     if tables {
-        say(&format!("{}\n", table::header(&results)));
-        say(&format!(
-        "timer: {} per CLOCK_MONOTONIC read, loop {:.2} ns per iteration (subtracted); figures are medians over {} independent rounds spread over the run (--seed {})\n",
-        crate::units::fmt_ns(results.calibration.timer_overhead_ns),
-        results.calibration.loop_overhead_ns,
-        plan.sizing.rounds,
-        plan.seed
-        ));
+        say(&terse::header(&results, width));
+        say(&report::timer_line(&results, width));
     }
 
     let calibration = results.calibration.clone();
@@ -284,17 +267,38 @@ pub fn measure(
         stop: &stop,
     };
     let mut any_failed = false;
+    // Whether the Go helper is built: asked at the first Go job, and again
+    // after a job that built it.
+    let mut go_ready: Option<bool> = None;
     execute::run(plan, &ctx, |ev| {
         match ev {
-            Event::Start(planned, slot) => progress.set_message(job_name(planned, slot, plan)),
+            Event::Start(planned, slot) => {
+                let name = progress::job_name(planned, slot, plan);
+                // The first Go job builds the helper, unless it is cached.
+                let building = planned.exp.name == "switch.userspace"
+                    && planned
+                        .params
+                        .names("variants")
+                        .iter()
+                        .any(|v| v.starts_with("go"))
+                    && !*go_ready.get_or_insert_with(crate::experiments::switch::go_helper_ready);
+                progress.start(if building {
+                    format!("building the Go helper (first run only) · {name}")
+                } else {
+                    name
+                });
+            }
             Event::End => {
                 busy.sample();
-                progress.inc(1);
+                progress.end();
+                if go_ready == Some(false) {
+                    go_ready = None;
+                }
             }
             Event::Done(result) => {
                 any_failed |= result.status == crate::results::Status::Failed;
                 if tables {
-                    say(&table::experiment(&result, verbose));
+                    say(&table::experiment(&result, verbose, width));
                 }
                 results.experiments.push(*result);
                 // The file lists the experiments in registry order, whatever
@@ -310,11 +314,11 @@ pub fn measure(
         Ok(())
     })?;
 
-    progress.finish_and_clear();
+    progress.finish();
     let (seen, warning) = busy.finish();
     results.busy = Some(seen);
     if let Some(w) = warning {
-        if !quiet {
+        if warn {
             progress.suspend(|| eprintln!("warning: {w}"));
         }
         results.warnings.push(w);
@@ -332,43 +336,4 @@ pub fn measure(
         any_failed,
         stopped_by,
     })
-}
-
-/// A job as the progress line names it: the experiment, what its point
-/// varies, and the round.
-fn job_name(planned: &plan::Planned, slot: plan::Slot, plan: &plan::Plan) -> String {
-    let point = &planned.points[slot.point];
-    let parts: Vec<String> = point
-        .as_object()
-        .map(|o| {
-            o.iter()
-                .filter(|(_, v)| v.is_string() || v.is_number() || v.is_boolean())
-                .map(|(k, v)| match v.as_str() {
-                    Some(s) => format!("{k}={s}"),
-                    None => format!("{k}={v}"),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    format!(
-        "{} {}round {}/{}",
-        planned.exp.name,
-        if parts.is_empty() {
-            String::new()
-        } else {
-            format!("{} ", parts.join(" "))
-        },
-        slot.round + 1,
-        plan.sizing.rounds
-    )
-}
-
-fn write_json(results: &RunResults, dest: &str) -> anyhow::Result<()> {
-    if dest == "-" {
-        let mut text = serde_json::to_string_pretty(results)?;
-        text.push('\n');
-        Ok(execute::print_out(&text)?)
-    } else {
-        results.write_atomic(&PathBuf::from(dest))
-    }
 }

@@ -18,6 +18,7 @@ use std::io::{self, Read, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// How far the user vouched for an output folder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +41,35 @@ pub struct OutDir {
     dir: File,
     /// Where writes go: `/proc/self/fd/N`, or `path` without /proc.
     base: PathBuf,
+    /// The list of files written here, once [`OutDir::keep_manifest`] asked
+    /// for one.
+    manifest: Mutex<Option<Manifest>>,
+}
+
+/// A manifest: the files a writer put in a folder, each with the SHA-256 of
+/// what it wrote, kept as a file of `HASH  NAME` lines.
+#[derive(Debug)]
+struct Manifest {
+    name: String,
+    entries: Vec<(String, String)>,
+}
+
+impl Manifest {
+    fn text(&self) -> String {
+        self.entries
+            .iter()
+            .map(|(file, hash)| format!("{hash}  {file}\n"))
+            .collect()
+    }
+}
+
+/// The SHA-256 of `bytes`, in lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn egid() -> u32 {
@@ -98,6 +128,7 @@ impl OutDir {
             path: path.to_path_buf(),
             base: if pinned { proc } else { path.to_path_buf() },
             dir,
+            manifest: Mutex::new(None),
         })
     }
 
@@ -171,7 +202,89 @@ impl OutDir {
     /// Writes `bytes` as the file `name` in this folder, atomically: a reader
     /// sees the old file or the new one, and a failure (a full disk) leaves
     /// the old one and no temporary file. The error names the file.
+    /// Once a manifest is kept, the file is listed in it (written after the
+    /// file, so a listed hash is always of content that was written).
     pub fn write(&self, name: &str, bytes: &[u8]) -> io::Result<()> {
+        self.put(name, bytes)?;
+        let mut guard = self.manifest.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = guard.as_mut() {
+            if name != m.name {
+                let hash = sha256_hex(bytes);
+                match m.entries.iter_mut().find(|(f, _)| f == name) {
+                    Some(e) => e.1 = hash,
+                    None => m.entries.push((name.to_string(), hash)),
+                }
+                self.put(&m.name, m.text().as_bytes())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// From now on every file written here is listed in the manifest file
+    /// `name` with the SHA-256 of what was written, beside `kept` (files
+    /// from before, as (file, hash)); the manifest is written at once.
+    pub fn keep_manifest(&self, name: &str, kept: Vec<(String, String)>) -> io::Result<()> {
+        let m = Manifest {
+            name: name.to_string(),
+            entries: kept,
+        };
+        self.put(name, m.text().as_bytes())?;
+        *self.manifest.lock().unwrap_or_else(|e| e.into_inner()) = Some(m);
+        Ok(())
+    }
+
+    /// The bytes of the regular file `name` here (a link is not followed),
+    /// None when there is none; at most `max` bytes.
+    pub fn read(&self, name: &str, max: u64) -> Result<Option<Vec<u8>>, String> {
+        match std::fs::symlink_metadata(self.base.join(name)) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("cannot read {}: {e}", self.shown(name).display())),
+            Ok(m) if !m.file_type().is_file() => {
+                return Err(format!(
+                    "{} is {}, not a regular file",
+                    self.shown(name).display(),
+                    kind(&m.file_type())
+                ))
+            }
+            Ok(_) => {}
+        }
+        let f = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(self.base.join(name))
+            .map_err(|e| format!("cannot read {}: {e}", self.shown(name).display()))?;
+        let mut bytes = Vec::new();
+        f.take(max + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read {}: {e}", self.shown(name).display()))?;
+        if bytes.len() as u64 > max {
+            return Err(format!(
+                "{} is over {} MiB",
+                self.shown(name).display(),
+                max >> 20
+            ));
+        }
+        Ok(Some(bytes))
+    }
+
+    /// Whether `name` here is a regular file (a link is not).
+    pub fn has_file(&self, name: &str) -> bool {
+        std::fs::symlink_metadata(self.base.join(name)).is_ok_and(|m| m.file_type().is_file())
+    }
+
+    /// Removes the file `name` here (a link itself, never what it points at).
+    pub fn remove(&self, name: &str) -> io::Result<()> {
+        std::fs::remove_file(self.base.join(name))
+    }
+
+    /// Renames `from` to `to` within this folder, replacing `to`.
+    pub fn rename(&self, from: &str, to: &str) -> io::Result<()> {
+        std::fs::rename(self.base.join(from), self.base.join(to))?;
+        let _ = self.dir.sync_all();
+        Ok(())
+    }
+
+    fn put(&self, name: &str, bytes: &[u8]) -> io::Result<()> {
         let fail = |e: io::Error| {
             let e = bare(e);
             io::Error::new(

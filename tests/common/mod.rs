@@ -9,6 +9,24 @@ pub fn tasklab() -> Command {
     Command::cargo_bin("tasklab").expect("the binary is built")
 }
 
+/// `tasklab report FILE --out DIR ARGS`, which must succeed: its stdout.
+pub fn report_stdout(file: &std::path::Path, dir: &std::path::Path, extra: &[&str]) -> String {
+    let out = tasklab()
+        .arg("report")
+        .arg(file)
+        .arg("--out")
+        .arg(dir)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// The experiment `name` in a results document.
 pub fn experiment<'a>(r: &'a Value, name: &str) -> &'a Value {
     r["experiments"]

@@ -300,6 +300,12 @@ fn run_bounded(
     )))
 }
 
+/// Whether the checked Go program waits in the private cache: when it does
+/// not, the next Go job builds it (the progress line says so meanwhile).
+pub fn helper_ready() -> bool {
+    locate(None).is_ok_and(|h| verified(&h.dir, &binary_name()).is_ok())
+}
+
 /// The Go ping-pong program, checked and ready to run (built first if need
 /// be), and a note on where it came from when the user should know.
 fn go_binary(scratch: Option<&Path>) -> Result<(PathBuf, Option<String>), GoError> {

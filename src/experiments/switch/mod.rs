@@ -19,6 +19,7 @@
 pub mod echo;
 pub mod engine;
 mod go;
+pub use go::helper_ready as go_helper_ready;
 pub mod indirect;
 pub mod methods;
 pub mod pingpong;

@@ -1,0 +1,321 @@
+//! The terminal's answer on one screen: the machine in a line or two, the
+//! Summary (the report's own sentences), a few findings per experiment,
+//! the warnings and where the report is; at most [`MAX_LINES`] lines, each
+//! fitted to the terminal's width. The tables are in the report, and on
+//! the terminal under `--tables` / `-v`.
+
+use super::table::wrap;
+use crate::results::{RunResults, RunStatus, Status};
+use crate::units::fmt_num;
+use std::path::PathBuf;
+
+/// The most lines the terse output takes (the findings give way first).
+pub const MAX_LINES: usize = 80;
+
+/// The width when stdout is no terminal (a file, a pipe, a test).
+pub const DEFAULT_WIDTH: usize = 100;
+
+/// Findings shown per experiment, at most.
+const FINDINGS_EACH: usize = 3;
+
+/// Lines one finding takes, at most (the report has it whole).
+const FINDING_LINES: usize = 2;
+
+/// The narrowest width the output is fitted to: below it, lines are let run.
+const NARROWEST: usize = 40;
+
+/// The width to fit the output to: the terminal's on stdout, else
+/// [`DEFAULT_WIDTH`].
+pub fn width() -> usize {
+    crate::sys::tty::stdout_columns()
+        .unwrap_or(DEFAULT_WIDTH)
+        .max(NARROWEST)
+}
+
+/// Where this run's files are, for the last lines.
+#[derive(Clone, Debug, Default)]
+pub struct Paths {
+    /// report.html
+    pub report: PathBuf,
+    /// results.json
+    pub results: PathBuf,
+    /// previous.json, when the folder kept the run before this one.
+    pub previous: Option<PathBuf>,
+}
+
+/// `parts` joined by " · ", a new line (indented) where the next would not
+/// fit in `width`.
+fn joined(parts: &[String], width: usize) -> String {
+    let mut out = String::new();
+    let mut at = 0;
+    for p in parts {
+        let w = p.chars().count();
+        if at == 0 {
+            out.push_str(p);
+            at = w;
+        } else if at + 3 + w > width {
+            out.push_str("\n  ");
+            out.push_str(p);
+            at = 2 + w;
+        } else {
+            out.push_str(" · ");
+            out.push_str(p);
+            at += 3 + w;
+        }
+    }
+    out
+}
+
+/// What ran where: tasklab, the profile, the machine, its kernel and
+/// whether it is virtualised; ends with a newline.
+pub fn header(r: &RunResults, width: usize) -> String {
+    let e = &r.env;
+    let mhz = match (r.calibration.measured_mhz, e.stated_mhz.or(e.cpuinfo_mhz)) {
+        (Some(m), Some(s)) => format!(", {} MHz measured, {} stated", fmt_num(m, 0), fmt_num(s, 0)),
+        (Some(m), None) => format!(", {} MHz measured", fmt_num(m, 0)),
+        (None, Some(s)) => format!(", {} MHz stated", fmt_num(s, 0)),
+        (None, None) => String::new(),
+    };
+    let parts = [
+        format!("tasklab {}", r.tool_version),
+        format!("{} profile", r.profile),
+        format!("{} ({} CPUs{mhz})", e.cpu_model, e.cpus_online),
+        format!("Linux {}", e.kernel),
+        e.virtualization
+            .as_deref()
+            .map_or("bare metal".to_string(), |v| format!("virtualised ({v})")),
+        format!("THP {}", e.thp_enabled.as_deref().unwrap_or("unknown")),
+    ];
+    format!("{}\n", joined(&parts, width))
+}
+
+/// The lines of one finding of experiment `name`, aligned after the names,
+/// at most [`FINDING_LINES`]: a longer one ends at the last clause that
+/// fits (never inside brackets), marked with "…".
+fn finding(name: &str, text: &str, first: bool, indent: usize, width: usize) -> Vec<String> {
+    let lead = if first {
+        format!("{name:indent$}")
+    } else {
+        " ".repeat(indent)
+    };
+    let rest = " ".repeat(indent);
+    let lines = |t: &str| -> Vec<String> {
+        wrap(t, width, &lead, &rest)
+            .lines()
+            .map(String::from)
+            .collect()
+    };
+    let whole = lines(text);
+    if whole.len() <= FINDING_LINES {
+        return whole;
+    }
+    let balanced = |t: &str| t.matches('(').count() == t.matches(')').count();
+    let mut cuts: Vec<usize> = text
+        .char_indices()
+        .filter(|&(i, c)| matches!(c, ';' | ':' | ',') && text[i + 1..].starts_with(' '))
+        .map(|(i, _)| i)
+        .collect();
+    // Failing every clause, the last word that fits.
+    cuts.extend(
+        text.char_indices()
+            .filter(|&(_, c)| c == ' ')
+            .map(|(i, _)| i),
+    );
+    cuts.sort_unstable();
+    cuts.dedup();
+    let clause = |i: usize| matches!(text.as_bytes()[i], b';' | b':' | b',');
+    let fits = |i: &usize| {
+        let cut = format!("{} …", &text[..*i]);
+        lines(&cut).len() <= FINDING_LINES
+    };
+    // A clause that ends well before the lines do gives way to more words.
+    let word = cuts.iter().rev().find(|i| fits(i));
+    let best = cuts
+        .iter()
+        .rev()
+        .filter(|&&i| clause(i) && balanced(&text[..i]))
+        .find(|i| fits(i))
+        .filter(|&&i| word.is_none_or(|&w| i * 5 >= w * 3))
+        .or(word);
+    match best {
+        Some(&i) => lines(&format!("{} …", &text[..i])),
+        None => whole,
+    }
+}
+
+/// Each experiment's finding lines: its first finding (or why it did not
+/// run), then a second and a third while the lines left allow, in
+/// experiment order; `budget` lines in all, though every experiment keeps
+/// its first.
+fn findings(r: &RunResults, width: usize, budget: usize) -> Vec<String> {
+    let name_cols = r
+        .experiments
+        .iter()
+        .map(|e| e.name.chars().count() + 2)
+        .max()
+        .unwrap_or(0);
+    // A narrow terminal puts the text under the name, not beside it.
+    let indent = if width >= name_cols + 40 {
+        name_cols
+    } else {
+        2
+    };
+    let texts: Vec<Vec<String>> = r
+        .experiments
+        .iter()
+        .map(|e| match e.status {
+            Status::Ok if e.findings.is_empty() => vec!["measured; no finding".into()],
+            Status::Ok => e.findings.iter().take(FINDINGS_EACH).cloned().collect(),
+            Status::Failed => vec![format!(
+                "failed: {}",
+                e.reason.as_deref().unwrap_or("unknown reason")
+            )],
+            Status::Skipped => vec![format!(
+                "skipped: {}",
+                e.reason.as_deref().unwrap_or("no reason given")
+            )],
+        })
+        .collect();
+    let lines_of = |i: usize, k: usize| {
+        let e = &r.experiments[i];
+        let lead = if indent == 2 { Some(&e.name) } else { None };
+        let mut v = Vec::new();
+        if k == 0 {
+            if let Some(name) = lead {
+                v.push(name.clone());
+            }
+        }
+        let first = k == 0 && lead.is_none();
+        v.extend(finding(&e.name, &texts[i][k], first, indent, width));
+        v
+    };
+    // How many findings each experiment shows.
+    let mut shown: Vec<usize> = texts.iter().map(|t| t.len().min(1)).collect();
+    let mut used: usize = (0..texts.len())
+        .filter(|&i| shown[i] > 0)
+        .map(|i| lines_of(i, 0).len())
+        .sum();
+    if used > budget {
+        // Too narrow or too many experiments for even one whole finding
+        // each: one line per experiment, its first finding cut to fit.
+        return texts
+            .iter()
+            .zip(&r.experiments)
+            .filter_map(|(t, e)| {
+                t.first()
+                    .map(|f| one_line(&format!("{}: {f}", e.name), width))
+            })
+            .collect();
+    }
+    for k in 1..FINDINGS_EACH {
+        for i in 0..texts.len() {
+            if shown[i] == k && texts[i].len() > k {
+                let more = lines_of(i, k).len();
+                if used + more <= budget {
+                    used += more;
+                    shown[i] += 1;
+                }
+            }
+        }
+    }
+    (0..texts.len())
+        .flat_map(|i| (0..shown[i]).flat_map(move |k| lines_of(i, k)))
+        .collect()
+}
+
+/// `text` on one line of `width` columns, cut at a word and ended with "…"
+/// when it is longer.
+fn one_line(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    for word in text.split(' ') {
+        if out.chars().count() + word.chars().count() + 2 > width {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out.push('…');
+    out
+}
+
+/// The Summary, the findings (unless the tables already showed them), the
+/// warnings and where the files are: what follows the header, in `budget`
+/// lines when it can be (the findings give way).
+pub fn body(
+    r: &RunResults,
+    width: usize,
+    with_findings: bool,
+    paths: &Paths,
+    budget: usize,
+) -> String {
+    let mut top = vec![String::new(), "Summary".to_string()];
+    let sentences = super::summary(r);
+    if sentences.is_empty() {
+        top.push(wrap(
+            "This run has none of the figures the Summary is made of.",
+            width,
+            "  ",
+            "    ",
+        ));
+    }
+    for s in &sentences {
+        top.push(wrap(s, width, "  • ", "    "));
+    }
+    top.push(wrap(&super::measured_sentence(r), width, "  ", "    "));
+    for f in super::failures(r) {
+        top.push(wrap(&f, width, "  • ", "    "));
+    }
+    let mut bottom = Vec::new();
+    if r.status == RunStatus::Partial {
+        bottom.push(wrap(
+            "warning: this run was interrupted: the results are partial",
+            width,
+            "",
+            "  ",
+        ));
+    }
+    for w in &r.warnings {
+        bottom.push(wrap(&format!("warning: {w}"), width, "", "  "));
+    }
+    bottom.push(String::new());
+    // Paths stay whole on their lines, to be copied.
+    bottom.push(format!("report:  {}", paths.report.display()));
+    bottom.push(format!("results: {}", paths.results.display()));
+    if let Some(prev) = &paths.previous {
+        bottom.push("against the run before:".into());
+        bottom.push(format!(
+            "  tasklab compare {} {}",
+            prev.display(),
+            paths.results.display()
+        ));
+    }
+    let mut out: Vec<String> = top.join("\n").lines().map(String::from).collect();
+    if with_findings && !r.experiments.is_empty() {
+        let head = "Findings, shortened where they end in … (--tables shows the tables, the report has everything)";
+        out.push(String::new());
+        out.extend(wrap(head, width, "", "  ").lines().map(String::from));
+        // The blank line before the paths goes after a finding.
+        let fixed = out.len() + bottom.join("\n").lines().count();
+        out.extend(findings(r, width, budget.saturating_sub(fixed)));
+    }
+    if !bottom.is_empty() && bottom[0].is_empty() && out.last().is_some_and(|l| l.is_empty()) {
+        bottom.remove(0);
+    }
+    out.extend(bottom.join("\n").lines().map(String::from));
+    let mut s = out.join("\n");
+    s.push('\n');
+    s
+}
+
+/// The whole terse output, at most [`MAX_LINES`] lines when every
+/// experiment's first finding fits: the header, then the [`body`].
+pub fn terse(r: &RunResults, width: usize, paths: &Paths) -> String {
+    let head = header(r, width);
+    let budget = MAX_LINES.saturating_sub(head.lines().count());
+    format!("{head}{}", body(r, width, true, paths, budget))
+}
