@@ -2,8 +2,9 @@
 //! machine is.
 
 use crate::experiments::REGISTRY;
-use crate::measure::params::{ParamKind, ParamSpec};
+use crate::measure::params::{names, ParamKind, ParamSpec};
 use crate::measure::sizing::Profile;
+use crate::units::wrap;
 use std::process::ExitCode;
 
 /// The rows of a method or variant table, for `list --json`.
@@ -30,6 +31,7 @@ pub fn list(json: bool) -> anyhow::Result<ExitCode> {
                     "reproduces": e.reproduces,
                     "params": e.params.iter().map(|p| serde_json::json!({
                         "name": p.name, "help": p.help, "range": p.range(),
+                        "min": p.bounds().map(|b| b.0), "max": p.bounds().map(|b| b.1),
                         "quick": p.default_for(Profile::Quick), "thorough": p.default_for(Profile::Thorough),
                         "choices": choices(p),
                     })).collect::<Vec<_>>(),
@@ -43,21 +45,96 @@ pub fn list(json: bool) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(ExitCode::SUCCESS);
     }
+    print!("{}", list_text(LIST_WIDTH));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `tasklab list` fits a 100-column terminal.
+const LIST_WIDTH: usize = 100;
+
+/// `text` wrapped to `width`, the first line after `first`, the others after
+/// `rest`, ending in a newline.
+fn push_wrapped(out: &mut String, first: &str, rest: &str, text: &str, width: usize) {
+    out.push_str(&wrap(text, width, first, rest));
+    out.push('\n');
+}
+
+/// What a parameter takes and its defaults, in words. A method or variant
+/// table is spelled out where it first appears (`seen` holds where that was)
+/// and referred to after.
+fn param_text(e: &str, p: &ParamSpec, seen: &mut Vec<(Vec<&str>, String)>) -> String {
+    let quick = p.default_for(Profile::Quick);
+    let thorough = p.default_for(Profile::Thorough);
+    let mut takes = p.range();
+    let mut needs: Vec<(&str, Vec<&str>)> = Vec::new();
+    if let ParamKind::Names(table) = p.kind {
+        let all = names(table);
+        match seen.iter().find(|(t, _)| *t == all) {
+            Some((_, first)) => takes = format!("all, or a list of the names under {first}"),
+            None => {
+                seen.push((all, format!("{e} -p {}", p.name)));
+                // one clause per requirement, naming the rows that have it
+                for c in table.iter().filter(|c| !c.needs.is_empty()) {
+                    match needs.iter_mut().find(|(n, _)| *n == c.needs) {
+                        Some((_, rows)) => rows.push(c.name),
+                        None => needs.push((c.needs, vec![c.name])),
+                    }
+                }
+            }
+        }
+    }
+    let mut t = format!("{}. Takes {takes}", p.help);
+    if thorough != quick {
+        t.push_str(&format!(
+            "; with --profile thorough the default is {thorough}"
+        ));
+    }
+    t.push('.');
+    for (need, rows) in needs {
+        let verb = if rows.len() == 1 { "needs" } else { "need" };
+        t.push_str(&format!(" {} {verb} {need}.", rows.join(", ")));
+    }
+    t
+}
+
+/// `tasklab list` in words, every line within `width` columns.
+pub fn list_text(width: usize) -> String {
+    let mut out = String::new();
+    let shown: Vec<_> = REGISTRY.iter().filter(|e| !e.hidden).collect();
+    push_wrapped(
+        &mut out,
+        "",
+        "",
+        &format!(
+            "{} experiments in {} groups. Run one or a group with `tasklab run NAME`; set a \
+             parameter with `-p NAME=VALUE`; `tasklab list --json` gives the same for scripts.",
+            shown.len(),
+            crate::experiments::groups().len()
+        ),
+        width,
+    );
+    let mut seen = Vec::new();
     for g in crate::experiments::groups() {
-        println!("{g}");
-        for e in REGISTRY.iter().filter(|e| e.group() == g && !e.hidden) {
-            println!("  {:<20} {}", e.name, e.summary);
-            println!("  {:<20} reproduces: {}", "", e.reproduces);
+        out.push('\n');
+        let title = crate::experiments::GROUPS
+            .iter()
+            .find(|(name, ..)| *name == g)
+            .map_or(g.to_string(), |(name, title, _)| {
+                format!("{title} ({name})")
+            });
+        push_wrapped(&mut out, "", "", &title, width);
+        for e in shown.iter().filter(|e| e.group() == g) {
+            out.push_str(&format!("  {}\n", e.name));
+            push_wrapped(&mut out, "    ", "    ", e.summary, width);
+            push_wrapped(&mut out, "    reproduces: ", "      ", e.reproduces, width);
             for p in e.params {
-                println!(
-                    "  {:<20} -p {}={}  ({}; quick {}, thorough {})",
-                    "",
-                    p.name,
-                    p.default_for(Profile::Quick),
-                    p.help,
-                    p.range(),
-                    p.default_for(Profile::Thorough)
-                );
+                let call = format!("{}={}", p.name, p.default_for(Profile::Quick));
+                push_wrapped(&mut out, "    -p ", "       ", &call, width);
+                let text = param_text(e.name, p, &mut seen);
+                push_wrapped(&mut out, "        ", "        ", &text, width);
+            }
+            if !e.seeds.is_empty() {
+                out.push_str("    seed figures:\n");
             }
             for s in e.seeds {
                 let labels: Vec<String> =
@@ -66,22 +143,17 @@ pub fn list(json: bool) -> anyhow::Result<ExitCode> {
                     crate::units::fmt_value(s.lo, s.unit)
                 } else {
                     format!(
-                        "{}–{}",
+                        "{} to {}",
                         crate::units::fmt_value(s.lo, s.unit),
                         crate::units::fmt_value(s.hi, s.unit)
                     )
                 };
-                println!(
-                    "  {:<20} seed: {} {} = {fig} ({})",
-                    "",
-                    s.metric,
-                    labels.join(" "),
-                    s.source
-                );
+                let line = format!("{} {}: {fig} ({})", s.metric, labels.join(" "), s.source);
+                push_wrapped(&mut out, "      ", "        ", &line, width);
             }
         }
     }
-    Ok(ExitCode::SUCCESS)
+    out
 }
 
 pub fn env(json: bool) -> anyhow::Result<ExitCode> {
@@ -95,4 +167,44 @@ pub fn env(json: bool) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_is_in_words_within_100_columns() {
+        let text = list_text(LIST_WIDTH);
+        for line in text.lines() {
+            assert!(
+                line.chars().count() <= 100,
+                "{} columns: {line}",
+                line.chars().count()
+            );
+        }
+        for internal in ["..=", "listed as", "quick list of"] {
+            assert!(!text.contains(internal), "'{internal}' in tasklab list");
+        }
+        for e in REGISTRY.iter() {
+            assert_eq!(
+                text.contains(&format!("  {}\n", e.name)),
+                !e.hidden,
+                "{}",
+                e.name
+            );
+            for p in e.params {
+                assert!(
+                    text.contains(&format!("-p {}=", p.name)),
+                    "{}.{}",
+                    e.name,
+                    p.name
+                );
+            }
+        }
+        assert!(
+            text.contains("a list of sizes, each 0 B to 1 TiB"),
+            "{text}"
+        );
+    }
 }

@@ -359,6 +359,50 @@ pub fn parse_duration(flag: &str, text: &str) -> Result<f64, String> {
     Ok(v * scale)
 }
 
+/// `text` in lines of at most `width` columns, breaking between words: the
+/// first line starts with `first`, the others with `rest`; no trailing
+/// newline. A word longer than a line (a comma-separated list) breaks after
+/// a comma, failing that at the width, so no line is ever wider than `width`
+/// (unless an indent alone is).
+pub fn wrap(text: &str, width: usize, first: &str, rest: &str) -> String {
+    let cols = |s: &str| s.chars().count();
+    let room = width.saturating_sub(cols(first).max(cols(rest))).max(1);
+    let mut out = String::from(first);
+    let mut at = cols(first);
+    let mut fresh = true;
+    for word in text.split_whitespace() {
+        let mut piece = word;
+        let mut cont = false;
+        while !piece.is_empty() {
+            // the part of `piece` that fits on a line of its own
+            let part = if cols(piece) > room {
+                let at_room = piece
+                    .char_indices()
+                    .nth(room)
+                    .map_or(piece.len(), |(i, _)| i);
+                &piece[..piece[..at_room].rfind(',').map_or(at_room, |i| i + 1)]
+            } else {
+                piece
+            };
+            let glue = usize::from(!fresh && !cont);
+            if !fresh && at + glue + cols(part) > width {
+                out.push('\n');
+                out.push_str(rest);
+                at = cols(rest);
+            } else if glue == 1 {
+                out.push(' ');
+                at += 1;
+            }
+            out.push_str(part);
+            at += cols(part);
+            fresh = false;
+            cont = true;
+            piece = &piece[part.len()..];
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 #[path = "units_tests.rs"]
 mod tests;

@@ -99,3 +99,30 @@ fn no_negative_zero_and_every_whole_part_grouped() {
     assert_eq!(fmt_share(-0.000001), "0.000%");
     assert_eq!(fmt_share(123.4), "12,340%");
 }
+
+#[test]
+fn wrap_keeps_every_line_within_the_width_and_every_word() {
+    let text = "a list of fork,vfork,clone_vfork,posix_spawn,fork_exec_static and \
+                averyveryverylongwordwithoutanycomma, then – µs words";
+    for width in [8, 12, 20, 40] {
+        for (first, rest) in [("", ""), ("  • ", "    "), ("-p ", "  ")] {
+            let out = wrap(text, width, first, rest);
+            let lines: Vec<&str> = out.lines().collect();
+            assert!(
+                lines.iter().all(|l| l.chars().count() <= width),
+                "{lines:?}"
+            );
+            assert!(lines[0].starts_with(first) && lines[1..].iter().all(|l| l.starts_with(rest)));
+            let joined: String = out
+                .replace('•', "")
+                .replace("-p", "")
+                .split_whitespace()
+                .collect();
+            let want: String = text.split_whitespace().collect();
+            assert_eq!(joined, want, "{width}");
+        }
+    }
+    assert_eq!(wrap("one two three", 7, "", ""), "one two\nthree");
+    assert_eq!(wrap("one two three", 9, "* ", "  "), "* one two\n  three");
+    assert_eq!(wrap("a,b,c,d", 4, "", ""), "a,b,\nc,d");
+}

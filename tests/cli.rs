@@ -491,6 +491,14 @@ fn list_and_env_describe_the_registry_and_the_machine() {
         .stdout(predicate::str::contains("spawn.heap"))
         .stdout(predicate::str::contains("004_37eeb410f17232cd.txt"))
         .stdout(predicate::str::contains("selftest").not());
+    // in words, for a 100-column terminal: no Rust ranges, no internals
+    let out = tasklab().arg("list").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    for line in text.lines() {
+        assert!(line.chars().count() <= 100, "over 100 columns: {line}");
+    }
+    assert!(!text.contains("..="), "a Rust range in tasklab list");
+    assert!(text.contains("1 B to 1 GiB"), "{text}");
     let out = tasklab().args(["env", "--json"]).output().unwrap();
     assert!(out.status.success());
     let env: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -513,7 +521,7 @@ fn list_json_gives_each_method_table_with_what_each_row_is() {
             // the valid values the range names are exactly the table's rows
             let names: Vec<&str> = rows.iter().map(|c| c["name"].as_str().unwrap()).collect();
             assert!(
-                p["range"].as_str().unwrap().ends_with(&names.join(",")),
+                p["range"].as_str().unwrap().ends_with(&names.join(", ")),
                 "{} {}",
                 e["name"],
                 p["name"]

@@ -2,7 +2,7 @@
 //! the parser, `tasklab list` and the error messages.
 
 use super::sizing::Profile;
-use crate::units::{fmt_size, parse_count, parse_size};
+use crate::units::{fmt_size, group_digits, parse_count, parse_size};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -96,18 +96,40 @@ impl ParamSpec {
         }
     }
 
-    /// What values are valid, for error messages and `tasklab list`.
+    /// What values are valid, in plain words, for error messages and
+    /// `tasklab list`: "a list of sizes, each 1 B to 1 GiB".
     pub fn range(&self) -> String {
+        let n = |v: u64| i64::try_from(v).map_or_else(|_| v.to_string(), group_digits);
         match self.kind {
-            ParamKind::Count { min, max } => format!("{min}..={max}"),
-            ParamKind::CountList { min, max } => format!("list of {min}..={max}"),
-            ParamKind::Size { min, max } => format!("{}..={}", fmt_size(min), fmt_size(max)),
-            ParamKind::SizeList { min, max } => {
-                format!("list of {}..={}", fmt_size(min), fmt_size(max))
+            ParamKind::Count { min, max } => format!("a whole number, {} to {}", n(min), n(max)),
+            ParamKind::CountList { min, max } => {
+                format!("a list of whole numbers, each {} to {}", n(min), n(max))
             }
-            ParamKind::Bool => "true|false".into(),
-            ParamKind::Choice(c) => c.join("|"),
-            ParamKind::Names(c) => format!("all, or a list of {}", names(c).join(",")),
+            ParamKind::Size { min, max } => {
+                format!("a size, {} to {}", fmt_size(min), fmt_size(max))
+            }
+            ParamKind::SizeList { min, max } => {
+                format!(
+                    "a list of sizes, each {} to {}",
+                    fmt_size(min),
+                    fmt_size(max)
+                )
+            }
+            ParamKind::Bool => "true or false".into(),
+            ParamKind::Choice(c) => format!("one of {}", c.join(", ")),
+            ParamKind::Names(c) => format!("all, or a list of {}", names(c).join(", ")),
+        }
+    }
+
+    /// The bounds of a number or size (each item's, for a list), for
+    /// `list --json`.
+    pub fn bounds(&self) -> Option<(u64, u64)> {
+        match self.kind {
+            ParamKind::Count { min, max }
+            | ParamKind::CountList { min, max }
+            | ParamKind::Size { min, max }
+            | ParamKind::SizeList { min, max } => Some((min, max)),
+            ParamKind::Bool | ParamKind::Choice(_) | ParamKind::Names(_) => None,
         }
     }
 
@@ -121,7 +143,13 @@ impl ParamSpec {
         };
         let within = |v: u64, min: u64, max: u64, size: bool| {
             if v < min || v > max {
-                let show = |x| if size { fmt_size(x) } else { x.to_string() };
+                let show = |x: u64| {
+                    if size {
+                        fmt_size(x)
+                    } else {
+                        i64::try_from(x).map_or_else(|_| x.to_string(), group_digits)
+                    }
+                };
                 Err(bad(format!("{} is out of range", show(v))))
             } else {
                 Ok(v)
@@ -297,7 +325,10 @@ mod tests {
             Ok(ParamValue::Names(vec!["vfork".into()]))
         );
         let err = spec.parse("fork,spoon").unwrap_err();
-        assert!(err.contains("spoon") && err.contains("fork,vfork"), "{err}");
+        assert!(
+            err.contains("spoon") && err.contains("fork, vfork"),
+            "{err}"
+        );
     }
 
     #[test]

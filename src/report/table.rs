@@ -255,29 +255,4 @@ pub fn experiment(e: &ExperimentResult, verbose: bool, width: usize) -> String {
     s
 }
 
-/// `text` in lines of at most `width` columns (a word longer than a line
-/// stands alone): the first line starts with `first`, the others with
-/// `rest`; no trailing newline.
-pub fn wrap(text: &str, width: usize, first: &str, rest: &str) -> String {
-    let cols = |s: &str| s.chars().count();
-    let mut out = String::from(first);
-    let mut at = cols(first);
-    let mut fresh = true;
-    for word in text.split_whitespace() {
-        let w = cols(word);
-        if !fresh && at + 1 + w > width {
-            out.push('\n');
-            out.push_str(rest);
-            at = cols(rest);
-            fresh = true;
-        }
-        if !fresh {
-            out.push(' ');
-            at += 1;
-        }
-        out.push_str(word);
-        at += w;
-        fresh = false;
-    }
-    out
-}
+pub use crate::units::wrap;

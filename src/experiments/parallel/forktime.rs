@@ -25,7 +25,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         },
         ParamSpec {
             name: "workers",
-            help: "workers: the parent and W-1 children, 2..=4×CPUs; the default (listed as 0) is the CPU count, at least 2",
+            help: "workers: the parent and W-1 children, W from 2 to 4×CPUs; 0, the default, means the CPU count, at least 2",
             kind: ParamKind::CountList { min: 0, max: MAX_WORKERS },
             quick: "0",
             thorough: "0",

@@ -92,7 +92,7 @@ fn worker_counts(ctx: &PlanCtx, name: &str) -> Result<Vec<usize>, String> {
     for w in asked {
         if w == 0 {
             return Err(format!(
-                "{name}=0: at least one worker is needed (valid: 1..={cap}, four times the {c} CPUs here)"
+                "{name}=0: at least one worker is needed (valid: 1 to {cap}, four times the {c} CPUs here)"
             ));
         }
         if w > cap {
@@ -120,7 +120,7 @@ const N_PARAM: ParamSpec = ParamSpec {
 };
 
 const WORKERS_HELP: &str =
-    "worker counts W, each 1..=4×CPUs; the default (listed as 0) is 2 up to the CPU count plus one";
+    "worker counts W, each 1 to 4×CPUs; 0, the default, means 2 up to the CPU count plus one";
 
 /// The worker counts a planned point carries.
 fn point_workers(job: &Job) -> Vec<usize> {

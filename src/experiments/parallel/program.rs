@@ -21,7 +21,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         N_PARAM,
         ParamSpec {
             name: "workers",
-            help: "workers for the parallel variants, each 1..=4×CPUs; the default (listed as 0) is 2, as in the seed, and the CPU count when larger",
+            help: "workers for the parallel variants, each 1 to 4×CPUs; 0, the default, means 2, as in the seed, or the CPU count when larger",
             kind: ParamKind::CountList { min: 0, max: MAX_WORKERS },
             quick: "0",
             thorough: "0",
