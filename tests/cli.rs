@@ -453,10 +453,18 @@ fn yardsticks_and_results_file_round_trip() {
         .as_str()
         .unwrap()
         .is_empty());
-    assert!(experiment(&r, "yardstick.syscall")["headlines"][0]
-        .as_str()
-        .unwrap()
-        .starts_with("a bare system call costs"));
+    // The headline, unless its series did not settle on a busy machine
+    // (then no headline may rest on it, and the findings say why).
+    let syscall = experiment(&r, "yardstick.syscall");
+    match syscall["headlines"][0].as_str() {
+        Some(h) => assert!(h.starts_with("a bare system call costs"), "{h}"),
+        None => assert!(
+            syscall["findings"]
+                .to_string()
+                .contains("did not settle here"),
+            "{syscall}"
+        ),
+    }
     assert!(r["calibration"]["timer_overhead_ns"].as_f64().unwrap() > 0.0);
     let timer = experiment(&r, "yardstick.timer");
     // a seed figure is labelled as the seed's, with its source

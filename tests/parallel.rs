@@ -97,11 +97,21 @@ fn the_whole_program_and_the_fork_breakdown_run_on_a_small_array() {
     }
     // the fill is timed on its own, once per huge-page setting (default, on)
     assert_eq!(metrics(p, "fill_ns").count(), 2);
-    assert!(p["findings"]
+    // The Amdahl sentence, unless the series it rests on did not settle on
+    // this (tiny, so noisy) array: then the run says so instead.
+    let findings: Vec<&str> = p["findings"]
         .as_array()
         .unwrap()
         .iter()
-        .any(|f| f.as_str().unwrap().contains("Amdahl")));
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert!(
+        findings.iter().any(|f| f.contains("Amdahl"))
+            || findings
+                .iter()
+                .any(|f| f.starts_with("did not settle here")),
+        "{findings:?}"
+    );
     let f = experiment(&v, "parallel.forktime");
     assert_eq!(f["status"], "ok", "{f}");
     let passes: Vec<&str> = metrics(f, "child_pass_ns")
