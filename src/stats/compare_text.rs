@@ -62,6 +62,15 @@ fn weak_label(s: &Summary) -> Option<String> {
 /// A median with its interval: "2.59 µs [2.50 µs, 2.70 µs]", and what the
 /// interval is when it is not a 95% one: "[…; min–max of 3, 75%]".
 pub fn figure(s: &Summary, unit: Unit) -> String {
+    // A time, a rate or a ratio is never negative: an interval that reaches
+    // below zero bounds nothing, and is said to be so rather than printed.
+    let positive = matches!(unit, Unit::Ns | Unit::Ratio | Unit::PerSecond);
+    if positive && s.median > 0.0 && s.ci95_lo <= 0.0 {
+        return format!(
+            "{} (no usable interval: its rounds disagree too much to bound it)",
+            fmt_signed(s.median, unit)
+        );
+    }
     let range = format!(
         "{}, {}",
         fmt_signed(s.ci95_lo, unit),

@@ -97,3 +97,13 @@ fn nothing_prints_minus_zero() {
     assert_eq!(fmt_ratio(1.001), "1.001x");
     assert_eq!(fmt_ratio(8.13), "8.1x");
 }
+
+#[test]
+fn a_ratio_interval_below_zero_is_never_printed() {
+    let mut s = summarize(&[1.0, 1.2, 1.4]).unwrap();
+    s.ci95_lo = -8.83;
+    s.ci95_hi = 11.24;
+    let t = figure(&s, Unit::Ratio);
+    assert!(!t.contains('-'), "{t}");
+    assert!(t.contains("no usable interval"), "{t}");
+}

@@ -311,7 +311,8 @@ fn whole_program_headline(r: &ExperimentResult) -> Option<String> {
         .collect();
     (!parts.is_empty()).then(|| {
         format!(
-            "the seed's whole program (map, fill, average, unmap of {n} doubles), 2 forked processes against serial: {}; the fill stays serial",
+            "the seed's whole program (map, fill, average, unmap of {} doubles), 2 forked processes against serial: {}; the fill stays serial",
+            group_digits(n.parse::<i64>().unwrap_or(0)),
             parts.join(", ")
         )
     })

@@ -26,7 +26,7 @@ pub static EXPERIMENT: Experiment = Experiment {
             name: "heap_sizes",
             help: "parent heap sizes, touched so they are resident",
             kind: ParamKind::SizeList { min: 0, max: 1 << 40 },
-            quick: "0,2M,64M,512M,4G",
+            quick: "0,2M,64M,512M,2G",
             thorough: "0,2M,16M,64M,256M,512M,1G,2G,4G",
         },
         ParamSpec {
