@@ -118,6 +118,13 @@ pub fn interval_text(m: &Metric) -> String {
     if single(m) {
         return String::new();
     }
+    // A time, a rate or a ratio is never negative: such an interval bounds
+    // nothing (too few rounds that disagree too much).
+    use crate::results::Unit;
+    let positive = matches!(m.unit, Unit::Ns | Unit::Ratio | Unit::PerSecond);
+    if positive && sm.median > 0.0 && sm.ci95_lo <= 0.0 {
+        return "none usable (the rounds disagree too much)".into();
+    }
     let range = format!(
         "{} – {}",
         fmt_value(sm.ci95_lo, m.unit),
