@@ -66,12 +66,28 @@ pub fn reason(r: &RunResults, m: &Metric, ratio: f64) -> String {
     let guest = env.virtualization.as_deref();
     if slower {
         match (kind, guest) {
-            (Kind::PageTables, Some(v)) => parts.push(format!(
-                "a {v} guest: with nested paging a TLB miss walks two levels of page tables, and memory the host reclaimed faults on first touch"
-            )),
-            (Kind::WakeUp, Some(v)) => parts.push(format!(
-                "a {v} guest: an idle vCPU halts into the hypervisor, so a wake-up costs an inter-processor interrupt through the host and a VM entry"
-            )),
+            (Kind::PageTables, Some(v)) => {
+                parts.push(format!(
+                    "a {v} guest: with nested paging a TLB miss walks two levels of page tables"
+                ));
+                if let Some(b) = env.facts.balloon.first() {
+                    parts.push(format!(
+                        "{b}: memory handed back to the host faults in the host again on first touch"
+                    ));
+                }
+                if !env.facts.pcid {
+                    parts.push(
+                        "no PCID: each switch of address space (a fork's child, an exec) flushes the whole TLB".into(),
+                    );
+                }
+            }
+            (Kind::WakeUp, Some(v)) => {
+                let idle = env.facts.cpuidle.as_ref().and_then(|c| c.driver.clone());
+                parts.push(format!(
+                    "a {v} guest{}: an idle vCPU halts into the hypervisor, so a wake-up costs an inter-processor interrupt through the host and a VM entry",
+                    idle.map(|d| format!(" (cpuidle driver {d})")).unwrap_or_default()
+                ));
+            }
             (Kind::WakeUp, None) => parts.push(
                 "wake-ups: an idle CPU must leave its idle state before the woken task runs".into(),
             ),
