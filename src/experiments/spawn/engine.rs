@@ -182,7 +182,8 @@ impl Launcher {
             )));
         }
         // Each interval ends with one clock read that is not the work itself.
-        let net = |a: u64, b: u64| ((b - a) as f64 - self.timer_overhead_ns).max(0.0);
+        // Never clamped: a net time below zero would say the overhead estimate is off.
+        let net = |a: u64, b: u64| (b - a) as f64 - self.timer_overhead_ns;
         Ok((
             Launch {
                 parent_return_ns: net(t0_ns, t1_ns),
