@@ -16,7 +16,7 @@ pub use crate::results::{
     Better, ExperimentResult, Labels, Metric, NamedFit, Reading, SeedStat, Unit,
 };
 pub use crate::stats::compare_text::{
-    amount, compare, difference, figure, fmt_ratio, fmt_signed, order, share, share_text,
+    amount, apart, compare, difference, figure, fmt_ratio, fmt_signed, order, share, share_text,
     Difference, Order, Share,
 };
 pub use crate::stats::Summary;

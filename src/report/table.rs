@@ -118,11 +118,7 @@ pub fn interval_text(m: &Metric) -> String {
     if single(m) {
         return String::new();
     }
-    // A time, a rate or a ratio is never negative: such an interval bounds
-    // nothing (too few rounds that disagree too much).
-    use crate::results::Unit;
-    let positive = matches!(m.unit, Unit::Ns | Unit::Ratio | Unit::PerSecond);
-    if positive && sm.median > 0.0 && sm.ci95_lo <= 0.0 {
+    if crate::stats::compare_text::bounds_nothing(sm, m.unit) {
         return "none usable (the rounds disagree too much)".into();
     }
     let range = format!(

@@ -37,6 +37,19 @@ pub fn order(a: &Summary, b: &Summary) -> Order {
     order_of((a.ci95_lo, a.ci95_hi), (b.ci95_lo, b.ci95_hi))
 }
 
+/// Whether the two medians' intervals are apart: only then may a finding
+/// state a difference or a ratio between them.
+pub fn apart(a: &Summary, b: &Summary) -> bool {
+    order(a, b) != Order::Overlap
+}
+
+/// Whether `s`'s interval bounds nothing: a time, a rate or a ratio is
+/// never negative, so an interval reaching below zero (too few rounds that
+/// disagree too much) is said to be unusable rather than printed.
+pub fn bounds_nothing(s: &Summary, unit: Unit) -> bool {
+    matches!(unit, Unit::Ns | Unit::Ratio | Unit::PerSecond) && s.median > 0.0 && s.ci95_lo <= 0.0
+}
+
 /// A value in its unit, with no "-0": a figure that rounds to zero is zero.
 pub fn fmt_signed(v: f64, unit: Unit) -> String {
     let s = fmt_value(v, unit);
@@ -62,10 +75,7 @@ fn weak_label(s: &Summary) -> Option<String> {
 /// A median with its interval: "2.59 µs [2.50 µs, 2.70 µs]", and what the
 /// interval is when it is not a 95% one: "[…; min–max of 3, 75%]".
 pub fn figure(s: &Summary, unit: Unit) -> String {
-    // A time, a rate or a ratio is never negative: an interval that reaches
-    // below zero bounds nothing, and is said to be so rather than printed.
-    let positive = matches!(unit, Unit::Ns | Unit::Ratio | Unit::PerSecond);
-    if positive && s.median > 0.0 && s.ci95_lo <= 0.0 {
+    if bounds_nothing(s, unit) {
         return format!(
             "{} (no usable interval: its rounds disagree too much to bound it)",
             fmt_signed(s.median, unit)

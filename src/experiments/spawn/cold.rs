@@ -226,15 +226,15 @@ fn cold_findings(r: &ExperimentResult) -> Vec<String> {
             summary("child_start_ns", m, "first"),
             summary("child_start_ns", m, "steady"),
         ) {
-            let how = if super::methods::apart(first, steady) {
+            let how = if apart(first, steady) {
                 format!("{:.1}x", first.median / steady.median)
             } else {
                 "indistinguishable here".into()
             };
             out.push(format!(
                 "{m}: the first call in a fresh process reaches the child in {}, the steady state in {} ({how})",
-                super::methods::with_interval(first),
-                super::methods::with_interval(steady),
+                figure(first, Unit::Ns),
+                figure(steady, Unit::Ns),
             ));
         }
     }

@@ -8,7 +8,6 @@
 use super::engine::{push_launches, Launcher};
 use super::heap_fit;
 use super::heap_untouched as untouched;
-use super::methods::{apart, with_interval};
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
 use crate::measure::sampler::{events, interleave, Budget, PASSES};
@@ -359,8 +358,8 @@ fn huge_pages(r: &ExperimentResult) -> Option<String> {
     Some(format!(
         "on transparent huge pages ({} of the heap in 2 MiB pages) a fork with a {heap} heap costs {} against {} as the system backs it: {verdict}",
         fmt_size((huge_kib * 1024.0) as u64),
-        with_interval(on_s),
-        with_interval(off_s),
+        figure(on_s, Unit::Ns),
+        figure(off_s, Unit::Ns),
     ))
 }
 

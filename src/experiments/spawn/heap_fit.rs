@@ -4,7 +4,6 @@
 //! one least-squares fit whose R² five points of unequal leverage would make
 //! look better than it is.
 
-use super::methods::{apart, with_interval};
 use crate::experiments::prelude::*;
 use crate::stats::Summary;
 
@@ -53,21 +52,21 @@ pub fn growth(method: &str, points: &[(u64, &Summary)]) -> Option<String> {
     if !apart(from, to) {
         return Some(format!(
             "{method} stays flat as the heap grows: {} at {from_h}, {} at {to_h} (the intervals overlap)",
-            with_interval(from),
-            with_interval(to)
+            figure(from, Unit::Ns),
+            figure(to, Unit::Ns)
         ));
     }
     if to.median < from.median {
         return Some(format!(
             "{method} does not grow with the heap: {} at {from_h}, lower at {to_h} ({}); the difference is not the heap's",
-            with_interval(from),
-            with_interval(to)
+            figure(from, Unit::Ns),
+            figure(to, Unit::Ns)
         ));
     }
     let mut s = format!(
         "{method} grows with the heap: {} at {from_h}, {} at {to_h}",
-        with_interval(from),
-        with_interval(to)
+        figure(from, Unit::Ns),
+        figure(to, Unit::Ns)
     );
     let n = points.len();
     if n >= 3 {

@@ -112,7 +112,7 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
         return out;
     };
     let (f, t) = (&fork.summary, &thread.summary);
-    let ratio = if super::methods::apart(f, t) && t.mean > 0.0 {
+    let ratio = if apart(f, t) && t.mean > 0.0 {
         format!("fork {:.1}x a thread", f.mean / t.mean)
     } else {
         "fork and a thread indistinguishable here".to_string()

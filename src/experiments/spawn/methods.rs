@@ -73,17 +73,6 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     Analysis::findings(findings(r))
 }
 
-/// Whether two series' intervals are apart: only then is a difference or a
-/// ratio between them stated.
-pub fn apart(a: &Summary, b: &Summary) -> bool {
-    order(a, b) != Order::Overlap
-}
-
-/// A time with its interval.
-pub fn with_interval(s: &Summary) -> String {
-    figure(s, Unit::Ns)
-}
-
 fn findings(r: &ExperimentResult) -> Vec<String> {
     let mut out = Vec::new();
     for placement in ["one_cpu", "free_same_cpu", "free_other_cpu", "free"] {
@@ -121,8 +110,8 @@ fn placement_findings(r: &ExperimentResult, placement: &str) -> Vec<String> {
     if let (Some(fork), Some(thread)) = (life("fork"), life("pthread_create")) {
         out.push(format!(
             "warm, {where_}: a fork+reap costs {} and a pthread_create+join {}: {}. The two end at different points: the join returns when the kernel clears the thread's tid word as it exits, the reap after the process has fully exited",
-            with_interval(fork),
-            with_interval(thread),
+            figure(fork, Unit::Ns),
+            figure(thread, Unit::Ns),
             compare("fork", fork, "a thread", thread, Unit::Ns)
         ));
     }
@@ -136,9 +125,9 @@ fn placement_findings(r: &ExperimentResult, placement: &str) -> Vec<String> {
     ) {
         out.push(format!(
             "starting a program: fork+exec {}, vfork+exec {}, posix_spawn {}",
-            with_interval(fork),
-            with_interval(vfork),
-            with_interval(spawn)
+            figure(fork, Unit::Ns),
+            figure(vfork, Unit::Ns),
+            figure(spawn, Unit::Ns)
         ));
     }
     if let (Some(st), Some(dy)) = (life("fork_exec_static"), life("fork_exec_dynamic")) {
@@ -146,16 +135,16 @@ fn placement_findings(r: &ExperimentResult, placement: &str) -> Vec<String> {
         out.push(if apart(st, dy) {
             format!(
                 "the exec'd program's own start-up is part of the bill: static {}, dynamically linked {} ({} {} with the loader)",
-                with_interval(st),
-                with_interval(dy),
+                figure(st, Unit::Ns),
+                figure(dy, Unit::Ns),
                 fmt_ns(d.abs()),
                 if d > 0.0 { "more" } else { "less" }
             )
         } else {
             format!(
                 "a static and a dynamically linked program start in indistinguishable times here ({} and {})",
-                with_interval(st),
-                with_interval(dy)
+                figure(st, Unit::Ns),
+                figure(dy, Unit::Ns)
             )
         });
     }
@@ -172,14 +161,14 @@ fn library_work<'a>(life: &dyn Fn(&str) -> Option<&'a Summary>) -> Vec<String> {
     };
     let mut text = format!(
         "pthread_create+join {} against clone3 with the same flags, a stack and a TLS block {}: {}",
-        with_interval(pthread),
-        with_interval(raw),
+        figure(pthread, Unit::Ns),
+        figure(raw, Unit::Ns),
         compare("pthread_create", pthread, "the bare call", raw, Unit::Ns)
     );
     if let Some(flags) = life("clone_thread_flags") {
         text.push_str(&format!(
             "; clone() with those flags and no TLS {}",
-            with_interval(flags)
+            figure(flags, Unit::Ns)
         ));
     }
     text.push_str(". Beyond clone3, glibc takes a stack from its cache or maps one with a guard page, sets up the thread descriptor and TLS, blocks signals around the call, and the new thread registers its robust list and rseq area before it runs the start routine");
@@ -194,8 +183,8 @@ fn library_work<'a>(life: &dyn Fn(&str) -> Option<&'a Summary>) -> Vec<String> {
     if let Some(std) = life("std_thread") {
         out.push(format!(
             "Rust's std::thread::spawn+join {} against pthread_create+join {}: {}; std does its own start-up work around pthread_create (it names the thread, installs an alternate signal stack for stack-overflow reports and looks up the guard page)",
-            with_interval(std),
-            with_interval(pthread),
+            figure(std, Unit::Ns),
+            figure(pthread, Unit::Ns),
             compare("std", std, "pthread_create", pthread, Unit::Ns)
         ));
     }
