@@ -24,6 +24,47 @@ static void grow_image(void) {
     }
 }
 
+/* "fork_like MAPPINGS ANON_KIB N": the fork loop from an image grown to a
+ * tasklab worker's as it recorded it (spawn.methods' worker_mappings and
+ * worker_anon_kib readings): one-page anonymous mappings, each touched and
+ * kept apart by a gap, until /proc/self/maps has MAPPINGS lines, then
+ * anonymous memory touched until RssAnon reaches ANON_KIB. Against this
+ * loop the ratio isolates the harness from the image. */
+static long self_maps(void) {
+    FILE *f = fopen("/proc/self/maps", "r");
+    long n = 0;
+    int c;
+    if (!f) return -1;
+    while ((c = fgetc(f)) != EOF) n += c == '\n';
+    fclose(f);
+    return n;
+}
+static long self_anon_kib(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    if (!f) return -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "RssAnon: %ld", &kib) == 1) break;
+    fclose(f);
+    return kib;
+}
+static void grow_to(long maps, long anon_kib) {
+    /* the anonymous memory first, less a page for each mapping still to add */
+    long more = anon_kib - self_anon_kib() - 4 * (maps - self_maps() - 1);
+    if (more > 0) {
+        char *p = mmap(0, more << 10, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) memset(p, 1, more << 10);
+    }
+    while (self_maps() >= 0 && self_maps() < maps) {
+        char *p = mmap(0, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return;
+        munmap(p + 4096, 4096);
+        p[0] = 1;
+    }
+    fprintf(stderr, "fork_like: %ld mappings, %ld KiB anonymous\n", self_maps(), self_anon_kib());
+}
+
 static long long now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -40,6 +81,14 @@ int main(int argc, char **argv) {
     int n = argc > 2 ? atoi(argv[2]) : 2000;
     long long *v = malloc(sizeof(long long) * n);
     if (!strcmp(what, "fork_big")) { grow_image(); what = "fork"; }
+    if (!strcmp(what, "fork_like")) {
+        if (argc < 5) { fprintf(stderr, "usage: fork_like MAPPINGS ANON_KIB N\n"); return 2; }
+        n = atoi(argv[4]);
+        free(v);
+        v = malloc(sizeof(long long) * n);
+        grow_to(atol(argv[2]), atol(argv[3]));
+        what = "fork";
+    }
     for (int w = 0; w < 5; w++) { /* warm-up, as tasklab does */
         if (!strcmp(what, "fork")) { pid_t p = fork(); if (!p) _exit(0); waitpid(p, 0, 0); }
         else if (!strcmp(what, "thread")) { pthread_t t; pthread_create(&t, 0, thr, 0); pthread_join(t, 0); }

@@ -27,6 +27,14 @@ for e in r["experiments"]:
     for m in e["metrics"]:
         if m["name"] == sys.argv[2] and m["labels"].get(k) == v:
             print(m["summary"]["median"], m["summary"]["mean"], m["summary"]["n"])
+            break
+    else:
+        continue
+    break
+# the worker's image (spawn.methods records it), for the image-matched C loop
+image = {x["name"]: x["value"] for e in r["experiments"] for x in e.get("readings", [])}
+with open(sys.argv[1] + ".image", "w") as f:
+    f.write("%d %d\n" % (image.get("worker_mappings", 0), image.get("worker_anon_kib", 0)))
 PY
 }
 
@@ -35,14 +43,19 @@ compare() { # title c-args experiment param metric label
   echo "== $1"
   printf '%-6s %14s %14s %14s %14s %8s %8s\n' pair C_median C_mean tl_median tl_mean r_median r_mean
   for i in $(seq 1 "$pairs"); do
-    read -r _ _ cmean _ cmed _ _ < <(taskset -c "${PIN:-$first_cpu}" "$work/c_loop" $2)
     read -r tmed tmean _ < <(tl_stat "$3" "$4" "$5" "$6")
+    cargs=$2
+    if [ "$cargs" = like ]; then # the C loop's image grown to the worker's just measured
+      read -r maps anon < "$work/r/results.json.image"
+      cargs="fork_like $maps $anon 10000"
+    fi
+    read -r _ _ cmean _ cmed _ _ < <(taskset -c "${PIN:-$first_cpu}" "$work/c_loop" $cargs 2>/dev/null)
     awk -v i="$i" -v cm="$cmed" -v ca="$cmean" -v tm="$tmed" -v ta="$tmean" \
       'BEGIN { printf "%-6s %14.1f %14.1f %14.1f %14.1f %8.3f %8.3f\n", i, cm, ca, tm, ta, tm/cm, ta/ca }'
   done
 }
 
 compare "fork + waitpid (ns)" "fork 10000" spawn.methods methods=fork lifecycle_ns method=fork
-compare "fork + waitpid, the C loop's image grown like a worker's (ns)" "fork_big 10000" spawn.methods methods=fork lifecycle_ns method=fork
+compare "fork + waitpid, the C loop's image grown to the worker's mappings and anonymous KiB (ns)" like spawn.methods methods=fork lifecycle_ns method=fork
 compare "pthread_create + join (ns)" "thread 10000" spawn.methods methods=pthread_create lifecycle_ns method=pthread_create
 compare "clock_gettime(CLOCK_MONOTONIC) (ns)" "clock 20000" yardstick.timer "" call_ns clock=monotonic

@@ -55,6 +55,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             }
         }
     }
+    push_image(&mut out);
     let share = Budget::from_job(job).split(PASSES);
     // Methods and placements take turns, a share of the budget at a time.
     let measured = interleave(&runnable, PASSES, job.seed, |(name, method, p)| {
@@ -67,6 +68,18 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         push_placed(&mut out, &[("method", name)], *p, &passes.concat(), false);
     }
     Ok(out)
+}
+
+/// The image fork copies here, read just before measuring: a fork's cost
+/// grows with the parent's mappings and anonymous pages, and a tasklab
+/// worker is bigger than a minimal C program (docs/FIDELITY.md).
+fn push_image(out: &mut WorkerOutput) {
+    if let Some(maps) = crate::sys::procfs::self_maps() {
+        out.reading("worker_mappings", Unit::Count, Labels::new(), maps as f64);
+    }
+    if let Some(kib) = crate::sys::procfs::status_kib("RssAnon") {
+        out.reading("worker_anon_kib", Unit::Kib, Labels::new(), kib as f64);
+    }
 }
 
 fn analyze(r: &ExperimentResult) -> Analysis {
@@ -85,6 +98,15 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
         out.push(format!(
             "left free, {:.0}% of fork's children started on their parent's CPU; the rest paid for waking the other CPU (free_same_cpu and free_other_cpu are the two figures, never mixed)",
             share * 100.0
+        ));
+    }
+    if let (Some(maps), Some(anon)) = (
+        r.reading("worker_mappings", &[]),
+        r.reading("worker_anon_kib", &[]),
+    ) {
+        out.push(format!(
+            "fork copied a worker of {maps:.0} mappings and {} of anonymous memory; fork's cost grows with both, so a smaller program forks faster and a bigger one slower (spawn.heap; docs/FIDELITY.md)",
+            fmt_value(anon, Unit::Kib)
         ));
     }
     out
