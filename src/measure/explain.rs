@@ -42,6 +42,8 @@ pub struct Totals {
     pub cal_ipis: f64,
     pub tlb_ipis: f64,
     pub minor_faults: f64,
+    pub nr_throttled: f64,
+    pub throttled_usec: f64,
 }
 
 impl Totals {
@@ -61,6 +63,8 @@ impl Totals {
             t.cal_ipis += x.cal_ipis;
             t.tlb_ipis += x.tlb_ipis;
             t.minor_faults += x.minor_faults;
+            t.nr_throttled += x.nr_throttled;
+            t.throttled_usec += x.throttled_usec;
         }
         t
     }
@@ -74,7 +78,8 @@ impl Totals {
 
 /// The sentences the rounds of `point` (every point when None) call for:
 /// steal above [`STEAL_SHARE`] of the CPUs' time, run delay above
-/// [`RUN_DELAY_SHARE`] of the wall time. Empty when the rounds were quiet
+/// [`RUN_DELAY_SHARE`] of the wall time, any throttling by the cgroup's
+/// CPU quota. Empty when the rounds were quiet
 /// (or the file predates the telemetry).
 pub fn contamination(log: &[RoundRecord], point: Option<usize>) -> Vec<String> {
     let t = Totals::of(log, point);
@@ -89,6 +94,13 @@ pub fn contamination(log: &[RoundRecord], point: Option<usize>) -> Vec<String> {
         out.push(format!(
             "the worker waited for a CPU {} of the time (run delay): other work competed",
             pct(t.run_delay_ns / t.wall_ns)
+        ));
+    }
+    if t.nr_throttled > 0.0 {
+        out.push(format!(
+            "the cgroup's CPU quota throttled this series {} times ({} held back): those rounds stalled until the next period",
+            t.nr_throttled,
+            crate::units::fmt_ns(t.throttled_usec * 1000.0)
         ));
     }
     out
@@ -153,5 +165,12 @@ mod tests {
         // An old file: no per-CPU figures, no steal share.
         log[0].telemetry.cpu_steal_ns.clear();
         assert_eq!(Totals::of(&log, None).steal_share(), None);
+        // Throttling is named whenever the quota held a round back.
+        assert!(contamination(&log, None).iter().all(|f| !f.contains("quota")));
+        log[0].telemetry.nr_throttled = 2.0;
+        log[0].telemetry.throttled_usec = 3000.0;
+        assert!(contamination(&log, None)
+            .iter()
+            .any(|f| f.contains("throttled this series 2 times")));
     }
 }
