@@ -15,9 +15,7 @@
 
 mod facts;
 mod probe;
-pub use facts::{
-    rss_counting, throttling_now, CpuIdle, Facts, IdleState, RssCounting, Throttling,
-};
+pub use facts::{rss_counting, throttling_now, CpuIdle, Facts, IdleState, RssCounting, Throttling};
 pub use probe::probe;
 
 use std::fs;

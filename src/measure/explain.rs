@@ -3,7 +3,7 @@
 //! Pure functions of a result's `round_log` (`&r.round_log`), for any
 //! experiment's `analyze` to call.
 
-use crate::results::RoundRecord;
+use crate::results::{ExperimentResult, RoundRecord};
 
 /// Steal above this share of the CPUs' time is named.
 pub const STEAL_SHARE: f64 = 0.01;
@@ -106,6 +106,45 @@ pub fn contamination(log: &[RoundRecord], point: Option<usize>) -> Vec<String> {
     out
 }
 
+/// CPU time (both sides, user + system) against the wall time of the same
+/// operation, from the `cpu_ns` series beside the `wall` series with the
+/// labels `with`: "the futex hand-off to an idle CPU is 60% idle: CPU time
+/// 2.1 µs of 5.3 µs wall, 0.9 µs of it in the kernel". A share is quoted
+/// only when the two intervals are apart; None when either series is
+/// missing or unsettled.
+pub fn cpu_of_wall(
+    r: &ExperimentResult,
+    what: &str,
+    wall: &str,
+    with: &[(&str, &str)],
+) -> Option<String> {
+    use crate::stats::compare_text::{apart, figure};
+    use crate::units::{fmt_ns, Unit};
+    let w = r.settled(wall, with)?;
+    let c = r.settled(crate::measure::sampler::CPU_NS, with)?;
+    let kernel = r
+        .median(crate::measure::sampler::SYS_NS, with)
+        .map_or(String::new(), |s| {
+            format!(", {} of it in the kernel", fmt_ns(s))
+        });
+    let (cpu, wall_fig) = (figure(c, Unit::Ns), figure(w, Unit::Ns));
+    Some(if !apart(c, w) {
+        format!(
+            "{what} keeps a CPU busy throughout: CPU time {cpu} against {wall_fig} wall{kernel}"
+        )
+    } else if c.median < w.median {
+        format!(
+            "{what} is {} idle: CPU time {cpu} of {wall_fig} wall (both sides){kernel}; the rest is waiting (a wake-up, an idle CPU's exit)",
+            pct(1.0 - c.median / w.median)
+        )
+    } else {
+        format!(
+            "{what} keeps more than one CPU busy: CPU time {cpu} for {wall_fig} wall ({:.1} CPUs' worth){kernel}",
+            c.median / w.median
+        )
+    })
+}
+
 fn pct(share: f64) -> String {
     let p = share * 100.0;
     if p >= 10.0 {
@@ -166,7 +205,9 @@ mod tests {
         log[0].telemetry.cpu_steal_ns.clear();
         assert_eq!(Totals::of(&log, None).steal_share(), None);
         // Throttling is named whenever the quota held a round back.
-        assert!(contamination(&log, None).iter().all(|f| !f.contains("quota")));
+        assert!(contamination(&log, None)
+            .iter()
+            .all(|f| !f.contains("quota")));
         log[0].telemetry.nr_throttled = 2.0;
         log[0].telemetry.throttled_usec = 3000.0;
         assert!(contamination(&log, None)
