@@ -266,15 +266,17 @@ impl Facts {
         push(
             "cgroup",
             format!(
-                "{}; CPU quota {}; throttled periods {}{} since the cgroup was made",
+                "{}; CPU quota {}; throttled periods {}",
                 c.version.as_deref().unwrap_or("not mounted"),
                 c.cpu_quota_cpus
                     .map_or("none".into(), |q| format!("{q:.2} CPUs")),
-                c.nr_throttled
-                    .map_or("unknown".into(), |n| crate::units::group_digits(n as i64)),
-                c.throttled_usec.map_or(String::new(), |us| format!(
-                    " ({} held back)",
-                    crate::units::fmt_ns(us as f64 * 1000.0)
+                c.nr_throttled.map_or("unknown".into(), |n| format!(
+                    "{}{} since the cgroup was made",
+                    crate::units::group_digits(n as i64),
+                    c.throttled_usec.map_or(String::new(), |us| format!(
+                        " ({} held back)",
+                        crate::units::fmt_ns(us as f64 * 1000.0)
+                    ))
                 ))
             ),
         );
