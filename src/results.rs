@@ -279,6 +279,13 @@ pub struct RoundTelemetry {
     /// Minor page faults of the worker and its reaped children.
     #[serde(default)]
     pub minor_faults: f64,
+    /// Periods the cgroup's CPU quota throttled it, and the time held
+    /// back, during the round (cpu.stat; 0 without a CPU controller and in
+    /// older files). The cgroup is shared: other work in it counts too.
+    #[serde(default)]
+    pub nr_throttled: f64,
+    #[serde(default)]
+    pub throttled_usec: f64,
 }
 
 /// One round of an experiment: which point, which round, and what the
@@ -433,6 +440,10 @@ pub struct Busy {
     pub during_samples: usize,
     /// Steal time over the run, as a share of all CPUs' time.
     pub steal_share: f64,
+    /// How much the cgroup's CPU quota throttled it from before the first
+    /// job to after the last (cpu.stat); None without a CPU controller.
+    #[serde(default)]
+    pub throttled: Option<crate::env::Throttling>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

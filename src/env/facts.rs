@@ -72,6 +72,28 @@ pub struct Cgroup {
     pub cpu_quota_cpus: Option<f64>,
     /// Periods in which the cgroup was throttled, since it was created.
     pub nr_throttled: Option<u64>,
+    /// Time the cgroup's tasks were held back by the quota, since it was
+    /// created (v2 `throttled_usec`; v1 `throttled_time` / 1000).
+    pub throttled_usec: Option<u64>,
+}
+
+/// The cgroup's throttling counters at one moment (`cpu.stat`): the run
+/// takes them before and after, and each round before and after.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Throttling {
+    pub nr_throttled: u64,
+    pub throttled_usec: u64,
+}
+
+impl Throttling {
+    /// What grew from `then` to `self` (a counter never shrinks; a reset
+    /// cgroup reads as no growth).
+    pub fn since(self, then: Throttling) -> Throttling {
+        Throttling {
+            nr_throttled: self.nr_throttled.saturating_sub(then.nr_throttled),
+            throttled_usec: self.throttled_usec.saturating_sub(then.throttled_usec),
+        }
+    }
 }
 
 /// How the kernel counts RSS, and how far a figure read from it may lag.
@@ -248,8 +270,14 @@ impl Facts {
                 c.version.as_deref().unwrap_or("not mounted"),
                 c.cpu_quota_cpus
                     .map_or("none".into(), |q| format!("{q:.2} CPUs")),
-                c.nr_throttled
-                    .map_or("unknown".into(), |n| crate::units::group_digits(n as i64))
+                c.nr_throttled.map_or("unknown".into(), |n| format!(
+                    "{}{} since the cgroup was made",
+                    crate::units::group_digits(n as i64),
+                    c.throttled_usec.map_or(String::new(), |us| format!(
+                        " ({} held back)",
+                        crate::units::fmt_ns(us as f64 * 1000.0)
+                    ))
+                ))
             ),
         );
         push(
@@ -427,15 +455,17 @@ fn read_cgroup(fs: &Root) -> Cgroup {
     };
     let mut quota = None;
     let mut throttled = None;
+    let mut throttled_usec = None;
     if v2 {
         if let Some(rel) = cgroup_v2_path(&self_cg) {
             let dir = format!("/sys/fs/cgroup/{}", rel.display());
             quota = rel.ancestors().find_map(|a| {
                 cpu_max(&fs.read(&format!("/sys/fs/cgroup/{}/cpu.max", a.display()))?)
             });
-            throttled = fs
-                .read(&format!("{dir}/cpu.stat"))
-                .and_then(|s| stat_field(&s, "nr_throttled"));
+            if let Some(stat) = fs.read(&format!("{dir}/cpu.stat")) {
+                throttled = stat_field(&stat, "nr_throttled");
+                throttled_usec = stat_field(&stat, "throttled_usec");
+            }
         }
     } else if let Some(rel) = cgroup_v1_path(&self_cg, "cpu") {
         for base in ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"] {
@@ -447,11 +477,11 @@ fn read_cgroup(fs: &Root) -> Cgroup {
             if let (Some(q), Some(p)) = (q, p) {
                 quota = (q > 0 && p > 0).then(|| q as f64 / p as f64);
             }
-            if let Some(t) = fs
-                .read(&format!("{dir}/cpu.stat"))
-                .and_then(|s| stat_field(&s, "nr_throttled"))
-            {
+            let stat = fs.read(&format!("{dir}/cpu.stat")).unwrap_or_default();
+            if let Some(t) = stat_field(&stat, "nr_throttled") {
                 throttled = Some(t);
+                // v1 counts the time held back in ns.
+                throttled_usec = stat_field(&stat, "throttled_time").map(|ns| ns / 1000);
                 break;
             }
         }
@@ -460,6 +490,7 @@ fn read_cgroup(fs: &Root) -> Cgroup {
         version,
         cpu_quota_cpus: quota,
         nr_throttled: throttled,
+        throttled_usec,
     }
 }
 
@@ -479,11 +510,20 @@ pub(super) fn stat_field(text: &str, key: &str) -> Option<u64> {
     })
 }
 
-/// nr_throttled of this process's cgroup now, from the real /: the run
-/// records its growth over the run.
-pub fn nr_throttled_now() -> Option<u64> {
+/// This process's cgroup's throttling counters now, from the real /: the
+/// run records their growth over the run and over each round. None when
+/// the cgroup has no `cpu.stat` with `nr_throttled` (no CPU controller).
+pub fn throttling_now() -> Option<Throttling> {
     let root = std::path::Path::new("/");
-    read_cgroup(&Root { root }).nr_throttled
+    throttling(&read_cgroup(&Root { root }))
+}
+
+/// The counters of a cgroup's facts (a missing time reads as 0).
+pub fn throttling(c: &Cgroup) -> Option<Throttling> {
+    Some(Throttling {
+        nr_throttled: c.nr_throttled?,
+        throttled_usec: c.throttled_usec.unwrap_or(0),
+    })
 }
 
 fn read_mthp(fs: &Root) -> Vec<(String, String)> {

@@ -15,7 +15,7 @@
 
 mod facts;
 mod probe;
-pub use facts::{nr_throttled_now, rss_counting, CpuIdle, Facts, IdleState, RssCounting};
+pub use facts::{rss_counting, throttling_now, CpuIdle, Facts, IdleState, RssCounting, Throttling};
 pub use probe::probe;
 
 use std::fs;

@@ -502,7 +502,7 @@ fn facts_are_read_from_fixture_text() {
     t.write("/sys/fs/cgroup/app/cpu.max", "50000 100000\n");
     t.write(
         "/sys/fs/cgroup/app/cpu.stat",
-        "usage_usec 5\nnr_periods 9\nnr_throttled 3\n",
+        "usage_usec 5\nnr_periods 9\nnr_throttled 3\nthrottled_usec 7000\n",
     );
     let e = Env::read_from(&t.0, "6.1.0-test".into(), "x86_64".into());
     let f = &e.facts;
@@ -530,6 +530,14 @@ fn facts_are_read_from_fixture_text() {
     assert_eq!(f.cgroup.version.as_deref(), Some("v2"));
     assert_eq!(f.cgroup.cpu_quota_cpus, Some(0.5));
     assert_eq!(f.cgroup.nr_throttled, Some(3));
+    assert_eq!(f.cgroup.throttled_usec, Some(7000));
+    assert_eq!(
+        facts::throttling(&f.cgroup),
+        Some(crate::env::Throttling {
+            nr_throttled: 3,
+            throttled_usec: 7000
+        })
+    );
     let rss = f.rss_counting.as_ref().unwrap();
     assert!(rss.regime.contains("per-thread"), "{rss:?}");
     // A fake root has no namespace links: the marks decide (none here).

@@ -3,7 +3,8 @@
 //! so the measurement fits the budget, and the samples are independent
 //! batches (for nanosecond operations) or single events (for creations).
 
-use super::protocol::Job;
+use super::protocol::{Job, WorkerOutput};
+use crate::results::{Labels, Unit};
 use crate::sys;
 use std::io;
 
@@ -133,14 +134,66 @@ pub fn per_op(budget: &Budget, loop_overhead_ns: f64, mut f: impl FnMut()) -> Ve
 /// An event slower than this needs no second warm-up call.
 const SLOW_EVENT_NS: f64 = 50e6;
 
+/// CPU time per operation over a series' recorded calls: user and system,
+/// both sides of the work (every thread of the worker and its reaped
+/// children, or both ends of a hand-off).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CpuPerOp {
+    pub user_ns: f64,
+    pub sys_ns: f64,
+}
+
+impl CpuPerOp {
+    /// From `then` to `now`, over `ops` operations.
+    pub fn between(then: sys::CpuTime, now: sys::CpuTime, ops: f64) -> CpuPerOp {
+        let d = |a: u64, b: u64| a.saturating_sub(b) as f64 / ops.max(1.0);
+        CpuPerOp {
+            user_ns: d(now.user_ns, then.user_ns),
+            sys_ns: d(now.sys_ns, then.sys_ns),
+        }
+    }
+
+    pub fn total_ns(&self) -> f64 {
+        self.user_ns + self.sys_ns
+    }
+}
+
+/// Pushes a series' CPU time per operation beside its wall figure, one
+/// sample per pass: `cpu_ns` (user + system) and `sys_ns` (system), detail
+/// series under the wall series' labels.
+pub fn push_cpu(out: &mut WorkerOutput, labels: &Labels, per_op: &[CpuPerOp]) {
+    if per_op.is_empty() {
+        return;
+    }
+    let total = per_op.iter().map(CpuPerOp::total_ns).collect();
+    let sys_ns = per_op.iter().map(|c| c.sys_ns).collect();
+    out.push_detail(CPU_NS, Unit::Ns, labels.clone(), total);
+    out.push_detail(SYS_NS, Unit::Ns, labels.clone(), sys_ns);
+}
+
+/// The names of the CPU-time series [`push_cpu`] pushes.
+pub const CPU_NS: &str = "cpu_ns";
+pub const SYS_NS: &str = "sys_ns";
+
 /// Runs `f` (one event: a creation, a round trip) `warmup` times unrecorded,
 /// then as many times as fit the budget, at least `min_samples` and at most
 /// `max_samples`; returns what each recorded call returned.
 pub fn events<T>(
     budget: &Budget,
     warmup: usize,
-    mut f: impl FnMut() -> io::Result<T>,
+    f: impl FnMut() -> io::Result<T>,
 ) -> io::Result<Vec<T>> {
+    Ok(events_cpu(budget, warmup, f)?.0)
+}
+
+/// [`events`], and the CPU time per recorded call of this process's
+/// threads and reaped children (a creation's both sides, once each child
+/// is reaped or joined within the call).
+pub fn events_cpu<T>(
+    budget: &Budget,
+    warmup: usize,
+    mut f: impl FnMut() -> io::Result<T>,
+) -> io::Result<(Vec<T>, CpuPerOp)> {
     let t0 = sys::monotonic_ns();
     let mut warmed = 0;
     while warmed < warmup.max(1) {
@@ -155,7 +208,10 @@ pub fn events<T>(
     let per_event = (sys::monotonic_ns() - t0) as f64 / warmed as f64;
     let n = ((budget.seconds * 1e9 / per_event.max(1.0)) as usize)
         .clamp(budget.min_samples.max(1), budget.max_samples.max(1));
-    (0..n).map(|_| f()).collect()
+    let cpu0 = sys::cpu_split(sys::CpuOf::ProcessAndChildren)?;
+    let got = (0..n).map(|_| f()).collect::<io::Result<Vec<T>>>()?;
+    let cpu1 = sys::cpu_split(sys::CpuOf::ProcessAndChildren)?;
+    Ok((got, CpuPerOp::between(cpu0, cpu1, n as f64)))
 }
 
 #[cfg(test)]
@@ -185,6 +241,22 @@ mod tests {
         })
         .unwrap();
         assert_eq!(slow.len(), 5);
+    }
+
+    #[test]
+    fn events_count_the_cpu_time_of_their_calls() {
+        let (v, cpu) = events_cpu(&TINY, 1, || {
+            let t0 = sys::monotonic_ns();
+            while sys::monotonic_ns() - t0 < 200_000 {
+                std::hint::black_box(sys::bare_syscall());
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert!(!v.is_empty());
+        // Each call kept this thread busy: some CPU time, user or system.
+        assert!(cpu.total_ns() > 0.0, "{cpu:?}");
+        assert!(cpu.user_ns >= 0.0 && cpu.sys_ns >= 0.0);
     }
 
     #[test]

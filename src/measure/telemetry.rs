@@ -2,8 +2,8 @@
 //! and end (a bare system call, a pipe write and read), the steal time the
 //! hypervisor took, how long the worker waited for a CPU, its involuntary
 //! switches, how many tasks were runnable, its CPU time beside the wall
-//! time, each CPU's steal and idle time, the IPIs (RES, CAL, TLB) and the
-//! minor faults. A figure is only as good as the round it came from: these say
+//! time, each CPU's steal and idle time, the IPIs (RES, CAL, TLB), the
+//! minor faults and the cgroup's CPU throttling. A figure is only as good as the round it came from: these say
 //! whether the round was quiet.
 
 use super::timer::per_call;
@@ -47,6 +47,7 @@ pub struct Recorder {
     cpus0: Vec<procfs::CpuTimes>,
     ipis0: [u64; 3],
     faults0: u64,
+    throttled0: Option<crate::env::Throttling>,
     canary_start: Canary,
 }
 
@@ -87,6 +88,7 @@ impl Recorder {
             cpus0: procfs::per_cpu_times().unwrap_or_default(),
             ipis0: ipis_now(),
             faults0: or0(sys::minor_faults()),
+            throttled0: crate::env::throttling_now(),
             canary_start,
             t0: sys::monotonic_ns(),
         }
@@ -98,6 +100,10 @@ impl Recorder {
         let d = |now: u64, then: u64| now.saturating_sub(then) as f64;
         let cpus = procfs::per_cpu_times().unwrap_or_default();
         let ipis = ipis_now();
+        let throttled = match (crate::env::throttling_now(), self.throttled0) {
+            (Some(now), Some(then)) => now.since(then),
+            _ => crate::env::Throttling::default(),
+        };
         let t = RoundTelemetry {
             wall_ns: wall as f64,
             cpu_ns: d(or0(sys::cpu_time_ns()), self.cpu0),
@@ -114,6 +120,8 @@ impl Recorder {
             cal_ipis: d(ipis[1], self.ipis0[1]),
             tlb_ipis: d(ipis[2], self.ipis0[2]),
             minor_faults: d(or0(sys::minor_faults()), self.faults0),
+            nr_throttled: throttled.nr_throttled as f64,
+            throttled_usec: throttled.throttled_usec as f64,
         };
         RoundTelemetry {
             canary_end: canary(),

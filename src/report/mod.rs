@@ -135,6 +135,9 @@ pub fn build(r: &RunResults) -> Doc {
             .map(|f| format!(", took {:.0} s", f - r.started_unix_s))
             .unwrap_or_default()
     )));
+    if let Some(q) = terse::quota(r) {
+        d.push(Block::Para(format!("{q}.")));
+    }
     if r.status == RunStatus::Partial {
         d.push(Block::Warning(
             "this run was interrupted: the results are partial, and experiments that did not run are missing".into(),

@@ -6,7 +6,7 @@
 
 use super::table::wrap;
 use crate::results::{RunResults, RunStatus, Status};
-use crate::units::fmt_num;
+use crate::units::{fmt_ns, fmt_num};
 use std::path::PathBuf;
 
 /// The most lines the terse output takes (the findings give way first).
@@ -86,7 +86,27 @@ pub fn header(r: &RunResults, width: usize) -> String {
             .map_or("bare metal".to_string(), |v| format!("virtualised ({v})")),
         format!("THP {}", e.thp_enabled.as_deref().unwrap_or("unknown")),
     ];
+    let mut parts = parts.to_vec();
+    parts.extend(quota(r));
     format!("{}\n", joined(&parts, width))
+}
+
+/// The cgroup's CPU quota, when there is one, and how often it throttled
+/// this run ("CPU quota 1.50 CPUs, throttled 3 times (12 ms) during the
+/// run"); None without a quota.
+pub fn quota(r: &RunResults) -> Option<String> {
+    let q = r.env.facts.cgroup.cpu_quota_cpus?;
+    let during = match r.busy.as_ref().and_then(|b| b.throttled) {
+        Some(t) if t.nr_throttled > 0 => format!(
+            ", throttled {} times ({}) during the run",
+            crate::units::group_digits(t.nr_throttled as i64),
+            fmt_ns(t.throttled_usec as f64 * 1000.0)
+        ),
+        Some(_) => ", not throttled during the run".to_string(),
+        None if r.finished_unix_s.is_none() => String::new(),
+        None => ", throttling during the run not recorded".to_string(),
+    };
+    Some(format!("CPU quota {q:.2} CPUs{during}"))
 }
 
 /// The lines of one finding of experiment `name`, aligned after the names,

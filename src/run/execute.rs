@@ -374,6 +374,7 @@ pub struct BusyProbe {
     before: Vec<f64>,
     during: Vec<f64>,
     steal0: Option<u64>,
+    throttled0: Option<crate::env::Throttling>,
     t0: u64,
 }
 
@@ -382,6 +383,7 @@ impl BusyProbe {
     pub fn before(n: usize, gap: std::time::Duration) -> BusyProbe {
         let mut p = BusyProbe {
             steal0: crate::sys::procfs::steal_ns(),
+            throttled0: crate::env::throttling_now(),
             t0: crate::sys::monotonic_ns(),
             ..BusyProbe::default()
         };
@@ -399,8 +401,8 @@ impl BusyProbe {
         self.during.extend(other_runnable());
     }
 
-    /// What was seen, and the warning it calls for, if any.
-    pub fn finish(&self) -> (crate::results::Busy, Option<String>) {
+    /// What was seen, and the warnings it calls for.
+    pub fn finish(&self) -> (crate::results::Busy, Vec<String>) {
         let mean = |v: &[f64]| {
             if v.is_empty() {
                 0.0
@@ -424,6 +426,10 @@ impl BusyProbe {
             during_max_other_runnable: self.during.iter().copied().fold(0.0, f64::max),
             during_samples: self.during.len(),
             steal_share,
+            throttled: match (crate::env::throttling_now(), self.throttled0) {
+                (Some(now), Some(then)) => Some(now.since(then)),
+                _ => None,
+            },
         };
         let mut seen = Vec::new();
         if busy.before_other_runnable >= BUSY_TASKS {
@@ -450,8 +456,25 @@ impl BusyProbe {
                 seen.join("; ")
             )
         });
-        (busy, warning)
+        let throttled = busy.throttled.and_then(throttle_warning);
+        (busy, warning.into_iter().chain(throttled).collect())
     }
+}
+
+/// The warning for a cgroup whose CPU quota held it back during the run:
+/// every figure of a throttled round carries a stall of up to a period.
+pub fn throttle_warning(t: crate::env::Throttling) -> Option<String> {
+    (t.nr_throttled > 0).then(|| {
+        format!(
+            "the cgroup was throttled {} during this run ({} held back by its CPU quota): rounds that hit the quota stalled until the next period, so rerun with a larger quota or none",
+            if t.nr_throttled == 1 {
+                "once".to_string()
+            } else {
+                format!("{} times", crate::units::group_digits(t.nr_throttled as i64))
+            },
+            crate::units::fmt_ns(t.throttled_usec as f64 * 1000.0)
+        )
+    })
 }
 
 /// Other work's runnable tasks, on average, that make a run busy.
@@ -468,6 +491,25 @@ fn other_runnable() -> Option<f64> {
 mod tests {
     use super::*;
     use std::io::{Error, ErrorKind};
+
+    #[test]
+    fn throttling_during_the_run_is_a_warning_only_when_it_grew() {
+        use crate::env::Throttling;
+        assert_eq!(throttle_warning(Throttling::default()), None);
+        let w = throttle_warning(Throttling {
+            nr_throttled: 12,
+            throttled_usec: 34_000,
+        })
+        .unwrap();
+        assert!(w.contains("throttled 12 times") && w.contains("34"), "{w}");
+        let before = Throttling {
+            nr_throttled: 5,
+            throttled_usec: 100,
+        };
+        assert_eq!(before.since(before), Throttling::default());
+        // A counter that went down (a new cgroup) is no growth.
+        assert_eq!(Throttling::default().since(before), Throttling::default());
+    }
 
     #[test]
     fn only_a_broken_pipe_means_stdout_is_gone() {

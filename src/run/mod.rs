@@ -315,9 +315,9 @@ pub fn measure(
     })?;
 
     progress.finish();
-    let (seen, warning) = busy.finish();
+    let (seen, warnings) = busy.finish();
     results.busy = Some(seen);
-    if let Some(w) = warning {
+    for w in warnings {
         if warn {
             progress.suspend(|| eprintln!("warning: {w}"));
         }

@@ -10,14 +10,14 @@ use super::heap_fit;
 use super::heap_untouched as untouched;
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
-use crate::measure::sampler::{events, interleave, Budget, PASSES};
+use crate::measure::sampler::{events_cpu, interleave, push_cpu, Budget, PASSES};
 use crate::stats::linear_fit;
 use crate::sys;
 use crate::sys::procfs;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.heap",
-    better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower), ("untouched_parent_return_ns", Better::Lower), ("untouched_lifecycle_ns", Better::Lower)],
+    better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower), ("untouched_parent_return_ns", Better::Lower), ("untouched_lifecycle_ns", Better::Lower), ("cpu_ns", Better::Neither), ("sys_ns", Better::Neither)],
     summary: "creation cost vs the parent's touched heap (0 to 4 GiB), pinned to one CPU: VmPTE, cost per page, THP on vs off, the first call apart",
     reproduces: "Bendersky's \"launch time vs memory image\" figure; Sysel's 4 GB fork ≈ 20 ms",
     params: &[
@@ -267,10 +267,12 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     }
     // The methods take turns on the same heap, a share of the budget at a time.
     let per_method = interleave(&runnable, PASSES, job.seed, |(name, method)| {
-        events(&share, 2, || l.launch(method)).map_err(|e| anyhow::anyhow!("{name}: {e}"))
+        events_cpu(&share, 2, || l.launch(method)).map_err(|e| anyhow::anyhow!("{name}: {e}"))
     })?;
     for ((name, _), passes) in runnable.iter().zip(per_method) {
-        push_launches(&mut out, &base(name), &passes.concat(), true);
+        let (launches, cpu): (Vec<_>, Vec<_>) = passes.into_iter().unzip();
+        push_launches(&mut out, &base(name), &launches.concat(), true);
+        push_cpu(&mut out, &base(name), &cpu);
     }
     drop(heap);
     Ok(out)

@@ -8,7 +8,7 @@
 use super::engine::{push_placement_share, Launcher};
 use super::table;
 use crate::experiments::prelude::*;
-use crate::measure::sampler::{events, interleave, Budget, PASSES};
+use crate::measure::sampler::{events_cpu, interleave, push_cpu, Budget, PASSES};
 use crate::sys;
 use std::time::Duration;
 
@@ -26,6 +26,8 @@ pub static EXPERIMENT: Experiment = Experiment {
         ("parent_return_ns", Better::Lower),
         ("child_start_ns", Better::Lower),
         ("reap_ns", Better::Lower),
+        ("cpu_ns", Better::Neither),
+        ("sys_ns", Better::Neither),
     ],
     summary: "Bendersky's launch benchmark by its own protocol: 2 MiB heap, launch, sleep 500 µs, reap; the mean and the minimum of the parent's return",
     reproduces: "Bendersky's launch benchmark: fork 35 µs vs a thread 5 µs (mean of 10,000 launches, 2 MB heap)",
@@ -70,12 +72,14 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         .filter_map(|name| table::method(name))
         .collect();
     let per_method = interleave(&methods, PASSES, job.seed, |method| {
-        events(&share, 5, || l.launch_paused(method, Some(PAUSE)))
+        events_cpu(&share, 5, || l.launch_paused(method, Some(PAUSE)))
             .map_err(|e| anyhow::anyhow!("{}: {e}", method.name()))
     })?;
     for (method, passes) in methods.iter().zip(per_method) {
-        let runs = passes.concat();
+        let (runs, cpu): (Vec<_>, Vec<_>) = passes.into_iter().unzip();
+        let runs = runs.concat();
         let base = labels(&[("method", method.name())]);
+        push_cpu(&mut out, &base, &cpu);
         let col = |f: &dyn Fn(&(super::engine::Launch, f64)) -> f64| {
             runs.iter().map(f).collect::<Vec<f64>>()
         };

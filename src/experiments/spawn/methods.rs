@@ -8,12 +8,13 @@ use super::engine::Launcher;
 use super::placement::{self, push_placed, PLACEMENTS};
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
-use crate::measure::sampler::{events, interleave, Budget, PASSES};
+use crate::measure::explain::cpu_of_wall;
+use crate::measure::sampler::{events_cpu, interleave, push_cpu, Budget, PASSES};
 use crate::sys;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.methods",
-    better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower)],
+    better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower), ("cpu_ns", Better::Neither), ("sys_ns", Better::Neither)],
     summary: "every creation method, warm (steady state), pinned to one CPU or free: to the parent's return, to the child's start, create+reap",
     reproduces: "Sysel Table 1's methods, warm (his single cold calls: spawn.cold)",
     params: &[
@@ -60,12 +61,15 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     // Methods and placements take turns, a share of the budget at a time.
     let measured = interleave(&runnable, PASSES, job.seed, |(name, method, p)| {
         p.enter(&allowed)
-            .and_then(|_| events(&share, 5, || l.launch(method)))
+            .and_then(|_| events_cpu(&share, 5, || l.launch(method)))
             .map_err(|e| anyhow::anyhow!("{name}: {e}"))
     });
     sys::pin_current_thread(&allowed)?;
     for ((name, _, p), passes) in runnable.iter().zip(measured?) {
-        push_placed(&mut out, &[("method", name)], *p, &passes.concat(), false);
+        let (launches, cpu): (Vec<_>, Vec<_>) = passes.into_iter().unzip();
+        push_placed(&mut out, &[("method", name)], *p, &launches.concat(), false);
+        let placed = labels(&[("method", name), ("placement", p.name())]);
+        push_cpu(&mut out, &placed, &cpu);
     }
     Ok(out)
 }
@@ -91,6 +95,12 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
     for placement in ["one_cpu", "free_same_cpu", "free_other_cpu", "free"] {
         out.extend(placement_findings(r, placement));
     }
+    out.extend(cpu_of_wall(
+        r,
+        "a fork+reap pinned to one CPU",
+        "lifecycle_ns",
+        &[("method", "fork"), ("placement", "one_cpu")],
+    ));
     if let Some(share) = r.reading(
         "child_on_parent_cpu",
         &[("method", "fork"), ("placement", "free")],

@@ -37,6 +37,14 @@ impl Placement {
         }
     }
 
+    /// The label value of a series over every launch of this placement.
+    pub fn name(self) -> &'static str {
+        match self {
+            Placement::OneCpu => "one_cpu",
+            Placement::Free => "free",
+        }
+    }
+
     /// Moves the calling thread to this placement: onto the first CPU it may
     /// use, or back onto all of them.
     pub fn enter(self, allowed: &[usize]) -> std::io::Result<()> {

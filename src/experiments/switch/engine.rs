@@ -5,7 +5,7 @@
 
 use super::methods::{Mech, Method, Placement, Spread, SAME_CPU, UNPINNED};
 use crate::experiments::prelude::*;
-use crate::measure::sampler::{size_batch, Budget};
+use crate::measure::sampler::{push_cpu, size_batch, Budget, CpuPerOp};
 use crate::sys::{self, SharedPage};
 use std::fs::File;
 use std::hint::black_box;
@@ -24,6 +24,9 @@ const STOP: u32 = u32::MAX;
 const SLOT_VOL: usize = 1;
 const SLOT_INVOL: usize = 2;
 const SLOT_CPUS: usize = 3;
+/// The partner's own user and system CPU time, ns, at its last mark.
+const SLOT_USER: usize = 4;
+const SLOT_SYS: usize = 5;
 /// The partner's CPU at its last mark (i32).
 const SLOT_BCPU: usize = 1;
 const SLOT_TURN: usize = 8;
@@ -207,6 +210,10 @@ fn record(page: &SharedPage) {
     if let Ok(s) = sys::switches(false) {
         page.u64(SLOT_VOL).store(s.voluntary, Ordering::SeqCst);
         page.u64(SLOT_INVOL).store(s.involuntary, Ordering::SeqCst);
+    }
+    if let Ok(t) = sys::cpu_split(sys::CpuOf::Thread) {
+        page.u64(SLOT_USER).store(t.user_ns, Ordering::SeqCst);
+        page.u64(SLOT_SYS).store(t.sys_ns, Ordering::SeqCst);
     }
     let cpu = sys::current_cpu();
     page.i32(SLOT_BCPU).store(cpu, Ordering::SeqCst);
@@ -441,6 +448,8 @@ pub struct PairResult {
     /// Fraction of batches that ended with both tasks on one CPU.
     pub same_cpu_fraction: f64,
     pub round_trips_per_sample: u64,
+    /// CPU time per round trip of both tasks together, one per batch.
+    pub cpu_per_round_trip: Vec<CpuPerOp>,
 }
 
 /// Ping-pongs between this thread (pinned to `place.a`) and a partner
@@ -527,15 +536,22 @@ fn drive(
             p.u64(SLOT_INVOL).load(Ordering::SeqCst),
         )
     };
+    let b_cpu = |p: &SharedPage| sys::CpuTime {
+        user_ns: p.u64(SLOT_USER).load(Ordering::SeqCst),
+        sys_ns: p.u64(SLOT_SYS).load(Ordering::SeqCst),
+    };
     a.round_trip(MARK)?;
     let mut b0 = b_counts(page);
+    let mut b_cpu0 = b_cpu(page);
     let mut same = 0;
     for _ in 0..samples {
+        let a_cpu0 = sys::cpu_split(sys::CpuOf::Thread)?;
         let a0 = sys::switches(false)?;
         let cpu = sys::current_cpu();
         r.a_cpu_mask |= cpu_bit(cpu);
         let dt = batch(a, n)?;
         let a1 = sys::switches(false)?;
+        let a_cpu1 = sys::cpu_split(sys::CpuOf::Thread)?;
         let a_cpu = sys::current_cpu();
         r.a_cpu_mask |= cpu_bit(a_cpu);
         a.round_trip(MARK)?;
@@ -551,6 +567,18 @@ fn drive(
             b1.1.saturating_sub(b0.1),
         ));
         b0 = b1;
+        // Both sides' CPU time over the batch (the partner's from mark to
+        // mark: the batch's n round trips and the mark's own).
+        let b_cpu1 = b_cpu(page);
+        let (ca, cb) = (
+            CpuPerOp::between(a_cpu0, a_cpu1, n as f64),
+            CpuPerOp::between(b_cpu0, b_cpu1, (n + 1) as f64),
+        );
+        r.cpu_per_round_trip.push(CpuPerOp {
+            user_ns: ca.user_ns + cb.user_ns,
+            sys_ns: ca.sys_ns + cb.sys_ns,
+        });
+        b_cpu0 = b_cpu1;
         // where both were at the end of the batch
         if a_cpu >= 0 && page.i32(SLOT_BCPU).load(Ordering::SeqCst) == a_cpu {
             same += 1;
@@ -603,6 +631,7 @@ pub fn push_pair(out: &mut WorkerOutput, base: &Labels, r: &PairResult) {
         base.clone(),
         r.involuntary_per_round_trip.clone(),
     );
+    push_cpu(out, base, &r.cpu_per_round_trip);
     out.reading(
         "same_cpu_fraction",
         Unit::Ratio,

@@ -14,6 +14,19 @@ fn every_method_ping_pongs_on_one_cpu() {
         let r = run_pair(m, &Place::same(all[0]), &TINY, &all, 0).unwrap();
         assert!(!r.round_trip_ns.is_empty(), "{}", m.name());
         assert!(r.round_trip_ns.iter().all(|x| *x > 0.0));
+        // Both tasks on one CPU: their CPU time together is some, and
+        // never more than that one CPU's wall time (µs-granular counters:
+        // a little slack per batch).
+        assert_eq!(r.cpu_per_round_trip.len(), r.round_trip_ns.len());
+        let cpu: f64 = r.cpu_per_round_trip.iter().map(CpuPerOp::total_ns).sum();
+        let wall: f64 = r.round_trip_ns.iter().sum();
+        let slack = 4_000.0 * r.round_trip_ns.len() as f64 / r.round_trips_per_sample as f64;
+        assert!(cpu > 0.0, "{}", m.name());
+        assert!(
+            cpu <= wall + slack,
+            "{}: {cpu} > {wall} + {slack}",
+            m.name()
+        );
     }
 }
 
@@ -74,6 +87,13 @@ fn a_series_is_pushed_per_switch_and_per_round_trip() {
         b_cpu_mask: 0b10,
         same_cpu_fraction: 0.5,
         round_trips_per_sample: 8,
+        cpu_per_round_trip: vec![
+            CpuPerOp {
+                user_ns: 300.0,
+                sys_ns: 500.0,
+            };
+            2
+        ],
     };
     let mut out = WorkerOutput::default();
     push_pair(&mut out, &labels(&[("method", "pipe_threads")]), &r);
@@ -86,6 +106,8 @@ fn a_series_is_pushed_per_switch_and_per_round_trip() {
     };
     assert_eq!(series("switch_ns"), vec![500.0, 1000.0]);
     assert_eq!(series("round_trip_ns"), vec![1000.0, 2000.0]);
+    assert_eq!(series("cpu_ns"), vec![800.0, 800.0]);
+    assert_eq!(series("sys_ns"), vec![500.0, 500.0]);
     assert_eq!(series("switches_per_round_trip"), vec![2.0, 3.0]);
     let note = out.notes.join("\n");
     assert!(

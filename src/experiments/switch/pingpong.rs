@@ -11,6 +11,7 @@ use super::methods::{
 };
 use super::{plan_cpus, worker_cpus, CPUS, PER_SWITCH_NOTE};
 use crate::experiments::prelude::*;
+use crate::measure::explain::cpu_of_wall;
 use crate::measure::sampler::{interleave, per_op, Budget, PASSES};
 use crate::sys::{self, SharedPage};
 use std::fs::File;
@@ -20,7 +21,7 @@ use std::sync::{Condvar, Mutex};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "switch.pingpong",
-    better: &[("switch_ns", Better::Lower), ("round_trip_ns", Better::Lower), ("baseline_ns", Better::Lower), ("copy_ns", Better::Lower), ("switches_per_round_trip", Better::Neither), ("voluntary_per_round_trip", Better::Neither), ("involuntary_per_round_trip", Better::Neither)],
+    better: &[("switch_ns", Better::Lower), ("round_trip_ns", Better::Lower), ("baseline_ns", Better::Lower), ("copy_ns", Better::Lower), ("switches_per_round_trip", Better::Neither), ("voluntary_per_round_trip", Better::Neither), ("involuntary_per_round_trip", Better::Neither), ("cpu_ns", Better::Neither), ("sys_ns", Better::Neither)],
     summary: "ns per switch (round trip / 2) of two tasks ping-ponging: pipe, futex, condvar, sched_yield; threads and processes; one CPU, two CPUs, two CPUs kept awake, unpinned",
     reproduces: "Bendersky \"How expensive are context switches?\": 1.2–1.5 µs per switch pinned, ~2.2 µs unpinned",
     params: &[
@@ -282,6 +283,12 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         ));
     }
     a.findings.extend(two_cpus(r));
+    a.findings.extend(cpu_of_wall(
+        r,
+        "a futex round trip between two CPUs",
+        "round_trip_ns",
+        &at("futex_threads", "two_cpus"),
+    ));
     a.findings.extend(kept_awake(r));
     for m in ["pipe_threads", "condvar"] {
         if let (Some(pin), Some(un)) = (

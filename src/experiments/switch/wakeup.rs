@@ -14,8 +14,8 @@
 use super::wakeup_parts::{decompose, Part};
 use super::{plan_cpus, worker_cpus, CPUS};
 use crate::experiments::prelude::*;
-use crate::measure::explain::{contamination, per_op_phrase};
-use crate::measure::sampler::{interleave, per_op, Budget, PASSES};
+use crate::measure::explain::{contamination, cpu_of_wall, per_op_phrase};
+use crate::measure::sampler::{interleave, per_op, push_cpu, Budget, CpuPerOp, PASSES};
 use crate::sys::{self, procfs};
 use std::hint::spin_loop;
 use std::io;
@@ -31,6 +31,8 @@ pub static EXPERIMENT: Experiment = Experiment {
         ("tlb_per_op", Better::Neither),
         ("parks_per_op", Better::Neither),
         ("peer_idle_pct", Better::Neither),
+        ("cpu_ns", Better::Neither),
+        ("sys_ns", Better::Neither),
     ],
     summary: "a cross-CPU futex hand-off decomposed: coherence floor, syscall and switch path, IPI, idle exit, residual, each variant with its interrupts and idle time",
     reproduces: "beyond the seeds: why switch.pingpong's two_cpus placement costs several same-CPU switches",
@@ -160,20 +162,19 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     for (v, passes) in variants.iter().zip(passes) {
         let l = labels(&[("variant", v.name())]);
         let samples: Vec<f64> = passes.iter().flat_map(|p| p.samples.clone()).collect();
+        let cpu: Vec<CpuPerOp> = passes.iter().map(|p| p.cpu).collect();
         if v.is_barrier() {
             let peer = if *v == Variant::IpiRunning {
                 "running"
             } else {
                 "blocked"
             };
-            out.push(
-                "barrier_ns",
-                Unit::Ns,
-                labels(&[("variant", v.name()), ("peer", peer)]),
-                samples,
-            );
+            let with_peer = labels(&[("variant", v.name()), ("peer", peer)]);
+            out.push("barrier_ns", Unit::Ns, with_peer.clone(), samples);
+            push_cpu(&mut out, &with_peer, &cpu);
         } else {
             out.push("round_trip_ns", Unit::Ns, l.clone(), samples);
+            push_cpu(&mut out, &l, &cpu);
         }
         let per = |f: &dyn Fn(&Pass) -> f64| passes.iter().map(f).collect::<Vec<f64>>();
         for (i, name) in ["res_per_op", "cal_per_op", "tlb_per_op"]
@@ -216,6 +217,8 @@ struct Pass {
     /// Time the peer's CPU spent idle over the pass.
     peer_idle_ns: Option<u64>,
     wall_ns: u64,
+    /// Both threads' CPU time per operation over the pass.
+    cpu: CpuPerOp,
 }
 
 /// The turn word's values.
@@ -227,6 +230,8 @@ const STOP: i32 = 2;
 struct Snapshot {
     ipis: [u64; 3],
     idle_ns: Option<u64>,
+    /// The worker's CPU time: both threads of the hand-off.
+    cpu: sys::CpuTime,
     t: u64,
 }
 
@@ -243,6 +248,7 @@ fn snapshot(cpus: &[usize], peer: usize) -> Snapshot {
     Snapshot {
         ipis,
         idle_ns,
+        cpu: sys::cpu_split(sys::CpuOf::ProcessAndChildren).unwrap_or_default(),
         t: sys::monotonic_ns(),
     }
 }
@@ -387,6 +393,7 @@ fn run_pass(
                 _ => None,
             },
             wall_ns: end.t - start.t,
+            cpu: CpuPerOp::between(start.cpu, end.cpu, ops.max(1) as f64),
         })
     })
 }
@@ -401,7 +408,13 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     } else {
         "idle_cpu"
     };
-    let proof = path_proof(r, full);
+    let mut proof = path_proof(r, full);
+    proof.extend(cpu_of_wall(
+        r,
+        "the futex hand-off to an idle CPU",
+        "round_trip_ns",
+        &[("variant", "idle_cpu")],
+    ));
     let quiet = contamination(&r.round_log, None);
     let Some(d) = decompose(r) else {
         a.findings.extend(proof);
