@@ -239,6 +239,29 @@ pub(super) fn spread(ys: &mut [i32], gap: i32) {
     }
 }
 
+/// Width of one character of a label, in the chart's pixels: a generous
+/// 0.6 em of the `TEXT / 1.24` px font, so estimates err towards room.
+const CHAR_W: f64 = TEXT as f64 / 1.24 * 0.6;
+
+/// Which ticks, at pixel positions `xs` (ascending) with these labels, get
+/// their label shown: the last always, then leftwards each one that clears
+/// the label kept to its right. The ticks themselves all stay.
+pub(super) fn labelled_ticks(xs: &[i32], labels: &[String]) -> Vec<bool> {
+    let width = |l: &String| l.chars().count() as f64 * CHAR_W;
+    let mut keep = vec![false; xs.len()];
+    let mut right: Option<usize> = None;
+    for i in (0..xs.len().min(labels.len())).rev() {
+        let clear = right.is_none_or(|r| {
+            f64::from(xs[r] - xs[i]) >= (width(&labels[r]) + width(&labels[i])) / 2.0 + 10.0
+        });
+        if clear {
+            keep[i] = true;
+            right = Some(i);
+        }
+    }
+    keep
+}
+
 /// Tick marks for a log axis: 1, 2, 5 x 10^k for times, powers of two
 /// (every second or fourth when they crowd) for sizes.
 pub(super) fn log_ticks(r: &std::ops::Range<f64>, base: f64) -> Vec<f64> {

@@ -1,4 +1,4 @@
-use super::{log_axis, log_range, log_ticks, spread, wrap};
+use super::{labelled_ticks, log_axis, log_range, log_ticks, spread, wrap};
 
 fn close(a: &[f64], b: &[f64]) -> bool {
     a.len() == b.len()
@@ -53,4 +53,18 @@ fn spread_labels_never_overlap_and_keep_their_order() {
     let mut ys = [5, 50];
     spread(&mut ys, 18);
     assert_eq!(ys, [5, 50]);
+}
+
+#[test]
+fn crowded_tick_labels_thin_from_the_left_and_keep_the_last() {
+    let labels: Vec<String> = ["2 MiB", "1 GiB", "2 GiB", "4 GiB"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let keep = labelled_ticks(&[0, 400, 432, 464], &labels);
+    assert_eq!(keep, [true, true, false, true]);
+    // Wide apart: every label stays.
+    let keep = labelled_ticks(&[0, 200, 400, 600], &labels);
+    assert!(keep.iter().all(|k| *k));
+    assert!(labelled_ticks(&[], &[]).is_empty());
 }
