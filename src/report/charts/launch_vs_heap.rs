@@ -176,7 +176,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                 legend.push(entry(label, col, mark));
             }
         }
-        end_labels(root, names)?;
+        end_labels(root, names, c.plotting_area().get_pixel_range().1)?;
         Ok(legend)
     })?;
     let mut shapes: Vec<String> = Vec::new();
