@@ -203,13 +203,21 @@ pub fn build(r: &RunResults) -> Doc {
                 ))),
                 Status::Ok => {}
             }
-            if !x.findings.is_empty() {
-                d.push(Block::Bullets(
+            // The yardsticks' findings are the scale, quoted in the Summary
+            // where it matters: closed with their table, the page stays short.
+            let fold = group.name == YARDSTICKS;
+            let findings = (!x.findings.is_empty()).then(|| {
+                Block::Bullets(
                     x.findings
                         .iter()
                         .map(|f| capitalise(f, &identifiers(x)))
                         .collect(),
-                ));
+                )
+            });
+            if !fold {
+                if let Some(f) = findings.clone() {
+                    d.push(f);
+                }
             }
             let t = table::metric_table(x, false);
             let hidden = x.metrics.iter().filter(|m| m.detail).count();
@@ -230,6 +238,10 @@ pub fn build(r: &RunResults) -> Doc {
             small.extend(x.notes.iter().map(|n| format!("Note: {n}")));
             let mut inner = Vec::new();
             let mut line = Vec::new();
+            if let (true, Some(f)) = (fold, findings) {
+                line.push(count(x.findings.len(), "finding"));
+                inner.push(f);
+            }
             if !t.rows.is_empty() {
                 line.push(count(t.rows.len(), "row"));
                 inner.push(Block::Table(t));
@@ -239,8 +251,13 @@ pub fn build(r: &RunResults) -> Doc {
                 inner.extend(small.into_iter().map(Block::Aside));
             }
             if !inner.is_empty() {
+                let what = if fold {
+                    "Findings, table and notes"
+                } else {
+                    "Table and notes"
+                };
                 d.push(Block::Details(
-                    format!("Table and notes: {}", line.join(", ")),
+                    format!("{what}: {}", line.join(", ")),
                     inner,
                 ));
             }
