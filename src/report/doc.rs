@@ -314,7 +314,7 @@ fn md_table(t: &Table) -> String {
     s
 }
 
-const STYLE: &str = r#"
+pub(super) const STYLE: &str = r#"
 :root { --fg: #1d2330; --muted: #5b6475; --line: #d9dee7; --accent: #2457a6; --bg-soft: #f4f6fa; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: #fff; }

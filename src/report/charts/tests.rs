@@ -134,3 +134,71 @@ fn the_speedup_chart_fits_amdahl_to_every_point() {
     );
     assert!(!c.caption.contains("Karp-Flatt"), "{}", c.caption);
 }
+
+/// The page's side padding (`main` in doc.rs's style), a classic
+/// scrollbar, and the chart's border: what an 800 px page leaves a chart.
+const PAGE_PX: f64 = 800.0;
+const MAIN_PADDING_PX: f64 = 28.0;
+const SCROLLBAR_PX: f64 = 17.0;
+const BORDER_PX: f64 = 1.0;
+
+#[test]
+fn every_charts_text_is_at_least_11_px_on_a_page_800_px_wide() {
+    assert!(
+        crate::report::doc::STYLE
+            .contains("main { max-width: 1320px; margin: 0 auto; padding: 8px 28px 60px; }"),
+        "the page's padding changed: update MAIN_PADDING_PX"
+    );
+    assert!(crate::report::doc::STYLE.contains(".chart svg { max-width: 100%;"));
+    let room = PAGE_PX - 2.0 * MAIN_PADDING_PX - SCROLLBAR_PX - 2.0 * BORDER_PX;
+    let mut seen = 0;
+    for file in ["report-results.json", "browser-results.json"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data")
+            .join(file);
+        let mut r = RunResults::read(&path).expect("the fixture reads");
+        crate::report::upgrade(&mut r);
+        for (_, c) in all(&r) {
+            let doc = roxmltree::Document::parse(&c.svg).expect("the SVG parses");
+            let root = doc.root_element();
+            let width: f64 = root
+                .attribute("width")
+                .and_then(|w| w.parse().ok())
+                .expect("width");
+            let view: Vec<f64> = root
+                .attribute("viewBox")
+                .expect("a viewBox")
+                .split_whitespace()
+                .filter_map(|v| v.parse().ok())
+                .collect();
+            assert_eq!(view.len(), 4, "{}", c.file);
+            // viewBox units per CSS px, once the chart is shrunk to the room.
+            let scale = width.min(room) / view[2];
+            let texts: Vec<(f64, String)> = doc
+                .descendants()
+                .filter(|n| {
+                    n.has_tag_name("text") && n.text().is_some_and(|t| !t.trim().is_empty())
+                })
+                .map(|n| {
+                    let size = n
+                        .ancestors()
+                        .find_map(|a| a.attribute("font-size"))
+                        .and_then(|s| s.trim_end_matches("px").parse().ok())
+                        .unwrap_or_else(|| panic!("{}: text without a font size", c.file));
+                    (size, n.text().unwrap_or("").trim().to_string())
+                })
+                .collect();
+            assert!(!texts.is_empty(), "{}", c.file);
+            for (size, text) in texts {
+                assert!(
+                    size * scale >= 11.0,
+                    "{}: \"{text}\" at {:.1} px on a page 800 px wide",
+                    c.file,
+                    size * scale
+                );
+            }
+            seen += 1;
+        }
+    }
+    assert!(seen >= CHARTS.len(), "every chart checked: {seen}");
+}
