@@ -159,7 +159,9 @@ pub fn list_text(width: usize) -> String {
         }
     }
     // Each seed cited in full once, with the file names results.json records.
-    out.push_str("\nSeeds: the articles cited above, with their files as results.json names them\n");
+    out.push_str(
+        "\nSeeds: the articles cited above, with their files as results.json names them\n",
+    );
     let mut done: Vec<&str> = Vec::new();
     for c in crate::experiments::seeds::CITATIONS {
         if done.contains(&c.short) {

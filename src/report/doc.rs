@@ -106,7 +106,13 @@ impl Doc {
 
 fn md_blocks(s: &mut String, blocks: &[Block], chart_prefix: &str) {
     for b in blocks {
-        s.push('\n');
+        // A details block shows its content as it is: its first block
+        // spaces itself, and a list it continues stays one list.
+        let last_line = s.trim_end_matches('\n').rsplit('\n').next().unwrap_or("");
+        let continues = matches!(b, Block::Bullets(_)) && last_line.starts_with("- ");
+        if !matches!(b, Block::Details(..)) && !continues {
+            s.push('\n');
+        }
         match b {
             Block::Heading(l, t, _) => {
                 s.push_str(&format!("{} {t}\n", "#".repeat(*l as usize + 1)));

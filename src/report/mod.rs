@@ -107,6 +107,9 @@ fn cited(r: &RunResults) -> Vec<(String, String, String)> {
     out
 }
 
+/// Findings shown open per experiment; the rest are in a `<details>`.
+const OPEN_FINDINGS: usize = 3;
+
 /// The whole report as a document: the Summary, charts and findings open;
 /// tables and notes closed in `<details>`; the yardsticks after the main
 /// groups; the seeds cited in full and linked from every figure.
@@ -203,21 +206,23 @@ pub fn build(r: &RunResults) -> Doc {
                 ))),
                 Status::Ok => {}
             }
-            // The yardsticks' findings are the scale, quoted in the Summary
-            // where it matters: closed with their table, the page stays short.
-            let fold = group.name == YARDSTICKS;
-            let findings = (!x.findings.is_empty()).then(|| {
-                Block::Bullets(
-                    x.findings
-                        .iter()
-                        .map(|f| capitalise(f, &identifiers(x)))
-                        .collect(),
-                )
-            });
-            if !fold {
-                if let Some(f) = findings.clone() {
-                    d.push(f);
-                }
+            // The first findings stay open (the terminal's pick too); the
+            // rest close with the table and notes. The yardsticks' findings
+            // are the scale, quoted in the Summary where it matters: all
+            // closed, so the page stays short.
+            let open_findings = if group.name == YARDSTICKS {
+                0
+            } else {
+                OPEN_FINDINGS
+            };
+            let all: Vec<String> = x
+                .findings
+                .iter()
+                .map(|f| capitalise(f, &identifiers(x)))
+                .collect();
+            let (open, more) = all.split_at(all.len().min(open_findings));
+            if !open.is_empty() {
+                d.push(Block::Bullets(open.to_vec()));
             }
             let t = table::metric_table(x, false);
             let hidden = x.metrics.iter().filter(|m| m.detail).count();
@@ -238,9 +243,8 @@ pub fn build(r: &RunResults) -> Doc {
             small.extend(x.notes.iter().map(|n| format!("Note: {n}")));
             let mut inner = Vec::new();
             let mut line = Vec::new();
-            if let (true, Some(f)) = (fold, findings) {
-                line.push(count(x.findings.len(), "finding"));
-                inner.push(f);
+            if !more.is_empty() {
+                inner.push(Block::Bullets(more.to_vec()));
             }
             if !t.rows.is_empty() {
                 line.push(count(t.rows.len(), "row"));
@@ -251,15 +255,20 @@ pub fn build(r: &RunResults) -> Doc {
                 inner.extend(small.into_iter().map(Block::Aside));
             }
             if !inner.is_empty() {
-                let what = if fold {
-                    "Findings, table and notes"
-                } else {
-                    "Table and notes"
+                let what = match (more.len(), open.is_empty()) {
+                    (0, _) => "Table and notes".to_string(),
+                    (n, true) => format!("{}, table and notes", count(n, "finding")),
+                    (n, false) => format!(
+                        "{n} more finding{}, table and notes",
+                        if n == 1 { "" } else { "s" }
+                    ),
                 };
-                d.push(Block::Details(
-                    format!("{what}: {}", line.join(", ")),
-                    inner,
-                ));
+                let what = if line.is_empty() {
+                    what
+                } else {
+                    format!("{what}: {}", line.join(", "))
+                };
+                d.push(Block::Details(what, inner));
             }
         }
     }
