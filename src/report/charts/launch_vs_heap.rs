@@ -186,7 +186,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             (Mark::Square, what) => format!("□ {what}"),
             (_, what) => format!("× {what}"),
         };
-        if !shapes.iter().any(|s| *s == shape) {
+        if !shapes.contains(&shape) {
             shapes.push(shape);
         }
     }
