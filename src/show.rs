@@ -37,7 +37,7 @@ pub fn list(json: bool) -> anyhow::Result<ExitCode> {
                     })).collect::<Vec<_>>(),
                     "seeds": e.seeds.iter().map(|s| serde_json::json!({
                         "metric": s.metric, "labels": s.labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
-                        "lo": s.lo, "hi": s.hi, "unit": s.unit, "source": s.source, "hardware": s.hardware, "method": s.method,
+                        "lo": s.lo, "hi": s.hi, "unit": s.unit, "source": s.source, "cited": crate::experiments::seeds::cite_short(s.source), "hardware": s.hardware, "method": s.method,
                     })).collect::<Vec<_>>(),
                 })
             })
@@ -148,10 +148,33 @@ pub fn list_text(width: usize) -> String {
                         crate::units::fmt_value(s.hi, s.unit)
                     )
                 };
-                let line = format!("{} {}: {fig} ({})", s.metric, labels.join(" "), s.source);
+                let line = format!(
+                    "{} {}: {fig} ({})",
+                    s.metric,
+                    labels.join(" "),
+                    crate::experiments::seeds::cite_short(s.source)
+                );
                 push_wrapped(&mut out, "      ", "        ", &line, width);
             }
         }
+    }
+    // Each seed cited in full once, with the file names results.json records.
+    out.push_str(
+        "\nSeeds: the articles cited above, with their files as results.json names them\n",
+    );
+    let mut done: Vec<&str> = Vec::new();
+    for c in crate::experiments::seeds::CITATIONS {
+        if done.contains(&c.short) {
+            continue;
+        }
+        done.push(c.short);
+        let files: Vec<&str> = crate::experiments::seeds::CITATIONS
+            .iter()
+            .filter(|o| o.short == c.short)
+            .map(|o| o.file)
+            .collect();
+        let line = format!("{}: {}; {}", c.short, c.full(), files.join(", "));
+        push_wrapped(&mut out, "  ", "    ", &line, width);
     }
     out
 }

@@ -205,6 +205,7 @@ fn the_report_loads_in_chromium_closed_short_and_legible() {
     assert_eq!(num(&wide, "tables_outside_details"), 0.0, "{wide}");
     assert_eq!(wide["broken_links"], serde_json::json!([]), "{wide}");
     let height = num(&wide, "height");
+    eprintln!("the page with everything closed: {height} px tall at 1400 px wide");
     assert!(
         height < MAX_HEIGHT_PX,
         "the page is {height} px tall at 1400 px wide with everything closed"
@@ -218,6 +219,7 @@ fn the_report_loads_in_chromium_closed_short_and_legible() {
     let narrow = probe(&browser, d.path(), &page, 800);
     assert_eq!(narrow["errors"], serde_json::json!([]), "{narrow}");
     let min = num(&narrow, "min_text_px");
+    eprintln!("the smallest chart text on a page 800 px wide: {min:.1} px");
     assert!(
         min >= MIN_TEXT_PX,
         "chart text at {min:.1} px on a page 800 px wide: {}",

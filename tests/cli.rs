@@ -507,6 +507,17 @@ fn list_and_env_describe_the_registry_and_the_machine() {
     }
     assert!(!text.contains("..="), "a Rust range in tasklab list");
     assert!(text.contains("1 B to 1 GiB"), "{text}");
+    // Seed figures name their article, cited in full once at the end.
+    assert!(
+        text.contains("call_ns clock=realtime: 94.0 ns (Sysel)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "Sysel: Martin Sysel, \u{201c}A Comparison of Processes and Threads Creation\u{201d}"
+        ),
+        "{text}"
+    );
     let out = tasklab().args(["env", "--json"]).output().unwrap();
     assert!(out.status.success());
     let env: Value = serde_json::from_slice(&out.stdout).unwrap();

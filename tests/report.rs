@@ -135,6 +135,57 @@ fn html_is_one_self_contained_page_with_every_chart_inline() {
 }
 
 #[test]
+fn html_keeps_three_findings_open_and_folds_the_rest_with_the_table() {
+    let (d, _) = render(&[]);
+    let html = read(d.path(), "report.html");
+    let r = results();
+    for x in &r.experiments {
+        let Some(first) = x.findings.first() else {
+            continue;
+        };
+        let start = html
+            .find(&format!("id=\"{}\"", x.name.replace('.', "-")))
+            .unwrap_or_else(|| panic!("no section for {}", x.name));
+        let section = &html[start..];
+        let section = &section[..section[4..].find("<h").map_or(section.len(), |i| i + 4)];
+        let details = section.find("<details>").unwrap_or(section.len());
+        let open = section[..details].matches("<li>").count();
+        let yardstick = x.name.starts_with("yardstick.");
+        let expect = if yardstick {
+            0
+        } else {
+            x.findings.len().min(3)
+        };
+        assert_eq!(open, expect, "{}: findings open", x.name);
+        let folded = x.findings.len() - expect;
+        if folded > 0 {
+            assert!(
+                section[details..].contains(&format!("{folded} ")),
+                "{}: the summary line counts the folded findings",
+                x.name
+            );
+            assert!(
+                section[details..].matches("<li>").count() >= folded,
+                "{}",
+                x.name
+            );
+        }
+        // Every finding is on the page, open or folded.
+        let words: String = first
+            .split_whitespace()
+            .skip(1)
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            section.contains(&words) || words.contains('<') || words.contains('&'),
+            "{}: {words}",
+            x.name
+        );
+    }
+}
+
+#[test]
 fn every_chart_is_valid_svg_with_labelled_axes_and_legends() {
     let (d, _) = render(&[]);
     let expect: [(&str, &[&str]); 6] = [

@@ -106,7 +106,13 @@ impl Doc {
 
 fn md_blocks(s: &mut String, blocks: &[Block], chart_prefix: &str) {
     for b in blocks {
-        s.push('\n');
+        // A details block shows its content as it is: its first block
+        // spaces itself, and a list it continues stays one list.
+        let last_line = s.trim_end_matches('\n').rsplit('\n').next().unwrap_or("");
+        let continues = matches!(b, Block::Bullets(_)) && last_line.starts_with("- ");
+        if !matches!(b, Block::Details(..)) && !continues {
+            s.push('\n');
+        }
         match b {
             Block::Heading(l, t, _) => {
                 s.push_str(&format!("{} {t}\n", "#".repeat(*l as usize + 1)));
@@ -206,12 +212,25 @@ impl Html<'_> {
                     format!("<p class=\"warning\">Warning: {}</p>\n", self.text(t))
                 }
                 Block::Table(t) => self.table(t),
-                Block::Chart(c) => format!(
-                    "<figure>\n<div class=\"chart\">{}</div>\n<figcaption><b>{}.</b> {}</figcaption>\n</figure>\n",
-                    strip_xml_prolog(&c.svg),
-                    esc(&c.title),
-                    self.text(&c.caption)
-                ),
+                Block::Chart(c) => {
+                    // The caption's first sentence shows; how to read the
+                    // rest of the chart opens on a click.
+                    let (first, rest) = first_sentence(&c.caption);
+                    let caption = if rest.is_empty() {
+                        format!("<b>{}.</b> {}", esc(&c.title), self.text(first))
+                    } else {
+                        format!(
+                            "<details class=\"caption\"><summary><b>{}.</b> {} <span class=\"more\">More</span></summary>{}</details>",
+                            esc(&c.title),
+                            self.text(first),
+                            self.text(rest)
+                        )
+                    };
+                    format!(
+                        "<figure>\n<div class=\"chart\">{}</div>\n<figcaption>{caption}</figcaption>\n</figure>\n",
+                        strip_xml_prolog(&c.svg),
+                    )
+                }
                 Block::Details(line, inner) => {
                     self.body
                         .push_str(&format!("<details>\n<summary>{}</summary>\n", esc(line)));
@@ -249,6 +268,24 @@ impl Html<'_> {
     }
 }
 
+/// A caption's first sentence and the rest: split at the first ". " that
+/// ends a sentence (not "e.g. " or "i.e. ", and followed by a capital or a
+/// digit). The rest is empty when there is one sentence.
+fn first_sentence(text: &str) -> (&str, &str) {
+    let mut from = 0;
+    while let Some(i) = text[from..].find(". ").map(|i| i + from) {
+        let next = text[i + 2..].chars().next();
+        let abbrev = ["e.g", "i.e", "vs", "cf"]
+            .iter()
+            .any(|a| text[..i].ends_with(a));
+        if !abbrev && next.is_some_and(|c| c.is_uppercase() || c.is_ascii_digit()) {
+            return (&text[..=i], text[i + 2..].trim());
+        }
+        from = i + 2;
+    }
+    (text, "")
+}
+
 /// An inline SVG must not carry an XML declaration.
 fn strip_xml_prolog(svg: &str) -> &str {
     match svg.find("<svg") {
@@ -283,7 +320,7 @@ fn md_table(t: &Table) -> String {
     s
 }
 
-const STYLE: &str = r#"
+pub(super) const STYLE: &str = r#"
 :root { --fg: #1d2330; --muted: #5b6475; --line: #d9dee7; --accent: #2457a6; --bg-soft: #f4f6fa; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: #fff; }
@@ -293,7 +330,7 @@ nav a { color: #c9d6ff; margin-right: 16px; text-decoration: none; font-size: 14
 nav a:hover { text-decoration: underline; }
 main { max-width: 1320px; margin: 0 auto; padding: 8px 28px 60px; }
 h2 { margin: 34px 0 12px; padding-bottom: 4px; border-bottom: 2px solid var(--line); scroll-margin-top: 90px; }
-h3 { margin: 22px 0 8px; scroll-margin-top: 90px; font-size: 17px; }
+h3 { margin: 16px 0 6px; scroll-margin-top: 90px; font-size: 17px; }
 .summary { background: var(--bg-soft); border-left: 4px solid var(--accent); padding: 6px 18px; margin: 14px 0; }
 .summary li { margin: 6px 0; font-weight: 500; }
 .warning { background: #fff4e0; border-left: 4px solid #d98a00; padding: 8px 14px; }
@@ -304,10 +341,15 @@ th, td { border-bottom: 1px solid var(--line); padding: 4px 10px; text-align: le
 th { background: var(--bg-soft); font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 tbody tr:hover { background: #fafbfd; }
-figure { margin: 14px 0 20px; }
+figure { margin: 10px 0 14px; }
 .chart svg { max-width: 100%; height: auto; display: block; border: 1px solid var(--line); border-radius: 4px; }
 figcaption { color: var(--muted); font-size: 13px; line-height: 1.4; margin-top: 4px; max-width: 1100px; }
-li { margin: 1px 0; }
+figcaption details.caption { margin: 0; }
+figcaption details.caption > summary { color: var(--muted); font-size: 13px; list-style: none; }
+figcaption details.caption > summary::-webkit-details-marker { display: none; }
+figcaption .more { color: var(--accent); white-space: nowrap; }
+figcaption details.caption[open] .more { display: none; }
+li { margin: 1px 0; line-height: 1.4; }
 ul { margin: 8px 0; }
 .aside { margin: 4px 0 8px; }
 details { margin: 2px 0 10px; }
@@ -359,6 +401,34 @@ mod tests {
         assert!(h.contains("<div class=\"chart\"><svg></svg></div>"));
         assert!(!h.contains("<?xml"));
         assert!(h.contains("<a href=\"#a\">Group | A</a>"));
+    }
+
+    #[test]
+    fn a_caption_shows_its_first_sentence_and_folds_the_rest() {
+        assert_eq!(
+            first_sentence("Medians, e.g. of rounds. Whiskers: 95%. Dashed: ideal."),
+            ("Medians, e.g. of rounds.", "Whiskers: 95%. Dashed: ideal.")
+        );
+        assert_eq!(first_sentence("One sentence."), ("One sentence.", ""));
+        assert_eq!(
+            first_sentence("At 2.5 µs. 3 more."),
+            ("At 2.5 µs.", "3 more.")
+        );
+        let mut d = sample();
+        d.push(Block::Chart(Chart {
+            file: "chart-y.svg".into(),
+            title: "Y".into(),
+            caption: "First. Second.".into(),
+            svg: "<svg></svg>".into(),
+        }));
+        let h = d.html();
+        assert!(h.contains("<figcaption><b>X.</b> c</figcaption>"), "{h}");
+        assert!(
+            h.contains("<figcaption><details class=\"caption\"><summary><b>Y.</b> First. <span class=\"more\">More</span></summary>Second.</details></figcaption>"),
+            "{h}"
+        );
+        // Markdown keeps the whole caption.
+        assert!(d.markdown("").contains("*First. Second.*"));
     }
 
     #[test]

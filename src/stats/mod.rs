@@ -9,6 +9,7 @@
 //! changes), so the median with an order-statistic confidence interval is the
 //! headline figure rather than the mean.
 
+pub mod amdahl;
 pub mod change;
 pub mod compare_text;
 pub mod rounds;

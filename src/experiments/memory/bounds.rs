@@ -5,7 +5,7 @@
 use super::{usable_memory, Snap};
 use crate::env::{Env, Limits};
 use crate::sys::procfs;
-use crate::units::fmt_size;
+use crate::units::{fmt_size, group_digits};
 
 /// What bounds the threads one process may still start, each bound as a
 /// number of further threads with the reason.
@@ -43,6 +43,8 @@ const RESERVED_PIDS: u64 = 300;
 pub type Bound = (&'static str, u64, String);
 
 pub fn thread_bounds(i: &LimitInputs) -> Vec<Bound> {
+    // Digits grouped, as every other count in the report.
+    let g = |v: u64| group_digits(i64::try_from(v).unwrap_or(i64::MAX));
     let l = &i.limits;
     let tasks = i.tasks_now.unwrap_or(0);
     let mut out: Vec<Bound> = Vec::new();
@@ -50,7 +52,11 @@ pub fn thread_bounds(i: &LimitInputs) -> Vec<Bound> {
         out.push((
             "threads-max",
             t.saturating_sub(tasks),
-            format!("kernel.threads-max {t}, less the {tasks} tasks running on the system"),
+            format!(
+                "kernel.threads-max {}, less the {} tasks running on the system",
+                g(t),
+                g(tasks)
+            ),
         ));
     }
     if let Some(p) = l.pid_max {
@@ -61,7 +67,7 @@ pub fn thread_bounds(i: &LimitInputs) -> Vec<Bound> {
         out.push((
             "pid_max",
             free,
-            format!("kernel.pid_max {p}: every thread takes a pid; {tasks} are in use and pids below {RESERVED_PIDS} are never reused"),
+            format!("kernel.pid_max {}: every thread takes a pid; {} are in use and pids below {RESERVED_PIDS} are never reused", g(p), g(tasks)),
         ));
     }
     if let Some(n) = l.rlimit_nproc {
@@ -71,7 +77,7 @@ pub fn thread_bounds(i: &LimitInputs) -> Vec<Bound> {
             out.push((
                 "RLIMIT_NPROC",
                 n.saturating_sub(i.own_threads),
-                format!("ulimit -u {n} tasks for this user, less this process's {} threads (and the user's other tasks)", i.own_threads),
+                format!("ulimit -u {} tasks for this user, less this process's {} threads (and the user's other tasks)", g(n), g(i.own_threads)),
             ));
         }
     }
@@ -80,7 +86,7 @@ pub fn thread_bounds(i: &LimitInputs) -> Vec<Bound> {
         out.push((
             "vm.max_map_count",
             m.saturating_sub(maps) / 2,
-            format!("vm.max_map_count {m}, {maps} in use; each thread maps a stack and a guard page (2 maps)"),
+            format!("vm.max_map_count {}, {} in use; each thread maps a stack and a guard page (2 maps)", g(m), g(maps)),
         ));
     }
     // Every thread reserves its stack plus a guard page (never 0 bytes).
@@ -98,7 +104,7 @@ pub fn thread_bounds(i: &LimitInputs) -> Vec<Bound> {
         out.push((
             "cgroup pids.max",
             c.saturating_sub(i.own_threads),
-            format!("cgroup pids.max {c}, less this process's threads"),
+            format!("cgroup pids.max {}, less this process's threads", g(c)),
         ));
     }
     if let Some(m) = i.mem_available_bytes {

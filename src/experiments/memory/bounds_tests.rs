@@ -48,3 +48,23 @@ fn root_is_not_bound_by_nproc_and_address_space_binds_with_rlimit_as() {
     assert_eq!(*name, "address space");
     assert_eq!(*most, ((1u64 << 30) - (10 << 20)) / ((8 << 20) + 4096));
 }
+
+#[test]
+fn every_reason_groups_its_digits() {
+    let b = thread_bounds(&inputs());
+    let why = |name: &str| b.iter().find(|x| x.0 == name).unwrap().2.clone();
+    assert!(
+        why("pid_max").starts_with("kernel.pid_max 32,768:"),
+        "{}",
+        why("pid_max")
+    );
+    assert!(why("vm.max_map_count").starts_with("vm.max_map_count 65,530,"));
+    assert!(why("threads-max").starts_with("kernel.threads-max 192,730,"));
+    assert!(why("RLIMIT_NPROC").starts_with("ulimit -u 96,365 "));
+    for (_, _, w) in &b {
+        assert!(
+            !w.split(|c: char| !c.is_ascii_digit()).any(|d| d.len() > 4),
+            "a long number without grouping: {w}"
+        );
+    }
+}

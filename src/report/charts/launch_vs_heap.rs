@@ -5,13 +5,13 @@
 //! one marker shape per seed metric.
 
 use super::style::{
-    bytes_axis, chart, color, end_labels, entry, framed, log_axis, log_ticks, mesh_style, plot,
-    EndLabel, Mark, H,
+    bytes_axis, chart, color, end_labels, entry, framed, labelled_ticks, log_axis, log_ticks,
+    mesh_style, plot, EndLabel, Mark, H,
 };
-use crate::experiments::seeds::cite_short;
+use crate::experiments::{self, seeds::cite_short};
 use crate::report::doc::Chart;
 use crate::results::{ExperimentResult, Metric};
-use crate::units::{fmt_ns, fmt_short_size};
+use crate::units::{fmt_ns, fmt_short_size, parse_size};
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 
@@ -76,6 +76,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     ticks.sort_by(f64::total_cmp);
     ticks.dedup();
     let (lo, hi) = (ticks[0], ticks[ticks.len() - 1]);
+    let largest = lines.values().flatten().map(|p| p.0).fold(0.0, f64::max);
     // Room on the right of the last heap for the lines' names.
     let x = lo / 1.6..hi * 24.0;
     let all_y = lines.values().flatten().flat_map(|p| [p.1, p.2, p.3]);
@@ -98,10 +99,28 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             bytes_axis(&x).with_key_points(ticks.clone()),
             y.clone().log_scale().with_key_points(log_ticks(&y, 10.0)),
         )?;
+        // A tick at every heap; a label where it has room.
+        let xs: Vec<i32> = ticks
+            .iter()
+            .map(|t| c.backend_coord(&(*t, y.start)).0)
+            .collect();
+        let names: Vec<String> = ticks.iter().map(|t| fmt_short_size(*t)).collect();
+        let shown: Vec<f64> = ticks
+            .iter()
+            .zip(labelled_ticks(&xs, &names))
+            .filter_map(|(t, keep)| keep.then_some(*t))
+            .collect();
+        let x_label = |v: &f64| {
+            if shown.iter().any(|t| (t / v - 1.0).abs() < 1e-9) {
+                fmt_short_size(*v)
+            } else {
+                String::new()
+            }
+        };
         let mut mesh = c.configure_mesh();
         mesh.x_desc("parent's heap, touched (log scale)")
             .y_desc("create + reap, median (log scale)")
-            .x_label_formatter(&|v| fmt_short_size(*v))
+            .x_label_formatter(&x_label)
             .y_label_formatter(&|v| fmt_ns(*v));
         mesh_style(&mut mesh).draw()?;
         let mut names = Vec::new();
@@ -157,20 +176,92 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                 legend.push(entry(label, col, mark));
             }
         }
-        end_labels(root, names)?;
+        end_labels(root, names, c.plotting_area().get_pixel_range().1)?;
         Ok(legend)
     })?;
-    let caption = format!(
-        "One line per creation method: create a task and reap it, median of warm launches with its 95% interval, against the touched heap of the parent (the 0 B heap is in the table, not on a log axis). Marks: the seeds' published figures on their machines, one shape per quantity (× create + reap, ▲ to the parent's return, □ to the child's start){}.",
-        if cited.is_empty() {
-            String::new()
-        } else {
-            format!(", from {}", cited.join(" and "))
+    let mut shapes: Vec<String> = Vec::new();
+    for (m, _) in &seeds {
+        let shape = match seed_mark(&m.name) {
+            (Mark::Triangle, what) => format!("▲ {what}"),
+            (Mark::Square, what) => format!("□ {what}"),
+            (_, what) => format!("× {what}"),
+        };
+        if !shapes.contains(&shape) {
+            shapes.push(shape);
         }
+    }
+    let marks = if seeds.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " Marks: the seeds' published figures on their machines, one shape per quantity ({}), from {}.",
+            shapes.join(", "),
+            cited.join(" and ")
+        )
+    };
+    let caption = format!(
+        "One line per creation method: create a task and reap it, median of warm launches with its 95% interval, against the touched heap of the parent (the 0 B heap is in the table, not on a log axis).{marks}{}",
+        not_drawn(e, &seeds, largest)
     );
     Ok(Some(chart(
         "Launch time vs the parent's memory image",
         &caption,
         text,
     )))
+}
+
+/// The experiment's seed figures that are not on the chart, and why: a
+/// heap beyond those this run measured (and whether the thorough profile
+/// measures it), or a series this run does not have.
+fn not_drawn(e: &ExperimentResult, drawn: &[(&Metric, f64)], largest: f64) -> String {
+    let Some(reg) = experiments::find(&e.name) else {
+        return String::new();
+    };
+    let thorough: Vec<u64> = reg
+        .params
+        .iter()
+        .find(|p| p.name == "heap_sizes")
+        .map(|p| {
+            p.thorough
+                .split(',')
+                .filter_map(|t| parse_size(t).ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for s in reg.seeds {
+        if drawn.iter().any(|(m, _)| s.matches(&m.name, &m.labels)) {
+            continue;
+        }
+        let get = |k: &str| s.labels.iter().find(|l| l.0 == k).map(|l| l.1);
+        let (Some(heap), Some(method)) = (get("heap"), get("method")) else {
+            continue;
+        };
+        let Ok(bytes) = parse_size(heap) else {
+            continue;
+        };
+        let why = if bytes as f64 > largest {
+            let more = if thorough.contains(&bytes) {
+                "; --profile thorough measures it"
+            } else {
+                ""
+            };
+            format!(
+                "beyond this run's largest heap, {}{more}",
+                fmt_short_size(largest)
+            )
+        } else {
+            "this run has no stable series for it".to_string()
+        };
+        out.push(format!(
+            "{}'s {method} at {heap}, {} ({why})",
+            cite_short(s.source),
+            seed_mark(s.metric).1
+        ));
+    }
+    if out.is_empty() {
+        String::new()
+    } else {
+        format!(" Not drawn: {}.", out.join("; "))
+    }
 }

@@ -1,16 +1,17 @@
 //! parallel.average's chart: seed 003's array average split across forked
 //! processes (and threads and a pool), as speedup against workers, with the
-//! ideal line and the Amdahl curve of the serial fraction the run shows.
+//! ideal line and the Amdahl curve fitted to every measured point.
 
 use super::style::{chart, color, entry, framed, mesh_style, plot, Mark, H};
 use crate::experiments::{self, seeds::cite_short};
 use crate::report::doc::Chart;
 use crate::results::ExperimentResult;
-use crate::stats::{amdahl_speedup, karp_flatt};
+use crate::stats::amdahl::{fit_serial_fraction, SerialFit, SpeedupPoint};
+use crate::stats::amdahl_speedup;
 use plotters::prelude::*;
 
 /// Speedup of the parallel average against workers, with the ideal line and
-/// the Amdahl curve of the serial fraction the run itself shows.
+/// the Amdahl curve whose serial fraction is fitted to every measured point.
 pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     let cpus = e
         .readings
@@ -47,18 +48,19 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     for l in &mut lines {
         l.1.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
-    // Serial fraction: Karp-Flatt of the best speedup with workers <= CPUs.
-    let best = lines
+    // Serial fraction: fitted to every point of every variant; workers
+    // beyond the CPUs run no more at once than the CPUs.
+    let measured: Vec<SpeedupPoint> = lines
         .iter()
         .flat_map(|l| l.1.iter())
-        .filter(|p| p.0 > 1.0 && p.0 <= cpus)
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .copied();
-    let serial = best.and_then(|b| karp_flatt(b.1, b.0));
-    let wmax = lines
-        .iter()
-        .flat_map(|l| l.1.iter().map(|p| p.0))
-        .fold(cpus, f64::max);
+        .map(|p| SpeedupPoint {
+            workers: p.0.min(cpus),
+            speedup: p.1,
+            lo: p.2,
+            hi: p.3,
+        })
+        .collect();
+    let serial = fit_serial_fraction(&measured);
     // The seed's own speedup: the whole program with one fork (seed 003),
     // as parallel.program records it.
     let seed = experiments::find("parallel.program").and_then(|x| {
@@ -66,6 +68,11 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
         let w: f64 = s.labels.iter().find(|l| l.0 == "workers")?.1.parse().ok()?;
         Some((w, (s.lo + s.hi) / 2.0, cite_short(s.source)))
     });
+    let wmax = lines
+        .iter()
+        .flat_map(|l| l.1.iter().map(|p| p.0))
+        .chain(seed.iter().map(|s| s.0))
+        .fold(cpus, f64::max);
     // Fitted to the data and the seed's point, not to the ideal.
     let ymax = lines
         .iter()
@@ -110,19 +117,26 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             grey,
             Mark::Dashed,
         ));
-        if let Some(f) = serial {
+        if let Some(f) = &serial {
             let purple = RGBColor(148, 103, 189);
+            let curve = |f: f64| {
+                steps
+                    .iter()
+                    .map(move |&w| (w, amdahl_speedup(f, w.min(cpus))))
+            };
+            // The band of the fraction's interval, then the fitted curve.
+            let band: Vec<(f64, f64)> = curve(f.lo).chain(curve(f.hi).rev()).collect();
+            c.draw_series(std::iter::once(Polygon::new(
+                band,
+                purple.mix(0.15).filled(),
+            )))?;
             c.draw_series(DashedLineSeries::new(
-                steps.iter().map(|&w| (w, amdahl_speedup(f, w.min(cpus)))),
+                curve(f.fraction),
                 3,
                 4,
                 purple.stroke_width(2),
             ))?;
-            legend.push(entry(
-                format!("Amdahl, serial fraction {:.1}% (Karp-Flatt)", f * 100.0),
-                purple,
-                Mark::Dotted,
-            ));
+            legend.push(entry(fit_label(f), purple, Mark::Dotted));
         }
         for (i, (v, pts)) in lines.iter().enumerate() {
             let col = color([0, 1, 2, 3, 5][i % 5]);
@@ -153,5 +167,18 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
         }
         Ok(legend)
     })?;
-    Ok(Some(chart("Speedup vs workers", "The seed's array average split across forked processes, threads and a work-stealing pool; whiskers: 95% interval of the median. Dashed: the ideal, which stops at the CPU count. Dotted: Amdahl's law with the serial fraction this run shows (Karp-Flatt of the best speedup on at most as many workers as CPUs), so it passes through that point by construction. Cross: the seed's own speedup, of its whole program with one fork on its machine. The axes fit the data and the seed's point; the ideal line leaves the chart where it outgrows them.", text)))
+    Ok(Some(chart("Speedup vs workers", CAPTION, text)))
 }
+
+/// The legend's words for the fit: the fraction and its interval.
+fn fit_label(f: &SerialFit) -> String {
+    format!(
+        "Amdahl fitted to {} points: serial fraction {:.1}% ({:.1}% to {:.1}%)",
+        f.points,
+        f.fraction * 100.0,
+        f.lo * 100.0,
+        f.hi * 100.0
+    )
+}
+
+const CAPTION: &str = "The seed's array average split across forked processes, threads and a work-stealing pool; whiskers: 95% interval of the median. Dashed: the ideal, which stops at the CPU count. Dotted: Amdahl's law with the serial fraction fitted to every measured point of every variant (weighted least squares of 1/speedup against 1/workers, each point weighted by its interval, workers beyond the CPUs counted as the CPUs); the band: the same fit of the points' interval ends. Cross: the seed's own speedup, of its whole program with one fork on its machine. The axes fit the data and the seed's point; the ideal line leaves the chart where it outgrows them.";

@@ -14,7 +14,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 pub(super) const W: u32 = 960;
-pub(super) const H: u32 = 460;
+pub(super) const H: u32 = 400;
 pub(super) const FONT: &str = "sans-serif";
 /// Every label's size: plotters writes `TEXT / 1.24` px, 15.3 px on the
 /// 960-wide canvas, which stays at least 11 px on a page 800 px wide (the
@@ -193,16 +193,19 @@ pub(super) struct EndLabel {
 }
 
 /// Draws each label just right of where its line ends, moved apart
-/// vertically so no two overlap, with a thin leader where one moved.
-/// `at` is in backend pixels (`ChartContext::backend_coord`).
+/// vertically so no two overlap and kept within the plot's pixel rows
+/// `rows` (`plotting_area().get_pixel_range().1`), with a thin leader where
+/// one moved. `at` is in backend pixels (`ChartContext::backend_coord`).
 pub(super) fn end_labels(
     area: &DrawingArea<SVGBackend, Shift>,
     mut labels: Vec<EndLabel>,
+    rows: std::ops::Range<i32>,
 ) -> anyhow::Result<()> {
     let (bx, by) = area.get_base_pixel();
     labels.sort_by_key(|l| l.at.1);
     let mut ys: Vec<i32> = labels.iter().map(|l| l.at.1).collect();
     spread(&mut ys, LINE);
+    within(&mut ys, LINE, rows.start + LINE / 2, rows.end - LINE / 2);
     for (l, y) in labels.iter().zip(ys) {
         let (x, y0) = (l.at.0 - bx + 6, l.at.1 - by);
         let y = y - by;
@@ -236,6 +239,45 @@ pub(super) fn spread(ys: &mut [i32], gap: i32) {
         if !moved {
             break;
         }
+    }
+}
+
+/// Width of one character of a label, in the chart's pixels: a generous
+/// 0.6 em of the `TEXT / 1.24` px font, so estimates err towards room.
+const CHAR_W: f64 = TEXT as f64 / 1.24 * 0.6;
+
+/// Which ticks, at pixel positions `xs` (ascending) with these labels, get
+/// their label shown: the last always, then leftwards each one that clears
+/// the label kept to its right. The ticks themselves all stay.
+pub(super) fn labelled_ticks(xs: &[i32], labels: &[String]) -> Vec<bool> {
+    let width = |l: &String| l.chars().count() as f64 * CHAR_W;
+    let mut keep = vec![false; xs.len()];
+    let mut right: Option<usize> = None;
+    for i in (0..xs.len().min(labels.len())).rev() {
+        let clear = right.is_none_or(|r| {
+            f64::from(xs[r] - xs[i]) >= (width(&labels[r]) + width(&labels[i])) / 2.0 + 10.0
+        });
+        if clear {
+            keep[i] = true;
+            right = Some(i);
+        }
+    }
+    keep
+}
+
+/// Pushes sorted positions, `gap` apart, up from below `hi` and then down
+/// from above `lo`, each only as far as it must (the top wins when the
+/// rows cannot hold them all).
+pub(super) fn within(ys: &mut [i32], gap: i32, lo: i32, hi: i32) {
+    let mut limit = hi;
+    for y in ys.iter_mut().rev() {
+        *y = (*y).min(limit);
+        limit = *y - gap;
+    }
+    let mut floor = lo;
+    for y in ys.iter_mut() {
+        *y = (*y).max(floor);
+        floor = *y + gap;
     }
 }
 

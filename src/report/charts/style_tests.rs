@@ -1,4 +1,4 @@
-use super::{log_axis, log_range, log_ticks, spread, wrap};
+use super::{labelled_ticks, log_axis, log_range, log_ticks, spread, within, wrap};
 
 fn close(a: &[f64], b: &[f64]) -> bool {
     a.len() == b.len()
@@ -53,4 +53,36 @@ fn spread_labels_never_overlap_and_keep_their_order() {
     let mut ys = [5, 50];
     spread(&mut ys, 18);
     assert_eq!(ys, [5, 50]);
+}
+
+#[test]
+fn crowded_tick_labels_thin_from_the_left_and_keep_the_last() {
+    let labels: Vec<String> = ["2 MiB", "1 GiB", "2 GiB", "4 GiB"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let keep = labelled_ticks(&[0, 400, 432, 464], &labels);
+    assert_eq!(keep, [true, true, false, true]);
+    // Wide apart: every label stays.
+    let keep = labelled_ticks(&[0, 200, 400, 600], &labels);
+    assert!(keep.iter().all(|k| *k));
+    assert!(labelled_ticks(&[], &[]).is_empty());
+}
+
+#[test]
+fn labels_pushed_past_the_plot_move_back_inside_as_far_as_they_must() {
+    let mut ys = [100, 280, 298, 316];
+    within(&mut ys, 18, 10, 300);
+    assert_eq!(ys, [100, 264, 282, 300], "the top label had room: it stays");
+    let mut ys = [0, 18, 200];
+    within(&mut ys, 18, 10, 300);
+    assert_eq!(ys, [10, 28, 200]);
+    let mut ys = [50, 80];
+    within(&mut ys, 18, 10, 300);
+    assert_eq!(ys, [50, 80], "inside already: untouched");
+    // Too many for the rows: the top one stays inside.
+    let mut ys = [10, 28, 46];
+    within(&mut ys, 18, 10, 40);
+    assert_eq!(ys[0], 10);
+    assert!(ys.windows(2).all(|w| w[1] - w[0] >= 18), "{ys:?}");
 }

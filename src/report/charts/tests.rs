@@ -31,8 +31,7 @@ fn chart_file_names_are_unique_svgs() {
 
 #[test]
 fn the_fixture_draws_every_chart_in_its_experiments_group() {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-results.json");
-    let r = RunResults::read(&file).expect("the fixture reads");
+    let r = fixture();
     let drawn = all(&r);
     let files: Vec<&str> = drawn.iter().map(|(_, c)| c.file.as_str()).collect();
     let table: Vec<&str> = CHARTS.iter().map(|c| c.file).collect();
@@ -42,4 +41,164 @@ fn the_fixture_draws_every_chart_in_its_experiments_group() {
         assert_eq!(*group, reg.group(), "{}", c.file);
         assert!(c.svg.starts_with("<svg"), "{}", c.file);
     }
+}
+
+fn fixture() -> RunResults {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-results.json");
+    RunResults::read(&file).expect("the fixture reads")
+}
+
+fn heap_chart(r: &mut RunResults) -> crate::report::doc::Chart {
+    crate::report::upgrade(r);
+    let e = r.measured("spawn.heap").expect("spawn.heap");
+    super::launch_vs_heap::draw(e)
+        .expect("drawn")
+        .expect("a chart")
+}
+
+#[test]
+fn the_launch_chart_says_which_seed_points_lie_beyond_the_measured_heaps() {
+    let mut r = fixture();
+    let e = r
+        .experiments
+        .iter_mut()
+        .find(|e| e.name == "spawn.heap")
+        .expect("spawn.heap");
+    e.metrics
+        .retain(|m| m.label_num("heap_bytes").is_none_or(|b| b < 1 << 30));
+    let c = heap_chart(&mut r);
+    assert!(c.caption.contains("Not drawn: "), "{}", c.caption);
+    assert!(c.caption.contains("at 4 GiB"), "{}", c.caption);
+    assert!(
+        c.caption
+            .contains("beyond this run's largest heap, 512 MiB"),
+        "{}",
+        c.caption
+    );
+    assert!(
+        !c.caption.contains("Marks:"),
+        "nothing marked: {}",
+        c.caption
+    );
+}
+
+#[test]
+fn the_launch_chart_marks_each_seed_metric_with_its_own_shape() {
+    let mut r = fixture();
+    let e = r
+        .experiments
+        .iter_mut()
+        .find(|e| e.name == "spawn.heap")
+        .expect("spawn.heap");
+    // The series the seeds pair with: first calls at 4 GiB, thp=system.
+    let first: Vec<_> = e
+        .metrics
+        .iter()
+        .filter(|m| m.label("heap") == Some("4 GiB") && m.label("thp") == Some("off"))
+        .filter(|m| {
+            (m.name == "parent_return_ns" && m.label("method") == Some("fork"))
+                || (m.name == "child_start_ns" && m.label("method") == Some("pthread_create"))
+        })
+        .cloned()
+        .map(|mut m| {
+            m.labels.insert("call".into(), "first".into());
+            m.labels.insert("thp".into(), "system".into());
+            m
+        })
+        .collect();
+    assert_eq!(first.len(), 2);
+    e.metrics.extend(first);
+    let c = heap_chart(&mut r);
+    assert!(
+        c.caption.contains("▲ to the parent's return"),
+        "{}",
+        c.caption
+    );
+    assert!(
+        c.caption.contains("□ to the child's start"),
+        "{}",
+        c.caption
+    );
+    assert!(!c.caption.contains("Not drawn"), "{}", c.caption);
+    assert!(c.svg.contains("Sysel: fork,") && c.svg.contains("Sysel: pthread_create,"));
+}
+
+#[test]
+fn the_speedup_chart_fits_amdahl_to_every_point() {
+    let r = fixture();
+    let e = r.measured("parallel.average").expect("parallel.average");
+    let c = super::speedup::draw(e).expect("drawn").expect("a chart");
+    assert!(
+        c.svg.contains("Amdahl fitted to 6 points"),
+        "every variant's points"
+    );
+    assert!(!c.caption.contains("Karp-Flatt"), "{}", c.caption);
+}
+
+/// The page's side padding (`main` in doc.rs's style), a classic
+/// scrollbar, and the chart's border: what an 800 px page leaves a chart.
+const PAGE_PX: f64 = 800.0;
+const MAIN_PADDING_PX: f64 = 28.0;
+const SCROLLBAR_PX: f64 = 17.0;
+const BORDER_PX: f64 = 1.0;
+
+#[test]
+fn every_charts_text_is_at_least_11_px_on_a_page_800_px_wide() {
+    assert!(
+        crate::report::doc::STYLE
+            .contains("main { max-width: 1320px; margin: 0 auto; padding: 8px 28px 60px; }"),
+        "the page's padding changed: update MAIN_PADDING_PX"
+    );
+    assert!(crate::report::doc::STYLE.contains(".chart svg { max-width: 100%;"));
+    let room = PAGE_PX - 2.0 * MAIN_PADDING_PX - SCROLLBAR_PX - 2.0 * BORDER_PX;
+    let mut seen = 0;
+    for file in ["report-results.json", "browser-results.json"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data")
+            .join(file);
+        let mut r = RunResults::read(&path).expect("the fixture reads");
+        crate::report::upgrade(&mut r);
+        for (_, c) in all(&r) {
+            let doc = roxmltree::Document::parse(&c.svg).expect("the SVG parses");
+            let root = doc.root_element();
+            let width: f64 = root
+                .attribute("width")
+                .and_then(|w| w.parse().ok())
+                .expect("width");
+            let view: Vec<f64> = root
+                .attribute("viewBox")
+                .expect("a viewBox")
+                .split_whitespace()
+                .filter_map(|v| v.parse().ok())
+                .collect();
+            assert_eq!(view.len(), 4, "{}", c.file);
+            // viewBox units per CSS px, once the chart is shrunk to the room.
+            let scale = width.min(room) / view[2];
+            let texts: Vec<(f64, String)> = doc
+                .descendants()
+                .filter(|n| {
+                    n.has_tag_name("text") && n.text().is_some_and(|t| !t.trim().is_empty())
+                })
+                .map(|n| {
+                    let size = n
+                        .ancestors()
+                        .find_map(|a| a.attribute("font-size"))
+                        .and_then(|s| s.trim_end_matches("px").parse().ok())
+                        .unwrap_or_else(|| panic!("{}: text without a font size", c.file));
+                    (size, n.text().unwrap_or("").trim().to_string())
+                })
+                .collect();
+            assert!(!texts.is_empty(), "{}", c.file);
+            for (size, text) in texts {
+                assert!(
+                    size * scale >= 11.0,
+                    "{}: \"{text}\" at {:.1} px on a page 800 px wide",
+                    c.file,
+                    size * scale
+                );
+            }
+            seen += 1;
+        }
+    }
+    assert!(seen >= CHARTS.len(), "every chart checked: {seen}");
 }

@@ -6,7 +6,7 @@
 
 use super::style::{
     chart, color, end_labels, entry, framed, log_range, log_ticks, mesh_style, EndLabel, Mark,
-    FONT, TEXT,
+    FONT, H, TEXT,
 };
 use crate::experiments::memory::threads_findings::DEFAULT;
 use crate::report::doc::Chart;
@@ -67,7 +67,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     let panels = ["virtual (VmSize)", "resident (RSS)", "kernel"];
     let text = framed(
         "Thread memory vs thread count, by stack variant",
-        460,
+        H,
         |root| {
             let areas = root.split_evenly((1, 3));
             for (p, area) in areas.iter().enumerate() {
@@ -130,11 +130,11 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                     };
                     names.push(EndLabel {
                         at: c.backend_coord(&(nl, last[0])),
-                        text: format!("{}/thr", fmt_short_size(slope.max(0.0))),
+                        text: format!("{}/thr", signed_size(slope)),
                         color: col,
                     });
                 }
-                end_labels(root, names)?;
+                end_labels(root, names, c.plotting_area().get_pixel_range().1)?;
             }
             Ok(variants
                 .iter()
@@ -149,4 +149,25 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
 /// a colour does not change when the drawing order does.
 fn variants_order(data: &BTreeMap<String, BTreeMap<u64, Cell>>, v: &str) -> usize {
     data.keys().position(|k| k == v).unwrap_or(0)
+}
+
+/// A slope in bytes, its sign kept (a series may shrink as threads are
+/// added; the label says so rather than "0 B"), never "-0 B".
+fn signed_size(v: f64) -> String {
+    let b = v.round();
+    if b < 0.0 {
+        format!("-{}", fmt_short_size(-b))
+    } else {
+        fmt_short_size(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn slopes_keep_their_sign_and_never_read_minus_zero() {
+        assert_eq!(super::signed_size(-2048.0), "-2 KiB");
+        assert_eq!(super::signed_size(-0.4), "0 B");
+        assert_eq!(super::signed_size(8192.0), "8 KiB");
+    }
 }
