@@ -78,10 +78,12 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
                         s.huge_kib.extend(huge);
                     }
                     None => {
-                        // A file from before declarations: the registry's.
-                        let better = match m.better {
-                            Better::Unknown => experiments::find(&e.name)
-                                .map_or(Better::Unknown, |x| x.better_for(&m.name)),
+                        // This version's declaration where it has one (a file
+                        // may be older than it), else the file's.
+                        let better = match experiments::find(&e.name)
+                            .map_or(Better::Unknown, |x| x.better_for(&m.name, &m.labels))
+                        {
+                            Better::Unknown => m.better,
                             b => b,
                         };
                         pooled.push((

@@ -117,7 +117,9 @@ pub struct Experiment {
     pub reproduces: &'static str,
     pub params: &'static [ParamSpec],
     /// Which way each metric it reports is better: `compare` takes the
-    /// direction from here, never from the unit.
+    /// direction from here, never from the unit. An entry `"name k=v"`
+    /// holds for the series of `name` labelled `k=v` only (a control
+    /// series beside the figure, say); the first entry that matches wins.
     pub better: &'static [(&'static str, Better)],
     pub seeds: &'static [SeedFigure],
     /// Hidden experiments (self-tests) are run only when named.
@@ -157,11 +159,19 @@ impl Experiment {
         self.name.split_once('.').map_or(self.name, |(g, _)| g)
     }
 
-    /// Which way the metric `name` is better, as declared.
-    pub fn better_for(&self, name: &str) -> Better {
+    /// Which way the metric `name` with `labels` is better, as declared.
+    pub fn better_for(&self, name: &str, labels: &Labels) -> Better {
         self.better
             .iter()
-            .find(|(n, _)| *n == name)
+            .find(|(key, _)| match key.split_once(' ') {
+                None => *key == name,
+                Some((n, label)) => {
+                    n == name
+                        && label.split_once('=').is_some_and(|(k, v)| {
+                            labels.get(k).map(String::as_str) == Some(v)
+                        })
+                }
+            })
             .map_or(Better::Unknown, |(_, b)| *b)
     }
 

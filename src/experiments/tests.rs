@@ -103,12 +103,40 @@ fn every_shared_quantity_names_registered_experiments_and_declared_metrics() {
         for s in q.sources {
             let e = find(s.experiment).unwrap_or_else(|| panic!("{}", s.experiment));
             assert_ne!(
-                e.better_for(s.metric),
+                e.better_for(s.metric, &Default::default()),
                 crate::results::Better::Unknown,
                 "{} {}",
                 s.experiment,
                 s.metric
             );
+        }
+    }
+}
+
+#[test]
+fn a_label_qualified_direction_holds_for_its_series_only() {
+    use crate::results::Better;
+    let cow = find("spawn.cow").unwrap();
+    let labels = |child: &str| -> crate::results::Labels {
+        [("child", child), ("writes", "100%"), ("pages", "4k")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
+    // The control (no child) reports, the copy-on-write figure gates.
+    assert_eq!(cow.better_for("write_ns", &labels("none")), Better::Neither);
+    assert_eq!(cow.better_for("write_ns", &labels("alive")), Better::Lower);
+    assert_eq!(cow.better_for("fork_ns", &labels("none")), Better::Lower);
+    assert_eq!(cow.better_for("no_such", &labels("none")), Better::Unknown);
+}
+
+#[test]
+fn every_label_qualified_direction_names_a_label_as_k_equals_v() {
+    for e in REGISTRY {
+        for (key, _) in e.better {
+            if let Some((_, label)) = key.split_once(' ') {
+                assert!(label.split_once('=').is_some(), "{}: {key}", e.name);
+            }
         }
     }
 }

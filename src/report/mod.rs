@@ -17,7 +17,7 @@ use crate::cli::OutputArgs;
 use crate::env::cpu_list;
 use crate::error::UsageError;
 use crate::experiments;
-use crate::results::{RunResults, RunStatus, Status, RESULTS_FILE};
+use crate::results::{Better, RunResults, RunStatus, Status, RESULTS_FILE};
 use crate::sys::safefile::{OutDir, Trust};
 use crate::units::fmt_ns;
 use doc::{Block, Doc};
@@ -40,11 +40,17 @@ pub fn upgrade(r: &mut RunResults) {
     }
     // Seed figures are comparisons, not measurements: each series is paired
     // anew by this version's declarations, so a file written before a
-    // pairing was corrected is not shown against the wrong figure.
+    // pairing was corrected is not shown against the wrong figure. The
+    // direction of better is a declaration too, taken from this version
+    // where it declares one.
     for x in &mut r.experiments {
         if let Some(reg) = experiments::find(&x.name) {
             for m in &mut x.metrics {
                 m.seed = reg.seed_for(&m.name, &m.labels);
+                match reg.better_for(&m.name, &m.labels) {
+                    Better::Unknown => {}
+                    b => m.better = b,
+                }
             }
         }
     }

@@ -307,7 +307,7 @@ pub fn absorb(
             }
         };
         let seed = exp.seed_for(&s.name, &s.labels);
-        let better = exp.better_for(&s.name);
+        let better = exp.better_for(&s.name, &s.labels);
         result.metrics.push(Metric {
             name: s.name,
             unit: s.unit,
