@@ -8,6 +8,8 @@
 #   - spread: the median over series of max/min of the runs' medians, and the
 #     share of series within 1.05x, 1.10x and 1.25x.
 # Usage: bench/repeatability.sh [N] [extra tasklab run arguments...]
+#        COLD_GO=1 bench/repeatability.sh   empties tasklab's Go cache first, so
+#        run 1's time includes the first-run Go helper build (an empty cache)
 # Needs python3. Do not run anything else meanwhile: it is a benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +20,10 @@ bin=target/release/tasklab
 dir="$(mktemp -d "${TMPDIR:-/tmp}/tasklab-repeat-XXXXXX")"
 echo "runs in $dir" >&2
 files=()
+if [ "${COLD_GO:-0}" = 1 ]; then
+  cache="${XDG_CACHE_HOME:-$HOME/.cache}/tasklab"
+  case "$cache" in /*/tasklab) rm -rf -- "$cache" && echo "emptied $cache" >&2 ;; esac
+fi
 for i in $(seq 1 "$n"); do
   start=$(date +%s.%N)
   "$bin" run --quiet --out "$dir/run$i" "$@"

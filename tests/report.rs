@@ -457,7 +457,7 @@ fn every_metric_of_a_full_run_declares_which_way_is_better() {
         let exp = tasklab::experiments::find(&e.name).expect("a registered experiment");
         for m in &e.metrics {
             assert_ne!(
-                exp.better_for(&m.name),
+                exp.better_for(&m.name, &m.labels),
                 tasklab::results::Better::Unknown,
                 "{} {} declares no direction",
                 e.name,

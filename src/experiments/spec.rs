@@ -167,9 +167,9 @@ impl Experiment {
                 None => *key == name,
                 Some((n, label)) => {
                     n == name
-                        && label.split_once('=').is_some_and(|(k, v)| {
-                            labels.get(k).map(String::as_str) == Some(v)
-                        })
+                        && label
+                            .split_once('=')
+                            .is_some_and(|(k, v)| labels.get(k).map(String::as_str) == Some(v))
                 }
             })
             .map_or(Better::Unknown, |(_, b)| *b)
