@@ -89,6 +89,8 @@ pub struct Analysis {
     pub fits: Vec<NamedFit>,
     /// Sentences for the report's Summary.
     pub headlines: Vec<String>,
+    /// Notes under the table (the RSS bound, ...).
+    pub notes: Vec<String>,
 }
 
 impl Analysis {
@@ -106,6 +108,11 @@ impl Analysis {
         r.readings.extend(self.readings);
         r.fits.extend(self.fits);
         r.headlines.extend(self.headlines);
+        for n in self.notes {
+            if !r.notes.contains(&n) {
+                r.notes.push(n);
+            }
+        }
     }
 }
 

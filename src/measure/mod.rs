@@ -7,6 +7,7 @@ pub mod explain;
 pub mod params;
 pub mod probe;
 pub mod protocol;
+pub mod rss;
 pub mod sampler;
 pub mod scratch;
 pub mod sizing;

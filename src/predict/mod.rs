@@ -107,6 +107,12 @@ fn read_process(pid: u32) -> Result<Process, String> {
         anon_huge_kib: procfs::kib_field(&rollup, "AnonHugePages").unwrap_or(0),
         vmas: procfs::maps_of(pid).map_err(|e| why("mappings (maps)", e))?,
         fds: procfs::fds_of(pid).map_err(|e| why("file descriptors (fd)", e))?,
+        rss_bound_kib: crate::measure::rss::regime_here().map(|r| {
+            crate::measure::rss::bound_kib(&r, procfs::kib_field(&status, "Threads").unwrap_or(1))
+        }),
+        rss_cross_check_kib: field("VmRSS")
+            .zip(procfs::kib_field(&rollup, "Rss"))
+            .map(|(vm, exact)| vm as f64 - exact as f64),
     })
 }
 
@@ -177,8 +183,9 @@ fn range_ns(r: &Range) -> String {
 /// The prediction in words.
 pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
     let kib = |k: u64| fmt_size(k * 1024);
+    let pm = crate::measure::rss::pm(proc_.rss_bound_kib, 1.0, 1.0);
     let mut s = format!(
-        "process {}: page tables (VmPTE) {}, anonymous memory (RssAnon) {} of which {} on huge pages, shared memory (RssShmem) {}, {} mappings, {} open descriptors\n",
+        "process {}: page tables (VmPTE) {}, anonymous memory (RssAnon) {}{pm} of which {} on huge pages, shared memory (RssShmem) {}{pm}, {} mappings, {} open descriptors\n",
         proc_.pid,
         kib(proc_.vm_pte_kib),
         kib(proc_.rss_anon_kib),
@@ -187,6 +194,19 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
         group_digits(proc_.vmas as i64),
         group_digits(proc_.fds as i64),
     );
+    if let Some(b) = proc_.rss_bound_kib {
+        let cross = proc_.rss_cross_check_kib.map_or(String::new(), |c| {
+            format!(
+                "; cross-check, VmRSS − smaps_rollup Rss: {}, {} that bound",
+                crate::stats::compare_text::fmt_signed(c, crate::results::Unit::Kib),
+                if c.abs() <= b { "within" } else { "beyond" }
+            )
+        });
+        s.push_str(&format!(
+            "  (RSS bound: RssAnon and RssShmem come from the kernel's RSS counters, which may lag up to ± {} for its threads on this kernel{cross})\n",
+            crate::units::fmt_value(b, crate::results::Unit::Kib)
+        ));
+    }
     s.push_str(&format!(
         "fork() would return to the parent in {}{}\n",
         range_ns(&p.parent_return_ns),

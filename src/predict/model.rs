@@ -25,6 +25,12 @@ pub struct Process {
     pub vmas: u64,
     /// Open file descriptors: entries of /proc/PID/fd.
     pub fds: u64,
+    /// How far its RssAnon and RssShmem (the kernel's RSS counters) may
+    /// lag, KiB, for its threads on this kernel; None when unknown.
+    pub rss_bound_kib: Option<f64>,
+    /// VmRSS − smaps_rollup Rss, read one after the other: the counters
+    /// against the page tables' exact count, KiB.
+    pub rss_cross_check_kib: Option<f64>,
 }
 
 impl Process {

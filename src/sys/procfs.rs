@@ -21,6 +21,18 @@ pub fn meminfo_kib(field: &str) -> Option<u64> {
     kib_field(&text, field)
 }
 
+/// The running kernel's release ("6.8.0-45-generic"), from
+/// /proc/sys/kernel/osrelease.
+pub fn kernel_release() -> Option<String> {
+    let s = std::fs::read_to_string("/proc/sys/kernel/osrelease").ok()?;
+    Some(s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+/// The CPU list online now ("0-1"), from /sys/devices/system/cpu/online.
+pub fn cpus_online_list() -> Option<String> {
+    std::fs::read_to_string("/sys/devices/system/cpu/online").ok()
+}
+
 /// A count field of /proc/self/status (Threads, ...).
 pub fn status_count(field: &str) -> Option<u64> {
     let text = std::fs::read_to_string("/proc/self/status").ok()?;

@@ -161,6 +161,16 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             rss_exact_kib[k].push(s.rss_exact_kib);
         }
         if rep == 0 {
+            let l = labels(&[("size", &size_name)]);
+            crate::measure::rss::record_bound(&mut out, &l);
+            for (k, stage) in stages.iter().enumerate() {
+                crate::measure::rss::cross_check(
+                    &mut out,
+                    &labels(&[("stage", stage), ("size", &size_name)]),
+                    snaps[k].vm_rss_kib,
+                    snaps[k].rss_exact_kib,
+                );
+            }
             // ru_maxrss is a peak: only the first round's is the seed's figure.
             for (k, stage) in stages.iter().enumerate() {
                 out.reading(
@@ -212,6 +222,10 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         return a;
     };
     let at = |name: &str, stage: &str| r.median(name, &[("stage", stage)]);
+    // The bound of one counter reading; a growth is two readings.
+    let bound = crate::measure::rss::bound(r, &[]);
+    let pm = |readings: f64| crate::measure::rss::pm(bound, readings, 1.0);
+    a.notes.extend(crate::measure::rss::note(r));
     if let (Some(vm_malloc_kib), Some(rss_malloc_kib), Some(vm_touch_kib), Some(rss_touch_kib)) = (
         at("vm_growth_kib", "after_malloc"),
         at("rss_growth_kib", "after_malloc"),
@@ -220,10 +234,12 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     ) {
         let size_kib = crate::units::parse_size(&size).unwrap_or(1) as f64 / 1024.0;
         a.findings.push(format!(
-            "malloc of {size} grew VmSize by {} but VmRSS by only {}; writing every element then added {} of resident memory ({:.0}% of the size) and {} of VmSize: memory is virtual until touched (seed: VM 416,128 kB throughout, RSS 4,780 → 410,916 kB)",
+            "malloc of {size} grew VmSize by {} but VmRSS by only {}{}; writing every element then added {}{} of resident memory ({:.0}% of the size) and {} of VmSize: memory is virtual until touched (seed: VM 416,128 kB throughout, RSS 4,780 → 410,916 kB)",
             fmt_value(vm_malloc_kib, Unit::Kib),
             fmt_value(rss_malloc_kib, Unit::Kib),
+            pm(2.0),
             fmt_value(rss_touch_kib, Unit::Kib),
+            pm(2.0),
             100.0 * rss_touch_kib / size_kib.max(1.0),
             fmt_value((vm_touch_kib - vm_malloc_kib).max(0.0), Unit::Kib)
         ));
@@ -235,21 +251,31 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         max_rss("after_touch"),
     ) {
         a.findings.push(format!(
-            "the seed's \"max RSS\" (getrusage ru_maxrss, first round): started {}, after malloc {}, after touch {}",
+            "the seed's \"max RSS\" (getrusage ru_maxrss, first round): started {}, after malloc {}, after touch {}{}",
             fmt_value(start_kib, Unit::Kib),
             fmt_value(malloc_kib, Unit::Kib),
-            fmt_value(touch_kib, Unit::Kib)
+            fmt_value(touch_kib, Unit::Kib),
+            pm(1.0).replacen(" ±", ", each ±", 1)
         ));
     }
     if let (Some(vm_rss_kib), Some(exact_kib)) = (
         at("rss_kib", "after_touch"),
         at("rss_exact_kib", "after_touch"),
     ) {
+        let gap = vm_rss_kib - exact_kib;
+        let verdict = bound.map_or(String::new(), |b| {
+            format!(
+                ", {} the counters' bound",
+                if gap.abs() <= b { "within" } else { "beyond" }
+            )
+        });
         a.findings.push(format!(
-            "after the touch VmRSS reads {} and the exact count (smaps_rollup Rss) {}: {:.2}% apart",
+            "after the touch VmRSS reads {}{} and the exact count (smaps_rollup Rss) {}: {} apart ({:.2}%){verdict}",
             fmt_value(vm_rss_kib, Unit::Kib),
+            pm(1.0),
             fmt_value(exact_kib, Unit::Kib),
-            100.0 * (vm_rss_kib - exact_kib).abs() / exact_kib.max(1.0)
+            fmt_value(gap.abs(), Unit::Kib),
+            100.0 * gap.abs() / exact_kib.max(1.0)
         ));
     }
     a

@@ -7,6 +7,7 @@ use super::crowd::Crowd;
 use super::threads_findings::{analyze, DEFAULT, SMALL, TOUCH, VARIANTS};
 use super::{default_stack, usable_memory, Snap};
 use crate::experiments::prelude::*;
+use crate::measure::rss;
 use std::time::Duration;
 
 /// `kernel_kib_per_1000_threads` is declared `Neither`: it is read from
@@ -262,6 +263,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     // From "go" until every thread has touched its stack and blocked.
     let ready_ns = (crate::sys::monotonic_ns() - t1) as f64;
     let after = Snap::now()?;
+    let bound = rss::bound_now();
     drop(crowd);
     if let Some(e) = refused {
         out.notes.push(format!(
@@ -285,6 +287,13 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         base.push(("touch", touch_name.as_str()));
     }
     let l = labels(&base);
+    // The bound of one VmRSS reading, taken while the threads were alive
+    // (before 6.2 it grows with them), and the cross-check against
+    // smaps_rollup, read together.
+    if let Some(b) = bound {
+        rss::push_bound(&mut out, &l, b);
+    }
+    rss::cross_check(&mut out, &l, after.vm_rss_kib, after.rss_exact_kib);
     // How much a figure of the snapshot grew while the threads started.
     let growth = |f: fn(&Snap) -> f64| f(&after) - f(&before);
     let one = |v: f64| vec![v];

@@ -4,6 +4,7 @@
 //! kernel's own memory per 1,000 threads beside user RSS.
 
 use crate::experiments::prelude::*;
+use crate::measure::rss;
 
 pub const DEFAULT: Choice = Choice::new("default", "threads with the default stack size");
 pub const SMALL: Choice = Choice::new(
@@ -132,6 +133,14 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
         .to_string()
     };
     let (default, touch) = (DEFAULT.name, TOUCH.name);
+    // The bound of one VmRSS reading at the quoted count: a growth is two
+    // readings, a per-thread figure that divided by the threads.
+    let bound = |variant: &str| rss::bound(r, &[("variant", variant), ("threads", at(variant))]);
+    let pm = |variant: &str, per_thread: bool| {
+        let n: f64 = at(variant).parse().unwrap_or(1.0);
+        rss::pm(bound(variant), 2.0, if per_thread { n } else { 1.0 })
+    };
+    a.notes.extend(rss::note(r));
     let f = &mut a.findings;
     if let (Some(vm), Some(rss), Some(virt), Some(res)) = (
         s("vm_size_growth_kib", default),
@@ -142,21 +151,23 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
         let n: f64 = at(default).parse().unwrap_or(1.0);
         let scale = |kib: f64| fmt_value(kib * 1024.0 * SEED_THREADS / n.max(1.0), Unit::Bytes);
         f.push(format!(
-            "{n} threads with the default {} stack: VmSize +{}, VmRSS +{}. Per thread, {}: {} of address space (the stack and its guard page) and {} resident ({}): stacks are virtual until used. Scaled to the seed's 10,000: {} virtual, {} resident (seed: ~80 GiB, ~80 MiB)",
+            "{n} threads with the default {} stack: VmSize +{}, VmRSS +{}{}. Per thread, {}: {} of address space (the stack and its guard page) and {}{} resident ({}): stacks are virtual until used. Scaled to the seed's 10,000: {} virtual, {} resident (seed: ~80 GiB, ~80 MiB)",
             label(default, "stack"),
             fmt_value(vm.median * 1024.0, Unit::Bytes),
             fmt_value(rss.median * 1024.0, Unit::Bytes),
+            pm(default, false),
             span(r, "virt_per_thread_kib", default),
             figure(virt, Unit::Kib),
             figure(res, Unit::Kib),
+            pm(default, true),
             span(r, "rss_per_thread_kib", default),
             scale(vm.median),
             scale(rss.median),
             n = at(default),
         ));
     }
-    f.extend(small_stack(r, &s, &label));
-    f.extend(touched(r, &s, &label));
+    f.extend(small_stack(r, &s, &label, &pm));
+    f.extend(touched(r, &s, &label, &pm));
     f.extend(kernel_memory(r, at(default)));
     if let (Some(c), Some(per)) = (s("create_ns", default), s("create_per_thread_ns", default)) {
         f.push(format!(
@@ -185,20 +196,23 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
 
 type Get<'a> = dyn Fn(&str, &str) -> Option<&'a Summary> + 'a;
 type Label<'a> = dyn Fn(&str, &str) -> String + 'a;
+/// The RSS bound of a variant's quoted figure: per thread, or in total.
+type Pm<'a> = dyn Fn(&str, bool) -> String + 'a;
 
 /// The small stack against the default: address space, resident memory
 /// and page tables, each decided from its intervals.
-fn small_stack(r: &ExperimentResult, s: &Get, label: &Label) -> Option<String> {
+fn small_stack(r: &ExperimentResult, s: &Get, label: &Label, pm: &Pm) -> Option<String> {
     let (small, default) = (SMALL.name, DEFAULT.name);
     let (virt, res) = (
         s("virt_per_thread_kib", small)?,
         s("rss_per_thread_kib", small)?,
     );
     let mut text = format!(
-        "with a {} stack (pthread_attr_setstacksize) a thread reserves {} of address space and keeps {} resident ({})",
+        "with a {} stack (pthread_attr_setstacksize) a thread reserves {} of address space and keeps {}{} resident (VmRSS, {})",
         label(small, "stack"),
         figure(virt, Unit::Kib),
         figure(res, Unit::Kib),
+        pm(small, true),
         span(r, "rss_per_thread_kib", small)
     );
     let Some(res_d) = s("rss_per_thread_kib", default) else {
@@ -239,7 +253,7 @@ fn small_stack(r: &ExperimentResult, s: &Get, label: &Label) -> Option<String> {
 
 /// The touched variant: VmRSS against the exact count, and the seed's
 /// arithmetic (10,000 x the touched size, against its ~2.6 GiB).
-fn touched(r: &ExperimentResult, s: &Get, label: &Label) -> Option<String> {
+fn touched(r: &ExperimentResult, s: &Get, label: &Label, pm: &Pm) -> Option<String> {
     let t = TOUCH.name;
     let (rss, exact, total) = (
         s("rss_per_thread_kib", t)?,
@@ -281,13 +295,15 @@ fn touched(r: &ExperimentResult, s: &Get, label: &Label) -> Option<String> {
         ),
     };
     Some(format!(
-        "touching {touched} of stack in each of {} threads: per thread ({}), VmRSS +{}, exact (smaps_rollup Rss) +{}, {:.0}% of the touched size; total VmRSS +{}. The seed's 10,000 x {touched} is {}, and it saw ~2.6 GiB. {verdict}",
+        "touching {touched} of stack in each of {} threads: per thread ({}), VmRSS +{}{}, exact (smaps_rollup Rss) +{}, {:.0}% of the touched size; total VmRSS +{}{}. The seed's 10,000 x {touched} is {}, and it saw ~2.6 GiB. {verdict}",
         label(t, "threads"),
         span(r, "rss_exact_per_thread_kib", t),
         figure(rss, Unit::Kib),
+        pm(t, true),
         figure(exact, Unit::Kib),
         100.0 * exact.median / touched_kib.max(1e-9),
         kib(total.median),
+        pm(t, false),
         gib(seed_total_kib),
     ))
 }
@@ -314,7 +330,7 @@ fn kernel_memory(r: &ExperimentResult, n: &str) -> Option<String> {
             &[("variant", d), ("threads", n)],
         )?;
         return Some(format!(
-            "outside VmRSS each thread also costs the kernel {} of kernel stack (KernelStack, system-wide, so other activity adds noise; at {n} threads)",
+            "beyond its user memory each thread also costs the kernel {} of kernel stack (KernelStack, system-wide, so other activity adds noise; at {n} threads)",
             figure(k, Unit::Kib)
         ));
     }
@@ -342,7 +358,7 @@ fn kernel_memory(r: &ExperimentResult, n: &str) -> Option<String> {
         })
         .unwrap_or_default();
     Some(format!(
-        "outside VmRSS the kernel keeps, per 1,000 default-stack threads (at {n} threads): {}{user}. These are system-wide (/proc/meminfo), so other activity adds noise; Slab includes SUnreclaim",
+        "beyond the threads' user memory the kernel keeps, per 1,000 default-stack threads (at {n} threads): {}{user}. These are system-wide (/proc/meminfo), so other activity adds noise; Slab includes SUnreclaim",
         parts.join(", ")
     ))
 }
@@ -391,9 +407,15 @@ fn thread_memory_headline(e: &ExperimentResult) -> Option<String> {
     };
     let kernel_kib = e.median("kernel_stack_per_thread_kib", &at);
     Some(format!(
-        "a blocked thread with the {stack} default stack reserves {} of address space but keeps {} resident{} ({})",
+        "a blocked thread with the {stack} default stack reserves {} of address space but keeps {}{} resident{} ({})",
         fmt_value(virt.summary.median, Unit::Kib),
         fmt_value(res.median, Unit::Kib),
+        // VmRSS (a file from before the exact count) carries its bound.
+        if res_metric == "rss_per_thread_kib" {
+            rss::pm(rss::bound(e, &at), 2.0, n.parse().unwrap_or(1.0))
+        } else {
+            String::new()
+        },
         kernel_kib
             .map(|k| format!(", plus {} of kernel stack", fmt_value(k, Unit::Kib)))
             .unwrap_or_default(),

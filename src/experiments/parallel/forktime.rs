@@ -96,6 +96,8 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             out.reading(name, Unit::Kib, pl.clone(), v as f64);
         }
     }
+    // The bound of the VmRSS reading and its cross-check against smaps_rollup.
+    crate::measure::rss::record_now(&mut out, &pl);
     if let Some(v) = procfs::smaps_rollup_kib("AnonHugePages") {
         out.reading("anon_huge_kib", Unit::Kib, pl.clone(), v as f64);
     }

@@ -217,6 +217,8 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     } else {
         let heap = Heap::touched(heap_bytes as usize, thp)?;
         huge_kib.push(Sharing::of(std::process::id())?.anon_huge_kib);
+        // The parent's VmRSS against smaps_rollup, with the heap touched.
+        crate::measure::rss::record_now(&mut out, &with(&[]));
         // The writes with no child come first: before any fork every page
         // is private and writable; after one, a page the parent has not
         // written since stays write-protected and its next write faults,
@@ -230,6 +232,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         })?;
         (alone, held)
     };
+    crate::measure::rss::record_bound(&mut out, &with(&[]));
     for &k in &huge_kib {
         out.reading("anon_huge_kib", Unit::Kib, with(&[]), k as f64);
     }
@@ -390,6 +393,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     if let Some(h) = headline(r) {
         a.headlines.push(h);
     }
+    a.notes.extend(crate::measure::rss::note(r));
     a
 }
 
@@ -449,10 +453,14 @@ fn extra_memory(r: &ExperimentResult, pages: &str, what: &str) -> Option<String>
     let per_page_kib = m.summary.median / written;
     Some(format!(
         "{what}: writing {pct}% of the {} heap while the child lives adds {} to parent and child together \
-         ({:.1} KiB per written 4 KiB page; smaps_rollup Private and Shared of both)",
+         ({:.1} KiB per written 4 KiB page; smaps_rollup Private and Shared of both, page-table walks, exact{})",
         m.label("heap")?,
         fmt_size((m.summary.median * 1024.0).max(0.0) as u64),
-        per_page_kib
+        per_page_kib,
+        crate::measure::rss::bound(r, &[("pages", pages)]).map_or(String::new(), |b| format!(
+            " where the RSS counters may lag ± {}",
+            fmt_value(b, Unit::Kib)
+        ))
     ))
 }
 

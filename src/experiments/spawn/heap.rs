@@ -235,6 +235,8 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             out.reading(name, Unit::Kib, point_labels.clone(), v as f64);
         }
     }
+    // The bound of the VmRSS reading and its cross-check against smaps_rollup.
+    crate::measure::rss::record_now(&mut out, &point_labels);
     if let Some(v) = procfs::smaps_rollup_kib("AnonHugePages") {
         out.reading("anon_huge_kib", Unit::Kib, point_labels.clone(), v as f64);
     }

@@ -41,6 +41,8 @@ pub fn measure(job: &Job, heap_bytes: u64) -> anyhow::Result<WorkerOutput> {
             out.reading(name, Unit::Kib, point.clone(), v as f64);
         }
     }
+    // The bound of the VmRSS reading and its cross-check against smaps_rollup.
+    crate::measure::rss::record_now(&mut out, &point);
     let budget = Budget::from_job(job);
     for &name in UNTOUCHED_METHODS {
         let method = table::method(name).ok_or_else(|| anyhow::anyhow!("unknown method {name}"))?;

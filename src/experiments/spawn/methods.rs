@@ -83,11 +83,15 @@ fn push_image(out: &mut WorkerOutput) {
     }
     if let Some(kib) = crate::sys::procfs::status_kib("RssAnon") {
         out.reading("worker_anon_kib", Unit::Kib, Labels::new(), kib as f64);
+        // RssAnon is a counter like VmRSS: its bound beside it.
+        crate::measure::rss::record_bound(out, &Labels::new());
     }
 }
 
 fn analyze(r: &ExperimentResult) -> Analysis {
-    Analysis::findings(findings(r))
+    let mut a = Analysis::findings(findings(r));
+    a.notes.extend(crate::measure::rss::note(r));
+    a
 }
 
 fn findings(r: &ExperimentResult) -> Vec<String> {
@@ -115,8 +119,9 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
         r.reading("worker_anon_kib", &[]),
     ) {
         out.push(format!(
-            "fork copied a worker of {maps:.0} mappings and {} of anonymous memory; fork's cost grows with both, so a smaller program forks faster and a bigger one slower (spawn.heap; docs/FIDELITY.md)",
-            fmt_value(anon, Unit::Kib)
+            "fork copied a worker of {maps:.0} mappings and {}{} of anonymous memory (RssAnon); fork's cost grows with both, so a smaller program forks faster and a bigger one slower (spawn.heap; docs/FIDELITY.md)",
+            fmt_value(anon, Unit::Kib),
+            crate::measure::rss::pm(crate::measure::rss::bound(r, &[]), 1.0, 1.0)
         ));
     }
     out
