@@ -48,6 +48,13 @@ fn fixture() -> RunResults {
     RunResults::read(&file).expect("the fixture reads")
 }
 
+fn heap_of(r: &mut RunResults) -> &mut crate::results::ExperimentResult {
+    r.experiments
+        .iter_mut()
+        .find(|e| e.name == "spawn.heap")
+        .expect("spawn.heap")
+}
+
 fn heap_chart(r: &mut RunResults) -> crate::report::doc::Chart {
     crate::report::upgrade(r);
     let e = r.measured("spawn.heap").expect("spawn.heap");
@@ -59,11 +66,7 @@ fn heap_chart(r: &mut RunResults) -> crate::report::doc::Chart {
 #[test]
 fn the_launch_chart_says_which_seed_points_lie_beyond_the_measured_heaps() {
     let mut r = fixture();
-    let e = r
-        .experiments
-        .iter_mut()
-        .find(|e| e.name == "spawn.heap")
-        .expect("spawn.heap");
+    let e = heap_of(&mut r);
     e.metrics
         .retain(|m| m.label_num("heap_bytes").is_none_or(|b| b < 1 << 30));
     let c = heap_chart(&mut r);
@@ -85,11 +88,7 @@ fn the_launch_chart_says_which_seed_points_lie_beyond_the_measured_heaps() {
 #[test]
 fn the_launch_chart_marks_each_seed_metric_with_its_own_shape() {
     let mut r = fixture();
-    let e = r
-        .experiments
-        .iter_mut()
-        .find(|e| e.name == "spawn.heap")
-        .expect("spawn.heap");
+    let e = heap_of(&mut r);
     // The series the seeds pair with: first calls at 4 GiB, thp=system.
     let first: Vec<_> = e
         .metrics
