@@ -31,13 +31,14 @@ fn read(d: &Path, name: &str) -> String {
     std::fs::read_to_string(d.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-const CHARTS: [&str; 6] = [
+const CHARTS: [&str; 7] = [
     "chart-launch-vs-heap.svg",
     "chart-switch-placement.svg",
     "chart-switch-indirect.svg",
     "chart-thread-memory.svg",
     "chart-speedup.svg",
     "chart-switch-wakeup.svg",
+    "chart-cow.svg",
 ];
 
 #[test]
@@ -188,7 +189,7 @@ fn html_keeps_three_findings_open_and_folds_the_rest_with_the_table() {
 #[test]
 fn every_chart_is_valid_svg_with_labelled_axes_and_legends() {
     let (d, _) = render(&[]);
-    let expect: [(&str, &[&str]); 6] = [
+    let expect: [(&str, &[&str]); 7] = [
         (
             CHARTS[0],
             &[
@@ -231,6 +232,18 @@ fn every_chart_is_valid_svg_with_labelled_axes_and_legends() {
         (
             CHARTS[5],
             &["full hand-off", "its parts", "coherence floor", "residual"],
+        ),
+        (
+            CHARTS[6],
+            &[
+                "share of the heap written",
+                "per written page",
+                "child alive",
+                "no child",
+                "THP",
+                "1%",
+                "95% interval",
+            ],
         ),
     ];
     for (file, words) in expect {

@@ -117,6 +117,16 @@ pub fn pm(bound_kib: Option<f64>, readings: f64, per: f64) -> String {
     })
 }
 
+/// "+12.0 KiB", "−4.00 KiB", "0 KiB": a difference with its sign.
+pub fn signed(kib: f64) -> String {
+    let s = fmt_signed(kib, Unit::Kib);
+    if kib > 0.0 && !s.starts_with('0') {
+        format!("+{s}")
+    } else {
+        s
+    }
+}
+
 /// The note under an experiment whose table or findings print an RSS
 /// figure: the bound of one reading with its regime, and the cross-check
 /// against smaps_rollup where it was read. None in a file from before.
@@ -135,7 +145,7 @@ pub fn note(r: &ExperimentResult) -> Option<String> {
         format!("± {} to ± {} (it grows with the threads)", kib(lo), kib(hi))
     };
     let mut s = format!(
-        "RSS bound: a VmRSS, RssAnon or max-RSS figure here comes from the kernel's RSS counters ({regime}), which may lag the true count by up to {one} per reading, a growth between two readings by twice that; smaps_rollup figures (Rss, Private, Shared) walk the page tables and are exact"
+        "RSS bound: a VmRSS, RssAnon or max-RSS figure here comes from the kernel's RSS counters, here {regime}, which may lag the true count by up to {one} per reading, a growth between two readings by twice that; smaps_rollup figures (Rss, Private, Shared) walk the page tables and are exact"
     );
     let mut cross: Vec<f64> = r
         .readings
@@ -150,9 +160,9 @@ pub fn note(r: &ExperimentResult) -> Option<String> {
         s.push_str(&format!(
             ". Cross-check, VmRSS − smaps_rollup Rss read together: {} over {} reading{}, {} the bound",
             if first == last {
-                fmt_signed(first, Unit::Kib)
+                signed(first)
             } else {
-                format!("{} to {}", fmt_signed(first, Unit::Kib), fmt_signed(last, Unit::Kib))
+                format!("{} to {}", signed(first), signed(last))
             },
             cross.len(),
             if cross.len() == 1 { "" } else { "s" },

@@ -198,7 +198,7 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
         let cross = proc_.rss_cross_check_kib.map_or(String::new(), |c| {
             format!(
                 "; cross-check, VmRSS − smaps_rollup Rss: {}, {} that bound",
-                crate::stats::compare_text::fmt_signed(c, crate::results::Unit::Kib),
+                crate::measure::rss::signed(c),
                 if c.abs() <= b { "within" } else { "beyond" }
             )
         });

@@ -1,10 +1,12 @@
 //! The report's charts, drawn as SVG with plotters from a results file: the
-//! seed's launch time vs memory image, switch cost by mechanism and
+//! seed's launch time vs memory image, writes after fork (copy-on-write)
+//! against the share written, switch cost by mechanism and
 //! placement, a cross-CPU hand-off part by part, the indirect cost vs working set, thread memory vs thread
 //! count, and speedup vs workers. One file per chart, one row per chart in
 //! `CHARTS`; a chart whose experiment is missing from the run (or did not
 //! measure) is simply not drawn.
 
+mod cow;
 mod indirect;
 mod launch_vs_heap;
 mod speedup;
@@ -38,6 +40,11 @@ pub static CHARTS: &[ChartSpec] = &[
         experiment: "spawn.heap",
         file: "chart-launch-vs-heap.svg",
         draw: launch_vs_heap::draw,
+    },
+    ChartSpec {
+        experiment: "spawn.cow",
+        file: "chart-cow.svg",
+        draw: cow::draw,
     },
     ChartSpec {
         experiment: "switch.pingpong",
