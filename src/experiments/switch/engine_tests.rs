@@ -15,12 +15,14 @@ fn every_method_ping_pongs_on_one_cpu() {
         assert!(!r.round_trip_ns.is_empty(), "{}", m.name());
         assert!(r.round_trip_ns.iter().all(|x| *x > 0.0));
         // Both tasks on one CPU: their CPU time together is some, and
-        // never more than that one CPU's wall time (µs-granular counters:
-        // a little slack per batch).
+        // never more than that one CPU's wall time (µs-granular counters
+        // read at slightly different instants by the two sides: slack per
+        // batch, and 5% for the reads' skew on a busy machine).
         assert_eq!(r.cpu_per_round_trip.len(), r.round_trip_ns.len());
         let cpu: f64 = r.cpu_per_round_trip.iter().map(CpuPerOp::total_ns).sum();
         let wall: f64 = r.round_trip_ns.iter().sum();
-        let slack = 4_000.0 * r.round_trip_ns.len() as f64 / r.round_trips_per_sample as f64;
+        let slack =
+            4_000.0 * r.round_trip_ns.len() as f64 / r.round_trips_per_sample as f64 + 0.05 * wall;
         assert!(cpu > 0.0, "{}", m.name());
         assert!(
             cpu <= wall + slack,
