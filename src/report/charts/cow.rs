@@ -3,7 +3,9 @@
 //! 4 KiB pages and, where the heap got them, transparent huge pages; each
 //! median with its 95% interval as a whisker.
 
-use super::style::{chart, color, entry, framed, log_axis, log_ticks, mesh_style, plot, Mark, H};
+use super::style::{
+    category_at, chart, color, entry, framed, log_axis, log_ticks, mesh_style, plot, Mark, H,
+};
 use crate::report::doc::Chart;
 use crate::results::ExperimentResult;
 use crate::units::fmt_ns;
@@ -82,16 +84,8 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             -0.5..n - 0.5,
             y.clone().log_scale().with_key_points(log_ticks(&y, 10.0)),
         )?;
-        let name_at = |v: &f64| {
-            let r = v.round();
-            if (v - r).abs() < 1e-6 && r >= 0.0 {
-                shares
-                    .get(r as usize)
-                    .map_or(String::new(), |s| format!("{s}%"))
-            } else {
-                String::new()
-            }
-        };
+        let names: Vec<String> = shares.iter().map(|s| format!("{s}%")).collect();
+        let name_at = |v: &f64| category_at(&names, *v);
         let mut mesh = c.configure_mesh();
         mesh.disable_x_mesh()
             .x_labels(shares.len() * 2 + 1)

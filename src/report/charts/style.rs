@@ -281,6 +281,17 @@ pub(super) fn within(ys: &mut [i32], gap: i32, lo: i32, hi: i32) {
     }
 }
 
+/// The label at `v` on a category axis: the categories sit at 0, 1, 2, …
+/// and the ticks between them stay blank.
+pub(super) fn category_at(names: &[String], v: f64) -> String {
+    let r = v.round();
+    if (v - r).abs() < 1e-6 && r >= 0.0 {
+        names.get(r as usize).cloned().unwrap_or_default()
+    } else {
+        String::new()
+    }
+}
+
 /// Tick marks for a log axis: 1, 2, 5 x 10^k for times, powers of two
 /// (every second or fourth when they crowd) for sizes.
 pub(super) fn log_ticks(r: &std::ops::Range<f64>, base: f64) -> Vec<f64> {

@@ -69,14 +69,6 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                 -0.5..n - 0.5,
                 y.clone().log_scale().with_key_points(log_ticks(&y, 10.0)),
             )?;
-            let name_at = |v: &f64| {
-                let r = v.round();
-                if (v - r).abs() < 1e-6 && r >= 0.0 {
-                    mechanisms.get(r as usize).cloned().unwrap_or_default()
-                } else {
-                    String::new()
-                }
-            };
             let mut mesh = c.configure_mesh();
             mesh.disable_x_mesh()
                 .x_labels(mechanisms.len() * 2 + 1)
@@ -89,9 +81,8 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             let (bx, by) = root.get_base_pixel();
             let under =
                 TextStyle::from((FONT, TEXT).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
-            for i in 0..mechanisms.len() {
+            for (i, name) in mechanisms.iter().enumerate() {
                 let (px, py) = c.backend_coord(&(i as f64, y.start));
-                let name = name_at(&(i as f64));
                 let (a, b) = name.split_once('_').unwrap_or((name.as_str(), ""));
                 for (k, line) in [a, b].into_iter().enumerate() {
                     root.draw(&Text::new(

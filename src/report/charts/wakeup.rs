@@ -2,7 +2,7 @@
 //! its parts (coherence floor, syscall and switch path, IPI, idle exit,
 //! residual), each part's 95% interval as a whisker at its segment's top.
 
-use super::style::{chart, color, entry, framed, mesh_style, plot, Mark, H};
+use super::style::{category_at, chart, color, entry, framed, mesh_style, plot, Mark, H};
 use crate::report::doc::Chart;
 use crate::results::ExperimentResult;
 use crate::units::fmt_ns;
@@ -54,11 +54,11 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     let text = framed(title, H, |root| {
         let mut legend = Vec::new();
         let mut c = plot(root).build_cartesian_2d(-0.5f64..1.5f64, 0.0..ymax)?;
-        let name_at = |v: &f64| match v.round() as i64 {
-            0 if (v - 0.0).abs() < 1e-6 => "full hand-off, measured".to_string(),
-            1 if (v - 1.0).abs() < 1e-6 => "its parts, stacked".to_string(),
-            _ => String::new(),
-        };
+        let names = [
+            "full hand-off, measured".to_string(),
+            "its parts, stacked".to_string(),
+        ];
+        let name_at = |v: &f64| category_at(&names, *v);
         let mut mesh = c.configure_mesh();
         mesh.disable_x_mesh()
             .x_labels(5)
