@@ -80,12 +80,8 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
                     None => {
                         // This version's declaration where it has one (a file
                         // may be older than it), else the file's.
-                        let better = match experiments::find(&e.name)
-                            .map_or(Better::Unknown, |x| x.better_for(&m.name, &m.labels))
-                        {
-                            Better::Unknown => m.better,
-                            b => b,
-                        };
+                        let better = experiments::find(&e.name)
+                            .map_or(m.better, |x| x.better_or(&m.name, &m.labels, m.better));
                         pooled.push((
                             Series {
                                 experiment: e.name.clone(),

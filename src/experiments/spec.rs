@@ -182,6 +182,15 @@ impl Experiment {
             .map_or(Better::Unknown, |(_, b)| *b)
     }
 
+    /// This version's declared direction where it declares one, else
+    /// `recorded` (what a results file says, which may be older).
+    pub fn better_or(&self, name: &str, labels: &Labels, recorded: Better) -> Better {
+        match self.better_for(name, labels) {
+            Better::Unknown => recorded,
+            b => b,
+        }
+    }
+
     /// The seed figure that matches a series, if any.
     pub fn seed_for(&self, name: &str, labels: &Labels) -> Option<SeedRef> {
         self.seeds

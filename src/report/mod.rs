@@ -17,7 +17,7 @@ use crate::cli::OutputArgs;
 use crate::env::cpu_list;
 use crate::error::UsageError;
 use crate::experiments;
-use crate::results::{Better, RunResults, RunStatus, Status, RESULTS_FILE};
+use crate::results::{RunResults, RunStatus, Status, RESULTS_FILE};
 use crate::sys::safefile::{OutDir, Trust};
 use crate::units::fmt_ns;
 use doc::{Block, Doc};
@@ -47,10 +47,7 @@ pub fn upgrade(r: &mut RunResults) {
         if let Some(reg) = experiments::find(&x.name) {
             for m in &mut x.metrics {
                 m.seed = reg.seed_for(&m.name, &m.labels);
-                match reg.better_for(&m.name, &m.labels) {
-                    Better::Unknown => {}
-                    b => m.better = b,
-                }
+                m.better = reg.better_or(&m.name, &m.labels, m.better);
             }
         }
     }
