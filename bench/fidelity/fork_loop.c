@@ -26,10 +26,14 @@ static void grow_image(void) {
 
 /* "fork_like MAPPINGS ANON_KIB N": the fork loop from an image grown to a
  * tasklab worker's as it recorded it (spawn.methods' worker_mappings and
- * worker_anon_kib readings): one-page anonymous mappings, each touched and
- * kept apart by a gap, until /proc/self/maps has MAPPINGS lines, then
- * anonymous memory touched until RssAnon reaches ANON_KIB. Against this
- * loop the ratio isolates the harness from the image. */
+ * worker_anon_kib readings), with mappings of the same kinds as the
+ * worker's. run.sh builds this loop linked to libm and libgcc_s as a Rust
+ * program is (five file mappings each, which fork copies as VMAs but whose
+ * read-only pages it does not copy); then two shared anonymous pages (the
+ * worker's shared words), then guard-page-and-stack pairs (std's signal
+ * stacks) until /proc/self/maps has MAPPINGS lines, then anonymous memory
+ * touched until RssAnon reaches ANON_KIB. Against this loop the ratio
+ * isolates the harness from the image. */
 static long self_maps(void) {
     FILE *f = fopen("/proc/self/maps", "r");
     long n = 0;
@@ -50,17 +54,30 @@ static long self_anon_kib(void) {
     return kib;
 }
 static void grow_to(long maps, long anon_kib) {
-    /* the anonymous memory first, less a page for each mapping still to add */
-    long more = anon_kib - self_anon_kib() - 4 * (maps - self_maps() - 1);
+    for (int i = 0; i < 2 && self_maps() < maps; i++) {
+        char *p = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return;
+        p[0] = 1;
+    }
+    while (self_maps() >= 0 && self_maps() < maps) {
+        if (self_maps() + 1 == maps) { /* one left: a single page, a gap after it */
+            char *p = mmap(0, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (p == MAP_FAILED) return;
+            munmap(p + 4096, 4096);
+            p[0] = 1;
+            break;
+        }
+        /* a guard page below a touched two-page stack, a gap above it */
+        char *p = mmap(0, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return;
+        munmap(p + 3 * 4096, 4096);
+        mprotect(p, 4096, PROT_NONE);
+        memset(p + 4096, 1, 2 * 4096);
+    }
+    long more = anon_kib - self_anon_kib();
     if (more > 0) {
         char *p = mmap(0, more << 10, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p != MAP_FAILED) memset(p, 1, more << 10);
-    }
-    while (self_maps() >= 0 && self_maps() < maps) {
-        char *p = mmap(0, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED) return;
-        munmap(p + 4096, 4096);
-        p[0] = 1;
     }
     fprintf(stderr, "fork_like: %ld mappings, %ld KiB anonymous\n", self_maps(), self_anon_kib());
 }

@@ -15,6 +15,8 @@ tl=target/release/tasklab
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gcc -O2 -pthread bench/fidelity/fork_loop.c -o "$work/c_loop"
+# the same loop with the shared libraries a Rust program maps (fork_like)
+gcc -O2 -pthread bench/fidelity/fork_loop.c -o "$work/c_loop_like" -Wl,--no-as-needed -lm -lgcc_s
 
 # tasklab: median and mean of one series, from its results.json
 tl_stat() { # experiment param metric label
@@ -23,6 +25,12 @@ tl_stat() { # experiment param metric label
 import json, sys
 r = json.load(open(sys.argv[1]))
 k, v = sys.argv[3].split("=")
+# the worker's image (spawn.methods records it), for the image-matched C loop;
+# written before the figures are printed, since the caller reads it as soon
+# as it has read them
+image = {x["name"]: x["value"] for e in r["experiments"] for x in e.get("readings", [])}
+with open(sys.argv[1] + ".image", "w") as f:
+    f.write("%d %d\n" % (image.get("worker_mappings", 0), image.get("worker_anon_kib", 0)))
 for e in r["experiments"]:
     for m in e["metrics"]:
         if m["name"] == sys.argv[2] and m["labels"].get(k) == v:
@@ -31,10 +39,6 @@ for e in r["experiments"]:
     else:
         continue
     break
-# the worker's image (spawn.methods records it), for the image-matched C loop
-image = {x["name"]: x["value"] for e in r["experiments"] for x in e.get("readings", [])}
-with open(sys.argv[1] + ".image", "w") as f:
-    f.write("%d %d\n" % (image.get("worker_mappings", 0), image.get("worker_anon_kib", 0)))
 PY
 }
 
@@ -45,11 +49,13 @@ compare() { # title c-args experiment param metric label
   for i in $(seq 1 "$pairs"); do
     read -r tmed tmean _ < <(tl_stat "$3" "$4" "$5" "$6")
     cargs=$2
+    loop=c_loop
     if [ "$cargs" = like ]; then # the C loop's image grown to the worker's just measured
       read -r maps anon < "$work/r/results.json.image"
       cargs="fork_like $maps $anon 10000"
+      loop=c_loop_like
     fi
-    read -r _ _ cmean _ cmed _ _ < <(taskset -c "${PIN:-$first_cpu}" "$work/c_loop" $cargs 2>/dev/null)
+    read -r _ _ cmean _ cmed _ _ < <(taskset -c "${PIN:-$first_cpu}" "$work/$loop" $cargs 2>/dev/null)
     awk -v i="$i" -v cm="$cmed" -v ca="$cmean" -v tm="$tmed" -v ta="$tmean" \
       'BEGIN { printf "%-6s %14.1f %14.1f %14.1f %14.1f %8.3f %8.3f\n", i, cm, ca, tm, ta, tm/cm, ta/ca }'
   done

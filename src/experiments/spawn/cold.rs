@@ -2,12 +2,17 @@
 //! and the steady state. Reproduces Sysel's single cold calls (seed 004,
 //! Table 1: fork 34–94 µs to the parent, 60–170 µs to the child;
 //! pthread_create 49–143 / 94–260 µs) beside Bendersky's warm averages
-//! (seed 000), and shows why the two seeds disagree.
+//! (seed 000), and shows why the two seeds disagree. Each probe is pinned
+//! to one CPU, as spawn.methods times creation: on a VM a child that starts
+//! on the other, idle CPU pays for waking it, and a free probe mixes the two
+//! figures in whatever proportion the scheduler picks (docs/EXPERIMENTS.md).
 
 use super::engine::{push_launches, Launch, Launcher};
+use super::placement::Placement;
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
 use crate::measure::probe;
+use crate::sys;
 use std::path::{Path, PathBuf};
 
 pub static EXPERIMENT: Experiment = Experiment {
@@ -141,6 +146,8 @@ fn cold_launches(
     if let Some(why) = l.unsupported(method) {
         anyhow::bail!(why);
     }
+    // Before the first launch, so every child starts where its parent runs.
+    Placement::OneCpu.enter(&sys::allowed_cpus()?)?;
     let first = l.launch(method)?;
     let second = l.launch(method)?;
     let mut rest = Vec::new();
@@ -159,6 +166,11 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
     let methods = job.params.names("methods");
     let probes = job.params.int("probes") as usize;
+    if let Some(cpu) = sys::allowed_cpus()?.first() {
+        out.notes.push(format!(
+            "each fresh process is pinned to CPU {cpu} before its first launch, and its children start there (as spawn.methods' one_cpu)"
+        ));
+    }
     for method in methods.iter().map(String::as_str) {
         let mut firsts = Vec::new();
         let mut seconds = Vec::new();
