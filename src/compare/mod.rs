@@ -57,7 +57,14 @@ pub struct Comparison {
     pub rows: Vec<Row>,
     pub only_in_base: usize,
     pub only_in_new: usize,
+    /// The threshold asked for (`--threshold`).
     pub threshold_pct: f64,
+    /// The threshold the verdicts used: the one asked for, or the machine's
+    /// own drift on either side when that is larger (see [`noise`]).
+    pub noise_pct: f64,
+    /// Each side's drift in percent, where its files recorded canaries.
+    pub base_drift_pct: Option<f64>,
+    pub new_drift_pct: Option<f64>,
 }
 
 impl Comparison {
@@ -116,8 +123,22 @@ pub fn env_differences(base: &RunResults, new: &RunResults) -> Vec<(String, Stri
     out
 }
 
-/// Compares two sides with a noise threshold (0.05 = 5%).
+/// The noise threshold a verdict must clear: the one asked for (0.05 = 5%),
+/// raised to either side's drift when that is larger. A machine whose
+/// yardstick moved ±9% between the rounds of one run cannot tell a 6% change
+/// of another figure from its own drift, however narrow that figure's
+/// interval (its rounds may all have fallen in one of the machine's states).
+pub fn noise(base: &Side, new: &Side, threshold: f64) -> f64 {
+    [base.drift, new.drift]
+        .into_iter()
+        .flatten()
+        .fold(threshold, f64::max)
+}
+
+/// Compares two sides with a noise threshold (0.05 = 5%), raised to the
+/// machine's drift by [`noise`].
 pub fn compare(base: &Side, new: &Side, threshold: f64) -> Vec<Row> {
+    let threshold = noise(base, new, threshold);
     let mut rows = Vec::new();
     for n in &new.series {
         let Some(b) = base
@@ -271,15 +292,26 @@ pub fn render(c: &Comparison, all: bool) -> String {
         s.push_str(&t.to_string());
         s.push('\n');
     }
+    let threshold = if c.noise_pct > c.threshold_pct {
+        let drift = |d: Option<f64>| d.map_or("n/a".to_string(), |d| format!("±{d:.1}%"));
+        format!(
+            "threshold ±{:.1}%: ±{:.0}% asked, raised to the machine's own drift, its canary's 10th to 90th percentile over the rounds ({} base, {} new)",
+            c.noise_pct,
+            c.threshold_pct,
+            drift(c.base_drift_pct),
+            drift(c.new_drift_pct)
+        )
+    } else {
+        format!("threshold ±{:.0}%", c.threshold_pct)
+    };
     s.push_str(&format!(
-        "{} regressed, {} improved, {} changed, {} unchanged, {} inconclusive of {} series (threshold ±{:.0}%: a verdict needs the whole 95% interval beyond it{})",
+        "{} regressed, {} improved, {} changed, {} unchanged, {} inconclusive of {} series ({threshold}: a verdict needs the whole 95% interval beyond it{})",
         c.count(Verdict::Regressed),
         c.count(Verdict::Improved),
         c.count(Verdict::Changed),
         c.count(Verdict::Unchanged),
         c.count(Verdict::Inconclusive),
         c.rows.len(),
-        c.threshold_pct,
         if all { "" } else { "; --all shows every series" }
     ));
     if c.only_in_base + c.only_in_new > 0 {
@@ -366,6 +398,9 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         only_in_new: only(&ns, &bs),
         rows,
         threshold_pct: a.threshold_pct,
+        noise_pct: noise(&bs, &ns, a.threshold_pct / 100.0) * 100.0,
+        base_drift_pct: bs.drift.map(|d| d * 100.0),
+        new_drift_pct: ns.drift.map(|d| d * 100.0),
     };
     if a.json {
         println!("{}", serde_json::to_string_pretty(&c)?);

@@ -31,6 +31,9 @@ pub struct Side {
     pub status: Vec<String>,
     /// The THP setting of each file's machine.
     pub thp: Vec<String>,
+    /// How far the machine's speed moved while this side was measured
+    /// (`stats::drift` of every round's canary, over all its files).
+    pub drift: Option<f64>,
 }
 
 /// Pools `files` (named `names`) into one side.
@@ -38,6 +41,7 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
     let mut pooled: Vec<(Series, Vec<Vec<f64>>)> = Vec::new();
     let mut status = Vec::new();
     let mut thp = Vec::new();
+    let mut canaries = Vec::new();
     for (r, name) in files.iter().zip(names) {
         thp.push(r.env.thp_enabled.clone().unwrap_or_default());
         if r.status == RunStatus::Partial {
@@ -56,6 +60,10 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
             status.push(format!("{name}: {w}"));
         }
         for e in r.experiments.iter().filter(|e| e.status == Status::Ok) {
+            for l in &e.round_log {
+                let t = &l.telemetry;
+                canaries.extend([t.canary_start.syscall_ns, t.canary_end.syscall_ns]);
+            }
             let canary = e.canary_moved().map(|why| format!("{name}: {why}"));
             for m in &e.metrics {
                 let rounds = m.round_samples();
@@ -113,5 +121,6 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
         series,
         status,
         thp,
+        drift: crate::stats::drift(&canaries),
     }
 }

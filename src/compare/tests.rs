@@ -27,11 +27,13 @@ fn verdict_of(unit: Unit, better: Better, base: f64, new: f64) -> Verdict {
         series: vec![series("m", unit, better, base)],
         status: vec![],
         thp: vec![],
+        drift: None,
     };
     let n = Side {
         series: vec![series("m", unit, better, new)],
         status: vec![],
         thp: vec![],
+        drift: None,
     };
     compare(&b, &n, 0.05)[0].verdict
 }
@@ -105,6 +107,7 @@ fn only_changed_rows_are_shown_unless_all() {
         ],
         status: vec![],
         thp: vec![],
+        drift: None,
     };
     let n = Side {
         series: vec![
@@ -113,6 +116,7 @@ fn only_changed_rows_are_shown_unless_all() {
         ],
         status: vec!["new.json: an interrupted run (partial results)".into()],
         thp: vec![],
+        drift: None,
     };
     let c = Comparison {
         env_differences: vec![("THP".into(), "madvise".into(), "always".into())],
@@ -124,6 +128,9 @@ fn only_changed_rows_are_shown_unless_all() {
         only_in_base: 0,
         only_in_new: 0,
         threshold_pct: 5.0,
+        noise_pct: 5.0,
+        base_drift_pct: None,
+        new_drift_pct: None,
     };
     let short = render(&c, false);
     assert!(short.contains("THP: madvise -> always"), "{short}");
@@ -158,6 +165,7 @@ fn huge_pages_found_on_one_side_only_make_a_row_inconclusive_unless_thp_changed(
         series: vec![s.clone()],
         status: vec![],
         thp: vec![thp.into()],
+        drift: None,
     };
     let same = compare(&side(&b, "madvise"), &side(&n, "madvise"), 0.05);
     assert_eq!(same[0].verdict, Verdict::Inconclusive);
@@ -165,4 +173,55 @@ fn huge_pages_found_on_one_side_only_make_a_row_inconclusive_unless_thp_changed(
     // The THP setting itself changed: the difference is the change, judged.
     let changed = compare(&side(&b, "madvise"), &side(&n, "always"), 0.05);
     assert_eq!(changed[0].verdict, Verdict::Improved);
+}
+
+#[test]
+fn the_threshold_rises_to_the_machines_own_drift_and_says_so() {
+    // A yardstick read 40 times that moved ±10% over the run.
+    let moving: Vec<f64> = (0..40)
+        .map(|i| 100.0 * (0.9 + 0.2 * (i % 11) as f64 / 10.0))
+        .collect();
+    let d = stats::drift(&moving).unwrap();
+    assert!((0.08..0.11).contains(&d), "{d}");
+    // A steady one leaves the asked threshold alone; too few readings say nothing.
+    assert!(stats::drift(&[100.0; 40]).unwrap() < 1e-9);
+    assert_eq!(stats::drift(&[100.0; 9]), None);
+    let side = |median: f64, drift: Option<f64>| Side {
+        series: vec![series("m", Unit::Ns, Better::Lower, median)],
+        status: vec![],
+        thp: vec![],
+        drift,
+    };
+    // +8%, with tight intervals: a regression at 5%, not on a machine that
+    // itself moved ±10%; a halving still is one.
+    assert_eq!(
+        compare(&side(100.0, None), &side(108.0, None), 0.05)[0].verdict,
+        Verdict::Regressed
+    );
+    let drifting = compare(&side(100.0, None), &side(108.0, Some(d)), 0.05);
+    assert_ne!(drifting[0].verdict, Verdict::Regressed);
+    assert_eq!(
+        compare(&side(100.0, Some(d)), &side(200.0, None), 0.05)[0].verdict,
+        Verdict::Regressed
+    );
+    assert!((noise(&side(1.0, Some(d)), &side(1.0, None), 0.05) - d).abs() < 1e-12);
+    // A larger threshold asked for stays.
+    assert_eq!(noise(&side(1.0, Some(d)), &side(1.0, None), 0.3), 0.3);
+    let c = Comparison {
+        env_differences: vec![],
+        base_files: vec!["a.json".into()],
+        new_files: vec!["b.json".into()],
+        base_status: vec![],
+        new_status: vec![],
+        rows: drifting,
+        only_in_base: 0,
+        only_in_new: 0,
+        threshold_pct: 5.0,
+        noise_pct: d * 100.0,
+        base_drift_pct: None,
+        new_drift_pct: Some(d * 100.0),
+    };
+    let text = render(&c, false);
+    assert!(text.contains("raised to the machine's own drift"), "{text}");
+    assert!(text.contains("n/a base"), "{text}");
 }

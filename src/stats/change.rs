@@ -51,6 +51,26 @@ pub fn change(base: &Summary, new: &Summary) -> Option<Change> {
         .then_some(c)
 }
 
+/// How far a machine's speed moved while a side was measured, as a noise
+/// floor for its comparisons: from a yardstick taken many times over the run
+/// (the canary at each round's start and end), half the distance in logs
+/// between its 10th and 90th percentiles, as a fraction (0.06 = ±6%). A
+/// change smaller than that is within what the machine itself did. None
+/// with fewer than 10 readings.
+pub fn drift(readings: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = readings
+        .iter()
+        .copied()
+        .filter(|x| x.is_finite() && *x > 0.0)
+        .collect();
+    if v.len() < 10 {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+    Some((at(0.9) / at(0.1)).sqrt() - 1.0)
+}
+
 /// Outcome of comparing a figure between two runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
