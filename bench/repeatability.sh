@@ -4,7 +4,8 @@
 #   - coverage: the share of series whose 95% interval covers the median of
 #     the other runs' medians;
 #   - compare: the exit status and the share of rows flagged (improved,
-#     regressed or changed) for each consecutive pair;
+#     regressed or changed) for each consecutive pair, and (N >= 4) for runs
+#     1+2 against 3+4 pooled, with the noise threshold each used;
 #   - spread: the median over series of max/min of the runs' medians, and the
 #     share of series within 1.05x, 1.10x and 1.25x.
 # Usage: bench/repeatability.sh [N] [extra tasklab run arguments...]
@@ -41,6 +42,14 @@ for i in $(seq 1 $((n - 1))); do
   set -e
   pairs+=("$code:$dir/compare$i.json")
 done
+# The practice for CI on a drifting machine: two runs per side, pooled as rounds.
+if [ "$n" -ge 4 ]; then
+  set +e
+  "$bin" compare --json "${files[0]}" "${files[1]}" --vs "${files[2]}" "${files[3]}" > "$dir/compare-pooled.json"
+  code=$?
+  set -e
+  pairs+=("$code:$dir/compare-pooled.json")
+fi
 python3 - "${files[@]}" -- "${pairs[@]}" <<'PY'
 import json, statistics, sys
 args = sys.argv[1:]
@@ -80,7 +89,10 @@ for p in pairs:
     verdicts = {}
     for r in rows:
         verdicts[r['verdict']] = verdicts.get(r['verdict'], 0) + 1
-    print(f"compare {path.rsplit('/', 1)[-1]}: exit {code}, {100 * flagged / max(len(rows), 1):.1f}% of {len(rows)} rows flagged {verdicts}")
+    name = path.rsplit('/', 1)[-1]
+    if name == 'compare-pooled.json':
+        name = 'runs 1+2 --vs 3+4 (pooled)'
+    print(f"compare {name}: exit {code}, {100 * flagged / max(len(rows), 1):.1f}% of {len(rows)} rows flagged {verdicts}, threshold ±{c.get('noise_pct', c.get('threshold_pct', 0)):.1f}%")
 if spreads:
     spreads.sort()
     within = lambda x: 100 * sum(s <= x for s in spreads) / len(spreads)
