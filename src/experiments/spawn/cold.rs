@@ -225,9 +225,6 @@ fn analyze(r: &ExperimentResult) -> Analysis {
 
 fn cold_findings(r: &ExperimentResult) -> Vec<String> {
     let mut out = Vec::new();
-    let median_ns = |metric: &str, method: &str, call: &str| {
-        r.median(metric, &[("method", method), ("call", call)])
-    };
     let summary = |metric: &str, method: &str, call: &str| {
         r.find(metric, &[("method", method), ("call", call)])
             .filter(|m| !m.summary.unstable)
@@ -250,19 +247,31 @@ fn cold_findings(r: &ExperimentResult) -> Vec<String> {
             ));
         }
     }
-    let (Some(fork_first_ns), Some(thr_first_ns), Some(fork_steady_ns), Some(thr_steady_ns)) = (
-        median_ns("lifecycle_ns", "fork", "first"),
-        median_ns("lifecycle_ns", "pthread_create", "first"),
-        median_ns("lifecycle_ns", "fork", "steady"),
-        median_ns("lifecycle_ns", "pthread_create", "steady"),
+    let (Some(fork_first), Some(thr_first), Some(fork_steady), Some(thr_steady)) = (
+        summary("lifecycle_ns", "fork", "first"),
+        summary("lifecycle_ns", "pthread_create", "first"),
+        summary("lifecycle_ns", "fork", "steady"),
+        summary("lifecycle_ns", "pthread_create", "steady"),
     ) else {
         return out;
     };
+    let (fork_first_ns, thr_first_ns) = (fork_first.median, thr_first.median);
+    let (fork_steady_ns, thr_steady_ns) = (fork_steady.median, thr_steady.median);
     let cold = thr_first_ns / fork_first_ns.max(1.0);
     let warm = thr_steady_ns / fork_steady_ns.max(1.0);
     // The seeds' explanation holds only when this run shows the same
-    // direction: a thread relatively dearer cold than warm.
-    let why = if cold > 1.0 && cold > warm * 1.1 {
+    // direction, each step beyond its intervals: a cold thread dearer than a
+    // cold fork, and its first call dearer against its steady state than
+    // fork's is (the two cold/warm ratios' 95% intervals apart).
+    let thread_dearer_cold = apart(thr_first, fork_first) && cold > 1.0;
+    let relatively = match (
+        crate::stats::change(thr_steady, thr_first),
+        crate::stats::change(fork_steady, fork_first),
+    ) {
+        (Some(t), Some(f)) => t.lo > f.hi,
+        _ => false,
+    };
+    let why = if thread_dearer_cold && relatively {
         format!(
             "here too the thread is relatively dearer cold ({:.1}x its warm share): Sysel timed single cold calls, \
              where the first pthread_create must map and fault in a fresh stack (8 MiB reserved, guard page, TLS); \

@@ -38,3 +38,20 @@ fn the_seeds_explanation_is_given_only_when_the_run_shows_it() {
         "{same}"
     );
 }
+
+#[test]
+fn the_seeds_explanation_needs_intervals_that_separate() {
+    // The same medians as the case that gives the explanation, but a first
+    // thread whose samples spread from 30 to 400 µs: its interval reaches
+    // below the cold fork's, so nothing is claimed.
+    let m =
+        |method, call, v: &[f64]| metric("lifecycle_ns", &[("method", method), ("call", call)], v);
+    let r = result(vec![
+        m("fork", "first", &[100e3, 100e3, 100e3]),
+        m("fork", "steady", &[100e3, 100e3, 100e3]),
+        m("pthread_create", "first", &[30e3, 150e3, 400e3]),
+        m("pthread_create", "steady", &[20e3, 20e3, 20e3]),
+    ]);
+    let said = cold_findings(&r).pop().unwrap();
+    assert!(said.contains("does not explain"), "{said}");
+}
