@@ -190,10 +190,20 @@ pub fn push_cpu(out: &mut WorkerOutput, labels: &Labels, per_op: &[CpuPerOp]) {
     if per_op.is_empty() {
         return;
     }
-    let total = per_op.iter().map(CpuPerOp::total_ns).collect();
+    push_cpu_total(out, labels, per_op);
     let sys_ns = per_op.iter().map(|c| c.sys_ns).collect();
-    out.push_detail(CPU_NS, Unit::Ns, labels.clone(), total);
     out.push_detail(SYS_NS, Unit::Ns, labels.clone(), sys_ns);
+}
+
+/// [`push_cpu`] without the system part, for windows shorter than a few
+/// scheduler ticks: the user/system split follows the tick samples, so
+/// over one short call it is all one or all the other; the sum is exact.
+pub fn push_cpu_total(out: &mut WorkerOutput, labels: &Labels, per_op: &[CpuPerOp]) {
+    if per_op.is_empty() {
+        return;
+    }
+    let total = per_op.iter().map(CpuPerOp::total_ns).collect();
+    out.push_detail(CPU_NS, Unit::Ns, labels.clone(), total);
 }
 
 /// The names of the CPU-time series [`push_cpu`] pushes.

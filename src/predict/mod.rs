@@ -254,7 +254,7 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
     .flatten()
     .collect();
     if !extras.is_empty() {
-        s.push_str(&format!("  of which {}\n", extras.join("; ")));
+        s.push_str(&format!("  including {}\n", extras.join("; ")));
     }
     s.push_str(&format!(
         "writing {}% of its anonymous memory while the child lives ({} pages of 4 KiB) would then cost {} of copy-on-write{}\n",

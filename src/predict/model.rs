@@ -109,10 +109,13 @@ impl Slopes {
         let mut s = Slopes::default();
         if let Some(heap) = r.experiments.iter().find(|x| x.name == "spawn.heap") {
             let base = base_thp(heap);
-            for m in heap
-                .metrics_named("parent_return_ns")
-                .filter(|m| m.label("method") == Some("fork") && m.label("thp") == Some(base))
-            {
+            for m in heap.metrics_named("parent_return_ns").filter(|m| {
+                // The warm series: a first call (`call=first`, one
+                // sample a round) is not what a running process pays.
+                m.label("method") == Some("fork")
+                    && m.label("thp") == Some(base)
+                    && m.label("call").is_none()
+            }) {
                 let h = m.label("heap").unwrap_or("");
                 if let Some(pte) = heap.reading("vm_pte_kib", &[("heap", h), ("thp", base)]) {
                     s.fork.push((pte, range(&m.summary)));

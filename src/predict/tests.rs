@@ -209,7 +209,16 @@ fn the_image_slopes_are_read_from_spawn_heap_when_it_has_them() {
     let with = |extra: &'static str, count: &'static str| {
         [("method", "fork"), ("extra", extra), ("count", count)]
     };
+    let first_call = [
+        ("method", "fork"),
+        ("heap", "0 B"),
+        ("heap_bytes", "0"),
+        ("thp", "off"),
+        ("call", "first"),
+    ];
     heap.metrics.extend([
+        // A first call is not a running process's fork: it stays out.
+        near("parent_return_ns", &first_call, 1e6, 1.0),
         near(image::PARENT_RETURN, &with("none", "0"), 100e3, 1.0),
         near(
             image::PARENT_RETURN,
@@ -232,4 +241,5 @@ fn the_image_slopes_are_read_from_spawn_heap_when_it_has_them() {
     // No descriptor series: that part stays out, and the rest still works.
     assert_eq!(s.per_fd, None);
     assert_eq!(s.fork, before.fork);
+    assert_eq!(s.fork.len(), 5);
 }
