@@ -6,26 +6,6 @@ use serde_json::Value;
 mod common;
 use common::*;
 
-/// Runs `tasklab run <exp> -p ... --json -` and returns the experiment.
-fn run(exp: &str, params: &[&str]) -> Value {
-    let dir = tempfile::tempdir().unwrap();
-    let mut cmd = tasklab();
-    cmd.args(["run", exp, "--out"]).arg(dir.path());
-    for p in params {
-        cmd.args(["-p", p]);
-    }
-    let out = cmd.args(["--json", "-"]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{exp} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
-    let e = v["experiments"][0].clone();
-    assert_eq!(e["status"], "ok", "{e}");
-    e
-}
-
 fn reading(e: &Value, name: &str, with: &[(&str, &str)]) -> f64 {
     e["readings"]
         .as_array()
@@ -95,7 +75,7 @@ fn demo_rejects_an_unknown_mode() {
 
 #[test]
 fn thread_stacks_are_virtual_until_touched() {
-    let e = run(
+    let e = run_one(
         "memory.threads",
         &["threads=40", "small_stack=128K", "touch=400K"],
     );
@@ -130,7 +110,7 @@ fn thread_stacks_are_virtual_until_touched() {
 
 #[test]
 fn sharing_matrix_follows_the_flags() {
-    let e = run("memory.sharing", &["reps=1"]);
+    let e = run_one("memory.sharing", &["reps=1"]);
     let shared = |flag: &str, aspect: &str| {
         reading(&e, "shared", &[("flag", flag), ("aspect", aspect)]) > 0.5
     };
@@ -149,7 +129,7 @@ fn sharing_matrix_follows_the_flags() {
 
 #[test]
 fn malloc_is_virtual_until_touched() {
-    let e = run("memory.malloc", &["size=32M", "reps=2"]);
+    let e = run_one("memory.malloc", &["size=32M", "reps=2"]);
     let size_kib = 32.0 * 1024.0;
     let vm = median(&e, "vm_growth_kib", &[("stage", "after_malloc")]);
     let rss_malloc = median(&e, "rss_growth_kib", &[("stage", "after_malloc")]);
@@ -167,7 +147,7 @@ fn malloc_is_virtual_until_touched() {
 
 #[test]
 fn limits_name_a_binding_bound_and_the_probe_cleans_up() {
-    let e = run("memory.limits", &["probe=true", "probe_ceiling=100"]);
+    let e = run_one("memory.limits", &["probe=true", "probe_ceiling=100"]);
     let computed = median(&e, "max_threads", &[("source", "computed")]);
     assert!(computed >= 1.0);
     assert!(e["readings"]

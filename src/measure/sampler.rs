@@ -102,7 +102,18 @@ pub fn size_batch<E>(
 /// Per-operation cost of `f` in ns, one sample per batch: the batch size is
 /// doubled during warm-up until one batch takes its share of the budget, and
 /// the loop's own overhead is subtracted.
-pub fn per_op(budget: &Budget, loop_overhead_ns: f64, mut f: impl FnMut()) -> Vec<f64> {
+pub fn per_op(budget: &Budget, loop_overhead_ns: f64, f: impl FnMut()) -> Vec<f64> {
+    per_op_cpu(budget, loop_overhead_ns, f).0
+}
+
+/// [`per_op`], and the calling thread's CPU time per operation over the
+/// recorded batches (an operation that stays on this thread: both sides);
+/// None if the thread's CPU time could not be read.
+pub fn per_op_cpu(
+    budget: &Budget,
+    loop_overhead_ns: f64,
+    mut f: impl FnMut(),
+) -> (Vec<f64>, Option<CpuPerOp>) {
     // Batches of at most 200 µs: well inside a scheduler time slice, so on a
     // busy machine most batches run unpreempted and the median is the clean
     // cost; the budget then buys more batches, not longer ones.
@@ -117,7 +128,8 @@ pub fn per_op(budget: &Budget, loop_overhead_ns: f64, mut f: impl FnMut()) -> Ve
         Ok::<f64, std::convert::Infallible>((sys::monotonic_ns() - t0) as f64)
     })
     .unwrap_or_else(|never| match never {});
-    (0..samples)
+    let cpu0 = sys::cpu_split(sys::CpuOf::Thread);
+    let got = (0..samples)
         .map(|_| {
             let t0 = sys::monotonic_ns();
             for _ in 0..n {
@@ -128,7 +140,10 @@ pub fn per_op(budget: &Budget, loop_overhead_ns: f64, mut f: impl FnMut()) -> Ve
             // estimate is off, and the figure should show it.
             dt / n as f64 - loop_overhead_ns
         })
-        .collect()
+        .collect();
+    let cpu1 = sys::cpu_split(sys::CpuOf::Thread);
+    let ops = (samples as u64 * n) as f64;
+    (got, CpuPerOp::between_reads(cpu0, cpu1, ops))
 }
 
 /// An event slower than this needs no second warm-up call.
@@ -137,7 +152,7 @@ const SLOW_EVENT_NS: f64 = 50e6;
 /// CPU time per operation over a series' recorded calls: user and system,
 /// both sides of the work (every thread of the worker and its reaped
 /// children, or both ends of a hand-off).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CpuPerOp {
     pub user_ns: f64,
     pub sys_ns: f64,
@@ -153,6 +168,16 @@ impl CpuPerOp {
         }
     }
 
+    /// [`CpuPerOp::between`] two readings, either of which may have
+    /// failed: None then.
+    pub fn between_reads(
+        then: io::Result<sys::CpuTime>,
+        now: io::Result<sys::CpuTime>,
+        ops: f64,
+    ) -> Option<CpuPerOp> {
+        Some(CpuPerOp::between(then.ok()?, now.ok()?, ops))
+    }
+
     pub fn total_ns(&self) -> f64 {
         self.user_ns + self.sys_ns
     }
@@ -165,10 +190,20 @@ pub fn push_cpu(out: &mut WorkerOutput, labels: &Labels, per_op: &[CpuPerOp]) {
     if per_op.is_empty() {
         return;
     }
-    let total = per_op.iter().map(CpuPerOp::total_ns).collect();
+    push_cpu_total(out, labels, per_op);
     let sys_ns = per_op.iter().map(|c| c.sys_ns).collect();
-    out.push_detail(CPU_NS, Unit::Ns, labels.clone(), total);
     out.push_detail(SYS_NS, Unit::Ns, labels.clone(), sys_ns);
+}
+
+/// [`push_cpu`] without the system part, for windows shorter than a few
+/// scheduler ticks: the user/system split follows the tick samples, so
+/// over one short call it is all one or all the other; the sum is exact.
+pub fn push_cpu_total(out: &mut WorkerOutput, labels: &Labels, per_op: &[CpuPerOp]) {
+    if per_op.is_empty() {
+        return;
+    }
+    let total = per_op.iter().map(CpuPerOp::total_ns).collect();
+    out.push_detail(CPU_NS, Unit::Ns, labels.clone(), total);
 }
 
 /// The names of the CPU-time series [`push_cpu`] pushes.

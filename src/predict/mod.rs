@@ -1,8 +1,9 @@
 //! tasklab predict: what fork() would cost a live process on this machine.
 //! It reads the process's page tables, anonymous memory, huge pages,
 //! mappings and descriptors from /proc (through `sys::procfs`), and prices
-//! them with slopes measured here: spawn.heap's fork against VmPTE and
-//! spawn.cow's writes after fork, from `--results FILE` or a short run.
+//! them with slopes measured here: spawn.heap's fork against VmPTE and per
+//! extra mapping and descriptor, and spawn.cow's writes after fork, from
+//! `--results FILE` or a short run.
 //!
 //! - [`model`]: the pure model (process, slopes, prediction).
 
@@ -10,12 +11,13 @@ pub mod model;
 
 use crate::cli::PredictArgs;
 use crate::error::UsageError;
+use crate::experiments::spawn::heap_fit::signed_ns;
 use crate::measure::params::ParamValue;
 use crate::results::RunResults;
 use crate::run::plan::{Preset, Request};
 use crate::sys::procfs;
 use crate::units::{fmt_ns, fmt_size, group_digits};
-use model::{Prediction, Process, Range, Slopes};
+use model::{ExtraCost, Prediction, Process, Range, Slopes};
 use std::io;
 use std::process::ExitCode;
 
@@ -180,6 +182,31 @@ fn range_ns(r: &Range) -> String {
     )
 }
 
+/// A signed figure with its interval: "+1.90 ms (+1.80 ms to +2.00 ms)".
+fn signed_range_ns(r: &Range) -> String {
+    format!(
+        "{} ({} to {})",
+        signed_ns(r.median),
+        signed_ns(r.lo),
+        signed_ns(r.hi)
+    )
+}
+
+/// "its 640 mappings, 520 more than the measured worker's: +1.0 ms (…)".
+fn extra_line(what: &str, count: u64, e: &ExtraCost) -> String {
+    let d = e.beyond_worker;
+    let against = if d >= 0.0 {
+        format!("{} more than", group_digits(d.round() as i64))
+    } else {
+        format!("{} fewer than", group_digits(-d.round() as i64))
+    };
+    format!(
+        "its {} {what}, {against} the measured worker's: {}",
+        group_digits(count as i64),
+        signed_range_ns(&e.ns)
+    )
+}
+
 /// The prediction in words.
 pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
     let kib = |k: u64| fmt_size(k * 1024);
@@ -218,6 +245,17 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
             ""
         }
     ));
+    let extras: Vec<String> = [
+        p.mappings.map(|e| extra_line("mappings", proc_.vmas, &e)),
+        p.descriptors
+            .map(|e| extra_line("open descriptors", proc_.fds, &e)),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !extras.is_empty() {
+        s.push_str(&format!("  including {}\n", extras.join("; ")));
+    }
     s.push_str(&format!(
         "writing {}% of its anonymous memory while the child lives ({} pages of 4 KiB) would then cost {} of copy-on-write{}\n",
         crate::units::fmt_value(p.writes_pct, crate::units::Unit::Count),
@@ -229,8 +267,14 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
             ""
         }
     ));
+    let image = match (p.mappings.is_some(), p.descriptors.is_some()) {
+        (true, true) => "mappings and descriptors priced per extra one beyond the measured worker's (spawn.heap's image series)",
+        (true, false) => "mappings priced per extra one beyond the measured worker's; descriptors are not in the model (no spawn.heap image series for them)",
+        (false, true) => "descriptors priced per extra one beyond the measured worker's; mappings are not in the model (no spawn.heap image series for them)",
+        (false, false) => "mappings and descriptors are not in the model (the slopes have no spawn.heap image series: run it with -p image=true)",
+    };
     s.push_str(&format!(
-        "slopes from {source}; each interval joins the measured 95% intervals of the heaps and shares either side; mappings and descriptors are not in the model\n"
+        "slopes from {source}; each interval joins the measured 95% intervals of the heaps and shares either side; {image}\n"
     ));
     s
 }

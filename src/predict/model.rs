@@ -1,10 +1,12 @@
 //! The fork-cost model, pure: what a process is (its page tables, its
 //! anonymous memory, its huge pages), the slopes measured on this machine
 //! (fork's return against the page tables it copies, from spawn.heap; ns per
-//! page written after fork, from spawn.cow), and the prediction with its
-//! interval.
+//! page written after fork, from spawn.cow; ns per extra mapping and per
+//! extra descriptor, from spawn.heap's image series), and the prediction
+//! with its interval.
 
 use crate::experiments::spawn::heap::base_thp;
+use crate::experiments::spawn::heap_image as image;
 use crate::results::{ExperimentResult, RunResults};
 use crate::stats::linear_fit;
 use serde::Serialize;
@@ -51,11 +53,14 @@ pub struct Range {
 }
 
 impl Range {
+    /// Every figure times `k`; a negative `k` swaps the ends, so `lo`
+    /// stays the lower.
     fn scaled(self, k: f64) -> Range {
+        let (a, b) = (self.lo * k, self.hi * k);
         Range {
             median: self.median * k,
-            lo: self.lo * k,
-            hi: self.hi * k,
+            lo: a.min(b),
+            hi: a.max(b),
         }
     }
 
@@ -80,6 +85,19 @@ pub struct Slopes {
     /// on 4 KiB pages and on huge pages.
     pub cow_4k: Vec<(f64, Range)>,
     pub cow_thp: Vec<(f64, Range)>,
+    /// fork's return per extra mapping and per extra open descriptor, and
+    /// the measured worker's own counts they start from; None when the
+    /// results have no such series.
+    pub per_mapping: Option<PerExtra>,
+    pub per_fd: Option<PerExtra>,
+}
+
+/// ns per extra one (a mapping, a descriptor) on fork's return, and how
+/// many the worker it was measured in had of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PerExtra {
+    pub per: Range,
+    pub worker: f64,
 }
 
 impl Slopes {
@@ -91,16 +109,32 @@ impl Slopes {
         let mut s = Slopes::default();
         if let Some(heap) = r.experiments.iter().find(|x| x.name == "spawn.heap") {
             let base = base_thp(heap);
-            for m in heap
-                .metrics_named("parent_return_ns")
-                .filter(|m| m.label("method") == Some("fork") && m.label("thp") == Some(base))
-            {
+            for m in heap.metrics_named("parent_return_ns").filter(|m| {
+                // The warm series: a first call (`call=first`, one
+                // sample a round) is not what a running process pays.
+                m.label("method") == Some("fork")
+                    && m.label("thp") == Some(base)
+                    && m.label("call").is_none()
+            }) {
                 let h = m.label("heap").unwrap_or("");
                 if let Some(pte) = heap.reading("vm_pte_kib", &[("heap", h), ("thp", base)]) {
                     s.fork.push((pte, range(&m.summary)));
                 }
             }
             s.fork.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let per = |kind: &str, worker: &str| {
+                let slope = image::slope(heap, image::PARENT_RETURN, kind)?;
+                Some(PerExtra {
+                    per: Range {
+                        median: slope.per.ns,
+                        lo: slope.per.lo,
+                        hi: slope.per.hi,
+                    },
+                    worker: heap.reading(worker, &[])?,
+                })
+            };
+            s.per_mapping = per("mappings", image::WORKER_MAPPINGS);
+            s.per_fd = per("fds", image::WORKER_FDS);
         }
         if let Some(cow) = r.experiments.iter().find(|x| x.name == "spawn.cow") {
             s.cow_4k = cow_shares(cow, "4k");
@@ -134,8 +168,14 @@ fn cow_shares(r: &ExperimentResult, pages: &str) -> Vec<(f64, Range)> {
 /// What fork would cost the process here.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Prediction {
-    /// fork's return to the parent, ns.
+    /// fork's return to the parent, ns: the page tables' figure plus the
+    /// mappings' and descriptors' below.
     pub parent_return_ns: Range,
+    /// What the process's mappings and descriptors beyond the measured
+    /// worker's add to fork's return (fewer than the worker's: a negative
+    /// figure); None when the slopes lack them.
+    pub mappings: Option<ExtraCost>,
+    pub descriptors: Option<ExtraCost>,
     /// True when the process's page tables are beyond the largest heap
     /// measured: the line is extrapolated.
     pub extrapolated: bool,
@@ -151,6 +191,25 @@ pub struct Prediction {
     pub cow_first_pass_ns: Range,
     /// Huge pages were priced at the 4 KiB rate: no huge-page figures.
     pub thp_at_4k_rate: bool,
+}
+
+/// The process's mappings or descriptors against the measured worker's.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ExtraCost {
+    /// The process's count less the worker's.
+    pub beyond_worker: f64,
+    pub ns: Range,
+}
+
+impl ExtraCost {
+    fn of(per: Option<PerExtra>, count: u64) -> Option<ExtraCost> {
+        let per = per?;
+        let beyond_worker = count as f64 - per.worker;
+        Some(ExtraCost {
+            beyond_worker,
+            ns: per.per.scaled(beyond_worker),
+        })
+    }
 }
 
 /// Why a prediction cannot be made from these slopes.
@@ -190,6 +249,12 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
             hi: last.1.hi + slope(|r| r.hi)?,
         }
     };
+    let mappings = ExtraCost::of(s.per_mapping, p.vmas);
+    let descriptors = ExtraCost::of(s.per_fd, p.fds);
+    let parent_return_ns = [mappings, descriptors]
+        .iter()
+        .flatten()
+        .fold(parent_return_ns, |sum, e| sum.plus(e.ns));
     let huge_kib = p.anon_huge_kib.min(p.rss_anon_kib) as f64;
     let small_kib = p.rss_anon_kib as f64 - huge_kib;
     let share = writes_pct / 100.0;
@@ -200,6 +265,8 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
     let per_thp = at_share(&s.cow_thp, writes_pct).unwrap_or(per_4k);
     Some(Prediction {
         parent_return_ns,
+        mappings,
+        descriptors,
         extrapolated: x > last.0,
         below_smallest: x < first.0,
         writes_pct,

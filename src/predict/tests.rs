@@ -15,6 +15,29 @@ fn fixture() -> Slopes {
         fork: vec![(100.0, r(60e3)), (1_000.0, r(500e3)), (8_000.0, r(4e6))],
         cow_4k: vec![(1.0, r(2_000.0)), (10.0, r(1_500.0)), (100.0, r(1_000.0))],
         cow_thp: vec![],
+        per_mapping: None,
+        per_fd: None,
+    }
+}
+
+/// The fixture with slopes per extra mapping (1.9 µs) and per extra
+/// descriptor (20 ns, its interval reaching below zero), measured in a
+/// worker of 100 mappings and 10 descriptors.
+fn with_image() -> Slopes {
+    Slopes {
+        per_mapping: Some(PerExtra {
+            per: r(1_900.0),
+            worker: 100.0,
+        }),
+        per_fd: Some(PerExtra {
+            per: Range {
+                median: 20.0,
+                lo: -5.0,
+                hi: 45.0,
+            },
+            worker: 10.0,
+        }),
+        ..fixture()
     }
 }
 
@@ -110,4 +133,113 @@ fn a_process_that_is_not_ours_is_named_with_what_to_do() {
     let m = unreadable(1, "memory map (smaps_rollup)", &denied);
     assert!(m.starts_with("--pid 1: permission denied"), "{m}");
     assert!(m.contains("as the process's user, or as root"), "{m}");
+}
+
+#[test]
+fn predict_grows_with_the_vma_count() {
+    let s = with_image();
+    let mut last = f64::NEG_INFINITY;
+    for vmas in [20, 100, 500, 2_000, 20_000] {
+        let p = Process {
+            vmas,
+            fds: 10,
+            ..process(2_000)
+        };
+        let got = predict(&s, &p, 10.0).unwrap();
+        let r = got.parent_return_ns;
+        assert!(r.median > last, "{vmas}: {got:?}");
+        assert!(r.lo <= r.median && r.median <= r.hi, "{vmas}: {r:?}");
+        let m = got.mappings.unwrap();
+        assert_eq!(m.beyond_worker, vmas as f64 - 100.0);
+        // Fewer mappings than the worker: a negative figure, its ends in order.
+        assert!(m.ns.lo <= m.ns.median && m.ns.median <= m.ns.hi, "{m:?}");
+        last = r.median;
+    }
+    // The extras are added to the page tables' figure, interval ends alike.
+    let p = Process {
+        vmas: 1_100,
+        fds: 1_010,
+        ..process(2_000)
+    };
+    let plain = predict(&fixture(), &p, 10.0).unwrap();
+    assert_eq!((plain.mappings, plain.descriptors), (None, None));
+    let got = predict(&s, &p, 10.0).unwrap();
+    let d = got.descriptors.unwrap();
+    assert_eq!((d.ns.lo, d.ns.hi), (-5_000.0, 45_000.0));
+    let want = plain.parent_return_ns.median + 1_000.0 * 1_900.0 + 1_000.0 * 20.0;
+    assert!((got.parent_return_ns.median - want).abs() < 1e-6);
+    assert!(
+        (got.parent_return_ns.lo - (plain.parent_return_ns.lo + 1_710_000.0 - 5_000.0)).abs()
+            < 1e-6
+    );
+    let text = render(&p, &got, "a fixture");
+    assert!(
+        text.contains("its 1,100 mappings, 1,000 more than the measured worker's: +1.90 ms"),
+        "{text}"
+    );
+    assert!(
+        text.contains("mappings and descriptors priced per extra one"),
+        "{text}"
+    );
+    assert!(!text.contains("not in the model"), "{text}");
+    let text = render(&p, &plain, "a fixture");
+    assert!(
+        text.contains("mappings and descriptors are not in the model"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_image_slopes_are_read_from_spawn_heap_when_it_has_them() {
+    use crate::experiments::spawn::heap_image as image;
+    use crate::experiments::testing::near;
+    use crate::results::{Labels, Reading, Unit};
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/report-results.json"
+    );
+    let mut r = RunResults::read(std::path::Path::new(path)).unwrap();
+    let before = Slopes::from_results(&r);
+    assert_eq!((before.per_mapping, before.per_fd), (None, None));
+    let heap = r
+        .experiments
+        .iter_mut()
+        .find(|e| e.name == "spawn.heap")
+        .unwrap();
+    let with = |extra: &'static str, count: &'static str| {
+        [("method", "fork"), ("extra", extra), ("count", count)]
+    };
+    let first_call = [
+        ("method", "fork"),
+        ("heap", "0 B"),
+        ("heap_bytes", "0"),
+        ("thp", "off"),
+        ("call", "first"),
+    ];
+    heap.metrics.extend([
+        // A first call is not a running process's fork: it stays out.
+        near("parent_return_ns", &first_call, 1e6, 1.0),
+        near(image::PARENT_RETURN, &with("none", "0"), 100e3, 1.0),
+        near(
+            image::PARENT_RETURN,
+            &with("mappings", "1000"),
+            1_100e3,
+            1.0,
+        ),
+    ]);
+    heap.readings.push(Reading {
+        name: image::WORKER_MAPPINGS.into(),
+        unit: Unit::Count,
+        labels: Labels::new(),
+        value: 120.0,
+    });
+    let s = Slopes::from_results(&r);
+    let m = s.per_mapping.unwrap();
+    assert_eq!(m.worker, 120.0);
+    assert!((m.per.median - 1_000.0).abs() < 1e-9, "{m:?}");
+    assert!(m.per.lo < m.per.median && m.per.median < m.per.hi, "{m:?}");
+    // No descriptor series: that part stays out, and the rest still works.
+    assert_eq!(s.per_fd, None);
+    assert_eq!(s.fork, before.fork);
+    assert_eq!(s.fork.len(), 5);
 }

@@ -224,3 +224,76 @@ impl CloneStack {
         (base, (self.map.len - PAGE) as u64)
     }
 }
+
+/// `count` one-page private anonymous mappings, each written once, with an
+/// unmapped page between neighbours so the kernel cannot merge them: `count`
+/// more mappings (VMAs) for fork to copy one by one, and for the child's
+/// exit to tear down. Unmapped page by page on drop (never the holes, where
+/// another thread's mapping may have landed since).
+pub struct ScatteredPages {
+    base: usize,
+    count: usize,
+}
+
+impl ScatteredPages {
+    pub fn new(count: usize) -> io::Result<Self> {
+        if count == 0 {
+            return Ok(ScatteredPages { base: 0, count: 0 });
+        }
+        let len = 2 * count * PAGE;
+        // SAFETY: an anonymous mapping at an address the kernel picks aliases
+        // no existing Rust object; the result is checked for MAP_FAILED.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let pages = ScatteredPages {
+            base: p as usize,
+            count,
+        };
+        for i in 0..count {
+            let hole = pages.base + (2 * i + 1) * PAGE;
+            // SAFETY: the hole lies inside the mapping just made, which no
+            // Rust object refers to.
+            if unsafe { libc::munmap(hole as *mut libc::c_void, PAGE) } != 0 {
+                let e = io::Error::last_os_error();
+                // The odd pages from here on are still ours: unmap them too
+                // (drop unmaps the even ones).
+                for j in i..count {
+                    // SAFETY: page 2j+1 is still part of our mapping.
+                    unsafe { libc::munmap((pages.base + (2 * j + 1) * PAGE) as *mut _, PAGE) };
+                }
+                return Err(e);
+            }
+        }
+        for i in 0..count {
+            // SAFETY: page 2i is one of our writable mappings, aliased by no
+            // Rust reference; a volatile write of one byte is sound there.
+            unsafe { std::ptr::write_volatile((pages.base + 2 * i * PAGE) as *mut u8, 1) };
+        }
+        Ok(pages)
+    }
+
+    pub fn count(&self) -> usize {
+        self.count
+    }
+}
+
+impl Drop for ScatteredPages {
+    fn drop(&mut self) {
+        for i in 0..self.count {
+            // SAFETY: page 2i is exactly one of the one-page mappings this
+            // value owns, unmapped once.
+            unsafe { libc::munmap((self.base + 2 * i * PAGE) as *mut libc::c_void, PAGE) };
+        }
+    }
+}

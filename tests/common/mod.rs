@@ -27,6 +27,27 @@ pub fn report_stdout(file: &std::path::Path, dir: &std::path::Path, extra: &[&st
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Runs `tasklab run <exp> -p ... --json -`, which must succeed, and
+/// returns the experiment, whose status must be ok.
+pub fn run_one(exp: &str, params: &[&str]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = tasklab();
+    cmd.args(["run", exp, "--out"]).arg(dir.path());
+    for p in params {
+        cmd.args(["-p", p]);
+    }
+    let out = cmd.args(["--json", "-"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{exp} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let e = v["experiments"][0].clone();
+    assert_eq!(e["status"], "ok", "{e}");
+    e
+}
+
 /// The experiment `name` in a results document.
 pub fn experiment<'a>(r: &'a Value, name: &str) -> &'a Value {
     r["experiments"]

@@ -4,7 +4,8 @@
 //
 // Usage: pingpong SAMPLE_NS SAMPLES [lock]
 // A warm-up sizes a batch of round trips to take about SAMPLE_NS; then it
-// prints one line per sample: "ROUND_TRIPS NANOSECONDS".
+// prints one line per sample: "ROUND_TRIPS NANOSECONDS", then the process's
+// CPU time over the samples: "cpu USER_NS SYS_NS ROUND_TRIPS".
 // With "lock", each goroutine calls runtime.LockOSThread, so every hand-off
 // becomes a kernel switch between two OS threads.
 package main
@@ -14,8 +15,19 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"syscall"
 	"time"
 )
+
+// cpuNs is this process's user and system CPU time so far (every thread),
+// or ok=false if it cannot be read.
+func cpuNs() (user, sys int64, ok bool) {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0, 0, false
+	}
+	return ru.Utime.Nano(), ru.Stime.Nano(), true
+}
 
 func main() {
 	if len(os.Args) < 3 {
@@ -68,10 +80,17 @@ func main() {
 		}
 		n = int(float64(n)*grow) + 1
 	}
+	u0, s0, ok0 := cpuNs()
+	total := 0
 	for s := 0; s < samples; s++ {
 		t0 := time.Now()
 		round(n)
 		fmt.Println(n, time.Since(t0).Nanoseconds())
+		total += n
+	}
+	u1, s1, ok1 := cpuNs()
+	if ok0 && ok1 {
+		fmt.Println("cpu", u1-u0, s1-s0, total)
 	}
 	close(ping)
 	<-pong

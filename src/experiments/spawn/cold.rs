@@ -11,13 +11,15 @@ use super::engine::{push_launches, Launch, Launcher};
 use super::placement::Placement;
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
+use crate::measure::explain::cpu_of_wall;
 use crate::measure::probe;
+use crate::measure::sampler::{push_cpu_total, CpuPerOp};
 use crate::sys;
 use std::path::{Path, PathBuf};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.cold",
-    better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower)],
+    better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower), ("cpu_ns", Better::Neither)],
     summary: "the first creation in a fresh process vs the second and the steady state, per method",
     reproduces: "Sysel Table 1 (single cold calls) beside Bendersky's averages: why they disagree",
     params: &[
@@ -111,12 +113,17 @@ pub static EXPERIMENT: Experiment = Experiment {
 /// them is its steady state.
 const COLD_FOLLOWERS: usize = 20;
 
-/// What one fresh process measured.
+/// What one fresh process measured, and the CPU time (both sides: the
+/// probe's threads and its reaped children) of the first launch, the
+/// second, and per launch of the steady ones.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct ColdProbe {
     pub first: Launch,
     pub second: Launch,
     pub steady: Vec<Launch>,
+    pub first_cpu: Option<CpuPerOp>,
+    pub second_cpu: Option<CpuPerOp>,
+    pub steady_cpu: Option<CpuPerOp>,
 }
 
 /// What one cold probe is asked to launch.
@@ -148,17 +155,26 @@ fn cold_launches(
     }
     // Before the first launch, so every child starts where its parent runs.
     Placement::OneCpu.enter(&sys::allowed_cpus()?)?;
-    let first = l.launch(method)?;
-    let second = l.launch(method)?;
-    let mut rest = Vec::new();
-    for _ in 0..COLD_FOLLOWERS {
-        rest.push(l.launch(method)?);
-    }
-    let steady = rest.split_off(COLD_FOLLOWERS / 2);
+    let cpu = || sys::cpu_split(sys::CpuOf::ProcessAndChildren);
+    // `n` launches, and their CPU time per launch.
+    let timed = |n: usize| -> anyhow::Result<(Vec<Launch>, Option<CpuPerOp>)> {
+        let c0 = cpu();
+        let v = (0..n)
+            .map(|_| l.launch(method))
+            .collect::<std::io::Result<Vec<_>>>()?;
+        Ok((v, CpuPerOp::between_reads(c0, cpu(), n as f64)))
+    };
+    let (first, first_cpu) = timed(1)?;
+    let (second, second_cpu) = timed(1)?;
+    timed(COLD_FOLLOWERS - COLD_FOLLOWERS / 2)?;
+    let (steady, steady_cpu) = timed(COLD_FOLLOWERS / 2)?;
     Ok(ColdProbe {
-        first,
-        second,
+        first: first[0],
+        second: second[0],
         steady,
+        first_cpu,
+        second_cpu,
+        steady_cpu,
     })
 }
 
@@ -175,6 +191,10 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         let mut firsts = Vec::new();
         let mut seconds = Vec::new();
         let mut steady = Vec::new();
+        // CPU time per launch, one figure per probe: first, second, steady.
+        // The total only: one launch (or ten) is shorter than a few ticks,
+        // and the user/system split follows the tick samples.
+        let mut cpu: [Vec<CpuPerOp>; 3] = Default::default();
         let mut skipped = None;
         for _ in 0..probes {
             let arg = ColdArg {
@@ -198,22 +218,28 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             firsts.push(p.first);
             seconds.push(p.second);
             steady.extend(p.steady);
+            for (v, c) in cpu
+                .iter_mut()
+                .zip([p.first_cpu, p.second_cpu, p.steady_cpu])
+            {
+                v.extend(c);
+            }
         }
         if let Some(why) = skipped {
             out.notes.push(why);
             continue;
         }
-        for (call, v) in [
+        for ((call, v), c) in [
             ("first", &firsts),
             ("second", &seconds),
             ("steady", &steady),
-        ] {
-            push_launches(
-                &mut out,
-                &labels(&[("method", method), ("call", call)]),
-                v,
-                false,
-            );
+        ]
+        .into_iter()
+        .zip(&cpu)
+        {
+            let with = labels(&[("method", method), ("call", call)]);
+            push_launches(&mut out, &with, v, false);
+            push_cpu_total(&mut out, &with, c);
         }
     }
     Ok(out)
@@ -225,6 +251,20 @@ fn analyze(r: &ExperimentResult) -> Analysis {
 
 fn cold_findings(r: &ExperimentResult) -> Vec<String> {
     let mut out = Vec::new();
+    for (m, what) in [
+        ("fork", "a cold fork+reap (the first in a fresh process)"),
+        (
+            "pthread_create",
+            "a cold pthread_create+join (the first in a fresh process)",
+        ),
+    ] {
+        out.extend(cpu_of_wall(
+            r,
+            what,
+            "lifecycle_ns",
+            &[("method", m), ("call", "first")],
+        ));
+    }
     let summary = |metric: &str, method: &str, call: &str| {
         r.find(metric, &[("method", method), ("call", call)])
             .filter(|m| !m.summary.unstable)

@@ -55,3 +55,33 @@ fn the_seeds_explanation_needs_intervals_that_separate() {
     let said = cold_findings(&r).pop().unwrap();
     assert!(said.contains("does not explain"), "{said}");
 }
+
+/// Measured: a thread's creation and join burn CPU time, and a probe
+/// records it for the first launch, the second and the steady ones. (A
+/// thread, not a fork: a fork here would make the other tests' pages
+/// copy-on-write under them.)
+#[test]
+fn a_cold_probe_counts_the_cpu_time_of_its_launches() {
+    let p = super::cold_launches("pthread_create", None, 0.0).unwrap();
+    assert_eq!(p.steady.len(), super::COLD_FOLLOWERS / 2);
+    for c in [p.first_cpu, p.second_cpu, p.steady_cpu] {
+        let c = c.expect("CPU time read");
+        assert!(c.total_ns() > 0.0, "{c:?}");
+    }
+}
+
+#[test]
+fn a_cold_fork_is_set_against_its_cpu_time() {
+    let with = &[("method", "fork"), ("call", "first")];
+    let r = result(vec![
+        metric("lifecycle_ns", with, &[200e3, 210e3, 190e3]),
+        metric("cpu_ns", with, &[80e3, 82e3, 78e3]),
+    ]);
+    let f = cold_findings(&r);
+    assert!(
+        f[0].starts_with("a cold fork+reap (the first in a fresh process) is 60% idle"),
+        "{f:?}"
+    );
+    // spawn.cold records no system part: none is quoted.
+    assert!(!f[0].contains("kernel"), "{f:?}");
+}

@@ -3,10 +3,12 @@
 //! with the heap, a thread does not) and Sysel's 4 GB fork ≈ 20 ms (seed
 //! 004), and explains the growth by the page tables fork copies (VmPTE).
 //! An untouched heap of each size ([`super::heap_untouched`]) says which
-//! heap the seed's 4 GB row was.
+//! heap the seed's 4 GB row was. Extra mappings and descriptors
+//! ([`super::heap_image`]) give what each adds to fork.
 
 use super::engine::{push_launches, Launcher};
 use super::heap_fit;
+use super::heap_image as image;
 use super::heap_untouched as untouched;
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
@@ -17,7 +19,7 @@ use crate::sys::procfs;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.heap",
-    better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower), ("untouched_parent_return_ns", Better::Lower), ("untouched_lifecycle_ns", Better::Lower), ("cpu_ns", Better::Neither), ("sys_ns", Better::Neither)],
+    better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower), ("untouched_parent_return_ns", Better::Lower), ("untouched_lifecycle_ns", Better::Lower), ("image_parent_return_ns", Better::Lower), ("image_lifecycle_ns", Better::Lower), ("cpu_ns", Better::Neither), ("sys_ns", Better::Neither)],
     summary: "creation cost vs the parent's touched heap (0 to 4 GiB), pinned to one CPU: VmPTE, cost per page, THP on vs off, the first call apart",
     reproduces: "Bendersky's \"launch time vs memory image\" figure; Sysel's 4 GB fork ≈ 20 ms",
     params: &[
@@ -55,6 +57,27 @@ pub static EXPERIMENT: Experiment = Experiment {
             kind: ParamKind::Bool,
             quick: "true",
             thorough: "true",
+        },
+        ParamSpec {
+            name: "image",
+            help: "also fork with extra one-page mappings and extra open descriptors (image_* series): what each adds to fork, the slopes `tasklab predict` prices them with",
+            kind: ParamKind::Bool,
+            quick: "true",
+            thorough: "true",
+        },
+        ParamSpec {
+            name: "extra_mappings",
+            help: "extra one-page private mappings (each written once, kept apart so none merge) for the image series",
+            kind: ParamKind::Count { min: 1, max: 60_000 },
+            quick: "1000",
+            thorough: "2000",
+        },
+        ParamSpec {
+            name: "extra_fds",
+            help: "extra open descriptors (dups of /dev/null) for the image series; must fit under the open-files limit (ulimit -n)",
+            kind: ParamKind::Count { min: 1, max: 1_000_000 },
+            quick: "1000",
+            thorough: "1000",
         },
     ],
     seeds: &[
@@ -186,6 +209,10 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
             pts.points.push(untouched::point(s, BASE_THP));
         }
     }
+    if ctx.params.flag("image") {
+        pts.points
+            .extend(image::point(ctx, BASE_THP, &mut pts.notes)?);
+    }
     if ctx.params.flag("thp") && thp_possible {
         let thp_max = ctx.params.int("thp_max");
         for &s in sizes_bytes
@@ -202,6 +229,9 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let heap_bytes = job.point["heap"].as_u64().unwrap_or(0);
     if untouched::is_untouched(&job.point) {
         return untouched::measure(job, heap_bytes);
+    }
+    if image::is_image(&job.point) {
+        return image::measure(job);
     }
     // The heap as the system backs it (no advice), or with MADV_HUGEPAGE.
     let (thp, thp_label) = if job.point["thp"] == "on" {
@@ -316,6 +346,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     }
     a.findings.extend(huge_pages(r));
     a.findings.extend(untouched::finding(r, base));
+    a.findings.extend(image::findings(r));
     if methods.iter().any(|m| m == "posix_spawn") {
         a.findings.push(
             "advice: a process with a large heap that must start programs should use posix_spawn or vfork, whose cost does not grow with the heap; fork+exec pays for copying the page tables first".into(),

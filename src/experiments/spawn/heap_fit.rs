@@ -34,11 +34,17 @@ pub struct PerPage {
 const PAGE: f64 = 4096.0;
 
 pub fn per_page(a: (u64, &Summary), b: (u64, &Summary)) -> Option<PerPage> {
-    let pages = (b.0 as f64 - a.0 as f64) / PAGE;
-    (pages > 0.0).then(|| PerPage {
-        ns: (b.1.median - a.1.median) / pages,
-        lo: (b.1.ci95_lo - a.1.ci95_hi) / pages,
-        hi: (b.1.ci95_hi - a.1.ci95_lo) / pages,
+    per_unit(a.1, b.1, (b.0 as f64 - a.0 as f64) / PAGE)
+}
+
+/// ns per unit from `a` to `b`, `units` apart (pages, mappings,
+/// descriptors): the medians' difference, and the interval the two 95%
+/// intervals allow (b's low end less a's high end, and the reverse).
+pub fn per_unit(a: &Summary, b: &Summary, units: f64) -> Option<PerPage> {
+    (units > 0.0).then(|| PerPage {
+        ns: (b.median - a.median) / units,
+        lo: (b.ci95_lo - a.ci95_hi) / units,
+        hi: (b.ci95_hi - a.ci95_lo) / units,
     })
 }
 

@@ -166,3 +166,84 @@ fn the_untouched_heap_is_set_beside_the_touched_one_and_the_seed() {
     assert!(f[0].contains("300.0x faster"), "{}", f[0]);
     assert!(f[1].contains("matches the touched heap"), "{}", f[1]);
 }
+
+/// Kept apart by unmapped pages, 1,000 one-page mappings stay 1,000
+/// mappings: the kernel cannot merge them. (What they add to fork is
+/// measured in a fresh worker by tests/spawn.rs: a fork here would copy
+/// the other tests' heaps too.)
+#[test]
+fn scattered_pages_are_as_many_mappings() {
+    let before = procfs::self_maps().unwrap();
+    let pages = sys::ScatteredPages::new(1_000).unwrap();
+    assert_eq!(pages.count(), 1_000);
+    // Other tests' threads may map or unmap a few meanwhile.
+    let during = procfs::self_maps().unwrap();
+    assert!(during >= before + 900, "{before} then {during}");
+    drop(pages);
+    let after = procfs::self_maps().unwrap();
+    assert!(after + 900 <= during, "{during} then {after}");
+}
+
+fn image(name: &str, extra: &str, count: u64, ns: f64) -> Metric {
+    crate::experiments::testing::near(
+        name,
+        &[
+            ("method", "fork"),
+            ("extra", extra),
+            ("count", &count.to_string()),
+        ],
+        ns,
+        1.0,
+    )
+}
+
+#[test]
+fn extra_mappings_and_descriptors_are_priced_per_one_from_their_intervals() {
+    let r = result(vec![
+        image(image::LIFECYCLE, "none", 0, 200e3),
+        image(image::LIFECYCLE, "mappings", 1000, 2_100e3),
+        image(image::LIFECYCLE, "fds", 1000, 201e3),
+        image(image::PARENT_RETURN, "none", 0, 100e3),
+        image(image::PARENT_RETURN, "mappings", 1000, 1_100e3),
+    ]);
+    let s = image::slope(&r, image::LIFECYCLE, "mappings").unwrap();
+    assert_eq!(s.count, 1000);
+    assert!((s.per.ns - 1_900.0).abs() < 1e-9, "{}", s.per.ns);
+    assert!(s.per.lo <= s.per.ns && s.per.ns <= s.per.hi);
+    let f = image::findings(&r);
+    assert_eq!(f.len(), 1, "{f:?}");
+    let (maps, fds) = f[0].split_once("; ").unwrap();
+    assert!(
+        maps.starts_with("each extra one-page mapping adds 1.90 µs ["),
+        "{maps}"
+    );
+    assert!(maps.contains("1.00 µs ["), "{maps}");
+    assert!(maps.contains("to fork's return to the parent"), "{maps}");
+    // 1 µs more for 1,000 descriptors lies inside the intervals: no slope
+    // is stated.
+    assert!(
+        fds.starts_with("1,000 extra descriptors do not change fork+reap measurably"),
+        "{fds}"
+    );
+    assert!(!fds.contains("adds"), "{fds}");
+    // An unsettled series carries no finding.
+    let mut r = r;
+    r.metrics[1].summary.unstable = true;
+    assert!(image::slope(&r, image::LIFECYCLE, "mappings").is_none());
+    let f = image::findings(&r);
+    assert!(!f[0].contains("mapping"), "{f:?}");
+    assert!(!f[0].contains("fork copies"), "{f:?}");
+}
+
+#[test]
+fn extras_that_do_not_fit_the_limits_say_which_limit() {
+    assert_eq!(image::mappings_short(Some(65_530), 200, 1_000), None);
+    assert_eq!(image::mappings_short(None, 200, 1_000_000), None);
+    let why = image::mappings_short(Some(1_500), 200, 1_000).unwrap();
+    assert!(why.contains("vm.max_map_count is 1500"), "{why}");
+    assert_eq!(image::fds_short(Some(20_000), 10, 1_000), None);
+    assert_eq!(image::fds_short(None, 10, 1_000), None);
+    let why = image::fds_short(Some(1_024), 10, 1_000).unwrap();
+    assert!(why.contains("ulimit -n) is 1024"), "{why}");
+    assert!(why.contains("largest allowed here: 950"), "{why}");
+}

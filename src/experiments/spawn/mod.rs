@@ -19,6 +19,7 @@ pub mod cow;
 pub mod engine;
 pub mod heap;
 pub mod heap_fit;
+pub mod heap_image;
 pub mod heap_untouched;
 pub mod launch;
 pub mod methods;

@@ -17,7 +17,7 @@
 //! by rename; temp files of a killed run are swept by the next one.
 
 use super::methods::GoMode;
-use crate::measure::sampler::Budget;
+use crate::measure::sampler::{Budget, CpuPerOp};
 use crate::sys;
 use crate::sys::private::{open_private_file, private_dir};
 use sha2::{Digest, Sha256};
@@ -34,11 +34,30 @@ pub enum GoError {
     Failed(String),
 }
 
-/// What one run of the Go program gave: its round trips (ns), and a note on
+/// What one run of the Go program gave: its round trips (ns), its CPU time
+/// per round trip over them (every thread of the Go process), and a note on
 /// where the program came from when the user should know.
 pub struct GoRun {
     pub round_trip_ns: Vec<f64>,
+    pub cpu: Option<CpuPerOp>,
     pub note: Option<String>,
+}
+
+/// The program's last line, "cpu USER_NS SYS_NS ROUND_TRIPS": CPU time
+/// per round trip.
+fn parse_cpu(text: &str) -> Option<CpuPerOp> {
+    let line = text.lines().find_map(|l| l.strip_prefix("cpu "))?;
+    let v: Vec<f64> = line
+        .split_whitespace()
+        .map(|x| x.parse().ok())
+        .collect::<Option<_>>()?;
+    match v[..] {
+        [user, sys, n] if n > 0.0 && user >= 0.0 && sys >= 0.0 => Some(CpuPerOp {
+            user_ns: user / n,
+            sys_ns: sys / n,
+        }),
+        _ => None,
+    }
 }
 
 /// Longest `go version` plus a first-use `go build` may take before the
@@ -440,6 +459,7 @@ pub fn go_round_trips(
     }
     Ok(GoRun {
         round_trip_ns: rt,
+        cpu: parse_cpu(&text),
         note,
     })
 }

@@ -8,7 +8,10 @@ use super::go::{go_round_trips, GoError};
 use super::methods::{variant, UserSwitch, PIPE_THREADS, VARIANT_CHOICES};
 use super::{plan_cpus, worker_cpus, CPUS, PER_SWITCH_NOTE};
 use crate::experiments::prelude::*;
-use crate::measure::sampler::{interleave, next_batch, per_op, Budget, PASSES};
+use crate::measure::explain::cpu_of_wall;
+use crate::measure::sampler::{
+    interleave, next_batch, per_op_cpu, push_cpu, Budget, CpuPerOp, PASSES,
+};
 use crate::sys;
 use std::hint::black_box;
 use std::io;
@@ -16,7 +19,7 @@ use tokio::sync::mpsc;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "switch.userspace",
-    better: &[("switch_ns", Better::Lower), ("round_trip_ns", Better::Lower), ("iterations_per_s", Better::Higher)],
+    better: &[("switch_ns", Better::Lower), ("round_trip_ns", Better::Lower), ("iterations_per_s", Better::Higher), ("cpu_ns", Better::Neither), ("sys_ns", Better::Neither)],
     summary: "user-space switching: a stackful coroutine (corosensei), async tasks on a single-threaded tokio runtime, Go goroutines over an unbuffered channel; beside a kernel pipe switch",
     reproduces: "Bendersky's goroutine ping-pong: ~2.8 M iterations/s, ~170 ns per switch",
     params: &[
@@ -69,9 +72,11 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
     Ok(pts)
 }
 
-/// One variant's series, from its round trips (ns).
-fn push_user(out: &mut WorkerOutput, variant: &str, round_trip_ns: Vec<f64>) {
+/// One variant's series, from its round trips (ns), and its CPU time per
+/// round trip (both sides), one figure per pass or batch.
+fn push_user(out: &mut WorkerOutput, variant: &str, round_trip_ns: Vec<f64>, cpu: &[CpuPerOp]) {
     let l = labels(&[("variant", variant)]);
+    push_cpu(out, &l, cpu);
     out.push(
         "iterations_per_s",
         Unit::PerSecond,
@@ -100,17 +105,23 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut go_notes = Vec::new();
     let per_variant = interleave(&chosen, PASSES, job.seed, |v| {
         let name = v.name();
+        // Each turn's round trips and CPU time per round trip: one figure
+        // for the turn, or one per batch (the kernel pipe's).
+        let one = |(rt, cpu): (Vec<f64>, Option<CpuPerOp>)| -> (Vec<f64>, Vec<CpuPerOp>) {
+            (rt, cpu.into_iter().collect())
+        };
         Ok::<_, anyhow::Error>(match v.switch {
-            UserSwitch::Coroutine => Ok(coroutine_round_trips(&share, job.loop_overhead_ns)),
-            UserSwitch::Async => Ok(async_round_trips(&share)?),
+            UserSwitch::Coroutine => Ok(one(coroutine_round_trips(&share, job.loop_overhead_ns))),
+            UserSwitch::Async => Ok(one(async_round_trips(&share)?)),
             UserSwitch::KernelPipe => {
-                Ok(run_pair(&PIPE_THREADS, &Place::same(cpus[0]), &share, &all, 0)?.round_trip_ns)
+                let r = run_pair(&PIPE_THREADS, &Place::same(cpus[0]), &share, &all, 0)?;
+                Ok((r.round_trip_ns, r.cpu_per_round_trip))
             }
             UserSwitch::Go(mode) => {
                 match go_round_trips(mode, &share, cpus[0], &all, job.scratch.as_deref()) {
                     Ok(run) => {
                         go_notes.extend(run.note);
-                        Ok(run.round_trip_ns)
+                        Ok(one((run.round_trip_ns, run.cpu)))
                     }
                     Err(GoError::Skipped(why)) => Err(format!("{name} skipped: {why}")),
                     Err(GoError::Failed(e)) => anyhow::bail!("{name}: {e}"),
@@ -125,9 +136,13 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     }
     for (v, passes) in chosen.iter().zip(per_variant) {
         let mut round_trip_ns = Vec::new();
+        let mut cpu = Vec::new();
         for pass in passes {
             match pass {
-                Ok(rt) => round_trip_ns.extend(rt),
+                Ok((rt, c)) => {
+                    round_trip_ns.extend(rt);
+                    cpu.extend(c);
+                }
                 Err(why) => {
                     if !out.notes.contains(&why) {
                         out.notes.push(why);
@@ -136,7 +151,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             }
         }
         if !round_trip_ns.is_empty() {
-            push_user(&mut out, v.name(), round_trip_ns);
+            push_user(&mut out, v.name(), round_trip_ns, &cpu);
         }
     }
     Ok(out)
@@ -193,19 +208,30 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         ));
     }
     a.findings.extend(findings);
+    for (v, what) in [
+        ("go_default", "a goroutine round trip (default GOMAXPROCS)"),
+        (
+            "go_locked",
+            "a round trip of goroutines locked to OS threads",
+        ),
+    ] {
+        a.findings
+            .extend(cpu_of_wall(r, what, "round_trip_ns", &[("variant", v)]));
+    }
     a.headlines.extend(userspace_headline(r));
     a
 }
 
 /// Round trips (ns) of a stackful coroutine: resume into it, it suspends
 /// straight back. One round trip is two switches of stack and registers.
-fn coroutine_round_trips(budget: &Budget, loop_ns: f64) -> Vec<f64> {
+/// With the thread's CPU time per round trip (both sides are this thread).
+fn coroutine_round_trips(budget: &Budget, loop_ns: f64) -> (Vec<f64>, Option<CpuPerOp>) {
     use corosensei::{Coroutine, CoroutineResult};
     let mut co = Coroutine::new(|yielder, mut x: u64| loop {
         x = yielder.suspend(x.wrapping_add(1));
     });
     let mut v = 0u64;
-    per_op(budget, loop_ns, || {
+    per_op_cpu(budget, loop_ns, || {
         if let CoroutineResult::Yield(y) = co.resume(black_box(v)) {
             v = y;
         }
@@ -228,8 +254,9 @@ async fn async_batch(
 }
 
 /// Round trips (ns) of two async tasks ping-ponging over bounded channels
-/// on a single-threaded tokio runtime.
-fn async_round_trips(budget: &Budget) -> io::Result<Vec<f64>> {
+/// on a single-threaded tokio runtime, and the thread's CPU time per round
+/// trip over the recorded batches (both tasks run on it).
+fn async_round_trips(budget: &Budget) -> io::Result<(Vec<f64>, Option<CpuPerOp>)> {
     let rt = tokio::runtime::Builder::new_current_thread().build()?;
     rt.block_on(async {
         let (tx1, mut rx1) = mpsc::channel::<u32>(1);
@@ -254,12 +281,15 @@ fn async_round_trips(budget: &Budget) -> io::Result<Vec<f64>> {
             n = next;
         }
         let mut out = Vec::with_capacity(samples);
+        let cpu0 = sys::cpu_split(sys::CpuOf::Thread);
         while out.len() < samples {
             out.push(async_batch(&tx1, &mut rx2, n).await? / n as f64);
         }
+        let cpu1 = sys::cpu_split(sys::CpuOf::Thread);
+        let cpu = CpuPerOp::between_reads(cpu0, cpu1, (samples as u64 * n) as f64);
         drop(tx1);
         echo.await.map_err(|e| io::Error::other(e.to_string()))?;
-        Ok(out)
+        Ok((out, cpu))
     })
 }
 

@@ -28,14 +28,39 @@ fn user_space_switches_are_read_against_the_kernel_pipe() {
 
 #[test]
 fn a_coroutine_and_async_tasks_round_trip() {
+    // 0.3 s each: a thread that never sleeps has its CPU time counted up
+    // to a scheduler tick late (≤ 10 ms), a few percent of this.
     let tiny = Budget {
-        seconds: 0.01,
+        seconds: 0.3,
         min_samples: 5,
-        max_samples: 50,
+        max_samples: 2_000,
     };
-    let co = coroutine_round_trips(&tiny, 0.0);
+    let (co, co_cpu) = coroutine_round_trips(&tiny, 0.0);
     assert!(!co.is_empty() && co.iter().all(|x| x.is_finite()));
-    let rt = async_round_trips(&tiny).unwrap();
+    let (rt, rt_cpu) = async_round_trips(&tiny).unwrap();
     assert!(rt.len() >= 15, "{}", rt.len());
     assert!(rt.iter().all(|x| *x > 0.0));
+    // Both sides run on this one thread: its CPU time per round trip is
+    // some, and never more than the wall time (10% for the tick, the
+    // µs-granular counters and the clock reads between batches).
+    for (name, wall, cpu) in [("coroutine", &co, co_cpu), ("async", &rt, rt_cpu)] {
+        let cpu = cpu.unwrap().total_ns();
+        let mean = wall.iter().sum::<f64>() / wall.len() as f64;
+        assert!(cpu > 0.0, "{name}");
+        assert!(cpu <= mean * 1.1, "{name}: CPU {cpu} ns, wall {mean} ns");
+    }
+}
+
+#[test]
+fn cpu_time_is_compared_with_the_wall_time_of_a_goroutine() {
+    let l = &[("variant", "go_default")];
+    let r = result(vec![
+        metric("round_trip_ns", l, &[400.0, 410.0, 390.0]),
+        metric("cpu_ns", l, &[790.0, 800.0, 810.0]),
+    ]);
+    let all = analyze(&r).findings.join("\n");
+    assert!(
+        all.contains("a goroutine round trip (default GOMAXPROCS) keeps more than one CPU busy"),
+        "{all}"
+    );
 }

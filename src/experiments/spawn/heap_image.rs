@@ -1,0 +1,273 @@
+//! spawn.heap's image variant: fork+reap of the worker as it is, with M
+//! extra one-page mappings (each written once, kept apart so the kernel
+//! cannot merge them), and with F extra open descriptors (dups of
+//! /dev/null). fork copies every mapping (VMA) and the descriptor table,
+//! and the child's exit tears them down, so each adds a cost the page
+//! tables (VmPTE) do not show. The slopes (ns per extra mapping, per extra
+//! descriptor) are what `tasklab predict` prices a process's mappings and
+//! descriptors with. Its own series names (`image_*`) keep it out of the
+//! heap's fits and charts.
+
+use super::engine::{Launch, Launcher};
+use super::heap_fit::{per_unit, PerPage};
+use super::table;
+use crate::experiments::prelude::*;
+use crate::measure::sampler::{events, interleave, Budget, PASSES};
+use crate::sys;
+use crate::sys::procfs;
+use std::fs::File;
+use std::io;
+
+/// fork's return to the parent and fork+reap, with the extras.
+pub const PARENT_RETURN: &str = "image_parent_return_ns";
+pub const LIFECYCLE: &str = "image_lifecycle_ns";
+/// The worker's own mappings and descriptors before any extra: the
+/// baseline the slopes start from.
+pub const WORKER_MAPPINGS: &str = "image_worker_mappings";
+pub const WORKER_FDS: &str = "image_worker_fds";
+
+/// Mappings a worker may make of its own beyond those counted when the run
+/// is planned (its threads' stacks, the launcher's pages).
+const MAP_MARGIN: u64 = 1_000;
+/// Descriptors a worker may hold beyond those of the planning process.
+const FD_MARGIN: u64 = 64;
+
+/// The point's marker: `{"heap": 0, "thp": .., "image": "extra",
+/// "mappings": M, "fds": F}`.
+pub fn is_image(point: &serde_json::Value) -> bool {
+    point["image"] == "extra"
+}
+
+/// Why `want` extra mappings do not fit under `vm.max_map_count` in a
+/// worker that maps about `have` of its own; None when they fit.
+pub fn mappings_short(max_map_count: Option<u64>, have: u64, want: u64) -> Option<String> {
+    let max = max_map_count?;
+    let room = max.saturating_sub(have + MAP_MARGIN);
+    (want > room).then(|| {
+        format!(
+            "{want} extra mappings do not fit: vm.max_map_count is {max} and a worker maps about {} of its own (largest allowed here: {room})",
+            have + MAP_MARGIN
+        )
+    })
+}
+
+/// Why `want` extra descriptors do not fit under the soft RLIMIT_NOFILE
+/// with `open` already open; None when they fit or there is no limit.
+pub fn fds_short(soft_limit: Option<u64>, open: u64, want: u64) -> Option<String> {
+    let max = soft_limit?;
+    let room = max.saturating_sub(open + FD_MARGIN);
+    (want > room).then(|| {
+        format!(
+            "{want} extra descriptors do not fit: the open-files limit (RLIMIT_NOFILE, ulimit -n) is {max} and a worker holds about {} of its own (largest allowed here: {room}); raise it with ulimit -n",
+            open + FD_MARGIN
+        )
+    })
+}
+
+/// The image point, if any extra fits. Checked against this machine's
+/// limits before anything is measured: a count the user set that does not
+/// fit is an error, a default one is dropped with a note.
+pub fn point(
+    ctx: &PlanCtx,
+    base_thp: &str,
+    notes: &mut Vec<String>,
+) -> Result<Option<serde_json::Value>, String> {
+    let user_set = |name: &str| ctx.user_set.iter().any(|n| n == name);
+    let mut fit = |name: &str, short: Option<String>, want: u64| match short {
+        None => Ok(want),
+        Some(why) if user_set(name) => Err(why),
+        Some(why) => {
+            notes.push(format!("{why}; that series was dropped"));
+            Ok(0)
+        }
+    };
+    let want_maps = ctx.params.int("extra_mappings");
+    let have_maps = procfs::self_maps().unwrap_or(0);
+    let maps = fit(
+        "extra_mappings",
+        mappings_short(ctx.env.limits.max_map_count, have_maps, want_maps),
+        want_maps,
+    )?;
+    let want_fds = ctx.params.int("extra_fds");
+    let soft = sys::rlimit(sys::Resource::Nofile).ok().and_then(|l| l.0);
+    let open = procfs::fds_of(std::process::id()).unwrap_or(0);
+    let fds = fit("extra_fds", fds_short(soft, open, want_fds), want_fds)?;
+    Ok((maps > 0 || fds > 0).then(|| {
+        serde_json::json!({"heap": 0, "thp": base_thp, "image": "extra", "mappings": maps, "fds": fds})
+    }))
+}
+
+/// What one series adds to the worker.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Extra {
+    None,
+    Mappings(u64),
+    Fds(u64),
+}
+
+impl Extra {
+    fn kind(&self) -> &'static str {
+        match self {
+            Extra::None => "none",
+            Extra::Mappings(_) => "mappings",
+            Extra::Fds(_) => "fds",
+        }
+    }
+
+    fn count(&self) -> u64 {
+        match self {
+            Extra::None => 0,
+            Extra::Mappings(n) | Extra::Fds(n) => *n,
+        }
+    }
+
+    /// Makes the extras; they last as long as what is returned.
+    fn make(&self) -> io::Result<(Option<sys::ScatteredPages>, Vec<File>)> {
+        match *self {
+            Extra::None => Ok((None, Vec::new())),
+            Extra::Mappings(n) => Ok((Some(sys::ScatteredPages::new(n as usize)?), Vec::new())),
+            Extra::Fds(n) => {
+                let first = File::open("/dev/null")?;
+                let mut files = Vec::with_capacity(n as usize);
+                for _ in 1..n {
+                    files.push(first.try_clone()?);
+                }
+                files.push(first);
+                Ok((None, files))
+            }
+        }
+    }
+}
+
+/// fork+reap with no extra, with the extra mappings and with the extra
+/// descriptors, taking turns a share of the budget at a time; each turn
+/// makes its extras and drops them after.
+pub fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
+    let l = Launcher::new(job.scratch.as_deref(), job.timer_overhead_ns)?;
+    let fork = table::method("fork").ok_or_else(|| anyhow::anyhow!("no fork method"))?;
+    let mut out = WorkerOutput::default();
+    // One CPU, as the heap points: a child never pays for waking the other.
+    let allowed = sys::allowed_cpus()?;
+    sys::pin_current_thread(&allowed[..1.min(allowed.len())])?;
+    if let Some(maps) = procfs::self_maps() {
+        out.reading(WORKER_MAPPINGS, Unit::Count, Labels::new(), maps as f64);
+    }
+    if let Ok(fds) = procfs::fds_of(std::process::id()) {
+        out.reading(WORKER_FDS, Unit::Count, Labels::new(), fds as f64);
+    }
+    let count = |key: &str| job.point[key].as_u64().unwrap_or(0);
+    let mut items = vec![Extra::None];
+    if count("mappings") > 0 {
+        items.push(Extra::Mappings(count("mappings")));
+    }
+    if count("fds") > 0 {
+        items.push(Extra::Fds(count("fds")));
+    }
+    let share = Budget::from_job(job).split(PASSES);
+    let measured = interleave(&items, PASSES, job.seed, |x| {
+        let what = || format!("fork with {} extra {}", x.count(), x.kind());
+        let _held = x.make().map_err(|e| anyhow::anyhow!("{}: {e}", what()))?;
+        events(&share, 2, || l.launch(fork)).map_err(|e| anyhow::anyhow!("{}: {e}", what()))
+    })?;
+    for (x, passes) in items.iter().zip(measured) {
+        let launches = passes.concat();
+        let with = labels(&[
+            ("method", "fork"),
+            ("extra", x.kind()),
+            ("count", &x.count().to_string()),
+        ]);
+        let col = |f: fn(&Launch) -> f64| launches.iter().map(f).collect::<Vec<f64>>();
+        out.push(
+            PARENT_RETURN,
+            Unit::Ns,
+            with.clone(),
+            col(|x| x.parent_return_ns),
+        );
+        out.push(LIFECYCLE, Unit::Ns, with, col(|x| x.lifecycle_ns));
+    }
+    Ok(out)
+}
+
+/// What one kind of extra adds to fork, from `metric`'s series with no
+/// extra and with `kind` (mappings or fds), both settled.
+pub struct Slope<'a> {
+    pub count: u64,
+    pub without: &'a Summary,
+    pub with: &'a Summary,
+    /// ns per extra one, with the interval the two series' intervals allow.
+    pub per: PerPage,
+}
+
+pub fn slope<'a>(r: &'a ExperimentResult, metric: &str, kind: &str) -> Option<Slope<'a>> {
+    let without = r.settled(metric, &[("method", "fork"), ("extra", "none")])?;
+    let m = r.find(metric, &[("method", "fork"), ("extra", kind)])?;
+    if m.summary.unstable {
+        return None;
+    }
+    let count = m.label_num("count")?;
+    Some(Slope {
+        count,
+        without,
+        with: &m.summary,
+        per: per_unit(without, &m.summary, count as f64)?,
+    })
+}
+
+/// One finding for the extras: what each kind adds to fork+reap and to
+/// fork's return, a difference stated only when the intervals are apart.
+pub fn findings(r: &ExperimentResult) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut priced = false;
+    for (kind, one, many) in [
+        ("mappings", "one-page mapping", "mappings"),
+        ("fds", "open descriptor", "descriptors"),
+    ] {
+        let (Some(life), parent) = (slope(r, LIFECYCLE, kind), slope(r, PARENT_RETURN, kind))
+        else {
+            continue;
+        };
+        let n = group_digits(life.count as i64);
+        let sides = format!(
+            "fork+reap {} with {n} extra {many}, {} without",
+            figure(life.with, Unit::Ns),
+            figure(life.without, Unit::Ns)
+        );
+        if !apart(life.with, life.without) {
+            parts.push(format!(
+                "{n} extra {many} do not change fork+reap measurably here ({sides}: the intervals overlap)"
+            ));
+        } else if life.per.ns < 0.0 {
+            parts.push(format!(
+                "fork+reap is faster with {n} extra {many} here ({sides}): copying them cannot make it faster, so something else changed between the series"
+            ));
+        } else {
+            priced = true;
+            let to_parent =
+                parent
+                    .filter(|p| apart(p.with, p.without))
+                    .map_or(String::new(), |p| {
+                        format!(
+                            " and {} [{} to {}] to fork's return to the parent",
+                            fmt_signed(p.per.ns, Unit::Ns),
+                            fmt_signed(p.per.lo, Unit::Ns),
+                            fmt_signed(p.per.hi, Unit::Ns)
+                        )
+                    });
+            parts.push(format!(
+                "each extra {one} adds {} [{} to {}] to fork+reap here{to_parent} ({sides})",
+                fmt_ns(life.per.ns),
+                fmt_signed(life.per.lo, Unit::Ns),
+                fmt_signed(life.per.hi, Unit::Ns)
+            ));
+        }
+    }
+    if parts.is_empty() {
+        return Vec::new();
+    }
+    let why = if priced {
+        ": fork copies every mapping and the descriptor table, and the child's exit tears them down"
+    } else {
+        ""
+    };
+    vec![format!("{}{why}", parts.join("; "))]
+}

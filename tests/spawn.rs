@@ -1,0 +1,38 @@
+//! End-to-end runs of the spawn group on small parameters, asserting the
+//! relations that always hold (never timings). A fork measured here runs
+//! in a fresh worker, whose memory no other test changes.
+
+mod common;
+use common::*;
+
+/// fork copies every mapping and the child's exit tears each down: with
+/// 1,000 extra one-page mappings, fork returns and fork+reap ends later
+/// than with none.
+#[test]
+fn forking_with_a_thousand_extra_mappings_is_slower_than_with_none() {
+    let e = run_one(
+        "spawn.heap",
+        &[
+            "heap_sizes=0",
+            "methods=fork",
+            "thp=false",
+            "untouched=false",
+            "extra_mappings=1000",
+        ],
+    );
+    for name in ["image_lifecycle_ns", "image_parent_return_ns"] {
+        let at = |extra, count| median(&e, name, &[("extra", extra), ("count", count)]);
+        let (none, maps) = (at("none", "0"), at("mappings", "1000"));
+        assert!(
+            none < maps,
+            "{name}: {none} ns with none, {maps} ns with 1,000"
+        );
+    }
+    let worker = e["readings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "image_worker_mappings")
+        .expect("the worker's own mappings");
+    assert!(worker["value"].as_f64().unwrap() > 0.0, "{worker}");
+}
