@@ -136,7 +136,7 @@ fn html_is_one_self_contained_page_with_every_chart_inline() {
 }
 
 #[test]
-fn html_keeps_three_findings_open_and_folds_the_rest_with_the_table() {
+fn html_keeps_every_finding_open_and_folds_the_table_and_notes() {
     let (d, _) = render(&[]);
     let html = read(d.path(), "report.html");
     let r = results();
@@ -151,25 +151,19 @@ fn html_keeps_three_findings_open_and_folds_the_rest_with_the_table() {
         let section = &section[..section[4..].find("<h").map_or(section.len(), |i| i + 4)];
         let details = section.find("<details>").unwrap_or(section.len());
         let open = section[..details].matches("<li>").count();
-        let yardstick = x.name.starts_with("yardstick.");
-        let expect = if yardstick {
-            0
-        } else {
-            x.findings.len().min(3)
-        };
-        assert_eq!(open, expect, "{}: findings open", x.name);
-        let folded = x.findings.len() - expect;
-        if folded > 0 {
-            assert!(
-                section[details..].contains(&format!("{folded} ")),
-                "{}: the summary line counts the folded findings",
-                x.name
-            );
-            assert!(
-                section[details..].matches("<li>").count() >= folded,
-                "{}",
-                x.name
-            );
+        assert_eq!(open, x.findings.len(), "{}: every finding open", x.name);
+        assert!(
+            !section[details..].contains("more finding"),
+            "{}: no finding folded",
+            x.name
+        );
+        // Notes are closed, under the table.
+        for n in &x.notes {
+            let words: String = n.split_whitespace().take(3).collect::<Vec<_>>().join(" ");
+            if !words.contains('<') && !words.contains('&') && !words.contains('`') {
+                let at = section.find(&words);
+                assert!(at.is_none_or(|i| i > details), "{}: note {words} open", x.name);
+            }
         }
         // Every finding is on the page, open or folded.
         let words: String = first

@@ -169,8 +169,10 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
     f.extend(small_stack(r, &s, &label, &pm));
     f.extend(touched(r, &s, &label, &pm));
     f.extend(kernel_memory(r, at(default)));
+    // The two times, one sentence.
+    let mut times = Vec::new();
     if let (Some(c), Some(per)) = (s("create_ns", default), s("create_per_thread_ns", default)) {
-        f.push(format!(
+        times.push(format!(
             "creating {} threads took {} ({} each, the threads blocked until all exist)",
             at(default),
             figure(c, Unit::Ns),
@@ -179,7 +181,7 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
     }
     if let Some(t) = s("touch_all_ns", touch) {
         let n: f64 = at(touch).parse().unwrap_or(1.0);
-        f.push(format!(
+        times.push(format!(
             "faulting in {} of stack in each of {} threads took {} ({} per thread, on {} CPUs' worth of page faults)",
             label(touch, "touch"),
             at(touch),
@@ -188,7 +190,11 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
             std::thread::available_parallelism().map_or(1, |p| p.get())
         ));
     }
-    f.extend(growth(r, &fits));
+    if !times.is_empty() {
+        f.push(times.join("; "));
+    }
+    // How the figures hold across counts is the method's check: a note.
+    a.notes.extend(growth(r, &fits));
     a.fits.extend(fits);
     a.headlines.extend(thread_memory_headline(r));
     a

@@ -240,6 +240,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     Analysis {
         findings: findings(r),
         headlines: speedup_headline(r).into_iter().collect(),
+        notes: sum_checks(r),
         ..Analysis::default()
     }
 }
@@ -347,6 +348,22 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
             }
             out.push(s);
         }
+    }
+    out
+}
+
+/// The check that every variant computed the serial average: a fact about
+/// the method (a note), once per array size.
+fn sum_checks(r: &ExperimentResult) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut sizes: Vec<&str> = r
+        .readings
+        .iter()
+        .filter(|x| x.name == "tolerance")
+        .filter_map(|x| x.labels.get("n").map(String::as_str))
+        .collect();
+    sizes.dedup();
+    for nn in sizes {
         if let (Some(err), Some(tol)) = (
             r.reading("serial_rel_error", &[("n", nn)]),
             r.reading("tolerance", &[("n", nn)]),

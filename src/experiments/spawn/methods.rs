@@ -88,18 +88,15 @@ fn push_image(out: &mut WorkerOutput) {
     }
 }
 
+/// The findings are the one-CPU comparisons; the other placements, the
+/// CPU time, where the children started and the image fork copied are
+/// the measurement's conditions: notes.
 fn analyze(r: &ExperimentResult) -> Analysis {
-    let mut a = Analysis::findings(findings(r));
-    a.notes.extend(crate::measure::rss::note(r));
-    a
-}
-
-fn findings(r: &ExperimentResult) -> Vec<String> {
-    let mut out = Vec::new();
-    for placement in ["one_cpu", "free_same_cpu", "free_other_cpu", "free"] {
-        out.extend(placement_findings(r, placement));
+    let mut a = Analysis::findings(placement_findings(r, "one_cpu"));
+    for placement in ["free_same_cpu", "free_other_cpu", "free"] {
+        a.notes.extend(placement_findings(r, placement));
     }
-    out.extend(cpu_of_wall(
+    a.notes.extend(cpu_of_wall(
         r,
         "a fork+reap pinned to one CPU",
         "lifecycle_ns",
@@ -109,7 +106,7 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
         "child_on_parent_cpu",
         &[("method", "fork"), ("placement", "free")],
     ) {
-        out.push(format!(
+        a.notes.push(format!(
             "left free, {:.0}% of fork's children started on their parent's CPU; the rest paid for waking the other CPU (free_same_cpu and free_other_cpu are the two figures, never mixed)",
             share * 100.0
         ));
@@ -118,13 +115,14 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
         r.reading("worker_mappings", &[]),
         r.reading("worker_anon_kib", &[]),
     ) {
-        out.push(format!(
+        a.notes.push(format!(
             "fork copied a worker of {maps:.0} mappings and {}{} of anonymous memory (RssAnon); fork's cost grows with both, so a smaller program forks faster and a bigger one slower (spawn.heap; docs/FIDELITY.md)",
             fmt_value(anon, Unit::Kib),
             crate::measure::rss::pm(crate::measure::rss::bound(r, &[]), 1.0, 1.0)
         ));
     }
-    out
+    a.notes.extend(crate::measure::rss::note(r));
+    a
 }
 
 /// The findings for one placement's series.
@@ -155,12 +153,15 @@ fn placement_findings(r: &ExperimentResult, placement: &str) -> Vec<String> {
     if placement != "one_cpu" {
         return out;
     }
+    // Starting a program, and what the program's own start-up adds: one
+    // finding.
+    let mut start = Vec::new();
     if let (Some(fork), Some(vfork), Some(spawn)) = (
         life("fork_exec_static"),
         life("vfork_exec_static"),
         life("posix_spawn"),
     ) {
-        out.push(format!(
+        start.push(format!(
             "starting a program: fork+exec {}, vfork+exec {}, posix_spawn {}",
             figure(fork, Unit::Ns),
             figure(vfork, Unit::Ns),
@@ -169,7 +170,7 @@ fn placement_findings(r: &ExperimentResult, placement: &str) -> Vec<String> {
     }
     if let (Some(st), Some(dy)) = (life("fork_exec_static"), life("fork_exec_dynamic")) {
         let d = dy.median - st.median;
-        out.push(if apart(st, dy) {
+        start.push(if apart(st, dy) {
             format!(
                 "the exec'd program's own start-up is part of the bill: static {}, dynamically linked {} ({} {} with the loader)",
                 figure(st, Unit::Ns),
@@ -184,6 +185,9 @@ fn placement_findings(r: &ExperimentResult, placement: &str) -> Vec<String> {
                 figure(dy, Unit::Ns)
             )
         });
+    }
+    if !start.is_empty() {
+        out.push(start.join("; "));
     }
     out.extend(library_work(&life));
     out
