@@ -173,10 +173,9 @@ fn fresh_run(p: &Process, writes_pct: f64) -> anyhow::Result<RunResults> {
 
 fn range_ns(r: &Range) -> String {
     format!(
-        "{} ({} to {})",
+        "{} {}",
         fmt_ns(r.median),
-        fmt_ns(r.lo),
-        fmt_ns(r.hi)
+        crate::units::fmt_interval(&fmt_ns(r.lo), &fmt_ns(r.hi))
     )
 }
 

@@ -83,7 +83,11 @@ pub fn figure(s: &Summary, unit: Unit) -> String {
     }
     let (lo, hi) = (fmt_signed(s.ci95_lo, unit), fmt_signed(s.ci95_hi, unit));
     match weak_label(s) {
-        Some(l) => format!("{} {}", fmt_signed(s.median, unit), fmt_interval(&lo, &format!("{hi}; {l}"))),
+        Some(l) => format!(
+            "{} {}",
+            fmt_signed(s.median, unit),
+            fmt_interval(&lo, &format!("{hi}; {l}"))
+        ),
         None => format!("{} {}", fmt_signed(s.median, unit), fmt_interval(&lo, &hi)),
     }
 }

@@ -33,7 +33,8 @@ fn a_documented_matrix_is_verified_and_a_surprise_is_named() {
     assert_eq!(a.notes.len(), SHARE_ROWS.len());
     assert!(a.notes[0].starts_with("no flag         memory copied · fd_open copied"));
     assert!(a.notes[1].starts_with("CLONE_VM        memory shared · fd_open copied"));
-    assert!(a.findings[0].contains("no flag: nothing; CLONE_VM: memory; CLONE_FILES: fd_open, fd_close;"));
+    assert!(a.findings[0]
+        .contains("no flag: nothing; CLONE_VM: memory; CLONE_FILES: fd_open, fd_close;"));
     assert!(a.findings[0].contains("pthread_create: memory, fd_open, fd_close, cwd, signal, tgid"));
     assert!(a
         .findings

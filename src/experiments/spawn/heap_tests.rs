@@ -39,7 +39,12 @@ fn fork_is_compared_with_a_thread_at_the_smallest_heap_and_grows_per_page() {
     // One finding names every method's trend; each method's sentence is a
     // note.
     assert!(all.contains("grow with the heap: fork "), "{all}");
-    assert!(all.contains("stay flat (the intervals at the smallest and largest heap overlap): pthread_create"), "{all}");
+    assert!(
+        all.contains(
+            "stay flat (the intervals at the smallest and largest heap overlap): pthread_create"
+        ),
+        "{all}"
+    );
     let notes = a.notes.join("\n");
     assert!(notes.contains("fork grows with the heap"), "{notes}");
     assert!(notes.contains("pthread_create stays flat"), "{notes}");
@@ -60,7 +65,10 @@ fn a_method_lower_at_the_largest_heap_is_not_called_flat() {
     assert!(all.contains("does not grow with the heap"), "{all}");
     assert!(!all.contains("flat"), "{all}");
     let f = a.findings.join("\n");
-    assert!(f.contains("lower at the largest heap, which is not the heap's doing: pthread_create"), "{f}");
+    assert!(
+        f.contains("lower at the largest heap, which is not the heap's doing: pthread_create"),
+        "{f}"
+    );
 }
 
 #[test]

@@ -92,9 +92,11 @@ fn push_image(out: &mut WorkerOutput) {
 /// CPU time, where the children started and the image fork copied are
 /// the measurement's conditions: notes.
 fn analyze(r: &ExperimentResult) -> Analysis {
-    let mut a = Analysis::findings(placement_findings(r, "one_cpu"));
+    let mut a = Analysis::default();
+    a.findings = placement_findings(r, "one_cpu", &mut a.notes);
     for placement in ["free_same_cpu", "free_other_cpu", "free"] {
-        a.notes.extend(placement_findings(r, placement));
+        let mut why = Vec::new();
+        a.notes.extend(placement_findings(r, placement, &mut why));
     }
     a.notes.extend(cpu_of_wall(
         r,
@@ -125,8 +127,14 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     a
 }
 
-/// The findings for one placement's series.
-fn placement_findings(r: &ExperimentResult, placement: &str) -> Vec<String> {
+/// What each comparison's figures include, once: a note beside the finding.
+const FORK_VS_THREAD_ENDS: &str = "a fork+reap and a pthread_create+join end at different points: the join returns when the kernel clears the thread's tid word as it exits, the reap after the process has fully exited";
+const BEYOND_CLONE3: &str = "beyond clone3, glibc's pthread_create takes a stack from its cache or maps one with a guard page, sets up the thread descriptor and TLS, blocks signals around the call, and the new thread registers its robust list and rseq area before it runs the start routine";
+const STD_WORK: &str = "Rust's std::thread::spawn does its own start-up work around pthread_create: it names the thread, installs an alternate signal stack for stack-overflow reports and looks up the guard page";
+
+/// The findings for one placement's series; what their figures include
+/// goes to `why`.
+fn placement_findings(r: &ExperimentResult, placement: &str, why: &mut Vec<String>) -> Vec<String> {
     let mut out = Vec::new();
     let life = |method: &str| {
         r.find(
@@ -144,11 +152,12 @@ fn placement_findings(r: &ExperimentResult, placement: &str) -> Vec<String> {
     };
     if let (Some(fork), Some(thread)) = (life("fork"), life("pthread_create")) {
         out.push(format!(
-            "warm, {where_}: a fork+reap costs {} and a pthread_create+join {}: {}. The two end at different points: the join returns when the kernel clears the thread's tid word as it exits, the reap after the process has fully exited",
+            "warm, {where_}: a fork+reap costs {} and a pthread_create+join {}: {}",
             figure(fork, Unit::Ns),
             figure(thread, Unit::Ns),
             compare("fork", fork, "a thread", thread, Unit::Ns)
         ));
+        why.push(FORK_VS_THREAD_ENDS.into());
     }
     if placement != "one_cpu" {
         return out;
@@ -189,13 +198,16 @@ fn placement_findings(r: &ExperimentResult, placement: &str) -> Vec<String> {
     if !start.is_empty() {
         out.push(start.join("; "));
     }
-    out.extend(library_work(&life));
+    out.extend(library_work(&life, why));
     out
 }
 
 /// pthread_create against the system call it makes, and Rust's std against
 /// pthread_create: each difference stated only where the intervals part.
-fn library_work<'a>(life: &dyn Fn(&str) -> Option<&'a Summary>) -> Vec<String> {
+fn library_work<'a>(
+    life: &dyn Fn(&str) -> Option<&'a Summary>,
+    why: &mut Vec<String>,
+) -> Vec<String> {
     let mut out = Vec::new();
     let (Some(pthread), Some(raw)) = (life("pthread_create"), life("clone3_thread")) else {
         return out;
@@ -212,7 +224,7 @@ fn library_work<'a>(life: &dyn Fn(&str) -> Option<&'a Summary>) -> Vec<String> {
             figure(flags, Unit::Ns)
         ));
     }
-    text.push_str(". Beyond clone3, glibc takes a stack from its cache or maps one with a guard page, sets up the thread descriptor and TLS, blocks signals around the call, and the new thread registers its robust list and rseq area before it runs the start routine");
+    why.push(BEYOND_CLONE3.into());
     if (pthread.median > raw.median) != (pthread.min > raw.min) {
         text.push_str(&format!(
             "; the fastest launches order the other way ({} against {}), so the gap is not a fixed cost",
@@ -223,11 +235,12 @@ fn library_work<'a>(life: &dyn Fn(&str) -> Option<&'a Summary>) -> Vec<String> {
     out.push(text);
     if let Some(std) = life("std_thread") {
         out.push(format!(
-            "Rust's std::thread::spawn+join {} against pthread_create+join {}: {}; std does its own start-up work around pthread_create (it names the thread, installs an alternate signal stack for stack-overflow reports and looks up the guard page)",
+            "Rust's std::thread::spawn+join {} against pthread_create+join {}: {}",
             figure(std, Unit::Ns),
             figure(pthread, Unit::Ns),
             compare("std", std, "pthread_create", pthread, Unit::Ns)
         ));
+        why.push(STD_WORK.into());
     }
     out
 }

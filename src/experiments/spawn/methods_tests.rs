@@ -79,5 +79,8 @@ fn the_conditions_are_notes_not_findings() {
     });
     let a = super::analyze(&r);
     assert_eq!(a.findings.len(), 1, "{:?}", a.findings);
-    assert!(a.notes.iter().any(|n| n.contains("fork copied a worker of 39 mappings")));
+    assert!(a
+        .notes
+        .iter()
+        .any(|n| n.contains("fork copied a worker of 39 mappings")));
 }

@@ -121,8 +121,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             .iter()
             .map(|(size, v)| format!("of {size}: {}", v.join(", ")))
             .collect();
-        a.findings
-            .push(format!("memcpy {}", parts.join("; ")));
+        a.findings.push(format!("memcpy {}", parts.join("; ")));
     }
     // The same copy, the destination 16 bytes further on: a large gap is
     // the copy routine's slow path on this CPU, not the memory.

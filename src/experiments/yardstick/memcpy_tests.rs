@@ -17,7 +17,8 @@ fn a_slow_shifted_copy_is_called_out_only_when_it_is_slow() {
     ]));
     assert_eq!(odd.findings.len(), 2, "{:?}", odd.findings);
     assert!(
-        odd.findings[0].starts_with("memcpy of 64 KiB: aligned 2.00 µs (32.8 GB/s), dst+16 9.00 µs"),
+        odd.findings[0]
+            .starts_with("memcpy of 64 KiB: aligned 2.00 µs (32.8 GB/s), dst+16 9.00 µs"),
         "{}",
         odd.findings[0]
     );
