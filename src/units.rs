@@ -103,6 +103,12 @@ pub fn fmt_num(v: f64, decimals: usize) -> String {
     }
 }
 
+/// An interval as every finding and table writes it: `[lo, hi]`, each end
+/// already formatted in its unit.
+pub fn fmt_interval(lo: &str, hi: &str) -> String {
+    format!("[{lo}, {hi}]")
+}
+
 /// A value in its unit, for tables.
 pub fn fmt_value(v: f64, unit: Unit) -> String {
     match unit {

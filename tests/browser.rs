@@ -1,5 +1,5 @@
-//! The report in a real browser: a fixed results file (a real quick run,
-//! samples thinned) rendered with `tasklab report`, then opened by headless
+//! The report in a real browser: the report tests' fixed results file (a
+//! real quick run, samples thinned) rendered with `tasklab report`, then opened by headless
 //! Chromium, which runs a probe script after the page has loaded and writes
 //! what it saw into the DOM it dumps. The page must load without a script
 //! or resource error, show every chart, keep its tables and notes in closed
@@ -26,7 +26,7 @@ const MIN_TEXT_PX: f64 = 11.0;
 const TIMEOUT: Duration = Duration::from_secs(120);
 
 fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/browser-results.json")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-results.json")
 }
 
 /// Recorded before anything else on the page runs: every uncaught error and

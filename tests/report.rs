@@ -31,13 +31,15 @@ fn read(d: &Path, name: &str) -> String {
     std::fs::read_to_string(d.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-const CHARTS: [&str; 7] = [
+/// The fixture's charts. switch.wakeup draws none: in this quick run its
+/// one-CPU hand-off did not settle, so no part is stacked (see
+/// `the_wakeup_chart_draws_once_its_series_settle`).
+const CHARTS: [&str; 6] = [
     "chart-launch-vs-heap.svg",
     "chart-switch-placement.svg",
     "chart-switch-indirect.svg",
     "chart-thread-memory.svg",
     "chart-speedup.svg",
-    "chart-switch-wakeup.svg",
     "chart-cow.svg",
 ];
 
@@ -136,7 +138,7 @@ fn html_is_one_self_contained_page_with_every_chart_inline() {
 }
 
 #[test]
-fn html_keeps_three_findings_open_and_folds_the_rest_with_the_table() {
+fn html_keeps_every_finding_open_and_folds_the_table_and_notes() {
     let (d, _) = render(&[]);
     let html = read(d.path(), "report.html");
     let r = results();
@@ -151,25 +153,23 @@ fn html_keeps_three_findings_open_and_folds_the_rest_with_the_table() {
         let section = &section[..section[4..].find("<h").map_or(section.len(), |i| i + 4)];
         let details = section.find("<details>").unwrap_or(section.len());
         let open = section[..details].matches("<li>").count();
-        let yardstick = x.name.starts_with("yardstick.");
-        let expect = if yardstick {
-            0
-        } else {
-            x.findings.len().min(3)
-        };
-        assert_eq!(open, expect, "{}: findings open", x.name);
-        let folded = x.findings.len() - expect;
-        if folded > 0 {
-            assert!(
-                section[details..].contains(&format!("{folded} ")),
-                "{}: the summary line counts the folded findings",
-                x.name
-            );
-            assert!(
-                section[details..].matches("<li>").count() >= folded,
-                "{}",
-                x.name
-            );
+        assert_eq!(open, x.findings.len(), "{}: every finding open", x.name);
+        assert!(
+            !section[details..].contains("more finding"),
+            "{}: no finding folded",
+            x.name
+        );
+        // Notes are closed, under the table.
+        for n in &x.notes {
+            let words: String = n.split_whitespace().take(8).collect::<Vec<_>>().join(" ");
+            if !words.contains('<') && !words.contains('&') && !words.contains('`') {
+                let at = section.find(&words);
+                assert!(
+                    at.is_none_or(|i| i > details),
+                    "{}: note {words} open",
+                    x.name
+                );
+            }
         }
         // Every finding is on the page, open or folded.
         let words: String = first
@@ -189,7 +189,7 @@ fn html_keeps_three_findings_open_and_folds_the_rest_with_the_table() {
 #[test]
 fn every_chart_is_valid_svg_with_labelled_axes_and_legends() {
     let (d, _) = render(&[]);
-    let expect: [(&str, &[&str]); 7] = [
+    let expect: [(&str, &[&str]); 6] = [
         (
             CHARTS[0],
             &[
@@ -197,7 +197,7 @@ fn every_chart_is_valid_svg_with_labelled_axes_and_legends() {
                 "create + reap",
                 "fork",
                 "pthread_create",
-                "4 GiB",
+                "2 GiB",
             ],
         ),
         (
@@ -231,17 +231,11 @@ fn every_chart_is_valid_svg_with_labelled_axes_and_legends() {
         ),
         (
             CHARTS[5],
-            &["full hand-off", "its parts", "coherence floor", "residual"],
-        ),
-        (
-            CHARTS[6],
             &[
                 "share of the heap written",
                 "per written page",
                 "child alive",
                 "no child",
-                "THP",
-                "1%",
                 "95% interval",
             ],
         ),
@@ -324,19 +318,31 @@ fn the_summary_findings_are_computed_from_the_medians() {
         .iter()
         .find(|e| e.name == "spawn.heap")
         .unwrap();
+    let fork = heads.iter().find(|h| h.0 == "spawn").unwrap();
+    // The smallest heap at which both settled: the headline names it.
+    let heap = fork
+        .1
+        .strip_prefix("with a ")
+        .and_then(|t| t.split(" heap,").next())
+        .unwrap_or_else(|| panic!("{}", fork.1));
     let at = |method: &str| {
-        e.find(
-            "lifecycle_ns",
-            &[("method", method), ("heap", "0 B"), ("thp", "off")],
-        )
-        .unwrap()
-        .summary
-        .median
+        e.metrics
+            .iter()
+            .find(|m| {
+                m.name == "lifecycle_ns"
+                    && m.label("method") == Some(method)
+                    && m.label("heap") == Some(heap)
+                    && m.label("thp") == Some("system")
+                    && m.label("call").is_none()
+            })
+            .unwrap()
+            .summary
+            .median
     };
     let ratio = at("fork") / at("pthread_create");
-    let fork = heads.iter().find(|h| h.0 == "spawn").unwrap();
     assert!(
-        fork.1.starts_with("with a 0 B heap, a fork+reap costs")
+        fork.1
+            .starts_with(&format!("with a {heap} heap, a fork+reap costs"))
             && fork.1.contains(&format!("({ratio:.1}x)")),
         "{}",
         fork.1
@@ -405,7 +411,11 @@ fn bad_results_files_and_folders_are_usage_errors() {
         (
             write(
                 "v9.json",
-                &full.replacen("\"schema_version\":1", "\"schema_version\":9", 1),
+                &full.replacen(
+                    &format!("\"schema_version\":{}", tasklab::results::SCHEMA_VERSION),
+                    "\"schema_version\":9",
+                    1,
+                ),
             ),
             "schema version 9",
         ),
@@ -497,5 +507,50 @@ fn no_figure_of_seed_000_is_paired_with_a_lifecycle_even_in_an_old_file() {
                 );
             }
         }
+    }
+}
+
+/// The fixture's switch.wakeup did not settle, so it has no chart, and says
+/// why; the same figures taken as settled, and analysed again as a run
+/// would, draw the stack.
+#[test]
+fn the_wakeup_chart_draws_once_its_series_settle() {
+    let (d, _) = render(&[]);
+    assert!(!d.path().join("chart-switch-wakeup.svg").exists());
+    let mut r = results();
+    let w = r
+        .experiments
+        .iter_mut()
+        .find(|e| e.name == "switch.wakeup")
+        .expect("switch.wakeup in the fixture");
+    assert!(w.metrics.iter().any(|m| m.summary.unstable));
+    assert!(w
+        .findings
+        .iter()
+        .any(|f| f.starts_with("did not settle here")));
+    assert!(w.readings.iter().all(|x| x.name != "part_ns"));
+    for m in &mut w.metrics {
+        m.summary.unstable = false;
+    }
+    w.findings.clear();
+    w.notes.clear();
+    w.headlines.clear();
+    let reg = tasklab::experiments::find("switch.wakeup").expect("registered");
+    (reg.analyze)(w).apply(w);
+    assert!(w.readings.iter().any(|x| x.name == "part_ns"));
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("settled.json");
+    r.write_atomic(&f).unwrap();
+    let out = d.path().join("report");
+    tasklab()
+        .arg("report")
+        .arg(&f)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let svg = read(&out, "chart-switch-wakeup.svg");
+    for w in ["full hand-off", "its parts", "coherence floor", "residual"] {
+        assert!(svg.contains(w), "no '{w}' in the wakeup chart");
     }
 }

@@ -17,7 +17,7 @@ pub use crate::results::{
 };
 pub use crate::stats::compare_text::{
     amount, apart, compare, difference, figure, fmt_ratio, fmt_signed, order, share, share_text,
-    Difference, Order, Share,
+    versus, Difference, Order, Share,
 };
 pub use crate::stats::Summary;
-pub use crate::units::{fmt_ns, fmt_size, fmt_value, group_digits};
+pub use crate::units::{fmt_interval, fmt_ns, fmt_size, fmt_value, group_digits};

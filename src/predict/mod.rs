@@ -175,20 +175,18 @@ fn fresh_run(p: &Process, writes_pct: f64) -> anyhow::Result<RunResults> {
 
 fn range_ns(r: &Range) -> String {
     format!(
-        "{} ({} to {})",
+        "{} {}",
         fmt_ns(r.median),
-        fmt_ns(r.lo),
-        fmt_ns(r.hi)
+        crate::units::fmt_interval(&fmt_ns(r.lo), &fmt_ns(r.hi))
     )
 }
 
-/// A signed figure with its interval: "+1.90 ms (+1.80 ms to +2.00 ms)".
+/// A signed figure with its interval: "+1.90 ms [+1.80 ms, +2.00 ms]".
 fn signed_range_ns(r: &Range) -> String {
     format!(
-        "{} ({} to {})",
+        "{} {}",
         signed_ns(r.median),
-        signed_ns(r.lo),
-        signed_ns(r.hi)
+        crate::units::fmt_interval(&signed_ns(r.lo), &signed_ns(r.hi))
     )
 }
 

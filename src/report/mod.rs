@@ -110,9 +110,6 @@ fn cited(r: &RunResults) -> Vec<(String, String, String)> {
     out
 }
 
-/// Findings shown open per experiment; the rest are in a `<details>`.
-const OPEN_FINDINGS: usize = 3;
-
 /// The whole report as a document: the Summary, charts and findings open;
 /// tables and notes closed in `<details>`; the yardsticks after the main
 /// groups; the seeds cited in full and linked from every figure.
@@ -212,23 +209,14 @@ pub fn build(r: &RunResults) -> Doc {
                 ))),
                 Status::Ok => {}
             }
-            // The first findings stay open (the terminal's pick too); the
-            // rest close with the table and notes. The yardsticks' findings
-            // are the scale, quoted in the Summary where it matters: all
-            // closed, so the page stays short.
-            let open_findings = if group.name == YARDSTICKS {
-                0
-            } else {
-                OPEN_FINDINGS
-            };
-            let all: Vec<String> = x
+            // Every finding stays open; the table and the notes close.
+            let open: Vec<String> = x
                 .findings
                 .iter()
                 .map(|f| capitalise(f, &identifiers(x)))
                 .collect();
-            let (open, more) = all.split_at(all.len().min(open_findings));
             if !open.is_empty() {
-                d.push(Block::Bullets(open.to_vec()));
+                d.push(Block::Bullets(open));
             }
             let t = table::metric_table(x, false);
             let hidden = x.metrics.iter().filter(|m| m.detail).count();
@@ -249,9 +237,6 @@ pub fn build(r: &RunResults) -> Doc {
             small.extend(x.notes.iter().map(|n| format!("Note: {n}")));
             let mut inner = Vec::new();
             let mut line = Vec::new();
-            if !more.is_empty() {
-                inner.push(Block::Bullets(more.to_vec()));
-            }
             if !t.rows.is_empty() {
                 line.push(count(t.rows.len(), "row"));
                 inner.push(Block::Table(t));
@@ -261,18 +246,10 @@ pub fn build(r: &RunResults) -> Doc {
                 inner.extend(small.into_iter().map(Block::Aside));
             }
             if !inner.is_empty() {
-                let what = match (more.len(), open.is_empty()) {
-                    (0, _) => "Table and notes".to_string(),
-                    (n, true) => format!("{}, table and notes", count(n, "finding")),
-                    (n, false) => format!(
-                        "{n} more finding{}, table and notes",
-                        if n == 1 { "" } else { "s" }
-                    ),
-                };
                 let what = if line.is_empty() {
-                    what
+                    "Table and notes".to_string()
                 } else {
-                    format!("{what}: {}", line.join(", "))
+                    format!("Table and notes: {}", line.join(", "))
                 };
                 d.push(Block::Details(what, inner));
             }

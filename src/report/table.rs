@@ -121,10 +121,9 @@ pub fn interval_text(m: &Metric) -> String {
     if crate::stats::compare_text::bounds_nothing(sm, m.unit) {
         return "none usable (the rounds disagree too much)".into();
     }
-    let range = format!(
-        "{} – {}",
-        fmt_value(sm.ci95_lo, m.unit),
-        fmt_value(sm.ci95_hi, m.unit)
+    let range = crate::units::fmt_interval(
+        &fmt_value(sm.ci95_lo, m.unit),
+        &fmt_value(sm.ci95_hi, m.unit),
     );
     if sm.ci_covers_95 {
         range

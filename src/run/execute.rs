@@ -216,8 +216,9 @@ fn finish(plan: &Planned, state: &mut Pending) -> ExperimentResult {
     absorb(&mut result, plan.exp, outputs);
     if result.status == Status::Ok {
         (plan.exp.analyze)(&result).apply(&mut result);
-        if let Some(f) = unsettled(&result) {
-            result.findings.push(f);
+        if let Some((finding, list)) = unsettled(&result) {
+            result.findings.push(finding);
+            result.notes.push(list);
         }
     }
     result
@@ -326,10 +327,14 @@ pub fn absorb(
     }
 }
 
-/// The finding that names the series whose rounds did not agree: no other
-/// finding rests on them.
-fn unsettled(r: &ExperimentResult) -> Option<String> {
-    let bad: Vec<String> = r
+/// Series named in the note on what did not settle, at most.
+const UNSETTLED_LISTED: usize = 12;
+
+/// The series whose rounds did not agree: a short finding (how many, the
+/// first of them, and that no other finding rests on them) and a note that
+/// lists them with their rounds' spread.
+fn unsettled(r: &ExperimentResult) -> Option<(String, String)> {
+    let bad: Vec<(String, String)> = r
         .metrics
         .iter()
         .filter(|m| m.summary.unstable)
@@ -341,30 +346,38 @@ fn unsettled(r: &ExperimentResult) -> Option<String> {
                 .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
                     (a.min(x), b.max(x))
                 });
-            format!(
-                "{} {} (rounds {} to {})",
-                m.name,
-                crate::report::table::case(m),
+            let name = format!("{} {}", m.name, crate::report::table::case(m));
+            let spread = format!(
+                "{name} (rounds {} to {})",
                 fmt_value(lo, m.unit),
                 fmt_value(hi, m.unit)
-            )
+            );
+            (name, spread)
         })
         .collect();
-    if bad.is_empty() {
-        return None;
-    }
-    let shown: Vec<&str> = bad.iter().take(4).map(String::as_str).collect();
-    let more = bad.len().saturating_sub(shown.len());
-    Some(format!(
-        "did not settle here: the rounds of {} disagree beyond their own spread{}; no finding rests on {}",
+    let (first, _) = bad.first()?;
+    let n = bad.len();
+    let finding = if n == 1 {
+        format!("did not settle here: {first} (its rounds disagree beyond their own spread; the note says how far); no finding rests on it")
+    } else {
+        format!("did not settle here: {n} series, {first} the first (their rounds disagree beyond their own spread; the notes list them); no finding rests on them")
+    };
+    let shown: Vec<&str> = bad
+        .iter()
+        .take(UNSETTLED_LISTED)
+        .map(|b| b.1.as_str())
+        .collect();
+    let more = n.saturating_sub(shown.len());
+    let list = format!(
+        "did not settle: {}{}",
         shown.join(", "),
         if more > 0 {
-            format!(", and of {more} more series")
+            format!(", and {more} more series (results.json has them, flagged unstable)")
         } else {
             String::new()
-        },
-        if bad.len() == 1 { "it" } else { "them" }
-    ))
+        }
+    );
+    Some((finding, list))
 }
 
 /// Samples of how much other work the machine has: `procs_running` read

@@ -108,13 +108,30 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     Ok(out)
 }
 
+/// How a row reads in a sentence: "no flag" for the row without one.
+fn row_name(row: &str) -> &str {
+    if row == "none" {
+        "no flag"
+    } else {
+        row
+    }
+}
+
+/// Two findings: what each row shares, in one sentence, and whether that is
+/// what clone(2) documents; the matrix itself, a row a line, in the notes.
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
-    let mut f = Vec::new();
+    let mut rows = Vec::new();
+    let mut shared_by = Vec::new();
     let mut mismatches = Vec::new();
-    let width = SHARE_ROWS.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+    let width = SHARE_ROWS
+        .iter()
+        .map(|(n, _)| row_name(n).len())
+        .max()
+        .unwrap_or(0);
     for (row, flags) in SHARE_ROWS {
         let mut cells = Vec::new();
+        let mut shares = Vec::new();
         for (name, aflag) in ASPECTS {
             let Some(v) = r.reading("shared", &[("flag", row), ("aspect", name)]) else {
                 continue;
@@ -127,18 +144,31 @@ fn analyze(r: &ExperimentResult) -> Analysis {
                 (_, false) => "copied",
             };
             cells.push(format!("{name} {word}"));
+            if shared {
+                shares.push(*name);
+            }
             if shared != documented(*flags, *aflag) {
                 mismatches.push(format!("{row}/{name}"));
             }
         }
         if !cells.is_empty() {
-            f.push(format!("{row:<width$}  {}", cells.join(" · ")));
+            let name = row_name(row);
+            rows.push(format!("{name:<width$}  {}", cells.join(" · ")));
+            shared_by.push(if shares.is_empty() {
+                format!("{name}: nothing")
+            } else {
+                format!("{name}: {}", shares.join(", "))
+            });
         }
     }
-    if f.is_empty() {
+    if rows.is_empty() {
         return a;
     }
-    f.push(if mismatches.is_empty() {
+    a.findings.push(format!(
+        "what a clone()d child shares with its parent (the rest is copied; tgid is the pid): {}",
+        shared_by.join("; ")
+    ));
+    a.findings.push(if mismatches.is_empty() {
         "verified on this machine: each flag shares exactly what clone(2) says and nothing else; without CLONE_VM the child's write stays in its copy (the seed's clone-vm-sample, `tasklab demo clone-vm [vm]`), and only CLONE_THREAD gives the child the parent's pid".to_string()
     } else {
         format!(
@@ -146,7 +176,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             mismatches.join(", ")
         )
     });
-    a.findings.extend(f);
+    a.notes.extend(rows);
     a
 }
 

@@ -28,8 +28,14 @@ fn matrix(wrong: Option<(&str, &str)>) -> ExperimentResult {
 #[test]
 fn a_documented_matrix_is_verified_and_a_surprise_is_named() {
     let a = analyze(&matrix(None));
-    assert_eq!(a.findings.len(), SHARE_ROWS.len() + 1);
-    assert!(a.findings[1].starts_with("CLONE_VM        memory shared · fd_open copied"));
+    // The matrix is in the notes, a row a line; the findings say it in two.
+    assert_eq!(a.findings.len(), 2);
+    assert_eq!(a.notes.len(), SHARE_ROWS.len());
+    assert!(a.notes[0].starts_with("no flag         memory copied · fd_open copied"));
+    assert!(a.notes[1].starts_with("CLONE_VM        memory shared · fd_open copied"));
+    assert!(a.findings[0]
+        .contains("no flag: nothing; CLONE_VM: memory; CLONE_FILES: fd_open, fd_close;"));
+    assert!(a.findings[0].contains("pthread_create: memory, fd_open, fd_close, cwd, signal, tgid"));
     assert!(a
         .findings
         .last()

@@ -167,10 +167,16 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
         ));
     }
     f.extend(small_stack(r, &s, &label, &pm));
-    f.extend(touched(r, &s, &label, &pm));
+    let mut footnote = None;
+    if let Some((t, n)) = touched(r, &s, &label, &pm) {
+        f.push(t);
+        footnote = Some(n);
+    }
     f.extend(kernel_memory(r, at(default)));
+    // The two times, one sentence.
+    let mut times = Vec::new();
     if let (Some(c), Some(per)) = (s("create_ns", default), s("create_per_thread_ns", default)) {
-        f.push(format!(
+        times.push(format!(
             "creating {} threads took {} ({} each, the threads blocked until all exist)",
             at(default),
             figure(c, Unit::Ns),
@@ -179,7 +185,7 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
     }
     if let Some(t) = s("touch_all_ns", touch) {
         let n: f64 = at(touch).parse().unwrap_or(1.0);
-        f.push(format!(
+        times.push(format!(
             "faulting in {} of stack in each of {} threads took {} ({} per thread, on {} CPUs' worth of page faults)",
             label(touch, "touch"),
             at(touch),
@@ -188,7 +194,12 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
             std::thread::available_parallelism().map_or(1, |p| p.get())
         ));
     }
-    f.extend(growth(r, &fits));
+    if !times.is_empty() {
+        f.push(times.join("; "));
+    }
+    // How the figures hold across counts is the method's check: a note.
+    a.notes.extend(footnote);
+    a.notes.extend(growth(r, &fits));
     a.fits.extend(fits);
     a.headlines.extend(thread_memory_headline(r));
     a
@@ -242,7 +253,7 @@ fn small_stack(r: &ExperimentResult, s: &Get, label: &Label, pm: &Pm) -> Option<
         }
         (Order::Below, _) => "a smaller stack saves address space and resident memory",
         (_, Some(Order::Below)) => {
-            "a smaller stack saves address space and page tables (kernel memory: each default stack's used top page needs a page-table page of its own, while small stacks share them), not resident user memory"
+            "a smaller stack saves address space and page tables (kernel memory), not resident user memory"
         }
         (_, Some(_)) => "a smaller stack saves address space, not memory: resident memory and page tables are no smaller here",
         (_, None) => "a smaller stack saves address space; resident memory is no smaller here (page tables not measured)",
@@ -253,7 +264,8 @@ fn small_stack(r: &ExperimentResult, s: &Get, label: &Label, pm: &Pm) -> Option<
 
 /// The touched variant: VmRSS against the exact count, and the seed's
 /// arithmetic (10,000 x the touched size, against its ~2.6 GiB).
-fn touched(r: &ExperimentResult, s: &Get, label: &Label, pm: &Pm) -> Option<String> {
+/// The finding, and the seed's footnote weighed against its gap (a note).
+fn touched(r: &ExperimentResult, s: &Get, label: &Label, pm: &Pm) -> Option<(String, String)> {
     let t = TOUCH.name;
     let (rss, exact, total) = (
         s("rss_per_thread_kib", t)?,
@@ -286,15 +298,15 @@ fn touched(r: &ExperimentResult, s: &Get, label: &Label, pm: &Pm) -> Option<Stri
     };
     let verdict = match order(rss, exact) {
         Order::Overlap => format!(
-            "On this kernel VmRSS is indistinguishable from the exact count (smaps_rollup walks the page tables), so the resident cost is what was touched; {footnote}. The threads did use {touched} each; the seed's VmRSS under-reported it"
+            "On this kernel VmRSS is indistinguishable from the exact count (smaps_rollup walks the page tables): the threads did use {touched} each; the seed's VmRSS under-reported it (its footnote: see the notes)"
         ),
         o => format!(
-            "VmRSS is {} the exact count here ({}): the kernel's RSS counters are approximate, as the seed's footnote says, and smaps_rollup (a walk of the page tables) is the figure to trust; {footnote}",
+            "VmRSS is {} the exact count here ({}): the kernel's RSS counters are approximate, as the seed's footnote says, and smaps_rollup (a walk of the page tables) is the figure to trust (the footnote: see the notes)",
             if o == Order::Below { "below" } else { "above" },
             difference(rss, exact, Unit::Kib).text()
         ),
     };
-    Some(format!(
+    let finding = format!(
         "touching {touched} of stack in each of {} threads: per thread ({}), VmRSS +{}{}, exact (smaps_rollup Rss) +{}, {:.0}% of the touched size; total VmRSS +{}{}. The seed's 10,000 x {touched} is {}, and it saw ~2.6 GiB. {verdict}",
         label(t, "threads"),
         span(r, "rss_exact_per_thread_kib", t),
@@ -305,7 +317,8 @@ fn touched(r: &ExperimentResult, s: &Get, label: &Label, pm: &Pm) -> Option<Stri
         kib(total.median),
         pm(t, false),
         gib(seed_total_kib),
-    ))
+    );
+    Some((finding, footnote))
 }
 
 /// Issue 14 item 6: what the kernel keeps per 1,000 default-stack threads
@@ -358,7 +371,7 @@ fn kernel_memory(r: &ExperimentResult, n: &str) -> Option<String> {
         })
         .unwrap_or_default();
     Some(format!(
-        "beyond the threads' user memory the kernel keeps, per 1,000 default-stack threads (at {n} threads): {}{user}. These are system-wide (/proc/meminfo), so other activity adds noise; Slab includes SUnreclaim",
+        "beyond the threads' user memory the kernel keeps, per 1,000 default-stack threads (at {n} threads): {}{user}",
         parts.join(", ")
     ))
 }

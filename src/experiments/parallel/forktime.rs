@@ -193,9 +193,24 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     Ok(out)
 }
 
+/// The conclusion in plain words is the finding; each page size's parts
+/// (which repeat the table, part by part) are notes. Without a conclusion
+/// (one page size only) the parts stay findings.
 fn analyze(r: &ExperimentResult) -> Analysis {
-    Analysis::findings(findings(r))
+    let all = findings(r);
+    if !all.iter().any(|f| f.starts_with(PLAIN)) {
+        return Analysis::findings(all);
+    }
+    let (findings, notes) = all.into_iter().partition(|f| f.starts_with(PLAIN));
+    Analysis {
+        findings,
+        notes,
+        ..Analysis::default()
+    }
 }
+
+/// How the conclusion opens.
+const PLAIN: &str = "in plain words:";
 
 /// The one part whose interval lies above every other's, if any.
 fn dominant<'a>(parts: &'a [(&'a str, Difference)]) -> Option<&'a (&'a str, Difference)> {
@@ -213,14 +228,9 @@ fn dominant<'a>(parts: &'a [(&'a str, Difference)]) -> Option<&'a (&'a str, Diff
 fn made_of(parts: &[(&str, Difference)]) -> String {
     match dominant(parts) {
         Some((name, d)) => format!("{name} dominates the overhead here, {}", d.text()),
-        None => format!(
-            "no part dominates: their intervals overlap, so they are of similar size here ({})",
-            parts
-                .iter()
-                .map(|(n, d)| format!("{n} {}", d.text()))
-                .collect::<Vec<_>>()
-                .join("; ")
-        ),
+        // Each part's figure is in the sentence already.
+        None => "no part dominates: their intervals overlap, so they are of similar size here"
+            .to_string(),
     }
 }
 

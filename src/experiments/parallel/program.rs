@@ -281,8 +281,29 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     Analysis {
         findings: findings(r),
         headlines: whole_program_headline(r).into_iter().collect(),
+        notes: first_fills(r),
         ..Analysis::default()
     }
+}
+
+/// A worker's first map+fill against its later ones: how the method keeps
+/// the first touch of fresh memory apart (a note).
+fn first_fills(r: &ExperimentResult) -> Vec<String> {
+    let mut out = Vec::new();
+    for first in r.metrics_named("first_fill_ns") {
+        let (nl, thp) = (
+            first.label("n").unwrap_or("?"),
+            first.label("thp").unwrap_or("?"),
+        );
+        let with = [("n", nl), ("thp", thp), ("phase", "map+fill")];
+        if let Some(rest) = r.settled("fill_ns", &with) {
+            out.push(format!(
+                "n={nl}, thp={thp}: a worker's first map+fill, its first touch of fresh memory, is reported apart from the median of the later ones: {}",
+                compare("the first", &first.summary, "the later fills", rest, Unit::Ns)
+            ));
+        }
+    }
+    out
 }
 
 /// The Summary's sentence beside parallel.average's phase figure: the
@@ -382,19 +403,6 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
             1.0 / s.max(1e-9),
             measured.join(", ")
         ));
-    }
-    for first in r.metrics_named("first_fill_ns") {
-        let (nl, thp) = (
-            first.label("n").unwrap_or("?"),
-            first.label("thp").unwrap_or("?"),
-        );
-        let with = [("n", nl), ("thp", thp), ("phase", "map+fill")];
-        if let Some(rest) = r.settled("fill_ns", &with) {
-            out.push(format!(
-                "n={nl}, thp={thp}: a worker's first map+fill, its first touch of fresh memory, is reported apart from the median of the later ones: {}",
-                compare("the first", &first.summary, "the later fills", rest, Unit::Ns)
-            ));
-        }
     }
     for (nl, _) in cases.iter().filter(|(_, t)| t == "default") {
         let n = nl.as_str();

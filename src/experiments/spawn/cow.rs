@@ -345,14 +345,9 @@ fn fresh_cycles(
     Ok((alone, held))
 }
 
-/// The two intervals do not overlap: a difference may be stated.
-fn apart(a: &Summary, b: &Summary) -> bool {
-    a.ci95_hi < b.ci95_lo || b.ci95_hi < a.ci95_lo
-}
-
 /// `a` against `b` (named `what`): "3.0x what b", or "indistinguishable
 /// here from what b" when the intervals overlap.
-fn versus(a: &Summary, b: &Summary, what: &str) -> String {
+fn against(a: &Summary, b: &Summary, what: &str) -> String {
     if apart(a, b) {
         format!("{:.1}x {what} {}", a.median / b.median, with_ci(b))
     } else {
@@ -360,14 +355,9 @@ fn versus(a: &Summary, b: &Summary, what: &str) -> String {
     }
 }
 
-/// A median with its interval: "1.20 µs (1.10 µs–1.31 µs)".
+/// A median with its interval: "1.20 µs [1.10 µs, 1.31 µs]".
 fn with_ci(s: &Summary) -> String {
-    format!(
-        "{} ({}–{})",
-        fmt_ns(s.median),
-        fmt_ns(s.ci95_lo),
-        fmt_ns(s.ci95_hi)
-    )
+    figure(s, Unit::Ns)
 }
 
 /// The write shares measured with a child alive, smallest first, for one
@@ -386,12 +376,17 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
     for (pages, what) in [("4k", "4 KiB pages"), ("thp", "huge pages")] {
         a.findings.extend(cow_vs_alone(r, pages, what));
-        a.findings.extend(extra_memory(r, pages, what));
+        a.notes.extend(extra_memory(r, pages, what));
     }
     a.findings.extend(huge_vs_small(r));
     a.findings.extend(fork_per_gib(r));
     if let Some(h) = headline(r) {
         a.headlines.push(h);
+    }
+    if !a.findings.is_empty() {
+        a.notes.push(
+            "an anchor for the copy-on-write figures: 0.74 µs per page for a first write after fork in a QEMU guest".into(),
+        );
     }
     a.notes.extend(crate::measure::rss::note(r));
     a
@@ -406,7 +401,7 @@ fn cow_vs_alone(r: &ExperimentResult, pages: &str, what: &str) -> Option<String>
         .find(|(pct, _)| alone(r, pages, *pct).is_some())?;
     let none = alone(r, pages, pct)?;
     let heap = cow.label("heap").unwrap_or("the");
-    let verdict = versus(&cow.summary, &none.summary, "the same write with no child,");
+    let verdict = against(&cow.summary, &none.summary, "the same write with no child,");
     let faults = r
         .median(
             "faults_per_page",
@@ -419,8 +414,7 @@ fn cow_vs_alone(r: &ExperimentResult, pages: &str, what: &str) -> Option<String>
         .map(|f| format!("; {f:.2} minor faults per written page"))
         .unwrap_or_default();
     Some(format!(
-        "{what}: with the child alive, writing {pct}% of a {heap} heap costs {} per page, {verdict}{faults} \
-         (anchor: 0.74 µs per page for a first write after fork in a QEMU guest)",
+        "{what}: with the child alive, writing {pct}% of a {heap} heap costs {} per page, {verdict}{faults}",
         with_ci(&cow.summary)
     ))
 }
@@ -482,7 +476,7 @@ fn huge_vs_small(r: &ExperimentResult) -> Option<String> {
     }
     let cmp = format!(
         "{} on 4 KiB pages",
-        versus(&thp.summary, &small.summary, "the")
+        against(&thp.summary, &small.summary, "the")
     );
     let mut s = format!(
         "on huge pages ({} of the heap in 2 MiB pages) a write after fork at {share} costs {} per page, {cmp}",
@@ -508,7 +502,7 @@ fn huge_vs_small(r: &ExperimentResult) -> Option<String> {
             "the kernel copied whole 2 MiB pages"
         };
         s.push_str(&format!(
-            "; the extra memory is {per_page:.1} KiB per written page ({copy_kib:.0} KiB if every touched 2 MiB page were copied whole, 4 if split): {how}; the parent's huge pages went from {} to {}",
+            "; the extra memory is {per_page:.1} KiB per written page ({copy_kib:.0} KiB if every touched 2 MiB page were copied whole, 4 KiB if split): {how}; the parent's huge pages went from {} to {}",
             fmt_size((huge_kib * 1024.0) as u64),
             fmt_size((after * 1024.0).max(0.0) as u64)
         ));

@@ -7,7 +7,7 @@
 //! ([`super::heap_image`]) give what each adds to fork.
 
 use super::engine::{push_launches, Launcher};
-use super::heap_fit;
+use super::heap_fit::{self, Trend};
 use super::heap_image as image;
 use super::heap_untouched as untouched;
 use super::table::{self, CHOICES};
@@ -341,20 +341,75 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             });
         }
         if let Some(text) = heap_fit::growth(method, &heap_fit::by_heap(r, method, base)) {
-            a.findings.push(text);
+            a.notes.push(text);
         }
     }
-    a.findings.extend(huge_pages(r));
+    a.findings.extend(trends(r, &methods, base));
+    if let Some(h) = huge_pages(r) {
+        a.findings.push(h);
+        a.notes.push("on huge pages VmPTE barely changes, because the kernel keeps a spare page table deposited for every huge page in case it must be split".into());
+    }
     a.findings.extend(untouched::finding(r, base));
     a.findings.extend(image::findings(r));
-    if methods.iter().any(|m| m == "posix_spawn") {
-        a.findings.push(
-            "advice: a process with a large heap that must start programs should use posix_spawn or vfork, whose cost does not grow with the heap; fork+exec pays for copying the page tables first".into(),
-        );
+    let trend = |m: &str| heap_fit::trend(&heap_fit::by_heap(r, m, base));
+    if trend("fork_exec_static") == Some(Trend::Grows)
+        && matches!(trend("posix_spawn"), Some(Trend::Flat | Trend::Lower))
+    {
+        let vfork = if matches!(trend("vfork"), Some(Trend::Flat | Trend::Lower)) {
+            " or vfork"
+        } else {
+            ""
+        };
+        a.findings.push(format!(
+            "advice: a process with a large heap that must start programs should use posix_spawn{vfork}, whose cost did not grow with the heap here; fork+exec pays for copying the page tables first"
+        ));
     }
     a.headlines
         .extend(fork_vs_thread(r).into_iter().chain(program_start(r)));
     a
+}
+
+/// Every method's trend in one sentence: the ones that grow with their
+/// figures at the smallest and the largest heap, the others by name (each
+/// method's sentence is in the notes).
+fn trends(r: &ExperimentResult, methods: &[String], base: &str) -> Option<String> {
+    let (mut grows, mut flat, mut lower) = (Vec::new(), Vec::new(), Vec::new());
+    for m in methods {
+        let pts = heap_fit::by_heap(r, m, base);
+        let (Some(t), Some(&(from_b, from)), Some(&(to_b, to))) =
+            (heap_fit::trend(&pts), pts.first(), pts.last())
+        else {
+            continue;
+        };
+        match t {
+            Trend::Grows => grows.push(format!(
+                "{m} {} at {} → {} at {}",
+                fmt_ns(from.median),
+                fmt_size(from_b),
+                fmt_ns(to.median),
+                fmt_size(to_b)
+            )),
+            Trend::Flat => flat.push(m.as_str()),
+            Trend::Lower => lower.push(m.as_str()),
+        }
+    }
+    let mut parts = Vec::new();
+    if !grows.is_empty() {
+        parts.push(format!("grow with the heap: {}", grows.join(", ")));
+    }
+    if !flat.is_empty() {
+        parts.push(format!(
+            "stay flat (the intervals at the smallest and largest heap overlap): {}",
+            flat.join(", ")
+        ));
+    }
+    if !lower.is_empty() {
+        parts.push(format!(
+            "lower at the largest heap, which is not the heap's doing: {}",
+            lower.join(", ")
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// The `thp` label of the heap points without huge-page advice: "system"
@@ -383,8 +438,7 @@ fn huge_pages(r: &ExperimentResult) -> Option<String> {
         .unwrap_or(0.0);
     let verdict = if apart(on_s, off_s) && on_s.median < off_s.median {
         format!(
-            "{:.1}x cheaper: fork copies one entry per 2 MiB instead of 512. VmPTE barely changes, because the kernel keeps a spare page table \
-             deposited for every huge page in case it must be split",
+            "{:.1}x cheaper: fork copies one entry per 2 MiB instead of 512",
             off_s.median / on_s.median
         )
     } else {

@@ -48,21 +48,43 @@ pub fn per_unit(a: &Summary, b: &Summary, units: f64) -> Option<PerPage> {
     })
 }
 
-/// What a method does as the heap grows, in one sentence.
-pub fn growth(method: &str, points: &[(u64, &Summary)]) -> Option<String> {
-    let (&(from_b, from), &(to_b, to)) = (points.first()?, points.last()?);
+/// Which way a method goes from the smallest heap to the largest, decided
+/// from the two intervals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trend {
+    /// The intervals overlap.
+    Flat,
+    /// Lower at the largest heap: not the heap's doing.
+    Lower,
+    Grows,
+}
+
+/// The trend of a method's points; None with fewer than two.
+pub fn trend(points: &[(u64, &Summary)]) -> Option<Trend> {
+    let (&(_, from), &(_, to)) = (points.first()?, points.last()?);
     if points.len() < 2 {
         return None;
     }
+    Some(match order(to, from) {
+        Order::Overlap => Trend::Flat,
+        Order::Below => Trend::Lower,
+        Order::Above => Trend::Grows,
+    })
+}
+
+/// What a method does as the heap grows, in one sentence.
+pub fn growth(method: &str, points: &[(u64, &Summary)]) -> Option<String> {
+    let t = trend(points)?;
+    let (&(from_b, from), &(to_b, to)) = (points.first()?, points.last()?);
     let (from_h, to_h) = (fmt_size(from_b), fmt_size(to_b));
-    if !apart(from, to) {
+    if t == Trend::Flat {
         return Some(format!(
             "{method} stays flat as the heap grows: {} at {from_h}, {} at {to_h} (the intervals overlap)",
             figure(from, Unit::Ns),
             figure(to, Unit::Ns)
         ));
     }
-    if to.median < from.median {
+    if t == Trend::Lower {
         return Some(format!(
             "{method} does not grow with the heap: {} at {from_h}, lower at {to_h} ({}); the difference is not the heap's",
             figure(from, Unit::Ns),
@@ -78,10 +100,9 @@ pub fn growth(method: &str, points: &[(u64, &Summary)]) -> Option<String> {
     if n >= 3 {
         if let Some(p) = per_page(points[n - 2], points[n - 1]) {
             s.push_str(&format!(
-                "; between the two largest heaps it costs {} per 4 KiB page [{} to {}]",
+                "; between the two largest heaps it costs {} per 4 KiB page {}",
                 fmt_ns(p.ns),
-                fmt_ns(p.lo),
-                fmt_ns(p.hi)
+                fmt_interval(&fmt_signed(p.lo, Unit::Ns), &fmt_signed(p.hi, Unit::Ns))
             ));
             let (x0, y0) = (points[n - 1].0 as f64, points[n - 1].1.median);
             let residuals: Vec<String> = points[..n - 2]

@@ -15,6 +15,7 @@ use crate::experiments::prelude::*;
 use crate::measure::sampler::{events, interleave, Budget, PASSES};
 use crate::sys;
 use crate::sys::procfs;
+use crate::units::fmt_interval;
 use std::fs::File;
 use std::io;
 
@@ -247,17 +248,21 @@ pub fn findings(r: &ExperimentResult) -> Vec<String> {
                     .filter(|p| apart(p.with, p.without))
                     .map_or(String::new(), |p| {
                         format!(
-                            " and {} [{} to {}] to fork's return to the parent",
+                            " and {} {} to fork's return to the parent",
                             fmt_signed(p.per.ns, Unit::Ns),
-                            fmt_signed(p.per.lo, Unit::Ns),
-                            fmt_signed(p.per.hi, Unit::Ns)
+                            fmt_interval(
+                                &fmt_signed(p.per.lo, Unit::Ns),
+                                &fmt_signed(p.per.hi, Unit::Ns)
+                            )
                         )
                     });
             parts.push(format!(
-                "each extra {one} adds {} [{} to {}] to fork+reap here{to_parent} ({sides})",
+                "each extra {one} adds {} {} to fork+reap here{to_parent} ({sides})",
                 fmt_ns(life.per.ns),
-                fmt_signed(life.per.lo, Unit::Ns),
-                fmt_signed(life.per.hi, Unit::Ns)
+                fmt_interval(
+                    &fmt_signed(life.per.lo, Unit::Ns),
+                    &fmt_signed(life.per.hi, Unit::Ns)
+                )
             ));
         }
     }

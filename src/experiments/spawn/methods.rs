@@ -88,18 +88,17 @@ fn push_image(out: &mut WorkerOutput) {
     }
 }
 
+/// The findings are the one-CPU comparisons; the other placements, the
+/// CPU time, where the children started and the image fork copied are
+/// the measurement's conditions: notes.
 fn analyze(r: &ExperimentResult) -> Analysis {
-    let mut a = Analysis::findings(findings(r));
-    a.notes.extend(crate::measure::rss::note(r));
-    a
-}
-
-fn findings(r: &ExperimentResult) -> Vec<String> {
-    let mut out = Vec::new();
-    for placement in ["one_cpu", "free_same_cpu", "free_other_cpu", "free"] {
-        out.extend(placement_findings(r, placement));
+    let mut a = Analysis::default();
+    a.findings = placement_findings(r, "one_cpu", &mut a.notes);
+    for placement in ["free_same_cpu", "free_other_cpu", "free"] {
+        let mut why = Vec::new();
+        a.notes.extend(placement_findings(r, placement, &mut why));
     }
-    out.extend(cpu_of_wall(
+    a.notes.extend(cpu_of_wall(
         r,
         "a fork+reap pinned to one CPU",
         "lifecycle_ns",
@@ -109,7 +108,7 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
         "child_on_parent_cpu",
         &[("method", "fork"), ("placement", "free")],
     ) {
-        out.push(format!(
+        a.notes.push(format!(
             "left free, {:.0}% of fork's children started on their parent's CPU; the rest paid for waking the other CPU (free_same_cpu and free_other_cpu are the two figures, never mixed)",
             share * 100.0
         ));
@@ -118,17 +117,24 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
         r.reading("worker_mappings", &[]),
         r.reading("worker_anon_kib", &[]),
     ) {
-        out.push(format!(
+        a.notes.push(format!(
             "fork copied a worker of {maps:.0} mappings and {}{} of anonymous memory (RssAnon); fork's cost grows with both, so a smaller program forks faster and a bigger one slower (spawn.heap; docs/FIDELITY.md)",
             fmt_value(anon, Unit::Kib),
             crate::measure::rss::pm(crate::measure::rss::bound(r, &[]), 1.0, 1.0)
         ));
     }
-    out
+    a.notes.extend(crate::measure::rss::note(r));
+    a
 }
 
-/// The findings for one placement's series.
-fn placement_findings(r: &ExperimentResult, placement: &str) -> Vec<String> {
+/// What each comparison's figures include, once: a note beside the finding.
+const FORK_VS_THREAD_ENDS: &str = "a fork+reap and a pthread_create+join end at different points: the join returns when the kernel clears the thread's tid word as it exits, the reap after the process has fully exited";
+const BEYOND_CLONE3: &str = "beyond clone3, glibc's pthread_create takes a stack from its cache or maps one with a guard page, sets up the thread descriptor and TLS, blocks signals around the call, and the new thread registers its robust list and rseq area before it runs the start routine";
+const STD_WORK: &str = "Rust's std::thread::spawn does its own start-up work around pthread_create: it names the thread, installs an alternate signal stack for stack-overflow reports and looks up the guard page";
+
+/// The findings for one placement's series; what their figures include
+/// goes to `why`.
+fn placement_findings(r: &ExperimentResult, placement: &str, why: &mut Vec<String>) -> Vec<String> {
     let mut out = Vec::new();
     let life = |method: &str| {
         r.find(
@@ -146,21 +152,25 @@ fn placement_findings(r: &ExperimentResult, placement: &str) -> Vec<String> {
     };
     if let (Some(fork), Some(thread)) = (life("fork"), life("pthread_create")) {
         out.push(format!(
-            "warm, {where_}: a fork+reap costs {} and a pthread_create+join {}: {}. The two end at different points: the join returns when the kernel clears the thread's tid word as it exits, the reap after the process has fully exited",
+            "warm, {where_}: a fork+reap costs {} and a pthread_create+join {}: {}",
             figure(fork, Unit::Ns),
             figure(thread, Unit::Ns),
             compare("fork", fork, "a thread", thread, Unit::Ns)
         ));
+        why.push(FORK_VS_THREAD_ENDS.into());
     }
     if placement != "one_cpu" {
         return out;
     }
+    // Starting a program, and what the program's own start-up adds: one
+    // finding.
+    let mut start = Vec::new();
     if let (Some(fork), Some(vfork), Some(spawn)) = (
         life("fork_exec_static"),
         life("vfork_exec_static"),
         life("posix_spawn"),
     ) {
-        out.push(format!(
+        start.push(format!(
             "starting a program: fork+exec {}, vfork+exec {}, posix_spawn {}",
             figure(fork, Unit::Ns),
             figure(vfork, Unit::Ns),
@@ -169,7 +179,7 @@ fn placement_findings(r: &ExperimentResult, placement: &str) -> Vec<String> {
     }
     if let (Some(st), Some(dy)) = (life("fork_exec_static"), life("fork_exec_dynamic")) {
         let d = dy.median - st.median;
-        out.push(if apart(st, dy) {
+        start.push(if apart(st, dy) {
             format!(
                 "the exec'd program's own start-up is part of the bill: static {}, dynamically linked {} ({} {} with the loader)",
                 figure(st, Unit::Ns),
@@ -185,13 +195,19 @@ fn placement_findings(r: &ExperimentResult, placement: &str) -> Vec<String> {
             )
         });
     }
-    out.extend(library_work(&life));
+    if !start.is_empty() {
+        out.push(start.join("; "));
+    }
+    out.extend(library_work(&life, why));
     out
 }
 
 /// pthread_create against the system call it makes, and Rust's std against
 /// pthread_create: each difference stated only where the intervals part.
-fn library_work<'a>(life: &dyn Fn(&str) -> Option<&'a Summary>) -> Vec<String> {
+fn library_work<'a>(
+    life: &dyn Fn(&str) -> Option<&'a Summary>,
+    why: &mut Vec<String>,
+) -> Vec<String> {
     let mut out = Vec::new();
     let (Some(pthread), Some(raw)) = (life("pthread_create"), life("clone3_thread")) else {
         return out;
@@ -208,7 +224,7 @@ fn library_work<'a>(life: &dyn Fn(&str) -> Option<&'a Summary>) -> Vec<String> {
             figure(flags, Unit::Ns)
         ));
     }
-    text.push_str(". Beyond clone3, glibc takes a stack from its cache or maps one with a guard page, sets up the thread descriptor and TLS, blocks signals around the call, and the new thread registers its robust list and rseq area before it runs the start routine");
+    why.push(BEYOND_CLONE3.into());
     if (pthread.median > raw.median) != (pthread.min > raw.min) {
         text.push_str(&format!(
             "; the fastest launches order the other way ({} against {}), so the gap is not a fixed cost",
@@ -219,11 +235,12 @@ fn library_work<'a>(life: &dyn Fn(&str) -> Option<&'a Summary>) -> Vec<String> {
     out.push(text);
     if let Some(std) = life("std_thread") {
         out.push(format!(
-            "Rust's std::thread::spawn+join {} against pthread_create+join {}: {}; std does its own start-up work around pthread_create (it names the thread, installs an alternate signal stack for stack-overflow reports and looks up the guard page)",
+            "Rust's std::thread::spawn+join {} against pthread_create+join {}: {}",
             figure(std, Unit::Ns),
             figure(pthread, Unit::Ns),
             compare("std", std, "pthread_create", pthread, Unit::Ns)
         ));
+        why.push(STD_WORK.into());
     }
     out
 }

@@ -1,5 +1,8 @@
-use super::findings;
 use crate::experiments::testing::{metric, result};
+
+fn findings(r: &crate::results::ExperimentResult) -> Vec<String> {
+    super::analyze(r).findings
+}
 
 fn life(method: &str, v: &[f64]) -> crate::results::Metric {
     metric(
@@ -54,4 +57,30 @@ fn an_unstable_series_carries_no_finding() {
     fork.summary.unstable = true;
     let r = result(vec![fork, life("pthread_create", &[10e3, 11e3, 9e3])]);
     assert!(findings(&r).is_empty());
+}
+
+#[test]
+fn the_conditions_are_notes_not_findings() {
+    let mut r = result(vec![
+        life("fork", &[70e3, 71e3, 69e3]),
+        life("pthread_create", &[10e3, 11e3, 9e3]),
+    ]);
+    r.readings.push(crate::results::Reading {
+        name: "worker_mappings".into(),
+        unit: crate::results::Unit::Count,
+        labels: Default::default(),
+        value: 39.0,
+    });
+    r.readings.push(crate::results::Reading {
+        name: "worker_anon_kib".into(),
+        unit: crate::results::Unit::Kib,
+        labels: Default::default(),
+        value: 340.0,
+    });
+    let a = super::analyze(&r);
+    assert_eq!(a.findings.len(), 1, "{:?}", a.findings);
+    assert!(a
+        .notes
+        .iter()
+        .any(|n| n.contains("fork copied a worker of 39 mappings")));
 }

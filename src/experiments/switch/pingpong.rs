@@ -262,49 +262,43 @@ fn at<'a>(method: &'a str, placement: &'a str) -> [(&'static str, &'a str); 2] {
     [("method", method), ("placement", placement)]
 }
 
+/// At most five findings: the same-CPU switch path (threads against
+/// processes), the wake-up on another CPU, unpinned against pinned, the
+/// seed's memcpy yardstick, and (from the run) what did not settle. What
+/// the method is (each method's raw, baseline and net; its switch counts;
+/// its CPU time; the spinner variant) goes in the notes.
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
     for m in METHODS.iter().map(Method::name) {
         if let Some(f) = raw_baseline_net(r, m, &mut a.readings) {
-            a.findings.push(f);
+            a.notes.push(f);
         }
     }
-    a.findings.extend(switch_path(r));
+    if let Some((finding, counts)) = switch_path(r) {
+        a.findings.push(finding);
+        a.notes.push(counts);
+    }
     if let Some(n) = r.median("switches_per_round_trip", &at("condvar", "same_cpu")) {
         if n > 2.5 {
-            a.findings.push(format!(
+            a.notes.push(format!(
                 "condvar on one CPU: {n:.2} switches per round trip, not 2: the notified thread wakes while the notifier still holds the mutex, blocks on it, and is woken again; its figure is more than one switch"
             ));
         }
     }
     if let Some(y) = r.median("involuntary_per_round_trip", &at("sched_yield", "same_cpu")) {
-        a.findings.push(format!(
+        a.notes.push(format!(
             "sched_yield hands over with {y:.2} involuntary switches per round trip: a yielding task stays runnable, so getrusage counts its switches as involuntary"
         ));
     }
     a.findings.extend(two_cpus(r));
-    a.findings.extend(cpu_of_wall(
+    a.notes.extend(cpu_of_wall(
         r,
         "a futex round trip between two CPUs",
         "round_trip_ns",
         &at("futex_threads", "two_cpus"),
     ));
-    a.findings.extend(kept_awake(r));
-    for m in ["pipe_threads", "condvar"] {
-        if let (Some(pin), Some(un)) = (
-            r.settled("switch_ns", &at(m, "same_cpu")),
-            r.settled("switch_ns", &at(m, "unpinned")),
-        ) {
-            let frac = r
-                .reading("same_cpu_fraction", &at(m, "unpinned"))
-                .unwrap_or(0.0);
-            a.findings.push(format!(
-                "{m} per switch: {} (seed 002: ~2.2 vs 1.2–1.5 µs); the scheduler kept the two tasks on one CPU in {:.0}% of batches",
-                compare("unpinned", un, "pinned to one CPU", pin, Unit::Ns),
-                frac * 100.0
-            ));
-        }
-    }
+    a.notes.extend(kept_awake(r));
+    a.findings.extend(unpinned(r));
     if let (Some(sw), Some(copy)) = (
         r.settled("switch_ns", &at("pipe_threads", "same_cpu")),
         r.settled("copy_ns", &[("size", "64 KiB")]),
@@ -320,17 +314,33 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             )
         ));
     }
-    if let (Some(t), Some(p)) = (
-        r.settled("switch_ns", &at("pipe_threads", "same_cpu")),
-        r.settled("switch_ns", &at("pipe_processes", "same_cpu")),
-    ) {
-        a.findings.push(format!(
-            "on one CPU over a pipe, {}: a process switch also changes the address space",
-            compare("a process switch", p, "a thread switch", t, Unit::Ns)
-        ));
-    }
     a.headlines.extend(placement_headline(r));
     a
+}
+
+/// Unpinned against pinned to one CPU, per method that has both, in one
+/// sentence with how often the scheduler kept the pair on one CPU.
+fn unpinned(r: &ExperimentResult) -> Option<String> {
+    let mut parts = Vec::new();
+    for m in ["pipe_threads", "condvar"] {
+        if let (Some(pin), Some(un)) = (
+            r.settled("switch_ns", &at(m, "same_cpu")),
+            r.settled("switch_ns", &at(m, "unpinned")),
+        ) {
+            let kept = r
+                .reading("same_cpu_fraction", &at(m, "unpinned"))
+                .map_or(String::new(), |f| {
+                    format!(", on one CPU in {:.0}% of batches", f * 100.0)
+                });
+            parts.push(format!("{m} {}{kept}", versus(un, pin)));
+        }
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "unpinned vs pinned to one CPU, per switch: {} (seed 002: ~2.2 vs 1.2–1.5 µs)",
+            parts.join("; ")
+        )
+    })
 }
 
 /// One method's raw switch (round trip / 2), its baseline (the IPC by one
@@ -382,9 +392,10 @@ const PATH_ORDER: [&str; 5] = [
     "condvar",
 ];
 
-/// The same-CPU switch: what its figure includes, and what its switches
-/// were (the voluntary and involuntary counts).
-fn switch_path(r: &ExperimentResult) -> Option<String> {
+/// The same-CPU switch: what its figure includes and, over a pipe, threads
+/// against processes (the finding); what its switches were, the voluntary
+/// and involuntary counts (a note).
+fn switch_path(r: &ExperimentResult) -> Option<(String, String)> {
     let (m, s, n) = PATH_ORDER.iter().find_map(|m| {
         Some((
             *m,
@@ -427,15 +438,30 @@ fn switch_path(r: &ExperimentResult) -> Option<String> {
         (Some(v), _) => format!(": {v:.2} voluntary, each a task blocking on its read"),
         _ => String::new(),
     };
-    Some(format!(
-        "same CPU, {m} ({chosen}): {} per switch is the round trip / 2 (raw): {includes}; {n:.2} switches per round trip, {count}{kinds}",
-        figure(s, Unit::Ns)
+    let processes = match (
+        r.settled("switch_ns", &at("pipe_threads", "same_cpu")),
+        r.settled("switch_ns", &at("pipe_processes", "same_cpu")),
+    ) {
+        (Some(t), Some(p)) => format!(
+            ". Over a pipe, {}: a process switch also changes the address space",
+            compare("a process switch", p, "a thread switch", t, Unit::Ns)
+        ),
+        _ => String::new(),
+    };
+    Some((
+        format!(
+            "same CPU, {m} ({chosen}): {} per switch is the round trip / 2 (raw): {includes}{processes}",
+            figure(s, Unit::Ns)
+        ),
+        format!("same CPU, {m}: {n:.2} switches per round trip, {count}{kinds}"),
     ))
 }
 
-/// Every method on two CPUs against one: the wake-up on another CPU.
-fn two_cpus(r: &ExperimentResult) -> Vec<String> {
-    let mut out = Vec::new();
+/// Every method on two CPUs against one, in one sentence: the wake-up on
+/// another CPU.
+fn two_cpus(r: &ExperimentResult) -> Option<String> {
+    let mut parts = Vec::new();
+    let mut above = false;
     for m in METHODS.iter().map(Method::name) {
         let (Some(same), Some(cross)) = (
             r.settled("switch_ns", &at(m, "same_cpu")),
@@ -443,20 +469,20 @@ fn two_cpus(r: &ExperimentResult) -> Vec<String> {
         ) else {
             continue;
         };
-        let c = compare(
-            "a hand-off to the other CPU",
-            cross,
-            "one on the same CPU",
-            same,
-            Unit::Ns,
-        );
-        let why = match order(cross, same) {
-            Order::Above => ": the extra is waking a task on another CPU (an inter-processor interrupt and that CPU leaving idle), not the switch path",
-            _ => "",
-        };
-        out.push(format!("{m}: {c}{why}"));
+        above |= order(cross, same) == Order::Above;
+        parts.push(format!("{m} {}", versus(cross, same)));
     }
-    out
+    let why = if above {
+        ": the extra is waking a task on another CPU (an inter-processor interrupt and that CPU leaving idle), not the switch path"
+    } else {
+        ""
+    };
+    (!parts.is_empty()).then(|| {
+        format!(
+            "a hand-off to the other CPU vs one on the same CPU, per switch: {}{why}",
+            parts.join("; ")
+        )
+    })
 }
 
 /// The SCHED_IDLE spinner variant, for every method that has it: a spinner

@@ -416,9 +416,11 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         &[("variant", "idle_cpu")],
     ));
     let quiet = contamination(&r.round_log, None);
+    // What each variant's interrupts show, its CPU time and the run's
+    // steal and run delay are the measurement's conditions: notes.
     let Some(d) = decompose(r) else {
-        a.findings.extend(proof);
-        a.findings.extend(quiet);
+        a.notes.extend(proof);
+        a.notes.extend(quiet);
         return a;
     };
     for p in &d.parts {
@@ -441,28 +443,38 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         let share = (big.median <= d.total)
             .then(|| format!(", {:.0}% of it", big.median / d.total * 100.0));
         let s = format!(
-            "the largest part of a cross-CPU futex hand-off ({total} per round trip, {}) is the {}: {} ({}–{}){}",
+            "the largest part of a cross-CPU futex hand-off ({total} per round trip, {}) is the {}: {} {}{}",
             d.what,
             big.label(),
             fmt_ns(big.median),
-            fmt_ns(big.lo),
-            fmt_ns(big.hi),
+            fmt_interval(&fmt_ns(big.lo), &fmt_ns(big.hi)),
             share.unwrap_or_default()
         );
         a.headlines.push(s.clone());
         a.findings.push(s);
     }
-    for p in d.parts.iter().filter(|p| p.lo <= 0.0 && p.hi >= 0.0) {
+    let zero: Vec<String> = d
+        .parts
+        .iter()
+        .filter(|p| p.lo <= 0.0 && p.hi >= 0.0)
+        .map(|p| {
+            format!(
+                "the {} {}",
+                p.label(),
+                fmt_interval(&fmt_signed(p.lo, Unit::Ns), &fmt_signed(p.hi, Unit::Ns))
+            )
+        })
+        .collect();
+    if !zero.is_empty() {
         a.findings.push(format!(
-            "the {} is indistinguishable from zero here ({} to {})",
-            p.label(),
-            fmt_ns(p.lo),
-            fmt_ns(p.hi)
+            "indistinguishable from zero here: {}",
+            zero.join(", ")
         ));
     }
-    a.findings.extend(d.notes);
-    a.findings.extend(proof);
-    a.findings.extend(quiet);
+    a.findings.extend(d.sleep);
+    a.notes.extend(d.notes);
+    a.notes.extend(proof);
+    a.notes.extend(quiet);
     a
 }
 

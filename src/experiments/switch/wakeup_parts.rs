@@ -55,8 +55,10 @@ pub struct Decomposition {
     pub full: &'static str,
     pub what: &'static str,
     pub parts: Vec<Part>,
-    /// What could not be isolated, and the hand-off without sleep.
+    /// What could not be isolated.
     pub notes: Vec<String>,
+    /// The hand-off without sleep against the one that sleeps.
+    pub sleep: Option<String>,
 }
 
 /// A settled series: median and interval.
@@ -166,16 +168,16 @@ pub fn decompose(r: &ExperimentResult) -> Option<Decomposition> {
         .iter()
         .map(|(n, t)| combine(n, t, &series))
         .collect();
+    let mut sleep_text = None;
     if let Some(b) = rt("spin_then_park") {
         series.push(b);
         let sleep = combine("sleep", &[(1.0, i_d), (-1.0, series.len() - 1)], &series);
-        notes.push(if sleep.lo > 0.0 {
+        sleep_text = Some(if sleep.lo > 0.0 {
             format!(
-                "without sleeping (each side spins before it parks) a round trip costs {}: sleeping and waking adds {} ({}–{})",
+                "without sleeping (each side spins before it parks) a round trip costs {}: sleeping and waking adds {} {}",
                 fmt_ns(b.median),
                 fmt_ns(sleep.median),
-                fmt_ns(sleep.lo),
-                fmt_ns(sleep.hi)
+                fmt_interval(&fmt_ns(sleep.lo), &fmt_ns(sleep.hi))
             )
         } else {
             format!(
@@ -190,5 +192,6 @@ pub fn decompose(r: &ExperimentResult) -> Option<Decomposition> {
         what,
         parts,
         notes,
+        sleep: sleep_text,
     })
 }

@@ -173,11 +173,13 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
 /// The legend's words for the fit: the fraction and its interval.
 fn fit_label(f: &SerialFit) -> String {
     format!(
-        "Amdahl fitted to {} points: serial fraction {:.1}% ({:.1}% to {:.1}%)",
+        "Amdahl fitted to {} points: serial fraction {:.1}% {}",
         f.points,
         f.fraction * 100.0,
-        f.lo * 100.0,
-        f.hi * 100.0
+        crate::units::fmt_interval(
+            &format!("{:.1}%", f.lo * 100.0),
+            &format!("{:.1}%", f.hi * 100.0)
+        )
     )
 }
 
