@@ -15,14 +15,17 @@ fn every_method_ping_pongs_on_one_cpu() {
         assert!(!r.round_trip_ns.is_empty(), "{}", m.name());
         assert!(r.round_trip_ns.iter().all(|x| *x > 0.0));
         // Both tasks on one CPU: their CPU time together is some, and
-        // never more than that one CPU's wall time (µs-granular counters
-        // read at slightly different instants by the two sides: slack per
-        // batch, and 5% for the reads' skew on a busy machine).
+        // never far above that one CPU's wall time. Not exactly below it:
+        // the partner's CPU time runs from mark to mark, a window that also
+        // covers the timing side's reads between batches, when a yielding
+        // partner can run (13% over in a loaded test run): slack per batch,
+        // and a quarter of the wall. Counting both sides twice, or a side's
+        // time in the wrong unit, would still fail.
         assert_eq!(r.cpu_per_round_trip.len(), r.round_trip_ns.len());
         let cpu: f64 = r.cpu_per_round_trip.iter().map(CpuPerOp::total_ns).sum();
         let wall: f64 = r.round_trip_ns.iter().sum();
         let slack =
-            4_000.0 * r.round_trip_ns.len() as f64 / r.round_trips_per_sample as f64 + 0.05 * wall;
+            4_000.0 * r.round_trip_ns.len() as f64 / r.round_trips_per_sample as f64 + 0.25 * wall;
         assert!(cpu > 0.0, "{}", m.name());
         assert!(
             cpu <= wall + slack,
