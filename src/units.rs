@@ -242,6 +242,23 @@ pub fn fmt_share(share: f64) -> String {
     format!("{}%", fmt_num(p, decimals))
 }
 
+/// A CPU load in multiples of one CPU: a share of it below one ("16.1%"),
+/// else a count of CPUs ("1.19 CPUs"), so no share is quoted above 100%.
+pub fn fmt_cpu_load(cpus: f64) -> String {
+    let a = cpus.abs();
+    if a < 1.0 {
+        return fmt_share(cpus);
+    }
+    let decimals = if a < 10.0 {
+        2
+    } else if a < 100.0 {
+        1
+    } else {
+        0
+    };
+    format!("{} CPUs", fmt_num(cpus, decimals))
+}
+
 /// A whole number, `_` allowed as a separator: `10_000`.
 pub fn parse_count(text: &str) -> Result<u64, String> {
     let t = text.trim().replace('_', "");

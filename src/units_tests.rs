@@ -126,3 +126,11 @@ fn wrap_keeps_every_line_within_the_width_and_every_word() {
     assert_eq!(wrap("one two three", 9, "* ", "  "), "* one two\n  three");
     assert_eq!(wrap("a,b,c,d", 4, "", ""), "a,b,\nc,d");
 }
+
+#[test]
+fn a_cpu_load_is_a_share_below_one_cpu_and_cpus_above() {
+    assert_eq!(fmt_cpu_load(0.161), "16.1%");
+    assert_eq!(fmt_cpu_load(1.19), "1.19 CPUs");
+    assert_eq!(fmt_cpu_load(214.51), "215 CPUs");
+    assert!(!fmt_cpu_load(3.0).contains('%'));
+}

@@ -5,7 +5,7 @@ use super::costs::Costs;
 use super::figure::{mark, Figure};
 use super::models::{Model, Row};
 use super::workload::Workload;
-use crate::units::{fmt_count, fmt_ns, fmt_share, fmt_short_size, fmt_size, group_digits};
+use crate::units::{fmt_count, fmt_cpu_load, fmt_ns, fmt_short_size, fmt_size, group_digits};
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize)]
@@ -55,10 +55,11 @@ fn recommend(w: &Workload, c: &Costs, rows: &[Row]) -> String {
     let general = |r: &&Row| !r.model.starts_programs();
     let by = |a: f64, b: f64| a.total_cmp(&b);
     let cpu = |r: &Row, share: f64| {
+        let of = if share.abs() < 1.0 { " of one CPU" } else { "" };
         format!(
-            "{}{}",
+            "{}{}{of}",
             mark(r.cpu_stand_in, r.cpu_lower_bound),
-            fmt_share(share)
+            fmt_cpu_load(share)
         )
     };
     // Why a CPU figure is marked, in words.
@@ -79,12 +80,7 @@ fn recommend(w: &Workload, c: &Costs, rows: &[Row]) -> String {
         .filter_map(|r| Some((r, r.cpu_share?)))
         .min_by(|a, b| by(a.1, b.1));
     if let Some((r, share)) = cheapest_cpu {
-        let mut t = format!(
-            "Least CPU: {}, at {} of one CPU{}",
-            r.name,
-            cpu(r, share),
-            cpu_why(r)
-        );
+        let mut t = format!("Least CPU: {}, at {}{}", r.name, cpu(r, share), cpu_why(r));
         if !r.model.may_block() {
             if let Some((k, ks)) = rows
                 .iter()

@@ -5,7 +5,7 @@ use super::figure::{mark, Figure};
 use super::models::Model;
 use super::recommend::Advice;
 use crate::results::RunResults;
-use crate::units::{fmt_ns, fmt_share, fmt_short_size};
+use crate::units::{fmt_cpu_load, fmt_ns, fmt_short_size};
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, ContentArrangement, Table};
 
 /// The human output: table, basis per model, notes, recommendation.
@@ -26,8 +26,8 @@ pub fn render(a: &Advice, header: &str) -> String {
     for r in &a.models {
         let m = mark(r.cpu_stand_in, r.cpu_lower_bound);
         let cpu = match (r.cpu_share, r.keeps_up) {
-            (Some(sh), Some(false)) => format!("{m}{} (cannot keep up)", fmt_share(sh)),
-            (Some(sh), _) => format!("{m}{}", fmt_share(sh)),
+            (Some(sh), Some(false)) => format!("{m}{} (cannot keep up)", fmt_cpu_load(sh)),
+            (Some(sh), _) => format!("{m}{}", fmt_cpu_load(sh)),
             _ => na.into(),
         };
         let mem = mark(r.memory_stand_in, r.memory_lower_bound);
@@ -54,7 +54,7 @@ pub fn render(a: &Advice, header: &str) -> String {
     }
     s.push_str(&t.to_string());
     s.push_str(
-        "\nCPU overhead = (tasks/s x create + switches/s x switch) / 1e9, as a share of one CPU\n",
+        "\nCPU overhead = (tasks/s x create + switches/s x switch) / 1e9, as a share of one CPU (in CPUs from one CPU up)\n",
     );
     let marked = a
         .models
