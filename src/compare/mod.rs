@@ -285,7 +285,7 @@ pub fn render(c: &Comparison, all: bool) -> String {
                 fmt_value(r.base, r.unit),
                 fmt_value(r.new, r.unit),
                 pct(r.change),
-                format!("{} … {}", pct(r.ci_lo), pct(r.ci_hi)),
+                crate::units::fmt_interval(&pct(r.ci_lo), &pct(r.ci_hi)),
                 format!("{:?}", r.verdict).to_lowercase(),
             ]);
         }
