@@ -106,11 +106,13 @@ pub fn versus(a: &Summary, b: &Summary) -> String {
     format!("{} vs {} ({verdict})", fmt_ns(a.median), fmt_ns(b.median))
 }
 
-/// A ratio as the findings print it: `8.1x`, `1.35x`; a ratio that rounds
+/// A ratio as the findings print it: `8.1x`, `1.35x`, `1,405x`; a ratio that rounds
 /// to 1 at two decimals gets a third, so a separated pair never reads 1.00x.
 pub fn fmt_ratio(r: f64) -> String {
     let two = format!("{r:.2}x");
-    if r >= 2.0 {
+    if r >= 100.0 {
+        format!("{}x", crate::units::group_digits(r.round() as i64))
+    } else if r >= 2.0 {
         format!("{r:.1}x")
     } else if two == "1.00x" && r != 1.0 {
         format!("{r:.3}x")

@@ -246,10 +246,14 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 }
 
 fn analyze(r: &ExperimentResult) -> Analysis {
-    Analysis::findings(cold_findings(r))
+    let mut a = Analysis::findings(cold_findings(r));
+    a.notes.extend(cold_cpu_notes(r));
+    a
 }
 
-fn cold_findings(r: &ExperimentResult) -> Vec<String> {
+/// CPU time against wall time of the cold calls: a fact of the measurement,
+/// a note under the table.
+fn cold_cpu_notes(r: &ExperimentResult) -> Vec<String> {
     let mut out = Vec::new();
     for (m, what) in [
         ("fork", "a cold fork+reap (the first in a fresh process)"),
@@ -265,6 +269,11 @@ fn cold_findings(r: &ExperimentResult) -> Vec<String> {
             &[("method", m), ("call", "first")],
         ));
     }
+    out
+}
+
+fn cold_findings(r: &ExperimentResult) -> Vec<String> {
+    let mut out = Vec::new();
     let summary = |metric: &str, method: &str, call: &str| {
         r.find(metric, &[("method", method), ("call", call)])
             .filter(|m| !m.summary.unstable)

@@ -160,7 +160,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
     let mut findings = Vec::new();
-    let kernel = r.median("switch_ns", &[("variant", "kernel_pipe")]);
+    let kernel = r.settled("switch_ns", &[("variant", "kernel_pipe")]);
     let mut parts = Vec::new();
     for v in [
         "coroutine",
@@ -169,17 +169,33 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         "go_default",
         "go_locked",
     ] {
-        if let Some(s) = r.median("switch_ns", &[("variant", v)]) {
+        // Settled series only, and a ratio only where the intervals part.
+        if let Some(s) = r.settled("switch_ns", &[("variant", v)]) {
+            let m = s.median;
             parts.push(match kernel {
-                Some(k) if s <= k => format!("{v} {} ({:.1}x cheaper)", fmt_ns(s), k / s.max(0.01)),
-                Some(k) => format!("{v} {} ({:.1}x dearer)", fmt_ns(s), s / k.max(0.01)),
-                None => format!("{v} {}", fmt_ns(s)),
+                Some(k) if !apart(s, k) => format!("{v} {} (indistinguishable)", fmt_ns(m)),
+                Some(k) if m <= k.median => {
+                    format!(
+                        "{v} {} ({} cheaper)",
+                        fmt_ns(m),
+                        fmt_ratio(k.median / m.max(0.01))
+                    )
+                }
+                Some(k) => format!(
+                    "{v} {} ({} dearer)",
+                    fmt_ns(m),
+                    fmt_ratio(m / k.median.max(0.01))
+                ),
+                None => format!("{v} {}", fmt_ns(m)),
             });
         }
     }
     if !parts.is_empty() {
         let k = kernel.map_or(String::new(), |k| {
-            format!(" against {} for a kernel pipe switch on one CPU", fmt_ns(k))
+            format!(
+                " against {} for a kernel pipe switch on one CPU",
+                fmt_ns(k.median)
+            )
         });
         findings.push(format!(
             "per switch: {}{k}; a coroutine, an async task or an unlocked goroutine switches without a system call or the kernel scheduler",
@@ -214,7 +230,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             "a round trip of goroutines locked to OS threads",
         ),
     ] {
-        a.findings
+        a.notes
             .extend(cpu_of_wall(r, what, "round_trip_ns", &[("variant", v)]));
     }
     a.headlines.extend(userspace_headline(r));

@@ -11,7 +11,7 @@ fn user_space_switches_are_read_against_the_kernel_pipe() {
     ]);
     let a = analyze(&r);
     let all = a.findings.join("\n");
-    assert!(all.contains("coroutine 10.0 ns (100.0x cheaper)"), "{all}");
+    assert!(all.contains("coroutine 10.0 ns (100x cheaper)"), "{all}");
     assert!(all.contains("go_locked 2.00 µs (2.0x dearer)"), "{all}");
     assert!(
         all.contains(
@@ -58,9 +58,35 @@ fn cpu_time_is_compared_with_the_wall_time_of_a_goroutine() {
         metric("round_trip_ns", l, &[400.0, 410.0, 390.0]),
         metric("cpu_ns", l, &[790.0, 800.0, 810.0]),
     ]);
-    let all = analyze(&r).findings.join("\n");
+    // A fact of the measurement: a note under the table, not a finding.
+    let a = analyze(&r);
+    assert!(a.findings.iter().all(|f| !f.contains("CPU busy")));
+    let all = a.notes.join("\n");
     assert!(
         all.contains("a goroutine round trip (default GOMAXPROCS) keeps more than one CPU busy"),
         "{all}"
     );
+}
+
+#[test]
+fn a_switch_within_the_kernel_pipe_interval_gets_no_ratio() {
+    let r = result(vec![
+        metric(
+            "switch_ns",
+            &[("variant", "kernel_pipe")],
+            &[900.0, 1000.0, 1100.0],
+        ),
+        metric(
+            "switch_ns",
+            &[("variant", "go_locked")],
+            &[950.0, 1050.0, 1150.0],
+        ),
+        metric("switch_ns", &[("variant", "coroutine")], &[2.0, 2.1, 2.2]),
+    ]);
+    let all = analyze(&r).findings.join("\n");
+    assert!(
+        all.contains("go_locked 1.05 µs (indistinguishable)"),
+        "{all}"
+    );
+    assert!(all.contains("(476x cheaper)"), "{all}");
 }
