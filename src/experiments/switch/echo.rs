@@ -5,6 +5,8 @@
 use super::engine::Place;
 use super::{plan_cpus, worker_cpus, CPUS};
 use crate::experiments::prelude::*;
+use crate::measure::explain::cpu_of_wall;
+use crate::measure::sampler::{push_cpu_total, CpuPerOp};
 use crate::sys;
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -13,7 +15,7 @@ use std::sync::Arc;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "switch.echo",
-    better: &[("iterations_per_s", Better::Higher)],
+    better: &[("iterations_per_s", Better::Higher), ("iteration_ns", Better::Lower), ("cpu_ns", Better::Neither)],
     summary: "pipe echo throughput: a 16-byte message out on one pipe, echoed back by another thread on a second pipe; iterations/s pinned to one CPU and unpinned",
     reproduces: "Bendersky's pipe echo: ~400,000 iterations/s pinned, about half unpinned",
     params: &[
@@ -77,14 +79,19 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
 
 const ECHO_MSG: &[u8; 16] = b"ping from task A";
 
-/// Runs `runs` timed runs of exactly `iterations` echoes; returns the
-/// iterations/s of each run and how many echoes the echo thread counted.
-pub fn echo_runs(
-    place: &Place,
-    all: &[usize],
-    iterations: u64,
-    runs: u64,
-) -> io::Result<(Vec<f64>, u64)> {
+/// What the timed runs of one placement gave.
+pub struct Echoes {
+    /// Iterations per second, one per run.
+    pub rates: Vec<f64>,
+    /// Echoes the echo thread counted over the timed runs.
+    pub counted: u64,
+    /// CPU time of both sides (this process's threads) per iteration, one
+    /// per run where it could be read.
+    pub cpu: Vec<CpuPerOp>,
+}
+
+/// Runs `runs` timed runs of exactly `iterations` echoes.
+pub fn echo_runs(place: &Place, all: &[usize], iterations: u64, runs: u64) -> io::Result<Echoes> {
     sys::pin_current_thread(&place.a)?;
     let (r1, w1) = sys::pipe(false)?;
     let (r2, w2) = sys::pipe(false)?;
@@ -115,15 +122,23 @@ pub fn echo_runs(
         }
         Ok((sys::monotonic_ns() - t0) as f64)
     };
-    let result = (|| -> io::Result<(Vec<f64>, u64)> {
+    let result = (|| -> io::Result<Echoes> {
         one(iterations.min(1000))?; // warm-up, not counted
         let before = counted.load(Ordering::SeqCst);
         let mut rates = Vec::new();
+        let mut cpu = Vec::new();
+        let both = || sys::cpu_split(sys::CpuOf::ProcessAndChildren);
         for _ in 0..runs {
+            let c0 = both();
             let dt = one(iterations)?;
+            cpu.extend(CpuPerOp::between_reads(c0, both(), iterations as f64));
             rates.push(iterations as f64 / (dt / 1e9));
         }
-        Ok((rates, counted.load(Ordering::SeqCst) - before))
+        Ok(Echoes {
+            rates,
+            counted: counted.load(Ordering::SeqCst) - before,
+            cpu,
+        })
     })();
     drop(w1); // the echo thread sees EOF and ends
     let joined = h
@@ -141,8 +156,16 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let iterations = job.params.int("iterations");
     let runs = job.params.int("runs");
     for place in [Place::same(cpus[0]), Place::unpinned(&all)] {
-        let (rates, counted) = echo_runs(&place, &all, iterations, runs)?;
+        let Echoes {
+            rates,
+            counted,
+            cpu,
+        } = echo_runs(&place, &all, iterations, runs)?;
         let l = labels(&[("placement", place.name)]);
+        // The wall time per iteration beside the CPU time both sides spent on it.
+        let wall = rates.iter().map(|r| 1e9 / r.max(1e-9)).collect();
+        out.push_detail("iteration_ns", Unit::Ns, l.clone(), wall);
+        push_cpu_total(&mut out, &l, &cpu);
         out.push("iterations_per_s", Unit::PerSecond, l.clone(), rates);
         out.reading(
             "iterations_per_run",
@@ -182,6 +205,17 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             per(pin.median),
             fmt_ns(0.5e9 / pin.median.max(1e-9)),
             compare("unpinned", un, "the pinned rate", pin, Unit::PerSecond)
+        ));
+    }
+    for (place, what) in [
+        ("same_cpu", "an echo iteration pinned to one CPU"),
+        ("unpinned", "an unpinned echo iteration"),
+    ] {
+        a.notes.extend(cpu_of_wall(
+            r,
+            what,
+            "iteration_ns",
+            &[("placement", place)],
         ));
     }
     a
