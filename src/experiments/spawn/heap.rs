@@ -395,17 +395,20 @@ fn trends(r: &ExperimentResult, methods: &[String], base: &str) -> Option<String
     }
     let mut parts = Vec::new();
     if !grows.is_empty() {
-        parts.push(format!("grow with the heap: {}", grows.join(", ")));
+        parts.push(format!(
+            "launch+reap grows with the heap for {}",
+            grows.join(", ")
+        ));
     }
     if !flat.is_empty() {
         parts.push(format!(
-            "stay flat (the intervals at the smallest and largest heap overlap): {}",
+            "it stays flat (the intervals at the smallest and largest heap overlap) for {}",
             flat.join(", ")
         ));
     }
     if !lower.is_empty() {
         parts.push(format!(
-            "lower at the largest heap, which is not the heap's doing: {}",
+            "it is lower at the largest heap, which is not the heap's doing, for {}",
             lower.join(", ")
         ));
     }

@@ -38,10 +38,13 @@ fn fork_is_compared_with_a_thread_at_the_smallest_heap_and_grows_per_page() {
     let all = a.findings.join("\n");
     // One finding names every method's trend; each method's sentence is a
     // note.
-    assert!(all.contains("grow with the heap: fork "), "{all}");
+    assert!(
+        all.contains("launch+reap grows with the heap for fork "),
+        "{all}"
+    );
     assert!(
         all.contains(
-            "stay flat (the intervals at the smallest and largest heap overlap): pthread_create"
+            "it stays flat (the intervals at the smallest and largest heap overlap) for pthread_create"
         ),
         "{all}"
     );
@@ -66,7 +69,7 @@ fn a_method_lower_at_the_largest_heap_is_not_called_flat() {
     assert!(!all.contains("flat"), "{all}");
     let f = a.findings.join("\n");
     assert!(
-        f.contains("lower at the largest heap, which is not the heap's doing: pthread_create"),
+        f.contains("lower at the largest heap, which is not the heap's doing, for pthread_create"),
         "{f}"
     );
 }
