@@ -94,6 +94,15 @@ fn echo_runs_the_number_of_iterations_asked() {
             .expect("the echo thread's count");
         assert_eq!(counted["value"].as_f64(), Some(777.0));
     }
+    // Both sides on one CPU: together they spend some CPU time per
+    // iteration, and never much more than its wall time (a quarter of slack
+    // for the counters read around each run; double counting would fail).
+    let one = |name: &str| median(metric(e, name, "placement", "same_cpu").unwrap());
+    let (cpu, wall) = (one("cpu_ns"), one("iteration_ns"));
+    assert!(
+        cpu > 0.0 && cpu <= wall * 1.25,
+        "CPU {cpu} ns, wall {wall} ns"
+    );
 }
 
 #[test]

@@ -56,22 +56,14 @@ fn no_ratio_through_noise() {
     assert!(!f.contains("0.95x"), "{f}");
 }
 
-/// Measured: both sides pinned to one CPU spend some CPU time per
-/// iteration, and together never much more than the wall time (the
-/// counters are read around each run, so a quarter of slack covers the
-/// reads and a busy machine; double counting would still fail).
+/// Measured: a run records both sides' CPU time. (Its bound against the
+/// wall time is checked in tests/switch.rs, in a worker of its own: here the
+/// process's CPU time also counts the other tests running beside it.)
 #[test]
 fn both_sides_cpu_time_is_recorded_per_run() {
     let all = sys::allowed_cpus().unwrap();
     let e = echo_runs(&Place::same(all[0]), &all, 2_000, 2).unwrap();
     assert_eq!(e.counted, 4_000);
     assert_eq!(e.cpu.len(), 2);
-    for (cpu, rate) in e.cpu.iter().zip(&e.rates) {
-        let wall = 1e9 / rate;
-        assert!(cpu.total_ns() > 0.0, "{cpu:?}");
-        assert!(
-            cpu.total_ns() <= wall * 1.25,
-            "CPU {cpu:?} against {wall} ns wall"
-        );
-    }
+    assert!(e.cpu.iter().all(|c| c.total_ns() > 0.0), "{:?}", e.cpu);
 }
