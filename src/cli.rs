@@ -43,7 +43,7 @@ pub enum Command {
         /// The new files, pooled as rounds (compare A1.json A2.json --vs B1.json B2.json)
         #[arg(long, num_args = 1.., value_name = "FILE")]
         vs: Vec<PathBuf>,
-        /// Noise threshold in percent: a verdict needs the whole 95% interval beyond it
+        /// Noise threshold in percent: a verdict needs the whole 95% interval beyond it (raised to the machine's own drift, each side's canary over its rounds, when that is larger)
         #[arg(
             long,
             default_value_t = 5.0,
