@@ -643,13 +643,21 @@ pub fn push_pair(out: &mut WorkerOutput, base: &Labels, r: &PairResult) {
         .filter(|(k, _)| !crate::results::HIDDEN_LABELS.contains(&k.as_str()))
         .map(|(_, v)| v.clone())
         .collect();
+    // Where the tasks ran, one note per case and placement seen (the run
+    // keeps each distinct note once); the batch size is a reading, so the
+    // passes' notes do not differ by it.
     out.notes.push(format!(
-        "{}: task A ran on CPU {}, task B on CPU {} ({} round trips per sample)",
+        "{}: task A ran on CPU {}, task B on CPU {}",
         case.join("/"),
         cpu_mask_list(r.a_cpu_mask),
         cpu_mask_list(r.b_cpu_mask),
-        r.round_trips_per_sample
     ));
+    out.reading(
+        "round_trips_per_sample",
+        Unit::Count,
+        base.clone(),
+        r.round_trips_per_sample as f64,
+    );
 }
 
 #[cfg(test)]

@@ -116,9 +116,16 @@ fn a_series_is_pushed_per_switch_and_per_round_trip() {
     assert_eq!(series("switches_per_round_trip"), vec![2.0, 3.0]);
     let note = out.notes.join("\n");
     assert!(
-        note.contains(
-            "pipe_threads: task A ran on CPU 0, task B on CPU 1 (8 round trips per sample)"
-        ),
+        note.contains("pipe_threads: task A ran on CPU 0, task B on CPU 1"),
         "{note}"
     );
+    // The batch size is a reading, not part of the note (so passes' notes
+    // are alike and kept once).
+    assert!(!note.contains("round trips per sample"), "{note}");
+    let batch = out
+        .readings
+        .iter()
+        .find(|x| x.name == "round_trips_per_sample")
+        .map(|x| x.value);
+    assert_eq!(batch, Some(8.0));
 }
