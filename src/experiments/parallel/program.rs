@@ -352,7 +352,7 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
             cases.push(key);
         }
     }
-    let mut fork_at: Vec<(String, f64)> = Vec::new();
+    let mut fork_at: Vec<(String, Summary)> = Vec::new();
     for (nl, thp) in &cases {
         let (n, t) = (nl.as_str(), thp.as_str());
         let (Some(whole_ns), Some(fill_ns), Some(average_ns)) = (
@@ -388,7 +388,7 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
                 m.summary.median
             ));
             if v == Variant::Fork.name() && m.label("workers") == Some("2") {
-                fork_at.push((format!("n={n} thp={t}"), m.summary.median));
+                fork_at.push((format!("n={n} thp={t}"), m.summary.clone()));
             }
         }
         out.push(format!(
@@ -429,16 +429,29 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
         let on = fork_at
             .iter()
             .find(|(k, _)| k == &format!("n={SEED_N} thp=on"))
-            .map(|(_, x)| format!("; with the array on huge pages it gains {x:.2}x"))
+            .map(|(_, x)| format!("; with the array on huge pages it {}", gain(x)))
             .unwrap_or_default();
         out.push(format!(
-            "seed 003 gained 1.16x (458 → 395 ms) with one fork; here the same program gains {sp:.2}x{on}. \
+            "seed 003 gained 1.16x (458 → 395 ms) with one fork; here the same program {}{on}. \
              A fork pays off only when the average is long beside the fill and the fork is cheap (the seed's loop, \
              built without -O, was likely much slower than ours): on 4 KiB pages the fork copies and later frees the page tables of the whole array, \
-             and the child's first pass over inherited pages is slower than a second (see parallel.forktime)"
+             and the child's first pass over inherited pages is slower than a second (see parallel.forktime)",
+            gain(sp)
         ));
     }
     out
+}
+
+/// What a speedup says, from its interval: a gain, a loss, or neither.
+fn gain(s: &Summary) -> String {
+    let f = figure(s, Unit::Ratio);
+    if s.ci95_lo > 1.0 {
+        format!("gains {f}")
+    } else if s.ci95_hi < 1.0 {
+        format!("runs slower, {f}")
+    } else {
+        format!("runs at {f}, indistinguishable from no gain")
+    }
 }
 
 #[cfg(test)]

@@ -67,3 +67,18 @@ fn the_whole_program_headline_states_its_page_size() {
     let a = analyze(&result(vec![unsettled(sp("default", 1.01))]));
     assert!(a.headlines.is_empty(), "{:?}", a.headlines);
 }
+
+#[test]
+fn a_speedup_is_called_a_gain_only_when_its_interval_is_above_one() {
+    let s = |v: &[f64]| crate::stats::summarize(v).unwrap();
+    let many = |x: f64| (0..12).map(|i| x + 0.001 * i as f64).collect::<Vec<_>>();
+    assert!(super::gain(&s(&many(1.3))).starts_with("gains 1.31x"));
+    let slower = super::gain(&s(&many(0.86)));
+    assert!(slower.starts_with("runs slower, 0.8"), "{slower}");
+    let wide = s(&[0.6, 0.9, 1.1, 1.4, 0.7, 1.3]);
+    assert!(
+        super::gain(&wide).contains("indistinguishable from no gain"),
+        "{}",
+        super::gain(&wide)
+    );
+}

@@ -285,7 +285,7 @@ fn cold_findings(r: &ExperimentResult) -> Vec<String> {
             summary("child_start_ns", m, "steady"),
         ) {
             let how = if apart(first, steady) {
-                format!("{:.1}x", first.median / steady.median)
+                fmt_ratio(first.median / steady.median)
             } else {
                 "indistinguishable here".into()
             };

@@ -349,7 +349,7 @@ fn fresh_cycles(
 /// here from what b" when the intervals overlap.
 fn against(a: &Summary, b: &Summary, what: &str) -> String {
     if apart(a, b) {
-        format!("{:.1}x {what} {}", a.median / b.median, with_ci(b))
+        format!("{} {what} {}", fmt_ratio(a.median / b.median), with_ci(b))
     } else {
         format!("indistinguishable here from {what} {}", with_ci(b))
     }

@@ -441,8 +441,8 @@ fn huge_pages(r: &ExperimentResult) -> Option<String> {
         .unwrap_or(0.0);
     let verdict = if apart(on_s, off_s) && on_s.median < off_s.median {
         format!(
-            "{:.1}x cheaper: fork copies one entry per 2 MiB instead of 512",
-            off_s.median / on_s.median
+            "{} cheaper: fork copies one entry per 2 MiB instead of 512",
+            fmt_ratio(off_s.median / on_s.median)
         )
     } else {
         "not distinguishable here".to_string()
@@ -467,11 +467,11 @@ fn fork_vs_thread(e: &ExperimentResult) -> Option<String> {
         return None;
     }
     let mut s = format!(
-        "with a {} heap, a fork+reap costs {} and a thread create+join {} ({:.1}x)",
+        "with a {} heap, a fork+reap costs {} and a thread create+join {} ({})",
         fmt_size(heap_bytes),
         fmt_ns(fork_s.median),
         fmt_ns(thread_s.median),
-        fork_s.median / thread_s.median
+        fmt_ratio(fork_s.median / thread_s.median)
     );
     let n = fork.len();
     if n >= 3 {

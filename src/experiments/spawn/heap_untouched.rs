@@ -112,7 +112,7 @@ pub fn finding(r: &ExperimentResult, base: &str) -> Vec<String> {
             .unwrap_or_default()
     };
     let verdict = if untouched.ci95_hi < touched.ci95_lo {
-        format!("{:.1}x faster", touched.median / untouched.median)
+        format!("{} faster", fmt_ratio(touched.median / untouched.median))
     } else if touched.ci95_hi < untouched.ci95_lo {
         "slower, which the page tables do not explain".to_string()
     } else {

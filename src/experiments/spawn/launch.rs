@@ -117,7 +117,7 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
     };
     let (f, t) = (&fork.summary, &thread.summary);
     let ratio = if apart(f, t) && t.mean > 0.0 {
-        format!("fork {:.1}x a thread", f.mean / t.mean)
+        format!("fork {} a thread", fmt_ratio(f.mean / t.mean))
     } else {
         "fork and a thread indistinguishable here".to_string()
     };

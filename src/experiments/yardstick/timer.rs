@@ -81,12 +81,18 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
-    let call_ns = |clock: &str| r.median("call_ns", &[("clock", clock)]);
-    if let (Some(mono_ns), Some(rdtsc_ns)) = (call_ns("monotonic"), call_ns("rdtsc")) {
+    let call = |clock: &str| r.settled("call_ns", &[("clock", clock)]);
+    if let (Some(mono), Some(rdtsc)) = (call("monotonic"), call("rdtsc")) {
+        let (mono_ns, rdtsc_ns) = (mono.median, rdtsc.median);
+        // A ratio only where the intervals part.
+        let ratio = if apart(mono, rdtsc) {
+            fmt_ratio(mono_ns / rdtsc_ns.max(0.01))
+        } else {
+            "indistinguishable from".to_string()
+        };
         a.findings.push(format!(
-            "reading CLOCK_MONOTONIC costs {} ({:.1}x an rdtsc at {}): {}",
+            "reading CLOCK_MONOTONIC costs {} ({ratio} an rdtsc at {}): {}",
             fmt_ns(mono_ns),
-            mono_ns / rdtsc_ns.max(0.01),
             fmt_ns(rdtsc_ns),
             if mono_ns < 100.0 {
                 "the vDSO serves it without entering the kernel"
