@@ -237,17 +237,14 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 }
 
 fn analyze(r: &ExperimentResult) -> Analysis {
+    let (mut notes, findings): (Vec<String>, Vec<String>) = findings(r)
+        .into_iter()
+        .partition(|f| f.starts_with(SCHEDULER));
+    notes.extend(sum_checks(r));
     Analysis {
-        findings: findings(r)
-            .into_iter()
-            .filter(|f| !f.starts_with(SCHEDULER))
-            .collect(),
+        findings,
         headlines: speedup_headline(r).into_iter().collect(),
-        notes: findings(r)
-            .into_iter()
-            .filter(|f| f.starts_with(SCHEDULER))
-            .chain(sum_checks(r))
-            .collect(),
+        notes,
         ..Analysis::default()
     }
 }
