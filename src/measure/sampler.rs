@@ -128,22 +128,32 @@ pub fn per_op_cpu(
         Ok::<f64, std::convert::Infallible>((sys::monotonic_ns() - t0) as f64)
     })
     .unwrap_or_else(|never| match never {});
-    let cpu0 = sys::cpu_split(sys::CpuOf::Thread);
-    let got = (0..samples)
-        .map(|_| {
-            let t0 = sys::monotonic_ns();
-            for _ in 0..n {
-                f();
-            }
-            let dt = (sys::monotonic_ns() - t0) as f64;
-            // Never clamped: below zero would say the loop's overhead
-            // estimate is off, and the figure should show it.
-            dt / n as f64 - loop_overhead_ns
-        })
-        .collect();
-    let cpu1 = sys::cpu_split(sys::CpuOf::Thread);
     let ops = (samples as u64 * n) as f64;
-    (got, CpuPerOp::between_reads(cpu0, cpu1, ops))
+    cpu_over(sys::CpuOf::Thread, ops, || {
+        (0..samples)
+            .map(|_| {
+                let t0 = sys::monotonic_ns();
+                for _ in 0..n {
+                    f();
+                }
+                let dt = (sys::monotonic_ns() - t0) as f64;
+                // Never clamped: below zero would say the loop's overhead
+                // estimate is off, and the figure should show it.
+                dt / n as f64 - loop_overhead_ns
+            })
+            .collect()
+    })
+}
+
+/// Runs `f`, `ops` operations, and gives what it returned with the CPU time
+/// `of` spent per operation over it; None for that if a reading failed.
+pub fn cpu_over<R>(of: sys::CpuOf, ops: f64, f: impl FnOnce() -> R) -> (R, Option<CpuPerOp>) {
+    let before = sys::cpu_split(of);
+    let got = f();
+    (
+        got,
+        CpuPerOp::between_reads(before, sys::cpu_split(of), ops),
+    )
 }
 
 /// An event slower than this needs no second warm-up call.

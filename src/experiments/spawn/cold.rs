@@ -13,7 +13,7 @@ use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
 use crate::measure::explain::cpu_of_wall;
 use crate::measure::probe;
-use crate::measure::sampler::{push_cpu_total, CpuPerOp};
+use crate::measure::sampler::{cpu_over, push_cpu_total, CpuPerOp};
 use crate::sys;
 use std::path::{Path, PathBuf};
 
@@ -155,14 +155,14 @@ fn cold_launches(
     }
     // Before the first launch, so every child starts where its parent runs.
     Placement::OneCpu.enter(&sys::allowed_cpus()?)?;
-    let cpu = || sys::cpu_split(sys::CpuOf::ProcessAndChildren);
     // `n` launches, and their CPU time per launch.
     let timed = |n: usize| -> anyhow::Result<(Vec<Launch>, Option<CpuPerOp>)> {
-        let c0 = cpu();
-        let v = (0..n)
-            .map(|_| l.launch(method))
-            .collect::<std::io::Result<Vec<_>>>()?;
-        Ok((v, CpuPerOp::between_reads(c0, cpu(), n as f64)))
+        let (v, cpu) = cpu_over(sys::CpuOf::ProcessAndChildren, n as f64, || {
+            (0..n)
+                .map(|_| l.launch(method))
+                .collect::<std::io::Result<Vec<_>>>()
+        });
+        Ok((v?, cpu))
     };
     let (first, first_cpu) = timed(1)?;
     let (second, second_cpu) = timed(1)?;

@@ -6,7 +6,7 @@ use super::engine::Place;
 use super::{plan_cpus, worker_cpus, CPUS};
 use crate::experiments::prelude::*;
 use crate::measure::explain::cpu_of_wall;
-use crate::measure::sampler::{push_cpu_total, CpuPerOp};
+use crate::measure::sampler::{cpu_over, push_cpu_total, CpuPerOp};
 use crate::sys;
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -127,12 +127,13 @@ pub fn echo_runs(place: &Place, all: &[usize], iterations: u64, runs: u64) -> io
         let before = counted.load(Ordering::SeqCst);
         let mut rates = Vec::new();
         let mut cpu = Vec::new();
-        let both = || sys::cpu_split(sys::CpuOf::ProcessAndChildren);
         for _ in 0..runs {
-            let c0 = both();
-            let dt = one(iterations)?;
-            cpu.extend(CpuPerOp::between_reads(c0, both(), iterations as f64));
-            rates.push(iterations as f64 / (dt / 1e9));
+            // Both sides: this process's threads.
+            let (dt, c) = cpu_over(sys::CpuOf::ProcessAndChildren, iterations as f64, || {
+                one(iterations)
+            });
+            cpu.extend(c);
+            rates.push(iterations as f64 / (dt? / 1e9));
         }
         Ok(Echoes {
             rates,
