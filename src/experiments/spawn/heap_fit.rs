@@ -31,6 +31,21 @@ pub struct PerPage {
     pub hi: f64,
 }
 
+impl PerPage {
+    /// "2.73 µs [2.43 µs, 10.3 µs]", signed as measured: a difference per
+    /// unit, written as every difference is.
+    pub fn text(&self) -> String {
+        Difference {
+            d: self.ns,
+            lo: self.lo,
+            hi: self.hi,
+            unit: Unit::Ns,
+            weak: None,
+        }
+        .text()
+    }
+}
+
 const PAGE: f64 = 4096.0;
 
 pub fn per_page(a: (u64, &Summary), b: (u64, &Summary)) -> Option<PerPage> {
@@ -100,9 +115,8 @@ pub fn growth(method: &str, points: &[(u64, &Summary)]) -> Option<String> {
     if n >= 3 {
         if let Some(p) = per_page(points[n - 2], points[n - 1]) {
             s.push_str(&format!(
-                "; between the two largest heaps it costs {} per 4 KiB page {}",
-                fmt_ns(p.ns),
-                fmt_interval(&fmt_signed(p.lo, Unit::Ns), &fmt_signed(p.hi, Unit::Ns))
+                "; between the two largest heaps it costs {} per 4 KiB page",
+                p.text()
             ));
             let (x0, y0) = (points[n - 1].0 as f64, points[n - 1].1.median);
             let residuals: Vec<String> = points[..n - 2]

@@ -15,7 +15,6 @@ use crate::experiments::prelude::*;
 use crate::measure::sampler::{events, interleave, Budget, PASSES};
 use crate::sys;
 use crate::sys::procfs;
-use crate::units::fmt_interval;
 use std::fs::File;
 use std::io;
 
@@ -243,26 +242,14 @@ pub fn findings(r: &ExperimentResult) -> Vec<String> {
             ));
         } else {
             priced = true;
-            let to_parent =
-                parent
-                    .filter(|p| apart(p.with, p.without))
-                    .map_or(String::new(), |p| {
-                        format!(
-                            " and {} {} to fork's return to the parent",
-                            fmt_signed(p.per.ns, Unit::Ns),
-                            fmt_interval(
-                                &fmt_signed(p.per.lo, Unit::Ns),
-                                &fmt_signed(p.per.hi, Unit::Ns)
-                            )
-                        )
-                    });
+            let to_parent = parent
+                .filter(|p| apart(p.with, p.without))
+                .map_or(String::new(), |p| {
+                    format!(" and {} to fork's return to the parent", p.per.text())
+                });
             parts.push(format!(
-                "each extra {one} adds {} {} to fork+reap here{to_parent} ({sides})",
-                fmt_ns(life.per.ns),
-                fmt_interval(
-                    &fmt_signed(life.per.lo, Unit::Ns),
-                    &fmt_signed(life.per.hi, Unit::Ns)
-                )
+                "each extra {one} adds {} to fork+reap here{to_parent} ({sides})",
+                life.per.text()
             ));
         }
     }
