@@ -7,7 +7,7 @@
 //!   compiler cannot link one of them (no static libc, say), an empty file is
 //!   embedded and the experiment reports the reason instead of a figure.
 use std::env;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn main() {
@@ -37,5 +37,53 @@ fn main() {
             println!("cargo:warning=could not build {name}; its exec experiments will be skipped");
             std::fs::write(&dest, b"").expect("write placeholder");
         }
+    }
+    build_go(&out);
+}
+
+/// Builds the Go ping-pong program into `out/go_pingpong` (an empty file when
+/// there is no Go toolchain or the build fails).
+fn build_go(out: &Path) {
+    println!("cargo:rerun-if-changed=helpers/go/pingpong/main.go");
+    println!("cargo:rerun-if-env-changed=TASKLAB_GO");
+    let dest = out.join("go_pingpong");
+    let work = out.join("go-build");
+    let go = env::var_os("TASKLAB_GO")
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "go".into());
+    let home = work.join("home");
+    for dir in [&home, &work.join("tmp"), &work.join("gocache")] {
+        std::fs::create_dir_all(dir).expect("create the Go build folder");
+    }
+    std::fs::copy("helpers/go/pingpong/main.go", work.join("main.go")).expect("copy main.go");
+    let mut cmd = Command::new(&go);
+    // The same flags as the run-time build (src/experiments/switch/go.rs).
+    cmd.args(["build", "-trimpath", "-buildvcs=false", "-o"])
+        .arg(&dest)
+        .arg("main.go")
+        .current_dir(&work)
+        .env_clear()
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .env("GOCACHE", work.join("gocache"))
+        .env("GOPATH", work.join("gopath"))
+        .env("GOTMPDIR", work.join("tmp"))
+        .env("TMPDIR", work.join("tmp"))
+        .env("GOENV", "off")
+        .env("GOTELEMETRY", "off")
+        .env("GOTOOLCHAIN", "local")
+        .env("GOPROXY", "off")
+        .env("GOFLAGS", "")
+        .env("CGO_ENABLED", "0");
+    for keep in ["PATH", "GOROOT"] {
+        if let Some(v) = env::var_os(keep) {
+            cmd.env(keep, v);
+        }
+    }
+    let ok = cmd.status().map(|s| s.success()).unwrap_or(false);
+    if !ok {
+        // No warning: a machine without Go is a supported set-up.
+        std::fs::write(&dest, b"").expect("write placeholder");
     }
 }

@@ -10,7 +10,8 @@
 #     share of series within 1.05x, 1.10x and 1.25x.
 # Usage: bench/repeatability.sh [N] [extra tasklab run arguments...]
 #        COLD_GO=1 bench/repeatability.sh   empties tasklab's Go cache first, so
-#        run 1's time includes the first-run Go helper build (an empty cache)
+#        run 1 starts as a first run does (the Go helper that build.rs embedded
+#        is written out; built, when there was no Go at compile time)
 # Needs python3. Do not run anything else meanwhile: it is a benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -407,3 +407,58 @@ fn the_real_go_program_builds_and_runs() {
     assert!(listing(&lab.path("home")).is_empty(), "go wrote into HOME");
     kept(&lab.cache());
 }
+
+/// The program build.rs embedded (empty when it found no Go toolchain).
+const EMBEDDED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/go_pingpong"));
+
+/// With no `$TASKLAB_GO`, the program built at compile time runs: no `go`
+/// is needed (PATH has none), it is kept beside its hash, and a kept copy
+/// changed since is replaced with the embedded bytes, never run.
+#[test]
+fn the_program_built_at_compile_time_runs_without_a_toolchain() {
+    if EMBEDDED.is_empty() {
+        eprintln!("skipped: no Go toolchain when tasklab was built");
+        return;
+    }
+    let lab = Lab::new();
+    let run = || {
+        let out = tasklab()
+            .args([
+                "run",
+                "switch.userspace",
+                "-p",
+                "variants=go_default",
+                "--out",
+            ])
+            .arg(lab.path("out"))
+            .args(["--json", "-"])
+            .env_remove("TASKLAB_GO")
+            .env("PATH", lab.path("tmp"))
+            .env("HOME", lab.path("home"))
+            .env("XDG_CACHE_HOME", lab.path("xdg"))
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        experiment(&v, "switch.userspace").clone()
+    };
+    let e = run();
+    assert!(measured(&e), "{e}");
+    let prog = kept(&lab.cache());
+    assert_eq!(std::fs::read(&prog).unwrap(), EMBEDDED);
+    assert!(!lab.path("go-env-build").exists(), "go was run");
+    // Changed after it was kept: replaced, with a note.
+    let mut bytes = EMBEDDED.to_vec();
+    bytes.extend_from_slice(b"tampered");
+    std::fs::write(&prog, &bytes).unwrap();
+    let e = run();
+    assert!(measured(&e), "{e}");
+    assert!(
+        notes(&e).contains("was not run and was replaced"),
+        "{}",
+        notes(&e)
+    );
+    assert_eq!(std::fs::read(&prog).unwrap(), EMBEDDED);
+}

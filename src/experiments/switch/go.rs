@@ -1,16 +1,22 @@
 //! The Go helper of switch.userspace: Bendersky's goroutine ping-pong
 //! (seed 002, ~2.8 M iterations/s, ~170 ns per switch) as a small Go program,
-//! built on first use and run with the variant's GOMAXPROCS, thread locking
-//! and CPU affinity.
+//! run with the variant's GOMAXPROCS, thread locking and CPU affinity.
+//!
+//! The program is built when tasklab is compiled (build.rs, when a Go
+//! toolchain is there) and embedded, so a run never waits for a Go build: its
+//! bytes are written to the private folder below on first use. When the
+//! build found no toolchain, or `$TASKLAB_GO` names one at run time (the
+//! user's choice of toolchain), it is built on first use instead.
 //!
 //! People run tasklab as root, sometimes with another user's `HOME`, so the
 //! built program is only ever run from a private folder (see
 //! [`crate::sys::private`]): `$XDG_CACHE_HOME/tasklab` or `~/.cache/tasklab`
 //! when every folder on the way is yours or root's and no one else can write
-//! it, else the run's own scratch folder (built again each run, with a note).
+//! it, else the run's own scratch folder (written or built again each run,
+//! with a note).
 //! Beside the program lies the SHA-256 of its content, and the program runs
-//! only when it still matches: a file that fails a check is built again and
-//! replaced, never run. `go` itself runs with its own HOME, build cache and
+//! only when it still matches: a file that fails a check is written or built
+//! again and replaced, never run. `go` itself runs with its own HOME, build cache and
 //! temp folder and no telemetry, so it writes nothing into anyone's `HOME`.
 //! Building happens in a temp folder inside the run's scratch folder (removed
 //! with it, even when the worker is killed) and the program reaches the cache
@@ -66,6 +72,10 @@ const GO_BUILD_LIMIT_S: u64 = 80;
 
 const GO_SOURCE: &str = include_str!("../../../helpers/go/pingpong/main.go");
 
+/// The program as build.rs built it with the compile-time toolchain; empty
+/// when there was none.
+const EMBEDDED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/go_pingpong"));
+
 /// `go` arguments: no paths of the build folder in the program (so every
 /// build of one source by one toolchain gives the same bytes), no VCS look-up.
 const BUILD_ARGS: &[&str] = &[
@@ -85,6 +95,18 @@ const PARTIAL: &str = ".partial-";
 /// on PATH.
 fn go_command(var: Option<std::ffi::OsString>) -> std::ffi::OsString {
     var.filter(|v| !v.is_empty()).unwrap_or_else(|| "go".into())
+}
+
+/// The compile-time program, unless there is none or the user names a
+/// toolchain at run time (`$TASKLAB_GO`, which then builds it).
+fn embedded(var: Option<std::ffi::OsString>, bytes: &'static [u8]) -> Option<&'static [u8]> {
+    (var.is_none_or(|v| v.is_empty()) && !bytes.is_empty()).then_some(bytes)
+}
+
+/// The embedded program's file name, after its content.
+fn embedded_name(bytes: &[u8]) -> String {
+    let hash = sha256_hex(bytes).unwrap_or_default();
+    format!("go-pingpong-embedded-{}", &hash[..16.min(hash.len())])
 }
 
 /// The program's file name, after what it is built from.
@@ -146,7 +168,7 @@ fn locate(scratch: Option<&Path>) -> Result<Home, GoError> {
     };
     let mut home = private(scratch, "go").map_err(GoError::Skipped)?;
     home.note = Some(format!(
-        "the Go program was built in this run's scratch folder (a cold build, each run), not taken from the cache: {why}"
+        "the Go program was kept in this run's scratch folder, not in the cache, so each run writes it (or builds it, cold) again: {why}"
     ));
     Ok(home)
 }
@@ -247,9 +269,13 @@ fn write_new(dir: &Path, name: &str, bytes: &[u8], mode: u32) -> io::Result<()> 
 
 /// Keeps the program built at `built` as `dir/name`, with its hash beside.
 fn place(dir: &Path, built: &Path, name: &str) -> io::Result<()> {
-    let bytes = std::fs::read(built)?;
-    let hash = sha256_hex(&bytes[..])?;
-    write_new(dir, name, &bytes, 0o700)?;
+    place_bytes(dir, &std::fs::read(built)?, name)
+}
+
+/// Keeps `bytes` as the program `dir/name`, with its hash beside.
+fn place_bytes(dir: &Path, bytes: &[u8], name: &str) -> io::Result<()> {
+    let hash = sha256_hex(bytes)?;
+    write_new(dir, name, bytes, 0o700)?;
     write_new(dir, &hash_name(name), format!("{hash}\n").as_bytes(), 0o600)
 }
 
@@ -322,12 +348,54 @@ fn run_bounded(
 /// Whether the checked Go program waits in the private cache: when it does
 /// not, the next Go job builds it (the progress line says so meanwhile).
 pub fn helper_ready() -> bool {
-    locate(None).is_ok_and(|h| verified(&h.dir, &binary_name()).is_ok())
+    embedded(std::env::var_os("TASKLAB_GO"), EMBEDDED).is_some()
+        || locate(None).is_ok_and(|h| verified(&h.dir, &binary_name()).is_ok())
+}
+
+/// The embedded program, written to the private folder unless a checked
+/// copy is already there (a copy that fails its check is replaced, never run).
+fn embedded_binary(
+    bytes: &[u8],
+    scratch: Option<&Path>,
+) -> Result<(PathBuf, Option<String>), GoError> {
+    let home = locate(scratch)?;
+    sweep_partials(&home.dir);
+    let name = embedded_name(bytes);
+    let mut note = home.note;
+    match verified(&home.dir, &name) {
+        Ok(bin) => return Ok((bin, note)),
+        Err(Unverified::Missing) => {}
+        Err(Unverified::Refused(why)) => note = Some(replaced(note, &why)),
+    }
+    place_bytes(&home.dir, bytes, &name).map_err(|e| {
+        GoError::Failed(format!(
+            "cannot keep the Go program in {}: {e}",
+            home.dir.display()
+        ))
+    })?;
+    let bin = verified(&home.dir, &name).map_err(|e| {
+        GoError::Failed(format!(
+            "the Go program just written fails its check: {e:?}"
+        ))
+    })?;
+    Ok((bin, note))
+}
+
+/// The note when a kept program failed its check and was replaced.
+fn replaced(note: Option<String>, why: &str) -> String {
+    let rebuilt = format!("the kept Go program was not run and was replaced: {why}");
+    match note {
+        Some(n) => format!("{n}; {rebuilt}"),
+        None => rebuilt,
+    }
 }
 
 /// The Go ping-pong program, checked and ready to run (built first if need
 /// be), and a note on where it came from when the user should know.
 fn go_binary(scratch: Option<&Path>) -> Result<(PathBuf, Option<String>), GoError> {
+    if let Some(bytes) = embedded(std::env::var_os("TASKLAB_GO"), EMBEDDED) {
+        return embedded_binary(bytes, scratch);
+    }
     let deadline = Instant::now() + Duration::from_secs(GO_BUILD_LIMIT_S);
     let timed_out = || {
         GoError::Skipped(format!(
@@ -368,13 +436,7 @@ fn go_binary(scratch: Option<&Path>) -> Result<(PathBuf, Option<String>), GoErro
     match verified(&home.dir, &name) {
         Ok(bin) => return Ok((bin, note)),
         Err(Unverified::Missing) => {}
-        Err(Unverified::Refused(why)) => {
-            let rebuilt = format!("the kept Go program was not run and was built again: {why}");
-            note = Some(match note {
-                Some(n) => format!("{n}; {rebuilt}"),
-                None => rebuilt,
-            });
-        }
+        Err(Unverified::Refused(why)) => note = Some(replaced(note, &why)),
     }
     std::fs::write(work.path().join("main.go"), GO_SOURCE)
         .map_err(|e| failed("cannot write the Go source", e))?;

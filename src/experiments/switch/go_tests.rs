@@ -212,3 +212,15 @@ fn the_cpu_line_is_read_per_round_trip_and_a_bad_one_is_not() {
     assert_eq!(parse_cpu("cpu 30000 x 200\n"), None);
     assert_eq!(parse_cpu("cpu -5 10 200\n"), None);
 }
+
+#[test]
+fn the_embedded_program_serves_unless_a_toolchain_is_named_at_run_time() {
+    static BYTES: &[u8] = b"\x7fELF program";
+    assert_eq!(embedded(None, BYTES), Some(BYTES));
+    assert_eq!(embedded(Some("".into()), BYTES), Some(BYTES));
+    assert_eq!(embedded(Some("/opt/go/bin/go".into()), BYTES), None);
+    assert_eq!(embedded(None, b""), None, "no toolchain at compile time");
+    // Named after its content: another build is another file.
+    assert_ne!(embedded_name(BYTES), embedded_name(b"\x7fELF other"));
+    assert!(embedded_name(BYTES).starts_with("go-pingpong-embedded-"));
+}
