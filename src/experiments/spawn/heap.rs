@@ -27,7 +27,7 @@ pub static EXPERIMENT: Experiment = Experiment {
             name: "heap_sizes",
             help: "parent heap sizes, touched so they are resident",
             kind: ParamKind::SizeList { min: 0, max: 1 << 40 },
-            quick: "0,2M,64M,512M,2G",
+            quick: "0,2M,64M,512M,1G",
             thorough: "0,2M,16M,64M,256M,512M,1G,2G,4G",
         },
         ParamSpec {
@@ -340,7 +340,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
                 fit,
             });
         }
-        if let Some(text) = heap_fit::growth(method, &heap_fit::by_heap(r, method, base)) {
+        if let Some(text) = heap_fit::growth(method, &heap_fit::spanning(r, method, base)) {
             a.notes.push(text);
         }
     }
@@ -351,7 +351,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     }
     a.findings.extend(untouched::finding(r, base));
     a.findings.extend(image::findings(r));
-    let trend = |m: &str| heap_fit::trend(&heap_fit::by_heap(r, m, base));
+    let trend = |m: &str| heap_fit::trend(&heap_fit::spanning(r, m, base));
     if trend("fork_exec_static") == Some(Trend::Grows)
         && matches!(trend("posix_spawn"), Some(Trend::Flat | Trend::Lower))
     {
@@ -373,9 +373,9 @@ fn analyze(r: &ExperimentResult) -> Analysis {
 /// figures at the smallest and the largest heap, the others by name (each
 /// method's sentence is in the notes).
 fn trends(r: &ExperimentResult, methods: &[String], base: &str) -> Option<String> {
-    let (mut grows, mut flat, mut lower) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut grows, mut flat, mut lower) = (Vec::new(), Vec::<String>::new(), Vec::new());
     for m in methods {
-        let pts = heap_fit::by_heap(r, m, base);
+        let pts = heap_fit::spanning(r, m, base);
         let (Some(t), Some(&(from_b, from)), Some(&(to_b, to))) =
             (heap_fit::trend(&pts), pts.first(), pts.last())
         else {
@@ -389,7 +389,7 @@ fn trends(r: &ExperimentResult, methods: &[String], base: &str) -> Option<String
                 fmt_ns(to.median),
                 fmt_size(to_b)
             )),
-            Trend::Flat => flat.push(m.as_str()),
+            Trend::Flat => flat.push(format!("{m} ({} → {})", fmt_size(from_b), fmt_size(to_b))),
             Trend::Lower => lower.push(m.as_str()),
         }
     }
@@ -402,7 +402,7 @@ fn trends(r: &ExperimentResult, methods: &[String], base: &str) -> Option<String
     }
     if !flat.is_empty() {
         parts.push(format!(
-            "it stays flat (the intervals at the smallest and largest heap overlap) for {}",
+            "no growth is told apart (the intervals at the smallest and largest heap overlap) for {}",
             flat.join(", ")
         ));
     }

@@ -23,6 +23,30 @@ pub fn by_heap<'a>(r: &'a ExperimentResult, method: &str, thp: &str) -> Vec<(u64
     v
 }
 
+/// The settled points of [`by_heap`] when they still span every heap the
+/// method was measured at (its smallest and largest heaps settled), else
+/// none: a trend from the smallest to the largest heap must not be read
+/// off two middle points because the ends did not settle.
+pub fn spanning<'a>(r: &'a ExperimentResult, method: &str, thp: &str) -> Vec<(u64, &'a Summary)> {
+    let measured: Vec<u64> = r
+        .metrics
+        .iter()
+        .filter(|m| {
+            m.name == "lifecycle_ns"
+                && m.label("method") == Some(method)
+                && m.label("thp") == Some(thp)
+                && m.label("call").is_none()
+        })
+        .filter_map(|m| m.label_num("heap_bytes"))
+        .collect();
+    let pts = by_heap(r, method, thp);
+    let ends = (measured.iter().min(), measured.iter().max());
+    match (pts.first(), pts.last(), ends) {
+        (Some(a), Some(b), (Some(&lo), Some(&hi))) if a.0 == lo && b.0 == hi => pts,
+        _ => Vec::new(),
+    }
+}
+
 /// ns per 4 KiB page of heap between two heap points, with the interval that
 /// their two intervals allow.
 pub struct PerPage {
@@ -94,7 +118,7 @@ pub fn growth(method: &str, points: &[(u64, &Summary)]) -> Option<String> {
     let (from_h, to_h) = (fmt_size(from_b), fmt_size(to_b));
     if t == Trend::Flat {
         return Some(format!(
-            "{method} stays flat as the heap grows: {} at {from_h}, {} at {to_h} (the intervals overlap)",
+            "{method} shows no growth its intervals can tell apart: {} at {from_h}, {} at {to_h} (the intervals overlap)",
             figure(from, Unit::Ns),
             figure(to, Unit::Ns)
         ));
