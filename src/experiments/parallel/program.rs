@@ -315,28 +315,35 @@ fn whole_program_headline(r: &ExperimentResult) -> Option<String> {
         .filter_map(|m| m.label_num("n"))
         .max()?
         .to_string();
-    let parts: Vec<String> = r
-        .metrics_named("speedup")
-        .filter(|m| {
-            m.label("variant") == Some(Variant::Fork.name())
-                && m.label("workers") == Some("2")
-                && m.label("n") == Some(n.as_str())
-        })
-        .map(|m| {
-            format!(
-                "{} with thp={}",
-                figure(&m.summary, Unit::Ratio),
-                m.label("thp").unwrap_or("?")
-            )
-        })
-        .collect();
-    (!parts.is_empty()).then(|| {
-        format!(
-            "the seed's whole program (map, fill, average, unmap of {} doubles), 2 forked processes against serial: {}; the fill stays serial",
-            group_digits(n.parse::<i64>().unwrap_or(0)),
-            parts.join(", ")
-        )
-    })
+    let mut parts = Vec::new();
+    let mut unbounded = Vec::new();
+    for m in r.metrics_named("speedup").filter(|m| {
+        m.label("variant") == Some(Variant::Fork.name())
+            && m.label("workers") == Some("2")
+            && m.label("n") == Some(n.as_str())
+    }) {
+        let thp = format!("thp={}", m.label("thp").unwrap_or("?"));
+        // A figure the rounds cannot bound stays out of the Summary.
+        if bounds_nothing(&m.summary, Unit::Ratio) {
+            unbounded.push(thp);
+        } else {
+            parts.push(format!("{} with {thp}", figure(&m.summary, Unit::Ratio)));
+        }
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    if !unbounded.is_empty() {
+        parts.push(format!(
+            "with {} its rounds disagree too much to bound a figure",
+            unbounded.join(" and ")
+        ));
+    }
+    Some(format!(
+        "the seed's whole program (map, fill, average, unmap of {} doubles), 2 forked processes against serial: {}; the fill stays serial",
+        group_digits(n.parse::<i64>().unwrap_or(0)),
+        parts.join(", ")
+    ))
 }
 
 fn findings(r: &ExperimentResult) -> Vec<String> {

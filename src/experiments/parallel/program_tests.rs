@@ -63,6 +63,23 @@ fn the_whole_program_headline_states_its_page_size() {
     assert!(h.contains("whole program"), "{h}");
     assert!(h.contains("1.01x [0.99x, 1.03x] with thp=default"), "{h}");
     assert!(h.contains("1.25x [1.23x, 1.27x] with thp=on"), "{h}");
+    // a figure the rounds cannot bound stays out, and says so
+    let a = analyze(&result(vec![
+        sp("default", 1.01),
+        crate::experiments::testing::settled(
+            "speedup",
+            &[("variant", "fork"), ("workers", "2"), n, ("thp", "on")],
+            1.71,
+            -0.5,
+            4.0,
+        ),
+    ]));
+    let h = &a.headlines[0];
+    assert!(!h.contains("1.71x"), "{h}");
+    assert!(
+        h.contains("with thp=on its rounds disagree too much to bound a figure"),
+        "{h}"
+    );
     // an unsettled series gives no headline
     let a = analyze(&result(vec![unsettled(sp("default", 1.01))]));
     assert!(a.headlines.is_empty(), "{:?}", a.headlines);
