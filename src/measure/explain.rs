@@ -1,5 +1,5 @@
 //! Sentences that name the round telemetry when it explains a figure:
-//! "steal was 6% during this series", "1.0 reschedule IPI per hand-off".
+//! "steal was 6% during these rounds", "1.0 reschedule IPI per hand-off".
 //! Pure functions of a result's `round_log` (`&r.round_log`), for any
 //! experiment's `analyze` to call.
 
@@ -86,7 +86,7 @@ pub fn contamination(log: &[RoundRecord], point: Option<usize>) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(s) = t.steal_share().filter(|s| *s > STEAL_SHARE) {
         out.push(format!(
-            "steal was {} during this series: the hypervisor ran something else on these CPUs",
+            "steal was {} during these rounds: the hypervisor ran something else on these CPUs",
             pct(s)
         ));
     }
@@ -110,7 +110,8 @@ pub fn contamination(log: &[RoundRecord], point: Option<usize>) -> Vec<String> {
 /// operation, from the `cpu_ns` series beside the `wall` series with the
 /// labels `with`: "the futex hand-off to an idle CPU is 60% idle: CPU time
 /// 2.1 µs of 5.3 µs wall, 0.9 µs of it in the kernel". A share is quoted
-/// only when the two intervals are apart; None when either series is
+/// only when the two intervals are apart (overlapping ones are "not told
+/// apart from a CPU kept busy throughout", never "busy throughout"); None when either series is
 /// missing or unsettled.
 pub fn cpu_of_wall(
     r: &ExperimentResult,
@@ -130,7 +131,7 @@ pub fn cpu_of_wall(
     let (cpu, wall_fig) = (figure(c, Unit::Ns), figure(w, Unit::Ns));
     Some(if !apart(c, w) {
         format!(
-            "{what} keeps a CPU busy throughout: CPU time {cpu} against {wall_fig} wall{kernel}"
+            "{what}: CPU time {cpu} against {wall_fig} wall{kernel}, not told apart from a CPU kept busy throughout"
         )
     } else if c.median < w.median {
         format!(
@@ -158,6 +159,57 @@ fn pct(share: f64) -> String {
 mod tests {
     use super::*;
     use crate::results::RoundTelemetry;
+
+    fn series(name: &str, median: f64, lo: f64, hi: f64) -> crate::results::Metric {
+        let mut summary = crate::stats::summarize(&[lo, median, hi]).unwrap();
+        (summary.median, summary.ci95_lo, summary.ci95_hi) = (median, lo, hi);
+        summary.ci_covers_95 = true;
+        crate::results::Metric {
+            name: name.into(),
+            unit: crate::units::Unit::Ns,
+            labels: Default::default(),
+            summary,
+            samples: vec![],
+            rounds: vec![],
+            detail: false,
+            better: crate::results::Better::Lower,
+            seed: None,
+        }
+    }
+
+    fn with(metrics: Vec<crate::results::Metric>) -> ExperimentResult {
+        let mut r: ExperimentResult =
+            serde_json::from_value(serde_json::json!({"name": "t", "group": "t",
+                "summary": "", "reproduces": "", "status": "ok", "duration_s": 0.0,
+                "params": {}, "metrics": [], "readings": [], "fits": [], "findings": [],
+                "notes": []}))
+            .unwrap();
+        r.metrics = metrics;
+        r
+    }
+
+    #[test]
+    fn cpu_time_is_called_idle_or_busy_only_when_the_intervals_say_so() {
+        let cpu = |m, lo, hi| series(crate::measure::sampler::CPU_NS, m, lo, hi);
+        // Overlapping: no claim that the CPU was busy throughout.
+        let r = with(vec![
+            series("wall_ns", 41e3, 30e3, 46e3),
+            cpu(26e3, 13e3, 38e3),
+        ]);
+        let s = cpu_of_wall(&r, "the hand-off", "wall_ns", &[]).unwrap();
+        assert!(
+            s.ends_with("not told apart from a CPU kept busy throughout"),
+            "{s}"
+        );
+        assert!(!s.contains("keeps a CPU busy"), "{s}");
+        // Apart and lower: the idle share.
+        let r = with(vec![
+            series("wall_ns", 41e3, 40e3, 42e3),
+            cpu(20e3, 19e3, 21e3),
+        ]);
+        let s = cpu_of_wall(&r, "the hand-off", "wall_ns", &[]).unwrap();
+        assert!(s.starts_with("the hand-off is 51% idle"), "{s}");
+    }
 
     #[test]
     fn counts_per_operation_read_naturally() {
@@ -196,7 +248,7 @@ mod tests {
         // 0.12 s of 2 × 1 s: 6%.
         assert_eq!(
             contamination(&log, Some(0)),
-            vec!["steal was 6.0% during this series: the hypervisor ran something else on these CPUs"]
+            vec!["steal was 6.0% during these rounds: the hypervisor ran something else on these CPUs"]
         );
         assert!(contamination(&log, Some(1)).is_empty());
         log = vec![round(0, 0.0, 0.2e9)];

@@ -357,11 +357,17 @@ fn unsettled(r: &ExperimentResult) -> Option<(String, String)> {
         .collect();
     let (first, _) = bad.first()?;
     let n = bad.len();
-    let finding = if n == 1 {
+    let mut finding = if n == 1 {
         format!("did not settle here: {first} (its rounds disagree beyond their own spread; the note says how far); no finding rests on it")
     } else {
         format!("did not settle here: {n} series, {first} the first (their rounds disagree beyond their own spread; the notes list them); no finding rests on them")
     };
+    // What the rounds' telemetry saw that can unsettle a figure: steal,
+    // run delay, throttling.
+    let seen = crate::measure::explain::contamination(&r.round_log, None);
+    if !seen.is_empty() {
+        finding.push_str(&format!("; {}", seen.join("; ")));
+    }
     let shown: Vec<&str> = bad
         .iter()
         .take(UNSETTLED_LISTED)
@@ -522,6 +528,36 @@ mod tests {
         assert_eq!(before.since(before), Throttling::default());
         // A counter that went down (a new cgroup) is no growth.
         assert_eq!(Throttling::default().since(before), Throttling::default());
+    }
+
+    #[test]
+    fn what_did_not_settle_names_the_steal_its_rounds_saw() {
+        use crate::experiments::testing::{metric, result, unsettled as flagged};
+        use crate::results::{RoundRecord, RoundTelemetry};
+        let mut r = result(vec![flagged(metric(
+            "x_ns",
+            &[("k", "v")],
+            &[1.0, 2.0, 3.0],
+        ))]);
+        let quiet = unsettled(&r).unwrap().0;
+        assert!(quiet.starts_with("did not settle here: x_ns"), "{quiet}");
+        assert!(!quiet.contains("steal"), "{quiet}");
+        // 0.2 s stolen of 2 CPUs x 1 s: 10%.
+        r.round_log.push(RoundRecord {
+            point: 0,
+            round: 0,
+            telemetry: RoundTelemetry {
+                wall_ns: 1e9,
+                steal_ns: 0.2e9,
+                cpu_steal_ns: vec![0.1e9; 2],
+                ..RoundTelemetry::default()
+            },
+        });
+        let noisy = unsettled(&r).unwrap().0;
+        assert!(
+            noisy.contains("no finding rests on it; steal was 10% during these rounds"),
+            "{noisy}"
+        );
     }
 
     #[test]

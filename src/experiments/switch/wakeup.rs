@@ -442,7 +442,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     if let Some(big) = real.iter().max_by(|x, y| x.median.total_cmp(&y.median)) {
         let share = (big.median <= d.total)
             .then(|| format!(", {:.0}% of it", big.median / d.total * 100.0));
-        let s = format!(
+        let mut s = format!(
             "the largest part of a cross-CPU futex hand-off ({total} per round trip, {}) is the {}: {} {}{}",
             d.what,
             big.label(),
@@ -450,6 +450,17 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             fmt_interval(&fmt_ns(big.lo), &fmt_ns(big.hi)),
             share.unwrap_or_default()
         );
+        // The interrupt counters say whether the hand-off sent the IPIs
+        // this part prices (one per hand-off, two per round trip).
+        if big.name == "ipi" {
+            let per = |n: &str| r.median(n, &[("variant", full)]);
+            if let (Some(res), Some(cal)) = (per("res_per_op"), per("cal_per_op")) {
+                s.push_str(&format!(
+                    "; the hand-off that sleeps sent {} (the part counts one per hand-off, two per round trip)",
+                    per_op_phrase(res + cal, "IPI", "IPIs", "round trip")
+                ));
+            }
+        }
         a.headlines.push(s.clone());
         a.findings.push(s);
     }

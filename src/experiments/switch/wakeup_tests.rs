@@ -61,6 +61,12 @@ fn the_largest_part_is_named_and_the_paths_shown() {
     let a = analyze(&fixture());
     let f = a.findings.join("\n");
     assert!(f.contains("the largest part"), "{f}");
+    // The interrupt counters back the part they explain.
+    assert!(
+        f.contains("is the IPI")
+            && f.contains("the hand-off that sleeps sent 2.0 IPIs per round trip"),
+        "{f}"
+    );
     assert!(f.contains("sleeping and waking adds"), "{f}");
     // What could not be isolated and what the interrupts were: notes.
     let n = a.notes.join("\n");
@@ -68,7 +74,7 @@ fn the_largest_part_is_named_and_the_paths_shown() {
     assert!(n.contains("residual"), "{n}");
     assert!(n.contains("2.0 function-call IPIs per round trip"), "{n}");
     assert!(n.contains("1.0 function-call IPI per call"), "{n}");
-    assert!(!f.contains("IPIs per"), "{f}");
+    assert!(!f.contains("function-call IPIs per"), "{f}");
     assert_eq!(a.headlines.len(), 1);
     assert_eq!(a.readings.iter().filter(|r| r.name == "part_ns").count(), 4);
 }
