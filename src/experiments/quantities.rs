@@ -52,6 +52,21 @@ pub const QUANTITIES: &[Quantity] = &[
         ],
     },
     Quantity {
+        name: "a memcpy of 64 KiB between page-aligned buffers",
+        sources: &[
+            Source {
+                experiment: "yardstick.memcpy",
+                metric: "copy_ns",
+                labels: &[("size", "64 KiB"), ("layout", "aligned")],
+            },
+            Source {
+                experiment: "switch.pingpong",
+                metric: "copy_ns",
+                labels: &[("size", "64 KiB")],
+            },
+        ],
+    },
+    Quantity {
         name: "a process forked and reaped, with no heap",
         sources: &[
             Source {

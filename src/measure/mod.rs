@@ -3,6 +3,7 @@
 //! overhead, the sampler that sizes iterations to a time budget, fresh-process
 //! probes and the run's private scratch folder.
 
+pub mod copy;
 pub mod explain;
 pub mod params;
 pub mod probe;

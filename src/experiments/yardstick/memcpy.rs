@@ -3,8 +3,8 @@
 //! process's page tables), of 2 MB ≈ 60 µs.
 
 use crate::experiments::prelude::*;
-use crate::measure::sampler::{per_op, Budget};
-use std::hint::black_box;
+use crate::measure::copy::copy_samples;
+use crate::measure::sampler::Budget;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "yardstick.memcpy",
@@ -53,29 +53,17 @@ pub static EXPERIMENT: Experiment = Experiment {
     ..Experiment::DEFAULT
 };
 
-const PAGE_BYTES: usize = 4096;
-
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
     let sizes = job.params.list("sizes");
     let b = Budget::from_job(job).scaled(0.5 / sizes.len() as f64);
     for size_bytes in sizes {
         let size_bytes = size_bytes as usize;
-        // One buffer, both halves page-aligned ("aligned"), then the
+        // Both halves of one buffer page-aligned ("aligned"), then the
         // destination moved 16 bytes on ("dst+16"): where two malloc'd
-        // neighbours land (each block has a 16-byte header), and a layout
-        // some CPUs copy far more slowly.
-        let gap_bytes = size_bytes.div_ceil(PAGE_BYTES) * PAGE_BYTES;
-        let mut buf = vec![1u8; 2 * gap_bytes + 2 * PAGE_BYTES];
-        let start = buf.as_ptr().align_offset(PAGE_BYTES);
+        // neighbours land, and a layout some CPUs copy far more slowly.
         for (layout, shift) in [("aligned", 0usize), ("dst+16", 16)] {
-            let (head, tail) = buf[start..].split_at_mut(gap_bytes);
-            let src = &head[..size_bytes];
-            let dst = &mut tail[shift..shift + size_bytes];
-            let samples = per_op(&b, job.loop_overhead_ns, || {
-                dst.copy_from_slice(black_box(src));
-                black_box(&mut *dst);
-            });
+            let samples = copy_samples(&b, job.loop_overhead_ns, size_bytes, shift);
             let name = fmt_size(size_bytes as u64);
             out.push(
                 "copy_ns",
