@@ -101,7 +101,7 @@ pub struct RunArgs {
     /// Experiments or groups to run (see `tasklab list`); none runs every one
     pub names: Vec<String>,
 
-    /// quick: the whole suite in 60–80 s on a 2-CPU VM (longer when the host is busy); thorough: publication-grade figures
+    /// quick: the whole suite in 45–60 s on a 2-CPU VM (longer when the host is busy); thorough: publication-grade figures
     #[arg(long, value_enum, default_value = "quick")]
     pub profile: ProfileArg,
 
