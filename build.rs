@@ -10,6 +10,8 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+include!("helpers/go/offline_env.rs");
+
 fn main() {
     println!("cargo:rerun-if-changed=src/sys/vfork.c");
     println!("cargo:rerun-if-changed=helpers/hello.c");
@@ -45,6 +47,7 @@ fn main() {
 /// there is no Go toolchain or the build fails).
 fn build_go(out: &Path) {
     println!("cargo:rerun-if-changed=helpers/go/pingpong/main.go");
+    println!("cargo:rerun-if-changed=helpers/go/offline_env.rs");
     println!("cargo:rerun-if-env-changed=TASKLAB_GO");
     let dest = out.join("go_pingpong");
     let work = out.join("go-build");
@@ -57,30 +60,8 @@ fn build_go(out: &Path) {
     }
     std::fs::copy("helpers/go/pingpong/main.go", work.join("main.go")).expect("copy main.go");
     let mut cmd = Command::new(&go);
-    // The same flags as the run-time build (src/experiments/switch/go.rs).
-    cmd.args(["build", "-trimpath", "-buildvcs=false", "-o"])
-        .arg(&dest)
-        .arg("main.go")
-        .current_dir(&work)
-        .env_clear()
-        .env("HOME", &home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("XDG_CACHE_HOME", home.join(".cache"))
-        .env("GOCACHE", work.join("gocache"))
-        .env("GOPATH", work.join("gopath"))
-        .env("GOTMPDIR", work.join("tmp"))
-        .env("TMPDIR", work.join("tmp"))
-        .env("GOENV", "off")
-        .env("GOTELEMETRY", "off")
-        .env("GOTOOLCHAIN", "local")
-        .env("GOPROXY", "off")
-        .env("GOFLAGS", "")
-        .env("CGO_ENABLED", "0");
-    for keep in ["PATH", "GOROOT"] {
-        if let Some(v) = env::var_os(keep) {
-            cmd.env(keep, v);
-        }
-    }
+    go_offline_env(&mut cmd, &work, &work.join("gocache"));
+    cmd.args(GO_BUILD_FLAGS).arg("-o").arg(&dest).arg("main.go");
     let ok = cmd.status().map(|s| s.success()).unwrap_or(false);
     if !ok {
         // No warning: a machine without Go is a supported set-up.

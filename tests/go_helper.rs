@@ -69,6 +69,21 @@ impl Lab {
 
     /// Runs go_default with this lab's `go`, HOME and XDG_CACHE_HOME.
     fn run(&self, xdg: bool) -> Value {
+        self.go_default(|cmd| {
+            cmd.env("TASKLAB_GO", self.path("go"))
+                .env("HOME", self.path("home"))
+                .env("TMPDIR", self.path("tmp"));
+            if xdg {
+                cmd.env("XDG_CACHE_HOME", self.path("xdg"));
+            } else {
+                cmd.env_remove("XDG_CACHE_HOME");
+            }
+        })
+    }
+
+    /// Runs switch.userspace's go_default variant into this lab's `out`,
+    /// with the environment `env` sets; its result.
+    fn go_default(&self, env: impl FnOnce(&mut assert_cmd::Command)) -> Value {
         let mut cmd = tasklab();
         cmd.args([
             "run",
@@ -78,15 +93,8 @@ impl Lab {
             "--out",
         ])
         .arg(self.path("out"))
-        .args(["--json", "-"])
-        .env("TASKLAB_GO", self.path("go"))
-        .env("HOME", self.path("home"))
-        .env("TMPDIR", self.path("tmp"));
-        if xdg {
-            cmd.env("XDG_CACHE_HOME", self.path("xdg"));
-        } else {
-            cmd.env_remove("XDG_CACHE_HOME");
-        }
+        .args(["--json", "-"]);
+        env(&mut cmd);
         let out = cmd.assert().success().get_output().stdout.clone();
         let v: Value = serde_json::from_slice(&out).unwrap();
         experiment(&v, "switch.userspace").clone()
@@ -383,27 +391,12 @@ fn the_real_go_program_builds_and_runs() {
         return;
     }
     let lab = Lab::new();
-    let out = tasklab()
-        .args([
-            "run",
-            "switch.userspace",
-            "-p",
-            "variants=go_default",
-            "--out",
-        ])
-        .arg(lab.path("out"))
-        .args(["--json", "-"])
-        .env("TASKLAB_GO", &go)
-        .env("HOME", lab.path("home"))
-        .env("XDG_CACHE_HOME", lab.path("xdg"))
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
-    let e = experiment(&v, "switch.userspace");
-    assert!(measured(e), "{e}");
+    let e = lab.go_default(|cmd| {
+        cmd.env("TASKLAB_GO", &go)
+            .env("HOME", lab.path("home"))
+            .env("XDG_CACHE_HOME", lab.path("xdg"));
+    });
+    assert!(measured(&e), "{e}");
     assert!(listing(&lab.path("home")).is_empty(), "go wrote into HOME");
     kept(&lab.cache());
 }
@@ -422,27 +415,12 @@ fn the_program_built_at_compile_time_runs_without_a_toolchain() {
     }
     let lab = Lab::new();
     let run = || {
-        let out = tasklab()
-            .args([
-                "run",
-                "switch.userspace",
-                "-p",
-                "variants=go_default",
-                "--out",
-            ])
-            .arg(lab.path("out"))
-            .args(["--json", "-"])
-            .env_remove("TASKLAB_GO")
-            .env("PATH", lab.path("tmp"))
-            .env("HOME", lab.path("home"))
-            .env("XDG_CACHE_HOME", lab.path("xdg"))
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        let v: Value = serde_json::from_slice(&out).unwrap();
-        experiment(&v, "switch.userspace").clone()
+        lab.go_default(|cmd| {
+            cmd.env_remove("TASKLAB_GO")
+                .env("PATH", lab.path("tmp"))
+                .env("HOME", lab.path("home"))
+                .env("XDG_CACHE_HOME", lab.path("xdg"));
+        })
     };
     let e = run();
     assert!(measured(&e), "{e}");

@@ -76,16 +76,7 @@ const GO_SOURCE: &str = include_str!("../../../helpers/go/pingpong/main.go");
 /// when there was none.
 const EMBEDDED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/go_pingpong"));
 
-/// `go` arguments: no paths of the build folder in the program (so every
-/// build of one source by one toolchain gives the same bytes), no VCS look-up.
-const BUILD_ARGS: &[&str] = &[
-    "build",
-    "-trimpath",
-    "-buildvcs=false",
-    "-o",
-    "pingpong",
-    "main.go",
-];
+include!("../../../helpers/go/offline_env.rs");
 
 /// Names of temp files and folders, followed by the pid that made them, so a
 /// later run can tell a dead run's leftovers from a live run's work.
@@ -113,7 +104,7 @@ fn embedded_name(bytes: &[u8]) -> String {
 fn binary_name() -> String {
     format!(
         "go-pingpong-{:016x}",
-        crate::stats::seed_for(&format!("{GO_SOURCE}{BUILD_ARGS:?}"))
+        crate::stats::seed_for(&format!("{GO_SOURCE}{GO_BUILD_FLAGS:?}"))
     )
 }
 
@@ -280,32 +271,11 @@ fn place_bytes(dir: &Path, bytes: &[u8], name: &str) -> io::Result<()> {
 }
 
 /// A `go` command that reads no one's settings and writes only into `work`
-/// (HOME, config, temp files) and `gocache`: no telemetry, no toolchain or
-/// module downloads, no C compiler.
+/// and `gocache` ([`go_offline_env`]), with no input.
 fn go_cmd(go: &std::ffi::OsStr, work: &Path, gocache: &Path) -> Command {
-    let home = work.join("home");
     let mut cmd = Command::new(go);
-    cmd.env_clear()
-        .env("HOME", &home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("XDG_CACHE_HOME", home.join(".cache"))
-        .env("GOCACHE", gocache)
-        .env("GOPATH", work.join("gopath"))
-        .env("GOTMPDIR", work.join("tmp"))
-        .env("TMPDIR", work.join("tmp"))
-        .env("GOENV", "off")
-        .env("GOTELEMETRY", "off")
-        .env("GOTOOLCHAIN", "local")
-        .env("GOPROXY", "off")
-        .env("GOFLAGS", "")
-        .env("CGO_ENABLED", "0")
-        .current_dir(work)
-        .stdin(Stdio::null());
-    for keep in ["PATH", "GOROOT"] {
-        if let Some(v) = std::env::var_os(keep) {
-            cmd.env(keep, v);
-        }
-    }
+    go_offline_env(&mut cmd, work, gocache);
+    cmd.stdin(Stdio::null());
     cmd
 }
 
@@ -441,7 +411,9 @@ fn go_binary(scratch: Option<&Path>) -> Result<(PathBuf, Option<String>), GoErro
     std::fs::write(work.path().join("main.go"), GO_SOURCE)
         .map_err(|e| failed("cannot write the Go source", e))?;
     let mut build = go_cmd(&go, work.path(), &home.gocache);
-    build.args(BUILD_ARGS);
+    build
+        .args(GO_BUILD_FLAGS)
+        .args(["-o", "pingpong", "main.go"]);
     match run_bounded(build, work.path(), "build", deadline) {
         Err(e) => return Err(failed(&format!("cannot run {shown} build"), e)),
         Ok(None) => return Err(timed_out()),
