@@ -16,8 +16,8 @@ pub use crate::results::{
     Better, ExperimentResult, Labels, Metric, NamedFit, Reading, SeedStat, Unit,
 };
 pub use crate::stats::compare_text::{
-    amount, apart, bounds_nothing, compare, difference, figure, fmt_ratio, fmt_signed, order,
-    share, share_text, versus, Difference, Order, Share,
+    amount, apart, bounds_nothing, compare, difference, figure, fmt_delta, fmt_ratio, fmt_signed,
+    order, share, share_text, versus, Difference, Order, Share,
 };
 pub use crate::stats::Summary;
 pub use crate::units::{fmt_interval, fmt_ns, fmt_size, fmt_value, group_digits};

@@ -9,7 +9,7 @@
 
 use crate::measure::protocol::WorkerOutput;
 use crate::results::{ExperimentResult, Labels, Unit};
-use crate::stats::compare_text::fmt_signed;
+use crate::stats::compare_text::fmt_delta;
 use crate::sys::procfs;
 use crate::units::fmt_value;
 
@@ -117,14 +117,9 @@ pub fn pm(bound_kib: Option<f64>, readings: f64, per: f64) -> String {
     })
 }
 
-/// "+12.0 KiB", "−4.00 KiB", "0 KiB": a difference with its sign.
+/// "+12.0 KiB", "-4.00 KiB", "0 KiB": a difference with its sign.
 pub fn signed(kib: f64) -> String {
-    let s = fmt_signed(kib, Unit::Kib);
-    if kib > 0.0 && !s.starts_with('0') {
-        format!("+{s}")
-    } else {
-        s
-    }
+    fmt_delta(kib, Unit::Kib)
 }
 
 /// The note under an experiment whose table or findings print an RSS

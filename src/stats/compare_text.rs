@@ -59,6 +59,17 @@ pub fn fmt_signed(v: f64, unit: Unit) -> String {
     }
 }
 
+/// A difference with its sign: "+12.0 KiB", "-4.00 KiB", "0 KiB" (the
+/// minus as [`fmt_signed`] writes it; never "+0" or "-0").
+pub fn fmt_delta(v: f64, unit: Unit) -> String {
+    let s = fmt_signed(v, unit);
+    if v > 0.0 && s.chars().any(|c| ('1'..='9').contains(&c)) {
+        format!("+{s}")
+    } else {
+        s
+    }
+}
+
 /// What an interval is when it is not a 95% one ("min–max of 3, 75%").
 fn weak_label(s: &Summary) -> Option<String> {
     if s.ci_covers_95 {

@@ -107,3 +107,12 @@ fn a_ratio_interval_below_zero_is_never_printed() {
     assert!(!t.contains('-'), "{t}");
     assert!(t.contains("no usable interval"), "{t}");
 }
+
+#[test]
+fn a_delta_keeps_its_sign_and_never_reads_plus_or_minus_zero() {
+    assert_eq!(fmt_delta(12.0, Unit::Kib), "+12.0 KiB");
+    assert_eq!(fmt_delta(-4.0, Unit::Kib), "-4.00 KiB");
+    assert_eq!(fmt_delta(0.0, Unit::Kib), "0 KiB");
+    assert_eq!(fmt_delta(-0.0001, Unit::Ns), fmt_delta(0.0001, Unit::Ns));
+    assert_eq!(fmt_delta(1500.0, Unit::Ns), "+1.50 µs");
+}

@@ -161,9 +161,5 @@ pub fn growth(method: &str, points: &[(u64, &Summary)]) -> Option<String> {
 
 /// A difference with its sign, never clamped.
 pub fn signed_ns(ns: f64) -> String {
-    if ns < 0.0 {
-        format!("−{}", fmt_ns(-ns))
-    } else {
-        format!("+{}", fmt_ns(ns))
-    }
+    fmt_delta(ns, Unit::Ns)
 }
