@@ -83,17 +83,34 @@ impl Totals {
 /// (or the file predates the telemetry).
 pub fn contamination(log: &[RoundRecord], point: Option<usize>) -> Vec<String> {
     let t = Totals::of(log, point);
+    let mut out = from_outside(&t);
+    if t.wall_ns > 0.0 && t.run_delay_ns / t.wall_ns > RUN_DELAY_SHARE {
+        // Whose work it waited for, the counter does not say: in a
+        // ping-pong or with more workers than CPUs it is the worker's own.
+        out.insert(
+            out.len().min(1),
+            format!(
+                "the measuring thread was runnable but waiting for a CPU {} of the time (run delay: behind the worker's own tasks or other programs)",
+                pct(t.run_delay_ns / t.wall_ns)
+            ),
+        );
+    }
+    out
+}
+
+/// What came from outside tasklab during the rounds of `point` (every
+/// point when None): steal above [`STEAL_SHARE`] and throttling by the
+/// cgroup's CPU quota, never the worker's own tasks.
+pub fn outside(log: &[RoundRecord], point: Option<usize>) -> Vec<String> {
+    from_outside(&Totals::of(log, point))
+}
+
+fn from_outside(t: &Totals) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(s) = t.steal_share().filter(|s| *s > STEAL_SHARE) {
         out.push(format!(
             "steal was {} during these rounds: the hypervisor ran something else on these CPUs",
             pct(s)
-        ));
-    }
-    if t.wall_ns > 0.0 && t.run_delay_ns / t.wall_ns > RUN_DELAY_SHARE {
-        out.push(format!(
-            "the worker waited for a CPU {} of the time (run delay): other work competed",
-            pct(t.run_delay_ns / t.wall_ns)
         ));
     }
     if t.nr_throttled > 0.0 {
@@ -253,6 +270,9 @@ mod tests {
         assert!(contamination(&log, Some(1)).is_empty());
         log = vec![round(0, 0.0, 0.2e9)];
         assert!(contamination(&log, None)[0].contains("20%"));
+        // Run delay may be the worker's own tasks: never "from outside".
+        assert!(outside(&log, None).is_empty());
+        assert!(!contamination(&log, None)[0].contains("other work competed"));
         // An old file: no per-CPU figures, no steal share.
         log[0].telemetry.cpu_steal_ns.clear();
         assert_eq!(Totals::of(&log, None).steal_share(), None);

@@ -362,9 +362,9 @@ fn unsettled(r: &ExperimentResult) -> Option<(String, String)> {
     } else {
         format!("did not settle here: {n} series, {first} the first (their rounds disagree beyond their own spread; the notes list them); no finding rests on them")
     };
-    // What the rounds' telemetry saw that can unsettle a figure: steal,
-    // run delay, throttling.
-    let seen = crate::measure::explain::contamination(&r.round_log, None);
+    // What the rounds' telemetry saw from outside that can unsettle a
+    // figure: steal, throttling (run delay is often the worker's own tasks).
+    let seen = crate::measure::explain::outside(&r.round_log, None);
     if !seen.is_empty() {
         finding.push_str(&format!("; {}", seen.join("; ")));
     }
