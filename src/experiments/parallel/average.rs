@@ -321,8 +321,8 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
         ));
         if !short.is_empty() {
             out.push(format!(
-                "{SCHEDULER}: {} (CPU time used over wall time; \
-                 the rest went to other programs, see others_cpus)",
+                "{SCHEDULER}: {} (CPU time used over wall time: the workers did not run all the \
+                 time; the others_cpus reading gives what other programs used meanwhile)",
                 short.join(", ")
             ));
         }
