@@ -63,6 +63,8 @@ fn build_go(out: &Path) {
     go_offline_env(&mut cmd, &work, &work.join("gocache"));
     cmd.args(GO_BUILD_FLAGS).arg("-o").arg(&dest).arg("main.go");
     let ok = cmd.status().map(|s| s.success()).unwrap_or(false);
+    // The program is all that is kept: its build cache (some 35 MB) goes.
+    let _ = std::fs::remove_dir_all(&work);
     if !ok {
         // No warning: a machine without Go is a supported set-up.
         std::fs::write(&dest, b"").expect("write placeholder");
