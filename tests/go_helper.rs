@@ -404,9 +404,10 @@ fn the_real_go_program_builds_and_runs() {
 /// The program build.rs embedded (empty when it found no Go toolchain).
 const EMBEDDED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/go_pingpong"));
 
-/// With no `$TASKLAB_GO`, the program built at compile time runs: no `go`
-/// is needed (PATH has none), it is kept beside its hash, and a kept copy
-/// changed since is replaced with the embedded bytes, never run.
+/// With no `$TASKLAB_GO`, the program built at compile time runs: `go` is
+/// never run (the only one on PATH is the lab's, which leaves a mark), it
+/// is kept beside its hash, and a kept copy changed since is replaced with
+/// the embedded bytes, never run.
 #[test]
 fn the_program_built_at_compile_time_runs_without_a_toolchain() {
     if EMBEDDED.is_empty() {
@@ -417,7 +418,7 @@ fn the_program_built_at_compile_time_runs_without_a_toolchain() {
     let run = || {
         lab.go_default(|cmd| {
             cmd.env_remove("TASKLAB_GO")
-                .env("PATH", lab.path("tmp"))
+                .env("PATH", lab.t.path())
                 .env("HOME", lab.path("home"))
                 .env("XDG_CACHE_HOME", lab.path("xdg"));
         })
@@ -426,7 +427,10 @@ fn the_program_built_at_compile_time_runs_without_a_toolchain() {
     assert!(measured(&e), "{e}");
     let prog = kept(&lab.cache());
     assert_eq!(std::fs::read(&prog).unwrap(), EMBEDDED);
-    assert!(!lab.path("go-env-build").exists(), "go was run");
+    for what in ["version", "build"] {
+        let mark = lab.path(&format!("go-env-{what}"));
+        assert!(!mark.exists(), "go {what} was run");
+    }
     // Changed after it was kept: replaced, with a note.
     let mut bytes = EMBEDDED.to_vec();
     bytes.extend_from_slice(b"tampered");

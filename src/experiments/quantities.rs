@@ -62,7 +62,7 @@ pub const QUANTITIES: &[Quantity] = &[
             Source {
                 experiment: "switch.pingpong",
                 metric: "copy_ns",
-                labels: &[("size", "64 KiB")],
+                labels: &[("size", "64 KiB"), ("layout", "aligned")],
             },
         ],
     },

@@ -1,5 +1,5 @@
 //! Sentences that name the round telemetry when it explains a figure:
-//! "steal was 6% during these rounds", "1.0 reschedule IPI per hand-off".
+//! "steal was 6% of the CPUs' time", "1.0 reschedule IPI per hand-off".
 //! Pure functions of a result's `round_log` (`&r.round_log`), for any
 //! experiment's `analyze` to call.
 
@@ -83,7 +83,7 @@ impl Totals {
 /// (or the file predates the telemetry).
 pub fn contamination(log: &[RoundRecord], point: Option<usize>) -> Vec<String> {
     let t = Totals::of(log, point);
-    let mut out = from_outside(&t);
+    let mut out = from_held_back(&t);
     if t.wall_ns > 0.0 && t.run_delay_ns / t.wall_ns > RUN_DELAY_SHARE {
         // Whose work it waited for, the counter does not say: in a
         // ping-pong or with more workers than CPUs it is the worker's own.
@@ -98,24 +98,26 @@ pub fn contamination(log: &[RoundRecord], point: Option<usize>) -> Vec<String> {
     out
 }
 
-/// What came from outside tasklab during the rounds of `point` (every
-/// point when None): steal above [`STEAL_SHARE`] and throttling by the
-/// cgroup's CPU quota, never the worker's own tasks.
-pub fn outside(log: &[RoundRecord], point: Option<usize>) -> Vec<String> {
-    from_outside(&Totals::of(log, point))
+/// What held the worker back without its choosing during the rounds of
+/// `point` (every point when None): steal above [`STEAL_SHARE`] (the
+/// hypervisor) and throttling by the cgroup's CPU quota (which counts
+/// tasklab's own use too). Run delay is not among them: it may be the
+/// worker's own tasks.
+pub fn held_back(log: &[RoundRecord], point: Option<usize>) -> Vec<String> {
+    from_held_back(&Totals::of(log, point))
 }
 
-fn from_outside(t: &Totals) -> Vec<String> {
+fn from_held_back(t: &Totals) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(s) = t.steal_share().filter(|s| *s > STEAL_SHARE) {
         out.push(format!(
-            "steal was {} during these rounds: the hypervisor ran something else on these CPUs",
+            "steal was {} of the CPUs' time: the hypervisor ran something else on these CPUs",
             pct(s)
         ));
     }
     if t.nr_throttled > 0.0 {
         out.push(format!(
-            "the cgroup's CPU quota throttled this series {} times ({} held back): those rounds stalled until the next period",
+            "the cgroup's CPU quota throttled these rounds {} times ({} held back): they stalled until the next period",
             t.nr_throttled,
             crate::units::fmt_ns(t.throttled_usec * 1000.0)
         ));
@@ -265,13 +267,15 @@ mod tests {
         // 0.12 s of 2 × 1 s: 6%.
         assert_eq!(
             contamination(&log, Some(0)),
-            vec!["steal was 6.0% during these rounds: the hypervisor ran something else on these CPUs"]
+            vec![
+                "steal was 6.0% of the CPUs' time: the hypervisor ran something else on these CPUs"
+            ]
         );
         assert!(contamination(&log, Some(1)).is_empty());
         log = vec![round(0, 0.0, 0.2e9)];
         assert!(contamination(&log, None)[0].contains("20%"));
         // Run delay may be the worker's own tasks: never "from outside".
-        assert!(outside(&log, None).is_empty());
+        assert!(held_back(&log, None).is_empty());
         assert!(!contamination(&log, None)[0].contains("other work competed"));
         // An old file: no per-CPU figures, no steal share.
         log[0].telemetry.cpu_steal_ns.clear();
@@ -284,6 +288,6 @@ mod tests {
         log[0].telemetry.throttled_usec = 3000.0;
         assert!(contamination(&log, None)
             .iter()
-            .any(|f| f.contains("throttled this series 2 times")));
+            .any(|f| f.contains("throttled these rounds 2 times")));
     }
 }

@@ -362,11 +362,15 @@ fn unsettled(r: &ExperimentResult) -> Option<(String, String)> {
     } else {
         format!("did not settle here: {n} series, {first} the first (their rounds disagree beyond their own spread; the notes list them); no finding rests on them")
     };
-    // What the rounds' telemetry saw from outside that can unsettle a
-    // figure: steal, throttling (run delay is often the worker's own tasks).
-    let seen = crate::measure::explain::outside(&r.round_log, None);
+    // What held the experiment's workers back that can unsettle a figure:
+    // steal, throttling (run delay is often the worker's own tasks). Over
+    // all its rounds: a series does not know which of them were its own.
+    let seen = crate::measure::explain::held_back(&r.round_log, None);
     if !seen.is_empty() {
-        finding.push_str(&format!("; {}", seen.join("; ")));
+        finding.push_str(&format!(
+            "; over this experiment's rounds, {}",
+            seen.join("; ")
+        ));
     }
     let shown: Vec<&str> = bad
         .iter()
@@ -555,7 +559,9 @@ mod tests {
         });
         let noisy = unsettled(&r).unwrap().0;
         assert!(
-            noisy.contains("no finding rests on it; steal was 10% during these rounds"),
+            noisy.contains(
+                "no finding rests on it; over this experiment's rounds, steal was 10% of the CPUs' time"
+            ),
             "{noisy}"
         );
     }

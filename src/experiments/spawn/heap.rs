@@ -361,7 +361,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             ""
         };
         a.findings.push(format!(
-            "advice: a process with a large heap that must start programs should use posix_spawn{vfork}, whose cost did not grow with the heap here; fork+exec pays for copying the page tables first"
+            "advice: a process with a large heap that must start programs should use posix_spawn{vfork}, whose cost was not seen to grow with the heap here (its intervals at the smallest and largest heap overlap, or it was lower); fork+exec pays for copying the page tables first"
         ));
     }
     a.headlines

@@ -12,15 +12,16 @@ use crate::stats::Summary;
 pub fn by_heap<'a>(r: &'a ExperimentResult, method: &str, thp: &str) -> Vec<(u64, &'a Summary)> {
     let mut v: Vec<(u64, &Summary)> = r
         .metrics_named("lifecycle_ns")
-        .filter(|m| {
-            m.label("method") == Some(method)
-                && m.label("thp") == Some(thp)
-                && m.label("call").is_none()
-        })
+        .filter(|m| warm_line(m, method, thp))
         .filter_map(|m| Some((m.label_num("heap_bytes")?, &m.summary)))
         .collect();
     v.sort_by_key(|p| p.0);
     v
+}
+
+/// Whether `m` is a point of `method`'s warm line at `thp` (not a first call).
+fn warm_line(m: &crate::results::Metric, method: &str, thp: &str) -> bool {
+    m.label("method") == Some(method) && m.label("thp") == Some(thp) && m.label("call").is_none()
 }
 
 /// The settled points of [`by_heap`] when they still span every heap the
@@ -31,12 +32,7 @@ pub fn spanning<'a>(r: &'a ExperimentResult, method: &str, thp: &str) -> Vec<(u6
     let measured: Vec<u64> = r
         .metrics
         .iter()
-        .filter(|m| {
-            m.name == "lifecycle_ns"
-                && m.label("method") == Some(method)
-                && m.label("thp") == Some(thp)
-                && m.label("call").is_none()
-        })
+        .filter(|m| m.name == "lifecycle_ns" && warm_line(m, method, thp))
         .filter_map(|m| m.label_num("heap_bytes"))
         .collect();
     let pts = by_heap(r, method, thp);

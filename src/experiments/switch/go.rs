@@ -258,11 +258,6 @@ fn write_new(dir: &Path, name: &str, bytes: &[u8], mode: u32) -> io::Result<()> 
     Ok(())
 }
 
-/// Keeps the program built at `built` as `dir/name`, with its hash beside.
-fn place(dir: &Path, built: &Path, name: &str) -> io::Result<()> {
-    place_bytes(dir, &std::fs::read(built)?, name)
-}
-
 /// Keeps `bytes` as the program `dir/name`, with its hash beside.
 fn place_bytes(dir: &Path, bytes: &[u8], name: &str) -> io::Result<()> {
     let hash = sha256_hex(bytes)?;
@@ -315,8 +310,10 @@ fn run_bounded(
     )))
 }
 
-/// Whether the checked Go program waits in the private cache: when it does
-/// not, the next Go job builds it (the progress line says so meanwhile).
+/// Whether no Go build is due: the program was embedded at compile time (and
+/// no `$TASKLAB_GO` asks for another), or a checked copy waits in the
+/// private cache. When not, the next Go job builds it (the progress line
+/// says so meanwhile).
 pub fn helper_ready() -> bool {
     embedded(std::env::var_os("TASKLAB_GO"), EMBEDDED).is_some()
         || locate(None).is_ok_and(|h| verified(&h.dir, &binary_name()).is_ok())
@@ -337,18 +334,21 @@ fn embedded_binary(
         Err(Unverified::Missing) => {}
         Err(Unverified::Refused(why)) => note = Some(replaced(note, &why)),
     }
-    place_bytes(&home.dir, bytes, &name).map_err(|e| {
+    let bin = keep_checked(&home.dir, &name, bytes)?;
+    Ok((bin, note))
+}
+
+/// Keeps `bytes` as the program `dir/name` with its hash, and the path once
+/// it passes the check every run of it passes.
+fn keep_checked(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, GoError> {
+    place_bytes(dir, bytes, name).map_err(|e| {
         GoError::Failed(format!(
             "cannot keep the Go program in {}: {e}",
-            home.dir.display()
+            dir.display()
         ))
     })?;
-    let bin = verified(&home.dir, &name).map_err(|e| {
-        GoError::Failed(format!(
-            "the Go program just written fails its check: {e:?}"
-        ))
-    })?;
-    Ok((bin, note))
+    verified(dir, name)
+        .map_err(|e| GoError::Failed(format!("the Go program just kept fails its check: {e:?}")))
 }
 
 /// The note when a kept program failed its check and was replaced.
@@ -422,15 +422,9 @@ fn go_binary(scratch: Option<&Path>) -> Result<(PathBuf, Option<String>), GoErro
         }
         Ok(Some(_)) => {}
     }
-    place(&home.dir, &work.path().join("pingpong"), &name).map_err(|e| {
-        failed(
-            &format!("cannot keep the Go program in {}", home.dir.display()),
-            e,
-        )
-    })?;
-    let bin = verified(&home.dir, &name).map_err(|e| {
-        GoError::Failed(format!("the Go program just built fails its check: {e:?}"))
-    })?;
+    let built = std::fs::read(work.path().join("pingpong"))
+        .map_err(|e| failed("cannot read the Go program just built", e))?;
+    let bin = keep_checked(&home.dir, &name, &built)?;
     Ok((bin, note))
 }
 

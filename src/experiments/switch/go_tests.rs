@@ -1,12 +1,6 @@
 use super::*;
 use std::os::unix::fs::PermissionsExt;
 
-fn built(dir: &Path, text: &str) -> PathBuf {
-    let p = dir.join("pingpong");
-    std::fs::write(&p, text).unwrap();
-    p
-}
-
 #[test]
 fn an_empty_tasklab_go_is_treated_as_unset() {
     assert_eq!(go_command(None), "go");
@@ -35,8 +29,7 @@ fn the_cache_is_under_xdg_cache_home_or_home() {
 #[test]
 fn a_placed_program_verifies_and_its_files_are_private() {
     let t = tempfile::tempdir().unwrap();
-    let src = tempfile::tempdir().unwrap();
-    place(t.path(), &built(src.path(), "#!/bin/sh\n"), "prog").unwrap();
+    place_bytes(t.path(), "#!/bin/sh\n".as_bytes(), "prog").unwrap();
     assert_eq!(verified(t.path(), "prog"), Ok(t.path().join("prog")));
     let mode = |n: &str| {
         std::fs::metadata(t.path().join(n))
@@ -48,7 +41,7 @@ fn a_placed_program_verifies_and_its_files_are_private() {
     assert_eq!(mode("prog"), 0o700);
     assert_eq!(mode("prog.sha256"), 0o600);
     // Placing again (a rebuild) replaces both.
-    place(t.path(), &built(src.path(), "#!/bin/sh\nexit 0\n"), "prog").unwrap();
+    place_bytes(t.path(), "#!/bin/sh\nexit 0\n".as_bytes(), "prog").unwrap();
     assert!(verified(t.path(), "prog").is_ok());
     let left: Vec<_> = std::fs::read_dir(t.path()).unwrap().flatten().collect();
     assert_eq!(left.len(), 2, "no temp file is left: {left:?}");
@@ -57,8 +50,7 @@ fn a_placed_program_verifies_and_its_files_are_private() {
 #[test]
 fn a_tampered_program_is_refused() {
     let t = tempfile::tempdir().unwrap();
-    let src = tempfile::tempdir().unwrap();
-    place(t.path(), &built(src.path(), "#!/bin/sh\n"), "prog").unwrap();
+    place_bytes(t.path(), "#!/bin/sh\n".as_bytes(), "prog").unwrap();
     let mut f = std::fs::OpenOptions::new()
         .append(true)
         .open(t.path().join("prog"))
@@ -73,8 +65,7 @@ fn a_tampered_program_is_refused() {
 #[test]
 fn a_program_others_can_write_or_a_link_is_refused() {
     let t = tempfile::tempdir().unwrap();
-    let src = tempfile::tempdir().unwrap();
-    place(t.path(), &built(src.path(), "#!/bin/sh\n"), "prog").unwrap();
+    place_bytes(t.path(), "#!/bin/sh\n".as_bytes(), "prog").unwrap();
     let prog = t.path().join("prog");
     std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o770)).unwrap();
     match verified(t.path(), "prog") {
@@ -98,8 +89,7 @@ fn a_program_others_can_write_or_a_link_is_refused() {
 #[test]
 fn a_program_without_its_hash_counts_as_not_built() {
     let t = tempfile::tempdir().unwrap();
-    let src = tempfile::tempdir().unwrap();
-    place(t.path(), &built(src.path(), "#!/bin/sh\n"), "prog").unwrap();
+    place_bytes(t.path(), "#!/bin/sh\n".as_bytes(), "prog").unwrap();
     std::fs::remove_file(t.path().join("prog.sha256")).unwrap();
     assert_eq!(verified(t.path(), "prog"), Err(Unverified::Missing));
 }

@@ -456,7 +456,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             let per = |n: &str| r.median(n, &[("variant", full)]);
             if let (Some(res), Some(cal)) = (per("res_per_op"), per("cal_per_op")) {
                 s.push_str(&format!(
-                    "; the hand-off that sleeps sent {} (the part counts one per hand-off, two per round trip)",
+                    "; the hand-off that sleeps took {} (counted machine-wide; the part counts one per hand-off, two per round trip)",
                     per_op_phrase(res + cal, "IPI", "IPIs", "round trip")
                 ));
             }

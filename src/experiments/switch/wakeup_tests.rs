@@ -64,7 +64,7 @@ fn the_largest_part_is_named_and_the_paths_shown() {
     // The interrupt counters back the part they explain.
     assert!(
         f.contains("is the IPI")
-            && f.contains("the hand-off that sleeps sent 2.0 IPIs per round trip"),
+            && f.contains("the hand-off that sleeps took 2.0 IPIs per round trip"),
         "{f}"
     );
     assert!(f.contains("sleeping and waking adds"), "{f}");
