@@ -7,7 +7,10 @@
 #     regressed or changed) for each consecutive pair, and (N >= 4) for runs
 #     1+2 against 3+4 pooled, with the noise threshold each used;
 #   - spread: the median over series of max/min of the runs' medians, and the
-#     share of series within 1.05x, 1.10x and 1.25x.
+#     share of series within 1.05x, 1.10x and 1.25x;
+#   - each run's canary medians (a bare system call, a pipe write and read,
+#     taken at every round's start and end): the machine's own speed, which
+#     moves between runs on a shared host.
 # Usage: bench/repeatability.sh [N] [extra tasklab run arguments...]
 #        COLD_GO=1 bench/repeatability.sh   empties tasklab's Go cache first, so
 #        run 1 starts as a first run does (the Go helper that build.rs embedded
@@ -57,6 +60,7 @@ args = sys.argv[1:]
 cut = args.index('--')
 files, pairs = args[:cut], args[cut + 1:]
 runs = []
+canaries = []
 for f in files:
     r = json.load(open(f))
     series = {}
@@ -67,6 +71,12 @@ for f in files:
             key = (e['name'], m['name'], tuple(sorted(m['labels'].items())))
             series[key] = m['summary']
     runs.append(series)
+    # The machine's own speed in that run: the canary taken at every
+    # round's start and end (a bare system call; a pipe write and read).
+    canary = [(c['syscall_ns'], c['pipe_ns'])
+              for e in r['experiments'] for x in e.get('round_log', [])
+              for c in (x['canary_start'], x['canary_end'])]
+    canaries.append(canary)
 keys = set.intersection(*(set(r) for r in runs))
 covered = total = 0
 spreads = []
@@ -82,6 +92,11 @@ for k in keys:
         spreads.append(hi / lo)
 print(f"runs: {len(runs)}, series in every run: {len(keys)}")
 print(f"coverage: {100 * covered / max(total, 1):.1f}% of intervals cover the median of the other runs' medians")
+if all(canaries):
+    med = lambda v: f"{statistics.median(v):.0f}"
+    print("canary medians per run (the machine's own speed): bare syscall "
+          + ", ".join(med([c[0] for c in cs]) for cs in canaries) + " ns; pipe write+read "
+          + ", ".join(med([c[1] for c in cs]) for cs in canaries) + " ns")
 for p in pairs:
     code, path = p.split(':', 1)
     c = json.load(open(path))
