@@ -65,6 +65,11 @@ pub struct Comparison {
     /// Each side's drift in percent, where its files recorded canaries.
     pub base_drift_pct: Option<f64>,
     pub new_drift_pct: Option<f64>,
+    /// Each side's canary median (a bare system call, ns): the machine's own
+    /// speed. Shown, never used to judge: a kernel that slows system calls
+    /// moves it as much as a slower host does.
+    pub base_canary_ns: Option<f64>,
+    pub new_canary_ns: Option<f64>,
 }
 
 impl Comparison {
@@ -231,6 +236,15 @@ fn changed(r: &Row) -> bool {
     )
 }
 
+/// A change in percent, signed: "+12.3%", "n/a" when not finite.
+fn pct(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:+.1}%")
+    } else {
+        "n/a".into()
+    }
+}
+
 pub fn render(c: &Comparison, all: bool) -> String {
     let mut s = format!(
         "base: {}\nnew:  {}\n",
@@ -249,6 +263,14 @@ pub fn render(c: &Comparison, all: bool) -> String {
         for st in status {
             s.push_str(&format!("{side}: {st}\n"));
         }
+    }
+    if let (Some(b), Some(n)) = (c.base_canary_ns, c.new_canary_ns) {
+        s.push_str(&format!(
+            "canary (a bare system call at every round's start and end), median: {} base, {} new ({}): the machine's own speed, or the kernel's; a figure that moved about as much may have moved with it\n",
+            fmt_value(b, Unit::Ns),
+            fmt_value(n, Unit::Ns),
+            pct((n / b - 1.0) * 100.0)
+        ));
     }
     let mut shown: Vec<&Row> = c.rows.iter().filter(|r| all || changed(r)).collect();
     // The largest changes first.
@@ -271,13 +293,6 @@ pub fn render(c: &Comparison, all: bool) -> String {
                 "verdict",
             ]);
         for r in shown {
-            let pct = |x: f64| {
-                if x.is_finite() {
-                    format!("{x:+.1}%")
-                } else {
-                    "n/a".into()
-                }
-            };
             t.add_row(vec![
                 r.experiment.clone(),
                 r.metric.clone(),
@@ -401,6 +416,8 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         noise_pct: noise(&bs, &ns, a.threshold_pct / 100.0) * 100.0,
         base_drift_pct: bs.drift.map(|d| d * 100.0),
         new_drift_pct: ns.drift.map(|d| d * 100.0),
+        base_canary_ns: bs.canary_ns,
+        new_canary_ns: ns.canary_ns,
     };
     if a.json {
         println!("{}", serde_json::to_string_pretty(&c)?);

@@ -34,6 +34,9 @@ pub struct Side {
     /// How far the machine's speed moved while this side was measured
     /// (`stats::drift` of every round's canary, over all its files).
     pub drift: Option<f64>,
+    /// The median of every round's canary (a bare system call), ns: the
+    /// machine's own speed while this side was measured.
+    pub canary_ns: Option<f64>,
 }
 
 /// Pools `files` (named `names`) into one side.
@@ -122,5 +125,12 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
         status,
         thp,
         drift: crate::stats::drift(&canaries),
+        canary_ns: crate::stats::median(
+            &canaries
+                .iter()
+                .copied()
+                .filter(|x| x.is_finite() && *x > 0.0)
+                .collect::<Vec<_>>(),
+        ),
     }
 }

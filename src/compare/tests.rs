@@ -28,12 +28,14 @@ fn verdict_of(unit: Unit, better: Better, base: f64, new: f64) -> Verdict {
         status: vec![],
         thp: vec![],
         drift: None,
+        canary_ns: None,
     };
     let n = Side {
         series: vec![series("m", unit, better, new)],
         status: vec![],
         thp: vec![],
         drift: None,
+        canary_ns: None,
     };
     compare(&b, &n, 0.05)[0].verdict
 }
@@ -108,6 +110,7 @@ fn only_changed_rows_are_shown_unless_all() {
         status: vec![],
         thp: vec![],
         drift: None,
+        canary_ns: None,
     };
     let n = Side {
         series: vec![
@@ -117,6 +120,7 @@ fn only_changed_rows_are_shown_unless_all() {
         status: vec!["new.json: an interrupted run (partial results)".into()],
         thp: vec![],
         drift: None,
+        canary_ns: None,
     };
     let c = Comparison {
         env_differences: vec![("THP".into(), "madvise".into(), "always".into())],
@@ -131,6 +135,8 @@ fn only_changed_rows_are_shown_unless_all() {
         noise_pct: 5.0,
         base_drift_pct: None,
         new_drift_pct: None,
+        base_canary_ns: None,
+        new_canary_ns: None,
     };
     let short = render(&c, false);
     assert!(short.contains("THP: madvise -> always"), "{short}");
@@ -166,6 +172,7 @@ fn huge_pages_found_on_one_side_only_make_a_row_inconclusive_unless_thp_changed(
         status: vec![],
         thp: vec![thp.into()],
         drift: None,
+        canary_ns: None,
     };
     let same = compare(&side(&b, "madvise"), &side(&n, "madvise"), 0.05);
     assert_eq!(same[0].verdict, Verdict::Inconclusive);
@@ -191,6 +198,7 @@ fn the_threshold_rises_to_the_machines_own_drift_and_says_so() {
         status: vec![],
         thp: vec![],
         drift,
+        canary_ns: None,
     };
     // +8%, with tight intervals: a regression at 5%, not on a machine that
     // itself moved ±10%; a halving still is one.
@@ -220,8 +228,23 @@ fn the_threshold_rises_to_the_machines_own_drift_and_says_so() {
         noise_pct: d * 100.0,
         base_drift_pct: None,
         new_drift_pct: Some(d * 100.0),
+        base_canary_ns: None,
+        new_canary_ns: None,
     };
     let text = render(&c, false);
     assert!(text.contains("raised to the machine's own drift"), "{text}");
     assert!(text.contains("n/a base"), "{text}");
+    assert!(!text.contains("canary (a bare"), "{text}");
+    // Each side's canary median is shown, with how far it moved; it judges
+    // nothing (the verdicts above are the same).
+    let c = Comparison {
+        base_canary_ns: Some(138.0),
+        new_canary_ns: Some(151.0),
+        ..c
+    };
+    let text = render(&c, false);
+    assert!(
+        text.contains("median: 138.0 ns base, 151.0 ns new (+9.4%)"),
+        "{text}"
+    );
 }
