@@ -350,6 +350,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         a.notes.push("on huge pages VmPTE barely changes, because the kernel keeps a spare page table deposited for every huge page in case it must be split".into());
     }
     a.findings.extend(untouched::finding(r, base));
+    a.notes.extend(untouched::seed_row_note(r, base));
     a.findings.extend(image::findings(r));
     let trend = |m: &str| heap_fit::trend(&heap_fit::spanning(r, m, base));
     if trend("fork_exec_static") == Some(Trend::Grows)

@@ -213,6 +213,20 @@ fn the_untouched_heap_is_set_beside_the_touched_one_and_the_seed() {
     assert!(f[0].starts_with("an untouched 4 GiB heap"), "{}", f[0]);
     assert!(f[0].contains("300x faster"), "{}", f[0]);
     assert!(f[1].contains("matches the touched heap"), "{}", f[1]);
+    assert_eq!(untouched::seed_row_note(&r, BASE_THP), None);
+    // Up to 1 GiB only (the quick profile): no match is claimed, and a note
+    // says where the seed's row lies.
+    let r = result(vec![
+        fork("parent_return_ns", gib, 40e6),
+        fork("untouched_parent_return_ns", gib, 90e3),
+    ]);
+    let f = untouched::finding(&r, BASE_THP);
+    assert!(f.iter().all(|x| !x.contains("seed 004")), "{f:?}");
+    let n = untouched::seed_row_note(&r, BASE_THP).unwrap();
+    assert!(
+        n.contains("lies beyond the largest heap measured both ways here (1 GiB)"),
+        "{n}"
+    );
 }
 
 /// Kept apart by unmapped pages, 1,000 one-page mappings stay 1,000
