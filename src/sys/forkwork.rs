@@ -16,7 +16,7 @@
 //! makes none, so the bare cost it measures stays bare.
 
 use super::proc::{child_dies_with_parent, exit_now, ORPHANED};
-use super::{check, clock::monotonic_ns, clone::Child, mm::Thp};
+use super::{check, clock::monotonic_ns, clone::Child, mm::map_anonymous, mm::Thp};
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::ptr::NonNull;
@@ -46,22 +46,7 @@ impl F64Buf {
             .checked_mul(8)
             .and_then(|b| b.checked_add(HUGE))
             .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOMEM))?;
-        // SAFETY: an anonymous mapping at an address the kernel picks aliases no
-        // Rust object; the result is checked for MAP_FAILED.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                bytes,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        let map = NonNull::new(p.cast::<u8>()).expect("mmap returned null");
+        let map = map_anonymous(bytes, libc::MAP_PRIVATE | libc::MAP_NORESERVE)?;
         let start = (map.as_ptr() as usize + HUGE - 1) & !(HUGE - 1);
         let buf = F64Buf {
             map,

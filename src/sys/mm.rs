@@ -20,25 +20,32 @@ unsafe impl Send for Mapping {}
 // SAFETY: see Send; the users of Mapping only reach it through atomics or `&mut`.
 unsafe impl Sync for Mapping {}
 
+/// `len` bytes of fresh readable, writable anonymous memory (`flags` adds
+/// to `MAP_ANONYMOUS`), at an address the kernel picks. The caller owns it
+/// and unmaps it.
+pub(super) fn map_anonymous(len: usize, flags: libc::c_int) -> io::Result<NonNull<u8>> {
+    // SAFETY: an anonymous mapping at an address the kernel picks aliases no
+    // existing Rust object; the result is checked for MAP_FAILED.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            flags | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(NonNull::new(p.cast()).expect("mmap returned null"))
+}
+
 impl Mapping {
     fn new(len: usize, flags: libc::c_int) -> io::Result<Self> {
-        // SAFETY: an anonymous mapping at an address the kernel picks aliases no
-        // existing Rust object; the result is checked for MAP_FAILED.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                flags | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
         Ok(Mapping {
-            ptr: NonNull::new(p.cast()).expect("mmap returned null"),
+            ptr: map_anonymous(len, flags)?,
             len,
         })
     }
@@ -240,24 +247,11 @@ impl ScatteredPages {
         if count == 0 {
             return Ok(ScatteredPages { base: 0, count: 0 });
         }
-        let len = 2 * count * PAGE;
-        // SAFETY: an anonymous mapping at an address the kernel picks aliases
-        // no existing Rust object; the result is checked for MAP_FAILED.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
+        // Not a `Mapping`: once holes are punched, only the pages left may
+        // be unmapped.
+        let p = map_anonymous(2 * count * PAGE, libc::MAP_PRIVATE | libc::MAP_NORESERVE)?;
         let pages = ScatteredPages {
-            base: p as usize,
+            base: p.as_ptr() as usize,
             count,
         };
         for i in 0..count {
