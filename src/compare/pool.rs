@@ -65,7 +65,11 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
         for e in r.experiments.iter().filter(|e| e.status == Status::Ok) {
             for l in &e.round_log {
                 let t = &l.telemetry;
-                canaries.extend([t.canary_start.syscall_ns, t.canary_end.syscall_ns]);
+                canaries.extend(
+                    [t.canary_start.syscall_ns, t.canary_end.syscall_ns]
+                        .into_iter()
+                        .filter(|x| x.is_finite() && *x > 0.0),
+                );
             }
             let canary = e.canary_moved().map(|why| format!("{name}: {why}"));
             for m in &e.metrics {
@@ -125,12 +129,6 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
         status,
         thp,
         drift: crate::stats::drift(&canaries),
-        canary_ns: crate::stats::median(
-            &canaries
-                .iter()
-                .copied()
-                .filter(|x| x.is_finite() && *x > 0.0)
-                .collect::<Vec<_>>(),
-        ),
+        canary_ns: crate::stats::median(&canaries),
     }
 }

@@ -83,19 +83,18 @@ impl Totals {
 /// (or the file predates the telemetry).
 pub fn contamination(log: &[RoundRecord], point: Option<usize>) -> Vec<String> {
     let t = Totals::of(log, point);
-    let mut out = from_held_back(&t);
-    if t.wall_ns > 0.0 && t.run_delay_ns / t.wall_ns > RUN_DELAY_SHARE {
-        // Whose work it waited for, the counter does not say: in a
-        // ping-pong or with more workers than CPUs it is the worker's own.
-        out.insert(
-            out.len().min(1),
-            format!(
-                "the measuring thread was runnable but waiting for a CPU {} of the time (run delay: behind the worker's own tasks or other programs)",
-                pct(t.run_delay_ns / t.wall_ns)
-            ),
-        );
-    }
-    out
+    // Whose work it waited for, the run-delay counter does not say: in a
+    // ping-pong or with more workers than CPUs it is the worker's own.
+    let delay = (t.wall_ns > 0.0 && t.run_delay_ns / t.wall_ns > RUN_DELAY_SHARE).then(|| {
+        format!(
+            "the measuring thread was runnable but waiting for a CPU {} of the time (run delay: behind the worker's own tasks or other programs)",
+            pct(t.run_delay_ns / t.wall_ns)
+        )
+    });
+    [steal(&t), delay, throttling(&t)]
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// What held the worker back without its choosing during the rounds of
@@ -104,25 +103,29 @@ pub fn contamination(log: &[RoundRecord], point: Option<usize>) -> Vec<String> {
 /// tasklab's own use too). Run delay is not among them: it may be the
 /// worker's own tasks.
 pub fn held_back(log: &[RoundRecord], point: Option<usize>) -> Vec<String> {
-    from_held_back(&Totals::of(log, point))
+    let t = Totals::of(log, point);
+    [steal(&t), throttling(&t)].into_iter().flatten().collect()
 }
 
-fn from_held_back(t: &Totals) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Some(s) = t.steal_share().filter(|s| *s > STEAL_SHARE) {
-        out.push(format!(
+/// Steal above [`STEAL_SHARE`] of the CPUs' time.
+fn steal(t: &Totals) -> Option<String> {
+    t.steal_share().filter(|s| *s > STEAL_SHARE).map(|s| {
+        format!(
             "steal was {} of the CPUs' time: the hypervisor ran something else on these CPUs",
             pct(s)
-        ));
-    }
-    if t.nr_throttled > 0.0 {
-        out.push(format!(
+        )
+    })
+}
+
+/// Any throttling by the cgroup's CPU quota.
+fn throttling(t: &Totals) -> Option<String> {
+    (t.nr_throttled > 0.0).then(|| {
+        format!(
             "the cgroup's CPU quota throttled these rounds {} times ({} held back): they stalled until the next period",
             t.nr_throttled,
             crate::units::fmt_ns(t.throttled_usec * 1000.0)
-        ));
-    }
-    out
+        )
+    })
 }
 
 /// CPU time (both sides, user + system) against the wall time of the same

@@ -41,25 +41,34 @@ pub fn is_image(point: &serde_json::Value) -> bool {
 /// Why `want` extra mappings do not fit under `vm.max_map_count` in a
 /// worker that maps about `have` of its own; None when they fit.
 pub fn mappings_short(max_map_count: Option<u64>, have: u64, want: u64) -> Option<String> {
-    let max = max_map_count?;
-    let room = max.saturating_sub(have + MAP_MARGIN);
-    (want > room).then(|| {
+    let used = have + MAP_MARGIN;
+    short_of(max_map_count, used, want, |max, room| {
         format!(
-            "{want} extra mappings do not fit: vm.max_map_count is {max} and a worker maps about {} of its own (largest allowed here: {room})",
-            have + MAP_MARGIN
+            "{want} extra mappings do not fit: vm.max_map_count is {max} and a worker maps about {used} of its own (largest allowed here: {room})"
         )
     })
+}
+
+/// `say(limit, room)` when `want` more do not fit in the room `limit`
+/// leaves beside `used`; None when they fit or there is no limit.
+fn short_of(
+    limit: Option<u64>,
+    used: u64,
+    want: u64,
+    say: impl FnOnce(u64, u64) -> String,
+) -> Option<String> {
+    let max = limit?;
+    let room = max.saturating_sub(used);
+    (want > room).then(|| say(max, room))
 }
 
 /// Why `want` extra descriptors do not fit under the soft RLIMIT_NOFILE
 /// with `open` already open; None when they fit or there is no limit.
 pub fn fds_short(soft_limit: Option<u64>, open: u64, want: u64) -> Option<String> {
-    let max = soft_limit?;
-    let room = max.saturating_sub(open + FD_MARGIN);
-    (want > room).then(|| {
+    let used = open + FD_MARGIN;
+    short_of(soft_limit, used, want, |max, room| {
         format!(
-            "{want} extra descriptors do not fit: the open-files limit (RLIMIT_NOFILE, ulimit -n) is {max} and a worker holds about {} of its own (largest allowed here: {room}); raise it with ulimit -n",
-            open + FD_MARGIN
+            "{want} extra descriptors do not fit: the open-files limit (RLIMIT_NOFILE, ulimit -n) is {max} and a worker holds about {used} of its own (largest allowed here: {room}); raise it with ulimit -n"
         )
     })
 }
