@@ -9,6 +9,11 @@
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// How long the compile-time Go build may take (a cold one takes seconds);
+/// past it, go is killed and tasklab builds the program on first use.
+const GO_BUILD_LIMIT: Duration = Duration::from_secs(300);
 
 include!("helpers/go/offline_env.rs");
 
@@ -65,14 +70,56 @@ fn build_go(out: &Path) {
         std::fs::create_dir_all(dir).expect("create the Go build folder");
     }
     std::fs::copy("helpers/go/pingpong/main.go", work.join("main.go")).expect("copy main.go");
+    // A new or upgraded toolchain builds the program again.
+    // With none found, a PATH that changes (to name a Go just installed) does.
+    match on_path(&go) {
+        Some(path) => println!("cargo:rerun-if-changed={}", path.display()),
+        None => println!("cargo:rerun-if-env-changed=PATH"),
+    }
     let mut cmd = Command::new(&go);
     go_offline_env(&mut cmd, &work, &work.join("gocache"));
     cmd.args(GO_BUILD_FLAGS).arg("-o").arg(&dest).arg("main.go");
-    let ok = cmd.status().map(|s| s.success()).unwrap_or(false);
+    let ok = run_within(cmd, GO_BUILD_LIMIT);
     // The program is all that is kept: its build cache (some 35 MB) goes.
     let _ = std::fs::remove_dir_all(&work);
     if !ok {
         // No warning: a machine without Go is a supported set-up.
         std::fs::write(&dest, b"").expect("write placeholder");
+    }
+}
+
+/// The file `prog` names: itself when it holds a `/`, else the first on PATH.
+fn on_path(prog: &std::ffi::OsStr) -> Option<PathBuf> {
+    let p = Path::new(prog);
+    let found = if p.components().count() > 1 {
+        Some(p.to_path_buf())
+    } else {
+        env::split_paths(&env::var_os("PATH")?)
+            .map(|d| d.join(p))
+            .find(|f| f.is_file())
+    };
+    found.and_then(|f| f.canonicalize().ok())
+}
+
+/// Runs `cmd` to its end, or kills it at `limit`: whether it succeeded.
+fn run_within(mut cmd: Command, limit: Duration) -> bool {
+    let Ok(mut child) = cmd.spawn() else {
+        return false;
+    };
+    let deadline = Instant::now() + limit;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return status.success(),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                println!(
+                    "cargo:warning=the Go build took more than {} s and was stopped; tasklab will build its Go program on first use",
+                    limit.as_secs()
+                );
+                return false;
+            }
+        }
     }
 }

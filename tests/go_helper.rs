@@ -423,6 +423,11 @@ fn the_program_built_at_compile_time_runs_without_a_toolchain() {
                 .env("XDG_CACHE_HOME", lab.path("xdg"));
         })
     };
+    // An earlier tasklab's copy, with its hash: superseded, so removed.
+    std::fs::create_dir_all(lab.cache()).unwrap();
+    std::fs::set_permissions(lab.cache(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let older = lab.cache().join("go-pingpong-embedded-0123456789abcdef");
+    plant(&older, "#!/bin/sh\n", 0o700);
     let e = run();
     assert!(measured(&e), "{e}");
     let prog = kept(&lab.cache());
@@ -431,6 +436,13 @@ fn the_program_built_at_compile_time_runs_without_a_toolchain() {
         let mark = lab.path(&format!("go-env-{what}"));
         assert!(!mark.exists(), "go {what} was run");
     }
+    // Only the program and its hash: no Go build cache, no older copy.
+    assert_eq!(
+        listing(&lab.cache()).len(),
+        2,
+        "{:?}",
+        listing(&lab.cache())
+    );
     // Changed after it was kept: replaced, with a note.
     let mut bytes = EMBEDDED.to_vec();
     bytes.extend_from_slice(b"tampered");

@@ -43,25 +43,46 @@ PY
 }
 
 first_cpu=$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')
+# One C run: its mean and median ns.
+c_run() { # loop args...
+  local loop=$1
+  shift
+  read -r _ _ cmean _ cmed _ _ < <(taskset -c "${PIN:-$first_cpu}" "$work/$loop" "$@" 2>/dev/null)
+  echo "$cmean $cmed"
+}
+# Each pair is C, tasklab, C (A-B-A): tasklab's figure is set against the
+# mean of the two C runs around it, which cancels a drift that is steady
+# over the pair. The last line gives the median ratio over the pairs, their
+# range, and how many fall within 0.95-1.05x.
 compare() { # title c-args experiment param metric label
   echo "== $1"
   printf '%-6s %14s %14s %14s %14s %8s %8s\n' pair C_median C_mean tl_median tl_mean r_median r_mean
+  local ratios=()
   for i in $(seq 1 "$pairs"); do
-    read -r tmed tmean _ < <(tl_stat "$3" "$4" "$5" "$6")
     cargs=$2
     loop=c_loop
-    if [ "$cargs" = like ]; then # the C loop's image grown to the worker's just measured
+    if [ "${cargs%% *}" = libs ]; then # the plain loop, linked to libm and libgcc_s as a Rust program is
+      cargs=${cargs#libs }
+      loop=c_loop_like
+    elif [ "$cargs" = like ]; then # the C loop's image grown to the worker's, as the last spawn.methods run recorded it
+      [ -s "$work/r/results.json.image" ] || tl_stat "$3" "$4" "$5" "$6" > /dev/null
       read -r maps anon < "$work/r/results.json.image"
       cargs="fork_like $maps $anon 10000"
       loop=c_loop_like
     fi
-    read -r _ _ cmean _ cmed _ _ < <(taskset -c "${PIN:-$first_cpu}" "$work/$loop" $cargs 2>/dev/null)
-    awk -v i="$i" -v cm="$cmed" -v ca="$cmean" -v tm="$tmed" -v ta="$tmean" \
-      'BEGIN { printf "%-6s %14.1f %14.1f %14.1f %14.1f %8.3f %8.3f\n", i, cm, ca, tm, ta, tm/cm, ta/ca }'
+    read -r ca1 cm1 < <(c_run "$loop" $cargs)
+    read -r tmed tmean _ < <(tl_stat "$3" "$4" "$5" "$6")
+    read -r ca2 cm2 < <(c_run "$loop" $cargs)
+    line=$(awk -v i="$i" -v cm1="$cm1" -v cm2="$cm2" -v ca1="$ca1" -v ca2="$ca2" -v tm="$tmed" -v ta="$tmean" \
+      'BEGIN { cm = (cm1 + cm2) / 2; ca = (ca1 + ca2) / 2; printf "%-6s %14.1f %14.1f %14.1f %14.1f %8.3f %8.3f", i, cm, ca, tm, ta, tm/cm, ta/ca }')
+    echo "$line"
+    ratios+=("$(awk '{ print $6 }' <<<"$line")")
   done
+  printf '%s\n' "${ratios[@]}" | python3 bench/fidelity/ratios.py r_median
 }
 
 compare "fork + waitpid (ns)" "fork 10000" spawn.methods methods=fork lifecycle_ns method=fork
+compare "fork + waitpid, the same C loop linked to the shared libraries a Rust program maps (libm, libgcc_s) (ns)" "libs fork 10000" spawn.methods methods=fork lifecycle_ns method=fork
 compare "fork + waitpid, the C loop's image grown to the worker's mappings and anonymous KiB (ns)" like spawn.methods methods=fork lifecycle_ns method=fork
 compare "pthread_create + join (ns)" "thread 10000" spawn.methods methods=pthread_create lifecycle_ns method=pthread_create
 compare "clock_gettime(CLOCK_MONOTONIC) (ns)" "clock 20000" yardstick.timer "" call_ns clock=monotonic

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fidelity check for the switch group: `perf bench sched pipe` (a round trip
 # per op, two processes; -T two threads) pinned with `taskset -c CPU`, against
-# tasklab's pipe ping-pong on that one CPU (round_trip_ns), in alternating
-# back-to-back runs. This machine drifts 10-30% over minutes, so only the
+# tasklab's pipe ping-pong on that one CPU (round_trip_ns), perf before and
+# after each tasklab run. This machine drifts 10-30% over minutes, so only the
 # ratio within each pair means anything.
 # Usage: bench/fidelity/switch_pipe.sh [PAIRS] [CPU]   (needs perf)
 set -euo pipefail
@@ -29,15 +29,29 @@ for e in r["experiments"]:
 PY
 }
 
+perf_rt() { # perf-flags -> µs per round trip (perf's mean)
+  taskset -c "$cpu" perf bench sched pipe $1 -l "$loops" 2>/dev/null | awk '/usecs\/op/ {print $1}'
+}
+
+# Each pair is perf, tasklab, perf (A-B-A): tasklab's figure is set against
+# the mean of the two perf runs around it, which cancels a drift that is
+# steady over the pair. The last line gives the median of the pairs' r_mean
+# (perf prints a mean, so the mean is the like-for-like statistic), their
+# range, and how many fall within 0.95-1.05x.
 compare() { # title perf-flags method
-  echo "== $1 (µs per round trip; perf: $loops loops, mean)"
+  echo "== $1 (µs per round trip; perf: $loops loops, mean of the runs before and after)"
   printf '%-6s %10s %12s %12s %10s %10s\n' pair perf tl_median tl_mean r_median r_mean
+  local ratios=()
   for i in $(seq 1 "$pairs"); do
-    p=$(taskset -c "$cpu" perf bench sched pipe $2 -l "$loops" 2>/dev/null | awk '/usecs\/op/ {print $1}')
+    p1=$(perf_rt "$2")
     read -r tmed tmean < <(tl_rt "$3")
-    awk -v i="$i" -v p="$p" -v tm="$tmed" -v ta="$tmean" \
-      'BEGIN { printf "%-6s %10.3f %12.3f %12.3f %10.3f %10.3f\n", i, p, tm, ta, tm/p, ta/p }'
+    p2=$(perf_rt "$2")
+    line=$(awk -v i="$i" -v p1="$p1" -v p2="$p2" -v tm="$tmed" -v ta="$tmean" \
+      'BEGIN { p = (p1 + p2) / 2; printf "%-6s %10.3f %12.3f %12.3f %10.3f %10.3f", i, p, tm, ta, tm/p, ta/p }')
+    echo "$line"
+    ratios+=("$(awk '{ print $6 }' <<<"$line")")
   done
+  printf '%s\n' "${ratios[@]}" | python3 bench/fidelity/ratios.py "r_mean (perf gives a mean)"
 }
 
 compare "two processes: perf bench sched pipe vs pipe_processes" "" pipe_processes

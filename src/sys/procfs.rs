@@ -67,6 +67,32 @@ pub fn self_maps() -> Option<u64> {
     Some(text.lines().count() as u64)
 }
 
+/// The shared libraries this process maps (file names, in map order, each
+/// once), from /proc/self/maps: what a fork copies beside the program.
+pub fn self_shared_libraries() -> Vec<String> {
+    std::fs::read_to_string("/proc/self/maps")
+        .map(|text| shared_libraries(&text))
+        .unwrap_or_default()
+}
+
+/// The file names of `maps` (text of /proc/PID/maps) that are shared
+/// libraries (`NAME.so` or `NAME.so.VERSION`), each once.
+pub fn shared_libraries(maps: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in maps.lines() {
+        // address perms offset dev inode path: the path is the sixth field
+        let Some(path) = line.split_whitespace().nth(5) else {
+            continue;
+        };
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let is_lib = name.ends_with(".so") || name.contains(".so.");
+        if path.starts_with('/') && is_lib && !out.iter().any(|n| n == name) {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
 /// Time all CPUs spent busy since boot, from the `cpu` line of /proc/stat:
 /// user, nice, system, irq, softirq and steal (guest time is inside user),
 /// not idle or iowait, in ns.
@@ -302,6 +328,33 @@ mod tests {
         assert_eq!(kib_field(text, "VmPTE"), Some(52));
         assert_eq!(kib_field(text, "VmPeak"), Some(10));
         assert_eq!(kib_field(text, "VmRSS"), None);
+    }
+
+    #[test]
+    fn shared_libraries_are_named_once_each_in_map_order() {
+        let maps = "55d694a98000-55d694e96000 r--p 00000000 fe:00 5308583    /work/target/release/tasklab
+7f0d948ee000-7f0d94914000 r--p 00000000 fe:00 326269     /usr/lib/x86_64-linux-gnu/libc.so.6
+7f0d94914000-7f0d94a6a000 r-xp 00026000 fe:00 326269     /usr/lib/x86_64-linux-gnu/libc.so.6
+7f0d94ac3000-7f0d94ad0000 rw-p 00000000 00:00 0
+7f0d94ad0000-7f0d94ae0000 r--p 00000000 fe:00 326591     /usr/lib/x86_64-linux-gnu/libm.so.6
+7f0d94bd5000-7f0d94bd6000 rw-s 00000000 00:01 42823      /dev/zero (deleted)
+7f0d94be2000-7f0d94be4000 r-xp 00000000 00:00 0          [vdso]
+7f0d94be4000-7f0d94be5000 r--p 00000000 fe:00 325835     /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
+7f0d94be5000-7f0d94be6000 r--p 00000000 fe:00 325836     /opt/lib/libplugin.so
+7f0d94be6000-7f0d94be7000 r--p 00000000 fe:00 325837     /data/notes.sorted
+";
+        assert_eq!(
+            shared_libraries(maps),
+            [
+                "libc.so.6",
+                "libm.so.6",
+                "ld-linux-x86-64.so.2",
+                "libplugin.so"
+            ]
+        );
+        assert!(self_shared_libraries()
+            .iter()
+            .any(|l| l.starts_with("libc.so")));
     }
 
     #[test]

@@ -86,6 +86,27 @@ fn push_image(out: &mut WorkerOutput) {
         // RssAnon is a counter like VmRSS: its bound beside it.
         crate::measure::rss::record_bound(out, &Labels::new());
     }
+    out.notes
+        .extend(libraries_note(&crate::sys::procfs::self_shared_libraries()));
+}
+
+/// What the worker's shared libraries beyond a C program's (libc and the
+/// loader) add to a fork, by name.
+fn libraries_note(libs: &[String]) -> Option<String> {
+    let c_has = |l: &&String| l.starts_with("libc.so") || l.starts_with("ld-");
+    let beyond: Vec<&str> = libs
+        .iter()
+        .filter(|l| !c_has(l))
+        .map(|l| l.as_str())
+        .collect();
+    let (last, rest) = beyond.split_last()?;
+    let named = match rest {
+        [] => last.to_string(),
+        _ => format!("{} and {last}", rest.join(", ")),
+    };
+    Some(format!(
+        "the worker maps {named} beyond the libc and loader a minimal C program maps, each several mappings that fork copies, so such a program forks faster than this worker (docs/FIDELITY.md measures by how much)"
+    ))
 }
 
 /// The findings are the one-CPU comparisons; the other placements, the

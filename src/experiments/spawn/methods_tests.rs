@@ -84,3 +84,30 @@ fn the_conditions_are_notes_not_findings() {
         .iter()
         .any(|n| n.contains("fork copied a worker of 39 mappings")));
 }
+
+#[test]
+fn the_libraries_beyond_a_c_programs_are_named() {
+    let libs = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+    let c = libs(&["libc.so.6", "ld-linux-x86-64.so.2"]);
+    assert_eq!(
+        super::libraries_note(&c),
+        None,
+        "a C program's own: nothing to say"
+    );
+    assert_eq!(super::libraries_note(&[]), None, "a static program");
+    let rust = libs(&[
+        "libc.so.6",
+        "libm.so.6",
+        "libgcc_s.so.1",
+        "ld-linux-x86-64.so.2",
+    ]);
+    let note = super::libraries_note(&rust).unwrap();
+    assert!(
+        note.starts_with("the worker maps libm.so.6 and libgcc_s.so.1 beyond"),
+        "{note}"
+    );
+    let three = libs(&["libc.so.6", "libm.so.6", "libz.so.1", "libgcc_s.so.1"]);
+    assert!(super::libraries_note(&three)
+        .unwrap()
+        .contains("libm.so.6, libz.so.1 and libgcc_s.so.1 beyond"));
+}

@@ -94,16 +94,18 @@ fn embedded(var: Option<std::ffi::OsString>, bytes: &'static [u8]) -> Option<&'s
     (var.is_none_or(|v| v.is_empty()) && !bytes.is_empty()).then_some(bytes)
 }
 
-/// The embedded program's file name, after its content.
-fn embedded_name(bytes: &[u8]) -> String {
-    let hash = sha256_hex(bytes).unwrap_or_default();
-    format!("go-pingpong-embedded-{}", &hash[..16.min(hash.len())])
+/// The prefix of every program kept: [`embedded_name`]s and [`binary_name`]s.
+const KEPT_PREFIX: &str = "go-pingpong-";
+
+/// The embedded program's file name, after its content's SHA-256 (`hash`).
+fn embedded_name(hash: &str) -> String {
+    format!("{KEPT_PREFIX}embedded-{}", &hash[..16.min(hash.len())])
 }
 
 /// The program's file name, after what it is built from.
 fn binary_name() -> String {
     format!(
-        "go-pingpong-{:016x}",
+        "{KEPT_PREFIX}{:016x}",
         crate::stats::seed_for(&format!("{GO_SOURCE}{GO_BUILD_FLAGS:?}"))
     )
 }
@@ -115,8 +117,14 @@ fn hash_name(name: &str) -> String {
 /// Where the program is kept, and why there if the user should know.
 struct Home {
     dir: PathBuf,
-    gocache: PathBuf,
     note: Option<String>,
+}
+
+impl Home {
+    /// Go's build cache, made only when a build needs it.
+    fn gocache(&self) -> Result<PathBuf, GoError> {
+        private_dir(&self.dir, Path::new("gocache")).map_err(GoError::Skipped)
+    }
 }
 
 /// `$XDG_CACHE_HOME` (when set to an absolute path), else `$HOME/.cache`.
@@ -137,12 +145,7 @@ fn cache_root(
 fn locate(scratch: Option<&Path>) -> Result<Home, GoError> {
     let private = |root: &Path, rel: &str| -> Result<Home, String> {
         let dir = private_dir(root, Path::new(rel))?;
-        let gocache = private_dir(&dir, Path::new("gocache"))?;
-        Ok(Home {
-            dir,
-            gocache,
-            note: None,
-        })
+        Ok(Home { dir, note: None })
     };
     let root = cache_root(std::env::var_os("XDG_CACHE_HOME"), std::env::var_os("HOME"));
     let why = match root {
@@ -259,10 +262,32 @@ fn write_new(dir: &Path, name: &str, bytes: &[u8], mode: u32) -> io::Result<()> 
 }
 
 /// Keeps `bytes` as the program `dir/name`, with its hash beside.
-fn place_bytes(dir: &Path, bytes: &[u8], name: &str) -> io::Result<()> {
-    let hash = sha256_hex(bytes)?;
+fn place_bytes(dir: &Path, bytes: &[u8], hash: &str, name: &str) -> io::Result<()> {
     write_new(dir, name, bytes, 0o700)?;
     write_new(dir, &hash_name(name), format!("{hash}\n").as_bytes(), 0o600)
+}
+
+/// Removes the programs (and their hashes) kept in `dir` other than `name`:
+/// those an earlier tasklab, or an earlier Go source, left. Each new build
+/// of tasklab embeds a new program, and without this the cache would keep
+/// one for every build. Only regular files of [`KEPT_PREFIX`] are touched
+/// (`dir` is private: [`locate`]); a run of another tasklab that is using
+/// one at this moment keeps its open copy, and writes it again next time.
+fn prune_superseded(dir: &Path, name: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let keep = hash_name(name);
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let Some(file) = file.to_str() else { continue };
+        if !file.starts_with(KEPT_PREFIX) || file == name || file == keep {
+            continue;
+        }
+        if e.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }
 
 /// A `go` command that reads no one's settings and writes only into `work`
@@ -327,28 +352,33 @@ fn embedded_binary(
 ) -> Result<(PathBuf, Option<String>), GoError> {
     let home = locate(scratch)?;
     sweep_partials(&home.dir);
-    let name = embedded_name(bytes);
+    let hash = sha256_hex(bytes)
+        .map_err(|e| GoError::Failed(format!("cannot hash the Go program: {e}")))?;
+    let name = embedded_name(&hash);
     let mut note = home.note;
     match verified(&home.dir, &name) {
         Ok(bin) => return Ok((bin, note)),
         Err(Unverified::Missing) => {}
         Err(Unverified::Refused(why)) => note = Some(replaced(note, &why)),
     }
-    let bin = keep_checked(&home.dir, &name, bytes)?;
+    let bin = keep_checked(&home.dir, &name, bytes, &hash)?;
     Ok((bin, note))
 }
 
-/// Keeps `bytes` as the program `dir/name` with its hash, and the path once
-/// it passes the check every run of it passes.
-fn keep_checked(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, GoError> {
-    place_bytes(dir, bytes, name).map_err(|e| {
+/// Keeps `bytes` (SHA-256 `hash`) as the program `dir/name` with its hash,
+/// and the path once it passes the check every run of it passes; the
+/// programs it supersedes go.
+fn keep_checked(dir: &Path, name: &str, bytes: &[u8], hash: &str) -> Result<PathBuf, GoError> {
+    place_bytes(dir, bytes, hash, name).map_err(|e| {
         GoError::Failed(format!(
             "cannot keep the Go program in {}: {e}",
             dir.display()
         ))
     })?;
-    verified(dir, name)
-        .map_err(|e| GoError::Failed(format!("the Go program just kept fails its check: {e:?}")))
+    let bin = verified(dir, name)
+        .map_err(|e| GoError::Failed(format!("the Go program just kept fails its check: {e:?}")))?;
+    prune_superseded(dir, name);
+    Ok(bin)
 }
 
 /// The note when a kept program failed its check and was replaced.
@@ -387,7 +417,8 @@ fn go_binary(scratch: Option<&Path>) -> Result<(PathBuf, Option<String>), GoErro
     }
     let go = go_command(std::env::var_os("TASKLAB_GO"));
     let shown = go.to_string_lossy().into_owned();
-    let mut version = go_cmd(&go, work.path(), &home.gocache);
+    let gocache = home.gocache()?;
+    let mut version = go_cmd(&go, work.path(), &gocache);
     version.arg("version");
     match run_bounded(version, work.path(), "version", deadline) {
         Err(e) => {
@@ -410,7 +441,7 @@ fn go_binary(scratch: Option<&Path>) -> Result<(PathBuf, Option<String>), GoErro
     }
     std::fs::write(work.path().join("main.go"), GO_SOURCE)
         .map_err(|e| failed("cannot write the Go source", e))?;
-    let mut build = go_cmd(&go, work.path(), &home.gocache);
+    let mut build = go_cmd(&go, work.path(), &gocache);
     build
         .args(GO_BUILD_FLAGS)
         .args(["-o", "pingpong", "main.go"]);
@@ -424,7 +455,8 @@ fn go_binary(scratch: Option<&Path>) -> Result<(PathBuf, Option<String>), GoErro
     }
     let built = std::fs::read(work.path().join("pingpong"))
         .map_err(|e| failed("cannot read the Go program just built", e))?;
-    let bin = keep_checked(&home.dir, &name, &built)?;
+    let hash = sha256_hex(built.as_slice()).map_err(|e| failed("cannot hash the Go program", e))?;
+    let bin = keep_checked(&home.dir, &name, &built, &hash)?;
     Ok((bin, note))
 }
 

@@ -1,6 +1,11 @@
 use super::*;
 use std::os::unix::fs::PermissionsExt;
 
+/// Keeps `bytes` as `dir/name` with its hash, as a build does.
+fn place(dir: &Path, bytes: &[u8], name: &str) -> io::Result<()> {
+    place_bytes(dir, bytes, &sha256_hex(bytes)?, name)
+}
+
 #[test]
 fn an_empty_tasklab_go_is_treated_as_unset() {
     assert_eq!(go_command(None), "go");
@@ -29,7 +34,7 @@ fn the_cache_is_under_xdg_cache_home_or_home() {
 #[test]
 fn a_placed_program_verifies_and_its_files_are_private() {
     let t = tempfile::tempdir().unwrap();
-    place_bytes(t.path(), "#!/bin/sh\n".as_bytes(), "prog").unwrap();
+    place(t.path(), "#!/bin/sh\n".as_bytes(), "prog").unwrap();
     assert_eq!(verified(t.path(), "prog"), Ok(t.path().join("prog")));
     let mode = |n: &str| {
         std::fs::metadata(t.path().join(n))
@@ -41,7 +46,7 @@ fn a_placed_program_verifies_and_its_files_are_private() {
     assert_eq!(mode("prog"), 0o700);
     assert_eq!(mode("prog.sha256"), 0o600);
     // Placing again (a rebuild) replaces both.
-    place_bytes(t.path(), "#!/bin/sh\nexit 0\n".as_bytes(), "prog").unwrap();
+    place(t.path(), "#!/bin/sh\nexit 0\n".as_bytes(), "prog").unwrap();
     assert!(verified(t.path(), "prog").is_ok());
     let left: Vec<_> = std::fs::read_dir(t.path()).unwrap().flatten().collect();
     assert_eq!(left.len(), 2, "no temp file is left: {left:?}");
@@ -50,7 +55,7 @@ fn a_placed_program_verifies_and_its_files_are_private() {
 #[test]
 fn a_tampered_program_is_refused() {
     let t = tempfile::tempdir().unwrap();
-    place_bytes(t.path(), "#!/bin/sh\n".as_bytes(), "prog").unwrap();
+    place(t.path(), "#!/bin/sh\n".as_bytes(), "prog").unwrap();
     let mut f = std::fs::OpenOptions::new()
         .append(true)
         .open(t.path().join("prog"))
@@ -65,7 +70,7 @@ fn a_tampered_program_is_refused() {
 #[test]
 fn a_program_others_can_write_or_a_link_is_refused() {
     let t = tempfile::tempdir().unwrap();
-    place_bytes(t.path(), "#!/bin/sh\n".as_bytes(), "prog").unwrap();
+    place(t.path(), "#!/bin/sh\n".as_bytes(), "prog").unwrap();
     let prog = t.path().join("prog");
     std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o770)).unwrap();
     match verified(t.path(), "prog") {
@@ -89,7 +94,7 @@ fn a_program_others_can_write_or_a_link_is_refused() {
 #[test]
 fn a_program_without_its_hash_counts_as_not_built() {
     let t = tempfile::tempdir().unwrap();
-    place_bytes(t.path(), "#!/bin/sh\n".as_bytes(), "prog").unwrap();
+    place(t.path(), "#!/bin/sh\n".as_bytes(), "prog").unwrap();
     std::fs::remove_file(t.path().join("prog.sha256")).unwrap();
     assert_eq!(verified(t.path(), "prog"), Err(Unverified::Missing));
 }
@@ -211,6 +216,35 @@ fn the_embedded_program_serves_unless_a_toolchain_is_named_at_run_time() {
     assert_eq!(embedded(Some("/opt/go/bin/go".into()), BYTES), None);
     assert_eq!(embedded(None, b""), None, "no toolchain at compile time");
     // Named after its content: another build is another file.
-    assert_ne!(embedded_name(BYTES), embedded_name(b"\x7fELF other"));
-    assert!(embedded_name(BYTES).starts_with("go-pingpong-embedded-"));
+    let name = |b: &[u8]| embedded_name(&sha256_hex(b).unwrap());
+    assert_ne!(name(BYTES), name(b"\x7fELF other"));
+    assert!(name(BYTES).starts_with("go-pingpong-embedded-"));
+}
+
+#[test]
+fn keeping_a_program_removes_the_ones_it_supersedes_and_nothing_else() {
+    let t = tempfile::tempdir().unwrap();
+    let old = embedded_name(&sha256_hex(&b"old"[..]).unwrap());
+    place(t.path(), b"#!/bin/sh\n", &old).unwrap();
+    place(t.path(), b"#!/bin/sh\n", &binary_name()).unwrap();
+    std::fs::create_dir(t.path().join("gocache")).unwrap();
+    std::fs::write(t.path().join("notes.txt"), "mine").unwrap();
+    let bytes = b"#!/bin/sh\nexit 0\n";
+    let hash = sha256_hex(&bytes[..]).unwrap();
+    let new = embedded_name(&hash);
+    let bin = keep_checked(t.path(), &new, bytes, &hash).unwrap();
+    assert_eq!(bin, t.path().join(&new));
+    let mut left: Vec<String> = std::fs::read_dir(t.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    let mut want = vec![
+        new.clone(),
+        hash_name(&new),
+        "gocache".into(),
+        "notes.txt".into(),
+    ];
+    want.sort();
+    assert_eq!(left, want);
 }
