@@ -1,7 +1,8 @@
 /* Fidelity check for tasklab's figures: the plain C loop a reader would
  * write (gcc -O2). Prints the mean and median ns per launch of create +
  * reap (fork) or create + join (thread), per clock_gettime call (clock),
- * or per 64 KiB memcpy (memcpy64k, memcpy64k+16), over N iterations. */
+ * per 64 KiB memcpy (memcpy64k, memcpy64k+16), over N iterations, or per
+ * pipe round trip (pipe, pipe_threads), over N batches. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -88,6 +89,26 @@ static long long now(void) {
     return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 static void *thr(void *a) { return a; }
+
+/* "pipe N" and "pipe_threads N": N batches of PIPE_BATCH round trips of a
+ * 4-byte message over two pipes between two processes (or two threads) on
+ * the CPU taskset gives, as switch.pingpong's pipe_processes and
+ * pipe_threads do; a sample is one batch's mean, so the median is that of
+ * about 1 ms batches, as tasklab's. */
+#define PIPE_BATCH 200
+static int to_b[2], to_a[2];
+static void serve(void) {
+    int x;
+    while (read(to_b[0], &x, sizeof x) == sizeof x && x >= 0)
+        if (write(to_a[1], &x, sizeof x) != sizeof x) break;
+}
+static void *serve_thr(void *a) { serve(); return a; }
+static void round_trip(int x) {
+    if (write(to_b[1], &x, sizeof x) != sizeof x || read(to_a[0], &x, sizeof x) != sizeof x) {
+        perror("pipe round trip");
+        exit(1);
+    }
+}
 static int cmp(const void *a, const void *b) {
     long long x = *(const long long *)a, y = *(const long long *)b;
     return (x > y) - (x < y);
@@ -106,7 +127,20 @@ int main(int argc, char **argv) {
         grow_to(atol(argv[2]), atol(argv[3]));
         what = "fork";
     }
-    for (int w = 0; w < 5; w++) { /* warm-up, as tasklab does */
+    int piped = !strcmp(what, "pipe") || !strcmp(what, "pipe_threads");
+    pid_t partner = 0;
+    pthread_t partner_thr;
+    if (piped) {
+        if (pipe(to_b) || pipe(to_a)) { perror("pipe"); return 1; }
+        if (!strcmp(what, "pipe")) {
+            partner = fork();
+            if (partner == 0) { serve(); _exit(0); }
+        } else {
+            pthread_create(&partner_thr, 0, serve_thr, 0);
+        }
+        for (int w = 0; w < 3; w++) round_trip(w); /* the partner is up and warm */
+    }
+    for (int w = 0; w < 5 && !piped; w++) { /* warm-up, as tasklab does */
         if (!strcmp(what, "fork")) { pid_t p = fork(); if (!p) _exit(0); waitpid(p, 0, 0); }
         else if (!strcmp(what, "thread")) { pthread_t t; pthread_create(&t, 0, thr, 0); pthread_join(t, 0); }
     }
@@ -117,6 +151,8 @@ int main(int argc, char **argv) {
             pid_t p = fork();
             if (p == 0) _exit(0);
             waitpid(p, 0, 0);
+        } else if (piped) {
+            for (int k = 0; k < PIPE_BATCH; k++) round_trip(k);
         } else if (!strncmp(what, "memcpy64k", 9)) {
             /* memcpy64k: page-aligned; memcpy64k+16: the destination 16 bytes
              * further on, where two malloc'd neighbours land */
@@ -135,7 +171,13 @@ int main(int argc, char **argv) {
     }
     long long total = now() - start;
     qsort(v, n, sizeof *v, cmp);
-    double div = strcmp(what, "clock") ? 1.0 : 1000.0;
+    if (piped) { /* -1 stops the partner */
+        int stop = -1;
+        if (write(to_b[1], &stop, sizeof stop) != sizeof stop) perror("stop");
+        if (partner > 0) waitpid(partner, 0, 0);
+        else pthread_join(partner_thr, 0);
+    }
+    double div = !strcmp(what, "clock") ? 1000.0 : piped ? PIPE_BATCH : 1.0;
     printf("%s mean_ns %.1f median_ns %.1f n %d\n", what, total / (double)n / div, v[n / 2] / div, n);
     return 0;
 }
