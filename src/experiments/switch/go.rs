@@ -96,10 +96,22 @@ fn embedded(var: Option<std::ffi::OsString>, bytes: &'static [u8]) -> Option<&'s
 
 /// The prefix of every program kept: [`embedded_name`]s and [`binary_name`]s.
 const KEPT_PREFIX: &str = "go-pingpong-";
+/// The prefix of [`embedded_name`]s.
+const EMBEDDED_PREFIX: &str = "go-pingpong-embedded-";
 
 /// The embedded program's file name, after its content's SHA-256 (`hash`).
 fn embedded_name(hash: &str) -> String {
-    format!("{KEPT_PREFIX}embedded-{}", &hash[..16.min(hash.len())])
+    format!("{EMBEDDED_PREFIX}{}", &hash[..16.min(hash.len())])
+}
+
+/// Which kind of kept program `file` is, if it is one: embedded, or built
+/// here (a program and its `.sha256` are of one kind).
+fn kept_kind(file: &str) -> Option<&'static str> {
+    if file.starts_with(EMBEDDED_PREFIX) {
+        Some(EMBEDDED_PREFIX)
+    } else {
+        file.starts_with(KEPT_PREFIX).then_some(KEPT_PREFIX)
+    }
 }
 
 /// The program's file name, after what it is built from.
@@ -267,21 +279,24 @@ fn place_bytes(dir: &Path, bytes: &[u8], hash: &str, name: &str) -> io::Result<(
     write_new(dir, &hash_name(name), format!("{hash}\n").as_bytes(), 0o600)
 }
 
-/// Removes the programs (and their hashes) kept in `dir` other than `name`:
-/// those an earlier tasklab, or an earlier Go source, left. Each new build
-/// of tasklab embeds a new program, and without this the cache would keep
-/// one for every build. Only regular files of [`KEPT_PREFIX`] are touched
-/// (`dir` is private: [`locate`]); a run of another tasklab that is using
-/// one at this moment keeps its open copy, and writes it again next time.
+/// Removes the programs (and their hashes) kept in `dir` of the same kind
+/// as `name` ([`kept_kind`]) but another name: those an earlier tasklab, or
+/// an earlier Go source, left. Each new build of tasklab embeds a new
+/// program, and without this the cache would keep one for every build. A
+/// program built with `$TASKLAB_GO` stays beside an embedded one, so
+/// switching between the two rebuilds nothing. Only regular files are
+/// touched (`dir` is private: [`locate`]); a run of another tasklab that is
+/// using one at this moment keeps its open copy, and writes it again next time.
 fn prune_superseded(dir: &Path, name: &str) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     let keep = hash_name(name);
+    let kind = kept_kind(name);
     for e in entries.flatten() {
         let file = e.file_name();
         let Some(file) = file.to_str() else { continue };
-        if !file.starts_with(KEPT_PREFIX) || file == name || file == keep {
+        if kind.is_none() || kept_kind(file) != kind || file == name || file == keep {
             continue;
         }
         if e.file_type().is_ok_and(|t| t.is_file()) {

@@ -222,7 +222,7 @@ fn the_embedded_program_serves_unless_a_toolchain_is_named_at_run_time() {
 }
 
 #[test]
-fn keeping_a_program_removes_the_ones_it_supersedes_and_nothing_else() {
+fn keeping_a_program_removes_those_of_its_kind_it_supersedes_and_nothing_else() {
     let t = tempfile::tempdir().unwrap();
     let old = embedded_name(&sha256_hex(&b"old"[..]).unwrap());
     place(t.path(), b"#!/bin/sh\n", &old).unwrap();
@@ -239,12 +239,21 @@ fn keeping_a_program_removes_the_ones_it_supersedes_and_nothing_else() {
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     left.sort();
+    // The program built with $TASKLAB_GO is of another kind: it stays.
     let mut want = vec![
         new.clone(),
         hash_name(&new),
+        binary_name(),
+        hash_name(&binary_name()),
         "gocache".into(),
         "notes.txt".into(),
     ];
     want.sort();
     assert_eq!(left, want);
+    // A new build of the Go source supersedes the one built before it.
+    let rebuilt = format!("{KEPT_PREFIX}0123456789abcdef");
+    keep_checked(t.path(), &rebuilt, bytes, &hash).unwrap();
+    assert!(t.path().join(&new).exists(), "the embedded copy stays");
+    assert!(!t.path().join(binary_name()).exists());
+    assert!(!t.path().join(hash_name(&binary_name())).exists());
 }
