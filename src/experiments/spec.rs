@@ -144,6 +144,11 @@ pub struct Experiment {
     pub probe: Option<ProbeFn>,
 }
 
+/// Metrics no experiment writes any more, with the direction they had, so
+/// that older results files still read and compare: `sys_ns`, the system
+/// part of CPU time (dropped in session 8: `measure::sampler::push_cpu`).
+const RETIRED: &[(&str, Better)] = &[("sys_ns", Better::Neither)];
+
 impl Experiment {
     /// The optional fields: supported everywhere, one job (per round), no analysis.
     pub const DEFAULT: Experiment = Experiment {
@@ -179,6 +184,7 @@ impl Experiment {
                             .is_some_and(|(k, v)| labels.get(k).map(String::as_str) == Some(v))
                 }
             })
+            .or_else(|| RETIRED.iter().find(|(key, _)| *key == name))
             .map_or(Better::Unknown, |(_, b)| *b)
     }
 

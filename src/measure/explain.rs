@@ -131,7 +131,8 @@ fn throttling(t: &Totals) -> Option<String> {
 /// CPU time (both sides, user + system) against the wall time of the same
 /// operation, from the `cpu_ns` series beside the `wall` series with the
 /// labels `with`: "the futex hand-off to an idle CPU is 60% idle: CPU time
-/// 2.1 µs of 5.3 µs wall, 0.9 µs of it in the kernel". A share is quoted
+/// 2.1 µs of 5.3 µs wall" (never the part in the kernel: see
+/// [`crate::measure::sampler::push_cpu`]). A share is quoted
 /// only when the two intervals are apart (overlapping ones are "not told
 /// apart from a CPU kept busy throughout", never "busy throughout"); None when either series is
 /// missing or unsettled.
@@ -142,27 +143,22 @@ pub fn cpu_of_wall(
     with: &[(&str, &str)],
 ) -> Option<String> {
     use crate::stats::compare_text::{apart, figure};
-    use crate::units::{fmt_ns, Unit};
+    use crate::units::Unit;
     let w = r.settled(wall, with)?;
     let c = r.settled(crate::measure::sampler::CPU_NS, with)?;
-    let kernel = r
-        .median(crate::measure::sampler::SYS_NS, with)
-        .map_or(String::new(), |s| {
-            format!(", {} of it in the kernel", fmt_ns(s))
-        });
     let (cpu, wall_fig) = (figure(c, Unit::Ns), figure(w, Unit::Ns));
     Some(if !apart(c, w) {
         format!(
-            "{what}: CPU time {cpu} against {wall_fig} wall{kernel}, not told apart from a CPU kept busy throughout"
+            "{what}: CPU time {cpu} against {wall_fig} wall, not told apart from a CPU kept busy throughout"
         )
     } else if c.median < w.median {
         format!(
-            "{what} is {} idle: CPU time {cpu} of {wall_fig} wall (both sides){kernel}; the rest is waiting (a wake-up, an idle CPU's exit)",
+            "{what} is {} idle: CPU time {cpu} of {wall_fig} wall (both sides); the rest is waiting (a wake-up, an idle CPU's exit)",
             pct(1.0 - c.median / w.median)
         )
     } else {
         format!(
-            "{what} keeps more than one CPU busy: CPU time {cpu} for {wall_fig} wall ({:.1} CPUs' worth){kernel}",
+            "{what} keeps more than one CPU busy: CPU time {cpu} for {wall_fig} wall ({:.1} CPUs' worth)",
             c.median / w.median
         )
     })

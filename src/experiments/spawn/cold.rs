@@ -13,7 +13,7 @@ use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
 use crate::measure::explain::cpu_of_wall;
 use crate::measure::probe;
-use crate::measure::sampler::{cpu_over, push_cpu_total, CpuPerOp};
+use crate::measure::sampler::{cpu_over, push_cpu, CpuPerOp};
 use crate::sys;
 use std::path::{Path, PathBuf};
 
@@ -239,7 +239,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         {
             let with = labels(&[("method", method), ("call", call)]);
             push_launches(&mut out, &with, v, false);
-            push_cpu_total(&mut out, &with, c);
+            push_cpu(&mut out, &with, c);
         }
     }
     Ok(out)

@@ -19,7 +19,7 @@ use crate::sys::procfs;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.heap",
-    better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower), ("untouched_parent_return_ns", Better::Lower), ("untouched_lifecycle_ns", Better::Lower), ("image_parent_return_ns", Better::Lower), ("image_lifecycle_ns", Better::Lower), ("cpu_ns", Better::Neither), ("sys_ns", Better::Neither)],
+    better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower), ("untouched_parent_return_ns", Better::Lower), ("untouched_lifecycle_ns", Better::Lower), ("image_parent_return_ns", Better::Lower), ("image_lifecycle_ns", Better::Lower), ("cpu_ns", Better::Neither)],
     summary: "creation cost vs the parent's touched heap (0 to 4 GiB), pinned to one CPU: VmPTE, cost per page, THP on vs off, the first call apart",
     reproduces: "Bendersky's \"launch time vs memory image\" figure; Sysel's 4 GB fork ≈ 20 ms",
     params: &[

@@ -27,7 +27,6 @@ pub static EXPERIMENT: Experiment = Experiment {
         ("child_start_ns", Better::Lower),
         ("reap_ns", Better::Lower),
         ("cpu_ns", Better::Neither),
-        ("sys_ns", Better::Neither),
     ],
     summary: "Bendersky's launch benchmark by its own protocol: 2 MiB heap, launch, sleep 500 µs, reap; the mean and the minimum of the parent's return",
     reproduces: "Bendersky's launch benchmark: fork 35 µs vs a thread 5 µs (mean of 10,000 launches, 2 MB heap)",

@@ -14,7 +14,7 @@ use crate::sys;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.methods",
-    better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower), ("cpu_ns", Better::Neither), ("sys_ns", Better::Neither)],
+    better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower), ("cpu_ns", Better::Neither)],
     summary: "every creation method, warm (steady state), pinned to one CPU or free: to the parent's return, to the child's start, create+reap",
     reproduces: "Sysel Table 1's methods, warm (his single cold calls: spawn.cold)",
     params: &[

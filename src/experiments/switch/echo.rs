@@ -6,7 +6,7 @@ use super::engine::Place;
 use super::{plan_cpus, worker_cpus, CPUS};
 use crate::experiments::prelude::*;
 use crate::measure::explain::cpu_of_wall;
-use crate::measure::sampler::{cpu_over, push_cpu_total, CpuPerOp};
+use crate::measure::sampler::{cpu_over, push_cpu, CpuPerOp};
 use crate::sys;
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -166,7 +166,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         // The wall time per iteration beside the CPU time both sides spent on it.
         let wall = rates.iter().map(|r| 1e9 / r.max(1e-9)).collect();
         out.push_detail("iteration_ns", Unit::Ns, l.clone(), wall);
-        push_cpu_total(&mut out, &l, &cpu);
+        push_cpu(&mut out, &l, &cpu);
         out.push("iterations_per_s", Unit::PerSecond, l.clone(), rates);
         out.reading(
             "iterations_per_run",

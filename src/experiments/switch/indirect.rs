@@ -12,7 +12,7 @@ use crate::sys;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "switch.indirect",
-    better: &[("switch_ns", Better::Lower), ("round_trip_ns", Better::Lower), ("walk_warm_ns", Better::Lower), ("switches_per_round_trip", Better::Neither), ("voluntary_per_round_trip", Better::Neither), ("involuntary_per_round_trip", Better::Neither), ("cpu_ns", Better::Neither), ("sys_ns", Better::Neither)],
+    better: &[("switch_ns", Better::Lower), ("round_trip_ns", Better::Lower), ("walk_warm_ns", Better::Lower), ("switches_per_round_trip", Better::Neither), ("voluntary_per_round_trip", Better::Neither), ("involuntary_per_round_trip", Better::Neither), ("cpu_ns", Better::Neither)],
     summary: "indirect cost of a switch: each task walks W KiB of its own between switches (pipe threads, one CPU); extra ns per switch vs W",
     reproduces: "the cache-refill cost Bendersky leaves unmeasured (no seed figure)",
     params: &[

@@ -22,7 +22,7 @@ use std::sync::{Condvar, Mutex};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "switch.pingpong",
-    better: &[("switch_ns", Better::Lower), ("round_trip_ns", Better::Lower), ("baseline_ns", Better::Lower), ("copy_ns", Better::Lower), ("switches_per_round_trip", Better::Neither), ("voluntary_per_round_trip", Better::Neither), ("involuntary_per_round_trip", Better::Neither), ("cpu_ns", Better::Neither), ("sys_ns", Better::Neither)],
+    better: &[("switch_ns", Better::Lower), ("round_trip_ns", Better::Lower), ("baseline_ns", Better::Lower), ("copy_ns", Better::Lower), ("switches_per_round_trip", Better::Neither), ("voluntary_per_round_trip", Better::Neither), ("involuntary_per_round_trip", Better::Neither), ("cpu_ns", Better::Neither)],
     summary: "ns per switch (round trip / 2) of two tasks ping-ponging: pipe, futex, condvar, sched_yield; threads and processes; one CPU, two CPUs, two CPUs kept awake, unpinned",
     reproduces: "Bendersky \"How expensive are context switches?\": 1.2–1.5 µs per switch pinned, ~2.2 µs unpinned",
     params: &[

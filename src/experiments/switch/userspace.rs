@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "switch.userspace",
-    better: &[("switch_ns", Better::Lower), ("round_trip_ns", Better::Lower), ("iterations_per_s", Better::Higher), ("cpu_ns", Better::Neither), ("sys_ns", Better::Neither)],
+    better: &[("switch_ns", Better::Lower), ("round_trip_ns", Better::Lower), ("iterations_per_s", Better::Higher), ("cpu_ns", Better::Neither)],
     summary: "user-space switching: a stackful coroutine (corosensei), async tasks on a single-threaded tokio runtime, Go goroutines over an unbuffered channel; beside a kernel pipe switch",
     reproduces: "Bendersky's goroutine ping-pong: ~2.8 M iterations/s, ~170 ns per switch",
     params: &[

@@ -32,7 +32,6 @@ pub static EXPERIMENT: Experiment = Experiment {
         ("parks_per_op", Better::Neither),
         ("peer_idle_pct", Better::Neither),
         ("cpu_ns", Better::Neither),
-        ("sys_ns", Better::Neither),
     ],
     summary: "a cross-CPU futex hand-off decomposed: coherence floor, syscall and switch path, IPI, idle exit, residual, each variant with its interrupts and idle time",
     reproduces: "beyond the seeds: why switch.pingpong's two_cpus placement costs several same-CPU switches",
