@@ -129,7 +129,12 @@ pub fn summarize_series(
     rounds: &[Vec<f64>],
 ) -> Result<Summary, crate::stats::StatsError> {
     let key = format!("{experiment}/{metric}/{labels:?}");
-    crate::stats::summarize_rounds(rounds, crate::stats::seed_for(&key))
+    let mut s = crate::stats::summarize_rounds(rounds, crate::stats::seed_for(&key))?;
+    // A percentage (`*_pct`) cannot exceed 100: neither can its interval.
+    if metric.ends_with("_pct") {
+        s.ci95_hi = s.ci95_hi.min(100.0);
+    }
+    Ok(s)
 }
 
 impl Metric {
@@ -548,6 +553,20 @@ impl RunResults {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_percentage_interval_stops_at_100() {
+        let r = vec![
+            vec![1.0, 1.5, 0.5],
+            vec![2.0, 1.0, 90.0],
+            vec![95.0, 99.0, 1.0],
+        ];
+        let s = summarize_series("switch.wakeup", "peer_idle_pct", &Labels::new(), &r).unwrap();
+        assert!(s.ci95_hi <= 100.0 && s.ci95_lo >= 0.0, "{s:?}");
+        // the same rounds as another figure: the widening alone passes 100
+        let other = summarize_series("switch.wakeup", "other", &Labels::new(), &r).unwrap();
+        assert!(other.ci95_hi > 100.0, "{other:?}");
+    }
     use super::*;
 
     fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {

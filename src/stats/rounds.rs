@@ -90,18 +90,29 @@ pub fn summarize_rounds(rounds: &[Vec<f64>], seed: u64) -> Result<Summary, Stats
     if s.n < MIN_POINTS {
         // A point or so per round: too few to resample, but the rounds are
         // independent, so Student's t over the round medians gives a 95%
-        // interval (assuming they scatter normally), centred on the median.
-        let r = s.round_medians.len() as f64;
-        let mean = s.round_medians.iter().sum::<f64>() / r;
-        let var = s
-            .round_medians
-            .iter()
-            .map(|m| (m - mean) * (m - mean))
-            .sum::<f64>()
-            / (r - 1.0);
+        // interval, centred on the median. For a quantity every round found
+        // positive (a time, a size) it is taken over their logs: such
+        // figures scatter by factors, and an interval of a duration must not
+        // reach below zero (three rounds at 0.77, 0.84 and 1.42 ms gave
+        // [-0.05, 1.73] ms on the plain values).
+        let positive = s.round_medians.iter().all(|m| *m > 0.0) && s.median > 0.0;
+        let values: Vec<f64> = if positive {
+            s.round_medians.iter().map(|m| m.ln()).collect()
+        } else {
+            s.round_medians.clone()
+        };
+        let r = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / r;
+        let var = values.iter().map(|m| (m - mean) * (m - mean)).sum::<f64>() / (r - 1.0);
         let half = t975(rounds.len() - 1) * (var / r).sqrt();
-        s.ci95_lo = s.median - half;
-        s.ci95_hi = s.median + half;
+        (s.ci95_lo, s.ci95_hi) = if positive {
+            (s.median * (-half).exp(), s.median * half.exp())
+        } else {
+            (
+                at_least_zero_if(s.min >= 0.0, s.median - half),
+                s.median + half,
+            )
+        };
         s.ci_covers_95 = true;
         let (few, most) = rounds.iter().fold((usize::MAX, 0), |(a, b), r| {
             (a.min(r.len()), b.max(r.len()))
@@ -131,14 +142,33 @@ pub fn summarize_rounds(rounds: &[Vec<f64>], seed: u64) -> Result<Summary, Stats
     reps.sort_unstable_by(f64::total_cmp);
     let q = |p: f64| reps[((REPLICATES - 1) as f64 * p).round() as usize];
     let k = small_rounds_factor(rounds.len());
-    let lo = s.median - k * (s.median - q(0.025)).max(0.0);
-    let hi = s.median + k * (q(0.975) - s.median).max(0.0);
-    s.ci95_lo = lo;
-    s.ci95_hi = hi;
+    (s.ci95_lo, s.ci95_hi) = if s.min > 0.0 && s.median > 0.0 {
+        // Every sample positive (a time, a size): widen by factors, so the
+        // interval of a duration never reaches below zero.
+        (
+            s.median * (q(0.025) / s.median).min(1.0).powf(k),
+            s.median * (q(0.975) / s.median).max(1.0).powf(k),
+        )
+    } else {
+        let lo = s.median - k * (s.median - q(0.025)).max(0.0);
+        let hi = s.median + k * (q(0.975) - s.median).max(0.0);
+        (at_least_zero_if(s.min >= 0.0, lo), hi)
+    };
     s.ci_covers_95 = true;
     s.interval = format!("95%, {} rounds", rounds.len());
     s.unstable = unstable(&rounds, &s.round_medians);
     Ok(with_noise(s))
+}
+
+/// An interval's lower end, kept at zero or above when `nonnegative` (no
+/// sample was below zero: a count, a share): a bound below zero would be the
+/// widening's arithmetic, not a value the figure could take.
+fn at_least_zero_if(nonnegative: bool, lo: f64) -> f64 {
+    if nonnegative {
+        lo.max(0.0)
+    } else {
+        lo
+    }
 }
 
 /// The label of an interval that is not a rounds interval.

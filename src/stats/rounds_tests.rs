@@ -89,13 +89,32 @@ fn few_points_in_one_round_give_min_max_with_their_coverage() {
 fn a_point_per_round_gives_a_t_interval_that_says_so() {
     let s = summarize_rounds(&[vec![10.0], vec![12.0], vec![11.0]], 1).unwrap();
     assert_eq!(s.median, 11.0);
-    // sd of 10, 12, 11 is 1; t(2) = 4.303; half-width 4.303 / sqrt(3)
-    let half = 4.303 / 3f64.sqrt();
-    assert!((s.ci95_hi - 11.0 - half).abs() < 1e-9 && (11.0 - s.ci95_lo - half).abs() < 1e-9);
+    // positive figures: t over the logs, t(2) = 4.303, half-width in logs
+    // 4.303 sd(ln 10, ln 12, ln 11) / sqrt(3), around ln 11
+    let logs = [10f64.ln(), 12f64.ln(), 11f64.ln()];
+    let mean = logs.iter().sum::<f64>() / 3.0;
+    let sd = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+    let half = 4.303 * sd / 3f64.sqrt();
+    assert!((s.ci95_hi - 11.0 * half.exp()).abs() < 1e-9, "{s:?}");
+    assert!((s.ci95_lo - 11.0 * (-half).exp()).abs() < 1e-9, "{s:?}");
     assert!(s.ci_covers_95);
     assert_eq!(s.interval, "95% (t), 3 rounds of 1");
     assert_eq!(s.rounds, 3);
     assert_eq!(s.round_medians, vec![10.0, 12.0, 11.0]);
+}
+
+#[test]
+fn the_t_interval_of_a_positive_figure_stays_above_zero_and_of_a_signed_one_is_additive() {
+    // three rounds of one first fork: 1.42, 0.84 and 0.77 ms
+    let s = summarize_rounds(&[vec![1_424_689.0], vec![840_507.0], vec![772_817.0]], 1).unwrap();
+    assert!(
+        s.ci95_lo > 0.0 && s.ci95_lo < s.median && s.median < s.ci95_hi,
+        "{s:?}"
+    );
+    // a figure that can be negative (a saving) keeps the additive interval
+    let s = summarize_rounds(&[vec![-2.0], vec![1.0], vec![4.0]], 1).unwrap();
+    assert!((s.ci95_hi - 1.0) - (1.0 - s.ci95_lo) < 1e-9, "{s:?}");
+    assert!(s.ci95_lo < -2.0 && s.ci95_hi > 4.0, "{s:?}");
 }
 
 #[test]
@@ -149,4 +168,25 @@ fn the_widening_shrinks_towards_one_with_more_rounds() {
     assert!(small_rounds_factor(10) < 1.3);
     assert!(small_rounds_factor(100) < 1.05);
     assert_eq!(small_rounds_factor(1), 1.0);
+}
+
+#[test]
+fn a_widened_interval_stays_within_what_the_figure_can_be() {
+    // A time whose third round ran at a third of the others: the widened
+    // bootstrap interval stays above zero (it is widened by factors).
+    let fast = |x: f64| (0..40).map(|i| x + i as f64).collect::<Vec<f64>>();
+    let s = summarize_rounds(&[fast(300.0), fast(310.0), fast(100.0)], 1).unwrap();
+    assert!(s.ci95_lo > 0.0 && s.ci95_lo < s.median, "{s:?}");
+    // A count that is often 0: never below 0.
+    let zeros = |hits: usize| {
+        (0..40)
+            .map(|i| (i < hits) as u8 as f64)
+            .collect::<Vec<f64>>()
+    };
+    let s = summarize_rounds(&[zeros(2), zeros(30), zeros(0)], 1).unwrap();
+    assert!(s.ci95_lo >= 0.0, "{s:?}");
+    // A figure that can be negative keeps the additive widening.
+    let signed = |x: f64| (0..40).map(|i| x + i as f64).collect::<Vec<f64>>();
+    let s = summarize_rounds(&[signed(-30.0), signed(-25.0), signed(10.0)], 1).unwrap();
+    assert!(s.min < 0.0 && s.ci95_lo < s.min, "{s:?}");
 }
