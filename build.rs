@@ -101,25 +101,28 @@ fn on_path(prog: &std::ffi::OsStr) -> Option<PathBuf> {
     found.and_then(|f| f.canonicalize().ok())
 }
 
-/// Runs `cmd` to its end, or kills it at `limit`: whether it succeeded.
+/// Runs `cmd` in a process group of its own to its end, or kills the
+/// group (go and the compilers it started) at `limit`: whether it succeeded.
 fn run_within(mut cmd: Command, limit: Duration) -> bool {
-    let Ok(mut child) = cmd.spawn() else {
+    use std::os::unix::process::CommandExt;
+    let Ok(mut child) = cmd.process_group(0).spawn() else {
         return false;
     };
     let deadline = Instant::now() + limit;
-    loop {
+    let why = loop {
         match child.try_wait() {
             Ok(Some(status)) => return status.success(),
             Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                println!(
-                    "cargo:warning=the Go build took more than {} s and was stopped; tasklab will build its Go program on first use",
-                    limit.as_secs()
-                );
-                return false;
-            }
+            Ok(None) => break format!("took more than {} s", limit.as_secs()),
+            Err(e) => break format!("could not be waited for ({e})"),
         }
-    }
+    };
+    // The group's id is go's pid; `kill -KILL -- -PGID` reaches all of it.
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{}", child.id())])
+        .status();
+    let _ = child.kill();
+    let _ = child.wait();
+    println!("cargo:warning=the Go build {why} and was stopped; tasklab will build its Go program on first use");
+    false
 }

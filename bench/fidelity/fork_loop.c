@@ -117,11 +117,13 @@ static int cmp(const void *a, const void *b) {
 int main(int argc, char **argv) {
     const char *what = argc > 1 ? argv[1] : "fork";
     int n = argc > 2 ? atoi(argv[2]) : 2000;
+    if (n < 1) { fprintf(stderr, "N must be a positive count\n"); return 2; }
     long long *v = malloc(sizeof(long long) * n);
     if (!strcmp(what, "fork_big")) { grow_image(); what = "fork"; }
     if (!strcmp(what, "fork_like")) {
         if (argc < 5) { fprintf(stderr, "usage: fork_like MAPPINGS ANON_KIB N\n"); return 2; }
         n = atoi(argv[4]);
+        if (n < 1) { fprintf(stderr, "N must be a positive count\n"); return 2; }
         free(v);
         v = malloc(sizeof(long long) * n);
         grow_to(atol(argv[2]), atol(argv[3]));
@@ -134,9 +136,18 @@ int main(int argc, char **argv) {
         if (pipe(to_b) || pipe(to_a)) { perror("pipe"); return 1; }
         if (!strcmp(what, "pipe")) {
             partner = fork();
-            if (partner == 0) { serve(); _exit(0); }
-        } else {
-            pthread_create(&partner_thr, 0, serve_thr, 0);
+            if (partner < 0) { perror("fork"); return 1; }
+            if (partner == 0) { /* the partner keeps only its own ends */
+                close(to_b[1]);
+                close(to_a[0]);
+                serve();
+                _exit(0);
+            }
+            close(to_b[0]); /* so the partner sees EOF if this process dies */
+            close(to_a[1]);
+        } else if (pthread_create(&partner_thr, 0, serve_thr, 0)) {
+            perror("pthread_create");
+            return 1;
         }
         for (int w = 0; w < 3; w++) round_trip(w); /* the partner is up and warm */
     }

@@ -47,7 +47,9 @@ first_cpu=$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')
 c_run() { # loop args...
   local loop=$1
   shift
-  read -r _ _ cmean _ cmed _ _ < <(taskset -c "${PIN:-$first_cpu}" "$work/$loop" "$@" 2>/dev/null)
+  local cmean="" cmed=""
+  read -r _ _ cmean _ cmed _ _ < <(taskset -c "${PIN:-$first_cpu}" "$work/$loop" "$@" 2>"$work/c.err") || true
+  [ -n "$cmed" ] || { echo "the C loop failed: $loop $*: $(cat "$work/c.err")" >&2; exit 1; }
   echo "$cmean $cmed"
 }
 # Each pair is C, tasklab, C (A-B-A): tasklab's figure is set against the
@@ -70,9 +72,13 @@ compare() { # title c-args experiment param metric label
       cargs="fork_like $maps $anon 10000"
       loop=c_loop_like
     fi
-    read -r ca1 cm1 < <(c_run "$loop" $cargs)
-    read -r tmed tmean _ < <(tl_stat "$3" "$4" "$5" "$6")
-    read -r ca2 cm2 < <(c_run "$loop" $cargs)
+    ca1=$(c_run "$loop" $cargs) || exit 1
+    read -r ca1 cm1 <<<"$ca1"
+    tmed="" tmean=""
+    read -r tmed tmean _ < <(tl_stat "$3" "$4" "$5" "$6") || true
+    [ -n "$tmed" ] || { echo "tasklab gave no $5 $6 for $3 ${4:+-p $4}" >&2; exit 1; }
+    ca2=$(c_run "$loop" $cargs) || exit 1
+    read -r ca2 cm2 <<<"$ca2"
     line=$(awk -v i="$i" -v cm1="$cm1" -v cm2="$cm2" -v ca1="$ca1" -v ca2="$ca2" -v tm="$tmed" -v ta="$tmean" \
       'BEGIN { cm = (cm1 + cm2) / 2; ca = (ca1 + ca2) / 2; printf "%-6s %14.1f %14.1f %14.1f %14.1f %8.3f %8.3f", i, cm, ca, tm, ta, tm/cm, ta/ca }')
     echo "$line"

@@ -39,13 +39,16 @@ perf_rt() { # perf-flags -> µs per round trip (perf's mean)
 # the C loop (fork_loop.c pipe / pipe_threads) the mean and the median of
 # its batches of 200 round trips, as tasklab's batches.
 ref_rt() { # perf|c flags-or-mode
+  local mean="" med=""
   if [ "$1" = perf ]; then
-    m=$(perf_rt "$2")
-    echo "$m $m"
+    mean=$(perf_rt "$2")
+    med=$mean
   else
-    read -r _ _ mean _ med _ _ < <(taskset -c "$cpu" "$work/c_loop" "$2" "${BATCHES:-2000}")
-    awk -v a="$mean" -v b="$med" 'BEGIN { print a / 1000, b / 1000 }'
+    read -r _ _ mean _ med _ _ < <(taskset -c "$cpu" "$work/c_loop" "$2" "${BATCHES:-2000}" 2>"$work/c.err") || true
+    [ -z "$mean" ] || read -r mean med < <(awk -v a="$mean" -v b="$med" 'BEGIN { print a / 1000, b / 1000 }')
   fi
+  [ -n "$mean" ] || { echo "the reference run failed: $1 $2 $(cat "$work/c.err" 2>/dev/null)" >&2; exit 1; }
+  echo "$mean $med"
 }
 
 # Each pair is the reference, tasklab, the reference (A-B-A): tasklab's
@@ -60,9 +63,13 @@ compare() { # title perf|c flags-or-mode method
   local ratios=() col=7 stat="r_mean (perf gives a mean)"
   if [ "$2" = c ]; then col=6 stat="r_median (medians of batches)"; fi
   for i in $(seq 1 "$pairs"); do
-    read -r a1 m1 < <(ref_rt "$2" "$3")
-    read -r tmed tmean < <(tl_rt "$4")
-    read -r a2 m2 < <(ref_rt "$2" "$3")
+    a1=$(ref_rt "$2" "$3") || exit 1
+    read -r a1 m1 <<<"$a1"
+    tmed="" tmean=""
+    read -r tmed tmean < <(tl_rt "$4") || true
+    [ -n "$tmed" ] || { echo "tasklab gave no round_trip_ns for $4" >&2; exit 1; }
+    a2=$(ref_rt "$2" "$3") || exit 1
+    read -r a2 m2 <<<"$a2"
     line=$(awk -v i="$i" -v a1="$a1" -v a2="$a2" -v m1="$m1" -v m2="$m2" -v tm="$tmed" -v ta="$tmean" \
       'BEGIN { a = (a1 + a2) / 2; m = (m1 + m2) / 2; printf "%-6s %10.3f %10.3f %12.3f %12.3f %10.3f %10.3f", i, a, m, tm, ta, tm/m, ta/a }')
     echo "$line"

@@ -80,10 +80,15 @@ pub fn self_shared_libraries() -> Vec<String> {
 pub fn shared_libraries(maps: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for line in maps.lines() {
-        // address perms offset dev inode path: the path is the sixth field
-        let Some(path) = line.split_whitespace().nth(5) else {
-            continue;
-        };
+        // address perms offset dev inode path: the path is the rest of the
+        // line after the fifth field (it may hold spaces), less " (deleted)"
+        let mut rest = line;
+        for _ in 0..5 {
+            rest = rest.trim_start();
+            rest = rest.find(char::is_whitespace).map_or("", |at| &rest[at..]);
+        }
+        let path = rest.trim();
+        let path = path.strip_suffix(" (deleted)").unwrap_or(path);
         let name = path.rsplit('/').next().unwrap_or(path);
         let is_lib = name.ends_with(".so") || name.contains(".so.");
         if path.starts_with('/') && is_lib && !out.iter().any(|n| n == name) {
@@ -342,6 +347,8 @@ mod tests {
 7f0d94be4000-7f0d94be5000 r--p 00000000 fe:00 325835     /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
 7f0d94be5000-7f0d94be6000 r--p 00000000 fe:00 325836     /opt/lib/libplugin.so
 7f0d94be6000-7f0d94be7000 r--p 00000000 fe:00 325837     /data/notes.sorted
+7f0d94be7000-7f0d94be8000 r--p 00000000 fe:00 325838     /x/libfoo.so backup
+7f0d94be8000-7f0d94be9000 r--p 00000000 fe:00 325839     /my libs/libbar.so.2 (deleted)
 ";
         assert_eq!(
             shared_libraries(maps),
@@ -349,7 +356,8 @@ mod tests {
                 "libc.so.6",
                 "libm.so.6",
                 "ld-linux-x86-64.so.2",
-                "libplugin.so"
+                "libplugin.so",
+                "libbar.so.2"
             ]
         );
         assert!(self_shared_libraries()

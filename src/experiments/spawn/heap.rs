@@ -46,7 +46,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         },
         ParamSpec {
             name: "thp_max",
-            help: "the largest heap also measured on huge pages (touching a huge-page heap is slow in a VM, 1.3 s a round at 512 MiB on a KVM guest: the quick profile stops at 64 MiB; spawn.cow measures huge pages at 512 MiB)",
+            help: "the largest heap also measured on huge pages (touching a huge-page heap is slow in a VM, 1.3 s a round at 512 MiB on a KVM guest: the quick profile stops at 64 MiB; spawn.cow measures huge pages at its own heap, quick 256 MiB)",
             kind: ParamKind::Size { min: 0, max: 1 << 40 },
             quick: "64M",
             thorough: "4G",

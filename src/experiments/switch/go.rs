@@ -134,8 +134,8 @@ struct Home {
 
 impl Home {
     /// Go's build cache, made only when a build needs it.
-    fn gocache(&self) -> Result<PathBuf, GoError> {
-        private_dir(&self.dir, Path::new("gocache")).map_err(GoError::Skipped)
+    fn gocache(&self) -> Result<PathBuf, String> {
+        private_dir(&self.dir, Path::new("gocache"))
     }
 }
 
@@ -285,8 +285,10 @@ fn place_bytes(dir: &Path, bytes: &[u8], hash: &str, name: &str) -> io::Result<(
 /// program, and without this the cache would keep one for every build. A
 /// program built with `$TASKLAB_GO` stays beside an embedded one, so
 /// switching between the two rebuilds nothing. Only regular files are
-/// touched (`dir` is private: [`locate`]); a run of another tasklab that is
-/// using one at this moment keeps its open copy, and writes it again next time.
+/// touched (`dir` is private: [`locate`]). A run of another tasklab version
+/// that has started its copy keeps running it; one that is between checking
+/// and starting it (a rare overlap of two versions) reports its Go variants
+/// failed for that run, and writes its copy again on the next.
 fn prune_superseded(dir: &Path, name: &str) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -432,7 +434,11 @@ fn go_binary(scratch: Option<&Path>) -> Result<(PathBuf, Option<String>), GoErro
     }
     let go = go_command(std::env::var_os("TASKLAB_GO"));
     let shown = go.to_string_lossy().into_owned();
-    let gocache = home.gocache()?;
+    // Go's build cache is kept beside the program; where it cannot be made
+    // privately, this build uses one in its work folder (a cold build).
+    let gocache = home
+        .gocache()
+        .unwrap_or_else(|_| work.path().join("gocache"));
     let mut version = go_cmd(&go, work.path(), &gocache);
     version.arg("version");
     match run_bounded(version, work.path(), "version", deadline) {
