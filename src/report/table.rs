@@ -118,7 +118,7 @@ pub fn interval_text(m: &Metric) -> String {
     if single(m) {
         return String::new();
     }
-    if crate::stats::compare_text::bounds_nothing(sm, m.unit) {
+    if crate::stats::compare_text::reaches_zero(sm, m.unit) {
         return "none usable (the rounds disagree too much)".into();
     }
     let range = crate::units::fmt_interval(

@@ -43,12 +43,32 @@ pub fn apart(a: &Summary, b: &Summary) -> bool {
     order(a, b) != Order::Overlap
 }
 
-/// Whether `s`'s interval bounds nothing: a time, a rate or a ratio is
-/// never negative, so an interval reaching below zero (too few rounds that
-/// disagree too much) is said to be unusable rather than printed.
+/// Whether `s`'s interval bounds nothing: for a time, a rate or a ratio
+/// (never negative) an interval that reaches zero, or whose ends are more
+/// than [`UNUSABLE_SPAN`] apart (too few rounds that disagree too much:
+/// a speedup "9.12x [0.51x, 162.71x]"), is said to be unusable rather
+/// than printed.
 pub fn bounds_nothing(s: &Summary, unit: Unit) -> bool {
-    matches!(unit, Unit::Ns | Unit::Ratio | Unit::PerSecond) && s.median > 0.0 && s.ci95_lo <= 0.0
+    reaches_zero(s, unit)
+        || (positive(unit) && s.median > 0.0 && s.ci95_hi / s.ci95_lo > UNUSABLE_SPAN)
 }
+
+/// Whether the interval of a figure that is never negative reaches zero or
+/// below: it bounds nothing at all, and a table says so instead of printing
+/// it (a table prints a wide interval as it is; a sentence does not quote
+/// one: [`bounds_nothing`]).
+pub fn reaches_zero(s: &Summary, unit: Unit) -> bool {
+    positive(unit) && s.median > 0.0 && s.ci95_lo <= 0.0
+}
+
+/// Units whose figures are never negative: a time, a rate, a ratio.
+fn positive(unit: Unit) -> bool {
+    matches!(unit, Unit::Ns | Unit::Ratio | Unit::PerSecond)
+}
+
+/// The factor between an interval's ends beyond which it bounds nothing a
+/// reader could use: an order of magnitude.
+pub const UNUSABLE_SPAN: f64 = 10.0;
 
 /// A value in its unit, with no "-0": a figure that rounds to zero is zero.
 pub fn fmt_signed(v: f64, unit: Unit) -> String {

@@ -109,6 +109,25 @@ fn a_ratio_interval_below_zero_is_never_printed() {
 }
 
 #[test]
+fn an_interval_spanning_more_than_an_order_of_magnitude_is_never_printed() {
+    let mut s = summarize(&[1.0, 9.12, 40.0]).unwrap();
+    s.median = 9.12;
+    (s.ci95_lo, s.ci95_hi) = (0.51, 162.71);
+    let t = figure(&s, Unit::Ratio);
+    assert!(
+        t.contains("no usable interval") && !t.contains("162"),
+        "{t}"
+    );
+    // a wide one within a factor of 10 is printed
+    (s.ci95_lo, s.ci95_hi) = (2.0, 19.0);
+    assert!(
+        figure(&s, Unit::Ratio).contains("[2.00x, 19.00x"),
+        "{}",
+        figure(&s, Unit::Ratio)
+    );
+}
+
+#[test]
 fn a_delta_keeps_its_sign_and_never_reads_plus_or_minus_zero() {
     assert_eq!(fmt_delta(12.0, Unit::Kib), "+12.0 KiB");
     assert_eq!(fmt_delta(-4.0, Unit::Kib), "-4.00 KiB");
