@@ -212,7 +212,7 @@ fn the_report_loads_in_chromium_closed_short_and_legible() {
     );
     let title = wide["title"].as_str().unwrap();
     assert!(
-        title.contains("2026-11-23"),
+        title.contains("2026-11-24"),
         "the title names the day: {title}"
     );
 

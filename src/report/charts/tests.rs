@@ -108,12 +108,12 @@ fn the_launch_chart_marks_each_seed_metric_with_its_own_shape() {
     let mut r = fixture();
     let e = heap_of(&mut r);
     // The series the seeds pair with: first calls at 4 GiB, thp=system;
-    // the fixture's run stopped at 2 GiB, so its first calls there stand in.
+    // the fixture's run stopped at 1 GiB, so its first calls there stand in.
     let first: Vec<_> = e
         .metrics
         .iter()
         .filter(|m| {
-            m.label("heap") == Some("2 GiB")
+            m.label("heap") == Some("1 GiB")
                 && m.label("thp") == Some("system")
                 && m.label("call") == Some("first")
         })
