@@ -22,7 +22,18 @@ pub fn change(base: &Summary, new: &Summary) -> Option<Change> {
     let positive = [base, new]
         .iter()
         .all(|s| s.median > 0.0 && s.ci95_lo > 0.0 && s.ci95_hi > 0.0);
-    let c = if positive {
+    // Figures read in steps (`Summary::quantum`): a step's error is bounded,
+    // not random, so the two intervals are not combined as independent
+    // errors but end to end: the change is from the lowest NEW against the
+    // highest BASE to the highest NEW against the lowest BASE.
+    let stepped = base.quantum > 0.0 || new.quantum > 0.0;
+    let c = if positive && stepped {
+        Change {
+            ratio: new.median / base.median,
+            lo: new.ci95_lo / base.ci95_hi,
+            hi: new.ci95_hi / base.ci95_lo,
+        }
+    } else if positive {
         let below = |s: &Summary| s.median.ln() - s.ci95_lo.ln();
         let above = |s: &Summary| s.ci95_hi.ln() - s.median.ln();
         let log_ratio = new.median.ln() - base.median.ln();

@@ -92,6 +92,15 @@ pub struct Summary {
     /// settle here, and no finding may rest on it.
     #[serde(default)]
     pub unstable: bool,
+    /// The step the samples were read in, when they take only a few values
+    /// (`rounds::quantum`; 0 for figures that vary continuously). The
+    /// interval is widened by half of it each way.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub quantum: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// Why a set of values is not a usable sample.
@@ -240,6 +249,7 @@ impl Sample {
             round_medians: Vec::new(),
             within_ci95_lo: None,
             within_ci95_hi: None,
+            quantum: 0.0,
             interval: if ci_covers_95 {
                 "95%".into()
             } else {

@@ -190,3 +190,29 @@ fn a_widened_interval_stays_within_what_the_figure_can_be() {
     let s = summarize_rounds(&[signed(-30.0), signed(-25.0), signed(10.0)], 1).unwrap();
     assert!(s.min < 0.0 && s.ci95_lo < s.min, "{s:?}");
 }
+
+#[test]
+fn samples_read_in_steps_are_known_to_half_a_step() {
+    // a join read off a clock that ticks in 10 ns steps
+    let steps = |levels: &[(f64, usize)]| -> Vec<f64> {
+        levels
+            .iter()
+            .flat_map(|&(v, n)| std::iter::repeat_n(v, n))
+            .collect()
+    };
+    let mut sorted = steps(&[(55.9, 30), (56.9, 3), (65.9, 40), (66.9, 2), (75.9, 10)]);
+    sorted.sort_by(f64::total_cmp);
+    // the odd value a nanosecond off (rounding) is not the step
+    assert!((quantum(&sorted) - 10.0).abs() < 1e-9);
+    assert_eq!(quantum(&[7.0; 40]), 0.0, "a figure that never varies");
+    // continuous figures have no step
+    let smooth: Vec<f64> = (0..80).map(|i| 100.0 + i as f64 * 0.37).collect();
+    assert_eq!(quantum(&smooth), 0.0);
+    // two runs whose medians sit one step apart: their intervals meet, so
+    // the change between them is not told apart from none
+    let base = summarize_rounds(&vec![steps(&[(55.9, 50), (65.9, 30)]); 3], 1).unwrap();
+    let new = summarize_rounds(&vec![steps(&[(55.9, 30), (65.9, 50)]); 3], 2).unwrap();
+    assert_eq!((base.median, new.median), (55.9, 65.9));
+    let c = crate::stats::change(&base, &new).unwrap();
+    assert!(c.lo <= 1.0 && 1.0 <= c.hi, "{c:?} {base:?} {new:?}");
+}
