@@ -553,6 +553,7 @@ impl RunResults {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn a_percentage_interval_stops_at_100() {
@@ -567,7 +568,6 @@ mod tests {
         let other = summarize_series("switch.wakeup", "other", &Labels::new(), &r).unwrap();
         assert!(other.ci95_hi > 100.0, "{other:?}");
     }
-    use super::*;
 
     fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
         let p = dir.join(name);

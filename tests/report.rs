@@ -20,6 +20,14 @@ fn results() -> RunResults {
     r
 }
 
+/// The fixture's experiment `name`.
+fn experiment<'a>(r: &'a RunResults, name: &str) -> &'a tasklab::results::ExperimentResult {
+    r.experiments
+        .iter()
+        .find(|e| e.name == name)
+        .unwrap_or_else(|| panic!("{name} in the fixture"))
+}
+
 /// Renders the fixture into a fresh folder; returns it and stdout.
 fn render(extra: &[&str]) -> (tempfile::TempDir, String) {
     let d = tempfile::tempdir().unwrap();
@@ -192,11 +200,7 @@ fn every_chart_is_valid_svg_with_labelled_axes_and_legends() {
     // The copy-on-write chart draws the no-child writes only where one of
     // their series settled (in the fixture's run none did).
     let r = results();
-    let cow = r
-        .experiments
-        .iter()
-        .find(|e| e.name == "spawn.cow")
-        .unwrap();
+    let cow = experiment(&r, "spawn.cow");
     let no_child_settled = cow
         .metrics
         .iter()
@@ -332,11 +336,7 @@ fn the_seed_table_lists_every_seed_figure_and_explains_the_far_ones() {
 fn the_summary_findings_are_computed_from_the_medians() {
     let r = results();
     let heads = tasklab::report::headlines::headlines(&r);
-    let e = r
-        .experiments
-        .iter()
-        .find(|e| e.name == "spawn.heap")
-        .unwrap();
+    let e = experiment(&r, "spawn.heap");
     let fork = heads.iter().find(|h| h.0 == "spawn").unwrap();
     // The smallest heap at which both settled: the headline names it.
     let heap = fork
@@ -366,11 +366,7 @@ fn the_summary_findings_are_computed_from_the_medians() {
         "{}",
         fork.1
     );
-    let sw = r
-        .experiments
-        .iter()
-        .find(|e| e.name == "switch.pingpong")
-        .unwrap();
+    let sw = experiment(&r, "switch.pingpong");
     let same = sw
         .find(
             "switch_ns",

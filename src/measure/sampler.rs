@@ -159,22 +159,21 @@ pub fn cpu_over<R>(of: sys::CpuOf, ops: f64, f: impl FnOnce() -> R) -> (R, Optio
 /// An event slower than this needs no second warm-up call.
 const SLOW_EVENT_NS: f64 = 50e6;
 
-/// CPU time per operation over a series' recorded calls: user and system,
-/// both sides of the work (every thread of the worker and its reaped
-/// children, or both ends of a hand-off).
+/// CPU time per operation over a series' recorded calls, user and system
+/// together (their split is no figure: [`push_cpu`]), both sides of the
+/// work (every thread of the worker and its reaped children, or both ends
+/// of a hand-off).
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CpuPerOp {
-    pub user_ns: f64,
-    pub sys_ns: f64,
+    pub ns: f64,
 }
 
 impl CpuPerOp {
     /// From `then` to `now`, over `ops` operations.
     pub fn between(then: sys::CpuTime, now: sys::CpuTime, ops: f64) -> CpuPerOp {
-        let d = |a: u64, b: u64| a.saturating_sub(b) as f64 / ops.max(1.0);
+        let total = |t: sys::CpuTime| t.user_ns + t.sys_ns;
         CpuPerOp {
-            user_ns: d(now.user_ns, then.user_ns),
-            sys_ns: d(now.sys_ns, then.sys_ns),
+            ns: total(now).saturating_sub(total(then)) as f64 / ops.max(1.0),
         }
     }
 
@@ -186,10 +185,6 @@ impl CpuPerOp {
         ops: f64,
     ) -> Option<CpuPerOp> {
         Some(CpuPerOp::between(then.ok()?, now.ok()?, ops))
-    }
-
-    pub fn total_ns(&self) -> f64 {
-        self.user_ns + self.sys_ns
     }
 }
 
@@ -210,7 +205,7 @@ pub fn push_cpu(out: &mut WorkerOutput, labels: &Labels, per_op: &[CpuPerOp]) {
     if per_op.is_empty() {
         return;
     }
-    let total = per_op.iter().map(CpuPerOp::total_ns).collect();
+    let total = per_op.iter().map(|c| c.ns).collect();
     out.push_detail(CPU_NS, Unit::Ns, labels.clone(), total);
 }
 
@@ -297,8 +292,7 @@ mod tests {
         .unwrap();
         assert!(!v.is_empty());
         // Each call kept this thread busy: some CPU time, user or system.
-        assert!(cpu.total_ns() > 0.0, "{cpu:?}");
-        assert!(cpu.user_ns >= 0.0 && cpu.sys_ns >= 0.0);
+        assert!(cpu.ns > 0.0, "{cpu:?}");
     }
 
     #[test]

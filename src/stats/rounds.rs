@@ -175,17 +175,11 @@ pub fn quantum(sorted: &[f64]) -> f64 {
     let floor = (n / 20).max(2);
     let mut frequent: Vec<f64> = Vec::new();
     let mut covered = 0;
-    let mut at = 0;
-    while at < n {
-        let run = sorted[at..]
-            .iter()
-            .take_while(|&&x| x == sorted[at])
-            .count();
-        if run >= floor {
-            frequent.push(sorted[at]);
-            covered += run;
+    for run in sorted.chunk_by(|a, b| a == b) {
+        if run.len() >= floor {
+            frequent.push(run[0]);
+            covered += run.len();
         }
-        at += run;
     }
     if frequent.len() < 2 || 2 * covered < n {
         return 0.0;

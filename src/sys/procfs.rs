@@ -63,16 +63,13 @@ pub fn pids_below(limit: u64) -> u64 {
 
 /// Mappings of this process now: the lines of /proc/self/maps.
 pub fn self_maps() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/self/maps").ok()?;
-    Some(text.lines().count() as u64)
+    Some(self_maps_text()?.lines().count() as u64)
 }
 
-/// The shared libraries this process maps (file names, in map order, each
-/// once), from /proc/self/maps: what a fork copies beside the program.
-pub fn self_shared_libraries() -> Vec<String> {
-    std::fs::read_to_string("/proc/self/maps")
-        .map(|text| shared_libraries(&text))
-        .unwrap_or_default()
+/// The text of /proc/self/maps, for a caller that reads more than the
+/// count from one reading ([`shared_libraries`]).
+pub fn self_maps_text() -> Option<String> {
+    std::fs::read_to_string("/proc/self/maps").ok()
 }
 
 /// The file names of `maps` (text of /proc/PID/maps) that are shared
@@ -360,7 +357,7 @@ mod tests {
                 "libbar.so.2"
             ]
         );
-        assert!(self_shared_libraries()
+        assert!(shared_libraries(&self_maps_text().unwrap())
             .iter()
             .any(|l| l.starts_with("libc.so")));
     }

@@ -78,16 +78,22 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 /// grows with the parent's mappings and anonymous pages, and a tasklab
 /// worker is bigger than a minimal C program (docs/FIDELITY.md).
 fn push_image(out: &mut WorkerOutput) {
-    if let Some(maps) = crate::sys::procfs::self_maps() {
-        out.reading("worker_mappings", Unit::Count, Labels::new(), maps as f64);
+    use crate::sys::procfs;
+    // One reading of the mappings: their count and the libraries among them.
+    let maps = procfs::self_maps_text();
+    if let Some(text) = &maps {
+        let count = text.lines().count() as f64;
+        out.reading("worker_mappings", Unit::Count, Labels::new(), count);
     }
-    if let Some(kib) = crate::sys::procfs::status_kib("RssAnon") {
+    if let Some(kib) = procfs::status_kib("RssAnon") {
         out.reading("worker_anon_kib", Unit::Kib, Labels::new(), kib as f64);
         // RssAnon is a counter like VmRSS: its bound beside it.
         crate::measure::rss::record_bound(out, &Labels::new());
     }
-    out.notes
-        .extend(libraries_note(&crate::sys::procfs::self_shared_libraries()));
+    if let Some(text) = &maps {
+        out.notes
+            .extend(libraries_note(&procfs::shared_libraries(text)));
+    }
 }
 
 /// What the worker's shared libraries beyond a C program's (libc and the

@@ -574,10 +574,7 @@ fn drive(
             CpuPerOp::between(a_cpu0, a_cpu1, n as f64),
             CpuPerOp::between(b_cpu0, b_cpu1, (n + 1) as f64),
         );
-        r.cpu_per_round_trip.push(CpuPerOp {
-            user_ns: ca.user_ns + cb.user_ns,
-            sys_ns: ca.sys_ns + cb.sys_ns,
-        });
+        r.cpu_per_round_trip.push(CpuPerOp { ns: ca.ns + cb.ns });
         b_cpu0 = b_cpu1;
         // where both were at the end of the batch
         if a_cpu >= 0 && page.i32(SLOT_BCPU).load(Ordering::SeqCst) == a_cpu {

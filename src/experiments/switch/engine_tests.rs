@@ -22,11 +22,7 @@ fn every_method_ping_pongs_on_one_cpu() {
         // unit, breaks that; a loaded machine does not.
         assert_eq!(r.cpu_per_round_trip.len(), r.round_trip_ns.len());
         let per_sample = r.round_trips_per_sample as f64;
-        let cpu: f64 = r
-            .cpu_per_round_trip
-            .iter()
-            .map(|c| c.total_ns() * per_sample)
-            .sum();
+        let cpu: f64 = r.cpu_per_round_trip.iter().map(|c| c.ns * per_sample).sum();
         assert!(cpu > 0.0, "{}", m.name());
         // 1 ms: the CPU clocks' accounting at a thread's last tick.
         assert!(
@@ -94,13 +90,7 @@ fn a_series_is_pushed_per_switch_and_per_round_trip() {
         b_cpu_mask: 0b10,
         same_cpu_fraction: 0.5,
         round_trips_per_sample: 8,
-        cpu_per_round_trip: vec![
-            CpuPerOp {
-                user_ns: 300.0,
-                sys_ns: 500.0,
-            };
-            2
-        ],
+        cpu_per_round_trip: vec![CpuPerOp { ns: 800.0 }; 2],
     };
     let mut out = WorkerOutput::default();
     push_pair(&mut out, &labels(&[("method", "pipe_threads")]), &r);

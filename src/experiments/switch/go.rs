@@ -50,7 +50,7 @@ pub struct GoRun {
 }
 
 /// The program's last line, "cpu USER_NS SYS_NS ROUND_TRIPS": CPU time
-/// per round trip.
+/// per round trip, user and system together.
 fn parse_cpu(text: &str) -> Option<CpuPerOp> {
     let line = text.lines().find_map(|l| l.strip_prefix("cpu "))?;
     let v: Vec<f64> = line
@@ -59,8 +59,7 @@ fn parse_cpu(text: &str) -> Option<CpuPerOp> {
         .collect::<Option<_>>()?;
     match v[..] {
         [user, sys, n] if n > 0.0 && user >= 0.0 && sys >= 0.0 => Some(CpuPerOp {
-            user_ns: user / n,
-            sys_ns: sys / n,
+            ns: (user + sys) / n,
         }),
         _ => None,
     }
