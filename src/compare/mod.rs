@@ -40,9 +40,42 @@ pub struct Row {
     pub ci_lo: f64,
     pub ci_hi: f64,
     pub verdict: Verdict,
-    /// Why the verdict is inconclusive, when a side did not settle.
+    /// Why the verdict is inconclusive (every inconclusive row has one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Reason>,
+    /// The same, said in full.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
+}
+
+/// Why a row is inconclusive, for a reader who groups or filters them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// A side's rounds disagree beyond their own spread.
+    Unsettled,
+    /// A side's canary moved while its rounds ran.
+    CanaryMoved,
+    /// The kernel put one side's memory on huge pages and not the other's.
+    HugePages,
+    /// The change's interval excludes no change but reaches inside the
+    /// noise threshold: a change, of a size the threshold cannot vouch for.
+    WithinNoise,
+    /// No ratio can be formed (a base of zero, or an interval not finite).
+    NoRatio,
+}
+
+impl Reason {
+    /// A few words, for the summary line and the table.
+    pub fn short(self) -> &'static str {
+        match self {
+            Reason::Unsettled => "did not settle",
+            Reason::CanaryMoved => "canary moved",
+            Reason::HugePages => "huge pages differ",
+            Reason::WithinNoise => "within the noise",
+            Reason::NoRatio => "no ratio",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -75,6 +108,19 @@ pub struct Comparison {
 impl Comparison {
     pub fn count(&self, v: Verdict) -> usize {
         self.rows.iter().filter(|r| r.verdict == v).count()
+    }
+
+    /// How many inconclusive rows each reason holds, the most common first.
+    pub fn inconclusive_reasons(&self) -> Vec<(Reason, usize)> {
+        let mut out: Vec<(Reason, usize)> = Vec::new();
+        for why in self.rows.iter().filter_map(|r| r.reason) {
+            match out.iter_mut().find(|(w, _)| *w == why) {
+                Some((_, n)) => *n += 1,
+                None => out.push((why, 1)),
+            }
+        }
+        out.sort_by(|a, b| b.1.cmp(&a.1));
+        out
     }
 }
 
@@ -157,6 +203,7 @@ pub fn compare(base: &Side, new: &Side, threshold: f64) -> Vec<Row> {
         if base.thp == new.thp {
             if let Some(why) = huge_pages_differ(b, n) {
                 r.verdict = Verdict::Inconclusive;
+                r.reason = Some(Reason::HugePages);
                 r.why = Some(why);
             }
         }
@@ -193,6 +240,11 @@ fn row(b: &Series, n: &Series, threshold: f64) -> Row {
             (c.hi - 1.0) * 100.0,
             stats::verdict(&c, threshold, better),
         ),
+        // Zero on both sides (no involuntary switch in either run): the
+        // medians agree, though no ratio can be formed for an interval.
+        None if b.summary.median == 0.0 && n.summary.median == 0.0 => {
+            (0.0, f64::NAN, f64::NAN, Verdict::Unchanged)
+        }
         None => (f64::NAN, f64::NAN, f64::NAN, Verdict::Inconclusive),
     };
     let unsettled: Vec<&str> = [("base", &b.summary), ("new", &n.summary)]
@@ -200,15 +252,38 @@ fn row(b: &Series, n: &Series, threshold: f64) -> Row {
         .filter(|(_, s)| s.unstable)
         .map(|(side, _)| *side)
         .collect();
-    let why = if !unsettled.is_empty() {
-        Some(format!(
-            "did not settle on the {} side: its rounds disagree",
-            unsettled.join(" and ")
-        ))
+    let (reason, why) = if !unsettled.is_empty() {
+        (
+            Some(Reason::Unsettled),
+            Some(format!(
+                "did not settle on the {} side: its rounds disagree",
+                unsettled.join(" and ")
+            )),
+        )
+    } else if let Some(moved) = b.canary.clone().or_else(|| n.canary.clone()) {
+        (Some(Reason::CanaryMoved), Some(moved))
+    } else if verdict != Verdict::Inconclusive {
+        (None, None)
+    } else if change.is_finite() {
+        (
+            Some(Reason::WithinNoise),
+            Some(format!(
+                "its interval [{}, {}] excludes no change but reaches inside the ±{:.1}% noise threshold: a change of a size the threshold cannot vouch for",
+                pct(ci_lo),
+                pct(ci_hi),
+                threshold * 100.0
+            )),
+        )
     } else {
-        b.canary.clone().or_else(|| n.canary.clone())
+        (
+            Some(Reason::NoRatio),
+            Some(
+                "no ratio can be formed: the base median is zero or an interval is not finite"
+                    .into(),
+            ),
+        )
     };
-    if why.is_some() {
+    if reason.is_some() {
         verdict = Verdict::Inconclusive;
     }
     Row {
@@ -224,6 +299,7 @@ fn row(b: &Series, n: &Series, threshold: f64) -> Row {
         ci_lo,
         ci_hi,
         verdict,
+        reason,
         why,
     }
 }
@@ -301,7 +377,10 @@ pub fn render(c: &Comparison, all: bool) -> String {
                 fmt_value(r.new, r.unit),
                 pct(r.change),
                 crate::units::fmt_interval(&pct(r.ci_lo), &pct(r.ci_hi)),
-                format!("{:?}", r.verdict).to_lowercase(),
+                match r.reason {
+                    Some(why) => format!("inconclusive: {}", why.short()),
+                    None => format!("{:?}", r.verdict).to_lowercase(),
+                },
             ]);
         }
         s.push_str(&t.to_string());
@@ -336,6 +415,14 @@ pub fn render(c: &Comparison, all: bool) -> String {
         ));
     }
     s.push('\n');
+    let reasons = c.inconclusive_reasons();
+    if !reasons.is_empty() {
+        let said: Vec<String> = reasons
+            .iter()
+            .map(|(why, n)| format!("{n} {}", why.short()))
+            .collect();
+        s.push_str(&format!("inconclusive: {}\n", said.join(", ")));
+    }
     s
 }
 

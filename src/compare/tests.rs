@@ -97,7 +97,60 @@ fn a_series_that_did_not_settle_is_inconclusive() {
     n.summary.unstable = true;
     let r = row(&b, &n, 0.05);
     assert_eq!(r.verdict, Verdict::Inconclusive);
+    assert_eq!(r.reason, Some(Reason::Unsettled));
     assert!(r.why.unwrap().contains("new side"));
+}
+
+#[test]
+fn every_inconclusive_row_says_why() {
+    // A change that clears "no change" but straddles the threshold:
+    // 100 -> 105 ns, each side's interval a fraction of a percent wide.
+    let b = series("m", Unit::Ns, Better::Lower, 100.0);
+    let n = series("m", Unit::Ns, Better::Lower, 105.0);
+    let r = row(&b, &n, 0.05);
+    assert_eq!(r.verdict, Verdict::Inconclusive);
+    assert_eq!(r.reason, Some(Reason::WithinNoise));
+    assert!(r.why.as_deref().unwrap().contains("±5.0%"), "{:?}", r.why);
+    // A base of zero has no ratio.
+    let zero = series("m", Unit::Count, Better::Neither, 0.0);
+    let one = series("m", Unit::Count, Better::Neither, 1.0);
+    let r = row(&zero, &one, 0.05);
+    assert_eq!(r.verdict, Verdict::Inconclusive);
+    assert_eq!(r.reason, Some(Reason::NoRatio));
+    // Zero on both sides agrees, though it has no ratio.
+    let r = row(&zero, &zero, 0.05);
+    assert_eq!((r.verdict, r.reason), (Verdict::Unchanged, None));
+    // A settled verdict carries no reason.
+    let r = row(&b, &series("m", Unit::Ns, Better::Lower, 150.0), 0.05);
+    assert_eq!((r.verdict, r.reason), (Verdict::Regressed, None));
+    // The text counts them by reason, and --all names each row's.
+    let side = |s: Vec<Series>| Side {
+        series: s,
+        status: vec![],
+        thp: vec![],
+        drift: None,
+        canary_ns: None,
+    };
+    let c = Comparison {
+        env_differences: vec![],
+        base_files: vec!["a.json".into()],
+        new_files: vec!["b.json".into()],
+        base_status: vec![],
+        new_status: vec![],
+        rows: compare(&side(vec![b.clone()]), &side(vec![n.clone()]), 0.05),
+        only_in_base: 0,
+        only_in_new: 0,
+        threshold_pct: 5.0,
+        noise_pct: 5.0,
+        base_drift_pct: None,
+        new_drift_pct: None,
+        base_canary_ns: None,
+        new_canary_ns: None,
+    };
+    assert!(render(&c, false).contains("inconclusive: 1 within the noise"));
+    assert!(render(&c, true).contains("inconclusive: within the noise"));
+    let json = serde_json::to_value(&c.rows[0]).unwrap();
+    assert_eq!(json["reason"], "within_noise");
 }
 
 #[test]
@@ -158,6 +211,7 @@ fn a_side_whose_canary_moved_is_inconclusive() {
     n.canary = Some("new.json: its canary moved".into());
     let r = row(&b, &n, 0.05);
     assert_eq!(r.verdict, Verdict::Inconclusive);
+    assert_eq!(r.reason, Some(Reason::CanaryMoved));
     assert!(r.why.unwrap().contains("canary"));
 }
 
@@ -176,6 +230,7 @@ fn huge_pages_found_on_one_side_only_make_a_row_inconclusive_unless_thp_changed(
     };
     let same = compare(&side(&b, "madvise"), &side(&n, "madvise"), 0.05);
     assert_eq!(same[0].verdict, Verdict::Inconclusive);
+    assert_eq!(same[0].reason, Some(Reason::HugePages));
     assert!(same[0].why.as_deref().unwrap().contains("huge pages"));
     // The THP setting itself changed: the difference is the change, judged.
     let changed = compare(&side(&b, "madvise"), &side(&n, "always"), 0.05);
