@@ -119,7 +119,7 @@ impl Comparison {
                 None => out.push((why, 1)),
             }
         }
-        out.sort_by(|a, b| b.1.cmp(&a.1));
+        out.sort_by_key(|r| std::cmp::Reverse(r.1));
         out
     }
 }
