@@ -10,49 +10,65 @@
 #     share of series within 1.05x, 1.10x and 1.25x;
 #   - each run's canary medians (a bare system call, a pipe write and read,
 #     taken at every round's start and end): the machine's own speed, which
-#     moves between runs on a shared host.
+#     moves between runs on a shared host;
+#   - each run against the median run, by experiment group: whether a whole
+#     run sat apart (a host state that lasted the run).
 # Usage: bench/repeatability.sh [N] [extra tasklab run arguments...]
+#        bench/repeatability.sh --from DIR   reads a set again (DIR/run1 ...
+#        runN, as this script left them), comparing with this build
 #        COLD_GO=1 bench/repeatability.sh   empties tasklab's Go cache first, so
 #        run 1 starts as a first run does (the Go helper that build.rs embedded
 #        is written out; built, when there was no Go at compile time)
 # Needs python3. Do not run anything else meanwhile: it is a benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-n="${1:-4}"
-shift || true
 cargo build --release --quiet
 bin=target/release/tasklab
-dir="$(mktemp -d "${TMPDIR:-/tmp}/tasklab-repeat-XXXXXX")"
-echo "runs in $dir" >&2
 files=()
-if [ "${COLD_GO:-0}" = 1 ]; then
-  cache="${XDG_CACHE_HOME:-$HOME/.cache}/tasklab"
-  case "$cache" in /*/tasklab) rm -rf -- "$cache" && echo "emptied $cache" >&2 ;; esac
+if [ "${1:-}" = --from ]; then
+  dir="${2:?--from takes the folder of a set}"
+  n=0
+  while [ -f "$dir/run$((n + 1))/results.json" ]; do
+    n=$((n + 1))
+    files+=("$dir/run$n/results.json")
+  done
+  [ "$n" -ge 2 ] || { echo "$dir holds fewer than two runs (run1/results.json ...)" >&2; exit 2; }
+  out="$(mktemp -d "${TMPDIR:-/tmp}/tasklab-repeat-XXXXXX")"
+else
+  n="${1:-4}"
+  shift || true
+  dir="$(mktemp -d "${TMPDIR:-/tmp}/tasklab-repeat-XXXXXX")"
+  out="$dir"
+  echo "runs in $dir" >&2
+  if [ "${COLD_GO:-0}" = 1 ]; then
+    cache="${XDG_CACHE_HOME:-$HOME/.cache}/tasklab"
+    case "$cache" in /*/tasklab) rm -rf -- "$cache" && echo "emptied $cache" >&2 ;; esac
+  fi
+  for i in $(seq 1 "$n"); do
+    start=$(date +%s.%N)
+    "$bin" run --quiet --out "$dir/run$i" "$@"
+    end=$(date +%s.%N)
+    echo "run $i: $(python3 -c "print(f'{$end - $start:.1f}')") s" >&2
+    files+=("$dir/run$i/results.json")
+  done
 fi
-for i in $(seq 1 "$n"); do
-  start=$(date +%s.%N)
-  "$bin" run --quiet --out "$dir/run$i" "$@"
-  end=$(date +%s.%N)
-  echo "run $i: $(python3 -c "print(f'{$end - $start:.1f}')") s" >&2
-  files+=("$dir/run$i/results.json")
-done
 pairs=()
 for i in $(seq 1 $((n - 1))); do
   a="${files[$((i - 1))]}"
   b="${files[$i]}"
   set +e
-  "$bin" compare --json "$a" "$b" > "$dir/compare$i.json"
+  "$bin" compare --json "$a" "$b" > "$out/compare$i.json"
   code=$?
   set -e
-  pairs+=("$code:$dir/compare$i.json")
+  pairs+=("$code:$out/compare$i.json")
 done
 # The practice for CI on a drifting machine: two runs per side, pooled as rounds.
 if [ "$n" -ge 4 ]; then
   set +e
-  "$bin" compare --json "${files[0]}" "${files[1]}" --vs "${files[2]}" "${files[3]}" > "$dir/compare-pooled.json"
+  "$bin" compare --json "${files[0]}" "${files[1]}" --vs "${files[2]}" "${files[3]}" > "$out/compare-pooled.json"
   code=$?
   set -e
-  pairs+=("$code:$dir/compare-pooled.json")
+  pairs+=("$code:$out/compare-pooled.json")
 fi
 python3 - "${files[@]}" -- "${pairs[@]}" <<'PY'
 import json, statistics, sys
@@ -114,4 +130,20 @@ if spreads:
     within = lambda x: 100 * sum(s <= x for s in spreads) / len(spreads)
     print(f"spread of medians (max/min over runs): median {statistics.median(spreads):.3f}x")
     print(f"within 1.05x: {within(1.05):.1f}%, within 1.10x: {within(1.10):.1f}%, within 1.25x: {within(1.25):.1f}%")
+# Whether a whole run sat apart: per run and experiment group, the geometric
+# mean over series of the run's median against the median of all runs'
+# medians. A group that is 1.15 in one run and about 1.00 in the others
+# moved as a whole (a host state that lasted the run), which no number of
+# rounds inside a run averages away.
+import math
+groups = sorted({k[0].split('.')[0] for k in keys})
+shift = {g: [] for g in groups}
+for g in groups:
+    ks = [k for k in keys if k[0].split('.')[0] == g
+          and all(r[k]['median'] > 0 for r in runs)]
+    for r in runs:
+        logs = [math.log(r[k]['median'] / statistics.median([x[k]['median'] for x in runs])) for k in ks]
+        shift[g].append(math.exp(statistics.mean(logs)) if logs else float('nan'))
+print("run against the median run, by group (geometric mean over its series): "
+      + "; ".join(f"{g} " + " ".join(f"{v:.2f}" for v in shift[g]) for g in groups))
 PY

@@ -126,12 +126,13 @@ pub fn summarize_series(
     experiment: &str,
     metric: &str,
     labels: &Labels,
+    unit: Unit,
     rounds: &[Vec<f64>],
 ) -> Result<Summary, crate::stats::StatsError> {
     let key = format!("{experiment}/{metric}/{labels:?}");
     let mut s = crate::stats::summarize_rounds(rounds, crate::stats::seed_for(&key))?;
-    // A percentage (`*_pct`) cannot exceed 100: neither can its interval.
-    if metric.ends_with("_pct") {
+    // A percentage cannot exceed 100: neither can its interval.
+    if unit == Unit::Percent {
         s.ci95_hi = s.ci95_hi.min(100.0);
     }
     Ok(s)
@@ -562,10 +563,11 @@ mod tests {
             vec![2.0, 1.0, 90.0],
             vec![95.0, 99.0, 1.0],
         ];
-        let s = summarize_series("switch.wakeup", "peer_idle_pct", &Labels::new(), &r).unwrap();
+        let l = Labels::new();
+        let s = summarize_series("switch.wakeup", "peer_idle_pct", &l, Unit::Percent, &r).unwrap();
         assert!(s.ci95_hi <= 100.0 && s.ci95_lo >= 0.0, "{s:?}");
-        // the same rounds as another figure: the widening alone passes 100
-        let other = summarize_series("switch.wakeup", "other", &Labels::new(), &r).unwrap();
+        // the same rounds as a count: the widening alone passes 100
+        let other = summarize_series("switch.wakeup", "other", &l, Unit::Count, &r).unwrap();
         assert!(other.ci95_hi > 100.0, "{other:?}");
     }
 

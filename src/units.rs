@@ -14,6 +14,8 @@ pub enum Unit {
     Ratio,
     Count,
     Mhz,
+    /// A share of a whole, 0 to 100: its interval stops at 100.
+    Percent,
 }
 
 impl Unit {
@@ -26,6 +28,7 @@ impl Unit {
             Unit::Ratio => "x",
             Unit::Count => "",
             Unit::Mhz => "MHz",
+            Unit::Percent => "%",
         }
     }
 }
@@ -126,6 +129,7 @@ pub fn fmt_value(v: f64, unit: Unit) -> String {
             }
         }
         Unit::Mhz => format!("{} MHz", fmt_num(v, 0)),
+        Unit::Percent => format!("{}%", fmt_num(v, 1)),
     }
 }
 

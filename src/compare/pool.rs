@@ -118,7 +118,8 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
     let series = pooled
         .into_iter()
         .filter_map(|(mut s, rounds)| {
-            s.summary = summarize_series(&s.experiment, &s.metric, &s.labels, &rounds).ok()?;
+            s.summary =
+                summarize_series(&s.experiment, &s.metric, &s.labels, s.unit, &rounds).ok()?;
             Some(s)
         })
         .collect();

@@ -297,16 +297,16 @@ pub fn absorb(
     for mut s in series {
         s.rounds.sort_by_key(|(r, _)| *r);
         let rounds: Vec<Vec<f64>> = s.rounds.into_iter().map(|(_, v)| v).collect();
-        let summary = match crate::results::summarize_series(exp.name, &s.name, &s.labels, &rounds)
-        {
-            Ok(sm) => sm,
-            Err(e) => {
-                result
-                    .notes
-                    .push(format!("{} {:?}: no summary ({e})", s.name, s.labels));
-                continue;
-            }
-        };
+        let summary =
+            match crate::results::summarize_series(exp.name, &s.name, &s.labels, s.unit, &rounds) {
+                Ok(sm) => sm,
+                Err(e) => {
+                    result
+                        .notes
+                        .push(format!("{} {:?}: no summary ({e})", s.name, s.labels));
+                    continue;
+                }
+            };
         let seed = exp.seed_for(&s.name, &s.labels);
         let better = exp.better_for(&s.name, &s.labels);
         result.metrics.push(Metric {

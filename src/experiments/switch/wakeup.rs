@@ -198,7 +198,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         if passes.iter().all(|p| p.peer_idle_ns.is_some()) {
             let pct =
                 per(&|p| p.peer_idle_ns.unwrap_or(0) as f64 / p.wall_ns.max(1) as f64 * 100.0);
-            out.push_detail("peer_idle_pct", Unit::Count, l, pct);
+            out.push_detail("peer_idle_pct", Unit::Percent, l, pct);
         }
     }
     Ok(out)
