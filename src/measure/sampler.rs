@@ -148,12 +148,9 @@ pub fn per_op_cpu(
 /// Runs `f`, `ops` operations, and gives what it returned with the CPU time
 /// `of` spent per operation over it; None for that if a reading failed.
 pub fn cpu_over<R>(of: sys::CpuOf, ops: f64, f: impl FnOnce() -> R) -> (R, Option<CpuPerOp>) {
-    let before = sys::cpu_split(of);
+    let before = sys::cpu_ns(of);
     let got = f();
-    (
-        got,
-        CpuPerOp::between_reads(before, sys::cpu_split(of), ops),
-    )
+    (got, CpuPerOp::between_reads(before, sys::cpu_ns(of), ops))
 }
 
 /// An event slower than this needs no second warm-up call.
@@ -170,18 +167,17 @@ pub struct CpuPerOp {
 
 impl CpuPerOp {
     /// From `then` to `now`, over `ops` operations.
-    pub fn between(then: sys::CpuTime, now: sys::CpuTime, ops: f64) -> CpuPerOp {
-        let total = |t: sys::CpuTime| t.user_ns + t.sys_ns;
+    pub fn between(then_ns: u64, now_ns: u64, ops: f64) -> CpuPerOp {
         CpuPerOp {
-            ns: total(now).saturating_sub(total(then)) as f64 / ops.max(1.0),
+            ns: now_ns.saturating_sub(then_ns) as f64 / ops.max(1.0),
         }
     }
 
     /// [`CpuPerOp::between`] two readings, either of which may have
     /// failed: None then.
     pub fn between_reads(
-        then: io::Result<sys::CpuTime>,
-        now: io::Result<sys::CpuTime>,
+        then: io::Result<u64>,
+        now: io::Result<u64>,
         ops: f64,
     ) -> Option<CpuPerOp> {
         Some(CpuPerOp::between(then.ok()?, now.ok()?, ops))
@@ -245,9 +241,9 @@ pub fn events_cpu<T>(
     let per_event = (sys::monotonic_ns() - t0) as f64 / warmed as f64;
     let n = ((budget.seconds * 1e9 / per_event.max(1.0)) as usize)
         .clamp(budget.min_samples.max(1), budget.max_samples.max(1));
-    let cpu0 = sys::cpu_split(sys::CpuOf::ProcessAndChildren)?;
+    let cpu0 = sys::cpu_ns(sys::CpuOf::ProcessAndChildren)?;
     let got = (0..n).map(|_| f()).collect::<io::Result<Vec<T>>>()?;
-    let cpu1 = sys::cpu_split(sys::CpuOf::ProcessAndChildren)?;
+    let cpu1 = sys::cpu_ns(sys::CpuOf::ProcessAndChildren)?;
     Ok((got, CpuPerOp::between(cpu0, cpu1, n as f64)))
 }
 

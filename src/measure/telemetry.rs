@@ -84,7 +84,7 @@ impl Recorder {
             steal0: procfs::steal_ns().unwrap_or(0),
             delay0: procfs::run_delay_ns().unwrap_or(0),
             invol0: or0(sys::switches(true).map(|s| s.involuntary)),
-            cpu0: or0(sys::cpu_time_ns()),
+            cpu0: or0(sys::cpu_ns(sys::CpuOf::ProcessAndChildren)),
             cpus0: procfs::per_cpu_times().unwrap_or_default(),
             ipis0: ipis_now(),
             faults0: or0(sys::minor_faults()),
@@ -106,7 +106,7 @@ impl Recorder {
         };
         let t = RoundTelemetry {
             wall_ns: wall as f64,
-            cpu_ns: d(or0(sys::cpu_time_ns()), self.cpu0),
+            cpu_ns: d(or0(sys::cpu_ns(sys::CpuOf::ProcessAndChildren)), self.cpu0),
             canary_start: self.canary_start,
             canary_end: Canary::default(),
             steal_ns: d(procfs::steal_ns().unwrap_or(0), self.steal0),

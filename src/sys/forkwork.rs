@@ -336,7 +336,7 @@ impl HeldChild {
     }
 }
 
-pub use super::proc::cpu_time_ns;
+pub use super::proc::{cpu_ns, CpuOf};
 
 /// The "hairy math" of one report: a deterministic integer hash chain that
 /// keeps one CPU busy for a time proportional to `iters` and touches no

@@ -415,52 +415,34 @@ pub fn is_root() -> bool {
     effective_uid() == 0
 }
 
-/// CPU time (user + system, ns) used so far by this process's threads plus
-/// its reaped children: over a timed window, its growth divided by the wall
-/// time is how many CPUs' worth of time the scheduler actually granted.
-pub fn cpu_time_ns() -> io::Result<u64> {
+/// Whose CPU time [`cpu_ns`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CpuOf {
+    /// Every thread of this process, exited ones too, plus its reaped
+    /// children: a creation series' whole bill, both sides. Over a timed
+    /// window, its growth divided by the wall time is how many CPUs' worth
+    /// of time the scheduler actually granted.
+    ProcessAndChildren,
+    /// The calling thread alone: one side of a hand-off.
+    Thread,
+}
+
+/// CPU time so far, user and system together, ns (getrusage: the sum is
+/// exact to the µs; the split follows tick samples, which count a task that
+/// took no tick as all user time, so it is not read).
+pub fn cpu_ns(of: CpuOf) -> io::Result<u64> {
+    let whos: &[libc::c_int] = match of {
+        CpuOf::ProcessAndChildren => &[libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN],
+        CpuOf::Thread => &[libc::RUSAGE_THREAD],
+    };
     let mut total = 0u64;
-    for who in [libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN] {
+    for &who in whos {
         let ru = rusage(who)?;
         for tv in [ru.ru_utime, ru.ru_stime] {
             total += tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1_000;
         }
     }
     Ok(total)
-}
-
-/// User and system CPU time, ns.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CpuTime {
-    pub user_ns: u64,
-    pub sys_ns: u64,
-}
-
-/// Whose CPU time [`cpu_split`] reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CpuOf {
-    /// Every thread of this process, exited ones too, plus its reaped
-    /// children: a creation series' whole bill, both sides.
-    ProcessAndChildren,
-    /// The calling thread alone: one side of a hand-off.
-    Thread,
-}
-
-/// CPU time so far, split into user and system (getrusage: the sum is
-/// exact to the µs, the split follows the tick samples).
-pub fn cpu_split(of: CpuOf) -> io::Result<CpuTime> {
-    let whos: &[libc::c_int] = match of {
-        CpuOf::ProcessAndChildren => &[libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN],
-        CpuOf::Thread => &[libc::RUSAGE_THREAD],
-    };
-    let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1_000;
-    let mut t = CpuTime::default();
-    for &who in whos {
-        let ru = rusage(who)?;
-        t.user_ns += ns(ru.ru_utime);
-        t.sys_ns += ns(ru.ru_stime);
-    }
-    Ok(t)
 }
 
 /// Minor page faults so far of this process's threads plus its reaped

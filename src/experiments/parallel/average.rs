@@ -159,11 +159,13 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut serial_cpus = Vec::with_capacity(reps);
     let mut granted: Vec<Vec<f64>> = runs.iter().map(|_| Vec::new()).collect();
     for _ in 0..reps {
-        let c0 = par::cpu_time_ns()?;
+        let c0 = par::cpu_ns(par::CpuOf::ProcessAndChildren)?;
         let t0 = sys::monotonic_ns();
         let s = sum_by(xs, Variant::Serial, 1, &pools)?;
         let t1 = sys::monotonic_ns();
-        serial_cpus.push((par::cpu_time_ns()? - c0) as f64 / (t1 - t0).max(1) as f64);
+        serial_cpus.push(
+            (par::cpu_ns(par::CpuOf::ProcessAndChildren)? - c0) as f64 / (t1 - t0).max(1) as f64,
+        );
         serial_ns.push((t1 - t0) as f64 - job.timer_overhead_ns);
         let mut worst_serial = 0.0;
         check_against_serial(
@@ -174,11 +176,14 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             &mut worst_serial,
         )?;
         for ((v, w, times, worst), g) in runs.iter_mut().zip(granted.iter_mut()) {
-            let c0 = par::cpu_time_ns()?;
+            let c0 = par::cpu_ns(par::CpuOf::ProcessAndChildren)?;
             let t0 = sys::monotonic_ns();
             let s = sum_by(xs, *v, *w, &pools)?;
             let t1 = sys::monotonic_ns();
-            g.push((par::cpu_time_ns()? - c0) as f64 / (t1 - t0).max(1) as f64);
+            g.push(
+                (par::cpu_ns(par::CpuOf::ProcessAndChildren)? - c0) as f64
+                    / (t1 - t0).max(1) as f64,
+            );
             times.push((t1 - t0) as f64 - job.timer_overhead_ns);
             let what = format!("{} with {w} workers", v.name());
             check_against_serial(&what, s / n as f64, serial_ref, n, worst)?;

@@ -179,7 +179,7 @@ impl Contention {
     fn start() -> Contention {
         Contention {
             busy_ns: procfs::cpu_busy_ns().unwrap_or(0),
-            ours_ns: par::cpu_time_ns().unwrap_or(0),
+            ours_ns: par::cpu_ns(par::CpuOf::ProcessAndChildren).unwrap_or(0),
             wall_ns: sys::monotonic_ns(),
         }
     }
@@ -187,7 +187,10 @@ impl Contention {
     /// CPUs' worth of time others used since start(), as a reading, and a
     /// note when it was more than a quarter of a CPU.
     fn finish(self, out: &mut WorkerOutput, what: &str, l: Labels) {
-        let (Some(busy_ns), Ok(ours_ns)) = (procfs::cpu_busy_ns(), par::cpu_time_ns()) else {
+        let (Some(busy_ns), Ok(ours_ns)) = (
+            procfs::cpu_busy_ns(),
+            par::cpu_ns(par::CpuOf::ProcessAndChildren),
+        ) else {
             return;
         };
         let wall_ns = (sys::monotonic_ns() - self.wall_ns).max(1) as f64;

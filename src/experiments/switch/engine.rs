@@ -19,14 +19,13 @@ const MARK: u32 = u32::MAX - 1;
 const STOP: u32 = u32::MAX;
 
 /// Shared-page slots: the partner's counters (u64 1, 2), the CPUs it ran on
-/// as a bit mask (u64 3); the futex/yield turn word (i32 8) and message
-/// (u64 8).
+/// as a bit mask (u64 3), its CPU time (u64 4); the futex/yield turn word
+/// (i32 8) and message (u64 8).
 const SLOT_VOL: usize = 1;
 const SLOT_INVOL: usize = 2;
 const SLOT_CPUS: usize = 3;
-/// The partner's own user and system CPU time, ns, at its last mark.
-const SLOT_USER: usize = 4;
-const SLOT_SYS: usize = 5;
+/// The partner's own CPU time, ns, at its last mark.
+const SLOT_CPU_NS: usize = 4;
 /// The partner's CPU at its last mark (i32).
 const SLOT_BCPU: usize = 1;
 const SLOT_TURN: usize = 8;
@@ -211,9 +210,8 @@ fn record(page: &SharedPage) {
         page.u64(SLOT_VOL).store(s.voluntary, Ordering::SeqCst);
         page.u64(SLOT_INVOL).store(s.involuntary, Ordering::SeqCst);
     }
-    if let Ok(t) = sys::cpu_split(sys::CpuOf::Thread) {
-        page.u64(SLOT_USER).store(t.user_ns, Ordering::SeqCst);
-        page.u64(SLOT_SYS).store(t.sys_ns, Ordering::SeqCst);
+    if let Ok(ns) = sys::cpu_ns(sys::CpuOf::Thread) {
+        page.u64(SLOT_CPU_NS).store(ns, Ordering::SeqCst);
     }
     let cpu = sys::current_cpu();
     page.i32(SLOT_BCPU).store(cpu, Ordering::SeqCst);
@@ -536,22 +534,19 @@ fn drive(
             p.u64(SLOT_INVOL).load(Ordering::SeqCst),
         )
     };
-    let b_cpu = |p: &SharedPage| sys::CpuTime {
-        user_ns: p.u64(SLOT_USER).load(Ordering::SeqCst),
-        sys_ns: p.u64(SLOT_SYS).load(Ordering::SeqCst),
-    };
+    let b_cpu = |p: &SharedPage| p.u64(SLOT_CPU_NS).load(Ordering::SeqCst);
     a.round_trip(MARK)?;
     let mut b0 = b_counts(page);
     let mut b_cpu0 = b_cpu(page);
     let mut same = 0;
     for _ in 0..samples {
-        let a_cpu0 = sys::cpu_split(sys::CpuOf::Thread)?;
+        let a_cpu0 = sys::cpu_ns(sys::CpuOf::Thread)?;
         let a0 = sys::switches(false)?;
         let cpu = sys::current_cpu();
         r.a_cpu_mask |= cpu_bit(cpu);
         let dt = batch(a, n)?;
         let a1 = sys::switches(false)?;
-        let a_cpu1 = sys::cpu_split(sys::CpuOf::Thread)?;
+        let a_cpu1 = sys::cpu_ns(sys::CpuOf::Thread)?;
         let a_cpu = sys::current_cpu();
         r.a_cpu_mask |= cpu_bit(a_cpu);
         a.round_trip(MARK)?;

@@ -296,11 +296,11 @@ fn async_round_trips(budget: &Budget) -> io::Result<(Vec<f64>, Option<CpuPerOp>)
             n = next;
         }
         let mut out = Vec::with_capacity(samples);
-        let cpu0 = sys::cpu_split(sys::CpuOf::Thread);
+        let cpu0 = sys::cpu_ns(sys::CpuOf::Thread);
         while out.len() < samples {
             out.push(async_batch(&tx1, &mut rx2, n).await? / n as f64);
         }
-        let cpu1 = sys::cpu_split(sys::CpuOf::Thread);
+        let cpu1 = sys::cpu_ns(sys::CpuOf::Thread);
         let cpu = CpuPerOp::between_reads(cpu0, cpu1, (samples as u64 * n) as f64);
         drop(tx1);
         echo.await.map_err(|e| io::Error::other(e.to_string()))?;

@@ -230,7 +230,7 @@ struct Snapshot {
     ipis: [u64; 3],
     idle_ns: Option<u64>,
     /// The worker's CPU time: both threads of the hand-off.
-    cpu: sys::CpuTime,
+    cpu_ns: u64,
     t: u64,
 }
 
@@ -247,7 +247,7 @@ fn snapshot(cpus: &[usize], peer: usize) -> Snapshot {
     Snapshot {
         ipis,
         idle_ns,
-        cpu: sys::cpu_split(sys::CpuOf::ProcessAndChildren).unwrap_or_default(),
+        cpu_ns: sys::cpu_ns(sys::CpuOf::ProcessAndChildren).unwrap_or_default(),
         t: sys::monotonic_ns(),
     }
 }
@@ -392,7 +392,7 @@ fn run_pass(
                 _ => None,
             },
             wall_ns: end.t - start.t,
-            cpu: CpuPerOp::between(start.cpu, end.cpu, ops.max(1) as f64),
+            cpu: CpuPerOp::between(start.cpu_ns, end.cpu_ns, ops.max(1) as f64),
         })
     })
 }
