@@ -492,6 +492,19 @@ pub struct RunResults {
 }
 
 impl RunResults {
+    /// Every round's canary, at its start and at its end, over the
+    /// experiments that ran to the end: the machine's own speed through the
+    /// run. Readings that failed (not finite, or 0) are left out.
+    pub fn canaries(&self) -> Vec<Canary> {
+        self.experiments
+            .iter()
+            .filter(|e| e.status == Status::Ok)
+            .flat_map(|e| &e.round_log)
+            .flat_map(|l| [l.telemetry.canary_start, l.telemetry.canary_end])
+            .filter(|c| c.syscall_ns.is_finite() && c.syscall_ns > 0.0)
+            .collect()
+    }
+
     /// The experiment `name`, when it ran to the end.
     pub fn measured(&self, name: &str) -> Option<&ExperimentResult> {
         self.experiments

@@ -569,3 +569,35 @@ fn the_wakeup_chart_draws_once_its_series_settle() {
         assert!(svg.contains(w), "no '{w}' in the wakeup chart");
     }
 }
+
+#[test]
+fn the_environment_says_how_fast_and_steady_the_machine_was_during_the_run() {
+    let r = results();
+    let canaries = r.canaries();
+    // Every round of every experiment that ran leaves two readings.
+    let rounds: usize = r
+        .experiments
+        .iter()
+        .filter(|e| e.status == tasklab::results::Status::Ok)
+        .map(|e| e.round_log.len())
+        .sum();
+    assert_eq!(canaries.len(), 2 * rounds);
+    let syscall: Vec<f64> = canaries.iter().map(|c| c.syscall_ns).collect();
+    let median = tasklab::stats::median(&syscall).unwrap();
+    let drift = tasklab::stats::drift(&syscall).unwrap();
+    let (d, _) = render(&[]);
+    let md = read(d.path(), "report.md");
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| the machine during this run |"))
+        .expect("the row");
+    assert!(
+        row.contains(&format!(
+            "a bare system call {} at the median of {} readings",
+            tasklab::units::fmt_ns(median),
+            syscall.len()
+        )),
+        "{row}"
+    );
+    assert!(row.contains(&format!("(±{:.1}%)", drift * 100.0)), "{row}");
+}

@@ -62,15 +62,8 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
         for w in &r.warnings {
             status.push(format!("{name}: {w}"));
         }
+        canaries.extend(r.canaries().iter().map(|c| c.syscall_ns));
         for e in r.experiments.iter().filter(|e| e.status == Status::Ok) {
-            for l in &e.round_log {
-                let t = &l.telemetry;
-                canaries.extend(
-                    [t.canary_start.syscall_ns, t.canary_end.syscall_ns]
-                        .into_iter()
-                        .filter(|x| x.is_finite() && *x > 0.0),
-                );
-            }
             let canary = e.canary_moved().map(|why| format!("{name}: {why}"));
             for m in &e.metrics {
                 let rounds = m.round_samples();

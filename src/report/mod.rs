@@ -306,6 +306,9 @@ pub fn build(r: &RunResults) -> Doc {
             c.loop_overhead_ns
         ),
     ]);
+    if let Some(text) = machine_during(r) {
+        rows.push(vec!["the machine during this run".into(), text]);
+    }
     rows.push(vec![
         "placement".into(),
         r.pin
@@ -602,4 +605,51 @@ pub fn csv(r: &RunResults) -> anyhow::Result<String> {
         }
     }
     Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+/// How fast and how steady the machine itself was over this run: its
+/// canary (a bare system call, a pipe write and read, at every round's start
+/// and end), the host's steal and other work. Another run may find the
+/// machine at another speed; the reader learns how far it moved within this
+/// one, which is what `compare` takes as its noise floor.
+fn machine_during(r: &RunResults) -> Option<String> {
+    let canaries = r.canaries();
+    let syscall: Vec<f64> = canaries.iter().map(|c| c.syscall_ns).collect();
+    let median = crate::stats::median(&syscall)?;
+    let mut text = format!(
+        "a bare system call {} at the median of {} readings (every round's start and end)",
+        fmt_ns(median),
+        syscall.len()
+    );
+    if let (Ok(s), Some(drift)) = (
+        crate::stats::Sample::new(syscall.clone()),
+        crate::stats::drift(&syscall),
+    ) {
+        text.push_str(&format!(
+            ", {}–{} from the 10th to the 90th percentile (±{:.1}%)",
+            fmt_ns(s.quantile(0.1)),
+            fmt_ns(s.quantile(0.9)),
+            drift * 100.0
+        ));
+    }
+    let pipe: Vec<f64> = canaries
+        .iter()
+        .map(|c| c.pipe_ns)
+        .filter(|x| x.is_finite() && *x > 0.0)
+        .collect();
+    if let Some(p) = crate::stats::median(&pipe) {
+        text.push_str(&format!("; a pipe write and read {}", fmt_ns(p)));
+    }
+    if let Some(b) = &r.busy {
+        text.push_str(&format!(
+            "; steal {:.1}% of all CPUs' time; other runnable tasks {:.1} on average between jobs (at most {:.0})",
+            100.0 * b.steal_share,
+            b.during_other_runnable,
+            b.during_max_other_runnable
+        ));
+    }
+    text.push_str(
+        ". Another run may find the machine at another speed. `tasklab compare` raises its threshold to this run's ± when that is larger than the one asked; two runs a side, pooled, are the surer test",
+    );
+    Some(text)
 }
