@@ -214,6 +214,7 @@ fn kernel_memory_per_1000_threads_sits_beside_user_rss() {
         f.contains("per 1,000 default-stack threads (at 2000 threads): KernelStack 16,000 KiB ["),
         "{f}"
     );
+    // Without the process's own VmPTE, /proc/meminfo's PageTables.
     assert!(f.contains("PageTables 4,100 KiB ["), "{f}");
     assert!(
         f.contains("Slab 300 KiB [-200 KiB, 900 KiB], within noise"),
@@ -223,6 +224,21 @@ fn kernel_memory_per_1000_threads_sits_beside_user_rss() {
         f.contains("user memory, resident (smaps_rollup), is 8,000 KiB per 1,000"),
         "{f}"
     );
+    // With it, the page tables are the process's own, per 1,000 threads:
+    // 4,133 bytes a thread is 4,036 KiB, whatever the system-wide counter read.
+    let mut with = r.metrics.clone();
+    with.push(near(
+        "page_tables_per_thread_bytes",
+        &v("default", "2000"),
+        4_133.0,
+        1.0,
+    ));
+    let f = analyze(&result(with)).findings.join("\n");
+    assert!(
+        f.contains("PageTables (this process's VmPTE) 4,036 KiB ["),
+        "{f}"
+    );
+    assert!(!f.contains("PageTables 4,100 KiB"), "{f}");
 }
 
 fn settled_around_zero(name: &str, pairs: &[(&str, &str)]) -> Metric {
