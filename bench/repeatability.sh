@@ -11,8 +11,8 @@
 #   - each run's canary medians (a bare system call, a pipe write and read,
 #     taken at every round's start and end): the machine's own speed, which
 #     moves between runs on a shared host;
-#   - each run against the median run, by experiment group: whether a whole
-#     run sat apart (a host state that lasted the run).
+#   - each run against the series' medians over the runs, by experiment
+#     group: whether a whole run sat apart (a host state that lasted it).
 # Usage: bench/repeatability.sh [N] [extra tasklab run arguments...]
 #        bench/repeatability.sh --from DIR   reads a set again (DIR/run1 ...
 #        runN, as this script left them), comparing with this build
@@ -21,12 +21,16 @@
 #        is written out; built, when there was no Go at compile time)
 # Needs python3. Do not run anything else meanwhile: it is a benchmark.
 set -euo pipefail
+if [ "${1:-}" = --from ]; then
+  # Resolved before the cd below, so a folder relative to the caller works.
+  from="$(realpath -e -- "${2:?--from takes the folder of a set}")"
+fi
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
 bin=target/release/tasklab
 files=()
 if [ "${1:-}" = --from ]; then
-  dir="${2:?--from takes the folder of a set}"
+  dir="$from"
   n=0
   while [ -f "$dir/run$((n + 1))/results.json" ]; do
     n=$((n + 1))
@@ -34,6 +38,7 @@ if [ "${1:-}" = --from ]; then
   done
   [ "$n" -ge 2 ] || { echo "$dir holds fewer than two runs (run1/results.json ...)" >&2; exit 2; }
   out="$(mktemp -d "${TMPDIR:-/tmp}/tasklab-repeat-XXXXXX")"
+  echo "runs in $dir; this build's compare output in $out" >&2
 else
   n="${1:-4}"
   shift || true
@@ -85,7 +90,7 @@ for f in files:
             continue
         for m in e['metrics']:
             key = (e['name'], m['name'], tuple(sorted(m['labels'].items())))
-            series[key] = m['summary']
+            series[key] = dict(m['summary'], better=m.get('better'))
     runs.append(series)
     # The machine's own speed in that run: the canary taken at every
     # round's start and end (a bare system call; a pipe write and read).
@@ -131,10 +136,11 @@ if spreads:
     print(f"spread of medians (max/min over runs): median {statistics.median(spreads):.3f}x")
     print(f"within 1.05x: {within(1.05):.1f}%, within 1.10x: {within(1.10):.1f}%, within 1.25x: {within(1.25):.1f}%")
 # Whether a whole run sat apart: per run and experiment group, the geometric
-# mean over series of the run's median against the median of all runs'
-# medians. A group that is 1.15 in one run and about 1.00 in the others
-# moved as a whole (a host state that lasted the run), which no number of
-# rounds inside a run averages away.
+# mean over series of the run's median against that series' median over the
+# runs, each turned so that above 1 is slower (a throughput or a speedup,
+# better higher, is inverted). A group that is 1.15 in one run and about
+# 1.00 in the others moved as a whole (a host state that lasted the run),
+# which no number of rounds inside a run averages away.
 import math
 groups = sorted({k[0].split('.')[0] for k in keys})
 shift = {g: [] for g in groups}
@@ -142,8 +148,11 @@ for g in groups:
     ks = [k for k in keys if k[0].split('.')[0] == g
           and all(r[k]['median'] > 0 for r in runs)]
     for r in runs:
-        logs = [math.log(r[k]['median'] / statistics.median([x[k]['median'] for x in runs])) for k in ks]
+        logs = []
+        for k in ks:
+            x = math.log(r[k]['median'] / statistics.median([y[k]['median'] for y in runs]))
+            logs.append(-x if r[k].get('better') == 'higher' else x)
         shift[g].append(math.exp(statistics.mean(logs)) if logs else float('nan'))
-print("run against the median run, by group (geometric mean over its series): "
+print("each run against the series' medians over the runs, by group (geometric mean, above 1 slower): "
       + "; ".join(f"{g} " + " ".join(f"{v:.2f}" for v in shift[g]) for g in groups))
 PY

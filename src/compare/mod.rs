@@ -278,7 +278,7 @@ fn row(b: &Series, n: &Series, threshold: f64) -> Row {
         (
             Some(Reason::NoRatio),
             Some(
-                "no ratio can be formed: the base median is zero or an interval is not finite"
+                "no ratio can be formed: the base median is zero and the new one is not, or an interval is not finite"
                     .into(),
             ),
         )
@@ -349,9 +349,16 @@ pub fn render(c: &Comparison, all: bool) -> String {
         ));
     }
     let mut shown: Vec<&Row> = c.rows.iter().filter(|r| all || changed(r)).collect();
-    // The largest changes first.
+    // The largest changes first; rows with no change to size (no ratio) last.
     shown.sort_by(|a, b| {
-        let size = |r: &Row| (1.0 + r.change / 100.0).abs().ln().abs();
+        let size = |r: &Row| {
+            let x = (1.0 + r.change / 100.0).abs().ln().abs();
+            if x.is_nan() {
+                f64::NEG_INFINITY
+            } else {
+                x
+            }
+        };
         size(b).total_cmp(&size(a))
     });
     if !shown.is_empty() {

@@ -95,7 +95,12 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
                                 experiment: e.name.clone(),
                                 metric: m.name.clone(),
                                 labels: m.labels.clone(),
-                                unit: m.unit,
+                                // Files from before the percentage unit
+                                // recorded a share as a count.
+                                unit: match m.unit {
+                                    Unit::Count if m.name.ends_with("_pct") => Unit::Percent,
+                                    u => u,
+                                },
                                 better,
                                 summary: m.summary.clone(),
                                 canary: canary.clone(),

@@ -621,14 +621,14 @@ fn machine_during(r: &RunResults) -> Option<String> {
         fmt_ns(median),
         syscall.len()
     );
-    if let (Ok(s), Some(drift)) = (
-        crate::stats::Sample::new(syscall.clone()),
+    if let (Some((p10, p90)), Some(drift)) = (
+        crate::stats::drift_range(&syscall),
         crate::stats::drift(&syscall),
     ) {
         text.push_str(&format!(
             ", {}–{} from the 10th to the 90th percentile (±{:.1}%)",
-            fmt_ns(s.quantile(0.1)),
-            fmt_ns(s.quantile(0.9)),
+            fmt_ns(p10),
+            fmt_ns(p90),
             drift * 100.0
         ));
     }

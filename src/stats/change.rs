@@ -69,6 +69,13 @@ pub fn change(base: &Summary, new: &Summary) -> Option<Change> {
 /// change smaller than that is within what the machine itself did. None
 /// with fewer than 10 readings.
 pub fn drift(readings: &[f64]) -> Option<f64> {
+    let (p10, p90) = drift_range(readings)?;
+    Some((p90 / p10).sqrt() - 1.0)
+}
+
+/// The 10th and 90th percentiles [`drift`] is taken from (nearest rank,
+/// over the finite positive readings); None with fewer than 10.
+pub fn drift_range(readings: &[f64]) -> Option<(f64, f64)> {
     let mut v: Vec<f64> = readings
         .iter()
         .copied()
@@ -79,7 +86,7 @@ pub fn drift(readings: &[f64]) -> Option<f64> {
     }
     v.sort_by(f64::total_cmp);
     let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
-    Some((at(0.9) / at(0.1)).sqrt() - 1.0)
+    Some((at(0.1), at(0.9)))
 }
 
 /// Outcome of comparing a figure between two runs.
@@ -93,10 +100,12 @@ pub enum Verdict {
     /// Beyond the threshold, for a figure that is neither better higher nor
     /// lower (a count of what happened).
     Changed,
-    /// The interval holds "no change", or lies within the threshold.
+    /// The interval holds "no change", or lies within the threshold (and,
+    /// in `compare`, a figure zero on both sides).
     Unchanged,
-    /// The interval excludes "no change" but not the threshold; or the
-    /// figure did not settle, or the machine changed under it.
+    /// The interval excludes "no change" but not the threshold; or, in
+    /// `compare`, no ratio can be formed, the figure did not settle, or the
+    /// machine changed under it (`compare::Reason` says which).
     Inconclusive,
 }
 

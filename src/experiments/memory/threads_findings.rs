@@ -321,25 +321,44 @@ fn touched(r: &ExperimentResult, s: &Get, label: &Label, pm: &Pm) -> Option<(Str
     Some((finding, footnote))
 }
 
-/// A figure's summary in another unit: its median and interval times `k`.
+/// A figure's summary in another unit: every value of it times `k` (a
+/// positive factor, so its order and its flags stay as they are).
 fn scaled(s: &Summary, k: f64) -> Summary {
     let mut out = s.clone();
     for v in [
-        &mut out.median,
-        &mut out.ci95_lo,
-        &mut out.ci95_hi,
         &mut out.min,
         &mut out.max,
+        &mut out.median,
+        &mut out.mean,
+        &mut out.p10,
+        &mut out.p25,
+        &mut out.p75,
+        &mut out.p90,
+        &mut out.p99,
+        &mut out.stddev,
+        &mut out.ci95_lo,
+        &mut out.ci95_hi,
+        &mut out.quantum,
     ] {
+        *v *= k;
+    }
+    for v in out
+        .within_ci95_lo
+        .iter_mut()
+        .chain(out.within_ci95_hi.iter_mut())
+    {
+        *v *= k;
+    }
+    for v in &mut out.round_medians {
         *v *= k;
     }
     out
 }
 
 /// Issue 14 item 6: what the kernel keeps per 1,000 default-stack threads
-/// (KernelStack, Slab and SUnreclaim from /proc/meminfo; the page tables
-/// from the process's own VmPTE, /proc/meminfo's PageTables where that did
-/// not settle), next to the user memory they keep resident.
+/// (KernelStack, PageTables, Slab and SUnreclaim from /proc/meminfo, the
+/// page tables replaced by the process's own VmPTE where that settled),
+/// next to the user memory they keep resident.
 fn kernel_memory(r: &ExperimentResult, n: &str) -> Option<String> {
     let d = DEFAULT.name;
     let at = |kind: &'static str| {
@@ -348,23 +367,28 @@ fn kernel_memory(r: &ExperimentResult, n: &str) -> Option<String> {
             &[("variant", d), ("threads", n), ("kind", kind)],
         )
     };
+    let mut kinds: Vec<(&str, Summary)> = ["KernelStack", "PageTables", "Slab", "SUnreclaim"]
+        .into_iter()
+        .filter_map(|k| Some((k, at(k)?.clone())))
+        .collect();
     // The page tables from this process's own VmPTE where it settled: the
     // same quantity as /proc/meminfo's system-wide PageTables, exact and
     // unmoved by other processes (4,036 KiB per 1,000 in every run where
     // PageTables read 2,596 to 3,926).
-    let own_pte = r
-        .settled(
-            "page_tables_per_thread_bytes",
-            &[("variant", d), ("threads", n)],
-        )
-        .map(|s| scaled(s, 1000.0 / 1024.0));
-    let kinds: Vec<(&str, Summary)> = ["KernelStack", "PageTables", "Slab", "SUnreclaim"]
-        .into_iter()
-        .filter_map(|k| match (k, &own_pte) {
-            ("PageTables", Some(own)) => Some(("PageTables (this process's VmPTE)", own.clone())),
-            _ => Some((k, at(k)?.clone())),
-        })
-        .collect();
+    let own_pte = r.settled(
+        "page_tables_per_thread_bytes",
+        &[("variant", d), ("threads", n)],
+    );
+    if let (Some(own), false) = (own_pte, kinds.is_empty()) {
+        let own = (
+            "PageTables (this process's VmPTE)",
+            scaled(own, 1000.0 / 1024.0),
+        );
+        match kinds.iter_mut().find(|(k, _)| *k == "PageTables") {
+            Some(slot) => *slot = own,
+            None => kinds.insert(1.min(kinds.len()), own),
+        }
+    }
     if kinds.is_empty() {
         // A file from before these series: the kernel stack per thread.
         let k = r.settled(

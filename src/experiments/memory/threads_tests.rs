@@ -239,6 +239,25 @@ fn kernel_memory_per_1000_threads_sits_beside_user_rss() {
         "{f}"
     );
     assert!(!f.contains("PageTables 4,100 KiB"), "{f}");
+    // A file from before the /proc/meminfo series keeps its kernel-stack
+    // sentence, VmPTE or not.
+    let old = result(vec![
+        near("create_ns", &v("default", "2000"), 1e6, 5.0),
+        near(
+            "kernel_stack_per_thread_kib",
+            &v("default", "2000"),
+            16.0,
+            2.0,
+        ),
+        near(
+            "page_tables_per_thread_bytes",
+            &v("default", "2000"),
+            4_133.0,
+            1.0,
+        ),
+    ]);
+    let f = analyze(&old).findings.join("\n");
+    assert!(f.contains("of kernel stack (KernelStack"), "{f}");
 }
 
 fn settled_around_zero(name: &str, pairs: &[(&str, &str)]) -> Metric {
