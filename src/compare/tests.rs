@@ -22,21 +22,41 @@ fn series(metric: &str, unit: Unit, better: Better, median: f64) -> Series {
     }
 }
 
+/// A side of `series`, with no status, THP setting or drift.
+fn side_of(series: Vec<Series>) -> Side {
+    Side {
+        series,
+        status: vec![],
+        thp: vec![],
+        drift: None,
+        canary_ns: None,
+    }
+}
+
+/// The comparison of `rows` between a.json and b.json, at ±5%, with no
+/// environment difference, status or canary.
+fn comparison(rows: Vec<Row>) -> Comparison {
+    Comparison {
+        env_differences: vec![],
+        base_files: vec!["a.json".into()],
+        new_files: vec!["b.json".into()],
+        base_status: vec![],
+        new_status: vec![],
+        rows,
+        only_in_base: 0,
+        only_in_new: 0,
+        threshold_pct: 5.0,
+        noise_pct: 5.0,
+        base_drift_pct: None,
+        new_drift_pct: None,
+        base_canary_ns: None,
+        new_canary_ns: None,
+    }
+}
+
 fn verdict_of(unit: Unit, better: Better, base: f64, new: f64) -> Verdict {
-    let b = Side {
-        series: vec![series("m", unit, better, base)],
-        status: vec![],
-        thp: vec![],
-        drift: None,
-        canary_ns: None,
-    };
-    let n = Side {
-        series: vec![series("m", unit, better, new)],
-        status: vec![],
-        thp: vec![],
-        drift: None,
-        canary_ns: None,
-    };
+    let b = side_of(vec![series("m", unit, better, base)]);
+    let n = side_of(vec![series("m", unit, better, new)]);
     compare(&b, &n, 0.05)[0].verdict
 }
 
@@ -124,29 +144,11 @@ fn every_inconclusive_row_says_why() {
     let r = row(&b, &series("m", Unit::Ns, Better::Lower, 150.0), 0.05);
     assert_eq!((r.verdict, r.reason), (Verdict::Regressed, None));
     // The text counts them by reason, and --all names each row's.
-    let side = |s: Vec<Series>| Side {
-        series: s,
-        status: vec![],
-        thp: vec![],
-        drift: None,
-        canary_ns: None,
-    };
-    let c = Comparison {
-        env_differences: vec![],
-        base_files: vec!["a.json".into()],
-        new_files: vec!["b.json".into()],
-        base_status: vec![],
-        new_status: vec![],
-        rows: compare(&side(vec![b.clone()]), &side(vec![n.clone()]), 0.05),
-        only_in_base: 0,
-        only_in_new: 0,
-        threshold_pct: 5.0,
-        noise_pct: 5.0,
-        base_drift_pct: None,
-        new_drift_pct: None,
-        base_canary_ns: None,
-        new_canary_ns: None,
-    };
+    let c = comparison(compare(
+        &side_of(vec![b.clone()]),
+        &side_of(vec![n.clone()]),
+        0.05,
+    ));
     assert!(render(&c, false).contains("inconclusive: 1 within the noise"));
     assert!(render(&c, true).contains("inconclusive: within the noise"));
     let json = serde_json::to_value(&c.rows[0]).unwrap();
@@ -155,41 +157,21 @@ fn every_inconclusive_row_says_why() {
 
 #[test]
 fn only_changed_rows_are_shown_unless_all() {
-    let b = Side {
-        series: vec![
-            series("a", Unit::Ns, Better::Lower, 100.0),
-            series("b", Unit::Ns, Better::Lower, 100.0),
-        ],
-        status: vec![],
-        thp: vec![],
-        drift: None,
-        canary_ns: None,
-    };
+    let b = side_of(vec![
+        series("a", Unit::Ns, Better::Lower, 100.0),
+        series("b", Unit::Ns, Better::Lower, 100.0),
+    ]);
     let n = Side {
-        series: vec![
+        status: vec!["new.json: an interrupted run (partial results)".into()],
+        ..side_of(vec![
             series("a", Unit::Ns, Better::Lower, 100.0),
             series("b", Unit::Ns, Better::Lower, 200.0),
-        ],
-        status: vec!["new.json: an interrupted run (partial results)".into()],
-        thp: vec![],
-        drift: None,
-        canary_ns: None,
+        ])
     };
     let c = Comparison {
         env_differences: vec![("THP".into(), "madvise".into(), "always".into())],
-        base_files: vec!["base.json".into()],
-        new_files: vec!["new.json".into()],
-        base_status: vec![],
         new_status: n.status.clone(),
-        rows: compare(&b, &n, 0.05),
-        only_in_base: 0,
-        only_in_new: 0,
-        threshold_pct: 5.0,
-        noise_pct: 5.0,
-        base_drift_pct: None,
-        new_drift_pct: None,
-        base_canary_ns: None,
-        new_canary_ns: None,
+        ..comparison(compare(&b, &n, 0.05))
     };
     let short = render(&c, false);
     assert!(short.contains("THP: madvise -> always"), "{short}");
@@ -222,11 +204,8 @@ fn huge_pages_found_on_one_side_only_make_a_row_inconclusive_unless_thp_changed(
     b.huge_kib = vec![0.0];
     n.huge_kib = vec![430_080.0];
     let side = |s: &Series, thp: &str| Side {
-        series: vec![s.clone()],
-        status: vec![],
         thp: vec![thp.into()],
-        drift: None,
-        canary_ns: None,
+        ..side_of(vec![s.clone()])
     };
     let same = compare(&side(&b, "madvise"), &side(&n, "madvise"), 0.05);
     assert_eq!(same[0].verdict, Verdict::Inconclusive);
@@ -249,11 +228,8 @@ fn the_threshold_rises_to_the_machines_own_drift_and_says_so() {
     assert!(stats::drift(&[100.0; 40]).unwrap() < 1e-9);
     assert_eq!(stats::drift(&[100.0; 9]), None);
     let side = |median: f64, drift: Option<f64>| Side {
-        series: vec![series("m", Unit::Ns, Better::Lower, median)],
-        status: vec![],
-        thp: vec![],
         drift,
-        canary_ns: None,
+        ..side_of(vec![series("m", Unit::Ns, Better::Lower, median)])
     };
     // +8%, with tight intervals: a regression at 5%, not on a machine that
     // itself moved ±10%; a halving still is one.
@@ -271,20 +247,9 @@ fn the_threshold_rises_to_the_machines_own_drift_and_says_so() {
     // A larger threshold asked for stays.
     assert_eq!(noise(&side(1.0, Some(d)), &side(1.0, None), 0.3), 0.3);
     let c = Comparison {
-        env_differences: vec![],
-        base_files: vec!["a.json".into()],
-        new_files: vec!["b.json".into()],
-        base_status: vec![],
-        new_status: vec![],
-        rows: drifting,
-        only_in_base: 0,
-        only_in_new: 0,
-        threshold_pct: 5.0,
         noise_pct: d * 100.0,
-        base_drift_pct: None,
         new_drift_pct: Some(d * 100.0),
-        base_canary_ns: None,
-        new_canary_ns: None,
+        ..comparison(drifting)
     };
     let text = render(&c, false);
     assert!(text.contains("raised to the machine's own drift"), "{text}");
