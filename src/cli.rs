@@ -51,10 +51,10 @@ pub enum Command {
             allow_negative_numbers = true
         )]
         threshold: f64,
-        /// Show every series, not only the changed ones
+        /// Show every series, not only the changed ones, each inconclusive one with its reason
         #[arg(long)]
         all: bool,
-        /// Print as JSON: {"rows": [{experiment, metric, labels, base, new, change, ci_lo, ci_hi, verdict}], ...}
+        /// Print as JSON: {"rows": [{experiment, metric, labels, base, new, change, ci_lo, ci_hi, verdict, reason?, why?}], ...}
         #[arg(long)]
         json: bool,
     },
