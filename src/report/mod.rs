@@ -649,7 +649,7 @@ fn machine_during(r: &RunResults) -> Option<String> {
         ));
     }
     text.push_str(
-        ". Another run may find the machine at another speed. `tasklab compare` raises its threshold to this run's ± when that is larger than the one asked; two runs a side, pooled, are the surer test",
+        ". Another run may find the machine at another speed. tasklab compare raises its threshold to this run's ± when that is larger than the one asked; two runs a side, pooled, are the surer test",
     );
     Some(text)
 }
