@@ -97,6 +97,31 @@ fn the_whole_program_and_the_fork_breakdown_run_on_a_small_array() {
     }
     // the fill is timed on its own, once per huge-page setting (default, on)
     assert_eq!(metrics(p, "fill_ns").count(), 2);
+    // The worker's first map+fill (its first touch of fresh memory) is no
+    // variant's: one a round, apart, and every variant's program has a fill
+    // of its own among the later ones.
+    for thp in ["default", "on"] {
+        let samples = |name: &str| -> usize {
+            metrics(p, name)
+                .filter(|m| m["labels"]["thp"] == thp)
+                .map(|m| m["samples"].as_array().unwrap().len())
+                .sum()
+        };
+        let first: Vec<&Value> = metrics(p, "first_fill_ns")
+            .filter(|m| m["labels"]["thp"] == thp)
+            .collect();
+        assert_eq!(first.len(), 1, "{thp}");
+        assert!(
+            first[0]["rounds"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|r| r == 1),
+            "{thp}: {}",
+            first[0]["rounds"]
+        );
+        assert_eq!(samples("fill_ns"), samples("whole_ns"), "{thp}");
+    }
     // The Amdahl sentence, unless the series it rests on did not settle on
     // this (tiny, so noisy) array: then the run says so instead.
     let findings: Vec<&str> = p["findings"]

@@ -10,6 +10,7 @@ use super::{
     Contention, MAX_WORKERS, N_PARAM,
 };
 use crate::experiments::prelude::*;
+use crate::measure::sampler::interleave;
 use crate::sys::{self, forkwork::F64Buf};
 
 pub static EXPERIMENT: Experiment = Experiment {
@@ -164,61 +165,55 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         cases.push((Variant::Fork, w));
         cases.push((Variant::Threads, w));
     }
-    // Per case: (fill, average, unmap, whole) per rep, in ns.
-    let mut times_ns: Vec<[Vec<f64>; 4]> = cases.iter().map(|_| Default::default()).collect();
-    let mut fills_ns = Vec::new();
-    let mut unmaps_ns = Vec::new();
     let reference = exact_average(n);
     let watch = Contention::start();
-    // How much of the array the kernel put on huge pages, once: whether it
-    // found them is a condition of the figures (compare checks it).
-    let mut huge_kib: Option<u64> = None;
-    for _ in 0..reps {
-        for (i, &(v, w)) in cases.iter().enumerate() {
-            // The seed's program: a fresh array faulted in by the fill, the
-            // average, and the unmap an exiting process would do.
-            let t0 = sys::monotonic_ns();
-            let mut buf = F64Buf::new(n as usize, thp)?;
-            fill(buf.as_mut_slice());
-            let t1 = sys::monotonic_ns();
-            let s = sum_by(buf.as_slice(), v, w, &pools)?;
-            let t2 = sys::monotonic_ns();
-            if huge_kib.is_none() {
-                huge_kib = sys::procfs::smaps_rollup_kib("AnonHugePages");
-            }
-            let t2b = sys::monotonic_ns();
-            drop(buf);
-            let t3 = sys::monotonic_ns();
-            let mut worst = 0.0;
-            check_against_serial(
-                &format!("{} with {w} workers (whole program)", v.name()),
-                s / n as f64,
-                reference,
-                n,
-                &mut worst,
-            )?;
-            let d = |a: u64, b: u64| (b - a) as f64;
-            times_ns[i][0].push(d(t0, t1));
-            times_ns[i][1].push(d(t1, t2));
-            times_ns[i][2].push(d(t2b, t3));
-            // The whole program, less the reading above.
-            times_ns[i][3].push(d(t0, t2) + d(t2b, t3));
-            fills_ns.push(d(t0, t1));
-            unmaps_ns.push(d(t2b, t3));
-        }
-    }
-    // The worker's first fill is its first touch of fresh memory (on huge
-    // pages, the kernel zeroing 2 MiB pages the host may fault in first):
-    // reported apart, so the median of the rest is the steady fill.
-    if fills_ns.len() > 1 {
-        let first = fills_ns.remove(0);
-        out.push_detail(
-            "first_fill_ns",
-            Unit::Ns,
-            labels(&[("n", &nl), ("thp", &thp_label), ("phase", "first map+fill")]),
-            vec![first],
-        );
-    }
+    // The worker's first map+fill is its first touch of fresh memory (on
+    // huge pages, the kernel zeroing 2 MiB pages the host may have to fault
+    // in first: 0.5-1 s against 60 ms later, in one run). It is no variant's:
+    // one map+fill+unmap comes before the measured ones and is reported apart.
+    // Charged to whichever variant ran first (the serial one, always), it
+    // made the serial program 10x slower and the speedup 6-12x on 2 CPUs.
+    let t0 = sys::monotonic_ns();
+    let mut warm = F64Buf::new(n as usize, thp)?;
+    fill(warm.as_mut_slice());
+    let first_fill_ns = (sys::monotonic_ns() - t0) as f64;
+    // How much of the array the kernel put on huge pages: whether it found
+    // them is a condition of the figures (compare checks it).
+    let huge_kib = sys::procfs::smaps_rollup_kib("AnonHugePages");
+    drop(warm);
+    // Per case and rep, (fill, average, unmap, whole) in ns; the cases in a
+    // fresh random order each rep, so none is always first.
+    let per_case = interleave(&cases, reps, job.seed, |&(v, w)| -> anyhow::Result<[f64; 4]> {
+        // The seed's program: a fresh array faulted in by the fill, the
+        // average, and the unmap an exiting process would do.
+        let t0 = sys::monotonic_ns();
+        let mut buf = F64Buf::new(n as usize, thp)?;
+        fill(buf.as_mut_slice());
+        let t1 = sys::monotonic_ns();
+        let s = sum_by(buf.as_slice(), v, w, &pools)?;
+        let t2 = sys::monotonic_ns();
+        drop(buf);
+        let t3 = sys::monotonic_ns();
+        let mut worst = 0.0;
+        check_against_serial(
+            &format!("{} with {w} workers (whole program)", v.name()),
+            s / n as f64,
+            reference,
+            n,
+            &mut worst,
+        )?;
+        let d = |a: u64, b: u64| (b - a) as f64;
+        Ok([d(t0, t1), d(t1, t2), d(t2, t3), d(t0, t3)])
+    })?;
+    let part = |reps: &[[f64; 4]], k: usize| -> Vec<f64> { reps.iter().map(|r| r[k]).collect() };
+    let fills_ns: Vec<f64> = per_case.iter().flat_map(|r| part(r, 0)).collect();
+    let unmaps_ns: Vec<f64> = per_case.iter().flat_map(|r| part(r, 2)).collect();
+    out.push_detail(
+        "first_fill_ns",
+        Unit::Ns,
+        labels(&[("n", &nl), ("thp", &thp_label), ("phase", "first map+fill")]),
+        vec![first_fill_ns],
+    );
     out.push(
         "fill_ns",
         Unit::Ns,
@@ -231,9 +226,10 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         labels(&[("n", &nl), ("thp", &thp_label), ("phase", "unmap")]),
         unmaps_ns,
     );
-    let serial_whole_ns = times_ns[0][3].clone();
+    let serial_whole_ns = part(&per_case[0], 3);
     let serial_median_ns = crate::stats::median(&serial_whole_ns).unwrap_or(0.0);
-    for ((v, w), t) in cases.iter().zip(&times_ns) {
+    for ((v, w), reps) in cases.iter().zip(&per_case) {
+        let whole = part(reps, 3);
         let ws = w.to_string();
         let l = labels(&[
             ("variant", v.name()),
@@ -241,22 +237,22 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             ("n", &nl),
             ("thp", &thp_label),
         ]);
-        out.push("whole_ns", Unit::Ns, l.clone(), t[3].clone());
+        out.push("whole_ns", Unit::Ns, l.clone(), whole.clone());
         let mut pl = l.clone();
         pl.insert("phase".into(), "average".into());
-        out.push_detail("average_ns", Unit::Ns, pl, t[1].clone());
+        out.push_detail("average_ns", Unit::Ns, pl, part(reps, 1));
         if *v != Variant::Serial {
             out.push(
                 "speedup",
                 Unit::Ratio,
                 l.clone(),
-                speedups(&serial_whole_ns, &t[3]),
+                speedups(&serial_whole_ns, &whole),
             );
             out.push(
                 "saved_ns",
                 Unit::Ns,
                 l,
-                t[3].iter().map(|x| serial_median_ns - x).collect(),
+                whole.iter().map(|x| serial_median_ns - x).collect(),
             );
         }
     }
