@@ -183,28 +183,33 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     drop(warm);
     // Per case and rep, (fill, average, unmap, whole) in ns; the cases in a
     // fresh random order each rep, so none is always first.
-    let per_case = interleave(&cases, reps, job.seed, |&(v, w)| -> anyhow::Result<[f64; 4]> {
-        // The seed's program: a fresh array faulted in by the fill, the
-        // average, and the unmap an exiting process would do.
-        let t0 = sys::monotonic_ns();
-        let mut buf = F64Buf::new(n as usize, thp)?;
-        fill(buf.as_mut_slice());
-        let t1 = sys::monotonic_ns();
-        let s = sum_by(buf.as_slice(), v, w, &pools)?;
-        let t2 = sys::monotonic_ns();
-        drop(buf);
-        let t3 = sys::monotonic_ns();
-        let mut worst = 0.0;
-        check_against_serial(
-            &format!("{} with {w} workers (whole program)", v.name()),
-            s / n as f64,
-            reference,
-            n,
-            &mut worst,
-        )?;
-        let d = |a: u64, b: u64| (b - a) as f64;
-        Ok([d(t0, t1), d(t1, t2), d(t2, t3), d(t0, t3)])
-    })?;
+    let per_case = interleave(
+        &cases,
+        reps,
+        job.seed,
+        |&(v, w)| -> anyhow::Result<[f64; 4]> {
+            // The seed's program: a fresh array faulted in by the fill, the
+            // average, and the unmap an exiting process would do.
+            let t0 = sys::monotonic_ns();
+            let mut buf = F64Buf::new(n as usize, thp)?;
+            fill(buf.as_mut_slice());
+            let t1 = sys::monotonic_ns();
+            let s = sum_by(buf.as_slice(), v, w, &pools)?;
+            let t2 = sys::monotonic_ns();
+            drop(buf);
+            let t3 = sys::monotonic_ns();
+            let mut worst = 0.0;
+            check_against_serial(
+                &format!("{} with {w} workers (whole program)", v.name()),
+                s / n as f64,
+                reference,
+                n,
+                &mut worst,
+            )?;
+            let d = |a: u64, b: u64| (b - a) as f64;
+            Ok([d(t0, t1), d(t1, t2), d(t2, t3), d(t0, t3)])
+        },
+    )?;
     let part = |reps: &[[f64; 4]], k: usize| -> Vec<f64> { reps.iter().map(|r| r[k]).collect() };
     let fills_ns: Vec<f64> = per_case.iter().flat_map(|r| part(r, 0)).collect();
     let unmaps_ns: Vec<f64> = per_case.iter().flat_map(|r| part(r, 2)).collect();
