@@ -169,7 +169,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let watch = Contention::start();
     // The worker's first map+fill is its first touch of fresh memory (on
     // huge pages, the kernel zeroing 2 MiB pages the host may have to fault
-    // in first: 0.5-1 s against 60 ms later, in one run). It is no variant's:
+    // in first: 0.5-1 s against a steady 73 ms, in one run). It is no variant's:
     // one map+fill+unmap comes before the measured ones and is reported apart.
     // Charged to whichever variant ran first (the serial one, always), it
     // made the serial program 10x slower and the speedup 6-12x on 2 CPUs.
