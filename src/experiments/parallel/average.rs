@@ -12,6 +12,7 @@ use super::{
     Contention, MAX_WORKERS, N_PARAM, WORKERS_HELP,
 };
 use crate::experiments::prelude::*;
+use crate::measure::sampler::interleave;
 use crate::sys::procfs;
 use crate::sys::{self, forkwork as par, forkwork::F64Buf};
 
@@ -142,53 +143,61 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         tolerance(n),
     );
 
-    let mut serial_ns = Vec::with_capacity(reps);
-    // (variant, w) -> (times, worst relative difference)
-    let mut runs: Vec<(Variant, usize, Vec<f64>, f64)> = Vec::new();
+    // The serial average and every (variant, workers), each once a rep, in
+    // a fresh random order each rep, so none is always first: (time, CPUs
+    // granted, relative difference from the serial reference) per rep.
+    let mut items: Vec<(Variant, usize)> = vec![(Variant::Serial, 1)];
     for &v in &variants {
         for &w in &workers {
-            runs.push((v, w, Vec::with_capacity(reps), 0.0));
+            items.push((v, w));
         }
     }
+    let watch = Contention::start();
+    let measured = interleave(
+        &items,
+        reps,
+        job.seed,
+        |&(v, w)| -> anyhow::Result<[f64; 3]> {
+            let c0 = par::cpu_ns(par::CpuOf::ProcessAndChildren)?;
+            let t0 = sys::monotonic_ns();
+            let s = sum_by(xs, v, w, &pools)?;
+            let t1 = sys::monotonic_ns();
+            let granted = (par::cpu_ns(par::CpuOf::ProcessAndChildren)? - c0) as f64
+                / (t1 - t0).max(1) as f64;
+            let mut worst = 0.0;
+            let what = if v == Variant::Serial {
+                "serial rerun".to_string()
+            } else {
+                format!("{} with {w} workers", v.name())
+            };
+            check_against_serial(&what, s / n as f64, serial_ref, n, &mut worst)?;
+            Ok([(t1 - t0) as f64 - job.timer_overhead_ns, granted, worst])
+        },
+    )?;
+    let part = |reps: &[[f64; 3]], k: usize| -> Vec<f64> { reps.iter().map(|r| r[k]).collect() };
+    let serial_ns = part(&measured[0], 0);
+    let serial_cpus = part(&measured[0], 1);
+    // (variant, w, times, worst relative difference), CPUs granted
+    let runs: Vec<(Variant, usize, Vec<f64>, f64)> = items[1..]
+        .iter()
+        .zip(&measured[1..])
+        .map(|(&(v, w), reps)| {
+            (
+                v,
+                w,
+                part(reps, 0),
+                part(reps, 2).into_iter().fold(0.0, f64::max),
+            )
+        })
+        .collect();
+    let granted: Vec<Vec<f64>> = measured[1..].iter().map(|reps| part(reps, 1)).collect();
+    // The bare cost of the processes: W-1 children that exit at once.
     let mut fork_reap: Vec<(usize, Vec<f64>)> = workers
         .iter()
         .filter(|&&w| w > 1)
         .map(|&w| (w, Vec::new()))
         .collect();
-    let watch = Contention::start();
-    let mut serial_cpus = Vec::with_capacity(reps);
-    let mut granted: Vec<Vec<f64>> = runs.iter().map(|_| Vec::new()).collect();
     for _ in 0..reps {
-        let c0 = par::cpu_ns(par::CpuOf::ProcessAndChildren)?;
-        let t0 = sys::monotonic_ns();
-        let s = sum_by(xs, Variant::Serial, 1, &pools)?;
-        let t1 = sys::monotonic_ns();
-        serial_cpus.push(
-            (par::cpu_ns(par::CpuOf::ProcessAndChildren)? - c0) as f64 / (t1 - t0).max(1) as f64,
-        );
-        serial_ns.push((t1 - t0) as f64 - job.timer_overhead_ns);
-        let mut worst_serial = 0.0;
-        check_against_serial(
-            "serial rerun",
-            s / n as f64,
-            serial_ref,
-            n,
-            &mut worst_serial,
-        )?;
-        for ((v, w, times, worst), g) in runs.iter_mut().zip(granted.iter_mut()) {
-            let c0 = par::cpu_ns(par::CpuOf::ProcessAndChildren)?;
-            let t0 = sys::monotonic_ns();
-            let s = sum_by(xs, *v, *w, &pools)?;
-            let t1 = sys::monotonic_ns();
-            g.push(
-                (par::cpu_ns(par::CpuOf::ProcessAndChildren)? - c0) as f64
-                    / (t1 - t0).max(1) as f64,
-            );
-            times.push((t1 - t0) as f64 - job.timer_overhead_ns);
-            let what = format!("{} with {w} workers", v.name());
-            check_against_serial(&what, s / n as f64, serial_ref, n, worst)?;
-        }
-        // The bare cost of the processes: W-1 children that exit at once.
         for (w, times) in fork_reap.iter_mut() {
             let t0 = sys::monotonic_ns();
             let kids: Vec<sys::Child> = (1..*w)
