@@ -8,7 +8,7 @@ use super::array::{
 };
 use super::variants::{thp_of, VARIANTS};
 use super::{
-    fitting_sizes, notes_for_cpus, point_workers, reading_cpus, speedups, worker_counts,
+    column, fitting_sizes, notes_for_cpus, point_workers, reading_cpus, speedups, worker_counts,
     Contention, MAX_WORKERS, N_PARAM, WORKERS_HELP,
 };
 use crate::experiments::prelude::*;
@@ -174,9 +174,8 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             Ok([(t1 - t0) as f64 - job.timer_overhead_ns, granted, worst])
         },
     )?;
-    let part = |reps: &[[f64; 3]], k: usize| -> Vec<f64> { reps.iter().map(|r| r[k]).collect() };
-    let serial_ns = part(&measured[0], 0);
-    let serial_cpus = part(&measured[0], 1);
+    let serial_ns = column(&measured[0], 0);
+    let serial_cpus = column(&measured[0], 1);
     // (variant, w, times, worst relative difference), CPUs granted
     let runs: Vec<(Variant, usize, Vec<f64>, f64)> = items[1..]
         .iter()
@@ -185,12 +184,12 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             (
                 v,
                 w,
-                part(reps, 0),
-                part(reps, 2).into_iter().fold(0.0, f64::max),
+                column(reps, 0),
+                column(reps, 2).into_iter().fold(0.0, f64::max),
             )
         })
         .collect();
-    let granted: Vec<Vec<f64>> = measured[1..].iter().map(|reps| part(reps, 1)).collect();
+    let granted: Vec<Vec<f64>> = measured[1..].iter().map(|reps| column(reps, 1)).collect();
     // The bare cost of the processes: W-1 children that exit at once.
     let mut fork_reap: Vec<(usize, Vec<f64>)> = workers
         .iter()

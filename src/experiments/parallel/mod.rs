@@ -154,6 +154,12 @@ fn reading_cpus(out: &mut WorkerOutput) {
     );
 }
 
+/// Column `k` of per-rep rows (one row of readings per rep of a variant,
+/// as `sampler::interleave` gives them back): that reading, rep by rep.
+fn column<const N: usize>(reps: &[[f64; N]], k: usize) -> Vec<f64> {
+    reps.iter().map(|r| r[k]).collect()
+}
+
 /// Speedup samples: the serial median over each repetition's time, so the
 /// median speedup is exactly median(serial) / median(variant), and a
 /// disturbed serial repetition does not skew one variant's figure.

@@ -6,8 +6,8 @@
 use super::array::{check_against_serial, exact_average, fill, sum_by, Pools, Variant, SEED_N};
 use super::variants::{thp_of, THP_SETTINGS};
 use super::{
-    cpus, fitting_sizes, notes_for_cpus, point_workers, reading_cpus, speedups, worker_counts,
-    Contention, MAX_WORKERS, N_PARAM,
+    column, cpus, fitting_sizes, notes_for_cpus, point_workers, reading_cpus, speedups,
+    worker_counts, Contention, MAX_WORKERS, N_PARAM,
 };
 use crate::experiments::prelude::*;
 use crate::measure::sampler::interleave;
@@ -210,9 +210,8 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             Ok([d(t0, t1), d(t1, t2), d(t2, t3), d(t0, t3)])
         },
     )?;
-    let part = |reps: &[[f64; 4]], k: usize| -> Vec<f64> { reps.iter().map(|r| r[k]).collect() };
-    let fills_ns: Vec<f64> = per_case.iter().flat_map(|r| part(r, 0)).collect();
-    let unmaps_ns: Vec<f64> = per_case.iter().flat_map(|r| part(r, 2)).collect();
+    let fills_ns: Vec<f64> = per_case.iter().flat_map(|r| column(r, 0)).collect();
+    let unmaps_ns: Vec<f64> = per_case.iter().flat_map(|r| column(r, 2)).collect();
     out.push_detail(
         "first_fill_ns",
         Unit::Ns,
@@ -231,10 +230,10 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         labels(&[("n", &nl), ("thp", &thp_label), ("phase", "unmap")]),
         unmaps_ns,
     );
-    let serial_whole_ns = part(&per_case[0], 3);
+    let serial_whole_ns = column(&per_case[0], 3);
     let serial_median_ns = crate::stats::median(&serial_whole_ns).unwrap_or(0.0);
     for ((v, w), reps) in cases.iter().zip(&per_case) {
-        let whole = part(reps, 3);
+        let whole = column(reps, 3);
         let ws = w.to_string();
         let l = labels(&[
             ("variant", v.name()),
@@ -245,7 +244,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         out.push("whole_ns", Unit::Ns, l.clone(), whole.clone());
         let mut pl = l.clone();
         pl.insert("phase".into(), "average".into());
-        out.push_detail("average_ns", Unit::Ns, pl, part(reps, 1));
+        out.push_detail("average_ns", Unit::Ns, pl, column(reps, 1));
         if *v != Variant::Serial {
             out.push(
                 "speedup",
