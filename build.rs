@@ -46,6 +46,38 @@ fn main() {
         }
     }
     build_go(&out);
+    static_unwinder(&out, &compiler);
+}
+
+/// Makes `-lgcc_s` find gcc's static unwinder, as gcc's `-static-libgcc` does
+/// for a C++ program: std's `unwind` crate asks for `gcc_s`, and the linker
+/// takes the first `libgcc_s.*` on its search path, where this puts a link
+/// named `libgcc_s.a` to `libgcc_eh.a`. The process then maps no
+/// `libgcc_s.so.1`, one shared library fewer for every fork to copy
+/// (`src/sys/math_symbols.rs` says why that matters). Unwinding and
+/// backtraces work the same: a statically linked Rust program uses this
+/// unwinder. Without a `libgcc_eh.a` the program links to `libgcc_s.so.1` as
+/// before, and the report names the library.
+fn static_unwinder(out: &Path, compiler: &cc::Tool) {
+    let found = Command::new(compiler.path())
+        .arg("-print-file-name=libgcc_eh.a")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
+    // gcc prints the bare name when it has no such file.
+    let Some(eh) = found.filter(|p| p.is_absolute() && p.is_file()) else {
+        println!("cargo:warning=no libgcc_eh.a: tasklab will map libgcc_s.so.1");
+        return;
+    };
+    let dir = out.join("static-unwinder");
+    std::fs::create_dir_all(&dir).expect("create the unwinder folder");
+    let link = dir.join("libgcc_s.a");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&eh, &link).expect("link libgcc_s.a to libgcc_eh.a");
+    println!("cargo:rustc-link-search=native={}", dir.display());
+    // tests/spawn.rs then expects a worker without libgcc_s.so.1.
+    println!("cargo:rustc-env=TASKLAB_STATIC_UNWINDER=1");
 }
 
 /// Builds the Go ping-pong program into `out/go_pingpong` (an empty file when

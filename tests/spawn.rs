@@ -36,3 +36,29 @@ fn forking_with_a_thousand_extra_mappings_is_slower_than_with_none() {
         .expect("the worker's own mappings");
     assert!(worker["value"].as_f64().unwrap() > 0.0, "{worker}");
 }
+
+/// The worker fork measures maps the shared libraries a minimal C program
+/// maps and no others: the f64 math comes from inside the binary
+/// (src/sys/math_symbols.rs), and, where gcc has a static unwinder, so does
+/// the unwinder (build.rs). spawn.methods names any library beyond libc and
+/// the loader in a note.
+#[test]
+fn the_worker_maps_no_shared_library_a_c_program_does_not() {
+    let e = run_one("spawn.methods", &["methods=fork"]);
+    let notes = notes(&e);
+    assert!(
+        !notes.contains("libm.so"),
+        "the binary calls a C math function src/sys/math_symbols.rs does not define \
+         (`nm -D --undefined-only` on it names it): {notes}"
+    );
+    if option_env!("TASKLAB_STATIC_UNWINDER").is_some() {
+        assert!(!notes.contains("beyond the libc and loader"), "{notes}");
+    }
+    let maps = e["readings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "worker_mappings")
+        .expect("the worker's mappings");
+    assert!(maps["value"].as_f64().unwrap() > 0.0, "{maps}");
+}

@@ -15,8 +15,8 @@ tl=target/release/tasklab
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gcc -O2 -pthread bench/fidelity/fork_loop.c -o "$work/c_loop"
-# the same loop with the shared libraries a Rust program maps (fork_like)
-gcc -O2 -pthread bench/fidelity/fork_loop.c -o "$work/c_loop_like" -Wl,--no-as-needed -lm -lgcc_s
+# One loop for every comparison: tasklab, like it, maps libc and the loader
+# only (build.rs links the unwinder statically; src/sys/math_symbols.rs).
 
 # tasklab: median and mean of one series, from its results.json
 tl_stat() { # experiment param metric label
@@ -63,14 +63,10 @@ compare() { # title c-args experiment param metric label
   for i in $(seq 1 "$pairs"); do
     cargs=$2
     loop=c_loop
-    if [ "${cargs%% *}" = libs ]; then # the plain loop, linked to libm and libgcc_s as a Rust program is
-      cargs=${cargs#libs }
-      loop=c_loop_like
-    elif [ "$cargs" = like ]; then # the C loop's image grown to the worker's, as the last spawn.methods run recorded it
+    if [ "$cargs" = like ]; then # the C loop's image grown to the worker's, as the last spawn.methods run recorded it
       [ -s "$work/r/results.json.image" ] || tl_stat "$3" "$4" "$5" "$6" > /dev/null
       read -r maps anon < "$work/r/results.json.image"
       cargs="fork_like $maps $anon 10000"
-      loop=c_loop_like
     fi
     ca1=$(c_run "$loop" $cargs) || exit 1
     read -r ca1 cm1 <<<"$ca1"
@@ -88,7 +84,6 @@ compare() { # title c-args experiment param metric label
 }
 
 compare "fork + waitpid (ns)" "fork 10000" spawn.methods methods=fork lifecycle_ns method=fork
-compare "fork + waitpid, the same C loop linked to the shared libraries a Rust program maps (libm, libgcc_s) (ns)" "libs fork 10000" spawn.methods methods=fork lifecycle_ns method=fork
 compare "fork + waitpid, the C loop's image grown to the worker's mappings and anonymous KiB (ns)" like spawn.methods methods=fork lifecycle_ns method=fork
 compare "pthread_create + join (ns)" "thread 10000" spawn.methods methods=pthread_create lifecycle_ns method=pthread_create
 compare "clock_gettime(CLOCK_MONOTONIC) (ns)" "clock 20000" yardstick.timer "" call_ns clock=monotonic

@@ -1,0 +1,120 @@
+//! The C math functions tasklab and its dependencies call, defined in the
+//! executable itself from the `libm` crate, so the process does not map
+//! glibc's `libm.so.6`.
+//!
+//! Why: fork copies every mapping of the parent and exit tears each one down,
+//! so a shared library's five mappings cost each fork about as much as the
+//! rest of a small program's image. A C program such as the seeds' samples maps
+//! only libc and the loader; a Rust program on glibc also maps `libm.so.6` (for
+//! these functions) and `libgcc_s.so.1` (for std's unwinder, which `build.rs`
+//! links statically as gcc's `-static-libgcc` does). With both gone,
+//! tasklab's fork figure is that of a process with a C sample's image
+//! (docs/FIDELITY.md, session 10).
+//!
+//! The file is compiled into the binary (`src/main.rs` includes it), not into
+//! the library: the linker takes every object of the binary, so these
+//! definitions are there before any library asks for the symbols, and
+//! `--as-needed` then leaves `libm.so.6` out. Test binaries link glibc's libm
+//! as before. Each function is the `libm` crate's port of musl's, accurate to
+//! within one unit in the last place like glibc's; `tests/image.rs` checks the
+//! result.
+//!
+//! The names are C's, so they clash with nothing Rust names; no other object
+//! of the executable defines them (the link would fail on a duplicate). Code
+//! that calls a math function not here (`atan2`, say) brings libm back, and
+//! `tests/spawn.rs` fails, naming it: add the function here.
+
+/// `double exp(double)`.
+#[no_mangle]
+extern "C" fn exp(x: f64) -> f64 {
+    libm::exp(x)
+}
+
+/// `double log(double)`.
+#[no_mangle]
+extern "C" fn log(x: f64) -> f64 {
+    libm::log(x)
+}
+
+/// `double log10(double)`.
+#[no_mangle]
+extern "C" fn log10(x: f64) -> f64 {
+    libm::log10(x)
+}
+
+/// `double pow(double, double)`.
+#[no_mangle]
+extern "C" fn pow(x: f64, y: f64) -> f64 {
+    libm::pow(x, y)
+}
+
+/// `double hypot(double, double)`.
+#[no_mangle]
+extern "C" fn hypot(x: f64, y: f64) -> f64 {
+    libm::hypot(x, y)
+}
+
+/// `float hypotf(float, float)`.
+#[no_mangle]
+extern "C" fn hypotf(x: f32, y: f32) -> f32 {
+    libm::hypotf(x, y)
+}
+
+/// `double sin(double)`: an unoptimised build calls it and `cos` where an
+/// optimised one calls `sincos`.
+#[no_mangle]
+extern "C" fn sin(x: f64) -> f64 {
+    libm::sin(x)
+}
+
+/// `double cos(double)`.
+#[no_mangle]
+extern "C" fn cos(x: f64) -> f64 {
+    libm::cos(x)
+}
+
+/// `void sincos(double x, double *sin, double *cos)`: the compiler emits it
+/// where code takes both the sine and the cosine of one value.
+#[no_mangle]
+extern "C" fn sincos(x: f64, sin: *mut f64, cos: *mut f64) {
+    let (s, c) = libm::sincos(x);
+    // SAFETY: the compiler calls sincos only in place of `sin(x)` and
+    // `cos(x)`, with the addresses of two f64 locals of the caller, valid and
+    // aligned for a write.
+    unsafe {
+        sin.write(s);
+        cos.write(c);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Within `ulps` units in the last place of `want`.
+    fn near(got: f64, want: f64, ulps: u64) -> bool {
+        let (a, b) = (got.to_bits() as i64, want.to_bits() as i64);
+        got.is_sign_positive() == want.is_sign_positive() && a.abs_diff(b) <= ulps
+    }
+
+    #[test]
+    fn each_function_gives_the_value_c_defines() {
+        let e = std::f64::consts::E;
+        assert!(near(exp(1.0), e, 1), "{}", exp(1.0));
+        assert_eq!(exp(0.0), 1.0);
+        assert!(near(log(e), 1.0, 1), "{}", log(e));
+        assert_eq!(log(1.0), 0.0);
+        assert!(log(0.0) == f64::NEG_INFINITY && log(-1.0).is_nan());
+        assert_eq!(log10(1000.0), 3.0);
+        assert_eq!(pow(2.0, 10.0), 1024.0);
+        assert!(near(pow(10.0, -2.0), 0.01, 1));
+        assert_eq!(hypot(3.0, 4.0), 5.0);
+        assert_eq!(hypotf(3.0, 4.0), 5.0);
+        let (mut s, mut c) = (0.0, 0.0);
+        sincos(std::f64::consts::FRAC_PI_6, &mut s, &mut c);
+        assert!(near(s, 0.5, 1), "{s}");
+        assert!(near(c, 3f64.sqrt() / 2.0, 1), "{c}");
+        assert!(near(sin(std::f64::consts::FRAC_PI_6), 0.5, 1));
+        assert!(near(cos(std::f64::consts::FRAC_PI_3), 0.5, 1));
+    }
+}
