@@ -28,11 +28,11 @@ static void grow_image(void) {
 /* "fork_like MAPPINGS ANON_KIB N": the fork loop from an image grown to a
  * tasklab worker's as it recorded it (spawn.methods' worker_mappings and
  * worker_anon_kib readings), with mappings of the same kinds as the
- * worker's. run.sh builds this loop linked to libm and libgcc_s as a Rust
- * program is (five file mappings each, which fork copies as VMAs but whose
- * read-only pages it does not copy); then two shared anonymous pages (the
- * worker's shared words), then guard-page-and-stack pairs (std's signal
- * stacks) until /proc/self/maps has MAPPINGS lines, then anonymous memory
+ * worker's. The loop maps libc and the loader as the worker does (which
+ * since session 10 maps no libm or libgcc_s); it adds two shared anonymous
+ * pages (the worker's shared words), then guard-page-and-stack pairs (std's
+ * signal stack, the raw-clone stack) until /proc/self/maps has MAPPINGS
+ * lines, then anonymous memory
  * touched until RssAnon reaches ANON_KIB. Against this loop the ratio
  * isolates the harness from the image. */
 static long self_maps(void) {
