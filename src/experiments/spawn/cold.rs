@@ -13,7 +13,7 @@ use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
 use crate::measure::explain::cpu_of_wall;
 use crate::measure::probe;
-use crate::measure::sampler::{cpu_over, push_cpu, CpuPerOp};
+use crate::measure::sampler::{cpu_over, interleave, push_cpu, CpuPerOp};
 use crate::sys;
 use std::path::{Path, PathBuf};
 
@@ -30,7 +30,7 @@ pub static EXPERIMENT: Experiment = Experiment {
                 min: 2,
                 max: 10_000,
             },
-            quick: "3",
+            quick: "6",
             thorough: "10",
         },
         ParamSpec {
@@ -187,7 +187,31 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             "each fresh process is pinned to CPU {cpu} before its first launch, and its children start there (as spawn.methods' one_cpu)"
         ));
     }
-    for method in methods.iter().map(String::as_str) {
+    // One fresh process per method per pass, the methods in a fresh random
+    // order each pass, so a drift during the round spreads over all of them.
+    // A method the launcher cannot run answers "… skipped: why" at once.
+    let answers = interleave(&methods, probes, job.seed, |method| {
+        let arg = ColdArg {
+            method: method.to_string(),
+            timer_overhead_ns: job.timer_overhead_ns,
+            scratch: job.scratch.clone(),
+        };
+        match probe::run(EXPERIMENT.name, serde_json::to_value(arg)?) {
+            Ok(a) => Ok(Ok(serde_json::from_value::<ColdProbe>(a)?)),
+            // The launcher's "… skipped: why" is a note, not a failure.
+            Err(e) if e.to_string().contains("skipped") => Ok(Err(e.to_string())),
+            Err(e) => anyhow::bail!("cold probe for {method} failed: {e}"),
+        }
+    })?;
+    for (method, probes) in methods.iter().zip(answers) {
+        let probes: Result<Vec<ColdProbe>, String> = probes.into_iter().collect();
+        let probes = match probes {
+            Ok(p) => p,
+            Err(why) => {
+                out.notes.push(why);
+                continue;
+            }
+        };
         let mut firsts = Vec::new();
         let mut seconds = Vec::new();
         let mut steady = Vec::new();
@@ -195,26 +219,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         // The total only: one launch (or ten) is shorter than a few ticks,
         // and the user/system split follows the tick samples.
         let mut cpu: [Vec<CpuPerOp>; 3] = Default::default();
-        let mut skipped = None;
-        for _ in 0..probes {
-            let arg = ColdArg {
-                method: method.to_string(),
-                timer_overhead_ns: job.timer_overhead_ns,
-                scratch: job.scratch.clone(),
-            };
-            let answer = match probe::run(EXPERIMENT.name, serde_json::to_value(arg)?) {
-                Ok(a) => a,
-                Err(e) => {
-                    let err = e.to_string();
-                    // The launcher's "… skipped: why" is a note, not a failure.
-                    if err.contains("skipped") {
-                        skipped = Some(err);
-                        break;
-                    }
-                    anyhow::bail!("cold probe for {method} failed: {err}");
-                }
-            };
-            let p: ColdProbe = serde_json::from_value(answer)?;
+        for p in probes {
             firsts.push(p.first);
             seconds.push(p.second);
             steady.extend(p.steady);
@@ -225,10 +230,6 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
                 v.extend(c);
             }
         }
-        if let Some(why) = skipped {
-            out.notes.push(why);
-            continue;
-        }
         for ((call, v), c) in [
             ("first", &firsts),
             ("second", &seconds),
@@ -237,7 +238,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         .into_iter()
         .zip(&cpu)
         {
-            let with = labels(&[("method", method), ("call", call)]);
+            let with = labels(&[("method", method.as_str()), ("call", call)]);
             push_launches(&mut out, &with, v, false);
             push_cpu(&mut out, &with, c);
         }
