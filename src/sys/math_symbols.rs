@@ -115,6 +115,7 @@ mod tests {
         assert!(near(s, 0.5, 1), "{s}");
         assert!(near(c, 3f64.sqrt() / 2.0, 1), "{c}");
         assert!(near(sin(std::f64::consts::FRAC_PI_6), 0.5, 1));
-        assert!(near(cos(std::f64::consts::FRAC_PI_3), 0.5, 1));
+        assert_eq!(cos(0.0), 1.0);
+        assert!(near(cos(std::f64::consts::PI), -1.0, 1));
     }
 }
