@@ -6,7 +6,7 @@ use super::engine::Place;
 use super::{plan_cpus, worker_cpus, CPUS};
 use crate::experiments::prelude::*;
 use crate::measure::explain::cpu_of_wall;
-use crate::measure::sampler::{cpu_over, push_cpu, CpuPerOp};
+use crate::measure::sampler::{cpu_over, interleave, push_cpu, CpuPerOp};
 use crate::sys;
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -156,12 +156,18 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let (all, cpus) = worker_cpus(job, &mut out.notes)?;
     let iterations = job.params.int("iterations");
     let runs = job.params.int("runs");
-    for place in [Place::same(cpus[0]), Place::unpinned(&all)] {
-        let Echoes {
-            rates,
-            counted,
-            cpu,
-        } = echo_runs(&place, &all, iterations, runs)?;
+    let places = [Place::same(cpus[0]), Place::unpinned(&all)];
+    // The placements take turns, one timed run at a time.
+    let passes = interleave(&places, runs as usize, job.seed, |place| {
+        echo_runs(place, &all, iterations, 1)
+    })?;
+    for (place, passes) in places.iter().zip(passes) {
+        let (mut rates, mut counted, mut cpu) = (Vec::new(), 0, Vec::new());
+        for e in passes {
+            rates.extend(e.rates);
+            counted += e.counted;
+            cpu.extend(e.cpu);
+        }
         let l = labels(&[("placement", place.name)]);
         // The wall time per iteration beside the CPU time both sides spent on it.
         let wall = rates.iter().map(|r| 1e9 / r.max(1e-9)).collect();

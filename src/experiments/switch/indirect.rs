@@ -7,7 +7,7 @@ use super::engine::{push_pair, run_pair, walk, Place};
 use super::methods::PIPE_THREADS;
 use super::{plan_cpus, worker_cpus, CPUS, PER_SWITCH_NOTE};
 use crate::experiments::prelude::*;
-use crate::measure::sampler::{per_op, Budget};
+use crate::measure::sampler::{interleave, per_op, Budget, PASSES};
 use crate::sys;
 
 pub static EXPERIMENT: Experiment = Experiment {
@@ -73,23 +73,30 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         .map(|a| a.iter().filter_map(|v| v.as_u64()).collect())
         .unwrap_or_default();
     let budget = Budget::from_job(job).scaled(1.0 / working_set_bytes.len().max(1) as f64 * 2.0);
-    for &ws_bytes in &working_set_bytes {
-        let size = fmt_size(ws_bytes);
-        let l = labels(&[("working_set", &size), ("bytes", &ws_bytes.to_string())]);
+    // The working sets take turns, a share of the budget at a time.
+    let share = budget.split(PASSES);
+    let passes = interleave(&working_set_bytes, PASSES, job.seed, |&ws_bytes| {
         let r = run_pair(
             &PIPE_THREADS,
             &Place::same(cpus[0]),
-            &budget,
+            &share,
             &all,
             ws_bytes as usize,
         )?;
-        push_pair(&mut out, &l, &r);
         // The same walk with no switch in between: the cache stays warm.
         sys::pin_current_thread(&cpus[..1])?;
         let mut buf = vec![1u8; ws_bytes as usize];
-        let warm = per_op(&budget.scaled(0.3), job.loop_overhead_ns, || walk(&mut buf));
+        let warm = per_op(&share.scaled(0.3), job.loop_overhead_ns, || walk(&mut buf));
         sys::pin_current_thread(&all)?;
-        out.push_detail("walk_warm_ns", Unit::Ns, l, warm);
+        anyhow::Ok((r, warm))
+    })?;
+    for (&ws_bytes, passes) in working_set_bytes.iter().zip(passes) {
+        let size = fmt_size(ws_bytes);
+        let l = labels(&[("working_set", &size), ("bytes", &ws_bytes.to_string())]);
+        for (r, warm) in passes {
+            push_pair(&mut out, &l, &r);
+            out.push_detail("walk_warm_ns", Unit::Ns, l.clone(), warm);
+        }
     }
     Ok(out)
 }

@@ -4,7 +4,7 @@
 
 use crate::experiments::prelude::*;
 use crate::measure::copy::copy_samples;
-use crate::measure::sampler::Budget;
+use crate::measure::sampler::{interleave, Budget, PASSES};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "yardstick.memcpy",
@@ -57,25 +57,41 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
     let sizes = job.params.list("sizes");
     let b = Budget::from_job(job).scaled(0.5 / sizes.len() as f64);
-    for size_bytes in sizes {
-        let size_bytes = size_bytes as usize;
-        // Both halves of one buffer page-aligned ("aligned"), then the
-        // destination moved 16 bytes on ("dst+16"): where two malloc'd
-        // neighbours land, and a layout some CPUs copy far more slowly.
-        for (layout, shift) in [("aligned", 0usize), ("dst+16", 16)] {
-            let samples = copy_samples(&b, job.loop_overhead_ns, size_bytes, shift);
-            let name = fmt_size(size_bytes as u64);
-            out.push(
-                "copy_ns",
-                Unit::Ns,
-                labels(&[
-                    ("size", &name),
-                    ("bytes", &size_bytes.to_string()),
-                    ("layout", layout),
-                ]),
-                samples,
-            );
-        }
+    // Both halves of one buffer page-aligned ("aligned"), then the
+    // destination moved 16 bytes on ("dst+16"): where two malloc'd
+    // neighbours land, and a layout some CPUs copy far more slowly.
+    let copies: Vec<(usize, &str, usize)> = sizes
+        .iter()
+        .flat_map(|&size| {
+            [
+                (size as usize, "aligned", 0usize),
+                (size as usize, "dst+16", 16),
+            ]
+        })
+        .collect();
+    // Sizes and layouts take turns, a share of the budget at a time.
+    let share = b.split(PASSES);
+    let passes = interleave(&copies, PASSES, job.seed, |&(size_bytes, _, shift)| {
+        Ok::<_, std::convert::Infallible>(copy_samples(
+            &share,
+            job.loop_overhead_ns,
+            size_bytes,
+            shift,
+        ))
+    })
+    .unwrap_or_else(|never| match never {});
+    for (&(size_bytes, layout, _), samples) in copies.iter().zip(passes) {
+        let name = fmt_size(size_bytes as u64);
+        out.push(
+            "copy_ns",
+            Unit::Ns,
+            labels(&[
+                ("size", &name),
+                ("bytes", &size_bytes.to_string()),
+                ("layout", layout),
+            ]),
+            samples.concat(),
+        );
     }
     Ok(out)
 }
