@@ -16,61 +16,35 @@
 //! definitions are there before any library asks for the symbols, and
 //! `--as-needed` then leaves `libm.so.6` out. Test binaries link glibc's libm
 //! as before. Each function is the `libm` crate's port of musl's, accurate to
-//! within one unit in the last place like glibc's; `tests/image.rs` checks the
-//! result.
+//! within one unit in the last place like glibc's; the tests below check
+//! known values, and `tests/spawn.rs` that the worker maps no libm.
 //!
 //! The names are C's, so they clash with nothing Rust names; no other object
 //! of the executable defines them (the link would fail on a duplicate). Code
 //! that calls a math function not here (`atan2`, say) brings libm back, and
 //! `tests/spawn.rs` fails, naming it: add the function here.
 
-/// `double exp(double)`.
-#[no_mangle]
-extern "C" fn exp(x: f64) -> f64 {
-    libm::exp(x)
+/// Defines each C function `name(args) -> ret` as the `libm` crate's
+/// function of the same name and signature.
+macro_rules! from_libm {
+    ($($c:literal $name:ident($($arg:ident: $t:ty),+) -> $ret:ty;)+) => {$(
+        #[doc = $c]
+        #[no_mangle]
+        extern "C" fn $name($($arg: $t),+) -> $ret {
+            libm::$name($($arg),+)
+        }
+    )+};
 }
 
-/// `double log(double)`.
-#[no_mangle]
-extern "C" fn log(x: f64) -> f64 {
-    libm::log(x)
-}
-
-/// `double log10(double)`.
-#[no_mangle]
-extern "C" fn log10(x: f64) -> f64 {
-    libm::log10(x)
-}
-
-/// `double pow(double, double)`.
-#[no_mangle]
-extern "C" fn pow(x: f64, y: f64) -> f64 {
-    libm::pow(x, y)
-}
-
-/// `double hypot(double, double)`.
-#[no_mangle]
-extern "C" fn hypot(x: f64, y: f64) -> f64 {
-    libm::hypot(x, y)
-}
-
-/// `float hypotf(float, float)`.
-#[no_mangle]
-extern "C" fn hypotf(x: f32, y: f32) -> f32 {
-    libm::hypotf(x, y)
-}
-
-/// `double sin(double)`: an unoptimised build calls it and `cos` where an
-/// optimised one calls `sincos`.
-#[no_mangle]
-extern "C" fn sin(x: f64) -> f64 {
-    libm::sin(x)
-}
-
-/// `double cos(double)`.
-#[no_mangle]
-extern "C" fn cos(x: f64) -> f64 {
-    libm::cos(x)
+from_libm! {
+    "`double exp(double)`." exp(x: f64) -> f64;
+    "`double log(double)`." log(x: f64) -> f64;
+    "`double log10(double)`." log10(x: f64) -> f64;
+    "`double pow(double, double)`." pow(x: f64, y: f64) -> f64;
+    "`double hypot(double, double)`." hypot(x: f64, y: f64) -> f64;
+    "`float hypotf(float, float)`." hypotf(x: f32, y: f32) -> f32;
+    "`double sin(double)`: an unoptimised build calls it and `cos` where an optimised one calls `sincos`." sin(x: f64) -> f64;
+    "`double cos(double)`." cos(x: f64) -> f64;
 }
 
 /// `void sincos(double x, double *sin, double *cos)`: the compiler emits it

@@ -80,3 +80,13 @@ pub fn notes(e: &Value) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// The first reading `name` of an experiment (its value and labels).
+pub fn reading<'a>(e: &'a Value, name: &str) -> &'a Value {
+    e["readings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("no reading {name} in {e}"))
+}
