@@ -6,6 +6,9 @@
 //!   the fork+exec figures need no network and no prebuilt binary. When the C
 //!   compiler cannot link one of them (no static libc, say), an empty file is
 //!   embedded and the experiment reports the reason instead of a figure.
+//! - the Go ping-pong program (`build_go`), when a Go toolchain is there.
+//! - `libgcc_s.a`, a link to gcc's static unwinder, so the binary maps no
+//!   `libgcc_s.so.1` (`static_unwinder`).
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
