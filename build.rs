@@ -62,7 +62,10 @@ fn main() {
 /// unwinder. Without a `libgcc_eh.a` the program links to `libgcc_s.so.1` as
 /// before, and the report names the library.
 fn static_unwinder(out: &Path, compiler: &cc::Tool) {
+    // The compiler's own arguments too: a cross-compiling clang finds the
+    // target's file only with its --target.
     let found = Command::new(compiler.path())
+        .args(compiler.args())
         .arg("-print-file-name=libgcc_eh.a")
         .output()
         .ok()
@@ -73,6 +76,8 @@ fn static_unwinder(out: &Path, compiler: &cc::Tool) {
         println!("cargo:warning=no libgcc_eh.a: tasklab will map libgcc_s.so.1");
         return;
     };
+    // A gcc upgrade moves the archive: the link is made again.
+    println!("cargo:rerun-if-changed={}", eh.display());
     let dir = out.join("static-unwinder");
     std::fs::create_dir_all(&dir).expect("create the unwinder folder");
     let link = dir.join("libgcc_s.a");

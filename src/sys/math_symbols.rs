@@ -1,4 +1,5 @@
-//! The C math functions tasklab and its dependencies call, defined in the
+//! The C math functions tasklab and its dependencies call (and two an
+//! optimiser may call in their place), defined in the
 //! executable itself from the `libm` crate, so the process does not map
 //! glibc's `libm.so.6`.
 //!
@@ -45,16 +46,21 @@ from_libm! {
     "`float hypotf(float, float)`." hypotf(x: f32, y: f32) -> f32;
     "`double sin(double)`: an unoptimised build calls it and `cos` where an optimised one calls `sincos`." sin(x: f64) -> f64;
     "`double cos(double)`." cos(x: f64) -> f64;
+    "`double exp2(double)`: an optimiser may call it for `pow(2, x)`." exp2(x: f64) -> f64;
+    "`double exp10(double)`: an optimiser may call it for `pow(10, x)`." exp10(x: f64) -> f64;
 }
 
 /// `void sincos(double x, double *sin, double *cos)`: the compiler emits it
 /// where code takes both the sine and the cosine of one value.
+///
+/// # Safety
+///
+/// C's contract: `sin` and `cos` point to `f64`s valid and aligned for a
+/// write, as the compiler's call passes (two locals of the caller).
 #[no_mangle]
-extern "C" fn sincos(x: f64, sin: *mut f64, cos: *mut f64) {
+unsafe extern "C" fn sincos(x: f64, sin: *mut f64, cos: *mut f64) {
     let (s, c) = libm::sincos(x);
-    // SAFETY: the compiler calls sincos only in place of `sin(x)` and
-    // `cos(x)`, with the addresses of two f64 locals of the caller, valid and
-    // aligned for a write.
+    // SAFETY: the caller keeps the contract above.
     unsafe {
         sin.write(s);
         cos.write(c);
@@ -85,11 +91,14 @@ mod tests {
         assert_eq!(hypot(3.0, 4.0), 5.0);
         assert_eq!(hypotf(3.0, 4.0), 5.0);
         let (mut s, mut c) = (0.0, 0.0);
-        sincos(std::f64::consts::FRAC_PI_6, &mut s, &mut c);
+        // SAFETY: two f64 locals, valid and aligned for a write.
+        unsafe { sincos(std::f64::consts::FRAC_PI_6, &mut s, &mut c) };
         assert!(near(s, 0.5, 1), "{s}");
         assert!(near(c, 3f64.sqrt() / 2.0, 1), "{c}");
         assert!(near(sin(std::f64::consts::FRAC_PI_6), 0.5, 1));
         assert_eq!(cos(0.0), 1.0);
+        assert_eq!(exp2(10.0), 1024.0);
+        assert_eq!(exp10(3.0), 1000.0);
         assert!(near(cos(std::f64::consts::PI), -1.0, 1));
     }
 }
