@@ -189,8 +189,13 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     }
     // One fresh process per method per pass, the methods in a fresh random
     // order each pass, so a drift during the round spreads over all of them.
-    // A method the launcher cannot run answers "… skipped: why" at once.
+    // A method the launcher cannot run answers "… skipped: why" at once,
+    // and is not started again.
+    let mut skipped: Vec<(String, String)> = Vec::new();
     let answers = interleave(&methods, probes, job.seed, |method| {
+        if let Some((_, why)) = skipped.iter().find(|(m, _)| m == method) {
+            return Ok(Err(why.clone()));
+        }
         let arg = ColdArg {
             method: method.to_string(),
             timer_overhead_ns: job.timer_overhead_ns,
@@ -199,7 +204,10 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         match probe::run(EXPERIMENT.name, serde_json::to_value(arg)?) {
             Ok(a) => Ok(Ok(serde_json::from_value::<ColdProbe>(a)?)),
             // The launcher's "… skipped: why" is a note, not a failure.
-            Err(e) if e.to_string().contains("skipped") => Ok(Err(e.to_string())),
+            Err(e) if e.to_string().contains("skipped") => {
+                skipped.push((method.clone(), e.to_string()));
+                Ok(Err(e.to_string()))
+            }
             Err(e) => anyhow::bail!("cold probe for {method} failed: {e}"),
         }
     })?;
