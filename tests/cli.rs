@@ -371,16 +371,7 @@ fn a_touched_heap_makes_fork_slower_but_not_a_thread() {
     );
     assert!(fork_growth > thread_growth && fork_growth > vfork_growth);
     // the page tables were measured and a fit reported
-    let pte = |heap: &str| {
-        e["readings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|x| x["name"] == "vm_pte_kib" && x["labels"]["heap"] == heap)
-            .unwrap()["value"]
-            .as_f64()
-            .unwrap()
-    };
+    let pte = |heap: &str| reading_value(e, "vm_pte_kib", &[("heap", heap)]);
     assert!(
         pte("1 GiB") > pte("0 B") + 1024.0,
         "1 GiB of 4 KiB pages needs 2 MiB of page tables"

@@ -6,17 +6,6 @@ use serde_json::Value;
 mod common;
 use common::*;
 
-fn reading(e: &Value, name: &str, with: &[(&str, &str)]) -> f64 {
-    e["readings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == name && with.iter().all(|(k, v)| m["labels"][*k] == *v))
-        .unwrap_or_else(|| panic!("no reading {name} {with:?} in {e}"))["value"]
-        .as_f64()
-        .unwrap()
-}
-
 fn label_of(e: &Value, name: &str, variant: &str, key: &str) -> String {
     e["metrics"]
         .as_array()
@@ -112,7 +101,7 @@ fn thread_stacks_are_virtual_until_touched() {
 fn sharing_matrix_follows_the_flags() {
     let e = run_one("memory.sharing", &["reps=1"]);
     let shared = |flag: &str, aspect: &str| {
-        reading(&e, "shared", &[("flag", flag), ("aspect", aspect)]) > 0.5
+        reading_value(&e, "shared", &[("flag", flag), ("aspect", aspect)]) > 0.5
     };
     assert!(shared("CLONE_VM", "memory"));
     assert!(!shared("none", "memory"));

@@ -28,7 +28,7 @@ fn forking_with_a_thousand_extra_mappings_is_slower_than_with_none() {
             "{name}: {none} ns with none, {maps} ns with 1,000"
         );
     }
-    let worker = reading(&e, "image_worker_mappings");
+    let worker = reading(&e, "image_worker_mappings", &[]);
     assert!(worker["value"].as_f64().unwrap() > 0.0, "{worker}");
 }
 
@@ -49,6 +49,6 @@ fn the_worker_maps_no_shared_library_a_c_program_does_not() {
     if option_env!("TASKLAB_STATIC_UNWINDER").is_some() {
         assert!(!notes.contains("beyond the libc and loader"), "{notes}");
     }
-    let maps = reading(&e, "worker_mappings");
+    let maps = reading(&e, "worker_mappings", &[]);
     assert!(maps["value"].as_f64().unwrap() > 0.0, "{maps}");
 }

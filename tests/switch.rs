@@ -86,12 +86,7 @@ fn echo_runs_the_number_of_iterations_asked() {
         // three runs in each of the quick profile's three rounds
         assert_eq!(m["rounds"], serde_json::json!([3, 3, 3]));
         assert_eq!(m["samples"].as_array().unwrap().len(), 9);
-        let counted = e["readings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["name"] == "echoes_counted_per_run" && r["labels"]["placement"] == place)
-            .expect("the echo thread's count");
+        let counted = reading(e, "echoes_counted_per_run", &[("placement", place)]);
         assert_eq!(counted["value"].as_f64(), Some(777.0));
     }
     // Both sides on one CPU: together they spend some CPU time per

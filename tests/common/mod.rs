@@ -81,12 +81,18 @@ pub fn notes(e: &Value) -> String {
         .join("\n")
 }
 
-/// The first reading `name` of an experiment (its value and labels).
-pub fn reading<'a>(e: &'a Value, name: &str) -> &'a Value {
+/// The first reading `name` whose labels include all of `with` (its value
+/// and labels).
+pub fn reading<'a>(e: &'a Value, name: &str, with: &[(&str, &str)]) -> &'a Value {
     e["readings"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|r| r["name"] == name)
-        .unwrap_or_else(|| panic!("no reading {name} in {e}"))
+        .find(|r| r["name"] == name && with.iter().all(|(k, v)| r["labels"][*k] == *v))
+        .unwrap_or_else(|| panic!("no reading {name} {with:?} in {e}"))
+}
+
+/// The value of [`reading`].
+pub fn reading_value(e: &Value, name: &str, with: &[(&str, &str)]) -> f64 {
+    reading(e, name, with)["value"].as_f64().unwrap()
 }
