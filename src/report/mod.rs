@@ -621,15 +621,12 @@ fn machine_during(r: &RunResults) -> Option<String> {
         fmt_ns(median),
         syscall.len()
     );
-    if let (Some((p10, p90)), Some(drift)) = (
-        crate::stats::drift_range(&syscall),
-        crate::stats::drift(&syscall),
-    ) {
+    if let Some((p10, p90)) = crate::stats::drift_range(&syscall) {
         text.push_str(&format!(
             ", {}–{} from the 10th to the 90th percentile (±{:.1}%)",
             fmt_ns(p10),
             fmt_ns(p90),
-            drift * 100.0
+            crate::stats::drift_of((p10, p90)) * 100.0
         ));
     }
     let pipe: Vec<f64> = canaries

@@ -69,8 +69,13 @@ pub fn change(base: &Summary, new: &Summary) -> Option<Change> {
 /// change smaller than that is within what the machine itself did. None
 /// with fewer than 10 readings.
 pub fn drift(readings: &[f64]) -> Option<f64> {
-    let (p10, p90) = drift_range(readings)?;
-    Some((p90 / p10).sqrt() - 1.0)
+    drift_range(readings).map(drift_of)
+}
+
+/// [`drift`] from the range [`drift_range`] gives: half the log-distance
+/// between the 10th and the 90th percentile, as a fraction.
+pub fn drift_of((p10, p90): (f64, f64)) -> f64 {
+    (p90 / p10).sqrt() - 1.0
 }
 
 /// The 10th and 90th percentiles [`drift`] is taken from (nearest rank,

@@ -14,7 +14,7 @@ pub mod change;
 pub mod compare_text;
 pub mod rounds;
 
-pub use change::{change, drift, drift_range, verdict, Change, Verdict};
+pub use change::{change, drift, drift_of, drift_range, verdict, Change, Verdict};
 pub use rounds::summarize_rounds;
 use std::fmt;
 
