@@ -11,6 +11,7 @@ pub mod env;
 pub mod error;
 pub mod experiments;
 pub mod measure;
+pub mod metric;
 pub mod predict;
 pub mod report;
 pub mod results;

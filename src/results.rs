@@ -3,6 +3,7 @@
 //! documents it; `SCHEMA_VERSION` changes whenever a field changes meaning.
 
 use crate::env::Env;
+use crate::metric::{MetricSpec, SeriesName};
 use crate::stats::{Fit, Summary};
 use crate::sys::safefile::{self, OutDir};
 /// The unit of every figure in the file (defined with its formatters).
@@ -229,6 +230,18 @@ pub struct Reading {
     pub value: f64,
 }
 
+impl Reading {
+    /// A reading of the declared `spec`, in its unit.
+    pub fn of(spec: &MetricSpec, labels: Labels, value: f64) -> Reading {
+        Reading {
+            name: spec.name.into(),
+            unit: spec.unit,
+            labels,
+            value,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NamedFit {
     /// What was fitted, in words: "fork lifecycle_ns vs VmPTE KiB".
@@ -353,14 +366,27 @@ impl ExperimentResult {
     /// The settled series of metric `name`: a series whose rounds did not
     /// agree is left out, so no finding, fit, headline or chart rests on it
     /// (the tables still show it, marked).
-    pub fn metrics_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Metric> + 'a {
+    pub fn metrics_named<'a>(
+        &'a self,
+        spec: &'a (impl SeriesName + ?Sized),
+    ) -> impl Iterator<Item = &'a Metric> + 'a {
+        let name = spec.series_name();
         self.metrics
             .iter()
             .filter(move |m| m.name == name && !m.summary.unstable)
     }
 
-    /// The metric `name` whose labels include every (key, value) of `with`.
-    pub fn find(&self, name: &str, with: &[(&str, &str)]) -> Option<&Metric> {
+    /// The metric `spec` whose labels include every (key, value) of `with`.
+    pub fn find(
+        &self,
+        spec: &(impl SeriesName + ?Sized),
+        with: &[(&str, &str)],
+    ) -> Option<&Metric> {
+        self.find_named(spec.series_name(), with)
+    }
+
+    /// [`ExperimentResult::find`] by a name read from a file.
+    pub fn find_named(&self, name: &str, with: &[(&str, &str)]) -> Option<&Metric> {
         self.metrics
             .iter()
             .find(|m| m.name == name && with.iter().all(|(k, v)| m.label(k) == Some(*v)))
@@ -368,16 +394,20 @@ impl ExperimentResult {
 
     /// The median of the metric `name` whose labels include `with`; None
     /// also when its rounds did not settle (no finding may rest on it).
-    pub fn median(&self, name: &str, with: &[(&str, &str)]) -> Option<f64> {
-        self.find(name, with)
+    pub fn median(&self, spec: &(impl SeriesName + ?Sized), with: &[(&str, &str)]) -> Option<f64> {
+        self.find(spec, with)
             .filter(|m| !m.summary.unstable)
             .map(|m| m.summary.median)
     }
 
     /// The summary of the settled metric `name` whose labels include
     /// `with`: None when it is missing or its rounds did not settle.
-    pub fn settled(&self, name: &str, with: &[(&str, &str)]) -> Option<&Summary> {
-        self.find(name, with)
+    pub fn settled(
+        &self,
+        spec: &(impl SeriesName + ?Sized),
+        with: &[(&str, &str)],
+    ) -> Option<&Summary> {
+        self.find(spec, with)
             .filter(|m| !m.summary.unstable)
             .map(|m| &m.summary)
     }
@@ -404,7 +434,8 @@ impl ExperimentResult {
         })
     }
 
-    pub fn reading(&self, name: &str, with: &[(&str, &str)]) -> Option<f64> {
+    pub fn reading(&self, spec: &(impl SeriesName + ?Sized), with: &[(&str, &str)]) -> Option<f64> {
+        let name = spec.series_name();
         self.readings
             .iter()
             .find(|r| {

@@ -35,6 +35,10 @@ pub fn list(json: bool) -> anyhow::Result<ExitCode> {
                         "quick": p.default_for(Profile::Quick), "thorough": p.default_for(Profile::Thorough),
                         "choices": choices(p),
                     })).collect::<Vec<_>>(),
+                    "metrics": e.metrics.iter().map(|m| serde_json::json!({
+                        "name": m.name, "unit": m.unit, "better": m.direction_words(),
+                        "kind": m.kind, "about": m.about,
+                    })).collect::<Vec<_>>(),
                     "seeds": e.seeds.iter().map(|s| serde_json::json!({
                         "metric": s.metric, "labels": s.labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
                         "lo": s.lo, "hi": s.hi, "unit": s.unit, "source": s.source, "cited": crate::experiments::seeds::cite_short(s.source), "hardware": s.hardware, "method": s.method,

@@ -47,6 +47,18 @@ pub enum Better {
     Unknown,
 }
 
+impl Better {
+    /// The direction as the results file spells it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Better::Lower => "lower",
+            Better::Higher => "higher",
+            Better::Neither => "neither",
+            Better::Unknown => "unknown",
+        }
+    }
+}
+
 /// Nanoseconds in the unit that reads best: `850 ns`, `12.3 µs`, `4.56 ms`,
 /// `1,234 s`.
 pub fn fmt_ns(ns: f64) -> String {

@@ -12,6 +12,7 @@ pub use crate::error::UsageError;
 pub use crate::measure::params::{choice, names, Choice, ParamKind, ParamSpec, ParamValue, Params};
 pub use crate::measure::protocol::{labels, Job, RawSeries, WorkerOutput};
 pub use crate::measure::sizing::{Profile, Sizing};
+pub use crate::metric::{Direction, Kind, LabelKey, MetricSpec};
 pub use crate::results::{
     Better, ExperimentResult, Labels, Metric, NamedFit, Reading, SeedStat, Unit,
 };

@@ -7,6 +7,7 @@ use crate::measure::params::{ParamSpec, Params};
 use crate::measure::probe::ProbeFn;
 use crate::measure::protocol::{Job, WorkerOutput};
 use crate::measure::sizing::{Profile, Sizing};
+use crate::metric::MetricSpec;
 use crate::results::{
     Better, ExperimentResult, Labels, NamedFit, Reading, SeedRef, SeedStat, Unit,
 };
@@ -29,6 +30,41 @@ pub struct SeedFigure {
 }
 
 impl SeedFigure {
+    /// A seed's figure for the series `spec` (its name and unit), with no
+    /// labels, warm: add them with [`SeedFigure::labels`] and
+    /// [`SeedFigure::cold`].
+    pub const fn of(
+        spec: &'static MetricSpec,
+        (lo, hi): (f64, f64),
+        statistic: SeedStat,
+        source: &'static str,
+        hardware: &'static str,
+        method: &'static str,
+    ) -> SeedFigure {
+        SeedFigure {
+            metric: spec.name,
+            labels: &[],
+            lo,
+            hi,
+            unit: spec.unit,
+            source,
+            hardware,
+            method,
+            statistic,
+            cold: false,
+        }
+    }
+
+    /// The same figure for the series with these labels only.
+    pub const fn labels(self, labels: &'static [(&'static str, &'static str)]) -> SeedFigure {
+        SeedFigure { labels, ..self }
+    }
+
+    /// The same figure, timed as single cold calls.
+    pub const fn cold(self) -> SeedFigure {
+        SeedFigure { cold: true, ..self }
+    }
+
     pub fn matches(&self, name: &str, labels: &Labels) -> bool {
         self.metric == name
             && self
@@ -123,10 +159,13 @@ pub struct Experiment {
     /// Which seed experiment this reproduces, in words.
     pub reproduces: &'static str,
     pub params: &'static [ParamSpec],
-    /// Which way each metric it reports is better: `compare` takes the
-    /// direction from here, never from the unit. An entry `"name k=v"`
-    /// holds for the series of `name` labelled `k=v` only (a control
-    /// series beside the figure, say); the first entry that matches wins.
+    /// Every series and reading it reports, declared beside the code that
+    /// pushes it: `compare` takes each one's direction from here, never
+    /// from the unit, and `tasklab list --json` shows them.
+    pub metrics: &'static [&'static MetricSpec],
+    /// The older form of `metrics` (directions only), while experiments
+    /// move to declarations: an entry `"name k=v"` holds for the series of
+    /// `name` labelled `k=v` only; the first entry that matches wins.
     pub better: &'static [(&'static str, Better)],
     pub seeds: &'static [SeedFigure],
     /// Hidden experiments (self-tests) are run only when named.
@@ -144,10 +183,19 @@ pub struct Experiment {
     pub probe: Option<ProbeFn>,
 }
 
-/// Metrics no experiment writes any more, with the direction they had, so
-/// that older results files still read and compare: `sys_ns`, the system
-/// part of CPU time (dropped in session 8: `measure::sampler::push_cpu`).
-const RETIRED: &[(&str, Better)] = &[("sys_ns", Better::Neither)];
+/// Metrics no experiment writes any more, declared with the direction they
+/// had, so that older results files still read and compare.
+pub const RETIRED: &[&MetricSpec] = &[&SYS_NS];
+
+/// The system part of CPU time, dropped in session 8
+/// (`measure::sampler::push_cpu` keeps the whole CPU time).
+pub const SYS_NS: MetricSpec = MetricSpec::new(
+    "sys_ns",
+    Unit::Ns,
+    Better::Neither,
+    crate::metric::Kind::Other,
+    "retired: the system part of a worker's CPU time per operation",
+);
 
 impl Experiment {
     /// The optional fields: supported everywhere, one job (per round), no analysis.
@@ -156,6 +204,7 @@ impl Experiment {
         summary: "",
         reproduces: "",
         params: &[],
+        metrics: &[],
         better: &[],
         seeds: &[],
         hidden: false,
@@ -171,8 +220,20 @@ impl Experiment {
         self.name.split_once('.').map_or(self.name, |(g, _)| g)
     }
 
+    /// The declaration of the series `name`, retired ones included.
+    pub fn metric(&self, name: &str) -> Option<&'static MetricSpec> {
+        self.metrics
+            .iter()
+            .chain(RETIRED)
+            .find(|m| m.name == name)
+            .copied()
+    }
+
     /// Which way the metric `name` with `labels` is better, as declared.
     pub fn better_for(&self, name: &str, labels: &Labels) -> Better {
+        if let Some(spec) = self.metric(name) {
+            return spec.better_with(|k| labels.get(k).map(String::as_str));
+        }
         self.better
             .iter()
             .find(|(key, _)| match key.split_once(' ') {
@@ -184,7 +245,6 @@ impl Experiment {
                             .is_some_and(|(k, v)| labels.get(k).map(String::as_str) == Some(v))
                 }
             })
-            .or_else(|| RETIRED.iter().find(|(key, _)| *key == name))
             .map_or(Better::Unknown, |(_, b)| *b)
     }
 

@@ -5,7 +5,22 @@
 //! figures are one quantity.
 
 use super::sampler::{per_op, Budget};
+pub use crate::metric::key::{BYTES, SIZE};
+use crate::metric::{Kind, LabelKey, MetricSpec};
+use crate::units::{Better, Unit};
 use std::hint::black_box;
+
+/// One memcpy of a size and layout.
+pub const COPY_NS: MetricSpec = MetricSpec::new(
+    "copy_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Copy,
+    "one memcpy of `size` bytes, the destination page-aligned or 16 bytes on (`layout`)",
+);
+
+/// Where the destination sits: `aligned` or `dst+16`.
+pub const LAYOUT: LabelKey = "layout";
 
 const PAGE_BYTES: usize = 4096;
 

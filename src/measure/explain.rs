@@ -145,7 +145,7 @@ pub fn cpu_of_wall(
     use crate::stats::compare_text::{apart, figure};
     use crate::units::Unit;
     let w = r.settled(wall, with)?;
-    let c = r.settled(crate::measure::sampler::CPU_NS, with)?;
+    let c = r.settled(&crate::measure::sampler::CPU_NS, with)?;
     let (cpu, wall_fig) = (figure(c, Unit::Ns), figure(w, Unit::Ns));
     Some(if !apart(c, w) {
         format!(
@@ -208,7 +208,7 @@ mod tests {
 
     #[test]
     fn cpu_time_is_called_idle_or_busy_only_when_the_intervals_say_so() {
-        let cpu = |m, lo, hi| series(crate::measure::sampler::CPU_NS, m, lo, hi);
+        let cpu = |m, lo, hi| series(crate::measure::sampler::CPU_NS.name, m, lo, hi);
         // Overlapping: no claim that the CPU was busy throughout.
         let r = with(vec![
             series("wall_ns", 41e3, 30e3, 46e3),

@@ -67,13 +67,13 @@ pub fn push_bound(out: &mut WorkerOutput, labels: &Labels, (kib, regime): (f64, 
         r.value = r.value.max(kib);
         return;
     }
-    out.reading(BOUND, Unit::Kib, l, kib);
+    out.reading_raw(BOUND, Unit::Kib, l, kib);
 }
 
 /// Records the cross-check of `vm_rss_kib` against the exact count
 /// `exact_kib` read beside it.
 pub fn cross_check(out: &mut WorkerOutput, labels: &Labels, vm_rss_kib: f64, exact_kib: f64) {
-    out.reading(CROSS, Unit::Kib, labels.clone(), vm_rss_kib - exact_kib);
+    out.reading_raw(CROSS, Unit::Kib, labels.clone(), vm_rss_kib - exact_kib);
 }
 
 /// Records the bound now and the cross-check of `vm_rss_kib` against

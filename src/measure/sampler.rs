@@ -4,7 +4,8 @@
 //! batches (for nanosecond operations) or single events (for creations).
 
 use super::protocol::{Job, WorkerOutput};
-use crate::results::{Labels, Unit};
+use crate::metric::{Kind, MetricSpec};
+use crate::results::{Better, Labels, Unit};
 use crate::sys;
 use std::io;
 
@@ -202,11 +203,18 @@ pub fn push_cpu(out: &mut WorkerOutput, labels: &Labels, per_op: &[CpuPerOp]) {
         return;
     }
     let total = per_op.iter().map(|c| c.ns).collect();
-    out.push_detail(CPU_NS, Unit::Ns, labels.clone(), total);
+    out.push_detail(&CPU_NS, labels.clone(), total);
 }
 
-/// The name of the CPU-time series [`push_cpu`] pushes.
-pub const CPU_NS: &str = "cpu_ns";
+/// The CPU-time series [`push_cpu`] pushes: what the work cost in CPU,
+/// beside its wall time; neither better nor worse on its own.
+pub const CPU_NS: MetricSpec = MetricSpec::new(
+    "cpu_ns",
+    Unit::Ns,
+    Better::Neither,
+    Kind::Other,
+    "CPU time (user and system) per operation of this process's threads and reaped children",
+);
 
 /// Runs `f` (one event: a creation, a round trip) `warmup` times unrecorded,
 /// then as many times as fit the budget, at least `min_samples` and at most

@@ -76,7 +76,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let inputs = limit_inputs(&env, default_stack(&env));
     let bounds = thread_bounds(&inputs);
     for (name, most, why) in &bounds {
-        out.reading(
+        out.reading_raw(
             "thread_bound",
             Unit::Count,
             labels(&[("source", name), ("why", why)]),
@@ -84,7 +84,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         );
     }
     if let Some((name, most, _)) = binding(&bounds) {
-        out.push(
+        out.push_raw(
             "max_threads",
             Unit::Count,
             labels(&[("source", "computed"), ("binding", name)]),
@@ -100,13 +100,13 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     if job.point["probe"].as_bool().unwrap_or(false) {
         let ceiling = job.point["ceiling"].as_u64().unwrap_or(1) as usize;
         let (started, stop, secs) = probe(ceiling);
-        out.push(
+        out.push_raw(
             "max_threads",
             Unit::Count,
             labels(&[("source", "probe"), ("stopped_by", &stop)]),
             vec![started as f64],
         );
-        out.reading(
+        out.reading_raw(
             "probe_seconds",
             Unit::Count,
             labels(&[("stopped_by", &stop)]),

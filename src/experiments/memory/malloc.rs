@@ -173,7 +173,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             }
             // ru_maxrss is a peak: only the first round's is the seed's figure.
             for (k, stage) in stages.iter().enumerate() {
-                out.reading(
+                out.reading_raw(
                     "max_rss_kib",
                     Unit::Kib,
                     labels(&[("stage", stage), ("size", &size_name)]),
@@ -184,9 +184,9 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     }
     for (k, stage) in stages.iter().enumerate() {
         let l = labels(&[("stage", stage), ("size", &size_name)]);
-        out.push("vm_size_kib", Unit::Kib, l.clone(), vm_size_kib[k].clone());
-        out.push("rss_kib", Unit::Kib, l.clone(), vm_rss_kib[k].clone());
-        out.push_detail(
+        out.push_raw("vm_size_kib", Unit::Kib, l.clone(), vm_size_kib[k].clone());
+        out.push_raw("rss_kib", Unit::Kib, l.clone(), vm_rss_kib[k].clone());
+        out.push_detail_raw(
             "rss_exact_kib",
             Unit::Kib,
             l.clone(),
@@ -194,13 +194,13 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         );
         if k > 0 {
             let d = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x - y).collect();
-            out.push(
+            out.push_raw(
                 "vm_growth_kib",
                 Unit::Kib,
                 l.clone(),
                 d(&vm_size_kib[k], &vm_size_kib[0]),
             );
-            out.push(
+            out.push_raw(
                 "rss_growth_kib",
                 Unit::Kib,
                 l,

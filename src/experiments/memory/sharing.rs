@@ -94,7 +94,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             ));
         }
         for (name, _) in ASPECTS {
-            out.reading(
+            out.reading_raw(
                 "shared",
                 Unit::Count,
                 labels(&[("flag", row), ("aspect", name)]),

@@ -297,43 +297,43 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     // How much a figure of the snapshot grew while the threads started.
     let growth = |f: fn(&Snap) -> f64| f(&after) - f(&before);
     let one = |v: f64| vec![v];
-    out.push(
+    out.push_raw(
         "vm_size_growth_kib",
         Unit::Kib,
         l.clone(),
         one(growth(|s| s.vm_size_kib)),
     );
-    out.push(
+    out.push_raw(
         "rss_growth_kib",
         Unit::Kib,
         l.clone(),
         one(growth(|s| s.vm_rss_kib)),
     );
-    out.push(
+    out.push_raw(
         "rss_exact_growth_kib",
         Unit::Kib,
         l.clone(),
         one(growth(|s| s.rss_exact_kib)),
     );
-    out.push(
+    out.push_raw(
         "virt_per_thread_kib",
         Unit::Kib,
         l.clone(),
         one(growth(|s| s.vm_size_kib) / per),
     );
-    out.push(
+    out.push_raw(
         "rss_per_thread_kib",
         Unit::Kib,
         l.clone(),
         one(growth(|s| s.vm_rss_kib) / per),
     );
-    out.push(
+    out.push_raw(
         "rss_exact_per_thread_kib",
         Unit::Kib,
         l.clone(),
         one(growth(|s| s.rss_exact_kib) / per),
     );
-    out.push(
+    out.push_raw(
         "kernel_stack_per_thread_kib",
         Unit::Kib,
         l.clone(),
@@ -350,32 +350,32 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     for (kind, field) in kernel {
         let mut with = base.clone();
         with.push(("kind", kind));
-        out.push_detail(
+        out.push_detail_raw(
             "kernel_kib_per_1000_threads",
             Unit::Kib,
             labels(&with),
             one(growth(field) * 1000.0 / per),
         );
     }
-    out.push_detail(
+    out.push_detail_raw(
         "page_tables_per_thread_bytes",
         Unit::Bytes,
         l.clone(),
         one(growth(|s| s.vm_pte_kib) * 1024.0 / per),
     );
-    out.push("create_ns", Unit::Ns, l.clone(), one(created_ns));
-    out.push_detail(
+    out.push_raw("create_ns", Unit::Ns, l.clone(), one(created_ns));
+    out.push_detail_raw(
         "create_per_thread_ns",
         Unit::Ns,
         l.clone(),
         one(created_ns / per),
     );
     if touch_bytes > 0 {
-        out.push("touch_all_ns", Unit::Ns, l.clone(), one(ready_ns));
+        out.push_raw("touch_all_ns", Unit::Ns, l.clone(), one(ready_ns));
     } else {
-        out.push_detail("ready_ns", Unit::Ns, l.clone(), one(ready_ns));
+        out.push_detail_raw("ready_ns", Unit::Ns, l.clone(), one(ready_ns));
     }
-    out.push_detail(
+    out.push_detail_raw(
         "threads_seen",
         Unit::Count,
         l,

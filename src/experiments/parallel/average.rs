@@ -79,8 +79,8 @@ fn push_speedups(
 ) {
     let sp = speedups(serial_ns, variant_ns);
     let eff: Vec<f64> = sp.iter().map(|s| s / w as f64).collect();
-    out.push("speedup", Unit::Ratio, base.clone(), sp);
-    out.push_detail("efficiency", Unit::Ratio, base.clone(), eff);
+    out.push_raw("speedup", Unit::Ratio, base.clone(), sp);
+    out.push_detail_raw("efficiency", Unit::Ratio, base.clone(), eff);
 }
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
@@ -102,12 +102,12 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     fill(buf.as_mut_slice());
     let fill_ns = (sys::monotonic_ns() - t0) as f64;
     let xs = buf.as_slice();
-    out.reading("fill_once_ns", Unit::Ns, labels(&[("n", &nl)]), fill_ns);
+    out.reading_raw("fill_once_ns", Unit::Ns, labels(&[("n", &nl)]), fill_ns);
     if let Some(v) = procfs::status_kib("VmPTE") {
-        out.reading("vm_pte_kib", Unit::Kib, labels(&[("n", &nl)]), v as f64);
+        out.reading_raw("vm_pte_kib", Unit::Kib, labels(&[("n", &nl)]), v as f64);
     }
     if let Some(huge_kib) = procfs::smaps_rollup_kib("AnonHugePages") {
-        out.reading(
+        out.reading_raw(
             "anon_huge_kib",
             Unit::Kib,
             labels(&[("n", &nl)]),
@@ -130,13 +130,13 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 
     let serial_ref = par::seed_sum(xs) / n as f64;
     let exact = exact_average(n);
-    out.reading(
+    out.reading_raw(
         "serial_rel_error",
         Unit::Ratio,
         labels(&[("n", &nl)]),
         rel_diff(serial_ref, exact),
     );
-    out.reading(
+    out.reading_raw(
         "tolerance",
         Unit::Ratio,
         labels(&[("n", &nl)]),
@@ -214,24 +214,24 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         ("workers", "1"),
         ("n", &nl),
     ]);
-    out.push(
+    out.push_raw(
         "average_ns",
         Unit::Ns,
         serial_labels.clone(),
         serial_ns.clone(),
     );
-    out.push_detail("cpus_granted", Unit::Ratio, serial_labels, serial_cpus);
+    out.push_detail_raw("cpus_granted", Unit::Ratio, serial_labels, serial_cpus);
     for ((v, w, times, worst), g) in runs.iter().zip(granted) {
         let ws = w.to_string();
         let l = labels(&[("variant", v.name()), ("workers", &ws), ("n", &nl)]);
-        out.push("average_ns", Unit::Ns, l.clone(), times.clone());
-        out.push_detail("cpus_granted", Unit::Ratio, l.clone(), g);
+        out.push_raw("average_ns", Unit::Ns, l.clone(), times.clone());
+        out.push_detail_raw("cpus_granted", Unit::Ratio, l.clone(), g);
         push_speedups(&mut out, &l, &serial_ns, times, *w);
-        out.reading("max_rel_diff_from_serial", Unit::Ratio, l, *worst);
+        out.reading_raw("max_rel_diff_from_serial", Unit::Ratio, l, *worst);
     }
     for (w, times) in fork_reap {
         let ws = w.to_string();
-        out.push(
+        out.push_raw(
             "fork_reap_ns",
             Unit::Ns,
             labels(&[

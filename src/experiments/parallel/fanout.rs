@@ -162,14 +162,14 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let l = |mode: &str| labels(&[("mode", mode), ("jobs", &js)]);
     let mut out = WorkerOutput::default();
     let sp = speedups(&serial_ns, &forked_ns);
-    out.push("wall_ns", Unit::Ns, l("serial"), serial_ns);
-    out.push("wall_ns", Unit::Ns, l("forked"), forked_ns);
-    out.push("speedup", Unit::Ratio, l("forked"), sp);
+    out.push_raw("wall_ns", Unit::Ns, l("serial"), serial_ns);
+    out.push_raw("wall_ns", Unit::Ns, l("forked"), forked_ns);
+    out.push_raw("speedup", Unit::Ratio, l("forked"), sp);
     let none = Labels::new();
     let sink_ns = output_bytes as f64 / rate_bytes_per_s as f64 * 1e9;
-    out.reading("sink_ns_per_job", Unit::Ns, none.clone(), sink_ns);
-    out.reading("cpu_ns_per_job", Unit::Ns, none.clone(), cpu_ms * 1e6);
-    out.reading("jobs", Unit::Count, none, jobs as f64);
+    out.reading_raw("sink_ns_per_job", Unit::Ns, none.clone(), sink_ns);
+    out.reading_raw("cpu_ns_per_job", Unit::Ns, none.clone(), cpu_ms * 1e6);
+    out.reading_raw("jobs", Unit::Count, none, jobs as f64);
     reading_cpus(&mut out);
     watch.finish(&mut out, "fan-out", Labels::new());
     Ok(out)

@@ -93,13 +93,13 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let pl = labels(&[("n", &nl), ("thp", thp_label)]);
     for (field, name) in [("VmPTE", "vm_pte_kib"), ("VmRSS", "vm_rss_kib")] {
         if let Some(v) = procfs::status_kib(field) {
-            out.reading(name, Unit::Kib, pl.clone(), v as f64);
+            out.reading_raw(name, Unit::Kib, pl.clone(), v as f64);
         }
     }
     // The bound of the VmRSS reading and its cross-check against smaps_rollup.
     crate::measure::rss::record_now(&mut out, &pl);
     if let Some(v) = procfs::smaps_rollup_kib("AnonHugePages") {
-        out.reading("anon_huge_kib", Unit::Kib, pl.clone(), v as f64);
+        out.reading_raw("anon_huge_kib", Unit::Kib, pl.clone(), v as f64);
     }
     let serial = par::seed_sum(xs);
     let ranges = split(xs.len(), w);
@@ -160,35 +160,35 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     };
     let [fork_call, child_start, child_first, child_second, parent_first, parent_second, wait_ns, reap, total] =
         s;
-    out.push("fork_call_ns", Unit::Ns, l(&[]), fork_call);
-    out.push_detail("child_start_ns", Unit::Ns, l(&[]), child_start);
-    out.push(
+    out.push_raw("fork_call_ns", Unit::Ns, l(&[]), fork_call);
+    out.push_detail_raw("child_start_ns", Unit::Ns, l(&[]), child_start);
+    out.push_raw(
         "child_pass_ns",
         Unit::Ns,
         l(&[("pass", "first")]),
         child_first,
     );
-    out.push(
+    out.push_raw(
         "child_pass_ns",
         Unit::Ns,
         l(&[("pass", "second")]),
         child_second,
     );
-    out.push(
+    out.push_raw(
         "parent_pass_ns",
         Unit::Ns,
         l(&[("pass", "first")]),
         parent_first,
     );
-    out.push_detail(
+    out.push_detail_raw(
         "parent_pass_ns",
         Unit::Ns,
         l(&[("pass", "second")]),
         parent_second,
     );
-    out.push_detail("wait_report_ns", Unit::Ns, l(&[]), wait_ns);
-    out.push("reap_ns", Unit::Ns, l(&[]), reap);
-    out.push("total_ns", Unit::Ns, l(&[]), total);
+    out.push_detail_raw("wait_report_ns", Unit::Ns, l(&[]), wait_ns);
+    out.push_raw("reap_ns", Unit::Ns, l(&[]), reap);
+    out.push_raw("total_ns", Unit::Ns, l(&[]), total);
     watch.finish(&mut out, &format!("n={n} thp={thp_label}"), pl);
     Ok(out)
 }

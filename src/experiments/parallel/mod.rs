@@ -146,7 +146,7 @@ fn notes_for_cpus(out: &mut WorkerOutput, workers: &[usize]) {
 
 /// Records the CPUs the worker may run on (`cpus`), which the findings read.
 fn reading_cpus(out: &mut WorkerOutput) {
-    out.reading(
+    out.reading_raw(
         "cpus",
         Unit::Count,
         Labels::new(),
@@ -204,7 +204,7 @@ impl Contention {
             - ours_ns.saturating_sub(self.ours_ns) as f64)
             .max(0.0)
             / wall_ns;
-        out.reading("others_cpus", Unit::Ratio, l, others);
+        out.reading_raw("others_cpus", Unit::Ratio, l, others);
         // /proc/stat counts in 10 ms ticks and kernel threads always run a
         // little: a quarter of a CPU is where others start to matter.
         if others > 0.25 {

@@ -212,19 +212,19 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     )?;
     let fills_ns: Vec<f64> = per_case.iter().flat_map(|r| column(r, 0)).collect();
     let unmaps_ns: Vec<f64> = per_case.iter().flat_map(|r| column(r, 2)).collect();
-    out.push_detail(
+    out.push_detail_raw(
         "first_fill_ns",
         Unit::Ns,
         labels(&[("n", &nl), ("thp", &thp_label), ("phase", "first map+fill")]),
         vec![first_fill_ns],
     );
-    out.push(
+    out.push_raw(
         "fill_ns",
         Unit::Ns,
         labels(&[("n", &nl), ("thp", &thp_label), ("phase", "map+fill")]),
         fills_ns,
     );
-    out.push_detail(
+    out.push_detail_raw(
         "unmap_ns",
         Unit::Ns,
         labels(&[("n", &nl), ("thp", &thp_label), ("phase", "unmap")]),
@@ -241,18 +241,18 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             ("n", &nl),
             ("thp", &thp_label),
         ]);
-        out.push("whole_ns", Unit::Ns, l.clone(), whole.clone());
+        out.push_raw("whole_ns", Unit::Ns, l.clone(), whole.clone());
         let mut pl = l.clone();
         pl.insert("phase".into(), "average".into());
-        out.push_detail("average_ns", Unit::Ns, pl, column(reps, 1));
+        out.push_detail_raw("average_ns", Unit::Ns, pl, column(reps, 1));
         if *v != Variant::Serial {
-            out.push(
+            out.push_raw(
                 "speedup",
                 Unit::Ratio,
                 l.clone(),
                 speedups(&serial_whole_ns, &whole),
             );
-            out.push(
+            out.push_raw(
                 "saved_ns",
                 Unit::Ns,
                 l,
@@ -262,7 +262,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     }
     reading_cpus(&mut out);
     if let Some(kib) = huge_kib {
-        out.reading(
+        out.reading_raw(
             "anon_huge_kib",
             Unit::Kib,
             labels(&[("n", &nl), ("thp", &thp_label)]),

@@ -238,7 +238,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     };
     crate::measure::rss::record_bound(&mut out, &with(&[]));
     for &k in &huge_kib {
-        out.reading("anon_huge_kib", Unit::Kib, with(&[]), k as f64);
+        out.reading_raw("anon_huge_kib", Unit::Kib, with(&[]), k as f64);
     }
     if thp == Thp::On && huge_kib.iter().all(|&k| k == 0) {
         out.notes.push(
@@ -250,13 +250,13 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         let share = format!("{pct}%");
         let n = written_pages(heap_pages, pct).len() as f64;
         let l = with(&[("writes", &share), ("child", "none")]);
-        out.push(
+        out.push_raw(
             "write_ns",
             Unit::Ns,
             l.clone(),
             runs.iter().flat_map(|r| r.0.clone()).collect(),
         );
-        out.push_detail(
+        out.push_detail_raw(
             "faults_per_page",
             Unit::Count,
             l,
@@ -265,27 +265,27 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     }
     // Every fork, whatever share followed it: the same heap, the same fork.
     let forks_ns = held.iter().flatten().map(|c| c.fork_ns).collect();
-    out.push("fork_ns", Unit::Ns, with(&[]), forks_ns);
+    out.push_raw("fork_ns", Unit::Ns, with(&[]), forks_ns);
     for (&pct, runs) in shares.iter().zip(held) {
         let share = format!("{pct}%");
         let n = written_pages(heap_pages, pct).len() as f64;
         let l = with(&[("writes", &share), ("child", "alive")]);
         let lw = with(&[("writes", &share)]);
         if n > 0.0 {
-            out.push(
+            out.push_raw(
                 "write_ns",
                 Unit::Ns,
                 l.clone(),
                 runs.iter().flat_map(|r| r.write_ns.clone()).collect(),
             );
-            out.push_detail(
+            out.push_detail_raw(
                 "faults_per_page",
                 Unit::Count,
                 l,
                 runs.iter().map(|r| r.faults as f64 / n).collect(),
             );
         }
-        out.push(
+        out.push_raw(
             "extra_kib",
             Unit::Kib,
             lw.clone(),
@@ -299,7 +299,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
                 ("child_shared_kib", r.child.shared_kib),
                 ("parent_anon_huge_kib", r.parent.anon_huge_kib),
             ] {
-                out.reading(name, Unit::Kib, lw.clone(), v as f64);
+                out.reading_raw(name, Unit::Kib, lw.clone(), v as f64);
             }
         }
     }

@@ -207,9 +207,9 @@ pub fn push_launches(
     let col = |f: fn(&Launch) -> f64| launches.iter().map(f).collect::<Vec<_>>();
     let put = |out: &mut WorkerOutput, name: &str, v: Vec<f64>, detail: bool| {
         if detail {
-            out.push_detail(name, Unit::Ns, base.clone(), v)
+            out.push_detail_raw(name, Unit::Ns, base.clone(), v)
         } else {
-            out.push(name, Unit::Ns, base.clone(), v)
+            out.push_raw(name, Unit::Ns, base.clone(), v)
         }
     };
     put(out, "lifecycle_ns", col(|l| l.lifecycle_ns), false);
@@ -236,7 +236,7 @@ pub fn push_placement_share(out: &mut WorkerOutput, base: &Labels, launches: &[L
         .collect();
     if !known.is_empty() {
         let same = known.iter().filter(|l| l.child_cpu == l.parent_cpu).count();
-        out.reading(
+        out.reading_raw(
             "child_on_parent_cpu",
             Unit::Ratio,
             base.clone(),

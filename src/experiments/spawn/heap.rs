@@ -262,13 +262,13 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         ("VmSize", "vm_size_kib"),
     ] {
         if let Some(v) = procfs::status_kib(field) {
-            out.reading(name, Unit::Kib, point_labels.clone(), v as f64);
+            out.reading_raw(name, Unit::Kib, point_labels.clone(), v as f64);
         }
     }
     // The bound of the VmRSS reading and its cross-check against smaps_rollup.
     crate::measure::rss::record_now(&mut out, &point_labels);
     if let Some(v) = procfs::smaps_rollup_kib("AnonHugePages") {
-        out.reading("anon_huge_kib", Unit::Kib, point_labels.clone(), v as f64);
+        out.reading_raw("anon_huge_kib", Unit::Kib, point_labels.clone(), v as f64);
     }
     let chosen = job.params.names("methods");
     let names = chosen

@@ -159,10 +159,10 @@ pub fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let allowed = sys::allowed_cpus()?;
     sys::pin_current_thread(&allowed[..1.min(allowed.len())])?;
     if let Some(maps) = procfs::self_maps() {
-        out.reading(WORKER_MAPPINGS, Unit::Count, Labels::new(), maps as f64);
+        out.reading_raw(WORKER_MAPPINGS, Unit::Count, Labels::new(), maps as f64);
     }
     if let Ok(fds) = procfs::fds_of(std::process::id()) {
-        out.reading(WORKER_FDS, Unit::Count, Labels::new(), fds as f64);
+        out.reading_raw(WORKER_FDS, Unit::Count, Labels::new(), fds as f64);
     }
     let count = |key: &str| job.point[key].as_u64().unwrap_or(0);
     let mut items = vec![Extra::None];
@@ -186,13 +186,13 @@ pub fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             ("count", &x.count().to_string()),
         ]);
         let col = |f: fn(&Launch) -> f64| launches.iter().map(f).collect::<Vec<f64>>();
-        out.push(
+        out.push_raw(
             PARENT_RETURN,
             Unit::Ns,
             with.clone(),
             col(|x| x.parent_return_ns),
         );
-        out.push(LIFECYCLE, Unit::Ns, with, col(|x| x.lifecycle_ns));
+        out.push_raw(LIFECYCLE, Unit::Ns, with, col(|x| x.lifecycle_ns));
     }
     Ok(out)
 }

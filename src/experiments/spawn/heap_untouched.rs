@@ -38,7 +38,7 @@ pub fn measure(job: &Job, heap_bytes: u64) -> anyhow::Result<WorkerOutput> {
         ("VmRSS", "untouched_vm_rss_kib"),
     ] {
         if let Some(v) = procfs::status_kib(field) {
-            out.reading(name, Unit::Kib, point.clone(), v as f64);
+            out.reading_raw(name, Unit::Kib, point.clone(), v as f64);
         }
     }
     // The bound of the VmRSS reading and its cross-check against smaps_rollup.
@@ -52,13 +52,13 @@ pub fn measure(job: &Job, heap_bytes: u64) -> anyhow::Result<WorkerOutput> {
             ("heap", &heap_name),
             ("heap_bytes", &heap_bytes_text),
         ]);
-        out.push(
+        out.push_raw(
             "untouched_parent_return_ns",
             Unit::Ns,
             l.clone(),
             launches.iter().map(|x| x.parent_return_ns).collect(),
         );
-        out.push(
+        out.push_raw(
             "untouched_lifecycle_ns",
             Unit::Ns,
             l,

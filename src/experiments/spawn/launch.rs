@@ -82,19 +82,19 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         let col = |f: &dyn Fn(&(super::engine::Launch, f64)) -> f64| {
             runs.iter().map(f).collect::<Vec<f64>>()
         };
-        out.push(
+        out.push_raw(
             "parent_return_ns",
             Unit::Ns,
             base.clone(),
             col(&|r| r.0.parent_return_ns),
         );
-        out.push(
+        out.push_raw(
             "child_start_ns",
             Unit::Ns,
             base.clone(),
             col(&|r| r.0.child_start_ns),
         );
-        out.push("reap_ns", Unit::Ns, base.clone(), col(&|r| r.1));
+        out.push_raw("reap_ns", Unit::Ns, base.clone(), col(&|r| r.1));
         let launches: Vec<_> = runs.iter().map(|r| r.0).collect();
         push_placement_share(&mut out, &base, &launches);
     }

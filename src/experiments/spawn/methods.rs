@@ -83,10 +83,10 @@ fn push_image(out: &mut WorkerOutput) {
     let maps = procfs::self_maps_text();
     if let Some(text) = &maps {
         let count = text.lines().count() as f64;
-        out.reading("worker_mappings", Unit::Count, Labels::new(), count);
+        out.reading_raw("worker_mappings", Unit::Count, Labels::new(), count);
     }
     if let Some(kib) = procfs::status_kib("RssAnon") {
-        out.reading("worker_anon_kib", Unit::Kib, Labels::new(), kib as f64);
+        out.reading_raw("worker_anon_kib", Unit::Kib, Labels::new(), kib as f64);
         // RssAnon is a counter like VmRSS: its bound beside it.
         crate::measure::rss::record_bound(out, &Labels::new());
     }

@@ -171,16 +171,16 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         let l = labels(&[("placement", place.name)]);
         // The wall time per iteration beside the CPU time both sides spent on it.
         let wall = rates.iter().map(|r| 1e9 / r.max(1e-9)).collect();
-        out.push_detail("iteration_ns", Unit::Ns, l.clone(), wall);
+        out.push_detail_raw("iteration_ns", Unit::Ns, l.clone(), wall);
         push_cpu(&mut out, &l, &cpu);
-        out.push("iterations_per_s", Unit::PerSecond, l.clone(), rates);
-        out.reading(
+        out.push_raw("iterations_per_s", Unit::PerSecond, l.clone(), rates);
+        out.reading_raw(
             "iterations_per_run",
             Unit::Count,
             l.clone(),
             iterations as f64,
         );
-        out.reading(
+        out.reading_raw(
             "echoes_counted_per_run",
             Unit::Count,
             l,

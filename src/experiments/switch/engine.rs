@@ -592,13 +592,13 @@ fn cpu_mask_list(mask: u64) -> String {
 
 /// Pushes one ping-pong series under `base` labels; notes where it ran.
 pub fn push_pair(out: &mut WorkerOutput, base: &Labels, r: &PairResult) {
-    out.push(
+    out.push_raw(
         "switch_ns",
         Unit::Ns,
         base.clone(),
         r.round_trip_ns.iter().map(|x| x / 2.0).collect(),
     );
-    out.push_detail(
+    out.push_detail_raw(
         "round_trip_ns",
         Unit::Ns,
         base.clone(),
@@ -610,21 +610,21 @@ pub fn push_pair(out: &mut WorkerOutput, base: &Labels, r: &PairResult) {
         .zip(&r.involuntary_per_round_trip)
         .map(|(v, i)| v + i)
         .collect();
-    out.push("switches_per_round_trip", Unit::Count, base.clone(), total);
-    out.push_detail(
+    out.push_raw("switches_per_round_trip", Unit::Count, base.clone(), total);
+    out.push_detail_raw(
         "voluntary_per_round_trip",
         Unit::Count,
         base.clone(),
         r.voluntary_per_round_trip.clone(),
     );
-    out.push_detail(
+    out.push_detail_raw(
         "involuntary_per_round_trip",
         Unit::Count,
         base.clone(),
         r.involuntary_per_round_trip.clone(),
     );
     push_cpu(out, base, &r.cpu_per_round_trip);
-    out.reading(
+    out.reading_raw(
         "same_cpu_fraction",
         Unit::Ratio,
         base.clone(),
@@ -644,7 +644,7 @@ pub fn push_pair(out: &mut WorkerOutput, base: &Labels, r: &PairResult) {
         cpu_mask_list(r.a_cpu_mask),
         cpu_mask_list(r.b_cpu_mask),
     ));
-    out.reading(
+    out.reading_raw(
         "round_trips_per_sample",
         Unit::Count,
         base.clone(),

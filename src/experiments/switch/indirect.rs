@@ -95,7 +95,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         let l = labels(&[("working_set", &size), ("bytes", &ws_bytes.to_string())]);
         for (r, warm) in passes {
             push_pair(&mut out, &l, &r);
-            out.push_detail("walk_warm_ns", Unit::Ns, l.clone(), warm);
+            out.push_detail_raw("walk_warm_ns", Unit::Ns, l.clone(), warm);
         }
     }
     Ok(out)

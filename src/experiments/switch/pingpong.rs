@@ -198,7 +198,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     // yardstick.memcpy's protocol ("aligned"), so the two are one quantity.
     if m.name() == PIPE_THREADS.name() {
         let copy = copy_samples(&budget.scaled(0.2), job.loop_overhead_ns, 64 << 10, 0);
-        out.push_detail(
+        out.push_detail_raw(
             "copy_ns",
             Unit::Ns,
             labels(&[("size", "64 KiB"), ("layout", "aligned")]),
@@ -206,7 +206,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         );
     }
     sys::pin_current_thread(&all)?;
-    out.push(
+    out.push_raw(
         "baseline_ns",
         Unit::Ns,
         labels(&[("method", name), ("what", m.baseline)]),

@@ -77,19 +77,19 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
 fn push_user(out: &mut WorkerOutput, variant: &str, round_trip_ns: Vec<f64>, cpu: &[CpuPerOp]) {
     let l = labels(&[("variant", variant)]);
     push_cpu(out, &l, cpu);
-    out.push(
+    out.push_raw(
         "iterations_per_s",
         Unit::PerSecond,
         l.clone(),
         round_trip_ns.iter().map(|x| 1e9 / x.max(1e-9)).collect(),
     );
-    out.push(
+    out.push_raw(
         "switch_ns",
         Unit::Ns,
         l.clone(),
         round_trip_ns.iter().map(|x| x / 2.0).collect(),
     );
-    out.push_detail("round_trip_ns", Unit::Ns, l, round_trip_ns);
+    out.push_detail_raw("round_trip_ns", Unit::Ns, l, round_trip_ns);
 }
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {

@@ -169,10 +169,10 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
                 "blocked"
             };
             let with_peer = labels(&[("variant", v.name()), ("peer", peer)]);
-            out.push("barrier_ns", Unit::Ns, with_peer.clone(), samples);
+            out.push_raw("barrier_ns", Unit::Ns, with_peer.clone(), samples);
             push_cpu(&mut out, &with_peer, &cpu);
         } else {
-            out.push("round_trip_ns", Unit::Ns, l.clone(), samples);
+            out.push_raw("round_trip_ns", Unit::Ns, l.clone(), samples);
             push_cpu(&mut out, &l, &cpu);
         }
         let per = |f: &dyn Fn(&Pass) -> f64| passes.iter().map(f).collect::<Vec<f64>>();
@@ -180,7 +180,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             .iter()
             .enumerate()
         {
-            out.push_detail(
+            out.push_detail_raw(
                 name,
                 Unit::Count,
                 l.clone(),
@@ -188,7 +188,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             );
         }
         if !v.is_barrier() {
-            out.push_detail(
+            out.push_detail_raw(
                 "parks_per_op",
                 Unit::Count,
                 l.clone(),
@@ -198,7 +198,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         if passes.iter().all(|p| p.peer_idle_ns.is_some()) {
             let pct =
                 per(&|p| p.peer_idle_ns.unwrap_or(0) as f64 / p.wall_ns.max(1) as f64 * 100.0);
-            out.push_detail("peer_idle_pct", Unit::Percent, l, pct);
+            out.push_detail_raw("peer_idle_pct", Unit::Percent, l, pct);
         }
     }
     Ok(out)

@@ -3,12 +3,12 @@
 //! process's page tables), of 2 MB ≈ 60 µs.
 
 use crate::experiments::prelude::*;
-use crate::measure::copy::copy_samples;
+use crate::measure::copy::{copy_samples, BYTES, COPY_NS, LAYOUT, SIZE};
 use crate::measure::sampler::{interleave, Budget, PASSES};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "yardstick.memcpy",
-    better: &[("copy_ns", Better::Lower)],
+    metrics: &[&COPY_NS],
     summary: "memcpy of 64 KiB (about a process's page tables) and of 2 MiB",
     reproduces:
         "Bendersky (clone): memcpy 64 KiB ≈ 3 µs, 2 MB ≈ 60 µs, the yardstick for launch cost",
@@ -23,30 +23,24 @@ pub static EXPERIMENT: Experiment = Experiment {
         thorough: "4K,64K,2M,64M",
     }],
     seeds: &[
-        SeedFigure {
-            metric: "copy_ns",
-            labels: &[("size", "64 KiB"), ("layout", "aligned")],
-            lo: 3000.0,
-            hi: 3000.0,
-            unit: Unit::Ns,
-            source: SEED_CLONE,
-            hardware: BENDERSKY_HW,
-            method: "memcpy in a loop",
-            statistic: SeedStat::Mean,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "copy_ns",
-            labels: &[("size", "2 MiB"), ("layout", "aligned")],
-            lo: 60000.0,
-            hi: 60000.0,
-            unit: Unit::Ns,
-            source: SEED_CLONE,
-            hardware: BENDERSKY_HW,
-            method: "memcpy of 2 MB (\"over 60 us\")",
-            statistic: SeedStat::Mean,
-            cold: false,
-        },
+        SeedFigure::of(
+            &COPY_NS,
+            (3000.0, 3000.0),
+            SeedStat::Mean,
+            SEED_CLONE,
+            BENDERSKY_HW,
+            "memcpy in a loop",
+        )
+        .labels(&[(SIZE, "64 KiB"), (LAYOUT, "aligned")]),
+        SeedFigure::of(
+            &COPY_NS,
+            (60000.0, 60000.0),
+            SeedStat::Mean,
+            SEED_CLONE,
+            BENDERSKY_HW,
+            "memcpy of 2 MB (\"over 60 us\")",
+        )
+        .labels(&[(SIZE, "2 MiB"), (LAYOUT, "aligned")]),
     ],
     measure,
     analyze,
@@ -83,12 +77,11 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     for (&(size_bytes, layout, _), samples) in copies.iter().zip(passes) {
         let name = fmt_size(size_bytes as u64);
         out.push(
-            "copy_ns",
-            Unit::Ns,
+            &COPY_NS,
             labels(&[
-                ("size", &name),
-                ("bytes", &size_bytes.to_string()),
-                ("layout", layout),
+                (SIZE, &name),
+                (BYTES, &size_bytes.to_string()),
+                (LAYOUT, layout),
             ]),
             samples.concat(),
         );
@@ -101,16 +94,16 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     // Every size and layout in one sentence: "memcpy of 64 KiB: aligned
     // 604 ns (108.6 GB/s), dst+16 861 ns (76.1 GB/s); of 2 MiB: ...".
     let mut sizes: Vec<(String, Vec<String>)> = Vec::new();
-    for m in r.metrics_named("copy_ns") {
+    for m in r.metrics_named(&COPY_NS) {
         let size_bytes = m
             .label("bytes")
             .and_then(|b| b.parse::<f64>().ok())
             .unwrap_or(0.0);
         if size_bytes > 0.0 {
-            let size = m.label("size").unwrap_or("?").to_string();
+            let size = m.label(SIZE).unwrap_or("?").to_string();
             let text = format!(
                 "{} {} ({:.1} GB/s)",
-                m.label("layout").unwrap_or("?"),
+                m.label(LAYOUT).unwrap_or("?"),
                 fmt_ns(m.summary.median),
                 size_bytes / m.summary.median.max(1e-9)
             );
@@ -130,12 +123,12 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     // The same copy, the destination 16 bytes further on: a large gap is
     // the copy routine's slow path on this CPU, not the memory.
     for m in r
-        .metrics_named("copy_ns")
-        .filter(|m| m.label("layout") == Some("dst+16"))
+        .metrics_named(&COPY_NS)
+        .filter(|m| m.label(LAYOUT) == Some("dst+16"))
     {
-        let size = m.label("size").unwrap_or("?");
+        let size = m.label(SIZE).unwrap_or("?");
         let shifted_ns = m.summary.median;
-        if let Some(aligned_ns) = r.median("copy_ns", &[("size", size), ("layout", "aligned")]) {
+        if let Some(aligned_ns) = r.median(&COPY_NS, &[(SIZE, size), (LAYOUT, "aligned")]) {
             let k = shifted_ns / aligned_ns.max(1e-9);
             if k > 2.0 {
                 a.findings.push(format!(

@@ -6,3 +6,20 @@
 pub mod memcpy;
 pub mod syscall;
 pub mod timer;
+
+use crate::metric::{Kind, LabelKey, MetricSpec};
+use crate::units::{Better, Unit};
+
+/// One call of a clock (yardstick.timer) or of a bare system call
+/// (yardstick.syscall), the loop's own overhead taken off.
+pub const CALL_NS: MetricSpec = MetricSpec::new(
+    "call_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Other,
+    "one call: a clock read (`clock`) or a bare system call (`call`), loop overhead taken off",
+);
+
+/// Which clock was read, and which system call was made.
+pub const CLOCK: LabelKey = "clock";
+pub use crate::metric::key::CALL;

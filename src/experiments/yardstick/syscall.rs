@@ -1,6 +1,7 @@
 //! yardstick.syscall: what one bare system call costs. A yardstick the seeds
 //! imply (seeds 002 and 004): every switch and creation enters the kernel.
 
+use super::{CALL, CALL_NS};
 use crate::experiments::prelude::*;
 use crate::measure::sampler::{per_op, Budget};
 use crate::sys;
@@ -8,7 +9,7 @@ use std::hint::black_box;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "yardstick.syscall",
-    better: &[("call_ns", Better::Lower)],
+    metrics: &[&CALL_NS],
     summary: "cost of one bare system call (getppid): the floor under every kernel switch",
     reproduces: "a yardstick the seeds imply: every switch and creation enters the kernel",
     measure,
@@ -20,9 +21,8 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
     let b = Budget::from_job(job).scaled(0.5);
     out.push(
-        "call_ns",
-        Unit::Ns,
-        labels(&[("call", "getppid")]),
+        &CALL_NS,
+        labels(&[(CALL, "getppid")]),
         per_op(&b, job.loop_overhead_ns, || {
             black_box(sys::bare_syscall());
         }),
@@ -32,7 +32,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
-    if let Some(call_ns) = r.median("call_ns", &[]) {
+    if let Some(call_ns) = r.median(&CALL_NS, &[]) {
         a.findings.push(format!(
             "a bare system call costs {}: entering and leaving the kernel, mitigations included",
             fmt_ns(call_ns)

@@ -1,6 +1,7 @@
 //! yardstick.timer: what one clock read costs. Reproduces Sysel §4.1-4.2
 //! (seed 004): clock_gettime(CLOCK_REALTIME) ≈ 94 ns, std::chrono ≈ 110 ns.
 
+use super::{CALL_NS, CLOCK};
 use crate::experiments::prelude::*;
 use crate::measure::sampler::{interleave, per_op, Budget, PASSES};
 use crate::sys;
@@ -9,35 +10,28 @@ use std::time::Instant;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "yardstick.timer",
-    better: &[("call_ns", Better::Lower)],
+    metrics: &[&CALL_NS],
     summary: "cost of one clock read: clock_gettime MONOTONIC and REALTIME, Instant::now, rdtsc",
     reproduces: "Sysel §4.1-4.2: clock_gettime and chrono overhead",
     seeds: &[
-        SeedFigure {
-            metric: "call_ns",
-            labels: &[("clock", "realtime")],
-            lo: 94.0,
-            hi: 94.0,
-            unit: Unit::Ns,
-            source: SEED_SYSEL,
-            hardware: SYSEL_HW,
-            method: "an empty region timed with clock_gettime(CLOCK_REALTIME), at 3.4 GHz",
-            statistic: SeedStat::Median,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "call_ns",
-            labels: &[("clock", "instant")],
-            lo: 110.0,
-            hi: 110.0,
-            unit: Unit::Ns,
-            source: SEED_SYSEL,
-            hardware: SYSEL_HW,
-            method:
-                "C++ std::chrono::high_resolution_clock::now(), the nearest to Rust's Instant::now",
-            statistic: SeedStat::Median,
-            cold: false,
-        },
+        SeedFigure::of(
+            &CALL_NS,
+            (94.0, 94.0),
+            SeedStat::Median,
+            SEED_SYSEL,
+            SYSEL_HW,
+            "an empty region timed with clock_gettime(CLOCK_REALTIME), at 3.4 GHz",
+        )
+        .labels(&[(CLOCK, "realtime")]),
+        SeedFigure::of(
+            &CALL_NS,
+            (110.0, 110.0),
+            SeedStat::Median,
+            SEED_SYSEL,
+            SYSEL_HW,
+            "C++ std::chrono::high_resolution_clock::now(), the nearest to Rust's Instant::now",
+        )
+        .labels(&[(CLOCK, "instant")]),
     ],
     measure,
     analyze,
@@ -74,14 +68,14 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     .unwrap_or_else(|never| match never {});
     for ((clock, _), passes) in clocks.iter().zip(per_clock) {
         let call_ns = passes.concat();
-        out.push("call_ns", Unit::Ns, labels(&[("clock", clock)]), call_ns);
+        out.push(&CALL_NS, labels(&[(CLOCK, clock)]), call_ns);
     }
     Ok(out)
 }
 
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
-    let call = |clock: &str| r.settled("call_ns", &[("clock", clock)]);
+    let call = |clock: &str| r.settled(&CALL_NS, &[(CLOCK, clock)]);
     if let (Some(mono), Some(rdtsc)) = (call("monotonic"), call("rdtsc")) {
         let (mono_ns, rdtsc_ns) = (mono.median, rdtsc.median);
         // A ratio only where the intervals part.
