@@ -54,7 +54,7 @@ pub fn main_entry() -> ExitCode {
             all,
         }),
         Some(Command::Report { file, out, output }) => {
-            report::rerender(&file, out.as_deref(), &output)
+            report::rerender(&file, out.as_deref(), &run::output_of(&output))
         }
         Some(Command::Advise(args)) => advise::run(&args),
         Some(Command::Predict(args)) => predict::run(&args),

@@ -422,3 +422,127 @@ fn the_checker_sees_what_it_must() {
     assert!(upper_module("report/charts/speedup.rs").is_some());
     assert!(is_lower("experiments/spawn/heap.rs") && !is_lower("report/mod.rs"));
 }
+
+/// Every file under `src/` (a test file aside), relative to `src/`.
+fn source_files() -> Vec<String> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    let mut all = Vec::new();
+    walk(&src(), &mut all);
+    let mut rel: Vec<String> = all
+        .iter()
+        .map(|p| {
+            p.strip_prefix(src())
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/")
+        })
+        .filter(|r| !is_test_file(r))
+        .collect();
+    rel.sort();
+    rel
+}
+
+/// Whether `word` stands in `text` as a whole word: not inside a longer
+/// identifier or path (`heap` is not in `heap_untouched.rs` or `spawn/heap`).
+fn has_word(text: &str, word: &str) -> bool {
+    let part = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '/';
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        !before.is_some_and(part)
+            && !after.is_some_and(|c| part(c) || (c == '.' && !word.contains('.')))
+    })
+}
+
+/// The floor map's entries: each folder's text (its line, the lines under it,
+/// its nested files), keyed by its path relative to `src/` ("" for the files
+/// at the top). A line at column 0 opens an entry: a folder (`run/`) or top
+/// files (`units.rs, error.rs`); a line indented by two opens a subfolder of
+/// the last folder (`  spawn/`) or names more of its files (`  mod.rs`); a
+/// deeper line continues the entry above; the rule line closes it.
+fn map_entries(doc: &str) -> BTreeMap<String, String> {
+    let block = doc
+        .split("```text\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("docs/ARCHITECTURE.md has the floor map in a ```text block");
+    let mut entries: BTreeMap<String, String> = BTreeMap::new();
+    let (mut top, mut current): (Option<String>, Option<String>) = (None, None);
+    for line in block.lines() {
+        let indent = line.len() - line.trim_start().len();
+        let name = line.trim_start().split("  ").next().unwrap_or("");
+        if line.starts_with('─') {
+            (top, current) = (None, None);
+        } else if indent == 0 && !line.is_empty() {
+            let folder = name.strip_suffix('/').map(String::from);
+            top = folder.clone();
+            current = Some(folder.unwrap_or_default());
+        } else if indent == 2 {
+            current = match (name.strip_suffix('/'), &top) {
+                (Some(sub), Some(t)) => Some(format!("{t}/{sub}")),
+                (None, Some(t)) => Some(t.clone()),
+                _ => None,
+            };
+        }
+        if let Some(c) = &current {
+            let text = entries.entry(c.clone()).or_default();
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    entries
+}
+
+/// docs/ARCHITECTURE.md names every file under `src/` but the test files
+/// (`tests.rs`, `*_tests.rs`), so the map stays true. A file is named when
+/// the document holds its path relative to `src/` (`run/plan.rs`), or when
+/// the floor map's entry for its folder names it: by its file name
+/// (`plan.rs`) or its bare stem as a word (`clock, clone, futex`). A
+/// folder's `mod.rs` is named by the folder's entry itself; a file at the
+/// top of `src/` must be named with its extension (`units.rs`).
+#[test]
+fn the_map_names_every_source_file() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ARCHITECTURE.md"))
+            .unwrap();
+    let entries = map_entries(&doc);
+    let named = |rel: &str| {
+        if has_word(&doc, rel) || has_word(&doc, &format!("src/{rel}")) {
+            return true;
+        }
+        let (folder, file) = rel.rsplit_once('/').unwrap_or(("", rel));
+        let Some(text) = entries.get(folder) else {
+            return false;
+        };
+        let stem = file.split('.').next().unwrap_or(file);
+        has_word(text, file) || (!folder.is_empty() && (stem == "mod" || has_word(text, stem)))
+    };
+    let missing: Vec<String> = source_files().into_iter().filter(|f| !named(f)).collect();
+    assert!(
+        missing.is_empty(),
+        "docs/ARCHITECTURE.md does not name these files (see the rule in this test):\n{}",
+        missing.join("\n")
+    );
+}
+
+#[test]
+fn the_map_checker_reads_the_map_as_drawn() {
+    let doc = "```text\nmain.rs, lib.rs   dispatch\nrun/              plan.rs,\n                  execute.rs\n──────\nsys/              clock, clone\n  inner/          deep.rs\nunits.rs          units\n```\n";
+    let e = map_entries(doc);
+    assert!(has_word(&e[""], "lib.rs") && has_word(&e[""], "units.rs"));
+    assert!(has_word(&e["run"], "execute.rs") && !e["run"].contains("clock"));
+    assert!(has_word(&e["sys"], "clone") && has_word(&e["sys/inner"], "deep.rs"));
+    assert!(!has_word("heap_untouched.rs, spawn/heap", "heap"));
+    assert!(!has_word("heap.rs", "heap") && has_word("heap, cow", "heap"));
+    assert!(has_word("`src/run/plan.rs`", "src/run/plan.rs"));
+    assert!(!has_word("src/run/plan.rs", "run/plan.rs"));
+}

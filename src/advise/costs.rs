@@ -3,7 +3,7 @@
 //! kept aside with the reason ([`Rejected`]).
 
 use super::figure::{Curve, Figure};
-use crate::report::table::case;
+use crate::results::case;
 use crate::results::{ExperimentResult, Metric, RunResults, Unit};
 use crate::stats::median;
 use crate::units::fmt_size;

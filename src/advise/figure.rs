@@ -3,7 +3,7 @@
 //! ([`Curve`]: interpolated between the measured heaps, extrapolated past
 //! the largest only when the rise is real).
 
-use crate::report::table::case;
+use crate::results::case;
 use crate::results::{Metric, Unit};
 use crate::stats::linear_fit;
 use crate::units::{fmt_figure, fmt_size, fmt_value};

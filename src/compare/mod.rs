@@ -14,7 +14,7 @@
 pub mod pool;
 
 use crate::error::UsageError;
-use crate::report::table::case_of;
+use crate::results::case_of;
 use crate::results::{Better, Labels, RunResults, Unit};
 use crate::stats::{self, Verdict};
 use crate::units::fmt_value;

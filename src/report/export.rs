@@ -3,7 +3,7 @@
 //! or to stdout (`-`, one of them at most), combinable, and every
 //! destination checked before anything is measured.
 
-use crate::cli::OutputArgs;
+use super::Output;
 use crate::error::UsageError;
 use crate::results::RunResults;
 use crate::sys::safefile;
@@ -44,20 +44,16 @@ pub struct Export {
 /// The exports `args` ask for, checked: at most one on stdout, no file
 /// twice, and every file one tasklab can create or replace. The error is a
 /// usage error naming the flag.
-pub fn plan(args: &OutputArgs) -> Result<Vec<Export>, UsageError> {
+pub fn plan(args: &Output) -> Result<Vec<Export>, UsageError> {
     let mut asked: Vec<(Kind, &str)> = Vec::new();
     if let Some(d) = &args.export_json {
         asked.push((Kind::Json, d));
     }
     if let Some(d) = &args.export_csv {
         asked.push((Kind::Csv, d));
-    } else if args.csv {
-        asked.push((Kind::Csv, "-"));
     }
     if let Some(d) = &args.export_markdown {
         asked.push((Kind::Markdown, d));
-    } else if args.markdown {
-        asked.push((Kind::Markdown, "-"));
     }
     let on_stdout: Vec<&str> = asked
         .iter()
@@ -126,7 +122,7 @@ fn text(r: &RunResults, kind: Kind, out: &Path, dest: &Dest) -> anyhow::Result<S
             t.push('\n');
             t
         }
-        Kind::Csv => super::csv(r)?,
+        Kind::Csv => super::csv::render(r)?,
         Kind::Markdown => {
             // From a file elsewhere the folder is named in full.
             let folder = match dest {

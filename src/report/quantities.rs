@@ -2,9 +2,9 @@
 //! whether they agree within their intervals.
 
 use super::doc::{Block, Table};
-use super::table::{case, interval_text};
+use super::table::interval_text;
 use crate::experiments::quantities::{Quantity, QUANTITIES};
-use crate::results::{Metric, RunResults};
+use crate::results::{case, Metric, RunResults};
 use crate::units::fmt_value;
 
 /// The sources of `q` this run measured, with their experiment.

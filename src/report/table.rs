@@ -3,25 +3,9 @@
 
 use super::doc;
 use crate::experiments::seeds;
-use crate::results::HIDDEN_LABELS;
-use crate::results::{ExperimentResult, Metric, NamedFit, RunResults, Status};
+use crate::results::{case, ExperimentResult, Metric, NamedFit, RunResults, Status};
 use crate::units::{fmt_ns, fmt_num, fmt_value};
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
-
-/// A compact "key=value ..." of the labels people read.
-pub fn case(m: &Metric) -> String {
-    case_of(&m.labels)
-}
-
-/// The same for labels alone.
-pub fn case_of(labels: &crate::results::Labels) -> String {
-    labels
-        .iter()
-        .filter(|(k, _)| !HIDDEN_LABELS.contains(&k.as_str()))
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 /// The seed column: "35.0 µs (Bendersky 2018, clone)" or a range, the seed
 /// named by its citation's label.

@@ -346,7 +346,7 @@ fn unsettled(r: &ExperimentResult) -> Option<(String, String)> {
                 .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
                     (a.min(x), b.max(x))
                 });
-            let name = format!("{} {}", m.name, crate::report::table::case(m));
+            let name = format!("{} {}", m.name, crate::results::case(m));
             let spread = format!(
                 "{name} (rounds {} to {})",
                 fmt_value(lo, m.unit),

@@ -7,10 +7,10 @@ pub mod execute;
 pub mod plan;
 pub mod progress;
 
-use crate::cli::{ProfileArg, RunArgs};
+use crate::cli::{OutputArgs, ProfileArg, RunArgs};
 use crate::measure::worker::{self, StopFlag};
 use crate::measure::{scratch::Scratch, sizing::Profile, timer};
-use crate::report::{self, export, folder, table, terse, View};
+use crate::report::{self, export, folder, table, terse};
 use crate::results::{RunResults, RunStatus, RESULTS_FILE, SCHEMA_NAME, SCHEMA_VERSION};
 use crate::sys::safefile::{OutDir, Trust};
 use execute::{Event, JobContext};
@@ -25,6 +25,19 @@ pub fn profile_of(p: ProfileArg) -> Profile {
     match p {
         ProfileArg::Quick => Profile::Quick,
         ProfileArg::Thorough => Profile::Thorough,
+    }
+}
+
+/// What the output flags ask of the report, in the report's own terms:
+/// `--csv` and `--markdown` are exports to stdout (`-`).
+pub fn output_of(a: &OutputArgs) -> report::Output {
+    let stdout = |asked: bool| asked.then(|| "-".to_string());
+    report::Output {
+        export_json: a.export_json.clone(),
+        export_csv: a.export_csv.clone().or_else(|| stdout(a.csv)),
+        export_markdown: a.export_markdown.clone().or_else(|| stdout(a.markdown)),
+        tables: a.tables,
+        verbose: a.verbose,
     }
 }
 
@@ -55,7 +68,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let env = crate::env::probe();
     let plan = plan_of(args, &env)?;
     // Every destination is checked before anything is measured.
-    let exports = export::plan(&args.output)?;
+    let output = output_of(&args.output);
+    let exports = export::plan(&output)?;
     let (out_path, named) = args.out_dir();
     let out = report::open_out(
         &out_path,
@@ -68,11 +82,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let quiet = args.quiet;
     // An export on stdout has stdout to itself.
     let stdout_free = !export::takes_stdout(&exports);
-    let view = View {
-        tables: args.output.tables,
-        verbose: args.output.verbose,
-        width: terse::width(),
-    };
+    let view = output.view(terse::width());
     let begun = folder::begin(&out, true)?;
     let show = Show {
         quiet,

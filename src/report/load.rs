@@ -1,0 +1,51 @@
+//! Loading a saved results file for rendering, and upgrading an old one:
+//! what a schema-1 file lacks comes from this tasklab's registry, and every
+//! file's seed pairings and directions are taken anew from its declarations.
+
+use crate::error::UsageError;
+use crate::experiments;
+use crate::results::{RunResults, Status};
+use std::path::Path;
+
+/// A saved results file, ready to render: a file of an older schema gets
+/// what it lacks from this tasklab's registry (group titles, `reproduces`,
+/// the Summary sentences computed from its own figures).
+pub fn load(file: &Path) -> anyhow::Result<RunResults> {
+    let mut r = RunResults::read(file).map_err(|e| UsageError(format!("{e:#}")))?;
+    upgrade(&mut r);
+    Ok(r)
+}
+
+/// Fills in what a schema-1 file lacks; a current file is left as it is.
+pub fn upgrade(r: &mut RunResults) {
+    if r.groups.is_empty() {
+        r.groups = experiments::group_records();
+    }
+    // Seed figures are comparisons, not measurements: each series is paired
+    // anew by this version's declarations, so a file written before a
+    // pairing was corrected is not shown against the wrong figure. The
+    // direction of better is a declaration too, taken from this version
+    // where it declares one.
+    for x in &mut r.experiments {
+        if let Some(reg) = experiments::find(&x.name) {
+            for m in &mut x.metrics {
+                m.seed = reg.seed_for(&m.name, &m.labels);
+                m.better = reg.better_or(&m.name, &m.labels, m.better);
+            }
+        }
+    }
+    if r.schema_version >= 2 {
+        return;
+    }
+    for x in &mut r.experiments {
+        let Some(reg) = experiments::find(&x.name) else {
+            continue;
+        };
+        if x.reproduces.is_empty() {
+            x.reproduces = reg.reproduces.to_string();
+        }
+        if x.headlines.is_empty() && x.status == Status::Ok {
+            x.headlines = (reg.analyze)(x).headlines;
+        }
+    }
+}

@@ -1,0 +1,103 @@
+use super::short_hw;
+use crate::results::{Metric, SeedCompare, SeedRef, SeedStat};
+
+fn with_seed(
+    v: &[f64],
+    call: Option<&str>,
+    lo: f64,
+    hi: f64,
+    stat: SeedStat,
+    cold: bool,
+) -> Metric {
+    let mut pairs = vec![("method", "fork")];
+    if let Some(c) = call {
+        pairs.push(("call", c));
+    }
+    let mut m = crate::experiments::testing::metric("parent_return_ns", &pairs, v);
+    m.seed = Some(SeedRef {
+        lo,
+        hi,
+        unit: crate::results::Unit::Ns,
+        source: "004_x.txt".into(),
+        hardware: "a laptop".into(),
+        method: "single call".into(),
+        statistic: stat,
+        cold,
+    });
+    m
+}
+
+#[test]
+fn a_figure_inside_the_seeds_range_is_within_and_outside_is_the_ratio_to_the_nearer_edge() {
+    let first = Some("first");
+    let m = with_seed(
+        &[50e3, 60e3, 70e3],
+        first,
+        34e3,
+        94e3,
+        SeedStat::Single,
+        true,
+    );
+    assert_eq!(m.seed_compare(), Some(SeedCompare::Within));
+    assert_eq!(m.seed_compare_text(), "within");
+    let m = with_seed(
+        &[180e3, 188e3, 190e3],
+        first,
+        34e3,
+        94e3,
+        SeedStat::Single,
+        true,
+    );
+    assert_eq!(m.seed_compare_text(), "2.00x");
+    let m = with_seed(
+        &[17e3, 17e3, 17e3],
+        first,
+        34e3,
+        94e3,
+        SeedStat::Single,
+        true,
+    );
+    assert_eq!(m.seed_compare_text(), "0.50x");
+}
+
+#[test]
+fn a_warm_series_is_never_compared_with_a_cold_seed_and_no_ratio_is_negative() {
+    let m = with_seed(
+        &[50e3, 60e3, 70e3],
+        None,
+        34e3,
+        94e3,
+        SeedStat::Single,
+        true,
+    );
+    assert!(matches!(m.seed_compare(), Some(SeedCompare::Unlike(_))));
+    assert_eq!(m.seed_ratio(), None);
+    let m = with_seed(
+        &[-5.0, -4.0, -3.0],
+        None,
+        10.0,
+        10.0,
+        SeedStat::Median,
+        false,
+    );
+    assert!(matches!(m.seed_compare(), Some(SeedCompare::Unlike(_))));
+    assert_eq!(m.seed_compare_text(), "not compared");
+}
+
+#[test]
+fn a_mean_seed_is_compared_with_our_mean_and_a_minimum_with_our_minimum() {
+    let m = with_seed(&[10.0, 10.0, 40.0], None, 10.0, 10.0, SeedStat::Mean, false);
+    assert_eq!(m.seed_ours(), Some(20.0));
+    let m = with_seed(&[10.0, 20.0, 40.0], None, 5.0, 5.0, SeedStat::Min, false);
+    assert_eq!(m.seed_ours(), Some(10.0));
+}
+
+#[test]
+fn hardware_is_shortened_to_the_model() {
+    assert_eq!(short_hw("Intel Core i7-4771 (Haswell), 2018"), "i7-4771");
+    assert_eq!(
+        short_hw("Intel Core i7-1065G7, 1.3-3.9 GHz, Ubuntu 20.04, Linux 5.4"),
+        "i7-1065G7"
+    );
+    assert_eq!(short_hw("a laptop"), "a laptop");
+}
