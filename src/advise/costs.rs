@@ -3,36 +3,49 @@
 //! kept aside with the reason ([`Rejected`]).
 
 use super::figure::{Curve, Figure};
+use crate::experiments::memory::threads_findings as threads;
+use crate::experiments::spawn::placement::Placement;
+use crate::experiments::spawn::table as spawn;
+use crate::experiments::switch::methods as switch;
 use crate::results::case;
 use crate::results::{ExperimentResult, Metric, RunResults, Unit};
 use crate::stats::median;
 use crate::units::fmt_size;
 use serde::Serialize;
 
-// The series advise reads, by the labels results files give them; the
-// fresh run measures these same series.
+// The series advise reads, by the labels results files give them (each
+// name taken from its experiment's table); the fresh run measures these
+// same series.
 
 /// spawn.heap methods: one per model that creates a kernel task per task,
 /// and posix_spawn's like-for-like comparisons (the same tiny program).
-pub const FORK: &str = "fork";
-pub const PTHREAD_CREATE: &str = "pthread_create";
-pub const POSIX_SPAWN: &str = "posix_spawn";
-pub const FORK_EXEC_STATIC: &str = "fork_exec_static";
-pub const VFORK: &str = "vfork";
+pub const FORK: &str = spawn::FORK.choice.name;
+pub const PTHREAD_CREATE: &str = spawn::PTHREAD_CREATE.choice.name;
+pub const POSIX_SPAWN: &str = spawn::POSIX_SPAWN.choice.name;
+pub const FORK_EXEC_STATIC: &str = spawn::FORK_EXEC_STATIC.choice.name;
+pub const VFORK: &str = spawn::VFORK.choice.name;
 /// Read when a file has it; the fresh run measures `vfork` instead.
-const VFORK_EXEC_STATIC: &str = "vfork_exec_static";
+const VFORK_EXEC_STATIC: &str = spawn::VFORK_EXEC_STATIC.choice.name;
+/// spawn.methods' pinned placement, where spawn.heap has no figure.
+const ONE_CPU: &str = Placement::OneCpu.choice().name;
 /// switch.pingpong methods, the futex one preferred.
-pub const THREAD_SWITCHES: [&str; 2] = ["futex_threads", "pipe_threads"];
-pub const PROCESS_SWITCHES: [&str; 2] = ["futex_processes", "pipe_processes"];
+pub const THREAD_SWITCHES: [&str; 2] = [
+    switch::FUTEX_THREADS.choice.name,
+    switch::PIPE_THREADS.choice.name,
+];
+pub const PROCESS_SWITCHES: [&str; 2] = [
+    switch::FUTEX_PROCESSES.choice.name,
+    switch::PIPE_PROCESSES.choice.name,
+];
 /// switch.pingpong placements: both tasks on one CPU (the CPU cost of a
 /// switch), else ones that wake another CPU (latency on top).
-pub const SAME_CPU: &str = "same_cpu";
-pub const CROSS_CPU: [&str; 2] = ["unpinned", "two_cpus"];
+pub const SAME_CPU: &str = switch::SAME_CPU.choice.name;
+pub const CROSS_CPU: [&str; 2] = [switch::UNPINNED.choice.name, switch::TWO_CPUS.choice.name];
 /// switch.userspace variants, in order of preference.
-pub const USER_SWITCHES: [&str; 2] = ["async", "coroutine"];
+pub const USER_SWITCHES: [&str; 2] = [switch::ASYNC.choice.name, switch::COROUTINE.choice.name];
 /// memory.threads variants: the default stack first, since the `touch`
 /// variant's resident figure includes the 400 KiB it touches on purpose.
-pub const THREAD_VARIANTS: [&str; 2] = ["default", "small"];
+pub const THREAD_VARIANTS: [&str; 2] = [threads::DEFAULT.name, threads::SMALL.name];
 
 /// Which of the [`Costs`] a figure is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -306,7 +319,7 @@ impl<'a> Picker<'a> {
         let m = e
             .find(
                 "lifecycle_ns",
-                &[("method", method), ("placement", "one_cpu")],
+                &[("method", method), ("placement", ONE_CPU)],
             )
             .or_else(|| e.find("lifecycle_ns", &[("method", method)]))?;
         let f = self.check(e, m, NS, figure)?;

@@ -9,7 +9,9 @@ pub use super::spec::{
 };
 pub use crate::env::Env;
 pub use crate::error::UsageError;
-pub use crate::measure::params::{choice, names, Choice, ParamKind, ParamSpec, ParamValue, Params};
+pub use crate::measure::params::{
+    find, names, Choice, ParamKind, ParamSpec, ParamValue, Params, Row,
+};
 pub use crate::measure::protocol::{labels, Job, RawSeries, WorkerOutput};
 pub use crate::measure::sizing::{Profile, Sizing};
 pub use crate::metric::{Direction, Kind, LabelKey, MetricSpec};

@@ -2,6 +2,10 @@
 //! the report with every source beside it and a check that they agree
 //! within their intervals; the Summary quotes one source for each.
 
+use super::spawn::placement::Placement;
+use super::spawn::table as spawn;
+use super::switch::methods as switch;
+
 /// One place a quantity is measured: an experiment's metric with labels.
 pub struct Source {
     pub experiment: &'static str,
@@ -15,6 +19,8 @@ pub struct Quantity {
     pub sources: &'static [Source],
 }
 
+const ONE_CPU: &str = Placement::OneCpu.choice().name;
+
 pub const QUANTITIES: &[Quantity] = &[
     Quantity {
         name: "a same-CPU pipe switch between threads",
@@ -22,7 +28,10 @@ pub const QUANTITIES: &[Quantity] = &[
             Source {
                 experiment: "switch.pingpong",
                 metric: "switch_ns",
-                labels: &[("method", "pipe_threads"), ("placement", "same_cpu")],
+                labels: &[
+                    ("method", switch::PIPE_THREADS.choice.name),
+                    ("placement", switch::SAME_CPU.choice.name),
+                ],
             },
             Source {
                 experiment: "switch.indirect",
@@ -32,7 +41,7 @@ pub const QUANTITIES: &[Quantity] = &[
             Source {
                 experiment: "switch.userspace",
                 metric: "switch_ns",
-                labels: &[("variant", "kernel_pipe")],
+                labels: &[("variant", switch::KERNEL_PIPE.choice.name)],
             },
         ],
     },
@@ -42,12 +51,12 @@ pub const QUANTITIES: &[Quantity] = &[
             Source {
                 experiment: "switch.pingpong",
                 metric: "baseline_ns",
-                labels: &[("method", "pipe_threads")],
+                labels: &[("method", switch::PIPE_THREADS.choice.name)],
             },
             Source {
                 experiment: "switch.pingpong",
                 metric: "baseline_ns",
-                labels: &[("method", "pipe_processes")],
+                labels: &[("method", switch::PIPE_PROCESSES.choice.name)],
             },
         ],
     },
@@ -72,12 +81,16 @@ pub const QUANTITIES: &[Quantity] = &[
             Source {
                 experiment: "spawn.heap",
                 metric: "lifecycle_ns",
-                labels: &[("method", "fork"), ("heap", "0 B"), ("thp", "system")],
+                labels: &[
+                    ("method", spawn::FORK.choice.name),
+                    ("heap", "0 B"),
+                    ("thp", "system"),
+                ],
             },
             Source {
                 experiment: "spawn.methods",
                 metric: "lifecycle_ns",
-                labels: &[("method", "fork"), ("placement", "one_cpu")],
+                labels: &[("method", spawn::FORK.choice.name), ("placement", ONE_CPU)],
             },
         ],
     },
@@ -88,7 +101,7 @@ pub const QUANTITIES: &[Quantity] = &[
                 experiment: "spawn.heap",
                 metric: "lifecycle_ns",
                 labels: &[
-                    ("method", "pthread_create"),
+                    ("method", spawn::PTHREAD_CREATE.choice.name),
                     ("heap", "0 B"),
                     ("thp", "system"),
                 ],
@@ -96,7 +109,10 @@ pub const QUANTITIES: &[Quantity] = &[
             Source {
                 experiment: "spawn.methods",
                 metric: "lifecycle_ns",
-                labels: &[("method", "pthread_create"), ("placement", "one_cpu")],
+                labels: &[
+                    ("method", spawn::PTHREAD_CREATE.choice.name),
+                    ("placement", ONE_CPU),
+                ],
             },
         ],
     },

@@ -65,10 +65,48 @@ pub fn names(table: &[Choice]) -> Vec<&'static str> {
     table.iter().map(|c| c.name).collect()
 }
 
-/// The row of `table` called `name`.
-pub fn choice<'a>(table: &'a [Choice], name: &str) -> Option<&'a Choice> {
-    table.iter().find(|c| c.name == name)
+/// A row of a method or variant table: a [`Choice`] plus whatever the
+/// experiment dispatches on. Every table is searched by the one [`find`].
+pub trait Row: 'static {
+    /// What `-p` accepts and `tasklab list` prints for this row.
+    fn choice(&self) -> Choice;
+
+    /// Its name in `-p`, in labels and in `tasklab list`.
+    fn name(&self) -> &'static str {
+        self.choice().name
+    }
 }
+
+impl Row for Choice {
+    fn choice(&self) -> Choice {
+        *self
+    }
+}
+
+/// The row of `table` called `name`.
+pub fn find<R: Row>(table: &'static [R], name: &str) -> Option<&'static R> {
+    table.iter().find(|r| r.name() == name)
+}
+
+/// The `Choice` column of a table whose rows carry one in `.choice`, as a
+/// `&'static [Choice]` built at compile time (what `ParamKind::Names`
+/// takes), so no name is written twice.
+macro_rules! choice_column {
+    ($rows:expr) => {{
+        const N: usize = $rows.len();
+        const COLUMN: [$crate::measure::params::Choice; N] = {
+            let mut out = [$crate::measure::params::Choice::new("", ""); N];
+            let mut i = 0;
+            while i < N {
+                out[i] = $rows[i].choice;
+                i += 1;
+            }
+            out
+        };
+        &COLUMN
+    }};
+}
+pub(crate) use choice_column;
 
 pub struct ParamSpec {
     pub name: &'static str,
@@ -304,6 +342,49 @@ mod tests {
             "{err}"
         );
         assert!(spec.parse("2M,x").is_err());
+    }
+
+    #[derive(Debug)]
+    struct Tool {
+        choice: Choice,
+        sharp: bool,
+    }
+
+    impl Row for Tool {
+        fn choice(&self) -> Choice {
+            self.choice
+        }
+    }
+
+    const TOOLS: &[Tool] = &[
+        Tool {
+            choice: Choice::new("knife", "cuts"),
+            sharp: true,
+        },
+        Tool {
+            choice: Choice::new("spoon", "scoops").needing("soup"),
+            sharp: false,
+        },
+    ];
+
+    #[test]
+    fn find_gives_the_row_of_a_name_and_nothing_for_a_stranger() {
+        assert!(find(TOOLS, "knife").is_some_and(|t| t.sharp));
+        assert!(find(TOOLS, "spoon").is_some_and(|t| !t.sharp && t.choice.needs == "soup"));
+        assert!(find(TOOLS, "fork").is_none());
+        assert!(find(TOOLS, "").is_none());
+        assert!(find::<Tool>(&[], "knife").is_none());
+        // A table of bare choices is a table of rows too.
+        const BARE: &[Choice] = &[Choice::new("a", ""), Choice::new("b", "")];
+        assert_eq!(find(BARE, "b").map(Row::name), Some("b"));
+    }
+
+    #[test]
+    fn the_choice_column_is_the_rows_in_order() {
+        const COLUMN: &[Choice] = choice_column!(TOOLS);
+        let rows: Vec<Choice> = TOOLS.iter().map(Row::choice).collect();
+        assert_eq!(COLUMN, rows.as_slice());
+        assert_eq!(names(COLUMN), ["knife", "spoon"]);
     }
 
     #[test]

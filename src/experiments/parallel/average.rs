@@ -250,24 +250,16 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 }
 
 fn analyze(r: &ExperimentResult) -> Analysis {
-    let (mut notes, findings): (Vec<String>, Vec<String>) = findings(r)
-        .into_iter()
-        .partition(|f| f.starts_with(SCHEDULER));
-    notes.extend(sum_checks(r));
-    Analysis {
-        findings,
-        headlines: speedup_headline(r).into_iter().collect(),
-        notes,
-        ..Analysis::default()
-    }
+    let mut a = findings_and_notes(r);
+    a.notes.extend(sum_checks(r));
+    a.headlines.extend(speedup_headline(r));
+    a
 }
 
-/// How the sentence on the CPU time the scheduler granted opens: a
-/// condition of the measurement, so a note.
-const SCHEDULER: &str = "where a speedup falls short, the scheduler is the measured reason";
-
-fn findings(r: &ExperimentResult) -> Vec<String> {
-    let mut out = Vec::new();
+/// What the speedups say (findings), and the CPU time the scheduler granted
+/// where a speedup falls short (a condition of the measurement: a note).
+fn findings_and_notes(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
     let cpus = r.reading("cpus", &[]).unwrap_or(0.0);
     let mut sizes: Vec<String> = r
         .metrics_named("average_ns")
@@ -323,7 +315,7 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
                 }
             }
         }
-        out.push(format!(
+        a.findings.push(format!(
             "n={n}: the serial average phase takes {} ({:.1} GB/s, {:.2} ns per element: the seed's loop keeps one \
              accumulator, so each addition waits for the one before, and two CPUs can each run such a chain); \
              best speedups at up to {cpus:.0} workers: {}",
@@ -333,8 +325,8 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
             parts.join("; ")
         ));
         if !short.is_empty() {
-            out.push(format!(
-                "{SCHEDULER}: {} (CPU time used over wall time: the workers did not run all the \
+            a.notes.push(format!(
+                "where a speedup falls short, the scheduler is the measured reason: {} (CPU time used over wall time: the workers did not run all the \
                  time; the others_cpus reading gives what other programs used meanwhile)",
                 short.join(", ")
             ));
@@ -343,7 +335,7 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
             r.settled(name, &[("variant", v), ("workers", w), ("n", nn)])
         };
         if cpus >= 1.0 {
-            out.extend(oversubscribed(cpus, &settled));
+            a.findings.extend(oversubscribed(cpus, &settled));
         }
         // Fork vs threads at W = CPUs, with the measured reason.
         let wl = (cpus.max(2.0) as usize).to_string();
@@ -367,10 +359,10 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
                     s.push_str(" (parallel.forktime shows the rest)");
                 }
             }
-            out.push(s);
+            a.findings.push(s);
         }
     }
-    out
+    a
 }
 
 /// The check that every variant computed the serial average: a fact about

@@ -76,7 +76,7 @@ fn no_share_of_a_gap_within_noise_and_never_above_100_percent() {
         1.29e6,
         5.0,
     ));
-    let all = findings(&r).join("\n");
+    let all = findings_and_notes(&r).findings.join("\n");
     assert!(
         all.contains("fork (25.0 ms) is indistinguishable from threads (24.8 ms) here"),
         "{all}"
@@ -94,7 +94,7 @@ fn no_share_of_a_gap_within_noise_and_never_above_100_percent() {
         3.0e6,
         1.0,
     ));
-    let all = findings(&r).join("\n");
+    let all = findings_and_notes(&r).findings.join("\n");
     assert!(all.contains("do not add up"), "{all}");
     assert!(!all.contains("% of the"), "{all}");
 }
@@ -110,7 +110,7 @@ fn over(threads3: f64, pool3: f64) -> String {
         avg("pool", "2", 24.4e6),
         avg("pool", "3", pool3),
     ]);
-    findings(&r).join("\n")
+    findings_and_notes(&r).findings.join("\n")
 }
 
 #[test]

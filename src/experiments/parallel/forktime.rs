@@ -193,25 +193,6 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     Ok(out)
 }
 
-/// The conclusion in plain words is the finding; each page size's parts
-/// (which repeat the table, part by part) are notes. Without a conclusion
-/// (one page size only) the parts stay findings.
-fn analyze(r: &ExperimentResult) -> Analysis {
-    let all = findings(r);
-    if !all.iter().any(|f| f.starts_with(PLAIN)) {
-        return Analysis::findings(all);
-    }
-    let (findings, notes) = all.into_iter().partition(|f| f.starts_with(PLAIN));
-    Analysis {
-        findings,
-        notes,
-        ..Analysis::default()
-    }
-}
-
-/// How the conclusion opens.
-const PLAIN: &str = "in plain words:";
-
 /// The one part whose interval lies above every other's, if any.
 fn dominant<'a>(parts: &'a [(&'a str, Difference)]) -> Option<&'a (&'a str, Difference)> {
     parts.iter().find(|(name, d)| {
@@ -234,8 +215,11 @@ fn made_of(parts: &[(&str, Difference)]) -> String {
     }
 }
 
-fn findings(r: &ExperimentResult) -> Vec<String> {
-    let mut out = Vec::new();
+/// The conclusion in plain words is the finding; each page size's parts
+/// (which repeat the table, part by part) are notes. Without a conclusion
+/// (one page size only) the parts stay findings.
+fn analyze(r: &ExperimentResult) -> Analysis {
+    let mut per_size = Vec::new();
     let get = |name: &str, thp: &str, extra: &[(&str, &str)]| {
         let mut with = vec![("thp", thp)];
         with.extend_from_slice(extra);
@@ -310,7 +294,7 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
         if let Some(p) = parent_extra {
             parts.push(("the parent's first-pass penalty", p));
         }
-        out.push(format!(
+        per_size.push(format!(
             "on {pages}{pte}: fork() returns in {}; the child's first pass over its slice takes {} and its second {} \
              (penalty {}, {per_page}){parent}; reaping takes {}; the whole instrumented run (two passes each) {}. {}",
             figure(fork, Unit::Ns),
@@ -323,23 +307,28 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
         ));
         overheads.push((thp, fork.median + child_extra.d + reap.median, child_extra));
     }
-    if let [(_, off_ns, off_extra), (_, on_ns, on_extra)] = overheads.as_slice() {
-        let penalty = |d: &Difference| match d.sign() {
-            Order::Above => format!("{} extra", d.text()),
-            _ => format!("{}, within noise", d.text()),
-        };
-        out.push(format!(
-            "in plain words: on 4 KiB pages fork copies one page-table entry per page, and later frees them; a child reading \
-             inherited memory pays a first-pass penalty of {}; on huge pages there is one entry per 2 MiB instead of 512, and the \
-             overhead (fork + the child's first-pass penalty + reap, medians) is {} against {} on 4 KiB pages (first-pass penalty there: {}). \
-             Put a large array that children will read on huge pages (madvise MADV_HUGEPAGE) before forking",
-            penalty(off_extra),
-            fmt_ns(*on_ns),
-            fmt_ns(*off_ns),
-            penalty(on_extra)
-        ));
+    let [(_, off_ns, off_extra), (_, on_ns, on_extra)] = overheads.as_slice() else {
+        return Analysis::findings(per_size);
+    };
+    let penalty = |d: &Difference| match d.sign() {
+        Order::Above => format!("{} extra", d.text()),
+        _ => format!("{}, within noise", d.text()),
+    };
+    let plain = format!(
+        "in plain words: on 4 KiB pages fork copies one page-table entry per page, and later frees them; a child reading \
+         inherited memory pays a first-pass penalty of {}; on huge pages there is one entry per 2 MiB instead of 512, and the \
+         overhead (fork + the child's first-pass penalty + reap, medians) is {} against {} on 4 KiB pages (first-pass penalty there: {}). \
+         Put a large array that children will read on huge pages (madvise MADV_HUGEPAGE) before forking",
+        penalty(off_extra),
+        fmt_ns(*on_ns),
+        fmt_ns(*off_ns),
+        penalty(on_extra)
+    );
+    Analysis {
+        findings: vec![plain],
+        notes: per_size,
+        ..Analysis::default()
     }
-    out
 }
 
 #[cfg(test)]

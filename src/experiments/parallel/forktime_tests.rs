@@ -18,19 +18,25 @@ fn the_forktime_finding_names_what_dominates() {
         ms.push(metric("reap_ns", &base, &[reap]));
         ms.push(metric("total_ns", &base, &[250e6]));
     }
-    let f = findings(&result(ms));
-    assert_eq!(f.len(), 3, "{f:?}");
+    // Both page sizes: the conclusion is the finding, each size's parts notes.
+    let a = analyze(&result(ms));
+    let (f, n) = (&a.findings, &a.notes);
+    assert_eq!((f.len(), n.len()), (1, 2), "{f:?} {n:?}");
     assert!(
-        f[0].contains("the child's first-pass penalty dominates the overhead here, 80.0 ms"),
+        n[0].contains("the child's first-pass penalty dominates the overhead here, 80.0 ms"),
+        "{}",
+        n[0]
+    );
+    assert!(
+        n[1].contains("the fork() call itself (copying the page tables) dominates"),
+        "{}",
+        n[1]
+    );
+    assert!(
+        f[0].starts_with("in plain words:") && f[0].contains("huge pages"),
         "{}",
         f[0]
     );
-    assert!(
-        f[1].contains("the fork() call itself (copying the page tables) dominates"),
-        "{}",
-        f[1]
-    );
-    assert!(f[2].contains("huge pages"), "{}", f[2]);
 }
 
 /// Issue 13 point 7: three parts of similar size, and the parent paying a
@@ -53,7 +59,10 @@ fn similar_parts_are_named_not_called_dominant() {
         near("reap_ns", &base, 9.0e6, 10.0),
         near("total_ns", &base, 83.1e6, 2.0),
     ]);
-    let f = findings(&r);
+    // One page size, no conclusion: its parts stay findings.
+    let a = analyze(&r);
+    assert!(a.notes.is_empty(), "{:?}", a.notes);
+    let f = a.findings;
     assert!(f[0].contains("no part dominates"), "{}", f[0]);
     assert!(!f[0].contains(" dominates the overhead"), "{}", f[0]);
     assert!(

@@ -29,13 +29,21 @@ impl Variant {
         }
     }
 
-    pub fn name(self) -> &'static str {
-        self.choice().name
-    }
-
     /// The variant a label or a `-p variants=` name stands for.
     pub fn named(name: &str) -> Option<Variant> {
-        Variant::ALL.into_iter().find(|v| v.name() == name)
+        find(&Variant::ALL, name).copied()
+    }
+}
+
+impl Row for Variant {
+    fn choice(&self) -> Choice {
+        Variant::choice(*self)
+    }
+}
+
+impl Row for Thp {
+    fn choice(&self) -> Choice {
+        thp_choice(*self)
     }
 }
 
@@ -69,10 +77,7 @@ pub const THP_SETTINGS: &[Choice] = &[
 /// The setting a label or parameter names; anything else leaves it to the
 /// system.
 pub fn thp_of(name: &str) -> Thp {
-    THP_ALL
-        .into_iter()
-        .find(|t| thp_choice(*t).name == name)
-        .unwrap_or(Thp::Default)
+    find(&THP_ALL, name).copied().unwrap_or(Thp::Default)
 }
 
 #[cfg(test)]

@@ -20,3 +20,12 @@ fn every_huge_page_setting_round_trips() {
     }
     assert_eq!(thp_of("sometimes"), Thp::Default);
 }
+
+#[test]
+fn the_generic_finder_serves_the_enum_tables() {
+    for v in Variant::ALL {
+        assert_eq!(find(&Variant::ALL, v.name()), Some(&v));
+    }
+    assert_eq!(find(&THP_ALL, "on"), Some(&Thp::On));
+    assert_eq!(find(&THP_ALL, "sometimes"), None);
+}

@@ -12,7 +12,7 @@ use super::placement::Placement;
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
 use crate::measure::explain::cpu_of_wall;
-use crate::measure::probe;
+use crate::measure::probe::{self, Answer};
 use crate::measure::sampler::{cpu_over, interleave, push_cpu, CpuPerOp};
 use crate::sys;
 use std::path::{Path, PathBuf};
@@ -36,7 +36,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         ParamSpec {
             name: "methods",
             help: "methods to probe",
-            kind: ParamKind::Names(&CHOICES),
+            kind: ParamKind::Names(CHOICES),
             quick: "fork,vfork,posix_spawn,fork_exec_static,pthread_create,std_thread,clone_thread_flags",
             thorough: "all",
         },
@@ -135,23 +135,24 @@ struct ColdArg {
 }
 
 /// The probe `spawn.cold` runs in a fresh tasklab process.
-fn cold_probe(arg: &serde_json::Value) -> anyhow::Result<serde_json::Value> {
+fn cold_probe(arg: &serde_json::Value) -> anyhow::Result<Answer<serde_json::Value>> {
     let a: ColdArg = serde_json::from_value(arg.clone())?;
-    let p = cold_launches(&a.method, a.scratch.as_deref(), a.timer_overhead_ns)?;
-    Ok(serde_json::to_value(p)?)
+    cold_launches(&a.method, a.scratch.as_deref(), a.timer_overhead_ns)?.encode()
 }
 
 /// Runs in a fresh tasklab process: one method, the first creation this
-/// process has ever made, then the followers.
+/// process has ever made, then the followers. A method the launcher cannot
+/// run here is answered as skipped, before any launch.
 fn cold_launches(
     name: &str,
     scratch: Option<&Path>,
     timer_overhead_ns: f64,
-) -> anyhow::Result<ColdProbe> {
-    let method = table::method(name).ok_or_else(|| anyhow::anyhow!("unknown method {name}"))?;
+) -> anyhow::Result<Answer<ColdProbe>> {
+    let method =
+        find(table::METHODS, name).ok_or_else(|| anyhow::anyhow!("unknown method {name}"))?;
     let l = Launcher::new(scratch, timer_overhead_ns)?;
-    if let Some(why) = l.unsupported(method) {
-        anyhow::bail!(why);
+    if let Some(reason) = l.unsupported(method) {
+        return Ok(Answer::Skipped { reason });
     }
     // Before the first launch, so every child starts where its parent runs.
     Placement::OneCpu.enter(&sys::allowed_cpus()?)?;
@@ -168,14 +169,14 @@ fn cold_launches(
     let (second, second_cpu) = timed(1)?;
     timed(COLD_FOLLOWERS - COLD_FOLLOWERS / 2)?;
     let (steady, steady_cpu) = timed(COLD_FOLLOWERS / 2)?;
-    Ok(ColdProbe {
+    Ok(Answer::Measured(ColdProbe {
         first: first[0],
         second: second[0],
         steady,
         first_cpu,
         second_cpu,
         steady_cpu,
-    })
+    }))
 }
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
@@ -189,8 +190,8 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     }
     // One fresh process per method per pass, the methods in a fresh random
     // order each pass, so a drift during the round spreads over all of them.
-    // A method the launcher cannot run answers "… skipped: why" at once,
-    // and is not started again.
+    // A method the launcher cannot run answers skipped at once, and is not
+    // started again.
     let mut skipped: Vec<(String, String)> = Vec::new();
     let answers = interleave(&methods, probes, job.seed, |method| {
         if let Some((_, why)) = skipped.iter().find(|(m, _)| m == method) {
@@ -201,12 +202,12 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             timer_overhead_ns: job.timer_overhead_ns,
             scratch: job.scratch.clone(),
         };
-        match probe::run(EXPERIMENT.name, serde_json::to_value(arg)?) {
-            Ok(a) => Ok(Ok(serde_json::from_value::<ColdProbe>(a)?)),
-            // The launcher's "… skipped: why" is a note, not a failure.
-            Err(e) if e.to_string().contains("skipped") => {
-                skipped.push((method.clone(), e.to_string()));
-                Ok(Err(e.to_string()))
+        match probe::run::<ColdProbe>(EXPERIMENT.name, serde_json::to_value(arg)?) {
+            Ok(Answer::Measured(p)) => Ok(Ok(p)),
+            // A method this machine lacks is a note, not a failure.
+            Ok(Answer::Skipped { reason }) => {
+                skipped.push((method.clone(), reason.clone()));
+                Ok(Err(reason))
             }
             Err(e) => anyhow::bail!("cold probe for {method} failed: {e}"),
         }

@@ -1,5 +1,6 @@
 use super::{cold_cpu_notes, cold_findings};
 use crate::experiments::testing::{metric, result};
+use crate::measure::probe::Answer;
 
 fn cold(thread_first: f64, thread_steady: f64) -> String {
     let m = |method, call, v: f64| {
@@ -62,7 +63,9 @@ fn the_seeds_explanation_needs_intervals_that_separate() {
 /// copy-on-write under them.)
 #[test]
 fn a_cold_probe_counts_the_cpu_time_of_its_launches() {
-    let p = super::cold_launches("pthread_create", None, 0.0).unwrap();
+    let Answer::Measured(p) = super::cold_launches("pthread_create", None, 0.0).unwrap() else {
+        panic!("pthread_create skipped")
+    };
     assert_eq!(p.steady.len(), super::COLD_FOLLOWERS / 2);
     for c in [p.first_cpu, p.second_cpu, p.steady_cpu] {
         let c = c.expect("CPU time read");
@@ -86,4 +89,17 @@ fn a_cold_fork_is_set_against_its_cpu_time() {
     );
     // spawn.cold records no system part: none is quoted.
     assert!(!f[0].contains("kernel"), "{f:?}");
+}
+
+/// Without the tiny programs (no scratch folder) an exec method cannot run:
+/// the probe answers skipped, with the launcher's reason, and launches
+/// nothing; the caller files it as a note, not a failure.
+#[test]
+fn a_method_the_launcher_cannot_run_is_answered_skipped() {
+    let a = super::cold_launches("posix_spawn", None, 0.0).unwrap();
+    let Answer::Skipped { reason } = a else {
+        panic!("posix_spawn ran without its program")
+    };
+    assert!(reason.starts_with("posix_spawn skipped: "), "{reason}");
+    assert!(super::cold_launches("spoon", None, 0.0).is_err());
 }

@@ -1,10 +1,10 @@
 use super::*;
-use crate::experiments::spawn::table::{method, METHODS};
+use crate::experiments::spawn::table::METHODS;
 
 #[test]
 fn without_the_tiny_programs_the_exec_methods_say_why_they_are_skipped() {
     let l = Launcher::new(None, 0.0).unwrap();
-    let why = |name: &str| l.unsupported(method(name).unwrap());
+    let why = |name: &str| l.unsupported(find(METHODS, name).unwrap());
     let no_static =
         "the tiny static program was not built (no static libc when tasklab was compiled?)";
     for name in ["posix_spawn", "fork_exec_static", "vfork_exec_static"] {

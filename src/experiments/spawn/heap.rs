@@ -33,7 +33,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         ParamSpec {
             name: "methods",
             help: "methods swept over the heap",
-            kind: ParamKind::Names(&CHOICES),
+            kind: ParamKind::Names(CHOICES),
             quick: "fork,fork_exec_static,vfork,clone_vfork,posix_spawn,clone_vm,pthread_create",
             thorough: "fork,fork_exec_static,vfork,clone_vfork,posix_spawn,clone_vm,pthread_create,clone_thread_flags",
         },
@@ -281,7 +281,8 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let share = Budget::from_job(job).split(PASSES);
     let mut runnable = Vec::new();
     for name in names {
-        let method = table::method(name).ok_or_else(|| anyhow::anyhow!("unknown method {name}"))?;
+        let method =
+            find(table::METHODS, name).ok_or_else(|| anyhow::anyhow!("unknown method {name}"))?;
         match l.unsupported(method) {
             Some(why) => out.notes.push(why),
             None => runnable.push((name, method)),

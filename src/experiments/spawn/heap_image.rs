@@ -153,7 +153,7 @@ impl Extra {
 /// makes its extras and drops them after.
 pub fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let l = Launcher::new(job.scratch.as_deref(), job.timer_overhead_ns)?;
-    let fork = table::method("fork").ok_or_else(|| anyhow::anyhow!("no fork method"))?;
+    let fork = &table::FORK;
     let mut out = WorkerOutput::default();
     // One CPU, as the heap points: a child never pays for waking the other.
     let allowed = sys::allowed_cpus()?;

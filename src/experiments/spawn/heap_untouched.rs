@@ -45,7 +45,8 @@ pub fn measure(job: &Job, heap_bytes: u64) -> anyhow::Result<WorkerOutput> {
     crate::measure::rss::record_now(&mut out, &point);
     let budget = Budget::from_job(job);
     for &name in UNTOUCHED_METHODS {
-        let method = table::method(name).ok_or_else(|| anyhow::anyhow!("unknown method {name}"))?;
+        let method =
+            find(table::METHODS, name).ok_or_else(|| anyhow::anyhow!("unknown method {name}"))?;
         let launches = events(&budget, 2, || l.launch(method))?;
         let l = labels(&[
             ("method", name),

@@ -68,7 +68,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let share = Budget::from_job(job).split(PASSES);
     let methods: Vec<&'static table::Method> = METHODS
         .iter()
-        .filter_map(|name| table::method(name))
+        .filter_map(|name| find(table::METHODS, name))
         .collect();
     let per_method = interleave(&methods, PASSES, job.seed, |method| {
         events_cpu(&share, 5, || l.launch_paused(method, Some(PAUSE)))

@@ -21,7 +21,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         ParamSpec {
             name: "methods",
             help: "creation methods to measure",
-            kind: ParamKind::Names(&CHOICES),
+            kind: ParamKind::Names(CHOICES),
             quick: "all",
             thorough: "all",
         },
@@ -46,7 +46,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut runnable = Vec::new();
     for name in job.params.names("methods") {
         let method =
-            table::method(&name).ok_or_else(|| anyhow::anyhow!("unknown method {name}"))?;
+            find(table::METHODS, &name).ok_or_else(|| anyhow::anyhow!("unknown method {name}"))?;
         match l.unsupported(method) {
             Some(why) => out.notes.push(why),
             None => {

@@ -10,16 +10,7 @@ use crate::experiments::prelude::*;
 use crate::sys;
 
 /// `-p placements=`: how the launcher is placed.
-pub const PLACEMENTS: [Choice; 2] = [
-    Choice::new(
-        "one_cpu",
-        "the launcher pinned to one CPU; its children inherit the pin and start there",
-    ),
-    Choice::new(
-        "free",
-        "unpinned, as a plain program runs; each launch filed by where the child started (free_same_cpu, free_other_cpu)",
-    ),
-];
+pub const PLACEMENTS: [Choice; 2] = [Placement::OneCpu.choice(), Placement::Free.choice()];
 
 /// A placement of the launcher.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,21 +19,33 @@ pub enum Placement {
     Free,
 }
 
+impl Row for Placement {
+    fn choice(&self) -> Choice {
+        Placement::choice(*self)
+    }
+}
+
 impl Placement {
-    pub fn parse(name: &str) -> Option<Placement> {
-        match name {
-            "one_cpu" => Some(Placement::OneCpu),
-            "free" => Some(Placement::Free),
-            _ => None,
+    /// Every placement, in [`PLACEMENTS`]' order.
+    const ALL: [Placement; 2] = [Placement::OneCpu, Placement::Free];
+
+    /// Its row; the name is also the label value of a series over every
+    /// launch of this placement.
+    pub const fn choice(self) -> Choice {
+        match self {
+            Placement::OneCpu => Choice::new(
+                "one_cpu",
+                "the launcher pinned to one CPU; its children inherit the pin and start there",
+            ),
+            Placement::Free => Choice::new(
+                "free",
+                "unpinned, as a plain program runs; each launch filed by where the child started (free_same_cpu, free_other_cpu)",
+            ),
         }
     }
 
-    /// The label value of a series over every launch of this placement.
-    pub fn name(self) -> &'static str {
-        match self {
-            Placement::OneCpu => "one_cpu",
-            Placement::Free => "free",
-        }
+    pub fn parse(name: &str) -> Option<Placement> {
+        find(&Placement::ALL, name).copied()
     }
 
     /// Moves the calling thread to this placement: onto the first CPU it may
@@ -92,7 +95,7 @@ pub fn push_placed(
     };
     match placement {
         Placement::OneCpu => {
-            let l = with("one_cpu");
+            let l = with(Placement::OneCpu.name());
             push_launches(out, &l, launches, detail_timings);
             push_placement_share(out, &l, launches);
         }
@@ -119,8 +122,12 @@ pub fn push_placed(
                 }
             }
             let mut all = base.to_vec();
-            all.push(("placement", "free"));
+            all.push(("placement", Placement::Free.name()));
             push_placement_share(out, &labels(&all), launches);
         }
     }
 }
+
+#[cfg(test)]
+#[path = "placement_tests.rs"]
+mod tests;

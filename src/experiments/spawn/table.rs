@@ -3,7 +3,7 @@
 //! it. The methods are those of Bendersky's launch benchmark (seed 000) and
 //! Sysel's Table 1 (seed 004), plus the variants Linux offers between them.
 
-use crate::measure::params::Choice;
+use crate::measure::params::{choice_column, Choice, Row};
 use crate::sys::CloneKind;
 
 /// How the launcher creates a task of a method.
@@ -50,9 +50,9 @@ pub struct Method {
     pub kind: Kind,
 }
 
-impl Method {
-    pub fn name(&self) -> &'static str {
-        self.choice.name
+impl Row for Method {
+    fn choice(&self) -> Choice {
+        self.choice
     }
 }
 
@@ -73,35 +73,53 @@ const fn needing(m: Method, needs: &'static str) -> Method {
 /// The static program is built only when the C compiler finds a static libc.
 const STATIC_LIBC: &str = "a static libc when tasklab is built";
 
+pub const FORK: Method = row("fork", "fork(); the child _exits at once", Kind::Fork);
+pub const VFORK: Method = row(
+    "vfork",
+    "vfork(); the parent sleeps until the child exits",
+    Kind::Vfork,
+);
+pub const POSIX_SPAWN: Method = needing(
+    row(
+        "posix_spawn",
+        "posix_spawn() of a tiny static program",
+        Kind::Exec(Start::PosixSpawn, Program::Static),
+    ),
+    STATIC_LIBC,
+);
+pub const FORK_EXEC_STATIC: Method = needing(
+    row(
+        "fork_exec_static",
+        "fork() + execve() of a tiny static program",
+        Kind::Exec(Start::ForkExec, Program::Static),
+    ),
+    STATIC_LIBC,
+);
+pub const VFORK_EXEC_STATIC: Method = needing(
+    row(
+        "vfork_exec_static",
+        "vfork() + execve() of the tiny static program",
+        Kind::Exec(Start::VforkExec, Program::Static),
+    ),
+    STATIC_LIBC,
+);
+pub const PTHREAD_CREATE: Method = row(
+    "pthread_create",
+    "pthread_create() + pthread_join(), default attributes",
+    Kind::Pthread,
+);
+
 /// Every creation method, in the order they are measured.
 pub const METHODS: &[Method] = &[
-    row("fork", "fork(); the child _exits at once", Kind::Fork),
-    row(
-        "vfork",
-        "vfork(); the parent sleeps until the child exits",
-        Kind::Vfork,
-    ),
+    FORK,
+    VFORK,
     row(
         "clone_vfork",
         "clone(CLONE_VM|CLONE_VFORK|SIGCHLD), what posix_spawn does inside",
         Kind::Clone(CloneKind::VforkVm),
     ),
-    needing(
-        row(
-            "posix_spawn",
-            "posix_spawn() of a tiny static program",
-            Kind::Exec(Start::PosixSpawn, Program::Static),
-        ),
-        STATIC_LIBC,
-    ),
-    needing(
-        row(
-            "fork_exec_static",
-            "fork() + execve() of a tiny static program",
-            Kind::Exec(Start::ForkExec, Program::Static),
-        ),
-        STATIC_LIBC,
-    ),
+    POSIX_SPAWN,
+    FORK_EXEC_STATIC,
     needing(
         row(
             "fork_exec_dynamic",
@@ -110,14 +128,7 @@ pub const METHODS: &[Method] = &[
         ),
         "a C compiler when tasklab is built",
     ),
-    needing(
-        row(
-            "vfork_exec_static",
-            "vfork() + execve() of the tiny static program",
-            Kind::Exec(Start::VforkExec, Program::Static),
-        ),
-        STATIC_LIBC,
-    ),
+    VFORK_EXEC_STATIC,
     needing(
         row(
             "sh_c",
@@ -141,11 +152,7 @@ pub const METHODS: &[Method] = &[
         "raw clone() with pthread_create's flags (less CLONE_SETTLS)",
         Kind::Clone(CloneKind::ThreadFlags),
     ),
-    row(
-        "pthread_create",
-        "pthread_create() + pthread_join(), default attributes",
-        Kind::Pthread,
-    ),
+    PTHREAD_CREATE,
     row(
         "std_thread",
         "Rust std::thread::spawn() + join()",
@@ -171,20 +178,7 @@ pub const METHODS: &[Method] = &[
 
 /// The table's rows as `ParamKind::Names` takes them, derived at compile
 /// time so there is no second list to keep in step.
-pub const CHOICES: [Choice; METHODS.len()] = {
-    let mut out = [Choice::new("", ""); METHODS.len()];
-    let mut i = 0;
-    while i < METHODS.len() {
-        out[i] = METHODS[i].choice;
-        i += 1;
-    }
-    out
-};
-
-/// The method called `name`.
-pub fn method(name: &str) -> Option<&'static Method> {
-    METHODS.iter().find(|m| m.name() == name)
-}
+pub const CHOICES: &[Choice] = choice_column!(METHODS);
 
 #[cfg(test)]
 #[path = "table_tests.rs"]

@@ -1,6 +1,6 @@
 use super::*;
 use crate::experiments::spawn::{cold, heap, methods};
-use crate::measure::params::{names, ParamKind};
+use crate::measure::params::{find, names, ParamKind};
 
 #[test]
 fn names_are_unique() {
@@ -16,9 +16,9 @@ fn the_choices_are_the_table_in_its_order() {
     assert_eq!(CHOICES.len(), METHODS.len());
     for (c, m) in CHOICES.iter().zip(METHODS) {
         assert_eq!(*c, m.choice);
-        assert_eq!(method(c.name).map(|m| m.kind), Some(m.kind));
+        assert_eq!(find(METHODS, c.name).map(|m| m.kind), Some(m.kind));
     }
-    assert!(method("spoon").is_none());
+    assert!(find(METHODS, "spoon").is_none());
 }
 
 #[test]
@@ -28,7 +28,7 @@ fn every_experiment_offers_the_whole_table() {
         let ParamKind::Names(table) = p.kind else {
             panic!("{}: methods is not a name list", e.name)
         };
-        assert_eq!(names(table), names(&CHOICES), "{}", e.name);
+        assert_eq!(names(table), names(CHOICES), "{}", e.name);
     }
 }
 

@@ -3,27 +3,11 @@
 //! a [`Choice`] (name, about, needs) plus what the engine dispatches on;
 //! `-p`, `tasklab list` and the dispatch all read these tables, and the
 //! `Choice` columns that `ParamKind::Names` takes are derived from them at
-//! compile time, so every name is written once.
+//! compile time, so every name is written once. Rows are found by name with
+//! [`find`].
 
 use crate::experiments::prelude::*;
-
-/// The `Choice` column of a table whose rows carry one in `.choice`, as a
-/// `&'static [Choice]` built at compile time.
-macro_rules! choice_column {
-    ($rows:expr) => {{
-        const N: usize = $rows.len();
-        const COLUMN: [Choice; N] = {
-            let mut out = [Choice::new("", ""); N];
-            let mut i = 0;
-            while i < N {
-                out[i] = $rows[i].choice;
-                i += 1;
-            }
-            out
-        };
-        &COLUMN
-    }};
-}
+use crate::measure::params::choice_column;
 
 // ------------------------------------------------------- ping-pong methods
 
@@ -48,11 +32,13 @@ pub struct Method {
     pub baseline: &'static str,
 }
 
-impl Method {
-    pub fn name(&self) -> &'static str {
-        self.choice.name
+impl Row for Method {
+    fn choice(&self) -> Choice {
+        self.choice
     }
+}
 
+impl Method {
     /// Yielding hands the CPU over only to a task on the same CPU: on two
     /// CPUs the tasks would spin, not switch.
     pub fn same_cpu_only(&self) -> bool {
@@ -69,28 +55,34 @@ pub const PIPE_THREADS: Method = Method {
     baseline: "one write + one read of 4 bytes on a pipe by one task",
 };
 
+/// perf bench sched pipe: the same between two forked processes.
+pub const PIPE_PROCESSES: Method = Method {
+    choice: Choice::new("pipe_processes", "two processes over a pair of pipes"),
+    mech: Mech::Pipe,
+    processes: true,
+    baseline: "one write + one read of 4 bytes on a pipe by one task",
+};
+
+pub const FUTEX_THREADS: Method = Method {
+    choice: Choice::new("futex_threads", "two threads on a private futex word"),
+    mech: Mech::Futex,
+    processes: false,
+    baseline: "an uncontended FUTEX_WAKE (no waiter) + a FUTEX_WAIT that returns at once",
+};
+
+/// The futex word lives in a MAP_SHARED page.
+pub const FUTEX_PROCESSES: Method = Method {
+    choice: Choice::new("futex_processes", "two processes on a shared futex word"),
+    mech: Mech::Futex,
+    processes: true,
+    baseline: "an uncontended shared FUTEX_WAKE + a FUTEX_WAIT that returns at once",
+};
+
 pub const METHODS: &[Method] = &[
     PIPE_THREADS,
-    // perf bench sched pipe: the same between two forked processes
-    Method {
-        choice: Choice::new("pipe_processes", "two processes over a pair of pipes"),
-        mech: Mech::Pipe,
-        processes: true,
-        baseline: "one write + one read of 4 bytes on a pipe by one task",
-    },
-    Method {
-        choice: Choice::new("futex_threads", "two threads on a private futex word"),
-        mech: Mech::Futex,
-        processes: false,
-        baseline: "an uncontended FUTEX_WAKE (no waiter) + a FUTEX_WAIT that returns at once",
-    },
-    // the futex word lives in a MAP_SHARED page
-    Method {
-        choice: Choice::new("futex_processes", "two processes on a shared futex word"),
-        mech: Mech::Futex,
-        processes: true,
-        baseline: "an uncontended shared FUTEX_WAKE + a FUTEX_WAIT that returns at once",
-    },
+    PIPE_PROCESSES,
+    FUTEX_THREADS,
+    FUTEX_PROCESSES,
     // a std Mutex + Condvar, as the seed's condition-variable sample
     Method {
         choice: Choice::new("condvar", "two threads on a Mutex + Condvar"),
@@ -109,11 +101,6 @@ pub const METHODS: &[Method] = &[
 
 /// The ping-pong methods as `-p methods=` takes them.
 pub const METHOD_CHOICES: &[Choice] = choice_column!(METHODS);
-
-/// The method called `name`.
-pub fn method(name: &str) -> Option<&'static Method> {
-    METHODS.iter().find(|m| m.name() == name)
-}
 
 // -------------------------------------------------------------- placements
 
@@ -135,11 +122,13 @@ pub struct Placement {
     pub spread: Spread,
 }
 
-impl Placement {
-    pub fn name(&self) -> &'static str {
-        self.choice.name
+impl Row for Placement {
+    fn choice(&self) -> Choice {
+        self.choice
     }
+}
 
+impl Placement {
     pub fn two_cpus(&self) -> bool {
         matches!(self.spread, Spread::TwoCpus { .. })
     }
@@ -155,12 +144,14 @@ pub const UNPINNED: Placement = Placement {
     spread: Spread::Unpinned,
 };
 
+pub const TWO_CPUS: Placement = Placement {
+    choice: Choice::new("two_cpus", "pinned to two CPUs: a wake-up on the other CPU"),
+    spread: Spread::TwoCpus { awake: false },
+};
+
 pub const PLACEMENTS: &[Placement] = &[
     SAME_CPU,
-    Placement {
-        choice: Choice::new("two_cpus", "pinned to two CPUs: a wake-up on the other CPU"),
-        spread: Spread::TwoCpus { awake: false },
-    },
+    TWO_CPUS,
     Placement {
         choice: Choice::new(
             "two_cpus_awake",
@@ -173,11 +164,6 @@ pub const PLACEMENTS: &[Placement] = &[
 
 /// The placements as `-p placements=` takes them.
 pub const PLACEMENT_CHOICES: &[Choice] = choice_column!(PLACEMENTS);
-
-/// The placement called `name`.
-pub fn placement(name: &str) -> Option<&'static Placement> {
-    PLACEMENTS.iter().find(|p| p.name() == name)
-}
 
 // ------------------------------------------------------ user-space variants
 
@@ -208,31 +194,37 @@ pub struct Variant {
     pub switch: UserSwitch,
 }
 
-impl Variant {
-    pub fn name(&self) -> &'static str {
-        self.choice.name
+impl Row for Variant {
+    fn choice(&self) -> Choice {
+        self.choice
     }
 }
 
+pub const COROUTINE: Variant = Variant {
+    choice: Choice::new(
+        "coroutine",
+        "a stackful coroutine (corosensei) resumed and yielding",
+    ),
+    switch: UserSwitch::Coroutine,
+};
+
+pub const ASYNC: Variant = Variant {
+    choice: Choice::new(
+        "async",
+        "two async tasks on a single-threaded tokio runtime",
+    ),
+    switch: UserSwitch::Async,
+};
+
+pub const KERNEL_PIPE: Variant = Variant {
+    choice: Choice::new("kernel_pipe", "two threads over pipes, for comparison"),
+    switch: UserSwitch::KernelPipe,
+};
+
 pub const VARIANTS: &[Variant] = &[
-    Variant {
-        choice: Choice::new(
-            "coroutine",
-            "a stackful coroutine (corosensei) resumed and yielding",
-        ),
-        switch: UserSwitch::Coroutine,
-    },
-    Variant {
-        choice: Choice::new(
-            "async",
-            "two async tasks on a single-threaded tokio runtime",
-        ),
-        switch: UserSwitch::Async,
-    },
-    Variant {
-        choice: Choice::new("kernel_pipe", "two threads over pipes, for comparison"),
-        switch: UserSwitch::KernelPipe,
-    },
+    COROUTINE,
+    ASYNC,
+    KERNEL_PIPE,
     Variant {
         choice: Choice::new("go_default", "goroutines over an unbuffered channel")
             .needing("a Go toolchain"),
@@ -254,11 +246,6 @@ pub const VARIANTS: &[Variant] = &[
 
 /// The user-space variants as `-p variants=` takes them.
 pub const VARIANT_CHOICES: &[Choice] = choice_column!(VARIANTS);
-
-/// The variant called `name`.
-pub fn variant(name: &str) -> Option<&'static Variant> {
-    VARIANTS.iter().find(|v| v.name() == name)
-}
 
 #[cfg(test)]
 #[path = "methods_tests.rs"]

@@ -22,15 +22,15 @@ fn names_are_unique_and_found_by_name() {
         assert_unique(&names(table));
     }
     for m in METHODS {
-        assert_eq!(method(m.name()).map(Method::name), Some(m.name()));
+        assert_eq!(find(METHODS, m.name()).map(Method::name), Some(m.name()));
     }
     for p in PLACEMENTS {
-        assert_eq!(placement(p.name()).map(|p| p.name()), Some(p.name()));
+        assert_eq!(find(PLACEMENTS, p.name()).map(|p| p.name()), Some(p.name()));
     }
     for v in VARIANTS {
-        assert_eq!(variant(v.name()).map(|v| v.name()), Some(v.name()));
+        assert_eq!(find(VARIANTS, v.name()).map(|v| v.name()), Some(v.name()));
     }
-    assert!(method("nope").is_none());
+    assert!(find(METHODS, "nope").is_none());
 }
 
 #[test]

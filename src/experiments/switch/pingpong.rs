@@ -6,8 +6,7 @@
 
 use super::engine::{push_pair, run_pair, Place};
 use super::methods::{
-    method, placement, Mech, Method, Spread, METHODS, METHOD_CHOICES, PIPE_THREADS, PLACEMENTS,
-    PLACEMENT_CHOICES,
+    Mech, Method, Spread, METHODS, METHOD_CHOICES, PIPE_THREADS, PLACEMENTS, PLACEMENT_CHOICES,
 };
 use super::{plan_cpus, worker_cpus, CPUS, PER_SWITCH_NOTE};
 use crate::experiments::prelude::*;
@@ -114,7 +113,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
     let cpus = plan_cpus(ctx, &mut pts.notes)?;
     let mut placements = ctx.params.names("placements");
-    let two_cpus = |p: &str| placement(p).is_some_and(|p| p.two_cpus());
+    let two_cpus = |p: &str| find(PLACEMENTS, p).is_some_and(|p| p.two_cpus());
     if cpus.len() < 2 && placements.iter().any(|p| two_cpus(p)) {
         let why = if ctx.env.cpus_allowed.len() < 2 {
             format!("only {} CPU is allowed here", ctx.env.cpus_allowed.len())
@@ -128,8 +127,8 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
     // One fresh worker per method: a forked partner needs a single-threaded
     // parent, and no method inherits another's warm caches or leftovers.
     for m in ctx.params.names("methods") {
-        let same_cpu_only = method(&m).is_some_and(Method::same_cpu_only);
-        let one_cpu = |p: &str| placement(p).is_some_and(|p| p.spread == Spread::OneCpu);
+        let same_cpu_only = find(METHODS, &m).is_some_and(Method::same_cpu_only);
+        let one_cpu = |p: &str| find(PLACEMENTS, p).is_some_and(|p| p.spread == Spread::OneCpu);
         let place: Vec<&String> = placements
             .iter()
             .filter(|p| !same_cpu_only || one_cpu(p))
@@ -153,7 +152,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
     let (all, cpus) = worker_cpus(job, &mut out.notes)?;
     let name = job.point["method"].as_str().unwrap_or("");
-    let m = method(name).ok_or_else(|| anyhow::anyhow!("unknown method {name}"))?;
+    let m = find(METHODS, name).ok_or_else(|| anyhow::anyhow!("unknown method {name}"))?;
     let budget = Budget::from_job(job);
     let places: Vec<String> = job.point["placements"]
         .as_array()
@@ -165,7 +164,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         .unwrap_or_default();
     let mut runnable = Vec::new();
     for p in &places {
-        let pl = placement(p).ok_or_else(|| anyhow::anyhow!("unknown placement {p}"))?;
+        let pl = find(PLACEMENTS, p).ok_or_else(|| anyhow::anyhow!("unknown placement {p}"))?;
         if pl.two_cpus() && cpus.len() < 2 {
             out.notes.push(format!(
                 "{name}/{p} skipped: this worker may use only one CPU"

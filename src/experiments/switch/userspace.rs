@@ -5,7 +5,7 @@
 
 use super::engine::{batches, run_pair, Place, MAX_BATCH};
 use super::go::{go_round_trips, GoError};
-use super::methods::{variant, UserSwitch, PIPE_THREADS, VARIANT_CHOICES};
+use super::methods::{UserSwitch, PIPE_THREADS, VARIANTS, VARIANT_CHOICES};
 use super::{plan_cpus, worker_cpus, CPUS, PER_SWITCH_NOTE};
 use crate::experiments::prelude::*;
 use crate::measure::explain::cpu_of_wall;
@@ -99,7 +99,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let share = Budget::from_job(job).split(PASSES);
     let chosen = variants
         .iter()
-        .map(|n| variant(n).ok_or_else(|| anyhow::anyhow!("unknown variant {n}")))
+        .map(|n| find(VARIANTS, n).ok_or_else(|| anyhow::anyhow!("unknown variant {n}")))
         .collect::<anyhow::Result<Vec<_>>>()?;
     // The variants take turns, a share of the budget at a time.
     let mut go_notes = Vec::new();
