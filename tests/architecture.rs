@@ -476,22 +476,27 @@ fn map_entries(doc: &str) -> BTreeMap<String, String> {
         .and_then(|b| b.split("```").next())
         .expect("docs/ARCHITECTURE.md has the floor map in a ```text block");
     let mut entries: BTreeMap<String, String> = BTreeMap::new();
-    let (mut top, mut current): (Option<String>, Option<String>) = (None, None);
+    // The folders open at each depth (0, 2 and 4 spaces of indent).
+    let mut open: [Option<String>; 3] = [None, None, None];
+    let mut current: Option<String> = None;
     for line in block.lines() {
         let indent = line.len() - line.trim_start().len();
         let name = line.trim_start().split("  ").next().unwrap_or("");
         if line.starts_with('─') {
-            (top, current) = (None, None);
+            (open, current) = ([None, None, None], None);
         } else if indent == 0 && !line.is_empty() {
             let folder = name.strip_suffix('/').map(String::from);
-            top = folder.clone();
+            open = [folder.clone(), None, None];
             current = Some(folder.unwrap_or_default());
-        } else if indent == 2 {
-            current = match (name.strip_suffix('/'), &top) {
+        } else if indent == 2 || indent == 4 {
+            let depth = indent / 2;
+            let parent = open[depth - 1].clone();
+            current = match (name.strip_suffix('/'), &parent) {
                 (Some(sub), Some(t)) => Some(format!("{t}/{sub}")),
                 (None, Some(t)) => Some(t.clone()),
                 _ => None,
             };
+            open[depth] = name.strip_suffix('/').and(current.clone());
         }
         if let Some(c) = &current {
             let text = entries.entry(c.clone()).or_default();

@@ -1,39 +1,67 @@
 //! The ping-pong engine of the switch group (seed 002, Bendersky's pipe and
-//! condition-variable ping-pong): two ends that hand a token back and forth,
-//! the partner started as a thread or a forked process, the measuring loop,
-//! SCHED_IDLE spinners that keep CPUs awake, and how a series is reported.
+//! condition-variable ping-pong): given a method's [`Handoff`] ends, it starts
+//! the partner as a thread or a forked process, runs the measuring loop with
+//! SCHED_IDLE spinners keeping CPUs awake where asked, and reports a series.
+//! How a token is handed over is the mechanism's business (`handoff/`).
+//!
+//! [`Handoff`]: super::handoff::Handoff
 
-use super::methods::{Mech, Method, Placement, Spread, SAME_CPU, UNPINNED};
+use super::handoff::{PingEnd, PongEnd, MARK};
+use super::methods::{Method, Placement, Spread, SAME_CPU, UNPINNED};
 use crate::experiments::prelude::*;
 use crate::measure::sampler::{push_cpu, size_batch, Budget, CpuPerOp};
 use crate::sys::{self, SharedPage};
-use std::fs::File;
 use std::hint::black_box;
-use std::io::{self, Read, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::io;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::Arc;
 
-/// A message asking the partner to record its switch counters and CPU.
-const MARK: u32 = u32::MAX - 1;
-/// A message telling the partner to stop (no reply).
-const STOP: u32 = u32::MAX;
+/// What the partner writes at each MARK, on a page shared with it
+/// (`MAP_SHARED`: it crosses a fork): its switch counters, its CPU time, the
+/// CPUs it ran on as a bit mask, and the CPU it is on.
+struct Record(SharedPage);
 
-/// Shared-page slots: the partner's counters (u64 1, 2), the CPUs it ran on
-/// as a bit mask (u64 3), its CPU time (u64 4); the futex/yield turn word
-/// (i32 8) and message (u64 8).
-const SLOT_VOL: usize = 1;
-const SLOT_INVOL: usize = 2;
-const SLOT_CPUS: usize = 3;
-/// The partner's own CPU time, ns, at its last mark.
-const SLOT_CPU_NS: usize = 4;
-/// The partner's CPU at its last mark (i32).
-const SLOT_BCPU: usize = 1;
-const SLOT_TURN: usize = 8;
-const SLOT_MSG: usize = 8;
+impl Record {
+    fn new() -> io::Result<Record> {
+        Ok(Record(SharedPage::new()?))
+    }
 
-/// Whose turn it is in the futex and yield protocols.
-const TURN_B: i32 = 1;
-const TURN_A: i32 = 2;
+    fn voluntary(&self) -> &AtomicU64 {
+        self.0.u64(0)
+    }
+
+    fn involuntary(&self) -> &AtomicU64 {
+        self.0.u64(1)
+    }
+
+    fn cpus(&self) -> &AtomicU64 {
+        self.0.u64(2)
+    }
+
+    /// Its own CPU time, ns.
+    fn cpu_ns(&self) -> &AtomicU64 {
+        self.0.u64(3)
+    }
+
+    fn cpu(&self) -> &AtomicI32 {
+        self.0.i32(0)
+    }
+
+    /// The partner records its own switch counters and CPU where the
+    /// measuring side can read them.
+    fn write(&self) {
+        if let Ok(s) = sys::switches(false) {
+            self.voluntary().store(s.voluntary, Ordering::SeqCst);
+            self.involuntary().store(s.involuntary, Ordering::SeqCst);
+        }
+        if let Ok(ns) = sys::cpu_ns(sys::CpuOf::Thread) {
+            self.cpu_ns().store(ns, Ordering::SeqCst);
+        }
+        let cpu = sys::current_cpu();
+        self.cpu().store(cpu, Ordering::SeqCst);
+        self.cpus().fetch_or(cpu_bit(cpu), Ordering::SeqCst);
+    }
+}
 
 /// Where the two tasks run.
 #[derive(Clone, Debug)]
@@ -74,150 +102,6 @@ impl Place {
     }
 }
 
-/// The measuring side's end of a ping-pong.
-enum AEnd {
-    Pipe { w: File, r: File },
-    Futex { page: Arc<SharedPage>, shared: bool },
-    Condvar(Arc<Cv>),
-    Yield(Arc<SharedPage>),
-}
-
-/// The partner's end: it echoes every message back.
-enum BEnd {
-    Pipe { r: File, w: File },
-    Futex { page: Arc<SharedPage>, shared: bool },
-    Condvar(Arc<Cv>),
-    Yield(Arc<SharedPage>),
-}
-
-struct Cv {
-    state: Mutex<(i32, u32)>,
-    cv: Condvar,
-}
-
-fn ends(mech: Mech, page: &Arc<SharedPage>, shared: bool) -> io::Result<(AEnd, BEnd)> {
-    page.i32(SLOT_TURN).store(TURN_A, Ordering::SeqCst);
-    Ok(match mech {
-        Mech::Pipe => {
-            let (r1, w1) = sys::pipe(false)?;
-            let (r2, w2) = sys::pipe(false)?;
-            (
-                AEnd::Pipe {
-                    w: File::from(w1),
-                    r: File::from(r2),
-                },
-                BEnd::Pipe {
-                    r: File::from(r1),
-                    w: File::from(w2),
-                },
-            )
-        }
-        Mech::Futex => (
-            AEnd::Futex {
-                page: page.clone(),
-                shared,
-            },
-            BEnd::Futex {
-                page: page.clone(),
-                shared,
-            },
-        ),
-        Mech::Condvar => {
-            let cv = Arc::new(Cv {
-                state: Mutex::new((TURN_A, 0)),
-                cv: Condvar::new(),
-            });
-            (AEnd::Condvar(cv.clone()), BEnd::Condvar(cv))
-        }
-        Mech::Yield => (AEnd::Yield(page.clone()), BEnd::Yield(page.clone())),
-    })
-}
-
-fn poisoned<T>(_: T) -> io::Error {
-    io::Error::other("partner thread panicked holding the lock")
-}
-
-impl AEnd {
-    /// Sends `v` and waits for it to come back: one round trip.
-    #[inline]
-    fn round_trip(&mut self, v: u32) -> io::Result<()> {
-        match self {
-            AEnd::Pipe { w, r } => {
-                w.write_all(&v.to_ne_bytes())?;
-                let mut buf = [0u8; 4];
-                r.read_exact(&mut buf)
-            }
-            AEnd::Futex { page, shared } => {
-                let turn = page.i32(SLOT_TURN);
-                page.u64(SLOT_MSG).store(v as u64, Ordering::Relaxed);
-                turn.store(TURN_B, Ordering::Release);
-                sys::futex_wake(turn, 1, *shared)?;
-                while turn.load(Ordering::Acquire) != TURN_A {
-                    sys::futex_wait(turn, TURN_B, *shared)?;
-                }
-                Ok(())
-            }
-            AEnd::Condvar(cv) => {
-                let mut g = cv.state.lock().map_err(poisoned)?;
-                *g = (TURN_B, v);
-                cv.cv.notify_one();
-                while g.0 != TURN_A {
-                    g = cv.cv.wait(g).map_err(poisoned)?;
-                }
-                Ok(())
-            }
-            AEnd::Yield(page) => {
-                let turn = page.i32(SLOT_TURN);
-                page.u64(SLOT_MSG).store(v as u64, Ordering::Relaxed);
-                turn.store(TURN_B, Ordering::Release);
-                while turn.load(Ordering::Acquire) != TURN_A {
-                    sys::sched_yield();
-                }
-                Ok(())
-            }
-        }
-    }
-
-    /// Tells the partner to stop; it does not reply.
-    fn stop(&mut self) -> io::Result<()> {
-        match self {
-            AEnd::Pipe { w, .. } => w.write_all(&STOP.to_ne_bytes()),
-            AEnd::Futex { page, shared } => {
-                let turn = page.i32(SLOT_TURN);
-                page.u64(SLOT_MSG).store(STOP as u64, Ordering::Relaxed);
-                turn.store(TURN_B, Ordering::Release);
-                sys::futex_wake(turn, 1, *shared).map(drop)
-            }
-            AEnd::Condvar(cv) => {
-                let mut g = cv.state.lock().map_err(poisoned)?;
-                *g = (TURN_B, STOP);
-                cv.cv.notify_one();
-                Ok(())
-            }
-            AEnd::Yield(page) => {
-                page.u64(SLOT_MSG).store(STOP as u64, Ordering::Relaxed);
-                page.i32(SLOT_TURN).store(TURN_B, Ordering::Release);
-                Ok(())
-            }
-        }
-    }
-}
-
-/// The partner records its own switch counters and CPU where the measuring
-/// side can read them (a MARK message asks for it, outside the timed window).
-fn record(page: &SharedPage) {
-    if let Ok(s) = sys::switches(false) {
-        page.u64(SLOT_VOL).store(s.voluntary, Ordering::SeqCst);
-        page.u64(SLOT_INVOL).store(s.involuntary, Ordering::SeqCst);
-    }
-    if let Ok(ns) = sys::cpu_ns(sys::CpuOf::Thread) {
-        page.u64(SLOT_CPU_NS).store(ns, Ordering::SeqCst);
-    }
-    let cpu = sys::current_cpu();
-    page.i32(SLOT_BCPU).store(cpu, Ordering::SeqCst);
-    page.u64(SLOT_CPUS).fetch_or(cpu_bit(cpu), Ordering::SeqCst);
-}
-
 fn cpu_bit(cpu: i32) -> u64 {
     if (0..64).contains(&cpu) {
         1 << cpu
@@ -237,79 +121,18 @@ pub fn walk(buf: &mut [u8]) {
     black_box(buf);
 }
 
-impl BEnd {
-    /// Echoes messages until STOP, walking `walk_bytes` of its own before
-    /// each reply (the indirect-cost experiment; 0 for none).
-    fn serve(self, page: &SharedPage, walk_bytes: usize) -> io::Result<()> {
-        let mut buf_ws = vec![1u8; walk_bytes];
-        let mut work = |v: u32| {
-            if v == MARK {
-                record(page);
-            } else if walk_bytes > 0 {
-                walk(&mut buf_ws);
-            }
-        };
-        match self {
-            BEnd::Pipe { mut r, mut w } => loop {
-                let mut buf = [0u8; 4];
-                match r.read_exact(&mut buf) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
-                    Err(e) => return Err(e),
-                }
-                let v = u32::from_ne_bytes(buf);
-                if v == STOP {
-                    return Ok(());
-                }
-                work(v);
-                w.write_all(&buf)?;
-            },
-            BEnd::Futex { page: p, shared } => {
-                let turn = p.i32(SLOT_TURN);
-                loop {
-                    while turn.load(Ordering::Acquire) != TURN_B {
-                        sys::futex_wait(turn, TURN_A, shared)?;
-                    }
-                    let v = p.u64(SLOT_MSG).load(Ordering::Relaxed) as u32;
-                    if v == STOP {
-                        return Ok(());
-                    }
-                    work(v);
-                    turn.store(TURN_A, Ordering::Release);
-                    sys::futex_wake(turn, 1, shared)?;
-                }
-            }
-            BEnd::Condvar(cv) => {
-                let mut g = cv.state.lock().map_err(poisoned)?;
-                loop {
-                    while g.0 != TURN_B {
-                        g = cv.cv.wait(g).map_err(poisoned)?;
-                    }
-                    let v = g.1;
-                    if v == STOP {
-                        return Ok(());
-                    }
-                    work(v);
-                    g.0 = TURN_A;
-                    cv.cv.notify_one();
-                }
-            }
-            BEnd::Yield(p) => {
-                let turn = p.i32(SLOT_TURN);
-                loop {
-                    while turn.load(Ordering::Acquire) != TURN_B {
-                        sys::sched_yield();
-                    }
-                    let v = p.u64(SLOT_MSG).load(Ordering::Relaxed) as u32;
-                    if v == STOP {
-                        return Ok(());
-                    }
-                    work(v);
-                    turn.store(TURN_A, Ordering::Release);
-                }
-            }
+/// The partner's side: echoes messages until STOP, recording itself at
+/// each MARK and walking `walk_bytes` of its own before each other reply (the
+/// indirect-cost experiment; 0 for none).
+fn serve(pong: Box<dyn PongEnd>, record: &Record, walk_bytes: usize) -> io::Result<()> {
+    let mut buf_ws = vec![1u8; walk_bytes];
+    pong.serve(&mut |v| {
+        if v == MARK {
+            record.write();
+        } else if walk_bytes > 0 {
+            walk(&mut buf_ws);
         }
-    }
+    })
 }
 
 enum Partner {
@@ -340,27 +163,27 @@ impl Partner {
 }
 
 fn start_partner(
-    b: BEnd,
-    page: &Arc<SharedPage>,
+    pong: Box<dyn PongEnd>,
+    record: &Arc<Record>,
     cpus: &[usize],
     processes: bool,
     walk_bytes: usize,
 ) -> io::Result<Partner> {
     let cpus = cpus.to_vec();
     if processes {
-        let page = page.clone();
+        let record = record.clone();
         let child = sys::fork_run(move || {
             if sys::pin_current_thread(&cpus).is_err() {
                 return 3;
             }
-            match b.serve(&page, walk_bytes) {
+            match serve(pong, &record, walk_bytes) {
                 Ok(()) => 0,
                 Err(_) => 4,
             }
         })?;
         Ok(Partner::Process(child))
     } else {
-        let page = page.clone();
+        let record = record.clone();
         let (tx, rx) = std::sync::mpsc::channel();
         let h = std::thread::Builder::new()
             .name("pingpong-b".into())
@@ -371,7 +194,7 @@ fn start_partner(
                 if !ok {
                     return Ok(());
                 }
-                b.serve(&page, walk_bytes)
+                serve(pong, &record, walk_bytes)
             })?;
         match rx.recv() {
             Ok(Ok(())) => Ok(Partner::Thread(h)),
@@ -461,18 +284,18 @@ pub fn run_pair(
     walk_bytes: usize,
 ) -> io::Result<PairResult> {
     sys::pin_current_thread(&place.a)?;
-    let page = Arc::new(SharedPage::new()?);
-    let (mut a, b) = ends(m.mech, &page, m.processes)?;
-    let partner = start_partner(b, &page, &place.b, m.processes, walk_bytes)?;
+    let record = Arc::new(Record::new()?);
+    let (mut ping, pong) = m.handoff.ends(m.processes)?;
+    let partner = start_partner(pong, &record, &place.b, m.processes, walk_bytes)?;
     let result = (|| {
         let _spin = if place.awake.is_empty() {
             None
         } else {
             Some(Spinners::start(&place.awake)?)
         };
-        drive(&mut a, &page, budget, walk_bytes)
+        drive(ping.as_mut(), &record, budget, walk_bytes)
     })();
-    let stopped = a.stop();
+    let stopped = ping.stop();
     let outcome = match (&result, stopped) {
         (Ok(_), Ok(())) => partner.finish(),
         _ => {
@@ -501,8 +324,8 @@ pub const MAX_BATCH: u64 = 1 << 32;
 /// The measuring side: size a batch to its share of the budget, then time
 /// batches, reading both tasks' switch counters around each.
 fn drive(
-    a: &mut AEnd,
-    page: &SharedPage,
+    a: &mut dyn PingEnd,
+    record: &Record,
     budget: &Budget,
     walk_bytes: usize,
 ) -> io::Result<PairResult> {
@@ -513,7 +336,7 @@ fn drive(
     for _ in 0..3 {
         a.round_trip(0)?; // the partner is up and warm
     }
-    let mut batch = |a: &mut AEnd, n: u64| -> io::Result<f64> {
+    let mut batch = |a: &mut dyn PingEnd, n: u64| -> io::Result<f64> {
         let t0 = sys::monotonic_ns();
         for i in 0..n {
             if walk_bytes > 0 {
@@ -528,16 +351,16 @@ fn drive(
         round_trips_per_sample: n,
         ..Default::default()
     };
-    let b_counts = |p: &SharedPage| {
+    let b_counts = |p: &Record| {
         (
-            p.u64(SLOT_VOL).load(Ordering::SeqCst),
-            p.u64(SLOT_INVOL).load(Ordering::SeqCst),
+            p.voluntary().load(Ordering::SeqCst),
+            p.involuntary().load(Ordering::SeqCst),
         )
     };
-    let b_cpu = |p: &SharedPage| p.u64(SLOT_CPU_NS).load(Ordering::SeqCst);
+    let b_cpu = |p: &Record| p.cpu_ns().load(Ordering::SeqCst);
     a.round_trip(MARK)?;
-    let mut b0 = b_counts(page);
-    let mut b_cpu0 = b_cpu(page);
+    let mut b0 = b_counts(record);
+    let mut b_cpu0 = b_cpu(record);
     let mut same = 0;
     for _ in 0..samples {
         let a_cpu0 = sys::cpu_ns(sys::CpuOf::Thread)?;
@@ -550,7 +373,7 @@ fn drive(
         let a_cpu = sys::current_cpu();
         r.a_cpu_mask |= cpu_bit(a_cpu);
         a.round_trip(MARK)?;
-        let b1 = b_counts(page);
+        let b1 = b_counts(record);
         // The partner blocks once more than we do between two marks: it
         // waits for the first message of the batch after answering the mark.
         let per = |a: u64, b: u64| a as f64 / n as f64 + b as f64 / (n + 1) as f64;
@@ -564,7 +387,7 @@ fn drive(
         b0 = b1;
         // Both sides' CPU time over the batch (the partner's from mark to
         // mark: the batch's n round trips and the mark's own).
-        let b_cpu1 = b_cpu(page);
+        let b_cpu1 = b_cpu(record);
         let (ca, cb) = (
             CpuPerOp::between(a_cpu0, a_cpu1, n as f64),
             CpuPerOp::between(b_cpu0, b_cpu1, (n + 1) as f64),
@@ -572,11 +395,11 @@ fn drive(
         r.cpu_per_round_trip.push(CpuPerOp { ns: ca.ns + cb.ns });
         b_cpu0 = b_cpu1;
         // where both were at the end of the batch
-        if a_cpu >= 0 && page.i32(SLOT_BCPU).load(Ordering::SeqCst) == a_cpu {
+        if a_cpu >= 0 && record.cpu().load(Ordering::SeqCst) == a_cpu {
             same += 1;
         }
     }
-    r.b_cpu_mask = page.u64(SLOT_CPUS).load(Ordering::SeqCst);
+    r.b_cpu_mask = record.cpus().load(Ordering::SeqCst);
     r.same_cpu_fraction = same as f64 / samples as f64;
     Ok(r)
 }

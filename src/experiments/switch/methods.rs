@@ -6,25 +6,18 @@
 //! compile time, so every name is written once. Rows are found by name with
 //! [`find`].
 
+use super::handoff::{condvar::Condvar, futex::Futex, pipe::Pipe, yield_::Yield, Handoff};
 use crate::experiments::prelude::*;
 use crate::measure::params::choice_column;
 
 // ------------------------------------------------------- ping-pong methods
 
-/// How the two tasks of a ping-pong hand the token over.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mech {
-    Pipe,
-    Futex,
-    Condvar,
-    Yield,
-}
-
 /// One ping-pong method.
 #[derive(Clone, Copy, Debug)]
 pub struct Method {
     pub choice: Choice,
-    pub mech: Mech,
+    /// How the two tasks hand the token over: a file in `handoff/`.
+    pub handoff: &'static dyn Handoff,
     /// Two processes (the partner forked, a MAP_SHARED page) rather than two
     /// threads of one process.
     pub processes: bool,
@@ -40,9 +33,9 @@ impl Row for Method {
 
 impl Method {
     /// Yielding hands the CPU over only to a task on the same CPU: on two
-    /// CPUs the tasks would spin, not switch.
+    /// CPUs the tasks would spin, not switch (its [`Handoff`] does not block).
     pub fn same_cpu_only(&self) -> bool {
-        self.mech == Mech::Yield
+        !self.handoff.blocks()
     }
 }
 
@@ -50,7 +43,7 @@ impl Method {
 /// The kernel reference of the other experiments, and the seed's method.
 pub const PIPE_THREADS: Method = Method {
     choice: Choice::new("pipe_threads", "two threads over a pair of pipes"),
-    mech: Mech::Pipe,
+    handoff: &Pipe,
     processes: false,
     baseline: "one write + one read of 4 bytes on a pipe by one task",
 };
@@ -58,14 +51,14 @@ pub const PIPE_THREADS: Method = Method {
 /// perf bench sched pipe: the same between two forked processes.
 pub const PIPE_PROCESSES: Method = Method {
     choice: Choice::new("pipe_processes", "two processes over a pair of pipes"),
-    mech: Mech::Pipe,
+    handoff: &Pipe,
     processes: true,
     baseline: "one write + one read of 4 bytes on a pipe by one task",
 };
 
 pub const FUTEX_THREADS: Method = Method {
     choice: Choice::new("futex_threads", "two threads on a private futex word"),
-    mech: Mech::Futex,
+    handoff: &Futex,
     processes: false,
     baseline: "an uncontended FUTEX_WAKE (no waiter) + a FUTEX_WAIT that returns at once",
 };
@@ -73,7 +66,7 @@ pub const FUTEX_THREADS: Method = Method {
 /// The futex word lives in a MAP_SHARED page.
 pub const FUTEX_PROCESSES: Method = Method {
     choice: Choice::new("futex_processes", "two processes on a shared futex word"),
-    mech: Mech::Futex,
+    handoff: &Futex,
     processes: true,
     baseline: "an uncontended shared FUTEX_WAKE + a FUTEX_WAIT that returns at once",
 };
@@ -86,14 +79,14 @@ pub const METHODS: &[Method] = &[
     // a std Mutex + Condvar, as the seed's condition-variable sample
     Method {
         choice: Choice::new("condvar", "two threads on a Mutex + Condvar"),
-        mech: Mech::Condvar,
+        handoff: &Condvar,
         processes: false,
         baseline: "lock + notify_one with no waiter + unlock",
     },
     // spinning on a turn word, yielding while it is not their turn
     Method {
         choice: Choice::new("sched_yield", "two threads on one CPU yielding in turn"),
-        mech: Mech::Yield,
+        handoff: &Yield,
         processes: false,
         baseline: "sched_yield with nothing else runnable on the CPU",
     },

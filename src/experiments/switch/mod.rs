@@ -12,13 +12,15 @@
 //! a switch, the indirect (cache) cost, and user-space switches.
 //!
 //! One file per experiment ([`pingpong`], [`echo`], [`indirect`],
-//! [`userspace`], [`wakeup`], whose arithmetic is in `wakeup_parts`); the ping-pong [`engine`] and the [`methods`] tables are
+//! [`userspace`], [`wakeup`], whose arithmetic is in `wakeup_parts`); the ping-pong [`engine`], its
+//! mechanisms (one file each in [`handoff`]) and the [`methods`] tables are
 //! shared; [`go`] builds and runs the Go helper. This file holds what the
 //! group's experiments plan with: the `cpus` parameter and its checks.
 
 pub mod echo;
 pub mod engine;
 mod go;
+pub mod handoff;
 pub use go::helper_ready as go_helper_ready;
 pub mod indirect;
 pub mod methods;

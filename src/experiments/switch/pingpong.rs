@@ -6,18 +6,14 @@
 
 use super::engine::{push_pair, run_pair, Place};
 use super::methods::{
-    Mech, Method, Spread, METHODS, METHOD_CHOICES, PIPE_THREADS, PLACEMENTS, PLACEMENT_CHOICES,
+    Method, Spread, METHODS, METHOD_CHOICES, PIPE_THREADS, PLACEMENTS, PLACEMENT_CHOICES,
 };
 use super::{plan_cpus, worker_cpus, CPUS, PER_SWITCH_NOTE};
 use crate::experiments::prelude::*;
 use crate::measure::copy::copy_samples;
 use crate::measure::explain::cpu_of_wall;
-use crate::measure::sampler::{interleave, per_op, Budget, PASSES};
-use crate::sys::{self, SharedPage};
-use std::fs::File;
-use std::hint::black_box;
-use std::io::{self, Read, Write};
-use std::sync::{Condvar, Mutex};
+use crate::measure::sampler::{interleave, Budget, PASSES};
+use crate::sys;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "switch.pingpong",
@@ -191,7 +187,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     // The IPC's own cost without a switch, on one CPU, by one task.
     sys::pin_current_thread(&cpus[..1])?;
     let b = budget.scaled(0.4);
-    let base = baseline(m, &b, job.loop_overhead_ns)?;
+    let base = m.handoff.baseline(&b, job.loop_overhead_ns, m.processes)?;
     // The seed's yardstick: "a context switch is a bit quicker than copying
     // 64 KiB" (memcpy 64 KiB ≈ 3 µs on its machine).
     // yardstick.memcpy's protocol ("aligned"), so the two are one quantity.
@@ -212,50 +208,6 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         base,
     );
     Ok(out)
-}
-
-/// Per switch, what the IPC costs when no switch happens.
-fn baseline(m: &Method, b: &Budget, loop_ns: f64) -> io::Result<Vec<f64>> {
-    Ok(match m.mech {
-        Mech::Pipe => {
-            let (r, w) = sys::pipe(false)?;
-            let (mut r, mut w) = (File::from(r), File::from(w));
-            let mut failed = None;
-            let v = per_op(b, loop_ns, || {
-                let mut buf = [0u8; 4];
-                if let Err(e) = w
-                    .write_all(&[1, 2, 3, 4])
-                    .and_then(|_| r.read_exact(&mut buf))
-                {
-                    failed = Some(e);
-                }
-            });
-            if let Some(e) = failed {
-                return Err(e);
-            }
-            v
-        }
-        Mech::Futex => {
-            let page = SharedPage::new()?;
-            let w = page.i32(0);
-            let shared = m.processes;
-            per_op(b, loop_ns, || {
-                let _ = sys::futex_wake(w, 1, shared);
-                let _ = sys::futex_wait(w, 1, shared); // the word is 0: returns at once
-            })
-        }
-        Mech::Condvar => {
-            let state = Mutex::new((0i32, 0u32));
-            let cv = Condvar::new();
-            per_op(b, loop_ns, || {
-                if let Ok(mut g) = state.lock() {
-                    g.0 = black_box(g.0 + 1);
-                    cv.notify_one();
-                }
-            })
-        }
-        Mech::Yield => per_op(b, loop_ns, sys::sched_yield),
-    })
 }
 
 /// The labels of one method in one placement.
@@ -383,31 +335,33 @@ fn raw_baseline_net(r: &ExperimentResult, m: &str, readings: &mut Vec<Reading>) 
     })
 }
 
-/// The order in which a method is chosen to speak for the same-CPU switch
-/// path: the seed's own method first.
-const PATH_ORDER: [&str; 5] = [
-    "pipe_threads",
-    "pipe_processes",
-    "futex_threads",
-    "futex_processes",
-    "condvar",
-];
+/// The methods that may speak for the same-CPU switch path, in the order
+/// one is chosen: the table's, the seed's own method first; those whose
+/// waiting task blocks (a yielding one stays runnable: no block-and-wake).
+fn path_order() -> Vec<&'static str> {
+    METHODS
+        .iter()
+        .filter(|m| m.handoff.blocks())
+        .map(Method::name)
+        .collect()
+}
 
 /// The same-CPU switch: what its figure includes and, over a pipe, threads
 /// against processes (the finding); what its switches were, the voluntary
 /// and involuntary counts (a note).
 fn switch_path(r: &ExperimentResult) -> Option<(String, String)> {
-    let (m, s, n) = PATH_ORDER.iter().find_map(|m| {
+    let order = path_order();
+    let (m, s, n) = order.iter().find_map(|m| {
         Some((
             *m,
             r.settled("switch_ns", &at(m, "same_cpu"))?,
             r.median("switches_per_round_trip", &at(m, "same_cpu"))?,
         ))
     })?;
-    let chosen = if m == PATH_ORDER[0] {
+    let chosen = if m == PIPE_THREADS.name() {
         "the seed's method".to_string()
     } else {
-        format!("the first settled of {}", PATH_ORDER.join(", "))
+        format!("the first settled of {}", order.join(", "))
     };
     let includes = match (
         r.find("baseline_ns", &[("method", m)]),

@@ -224,3 +224,37 @@ fn the_headline_compares_one_cpu_with_two() {
     );
     assert!(analyze(&result(vec![])).headlines.is_empty());
 }
+
+#[test]
+fn the_switch_path_speaks_through_the_first_settled_blocking_method() {
+    // The order comes from the method table: sched_yield never blocks.
+    assert_eq!(
+        path_order(),
+        [
+            "pipe_threads",
+            "pipe_processes",
+            "futex_threads",
+            "futex_processes",
+            "condvar"
+        ]
+    );
+    let r = result(vec![
+        metric("switch_ns", &at("futex_threads", "same_cpu"), &[800.0]),
+        metric(
+            "switches_per_round_trip",
+            &at("futex_threads", "same_cpu"),
+            &[2.0],
+        ),
+        metric("switch_ns", &at("sched_yield", "same_cpu"), &[300.0]),
+        metric(
+            "switches_per_round_trip",
+            &at("sched_yield", "same_cpu"),
+            &[2.0],
+        ),
+    ]);
+    let all = analyze(&r).findings.join("\n");
+    assert!(
+        all.contains("same CPU, futex_threads (the first settled of pipe_threads, pipe_processes, futex_threads, futex_processes, condvar): 800.0 ns ["),
+        "{all}"
+    );
+}
