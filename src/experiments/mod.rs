@@ -15,6 +15,8 @@ pub mod switch;
 pub mod yardstick;
 
 #[cfg(test)]
+mod points_tests;
+#[cfg(test)]
 mod rss_tests;
 #[cfg(test)]
 pub(crate) mod testing;

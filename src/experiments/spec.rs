@@ -11,6 +11,7 @@ use crate::metric::MetricSpec;
 use crate::results::{
     Better, ExperimentResult, Labels, NamedFit, Reading, SeedRef, SeedStat, Unit,
 };
+use serde::Serialize;
 
 /// A figure a seed article published, attached to the metric it matches.
 pub struct SeedFigure {
@@ -113,6 +114,23 @@ impl Points {
             points: vec![serde_json::Value::Null],
             notes: vec![],
         }
+    }
+
+    /// One job per point, each of the type the experiment's `measure` reads
+    /// back with `Job::point`, so planner and worker share one shape.
+    pub fn of<P: Serialize>(points: impl IntoIterator<Item = P>) -> Points {
+        let mut pts = Points::default();
+        for p in points {
+            pts.push(&p);
+        }
+        pts
+    }
+
+    /// Plans one more job, at `point`.
+    pub fn push<P: Serialize>(&mut self, point: &P) {
+        // A point is a plain record of numbers, strings and lists.
+        let v = serde_json::to_value(point).expect("a point serialises to JSON");
+        self.points.push(v);
     }
 }
 

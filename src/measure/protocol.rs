@@ -5,6 +5,7 @@ use super::params::Params;
 use super::sizing::Profile;
 use crate::metric::MetricSpec;
 use crate::results::{Labels, Reading, Unit};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 /// One worker job: a part of an experiment that runs in its own fresh process.
@@ -31,6 +32,45 @@ pub struct Job {
     pub pin: Option<Vec<usize>>,
     /// The run's private directory with the helper programs.
     pub scratch: Option<std::path::PathBuf>,
+}
+
+impl Job {
+    /// The point the plan put in this job, as the experiment's own type
+    /// (the one its `points` planned with): a point that does not fit is an
+    /// error naming it, never a silent default.
+    pub fn point<P: DeserializeOwned>(&self) -> anyhow::Result<P> {
+        P::deserialize(&self.point).map_err(|e| {
+            let full = std::any::type_name::<P>();
+            let ty = full.rsplit("::").next().unwrap_or(full);
+            anyhow::anyhow!(
+                "{}: the planned point {} is not a {ty}: {e}",
+                self.experiment,
+                self.point
+            )
+        })
+    }
+
+    /// A job of `experiment` at `point`, the rest zero: for tests of what a
+    /// measure reads from its job.
+    #[cfg(test)]
+    pub fn at(experiment: &str, point: serde_json::Value) -> Job {
+        Job {
+            experiment: experiment.into(),
+            profile: Profile::Quick,
+            params: Params::default(),
+            point,
+            round: 0,
+            rounds: 1,
+            seed: 0,
+            budget_s: 0.0,
+            min_samples: 0,
+            max_samples: 0,
+            timer_overhead_ns: 0.0,
+            loop_overhead_ns: 0.0,
+            pin: None,
+            scratch: None,
+        }
+    }
 }
 
 /// Raw samples of one series, as a worker sends them.
@@ -147,3 +187,7 @@ pub fn labels(pairs: &[(&str, &str)]) -> Labels {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
 }
+
+#[cfg(test)]
+#[path = "protocol_tests.rs"]
+mod tests;

@@ -6,6 +6,7 @@ use super::bounds::{binding, limit_inputs, thread_bounds, THREAD_FLOOR_BYTES};
 use super::crowd::Crowd;
 use super::{default_stack, usable_memory};
 use crate::experiments::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
 pub static EXPERIMENT: Experiment = Experiment {
@@ -47,6 +48,15 @@ pub static EXPERIMENT: Experiment = Experiment {
     ..Experiment::DEFAULT
 };
 
+/// The one memory.limits job: whether to start threads until refused, and
+/// the most it may start.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsPoint {
+    pub probe: bool,
+    pub ceiling: u64,
+}
+
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
     let mut ceiling = ctx.params.int("probe_ceiling");
@@ -65,8 +75,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
         ceiling = fits;
         pts.notes.push(format!("{msg}; clamped to {ceiling}"));
     }
-    pts.points
-        .push(serde_json::json!({ "probe": probe, "ceiling": ceiling }));
+    pts.push(&LimitsPoint { probe, ceiling });
     Ok(pts)
 }
 
@@ -97,8 +106,9 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
                 .into(),
         );
     }
-    if job.point["probe"].as_bool().unwrap_or(false) {
-        let ceiling = job.point["ceiling"].as_u64().unwrap_or(1) as usize;
+    let point: LimitsPoint = job.point()?;
+    if point.probe {
+        let ceiling = point.ceiling as usize;
         let (started, stop, secs) = probe(ceiling);
         out.push_raw(
             "max_threads",

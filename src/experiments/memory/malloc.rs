@@ -4,6 +4,7 @@
 
 use super::{usable_memory, Snap};
 use crate::experiments::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 
 pub static EXPERIMENT: Experiment = Experiment {
@@ -106,6 +107,13 @@ pub static EXPERIMENT: Experiment = Experiment {
     ..Experiment::DEFAULT
 };
 
+/// The one memory.malloc job: the bytes it allocates.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MallocPoint {
+    pub size: u64,
+}
+
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
     let mut size_bytes = ctx.params.int("size");
@@ -125,12 +133,12 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
         pts.notes
             .push(format!("{msg}; clamped to {}", fmt_size(size_bytes)));
     }
-    pts.points.push(serde_json::json!({ "size": size_bytes }));
+    pts.push(&MallocPoint { size: size_bytes });
     Ok(pts)
 }
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
-    let size_bytes = job.point["size"].as_u64().unwrap_or(400 << 20) as usize;
+    let size_bytes = job.point::<MallocPoint>()?.size as usize;
     let n = size_bytes / 4;
     let reps = job.params.int("reps") as usize;
     let size_name = fmt_size(size_bytes as u64);

@@ -8,6 +8,7 @@ use super::threads_findings::{analyze, DEFAULT, SMALL, TOUCH, VARIANTS};
 use super::{default_stack, usable_memory, Snap};
 use crate::experiments::prelude::*;
 use crate::measure::rss;
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// `kernel_kib_per_1000_threads` is declared `Neither`: it is read from
@@ -147,6 +148,19 @@ fn stack_and_touch(variant: &str, small_bytes: u64, touch_bytes: u64) -> (Option
     }
 }
 
+/// One memory.threads job: `threads` threads of one variant, each on a
+/// stack of `stack` bytes (None: glibc's default, `default_stack` here)
+/// and writing `touch` bytes of it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadsPoint {
+    pub variant: String,
+    pub threads: u64,
+    pub stack: Option<u64>,
+    pub touch: u64,
+    pub default_stack: u64,
+}
+
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
     let set = |n: &str| ctx.user_set.iter().any(|u| u == n);
@@ -225,22 +239,25 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
             let (stack, touch) = stack_and_touch(v, small_bytes, touch_bytes);
             // Each point runs in a fresh worker per round, so glibc's cache
             // of freed thread stacks cannot hide the next round's cost.
-            pts.points.push(serde_json::json!({
-                "variant": v, "threads": count,
-                "stack": stack, "touch": touch, "default_stack": stack_bytes,
-            }));
+            pts.push(&ThreadsPoint {
+                variant: v.clone(),
+                threads: count,
+                stack,
+                touch,
+                default_stack: stack_bytes,
+            });
         }
     }
     Ok(pts)
 }
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
-    let p = &job.point;
-    let variant = p["variant"].as_str().unwrap_or(DEFAULT.name).to_string();
-    let n = p["threads"].as_u64().unwrap_or(1) as usize;
-    let stack_bytes = p["stack"].as_u64().map(|s| s as usize);
-    let touch_bytes = p["touch"].as_u64().unwrap_or(0) as usize;
-    let default_stack_bytes = p["default_stack"].as_u64().unwrap_or(8 << 20);
+    let p: ThreadsPoint = job.point()?;
+    let variant = p.variant;
+    let n = p.threads as usize;
+    let stack_bytes = p.stack.map(|s| s as usize);
+    let touch_bytes = p.touch as usize;
+    let default_stack_bytes = p.default_stack;
     let mut out = WorkerOutput::default();
 
     let mut crowd = Crowd::with_capacity(n);

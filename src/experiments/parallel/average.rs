@@ -4,17 +4,18 @@
 //! efficiency, the CPU time the scheduler granted, and fork+reap alone.
 
 use super::array::{
-    check_against_serial, exact_average, fill, rel_diff, sum_by, tolerance, Pools, Variant, SEED_N,
+    check_against_serial, exact_average, fill, rel_diff, sum_by, tolerance, Pools, Variant,
 };
 use super::variants::{thp_of, VARIANTS};
 use super::{
-    column, fitting_sizes, notes_for_cpus, point_workers, reading_cpus, speedups, worker_counts,
-    Contention, MAX_WORKERS, N_PARAM, WORKERS_HELP,
+    column, fitting_sizes, notes_for_cpus, reading_cpus, speedups, worker_counts, Contention,
+    MAX_WORKERS, N_PARAM, WORKERS_HELP,
 };
 use crate::experiments::prelude::*;
 use crate::measure::sampler::interleave;
 use crate::sys::procfs;
 use crate::sys::{self, forkwork as par, forkwork::F64Buf};
+use serde::{Deserialize, Serialize};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "parallel.average",
@@ -58,13 +59,21 @@ pub static EXPERIMENT: Experiment = Experiment {
     ..Experiment::DEFAULT
 };
 
+/// One parallel.average job: `n` doubles, averaged by each of `workers`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AveragePoint {
+    pub n: u64,
+    pub workers: Vec<usize>,
+}
+
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
     let sizes = fitting_sizes(ctx, "n", &mut pts.notes)?;
     let workers = worker_counts(ctx, "workers")?;
     for n in sizes {
-        pts.points
-            .push(serde_json::json!({"n": n, "workers": workers}));
+        let workers = workers.clone();
+        pts.push(&AveragePoint { n, workers });
     }
     Ok(pts)
 }
@@ -84,8 +93,7 @@ fn push_speedups(
 }
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
-    let n = job.point["n"].as_u64().unwrap_or(SEED_N);
-    let workers = point_workers(job);
+    let AveragePoint { n, workers } = job.point()?;
     let reps = job.params.int("reps") as usize;
     let variants: Vec<Variant> = job
         .params

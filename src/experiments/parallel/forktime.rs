@@ -3,13 +3,14 @@
 //! fork() itself, the child's first vs second pass over its inherited
 //! slice, the reap; on 4 KiB pages and on huge pages.
 
-use super::array::{check_against_serial, fill, split, SEED_N};
+use super::array::{check_against_serial, fill, split};
 use super::variants::{thp_choice, thp_of};
-use super::{cpus, fitting_sizes, notes_for_cpus, point_workers, worker_counts, Contention};
+use super::{cpus, fitting_sizes, notes_for_cpus, worker_counts, Contention};
 use super::{MAX_WORKERS, N_PARAM};
 use crate::experiments::prelude::*;
 use crate::sys::procfs;
 use crate::sys::{self, forkwork as par, forkwork::F64Buf, Thp};
+use serde::{Deserialize, Serialize};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "parallel.forktime",
@@ -44,6 +45,16 @@ pub static EXPERIMENT: Experiment = Experiment {
     ..Experiment::DEFAULT
 };
 
+/// One parallel.forktime job: `n` doubles split between the parent and
+/// its children, `workers` in all (one count), on the pages `thp` names.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForktimePoint {
+    pub n: u64,
+    pub workers: [usize; 1],
+    pub thp: String,
+}
+
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
     let sizes = fitting_sizes(ctx, "n", &mut pts.notes)?;
@@ -62,22 +73,26 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
         );
     }
     let (off, on) = (thp_choice(Thp::Off).name, thp_choice(Thp::On).name);
+    let point = |n, thp: &str| ForktimePoint {
+        n,
+        workers: [w],
+        thp: thp.into(),
+    };
     for n in sizes {
-        pts.points
-            .push(serde_json::json!({"n": n, "workers": [w], "thp": off}));
+        pts.push(&point(n, off));
         if thp_possible {
-            pts.points
-                .push(serde_json::json!({"n": n, "workers": [w], "thp": on}));
+            pts.push(&point(n, on));
         }
     }
     Ok(pts)
 }
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
-    let n = job.point["n"].as_u64().unwrap_or(SEED_N);
-    let w = point_workers(job).first().copied().unwrap_or(2).max(2);
+    let point: ForktimePoint = job.point()?;
+    let n = point.n;
+    let w = point.workers[0].max(2);
     // Only the two page sizes: anything but "on" is 4 KiB pages.
-    let thp = if thp_of(job.point["thp"].as_str().unwrap_or("")) == Thp::On {
+    let thp = if thp_of(&point.thp) == Thp::On {
         Thp::On
     } else {
         Thp::Off

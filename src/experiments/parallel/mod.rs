@@ -122,19 +122,6 @@ const N_PARAM: ParamSpec = ParamSpec {
 const WORKERS_HELP: &str =
     "worker counts W, each 1 to 4×CPUs; 0, the default, means 2 up to the CPU count plus one";
 
-/// The worker counts a planned point carries.
-fn point_workers(job: &Job) -> Vec<usize> {
-    job.point["workers"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_u64())
-                .map(|v| v as usize)
-                .collect()
-        })
-        .unwrap_or_else(|| vec![2])
-}
-
 fn notes_for_cpus(out: &mut WorkerOutput, workers: &[usize]) {
     let allowed = sys::allowed_cpus().map(|c| c.len()).unwrap_or(0);
     if let Some(w) = workers.iter().find(|&&w| allowed > 0 && w > allowed) {

@@ -6,12 +6,13 @@
 use super::array::{check_against_serial, exact_average, fill, sum_by, Pools, Variant, SEED_N};
 use super::variants::{thp_of, THP_SETTINGS};
 use super::{
-    column, cpus, fitting_sizes, notes_for_cpus, point_workers, reading_cpus, speedups,
-    worker_counts, Contention, MAX_WORKERS, N_PARAM,
+    column, cpus, fitting_sizes, notes_for_cpus, reading_cpus, speedups, worker_counts, Contention,
+    MAX_WORKERS, N_PARAM,
 };
 use crate::experiments::prelude::*;
 use crate::measure::sampler::interleave;
 use crate::sys::{self, forkwork::F64Buf};
+use serde::{Deserialize, Serialize};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "parallel.program",
@@ -130,6 +131,16 @@ pub static EXPERIMENT: Experiment = Experiment {
     ..Experiment::DEFAULT
 };
 
+/// One parallel.program job: the whole program on `n` doubles, forked and
+/// threaded by each of `workers`, with the huge-page setting `thp` names.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProgramPoint {
+    pub n: u64,
+    pub workers: Vec<usize>,
+    pub thp: String,
+}
+
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
     let sizes = fitting_sizes(ctx, "n", &mut pts.notes)?;
@@ -143,18 +154,20 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
     }
     for n in sizes {
         for thp in ctx.params.names("thp") {
-            pts.points
-                .push(serde_json::json!({"n": n, "workers": workers, "thp": thp}));
+            let workers = workers.clone();
+            pts.push(&ProgramPoint { n, workers, thp });
         }
     }
     Ok(pts)
 }
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
-    let n = job.point["n"].as_u64().unwrap_or(SEED_N);
-    let workers = point_workers(job);
+    let ProgramPoint {
+        n,
+        workers,
+        thp: thp_label,
+    } = job.point()?;
     let reps = job.params.int("reps") as usize;
-    let thp_label = job.point["thp"].as_str().unwrap_or("default").to_string();
     let thp = thp_of(&thp_label);
     let nl = n.to_string();
     let mut out = WorkerOutput::default();

@@ -11,6 +11,7 @@ use crate::measure::sampler::interleave;
 use crate::stats::Summary;
 use crate::sys::procfs::Sharing;
 use crate::sys::{self, forkwork::HeldChild, Heap, Thp};
+use serde::{Deserialize, Serialize};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.cow",
@@ -80,6 +81,15 @@ pub static EXPERIMENT: Experiment = Experiment {
 /// The heap's page sizes: its `pages` label and how it is advised.
 const PAGES: &[(&str, Thp)] = &[("4k", Thp::Off), ("thp", Thp::On)];
 
+/// What one spawn.cow job measures: a heap of `heap` bytes on the pages
+/// `pages` names (a label of [`PAGES`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CowPoint {
+    pub heap: u64,
+    pub pages: String,
+}
+
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
     let heap_bytes = ctx.params.int("heap");
@@ -110,8 +120,10 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
         }
     }
     for p in pages {
-        pts.points
-            .push(serde_json::json!({"heap": heap_bytes, "pages": p}));
+        pts.push(&CowPoint {
+            heap: heap_bytes,
+            pages: p.into(),
+        });
     }
     Ok(pts)
 }
@@ -181,12 +193,13 @@ fn cow_cycle(heap: &Heap, pct: u64, timer_ns: f64) -> anyhow::Result<CowCycle> {
 }
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
-    let heap_bytes = job.point["heap"].as_u64().unwrap_or(0);
-    let pages_label = job.point["pages"].as_str().unwrap_or("4k");
+    let point: CowPoint = job.point()?;
+    let (heap_bytes, pages_label) = (point.heap, point.pages.as_str());
     let thp = PAGES
         .iter()
         .find(|(l, _)| *l == pages_label)
-        .map_or(Thp::Off, |p| p.1);
+        .map(|p| p.1)
+        .ok_or_else(|| anyhow::anyhow!("unknown pages {pages_label}"))?;
     let heap_name = fmt_size(heap_bytes);
     let heap_bytes_text = heap_bytes.to_string();
     let base = [

@@ -16,6 +16,7 @@ use crate::measure::sampler::{events_cpu, interleave, push_cpu, Budget, PASSES};
 use crate::stats::linear_fit;
 use crate::sys;
 use crate::sys::procfs;
+use serde::{Deserialize, Serialize};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.heap",
@@ -112,6 +113,44 @@ pub static EXPERIMENT: Experiment = Experiment {
     ..Experiment::DEFAULT
 };
 
+/// What one spawn.heap job measures. Untagged, so each kind keeps the JSON
+/// it always had, told apart by its marker (`touch`, `image`); the most
+/// specific kind is tried first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum HeapPoint {
+    /// fork with M extra mappings and F extra descriptors ([`image`]).
+    Image {
+        heap: u64,
+        thp: String,
+        image: Image,
+        mappings: u64,
+        fds: u64,
+    },
+    /// A heap mapped and never written ([`untouched`]).
+    Untouched {
+        heap: u64,
+        thp: String,
+        touch: Touch,
+    },
+    /// A touched heap: `thp` is [`BASE_THP`] or `on` (MADV_HUGEPAGE).
+    Touched { heap: u64, thp: String },
+}
+
+/// The untouched point's marker, `"touch": "none"`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Touch {
+    #[serde(rename = "none")]
+    Never,
+}
+
+/// The image point's marker, `"image": "extra"`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Image {
+    #[serde(rename = "extra")]
+    Extra,
+}
+
 /// Methods whose first call in the worker is kept as a series of its own.
 const FIRST_CALL: &[&str] = &["fork", "pthread_create"];
 
@@ -200,18 +239,32 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
         pts.notes
             .push("transparent huge pages are disabled here (enabled=never): no THP points".into());
     }
+    let touched = |heap, thp: &str| HeapPoint::Touched {
+        heap,
+        thp: thp.into(),
+    };
     for &s in &sizes_bytes {
-        pts.points
-            .push(serde_json::json!({"heap": s, "thp": BASE_THP}));
+        pts.push(&touched(s, BASE_THP));
     }
     if ctx.params.flag("untouched") {
         for &s in sizes_bytes.iter().filter(|&&s| s > 0) {
-            pts.points.push(untouched::point(s, BASE_THP));
+            pts.push(&HeapPoint::Untouched {
+                heap: s,
+                thp: BASE_THP.into(),
+                touch: Touch::Never,
+            });
         }
     }
     if ctx.params.flag("image") {
-        pts.points
-            .extend(image::point(ctx, BASE_THP, &mut pts.notes)?);
+        if let Some((mappings, fds)) = image::extras(ctx, &mut pts.notes)? {
+            pts.push(&HeapPoint::Image {
+                heap: 0,
+                thp: BASE_THP.into(),
+                image: Image::Extra,
+                mappings,
+                fds,
+            });
+        }
     }
     if ctx.params.flag("thp") && thp_possible {
         let thp_max = ctx.params.int("thp_max");
@@ -219,22 +272,20 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
             .iter()
             .filter(|&&s| s >= THP_MIN_HEAP_BYTES && s <= thp_max)
         {
-            pts.points.push(serde_json::json!({"heap": s, "thp": "on"}));
+            pts.push(&touched(s, "on"));
         }
     }
     Ok(pts)
 }
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
-    let heap_bytes = job.point["heap"].as_u64().unwrap_or(0);
-    if untouched::is_untouched(&job.point) {
-        return untouched::measure(job, heap_bytes);
-    }
-    if image::is_image(&job.point) {
-        return image::measure(job);
-    }
+    let (heap_bytes, point_thp) = match job.point::<HeapPoint>()? {
+        HeapPoint::Untouched { heap, .. } => return untouched::measure(job, heap),
+        HeapPoint::Image { mappings, fds, .. } => return image::measure(job, mappings, fds),
+        HeapPoint::Touched { heap, thp } => (heap, thp),
+    };
     // The heap as the system backs it (no advice), or with MADV_HUGEPAGE.
-    let (thp, thp_label) = if job.point["thp"] == "on" {
+    let (thp, thp_label) = if point_thp == "on" {
         (sys::Thp::On, "on")
     } else {
         (sys::Thp::Default, BASE_THP)

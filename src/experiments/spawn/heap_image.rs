@@ -32,12 +32,6 @@ const MAP_MARGIN: u64 = 1_000;
 /// Descriptors a worker may hold beyond those of the planning process.
 const FD_MARGIN: u64 = 64;
 
-/// The point's marker: `{"heap": 0, "thp": .., "image": "extra",
-/// "mappings": M, "fds": F}`.
-pub fn is_image(point: &serde_json::Value) -> bool {
-    point["image"] == "extra"
-}
-
 /// Why `want` extra mappings do not fit under `vm.max_map_count` in a
 /// worker that maps about `have` of its own; None when they fit.
 pub fn mappings_short(max_map_count: Option<u64>, have: u64, want: u64) -> Option<String> {
@@ -73,14 +67,11 @@ pub fn fds_short(soft_limit: Option<u64>, open: u64, want: u64) -> Option<String
     })
 }
 
-/// The image point, if any extra fits. Checked against this machine's
-/// limits before anything is measured: a count the user set that does not
-/// fit is an error, a default one is dropped with a note.
-pub fn point(
-    ctx: &PlanCtx,
-    base_thp: &str,
-    notes: &mut Vec<String>,
-) -> Result<Option<serde_json::Value>, String> {
+/// The extra mappings and descriptors of the image point, if any extra
+/// fits. Checked against this machine's limits before anything is measured:
+/// a count the user set that does not fit is an error, a default one is
+/// dropped with a note.
+pub fn extras(ctx: &PlanCtx, notes: &mut Vec<String>) -> Result<Option<(u64, u64)>, String> {
     let user_set = |name: &str| ctx.user_set.iter().any(|n| n == name);
     let mut fit = |name: &str, short: Option<String>, want: u64| match short {
         None => Ok(want),
@@ -101,9 +92,7 @@ pub fn point(
     let soft = sys::rlimit(sys::Resource::Nofile).ok().and_then(|l| l.0);
     let open = procfs::fds_of(std::process::id()).unwrap_or(0);
     let fds = fit("extra_fds", fds_short(soft, open, want_fds), want_fds)?;
-    Ok((maps > 0 || fds > 0).then(|| {
-        serde_json::json!({"heap": 0, "thp": base_thp, "image": "extra", "mappings": maps, "fds": fds})
-    }))
+    Ok((maps > 0 || fds > 0).then_some((maps, fds)))
 }
 
 /// What one series adds to the worker.
@@ -151,7 +140,7 @@ impl Extra {
 /// fork+reap with no extra, with the extra mappings and with the extra
 /// descriptors, taking turns a share of the budget at a time; each turn
 /// makes its extras and drops them after.
-pub fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
+pub fn measure(job: &Job, mappings: u64, fds: u64) -> anyhow::Result<WorkerOutput> {
     let l = Launcher::new(job.scratch.as_deref(), job.timer_overhead_ns)?;
     let fork = &table::FORK;
     let mut out = WorkerOutput::default();
@@ -164,13 +153,12 @@ pub fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     if let Ok(fds) = procfs::fds_of(std::process::id()) {
         out.reading_raw(WORKER_FDS, Unit::Count, Labels::new(), fds as f64);
     }
-    let count = |key: &str| job.point[key].as_u64().unwrap_or(0);
     let mut items = vec![Extra::None];
-    if count("mappings") > 0 {
-        items.push(Extra::Mappings(count("mappings")));
+    if mappings > 0 {
+        items.push(Extra::Mappings(mappings));
     }
-    if count("fds") > 0 {
-        items.push(Extra::Fds(count("fds")));
+    if fds > 0 {
+        items.push(Extra::Fds(fds));
     }
     let share = Budget::from_job(job).split(PASSES);
     let measured = interleave(&items, PASSES, job.seed, |x| {

@@ -16,15 +16,6 @@ use crate::sys::procfs;
 /// touched heap moves.
 pub const UNTOUCHED_METHODS: &[&str] = &["fork"];
 
-/// The point's marker: `{"heap": .., "thp": .., "touch": "none"}`.
-pub fn is_untouched(point: &serde_json::Value) -> bool {
-    point["touch"] == "none"
-}
-
-pub fn point(heap_bytes: u64, thp: &str) -> serde_json::Value {
-    serde_json::json!({"heap": heap_bytes, "thp": thp, "touch": "none"})
-}
-
 /// fork with a heap of `heap_bytes` mapped and never touched.
 pub fn measure(job: &Job, heap_bytes: u64) -> anyhow::Result<WorkerOutput> {
     let heap = sys::Heap::untouched(heap_bytes as usize, sys::Thp::Default)?;

@@ -3,7 +3,7 @@
 //! core, about half unpinned.
 
 use super::engine::Place;
-use super::{plan_cpus, worker_cpus, CPUS};
+use super::{plan_cpus, worker_cpus, CpusPoint, CPUS};
 use crate::experiments::prelude::*;
 use crate::measure::explain::cpu_of_wall;
 use crate::measure::sampler::{cpu_over, interleave, push_cpu, CpuPerOp};
@@ -73,7 +73,7 @@ pub static EXPERIMENT: Experiment = Experiment {
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
     let cpus = plan_cpus(ctx, &mut pts.notes)?;
-    pts.points.push(serde_json::json!({ "cpus": cpus }));
+    pts.push(&CpusPoint { cpus });
     Ok(pts)
 }
 
@@ -153,7 +153,8 @@ pub fn echo_runs(place: &Place, all: &[usize], iterations: u64, runs: u64) -> io
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
-    let (all, cpus) = worker_cpus(job, &mut out.notes)?;
+    let point: CpusPoint = job.point()?;
+    let (all, cpus) = worker_cpus(&point.cpus, &mut out.notes)?;
     let iterations = job.params.int("iterations");
     let runs = job.params.int("runs");
     let places = [Place::same(cpus[0]), Place::unpinned(&all)];

@@ -9,6 +9,7 @@ use super::{plan_cpus, worker_cpus, CPUS, PER_SWITCH_NOTE};
 use crate::experiments::prelude::*;
 use crate::measure::sampler::{interleave, per_op, Budget, PASSES};
 use crate::sys;
+use serde::{Deserialize, Serialize};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "switch.indirect",
@@ -35,6 +36,15 @@ pub static EXPERIMENT: Experiment = Experiment {
     ..Experiment::DEFAULT
 };
 
+/// The one switch.indirect job: the CPUs, and the working sets (bytes) that
+/// take turns in it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndirectPoint {
+    pub cpus: Vec<usize>,
+    pub working_sets: Vec<u64>,
+}
+
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
     let cpus = plan_cpus(ctx, &mut pts.notes)?;
@@ -60,18 +70,18 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
             .push("working set 0 added: the extra cost is measured against it".into());
     }
     pts.notes.push(PER_SWITCH_NOTE.into());
-    pts.points
-        .push(serde_json::json!({ "cpus": cpus, "working_sets": ws }));
+    pts.push(&IndirectPoint {
+        cpus,
+        working_sets: ws,
+    });
     Ok(pts)
 }
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
-    let (all, cpus) = worker_cpus(job, &mut out.notes)?;
-    let working_set_bytes: Vec<u64> = job.point["working_sets"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|v| v.as_u64()).collect())
-        .unwrap_or_default();
+    let point: IndirectPoint = job.point()?;
+    let (all, cpus) = worker_cpus(&point.cpus, &mut out.notes)?;
+    let working_set_bytes = point.working_sets;
     let budget = Budget::from_job(job).scaled(1.0 / working_set_bytes.len().max(1) as f64 * 2.0);
     // The working sets take turns, a share of the budget at a time.
     let share = budget.split(PASSES);

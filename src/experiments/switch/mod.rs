@@ -31,6 +31,7 @@ mod wakeup_parts;
 
 use crate::experiments::prelude::*;
 use crate::sys;
+use serde::{Deserialize, Serialize};
 use std::io;
 
 /// Which CPUs the two tasks use: the first for same-CPU runs, the second
@@ -87,29 +88,26 @@ pub fn plan_cpus(ctx: &PlanCtx, notes: &mut Vec<String>) -> Result<Vec<usize>, S
     Ok(asked)
 }
 
-/// The CPUs the plan put in a job's point (CPU 0 when it names none).
-pub fn job_cpus(job: &Job) -> Vec<usize> {
-    job.point["cpus"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|c| c.as_u64())
-                .map(|c| c as usize)
-                .collect()
-        })
-        .unwrap_or_else(|| vec![0])
+/// The point of a job that needs only the CPUs [`plan_cpus`] chose
+/// (switch.echo, switch.userspace).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpusPoint {
+    pub cpus: Vec<usize>,
 }
 
-/// The CPUs this worker may use, and the first-choice CPUs from the plan
-/// that are among them (a `--pin` can narrow the mask).
-pub fn worker_cpus(job: &Job, notes: &mut Vec<String>) -> io::Result<(Vec<usize>, Vec<usize>)> {
+/// The CPUs this worker may use, and those of the planned CPUs `want` that
+/// are among them (a `--pin` can narrow the mask).
+pub fn worker_cpus(
+    want: &[usize],
+    notes: &mut Vec<String>,
+) -> io::Result<(Vec<usize>, Vec<usize>)> {
     let all = sys::allowed_cpus()?;
-    let want = job_cpus(job);
     let mut use_: Vec<usize> = want.iter().copied().filter(|c| all.contains(c)).collect();
     if use_.len() < want.len() {
         notes.push(format!(
             "CPUs {} are not all in this worker's affinity mask {} (--pin?); using {}",
-            crate::env::cpu_list(&want),
+            crate::env::cpu_list(want),
             crate::env::cpu_list(&all),
             crate::env::cpu_list(&all[..all.len().min(2)])
         ));

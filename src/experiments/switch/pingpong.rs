@@ -14,6 +14,7 @@ use crate::measure::copy::copy_samples;
 use crate::measure::explain::cpu_of_wall;
 use crate::measure::sampler::{interleave, Budget, PASSES};
 use crate::sys;
+use serde::{Deserialize, Serialize};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "switch.pingpong",
@@ -105,6 +106,16 @@ pub static EXPERIMENT: Experiment = Experiment {
     ..Experiment::DEFAULT
 };
 
+/// One switch.pingpong job: a method, the placements it takes turns in, and
+/// the CPUs they use.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PingPongPoint {
+    pub method: String,
+    pub placements: Vec<String>,
+    pub cpus: Vec<usize>,
+}
+
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
     let cpus = plan_cpus(ctx, &mut pts.notes)?;
@@ -125,9 +136,10 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
     for m in ctx.params.names("methods") {
         let same_cpu_only = find(METHODS, &m).is_some_and(Method::same_cpu_only);
         let one_cpu = |p: &str| find(PLACEMENTS, p).is_some_and(|p| p.spread == Spread::OneCpu);
-        let place: Vec<&String> = placements
+        let place: Vec<String> = placements
             .iter()
             .filter(|p| !same_cpu_only || one_cpu(p))
+            .cloned()
             .collect();
         if same_cpu_only && place.len() < placements.len() {
             pts.notes.push(format!(
@@ -137,29 +149,25 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
         if place.is_empty() {
             continue;
         }
-        pts.points.push(serde_json::json!({
-            "method": m, "placements": place, "cpus": cpus,
-        }));
+        pts.push(&PingPongPoint {
+            method: m,
+            placements: place,
+            cpus: cpus.clone(),
+        });
     }
     Ok(pts)
 }
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
-    let (all, cpus) = worker_cpus(job, &mut out.notes)?;
-    let name = job.point["method"].as_str().unwrap_or("");
+    let point: PingPongPoint = job.point()?;
+    let (all, cpus) = worker_cpus(&point.cpus, &mut out.notes)?;
+    let name = point.method.as_str();
     let m = find(METHODS, name).ok_or_else(|| anyhow::anyhow!("unknown method {name}"))?;
     let budget = Budget::from_job(job);
-    let places: Vec<String> = job.point["placements"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|p| p.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
+    let places = &point.placements;
     let mut runnable = Vec::new();
-    for p in &places {
+    for p in places {
         let pl = find(PLACEMENTS, p).ok_or_else(|| anyhow::anyhow!("unknown placement {p}"))?;
         if pl.two_cpus() && cpus.len() < 2 {
             out.notes.push(format!(

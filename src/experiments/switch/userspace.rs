@@ -6,7 +6,7 @@
 use super::engine::{batches, run_pair, Place, MAX_BATCH};
 use super::go::{go_round_trips, GoError};
 use super::methods::{UserSwitch, PIPE_THREADS, VARIANTS, VARIANT_CHOICES};
-use super::{plan_cpus, worker_cpus, CPUS, PER_SWITCH_NOTE};
+use super::{plan_cpus, worker_cpus, CpusPoint, CPUS, PER_SWITCH_NOTE};
 use crate::experiments::prelude::*;
 use crate::measure::explain::cpu_of_wall;
 use crate::measure::sampler::{
@@ -68,7 +68,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
     let cpus = plan_cpus(ctx, &mut pts.notes)?;
     pts.notes.push(PER_SWITCH_NOTE.into());
-    pts.points.push(serde_json::json!({ "cpus": cpus }));
+    pts.push(&CpusPoint { cpus });
     Ok(pts)
 }
 
@@ -94,7 +94,8 @@ fn push_user(out: &mut WorkerOutput, variant: &str, round_trip_ns: Vec<f64>, cpu
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
-    let (all, cpus) = worker_cpus(job, &mut out.notes)?;
+    let point: CpusPoint = job.point()?;
+    let (all, cpus) = worker_cpus(&point.cpus, &mut out.notes)?;
     let variants = job.params.names("variants");
     let share = Budget::from_job(job).split(PASSES);
     let chosen = variants

@@ -17,6 +17,7 @@ use crate::experiments::prelude::*;
 use crate::measure::explain::{contamination, cpu_of_wall, per_op_phrase};
 use crate::measure::sampler::{interleave, per_op, push_cpu, Budget, CpuPerOp, PASSES};
 use crate::sys::{self, procfs};
+use serde::{Deserialize, Serialize};
 use std::hint::spin_loop;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
@@ -102,6 +103,22 @@ impl Variant {
     }
 }
 
+/// The one switch.wakeup job: the two CPUs, and how the machine idles.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WakeupPoint {
+    pub cpus: Vec<usize>,
+    pub idle: Idle,
+}
+
+/// Whether a polling idle state could be had for variant (e).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Idle {
+    Polls,
+    Halts,
+}
+
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
     let cpus = plan_cpus(ctx, &mut pts.notes)?;
@@ -117,23 +134,23 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
             pts.notes.push(format!(
                 "this machine polls when idle ({how}): the hand-off is measured with a polling idle state (e); one to a halting CPU (d) cannot be had without changing the kernel's settings, so the idle exit is not isolated"
             ));
-            "polls"
+            Idle::Polls
         }
         Err(why) => {
             pts.notes.push(format!(
                 "(e) the hand-off with a polling idle state skipped: {why}; the idle exit is not isolated and stays in the residual"
             ));
-            "halts"
+            Idle::Halts
         }
     };
-    pts.points
-        .push(serde_json::json!({ "cpus": cpus, "idle": idle }));
+    pts.push(&WakeupPoint { cpus, idle });
     Ok(pts)
 }
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
-    let (all, cpus) = worker_cpus(job, &mut out.notes)?;
+    let point: WakeupPoint = job.point()?;
+    let (all, cpus) = worker_cpus(&point.cpus, &mut out.notes)?;
     anyhow::ensure!(
         cpus.len() >= 2,
         "switch.wakeup needs two CPUs in this worker's mask"
@@ -141,7 +158,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let pair = (cpus[0], cpus[1]);
     let spin_ns = job.params.int("spin_us") * 1_000;
     let mut variants = vec![Variant::Coherence, Variant::SpinPark, Variant::SameCpu];
-    variants.push(if job.point["idle"] == "polls" {
+    variants.push(if point.idle == Idle::Polls {
         Variant::PollingIdle
     } else {
         Variant::IdleCpu
