@@ -49,7 +49,7 @@ pub struct Method {
 }
 
 impl Method {
-    pub fn name(&self) -> &'static str {
+    pub const fn name(&self) -> &'static str {
         self.choice.name
     }
 
@@ -69,42 +69,52 @@ pub const PIPE_THREADS: Method = Method {
     baseline: "one write + one read of 4 bytes on a pipe by one task",
 };
 
+/// perf bench sched pipe: the same between two forked processes.
+pub const PIPE_PROCESSES: Method = Method {
+    choice: Choice::new("pipe_processes", "two processes over a pair of pipes"),
+    mech: Mech::Pipe,
+    processes: true,
+    baseline: "one write + one read of 4 bytes on a pipe by one task",
+};
+
+pub const FUTEX_THREADS: Method = Method {
+    choice: Choice::new("futex_threads", "two threads on a private futex word"),
+    mech: Mech::Futex,
+    processes: false,
+    baseline: "an uncontended FUTEX_WAKE (no waiter) + a FUTEX_WAIT that returns at once",
+};
+
+/// The futex word lives in a MAP_SHARED page.
+pub const FUTEX_PROCESSES: Method = Method {
+    choice: Choice::new("futex_processes", "two processes on a shared futex word"),
+    mech: Mech::Futex,
+    processes: true,
+    baseline: "an uncontended shared FUTEX_WAKE + a FUTEX_WAIT that returns at once",
+};
+
+/// A std Mutex + Condvar, as the seed's condition-variable sample.
+pub const CONDVAR: Method = Method {
+    choice: Choice::new("condvar", "two threads on a Mutex + Condvar"),
+    mech: Mech::Condvar,
+    processes: false,
+    baseline: "lock + notify_one with no waiter + unlock",
+};
+
+/// Spinning on a turn word, yielding while it is not their turn.
+pub const SCHED_YIELD: Method = Method {
+    choice: Choice::new("sched_yield", "two threads on one CPU yielding in turn"),
+    mech: Mech::Yield,
+    processes: false,
+    baseline: "sched_yield with nothing else runnable on the CPU",
+};
+
 pub const METHODS: &[Method] = &[
     PIPE_THREADS,
-    // perf bench sched pipe: the same between two forked processes
-    Method {
-        choice: Choice::new("pipe_processes", "two processes over a pair of pipes"),
-        mech: Mech::Pipe,
-        processes: true,
-        baseline: "one write + one read of 4 bytes on a pipe by one task",
-    },
-    Method {
-        choice: Choice::new("futex_threads", "two threads on a private futex word"),
-        mech: Mech::Futex,
-        processes: false,
-        baseline: "an uncontended FUTEX_WAKE (no waiter) + a FUTEX_WAIT that returns at once",
-    },
-    // the futex word lives in a MAP_SHARED page
-    Method {
-        choice: Choice::new("futex_processes", "two processes on a shared futex word"),
-        mech: Mech::Futex,
-        processes: true,
-        baseline: "an uncontended shared FUTEX_WAKE + a FUTEX_WAIT that returns at once",
-    },
-    // a std Mutex + Condvar, as the seed's condition-variable sample
-    Method {
-        choice: Choice::new("condvar", "two threads on a Mutex + Condvar"),
-        mech: Mech::Condvar,
-        processes: false,
-        baseline: "lock + notify_one with no waiter + unlock",
-    },
-    // spinning on a turn word, yielding while it is not their turn
-    Method {
-        choice: Choice::new("sched_yield", "two threads on one CPU yielding in turn"),
-        mech: Mech::Yield,
-        processes: false,
-        baseline: "sched_yield with nothing else runnable on the CPU",
-    },
+    PIPE_PROCESSES,
+    FUTEX_THREADS,
+    FUTEX_PROCESSES,
+    CONDVAR,
+    SCHED_YIELD,
 ];
 
 /// The ping-pong methods as `-p methods=` takes them.
@@ -136,7 +146,7 @@ pub struct Placement {
 }
 
 impl Placement {
-    pub fn name(&self) -> &'static str {
+    pub const fn name(&self) -> &'static str {
         self.choice.name
     }
 
@@ -155,21 +165,20 @@ pub const UNPINNED: Placement = Placement {
     spread: Spread::Unpinned,
 };
 
-pub const PLACEMENTS: &[Placement] = &[
-    SAME_CPU,
-    Placement {
-        choice: Choice::new("two_cpus", "pinned to two CPUs: a wake-up on the other CPU"),
-        spread: Spread::TwoCpus { awake: false },
-    },
-    Placement {
-        choice: Choice::new(
-            "two_cpus_awake",
-            "two CPUs kept awake by SCHED_IDLE spinners",
-        ),
-        spread: Spread::TwoCpus { awake: true },
-    },
-    UNPINNED,
-];
+pub const TWO_CPUS: Placement = Placement {
+    choice: Choice::new("two_cpus", "pinned to two CPUs: a wake-up on the other CPU"),
+    spread: Spread::TwoCpus { awake: false },
+};
+
+pub const TWO_CPUS_AWAKE: Placement = Placement {
+    choice: Choice::new(
+        "two_cpus_awake",
+        "two CPUs kept awake by SCHED_IDLE spinners",
+    ),
+    spread: Spread::TwoCpus { awake: true },
+};
+
+pub const PLACEMENTS: &[Placement] = &[SAME_CPU, TWO_CPUS, TWO_CPUS_AWAKE, UNPINNED];
 
 /// The placements as `-p placements=` takes them.
 pub const PLACEMENT_CHOICES: &[Choice] = choice_column!(PLACEMENTS);
@@ -209,47 +218,59 @@ pub struct Variant {
 }
 
 impl Variant {
-    pub fn name(&self) -> &'static str {
+    pub const fn name(&self) -> &'static str {
         self.choice.name
     }
 }
 
-pub const VARIANTS: &[Variant] = &[
-    Variant {
-        choice: Choice::new(
-            "coroutine",
-            "a stackful coroutine (corosensei) resumed and yielding",
-        ),
-        switch: UserSwitch::Coroutine,
-    },
-    Variant {
-        choice: Choice::new(
-            "async",
-            "two async tasks on a single-threaded tokio runtime",
-        ),
-        switch: UserSwitch::Async,
-    },
-    Variant {
-        choice: Choice::new("kernel_pipe", "two threads over pipes, for comparison"),
-        switch: UserSwitch::KernelPipe,
-    },
-    Variant {
-        choice: Choice::new("go_default", "goroutines over an unbuffered channel")
-            .needing("a Go toolchain"),
-        switch: UserSwitch::Go(GoMode::Default),
-    },
-    Variant {
-        choice: Choice::new("go_maxprocs1", "the same with GOMAXPROCS=1").needing("a Go toolchain"),
-        switch: UserSwitch::Go(GoMode::MaxProcs1),
-    },
-    Variant {
-        choice: Choice::new(
-            "go_locked",
-            "the same with each goroutine locked to an OS thread, both on one CPU",
-        )
+pub const COROUTINE: Variant = Variant {
+    choice: Choice::new(
+        "coroutine",
+        "a stackful coroutine (corosensei) resumed and yielding",
+    ),
+    switch: UserSwitch::Coroutine,
+};
+
+pub const ASYNC: Variant = Variant {
+    choice: Choice::new(
+        "async",
+        "two async tasks on a single-threaded tokio runtime",
+    ),
+    switch: UserSwitch::Async,
+};
+
+pub const KERNEL_PIPE: Variant = Variant {
+    choice: Choice::new("kernel_pipe", "two threads over pipes, for comparison"),
+    switch: UserSwitch::KernelPipe,
+};
+
+pub const GO_DEFAULT: Variant = Variant {
+    choice: Choice::new("go_default", "goroutines over an unbuffered channel")
         .needing("a Go toolchain"),
-        switch: UserSwitch::Go(GoMode::Locked),
-    },
+    switch: UserSwitch::Go(GoMode::Default),
+};
+
+pub const GO_MAXPROCS1: Variant = Variant {
+    choice: Choice::new("go_maxprocs1", "the same with GOMAXPROCS=1").needing("a Go toolchain"),
+    switch: UserSwitch::Go(GoMode::MaxProcs1),
+};
+
+pub const GO_LOCKED: Variant = Variant {
+    choice: Choice::new(
+        "go_locked",
+        "the same with each goroutine locked to an OS thread, both on one CPU",
+    )
+    .needing("a Go toolchain"),
+    switch: UserSwitch::Go(GoMode::Locked),
+};
+
+pub const VARIANTS: &[Variant] = &[
+    COROUTINE,
+    ASYNC,
+    KERNEL_PIPE,
+    GO_DEFAULT,
+    GO_MAXPROCS1,
+    GO_LOCKED,
 ];
 
 /// The user-space variants as `-p variants=` takes them.
