@@ -3,19 +3,56 @@
 //! core, about half unpinned.
 
 use super::engine::Place;
+use super::methods::{SAME_CPU, UNPINNED};
+use super::series::ITERATIONS_PER_S;
 use super::{plan_cpus, worker_cpus, CpusPoint, CPUS};
 use crate::experiments::prelude::*;
 use crate::measure::explain::cpu_of_wall;
-use crate::measure::sampler::{cpu_over, interleave, push_cpu, CpuPerOp};
+use crate::measure::sampler::{cpu_over, interleave, push_cpu, CpuPerOp, CPU_NS};
+use crate::metric::key::PLACEMENT;
 use crate::sys;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+/// One echo iteration's wall time: 1 s / `iterations_per_s`.
+pub const ITERATION_NS: MetricSpec = MetricSpec::new(
+    "iteration_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::HandOff,
+    "one echo iteration (a 16-byte message out and back), wall time",
+);
+
+/// A reading: the echoes each timed run made.
+pub const ITERATIONS_PER_RUN: MetricSpec = MetricSpec::new(
+    "iterations_per_run",
+    Unit::Count,
+    Better::Neither,
+    Kind::Other,
+    "echoes each timed run sends (the `iterations` parameter)",
+);
+
+/// A reading: the echoes the echo thread answered per run, a check on
+/// `iterations_per_run`.
+pub const ECHOES_COUNTED_PER_RUN: MetricSpec = MetricSpec::new(
+    "echoes_counted_per_run",
+    Unit::Count,
+    Better::Neither,
+    Kind::Other,
+    "echoes the echo thread counted per timed run (must equal iterations_per_run)",
+);
+
 pub static EXPERIMENT: Experiment = Experiment {
     name: "switch.echo",
-    better: &[("iterations_per_s", Better::Higher), ("iteration_ns", Better::Lower), ("cpu_ns", Better::Neither)],
+    metrics: &[
+        &ITERATIONS_PER_S,
+        &ITERATION_NS,
+        &CPU_NS,
+        &ITERATIONS_PER_RUN,
+        &ECHOES_COUNTED_PER_RUN,
+    ],
     summary: "pipe echo throughput: a 16-byte message out on one pipe, echoed back by another thread on a second pipe; iterations/s pinned to one CPU and unpinned",
     reproduces: "Bendersky's pipe echo: ~400,000 iterations/s pinned, about half unpinned",
     params: &[
@@ -39,30 +76,24 @@ pub static EXPERIMENT: Experiment = Experiment {
         CPUS,
     ],
     seeds: &[
-        SeedFigure {
-            metric: "iterations_per_s",
-            labels: &[("placement", "same_cpu")],
-            lo: 400_000.0,
-            hi: 400_000.0,
-            unit: Unit::PerSecond,
-            source: SEED_SWITCH,
-            hardware: BENDERSKY_HW,
-            method: "pipe echo between two threads, taskset to one core",
-            statistic: SeedStat::Mean,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "iterations_per_s",
-            labels: &[("placement", "unpinned")],
-            lo: 200_000.0,
-            hi: 200_000.0,
-            unit: Unit::PerSecond,
-            source: SEED_SWITCH,
-            hardware: BENDERSKY_HW,
-            method: "pipe echo, unpinned (\"the number of iterations per second halves\")",
-            statistic: SeedStat::Mean,
-            cold: false,
-        },
+        SeedFigure::of(
+            &ITERATIONS_PER_S,
+            (400_000.0, 400_000.0),
+            SeedStat::Mean,
+            SEED_SWITCH,
+            BENDERSKY_HW,
+            "pipe echo between two threads, taskset to one core",
+        )
+        .labels(&[(PLACEMENT, SAME_CPU.name())]),
+        SeedFigure::of(
+            &ITERATIONS_PER_S,
+            (200_000.0, 200_000.0),
+            SeedStat::Mean,
+            SEED_SWITCH,
+            BENDERSKY_HW,
+            "pipe echo, unpinned (\"the number of iterations per second halves\")",
+        )
+        .labels(&[(PLACEMENT, UNPINNED.name())]),
     ],
     points,
     measure,
@@ -169,24 +200,14 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             counted += e.counted;
             cpu.extend(e.cpu);
         }
-        let l = labels(&[("placement", place.name)]);
+        let l = labels(&[(PLACEMENT, place.name)]);
         // The wall time per iteration beside the CPU time both sides spent on it.
         let wall = rates.iter().map(|r| 1e9 / r.max(1e-9)).collect();
-        out.push_detail_raw("iteration_ns", Unit::Ns, l.clone(), wall);
+        out.push_detail(&ITERATION_NS, l.clone(), wall);
         push_cpu(&mut out, &l, &cpu);
-        out.push_raw("iterations_per_s", Unit::PerSecond, l.clone(), rates);
-        out.reading_raw(
-            "iterations_per_run",
-            Unit::Count,
-            l.clone(),
-            iterations as f64,
-        );
-        out.reading_raw(
-            "echoes_counted_per_run",
-            Unit::Count,
-            l,
-            counted as f64 / runs as f64,
-        );
+        out.push(&ITERATIONS_PER_S, l.clone(), rates);
+        out.reading(&ITERATIONS_PER_RUN, l.clone(), iterations as f64);
+        out.reading(&ECHOES_COUNTED_PER_RUN, l, counted as f64 / runs as f64);
         if counted != iterations * runs {
             anyhow::bail!(
                 "the echo thread answered {counted} messages, expected {}",
@@ -203,8 +224,8 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
     if let (Some(pin), Some(un)) = (
-        r.settled("iterations_per_s", &[("placement", "same_cpu")]),
-        r.settled("iterations_per_s", &[("placement", "unpinned")]),
+        r.settled(&ITERATIONS_PER_S, &[(PLACEMENT, SAME_CPU.name())]),
+        r.settled(&ITERATIONS_PER_S, &[(PLACEMENT, UNPINNED.name())]),
     ) {
         let per = |rate: f64| fmt_ns(1e9 / rate.max(1e-9));
         a.findings.push(format!(
@@ -216,14 +237,14 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         ));
     }
     for (place, what) in [
-        ("same_cpu", "an echo iteration pinned to one CPU"),
-        ("unpinned", "an unpinned echo iteration"),
+        (SAME_CPU.name(), "an echo iteration pinned to one CPU"),
+        (UNPINNED.name(), "an unpinned echo iteration"),
     ] {
         a.notes.extend(cpu_of_wall(
             r,
             what,
-            "iteration_ns",
-            &[("placement", place)],
+            ITERATION_NS.name,
+            &[(PLACEMENT, place)],
         ));
     }
     a

@@ -8,6 +8,10 @@
 
 use super::handoff::{PingEnd, PongEnd, MARK};
 use super::methods::{Method, Placement, Spread, SAME_CPU, UNPINNED};
+use super::series::{
+    INVOLUNTARY_PER_ROUND_TRIP, ROUND_TRIPS_PER_SAMPLE, ROUND_TRIP_NS, SAME_CPU_FRACTION,
+    SWITCHES_PER_ROUND_TRIP, SWITCH_NS, VOLUNTARY_PER_ROUND_TRIP,
+};
 use crate::experiments::prelude::*;
 use crate::measure::sampler::{push_cpu, size_batch, Budget, CpuPerOp};
 use crate::sys::{self, SharedPage};
@@ -415,44 +419,31 @@ fn cpu_mask_list(mask: u64) -> String {
 
 /// Pushes one ping-pong series under `base` labels; notes where it ran.
 pub fn push_pair(out: &mut WorkerOutput, base: &Labels, r: &PairResult) {
-    out.push_raw(
-        "switch_ns",
-        Unit::Ns,
+    out.push(
+        &SWITCH_NS,
         base.clone(),
         r.round_trip_ns.iter().map(|x| x / 2.0).collect(),
     );
-    out.push_detail_raw(
-        "round_trip_ns",
-        Unit::Ns,
-        base.clone(),
-        r.round_trip_ns.clone(),
-    );
+    out.push_detail(&ROUND_TRIP_NS, base.clone(), r.round_trip_ns.clone());
     let total: Vec<f64> = r
         .voluntary_per_round_trip
         .iter()
         .zip(&r.involuntary_per_round_trip)
         .map(|(v, i)| v + i)
         .collect();
-    out.push_raw("switches_per_round_trip", Unit::Count, base.clone(), total);
-    out.push_detail_raw(
-        "voluntary_per_round_trip",
-        Unit::Count,
+    out.push(&SWITCHES_PER_ROUND_TRIP, base.clone(), total);
+    out.push_detail(
+        &VOLUNTARY_PER_ROUND_TRIP,
         base.clone(),
         r.voluntary_per_round_trip.clone(),
     );
-    out.push_detail_raw(
-        "involuntary_per_round_trip",
-        Unit::Count,
+    out.push_detail(
+        &INVOLUNTARY_PER_ROUND_TRIP,
         base.clone(),
         r.involuntary_per_round_trip.clone(),
     );
     push_cpu(out, base, &r.cpu_per_round_trip);
-    out.reading_raw(
-        "same_cpu_fraction",
-        Unit::Ratio,
-        base.clone(),
-        r.same_cpu_fraction,
-    );
+    out.reading(&SAME_CPU_FRACTION, base.clone(), r.same_cpu_fraction);
     let case: Vec<String> = base
         .iter()
         .filter(|(k, _)| !crate::results::HIDDEN_LABELS.contains(&k.as_str()))
@@ -467,9 +458,8 @@ pub fn push_pair(out: &mut WorkerOutput, base: &Labels, r: &PairResult) {
         cpu_mask_list(r.a_cpu_mask),
         cpu_mask_list(r.b_cpu_mask),
     ));
-    out.reading_raw(
-        "round_trips_per_sample",
-        Unit::Count,
+    out.reading(
+        &ROUND_TRIPS_PER_SAMPLE,
         base.clone(),
         r.round_trips_per_sample as f64,
     );

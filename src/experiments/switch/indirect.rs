@@ -5,15 +5,54 @@
 
 use super::engine::{push_pair, run_pair, walk, Place};
 use super::methods::PIPE_THREADS;
+use super::series::{
+    INVOLUNTARY_PER_ROUND_TRIP, ROUND_TRIPS_PER_SAMPLE, ROUND_TRIP_NS, SAME_CPU_FRACTION,
+    SWITCHES_PER_ROUND_TRIP, SWITCH_NS, VOLUNTARY_PER_ROUND_TRIP,
+};
 use super::{plan_cpus, worker_cpus, CPUS, PER_SWITCH_NOTE};
 use crate::experiments::prelude::*;
-use crate::measure::sampler::{interleave, per_op, Budget, PASSES};
+use crate::measure::sampler::{interleave, per_op, Budget, CPU_NS, PASSES};
+use crate::metric::key::BYTES;
 use crate::sys;
 use serde::{Deserialize, Serialize};
 
+/// The walk alone, on a warm cache: what the switch's walk costs without
+/// the switch.
+pub const WALK_WARM_NS: MetricSpec = MetricSpec::new(
+    "walk_warm_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Other,
+    "one walk of the working set (a write per cache line) with no switch between walks: a warm cache",
+);
+
+/// A reading: what a switch costs beyond itself once a task walks its
+/// working set.
+pub const INDIRECT_NS_PER_SWITCH: MetricSpec = MetricSpec::new(
+    "indirect_ns_per_switch",
+    Unit::Ns,
+    Better::Lower,
+    Kind::HandOff,
+    "per switch, the switch with the set walked, minus the bare switch and the warm walk: the cache refill",
+);
+
+/// The working set each task walks, in words (`64 KiB`; exact in `bytes`).
+pub const WORKING_SET: LabelKey = "working_set";
+
 pub static EXPERIMENT: Experiment = Experiment {
     name: "switch.indirect",
-    better: &[("switch_ns", Better::Lower), ("round_trip_ns", Better::Lower), ("walk_warm_ns", Better::Lower), ("switches_per_round_trip", Better::Neither), ("voluntary_per_round_trip", Better::Neither), ("involuntary_per_round_trip", Better::Neither), ("cpu_ns", Better::Neither)],
+    metrics: &[
+        &SWITCH_NS,
+        &ROUND_TRIP_NS,
+        &WALK_WARM_NS,
+        &SWITCHES_PER_ROUND_TRIP,
+        &VOLUNTARY_PER_ROUND_TRIP,
+        &INVOLUNTARY_PER_ROUND_TRIP,
+        &CPU_NS,
+        &SAME_CPU_FRACTION,
+        &ROUND_TRIPS_PER_SAMPLE,
+        &INDIRECT_NS_PER_SWITCH,
+    ],
     summary: "indirect cost of a switch: each task walks W KiB of its own between switches (pipe threads, one CPU); extra ns per switch vs W",
     reproduces: "the cache-refill cost Bendersky leaves unmeasured (no seed figure)",
     params: &[
@@ -102,10 +141,10 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     })?;
     for (&ws_bytes, passes) in working_set_bytes.iter().zip(passes) {
         let size = fmt_size(ws_bytes);
-        let l = labels(&[("working_set", &size), ("bytes", &ws_bytes.to_string())]);
+        let l = labels(&[(WORKING_SET, &size), (BYTES, &ws_bytes.to_string())]);
         for (r, warm) in passes {
             push_pair(&mut out, &l, &r);
-            out.push_detail_raw("walk_warm_ns", Unit::Ns, l.clone(), warm);
+            out.push_detail(&WALK_WARM_NS, l.clone(), warm);
         }
     }
     Ok(out)
@@ -113,21 +152,21 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
-    let Some(zero) = r.settled("switch_ns", &[("bytes", "0")]) else {
+    let Some(zero) = r.settled(&SWITCH_NS, &[(BYTES, "0")]) else {
         return a;
     };
     let mut pts: Vec<(u64, String, Option<Difference>)> = Vec::new();
-    for m in r.metrics_named("switch_ns") {
-        let Some(bytes) = m.label("bytes").and_then(|b| b.parse::<u64>().ok()) else {
+    for m in r.metrics_named(&SWITCH_NS) {
+        let Some(bytes) = m.label(BYTES).and_then(|b| b.parse::<u64>().ok()) else {
             continue;
         };
-        let ws = m.label("working_set").unwrap_or("?").to_string();
+        let ws = m.label(WORKING_SET).unwrap_or("?").to_string();
         // Per switch, one task walks its set once: take away the switch with
         // no working set and the walk itself as it runs with a warm cache.
         let extra = if bytes == 0 {
             Some(difference(&m.summary, zero, Unit::Ns))
         } else {
-            r.settled("walk_warm_ns", &[("bytes", &bytes.to_string())])
+            r.settled(&WALK_WARM_NS, &[(BYTES, &bytes.to_string())])
                 .map(|warm| difference(&m.summary, zero, Unit::Ns).minus(warm))
         };
         pts.push((bytes, ws, extra));
@@ -138,12 +177,11 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         let Some(extra) = extra else {
             continue;
         };
-        a.readings.push(Reading {
-            name: "indirect_ns_per_switch".into(),
-            unit: Unit::Ns,
-            labels: labels(&[("working_set", ws), ("bytes", &bytes.to_string())]),
-            value: extra.d,
-        });
+        a.readings.push(Reading::of(
+            &INDIRECT_NS_PER_SWITCH,
+            labels(&[(WORKING_SET, ws), (BYTES, &bytes.to_string())]),
+            extra.d,
+        ));
         if *bytes > 0 {
             let noise = match extra.sign() {
                 Order::Overlap => ": within noise, indistinguishable from zero here",

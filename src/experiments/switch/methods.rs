@@ -32,6 +32,13 @@ impl Row for Method {
 }
 
 impl Method {
+    /// The row's name, in const contexts (seed labels).
+    pub const fn name(&self) -> &'static str {
+        self.choice.name
+    }
+}
+
+impl Method {
     /// Yielding hands the CPU over only to a task on the same CPU: on two
     /// CPUs the tasks would spin, not switch (its [`Handoff`] does not block).
     pub fn same_cpu_only(&self) -> bool {
@@ -71,25 +78,29 @@ pub const FUTEX_PROCESSES: Method = Method {
     baseline: "an uncontended shared FUTEX_WAKE + a FUTEX_WAIT that returns at once",
 };
 
+/// A std Mutex + Condvar, as the seed's condition-variable sample.
+pub const CONDVAR: Method = Method {
+    choice: Choice::new("condvar", "two threads on a Mutex + Condvar"),
+    handoff: &Condvar,
+    processes: false,
+    baseline: "lock + notify_one with no waiter + unlock",
+};
+
+/// Spinning on a turn word, yielding while it is not their turn.
+pub const SCHED_YIELD: Method = Method {
+    choice: Choice::new("sched_yield", "two threads on one CPU yielding in turn"),
+    handoff: &Yield,
+    processes: false,
+    baseline: "sched_yield with nothing else runnable on the CPU",
+};
+
 pub const METHODS: &[Method] = &[
     PIPE_THREADS,
     PIPE_PROCESSES,
     FUTEX_THREADS,
     FUTEX_PROCESSES,
-    // a std Mutex + Condvar, as the seed's condition-variable sample
-    Method {
-        choice: Choice::new("condvar", "two threads on a Mutex + Condvar"),
-        handoff: &Condvar,
-        processes: false,
-        baseline: "lock + notify_one with no waiter + unlock",
-    },
-    // spinning on a turn word, yielding while it is not their turn
-    Method {
-        choice: Choice::new("sched_yield", "two threads on one CPU yielding in turn"),
-        handoff: &Yield,
-        processes: false,
-        baseline: "sched_yield with nothing else runnable on the CPU",
-    },
+    CONDVAR,
+    SCHED_YIELD,
 ];
 
 /// The ping-pong methods as `-p methods=` takes them.
@@ -122,6 +133,13 @@ impl Row for Placement {
 }
 
 impl Placement {
+    /// The row's name, in const contexts (seed labels).
+    pub const fn name(&self) -> &'static str {
+        self.choice.name
+    }
+}
+
+impl Placement {
     pub fn two_cpus(&self) -> bool {
         matches!(self.spread, Spread::TwoCpus { .. })
     }
@@ -142,18 +160,15 @@ pub const TWO_CPUS: Placement = Placement {
     spread: Spread::TwoCpus { awake: false },
 };
 
-pub const PLACEMENTS: &[Placement] = &[
-    SAME_CPU,
-    TWO_CPUS,
-    Placement {
-        choice: Choice::new(
-            "two_cpus_awake",
-            "two CPUs kept awake by SCHED_IDLE spinners",
-        ),
-        spread: Spread::TwoCpus { awake: true },
-    },
-    UNPINNED,
-];
+pub const TWO_CPUS_AWAKE: Placement = Placement {
+    choice: Choice::new(
+        "two_cpus_awake",
+        "two CPUs kept awake by SCHED_IDLE spinners",
+    ),
+    spread: Spread::TwoCpus { awake: true },
+};
+
+pub const PLACEMENTS: &[Placement] = &[SAME_CPU, TWO_CPUS, TWO_CPUS_AWAKE, UNPINNED];
 
 /// The placements as `-p placements=` takes them.
 pub const PLACEMENT_CHOICES: &[Choice] = choice_column!(PLACEMENTS);
@@ -193,6 +208,13 @@ impl Row for Variant {
     }
 }
 
+impl Variant {
+    /// The row's name, in const contexts (seed labels).
+    pub const fn name(&self) -> &'static str {
+        self.choice.name
+    }
+}
+
 pub const COROUTINE: Variant = Variant {
     choice: Choice::new(
         "coroutine",
@@ -214,27 +236,33 @@ pub const KERNEL_PIPE: Variant = Variant {
     switch: UserSwitch::KernelPipe,
 };
 
+pub const GO_DEFAULT: Variant = Variant {
+    choice: Choice::new("go_default", "goroutines over an unbuffered channel")
+        .needing("a Go toolchain"),
+    switch: UserSwitch::Go(GoMode::Default),
+};
+
+pub const GO_MAXPROCS1: Variant = Variant {
+    choice: Choice::new("go_maxprocs1", "the same with GOMAXPROCS=1").needing("a Go toolchain"),
+    switch: UserSwitch::Go(GoMode::MaxProcs1),
+};
+
+pub const GO_LOCKED: Variant = Variant {
+    choice: Choice::new(
+        "go_locked",
+        "the same with each goroutine locked to an OS thread, both on one CPU",
+    )
+    .needing("a Go toolchain"),
+    switch: UserSwitch::Go(GoMode::Locked),
+};
+
 pub const VARIANTS: &[Variant] = &[
     COROUTINE,
     ASYNC,
     KERNEL_PIPE,
-    Variant {
-        choice: Choice::new("go_default", "goroutines over an unbuffered channel")
-            .needing("a Go toolchain"),
-        switch: UserSwitch::Go(GoMode::Default),
-    },
-    Variant {
-        choice: Choice::new("go_maxprocs1", "the same with GOMAXPROCS=1").needing("a Go toolchain"),
-        switch: UserSwitch::Go(GoMode::MaxProcs1),
-    },
-    Variant {
-        choice: Choice::new(
-            "go_locked",
-            "the same with each goroutine locked to an OS thread, both on one CPU",
-        )
-        .needing("a Go toolchain"),
-        switch: UserSwitch::Go(GoMode::Locked),
-    },
+    GO_DEFAULT,
+    GO_MAXPROCS1,
+    GO_LOCKED,
 ];
 
 /// The user-space variants as `-p variants=` takes them.

@@ -12,8 +12,9 @@
 //! a switch, the indirect (cache) cost, and user-space switches.
 //!
 //! One file per experiment ([`pingpong`], [`echo`], [`indirect`],
-//! [`userspace`], [`wakeup`], whose arithmetic is in `wakeup_parts`); the ping-pong [`engine`], its
-//! mechanisms (one file each in [`handoff`]) and the [`methods`] tables are
+//! [`userspace`], [`wakeup`], whose arithmetic is in `wakeup_parts`); the
+//! ping-pong [`engine`], its mechanisms (one file each in [`handoff`]), the
+//! [`methods`] tables and the [`series`] several experiments report are
 //! shared; [`go`] builds and runs the Go helper. This file holds what the
 //! group's experiments plan with: the `cpus` parameter and its checks.
 
@@ -25,6 +26,7 @@ pub use go::helper_ready as go_helper_ready;
 pub mod indirect;
 pub mod methods;
 pub mod pingpong;
+pub mod series;
 pub mod userspace;
 pub mod wakeup;
 mod wakeup_parts;

@@ -6,19 +6,58 @@
 
 use super::engine::{push_pair, run_pair, Place};
 use super::methods::{
-    Method, Spread, METHODS, METHOD_CHOICES, PIPE_THREADS, PLACEMENTS, PLACEMENT_CHOICES,
+    Method, Spread, CONDVAR, FUTEX_THREADS, METHODS, METHOD_CHOICES, PIPE_PROCESSES, PIPE_THREADS,
+    PLACEMENTS, PLACEMENT_CHOICES, SAME_CPU, SCHED_YIELD, TWO_CPUS, TWO_CPUS_AWAKE, UNPINNED,
+};
+use super::series::{
+    INVOLUNTARY_PER_ROUND_TRIP, ROUND_TRIPS_PER_SAMPLE, ROUND_TRIP_NS, SAME_CPU_FRACTION,
+    SWITCHES_PER_ROUND_TRIP, SWITCH_NS, VOLUNTARY_PER_ROUND_TRIP,
 };
 use super::{plan_cpus, worker_cpus, CPUS, PER_SWITCH_NOTE};
 use crate::experiments::prelude::*;
-use crate::measure::copy::copy_samples;
+use crate::measure::copy::{copy_samples, COPY_NS, LAYOUT, SIZE};
 use crate::measure::explain::cpu_of_wall;
-use crate::measure::sampler::{interleave, Budget, PASSES};
+use crate::measure::sampler::{interleave, Budget, CPU_NS, PASSES};
+use crate::metric::key::{METHOD, PLACEMENT};
 use crate::sys;
 use serde::{Deserialize, Serialize};
 
+/// The IPC's own cost per switch, by one task with no switch.
+pub const BASELINE_NS: MetricSpec = MetricSpec::new(
+    "baseline_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Other,
+    "per switch, the method's IPC done by one task with no switch (`what` says which calls)",
+);
+
+/// A reading: the switch net of the IPC's own cost (`switch_ns` − `baseline_ns`).
+pub const NET_SWITCH_NS: MetricSpec = MetricSpec::new(
+    "net_switch_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::HandOff,
+    "per switch, the raw switch minus the method's baseline: the switch without its IPC",
+);
+
+/// What the baseline times, in words (a label of `baseline_ns`).
+pub const WHAT: LabelKey = "what";
+
 pub static EXPERIMENT: Experiment = Experiment {
     name: "switch.pingpong",
-    better: &[("switch_ns", Better::Lower), ("round_trip_ns", Better::Lower), ("baseline_ns", Better::Lower), ("copy_ns", Better::Lower), ("switches_per_round_trip", Better::Neither), ("voluntary_per_round_trip", Better::Neither), ("involuntary_per_round_trip", Better::Neither), ("cpu_ns", Better::Neither)],
+    metrics: &[
+        &SWITCH_NS,
+        &ROUND_TRIP_NS,
+        &BASELINE_NS,
+        &COPY_NS,
+        &SWITCHES_PER_ROUND_TRIP,
+        &VOLUNTARY_PER_ROUND_TRIP,
+        &INVOLUNTARY_PER_ROUND_TRIP,
+        &CPU_NS,
+        &SAME_CPU_FRACTION,
+        &ROUND_TRIPS_PER_SAMPLE,
+        &NET_SWITCH_NS,
+    ],
     summary: "ns per switch (round trip / 2) of two tasks ping-ponging: pipe, futex, condvar, sched_yield; threads and processes; one CPU, two CPUs, two CPUs kept awake, unpinned",
     reproduces: "Bendersky \"How expensive are context switches?\": 1.2–1.5 µs per switch pinned, ~2.2 µs unpinned",
     params: &[
@@ -39,66 +78,51 @@ pub static EXPERIMENT: Experiment = Experiment {
         CPUS,
     ],
     seeds: &[
-        SeedFigure {
-            metric: "switch_ns",
-            labels: &[("method", "pipe_threads"), ("placement", "same_cpu")],
-            lo: 1200.0,
-            hi: 1500.0,
-            unit: Unit::Ns,
-            source: SEED_SWITCH,
-            hardware: BENDERSKY_HW,
-            method: "two threads ping-ponging over a pipe, taskset to one core, per switch",
-            statistic: SeedStat::Mean,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "switch_ns",
-            labels: &[("method", "condvar"), ("placement", "same_cpu")],
-            lo: 1200.0,
-            hi: 1500.0,
-            unit: Unit::Ns,
-            source: SEED_SWITCH,
-            hardware: BENDERSKY_HW,
-            method: "two threads signalling over a condition variable, taskset to one core, per switch",
-            statistic: SeedStat::Mean,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "copy_ns",
-            labels: &[("size", "64 KiB")],
-            lo: 3000.0,
-            hi: 3000.0,
-            unit: Unit::Ns,
-            source: SEED_SWITCH,
-            hardware: BENDERSKY_HW,
-            method: "memcpy of 64 KiB, the seed's yardstick for a switch",
-            statistic: SeedStat::Mean,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "switch_ns",
-            labels: &[("method", "pipe_threads"), ("placement", "unpinned")],
-            lo: 2200.0,
-            hi: 2200.0,
-            unit: Unit::Ns,
-            source: SEED_SWITCH,
-            hardware: BENDERSKY_HW,
-            method: "two threads ping-ponging over a pipe, unpinned, per switch",
-            statistic: SeedStat::Mean,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "switch_ns",
-            labels: &[("method", "condvar"), ("placement", "unpinned")],
-            lo: 2200.0,
-            hi: 2200.0,
-            unit: Unit::Ns,
-            source: SEED_SWITCH,
-            hardware: BENDERSKY_HW,
-            method: "two threads over a condition variable, unpinned, per switch",
-            statistic: SeedStat::Mean,
-            cold: false,
-        },
+        SeedFigure::of(
+            &SWITCH_NS,
+            (1200.0, 1500.0),
+            SeedStat::Mean,
+            SEED_SWITCH,
+            BENDERSKY_HW,
+            "two threads ping-ponging over a pipe, taskset to one core, per switch",
+        )
+        .labels(&[(METHOD, PIPE_THREADS.name()), (PLACEMENT, SAME_CPU.name())]),
+        SeedFigure::of(
+            &SWITCH_NS,
+            (1200.0, 1500.0),
+            SeedStat::Mean,
+            SEED_SWITCH,
+            BENDERSKY_HW,
+            "two threads signalling over a condition variable, taskset to one core, per switch",
+        )
+        .labels(&[(METHOD, CONDVAR.name()), (PLACEMENT, SAME_CPU.name())]),
+        SeedFigure::of(
+            &COPY_NS,
+            (3000.0, 3000.0),
+            SeedStat::Mean,
+            SEED_SWITCH,
+            BENDERSKY_HW,
+            "memcpy of 64 KiB, the seed's yardstick for a switch",
+        )
+        .labels(&[(SIZE, "64 KiB")]),
+        SeedFigure::of(
+            &SWITCH_NS,
+            (2200.0, 2200.0),
+            SeedStat::Mean,
+            SEED_SWITCH,
+            BENDERSKY_HW,
+            "two threads ping-ponging over a pipe, unpinned, per switch",
+        )
+        .labels(&[(METHOD, PIPE_THREADS.name()), (PLACEMENT, UNPINNED.name())]),
+        SeedFigure::of(
+            &SWITCH_NS,
+            (2200.0, 2200.0),
+            SeedStat::Mean,
+            SEED_SWITCH,
+            BENDERSKY_HW,
+            "two threads over a condition variable, unpinned, per switch",
+        )
+        .labels(&[(METHOD, CONDVAR.name()), (PLACEMENT, UNPINNED.name())]),
     ],
     points,
     measure,
@@ -187,7 +211,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         for r in &passes {
             push_pair(
                 &mut out,
-                &labels(&[("method", name), ("placement", place.name)]),
+                &labels(&[(METHOD, name), (PLACEMENT, place.name)]),
                 r,
             );
         }
@@ -201,18 +225,16 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     // yardstick.memcpy's protocol ("aligned"), so the two are one quantity.
     if m.name() == PIPE_THREADS.name() {
         let copy = copy_samples(&budget.scaled(0.2), job.loop_overhead_ns, 64 << 10, 0);
-        out.push_detail_raw(
-            "copy_ns",
-            Unit::Ns,
-            labels(&[("size", "64 KiB"), ("layout", "aligned")]),
+        out.push_detail(
+            &COPY_NS,
+            labels(&[(SIZE, "64 KiB"), (LAYOUT, "aligned")]),
             copy,
         );
     }
     sys::pin_current_thread(&all)?;
-    out.push_raw(
-        "baseline_ns",
-        Unit::Ns,
-        labels(&[("method", name), ("what", m.baseline)]),
+    out.push(
+        &BASELINE_NS,
+        labels(&[(METHOD, name), (WHAT, m.baseline)]),
         base,
     );
     Ok(out)
@@ -220,7 +242,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 
 /// The labels of one method in one placement.
 fn at<'a>(method: &'a str, placement: &'a str) -> [(&'static str, &'a str); 2] {
-    [("method", method), ("placement", placement)]
+    [(METHOD, method), (PLACEMENT, placement)]
 }
 
 /// At most five findings: the same-CPU switch path (threads against
@@ -239,14 +261,20 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         a.findings.push(finding);
         a.notes.push(counts);
     }
-    if let Some(n) = r.median("switches_per_round_trip", &at("condvar", "same_cpu")) {
+    if let Some(n) = r.median(
+        &SWITCHES_PER_ROUND_TRIP,
+        &at(CONDVAR.name(), SAME_CPU.name()),
+    ) {
         if n > 2.5 {
             a.notes.push(format!(
                 "condvar on one CPU: {n:.2} switches per round trip, not 2: the notified thread wakes while the notifier still holds the mutex, blocks on it, and is woken again; its figure is more than one switch"
             ));
         }
     }
-    if let Some(y) = r.median("involuntary_per_round_trip", &at("sched_yield", "same_cpu")) {
+    if let Some(y) = r.median(
+        &INVOLUNTARY_PER_ROUND_TRIP,
+        &at(SCHED_YIELD.name(), SAME_CPU.name()),
+    ) {
         a.notes.push(format!(
             "sched_yield hands over with {y:.2} involuntary switches per round trip: a yielding task stays runnable, so getrusage counts its switches as involuntary"
         ));
@@ -255,14 +283,14 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     a.notes.extend(cpu_of_wall(
         r,
         "a futex round trip between two CPUs",
-        "round_trip_ns",
-        &at("futex_threads", "two_cpus"),
+        ROUND_TRIP_NS.name,
+        &at(FUTEX_THREADS.name(), TWO_CPUS.name()),
     ));
     a.notes.extend(kept_awake(r));
     a.findings.extend(unpinned(r));
     if let (Some(sw), Some(copy)) = (
-        r.settled("switch_ns", &at("pipe_threads", "same_cpu")),
-        r.settled("copy_ns", &[("size", "64 KiB")]),
+        r.settled(&SWITCH_NS, &at(PIPE_THREADS.name(), SAME_CPU.name())),
+        r.settled(&COPY_NS, &[(SIZE, "64 KiB")]),
     ) {
         a.findings.push(format!(
             "yardstick: {} (seed 002: 1.2–1.5 µs vs ~3 µs, \"a bit quicker than copying 64 KiB\")",
@@ -283,13 +311,13 @@ fn analyze(r: &ExperimentResult) -> Analysis {
 /// sentence with how often the scheduler kept the pair on one CPU.
 fn unpinned(r: &ExperimentResult) -> Option<String> {
     let mut parts = Vec::new();
-    for m in ["pipe_threads", "condvar"] {
+    for m in [PIPE_THREADS.name(), CONDVAR.name()] {
         if let (Some(pin), Some(un)) = (
-            r.settled("switch_ns", &at(m, "same_cpu")),
-            r.settled("switch_ns", &at(m, "unpinned")),
+            r.settled(&SWITCH_NS, &at(m, SAME_CPU.name())),
+            r.settled(&SWITCH_NS, &at(m, UNPINNED.name())),
         ) {
             let kept = r
-                .reading("same_cpu_fraction", &at(m, "unpinned"))
+                .reading(&SAME_CPU_FRACTION, &at(m, UNPINNED.name()))
                 .map_or(String::new(), |f| {
                     format!(", on one CPU in {:.0}% of batches", f * 100.0)
                 });
@@ -308,20 +336,15 @@ fn unpinned(r: &ExperimentResult) -> Option<String> {
 /// task, no switch) and their difference, the net, each named, per
 /// placement; the net recorded as a reading, as measured.
 fn raw_baseline_net(r: &ExperimentResult, m: &str, readings: &mut Vec<Reading>) -> Option<String> {
-    let base_metric = r.find("baseline_ns", &[("method", m)])?;
-    let base = r.settled("baseline_ns", &[("method", m)])?;
+    let base_metric = r.find(&BASELINE_NS, &[(METHOD, m)])?;
+    let base = r.settled(&BASELINE_NS, &[(METHOD, m)])?;
     let mut parts = Vec::new();
     for p in PLACEMENTS.iter().map(|p| p.name()) {
-        let Some(raw) = r.settled("switch_ns", &at(m, p)) else {
+        let Some(raw) = r.settled(&SWITCH_NS, &at(m, p)) else {
             continue;
         };
         let net = difference(raw, base, Unit::Ns);
-        readings.push(Reading {
-            name: "net_switch_ns".into(),
-            unit: Unit::Ns,
-            labels: labels(&at(m, p)),
-            value: net.d,
-        });
+        readings.push(Reading::of(&NET_SWITCH_NS, labels(&at(m, p)), net.d));
         let odd = if net.sign() == Order::Below {
             " (below the baseline: odd, shown as measured)"
         } else {
@@ -336,7 +359,7 @@ fn raw_baseline_net(r: &ExperimentResult, m: &str, readings: &mut Vec<Reading>) 
     (!parts.is_empty()).then(|| {
         format!(
             "{m} per switch: raw is the round trip / 2, net is raw minus the baseline ({}: {}, by one task with no switch): {}",
-            base_metric.label("what").unwrap_or("the IPC alone"),
+            base_metric.label(WHAT).unwrap_or("the IPC alone"),
             figure(base, Unit::Ns),
             parts.join("; ")
         )
@@ -362,8 +385,8 @@ fn switch_path(r: &ExperimentResult) -> Option<(String, String)> {
     let (m, s, n) = order.iter().find_map(|m| {
         Some((
             *m,
-            r.settled("switch_ns", &at(m, "same_cpu"))?,
-            r.median("switches_per_round_trip", &at(m, "same_cpu"))?,
+            r.settled(&SWITCH_NS, &at(m, SAME_CPU.name()))?,
+            r.median(&SWITCHES_PER_ROUND_TRIP, &at(m, SAME_CPU.name()))?,
         ))
     })?;
     let chosen = if m == PIPE_THREADS.name() {
@@ -372,20 +395,20 @@ fn switch_path(r: &ExperimentResult) -> Option<(String, String)> {
         format!("the first settled of {}", order.join(", "))
     };
     let includes = match (
-        r.find("baseline_ns", &[("method", m)]),
-        r.settled("baseline_ns", &[("method", m)]),
+        r.find(&BASELINE_NS, &[(METHOD, m)]),
+        r.settled(&BASELINE_NS, &[(METHOD, m)]),
     ) {
         (Some(bm), Some(b)) => format!(
             "it includes {} ({} by one task with no switch), so net of that the switch path is {}",
-            bm.label("what").unwrap_or("the IPC"),
+            bm.label(WHAT).unwrap_or("the IPC"),
             figure(b, Unit::Ns),
             difference(s, b, Unit::Ns).text()
         ),
         _ => "it includes the IPC's own work, which this run did not measure apart".to_string(),
     };
-    let vol = r.median("voluntary_per_round_trip", &at(m, "same_cpu"));
+    let vol = r.median(&VOLUNTARY_PER_ROUND_TRIP, &at(m, SAME_CPU.name()));
     let inv = r
-        .median("involuntary_per_round_trip", &at(m, "same_cpu"))
+        .median(&INVOLUNTARY_PER_ROUND_TRIP, &at(m, SAME_CPU.name()))
         .or(vol.map(|v| n - v));
     let count = if (n - 2.0).abs() <= 0.3 {
         "close to 2, one switch each way"
@@ -402,8 +425,8 @@ fn switch_path(r: &ExperimentResult) -> Option<(String, String)> {
         _ => String::new(),
     };
     let processes = match (
-        r.settled("switch_ns", &at("pipe_threads", "same_cpu")),
-        r.settled("switch_ns", &at("pipe_processes", "same_cpu")),
+        r.settled(&SWITCH_NS, &at(PIPE_THREADS.name(), SAME_CPU.name())),
+        r.settled(&SWITCH_NS, &at(PIPE_PROCESSES.name(), SAME_CPU.name())),
     ) {
         (Some(t), Some(p)) => format!(
             ". Over a pipe, {}: a process switch also changes the address space",
@@ -427,8 +450,8 @@ fn two_cpus(r: &ExperimentResult) -> Option<String> {
     let mut above = false;
     for m in METHODS.iter().map(Method::name) {
         let (Some(same), Some(cross)) = (
-            r.settled("switch_ns", &at(m, "same_cpu")),
-            r.settled("switch_ns", &at(m, "two_cpus")),
+            r.settled(&SWITCH_NS, &at(m, SAME_CPU.name())),
+            r.settled(&SWITCH_NS, &at(m, TWO_CPUS.name())),
         ) else {
             continue;
         };
@@ -455,8 +478,8 @@ fn kept_awake(r: &ExperimentResult) -> Option<String> {
     let mut helped = false;
     for m in METHODS.iter().map(Method::name) {
         let (Some(idle), Some(awake)) = (
-            r.settled("switch_ns", &at(m, "two_cpus")),
-            r.settled("switch_ns", &at(m, "two_cpus_awake")),
+            r.settled(&SWITCH_NS, &at(m, TWO_CPUS.name())),
+            r.settled(&SWITCH_NS, &at(m, TWO_CPUS_AWAKE.name())),
         ) else {
             continue;
         };
@@ -492,9 +515,9 @@ fn kept_awake(r: &ExperimentResult) -> Option<String> {
 
 /// The same-CPU switch against the wake-up on the other CPU.
 fn placement_headline(e: &ExperimentResult) -> Option<String> {
-    for method in ["pipe_threads", "futex_threads", "pipe_processes"] {
-        let same = e.settled("switch_ns", &at(method, "same_cpu"));
-        let apart = e.settled("switch_ns", &at(method, "two_cpus"));
+    for method in [PIPE_THREADS, FUTEX_THREADS, PIPE_PROCESSES].map(|m| m.name()) {
+        let same = e.settled(&SWITCH_NS, &at(method, SAME_CPU.name()));
+        let apart = e.settled(&SWITCH_NS, &at(method, TWO_CPUS.name()));
         if let (Some(a), Some(b)) = (same, apart) {
             let c = compare(
                 "waking a task on the other CPU",

@@ -5,13 +5,18 @@
 
 use super::engine::{batches, run_pair, Place, MAX_BATCH};
 use super::go::{go_round_trips, GoError};
-use super::methods::{UserSwitch, PIPE_THREADS, VARIANTS, VARIANT_CHOICES};
+use super::methods::{
+    UserSwitch, ASYNC, COROUTINE, GO_DEFAULT, GO_LOCKED, GO_MAXPROCS1, KERNEL_PIPE, PIPE_THREADS,
+    VARIANTS, VARIANT_CHOICES,
+};
+use super::series::{ITERATIONS_PER_S, ROUND_TRIP_NS, SWITCH_NS};
 use super::{plan_cpus, worker_cpus, CpusPoint, CPUS, PER_SWITCH_NOTE};
 use crate::experiments::prelude::*;
 use crate::measure::explain::cpu_of_wall;
 use crate::measure::sampler::{
-    interleave, next_batch, per_op_cpu, push_cpu, Budget, CpuPerOp, PASSES,
+    interleave, next_batch, per_op_cpu, push_cpu, Budget, CpuPerOp, CPU_NS, PASSES,
 };
+use crate::metric::key::VARIANT;
 use crate::sys;
 use std::hint::black_box;
 use std::io;
@@ -19,7 +24,7 @@ use tokio::sync::mpsc;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "switch.userspace",
-    better: &[("switch_ns", Better::Lower), ("round_trip_ns", Better::Lower), ("iterations_per_s", Better::Higher), ("cpu_ns", Better::Neither)],
+    metrics: &[&SWITCH_NS, &ROUND_TRIP_NS, &ITERATIONS_PER_S, &CPU_NS],
     summary: "user-space switching: a stackful coroutine (corosensei), async tasks on a single-threaded tokio runtime, Go goroutines over an unbuffered channel; beside a kernel pipe switch",
     reproduces: "Bendersky's goroutine ping-pong: ~2.8 M iterations/s, ~170 ns per switch",
     params: &[
@@ -33,30 +38,24 @@ pub static EXPERIMENT: Experiment = Experiment {
         CPUS,
     ],
     seeds: &[
-        SeedFigure {
-            metric: "switch_ns",
-            labels: &[("variant", "go_default")],
-            lo: 170.0,
-            hi: 170.0,
-            unit: Unit::Ns,
-            source: SEED_SWITCH,
-            hardware: BENDERSKY_HW,
-            method: "two goroutines ping-ponging over a channel, default GOMAXPROCS",
-            statistic: SeedStat::Mean,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "iterations_per_s",
-            labels: &[("variant", "go_default")],
-            lo: 2_800_000.0,
-            hi: 2_800_000.0,
-            unit: Unit::PerSecond,
-            source: SEED_SWITCH,
-            hardware: BENDERSKY_HW,
-            method: "two goroutines ping-ponging over a channel, default GOMAXPROCS",
-            statistic: SeedStat::Mean,
-            cold: false,
-        },
+        SeedFigure::of(
+            &SWITCH_NS,
+            (170.0, 170.0),
+            SeedStat::Mean,
+            SEED_SWITCH,
+            BENDERSKY_HW,
+            "two goroutines ping-ponging over a channel, default GOMAXPROCS",
+        )
+        .labels(&[(VARIANT, GO_DEFAULT.name())]),
+        SeedFigure::of(
+            &ITERATIONS_PER_S,
+            (2_800_000.0, 2_800_000.0),
+            SeedStat::Mean,
+            SEED_SWITCH,
+            BENDERSKY_HW,
+            "two goroutines ping-ponging over a channel, default GOMAXPROCS",
+        )
+        .labels(&[(VARIANT, GO_DEFAULT.name())]),
     ],
     points,
     measure,
@@ -75,21 +74,19 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
 /// One variant's series, from its round trips (ns), and its CPU time per
 /// round trip (both sides), one figure per pass or batch.
 fn push_user(out: &mut WorkerOutput, variant: &str, round_trip_ns: Vec<f64>, cpu: &[CpuPerOp]) {
-    let l = labels(&[("variant", variant)]);
+    let l = labels(&[(VARIANT, variant)]);
     push_cpu(out, &l, cpu);
-    out.push_raw(
-        "iterations_per_s",
-        Unit::PerSecond,
+    out.push(
+        &ITERATIONS_PER_S,
         l.clone(),
         round_trip_ns.iter().map(|x| 1e9 / x.max(1e-9)).collect(),
     );
-    out.push_raw(
-        "switch_ns",
-        Unit::Ns,
+    out.push(
+        &SWITCH_NS,
         l.clone(),
         round_trip_ns.iter().map(|x| x / 2.0).collect(),
     );
-    out.push_detail_raw("round_trip_ns", Unit::Ns, l, round_trip_ns);
+    out.push_detail(&ROUND_TRIP_NS, l, round_trip_ns);
 }
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
@@ -161,17 +158,11 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
     let mut findings = Vec::new();
-    let kernel = r.settled("switch_ns", &[("variant", "kernel_pipe")]);
+    let kernel = r.settled(&SWITCH_NS, &[(VARIANT, KERNEL_PIPE.name())]);
     let mut parts = Vec::new();
-    for v in [
-        "coroutine",
-        "async",
-        "go_maxprocs1",
-        "go_default",
-        "go_locked",
-    ] {
+    for v in [COROUTINE, ASYNC, GO_MAXPROCS1, GO_DEFAULT, GO_LOCKED].map(|v| v.name()) {
         // Settled series only, and a ratio only where the intervals part.
-        if let Some(s) = r.settled("switch_ns", &[("variant", v)]) {
+        if let Some(s) = r.settled(&SWITCH_NS, &[(VARIANT, v)]) {
             let m = s.median;
             parts.push(match kernel {
                 Some(k) if !apart(s, k) => format!("{v} {} (indistinguishable)", fmt_ns(m)),
@@ -204,8 +195,8 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         ));
     }
     if let (Some(d), Some(l)) = (
-        r.median("switch_ns", &[("variant", "go_default")]),
-        r.median("switch_ns", &[("variant", "go_locked")]),
+        r.median(&SWITCH_NS, &[(VARIANT, GO_DEFAULT.name())]),
+        r.median(&SWITCH_NS, &[(VARIANT, GO_LOCKED.name())]),
     ) {
         findings.push(format!(
             "locking the goroutines to OS threads (on one CPU) turns {} into {} per switch: every channel hand-off becomes a kernel switch between threads",
@@ -214,8 +205,8 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         ));
     }
     if let (Some(d), Some(one)) = (
-        r.settled("switch_ns", &[("variant", "go_default")]),
-        r.settled("switch_ns", &[("variant", "go_maxprocs1")]),
+        r.settled(&SWITCH_NS, &[(VARIANT, GO_DEFAULT.name())]),
+        r.settled(&SWITCH_NS, &[(VARIANT, GO_MAXPROCS1.name())]),
     ) {
         // The ratio only where the intervals part.
         findings.push(format!(
@@ -225,14 +216,17 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     }
     a.findings.extend(findings);
     for (v, what) in [
-        ("go_default", "a goroutine round trip (default GOMAXPROCS)"),
         (
-            "go_locked",
+            GO_DEFAULT.name(),
+            "a goroutine round trip (default GOMAXPROCS)",
+        ),
+        (
+            GO_LOCKED.name(),
             "a round trip of goroutines locked to OS threads",
         ),
     ] {
         a.notes
-            .extend(cpu_of_wall(r, what, "round_trip_ns", &[("variant", v)]));
+            .extend(cpu_of_wall(r, what, ROUND_TRIP_NS.name, &[(VARIANT, v)]));
     }
     a.headlines.extend(userspace_headline(r));
     a
@@ -315,11 +309,11 @@ fn async_round_trips(budget: &Budget) -> io::Result<(Vec<f64>, Option<CpuPerOp>)
 fn userspace_headline(e: &ExperimentResult) -> Option<String> {
     let mut parts = Vec::new();
     for (v, name) in [
-        ("coroutine", "a stackful coroutine"),
-        ("async", "an async task"),
-        ("go_default", "a goroutine"),
+        (COROUTINE.name(), "a stackful coroutine"),
+        (ASYNC.name(), "an async task"),
+        (GO_DEFAULT.name(), "a goroutine"),
     ] {
-        if let Some(x) = e.median("switch_ns", &[("variant", v)]) {
+        if let Some(x) = e.median(&SWITCH_NS, &[(VARIANT, v)]) {
             parts.push(format!("{name} {}", fmt_ns(x)));
         }
     }

@@ -11,28 +11,83 @@
 //! the peer CPU's idle share, so each variant shows which path it took. The
 //! parts ([`super::wakeup_parts`]) stack into the full hand-off.
 
+use super::series::ROUND_TRIP_NS;
 use super::wakeup_parts::{decompose, Part};
+pub use super::wakeup_parts::{Variant, BARRIER_NS, CAL_PER_OP, RES_PER_OP, TLB_PER_OP};
 use super::{plan_cpus, worker_cpus, CPUS};
 use crate::experiments::prelude::*;
 use crate::measure::explain::{contamination, cpu_of_wall, per_op_phrase};
-use crate::measure::sampler::{interleave, per_op, push_cpu, Budget, CpuPerOp, PASSES};
+use crate::measure::sampler::{interleave, per_op, push_cpu, Budget, CpuPerOp, CPU_NS, PASSES};
+use crate::metric::key::VARIANT;
 use crate::sys::{self, procfs};
 use serde::{Deserialize, Serialize};
 use std::hint::spin_loop;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
+/// Futex parks (waits that slept) per round trip, both sides.
+pub const PARKS_PER_OP: MetricSpec = MetricSpec::new(
+    "parks_per_op",
+    Unit::Count,
+    Better::Neither,
+    Kind::Other,
+    "futex waits that parked (slept) per round trip, both sides",
+);
+
+/// The share of the pass the peer's CPU spent idle.
+pub const PEER_IDLE_PCT: MetricSpec = MetricSpec::new(
+    "peer_idle_pct",
+    Unit::Percent,
+    Better::Neither,
+    Kind::Other,
+    "share of the pass the peer's CPU spent idle",
+);
+
+/// A reading per part of the stack (`part`): its median and the ends of
+/// its interval. Where the time goes, not a figure to beat.
+pub const PART_NS: MetricSpec = MetricSpec::new(
+    "part_ns",
+    Unit::Ns,
+    Better::Neither,
+    Kind::HandOff,
+    "one part of the cross-CPU hand-off per round trip (coherence, path, ipi, idle_exit, residual)",
+);
+
+pub const PART_LO_NS: MetricSpec = MetricSpec::new(
+    "part_lo_ns",
+    Unit::Ns,
+    Better::Neither,
+    Kind::HandOff,
+    "the low end of a part's interval, per round trip",
+);
+
+pub const PART_HI_NS: MetricSpec = MetricSpec::new(
+    "part_hi_ns",
+    Unit::Ns,
+    Better::Neither,
+    Kind::HandOff,
+    "the high end of a part's interval, per round trip",
+);
+
+/// Which part of the stack a `part_*` reading is.
+pub const PART: LabelKey = "part";
+/// Whether the barrier's peer was `running` or `blocked`.
+pub const PEER: LabelKey = "peer";
+
 pub static EXPERIMENT: Experiment = Experiment {
     name: "switch.wakeup",
-    better: &[
-        ("round_trip_ns", Better::Lower),
-        ("barrier_ns", Better::Lower),
-        ("res_per_op", Better::Neither),
-        ("cal_per_op", Better::Neither),
-        ("tlb_per_op", Better::Neither),
-        ("parks_per_op", Better::Neither),
-        ("peer_idle_pct", Better::Neither),
-        ("cpu_ns", Better::Neither),
+    metrics: &[
+        &ROUND_TRIP_NS,
+        &BARRIER_NS,
+        &RES_PER_OP,
+        &CAL_PER_OP,
+        &TLB_PER_OP,
+        &PARKS_PER_OP,
+        &PEER_IDLE_PCT,
+        &CPU_NS,
+        &PART_NS,
+        &PART_LO_NS,
+        &PART_HI_NS,
     ],
     summary: "a cross-CPU futex hand-off decomposed: coherence floor, syscall and switch path, IPI, idle exit, residual, each variant with its interrupts and idle time",
     reproduces: "beyond the seeds: why switch.pingpong's two_cpus placement costs several same-CPU switches",
@@ -63,31 +118,8 @@ fn supported(env: &Env) -> Result<(), String> {
     Ok(())
 }
 
-/// Which variant a pass measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    Coherence,
-    SpinPark,
-    IpiRunning,
-    IpiBlocked,
-    IdleCpu,
-    PollingIdle,
-    SameCpu,
-}
-
+/// How each variant ([`Variant`], declared beside the arithmetic) runs.
 impl Variant {
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Coherence => "coherence",
-            Variant::SpinPark => "spin_then_park",
-            Variant::IpiRunning => "ipi_peer_running",
-            Variant::IpiBlocked => "ipi_peer_blocked",
-            Variant::IdleCpu => "idle_cpu",
-            Variant::PollingIdle => "polling_idle",
-            Variant::SameCpu => "same_cpu",
-        }
-    }
-
     fn is_barrier(self) -> bool {
         matches!(self, Variant::IpiRunning | Variant::IpiBlocked)
     }
@@ -176,7 +208,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         r.map_err(|e| anyhow::anyhow!("{}: {e}", v.name()))
     })?;
     for (v, passes) in variants.iter().zip(passes) {
-        let l = labels(&[("variant", v.name())]);
+        let l = labels(&[(VARIANT, v.name())]);
         let samples: Vec<f64> = passes.iter().flat_map(|p| p.samples.clone()).collect();
         let cpu: Vec<CpuPerOp> = passes.iter().map(|p| p.cpu).collect();
         if v.is_barrier() {
@@ -185,29 +217,20 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             } else {
                 "blocked"
             };
-            let with_peer = labels(&[("variant", v.name()), ("peer", peer)]);
-            out.push_raw("barrier_ns", Unit::Ns, with_peer.clone(), samples);
+            let with_peer = labels(&[(VARIANT, v.name()), (PEER, peer)]);
+            out.push(&BARRIER_NS, with_peer.clone(), samples);
             push_cpu(&mut out, &with_peer, &cpu);
         } else {
-            out.push_raw("round_trip_ns", Unit::Ns, l.clone(), samples);
+            out.push(&ROUND_TRIP_NS, l.clone(), samples);
             push_cpu(&mut out, &l, &cpu);
         }
         let per = |f: &dyn Fn(&Pass) -> f64| passes.iter().map(f).collect::<Vec<f64>>();
-        for (i, name) in ["res_per_op", "cal_per_op", "tlb_per_op"]
-            .iter()
-            .enumerate()
-        {
-            out.push_detail_raw(
-                name,
-                Unit::Count,
-                l.clone(),
-                per(&|p| p.ipis[i] as f64 / p.ops as f64),
-            );
+        for (i, spec) in [&RES_PER_OP, &CAL_PER_OP, &TLB_PER_OP].iter().enumerate() {
+            out.push_detail(spec, l.clone(), per(&|p| p.ipis[i] as f64 / p.ops as f64));
         }
         if !v.is_barrier() {
-            out.push_detail_raw(
-                "parks_per_op",
-                Unit::Count,
+            out.push_detail(
+                &PARKS_PER_OP,
                 l.clone(),
                 per(&|p| p.parks as f64 / p.ops as f64),
             );
@@ -215,7 +238,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         if passes.iter().all(|p| p.peer_idle_ns.is_some()) {
             let pct =
                 per(&|p| p.peer_idle_ns.unwrap_or(0) as f64 / p.wall_ns.max(1) as f64 * 100.0);
-            out.push_detail_raw("peer_idle_pct", Unit::Percent, l, pct);
+            out.push_detail(&PEER_IDLE_PCT, l, pct);
         }
     }
     Ok(out)
@@ -417,19 +440,19 @@ fn run_pass(
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
     let full = if r
-        .find("round_trip_ns", &[("variant", "polling_idle")])
+        .find(&ROUND_TRIP_NS, &[(VARIANT, Variant::PollingIdle.name())])
         .is_some()
     {
-        "polling_idle"
+        Variant::PollingIdle
     } else {
-        "idle_cpu"
+        Variant::IdleCpu
     };
     let mut proof = path_proof(r, full);
     proof.extend(cpu_of_wall(
         r,
         "the futex hand-off to an idle CPU",
-        "round_trip_ns",
-        &[("variant", "idle_cpu")],
+        ROUND_TRIP_NS.name,
+        &[(VARIANT, Variant::IdleCpu.name())],
     ));
     let quiet = contamination(&r.round_log, None);
     // What each variant's interrupts show, its CPU time and the run's
@@ -440,17 +463,13 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         return a;
     };
     for p in &d.parts {
-        for (name, v) in [
-            ("part_ns", p.median),
-            ("part_lo_ns", p.lo),
-            ("part_hi_ns", p.hi),
+        for (spec, v) in [
+            (&PART_NS, p.median),
+            (&PART_LO_NS, p.lo),
+            (&PART_HI_NS, p.hi),
         ] {
-            a.readings.push(Reading {
-                name: name.into(),
-                unit: Unit::Ns,
-                labels: labels(&[("part", p.name)]),
-                value: v,
-            });
+            a.readings
+                .push(Reading::of(spec, labels(&[(PART, p.name)]), v));
         }
     }
     let total = fmt_ns(d.total);
@@ -469,8 +488,8 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         // The interrupt counters say whether the hand-off sent the IPIs
         // this part prices (one per hand-off, two per round trip).
         if big.name == "ipi" {
-            let per = |n: &str| r.median(n, &[("variant", full)]);
-            if let (Some(res), Some(cal)) = (per("res_per_op"), per("cal_per_op")) {
+            let per = |spec: &MetricSpec| r.median(spec, &[(VARIANT, full.name())]);
+            if let (Some(res), Some(cal)) = (per(&RES_PER_OP), per(&CAL_PER_OP)) {
                 s.push_str(&format!(
                     "; the hand-off that sleeps took {} (counted machine-wide; the part counts one per hand-off, two per round trip)",
                     per_op_phrase(res + cal, "IPI", "IPIs", "round trip")
@@ -506,15 +525,15 @@ fn analyze(r: &ExperimentResult) -> Analysis {
 }
 
 /// What each variant's interrupts and idle time show about its path.
-fn path_proof(r: &ExperimentResult, full: &str) -> Vec<String> {
-    let med = |name: &str, v: &str| r.median(name, &[("variant", v)]);
+fn path_proof(r: &ExperimentResult, full: Variant) -> Vec<String> {
+    let med = |spec: &MetricSpec, v: Variant| r.median(spec, &[(VARIANT, v.name())]);
     let mut out = Vec::new();
     for (v, what) in [
         (full, "the hand-off that sleeps"),
-        ("spin_then_park", "the spin-then-park hand-off"),
-        ("coherence", "the busy-polling pair"),
+        (Variant::SpinPark, "the spin-then-park hand-off"),
+        (Variant::Coherence, "the busy-polling pair"),
     ] {
-        let (Some(res), Some(cal)) = (med("res_per_op", v), med("cal_per_op", v)) else {
+        let (Some(res), Some(cal)) = (med(&RES_PER_OP, v), med(&CAL_PER_OP, v)) else {
             continue;
         };
         let mut s = format!(
@@ -522,19 +541,19 @@ fn path_proof(r: &ExperimentResult, full: &str) -> Vec<String> {
             per_op_phrase(res, "reschedule IPI", "reschedule IPIs", "round trip"),
             per_op_phrase(cal, "function-call IPI", "function-call IPIs", "round trip")
         );
-        if let Some(parks) = med("parks_per_op", v).filter(|_| v != "coherence") {
+        if let Some(parks) = med(&PARKS_PER_OP, v).filter(|_| v != Variant::Coherence) {
             s.push_str(&format!(
                 ", {}",
                 per_op_phrase(parks, "park", "parks", "round trip")
             ));
         }
-        if let Some(idle) = med("peer_idle_pct", v) {
+        if let Some(idle) = med(&PEER_IDLE_PCT, v) {
             s.push_str(&format!(", its peer's CPU idle {idle:.0}% of the time"));
         }
         out.push(s);
     }
-    let cal = |p: &str| r.median("cal_per_op", &[("variant", p)]);
-    if let (Some(run), Some(blk)) = (cal("ipi_peer_running"), cal("ipi_peer_blocked")) {
+    let cal = |v: Variant| med(&CAL_PER_OP, v);
+    if let (Some(run), Some(blk)) = (cal(Variant::IpiRunning), cal(Variant::IpiBlocked)) {
         out.push(format!(
             "a barrier sent {} with the peer running and {} with it blocked",
             per_op_phrase(run, "function-call IPI", "function-call IPIs", "call"),

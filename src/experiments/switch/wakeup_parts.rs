@@ -18,7 +18,71 @@
 //! is conservative. A part whose interval holds zero is "indistinguishable
 //! from zero here", never clamped.
 
+use super::series::ROUND_TRIP_NS;
 use crate::experiments::prelude::*;
+use crate::metric::key::VARIANT;
+
+/// One membarrier call: the IPI with the peer running, none with it blocked.
+pub const BARRIER_NS: MetricSpec = MetricSpec::new(
+    "barrier_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::HandOff,
+    "one membarrier(PRIVATE_EXPEDITED) call, the peer thread running (an IPI) or blocked (none)",
+);
+
+/// Interrupts per operation on the two CPUs, from /proc/interrupts: what
+/// path a variant took.
+pub const RES_PER_OP: MetricSpec = MetricSpec::new(
+    "res_per_op",
+    Unit::Count,
+    Better::Neither,
+    Kind::Other,
+    "rescheduling interrupts (RES) per operation on the two CPUs",
+);
+
+pub const CAL_PER_OP: MetricSpec = MetricSpec::new(
+    "cal_per_op",
+    Unit::Count,
+    Better::Neither,
+    Kind::Other,
+    "function-call interrupts (CAL) per operation on the two CPUs",
+);
+
+pub const TLB_PER_OP: MetricSpec = MetricSpec::new(
+    "tlb_per_op",
+    Unit::Count,
+    Better::Neither,
+    Kind::Other,
+    "TLB shootdowns per operation on the two CPUs",
+);
+
+/// Which variant a pass measures: each removes one cost of the full
+/// hand-off. Here, beside the arithmetic that stacks them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    Coherence,
+    SpinPark,
+    IpiRunning,
+    IpiBlocked,
+    IdleCpu,
+    PollingIdle,
+    SameCpu,
+}
+
+impl Variant {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Variant::Coherence => "coherence",
+            Variant::SpinPark => "spin_then_park",
+            Variant::IpiRunning => "ipi_peer_running",
+            Variant::IpiBlocked => "ipi_peer_blocked",
+            Variant::IdleCpu => "idle_cpu",
+            Variant::PollingIdle => "polling_idle",
+            Variant::SameCpu => "same_cpu",
+        }
+    }
+}
 
 /// One part of the stack.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,7 +116,7 @@ impl Part {
 pub struct Decomposition {
     /// The full hand-off's median round trip, and which variant it is.
     pub total: f64,
-    pub full: &'static str,
+    pub full: Variant,
     pub what: &'static str,
     pub parts: Vec<Part>,
     /// What could not be isolated.
@@ -69,9 +133,9 @@ struct Est {
     hi: f64,
 }
 
-fn est(r: &ExperimentResult, name: &str, variant: &str) -> Option<Est> {
+fn est(r: &ExperimentResult, spec: &MetricSpec, variant: Variant) -> Option<Est> {
     let m = r
-        .find(name, &[("variant", variant)])
+        .find(spec, &[(VARIANT, variant.name())])
         .filter(|m| !m.summary.unstable)?;
     Some(Est {
         median: m.summary.median,
@@ -109,25 +173,25 @@ fn combine(name: &'static str, terms: &[(f64, usize)], series: &[Est]) -> Part {
 /// The stack, when the full hand-off, the coherence floor and the one-CPU
 /// path all settled.
 pub fn decompose(r: &ExperimentResult) -> Option<Decomposition> {
-    let rt = |v| est(r, "round_trip_ns", v);
-    let (full, what, d) = match (rt("idle_cpu"), rt("polling_idle")) {
-        (Some(d), _) => ("idle_cpu", "the peer's CPU halting when idle", d),
-        (None, Some(e)) => ("polling_idle", "the peer's CPU polling when idle", e),
+    let rt = |v| est(r, &ROUND_TRIP_NS, v);
+    let (full, what, d) = match (rt(Variant::IdleCpu), rt(Variant::PollingIdle)) {
+        (Some(d), _) => (Variant::IdleCpu, "the peer's CPU halting when idle", d),
+        (None, Some(e)) => (Variant::PollingIdle, "the peer's CPU polling when idle", e),
         _ => return None,
     };
-    let (a, s) = (rt("coherence")?, rt("same_cpu")?);
+    let (a, s) = (rt(Variant::Coherence)?, rt(Variant::SameCpu)?);
     let mut series = vec![d, a, s];
     let (i_d, i_a, i_s) = (0, 1, 2);
     let mut parts_terms: Vec<(&'static str, Vec<(f64, usize)>)> =
         vec![("coherence", vec![(1.0, i_a)]), ("path", vec![(1.0, i_s)])];
     let mut notes = Vec::new();
-    let barrier = |v| est(r, "barrier_ns", v);
+    let barrier = |v| est(r, &BARRIER_NS, v);
     let mut ipi_terms = None;
-    if full == "idle_cpu" {
+    if full == Variant::IdleCpu {
         // The barrier interrupts the peer only while it runs: when it sent
         // fewer than one IPI per two calls, the peer was mostly preempted
         // and the difference is not an IPI's cost.
-        let sent = r.median("cal_per_op", &[("variant", "ipi_peer_running")]);
+        let sent = r.median(&CAL_PER_OP, &[(VARIANT, Variant::IpiRunning.name())]);
         let ipis_sent = sent.is_none_or(|n| n >= 0.5);
         if !ipis_sent {
             notes.push(format!(
@@ -135,7 +199,7 @@ pub fn decompose(r: &ExperimentResult) -> Option<Decomposition> {
                 sent.map_or(String::new(), |n| format!("{n:.2}"))
             ));
         } else if let (Some(run), Some(blk)) =
-            (barrier("ipi_peer_running"), barrier("ipi_peer_blocked"))
+            (barrier(Variant::IpiRunning), barrier(Variant::IpiBlocked))
         {
             series.extend([run, blk]);
             let t = vec![(2.0, 3), (-2.0, 4)];
@@ -144,7 +208,7 @@ pub fn decompose(r: &ExperimentResult) -> Option<Decomposition> {
         } else {
             notes.push("the IPI is not isolated here (its barrier series are missing or did not settle): it is in the residual".into());
         }
-        match rt("polling_idle") {
+        match rt(Variant::PollingIdle) {
             Some(e) => {
                 series.push(e);
                 let ie = series.len() - 1;
@@ -169,7 +233,7 @@ pub fn decompose(r: &ExperimentResult) -> Option<Decomposition> {
         .map(|(n, t)| combine(n, t, &series))
         .collect();
     let mut sleep_text = None;
-    if let Some(b) = rt("spin_then_park") {
+    if let Some(b) = rt(Variant::SpinPark) {
         series.push(b);
         let sleep = combine("sleep", &[(1.0, i_d), (-1.0, series.len() - 1)], &series);
         sleep_text = Some(if sleep.lo > 0.0 {

@@ -1,6 +1,5 @@
 use super::*;
 use crate::experiments::switch::methods::METHODS;
-use crate::measure::params::Row;
 
 const TINY: Budget = Budget {
     seconds: 0.01,
