@@ -7,19 +7,22 @@
 //! on the other, idle CPU pays for waking it, and a free probe mixes the two
 //! figures in whatever proportion the scheduler picks (docs/EXPERIMENTS.md).
 
-use super::engine::{push_launches, Launch, Launcher};
+use super::engine::{
+    push_launches, Launch, Launcher, CHILD_START_NS, LIFECYCLE_NS, PARENT_RETURN_NS,
+};
 use super::placement::Placement;
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
 use crate::measure::explain::cpu_of_wall;
 use crate::measure::probe::{self, Answer};
-use crate::measure::sampler::{cpu_over, interleave, push_cpu, CpuPerOp};
+use crate::measure::sampler::{cpu_over, interleave, push_cpu, CpuPerOp, CPU_NS};
+use crate::metric::key::{CALL, METHOD};
 use crate::sys;
 use std::path::{Path, PathBuf};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.cold",
-    better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower), ("cpu_ns", Better::Neither)],
+    metrics: &[&PARENT_RETURN_NS, &CHILD_START_NS, &LIFECYCLE_NS, &CPU_NS],
     summary: "the first creation in a fresh process vs the second and the steady state, per method",
     reproduces: "Sysel Table 1 (single cold calls) beside Bendersky's averages: why they disagree",
     params: &[
@@ -42,66 +45,56 @@ pub static EXPERIMENT: Experiment = Experiment {
         },
     ],
     seeds: &[
-        SeedFigure {
-            metric: "parent_return_ns",
-            labels: &[("method", "fork"), ("call", "first")],
-            lo: 34_000.0,
-            hi: 94_000.0,
-            unit: Unit::Ns,
-            source: SEED_SYSEL,
-            hardware: SYSEL_HW,
-            method: "single call, 3.4 GHz (34 µs) to 1.3 GHz (94 µs)",
-            statistic: SeedStat::Single,
-            cold: true,
-        },
-        SeedFigure {
-            metric: "child_start_ns",
-            labels: &[("method", "fork"), ("call", "first")],
-            lo: 60_000.0,
-            hi: 170_000.0,
-            unit: Unit::Ns,
-            source: SEED_SYSEL,
-            hardware: SYSEL_HW,
-            method: "single call, to the child's first instruction",
-            statistic: SeedStat::Single,
-            cold: true,
-        },
-        SeedFigure {
-            metric: "parent_return_ns",
-            labels: &[("method", "pthread_create"), ("call", "first")],
-            lo: 49_000.0,
-            hi: 143_000.0,
-            unit: Unit::Ns,
-            source: SEED_SYSEL,
-            hardware: SYSEL_HW,
-            method: "single call, return to the parent",
-            statistic: SeedStat::Single,
-            cold: true,
-        },
-        SeedFigure {
-            metric: "child_start_ns",
-            labels: &[("method", "pthread_create"), ("call", "first")],
-            lo: 94_000.0,
-            hi: 260_000.0,
-            unit: Unit::Ns,
-            source: SEED_SYSEL,
-            hardware: SYSEL_HW,
-            method: "single call, to the new thread's first instruction",
-            statistic: SeedStat::Single,
-            cold: true,
-        },
-        SeedFigure {
-            metric: "lifecycle_ns",
-            labels: &[("method", "fork_exec_static"), ("call", "first")],
-            lo: 700_000.0,
-            hi: 700_000.0,
-            unit: Unit::Ns,
-            source: SEED_SYSEL,
-            hardware: SYSEL_HW,
-            method: "fork+exec of HelloWorld, single call (\"about 700 and more\")",
-            statistic: SeedStat::Single,
-            cold: true,
-        },
+        SeedFigure::of(
+            &PARENT_RETURN_NS,
+            (34_000.0, 94_000.0),
+            SeedStat::Single,
+            SEED_SYSEL,
+            SYSEL_HW,
+            "single call, 3.4 GHz (34 µs) to 1.3 GHz (94 µs)",
+        )
+        .labels(&[(METHOD, "fork"), (CALL, "first")])
+        .cold(),
+        SeedFigure::of(
+            &CHILD_START_NS,
+            (60_000.0, 170_000.0),
+            SeedStat::Single,
+            SEED_SYSEL,
+            SYSEL_HW,
+            "single call, to the child's first instruction",
+        )
+        .labels(&[(METHOD, "fork"), (CALL, "first")])
+        .cold(),
+        SeedFigure::of(
+            &PARENT_RETURN_NS,
+            (49_000.0, 143_000.0),
+            SeedStat::Single,
+            SEED_SYSEL,
+            SYSEL_HW,
+            "single call, return to the parent",
+        )
+        .labels(&[(METHOD, "pthread_create"), (CALL, "first")])
+        .cold(),
+        SeedFigure::of(
+            &CHILD_START_NS,
+            (94_000.0, 260_000.0),
+            SeedStat::Single,
+            SEED_SYSEL,
+            SYSEL_HW,
+            "single call, to the new thread's first instruction",
+        )
+        .labels(&[(METHOD, "pthread_create"), (CALL, "first")])
+        .cold(),
+        SeedFigure::of(
+            &LIFECYCLE_NS,
+            (700_000.0, 700_000.0),
+            SeedStat::Single,
+            SEED_SYSEL,
+            SYSEL_HW,
+            "fork+exec of HelloWorld, single call (\"about 700 and more\")",
+        )
+        .labels(&[(METHOD, "fork_exec_static"), (CALL, "first")])
+        .cold(),
     ],
     measure,
     analyze,
@@ -247,7 +240,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         .into_iter()
         .zip(&cpu)
         {
-            let with = labels(&[("method", method.as_str()), ("call", call)]);
+            let with = labels(&[(METHOD, method.as_str()), (CALL, call)]);
             push_launches(&mut out, &with, v, false);
             push_cpu(&mut out, &with, c);
         }
@@ -275,8 +268,8 @@ fn cold_cpu_notes(r: &ExperimentResult) -> Vec<String> {
         out.extend(cpu_of_wall(
             r,
             what,
-            "lifecycle_ns",
-            &[("method", m), ("call", "first")],
+            LIFECYCLE_NS.name,
+            &[(METHOD, m), (CALL, "first")],
         ));
     }
     out
@@ -284,15 +277,15 @@ fn cold_cpu_notes(r: &ExperimentResult) -> Vec<String> {
 
 fn cold_findings(r: &ExperimentResult) -> Vec<String> {
     let mut out = Vec::new();
-    let summary = |metric: &str, method: &str, call: &str| {
-        r.find(metric, &[("method", method), ("call", call)])
+    let summary = |metric: &MetricSpec, method: &str, call: &str| {
+        r.find(metric, &[(METHOD, method), (CALL, call)])
             .filter(|m| !m.summary.unstable)
             .map(|m| &m.summary)
     };
     for m in ["fork", "pthread_create"] {
         if let (Some(first), Some(steady)) = (
-            summary("child_start_ns", m, "first"),
-            summary("child_start_ns", m, "steady"),
+            summary(&CHILD_START_NS, m, "first"),
+            summary(&CHILD_START_NS, m, "steady"),
         ) {
             let how = if apart(first, steady) {
                 fmt_ratio(first.median / steady.median)
@@ -307,10 +300,10 @@ fn cold_findings(r: &ExperimentResult) -> Vec<String> {
         }
     }
     let (Some(fork_first), Some(thr_first), Some(fork_steady), Some(thr_steady)) = (
-        summary("lifecycle_ns", "fork", "first"),
-        summary("lifecycle_ns", "pthread_create", "first"),
-        summary("lifecycle_ns", "fork", "steady"),
-        summary("lifecycle_ns", "pthread_create", "steady"),
+        summary(&LIFECYCLE_NS, "fork", "first"),
+        summary(&LIFECYCLE_NS, "pthread_create", "first"),
+        summary(&LIFECYCLE_NS, "fork", "steady"),
+        summary(&LIFECYCLE_NS, "pthread_create", "steady"),
     ) else {
         return out;
     };

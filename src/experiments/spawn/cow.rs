@@ -5,9 +5,12 @@
 //! are a first write after fork at 0.74 µs per page in a QEMU guest and
 //! Redis's fork at 9-13 ms per GB on bare metal.
 
+use super::engine::ANON_HUGE_KIB;
 use super::heap::heap_room;
 use crate::experiments::prelude::*;
+use crate::measure::rss::{RSS_BOUND_KIB, RSS_CROSS_CHECK_KIB};
 use crate::measure::sampler::interleave;
+use crate::metric::key::{self, CHILD, HEAP, HEAP_BYTES, WRITES};
 use crate::stats::Summary;
 use crate::sys::procfs::Sharing;
 use crate::sys::{self, forkwork::HeldChild, Heap, Thp};
@@ -15,16 +18,19 @@ use serde::{Deserialize, Serialize};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.cow",
-    better: &[
-        // The control: a plain write with no child is a page walk of a
-        // private page, which the host's backing of guest memory moves from
-        // one run to the next (docs/REPEATABILITY.md); compare reports it
-        // and gates on the copy-on-write figures only.
-        ("write_ns child=none", Better::Neither),
-        ("write_ns", Better::Lower),
-        ("fork_ns", Better::Lower),
-        ("extra_kib", Better::Lower),
-        ("faults_per_page", Better::Neither),
+    metrics: &[
+        &WRITE_NS,
+        &FORK_NS,
+        &EXTRA_KIB,
+        &FAULTS_PER_PAGE,
+        &ANON_HUGE_KIB,
+        &PARENT_PRIVATE_KIB,
+        &PARENT_SHARED_KIB,
+        &CHILD_PRIVATE_KIB,
+        &CHILD_SHARED_KIB,
+        &PARENT_ANON_HUGE_KIB,
+        &RSS_BOUND_KIB,
+        &RSS_CROSS_CHECK_KIB,
     ],
     summary: "copy-on-write after fork: ns per page the parent writes while its child lives vs with no child, the extra memory (smaps_rollup of both) and minor faults; 4 KiB pages vs THP",
     reproduces: "no seed measures it; anchors: a first write after fork 0.74 µs per page (QEMU guest), Redis fork 9-13 ms per GB (bare metal)",
@@ -77,6 +83,92 @@ pub static EXPERIMENT: Experiment = Experiment {
     analyze,
     ..Experiment::DEFAULT
 };
+
+/// The `child` label: the parent wrote with no child, or while its child
+/// lived.
+pub const NO_CHILD: &str = "none";
+pub const CHILD_ALIVE: &str = "alive";
+
+/// ns per page the parent writes, with its child alive or with none.
+pub const WRITE_NS: MetricSpec = MetricSpec {
+    name: "write_ns",
+    unit: Unit::Ns,
+    // The control: a plain write with no child is a page walk of a
+    // private page, which the host's backing of guest memory moves from
+    // one run to the next (docs/REPEATABILITY.md); compare reports it
+    // and gates on the copy-on-write figures only.
+    better: Direction::ByLabel {
+        key: CHILD,
+        cases: &[(NO_CHILD, Better::Neither)],
+        otherwise: Better::Lower,
+    },
+    kind: Kind::Creation,
+    about: "ns per page of the parent's first writes to its heap, while its child lives (copy-on-write) or with no child (the control)",
+};
+
+/// fork's return to the parent with the touched heap.
+pub const FORK_NS: MetricSpec = MetricSpec::new(
+    "fork_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Creation,
+    "fork's return to the parent with the touched heap, every fork of the cycles",
+);
+
+/// The memory the child's life costs: what copy-on-write copied.
+pub const EXTRA_KIB: MetricSpec = MetricSpec::new(
+    "extra_kib",
+    Unit::Kib,
+    Better::Lower,
+    Kind::Memory,
+    "memory of parent and child together (smaps_rollup, shared pages once) less the parent's before the fork",
+);
+
+/// Minor faults per page written.
+pub const FAULTS_PER_PAGE: MetricSpec = MetricSpec::new(
+    "faults_per_page",
+    Unit::Count,
+    Better::Neither,
+    Kind::Creation,
+    "minor page faults the parent took per page it wrote",
+);
+
+/// Parent's and child's memory after the writes (smaps_rollup), KiB.
+pub const PARENT_PRIVATE_KIB: MetricSpec = MetricSpec::new(
+    "parent_private_kib",
+    Unit::Kib,
+    Better::Neither,
+    Kind::Memory,
+    "the parent's private memory (smaps_rollup) after its writes, the child alive",
+);
+pub const PARENT_SHARED_KIB: MetricSpec = MetricSpec::new(
+    "parent_shared_kib",
+    Unit::Kib,
+    Better::Neither,
+    Kind::Memory,
+    "the parent's shared memory (smaps_rollup) after its writes, the child alive",
+);
+pub const CHILD_PRIVATE_KIB: MetricSpec = MetricSpec::new(
+    "child_private_kib",
+    Unit::Kib,
+    Better::Neither,
+    Kind::Memory,
+    "the child's private memory (smaps_rollup) after the parent's writes",
+);
+pub const CHILD_SHARED_KIB: MetricSpec = MetricSpec::new(
+    "child_shared_kib",
+    Unit::Kib,
+    Better::Neither,
+    Kind::Memory,
+    "the child's shared memory (smaps_rollup) after the parent's writes",
+);
+pub const PARENT_ANON_HUGE_KIB: MetricSpec = MetricSpec::new(
+    "parent_anon_huge_kib",
+    Unit::Kib,
+    Better::Neither,
+    Kind::Memory,
+    "the parent's memory still on huge pages (AnonHugePages) after its writes, the child alive",
+);
 
 /// The heap's page sizes: its `pages` label and how it is advised.
 const PAGES: &[(&str, Thp)] = &[("4k", Thp::Off), ("thp", Thp::On)];
@@ -203,9 +295,9 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let heap_name = fmt_size(heap_bytes);
     let heap_bytes_text = heap_bytes.to_string();
     let base = [
-        ("pages", pages_label),
-        ("heap", heap_name.as_str()),
-        ("heap_bytes", heap_bytes_text.as_str()),
+        (key::PAGES, pages_label),
+        (HEAP, heap_name.as_str()),
+        (HEAP_BYTES, heap_bytes_text.as_str()),
     ];
     let with = |extra: &[(&str, &str)]| {
         let mut v = base.to_vec();
@@ -251,7 +343,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     };
     crate::measure::rss::record_bound(&mut out, &with(&[]));
     for &k in &huge_kib {
-        out.reading_raw("anon_huge_kib", Unit::Kib, with(&[]), k as f64);
+        out.reading(&ANON_HUGE_KIB, with(&[]), k as f64);
     }
     if thp == Thp::On && huge_kib.iter().all(|&k| k == 0) {
         out.notes.push(
@@ -262,57 +354,52 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     for (&pct, runs) in written.iter().zip(alone) {
         let share = format!("{pct}%");
         let n = written_pages(heap_pages, pct).len() as f64;
-        let l = with(&[("writes", &share), ("child", "none")]);
-        out.push_raw(
-            "write_ns",
-            Unit::Ns,
+        let l = with(&[(WRITES, &share), (CHILD, NO_CHILD)]);
+        out.push(
+            &WRITE_NS,
             l.clone(),
             runs.iter().flat_map(|r| r.0.clone()).collect(),
         );
-        out.push_detail_raw(
-            "faults_per_page",
-            Unit::Count,
+        out.push_detail(
+            &FAULTS_PER_PAGE,
             l,
             runs.iter().map(|r| r.1 as f64 / n).collect(),
         );
     }
     // Every fork, whatever share followed it: the same heap, the same fork.
     let forks_ns = held.iter().flatten().map(|c| c.fork_ns).collect();
-    out.push_raw("fork_ns", Unit::Ns, with(&[]), forks_ns);
+    out.push(&FORK_NS, with(&[]), forks_ns);
     for (&pct, runs) in shares.iter().zip(held) {
         let share = format!("{pct}%");
         let n = written_pages(heap_pages, pct).len() as f64;
-        let l = with(&[("writes", &share), ("child", "alive")]);
-        let lw = with(&[("writes", &share)]);
+        let l = with(&[(WRITES, &share), (CHILD, CHILD_ALIVE)]);
+        let lw = with(&[(WRITES, &share)]);
         if n > 0.0 {
-            out.push_raw(
-                "write_ns",
-                Unit::Ns,
+            out.push(
+                &WRITE_NS,
                 l.clone(),
                 runs.iter().flat_map(|r| r.write_ns.clone()).collect(),
             );
-            out.push_detail_raw(
-                "faults_per_page",
-                Unit::Count,
+            out.push_detail(
+                &FAULTS_PER_PAGE,
                 l,
                 runs.iter().map(|r| r.faults as f64 / n).collect(),
             );
         }
-        out.push_raw(
-            "extra_kib",
-            Unit::Kib,
+        out.push(
+            &EXTRA_KIB,
             lw.clone(),
             runs.iter().map(|r| r.extra_kib).collect(),
         );
         for r in &runs {
-            for (name, v) in [
-                ("parent_private_kib", r.parent.private_kib),
-                ("parent_shared_kib", r.parent.shared_kib),
-                ("child_private_kib", r.child.private_kib),
-                ("child_shared_kib", r.child.shared_kib),
-                ("parent_anon_huge_kib", r.parent.anon_huge_kib),
+            for (spec, v) in [
+                (&PARENT_PRIVATE_KIB, r.parent.private_kib),
+                (&PARENT_SHARED_KIB, r.parent.shared_kib),
+                (&CHILD_PRIVATE_KIB, r.child.private_kib),
+                (&CHILD_SHARED_KIB, r.child.shared_kib),
+                (&PARENT_ANON_HUGE_KIB, r.parent.anon_huge_kib),
             ] {
-                out.reading_raw(name, Unit::Kib, lw.clone(), v as f64);
+                out.reading(spec, lw.clone(), v as f64);
             }
         }
     }
@@ -381,9 +468,9 @@ fn with_ci(s: &Summary) -> String {
 /// page size: (pct, metric).
 fn shares<'a>(r: &'a ExperimentResult, pages: &str) -> Vec<(u64, &'a Metric)> {
     let mut v: Vec<(u64, &Metric)> = r
-        .metrics_named("write_ns")
-        .filter(|m| m.label("pages") == Some(pages) && m.label("child") == Some("alive"))
-        .filter_map(|m| Some((m.label("writes")?.trim_end_matches('%').parse().ok()?, m)))
+        .metrics_named(&WRITE_NS)
+        .filter(|m| m.label(key::PAGES) == Some(pages) && m.label(CHILD) == Some(CHILD_ALIVE))
+        .filter_map(|m| Some((m.label(WRITES)?.trim_end_matches('%').parse().ok()?, m)))
         .collect();
     v.sort_by_key(|x| x.0);
     v
@@ -417,15 +504,15 @@ fn cow_vs_alone(r: &ExperimentResult, pages: &str, what: &str) -> Option<String>
         .rev()
         .find(|(pct, _)| alone(r, pages, *pct).is_some())?;
     let none = alone(r, pages, pct)?;
-    let heap = cow.label("heap").unwrap_or("the");
+    let heap = cow.label(HEAP).unwrap_or("the");
     let verdict = against(&cow.summary, &none.summary, "the same write with no child,");
     let faults = r
         .median(
-            "faults_per_page",
+            &FAULTS_PER_PAGE,
             &[
-                ("pages", pages),
-                ("writes", &format!("{pct}%")),
-                ("child", "alive"),
+                (key::PAGES, pages),
+                (WRITES, &format!("{pct}%")),
+                (CHILD, CHILD_ALIVE),
             ],
         )
         .map(|f| format!("; {f:.2} minor faults per written page"))
@@ -438,11 +525,11 @@ fn cow_vs_alone(r: &ExperimentResult, pages: &str, what: &str) -> Option<String>
 
 fn alone<'a>(r: &'a ExperimentResult, pages: &str, pct: u64) -> Option<&'a Metric> {
     r.find(
-        "write_ns",
+        &WRITE_NS,
         &[
-            ("pages", pages),
-            ("writes", &format!("{pct}%")),
-            ("child", "none"),
+            (key::PAGES, pages),
+            (WRITES, &format!("{pct}%")),
+            (CHILD, NO_CHILD),
         ],
     )
     .filter(|m| !m.summary.unstable)
@@ -452,11 +539,11 @@ fn alone<'a>(r: &'a ExperimentResult, pages: &str, pct: u64) -> Option<&'a Metri
 /// the fork, per page written, at the largest share.
 fn extra_memory(r: &ExperimentResult, pages: &str, what: &str) -> Option<String> {
     let m = r
-        .metrics_named("extra_kib")
-        .filter(|m| m.label("pages") == Some(pages))
-        .max_by_key(|m| m.label("writes")?.trim_end_matches('%').parse::<u64>().ok())?;
-    let pct: u64 = m.label("writes")?.trim_end_matches('%').parse().ok()?;
-    let heap_bytes = m.label_num("heap_bytes")?;
+        .metrics_named(&EXTRA_KIB)
+        .filter(|m| m.label(key::PAGES) == Some(pages))
+        .max_by_key(|m| m.label(WRITES)?.trim_end_matches('%').parse::<u64>().ok())?;
+    let pct: u64 = m.label(WRITES)?.trim_end_matches('%').parse().ok()?;
+    let heap_bytes = m.label_num(HEAP_BYTES)?;
     let written = (heap_bytes / sys::PAGE as u64) as f64 * pct as f64 / 100.0;
     if written < 1.0 {
         return None;
@@ -465,10 +552,10 @@ fn extra_memory(r: &ExperimentResult, pages: &str, what: &str) -> Option<String>
     Some(format!(
         "{what}: writing {pct}% of the {} heap while the child lives adds {} to parent and child together \
          ({:.1} KiB per written 4 KiB page; smaps_rollup Private and Shared of both, page-table walks, exact{})",
-        m.label("heap")?,
+        m.label(HEAP)?,
         fmt_size((m.summary.median * 1024.0).max(0.0) as u64),
         per_page_kib,
-        crate::measure::rss::bound(r, &[("pages", pages)]).map_or(String::new(), |b| format!(
+        crate::measure::rss::bound(r, &[(key::PAGES, pages)]).map_or(String::new(), |b| format!(
             " where the RSS counters may lag ± {}",
             fmt_value(b, Unit::Kib)
         ))
@@ -481,10 +568,10 @@ fn huge_vs_small(r: &ExperimentResult) -> Option<String> {
     let (pct, thp) = shares(r, "thp").into_iter().find(|(p, _)| *p > 0)?;
     let share = format!("{pct}%");
     let small = r.find(
-        "write_ns",
-        &[("pages", "4k"), ("writes", &share), ("child", "alive")],
+        &WRITE_NS,
+        &[(key::PAGES, "4k"), (WRITES, &share), (CHILD, CHILD_ALIVE)],
     )?;
-    let huge_kib = r.reading("anon_huge_kib", &[("pages", "thp")])?;
+    let huge_kib = r.reading(&ANON_HUGE_KIB, &[(key::PAGES, "thp")])?;
     if huge_kib <= 0.0 {
         return Some(
             "the THP heap got no huge pages here, so 4 KiB and THP figures are the same kind"
@@ -500,11 +587,11 @@ fn huge_vs_small(r: &ExperimentResult) -> Option<String> {
         fmt_size((huge_kib * 1024.0) as u64),
         with_ci(&thp.summary)
     );
-    let extra = r.median("extra_kib", &[("pages", "thp"), ("writes", &share)]);
-    let heap_bytes = thp.label_num("heap_bytes")?;
+    let extra = r.median(&EXTRA_KIB, &[(key::PAGES, "thp"), (WRITES, &share)]);
+    let heap_bytes = thp.label_num(HEAP_BYTES)?;
     let huge_after = r.reading(
-        "parent_anon_huge_kib",
-        &[("pages", "thp"), ("writes", &share)],
+        &PARENT_ANON_HUGE_KIB,
+        &[(key::PAGES, "thp"), (WRITES, &share)],
     );
     if let (Some(extra), Some(after)) = (extra, huge_after) {
         let written = (heap_bytes / sys::PAGE as u64) as f64 * pct as f64 / 100.0;
@@ -532,12 +619,12 @@ fn fork_per_gib(r: &ExperimentResult) -> Option<String> {
     let m = r
         .metrics
         .iter()
-        .find(|m| m.name == "fork_ns" && m.label("pages") == Some("4k"))
+        .find(|m| m.name == FORK_NS.name && m.label(key::PAGES) == Some("4k"))
         .filter(|m| !m.summary.unstable)?;
-    let gib = m.label_num("heap_bytes")? as f64 / (1u64 << 30) as f64;
+    let gib = m.label_num(HEAP_BYTES)? as f64 / (1u64 << 30) as f64;
     Some(format!(
         "fork with a touched {} heap on 4 KiB pages returns to the parent in {}: {} per GiB (Redis reports 9-13 ms per GB on bare metal)",
-        m.label("heap")?,
+        m.label(HEAP)?,
         with_ci(&m.summary),
         fmt_ns(m.summary.median / gib)
     ))

@@ -7,6 +7,7 @@
 use super::table::{Kind, Method, Program, Start};
 use crate::experiments::prelude::*;
 use crate::measure::scratch;
+use crate::metric;
 use crate::sys::{self, CloneStack, ExecPlan, SharedPage, ThreadArea};
 use std::io;
 use std::path::Path;
@@ -197,6 +198,75 @@ impl Launcher {
     }
 }
 
+/// The creating call's return to the parent: what the caller waits for.
+pub const PARENT_RETURN_NS: MetricSpec = MetricSpec::new(
+    "parent_return_ns",
+    Unit::Ns,
+    Better::Lower,
+    metric::Kind::Creation,
+    "from just before the creating call to its return in the parent",
+);
+
+/// The child's first instruction, from the child's own clock stamp.
+pub const CHILD_START_NS: MetricSpec = MetricSpec::new(
+    "child_start_ns",
+    Unit::Ns,
+    Better::Lower,
+    metric::Kind::Creation,
+    "from just before the creating call to the child's first instruction (its CLOCK_MONOTONIC stamp)",
+);
+
+/// A whole launch: create, run to exit, reap or join.
+pub const LIFECYCLE_NS: MetricSpec = MetricSpec::new(
+    "lifecycle_ns",
+    Unit::Ns,
+    Better::Lower,
+    metric::Kind::Creation,
+    "one whole launch: create the task, let it exit, and reap or join it",
+);
+
+/// Where the children started: a condition of the measurement, not a cost.
+pub const CHILD_ON_PARENT_CPU: MetricSpec = MetricSpec::new(
+    "child_on_parent_cpu",
+    Unit::Ratio,
+    Better::Neither,
+    metric::Kind::Other,
+    "share of launches whose child started on its parent's CPU, where both CPUs are known",
+);
+
+/// The worker's image at a heap point (spawn.heap), read before its
+/// launches: what fork has to copy. Here, not in heap.rs, because the heap's
+/// variants (heap_untouched) and spawn.cow read them too.
+pub const VM_PTE_KIB: MetricSpec = MetricSpec::new(
+    "vm_pte_kib",
+    Unit::Kib,
+    Better::Neither,
+    metric::Kind::Memory,
+    "the worker's page tables (VmPTE) with its heap touched, read before its launches",
+);
+pub const VM_RSS_KIB: MetricSpec = MetricSpec::new(
+    "vm_rss_kib",
+    Unit::Kib,
+    Better::Neither,
+    metric::Kind::Memory,
+    "the worker's resident set (VmRSS) with its heap touched, read before its launches",
+);
+pub const VM_SIZE_KIB: MetricSpec = MetricSpec::new(
+    "vm_size_kib",
+    Unit::Kib,
+    Better::Neither,
+    metric::Kind::Memory,
+    "the worker's address space (VmSize) with its heap touched, read before its launches",
+);
+/// The heap's share on huge pages (smaps_rollup AnonHugePages).
+pub const ANON_HUGE_KIB: MetricSpec = MetricSpec::new(
+    "anon_huge_kib",
+    Unit::Kib,
+    Better::Neither,
+    metric::Kind::Memory,
+    "the worker's anonymous memory on transparent huge pages (AnonHugePages) with its heap touched",
+);
+
 /// Pushes the three series of `launches` with `base` labels.
 pub fn push_launches(
     out: &mut WorkerOutput,
@@ -205,23 +275,23 @@ pub fn push_launches(
     detail_timings: bool,
 ) {
     let col = |f: fn(&Launch) -> f64| launches.iter().map(f).collect::<Vec<_>>();
-    let put = |out: &mut WorkerOutput, name: &str, v: Vec<f64>, detail: bool| {
+    let put = |out: &mut WorkerOutput, spec: &MetricSpec, v: Vec<f64>, detail: bool| {
         if detail {
-            out.push_detail_raw(name, Unit::Ns, base.clone(), v)
+            out.push_detail(spec, base.clone(), v)
         } else {
-            out.push_raw(name, Unit::Ns, base.clone(), v)
+            out.push(spec, base.clone(), v)
         }
     };
-    put(out, "lifecycle_ns", col(|l| l.lifecycle_ns), false);
+    put(out, &LIFECYCLE_NS, col(|l| l.lifecycle_ns), false);
     put(
         out,
-        "parent_return_ns",
+        &PARENT_RETURN_NS,
         col(|l| l.parent_return_ns),
         detail_timings,
     );
     put(
         out,
-        "child_start_ns",
+        &CHILD_START_NS,
         col(|l| l.child_start_ns),
         detail_timings,
     );
@@ -236,9 +306,8 @@ pub fn push_placement_share(out: &mut WorkerOutput, base: &Labels, launches: &[L
         .collect();
     if !known.is_empty() {
         let same = known.iter().filter(|l| l.child_cpu == l.parent_cpu).count();
-        out.reading_raw(
-            "child_on_parent_cpu",
-            Unit::Ratio,
+        out.reading(
+            &CHILD_ON_PARENT_CPU,
             base.clone(),
             same as f64 / known.len() as f64,
         );

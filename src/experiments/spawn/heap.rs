@@ -6,13 +6,18 @@
 //! heap the seed's 4 GB row was. Extra mappings and descriptors
 //! ([`super::heap_image`]) give what each adds to fork.
 
-use super::engine::{push_launches, Launcher};
+use super::engine::{
+    push_launches, Launcher, ANON_HUGE_KIB, CHILD_START_NS, LIFECYCLE_NS, PARENT_RETURN_NS,
+    VM_PTE_KIB, VM_RSS_KIB, VM_SIZE_KIB,
+};
 use super::heap_fit::{self, Trend};
 use super::heap_image as image;
 use super::heap_untouched as untouched;
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
-use crate::measure::sampler::{events_cpu, interleave, push_cpu, Budget, PASSES};
+use crate::measure::rss::{RSS_BOUND_KIB, RSS_CROSS_CHECK_KIB};
+use crate::measure::sampler::{events_cpu, interleave, push_cpu, Budget, CPU_NS, PASSES};
+use crate::metric::key::{CALL, HEAP, HEAP_BYTES, METHOD, THP};
 use crate::stats::linear_fit;
 use crate::sys;
 use crate::sys::procfs;
@@ -20,7 +25,26 @@ use serde::{Deserialize, Serialize};
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.heap",
-    better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower), ("untouched_parent_return_ns", Better::Lower), ("untouched_lifecycle_ns", Better::Lower), ("image_parent_return_ns", Better::Lower), ("image_lifecycle_ns", Better::Lower), ("cpu_ns", Better::Neither)],
+    metrics: &[
+        &PARENT_RETURN_NS,
+        &CHILD_START_NS,
+        &LIFECYCLE_NS,
+        &untouched::UNTOUCHED_PARENT_RETURN_NS,
+        &untouched::UNTOUCHED_LIFECYCLE_NS,
+        &image::IMAGE_PARENT_RETURN_NS,
+        &image::IMAGE_LIFECYCLE_NS,
+        &CPU_NS,
+        &VM_PTE_KIB,
+        &VM_RSS_KIB,
+        &VM_SIZE_KIB,
+        &ANON_HUGE_KIB,
+        &RSS_BOUND_KIB,
+        &RSS_CROSS_CHECK_KIB,
+        &untouched::UNTOUCHED_VM_PTE_KIB,
+        &untouched::UNTOUCHED_VM_RSS_KIB,
+        &image::IMAGE_WORKER_MAPPINGS,
+        &image::IMAGE_WORKER_FDS,
+    ],
     summary: "creation cost vs the parent's touched heap (0 to 4 GiB), pinned to one CPU: VmPTE, cost per page, THP on vs off, the first call apart",
     reproduces: "Bendersky's \"launch time vs memory image\" figure; Sysel's 4 GB fork ≈ 20 ms",
     params: &[
@@ -82,30 +106,26 @@ pub static EXPERIMENT: Experiment = Experiment {
         },
     ],
     seeds: &[
-        SeedFigure {
-            metric: "parent_return_ns",
-            labels: &[("method", "fork"), ("heap", "4 GiB"), ("thp", BASE_THP), ("call", "first")],
-            lo: 20_000_000.0,
-            hi: 20_000_000.0,
-            unit: Unit::Ns,
-            source: SEED_SYSEL,
-            hardware: SYSEL_HW,
-            method: "single fork after malloc(4 GB), return to the parent (\"about 20 000\" µs)",
-            statistic: SeedStat::Single,
-            cold: true,
-        },
-        SeedFigure {
-            metric: "child_start_ns",
-            labels: &[("method", "pthread_create"), ("heap", "4 GiB"), ("thp", BASE_THP), ("call", "first")],
-            lo: 170_000.0,
-            hi: 290_000.0,
-            unit: Unit::Ns,
-            source: SEED_SYSEL,
-            hardware: SYSEL_HW,
-            method: "single cold call with a 4 GB address space, to the thread's start",
-            statistic: SeedStat::Single,
-            cold: true,
-        },
+        SeedFigure::of(
+            &PARENT_RETURN_NS,
+            (20_000_000.0, 20_000_000.0),
+            SeedStat::Single,
+            SEED_SYSEL,
+            SYSEL_HW,
+            "single fork after malloc(4 GB), return to the parent (\"about 20 000\" µs)",
+        )
+        .labels(&[(METHOD, "fork"), (HEAP, "4 GiB"), (THP, BASE_THP), (CALL, "first")])
+        .cold(),
+        SeedFigure::of(
+            &CHILD_START_NS,
+            (170_000.0, 290_000.0),
+            SeedStat::Single,
+            SEED_SYSEL,
+            SYSEL_HW,
+            "single cold call with a 4 GB address space, to the thread's start",
+        )
+        .labels(&[(METHOD, "pthread_create"), (HEAP, "4 GiB"), (THP, BASE_THP), (CALL, "first")])
+        .cold(),
     ],
     points,
     measure,
@@ -295,31 +315,31 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let heap_name = fmt_size(heap_bytes);
     let base = |m: &str| {
         labels(&[
-            ("method", m),
-            ("heap", &heap_name),
-            ("heap_bytes", &heap_bytes.to_string()),
-            ("thp", thp_label),
+            (METHOD, m),
+            (HEAP, &heap_name),
+            (HEAP_BYTES, &heap_bytes.to_string()),
+            (THP, thp_label),
         ])
     };
     let mut out = WorkerOutput::default();
     let point_labels = labels(&[
-        ("heap", &heap_name),
-        ("heap_bytes", &heap_bytes.to_string()),
-        ("thp", thp_label),
+        (HEAP, &heap_name),
+        (HEAP_BYTES, &heap_bytes.to_string()),
+        (THP, thp_label),
     ]);
-    for (field, name) in [
-        ("VmPTE", "vm_pte_kib"),
-        ("VmRSS", "vm_rss_kib"),
-        ("VmSize", "vm_size_kib"),
+    for (field, spec) in [
+        ("VmPTE", &VM_PTE_KIB),
+        ("VmRSS", &VM_RSS_KIB),
+        ("VmSize", &VM_SIZE_KIB),
     ] {
         if let Some(v) = procfs::status_kib(field) {
-            out.reading_raw(name, Unit::Kib, point_labels.clone(), v as f64);
+            out.reading(spec, point_labels.clone(), v as f64);
         }
     }
     // The bound of the VmRSS reading and its cross-check against smaps_rollup.
     crate::measure::rss::record_now(&mut out, &point_labels);
     if let Some(v) = procfs::smaps_rollup_kib("AnonHugePages") {
-        out.reading_raw("anon_huge_kib", Unit::Kib, point_labels.clone(), v as f64);
+        out.reading(&ANON_HUGE_KIB, point_labels.clone(), v as f64);
     }
     let chosen = job.params.names("methods");
     let names = chosen
@@ -346,7 +366,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             .launch(method)
             .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
         let mut with = base(name);
-        with.insert("call".into(), "first".into());
+        with.insert(CALL.into(), "first".into());
         push_launches(&mut out, &with, &[first], true);
     }
     // The methods take turns on the same heap, a share of the budget at a time.
@@ -366,8 +386,8 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
     let base = base_thp(r);
     let mut methods: Vec<String> = r
-        .metrics_named("lifecycle_ns")
-        .filter_map(|m| m.label("method").map(String::from))
+        .metrics_named(&LIFECYCLE_NS)
+        .filter_map(|m| m.label(METHOD).map(String::from))
         .collect();
     methods.sort();
     methods.dedup();
@@ -378,15 +398,15 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         let mut lifecycle_ns = Vec::new();
         for (bytes, s) in heap_fit::by_heap(r, method, base) {
             let heap = fmt_size(bytes);
-            if let Some(pte) = r.reading("vm_pte_kib", &[("heap", &heap), ("thp", base)]) {
+            if let Some(pte) = r.reading(&VM_PTE_KIB, &[(HEAP, &heap), (THP, base)]) {
                 pte_kib.push(pte);
                 lifecycle_ns.push(s.median);
             }
         }
         if let Some(fit) = linear_fit(&pte_kib, &lifecycle_ns) {
             a.fits.push(NamedFit {
-                name: format!("{method} lifecycle_ns vs VmPTE KiB"),
-                labels: labels(&[("method", method), ("thp", base)]),
+                name: format!("{method} {} vs VmPTE KiB", LIFECYCLE_NS.name),
+                labels: labels(&[(METHOD, method), (THP, base)]),
                 x_unit: "KiB of page tables".into(),
                 y_unit: "ns".into(),
                 fit,
@@ -475,7 +495,7 @@ pub const BASE_THP: &str = "system";
 
 /// The label the heap points without advice carry in `r`.
 pub fn base_thp(r: &ExperimentResult) -> &'static str {
-    if r.metrics.iter().any(|m| m.label("thp") == Some(BASE_THP)) {
+    if r.metrics.iter().any(|m| m.label(THP) == Some(BASE_THP)) {
         BASE_THP
     } else {
         "off"
@@ -490,7 +510,7 @@ fn huge_pages(r: &ExperimentResult) -> Option<String> {
     let &(_, off_s) = off.iter().find(|p| p.0 == bytes)?;
     let heap = fmt_size(bytes);
     let huge_kib = r
-        .reading("anon_huge_kib", &[("heap", &heap), ("thp", "on")])
+        .reading(&ANON_HUGE_KIB, &[(HEAP, &heap), (THP, "on")])
         .unwrap_or(0.0);
     let verdict = if apart(on_s, off_s) && on_s.median < off_s.median {
         format!(

@@ -4,16 +4,18 @@
 //! one least-squares fit whose R² five points of unequal leverage would make
 //! look better than it is.
 
+use super::engine::LIFECYCLE_NS;
 use crate::experiments::prelude::*;
+use crate::metric::key::{CALL, HEAP_BYTES, METHOD, THP};
 use crate::stats::Summary;
 
 /// One method's lifecycle series over the heaps, smallest heap first: the
 /// warm series of the heaps as the system backs them (no `call=first`).
 pub fn by_heap<'a>(r: &'a ExperimentResult, method: &str, thp: &str) -> Vec<(u64, &'a Summary)> {
     let mut v: Vec<(u64, &Summary)> = r
-        .metrics_named("lifecycle_ns")
+        .metrics_named(&LIFECYCLE_NS)
         .filter(|m| warm_line(m, method, thp))
-        .filter_map(|m| Some((m.label_num("heap_bytes")?, &m.summary)))
+        .filter_map(|m| Some((m.label_num(HEAP_BYTES)?, &m.summary)))
         .collect();
     v.sort_by_key(|p| p.0);
     v
@@ -21,7 +23,7 @@ pub fn by_heap<'a>(r: &'a ExperimentResult, method: &str, thp: &str) -> Vec<(u64
 
 /// Whether `m` is a point of `method`'s warm line at `thp` (not a first call).
 fn warm_line(m: &crate::results::Metric, method: &str, thp: &str) -> bool {
-    m.label("method") == Some(method) && m.label("thp") == Some(thp) && m.label("call").is_none()
+    m.label(METHOD) == Some(method) && m.label(THP) == Some(thp) && m.label(CALL).is_none()
 }
 
 /// The settled points of [`by_heap`] when they still span every heap the
@@ -32,8 +34,8 @@ pub fn spanning<'a>(r: &'a ExperimentResult, method: &str, thp: &str) -> Vec<(u6
     let measured: Vec<u64> = r
         .metrics
         .iter()
-        .filter(|m| m.name == "lifecycle_ns" && warm_line(m, method, thp))
-        .filter_map(|m| m.label_num("heap_bytes"))
+        .filter(|m| m.name == LIFECYCLE_NS.name && warm_line(m, method, thp))
+        .filter_map(|m| m.label_num(HEAP_BYTES))
         .collect();
     let pts = by_heap(r, method, thp);
     let ends = (measured.iter().min(), measured.iter().max());

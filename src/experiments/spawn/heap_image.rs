@@ -13,18 +13,53 @@ use super::heap_fit::{per_unit, PerPage};
 use super::table;
 use crate::experiments::prelude::*;
 use crate::measure::sampler::{events, interleave, Budget, PASSES};
+use crate::metric::key::METHOD;
+use crate::metric::SeriesName;
 use crate::sys;
 use crate::sys::procfs;
 use std::fs::File;
 use std::io;
 
 /// fork's return to the parent and fork+reap, with the extras.
-pub const PARENT_RETURN: &str = "image_parent_return_ns";
-pub const LIFECYCLE: &str = "image_lifecycle_ns";
+pub const IMAGE_PARENT_RETURN_NS: MetricSpec = MetricSpec::new(
+    "image_parent_return_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Creation,
+    "fork's return to the parent, with no extra, extra one-page mappings or extra open descriptors",
+);
+pub const IMAGE_LIFECYCLE_NS: MetricSpec = MetricSpec::new(
+    "image_lifecycle_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Creation,
+    "fork+reap, with no extra, extra one-page mappings or extra open descriptors",
+);
 /// The worker's own mappings and descriptors before any extra: the
 /// baseline the slopes start from.
-pub const WORKER_MAPPINGS: &str = "image_worker_mappings";
-pub const WORKER_FDS: &str = "image_worker_fds";
+pub const IMAGE_WORKER_MAPPINGS: MetricSpec = MetricSpec::new(
+    "image_worker_mappings",
+    Unit::Count,
+    Better::Neither,
+    Kind::Memory,
+    "the worker's own mappings before any extra is made",
+);
+pub const IMAGE_WORKER_FDS: MetricSpec = MetricSpec::new(
+    "image_worker_fds",
+    Unit::Count,
+    Better::Neither,
+    Kind::Memory,
+    "the worker's own open descriptors before any extra is opened",
+);
+
+/// The names as `predict` still reads them, until it takes the specs.
+pub const PARENT_RETURN: &str = IMAGE_PARENT_RETURN_NS.name;
+pub const WORKER_MAPPINGS: &str = IMAGE_WORKER_MAPPINGS.name;
+pub const WORKER_FDS: &str = IMAGE_WORKER_FDS.name;
+
+/// Which extra a series had (`none`, `mappings`, `fds`), and how many.
+pub const EXTRA: LabelKey = "extra";
+pub const COUNT: LabelKey = "count";
 
 /// Mappings a worker may make of its own beyond those counted when the run
 /// is planned (its threads' stacks, the launcher's pages).
@@ -148,10 +183,10 @@ pub fn measure(job: &Job, mappings: u64, fds: u64) -> anyhow::Result<WorkerOutpu
     let allowed = sys::allowed_cpus()?;
     sys::pin_current_thread(&allowed[..1.min(allowed.len())])?;
     if let Some(maps) = procfs::self_maps() {
-        out.reading_raw(WORKER_MAPPINGS, Unit::Count, Labels::new(), maps as f64);
+        out.reading(&IMAGE_WORKER_MAPPINGS, Labels::new(), maps as f64);
     }
     if let Ok(fds) = procfs::fds_of(std::process::id()) {
-        out.reading_raw(WORKER_FDS, Unit::Count, Labels::new(), fds as f64);
+        out.reading(&IMAGE_WORKER_FDS, Labels::new(), fds as f64);
     }
     let mut items = vec![Extra::None];
     if mappings > 0 {
@@ -169,18 +204,17 @@ pub fn measure(job: &Job, mappings: u64, fds: u64) -> anyhow::Result<WorkerOutpu
     for (x, passes) in items.iter().zip(measured) {
         let launches = passes.concat();
         let with = labels(&[
-            ("method", "fork"),
-            ("extra", x.kind()),
-            ("count", &x.count().to_string()),
+            (METHOD, "fork"),
+            (EXTRA, x.kind()),
+            (COUNT, &x.count().to_string()),
         ]);
         let col = |f: fn(&Launch) -> f64| launches.iter().map(f).collect::<Vec<f64>>();
-        out.push_raw(
-            PARENT_RETURN,
-            Unit::Ns,
+        out.push(
+            &IMAGE_PARENT_RETURN_NS,
             with.clone(),
             col(|x| x.parent_return_ns),
         );
-        out.push_raw(LIFECYCLE, Unit::Ns, with, col(|x| x.lifecycle_ns));
+        out.push(&IMAGE_LIFECYCLE_NS, with, col(|x| x.lifecycle_ns));
     }
     Ok(out)
 }
@@ -195,13 +229,17 @@ pub struct Slope<'a> {
     pub per: PerPage,
 }
 
-pub fn slope<'a>(r: &'a ExperimentResult, metric: &str, kind: &str) -> Option<Slope<'a>> {
-    let without = r.settled(metric, &[("method", "fork"), ("extra", "none")])?;
-    let m = r.find(metric, &[("method", "fork"), ("extra", kind)])?;
+pub fn slope<'a>(
+    r: &'a ExperimentResult,
+    metric: &(impl SeriesName + ?Sized),
+    kind: &str,
+) -> Option<Slope<'a>> {
+    let without = r.settled(metric, &[(METHOD, "fork"), (EXTRA, "none")])?;
+    let m = r.find(metric, &[(METHOD, "fork"), (EXTRA, kind)])?;
     if m.summary.unstable {
         return None;
     }
-    let count = m.label_num("count")?;
+    let count = m.label_num(COUNT)?;
     Some(Slope {
         count,
         without,
@@ -219,8 +257,10 @@ pub fn findings(r: &ExperimentResult) -> Vec<String> {
         ("mappings", "one-page mapping", "mappings"),
         ("fds", "open descriptor", "descriptors"),
     ] {
-        let (Some(life), parent) = (slope(r, LIFECYCLE, kind), slope(r, PARENT_RETURN, kind))
-        else {
+        let (Some(life), parent) = (
+            slope(r, &IMAGE_LIFECYCLE_NS, kind),
+            slope(r, &IMAGE_PARENT_RETURN_NS, kind),
+        ) else {
             continue;
         };
         let n = group_digits(life.count as i64);

@@ -262,13 +262,18 @@ fn image(name: &str, extra: &str, count: u64, ns: f64) -> Metric {
 #[test]
 fn extra_mappings_and_descriptors_are_priced_per_one_from_their_intervals() {
     let r = result(vec![
-        image(image::LIFECYCLE, "none", 0, 200e3),
-        image(image::LIFECYCLE, "mappings", 1000, 2_100e3),
-        image(image::LIFECYCLE, "fds", 1000, 201e3),
-        image(image::PARENT_RETURN, "none", 0, 100e3),
-        image(image::PARENT_RETURN, "mappings", 1000, 1_100e3),
+        image(image::IMAGE_LIFECYCLE_NS.name, "none", 0, 200e3),
+        image(image::IMAGE_LIFECYCLE_NS.name, "mappings", 1000, 2_100e3),
+        image(image::IMAGE_LIFECYCLE_NS.name, "fds", 1000, 201e3),
+        image(image::IMAGE_PARENT_RETURN_NS.name, "none", 0, 100e3),
+        image(
+            image::IMAGE_PARENT_RETURN_NS.name,
+            "mappings",
+            1000,
+            1_100e3,
+        ),
     ]);
-    let s = image::slope(&r, image::LIFECYCLE, "mappings").unwrap();
+    let s = image::slope(&r, &image::IMAGE_LIFECYCLE_NS, "mappings").unwrap();
     assert_eq!(s.count, 1000);
     assert!((s.per.ns - 1_900.0).abs() < 1e-9, "{}", s.per.ns);
     assert!(s.per.lo <= s.per.ns && s.per.ns <= s.per.hi);
@@ -291,7 +296,7 @@ fn extra_mappings_and_descriptors_are_priced_per_one_from_their_intervals() {
     // An unsettled series carries no finding.
     let mut r = r;
     r.metrics[1].summary.unstable = true;
-    assert!(image::slope(&r, image::LIFECYCLE, "mappings").is_none());
+    assert!(image::slope(&r, &image::IMAGE_LIFECYCLE_NS, "mappings").is_none());
     let f = image::findings(&r);
     assert!(!f[0].contains("mapping"), "{f:?}");
     assert!(!f[0].contains("fork copies"), "{f:?}");

@@ -5,16 +5,48 @@
 //! was. Its own series names (`untouched_*`) keep it out of the touched
 //! heap's fits.
 
-use super::engine::Launcher;
+use super::engine::{Launcher, PARENT_RETURN_NS, VM_PTE_KIB};
 use super::table;
 use crate::experiments::prelude::*;
 use crate::measure::sampler::{events, Budget};
+use crate::metric::key::{HEAP, HEAP_BYTES, METHOD, THP};
 use crate::sys;
 use crate::sys::procfs;
 
 /// Methods measured on an untouched heap: fork is the one whose cost the
 /// touched heap moves.
 pub const UNTOUCHED_METHODS: &[&str] = &["fork"];
+
+/// fork's return to the parent and fork+reap with the untouched heap.
+pub const UNTOUCHED_PARENT_RETURN_NS: MetricSpec = MetricSpec::new(
+    "untouched_parent_return_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Creation,
+    "fork's return to the parent with the heap mapped but never written",
+);
+pub const UNTOUCHED_LIFECYCLE_NS: MetricSpec = MetricSpec::new(
+    "untouched_lifecycle_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Creation,
+    "fork+reap with the heap mapped but never written",
+);
+/// The worker's page tables and resident set with the untouched heap.
+pub const UNTOUCHED_VM_PTE_KIB: MetricSpec = MetricSpec::new(
+    "untouched_vm_pte_kib",
+    Unit::Kib,
+    Better::Neither,
+    Kind::Memory,
+    "the worker's page tables (VmPTE) with the heap mapped but never written",
+);
+pub const UNTOUCHED_VM_RSS_KIB: MetricSpec = MetricSpec::new(
+    "untouched_vm_rss_kib",
+    Unit::Kib,
+    Better::Neither,
+    Kind::Memory,
+    "the worker's resident set (VmRSS) with the heap mapped but never written",
+);
 
 /// fork with a heap of `heap_bytes` mapped and never touched.
 pub fn measure(job: &Job, heap_bytes: u64) -> anyhow::Result<WorkerOutput> {
@@ -23,13 +55,13 @@ pub fn measure(job: &Job, heap_bytes: u64) -> anyhow::Result<WorkerOutput> {
     let heap_name = fmt_size(heap_bytes);
     let heap_bytes_text = heap_bytes.to_string();
     let mut out = WorkerOutput::default();
-    let point = labels(&[("heap", &heap_name), ("heap_bytes", &heap_bytes_text)]);
-    for (field, name) in [
-        ("VmPTE", "untouched_vm_pte_kib"),
-        ("VmRSS", "untouched_vm_rss_kib"),
+    let point = labels(&[(HEAP, &heap_name), (HEAP_BYTES, &heap_bytes_text)]);
+    for (field, spec) in [
+        ("VmPTE", &UNTOUCHED_VM_PTE_KIB),
+        ("VmRSS", &UNTOUCHED_VM_RSS_KIB),
     ] {
         if let Some(v) = procfs::status_kib(field) {
-            out.reading_raw(name, Unit::Kib, point.clone(), v as f64);
+            out.reading(spec, point.clone(), v as f64);
         }
     }
     // The bound of the VmRSS reading and its cross-check against smaps_rollup.
@@ -40,19 +72,17 @@ pub fn measure(job: &Job, heap_bytes: u64) -> anyhow::Result<WorkerOutput> {
             find(table::METHODS, name).ok_or_else(|| anyhow::anyhow!("unknown method {name}"))?;
         let launches = events(&budget, 2, || l.launch(method))?;
         let l = labels(&[
-            ("method", name),
-            ("heap", &heap_name),
-            ("heap_bytes", &heap_bytes_text),
+            (METHOD, name),
+            (HEAP, &heap_name),
+            (HEAP_BYTES, &heap_bytes_text),
         ]);
-        out.push_raw(
-            "untouched_parent_return_ns",
-            Unit::Ns,
+        out.push(
+            &UNTOUCHED_PARENT_RETURN_NS,
             l.clone(),
             launches.iter().map(|x| x.parent_return_ns).collect(),
         );
-        out.push_raw(
-            "untouched_lifecycle_ns",
-            Unit::Ns,
+        out.push(
+            &UNTOUCHED_LIFECYCLE_NS,
             l,
             launches.iter().map(|x| x.lifecycle_ns).collect(),
         );
@@ -66,20 +96,20 @@ const SEED_4G_NS: f64 = 20e6;
 
 /// The untouched fork series at the largest heap also measured touched.
 fn largest_both_ways<'a>(r: &'a ExperimentResult, base: &str) -> Option<&'a Metric> {
-    r.metrics_named("untouched_parent_return_ns")
-        .filter(|m| m.label("method") == Some("fork"))
+    r.metrics_named(&UNTOUCHED_PARENT_RETURN_NS)
+        .filter(|m| m.label(METHOD) == Some("fork"))
         .filter(|m| {
             r.median(
-                "parent_return_ns",
+                &PARENT_RETURN_NS,
                 &[
-                    ("method", "fork"),
-                    ("heap", m.label("heap").unwrap_or("")),
-                    ("thp", base),
+                    (METHOD, "fork"),
+                    (HEAP, m.label(HEAP).unwrap_or("")),
+                    (THP, base),
                 ],
             )
             .is_some()
         })
-        .max_by_key(|m| m.label_num("heap_bytes"))
+        .max_by_key(|m| m.label_num(HEAP_BYTES))
 }
 
 /// When no heap of 4 GiB was measured both ways: a note that seed 004's
@@ -87,10 +117,10 @@ fn largest_both_ways<'a>(r: &'a ExperimentResult, base: &str) -> Option<&'a Metr
 /// cannot say which line it matches).
 pub fn seed_row_note(r: &ExperimentResult, base: &str) -> Option<String> {
     let big = largest_both_ways(r, base)?;
-    (big.label_num("heap_bytes")? < 4 << 30).then(|| {
+    (big.label_num(HEAP_BYTES)? < 4 << 30).then(|| {
         format!(
             "seed 004's 4 GB row (a fork of about 20 ms to the parent after malloc(4 GB), not said to be written) lies beyond the largest heap measured both ways here ({}): which line it matches, the untouched (flat) or the touched (growing), is measured at 4 GiB by the thorough profile or `-p heap_sizes=0,2M,64M,512M,1G,4G`",
-            big.label("heap").unwrap_or("")
+            big.label(HEAP).unwrap_or("")
         )
     })
 }
@@ -103,19 +133,19 @@ pub fn finding(r: &ExperimentResult, base: &str) -> Vec<String> {
     let Some(big) = largest_both_ways(r, base) else {
         return out;
     };
-    let heap = big.label("heap").unwrap_or("");
+    let heap = big.label(HEAP).unwrap_or("");
     let untouched = &big.summary;
     let Some(touched) = r
         .find(
-            "parent_return_ns",
-            &[("method", "fork"), ("heap", heap), ("thp", base)],
+            &PARENT_RETURN_NS,
+            &[(METHOD, "fork"), (HEAP, heap), (THP, base)],
         )
         .map(|m| &m.summary)
     else {
         return out;
     };
-    let pte = |name: &str, with: &[(&str, &str)]| {
-        r.reading(name, with)
+    let pte = |spec: &MetricSpec, with: &[(&str, &str)]| {
+        r.reading(spec, with)
             .map(|k| format!(" (VmPTE {})", fmt_size((k * 1024.0) as u64)))
             .unwrap_or_default()
     };
@@ -127,15 +157,15 @@ pub fn finding(r: &ExperimentResult, base: &str) -> Vec<String> {
         "indistinguishable here".to_string()
     };
     let smallest = r
-        .metrics_named("untouched_parent_return_ns")
-        .filter(|m| m.label("method") == Some("fork"))
-        .min_by_key(|m| m.label_num("heap_bytes"));
+        .metrics_named(&UNTOUCHED_PARENT_RETURN_NS)
+        .filter(|m| m.label(METHOD) == Some("fork"))
+        .min_by_key(|m| m.label_num(HEAP_BYTES));
     let flat = smallest
-        .filter(|s| s.label("heap") != Some(heap))
+        .filter(|s| s.label(HEAP) != Some(heap))
         .map(|s| {
             format!(
                 "; from {} to {heap} untouched, fork goes from {} to {}",
-                s.label("heap").unwrap_or(""),
+                s.label(HEAP).unwrap_or(""),
                 fmt_ns(s.summary.median),
                 fmt_ns(untouched.median)
             )
@@ -145,11 +175,11 @@ pub fn finding(r: &ExperimentResult, base: &str) -> Vec<String> {
         "an untouched {heap} heap (mapped, never written) forks to the parent in {}{}, a touched one in {}{}: {verdict}, \
          because fork copies page tables only where pages were touched{flat}",
         fmt_ns(untouched.median),
-        pte("untouched_vm_pte_kib", &[("heap", heap)]),
+        pte(&UNTOUCHED_VM_PTE_KIB, &[(HEAP, heap)]),
         fmt_ns(touched.median),
-        pte("vm_pte_kib", &[("heap", heap), ("thp", base)]),
+        pte(&VM_PTE_KIB, &[(HEAP, heap), (THP, base)]),
     ));
-    if big.label_num("heap_bytes") == Some(4 << 30) {
+    if big.label_num(HEAP_BYTES) == Some(4 << 30) {
         // Which line the seed's row sits closer to, by ratio.
         let off = |ns: f64| (SEED_4G_NS / ns).ln().abs();
         let (near, far) = if off(touched.median) <= off(untouched.median) {

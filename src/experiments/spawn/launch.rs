@@ -5,10 +5,13 @@
 //! time over 10,000 launches (35 µs for fork, 5 µs for a thread) and prints
 //! the minimum too; this experiment gives both, unpinned as the seed ran.
 
-use super::engine::{push_placement_share, Launcher};
+use super::engine::{
+    push_placement_share, Launcher, CHILD_ON_PARENT_CPU, CHILD_START_NS, PARENT_RETURN_NS,
+};
 use super::table;
 use crate::experiments::prelude::*;
-use crate::measure::sampler::{events_cpu, interleave, push_cpu, Budget, PASSES};
+use crate::measure::sampler::{events_cpu, interleave, push_cpu, Budget, CPU_NS, PASSES};
+use crate::metric::key::METHOD;
 use crate::sys;
 use std::time::Duration;
 
@@ -22,44 +25,48 @@ const METHODS: &[&str] = &["fork", "pthread_create"];
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.launch",
-    better: &[
-        ("parent_return_ns", Better::Lower),
-        ("child_start_ns", Better::Lower),
-        ("reap_ns", Better::Lower),
-        ("cpu_ns", Better::Neither),
+    metrics: &[
+        &PARENT_RETURN_NS,
+        &CHILD_START_NS,
+        &REAP_NS,
+        &CPU_NS,
+        &CHILD_ON_PARENT_CPU,
     ],
     summary: "Bendersky's launch benchmark by its own protocol: 2 MiB heap, launch, sleep 500 µs, reap; the mean and the minimum of the parent's return",
     reproduces: "Bendersky's launch benchmark: fork 35 µs vs a thread 5 µs (mean of 10,000 launches, 2 MB heap)",
     seeds: &[
-        SeedFigure {
-            metric: "parent_return_ns",
-            labels: &[("method", "fork")],
-            lo: 35_000.0,
-            hi: 35_000.0,
-            unit: Unit::Ns,
-            source: SEED_CLONE,
-            hardware: BENDERSKY_HW,
-            method: "parent's return from fork(), mean of 10,000 launches, 2 MB heap, 500 µs sleep before each reap",
-            statistic: SeedStat::Mean,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "parent_return_ns",
-            labels: &[("method", "pthread_create")],
-            lo: 5_000.0,
-            hi: 5_000.0,
-            unit: Unit::Ns,
-            source: SEED_CLONE,
-            hardware: BENDERSKY_HW,
-            method: "parent's return from pthread_create(), mean of 10,000 launches, 2 MB heap, 500 µs sleep before each join",
-            statistic: SeedStat::Mean,
-            cold: false,
-        },
+        SeedFigure::of(
+            &PARENT_RETURN_NS,
+            (35_000.0, 35_000.0),
+            SeedStat::Mean,
+            SEED_CLONE,
+            BENDERSKY_HW,
+            "parent's return from fork(), mean of 10,000 launches, 2 MB heap, 500 µs sleep before each reap",
+        )
+        .labels(&[(METHOD, "fork")]),
+        SeedFigure::of(
+            &PARENT_RETURN_NS,
+            (5_000.0, 5_000.0),
+            SeedStat::Mean,
+            SEED_CLONE,
+            BENDERSKY_HW,
+            "parent's return from pthread_create(), mean of 10,000 launches, 2 MB heap, 500 µs sleep before each join",
+        )
+        .labels(&[(METHOD, "pthread_create")]),
     ],
     measure,
     analyze,
     ..Experiment::DEFAULT
 };
+
+/// The reap or join alone, after the seed's pause.
+pub const REAP_NS: MetricSpec = MetricSpec::new(
+    "reap_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Creation,
+    "the reap (waitpid) or join alone, after the child has had the seed's 500 µs to exit",
+);
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let _heap = sys::Heap::touched(HEAP_BYTES, sys::Thp::Default)?;
@@ -77,24 +84,18 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     for (method, passes) in methods.iter().zip(per_method) {
         let (runs, cpu): (Vec<_>, Vec<_>) = passes.into_iter().unzip();
         let runs = runs.concat();
-        let base = labels(&[("method", method.name())]);
+        let base = labels(&[(METHOD, method.name())]);
         push_cpu(&mut out, &base, &cpu);
         let col = |f: &dyn Fn(&(super::engine::Launch, f64)) -> f64| {
             runs.iter().map(f).collect::<Vec<f64>>()
         };
-        out.push_raw(
-            "parent_return_ns",
-            Unit::Ns,
+        out.push(
+            &PARENT_RETURN_NS,
             base.clone(),
             col(&|r| r.0.parent_return_ns),
         );
-        out.push_raw(
-            "child_start_ns",
-            Unit::Ns,
-            base.clone(),
-            col(&|r| r.0.child_start_ns),
-        );
-        out.push_raw("reap_ns", Unit::Ns, base.clone(), col(&|r| r.1));
+        out.push(&CHILD_START_NS, base.clone(), col(&|r| r.0.child_start_ns));
+        out.push(&REAP_NS, base.clone(), col(&|r| r.1));
         let launches: Vec<_> = runs.iter().map(|r| r.0).collect();
         push_placement_share(&mut out, &base, &launches);
     }
@@ -108,7 +109,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
 fn findings(r: &ExperimentResult) -> Vec<String> {
     let mut out = Vec::new();
     let ret = |method: &str| {
-        r.find("parent_return_ns", &[("method", method)])
+        r.find(&PARENT_RETURN_NS, &[(METHOD, method)])
             .filter(|m| !m.summary.unstable)
     };
     let (Some(fork), Some(thread)) = (ret("fork"), ret("pthread_create")) else {

@@ -4,17 +4,30 @@
 //! cold calls, so spawn.cold holds the comparison. Bendersky's launch
 //! benchmark (seed 000) is replayed by its own protocol in spawn.launch.
 
-use super::engine::Launcher;
+use super::engine::{
+    Launcher, CHILD_ON_PARENT_CPU, CHILD_START_NS, LIFECYCLE_NS, PARENT_RETURN_NS,
+};
 use super::placement::{self, push_placed, PLACEMENTS};
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
 use crate::measure::explain::cpu_of_wall;
-use crate::measure::sampler::{events_cpu, interleave, push_cpu, Budget, PASSES};
+use crate::measure::rss::RSS_BOUND_KIB;
+use crate::measure::sampler::{events_cpu, interleave, push_cpu, Budget, CPU_NS, PASSES};
+use crate::metric::key::{METHOD, PLACEMENT};
 use crate::sys;
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.methods",
-    better: &[("parent_return_ns", Better::Lower), ("child_start_ns", Better::Lower), ("lifecycle_ns", Better::Lower), ("cpu_ns", Better::Neither)],
+    metrics: &[
+        &PARENT_RETURN_NS,
+        &CHILD_START_NS,
+        &LIFECYCLE_NS,
+        &CPU_NS,
+        &CHILD_ON_PARENT_CPU,
+        &WORKER_MAPPINGS,
+        &WORKER_ANON_KIB,
+        &RSS_BOUND_KIB,
+    ],
     summary: "every creation method, warm (steady state), pinned to one CPU or free: to the parent's return, to the child's start, create+reap",
     reproduces: "Sysel Table 1's methods, warm (his single cold calls: spawn.cold)",
     params: &[
@@ -67,12 +80,30 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     sys::pin_current_thread(&allowed)?;
     for ((name, _, p), passes) in runnable.iter().zip(measured?) {
         let (launches, cpu): (Vec<_>, Vec<_>) = passes.into_iter().unzip();
-        push_placed(&mut out, &[("method", name)], *p, &launches.concat(), false);
-        let placed = labels(&[("method", name), ("placement", p.name())]);
+        push_placed(&mut out, &[(METHOD, name)], *p, &launches.concat(), false);
+        let placed = labels(&[(METHOD, name), (PLACEMENT, p.name())]);
         push_cpu(&mut out, &placed, &cpu);
     }
     Ok(out)
 }
+
+/// The worker's mappings, read before measuring: fork copies each one.
+pub const WORKER_MAPPINGS: MetricSpec = MetricSpec::new(
+    "worker_mappings",
+    Unit::Count,
+    Better::Neither,
+    Kind::Memory,
+    "the mappings (lines of /proc/self/maps) of the worker that forks, read before measuring",
+);
+
+/// The worker's anonymous resident memory, read before measuring.
+pub const WORKER_ANON_KIB: MetricSpec = MetricSpec::new(
+    "worker_anon_kib",
+    Unit::Kib,
+    Better::Neither,
+    Kind::Memory,
+    "the anonymous resident memory (RssAnon) of the worker that forks, read before measuring",
+);
 
 /// The image fork copies here, read just before measuring: a fork's cost
 /// grows with the parent's mappings and anonymous pages, and a tasklab
@@ -83,10 +114,10 @@ fn push_image(out: &mut WorkerOutput) {
     let maps = procfs::self_maps_text();
     if let Some(text) = &maps {
         let count = text.lines().count() as f64;
-        out.reading_raw("worker_mappings", Unit::Count, Labels::new(), count);
+        out.reading(&WORKER_MAPPINGS, Labels::new(), count);
     }
     if let Some(kib) = procfs::status_kib("RssAnon") {
-        out.reading_raw("worker_anon_kib", Unit::Kib, Labels::new(), kib as f64);
+        out.reading(&WORKER_ANON_KIB, Labels::new(), kib as f64);
         // RssAnon is a counter like VmRSS: its bound beside it.
         crate::measure::rss::record_bound(out, &Labels::new());
     }
@@ -128,12 +159,12 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     a.notes.extend(cpu_of_wall(
         r,
         "a fork+reap pinned to one CPU",
-        "lifecycle_ns",
-        &[("method", "fork"), ("placement", "one_cpu")],
+        LIFECYCLE_NS.name,
+        &[(METHOD, "fork"), (PLACEMENT, "one_cpu")],
     ));
     if let Some(share) = r.reading(
-        "child_on_parent_cpu",
-        &[("method", "fork"), ("placement", "free")],
+        &CHILD_ON_PARENT_CPU,
+        &[(METHOD, "fork"), (PLACEMENT, "free")],
     ) {
         a.notes.push(format!(
             "left free, {:.0}% of fork's children started on their parent's CPU; the rest paid for waking the other CPU (free_same_cpu and free_other_cpu are the two figures, never mixed)",
@@ -141,8 +172,8 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         ));
     }
     if let (Some(maps), Some(anon)) = (
-        r.reading("worker_mappings", &[]),
-        r.reading("worker_anon_kib", &[]),
+        r.reading(&WORKER_MAPPINGS, &[]),
+        r.reading(&WORKER_ANON_KIB, &[]),
     ) {
         a.notes.push(format!(
             "fork copied a worker of {maps:.0} mappings and {}{} of anonymous memory (RssAnon); fork's cost grows with both, so a smaller program forks faster and a bigger one slower (spawn.heap; docs/FIDELITY.md)",
@@ -164,12 +195,9 @@ const STD_WORK: &str = "Rust's std::thread::spawn does its own start-up work aro
 fn placement_findings(r: &ExperimentResult, placement: &str, why: &mut Vec<String>) -> Vec<String> {
     let mut out = Vec::new();
     let life = |method: &str| {
-        r.find(
-            "lifecycle_ns",
-            &[("method", method), ("placement", placement)],
-        )
-        .filter(|m| !m.summary.unstable)
-        .map(|m| &m.summary)
+        r.find(&LIFECYCLE_NS, &[(METHOD, method), (PLACEMENT, placement)])
+            .filter(|m| !m.summary.unstable)
+            .map(|m| &m.summary)
     };
     let where_ = match placement {
         "one_cpu" => "pinned to one CPU",
