@@ -2,7 +2,7 @@
 //! kernel's error bound (issue 14 §5): the fixtures' experiments analysed
 //! again with the bound and the cross-check their workers now record.
 
-use crate::measure::rss::{BOUND, CROSS};
+use crate::measure::rss::{RSS_BOUND_KIB, RSS_CROSS_CHECK_KIB};
 use crate::results::{Reading, RunResults, Unit};
 use std::path::Path;
 
@@ -23,13 +23,13 @@ fn analysed(file: &str) -> RunResults {
             let mut with_regime = labels.clone();
             with_regime.insert("regime".into(), "per-CPU counters (6.2 and later)".into());
             e.readings.push(Reading {
-                name: BOUND.into(),
+                name: RSS_BOUND_KIB.name.into(),
                 unit: Unit::Kib,
                 labels: with_regime,
                 value: 256.0,
             });
             e.readings.push(Reading {
-                name: CROSS.into(),
+                name: RSS_CROSS_CHECK_KIB.name.into(),
                 unit: Unit::Kib,
                 labels,
                 value: 12.0,
@@ -99,7 +99,7 @@ fn only_a_result_that_recorded_the_bound_has_the_rss_note() {
     let r = RunResults::read(&path).expect("the fixture reads");
     let mut with = 0;
     for e in &r.experiments {
-        let recorded = e.readings.iter().any(|x| x.name == BOUND);
+        let recorded = e.readings.iter().any(|x| x.name == RSS_BOUND_KIB.name);
         assert_eq!(
             crate::measure::rss::note(e).is_some(),
             recorded,

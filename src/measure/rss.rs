@@ -6,17 +6,68 @@
 //! reading at that moment (`rss_bound_kib`, the regime as its label) and,
 //! where it reads both, the cross-check VmRSS − smaps_rollup Rss
 //! (`rss_cross_check_kib`); the findings and one note print them.
+//!
+//! The figures of a worker's own memory that several groups read (spawn,
+//! memory, parallel) are declared here too, the floor they all import.
 
 use crate::measure::protocol::WorkerOutput;
-use crate::results::{ExperimentResult, Labels, Unit};
+use crate::metric::{Kind, LabelKey, MetricSpec};
+use crate::results::{Better, ExperimentResult, Labels, Unit};
 use crate::stats::compare_text::fmt_delta;
 use crate::sys::procfs;
 use crate::units::fmt_value;
 
 /// The reading: how far one VmRSS reading of the worker may lag, KiB.
-pub const BOUND: &str = "rss_bound_kib";
+pub const RSS_BOUND_KIB: MetricSpec = MetricSpec::new(
+    "rss_bound_kib",
+    Unit::Kib,
+    Better::Neither,
+    Kind::Other,
+    "how far one VmRSS reading of the worker may lag the true count (the regime as a label)",
+);
 /// The reading: VmRSS − smaps_rollup Rss, read one after the other, KiB.
-pub const CROSS: &str = "rss_cross_check_kib";
+pub const RSS_CROSS_CHECK_KIB: MetricSpec = MetricSpec::new(
+    "rss_cross_check_kib",
+    Unit::Kib,
+    Better::Neither,
+    Kind::Other,
+    "VmRSS less the exact smaps_rollup Rss, read one after the other",
+);
+/// The kernel's RSS-counting regime a bound was computed under.
+pub const REGIME: LabelKey = "regime";
+
+/// VmSize of /proc/self/status: the address space reserved.
+pub const VM_SIZE_KIB: MetricSpec = MetricSpec::new(
+    "vm_size_kib",
+    Unit::Kib,
+    Better::Lower,
+    Kind::Memory,
+    "VmSize of the process (/proc/self/status): the address space it has reserved",
+);
+/// VmRSS of /proc/self/status, read once.
+pub const VM_RSS_KIB: MetricSpec = MetricSpec::new(
+    "vm_rss_kib",
+    Unit::Kib,
+    Better::Neither,
+    Kind::Memory,
+    "VmRSS of the process (/proc/self/status) at one moment, from the kernel's RSS counters",
+);
+/// VmPTE of /proc/self/status: what the page tables take.
+pub const VM_PTE_KIB: MetricSpec = MetricSpec::new(
+    "vm_pte_kib",
+    Unit::Kib,
+    Better::Neither,
+    Kind::Memory,
+    "VmPTE of the process (/proc/self/status): the memory its page tables take",
+);
+/// AnonHugePages of /proc/self/smaps_rollup: memory on huge pages.
+pub const ANON_HUGE_KIB: MetricSpec = MetricSpec::new(
+    "anon_huge_kib",
+    Unit::Kib,
+    Better::Neither,
+    Kind::Memory,
+    "AnonHugePages of the process (smaps_rollup): its anonymous memory on transparent huge pages",
+);
 
 /// The bound on one RSS-counter reading of a process with `threads` threads
 /// under `regime` (`env::rss_counting`), KiB: the per-CPU bound as it is,
@@ -58,22 +109,22 @@ pub fn record_bound(out: &mut WorkerOutput, labels: &Labels) {
 /// regime added as a label, keeping the larger when one is there already.
 pub fn push_bound(out: &mut WorkerOutput, labels: &Labels, (kib, regime): (f64, String)) {
     let mut l = labels.clone();
-    l.insert("regime".into(), regime);
+    l.insert(REGIME.into(), regime);
     if let Some(r) = out
         .readings
         .iter_mut()
-        .find(|r| r.name == BOUND && r.labels == l)
+        .find(|r| r.name == RSS_BOUND_KIB.name && r.labels == l)
     {
         r.value = r.value.max(kib);
         return;
     }
-    out.reading_raw(BOUND, Unit::Kib, l, kib);
+    out.reading(&RSS_BOUND_KIB, l, kib);
 }
 
 /// Records the cross-check of `vm_rss_kib` against the exact count
 /// `exact_kib` read beside it.
 pub fn cross_check(out: &mut WorkerOutput, labels: &Labels, vm_rss_kib: f64, exact_kib: f64) {
-    out.reading_raw(CROSS, Unit::Kib, labels.clone(), vm_rss_kib - exact_kib);
+    out.reading(&RSS_CROSS_CHECK_KIB, labels.clone(), vm_rss_kib - exact_kib);
 }
 
 /// Records the bound now and the cross-check of `vm_rss_kib` against
@@ -99,7 +150,7 @@ pub fn record_now(out: &mut WorkerOutput, labels: &Labels) -> Option<f64> {
 pub fn bound(r: &ExperimentResult, with: &[(&str, &str)]) -> Option<f64> {
     r.readings
         .iter()
-        .filter(|x| x.name == BOUND)
+        .filter(|x| x.name == RSS_BOUND_KIB.name)
         .filter(|x| {
             with.iter()
                 .all(|(k, v)| x.labels.get(*k).map(String::as_str) == Some(*v))
@@ -126,12 +177,16 @@ pub fn signed(kib: f64) -> String {
 /// figure: the bound of one reading with its regime, and the cross-check
 /// against smaps_rollup where it was read. None in a file from before.
 pub fn note(r: &ExperimentResult) -> Option<String> {
-    let bounds: Vec<_> = r.readings.iter().filter(|x| x.name == BOUND).collect();
+    let bounds: Vec<_> = r
+        .readings
+        .iter()
+        .filter(|x| x.name == RSS_BOUND_KIB.name)
+        .collect();
     let lo = bounds.iter().map(|x| x.value).reduce(f64::min)?;
     let hi = bounds.iter().map(|x| x.value).reduce(f64::max)?;
     let regime = bounds
         .iter()
-        .find_map(|x| x.labels.get("regime"))
+        .find_map(|x| x.labels.get(REGIME))
         .map_or("", String::as_str);
     let kib = |v: f64| fmt_value(v, Unit::Kib);
     let one = if lo == hi {
@@ -145,7 +200,7 @@ pub fn note(r: &ExperimentResult) -> Option<String> {
     let mut cross: Vec<f64> = r
         .readings
         .iter()
-        .filter(|x| x.name == CROSS)
+        .filter(|x| x.name == RSS_CROSS_CHECK_KIB.name)
         .map(|x| x.value)
         .collect();
     if !cross.is_empty() {
