@@ -110,6 +110,9 @@ pub const THREADS_SEEN: MetricSpec = MetricSpec::new(
 pub const STACK: LabelKey = "stack";
 pub const TOUCHED: LabelKey = "touch";
 pub const MEMINFO: LabelKey = "kind";
+/// Which growth a fit is of: resident or virtual memory.
+const WHAT: LabelKey = "what";
+const RESIDENT: &str = "resident";
 
 /// The seed's thread count, its touched-stack total (~2.6 GiB), and the
 /// pages per thread a pre-6.2 kernel's per-thread RSS cache can hold back
@@ -179,7 +182,7 @@ fn thread_growth_fits(r: &ExperimentResult) -> Vec<NamedFit> {
     let mut fits = Vec::new();
     for variant in names(VARIANTS) {
         for (metric, what) in [
-            (&RSS_EXACT_GROWTH_KIB, "resident"),
+            (&RSS_EXACT_GROWTH_KIB, RESIDENT),
             (&VM_SIZE_GROWTH_KIB, "virtual"),
         ] {
             let pts: Vec<(f64, f64)> = r
@@ -194,7 +197,7 @@ fn thread_growth_fits(r: &ExperimentResult) -> Vec<NamedFit> {
             if let Some(fit) = crate::stats::linear_fit(&xs, &ys) {
                 fits.push(NamedFit {
                     name: format!("{variant} {what} KiB vs threads"),
-                    labels: labels(&[(VARIANT, variant), ("what", what)]),
+                    labels: labels(&[(VARIANT, variant), (WHAT, what)]),
                     x_unit: "thread".into(),
                     y_unit: "KiB".into(),
                     fit,
@@ -521,7 +524,7 @@ fn kernel_memory(r: &ExperimentResult, n: &str) -> Option<String> {
 fn growth(r: &ExperimentResult, fits: &[NamedFit]) -> Option<String> {
     let lines: Vec<String> = fits
         .iter()
-        .filter(|x| x.labels.get("what").is_some_and(|w| w == "resident"))
+        .filter(|x| x.labels.get(WHAT).is_some_and(|w| w == RESIDENT))
         .map(|x| {
             let v = x.labels.get(VARIANT).map_or("?", String::as_str);
             let at = span(r, &RSS_EXACT_PER_THREAD_KIB, v);
