@@ -6,6 +6,9 @@
 //! reading at that moment (`rss_bound_kib`, the regime as its label) and,
 //! where it reads both, the cross-check VmRSS − smaps_rollup Rss
 //! (`rss_cross_check_kib`); the findings and one note print them.
+//!
+//! The figures of a worker's own memory that several groups read (spawn,
+//! memory, parallel) are declared here too, the floor they all import.
 
 use crate::measure::protocol::WorkerOutput;
 use crate::metric::{Kind, LabelKey, MetricSpec};
@@ -20,7 +23,7 @@ pub const RSS_BOUND_KIB: MetricSpec = MetricSpec::new(
     Unit::Kib,
     Better::Neither,
     Kind::Memory,
-    "how far one reading of the kernel's RSS counters (VmRSS, RssAnon) may lag the true count, labelled by the counting regime",
+    "how far one VmRSS reading of the worker may lag the true count (the regime as a label)",
 );
 /// The reading: VmRSS − smaps_rollup Rss, read one after the other, KiB.
 pub const RSS_CROSS_CHECK_KIB: MetricSpec = MetricSpec::new(
@@ -28,11 +31,43 @@ pub const RSS_CROSS_CHECK_KIB: MetricSpec = MetricSpec::new(
     Unit::Kib,
     Better::Neither,
     Kind::Memory,
-    "VmRSS less the exact smaps_rollup Rss, read one after the other: the counters' lag at that moment",
+    "VmRSS less the exact smaps_rollup Rss, read one after the other",
 );
-
-/// The label of [`RSS_BOUND_KIB`]: the kernel's way of counting RSS.
+/// The kernel's RSS-counting regime a bound was computed under.
 pub const REGIME: LabelKey = "regime";
+
+/// VmSize of /proc/self/status: the address space reserved.
+pub const VM_SIZE_KIB: MetricSpec = MetricSpec::new(
+    "vm_size_kib",
+    Unit::Kib,
+    Better::Lower,
+    Kind::Memory,
+    "VmSize of the process (/proc/self/status): the address space it has reserved",
+);
+/// VmRSS of /proc/self/status, read once.
+pub const VM_RSS_KIB: MetricSpec = MetricSpec::new(
+    "vm_rss_kib",
+    Unit::Kib,
+    Better::Neither,
+    Kind::Memory,
+    "VmRSS of the process (/proc/self/status) at one moment, from the kernel's RSS counters",
+);
+/// VmPTE of /proc/self/status: what the page tables take.
+pub const VM_PTE_KIB: MetricSpec = MetricSpec::new(
+    "vm_pte_kib",
+    Unit::Kib,
+    Better::Neither,
+    Kind::Memory,
+    "VmPTE of the process (/proc/self/status): the memory its page tables take",
+);
+/// AnonHugePages of /proc/self/smaps_rollup: memory on huge pages.
+pub const ANON_HUGE_KIB: MetricSpec = MetricSpec::new(
+    "anon_huge_kib",
+    Unit::Kib,
+    Better::Neither,
+    Kind::Memory,
+    "AnonHugePages of the process (smaps_rollup): its anonymous memory on transparent huge pages",
+);
 
 /// The bound on one RSS-counter reading of a process with `threads` threads
 /// under `regime` (`env::rss_counting`), KiB: the per-CPU bound as it is,

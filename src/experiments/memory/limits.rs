@@ -9,9 +9,45 @@ use crate::experiments::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
+/// The most threads one process may start: computed, or found by the probe.
+pub const MAX_THREADS: MetricSpec = MetricSpec::new(
+    "max_threads",
+    Unit::Count,
+    Better::Neither,
+    Kind::Other,
+    "the most threads one process may start: the binding limit's count (computed) or the probe's",
+);
+/// One limit's count of further threads, with its reason.
+pub const THREAD_BOUND: MetricSpec = MetricSpec::new(
+    "thread_bound",
+    Unit::Count,
+    Better::Neither,
+    Kind::Other,
+    "how many more threads one limit lets this process start (the limit and why as labels)",
+);
+/// How long the probe ran (seconds, recorded as a count).
+pub const PROBE_SECONDS: MetricSpec = MetricSpec::new(
+    "probe_seconds",
+    Unit::Count,
+    Better::Neither,
+    Kind::Other,
+    "seconds the probe took to start threads until refused and join them all",
+);
+
+/// Where a count comes from: a limit's name, `computed` or `probe`.
+pub const SOURCE: LabelKey = "source";
+pub const COMPUTED: &str = "computed";
+pub const PROBE: &str = "probe";
+/// What stopped the probe (an errno, the ceiling, the time limit).
+pub const STOPPED_BY: LabelKey = "stopped_by";
+/// A limit's reason, in words.
+pub const WHY: LabelKey = "why";
+/// The limit that binds the computed count.
+pub const BINDING: LabelKey = "binding";
+
 pub static EXPERIMENT: Experiment = Experiment {
     name: "memory.limits",
-    better: &[("max_threads", Better::Neither)],
+    metrics: &[&MAX_THREADS, &THREAD_BOUND, &PROBE_SECONDS],
     summary: "the most threads one process may start here, from every limit, naming the binding one; opt-in probe",
     reproduces: "Bendersky: \"the maximal number of threads the OS lets one process start is about 32K\"",
     params: &[
@@ -30,18 +66,15 @@ pub static EXPERIMENT: Experiment = Experiment {
             thorough: "40000",
         },
     ],
-    seeds: &[SeedFigure {
-        metric: "max_threads",
-        labels: &[("source", "probe")],
-        lo: 32_000.0,
-        hi: 32_768.0,
-        unit: Unit::Count,
-        source: SEED_SWITCH,
-        hardware: BENDERSKY_HW,
-        method: "\"about 32K\" on the seed's machine, found by starting threads",
-        statistic: SeedStat::Median,
-        cold: false,
-    }],
+    seeds: &[SeedFigure::of(
+        &MAX_THREADS,
+        (32_000.0, 32_768.0),
+        SeedStat::Median,
+        SEED_SWITCH,
+        BENDERSKY_HW,
+        "\"about 32K\" on the seed's machine, found by starting threads",
+    )
+    .labels(&[(SOURCE, PROBE)])],
     points,
     measure,
     analyze,
@@ -85,18 +118,16 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let inputs = limit_inputs(&env, default_stack(&env));
     let bounds = thread_bounds(&inputs);
     for (name, most, why) in &bounds {
-        out.reading_raw(
-            "thread_bound",
-            Unit::Count,
-            labels(&[("source", name), ("why", why)]),
+        out.reading(
+            &THREAD_BOUND,
+            labels(&[(SOURCE, name), (WHY, why)]),
             *most as f64,
         );
     }
     if let Some((name, most, _)) = binding(&bounds) {
-        out.push_raw(
-            "max_threads",
-            Unit::Count,
-            labels(&[("source", "computed"), ("binding", name)]),
+        out.push(
+            &MAX_THREADS,
+            labels(&[(SOURCE, COMPUTED), (BINDING, name)]),
             vec![*most as f64],
         );
     }
@@ -110,18 +141,12 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     if point.probe {
         let ceiling = point.ceiling as usize;
         let (started, stop, secs) = probe(ceiling);
-        out.push_raw(
-            "max_threads",
-            Unit::Count,
-            labels(&[("source", "probe"), ("stopped_by", &stop)]),
+        out.push(
+            &MAX_THREADS,
+            labels(&[(SOURCE, PROBE), (STOPPED_BY, &stop)]),
             vec![started as f64],
         );
-        out.reading_raw(
-            "probe_seconds",
-            Unit::Count,
-            labels(&[("stopped_by", &stop)]),
-            secs,
-        );
+        out.reading(&PROBE_SECONDS, labels(&[(STOPPED_BY, &stop)]), secs);
     }
     Ok(out)
 }
@@ -193,9 +218,9 @@ impl BoundSeen<'_> {
 /// Each bound once, smallest first, however many rounds read it.
 fn bounds_seen(r: &ExperimentResult) -> Vec<BoundSeen<'_>> {
     let mut out: Vec<BoundSeen> = Vec::new();
-    for x in r.readings.iter().filter(|x| x.name == "thread_bound") {
-        let source = x.labels.get("source").map_or("?", String::as_str);
-        let why = x.labels.get("why").map_or("", String::as_str);
+    for x in r.readings.iter().filter(|x| x.name == THREAD_BOUND.name) {
+        let source = x.labels.get(SOURCE).map_or("?", String::as_str);
+        let why = x.labels.get(WHY).map_or("", String::as_str);
         match out.iter_mut().find(|b| b.source == source) {
             Some(b) => {
                 b.lo = b.lo.min(x.value);
@@ -252,9 +277,9 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             group_digits(b.lo as i64),
         ));
     }
-    if let Some(m) = r.find("max_threads", &[("source", "probe")]) {
-        let stop = m.label("stopped_by").unwrap_or("?").to_string();
-        let computed = r.median("max_threads", &[("source", "computed")]);
+    if let Some(m) = r.find(&MAX_THREADS, &[(SOURCE, PROBE)]) {
+        let stop = m.label(STOPPED_BY).unwrap_or("?").to_string();
+        let computed = r.median(&MAX_THREADS, &[(SOURCE, COMPUTED)]);
         let why = if stop.starts_with("EAGAIN") {
             ": pthread_create's answer when a task limit (pid_max, threads-max, RLIMIT_NPROC, cgroup pids.max) is reached or the stack cannot be mapped (address space, vm.max_map_count)"
         } else {

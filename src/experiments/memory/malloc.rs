@@ -2,19 +2,64 @@
 //! ints, then write every one; VmSize grows at the malloc (416,128 kB), VmRSS
 //! only at the touch (4,780 → 410,916 kB): memory is virtual until touched.
 
-use super::{usable_memory, Snap};
+use super::{usable_memory, Snap, RSS_GROWTH_KIB};
 use crate::experiments::prelude::*;
+use crate::measure::rss::{self, RSS_BOUND_KIB, RSS_CROSS_CHECK_KIB, VM_SIZE_KIB};
+use crate::metric::key::SIZE;
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 
+/// VmRSS at a stage.
+pub const RSS_KIB: MetricSpec = MetricSpec::new(
+    "rss_kib",
+    Unit::Kib,
+    Better::Lower,
+    Kind::Memory,
+    "VmRSS at a stage of the malloc demo (the kernel's RSS counters)",
+);
+/// The exact resident count at a stage.
+pub const RSS_EXACT_KIB: MetricSpec = MetricSpec::new(
+    "rss_exact_kib",
+    Unit::Kib,
+    Better::Lower,
+    Kind::Memory,
+    "Rss of smaps_rollup at a stage of the malloc demo: a walk of the page tables, exact",
+);
+/// VmSize grown since the start.
+pub const VM_GROWTH_KIB: MetricSpec = MetricSpec::new(
+    "vm_growth_kib",
+    Unit::Kib,
+    Better::Lower,
+    Kind::Memory,
+    "VmSize grown since the start, at a stage of the malloc demo",
+);
+/// The seed's "max RSS": getrusage's ru_maxrss, a peak, first round only.
+pub const MAX_RSS_KIB: MetricSpec = MetricSpec::new(
+    "max_rss_kib",
+    Unit::Kib,
+    Better::Neither,
+    Kind::Memory,
+    "getrusage ru_maxrss at a stage of the first round: the peak resident set, the seed's figure",
+);
+
+/// Which moment of the demo a figure was read at.
+pub const STAGE: LabelKey = "stage";
+/// The stages: before the malloc, after it, after writing every element.
+pub const START: &str = "start";
+pub const AFTER_MALLOC: &str = "after_malloc";
+pub const AFTER_TOUCH: &str = "after_touch";
+
 pub static EXPERIMENT: Experiment = Experiment {
     name: "memory.malloc",
-    better: &[
-        ("vm_size_kib", Better::Lower),
-        ("rss_kib", Better::Lower),
-        ("rss_exact_kib", Better::Lower),
-        ("vm_growth_kib", Better::Lower),
-        ("rss_growth_kib", Better::Lower),
+    metrics: &[
+        &VM_SIZE_KIB,
+        &RSS_KIB,
+        &RSS_EXACT_KIB,
+        &VM_GROWTH_KIB,
+        &RSS_GROWTH_KIB,
+        &MAX_RSS_KIB,
+        &RSS_BOUND_KIB,
+        &RSS_CROSS_CHECK_KIB,
     ],
     summary:
         "malloc then touch: VmSize and VmRSS at start, after malloc, after writing every element",
@@ -39,67 +84,51 @@ pub static EXPERIMENT: Experiment = Experiment {
         },
     ],
     seeds: &[
-        SeedFigure {
-            metric: "vm_size_kib",
-            labels: &[("stage", "after_malloc"), ("size", "400 MiB")],
-            lo: 416_128.0,
-            hi: 416_128.0,
-            unit: Unit::Kib,
-            source: SEED_SWITCH,
-            hardware: BENDERSKY_HW,
-            method:
-                "a tiny C program: VmSize from /proc/self/status; tasklab's own image is larger",
-            statistic: SeedStat::Median,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "rss_kib",
-            labels: &[("stage", "start"), ("size", "400 MiB")],
-            lo: 4_780.0,
-            hi: 4_780.0,
-            unit: Unit::Kib,
-            source: SEED_SWITCH,
-            hardware: BENDERSKY_HW,
-            method: "ru_maxrss of a tiny C program at start; tasklab's own image is larger",
-            statistic: SeedStat::Median,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "rss_kib",
-            labels: &[("stage", "after_touch"), ("size", "400 MiB")],
-            lo: 410_916.0,
-            hi: 410_916.0,
-            unit: Unit::Kib,
-            source: SEED_SWITCH,
-            hardware: BENDERSKY_HW,
-            method: "ru_maxrss after writing every int",
-            statistic: SeedStat::Median,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "vm_growth_kib",
-            labels: &[("stage", "after_malloc"), ("size", "400 MiB")],
-            lo: 409_604.0,
-            hi: 409_604.0,
-            unit: Unit::Kib,
-            source: SEED_SWITCH,
-            hardware: BENDERSKY_HW,
-            method: "416,128 − 6,524 kB: vm size after malloc less at start",
-            statistic: SeedStat::Median,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "rss_growth_kib",
-            labels: &[("stage", "after_touch"), ("size", "400 MiB")],
-            lo: 406_136.0,
-            hi: 406_136.0,
-            unit: Unit::Kib,
-            source: SEED_SWITCH,
-            hardware: BENDERSKY_HW,
-            method: "410,916 − 4,780 kB: max RSS after touch less at start",
-            statistic: SeedStat::Median,
-            cold: false,
-        },
+        SeedFigure::of(
+            &VM_SIZE_KIB,
+            (416_128.0, 416_128.0),
+            SeedStat::Median,
+            SEED_SWITCH,
+            BENDERSKY_HW,
+            "a tiny C program: VmSize from /proc/self/status; tasklab's own image is larger",
+        )
+        .labels(&[(STAGE, AFTER_MALLOC), (SIZE, "400 MiB")]),
+        SeedFigure::of(
+            &RSS_KIB,
+            (4_780.0, 4_780.0),
+            SeedStat::Median,
+            SEED_SWITCH,
+            BENDERSKY_HW,
+            "ru_maxrss of a tiny C program at start; tasklab's own image is larger",
+        )
+        .labels(&[(STAGE, START), (SIZE, "400 MiB")]),
+        SeedFigure::of(
+            &RSS_KIB,
+            (410_916.0, 410_916.0),
+            SeedStat::Median,
+            SEED_SWITCH,
+            BENDERSKY_HW,
+            "ru_maxrss after writing every int",
+        )
+        .labels(&[(STAGE, AFTER_TOUCH), (SIZE, "400 MiB")]),
+        SeedFigure::of(
+            &VM_GROWTH_KIB,
+            (409_604.0, 409_604.0),
+            SeedStat::Median,
+            SEED_SWITCH,
+            BENDERSKY_HW,
+            "416,128 − 6,524 kB: vm size after malloc less at start",
+        )
+        .labels(&[(STAGE, AFTER_MALLOC), (SIZE, "400 MiB")]),
+        SeedFigure::of(
+            &RSS_GROWTH_KIB,
+            (406_136.0, 406_136.0),
+            SeedStat::Median,
+            SEED_SWITCH,
+            BENDERSKY_HW,
+            "410,916 − 4,780 kB: max RSS after touch less at start",
+        )
+        .labels(&[(STAGE, AFTER_TOUCH), (SIZE, "400 MiB")]),
     ],
     points,
     measure,
@@ -143,7 +172,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let reps = job.params.int("reps") as usize;
     let size_name = fmt_size(size_bytes as u64);
     let mut out = WorkerOutput::default();
-    let stages = ["start", "after_malloc", "after_touch"];
+    let stages = [START, AFTER_MALLOC, AFTER_TOUCH];
     // Per stage, one sample per round.
     let mut vm_size_kib = [Vec::new(), Vec::new(), Vec::new()];
     let mut vm_rss_kib = [Vec::new(), Vec::new(), Vec::new()];
@@ -169,51 +198,39 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             rss_exact_kib[k].push(s.rss_exact_kib);
         }
         if rep == 0 {
-            let l = labels(&[("size", &size_name)]);
-            crate::measure::rss::record_bound(&mut out, &l);
+            let l = labels(&[(SIZE, &size_name)]);
+            rss::record_bound(&mut out, &l);
             for (k, stage) in stages.iter().enumerate() {
-                crate::measure::rss::cross_check(
+                rss::cross_check(
                     &mut out,
-                    &labels(&[("stage", stage), ("size", &size_name)]),
+                    &labels(&[(STAGE, stage), (SIZE, &size_name)]),
                     snaps[k].vm_rss_kib,
                     snaps[k].rss_exact_kib,
                 );
             }
             // ru_maxrss is a peak: only the first round's is the seed's figure.
             for (k, stage) in stages.iter().enumerate() {
-                out.reading_raw(
-                    "max_rss_kib",
-                    Unit::Kib,
-                    labels(&[("stage", stage), ("size", &size_name)]),
+                out.reading(
+                    &MAX_RSS_KIB,
+                    labels(&[(STAGE, stage), (SIZE, &size_name)]),
                     max_rss_kib[k] as f64,
                 );
             }
         }
     }
     for (k, stage) in stages.iter().enumerate() {
-        let l = labels(&[("stage", stage), ("size", &size_name)]);
-        out.push_raw("vm_size_kib", Unit::Kib, l.clone(), vm_size_kib[k].clone());
-        out.push_raw("rss_kib", Unit::Kib, l.clone(), vm_rss_kib[k].clone());
-        out.push_detail_raw(
-            "rss_exact_kib",
-            Unit::Kib,
-            l.clone(),
-            rss_exact_kib[k].clone(),
-        );
+        let l = labels(&[(STAGE, stage), (SIZE, &size_name)]);
+        out.push(&VM_SIZE_KIB, l.clone(), vm_size_kib[k].clone());
+        out.push(&RSS_KIB, l.clone(), vm_rss_kib[k].clone());
+        out.push_detail(&RSS_EXACT_KIB, l.clone(), rss_exact_kib[k].clone());
         if k > 0 {
             let d = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x - y).collect();
-            out.push_raw(
-                "vm_growth_kib",
-                Unit::Kib,
+            out.push(
+                &VM_GROWTH_KIB,
                 l.clone(),
                 d(&vm_size_kib[k], &vm_size_kib[0]),
             );
-            out.push_raw(
-                "rss_growth_kib",
-                Unit::Kib,
-                l,
-                d(&vm_rss_kib[k], &vm_rss_kib[0]),
-            );
+            out.push(&RSS_GROWTH_KIB, l, d(&vm_rss_kib[k], &vm_rss_kib[0]));
         }
     }
     Ok(out)
@@ -224,21 +241,21 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     let Some(size) = r
         .metrics
         .first()
-        .and_then(|m| m.label("size"))
+        .and_then(|m| m.label(SIZE))
         .map(str::to_string)
     else {
         return a;
     };
-    let at = |name: &str, stage: &str| r.median(name, &[("stage", stage)]);
+    let at = |spec: &MetricSpec, stage: &str| r.median(spec, &[(STAGE, stage)]);
     // The bound of one counter reading; a growth is two readings.
-    let bound = crate::measure::rss::bound(r, &[]);
-    let pm = |readings: f64| crate::measure::rss::pm(bound, readings, 1.0);
-    a.notes.extend(crate::measure::rss::note(r));
+    let bound = rss::bound(r, &[]);
+    let pm = |readings: f64| rss::pm(bound, readings, 1.0);
+    a.notes.extend(rss::note(r));
     if let (Some(vm_malloc_kib), Some(rss_malloc_kib), Some(vm_touch_kib), Some(rss_touch_kib)) = (
-        at("vm_growth_kib", "after_malloc"),
-        at("rss_growth_kib", "after_malloc"),
-        at("vm_growth_kib", "after_touch"),
-        at("rss_growth_kib", "after_touch"),
+        at(&VM_GROWTH_KIB, AFTER_MALLOC),
+        at(&RSS_GROWTH_KIB, AFTER_MALLOC),
+        at(&VM_GROWTH_KIB, AFTER_TOUCH),
+        at(&RSS_GROWTH_KIB, AFTER_TOUCH),
     ) {
         let size_kib = crate::units::parse_size(&size).unwrap_or(1) as f64 / 1024.0;
         a.findings.push(format!(
@@ -252,12 +269,10 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             fmt_value((vm_touch_kib - vm_malloc_kib).max(0.0), Unit::Kib)
         ));
     }
-    let max_rss = |stage: &str| r.reading("max_rss_kib", &[("stage", stage)]);
-    if let (Some(start_kib), Some(malloc_kib), Some(touch_kib)) = (
-        max_rss("start"),
-        max_rss("after_malloc"),
-        max_rss("after_touch"),
-    ) {
+    let max_rss = |stage: &str| r.reading(&MAX_RSS_KIB, &[(STAGE, stage)]);
+    if let (Some(start_kib), Some(malloc_kib), Some(touch_kib)) =
+        (max_rss(START), max_rss(AFTER_MALLOC), max_rss(AFTER_TOUCH))
+    {
         a.findings.push(format!(
             "the seed's \"max RSS\" (getrusage ru_maxrss, first round): started {}, after malloc {}, after touch {}{}",
             fmt_value(start_kib, Unit::Kib),
@@ -266,10 +281,9 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             pm(1.0).replacen(" ±", ", each ±", 1)
         ));
     }
-    if let (Some(vm_rss_kib), Some(exact_kib)) = (
-        at("rss_kib", "after_touch"),
-        at("rss_exact_kib", "after_touch"),
-    ) {
+    if let (Some(vm_rss_kib), Some(exact_kib)) =
+        (at(&RSS_KIB, AFTER_TOUCH), at(&RSS_EXACT_KIB, AFTER_TOUCH))
+    {
         let gap = vm_rss_kib - exact_kib;
         let verdict = bound.map_or(String::new(), |b| {
             format!(

@@ -22,7 +22,18 @@ pub mod threads;
 pub mod threads_findings;
 
 use crate::env::Env;
+use crate::metric::{Kind, MetricSpec};
 use crate::sys::procfs;
+use crate::units::{Better, Unit};
+
+/// VmRSS grown, the one series memory.malloc and memory.threads both push.
+pub const RSS_GROWTH_KIB: MetricSpec = MetricSpec::new(
+    "rss_growth_kib",
+    Unit::Kib,
+    Better::Lower,
+    Kind::Memory,
+    "VmRSS grown since the start: at a stage of the malloc demo, or while the blocked threads started",
+);
 
 /// The memory figures of this process (and the kernel's stacks) at a moment.
 #[derive(Clone, Copy, Debug, Default)]

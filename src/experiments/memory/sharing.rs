@@ -5,6 +5,18 @@
 use crate::experiments::prelude::*;
 use crate::sys::share;
 
+/// One cell of the sharing matrix: 1 when the parent saw the child's change.
+pub const SHARED: MetricSpec = MetricSpec::new(
+    "shared",
+    Unit::Count,
+    Better::Neither,
+    Kind::Other,
+    "1 when the parent saw a clone()d child's change of one aspect under one flag, else 0",
+);
+/// The matrix's row (a `CLONE_*` flag) and column (what the child changed).
+pub const FLAG: LabelKey = "flag";
+pub const ASPECT: LabelKey = "aspect";
+
 /// The rows of the sharing matrix: a name and the CLONE_* flags.
 pub const SHARE_ROWS: &[(&str, libc::c_int)] = &[
     ("none", 0),
@@ -55,6 +67,7 @@ pub fn documented(flags: libc::c_int, aspect_flag: libc::c_int) -> bool {
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "memory.sharing",
+    metrics: &[&SHARED],
     summary: "which changes a clone()d child makes the parent sees, per CLONE_* flag: memory, fds, cwd, signals, tgid",
     reproduces: "Bendersky's clone-vm-sample (the CLONE_VM row) and the flags it names: CLONE_FILES, CLONE_SIGHAND, CLONE_THREAD",
     params: &[ParamSpec {
@@ -94,10 +107,9 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             ));
         }
         for (name, _) in ASPECTS {
-            out.reading_raw(
-                "shared",
-                Unit::Count,
-                labels(&[("flag", row), ("aspect", name)]),
+            out.reading(
+                &SHARED,
+                labels(&[(FLAG, row), (ASPECT, name)]),
                 if aspect(&seen[0], name) { 1.0 } else { 0.0 },
             );
         }
@@ -133,7 +145,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         let mut cells = Vec::new();
         let mut shares = Vec::new();
         for (name, aflag) in ASPECTS {
-            let Some(v) = r.reading("shared", &[("flag", row), ("aspect", name)]) else {
+            let Some(v) = r.reading(&SHARED, &[(FLAG, row), (ASPECT, name)]) else {
                 continue;
             };
             let shared = v > 0.5;

@@ -4,20 +4,35 @@
 
 use super::bounds::{binding, limit_inputs, thread_bounds, THREAD_FLOOR_BYTES};
 use super::crowd::Crowd;
-use super::threads_findings::{analyze, DEFAULT, SMALL, TOUCH, VARIANTS};
-use super::{default_stack, usable_memory, Snap};
+use super::threads_findings::*;
+use super::{default_stack, usable_memory, Snap, RSS_GROWTH_KIB};
 use crate::experiments::prelude::*;
-use crate::measure::rss;
+use crate::measure::rss::{self, RSS_BOUND_KIB, RSS_CROSS_CHECK_KIB};
+use crate::metric::key::{THREADS, VARIANT};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
-/// `kernel_kib_per_1000_threads` is declared `Neither`: it is read from
-/// system-wide counters (/proc/meminfo) that the slab caches' reuse and other
-/// activity move between identical runs, so `compare` reports a change of it
-/// and never gates on it.
+/// The series are declared in `threads_findings`, which reads them too.
 pub static EXPERIMENT: Experiment = Experiment {
     name: "memory.threads",
-    better: &[("create_ns", Better::Lower), ("create_per_thread_ns", Better::Lower), ("ready_ns", Better::Lower), ("touch_all_ns", Better::Lower), ("virt_per_thread_kib", Better::Lower), ("rss_per_thread_kib", Better::Lower), ("rss_exact_per_thread_kib", Better::Lower), ("kernel_stack_per_thread_kib", Better::Lower), ("kernel_kib_per_1000_threads", Better::Neither), ("page_tables_per_thread_bytes", Better::Lower), ("vm_size_growth_kib", Better::Lower), ("rss_growth_kib", Better::Lower), ("rss_exact_growth_kib", Better::Lower), ("threads_seen", Better::Neither)],
+    metrics: &[
+        &CREATE_NS,
+        &CREATE_PER_THREAD_NS,
+        &READY_NS,
+        &TOUCH_ALL_NS,
+        &VIRT_PER_THREAD_KIB,
+        &RSS_PER_THREAD_KIB,
+        &RSS_EXACT_PER_THREAD_KIB,
+        &KERNEL_STACK_PER_THREAD_KIB,
+        &KERNEL_KIB_PER_1000_THREADS,
+        &PAGE_TABLES_PER_THREAD_BYTES,
+        &VM_SIZE_GROWTH_KIB,
+        &RSS_GROWTH_KIB,
+        &RSS_EXACT_GROWTH_KIB,
+        &THREADS_SEEN,
+        &RSS_BOUND_KIB,
+        &RSS_CROSS_CHECK_KIB,
+    ],
     summary: "N blocked threads: VmSize, VmRSS (vs the exact smaps count), VmPTE, KernelStack; per thread; creation time",
     reproduces: "Bendersky: 10,000 threads ≈ 80 GiB virtual, ≈ 80 MiB resident; 400 KiB touched each ≈ 2.6 GiB, not 4 GiB",
     params: &[
@@ -51,78 +66,60 @@ pub static EXPERIMENT: Experiment = Experiment {
         },
     ],
     seeds: &[
-        SeedFigure {
-            metric: "vm_size_growth_kib",
-            labels: &[("variant", DEFAULT.name), ("threads", "10000")],
-            lo: 80.0 * 1024.0 * 1024.0,
-            hi: 80.0 * 1024.0 * 1024.0,
-            unit: Unit::Kib,
-            source: SEED_SWITCH,
-            hardware: BENDERSKY_HW,
-            method: "~80 GiB virtual seen in top/htop for 10,000 threads",
-            statistic: SeedStat::Median,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "rss_growth_kib",
-            labels: &[("variant", DEFAULT.name), ("threads", "10000")],
-            lo: 80.0 * 1024.0,
-            hi: 80.0 * 1024.0,
-            unit: Unit::Kib,
-            source: SEED_SWITCH,
-            hardware: BENDERSKY_HW,
-            method: "~80 MiB resident seen in top/htop for 10,000 threads (the whole process)",
-            statistic: SeedStat::Median,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "rss_growth_kib",
-            labels: &[("variant", TOUCH.name), ("threads", "10000"), ("touch", "400 KiB")],
-            lo: 2.6 * 1024.0 * 1024.0,
-            hi: 2.6 * 1024.0 * 1024.0,
-            unit: Unit::Kib,
-            source: SEED_SWITCH,
-            hardware: BENDERSKY_HW,
-            method: "total RSS with 400 KiB of stack used by each of 10,000 threads (\"around 2.6 GiB\")",
-            statistic: SeedStat::Median,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "virt_per_thread_kib",
-            labels: &[("variant", DEFAULT.name)],
-            lo: 8_388.6,
-            hi: 8_388.6,
-            unit: Unit::Kib,
-            source: SEED_SWITCH,
-            hardware: BENDERSKY_HW,
-            method: "~80 GiB / 10,000 threads",
-            statistic: SeedStat::Median,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "rss_per_thread_kib",
-            labels: &[("variant", DEFAULT.name)],
-            lo: 8.192,
-            hi: 8.192,
-            unit: Unit::Kib,
-            source: SEED_SWITCH,
-            hardware: BENDERSKY_HW,
-            method: "~80 MiB / 10,000 threads (whole-process RSS, so an upper bound)",
-            statistic: SeedStat::Median,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "rss_per_thread_kib",
-            labels: &[("variant", TOUCH.name), ("touch", "400 KiB")],
-            lo: 272.6,
-            hi: 272.6,
-            unit: Unit::Kib,
-            source: SEED_SWITCH,
-            hardware: BENDERSKY_HW,
-            method: "~2.6 GiB / 10,000 threads",
-            statistic: SeedStat::Median,
-            cold: false,
-        },
+        SeedFigure::of(
+            &VM_SIZE_GROWTH_KIB,
+            (80.0 * 1024.0 * 1024.0, 80.0 * 1024.0 * 1024.0),
+            SeedStat::Median,
+            SEED_SWITCH,
+            BENDERSKY_HW,
+            "~80 GiB virtual seen in top/htop for 10,000 threads",
+        )
+        .labels(&[(VARIANT, DEFAULT.name), (THREADS, "10000")]),
+        SeedFigure::of(
+            &RSS_GROWTH_KIB,
+            (80.0 * 1024.0, 80.0 * 1024.0),
+            SeedStat::Median,
+            SEED_SWITCH,
+            BENDERSKY_HW,
+            "~80 MiB resident seen in top/htop for 10,000 threads (the whole process)",
+        )
+        .labels(&[(VARIANT, DEFAULT.name), (THREADS, "10000")]),
+        SeedFigure::of(
+            &RSS_GROWTH_KIB,
+            (2.6 * 1024.0 * 1024.0, 2.6 * 1024.0 * 1024.0),
+            SeedStat::Median,
+            SEED_SWITCH,
+            BENDERSKY_HW,
+            "total RSS with 400 KiB of stack used by each of 10,000 threads (\"around 2.6 GiB\")",
+        )
+        .labels(&[(VARIANT, TOUCH.name), (THREADS, "10000"), (TOUCHED, "400 KiB")]),
+        SeedFigure::of(
+            &VIRT_PER_THREAD_KIB,
+            (8_388.6, 8_388.6),
+            SeedStat::Median,
+            SEED_SWITCH,
+            BENDERSKY_HW,
+            "~80 GiB / 10,000 threads",
+        )
+        .labels(&[(VARIANT, DEFAULT.name)]),
+        SeedFigure::of(
+            &RSS_PER_THREAD_KIB,
+            (8.192, 8.192),
+            SeedStat::Median,
+            SEED_SWITCH,
+            BENDERSKY_HW,
+            "~80 MiB / 10,000 threads (whole-process RSS, so an upper bound)",
+        )
+        .labels(&[(VARIANT, DEFAULT.name)]),
+        SeedFigure::of(
+            &RSS_PER_THREAD_KIB,
+            (272.6, 272.6),
+            SeedStat::Median,
+            SEED_SWITCH,
+            BENDERSKY_HW,
+            "~2.6 GiB / 10,000 threads",
+        )
+        .labels(&[(VARIANT, TOUCH.name), (TOUCHED, "400 KiB")]),
     ],
     points,
     measure,
@@ -295,13 +292,13 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let stack_name = fmt_size(stack_bytes.map_or(default_stack_bytes, |s| s as u64));
     let started_name = started.to_string();
     let mut base = vec![
-        ("variant", variant.as_str()),
-        ("threads", started_name.as_str()),
-        ("stack", stack_name.as_str()),
+        (VARIANT, variant.as_str()),
+        (THREADS, started_name.as_str()),
+        (STACK, stack_name.as_str()),
     ];
     let touch_name = fmt_size(touch_bytes as u64);
     if touch_bytes > 0 {
-        base.push(("touch", touch_name.as_str()));
+        base.push((TOUCHED, touch_name.as_str()));
     }
     let l = labels(&base);
     // The bound of one VmRSS reading, taken while the threads were alive
@@ -314,45 +311,34 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     // How much a figure of the snapshot grew while the threads started.
     let growth = |f: fn(&Snap) -> f64| f(&after) - f(&before);
     let one = |v: f64| vec![v];
-    out.push_raw(
-        "vm_size_growth_kib",
-        Unit::Kib,
+    out.push(
+        &VM_SIZE_GROWTH_KIB,
         l.clone(),
         one(growth(|s| s.vm_size_kib)),
     );
-    out.push_raw(
-        "rss_growth_kib",
-        Unit::Kib,
-        l.clone(),
-        one(growth(|s| s.vm_rss_kib)),
-    );
-    out.push_raw(
-        "rss_exact_growth_kib",
-        Unit::Kib,
+    out.push(&RSS_GROWTH_KIB, l.clone(), one(growth(|s| s.vm_rss_kib)));
+    out.push(
+        &RSS_EXACT_GROWTH_KIB,
         l.clone(),
         one(growth(|s| s.rss_exact_kib)),
     );
-    out.push_raw(
-        "virt_per_thread_kib",
-        Unit::Kib,
+    out.push(
+        &VIRT_PER_THREAD_KIB,
         l.clone(),
         one(growth(|s| s.vm_size_kib) / per),
     );
-    out.push_raw(
-        "rss_per_thread_kib",
-        Unit::Kib,
+    out.push(
+        &RSS_PER_THREAD_KIB,
         l.clone(),
         one(growth(|s| s.vm_rss_kib) / per),
     );
-    out.push_raw(
-        "rss_exact_per_thread_kib",
-        Unit::Kib,
+    out.push(
+        &RSS_EXACT_PER_THREAD_KIB,
         l.clone(),
         one(growth(|s| s.rss_exact_kib) / per),
     );
-    out.push_raw(
-        "kernel_stack_per_thread_kib",
-        Unit::Kib,
+    out.push(
+        &KERNEL_STACK_PER_THREAD_KIB,
         l.clone(),
         one(growth(|s| s.kernel_stack_kib) / per),
     );
@@ -366,35 +352,27 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     ];
     for (kind, field) in kernel {
         let mut with = base.clone();
-        with.push(("kind", kind));
-        out.push_detail_raw(
-            "kernel_kib_per_1000_threads",
-            Unit::Kib,
+        with.push((MEMINFO, kind));
+        out.push_detail(
+            &KERNEL_KIB_PER_1000_THREADS,
             labels(&with),
             one(growth(field) * 1000.0 / per),
         );
     }
-    out.push_detail_raw(
-        "page_tables_per_thread_bytes",
-        Unit::Bytes,
+    out.push_detail(
+        &PAGE_TABLES_PER_THREAD_BYTES,
         l.clone(),
         one(growth(|s| s.vm_pte_kib) * 1024.0 / per),
     );
-    out.push_raw("create_ns", Unit::Ns, l.clone(), one(created_ns));
-    out.push_detail_raw(
-        "create_per_thread_ns",
-        Unit::Ns,
-        l.clone(),
-        one(created_ns / per),
-    );
+    out.push(&CREATE_NS, l.clone(), one(created_ns));
+    out.push_detail(&CREATE_PER_THREAD_NS, l.clone(), one(created_ns / per));
     if touch_bytes > 0 {
-        out.push_raw("touch_all_ns", Unit::Ns, l.clone(), one(ready_ns));
+        out.push(&TOUCH_ALL_NS, l.clone(), one(ready_ns));
     } else {
-        out.push_detail_raw("ready_ns", Unit::Ns, l.clone(), one(ready_ns));
+        out.push_detail(&READY_NS, l.clone(), one(ready_ns));
     }
-    out.push_detail_raw(
-        "threads_seen",
-        Unit::Count,
+    out.push_detail(
+        &THREADS_SEEN,
         l,
         one(after.threads as f64 - before.threads as f64),
     );

@@ -3,8 +3,10 @@
 //! resident memory and page tables both; the seed's 400 KiB arithmetic; the
 //! kernel's own memory per 1,000 threads beside user RSS.
 
+use super::RSS_GROWTH_KIB;
 use crate::experiments::prelude::*;
 use crate::measure::rss;
+use crate::metric::key::{THREADS, VARIANT};
 
 pub const DEFAULT: Choice = Choice::new("default", "threads with the default stack size");
 pub const SMALL: Choice = Choice::new(
@@ -16,6 +18,101 @@ pub const TOUCH: Choice = Choice::new("touch", "threads that each touch part of 
 /// The variants: what `-p variants=` accepts, what `tasklab list` prints,
 /// and what the rounds and the findings loop over.
 pub const VARIANTS: &[Choice] = &[DEFAULT, SMALL, TOUCH];
+
+/// The series of memory.threads, declared here, where both the worker
+/// (threads.rs) and the findings read them.
+const fn kib(name: &'static str, better: Better, about: &'static str) -> MetricSpec {
+    MetricSpec::new(name, Unit::Kib, better, Kind::Memory, about)
+}
+pub const VM_SIZE_GROWTH_KIB: MetricSpec = kib(
+    "vm_size_growth_kib",
+    Better::Lower,
+    "VmSize grown while the threads started: their stacks and guard pages",
+);
+pub const RSS_EXACT_GROWTH_KIB: MetricSpec = kib(
+    "rss_exact_growth_kib",
+    Better::Lower,
+    "smaps_rollup Rss grown while the threads started and touched their stacks: exact",
+);
+pub const VIRT_PER_THREAD_KIB: MetricSpec = kib(
+    "virt_per_thread_kib",
+    Better::Lower,
+    "address space (VmSize) one blocked thread reserves",
+);
+pub const RSS_PER_THREAD_KIB: MetricSpec = kib(
+    "rss_per_thread_kib",
+    Better::Lower,
+    "resident memory (VmRSS, the kernel's counters) one blocked thread keeps",
+);
+pub const RSS_EXACT_PER_THREAD_KIB: MetricSpec = kib(
+    "rss_exact_per_thread_kib",
+    Better::Lower,
+    "resident memory (smaps_rollup Rss, exact) one blocked thread keeps",
+);
+pub const KERNEL_STACK_PER_THREAD_KIB: MetricSpec = kib(
+    "kernel_stack_per_thread_kib",
+    Better::Lower,
+    "KernelStack (/proc/meminfo, system-wide) grown per thread started",
+);
+/// `Neither`: read from system-wide counters (/proc/meminfo) that the slab
+/// caches' reuse and other activity move between identical runs, so
+/// `compare` reports a change of it and never gates on it.
+pub const KERNEL_KIB_PER_1000_THREADS: MetricSpec = kib(
+    "kernel_kib_per_1000_threads",
+    Better::Neither,
+    "the kernel's own memory (a /proc/meminfo field, system-wide) grown per 1,000 threads started",
+);
+pub const PAGE_TABLES_PER_THREAD_BYTES: MetricSpec = MetricSpec::new(
+    "page_tables_per_thread_bytes",
+    Unit::Bytes,
+    Better::Lower,
+    Kind::Memory,
+    "the process's page tables (VmPTE) grown per thread started",
+);
+pub const CREATE_NS: MetricSpec = MetricSpec::new(
+    "create_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Creation,
+    "starting all N threads, each blocked until all exist",
+);
+pub const CREATE_PER_THREAD_NS: MetricSpec = MetricSpec::new(
+    "create_per_thread_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Creation,
+    "starting the N threads, per thread",
+);
+pub const READY_NS: MetricSpec = MetricSpec::new(
+    "ready_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::HandOff,
+    "from letting the threads go until every one has reached the gate and blocked again",
+);
+pub const TOUCH_ALL_NS: MetricSpec = MetricSpec::new(
+    "touch_all_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Creation,
+    "from letting the threads go until every one has faulted in its touched stack and blocked",
+);
+pub const THREADS_SEEN: MetricSpec = MetricSpec::new(
+    "threads_seen",
+    Unit::Count,
+    Better::Neither,
+    Kind::Other,
+    "threads the process gained by /proc/self/status while the crowd stood: a check of the count",
+);
+
+/// The stack each thread got, the stack it touched, and which
+/// /proc/meminfo field a kernel figure is.
+pub const STACK: LabelKey = "stack";
+pub const TOUCHED: LabelKey = "touch";
+pub const MEMINFO: LabelKey = "kind";
+/// Which growth a fit is of: resident or virtual memory.
+const WHAT: LabelKey = "what";
+const RESIDENT: &str = "resident";
 
 /// The seed's thread count, its touched-stack total (~2.6 GiB), and the
 /// pages per thread a pre-6.2 kernel's per-thread RSS cache can hold back
@@ -29,8 +126,8 @@ fn counts(r: &ExperimentResult, variant: &str) -> Vec<u64> {
     let mut c: Vec<u64> = r
         .metrics
         .iter()
-        .filter(|m| m.label("variant") == Some(variant))
-        .filter_map(|m| m.label_num("threads"))
+        .filter(|m| m.label(VARIANT) == Some(variant))
+        .filter_map(|m| m.label_num(THREADS))
         .collect();
     c.sort_unstable();
     c.dedup();
@@ -45,17 +142,21 @@ fn most_threads(r: &ExperimentResult, variant: &str) -> String {
 }
 
 /// The settled summaries of `metric` for `variant`, one per thread count.
-fn per_count<'a>(r: &'a ExperimentResult, metric: &'a str, variant: &'a str) -> Vec<&'a Summary> {
+fn per_count<'a>(
+    r: &'a ExperimentResult,
+    metric: &MetricSpec,
+    variant: &'a str,
+) -> Vec<&'a Summary> {
     counts(r, variant)
         .iter()
-        .filter_map(|n| r.settled(metric, &[("variant", variant), ("threads", &n.to_string())]))
+        .filter_map(|n| r.settled(metric, &[(VARIANT, variant), (THREADS, &n.to_string())]))
         .collect()
 }
 
 /// Whether the per-thread figures of `metric` at every count measured agree
 /// with the largest count's within their intervals; None when fewer than
 /// two counts have a settled figure.
-fn agree(r: &ExperimentResult, metric: &str, variant: &str) -> Option<bool> {
+fn agree(r: &ExperimentResult, metric: &MetricSpec, variant: &str) -> Option<bool> {
     let c = counts(r, variant);
     let all = per_count(r, metric, variant);
     let top = all.last()?;
@@ -66,7 +167,7 @@ fn agree(r: &ExperimentResult, metric: &str, variant: &str) -> Option<bool> {
 /// Where a per-thread claim holds: "over 500–2000 threads" when every
 /// count measured agrees with the largest within the intervals, else "at
 /// 2000 threads" (the largest).
-fn span(r: &ExperimentResult, metric: &str, variant: &str) -> String {
+fn span(r: &ExperimentResult, metric: &MetricSpec, variant: &str) -> String {
     let c = counts(r, variant);
     match (c.first(), c.last(), agree(r, metric, variant)) {
         (Some(lo), Some(hi), Some(true)) => format!("over {lo}–{hi} threads"),
@@ -81,13 +182,13 @@ fn thread_growth_fits(r: &ExperimentResult) -> Vec<NamedFit> {
     let mut fits = Vec::new();
     for variant in names(VARIANTS) {
         for (metric, what) in [
-            ("rss_exact_growth_kib", "resident"),
-            ("vm_size_growth_kib", "virtual"),
+            (&RSS_EXACT_GROWTH_KIB, RESIDENT),
+            (&VM_SIZE_GROWTH_KIB, "virtual"),
         ] {
             let pts: Vec<(f64, f64)> = r
                 .metrics_named(metric)
-                .filter(|m| m.label("variant") == Some(variant))
-                .filter_map(|m| Some((m.label_num("threads")? as f64, m.summary.median)))
+                .filter(|m| m.label(VARIANT) == Some(variant))
+                .filter_map(|m| Some((m.label_num(THREADS)? as f64, m.summary.median)))
                 .collect();
             if pts.len() < 3 {
                 continue;
@@ -96,7 +197,7 @@ fn thread_growth_fits(r: &ExperimentResult) -> Vec<NamedFit> {
             if let Some(fit) = crate::stats::linear_fit(&xs, &ys) {
                 fits.push(NamedFit {
                     name: format!("{variant} {what} KiB vs threads"),
-                    labels: labels(&[("variant", variant), ("what", what)]),
+                    labels: labels(&[(VARIANT, variant), (WHAT, what)]),
                     x_unit: "thread".into(),
                     y_unit: "KiB".into(),
                     fit,
@@ -120,22 +221,19 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
             .map_or("?", |m| m.1.as_str())
     };
     // The findings quote the largest count measured for each variant.
-    let s = |name: &str, variant: &str| {
-        r.settled(name, &[("variant", variant), ("threads", at(variant))])
+    let s = |spec: &MetricSpec, variant: &str| {
+        r.settled(spec, &[(VARIANT, variant), (THREADS, at(variant))])
     };
     let label = |variant: &str, key: &str| {
-        r.find(
-            "create_ns",
-            &[("variant", variant), ("threads", at(variant))],
-        )
-        .and_then(|m| m.label(key))
-        .unwrap_or("?")
-        .to_string()
+        r.find(&CREATE_NS, &[(VARIANT, variant), (THREADS, at(variant))])
+            .and_then(|m| m.label(key))
+            .unwrap_or("?")
+            .to_string()
     };
     let (default, touch) = (DEFAULT.name, TOUCH.name);
     // The bound of one VmRSS reading at the quoted count: a growth is two
     // readings, a per-thread figure that divided by the threads.
-    let bound = |variant: &str| rss::bound(r, &[("variant", variant), ("threads", at(variant))]);
+    let bound = |variant: &str| rss::bound(r, &[(VARIANT, variant), (THREADS, at(variant))]);
     let pm = |variant: &str, per_thread: bool| {
         let n: f64 = at(variant).parse().unwrap_or(1.0);
         rss::pm(bound(variant), 2.0, if per_thread { n } else { 1.0 })
@@ -143,24 +241,24 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
     a.notes.extend(rss::note(r));
     let f = &mut a.findings;
     if let (Some(vm), Some(rss), Some(virt), Some(res)) = (
-        s("vm_size_growth_kib", default),
-        s("rss_growth_kib", default),
-        s("virt_per_thread_kib", default),
-        s("rss_per_thread_kib", default),
+        s(&VM_SIZE_GROWTH_KIB, default),
+        s(&RSS_GROWTH_KIB, default),
+        s(&VIRT_PER_THREAD_KIB, default),
+        s(&RSS_PER_THREAD_KIB, default),
     ) {
         let n: f64 = at(default).parse().unwrap_or(1.0);
         let scale = |kib: f64| fmt_value(kib * 1024.0 * SEED_THREADS / n.max(1.0), Unit::Bytes);
         f.push(format!(
             "{n} threads with the default {} stack: VmSize +{}, VmRSS +{}{}. Per thread, {}: {} of address space (the stack and its guard page) and {}{} resident ({}): stacks are virtual until used. Scaled to the seed's 10,000: {} virtual, {} resident (seed: ~80 GiB, ~80 MiB)",
-            label(default, "stack"),
+            label(default, STACK),
             fmt_value(vm.median * 1024.0, Unit::Bytes),
             fmt_value(rss.median * 1024.0, Unit::Bytes),
             pm(default, false),
-            span(r, "virt_per_thread_kib", default),
+            span(r, &VIRT_PER_THREAD_KIB, default),
             figure(virt, Unit::Kib),
             figure(res, Unit::Kib),
             pm(default, true),
-            span(r, "rss_per_thread_kib", default),
+            span(r, &RSS_PER_THREAD_KIB, default),
             scale(vm.median),
             scale(rss.median),
             n = at(default),
@@ -175,7 +273,7 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
     f.extend(kernel_memory(r, at(default)));
     // The two times, one sentence.
     let mut times = Vec::new();
-    if let (Some(c), Some(per)) = (s("create_ns", default), s("create_per_thread_ns", default)) {
+    if let (Some(c), Some(per)) = (s(&CREATE_NS, default), s(&CREATE_PER_THREAD_NS, default)) {
         times.push(format!(
             "creating {} threads took {} ({} each, the threads blocked until all exist)",
             at(default),
@@ -183,11 +281,11 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
             figure(per, Unit::Ns)
         ));
     }
-    if let Some(t) = s("touch_all_ns", touch) {
+    if let Some(t) = s(&TOUCH_ALL_NS, touch) {
         let n: f64 = at(touch).parse().unwrap_or(1.0);
         times.push(format!(
             "faulting in {} of stack in each of {} threads took {} ({} per thread, on {} CPUs' worth of page faults)",
-            label(touch, "touch"),
+            label(touch, TOUCHED),
             at(touch),
             figure(t, Unit::Ns),
             fmt_ns(t.median / n.max(1.0)),
@@ -205,7 +303,7 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
     a
 }
 
-type Get<'a> = dyn Fn(&str, &str) -> Option<&'a Summary> + 'a;
+type Get<'a> = dyn Fn(&MetricSpec, &str) -> Option<&'a Summary> + 'a;
 type Label<'a> = dyn Fn(&str, &str) -> String + 'a;
 /// The RSS bound of a variant's quoted figure: per thread, or in total.
 type Pm<'a> = dyn Fn(&str, bool) -> String + 'a;
@@ -215,18 +313,18 @@ type Pm<'a> = dyn Fn(&str, bool) -> String + 'a;
 fn small_stack(r: &ExperimentResult, s: &Get, label: &Label, pm: &Pm) -> Option<String> {
     let (small, default) = (SMALL.name, DEFAULT.name);
     let (virt, res) = (
-        s("virt_per_thread_kib", small)?,
-        s("rss_per_thread_kib", small)?,
+        s(&VIRT_PER_THREAD_KIB, small)?,
+        s(&RSS_PER_THREAD_KIB, small)?,
     );
     let mut text = format!(
         "with a {} stack (pthread_attr_setstacksize) a thread reserves {} of address space and keeps {}{} resident (VmRSS, {})",
-        label(small, "stack"),
+        label(small, STACK),
         figure(virt, Unit::Kib),
         figure(res, Unit::Kib),
         pm(small, true),
-        span(r, "rss_per_thread_kib", small)
+        span(r, &RSS_PER_THREAD_KIB, small)
     );
-    let Some(res_d) = s("rss_per_thread_kib", default) else {
+    let Some(res_d) = s(&RSS_PER_THREAD_KIB, default) else {
         return Some(text);
     };
     let resident = order(res, res_d);
@@ -235,8 +333,8 @@ fn small_stack(r: &ExperimentResult, s: &Get, label: &Label, pm: &Pm) -> Option<
         compare("small", res, "default", res_d, Unit::Kib)
     ));
     let pt = match (
-        s("page_tables_per_thread_bytes", small),
-        s("page_tables_per_thread_bytes", default),
+        s(&PAGE_TABLES_PER_THREAD_BYTES, small),
+        s(&PAGE_TABLES_PER_THREAD_BYTES, default),
     ) {
         (Some(p), Some(d)) => {
             text.push_str(&format!(
@@ -268,11 +366,11 @@ fn small_stack(r: &ExperimentResult, s: &Get, label: &Label, pm: &Pm) -> Option<
 fn touched(r: &ExperimentResult, s: &Get, label: &Label, pm: &Pm) -> Option<(String, String)> {
     let t = TOUCH.name;
     let (rss, exact, total) = (
-        s("rss_per_thread_kib", t)?,
-        s("rss_exact_per_thread_kib", t)?,
-        s("rss_growth_kib", t)?,
+        s(&RSS_PER_THREAD_KIB, t)?,
+        s(&RSS_EXACT_PER_THREAD_KIB, t)?,
+        s(&RSS_GROWTH_KIB, t)?,
     );
-    let touched = label(t, "touch");
+    let touched = label(t, TOUCHED);
     let touched_kib = crate::units::parse_size(&touched).unwrap_or(0) as f64 / 1024.0;
     let seed_total_kib = touched_kib * SEED_THREADS;
     let kib = |v: f64| fmt_value(v * 1024.0, Unit::Bytes);
@@ -308,8 +406,8 @@ fn touched(r: &ExperimentResult, s: &Get, label: &Label, pm: &Pm) -> Option<(Str
     };
     let finding = format!(
         "touching {touched} of stack in each of {} threads: per thread ({}), VmRSS +{}{}, exact (smaps_rollup Rss) +{}, {:.0}% of the touched size; total VmRSS +{}{}. The seed's 10,000 x {touched} is {}, and it saw ~2.6 GiB. {verdict}",
-        label(t, "threads"),
-        span(r, "rss_exact_per_thread_kib", t),
+        label(t, THREADS),
+        span(r, &RSS_EXACT_PER_THREAD_KIB, t),
         figure(rss, Unit::Kib),
         pm(t, true),
         figure(exact, Unit::Kib),
@@ -363,8 +461,8 @@ fn kernel_memory(r: &ExperimentResult, n: &str) -> Option<String> {
     let d = DEFAULT.name;
     let at = |kind: &'static str| {
         r.settled(
-            "kernel_kib_per_1000_threads",
-            &[("variant", d), ("threads", n), ("kind", kind)],
+            &KERNEL_KIB_PER_1000_THREADS,
+            &[(VARIANT, d), (THREADS, n), (MEMINFO, kind)],
         )
     };
     let mut kinds: Vec<(&str, Summary)> = ["KernelStack", "PageTables", "Slab", "SUnreclaim"]
@@ -375,10 +473,7 @@ fn kernel_memory(r: &ExperimentResult, n: &str) -> Option<String> {
     // same quantity as /proc/meminfo's system-wide PageTables, exact and
     // unmoved by other processes (4,036 KiB per 1,000 in every run where
     // PageTables read 2,596 to 3,926).
-    let own_pte = r.settled(
-        "page_tables_per_thread_bytes",
-        &[("variant", d), ("threads", n)],
-    );
+    let own_pte = r.settled(&PAGE_TABLES_PER_THREAD_BYTES, &[(VARIANT, d), (THREADS, n)]);
     if let (Some(own), false) = (own_pte, kinds.is_empty()) {
         let own = (
             "PageTables (this process's VmPTE)",
@@ -391,10 +486,7 @@ fn kernel_memory(r: &ExperimentResult, n: &str) -> Option<String> {
     }
     if kinds.is_empty() {
         // A file from before these series: the kernel stack per thread.
-        let k = r.settled(
-            "kernel_stack_per_thread_kib",
-            &[("variant", d), ("threads", n)],
-        )?;
+        let k = r.settled(&KERNEL_STACK_PER_THREAD_KIB, &[(VARIANT, d), (THREADS, n)])?;
         return Some(format!(
             "beyond its user memory each thread also costs the kernel {} of kernel stack (KernelStack, system-wide, so other activity adds noise; at {n} threads)",
             figure(k, Unit::Kib)
@@ -412,10 +504,7 @@ fn kernel_memory(r: &ExperimentResult, n: &str) -> Option<String> {
         })
         .collect();
     let user = r
-        .settled(
-            "rss_exact_per_thread_kib",
-            &[("variant", d), ("threads", n)],
-        )
+        .settled(&RSS_EXACT_PER_THREAD_KIB, &[(VARIANT, d), (THREADS, n)])
         .map(|u| {
             format!(
                 "; beside them the threads' user memory, resident (smaps_rollup), is {} per 1,000",
@@ -435,11 +524,11 @@ fn kernel_memory(r: &ExperimentResult, n: &str) -> Option<String> {
 fn growth(r: &ExperimentResult, fits: &[NamedFit]) -> Option<String> {
     let lines: Vec<String> = fits
         .iter()
-        .filter(|x| x.labels.get("what").is_some_and(|w| w == "resident"))
+        .filter(|x| x.labels.get(WHAT).is_some_and(|w| w == RESIDENT))
         .map(|x| {
-            let v = x.labels.get("variant").map_or("?", String::as_str);
-            let at = span(r, "rss_exact_per_thread_kib", v);
-            let verdict = match agree(r, "rss_exact_per_thread_kib", v) {
+            let v = x.labels.get(VARIANT).map_or("?", String::as_str);
+            let at = span(r, &RSS_EXACT_PER_THREAD_KIB, v);
+            let verdict = match agree(r, &RSS_EXACT_PER_THREAD_KIB, v) {
                 Some(true) => format!(" (the per-thread figures agree within their intervals {at})"),
                 Some(false) => format!(
                     " (the per-thread figures differ between counts beyond their intervals, so they hold {at})"
@@ -462,22 +551,22 @@ fn growth(r: &ExperimentResult, fits: &[NamedFit]) -> Option<String> {
 /// What a blocked thread with the default stack reserves and keeps.
 fn thread_memory_headline(e: &ExperimentResult) -> Option<String> {
     let n = most_threads(e, DEFAULT.name);
-    let at = [("variant", DEFAULT.name), ("threads", n.as_str())];
+    let at = [(VARIANT, DEFAULT.name), (THREADS, n.as_str())];
     let virt = e
-        .find("virt_per_thread_kib", &at)
+        .find(&VIRT_PER_THREAD_KIB, &at)
         .filter(|m| !m.summary.unstable)?;
-    let stack = virt.label("stack").unwrap_or("default");
-    let (res, res_metric) = match e.settled("rss_exact_per_thread_kib", &at) {
-        Some(s) => (s, "rss_exact_per_thread_kib"),
-        None => (e.settled("rss_per_thread_kib", &at)?, "rss_per_thread_kib"),
+    let stack = virt.label(STACK).unwrap_or("default");
+    let (res, res_metric) = match e.settled(&RSS_EXACT_PER_THREAD_KIB, &at) {
+        Some(s) => (s, &RSS_EXACT_PER_THREAD_KIB),
+        None => (e.settled(&RSS_PER_THREAD_KIB, &at)?, &RSS_PER_THREAD_KIB),
     };
-    let kernel_kib = e.median("kernel_stack_per_thread_kib", &at);
+    let kernel_kib = e.median(&KERNEL_STACK_PER_THREAD_KIB, &at);
     Some(format!(
         "a blocked thread with the {stack} default stack reserves {} of address space but keeps {}{} resident{} ({})",
         fmt_value(virt.summary.median, Unit::Kib),
         fmt_value(res.median, Unit::Kib),
         // VmRSS (a file from before the exact count) carries its bound.
-        if res_metric == "rss_per_thread_kib" {
+        if res_metric.name == RSS_PER_THREAD_KIB.name {
             rss::pm(rss::bound(e, &at), 2.0, n.parse().unwrap_or(1.0))
         } else {
             String::new()

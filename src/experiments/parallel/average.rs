@@ -8,18 +8,88 @@ use super::array::{
 };
 use super::variants::{thp_of, VARIANTS};
 use super::{
-    column, fitting_sizes, notes_for_cpus, reading_cpus, speedups, worker_counts, Contention,
-    MAX_WORKERS, N_PARAM, WORKERS_HELP,
+    column, fitting_sizes, notes_for_cpus, reading_cpus, speedups, worker_counts,
+    Contention, AVERAGE_NS, CPUS, MAX_WORKERS, N_PARAM, OTHERS_CPUS, SPEEDUP, WORKERS_HELP,
 };
 use crate::experiments::prelude::*;
+use crate::measure::rss::{ANON_HUGE_KIB, VM_PTE_KIB};
 use crate::measure::sampler::interleave;
+use crate::metric::key::{N, VARIANT, WORKERS};
 use crate::sys::procfs;
 use crate::sys::{self, forkwork as par, forkwork::F64Buf};
 use serde::{Deserialize, Serialize};
 
+/// W-1 children forked and reaped, doing nothing: the bare cost of the
+/// processes beside the array.
+pub const FORK_REAP_NS: MetricSpec = MetricSpec::new(
+    "fork_reap_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Creation,
+    "forking W-1 children that exit at once and reaping them, beside the array",
+);
+pub const EFFICIENCY: MetricSpec = MetricSpec::new(
+    "efficiency",
+    Unit::Ratio,
+    Better::Higher,
+    Kind::Other,
+    "speedup over the W workers: 1 when every worker is fully used",
+);
+pub const CPUS_GRANTED: MetricSpec = MetricSpec::new(
+    "cpus_granted",
+    Unit::Ratio,
+    Better::Neither,
+    Kind::Other,
+    "CPU time the variant used over its wall time: the CPUs the scheduler granted it",
+);
+pub const FILL_ONCE_NS: MetricSpec = MetricSpec::new(
+    "fill_once_ns",
+    Unit::Ns,
+    Better::Neither,
+    Kind::Creation,
+    "filling the array once before the averages, its pages faulted in",
+);
+pub const SERIAL_REL_ERROR: MetricSpec = MetricSpec::new(
+    "serial_rel_error",
+    Unit::Ratio,
+    Better::Neither,
+    Kind::Other,
+    "the serial average's relative difference from the exact average",
+);
+pub const TOLERANCE: MetricSpec = MetricSpec::new(
+    "tolerance",
+    Unit::Ratio,
+    Better::Neither,
+    Kind::Other,
+    "how far, relative, a variant's average may stray from serial's (sums rounded in another order)",
+);
+pub const MAX_REL_DIFF_FROM_SERIAL: MetricSpec = MetricSpec::new(
+    "max_rel_diff_from_serial",
+    Unit::Ratio,
+    Better::Neither,
+    Kind::Other,
+    "the largest relative difference of a variant's average from serial's, over its repetitions",
+);
+/// The children `fork_reap_ns` forks: W-1.
+pub const CHILDREN: LabelKey = "children";
+
 pub static EXPERIMENT: Experiment = Experiment {
     name: "parallel.average",
-    better: &[("average_ns", Better::Lower), ("fork_reap_ns", Better::Lower), ("speedup", Better::Higher), ("efficiency", Better::Higher), ("cpus_granted", Better::Neither)],
+    metrics: &[
+        &AVERAGE_NS,
+        &FORK_REAP_NS,
+        &SPEEDUP,
+        &EFFICIENCY,
+        &CPUS_GRANTED,
+        &FILL_ONCE_NS,
+        &VM_PTE_KIB,
+        &ANON_HUGE_KIB,
+        &SERIAL_REL_ERROR,
+        &TOLERANCE,
+        &MAX_REL_DIFF_FROM_SERIAL,
+        &CPUS,
+        &OTHERS_CPUS,
+    ],
     summary: "the seed's array average, average phase only: serial vs W forked processes (partial sums through pipes), W threads, a rayon pool; speedup, efficiency, fork+reap cost",
     reproduces: "seed 003: 55,256,000 doubles averaged serially vs split across forked processes",
     params: &[
@@ -88,8 +158,8 @@ fn push_speedups(
 ) {
     let sp = speedups(serial_ns, variant_ns);
     let eff: Vec<f64> = sp.iter().map(|s| s / w as f64).collect();
-    out.push_raw("speedup", Unit::Ratio, base.clone(), sp);
-    out.push_detail_raw("efficiency", Unit::Ratio, base.clone(), eff);
+    out.push(&SPEEDUP, base.clone(), sp);
+    out.push_detail(&EFFICIENCY, base.clone(), eff);
 }
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
@@ -110,17 +180,12 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     fill(buf.as_mut_slice());
     let fill_ns = (sys::monotonic_ns() - t0) as f64;
     let xs = buf.as_slice();
-    out.reading_raw("fill_once_ns", Unit::Ns, labels(&[("n", &nl)]), fill_ns);
+    out.reading(&FILL_ONCE_NS, labels(&[(N, &nl)]), fill_ns);
     if let Some(v) = procfs::status_kib("VmPTE") {
-        out.reading_raw("vm_pte_kib", Unit::Kib, labels(&[("n", &nl)]), v as f64);
+        out.reading(&VM_PTE_KIB, labels(&[(N, &nl)]), v as f64);
     }
     if let Some(huge_kib) = procfs::smaps_rollup_kib("AnonHugePages") {
-        out.reading_raw(
-            "anon_huge_kib",
-            Unit::Kib,
-            labels(&[("n", &nl)]),
-            huge_kib as f64,
-        );
+        out.reading(&ANON_HUGE_KIB, labels(&[(N, &nl)]), huge_kib as f64);
         let bytes = n as f64 * 8.0;
         if job.params.text("thp") == "on"
             && bytes >= 8e6
@@ -138,18 +203,12 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 
     let serial_ref = par::seed_sum(xs) / n as f64;
     let exact = exact_average(n);
-    out.reading_raw(
-        "serial_rel_error",
-        Unit::Ratio,
-        labels(&[("n", &nl)]),
+    out.reading(
+        &SERIAL_REL_ERROR,
+        labels(&[(N, &nl)]),
         rel_diff(serial_ref, exact),
     );
-    out.reading_raw(
-        "tolerance",
-        Unit::Ratio,
-        labels(&[("n", &nl)]),
-        tolerance(n),
-    );
+    out.reading(&TOLERANCE, labels(&[(N, &nl)]), tolerance(n));
 
     // The serial average and every (variant, workers), each once a rep, in
     // a fresh random order each rep, so none is always first: (time, CPUs
@@ -217,41 +276,27 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         }
     }
 
-    let serial_labels = labels(&[
-        ("variant", Variant::Serial.name()),
-        ("workers", "1"),
-        ("n", &nl),
-    ]);
-    out.push_raw(
-        "average_ns",
-        Unit::Ns,
-        serial_labels.clone(),
-        serial_ns.clone(),
-    );
-    out.push_detail_raw("cpus_granted", Unit::Ratio, serial_labels, serial_cpus);
+    let serial_labels = labels(&[(VARIANT, Variant::Serial.name()), (WORKERS, "1"), (N, &nl)]);
+    out.push(&AVERAGE_NS, serial_labels.clone(), serial_ns.clone());
+    out.push_detail(&CPUS_GRANTED, serial_labels, serial_cpus);
     for ((v, w, times, worst), g) in runs.iter().zip(granted) {
         let ws = w.to_string();
-        let l = labels(&[("variant", v.name()), ("workers", &ws), ("n", &nl)]);
-        out.push_raw("average_ns", Unit::Ns, l.clone(), times.clone());
-        out.push_detail_raw("cpus_granted", Unit::Ratio, l.clone(), g);
+        let l = labels(&[(VARIANT, v.name()), (WORKERS, &ws), (N, &nl)]);
+        out.push(&AVERAGE_NS, l.clone(), times.clone());
+        out.push_detail(&CPUS_GRANTED, l.clone(), g);
         push_speedups(&mut out, &l, &serial_ns, times, *w);
-        out.reading_raw("max_rel_diff_from_serial", Unit::Ratio, l, *worst);
+        out.reading(&MAX_REL_DIFF_FROM_SERIAL, l, *worst);
     }
     for (w, times) in fork_reap {
         let ws = w.to_string();
-        out.push_raw(
-            "fork_reap_ns",
-            Unit::Ns,
-            labels(&[
-                ("workers", &ws),
-                ("children", &(w - 1).to_string()),
-                ("n", &nl),
-            ]),
+        out.push(
+            &FORK_REAP_NS,
+            labels(&[(WORKERS, &ws), (CHILDREN, &(w - 1).to_string()), (N, &nl)]),
             times,
         );
     }
     reading_cpus(&mut out);
-    watch.finish(&mut out, &format!("n={n}"), labels(&[("n", &nl)]));
+    watch.finish(&mut out, &format!("n={n}"), labels(&[(N, &nl)]));
     drop(pools);
     drop(buf);
     Ok(out)
@@ -268,23 +313,21 @@ fn analyze(r: &ExperimentResult) -> Analysis {
 /// where a speedup falls short (a condition of the measurement: a note).
 fn findings_and_notes(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
-    let cpus = r.reading("cpus", &[]).unwrap_or(0.0);
+    let cpus = r.reading(&CPUS, &[]).unwrap_or(0.0);
     let mut sizes: Vec<String> = r
-        .metrics_named("average_ns")
-        .filter_map(|m| m.label("n").map(String::from))
+        .metrics_named(&AVERAGE_NS)
+        .filter_map(|m| m.label(N).map(String::from))
         .collect();
     sizes.dedup();
     for nl in &sizes {
         let n: u64 = nl.parse().unwrap_or(0);
         let nn = nl.as_str();
-        let Some(serial_ns) = r.median(
-            "average_ns",
-            &[("variant", Variant::Serial.name()), ("n", nn)],
-        ) else {
+        let Some(serial_ns) = r.median(&AVERAGE_NS, &[(VARIANT, Variant::Serial.name()), (N, nn)])
+        else {
             continue;
         };
-        let med = |name: &str, v: &str, w: &str| {
-            r.median(name, &[("variant", v), ("workers", w), ("n", nn)])
+        let med = |spec: &MetricSpec, v: &str, w: &str| {
+            r.median(spec, &[(VARIANT, v), (WORKERS, w), (N, nn)])
         };
         // The best speedup per variant, at W <= CPUs, with the CPU time the
         // scheduler granted it.
@@ -292,22 +335,22 @@ fn findings_and_notes(r: &ExperimentResult) -> Analysis {
         let mut short = Vec::new();
         for v in names(VARIANTS) {
             let best = r
-                .metrics_named("speedup")
-                .filter(|m| m.label("variant") == Some(v) && m.label("n") == Some(nn))
+                .metrics_named(&SPEEDUP)
+                .filter(|m| m.label(VARIANT) == Some(v) && m.label(N) == Some(nn))
                 .filter(|m| {
-                    m.label("workers")
+                    m.label(WORKERS)
                         .and_then(|w| w.parse::<f64>().ok())
                         .is_some_and(|w| cpus == 0.0 || w <= cpus)
                 })
                 .max_by(|a, b| a.summary.median.total_cmp(&b.summary.median));
             let Some(b) = best else { continue };
-            let wl = b.label("workers").unwrap_or("2");
+            let wl = b.label(WORKERS).unwrap_or("2");
             let w: f64 = wl.parse().unwrap_or(2.0);
             let sp = b.summary.median;
             let kf = crate::stats::karp_flatt(sp, w)
                 .map(|e| format!(", Karp-Flatt serial fraction {:.1}%", e * 100.0))
                 .unwrap_or_default();
-            let granted = med("cpus_granted", v, wl);
+            let granted = med(&CPUS_GRANTED, v, wl);
             parts.push(format!(
                 "{v} {sp:.2}x with {w} workers ({:.0}% efficiency{kf}{})",
                 sp / w * 100.0,
@@ -339,8 +382,8 @@ fn findings_and_notes(r: &ExperimentResult) -> Analysis {
                 short.join(", ")
             ));
         }
-        let settled = |name: &str, v: &str, w: &str| {
-            r.settled(name, &[("variant", v), ("workers", w), ("n", nn)])
+        let settled = |spec: &MetricSpec, v: &str, w: &str| {
+            r.settled(spec, &[(VARIANT, v), (WORKERS, w), (N, nn)])
         };
         if cpus >= 1.0 {
             a.findings.extend(oversubscribed(cpus, &settled));
@@ -348,14 +391,14 @@ fn findings_and_notes(r: &ExperimentResult) -> Analysis {
         // Fork vs threads at W = CPUs, with the measured reason.
         let wl = (cpus.max(2.0) as usize).to_string();
         if let (Some(fork), Some(threads)) = (
-            settled("average_ns", Variant::Fork.name(), wl.as_str()),
-            settled("average_ns", Variant::Threads.name(), wl.as_str()),
+            settled(&AVERAGE_NS, Variant::Fork.name(), wl.as_str()),
+            settled(&AVERAGE_NS, Variant::Threads.name(), wl.as_str()),
         ) {
             let mut s = format!(
                 "with {wl} workers, {}",
                 compare("fork", fork, "threads", threads, Unit::Ns)
             );
-            if let Some(reap) = r.settled("fork_reap_ns", &[("workers", wl.as_str()), ("n", nn)]) {
+            if let Some(reap) = r.settled(&FORK_REAP_NS, &[(WORKERS, wl.as_str()), (N, nn)]) {
                 let kids = wl.parse::<usize>().unwrap_or(2) - 1;
                 let gap = difference(fork, threads, Unit::Ns);
                 s.push_str(&format!(
@@ -380,21 +423,21 @@ fn sum_checks(r: &ExperimentResult) -> Vec<String> {
     let mut sizes: Vec<&str> = r
         .readings
         .iter()
-        .filter(|x| x.name == "tolerance")
-        .filter_map(|x| x.labels.get("n").map(String::as_str))
+        .filter(|x| x.name == TOLERANCE.name)
+        .filter_map(|x| x.labels.get(N).map(String::as_str))
         .collect();
     sizes.dedup();
     for nn in sizes {
         if let (Some(err), Some(tol)) = (
-            r.reading("serial_rel_error", &[("n", nn)]),
-            r.reading("tolerance", &[("n", nn)]),
+            r.reading(&SERIAL_REL_ERROR, &[(N, nn)]),
+            r.reading(&TOLERANCE, &[(N, nn)]),
         ) {
             let worst = r
                 .readings
                 .iter()
                 .filter(|x| {
-                    x.name == "max_rel_diff_from_serial"
-                        && x.labels.get("n").map(String::as_str) == Some(nn)
+                    x.name == MAX_REL_DIFF_FROM_SERIAL.name
+                        && x.labels.get(N).map(String::as_str) == Some(nn)
                 })
                 .map(|x| x.value)
                 .fold(0.0, f64::max);
@@ -412,7 +455,7 @@ fn sum_checks(r: &ExperimentResult) -> Vec<String> {
 /// the numbers bear it out (threads and fork slower, the pool not).
 fn oversubscribed<'a>(
     cpus: f64,
-    settled: &dyn Fn(&str, &str, &str) -> Option<&'a Summary>,
+    settled: &dyn Fn(&MetricSpec, &str, &str) -> Option<&'a Summary>,
 ) -> Option<String> {
     let (at, over) = (
         (cpus as usize).max(2).to_string(),
@@ -422,8 +465,8 @@ fn oversubscribed<'a>(
     let mut slower = Vec::new();
     for v in names(VARIANTS) {
         if let (Some(a), Some(o)) = (
-            settled("average_ns", v, at.as_str()),
-            settled("average_ns", v, over.as_str()),
+            settled(&AVERAGE_NS, v, at.as_str()),
+            settled(&AVERAGE_NS, v, over.as_str()),
         ) {
             bits.push(format!(
                 "{v}: {}",
@@ -461,10 +504,10 @@ fn pages(e: &ExperimentResult) -> &'static str {
 /// there are, of the average phase alone, with its page size; parallel.program
 /// gives the whole program beside it.
 fn speedup_headline(e: &ExperimentResult) -> Option<String> {
-    let cpus = e.reading("cpus", &[]).unwrap_or(1.0);
+    let cpus = e.reading(&CPUS, &[]).unwrap_or(1.0);
     let mut best: Vec<(String, &Summary, u64)> = Vec::new();
-    for m in e.metrics_named("speedup") {
-        let (Some(v), Some(w)) = (m.label("variant"), m.label_num("workers")) else {
+    for m in e.metrics_named(&SPEEDUP) {
+        let (Some(v), Some(w)) = (m.label(VARIANT), m.label_num(WORKERS)) else {
             continue;
         };
         if w as f64 > cpus {

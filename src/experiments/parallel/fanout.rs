@@ -3,13 +3,55 @@
 //! per printer): K reports, each some CPU work then output to a slow sink,
 //! serial vs one forked child per report.
 
-use super::{reading_cpus, speedups, Contention};
+use super::{reading_cpus, speedups, Contention, CPUS, OTHERS_CPUS, SPEEDUP};
 use crate::experiments::prelude::*;
 use crate::sys::{self, forkwork as par, forkwork::SlowSink};
 
+pub const WALL_NS: MetricSpec = MetricSpec::new(
+    "wall_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Other,
+    "running all K reports, one after the other or one forked child each",
+);
+pub const SINK_NS_PER_JOB: MetricSpec = MetricSpec::new(
+    "sink_ns_per_job",
+    Unit::Ns,
+    Better::Neither,
+    Kind::Other,
+    "the time one report's output takes at the sink's rate, as configured",
+);
+pub const CPU_NS_PER_JOB: MetricSpec = MetricSpec::new(
+    "cpu_ns_per_job",
+    Unit::Ns,
+    Better::Neither,
+    Kind::Other,
+    "the CPU work of one report, as configured",
+);
+pub const JOBS: MetricSpec = MetricSpec::new(
+    "jobs",
+    Unit::Count,
+    Better::Neither,
+    Kind::Other,
+    "the reports run, one forked child each when fanned out",
+);
+
+/// How the reports ran: `serial`, or `forked` (one child each).
+pub const MODE: LabelKey = "mode";
+const SERIAL: &str = "serial";
+const FORKED: &str = "forked";
+
 pub static EXPERIMENT: Experiment = Experiment {
     name: "parallel.fanout",
-    better: &[("wall_ns", Better::Lower), ("speedup", Better::Higher)],
+    metrics: &[
+        &WALL_NS,
+        &SPEEDUP,
+        &SINK_NS_PER_JOB,
+        &CPU_NS_PER_JOB,
+        &JOBS,
+        &CPUS,
+        &OTHERS_CPUS,
+    ],
     summary: "the line-printer story: K reports, each some CPU work then output to a slow sink, serial vs one forked child per report",
     reproduces: "seed 003's client: a 14-hour report run cut to 5 hours by forking one child per printer",
     params: &[
@@ -159,17 +201,17 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         forked_ns.push((sys::monotonic_ns() - t0) as f64);
     }
     let js = jobs.to_string();
-    let l = |mode: &str| labels(&[("mode", mode), ("jobs", &js)]);
+    let l = |mode: &str| labels(&[(MODE, mode), ("jobs", &js)]);
     let mut out = WorkerOutput::default();
     let sp = speedups(&serial_ns, &forked_ns);
-    out.push_raw("wall_ns", Unit::Ns, l("serial"), serial_ns);
-    out.push_raw("wall_ns", Unit::Ns, l("forked"), forked_ns);
-    out.push_raw("speedup", Unit::Ratio, l("forked"), sp);
+    out.push(&WALL_NS, l(SERIAL), serial_ns);
+    out.push(&WALL_NS, l(FORKED), forked_ns);
+    out.push(&SPEEDUP, l(FORKED), sp);
     let none = Labels::new();
     let sink_ns = output_bytes as f64 / rate_bytes_per_s as f64 * 1e9;
-    out.reading_raw("sink_ns_per_job", Unit::Ns, none.clone(), sink_ns);
-    out.reading_raw("cpu_ns_per_job", Unit::Ns, none.clone(), cpu_ms * 1e6);
-    out.reading_raw("jobs", Unit::Count, none, jobs as f64);
+    out.reading(&SINK_NS_PER_JOB, none.clone(), sink_ns);
+    out.reading(&CPU_NS_PER_JOB, none.clone(), cpu_ms * 1e6);
+    out.reading(&JOBS, none, jobs as f64);
     reading_cpus(&mut out);
     watch.finish(&mut out, "fan-out", Labels::new());
     Ok(out)
@@ -182,16 +224,16 @@ fn analyze(r: &ExperimentResult) -> Analysis {
 fn findings(r: &ExperimentResult) -> Vec<String> {
     let mut out = Vec::new();
     let (Some(serial_ns), Some(forked_ns), Some(sp)) = (
-        r.median("wall_ns", &[("mode", "serial")]),
-        r.median("wall_ns", &[("mode", "forked")]),
-        r.median("speedup", &[("mode", "forked")]),
+        r.median(&WALL_NS, &[(MODE, SERIAL)]),
+        r.median(&WALL_NS, &[(MODE, FORKED)]),
+        r.median(&SPEEDUP, &[(MODE, FORKED)]),
     ) else {
         return out;
     };
-    let cpus = r.reading("cpus", &[]).unwrap_or(0.0);
-    let jobs = r.reading("jobs", &[]).unwrap_or(0.0);
-    let sink_ns = r.reading("sink_ns_per_job", &[]).unwrap_or(0.0);
-    let cpu_ns = r.reading("cpu_ns_per_job", &[]).unwrap_or(0.0);
+    let cpus = r.reading(&CPUS, &[]).unwrap_or(0.0);
+    let jobs = r.reading(&JOBS, &[]).unwrap_or(0.0);
+    let sink_ns = r.reading(&SINK_NS_PER_JOB, &[]).unwrap_or(0.0);
+    let cpu_ns = r.reading(&CPU_NS_PER_JOB, &[]).unwrap_or(0.0);
     // The fan-out can finish no sooner than one report's sink time after the
     // CPU work, which the CPUs share.
     let ideal_ns = sink_ns + cpu_ns * (jobs / cpus.max(1.0)).max(1.0);

@@ -6,15 +6,91 @@
 use super::array::{check_against_serial, fill, split};
 use super::variants::{thp_choice, thp_of};
 use super::{cpus, fitting_sizes, notes_for_cpus, worker_counts, Contention};
-use super::{MAX_WORKERS, N_PARAM};
+use super::{MAX_WORKERS, N_PARAM, OTHERS_CPUS};
 use crate::experiments::prelude::*;
+use crate::measure::rss::{
+    ANON_HUGE_KIB, RSS_BOUND_KIB, RSS_CROSS_CHECK_KIB, VM_PTE_KIB, VM_RSS_KIB,
+};
+use crate::metric::key::{N, THP, WORKERS};
 use crate::sys::procfs;
 use crate::sys::{self, forkwork as par, forkwork::F64Buf, Thp};
 use serde::{Deserialize, Serialize};
 
+pub const FORK_CALL_NS: MetricSpec = MetricSpec::new(
+    "fork_call_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Creation,
+    "one fork() call of the parent holding the array, until it returns",
+);
+// The spawn group pushes a series of this name too (spawn's launch
+// methods): one declaration once the groups are merged.
+pub const CHILD_START_NS: MetricSpec = MetricSpec::new(
+    "child_start_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Creation,
+    "from the parent's fork() call until the child first runs",
+);
+pub const CHILD_PASS_NS: MetricSpec = MetricSpec::new(
+    "child_pass_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Other,
+    "a forked child's pass over its inherited slice: the first (fresh page-table copies) or the second",
+);
+pub const PARENT_PASS_NS: MetricSpec = MetricSpec::new(
+    "parent_pass_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Other,
+    "the parent's pass over its own slice after forking: the first or the second",
+);
+pub const WAIT_REPORT_NS: MetricSpec = MetricSpec::new(
+    "wait_report_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::HandOff,
+    "the parent waiting for a child's report through the pipe",
+);
+// The spawn group pushes a series of this name too: see CHILD_START_NS.
+pub const REAP_NS: MetricSpec = MetricSpec::new(
+    "reap_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Creation,
+    "reaping a child that has reported: the kernel tears down its page tables",
+);
+pub const TOTAL_NS: MetricSpec = MetricSpec::new(
+    "total_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Creation,
+    "the whole instrumented forked average, the two passes of each process included",
+);
+
+/// Which pass over a slice: the first after the fork, or the second.
+pub const PASS: LabelKey = "pass";
+const FIRST: &str = "first";
+const SECOND: &str = "second";
+
 pub static EXPERIMENT: Experiment = Experiment {
     name: "parallel.forktime",
-    better: &[("fork_call_ns", Better::Lower), ("child_start_ns", Better::Lower), ("child_pass_ns", Better::Lower), ("parent_pass_ns", Better::Lower), ("wait_report_ns", Better::Lower), ("reap_ns", Better::Lower), ("total_ns", Better::Lower)],
+    metrics: &[
+        &FORK_CALL_NS,
+        &CHILD_START_NS,
+        &CHILD_PASS_NS,
+        &PARENT_PASS_NS,
+        &WAIT_REPORT_NS,
+        &REAP_NS,
+        &TOTAL_NS,
+        &VM_PTE_KIB,
+        &VM_RSS_KIB,
+        &ANON_HUGE_KIB,
+        &RSS_BOUND_KIB,
+        &RSS_CROSS_CHECK_KIB,
+        &OTHERS_CPUS,
+    ],
     summary: "where a forked average's time goes: fork() itself, the child's first vs second pass over its inherited slice, the reap; 4 KiB pages vs huge pages",
     reproduces: "seed 003's fork variant, taken apart (the seed timed only the whole program)",
     params: &[
@@ -105,16 +181,16 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     fill(buf.as_mut_slice());
     let xs = buf.as_slice();
     let nl = n.to_string();
-    let pl = labels(&[("n", &nl), ("thp", thp_label)]);
-    for (field, name) in [("VmPTE", "vm_pte_kib"), ("VmRSS", "vm_rss_kib")] {
+    let pl = labels(&[(N, &nl), (THP, thp_label)]);
+    for (field, spec) in [("VmPTE", &VM_PTE_KIB), ("VmRSS", &VM_RSS_KIB)] {
         if let Some(v) = procfs::status_kib(field) {
-            out.reading_raw(name, Unit::Kib, pl.clone(), v as f64);
+            out.reading(spec, pl.clone(), v as f64);
         }
     }
     // The bound of the VmRSS reading and its cross-check against smaps_rollup.
     crate::measure::rss::record_now(&mut out, &pl);
     if let Some(v) = procfs::smaps_rollup_kib("AnonHugePages") {
-        out.reading_raw("anon_huge_kib", Unit::Kib, pl.clone(), v as f64);
+        out.reading(&ANON_HUGE_KIB, pl.clone(), v as f64);
     }
     let serial = par::seed_sum(xs);
     let ranges = split(xs.len(), w);
@@ -165,45 +241,21 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     }
     let ws = w.to_string();
     let l = |extra: &[(&str, &str)]| {
-        let mut v = vec![
-            ("n", nl.as_str()),
-            ("thp", thp_label),
-            ("workers", ws.as_str()),
-        ];
+        let mut v = vec![(N, nl.as_str()), (THP, thp_label), (WORKERS, ws.as_str())];
         v.extend_from_slice(extra);
         labels(&v)
     };
     let [fork_call, child_start, child_first, child_second, parent_first, parent_second, wait_ns, reap, total] =
         s;
-    out.push_raw("fork_call_ns", Unit::Ns, l(&[]), fork_call);
-    out.push_detail_raw("child_start_ns", Unit::Ns, l(&[]), child_start);
-    out.push_raw(
-        "child_pass_ns",
-        Unit::Ns,
-        l(&[("pass", "first")]),
-        child_first,
-    );
-    out.push_raw(
-        "child_pass_ns",
-        Unit::Ns,
-        l(&[("pass", "second")]),
-        child_second,
-    );
-    out.push_raw(
-        "parent_pass_ns",
-        Unit::Ns,
-        l(&[("pass", "first")]),
-        parent_first,
-    );
-    out.push_detail_raw(
-        "parent_pass_ns",
-        Unit::Ns,
-        l(&[("pass", "second")]),
-        parent_second,
-    );
-    out.push_detail_raw("wait_report_ns", Unit::Ns, l(&[]), wait_ns);
-    out.push_raw("reap_ns", Unit::Ns, l(&[]), reap);
-    out.push_raw("total_ns", Unit::Ns, l(&[]), total);
+    out.push(&FORK_CALL_NS, l(&[]), fork_call);
+    out.push_detail(&CHILD_START_NS, l(&[]), child_start);
+    out.push(&CHILD_PASS_NS, l(&[(PASS, FIRST)]), child_first);
+    out.push(&CHILD_PASS_NS, l(&[(PASS, SECOND)]), child_second);
+    out.push(&PARENT_PASS_NS, l(&[(PASS, FIRST)]), parent_first);
+    out.push_detail(&PARENT_PASS_NS, l(&[(PASS, SECOND)]), parent_second);
+    out.push_detail(&WAIT_REPORT_NS, l(&[]), wait_ns);
+    out.push(&REAP_NS, l(&[]), reap);
+    out.push(&TOTAL_NS, l(&[]), total);
     watch.finish(&mut out, &format!("n={n} thp={thp_label}"), pl);
     Ok(out)
 }
@@ -235,36 +287,33 @@ fn made_of(parts: &[(&str, Difference)]) -> String {
 /// (one page size only) the parts stay findings.
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut per_size = Vec::new();
-    let get = |name: &str, thp: &str, extra: &[(&str, &str)]| {
-        let mut with = vec![("thp", thp)];
+    let get = |spec: &MetricSpec, thp: &str, extra: &[(&str, &str)]| {
+        let mut with = vec![(THP, thp)];
         with.extend_from_slice(extra);
-        r.settled(name, &with)
+        r.settled(spec, &with)
     };
     let mut overheads = Vec::new();
-    for thp in ["off", "on"] {
+    for thp in [Thp::Off, Thp::On].map(|t| thp_choice(t).name) {
         let (Some(fork), Some(first), Some(second), Some(reap), Some(total)) = (
-            get("fork_call_ns", thp, &[]),
-            get("child_pass_ns", thp, &[("pass", "first")]),
-            get("child_pass_ns", thp, &[("pass", "second")]),
-            get("reap_ns", thp, &[]),
-            get("total_ns", thp, &[]),
+            get(&FORK_CALL_NS, thp, &[]),
+            get(&CHILD_PASS_NS, thp, &[(PASS, FIRST)]),
+            get(&CHILD_PASS_NS, thp, &[(PASS, SECOND)]),
+            get(&REAP_NS, thp, &[]),
+            get(&TOTAL_NS, thp, &[]),
         ) else {
             continue;
         };
-        let m = r.find("total_ns", &[("thp", thp)]).expect("found above");
-        let n: f64 = m.label("n").and_then(|x| x.parse().ok()).unwrap_or(0.0);
-        let w: f64 = m
-            .label("workers")
-            .and_then(|x| x.parse().ok())
-            .unwrap_or(2.0);
-        let (page_bytes, pages, page) = if thp == "on" {
+        let m = r.find(&TOTAL_NS, &[(THP, thp)]).expect("found above");
+        let n: f64 = m.label(N).and_then(|x| x.parse().ok()).unwrap_or(0.0);
+        let w: f64 = m.label(WORKERS).and_then(|x| x.parse().ok()).unwrap_or(2.0);
+        let (page_bytes, pages, page) = if thp == thp_choice(Thp::On).name {
             (2u64 << 20, "2 MiB huge pages", "2 MiB")
         } else {
             (4096, "4 KiB pages", "4 KiB")
         };
         let slice_pages = (n / w * 8.0 / page_bytes as f64).max(1.0);
         let pte = r
-            .reading("vm_pte_kib", &[("thp", thp)])
+            .reading(&VM_PTE_KIB, &[(THP, thp)])
             .map(|k| format!(" ({k:.0} KiB of page tables)"))
             .unwrap_or_default();
         // Never clamped: a second pass slower than the first stays negative.
@@ -278,8 +327,8 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         };
         // The parent pays a first pass over its own slice too.
         let parent_extra = match (
-            get("parent_pass_ns", thp, &[("pass", "first")]),
-            get("parent_pass_ns", thp, &[("pass", "second")]),
+            get(&PARENT_PASS_NS, thp, &[(PASS, FIRST)]),
+            get(&PARENT_PASS_NS, thp, &[(PASS, SECOND)]),
         ) {
             (Some(pf), Some(ps)) => Some(difference(pf, ps, Unit::Ns)),
             _ => None,

@@ -29,6 +29,40 @@ use crate::experiments::prelude::*;
 use crate::sys::procfs;
 use crate::sys::{self, forkwork as par};
 
+/// The average phase alone, pushed by parallel.average and (as a phase of
+/// the whole program) by parallel.program.
+pub const AVERAGE_NS: MetricSpec = MetricSpec::new(
+    "average_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Other,
+    "averaging the seed's array by one variant with W workers, the array already filled",
+);
+/// Serial over parallel: parallel.average, parallel.program, parallel.fanout.
+pub const SPEEDUP: MetricSpec = MetricSpec::new(
+    "speedup",
+    Unit::Ratio,
+    Better::Higher,
+    Kind::Other,
+    "the serial median over each repetition's time of a parallel variant",
+);
+/// The CPUs the worker may run on.
+pub const CPUS: MetricSpec = MetricSpec::new(
+    "cpus",
+    Unit::Count,
+    Better::Neither,
+    Kind::Other,
+    "the CPUs the worker was allowed to run on",
+);
+/// CPUs' worth of time other programs used while a point was measured.
+pub const OTHERS_CPUS: MetricSpec = MetricSpec::new(
+    "others_cpus",
+    Unit::Ratio,
+    Better::Neither,
+    Kind::Other,
+    "CPUs' worth of time other programs used while the point was measured (/proc/stat less our own)",
+);
+
 /// The most workers anyone may ask for, whatever the machine.
 const MAX_WORKERS: u64 = 256;
 
@@ -133,9 +167,8 @@ fn notes_for_cpus(out: &mut WorkerOutput, workers: &[usize]) {
 
 /// Records the CPUs the worker may run on (`cpus`), which the findings read.
 fn reading_cpus(out: &mut WorkerOutput) {
-    out.reading_raw(
-        "cpus",
-        Unit::Count,
+    out.reading(
+        &CPUS,
         Labels::new(),
         sys::allowed_cpus().map(|c| c.len()).unwrap_or(0) as f64,
     );
@@ -191,7 +224,7 @@ impl Contention {
             - ours_ns.saturating_sub(self.ours_ns) as f64)
             .max(0.0)
             / wall_ns;
-        out.reading_raw("others_cpus", Unit::Ratio, l, others);
+        out.reading(&OTHERS_CPUS, l, others);
         // /proc/stat counts in 10 ms ticks and kernel threads always run a
         // little: a quarter of a CPU is where others start to matter.
         if others > 0.25 {

@@ -4,19 +4,89 @@
 //! unmap, serial vs forked vs threads, with Amdahl's bound from the fill.
 
 use super::array::{check_against_serial, exact_average, fill, sum_by, Pools, Variant, SEED_N};
-use super::variants::{thp_of, THP_SETTINGS};
+use super::variants::{thp_choice, thp_of, THP_SETTINGS};
 use super::{
-    column, cpus, fitting_sizes, notes_for_cpus, reading_cpus, speedups, worker_counts, Contention,
-    MAX_WORKERS, N_PARAM,
+    column, cpus, fitting_sizes, notes_for_cpus, reading_cpus, speedups,
+    worker_counts, Contention, AVERAGE_NS, CPUS, MAX_WORKERS, N_PARAM, OTHERS_CPUS, SPEEDUP,
 };
 use crate::experiments::prelude::*;
+use crate::measure::rss::ANON_HUGE_KIB;
 use crate::measure::sampler::interleave;
-use crate::sys::{self, forkwork::F64Buf};
+use crate::metric::key::{N, THP, VARIANT, WORKERS};
+use crate::sys::{self, forkwork::F64Buf, Thp};
 use serde::{Deserialize, Serialize};
+
+/// The seed's whole program, as `time` saw it.
+pub const WHOLE_NS: MetricSpec = MetricSpec::new(
+    "whole_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Other,
+    "the seed's whole program: map a fresh array, fill it, average it by one variant, unmap it",
+);
+pub const FILL_NS: MetricSpec = MetricSpec::new(
+    "fill_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Creation,
+    "mapping and filling a fresh array: mostly the kernel handing out its pages",
+);
+pub const FIRST_FILL_NS: MetricSpec = MetricSpec::new(
+    "first_fill_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Creation,
+    "a worker's first map and fill, its first touch of fresh memory, kept apart from the rest",
+);
+pub const UNMAP_NS: MetricSpec = MetricSpec::new(
+    "unmap_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Creation,
+    "unmapping the array, as an exiting process would",
+);
+pub const SAVED_NS: MetricSpec = MetricSpec::new(
+    "saved_ns",
+    Unit::Ns,
+    Better::Higher,
+    Kind::Other,
+    "the serial program's median less a parallel variant's whole program",
+);
+
+/// Which part of the program a series times.
+pub const PHASE: LabelKey = "phase";
+const FIRST_MAP_FILL: &str = "first map+fill";
+const MAP_FILL: &str = "map+fill";
+const AVERAGE: &str = "average";
+const UNMAP: &str = "unmap";
+
+/// The seed's labels: 55,256,000 doubles, huge pages as the system sets them.
+const SEED_SERIAL: &[(&str, &str)] = &[
+    (VARIANT, Variant::Serial.choice().name),
+    (N, "55256000"),
+    (THP, thp_choice(Thp::Default).name),
+];
+const SEED_FORK_2: &[(&str, &str)] = &[
+    (VARIANT, Variant::Fork.choice().name),
+    (WORKERS, "2"),
+    (N, "55256000"),
+    (THP, thp_choice(Thp::Default).name),
+];
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "parallel.program",
-    better: &[("whole_ns", Better::Lower), ("fill_ns", Better::Lower), ("first_fill_ns", Better::Lower), ("average_ns", Better::Lower), ("unmap_ns", Better::Lower), ("saved_ns", Better::Higher), ("speedup", Better::Higher)],
+    metrics: &[
+        &WHOLE_NS,
+        &FILL_NS,
+        &FIRST_FILL_NS,
+        &AVERAGE_NS,
+        &UNMAP_NS,
+        &SAVED_NS,
+        &SPEEDUP,
+        &ANON_HUGE_KIB,
+        &CPUS,
+        &OTHERS_CPUS,
+    ],
     summary: "the seed's whole program (fresh array, fill, average, unmap), serial vs forked vs threads, with Amdahl's bound from the serial fill",
     reproduces: "seed 003: `time stress` 458 ms vs `time stress F` 395 ms; about 150 ms saved at 155,256,000",
     params: &[
@@ -44,86 +114,56 @@ pub static EXPERIMENT: Experiment = Experiment {
         },
     ],
     seeds: &[
-        SeedFigure {
-            metric: "whole_ns",
-            labels: &[("variant", "serial"), ("n", "55256000"), ("thp", "default")],
-            lo: 458e6,
-            hi: 458e6,
-            unit: Unit::Ns,
-            source: SEED_FORK,
-            hardware: SEED_FORK_HW,
-            method: "time(1) of the whole C program, average of a few runs",
-            statistic: SeedStat::Mean,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "whole_ns",
-            labels: &[
-                ("variant", "fork"),
-                ("workers", "2"),
-                ("n", "55256000"),
-                ("thp", "default"),
-            ],
-            lo: 395e6,
-            hi: 395e6,
-            unit: Unit::Ns,
-            source: SEED_FORK,
-            hardware: SEED_FORK_HW,
-            method: "time(1), one fork, parent and child each average half (no result sent back)",
-            statistic: SeedStat::Mean,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "speedup",
-            labels: &[
-                ("variant", "fork"),
-                ("workers", "2"),
-                ("n", "55256000"),
-                ("thp", "default"),
-            ],
-            lo: 458.0 / 395.0,
-            hi: 458.0 / 395.0,
-            unit: Unit::Ratio,
-            source: SEED_FORK,
-            hardware: SEED_FORK_HW,
-            method: "458 ms / 395 ms, whole program",
-            statistic: SeedStat::Mean,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "saved_ns",
-            labels: &[
-                ("variant", "fork"),
-                ("workers", "2"),
-                ("n", "55256000"),
-                ("thp", "default"),
-            ],
-            lo: 63e6,
-            hi: 63e6,
-            unit: Unit::Ns,
-            source: SEED_FORK,
-            hardware: SEED_FORK_HW,
-            method: "458 - 395 ms (\"60 or so milliseconds\")",
-            statistic: SeedStat::Mean,
-            cold: false,
-        },
-        SeedFigure {
-            metric: "saved_ns",
-            labels: &[
-                ("variant", "fork"),
-                ("workers", "2"),
-                ("n", "155256000"),
-                ("thp", "default"),
-            ],
-            lo: 150e6,
-            hi: 150e6,
-            unit: Unit::Ns,
-            source: SEED_FORK,
-            hardware: SEED_FORK_HW,
-            method: "\"a savings of around 150 milliseconds\" at 155,256,000",
-            statistic: SeedStat::Mean,
-            cold: false,
-        },
+        SeedFigure::of(
+            &WHOLE_NS,
+            (458e6, 458e6),
+            SeedStat::Mean,
+            SEED_FORK,
+            SEED_FORK_HW,
+            "time(1) of the whole C program, average of a few runs",
+        )
+        .labels(SEED_SERIAL),
+        SeedFigure::of(
+            &WHOLE_NS,
+            (395e6, 395e6),
+            SeedStat::Mean,
+            SEED_FORK,
+            SEED_FORK_HW,
+            "time(1), one fork, parent and child each average half (no result sent back)",
+        )
+        .labels(SEED_FORK_2),
+        SeedFigure::of(
+            &SPEEDUP,
+            (458.0 / 395.0, 458.0 / 395.0),
+            SeedStat::Mean,
+            SEED_FORK,
+            SEED_FORK_HW,
+            "458 ms / 395 ms, whole program",
+        )
+        .labels(SEED_FORK_2),
+        SeedFigure::of(
+            &SAVED_NS,
+            (63e6, 63e6),
+            SeedStat::Mean,
+            SEED_FORK,
+            SEED_FORK_HW,
+            "458 - 395 ms (\"60 or so milliseconds\")",
+        )
+        .labels(SEED_FORK_2),
+        SeedFigure::of(
+            &SAVED_NS,
+            (150e6, 150e6),
+            SeedStat::Mean,
+            SEED_FORK,
+            SEED_FORK_HW,
+            "\"a savings of around 150 milliseconds\" at 155,256,000",
+        )
+        .labels(&[
+            (VARIANT, Variant::Fork.choice().name),
+            (WORKERS, "2"),
+            (N, "155256000"),
+            (THP, thp_choice(Thp::Default).name),
+        ]),
     ],
     points,
     measure,
@@ -225,22 +265,19 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     )?;
     let fills_ns: Vec<f64> = per_case.iter().flat_map(|r| column(r, 0)).collect();
     let unmaps_ns: Vec<f64> = per_case.iter().flat_map(|r| column(r, 2)).collect();
-    out.push_detail_raw(
-        "first_fill_ns",
-        Unit::Ns,
-        labels(&[("n", &nl), ("thp", &thp_label), ("phase", "first map+fill")]),
+    out.push_detail(
+        &FIRST_FILL_NS,
+        labels(&[(N, &nl), (THP, &thp_label), (PHASE, FIRST_MAP_FILL)]),
         vec![first_fill_ns],
     );
-    out.push_raw(
-        "fill_ns",
-        Unit::Ns,
-        labels(&[("n", &nl), ("thp", &thp_label), ("phase", "map+fill")]),
+    out.push(
+        &FILL_NS,
+        labels(&[(N, &nl), (THP, &thp_label), (PHASE, MAP_FILL)]),
         fills_ns,
     );
-    out.push_detail_raw(
-        "unmap_ns",
-        Unit::Ns,
-        labels(&[("n", &nl), ("thp", &thp_label), ("phase", "unmap")]),
+    out.push_detail(
+        &UNMAP_NS,
+        labels(&[(N, &nl), (THP, &thp_label), (PHASE, UNMAP)]),
         unmaps_ns,
     );
     let serial_whole_ns = column(&per_case[0], 3);
@@ -249,25 +286,19 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         let whole = column(reps, 3);
         let ws = w.to_string();
         let l = labels(&[
-            ("variant", v.name()),
-            ("workers", &ws),
-            ("n", &nl),
-            ("thp", &thp_label),
+            (VARIANT, v.name()),
+            (WORKERS, &ws),
+            (N, &nl),
+            (THP, &thp_label),
         ]);
-        out.push_raw("whole_ns", Unit::Ns, l.clone(), whole.clone());
+        out.push(&WHOLE_NS, l.clone(), whole.clone());
         let mut pl = l.clone();
-        pl.insert("phase".into(), "average".into());
-        out.push_detail_raw("average_ns", Unit::Ns, pl, column(reps, 1));
+        pl.insert(PHASE.into(), AVERAGE.into());
+        out.push_detail(&AVERAGE_NS, pl, column(reps, 1));
         if *v != Variant::Serial {
-            out.push_raw(
-                "speedup",
-                Unit::Ratio,
-                l.clone(),
-                speedups(&serial_whole_ns, &whole),
-            );
-            out.push_raw(
-                "saved_ns",
-                Unit::Ns,
+            out.push(&SPEEDUP, l.clone(), speedups(&serial_whole_ns, &whole));
+            out.push(
+                &SAVED_NS,
                 l,
                 whole.iter().map(|x| serial_median_ns - x).collect(),
             );
@@ -275,17 +306,16 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     }
     reading_cpus(&mut out);
     if let Some(kib) = huge_kib {
-        out.reading_raw(
-            "anon_huge_kib",
-            Unit::Kib,
-            labels(&[("n", &nl), ("thp", &thp_label)]),
+        out.reading(
+            &ANON_HUGE_KIB,
+            labels(&[(N, &nl), (THP, &thp_label)]),
             kib as f64,
         );
     }
     watch.finish(
         &mut out,
         &format!("n={n} thp={thp_label}"),
-        labels(&[("n", &nl), ("thp", &thp_label)]),
+        labels(&[(N, &nl), (THP, &thp_label)]),
     );
     Ok(out)
 }
@@ -303,13 +333,13 @@ fn analyze(r: &ExperimentResult) -> Analysis {
 /// the first touch of fresh memory apart (a note).
 fn first_fills(r: &ExperimentResult) -> Vec<String> {
     let mut out = Vec::new();
-    for first in r.metrics_named("first_fill_ns") {
+    for first in r.metrics_named(&FIRST_FILL_NS) {
         let (nl, thp) = (
-            first.label("n").unwrap_or("?"),
-            first.label("thp").unwrap_or("?"),
+            first.label(N).unwrap_or("?"),
+            first.label(THP).unwrap_or("?"),
         );
-        let with = [("n", nl), ("thp", thp), ("phase", "map+fill")];
-        if let Some(rest) = r.settled("fill_ns", &with) {
+        let with = [(N, nl), (THP, thp), (PHASE, MAP_FILL)];
+        if let Some(rest) = r.settled(&FILL_NS, &with) {
             out.push(format!(
                 "n={nl}, thp={thp}: a worker's first map+fill, its first touch of fresh memory, is reported apart from the median of the later ones: {}",
                 compare("the first", &first.summary, "the later fills", rest, Unit::Ns)
@@ -324,18 +354,18 @@ fn first_fills(r: &ExperimentResult) -> Vec<String> {
 /// page size measured (the largest array).
 fn whole_program_headline(r: &ExperimentResult) -> Option<String> {
     let n = r
-        .metrics_named("speedup")
-        .filter_map(|m| m.label_num("n"))
+        .metrics_named(&SPEEDUP)
+        .filter_map(|m| m.label_num(N))
         .max()?
         .to_string();
     let mut parts = Vec::new();
     let mut unbounded = Vec::new();
-    for m in r.metrics_named("speedup").filter(|m| {
-        m.label("variant") == Some(Variant::Fork.name())
-            && m.label("workers") == Some("2")
-            && m.label("n") == Some(n.as_str())
+    for m in r.metrics_named(&SPEEDUP).filter(|m| {
+        m.label(VARIANT) == Some(Variant::Fork.name())
+            && m.label(WORKERS) == Some("2")
+            && m.label(N) == Some(n.as_str())
     }) {
-        let thp = format!("thp={}", m.label("thp").unwrap_or("?"));
+        let thp = format!("thp={}", m.label(THP).unwrap_or("?"));
         // A figure the rounds cannot bound stays out of the Summary.
         if bounds_nothing(&m.summary, Unit::Ratio) {
             unbounded.push(thp);
@@ -361,12 +391,14 @@ fn whole_program_headline(r: &ExperimentResult) -> Option<String> {
 
 fn findings(r: &ExperimentResult) -> Vec<String> {
     let mut out = Vec::new();
-    let cpus = r.reading("cpus", &[]).unwrap_or(2.0).max(1.0);
+    let cpus = r.reading(&CPUS, &[]).unwrap_or(2.0).max(1.0);
     let mut cases: Vec<(String, String)> = Vec::new();
-    for m in r.metrics_named("whole_ns") {
+    for m in r.metrics_named(&WHOLE_NS) {
         let key = (
-            m.label("n").unwrap_or("").to_string(),
-            m.label("thp").unwrap_or("default").to_string(),
+            m.label(N).unwrap_or("").to_string(),
+            m.label(THP)
+                .unwrap_or(thp_choice(Thp::Default).name)
+                .to_string(),
         );
         if !cases.contains(&key) {
             cases.push(key);
@@ -377,17 +409,17 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
         let (n, t) = (nl.as_str(), thp.as_str());
         let (Some(whole_ns), Some(fill_ns), Some(average_ns)) = (
             r.median(
-                "whole_ns",
-                &[("variant", Variant::Serial.name()), ("n", n), ("thp", t)],
+                &WHOLE_NS,
+                &[(VARIANT, Variant::Serial.name()), (N, n), (THP, t)],
             ),
-            r.median("fill_ns", &[("n", n), ("thp", t)]),
+            r.median(&FILL_NS, &[(N, n), (THP, t)]),
             r.median(
-                "average_ns",
+                &AVERAGE_NS,
                 &[
-                    ("variant", Variant::Serial.name()),
-                    ("n", n),
-                    ("thp", t),
-                    ("phase", "average"),
+                    (VARIANT, Variant::Serial.name()),
+                    (N, n),
+                    (THP, t),
+                    (PHASE, AVERAGE),
                 ],
             ),
         ) else {
@@ -398,16 +430,16 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
         let best = crate::stats::amdahl_speedup(s, cpus);
         let mut measured = Vec::new();
         for m in r
-            .metrics_named("speedup")
-            .filter(|m| m.label("n") == Some(n) && m.label("thp") == Some(t))
+            .metrics_named(&SPEEDUP)
+            .filter(|m| m.label(N) == Some(n) && m.label(THP) == Some(t))
         {
-            let v = m.label("variant").unwrap_or("?");
+            let v = m.label(VARIANT).unwrap_or("?");
             measured.push(format!(
                 "{v} with {} workers {:.2}x",
-                m.label("workers").unwrap_or("?"),
+                m.label(WORKERS).unwrap_or("?"),
                 m.summary.median
             ));
-            if v == Variant::Fork.name() && m.label("workers") == Some("2") {
+            if v == Variant::Fork.name() && m.label(WORKERS) == Some("2") {
                 fork_at.push((format!("n={n} thp={t}"), m.summary.clone()));
             }
         }
@@ -424,11 +456,14 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
             measured.join(", ")
         ));
     }
-    for (nl, _) in cases.iter().filter(|(_, t)| t == "default") {
+    for (nl, _) in cases
+        .iter()
+        .filter(|(_, t)| t == thp_choice(Thp::Default).name)
+    {
         let n = nl.as_str();
         if let (Some(default_ns), Some(huge_ns)) = (
-            r.median("fill_ns", &[("n", n), ("thp", "default")]),
-            r.median("fill_ns", &[("n", n), ("thp", "on")]),
+            r.median(&FILL_NS, &[(N, n), (THP, thp_choice(Thp::Default).name)]),
+            r.median(&FILL_NS, &[(N, n), (THP, thp_choice(Thp::On).name)]),
         ) {
             let pages = n.parse::<f64>().unwrap_or(0.0) * 8.0 / 4096.0;
             if default_ns > huge_ns && pages > 0.0 {
