@@ -34,16 +34,16 @@ pub enum Command {
         json: bool,
     },
     /// What changed between runs: improved, regressed, unchanged or
-    /// inconclusive per series, from round-aware intervals (exit 1 only for
-    /// a regression beyond the noise)
+    /// inconclusive per series, each with the smallest change it could have
+    /// seen (exit 1 only for a regression beyond the threshold)
     Compare {
-        /// BASE.json NEW.json; or the base files, pooled as rounds, with --vs
+        /// BASE.json NEW.json; or the base files (runs of one side) with --vs
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
-        /// The new files, pooled as rounds (compare A1.json A2.json --vs B1.json B2.json)
+        /// The new files, runs of the other side (compare A1.json A2.json --vs B1.json B2.json): the variance between runs then enters every interval
         #[arg(long, num_args = 1.., value_name = "FILE")]
         vs: Vec<PathBuf>,
-        /// Noise threshold in percent: a verdict needs the whole 95% interval beyond it (raised to the machine's own drift, each side's canary over its rounds, when that is larger)
+        /// Threshold in percent, never raised: regressed or improved needs the whole 95% interval beyond it, unchanged needs it wholly within
         #[arg(
             long,
             default_value_t = 5.0,
@@ -54,9 +54,14 @@ pub enum Command {
         /// Show every series, not only the changed ones, each inconclusive one with its reason
         #[arg(long)]
         all: bool,
-        /// Print as JSON: {"rows": [{experiment, metric, labels, base, new, change, ci_lo, ci_hi, verdict, reason?, why?}], ...}
+        /// Print as JSON: {"rows": [{experiment, metric, labels, base, new, change, ci_lo, ci_hi, mde, verdict, reason?, why?, next?}], "common_mode", ...}
         #[arg(long)]
         json: bool,
+        /// Give the verdicts with the machine's common move (the median change of
+        /// the series better one way, which most series moved with) divided out;
+        /// needs at least 10 such shared series
+        #[arg(long)]
+        relative: bool,
     },
     /// Re-render the report folder (report.md, report.html, charts) from a saved results.json
     Report {

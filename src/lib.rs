@@ -46,12 +46,14 @@ pub fn main_entry() -> ExitCode {
             threshold,
             all,
             json,
+            relative,
         }) => compare::run(&compare::Args {
             files: &files,
             vs: &vs,
             threshold_pct: threshold,
             json,
             all,
+            relative,
         }),
         Some(Command::Report { file, out, output }) => {
             report::rerender(&file, out.as_deref(), &run::output_of(&output))

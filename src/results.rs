@@ -146,8 +146,20 @@ pub fn summarize_series(
     unit: Unit,
     rounds: &[Vec<f64>],
 ) -> Result<Summary, crate::stats::StatsError> {
+    summarize_series_runs(experiment, metric, labels, unit, &[rounds.to_vec()])
+}
+
+/// [`summarize_series`] over several runs' rounds of one series: the runs
+/// are a level of the interval (`stats::summarize_runs`).
+pub fn summarize_series_runs(
+    experiment: &str,
+    metric: &str,
+    labels: &Labels,
+    unit: Unit,
+    runs: &[Vec<Vec<f64>>],
+) -> Result<Summary, crate::stats::StatsError> {
     let key = format!("{experiment}/{metric}/{labels:?}");
-    let mut s = crate::stats::summarize_rounds(rounds, crate::stats::seed_for(&key))?;
+    let mut s = crate::stats::summarize_runs(runs, crate::stats::seed_for(&key))?;
     // A percentage cannot exceed 100: neither can its interval.
     if unit == Unit::Percent {
         s.ci95_hi = s.ci95_hi.min(100.0);
@@ -372,7 +384,7 @@ pub struct ExperimentResult {
     pub headlines: Vec<String>,
     /// Clamps, skipped variants and anything odd the run noticed.
     pub notes: Vec<String>,
-    /// Every round's contamination record, in point and round order
+    /// Every round's contamination record, in point order, then the order the rounds ran
     /// (schema 2).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub round_log: Vec<RoundRecord>,

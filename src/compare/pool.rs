@@ -1,9 +1,10 @@
 //! Both sides of a comparison as series: the files of one side pooled, each
-//! file's rounds kept as rounds, and every series summarised anew from its
-//! samples so both sides' intervals come from the same rules.
+//! file a run whose rounds stay its own (the runs are a level of the
+//! interval), and every series summarised anew from its samples so both
+//! sides' intervals come from the same rules.
 
 use crate::experiments;
-use crate::results::{summarize_series, Better, Labels, RunResults, RunStatus, Status, Unit};
+use crate::results::{summarize_series_runs, Better, Labels, RunResults, RunStatus, Status, Unit};
 use crate::stats::Summary;
 
 /// One series of one side, pooled over that side's files.
@@ -15,8 +16,9 @@ pub struct Series {
     pub unit: Unit,
     pub better: Better,
     pub summary: Summary,
-    /// Why the machine changed under it (its experiment's canary moved).
-    pub canary: Option<String>,
+    /// What a file flagged in it (a trend over its run, two modes), with
+    /// the file's name: each run's own flag, joined.
+    pub flagged: Option<String>,
     /// KiB of the series' memory the kernel backed with huge pages, per file
     /// (the `anon_huge_kib` readings of its point): a condition of the
     /// measurement that memory fragmentation, not the code, can change.
@@ -37,11 +39,14 @@ pub struct Side {
     /// The median of every round's canary (a bare system call), ns: the
     /// machine's own speed while this side was measured.
     pub canary_ns: Option<f64>,
+    /// How many files (runs) the side pools.
+    pub runs: usize,
 }
 
 /// Pools `files` (named `names`) into one side.
 pub fn side(files: &[RunResults], names: &[String]) -> Side {
-    let mut pooled: Vec<(Series, Vec<Vec<f64>>)> = Vec::new();
+    // Each series with its rounds, one list per file that has it.
+    let mut pooled: Vec<(Series, Vec<Vec<Vec<f64>>>)> = Vec::new();
     let mut status = Vec::new();
     let mut thp = Vec::new();
     let mut canaries = Vec::new();
@@ -64,8 +69,18 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
         }
         canaries.extend(r.canaries().iter().map(|c| c.syscall_ns));
         for e in r.experiments.iter().filter(|e| e.status == Status::Ok) {
-            let canary = e.canary_moved().map(|why| format!("{name}: {why}"));
             for m in &e.metrics {
+                let flagged = m.summary.unstable.then(|| {
+                    format!(
+                        "{name}: {}",
+                        m.summary
+                            .unsettled
+                            .as_ref()
+                            .map_or("its rounds did not settle".to_string(), |u| {
+                                u.words(m.unit)
+                            })
+                    )
+                });
                 let rounds = m.round_samples();
                 let huge: Vec<f64> = e
                     .readings
@@ -81,8 +96,8 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
                     s.experiment == e.name && s.metric == m.name && s.labels == m.labels
                 }) {
                     Some((s, r)) => {
-                        r.extend(rounds);
-                        s.canary = s.canary.take().or(canary.clone());
+                        r.push(rounds);
+                        s.flagged = s.flagged.take().or(flagged);
                         s.huge_kib.extend(huge);
                     }
                     None => {
@@ -103,10 +118,10 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
                                 },
                                 better,
                                 summary: m.summary.clone(),
-                                canary: canary.clone(),
+                                flagged,
                                 huge_kib: huge,
                             },
-                            rounds,
+                            vec![rounds],
                         ))
                     }
                 }
@@ -115,9 +130,9 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
     }
     let series = pooled
         .into_iter()
-        .filter_map(|(mut s, rounds)| {
+        .filter_map(|(mut s, runs)| {
             s.summary =
-                summarize_series(&s.experiment, &s.metric, &s.labels, s.unit, &rounds).ok()?;
+                summarize_series_runs(&s.experiment, &s.metric, &s.labels, s.unit, &runs).ok()?;
             Some(s)
         })
         .collect();
@@ -129,5 +144,6 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
         thp,
         drift: crate::stats::drift(&canaries),
         canary_ns: crate::stats::median(&canaries),
+        runs: files.len(),
     }
 }

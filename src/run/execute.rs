@@ -209,10 +209,11 @@ fn finish(plan: &Planned, state: &mut Pending) -> ExperimentResult {
         result.status = Status::Failed;
         result.reason = Some(why);
     }
-    // Point order, then round order: the metrics come out in the order the
-    // experiment lists its sweep, whatever order the schedule ran.
+    // Point order, then the order the rounds ran (a stable sort of what came
+    // in): the metrics come out in the order the experiment lists its sweep,
+    // and each series' rounds in time order, so a trend over the run shows.
     let mut outputs = std::mem::take(&mut state.outputs);
-    outputs.sort_by_key(|(point, round, _)| (*point, *round));
+    outputs.sort_by_key(|(point, _, _)| *point);
     absorb(&mut result, plan.exp, outputs);
     if result.status == Status::Ok {
         (plan.exp.analyze)(&result).apply(&mut result);
@@ -294,8 +295,7 @@ pub fn absorb(
             }
         }
     }
-    for mut s in series {
-        s.rounds.sort_by_key(|(r, _)| *r);
+    for s in series {
         let rounds: Vec<Vec<f64>> = s.rounds.into_iter().map(|(_, v)| v).collect();
         let summary =
             match crate::results::summarize_series(exp.name, &s.name, &s.labels, s.unit, &rounds) {

@@ -1,6 +1,8 @@
 //! What changed between two runs: the ratio NEW/BASE of a median with a 95%
-//! interval, and a verdict that needs the whole interval beyond a noise
-//! threshold (criterion's rule), in the direction the metric declares.
+//! interval, a verdict that needs the whole interval beyond the threshold
+//! (criterion's rule) in the direction the metric declares, or wholly
+//! within it to say "unchanged", and the smallest change the comparison
+//! could have seen ([`mde`]).
 
 use super::Summary;
 use crate::units::Better;
@@ -94,6 +96,28 @@ pub fn drift_range(readings: &[f64]) -> Option<(f64, f64)> {
     Some((at(0.1), at(0.9)))
 }
 
+/// The minimum detectable change of a comparison, as a fraction (0.12 =
+/// 12%): the smallest change that an interval as wide as this one, centred
+/// on it, would put wholly beyond the threshold `threshold`, so that it is
+/// called. It is the larger of the two directions' (an interval is wider on
+/// one side in logs when the sides' spreads differ). A change smaller than
+/// it may have happened unseen; a row whose `mde` is at most the threshold
+/// could also have been called unchanged.
+pub fn mde(c: &Change, threshold: f64) -> f64 {
+    let t = threshold.max(0.0);
+    if c.lo > 0.0 && c.ratio > 0.0 {
+        // by factors: the interval of r·k is [lo·k, hi·k]
+        let up = (1.0 + t) * c.ratio / c.lo - 1.0;
+        let down = 1.0 - (1.0 - t) * c.ratio / c.hi;
+        up.max(down)
+    } else {
+        // additive (a figure that can be negative): the interval moves as is
+        let up = t + (c.ratio - c.lo);
+        let down = t + (c.hi - c.ratio);
+        up.max(down)
+    }
+}
+
 /// Outcome of comparing a figure between two runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -105,12 +129,13 @@ pub enum Verdict {
     /// Beyond the threshold, for a figure that is neither better higher nor
     /// lower (a count of what happened).
     Changed,
-    /// The interval holds "no change", or lies within the threshold (and,
-    /// in `compare`, a figure zero on both sides).
+    /// The whole interval lies within the threshold (and, in `compare`, a
+    /// figure zero on both sides).
     Unchanged,
-    /// The interval excludes "no change" but not the threshold; or, in
-    /// `compare`, no ratio can be formed, the figure did not settle, or the
-    /// machine changed under it (`compare::Reason` says which).
+    /// Neither: the interval reaches both inside and beyond the threshold
+    /// (too wide to tell, or a change about the threshold's size); or, in
+    /// `compare`, no ratio can be formed or the figure is flagged
+    /// (`compare::Reason` says which).
     Inconclusive,
 }
 
@@ -128,9 +153,11 @@ pub fn verdict(c: &Change, threshold: f64, better: Better) -> Verdict {
             (Better::Neither | Better::Unknown, _) => Verdict::Changed,
         };
     }
-    let holds_one = c.lo <= 1.0 && 1.0 <= c.hi;
+    // An interval that holds "no change" but reaches past the threshold has
+    // not shown that nothing changed: a 10% slowdown measured as [-3%, +23%]
+    // is not "unchanged".
     let within = c.lo >= 1.0 - t && c.hi <= 1.0 + t;
-    if holds_one || within {
+    if within {
         Verdict::Unchanged
     } else {
         Verdict::Inconclusive

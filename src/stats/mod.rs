@@ -14,8 +14,8 @@ pub mod change;
 pub mod compare_text;
 pub mod rounds;
 
-pub use change::{change, drift, drift_of, drift_range, verdict, Change, Verdict};
-pub use rounds::summarize_rounds;
+pub use change::{change, drift, drift_of, drift_range, mde, verdict, Change, Verdict};
+pub use rounds::{summarize_rounds, summarize_runs};
 use std::fmt;
 
 /// Interquartile range relative to the median above which a sample is noisy.
@@ -88,10 +88,14 @@ pub struct Summary {
     /// when too few points allow no 95% interval.
     #[serde(default)]
     pub interval: String,
-    /// The rounds disagree beyond their own spread: the figure did not
-    /// settle here, and no finding may rest on it.
+    /// Flagged: what more rounds cannot fix ([`Unsettled`]: a trend over
+    /// the run, or rounds in two modes). The figure is still shown with its
+    /// (wide) interval; no finding or headline may rest on it.
     #[serde(default)]
     pub unstable: bool,
+    /// Why it is flagged, when it is (files before this field: none given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsettled: Option<rounds::Unsettled>,
     /// The step the samples were read in, when they take only a few values
     /// (`rounds::quantum`; 0 for figures that vary continuously). The
     /// interval is widened by half of it each way.
@@ -259,6 +263,7 @@ impl Sample {
                 )
             },
             unstable: false,
+            unsettled: None,
         }
     }
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::stats::Change;
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
@@ -290,11 +291,56 @@ fn change_and_verdict() {
     assert!(c.lo < 1.05 && c.hi > 1.05 && c.lo > 1.0);
     assert_eq!(verdict(&c, 0.05, Better::Lower), Verdict::Inconclusive);
 
+    // unchanged only when the whole interval lies within the threshold
     let same = summary_with_ci(100.0, 98.0, 102.0);
-    assert_eq!(
-        verdict(&change(&base, &same).unwrap(), 0.0, Better::Lower),
-        Verdict::Unchanged
-    );
+    let c = change(&base, &same).unwrap();
+    assert_eq!(verdict(&c, 0.05, Better::Lower), Verdict::Unchanged);
+    // no threshold: no interval of a measured figure lies within it
+    assert_eq!(verdict(&c, 0.0, Better::Lower), Verdict::Inconclusive);
+    // a 10% slowdown measured too loosely holds "no change" but reaches past
+    // the threshold: not "unchanged", it could not be seen
+    let loose = summary_with_ci(110.0, 92.0, 123.0);
+    let c = change(&base, &loose).unwrap();
+    assert!(c.lo < 1.0 && c.hi > 1.05);
+    assert_eq!(verdict(&c, 0.05, Better::Lower), Verdict::Inconclusive);
+}
+
+#[test]
+fn the_minimum_detectable_change_is_what_an_interval_this_wide_could_call() {
+    use crate::stats::mde;
+    use crate::units::Better;
+    let c = Change {
+        ratio: 1.0,
+        lo: 0.9,
+        hi: 1.1,
+    };
+    // moved up by k, the interval [0.9k, 1.1k] clears 1.05 at k = 1.05/0.9
+    let m = mde(&c, 0.05);
+    assert!(close(m, 1.05 / 0.9 - 1.0, 1e-12), "{m}");
+    // and a change that large, measured as widely, is called
+    let k = 1.0 + m + 1e-9;
+    let moved = Change {
+        ratio: k,
+        lo: 0.9 * k,
+        hi: 1.1 * k,
+    };
+    assert_eq!(verdict(&moved, 0.05, Better::Lower), Verdict::Regressed);
+    // a narrower interval sees smaller changes
+    let narrow = Change {
+        ratio: 1.0,
+        lo: 0.98,
+        hi: 1.02,
+    };
+    assert!(mde(&narrow, 0.05) < m);
+    // never below the threshold itself
+    assert!(mde(&narrow, 0.05) > 0.05);
+    // additive figures (a saving that may be negative)
+    let signed = Change {
+        ratio: 1.0,
+        lo: -0.2,
+        hi: 2.2,
+    };
+    assert!(close(mde(&signed, 0.05), 1.25, 1e-12));
 }
 
 #[test]
