@@ -440,28 +440,6 @@ impl ExperimentResult {
             .map(|m| &m.summary)
     }
 
-    /// Why this experiment's canary says the machine changed under it: in
-    /// more than a third of its rounds the bare system call cost more than
-    /// 25% more (or less) at the round's end than at its start.
-    pub fn canary_moved(&self) -> Option<String> {
-        let ratios: Vec<f64> = self
-            .round_log
-            .iter()
-            .map(|r| r.telemetry.canary_end.syscall_ns / r.telemetry.canary_start.syscall_ns)
-            .filter(|x| x.is_finite() && *x > 0.0)
-            .collect();
-        let moved = ratios
-            .iter()
-            .filter(|x| x.ln().abs() > 1.25f64.ln())
-            .count();
-        (ratios.len() >= 2 && 3 * moved > ratios.len()).then(|| {
-            format!(
-                "its canary moved: in {moved} of {} rounds a bare system call cost over 25% more or less at the end than at the start",
-                ratios.len()
-            )
-        })
-    }
-
     pub fn reading(&self, spec: &(impl SeriesName + ?Sized), with: &[(&str, &str)]) -> Option<f64> {
         let name = spec.series_name();
         self.readings

@@ -35,7 +35,11 @@ impl CommonMode {
     /// The header's line.
     pub fn line(&self) -> String {
         let pct = (self.factor - 1.0).abs() * 100.0;
-        let way = if self.factor >= 1.0 { "slower" } else { "faster" };
+        let way = if self.factor >= 1.0 {
+            "slower"
+        } else {
+            "faster"
+        };
         let canary = self.canary.map_or(String::new(), |c| {
             format!("; the canary moved {:+.0}%", (c - 1.0) * 100.0)
         });

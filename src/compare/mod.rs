@@ -25,9 +25,9 @@ use common::CommonMode;
 use pool::{Series, Side};
 use serde::Serialize;
 use std::collections::HashMap;
-pub use verdict::{Reason, Row};
 use std::path::PathBuf;
 use std::process::ExitCode;
+pub use verdict::{Reason, Row};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
@@ -183,7 +183,6 @@ pub(crate) fn huge_pages_differ(b: &Series, n: &Series) -> Option<String> {
     })
 }
 
-
 /// What `tasklab compare` was asked.
 pub struct Args<'a> {
     /// `compare A.json B.json`, or the base files with `--vs`.
@@ -251,7 +250,13 @@ pub fn comparison(
     let keys = |side: &Side| -> std::collections::HashSet<(String, String, String)> {
         side.series
             .iter()
-            .map(|s| (s.experiment.clone(), s.metric.clone(), format!("{:?}", s.labels)))
+            .map(|s| {
+                (
+                    s.experiment.clone(),
+                    s.metric.clone(),
+                    format!("{:?}", s.labels),
+                )
+            })
             .collect()
     };
     let (bk, nk) = (keys(&bs), keys(&ns));

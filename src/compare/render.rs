@@ -35,7 +35,10 @@ pub fn render(c: &Comparison, all: bool) -> String {
         }
     }
     s.push_str(&speed(c));
-    if let Some(cm) = c.common_mode.filter(|cm| cm.worth_saying(c.threshold_pct / 100.0)) {
+    if let Some(cm) = c
+        .common_mode
+        .filter(|cm| cm.worth_saying(c.threshold_pct / 100.0))
+    {
         s.push_str(&cm.line());
         s.push('\n');
     }

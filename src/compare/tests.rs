@@ -43,7 +43,11 @@ fn side_of(series: Vec<Series>) -> Side {
 /// The comparison of `rows` between a.json and b.json, at ±5%, with no
 /// environment difference, status or canary.
 fn comparison(rows: Vec<Row>) -> Comparison {
-    let mdes: Vec<f64> = rows.iter().map(|r| r.mde).filter(|m| m.is_finite()).collect();
+    let mdes: Vec<f64> = rows
+        .iter()
+        .map(|r| r.mde)
+        .filter(|m| m.is_finite())
+        .collect();
     Comparison {
         env_differences: vec![],
         base_files: vec!["a.json".into()],
@@ -273,12 +277,27 @@ fn machine_moved(k: usize, factor: f64) -> (Side, Side) {
     let mut new = Vec::new();
     for e in 0..k {
         let exp = format!("test.e{e}");
-        for (m, better, v) in [("a_ns", Better::Lower, 100.0), ("b_ns", Better::Lower, 2000.0)] {
+        for (m, better, v) in [
+            ("a_ns", Better::Lower, 100.0),
+            ("b_ns", Better::Lower, 2000.0),
+        ] {
             base.push(series_of(&exp, m, Unit::Ns, better, v));
             new.push(series_of(&exp, m, Unit::Ns, better, v * factor));
         }
-        base.push(series_of(&exp, "r_per_s", Unit::PerSecond, Better::Higher, 1e6));
-        new.push(series_of(&exp, "r_per_s", Unit::PerSecond, Better::Higher, 1e6 / factor));
+        base.push(series_of(
+            &exp,
+            "r_per_s",
+            Unit::PerSecond,
+            Better::Higher,
+            1e6,
+        ));
+        new.push(series_of(
+            &exp,
+            "r_per_s",
+            Unit::PerSecond,
+            Better::Higher,
+            1e6 / factor,
+        ));
     }
     (side_of(base), side_of(new))
 }
@@ -291,7 +310,9 @@ fn a_common_move_of_the_whole_machine_is_said_in_one_line_and_relative_divides_i
     assert!((cm.factor - 1.12).abs() < 0.01, "{cm:?}");
     assert_eq!((cm.series, cm.with_it), (15, 15));
     assert!(cm.worth_saying(0.05));
-    assert!(cm.line().contains("the whole new side is 12% slower: 15 of 15 series"));
+    assert!(cm
+        .line()
+        .contains("the whole new side is 12% slower: 15 of 15 series"));
     // As measured: every series regressed (costs up, rates down).
     let rows = compare(&b, &n, 0.05, 1.0);
     assert!(rows.iter().all(|r| r.verdict == Verdict::Regressed));

@@ -111,7 +111,10 @@ pub fn row(
     };
     let change = stats::change(&b.summary, &n.summary).map(|c| relative(c, better, factor));
     let (mut verdict, mde) = match &change {
-        Some(c) => (stats::verdict(c, threshold, better), stats::mde(c, threshold)),
+        Some(c) => (
+            stats::verdict(c, threshold, better),
+            stats::mde(c, threshold),
+        ),
         // Zero on both sides (no involuntary switch in either run): the
         // medians agree, though no ratio can be formed for an interval.
         None if b.summary.median == 0.0 && n.summary.median == 0.0 => {

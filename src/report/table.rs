@@ -122,7 +122,7 @@ pub fn interval_text(m: &Metric) -> String {
 
 /// What the `!` beside a median means.
 pub const UNSETTLED: &str =
-    "! did not settle: its rounds disagree beyond their own spread; no finding rests on it";
+    "! flagged: a trend over the run or two modes, which more rounds cannot fix (the interval is shown); no finding rests on it";
 
 /// What the `~` beside a median means.
 pub const NOISY: &str = "~ noisy: the interquartile range exceeds 25% of the median or the CI ±10%; rerun on a quieter machine or with --profile thorough";

@@ -9,7 +9,6 @@ use crate::measure::sizing::Sizing;
 use crate::measure::worker;
 use crate::results::{Calibration, ExperimentResult, Labels, Metric, Reading, Status, Unit};
 use crate::stats;
-use crate::units::fmt_value;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -327,40 +326,34 @@ pub fn absorb(
     }
 }
 
-/// Series named in the note on what did not settle, at most.
+/// Series named in the note on what was flagged, at most.
 const UNSETTLED_LISTED: usize = 12;
 
-/// The series whose rounds did not agree: a short finding (how many, the
-/// first of them, and that no other finding rests on them) and a note that
-/// lists them with their rounds' spread.
+/// The series flagged for what more rounds cannot fix (a trend over the
+/// run, two modes): a short finding (how many, the first of them, and that
+/// no other finding rests on them) and a note that names each flag.
 fn unsettled(r: &ExperimentResult) -> Option<(String, String)> {
     let bad: Vec<(String, String)> = r
         .metrics
         .iter()
         .filter(|m| m.summary.unstable)
         .map(|m| {
-            let (lo, hi) = m
-                .summary
-                .round_medians
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
-                    (a.min(x), b.max(x))
-                });
             let name = format!("{} {}", m.name, crate::results::case(m));
-            let spread = format!(
-                "{name} (rounds {} to {})",
-                fmt_value(lo, m.unit),
-                fmt_value(hi, m.unit)
-            );
-            (name, spread)
+            let why = m
+                .summary
+                .unsettled
+                .as_ref()
+                .map_or_else(|| "its rounds disagree".to_string(), |u| u.words(m.unit));
+            let said = format!("{name}: {why}");
+            (name, said)
         })
         .collect();
-    let (first, _) = bad.first()?;
+    let (first, first_said) = bad.first()?;
     let n = bad.len();
     let mut finding = if n == 1 {
-        format!("did not settle here: {first} (its rounds disagree beyond their own spread; the note says how far); no finding rests on it")
+        format!("flagged here: {first_said}; its median and interval are in the table, and no finding rests on it")
     } else {
-        format!("did not settle here: {n} series, {first} the first (their rounds disagree beyond their own spread; the notes list them); no finding rests on them")
+        format!("flagged here: {n} series, {first} the first (a trend over the run or two modes: the notes name each); their medians and intervals are in the table, and no finding rests on them")
     };
     // What held the experiment's workers back that can unsettle a figure:
     // steal, throttling (run delay is often the worker's own tasks). Over
@@ -379,10 +372,10 @@ fn unsettled(r: &ExperimentResult) -> Option<(String, String)> {
         .collect();
     let more = n.saturating_sub(shown.len());
     let list = format!(
-        "did not settle: {}{}",
-        shown.join(", "),
+        "flagged: {}{}",
+        shown.join("; "),
         if more > 0 {
-            format!(", and {more} more series (results.json has them, flagged unstable)")
+            format!("; and {more} more series (results.json has them, flagged unstable)")
         } else {
             String::new()
         }
@@ -544,7 +537,7 @@ mod tests {
             &[1.0, 2.0, 3.0],
         ))]);
         let quiet = unsettled(&r).unwrap().0;
-        assert!(quiet.starts_with("did not settle here: x_ns"), "{quiet}");
+        assert!(quiet.starts_with("flagged here: x_ns"), "{quiet}");
         assert!(!quiet.contains("steal"), "{quiet}");
         // 0.2 s stolen of 2 CPUs x 1 s: 10%.
         r.round_log.push(RoundRecord {

@@ -147,7 +147,10 @@ fn two_modes_and_a_trend_are_flagged_and_named() {
             high,
             low_share,
         }) => {
-            assert!((low - 530.0).abs() < 10.0 && (high - 680.0).abs() < 10.0, "{s:?}");
+            assert!(
+                (low - 530.0).abs() < 10.0 && (high - 680.0).abs() < 10.0,
+                "{s:?}"
+            );
             assert!((low_share - 0.4).abs() < 1e-9);
         }
         ref other => panic!("{other:?}"),
@@ -188,7 +191,9 @@ fn the_flag_is_rare_on_one_mode_at_eight_rounds() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
     let mut flagged = 0;
     for _ in 0..2000 {
-        let medians: Vec<f64> = (0..8).map(|_| 1000.0 * (0.08 * normal(&mut rng)).exp()).collect();
+        let medians: Vec<f64> = (0..8)
+            .map(|_| 1000.0 * (0.08 * normal(&mut rng)).exp())
+            .collect();
         flagged += unsettled(&medians).is_some() as usize;
     }
     assert!(flagged <= 20, "{flagged} of 2000");
@@ -199,7 +204,10 @@ fn the_rounds_interval_covers_at_eight_and_sixteen_rounds_and_stays_inside_the_d
     for rounds in [8, 16] {
         for (between, within_sd) in [(50.0, 100.0), (100.0, 10.0), (0.0, 100.0)] {
             let (hier, _) = coverage(rounds, 20, between, within_sd);
-            assert!(hier >= 0.92, "{rounds} rounds {between}/{within_sd}: covers {hier:.3}");
+            assert!(
+                hier >= 0.92,
+                "{rounds} rounds {between}/{within_sd}: covers {hier:.3}"
+            );
         }
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(rounds as u64);
         for t in 0..50 {
