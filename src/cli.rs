@@ -125,10 +125,23 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECS", allow_hyphen_values = true)]
     pub timeout: Option<f64>,
 
-    /// Measure every series in N independent rounds, each in a fresh worker,
-    /// spread over the run (3 to 100; default: 3 quick, 6 thorough)
+    /// Measure every series in exactly N independent rounds, each in a fresh
+    /// worker, spread over the run (3 to 100), with no adaptive rounds
+    /// (default: 8 quick, 16 thorough, then adaptive rounds to the widest
+    /// intervals)
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub rounds: Option<usize>,
+
+    /// The precision adaptive rounds aim for: an interval's half-width over
+    /// its median, in percent (above 0, below 100; default 5)
+    #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
+    pub precision: Option<f64>,
+
+    /// Seconds the whole run may take before adaptive rounds stop (default:
+    /// 58 quick, 1800 thorough, and no longer than the profile's own rounds
+    /// took again); too small for the minimum rounds is refused
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
+    pub budget: Option<f64>,
 
     /// Seed of the shuffled order of the rounds: the same seed runs the same
     /// order (default: a fresh one, recorded in results.json)

@@ -281,12 +281,21 @@ pub struct NamedFit {
 }
 
 /// The canary: two fixed operations whose cost should not move within a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Canary {
-    /// One bare system call (getppid).
+    /// One bare system call (getppid): the median over every CPU the worker
+    /// may use, each read pinned to it.
     pub syscall_ns: f64,
     /// One byte written to a pipe and read back by the same task.
     pub pipe_ns: f64,
+    /// The system call on each CPU in turn, pinned: (CPU, ns). A vCPU the
+    /// host runs slower reads slower here, whatever the experiment did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_cpu_ns: Vec<(usize, f64)>,
+    /// The coherence floor: half a round trip of a cache line bounced
+    /// between the first two CPUs (whether they share a cache shows here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coherence_ns: Option<f64>,
 }
 
 /// One round's contamination record. The fields after
@@ -391,6 +400,27 @@ pub struct ExperimentResult {
 }
 
 impl ExperimentResult {
+    /// A result with nothing in it yet, for `name`.
+    pub fn empty(name: &str) -> ExperimentResult {
+        ExperimentResult {
+            name: name.into(),
+            group: name.split_once('.').map_or(name, |(g, _)| g).into(),
+            summary: String::new(),
+            reproduces: String::new(),
+            status: Status::Ok,
+            reason: None,
+            duration_s: 0.0,
+            params: BTreeMap::new(),
+            metrics: vec![],
+            readings: vec![],
+            fits: vec![],
+            findings: vec![],
+            headlines: vec![],
+            notes: vec![],
+            round_log: vec![],
+        }
+    }
+
     /// The settled series of metric `name`: a series whose rounds did not
     /// agree is left out, so no finding, fit, headline or chart rests on it
     /// (the tables still show it, marked).
@@ -526,6 +556,66 @@ pub struct RunResults {
     #[serde(default)]
     pub groups: Vec<Group>,
     pub experiments: Vec<ExperimentResult>,
+    /// How precise the run's figures came out against its target (files
+    /// before adaptive rounds: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<Precision>,
+}
+
+/// The run's figures against the precision target: the series better one
+/// way that tables show (a count of what happened has no precision to
+/// reach), how many reached the target, and the median half-width.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Precision {
+    /// The target half-width of an interval over its median, in percent.
+    pub target_pct: f64,
+    pub series: usize,
+    pub reached: usize,
+    /// The median half-width over those series, in percent.
+    pub median_half_width_pct: f64,
+    /// Jobs run as adaptive rounds, beyond the profile's rounds.
+    pub adaptive_jobs: usize,
+}
+
+impl Precision {
+    /// The precision of `experiments`' series against `target_pct`.
+    pub fn of(
+        experiments: &[ExperimentResult],
+        target_pct: f64,
+        adaptive_jobs: usize,
+    ) -> Precision {
+        let widths: Vec<f64> = experiments
+            .iter()
+            .flat_map(|e| &e.metrics)
+            .filter(|m| !m.detail && matches!(m.better, Better::Lower | Better::Higher))
+            .map(|m| 100.0 * m.summary.half_width())
+            .filter(|w| w.is_finite())
+            .collect();
+        Precision {
+            target_pct,
+            series: widths.len(),
+            reached: widths.iter().filter(|w| **w <= target_pct).count(),
+            median_half_width_pct: crate::stats::median(&widths).unwrap_or(f64::NAN),
+            adaptive_jobs,
+        }
+    }
+
+    /// In a sentence: "612 of 640 series (96%) reached ±5%; the median is ±2.1%".
+    pub fn sentence(&self) -> String {
+        format!(
+            "{} of {} series ({:.0}%) reached the precision target ±{}%; the median interval is ±{:.1}%{}",
+            self.reached,
+            self.series,
+            100.0 * self.reached as f64 / self.series.max(1) as f64,
+            self.target_pct,
+            self.median_half_width_pct,
+            if self.adaptive_jobs > 0 {
+                format!(" ({} adaptive rounds went to the widest)", self.adaptive_jobs)
+            } else {
+                String::new()
+            }
+        )
+    }
 }
 
 impl RunResults {
@@ -537,7 +627,12 @@ impl RunResults {
             .iter()
             .filter(|e| e.status == Status::Ok)
             .flat_map(|e| &e.round_log)
-            .flat_map(|l| [l.telemetry.canary_start, l.telemetry.canary_end])
+            .flat_map(|l| {
+                [
+                    l.telemetry.canary_start.clone(),
+                    l.telemetry.canary_end.clone(),
+                ]
+            })
             .filter(|c| c.syscall_ns.is_finite() && c.syscall_ns > 0.0)
             .collect()
     }

@@ -559,6 +559,8 @@ fn the_typed_presets_plan_what_the_old_param_strings_planned() {
                 pin: None,
                 timeout_s: None,
                 rounds: None,
+                precision_pct: None,
+                budget_s: None,
                 seed: None,
             },
             &env,

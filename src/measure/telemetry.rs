@@ -11,14 +11,47 @@ pub use crate::results::{Canary, RoundTelemetry};
 use crate::sys::{self, procfs};
 use std::io::{Read, Write};
 
-/// Batches per canary figure; the figure is their median.
-const BATCHES: usize = 5;
+/// Batches per canary figure on each CPU; the figure is their median.
+const BATCHES: usize = 9;
+/// System calls per batch: 9 batches of 300 at 120-215 ns take 0.3-0.6 ms
+/// per CPU, long enough that a batch is rarely cut by a tick.
+const CALLS: u64 = 300;
+/// Round trips of the coherence floor's cache line.
+const BOUNCES: usize = 2_000;
 
-/// Measures the canary now (about 2 ms).
+/// Measures the canary now (a millisecond or two): the bare system call
+/// pinned to each CPU this thread may use in turn (a vCPU the host serves
+/// slower shows as itself, not as noise of whichever CPU the round landed
+/// on), its median over them, the pipe's write and read, and the coherence
+/// floor between the first two CPUs. The thread's CPUs are restored after.
 pub fn canary() -> Canary {
-    let syscall_ns = per_call(500, BATCHES, || {
-        std::hint::black_box(sys::bare_syscall());
-    });
+    let allowed = sys::allowed_cpus().unwrap_or_default();
+    let mut per_cpu_ns = Vec::new();
+    for &cpu in &allowed {
+        if sys::pin_current_thread(&[cpu]).is_ok() {
+            per_cpu_ns.push((
+                cpu,
+                per_call(CALLS, BATCHES, || {
+                    std::hint::black_box(sys::bare_syscall());
+                }),
+            ));
+        }
+    }
+    let coherence_ns = match allowed.as_slice() {
+        [a, b, ..] => coherence_floor(*a, *b),
+        _ => None,
+    };
+    if !allowed.is_empty() {
+        let _ = sys::pin_current_thread(&allowed);
+    }
+    let syscall_ns = if per_cpu_ns.is_empty() {
+        per_call(CALLS, BATCHES, || {
+            std::hint::black_box(sys::bare_syscall());
+        })
+    } else {
+        let v: Vec<f64> = per_cpu_ns.iter().map(|(_, ns)| *ns).collect();
+        crate::stats::median(&v).unwrap_or(f64::NAN)
+    };
     let pipe_ns = match sys::pipe(false) {
         Ok((r, w)) => {
             let (mut r, mut w) = (std::fs::File::from(r), std::fs::File::from(w));
@@ -33,7 +66,57 @@ pub fn canary() -> Canary {
     Canary {
         syscall_ns,
         pipe_ns,
+        per_cpu_ns,
+        coherence_ns,
     }
+}
+
+/// Half the round trip of a cache line bounced between a thread on `a` and
+/// one on `b` (each waits for the other's value, then writes its own): what
+/// any hand-off between those CPUs pays at the least. None when a thread
+/// cannot be pinned.
+fn coherence_floor(a: usize, b: usize) -> Option<f64> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let line = AtomicUsize::new(0);
+    let pinned = std::sync::atomic::AtomicBool::new(true);
+    let mut ns = None;
+    std::thread::scope(|s| {
+        let partner = std::thread::Builder::new().spawn_scoped(s, || {
+            if sys::pin_current_thread(&[b]).is_err() {
+                pinned.store(false, Ordering::SeqCst);
+                line.store(usize::MAX, Ordering::SeqCst);
+                return;
+            }
+            for i in 0..BOUNCES {
+                while line.load(Ordering::Acquire) != 2 * i + 1 {
+                    if line.load(Ordering::Relaxed) == usize::MAX {
+                        return;
+                    }
+                    std::hint::spin_loop();
+                }
+                line.store(2 * i + 2, Ordering::Release);
+            }
+        });
+        if partner.is_err() {
+            return;
+        }
+        if sys::pin_current_thread(&[a]).is_err() {
+            line.store(usize::MAX, Ordering::SeqCst);
+            return;
+        }
+        let t0 = sys::monotonic_ns();
+        for i in 0..BOUNCES {
+            line.store(2 * i + 1, Ordering::Release);
+            while line.load(Ordering::Acquire) != 2 * i + 2 {
+                if !pinned.load(Ordering::Relaxed) {
+                    return;
+                }
+                std::hint::spin_loop();
+            }
+        }
+        ns = Some((sys::monotonic_ns() - t0) as f64 / (2 * BOUNCES) as f64);
+    });
+    ns
 }
 
 /// The counters at the start of a round.
@@ -140,7 +223,7 @@ mod tests {
         std::hint::black_box((0..100_000u64).sum::<u64>());
         let t = rec.finish();
         assert!(t.wall_ns > 0.0);
-        for c in [t.canary_start, t.canary_end] {
+        for c in [&t.canary_start, &t.canary_end] {
             assert!(
                 c.syscall_ns > 0.0 && c.pipe_ns > c.syscall_ns / 10.0,
                 "{c:?}"
@@ -148,6 +231,29 @@ mod tests {
         }
         assert!(t.procs_running_start >= 1.0);
         assert!(!t.cpu_idle_ns.is_empty() && t.cpu_idle_ns.len() == t.cpu_steal_ns.len());
+    }
+
+    #[test]
+    fn the_canary_reads_every_cpu_pinned_and_gives_them_back() {
+        let before = sys::allowed_cpus().unwrap();
+        let c = canary();
+        // one pinned reading per CPU this thread may use, each positive
+        let cpus: Vec<usize> = c.per_cpu_ns.iter().map(|(cpu, _)| *cpu).collect();
+        assert_eq!(cpus, before);
+        assert!(c.per_cpu_ns.iter().all(|(_, ns)| *ns > 0.0), "{c:?}");
+        // the figure is their median, so it lies within them
+        let (lo, hi) = c
+            .per_cpu_ns
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(a, b), (_, x)| {
+                (a.min(*x), b.max(*x))
+            });
+        assert!(lo <= c.syscall_ns && c.syscall_ns <= hi, "{c:?}");
+        // a coherence floor between two CPUs where there are two
+        assert_eq!(c.coherence_ns.is_some(), before.len() >= 2, "{c:?}");
+        assert!(c.coherence_ns.is_none_or(|ns| ns > 0.0));
+        // and the thread may run where it could before
+        assert_eq!(sys::allowed_cpus().unwrap(), before);
     }
 
     #[test]

@@ -353,7 +353,11 @@ pub fn measured_sentence(r: &RunResults) -> String {
         .iter()
         .filter(|x| x.status == Status::Ok)
         .count();
-    format!("{ok} of {} experiments measured.", r.experiments.len())
+    let mut s = format!("{ok} of {} experiments measured.", r.experiments.len());
+    if let Some(p) = &r.precision {
+        s.push_str(&format!(" {}.", p.sentence()));
+    }
+    s
 }
 
 /// One line per experiment that failed or was skipped, with why.
@@ -389,8 +393,13 @@ fn count(n: usize, what: &str) -> String {
 pub(super) fn rounds_sentence(r: &RunResults) -> String {
     if r.rounds >= 2 {
         format!(
-            "Every figure is a median over {} independent rounds spread over the run (schedule seed {}), with a 95% interval from the rounds;",
+            "Every figure is a median over {} independent rounds spread over the run{} (schedule seed {}), with a 95% interval from the rounds;",
             r.rounds,
+            if r.precision.as_ref().is_some_and(|p| p.adaptive_jobs > 0) {
+                ", more where adaptive rounds went to the widest intervals"
+            } else {
+                ""
+            },
             r.seed.map_or("unknown".into(), |s| s.to_string())
         )
     } else {

@@ -6,8 +6,11 @@ use super::plan::{Plan, Planned, Slot};
 use crate::experiments::Experiment;
 use crate::measure::protocol::{Job, WorkerOutput};
 use crate::measure::sizing::Sizing;
+use crate::measure::sizing::MAX_ROUNDS;
 use crate::measure::worker;
-use crate::results::{Calibration, ExperimentResult, Labels, Metric, Reading, Status, Unit};
+use crate::results::{
+    Better, Calibration, ExperimentResult, Labels, Metric, Reading, Status, Unit,
+};
 use crate::stats;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -29,14 +32,18 @@ pub enum Event<'a> {
     Start(&'a Planned, Slot),
     /// A job ended (or was skipped because its experiment already failed).
     End,
+    /// Adaptive rounds: this many more jobs were added to the run.
+    More(usize),
     /// An experiment is complete: every round in, or failed, or skipped.
     Done(Box<ExperimentResult>),
 }
 
 /// One experiment while its rounds come in.
 struct Pending {
-    /// (point, round, what the worker sent)
+    /// (point, round, what the worker sent), in the order they ran
     outputs: Vec<(usize, usize, WorkerOutput)>,
+    /// Seconds each point's rounds took, for sizing adaptive rounds.
+    took_s: Vec<Vec<f64>>,
     jobs_left: usize,
     jobs: usize,
     failed: Option<String>,
@@ -64,6 +71,7 @@ pub fn run(
             };
             Pending {
                 outputs: Vec::new(),
+                took_s: vec![Vec::new(); p.points.len()],
                 jobs_left: jobs,
                 jobs,
                 failed: None,
@@ -80,50 +88,34 @@ pub fn run(
         }
     }
     let limit = Duration::from_secs_f64(ctx.sizing.timeout_s);
+    let started = Instant::now();
     for &slot in &plan.schedule {
         if worker::stopped_by(ctx.stop).is_some() {
             break;
         }
-        let planned = &plan.experiments[slot.experiment];
+        run_slot(plan, ctx, slot, limit, &mut pending, &mut on)?;
         let state = &mut pending[slot.experiment];
         state.jobs_left -= 1;
-        if state.failed.is_none() {
-            on(Event::Start(planned, slot))?;
-            let point = &planned.points[slot.point];
-            let job = Job {
-                experiment: planned.exp.name.into(),
-                profile: ctx.profile,
-                params: planned.params.clone(),
-                point: point.clone(),
-                round: slot.round,
-                rounds: plan.sizing.rounds,
-                seed: job_seed(plan.seed, slot),
-                budget_s: ctx.sizing.budget_s,
-                min_samples: ctx.sizing.min_samples,
-                max_samples: ctx.sizing.max_samples,
-                timer_overhead_ns: ctx.calibration.timer_overhead_ns,
-                loop_overhead_ns: ctx.calibration.loop_overhead_ns,
-                pin: ctx.pin.clone(),
-                scratch: Some(ctx.scratch.to_path_buf()),
-            };
-            let started = Instant::now();
-            let outcome = worker::run_job(&job, limit, ctx.stop);
-            state.busy_s += started.elapsed().as_secs_f64();
-            match outcome {
-                Ok(out) => state.outputs.push((slot.point, slot.round, out)),
-                Err(f) => {
-                    state.failed = Some(if point.is_null() {
-                        f.reason
-                    } else {
-                        format!("at {point}: {}", f.reason)
-                    });
+        // Without adaptive rounds an experiment is done with its last
+        // round; with them, when the adaptive rounds are over.
+        if state.jobs_left == 0 && !state.done && plan.adaptive.is_none() {
+            state.done = true;
+            on(Event::Done(Box::new(finish(
+                &plan.experiments[slot.experiment],
+                state,
+            ))))?;
+        }
+    }
+    if let Some(target) = plan.adaptive {
+        adaptive_rounds(plan, ctx, &target, started, limit, &mut pending, &mut on)?;
+        if worker::stopped_by(ctx.stop).is_none() {
+            for (i, p) in plan.experiments.iter().enumerate() {
+                let state = &mut pending[i];
+                if !state.done && state.jobs_left == 0 {
+                    state.done = true;
+                    on(Event::Done(Box::new(finish(p, state))))?;
                 }
             }
-        }
-        on(Event::End)?;
-        if state.jobs_left == 0 && !state.done {
-            state.done = true;
-            on(Event::Done(Box::new(finish(planned, state))))?;
         }
     }
     // Interrupted: what did not finish is reported with what it measured.
@@ -146,6 +138,169 @@ pub fn run(
         }
     }
     Ok(())
+}
+
+/// Runs one round of one point in a fresh worker, unless its experiment
+/// already failed, and keeps what it sent.
+fn run_slot(
+    plan: &Plan,
+    ctx: &JobContext,
+    slot: Slot,
+    limit: Duration,
+    pending: &mut [Pending],
+    on: &mut impl FnMut(Event) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let planned = &plan.experiments[slot.experiment];
+    let state = &mut pending[slot.experiment];
+    if state.failed.is_none() {
+        on(Event::Start(planned, slot))?;
+        let point = &planned.points[slot.point];
+        let job = Job {
+            experiment: planned.exp.name.into(),
+            profile: ctx.profile,
+            params: planned.params.clone(),
+            point: point.clone(),
+            round: slot.round,
+            rounds: plan.sizing.rounds,
+            seed: job_seed(plan.seed, slot),
+            budget_s: ctx.sizing.budget_s,
+            min_samples: ctx.sizing.min_samples,
+            max_samples: ctx.sizing.max_samples,
+            timer_overhead_ns: ctx.calibration.timer_overhead_ns,
+            loop_overhead_ns: ctx.calibration.loop_overhead_ns,
+            pin: ctx.pin.clone(),
+            scratch: Some(ctx.scratch.to_path_buf()),
+        };
+        let started = Instant::now();
+        let outcome = worker::run_job(&job, limit, ctx.stop);
+        let took = started.elapsed().as_secs_f64();
+        state.busy_s += took;
+        state.took_s[slot.point].push(took);
+        match outcome {
+            Ok(out) => state.outputs.push((slot.point, slot.round, out)),
+            Err(f) => {
+                state.failed = Some(if point.is_null() {
+                    f.reason
+                } else {
+                    format!("at {point}: {}", f.reason)
+                });
+            }
+        }
+    }
+    on(Event::End)
+}
+
+/// Adaptive rounds: while the run's time budget lasts, the points whose
+/// widest series is furthest from the precision target get one more round
+/// each, widest first, a pass at a time; a point whose series all reached
+/// the target (or whose widest is flagged, which rounds cannot fix, or that
+/// reached the most rounds) stops. Only series that are better one way and
+/// shown in tables count: a count of what happened has no precision to
+/// reach.
+fn adaptive_rounds(
+    plan: &Plan,
+    ctx: &JobContext,
+    target: &super::plan::Adaptive,
+    started: Instant,
+    limit: Duration,
+    pending: &mut [Pending],
+    on: &mut impl FnMut(Event) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let base_s = started.elapsed().as_secs_f64();
+    let deadline = if target.asked {
+        target.budget_s
+    } else {
+        target.budget_s.min(2.0 * base_s)
+    };
+    let mut next_round: Vec<Vec<usize>> = plan
+        .experiments
+        .iter()
+        .map(|p| vec![plan.sizing.rounds; p.points.len()])
+        .collect();
+    loop {
+        if worker::stopped_by(ctx.stop).is_some() {
+            return Ok(());
+        }
+        // (widest half-width over target, experiment, point, seconds a round)
+        let mut wide: Vec<(f64, usize, usize, f64)> = Vec::new();
+        for (e, p) in plan.experiments.iter().enumerate() {
+            let state = &pending[e];
+            if state.failed.is_some() || p.unsupported.is_some() {
+                continue;
+            }
+            for (point, width) in point_widths(p, state) {
+                if width > target.precision && next_round[e][point] < MAX_ROUNDS {
+                    let took = stats::median(&state.took_s[point]).unwrap_or(1.0);
+                    wide.push((width / target.precision, e, point, took));
+                }
+            }
+        }
+        if wide.is_empty() {
+            return Ok(());
+        }
+        wide.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let left = deadline - started.elapsed().as_secs_f64();
+        // This pass: widest first, as many as the time left holds.
+        let mut spend = 0.0;
+        let pass: Vec<(usize, usize)> = wide
+            .iter()
+            .filter(|(_, _, _, took)| {
+                let fits = spend + took <= left;
+                if fits {
+                    spend += took;
+                }
+                fits
+            })
+            .map(|&(_, e, point, _)| (e, point))
+            .collect();
+        if pass.is_empty() {
+            return Ok(());
+        }
+        on(Event::More(pass.len()))?;
+        for (e, point) in pass {
+            if worker::stopped_by(ctx.stop).is_some() {
+                return Ok(());
+            }
+            let round = next_round[e][point];
+            next_round[e][point] += 1;
+            let slot = Slot {
+                experiment: e,
+                point,
+                round,
+            };
+            run_slot(plan, ctx, slot, limit, pending, on)?;
+        }
+    }
+}
+
+/// Each point's widest interval, as a half-width over its median, among
+/// its series that are better one way and not flagged (more rounds do not
+/// fix a flag), summarised from the rounds in so far.
+fn point_widths(p: &Planned, state: &Pending) -> Vec<(usize, f64)> {
+    let mut out = Vec::new();
+    for point in 0..p.points.len() {
+        let outputs: Vec<(usize, usize, WorkerOutput)> = state
+            .outputs
+            .iter()
+            .filter(|(pt, _, _)| *pt == point)
+            .cloned()
+            .collect();
+        if outputs.is_empty() {
+            continue;
+        }
+        let mut r = ExperimentResult::empty(p.exp.name);
+        absorb(&mut r, p.exp, outputs);
+        let widest = r
+            .metrics
+            .iter()
+            .filter(|m| !m.detail && !m.summary.unstable)
+            .filter(|m| matches!(m.better, Better::Lower | Better::Higher))
+            .map(|m| m.summary.half_width())
+            .filter(|w| w.is_finite())
+            .fold(0.0, f64::max);
+        out.push((point, widest));
+    }
+    out
 }
 
 /// Writes `s` to stdout now. SIGPIPE is ignored during a run, so a reader

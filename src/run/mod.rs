@@ -58,6 +58,8 @@ pub fn plan_of(args: &RunArgs, env: &crate::env::Env) -> anyhow::Result<plan::Pl
             pin: args.pin.as_deref(),
             timeout_s: args.timeout,
             rounds: args.rounds,
+            precision_pct: args.precision,
+            budget_s: args.budget,
             seed: args.seed,
         },
         env,
@@ -261,6 +263,7 @@ pub fn measure(
         busy: None,
         groups: crate::experiments::group_records(),
         experiments: Vec::new(),
+        precision: None,
     };
     if tables {
         say(&terse::header(&results, width));
@@ -277,6 +280,7 @@ pub fn measure(
         stop: &stop,
     };
     let mut any_failed = false;
+    let mut adaptive_jobs = 0;
     // Whether the Go helper is built: asked at the first Go job, and again
     // after a job that built it.
     let mut go_ready: Option<bool> = None;
@@ -297,6 +301,10 @@ pub fn measure(
                 } else {
                     name
                 });
+            }
+            Event::More(n) => {
+                adaptive_jobs += n;
+                progress.more(n);
             }
             Event::End => {
                 busy.sample();
@@ -334,6 +342,11 @@ pub fn measure(
         results.warnings.push(w);
     }
     let stopped_by = worker::stopped_by(&stop);
+    results.precision = Some(crate::results::Precision::of(
+        &results.experiments,
+        plan.precision * 100.0,
+        adaptive_jobs,
+    ));
     results.finished_unix_s = Some(unix_now());
     results.status = if stopped_by.is_some() {
         RunStatus::Partial

@@ -32,10 +32,29 @@ pub struct Slot {
     pub round: usize,
 }
 
+/// Adaptive rounds: after the profile's rounds, more go to the widest
+/// intervals until each reaches `precision` or the run's time is up.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Adaptive {
+    /// The target half-width of an interval over its median (0.05 = ±5%).
+    pub precision: f64,
+    /// Seconds from the first job by which the adaptive rounds stop.
+    pub budget_s: f64,
+    /// The user gave the budget (`--budget`). Otherwise the adaptive rounds
+    /// also stop once they took as long as the profile's rounds did, so a
+    /// run of a few experiments stays short.
+    pub asked: bool,
+}
+
 /// What the user asked for, checked.
 pub struct Plan {
     pub profile: Profile,
     pub sizing: Sizing,
+    /// None when the user fixed the rounds (`--rounds`): every series gets
+    /// exactly that many.
+    pub adaptive: Option<Adaptive>,
+    /// The precision target series are judged against (`--precision`).
+    pub precision: f64,
     pub pin: Option<Vec<usize>>,
     pub experiments: Vec<Planned>,
     /// The seed of the schedule's order (and of each worker's own order).
@@ -82,8 +101,26 @@ pub fn fresh_seed() -> u64 {
     t ^ (u64::from(std::process::id()) << 32)
 }
 
-/// The longest `--timeout`: a day, in seconds.
+/// The longest `--timeout` and `--budget`: a day, in seconds.
 pub const MAX_TIMEOUT_S: f64 = 86_400.0;
+
+/// The precision adaptive rounds aim for when the user gives none: ±5%.
+pub const DEFAULT_PRECISION: f64 = 0.05;
+
+/// The least a job can take (a fresh worker's start and a round's smallest
+/// measuring), for refusing a `--budget` that cannot hold the minimum
+/// rounds before anything is measured.
+pub const LEAST_JOB_S: f64 = 0.02;
+
+/// The run's time budget when the user gives none: the quick profile's
+/// minute (the suite measured in 45-55 s leaves adaptive rounds the rest),
+/// the thorough one's half hour.
+pub fn default_budget_s(profile: Profile) -> f64 {
+    match profile {
+        Profile::Quick => 58.0,
+        Profile::Thorough => 1_800.0,
+    }
+}
 
 /// What the command line asked for, before checking.
 pub struct Request<'a> {
@@ -94,8 +131,12 @@ pub struct Request<'a> {
     pub presets: &'a [Preset],
     pub pin: Option<&'a str>,
     pub timeout_s: Option<f64>,
-    /// `--rounds`: None takes the profile's.
+    /// `--rounds`: None takes the profile's, then adaptive rounds.
     pub rounds: Option<usize>,
+    /// `--precision` in percent: None takes 5.
+    pub precision_pct: Option<f64>,
+    /// `--budget` in seconds for the whole run: None takes the profile's.
+    pub budget_s: Option<f64>,
     /// `--seed`: None draws one (and the results record it).
     pub seed: Option<u64>,
 }
@@ -112,6 +153,8 @@ impl<'a> Request<'a> {
             pin: None,
             timeout_s: None,
             rounds: None,
+            precision_pct: None,
+            budget_s: None,
             seed: None,
         }
     }
@@ -178,6 +221,22 @@ pub fn plan(req: &Request, env: &Env) -> anyhow::Result<Plan> {
             ));
         }
     }
+    let precision = match req.precision_pct {
+        None => DEFAULT_PRECISION,
+        Some(p) if p.is_finite() && p > 0.0 && p < 100.0 => p / 100.0,
+        Some(_) => {
+            return usage(
+                "--precision takes a percentage above 0 and below 100: the half-width of an interval over its median that adaptive rounds aim for",
+            )
+        }
+    };
+    if let Some(b) = req.budget_s {
+        if !(b.is_finite() && b > 0.0 && b <= MAX_TIMEOUT_S) {
+            return usage(format!(
+                "--budget takes a positive number of seconds, at most {MAX_TIMEOUT_S} (a day)"
+            ));
+        }
+    }
     let sizing = Sizing::of(req.profile)
         .with_timeout(req.timeout_s)
         .with_rounds(req.rounds);
@@ -216,11 +275,29 @@ pub fn plan(req: &Request, env: &Env) -> anyhow::Result<Plan> {
         });
     }
     let seed = req.seed.unwrap_or_else(fresh_seed);
+    let schedule = schedule(&planned, sizing.rounds, seed);
+    if let Some(b) = req.budget_s {
+        let least = schedule.len() as f64 * LEAST_JOB_S;
+        if b < least {
+            return usage(format!(
+                "--budget {b} s cannot hold the {} jobs of the minimum rounds ({} rounds of every point: at least {least:.0} s); give more time, or fewer experiments or --rounds",
+                schedule.len(),
+                sizing.rounds
+            ));
+        }
+    }
+    let adaptive = req.rounds.is_none().then(|| Adaptive {
+        precision,
+        budget_s: req.budget_s.unwrap_or(default_budget_s(req.profile)),
+        asked: req.budget_s.is_some(),
+    });
     Ok(Plan {
         profile: req.profile,
         sizing,
+        adaptive,
+        precision,
         pin,
-        schedule: schedule(&planned, sizing.rounds, seed),
+        schedule,
         experiments: planned,
         seed,
     })

@@ -92,6 +92,12 @@ impl Progress {
         self.bar.set_message(name);
     }
 
+    /// Adaptive rounds added `n` jobs to the run.
+    pub fn more(&self, n: usize) {
+        self.pace.lock().unwrap_or_else(|e| e.into_inner()).total += n;
+        self.bar.inc_length(n as u64);
+    }
+
     /// A job ended (or was skipped).
     pub fn end(&self) {
         self.pace.lock().unwrap_or_else(|e| e.into_inner()).done += 1;

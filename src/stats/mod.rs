@@ -103,6 +103,14 @@ pub struct Summary {
     pub quantum: f64,
 }
 
+impl Summary {
+    /// Half the interval's width over the median: the "±X%" a figure is
+    /// known to (a fraction; infinite for a median of 0).
+    pub fn half_width(&self) -> f64 {
+        (self.ci95_hi - self.ci95_lo) / 2.0 / self.median.abs()
+    }
+}
+
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
 }
