@@ -8,8 +8,8 @@ use super::array::{
 };
 use super::variants::{thp_of, VARIANTS};
 use super::{
-    column, fitting_sizes, notes_for_cpus, reading_cpus, speedups, worker_counts,
-    Contention, AVERAGE_NS, CPUS, MAX_WORKERS, N_PARAM, OTHERS_CPUS, SPEEDUP, WORKERS_HELP,
+    column, fitting_sizes, notes_for_cpus, reading_cpus, speedups, worker_counts, Contention,
+    AVERAGE_NS, CPUS, MAX_WORKERS, N_PARAM, OTHERS_CPUS, SPEEDUP, WORKERS_HELP,
 };
 use crate::experiments::prelude::*;
 use crate::measure::rss::{ANON_HUGE_KIB, VM_PTE_KIB};

@@ -6,8 +6,8 @@
 use super::array::{check_against_serial, exact_average, fill, sum_by, Pools, Variant, SEED_N};
 use super::variants::{thp_choice, thp_of, THP_SETTINGS};
 use super::{
-    column, cpus, fitting_sizes, notes_for_cpus, reading_cpus, speedups,
-    worker_counts, Contention, AVERAGE_NS, CPUS, MAX_WORKERS, N_PARAM, OTHERS_CPUS, SPEEDUP,
+    column, cpus, fitting_sizes, notes_for_cpus, reading_cpus, speedups, worker_counts, Contention,
+    AVERAGE_NS, CPUS, MAX_WORKERS, N_PARAM, OTHERS_CPUS, SPEEDUP,
 };
 use crate::experiments::prelude::*;
 use crate::measure::rss::ANON_HUGE_KIB;
