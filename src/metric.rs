@@ -105,8 +105,8 @@ impl MetricSpec {
     }
 }
 
-/// What names a series for a reader: its declaration. (`str` too, only
-/// while experiments move to declarations.)
+/// What names a series for a reader: its declaration. A name read from a
+/// foreign file is no declaration: `ExperimentResult::find_named` takes it.
 pub trait SeriesName {
     fn series_name(&self) -> &str;
 }
@@ -114,12 +114,6 @@ pub trait SeriesName {
 impl SeriesName for MetricSpec {
     fn series_name(&self) -> &str {
         self.name
-    }
-}
-
-impl SeriesName for str {
-    fn series_name(&self) -> &str {
-        self
     }
 }
 

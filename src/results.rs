@@ -3,7 +3,7 @@
 //! documents it; `SCHEMA_VERSION` changes whenever a field changes meaning.
 
 use crate::env::Env;
-use crate::metric::{MetricSpec, SeriesName};
+use crate::metric::{key, MetricSpec, SeriesName};
 use crate::stats::{Fit, Summary};
 use crate::sys::safefile::{self, OutDir};
 /// The unit of every figure in the file (defined with its formatters).
@@ -30,7 +30,7 @@ pub const MAX_READ_BYTES: u64 = 256 << 20;
 pub type Labels = BTreeMap<String, String>;
 
 /// Labels that exist for machines (exact byte counts), not for people.
-pub const HIDDEN_LABELS: &[&str] = &["heap_bytes", "bytes"];
+pub const HIDDEN_LABELS: &[&str] = &[key::HEAP_BYTES, key::BYTES];
 
 /// A compact "key=value ..." of a series' labels that people read (the
 /// hidden ones left out): how every table and message names a case.
@@ -201,7 +201,7 @@ impl Metric {
     pub fn seed_compare(&self) -> Option<SeedCompare> {
         let s = self.seed.as_ref()?;
         let ours = self.seed_ours()?;
-        if s.cold && self.label("call") != Some("first") {
+        if s.cold && self.label(key::CALL) != Some("first") {
             return Some(SeedCompare::Unlike(
                 "the seed timed single cold calls; this series is warm".into(),
             ));

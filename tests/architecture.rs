@@ -551,3 +551,25 @@ fn the_map_checker_reads_the_map_as_drawn() {
     assert!(has_word("`src/run/plan.rs`", "src/run/plan.rs"));
     assert!(!has_word("src/run/plan.rs", "run/plan.rs"));
 }
+
+/// The worked example in docs/ARCHITECTURE.md is the code as it is:
+/// yardstick.syscall's file, complete, and its series' declaration.
+#[test]
+fn the_worked_example_is_the_current_code() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).unwrap();
+    let file = std::fs::read_to_string(src().join("experiments/yardstick/syscall.rs")).unwrap();
+    assert!(
+        doc.contains(&format!("```rust\n{file}```")),
+        "docs/ARCHITECTURE.md's worked example is not src/experiments/yardstick/syscall.rs"
+    );
+    let group = std::fs::read_to_string(src().join("experiments/yardstick/mod.rs")).unwrap();
+    let spec = group
+        .split("\n\n")
+        .find(|block| block.contains("pub const CALL_NS: MetricSpec"))
+        .expect("yardstick/mod.rs declares CALL_NS");
+    assert!(
+        doc.contains(spec),
+        "docs/ARCHITECTURE.md does not show CALL_NS as declared"
+    );
+}

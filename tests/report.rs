@@ -369,7 +369,7 @@ fn the_summary_findings_are_computed_from_the_medians() {
     let sw = experiment(&r, "switch.pingpong");
     let same = sw
         .find(
-            "switch_ns",
+            &tasklab::experiments::switch::series::SWITCH_NS,
             &[("method", "pipe_threads"), ("placement", "same_cpu")],
         )
         .unwrap()

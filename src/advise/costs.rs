@@ -3,10 +3,17 @@
 //! kept aside with the reason ([`Rejected`]).
 
 use super::figure::{Curve, Figure};
-use crate::experiments::memory::threads_findings as threads;
+use crate::experiments::memory::threads_findings::{
+    self as threads, KERNEL_STACK_PER_THREAD_KIB, PAGE_TABLES_PER_THREAD_BYTES, RSS_PER_THREAD_KIB,
+};
+use crate::experiments::spawn::engine::LIFECYCLE_NS;
 use crate::experiments::spawn::placement::Placement;
 use crate::experiments::spawn::table as spawn;
 use crate::experiments::switch::methods as switch;
+use crate::experiments::switch::series::SWITCH_NS;
+use crate::measure::rss::VM_PTE_KIB;
+use crate::metric::key::{CALL, HEAP_BYTES, METHOD, PLACEMENT, THP, THREADS, VARIANT};
+use crate::metric::MetricSpec;
 use crate::results::case;
 use crate::results::{ExperimentResult, Metric, RunResults, Unit};
 use crate::stats::median;
@@ -275,12 +282,10 @@ impl<'a> Picker<'a> {
     /// `metric` for `method` at every heap of spawn.heap (4 KiB pages).
     fn heap_curve(&mut self, e: &ExperimentResult, method: &str, figure: Cost) -> Option<Curve> {
         let mut pts = Vec::new();
-        for m in e.metrics_named("lifecycle_ns").filter(|m| {
-            m.label("method") == Some(method)
-                && thp_off(m.labels.get("thp"))
-                && m.label("call").is_none()
+        for m in e.metrics_named(&LIFECYCLE_NS).filter(|m| {
+            m.label(METHOD) == Some(method) && thp_off(m.labels.get(THP)) && m.label(CALL).is_none()
         }) {
-            let Some(heap) = m.label("heap_bytes").and_then(|h| h.parse().ok()) else {
+            let Some(heap) = m.label(HEAP_BYTES).and_then(|h| h.parse().ok()) else {
                 continue;
             };
             if let Some(f) = self.check(e, m, NS, figure) {
@@ -289,7 +294,7 @@ impl<'a> Picker<'a> {
         }
         Curve::new(
             &e.name,
-            "lifecycle_ns",
+            LIFECYCLE_NS.name,
             &format!(
                 "method={method} thp={}",
                 crate::experiments::spawn::heap::base_thp(e)
@@ -317,11 +322,8 @@ impl<'a> Picker<'a> {
         };
         let e = self.exp("spawn.methods")?;
         let m = e
-            .find(
-                "lifecycle_ns",
-                &[("method", method), ("placement", ONE_CPU)],
-            )
-            .or_else(|| e.find("lifecycle_ns", &[("method", method)]))?;
+            .find(&LIFECYCLE_NS, &[(METHOD, method), (PLACEMENT, ONE_CPU)])
+            .or_else(|| e.find(&LIFECYCLE_NS, &[(METHOD, method)]))?;
         let f = self.check(e, m, NS, figure)?;
         let mut c = Curve::new(&e.name, &m.name, &f.labels, m.unit, vec![(0, f.value)])?;
         c.stand_in = Some(format!(
@@ -337,9 +339,9 @@ impl<'a> Picker<'a> {
         for r in e
             .readings
             .iter()
-            .filter(|r| r.name == "vm_pte_kib" && thp_off(r.labels.get("thp")))
+            .filter(|r| r.name == VM_PTE_KIB.name && thp_off(r.labels.get(THP)))
         {
-            let Some(heap) = r.labels.get("heap_bytes").and_then(|h| h.parse().ok()) else {
+            let Some(heap) = r.labels.get(HEAP_BYTES).and_then(|h| h.parse().ok()) else {
                 continue;
             };
             match unusable(r.value, r.unit, KIB) {
@@ -361,7 +363,7 @@ impl<'a> Picker<'a> {
             .collect();
         Curve::new(
             &e.name,
-            "vm_pte_kib",
+            VM_PTE_KIB.name,
             &format!("thp={}", crate::experiments::spawn::heap::base_thp(e)),
             Unit::Kib,
             pts,
@@ -378,8 +380,7 @@ impl<'a> Picker<'a> {
         };
         for place in std::iter::once(SAME_CPU).chain(CROSS_CPU) {
             for method in methods {
-                let Some(m) = e.find("switch_ns", &[("method", method), ("placement", place)])
-                else {
+                let Some(m) = e.find(&SWITCH_NS, &[(METHOD, method), (PLACEMENT, place)]) else {
                     continue;
                 };
                 let Some(f) = self.check(e, m, NS, figure) else {
@@ -397,7 +398,7 @@ impl<'a> Picker<'a> {
                     .into_iter()
                     .filter(|p| *p != place)
                     .find_map(|p| {
-                        let m = e.find("switch_ns", &[("method", method), ("placement", p)])?;
+                        let m = e.find(&SWITCH_NS, &[(METHOD, method), (PLACEMENT, p)])?;
                         self.check(e, m, NS, figure)
                     })
                     .filter(|_| place == SAME_CPU);
@@ -409,14 +410,14 @@ impl<'a> Picker<'a> {
 
     /// A per-thread figure of memory.threads for the default stack (else the
     /// small one), at the largest thread count measured: the steadiest.
-    fn per_thread(&mut self, metric: &str, want: Expect, figure: Cost) -> Option<Figure> {
+    fn per_thread(&mut self, metric: &MetricSpec, want: Expect, figure: Cost) -> Option<Figure> {
         let e = self.exp("memory.threads")?;
         for v in THREAD_VARIANTS {
             let mut ms: Vec<&Metric> = e
                 .metrics_named(metric)
-                .filter(|m| m.label("variant") == Some(v))
+                .filter(|m| m.label(VARIANT) == Some(v))
                 .collect();
-            ms.sort_by_key(|m| std::cmp::Reverse(m.label_num("threads")));
+            ms.sort_by_key(|m| std::cmp::Reverse(m.label_num(THREADS)));
             for m in ms {
                 if let Some(f) = self.check(e, m, want, figure) {
                     return Some(f);
@@ -456,13 +457,13 @@ pub fn costs_from(r: &RunResults, source: &str) -> Costs {
         p.switch(&PROCESS_SWITCHES, Cost::SwitchProcesses);
     let switch_async = p.exp("switch.userspace").and_then(|e| {
         USER_SWITCHES.iter().find_map(|v| {
-            let m = e.find("switch_ns", &[("variant", v)])?;
+            let m = e.find(&SWITCH_NS, &[(VARIANT, v)])?;
             p.check(e, m, NS, Cost::SwitchAsync)
         })
     });
-    let thread_rss = p.per_thread("rss_per_thread_kib", KIB, Cost::ThreadRss);
-    let kernel_stack = p.per_thread("kernel_stack_per_thread_kib", KIB, Cost::KernelStack);
-    let thread_pte = p.per_thread("page_tables_per_thread_bytes", BYTES, Cost::ThreadPte);
+    let thread_rss = p.per_thread(&RSS_PER_THREAD_KIB, KIB, Cost::ThreadRss);
+    let kernel_stack = p.per_thread(&KERNEL_STACK_PER_THREAD_KIB, KIB, Cost::KernelStack);
+    let thread_pte = p.per_thread(&PAGE_TABLES_PER_THREAD_BYTES, BYTES, Cost::ThreadPte);
     Costs {
         source: source.into(),
         cpus,

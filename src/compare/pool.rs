@@ -86,7 +86,7 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
                     .readings
                     .iter()
                     .filter(|r| {
-                        r.name == "anon_huge_kib"
+                        r.name == crate::measure::rss::ANON_HUGE_KIB.name
                             && r.labels.iter().all(|(k, v)| m.labels.get(k) == Some(v))
                     })
                     .map(|r| r.value)

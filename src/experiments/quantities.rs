@@ -2,14 +2,22 @@
 //! the report with every source beside it and a check that they agree
 //! within their intervals; the Summary quotes one source for each.
 
+use super::spawn::engine::LIFECYCLE_NS;
+use super::spawn::heap::BASE_THP;
 use super::spawn::placement::Placement;
 use super::spawn::table as spawn;
+use super::switch::indirect::WORKING_SET;
 use super::switch::methods as switch;
+use super::switch::pingpong::BASELINE_NS;
+use super::switch::series::SWITCH_NS;
+use crate::measure::copy::{COPY_NS, LAYOUT};
+use crate::metric::key::{HEAP, METHOD, PLACEMENT, SIZE, THP, VARIANT};
+use crate::metric::MetricSpec;
 
 /// One place a quantity is measured: an experiment's metric with labels.
 pub struct Source {
     pub experiment: &'static str,
-    pub metric: &'static str,
+    pub metric: &'static MetricSpec,
     pub labels: &'static [(&'static str, &'static str)],
 }
 
@@ -27,21 +35,21 @@ pub const QUANTITIES: &[Quantity] = &[
         sources: &[
             Source {
                 experiment: "switch.pingpong",
-                metric: "switch_ns",
+                metric: &SWITCH_NS,
                 labels: &[
-                    ("method", switch::PIPE_THREADS.choice.name),
-                    ("placement", switch::SAME_CPU.choice.name),
+                    (METHOD, switch::PIPE_THREADS.choice.name),
+                    (PLACEMENT, switch::SAME_CPU.choice.name),
                 ],
             },
             Source {
                 experiment: "switch.indirect",
-                metric: "switch_ns",
-                labels: &[("working_set", "0 B")],
+                metric: &SWITCH_NS,
+                labels: &[(WORKING_SET, "0 B")],
             },
             Source {
                 experiment: "switch.userspace",
-                metric: "switch_ns",
-                labels: &[("variant", switch::KERNEL_PIPE.choice.name)],
+                metric: &SWITCH_NS,
+                labels: &[(VARIANT, switch::KERNEL_PIPE.choice.name)],
             },
         ],
     },
@@ -50,13 +58,13 @@ pub const QUANTITIES: &[Quantity] = &[
         sources: &[
             Source {
                 experiment: "switch.pingpong",
-                metric: "baseline_ns",
-                labels: &[("method", switch::PIPE_THREADS.choice.name)],
+                metric: &BASELINE_NS,
+                labels: &[(METHOD, switch::PIPE_THREADS.choice.name)],
             },
             Source {
                 experiment: "switch.pingpong",
-                metric: "baseline_ns",
-                labels: &[("method", switch::PIPE_PROCESSES.choice.name)],
+                metric: &BASELINE_NS,
+                labels: &[(METHOD, switch::PIPE_PROCESSES.choice.name)],
             },
         ],
     },
@@ -65,13 +73,13 @@ pub const QUANTITIES: &[Quantity] = &[
         sources: &[
             Source {
                 experiment: "yardstick.memcpy",
-                metric: "copy_ns",
-                labels: &[("size", "64 KiB"), ("layout", "aligned")],
+                metric: &COPY_NS,
+                labels: &[(SIZE, "64 KiB"), (LAYOUT, "aligned")],
             },
             Source {
                 experiment: "switch.pingpong",
-                metric: "copy_ns",
-                labels: &[("size", "64 KiB"), ("layout", "aligned")],
+                metric: &COPY_NS,
+                labels: &[(SIZE, "64 KiB"), (LAYOUT, "aligned")],
             },
         ],
     },
@@ -80,17 +88,17 @@ pub const QUANTITIES: &[Quantity] = &[
         sources: &[
             Source {
                 experiment: "spawn.heap",
-                metric: "lifecycle_ns",
+                metric: &LIFECYCLE_NS,
                 labels: &[
-                    ("method", spawn::FORK.choice.name),
-                    ("heap", "0 B"),
-                    ("thp", "system"),
+                    (METHOD, spawn::FORK.choice.name),
+                    (HEAP, "0 B"),
+                    (THP, BASE_THP),
                 ],
             },
             Source {
                 experiment: "spawn.methods",
-                metric: "lifecycle_ns",
-                labels: &[("method", spawn::FORK.choice.name), ("placement", ONE_CPU)],
+                metric: &LIFECYCLE_NS,
+                labels: &[(METHOD, spawn::FORK.choice.name), (PLACEMENT, ONE_CPU)],
             },
         ],
     },
@@ -99,19 +107,19 @@ pub const QUANTITIES: &[Quantity] = &[
         sources: &[
             Source {
                 experiment: "spawn.heap",
-                metric: "lifecycle_ns",
+                metric: &LIFECYCLE_NS,
                 labels: &[
-                    ("method", spawn::PTHREAD_CREATE.choice.name),
-                    ("heap", "0 B"),
-                    ("thp", "system"),
+                    (METHOD, spawn::PTHREAD_CREATE.choice.name),
+                    (HEAP, "0 B"),
+                    (THP, BASE_THP),
                 ],
             },
             Source {
                 experiment: "spawn.methods",
-                metric: "lifecycle_ns",
+                metric: &LIFECYCLE_NS,
                 labels: &[
-                    ("method", spawn::PTHREAD_CREATE.choice.name),
-                    ("placement", ONE_CPU),
+                    (METHOD, spawn::PTHREAD_CREATE.choice.name),
+                    (PLACEMENT, ONE_CPU),
                 ],
             },
         ],

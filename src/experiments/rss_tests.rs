@@ -2,6 +2,7 @@
 //! kernel's error bound (issue 14 §5): the fixtures' experiments analysed
 //! again with the bound and the cross-check their workers now record.
 
+use super::spawn::methods::{WORKER_ANON_KIB, WORKER_MAPPINGS};
 use crate::measure::rss::{RSS_BOUND_KIB, RSS_CROSS_CHECK_KIB};
 use crate::results::{Reading, RunResults, Unit};
 use std::path::Path;
@@ -35,14 +36,9 @@ fn analysed(file: &str) -> RunResults {
                 value: 12.0,
             });
         }
-        if e.name == "spawn.methods" && e.reading("worker_anon_kib", &[]).is_none() {
-            for (name, v) in [("worker_mappings", 40.0), ("worker_anon_kib", 900.0)] {
-                e.readings.push(Reading {
-                    name: name.into(),
-                    unit: Unit::Kib,
-                    labels: Default::default(),
-                    value: v,
-                });
+        if e.name == "spawn.methods" && e.reading(&WORKER_ANON_KIB, &[]).is_none() {
+            for (spec, v) in [(&WORKER_MAPPINGS, 40.0), (&WORKER_ANON_KIB, 900.0)] {
+                e.readings.push(Reading::of(spec, Default::default(), v));
             }
         }
         e.findings.clear();

@@ -181,10 +181,6 @@ pub struct Experiment {
     /// pushes it: `compare` takes each one's direction from here, never
     /// from the unit, and `tasklab list --json` shows them.
     pub metrics: &'static [&'static MetricSpec],
-    /// The older form of `metrics` (directions only), while experiments
-    /// move to declarations: an entry `"name k=v"` holds for the series of
-    /// `name` labelled `k=v` only; the first entry that matches wins.
-    pub better: &'static [(&'static str, Better)],
     pub seeds: &'static [SeedFigure],
     /// Hidden experiments (self-tests) are run only when named.
     pub hidden: bool,
@@ -223,7 +219,6 @@ impl Experiment {
         reproduces: "",
         params: &[],
         metrics: &[],
-        better: &[],
         seeds: &[],
         hidden: false,
         supported: always_supported,
@@ -247,23 +242,12 @@ impl Experiment {
             .copied()
     }
 
-    /// Which way the metric `name` with `labels` is better, as declared.
+    /// Which way the metric `name` with `labels` is better, as declared
+    /// (retired metrics included); `Unknown` for a series it does not declare.
     pub fn better_for(&self, name: &str, labels: &Labels) -> Better {
-        if let Some(spec) = self.metric(name) {
-            return spec.better_with(|k| labels.get(k).map(String::as_str));
-        }
-        self.better
-            .iter()
-            .find(|(key, _)| match key.split_once(' ') {
-                None => *key == name,
-                Some((n, label)) => {
-                    n == name
-                        && label
-                            .split_once('=')
-                            .is_some_and(|(k, v)| labels.get(k).map(String::as_str) == Some(v))
-                }
-            })
-            .map_or(Better::Unknown, |(_, b)| *b)
+        self.metric(name).map_or(Better::Unknown, |spec| {
+            spec.better_with(|k| labels.get(k).map(String::as_str))
+        })
     }
 
     /// This version's declared direction where it declares one, else

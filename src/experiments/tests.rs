@@ -1,5 +1,6 @@
 use super::*;
 use crate::measure::sizing::Profile;
+use crate::metric::MetricSpec;
 
 #[test]
 fn names_are_unique_and_grouped() {
@@ -102,40 +103,158 @@ fn every_shared_quantity_names_registered_experiments_and_declared_metrics() {
         assert!(q.sources.len() >= 2, "{}", q.name);
         for s in q.sources {
             let e = find(s.experiment).unwrap_or_else(|| panic!("{}", s.experiment));
-            assert_ne!(
-                e.better_for(s.metric, &Default::default()),
-                crate::results::Better::Unknown,
-                "{} {}",
+            assert_eq!(
+                e.metric(s.metric.name),
+                Some(s.metric),
+                "{} does not declare {}",
                 s.experiment,
-                s.metric
+                s.metric.name
             );
         }
     }
 }
 
 #[test]
+fn every_seed_figure_names_a_declared_metric_in_its_unit() {
+    for e in REGISTRY {
+        for s in e.seeds {
+            let spec = e
+                .metric(s.metric)
+                .unwrap_or_else(|| panic!("{}: seed figure of undeclared {}", e.name, s.metric));
+            assert_eq!(spec.unit, s.unit, "{}: {}", e.name, s.metric);
+        }
+    }
+}
+
+#[test]
+fn every_declaration_is_whole_and_one_name_is_one_declaration() {
+    let mut seen: Vec<(&str, &MetricSpec)> = Vec::new();
+    for e in REGISTRY.iter().filter(|e| !e.hidden) {
+        assert!(!e.metrics.is_empty(), "{} declares no metrics", e.name);
+    }
+    for (owner, spec) in REGISTRY
+        .iter()
+        .flat_map(|e| e.metrics.iter().map(move |m| (e.name, *m)))
+        .chain(spec::RETIRED.iter().map(|m| ("retired", *m)))
+    {
+        assert!(
+            !spec.about.is_empty(),
+            "{owner}: {} has no about",
+            spec.name
+        );
+        match seen.iter().find(|(_, s)| s.name == spec.name) {
+            // One series name means one thing in every experiment that
+            // reports it: one declaration, imported.
+            Some((first, s)) => assert_eq!(*s, spec, "{first} and {owner} declare {}", spec.name),
+            None => seen.push((owner, spec)),
+        }
+    }
+    for e in REGISTRY {
+        for (i, a) in e.metrics.iter().enumerate() {
+            assert!(
+                e.metrics[i + 1..].iter().all(|b| b.name != a.name),
+                "{} declares {} twice",
+                e.name,
+                a.name
+            );
+            assert!(
+                !spec::RETIRED.iter().any(|r| r.name == a.name),
+                "{}: {} is retired",
+                e.name,
+                a.name
+            );
+        }
+    }
+}
+
+/// A results fixture under `tests/data`.
+fn fixture(file: &str) -> crate::results::RunResults {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(file);
+    crate::results::RunResults::read(&path).expect("the fixture reads")
+}
+
+#[test]
+fn every_series_and_reading_of_the_fixtures_and_their_analyses_is_declared() {
+    for file in ["report-results.json", "advise-results.json"] {
+        let r = fixture(file);
+        for e in &r.experiments {
+            let Some(x) = find(&e.name) else {
+                continue;
+            };
+            let again = (x.analyze)(e);
+            let names = e
+                .metrics
+                .iter()
+                .map(|m| &m.name)
+                .chain(e.readings.iter().map(|r| &r.name))
+                .chain(again.readings.iter().map(|r| &r.name));
+            for name in names {
+                assert!(
+                    x.metric(name).is_some(),
+                    "{file}: {} does not declare {name}",
+                    e.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn a_label_qualified_direction_holds_for_its_series_only() {
+    use crate::experiments::spawn::cow::{FORK_NS, WRITE_NS};
+    use crate::metric::key::{CHILD, PAGES, WRITES};
     use crate::results::Better;
     let cow = find("spawn.cow").unwrap();
     let labels = |child: &str| -> crate::results::Labels {
-        [("child", child), ("writes", "100%"), ("pages", "4k")]
+        [(CHILD, child), (WRITES, "100%"), (PAGES, "4k")]
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
     };
     // The control (no child) reports, the copy-on-write figure gates.
-    assert_eq!(cow.better_for("write_ns", &labels("none")), Better::Neither);
-    assert_eq!(cow.better_for("write_ns", &labels("alive")), Better::Lower);
-    assert_eq!(cow.better_for("fork_ns", &labels("none")), Better::Lower);
+    assert_eq!(
+        cow.better_for(WRITE_NS.name, &labels("none")),
+        Better::Neither
+    );
+    assert_eq!(
+        cow.better_for(WRITE_NS.name, &labels("alive")),
+        Better::Lower
+    );
+    assert_eq!(cow.better_for(FORK_NS.name, &labels("none")), Better::Lower);
     assert_eq!(cow.better_for("no_such", &labels("none")), Better::Unknown);
+    // A retired metric keeps the direction it had.
+    let any = REGISTRY[0];
+    assert_eq!(
+        any.better_for(spec::SYS_NS.name, &labels("none")),
+        Better::Neither
+    );
 }
 
 #[test]
-fn every_label_qualified_direction_names_a_label_as_k_equals_v() {
+fn every_label_qualified_direction_names_a_label_key_and_changes_something() {
+    use crate::metric::Direction;
     for e in REGISTRY {
-        for (key, _) in e.better {
-            if let Some((_, label)) = key.split_once(' ') {
-                assert!(label.split_once('=').is_some(), "{}: {key}", e.name);
+        for m in e.metrics {
+            if let Direction::ByLabel {
+                key,
+                cases,
+                otherwise,
+            } = m.better
+            {
+                assert!(
+                    !key.is_empty() && !cases.is_empty(),
+                    "{}: {}",
+                    e.name,
+                    m.name
+                );
+                assert!(
+                    cases.iter().all(|(v, b)| !v.is_empty() && *b != otherwise),
+                    "{}: {}: a case that changes nothing",
+                    e.name,
+                    m.name
+                );
             }
         }
     }

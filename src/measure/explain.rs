@@ -3,6 +3,7 @@
 //! Pure functions of a result's `round_log` (`&r.round_log`), for any
 //! experiment's `analyze` to call.
 
+use crate::metric::MetricSpec;
 use crate::results::{ExperimentResult, RoundRecord};
 
 /// Steal above this share of the CPUs' time is named.
@@ -129,7 +130,7 @@ fn throttling(t: &Totals) -> Option<String> {
 }
 
 /// CPU time (both sides, user + system) against the wall time of the same
-/// operation, from the `cpu_ns` series beside the `wall` series with the
+/// operation, from the `cpu_ns` series beside the series `wall` with the
 /// labels `with`: "the futex hand-off to an idle CPU is 60% idle: CPU time
 /// 2.1 µs of 5.3 µs wall" (never the part in the kernel: see
 /// [`crate::measure::sampler::push_cpu`]). A share is quoted
@@ -139,7 +140,7 @@ fn throttling(t: &Totals) -> Option<String> {
 pub fn cpu_of_wall(
     r: &ExperimentResult,
     what: &str,
-    wall: &str,
+    wall: &MetricSpec,
     with: &[(&str, &str)],
 ) -> Option<String> {
     use crate::stats::compare_text::{apart, figure};
@@ -178,6 +179,15 @@ mod tests {
     use super::*;
     use crate::results::RoundTelemetry;
 
+    /// A wall-time series of the hand-off's kind.
+    const WALL: MetricSpec = MetricSpec::new(
+        "hand_off_wall_ns",
+        crate::units::Unit::Ns,
+        crate::results::Better::Lower,
+        crate::metric::Kind::HandOff,
+        "one hand-off, wall time",
+    );
+
     fn series(name: &str, median: f64, lo: f64, hi: f64) -> crate::results::Metric {
         let mut summary = crate::stats::summarize(&[lo, median, hi]).unwrap();
         (summary.median, summary.ci95_lo, summary.ci95_hi) = (median, lo, hi);
@@ -211,10 +221,10 @@ mod tests {
         let cpu = |m, lo, hi| series(crate::measure::sampler::CPU_NS.name, m, lo, hi);
         // Overlapping: no claim that the CPU was busy throughout.
         let r = with(vec![
-            series("wall_ns", 41e3, 30e3, 46e3),
+            series(WALL.name, 41e3, 30e3, 46e3),
             cpu(26e3, 13e3, 38e3),
         ]);
-        let s = cpu_of_wall(&r, "the hand-off", "wall_ns", &[]).unwrap();
+        let s = cpu_of_wall(&r, "the hand-off", &WALL, &[]).unwrap();
         assert!(
             s.ends_with("not told apart from a CPU kept busy throughout"),
             "{s}"
@@ -222,10 +232,10 @@ mod tests {
         assert!(!s.contains("keeps a CPU busy"), "{s}");
         // Apart and lower: the idle share.
         let r = with(vec![
-            series("wall_ns", 41e3, 40e3, 42e3),
+            series(WALL.name, 41e3, 40e3, 42e3),
             cpu(20e3, 19e3, 21e3),
         ]);
-        let s = cpu_of_wall(&r, "the hand-off", "wall_ns", &[]).unwrap();
+        let s = cpu_of_wall(&r, "the hand-off", &WALL, &[]).unwrap();
         assert!(s.starts_with("the hand-off is 51% idle"), "{s}");
     }
 

@@ -98,43 +98,24 @@ pub struct WorkerOutput {
 impl WorkerOutput {
     /// Adds the samples of the series `spec` (its name and unit) with `labels`.
     pub fn push(&mut self, spec: &MetricSpec, labels: Labels, samples: Vec<f64>) {
-        self.push_raw(spec.name, spec.unit, labels, samples);
-    }
-
-    /// As [`WorkerOutput::push`], for a series shown only in detailed output.
-    pub fn push_detail(&mut self, spec: &MetricSpec, labels: Labels, samples: Vec<f64>) {
-        self.push_detail_raw(spec.name, spec.unit, labels, samples);
-    }
-
-    /// Adds one reading (a value measured once per round) of `spec`.
-    pub fn reading(&mut self, spec: &MetricSpec, labels: Labels, value: f64) {
-        self.reading_raw(spec.name, spec.unit, labels, value);
-    }
-
-    /// A series by name and unit: only while experiments move to
-    /// declarations.
-    pub fn push_raw(&mut self, name: &str, unit: Unit, labels: Labels, samples: Vec<f64>) {
         self.series.push(RawSeries {
-            name: name.into(),
-            unit: Some(unit),
+            name: spec.name.into(),
+            unit: Some(spec.unit),
             labels,
             samples,
             detail: false,
         });
     }
 
-    pub fn push_detail_raw(&mut self, name: &str, unit: Unit, labels: Labels, samples: Vec<f64>) {
-        self.push_raw(name, unit, labels, samples);
+    /// As [`WorkerOutput::push`], for a series shown only in detailed output.
+    pub fn push_detail(&mut self, spec: &MetricSpec, labels: Labels, samples: Vec<f64>) {
+        self.push(spec, labels, samples);
         self.series.last_mut().expect("just pushed").detail = true;
     }
 
-    pub fn reading_raw(&mut self, name: &str, unit: Unit, labels: Labels, value: f64) {
-        self.readings.push(Reading {
-            name: name.into(),
-            unit,
-            labels,
-            value,
-        });
+    /// Adds one reading (a value measured once per round) of `spec`.
+    pub fn reading(&mut self, spec: &MetricSpec, labels: Labels, value: f64) {
+        self.readings.push(Reading::of(spec, labels, value));
     }
 }
 

@@ -5,8 +5,13 @@
 //! extra descriptor, from spawn.heap's image series), and the prediction
 //! with its interval.
 
+use crate::experiments::spawn::cow::WRITE_NS;
+use crate::experiments::spawn::engine::PARENT_RETURN_NS;
 use crate::experiments::spawn::heap::base_thp;
 use crate::experiments::spawn::heap_image as image;
+use crate::measure::rss::VM_PTE_KIB;
+use crate::metric::key::{CALL, CHILD, HEAP, METHOD, PAGES, THP, WRITES};
+use crate::metric::MetricSpec;
 use crate::results::{ExperimentResult, RunResults};
 use crate::stats::linear_fit;
 use serde::Serialize;
@@ -109,21 +114,21 @@ impl Slopes {
         let mut s = Slopes::default();
         if let Some(heap) = r.experiments.iter().find(|x| x.name == "spawn.heap") {
             let base = base_thp(heap);
-            for m in heap.metrics_named("parent_return_ns").filter(|m| {
+            for m in heap.metrics_named(&PARENT_RETURN_NS).filter(|m| {
                 // The warm series: a first call (`call=first`, one
                 // sample a round) is not what a running process pays.
-                m.label("method") == Some("fork")
-                    && m.label("thp") == Some(base)
-                    && m.label("call").is_none()
+                m.label(METHOD) == Some("fork")
+                    && m.label(THP) == Some(base)
+                    && m.label(CALL).is_none()
             }) {
-                let h = m.label("heap").unwrap_or("");
-                if let Some(pte) = heap.reading("vm_pte_kib", &[("heap", h), ("thp", base)]) {
+                let h = m.label(HEAP).unwrap_or("");
+                if let Some(pte) = heap.reading(&VM_PTE_KIB, &[(HEAP, h), (THP, base)]) {
                     s.fork.push((pte, range(&m.summary)));
                 }
             }
             s.fork.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let per = |kind: &str, worker: &str| {
-                let slope = image::slope(heap, image::PARENT_RETURN, kind)?;
+            let per = |kind: &str, worker: &MetricSpec| {
+                let slope = image::slope(heap, &image::IMAGE_PARENT_RETURN_NS, kind)?;
                 Some(PerExtra {
                     per: Range {
                         median: slope.per.ns,
@@ -133,8 +138,8 @@ impl Slopes {
                     worker: heap.reading(worker, &[])?,
                 })
             };
-            s.per_mapping = per("mappings", image::WORKER_MAPPINGS);
-            s.per_fd = per("fds", image::WORKER_FDS);
+            s.per_mapping = per("mappings", &image::IMAGE_WORKER_MAPPINGS);
+            s.per_fd = per("fds", &image::IMAGE_WORKER_FDS);
         }
         if let Some(cow) = r.experiments.iter().find(|x| x.name == "spawn.cow") {
             s.cow_4k = cow_shares(cow, "4k");
@@ -154,10 +159,10 @@ fn range(s: &crate::stats::Summary) -> Range {
 
 fn cow_shares(r: &ExperimentResult, pages: &str) -> Vec<(f64, Range)> {
     let mut v: Vec<(f64, Range)> = r
-        .metrics_named("write_ns")
-        .filter(|m| m.label("pages") == Some(pages) && m.label("child") == Some("alive"))
+        .metrics_named(&WRITE_NS)
+        .filter(|m| m.label(PAGES) == Some(pages) && m.label(CHILD) == Some("alive"))
         .filter_map(|m| {
-            let pct: f64 = m.label("writes")?.trim_end_matches('%').parse().ok()?;
+            let pct: f64 = m.label(WRITES)?.trim_end_matches('%').parse().ok()?;
             Some((pct, range(&m.summary)))
         })
         .collect();

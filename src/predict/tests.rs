@@ -224,16 +224,21 @@ fn the_image_slopes_are_read_from_spawn_heap_when_it_has_them() {
     heap.metrics.extend([
         // A first call is not a running process's fork: it stays out.
         near("parent_return_ns", &first_call, 1e6, 1.0),
-        near(image::PARENT_RETURN, &with("none", "0"), 100e3, 1.0),
         near(
-            image::PARENT_RETURN,
+            image::IMAGE_PARENT_RETURN_NS.name,
+            &with("none", "0"),
+            100e3,
+            1.0,
+        ),
+        near(
+            image::IMAGE_PARENT_RETURN_NS.name,
             &with("mappings", "1000"),
             1_100e3,
             1.0,
         ),
     ]);
     heap.readings.push(Reading {
-        name: image::WORKER_MAPPINGS.into(),
+        name: image::IMAGE_WORKER_MAPPINGS.name.into(),
         unit: Unit::Count,
         labels: Labels::new(),
         value: 120.0,

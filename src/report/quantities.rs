@@ -4,6 +4,7 @@
 use super::doc::{Block, Table};
 use super::table::interval_text;
 use crate::experiments::quantities::{Quantity, QUANTITIES};
+use crate::metric::key::CALL;
 use crate::results::{case, Metric, RunResults};
 use crate::units::fmt_value;
 
@@ -16,9 +17,9 @@ fn found<'a>(r: &'a RunResults, q: &Quantity) -> Vec<(&'a str, &'a Metric)> {
             // A first call (`call=first`) is another quantity: it counts
             // only when the source names it.
             let m = e.metrics.iter().find(|m| {
-                m.name == s.metric
+                m.name == s.metric.name
                     && s.labels.iter().all(|(k, v)| m.label(k) == Some(*v))
-                    && (m.label("call").is_none() || s.labels.iter().any(|(k, _)| *k == "call"))
+                    && (m.label(CALL).is_none() || s.labels.iter().any(|(k, _)| *k == CALL))
             })?;
             Some((e.name.as_str(), m))
         })

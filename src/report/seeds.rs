@@ -4,6 +4,10 @@
 
 use super::doc::Table;
 use super::table::seed_text;
+use crate::experiments;
+use crate::experiments::spawn::placement::Placement;
+use crate::metric::key::PLACEMENT;
+use crate::metric::Kind as SeriesKind;
 use crate::results::{case, Metric, RunResults, SeedCompare, Unit};
 use crate::units::fmt_value;
 
@@ -20,7 +24,7 @@ pub fn table(r: &RunResults) -> Table {
                 Some(SeedCompare::Ratio(x))
                     if !(1.0 / EXPLAIN_BEYOND..=EXPLAIN_BEYOND).contains(&x) =>
                 {
-                    reason(r, m, x)
+                    reason(r, &e.name, m, x)
                 }
                 Some(SeedCompare::Unlike(why)) => why,
                 _ => String::new(),
@@ -54,15 +58,15 @@ pub fn table(r: &RunResults) -> Table {
 }
 
 /// The likely causes of a figure `ratio` times the seed's, drawn from what
-/// this run recorded and chosen by what the figure measures: page tables
-/// and first touches for creation and memory, wake-ups for hand-offs,
-/// the clock and the CPU for the rest.
-pub fn reason(r: &RunResults, m: &Metric, ratio: f64) -> String {
+/// this run recorded and chosen by what the figure of `experiment` measures
+/// (its declared kind): page tables and first touches for creation, wake-ups
+/// for hand-offs, the clock and the CPU for the rest.
+pub fn reason(r: &RunResults, experiment: &str, m: &Metric, ratio: f64) -> String {
     let env = &r.env;
     let mut parts: Vec<String> = Vec::new();
     let timing = matches!(m.unit, Unit::Ns | Unit::PerSecond);
     let slower = timing && ((ratio > 1.0) == (m.unit == Unit::Ns));
-    let kind = quantity(m);
+    let kind = quantity(experiment, m);
     let guest = env.virtualization.as_deref();
     if slower {
         match (kind, guest) {
@@ -130,7 +134,7 @@ pub fn reason(r: &RunResults, m: &Metric, ratio: f64) -> String {
 }
 
 /// What a seed figure measures, for picking its likely causes.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     /// Creation and address-space work: fork, exec, faults.
     PageTables,
@@ -141,28 +145,24 @@ enum Kind {
     Other,
 }
 
-fn quantity(m: &Metric) -> Kind {
-    let placement = m.label("placement").unwrap_or("");
-    if m.name.contains("copy") {
-        Kind::Copy
-    } else if m.name.contains("switch")
-        || m.name.contains("iterations")
-        || m.name.contains("round_trip")
-    {
-        if placement.contains("same") || placement == "one_cpu" {
-            Kind::Other
-        } else {
-            Kind::WakeUp
-        }
-    } else if m.name.contains("lifecycle")
-        || m.name.contains("return")
-        || m.name.contains("start")
-        || m.name.contains("fault")
-    {
-        Kind::PageTables
-    } else {
-        Kind::Other
+/// What the series `m` of `experiment` measures, from its declaration in
+/// this version's registry: a series it does not declare (a foreign or
+/// older file's) is `Other`. A hand-off with both tasks on one CPU wakes
+/// no other CPU.
+fn quantity(experiment: &str, m: &Metric) -> Kind {
+    let declared = experiments::find(experiment).and_then(|e| e.metric(&m.name));
+    match declared.map(|spec| spec.kind) {
+        Some(SeriesKind::Creation) => Kind::PageTables,
+        Some(SeriesKind::HandOff) if one_cpu(m.label(PLACEMENT).unwrap_or("")) => Kind::Other,
+        Some(SeriesKind::HandOff) => Kind::WakeUp,
+        Some(SeriesKind::Copy) => Kind::Copy,
+        Some(SeriesKind::Memory | SeriesKind::Other) | None => Kind::Other,
     }
+}
+
+/// A placement that keeps both tasks on one CPU (`same_cpu`, `one_cpu`).
+fn one_cpu(placement: &str) -> bool {
+    placement.contains("same") || placement == Placement::OneCpu.choice().name
 }
 
 /// "Intel Core i7-4771 (Haswell), 2018" -> "i7-4771": the model people know.

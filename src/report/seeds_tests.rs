@@ -1,4 +1,4 @@
-use super::short_hw;
+use super::{quantity, short_hw, Kind};
 use crate::results::{Metric, SeedCompare, SeedRef, SeedStat};
 
 fn with_seed(
@@ -100,4 +100,42 @@ fn hardware_is_shortened_to_the_model() {
         "i7-1065G7"
     );
     assert_eq!(short_hw("a laptop"), "a laptop");
+}
+
+#[test]
+fn the_likely_causes_follow_the_declared_kind_of_the_series() {
+    use crate::experiments::testing::metric;
+    let kind =
+        |e: &str, name: &str, pairs: &[(&str, &str)]| quantity(e, &metric(name, pairs, &[1.0]));
+    assert_eq!(
+        kind("spawn.heap", "parent_return_ns", &[]),
+        Kind::PageTables
+    );
+    assert_eq!(kind("spawn.cold", "child_start_ns", &[]), Kind::PageTables);
+    assert_eq!(kind("yardstick.memcpy", "copy_ns", &[]), Kind::Copy);
+    assert_eq!(kind("switch.pingpong", "copy_ns", &[]), Kind::Copy);
+    let at = |p| [("placement", p)];
+    assert_eq!(
+        kind("switch.pingpong", "switch_ns", &at("unpinned")),
+        Kind::WakeUp
+    );
+    assert_eq!(
+        kind("switch.pingpong", "switch_ns", &at("same_cpu")),
+        Kind::Other
+    );
+    assert_eq!(
+        kind("switch.echo", "iterations_per_s", &at("same_cpu")),
+        Kind::Other
+    );
+    assert_eq!(kind("switch.userspace", "switch_ns", &[]), Kind::WakeUp);
+    assert_eq!(
+        kind("spawn.methods", "lifecycle_ns", &at("one_cpu")),
+        Kind::PageTables
+    );
+    // Memory, timers, counts: the clock and the CPU only.
+    assert_eq!(kind("memory.malloc", "rss_kib", &[]), Kind::Other);
+    assert_eq!(kind("yardstick.timer", "call_ns", &[]), Kind::Other);
+    // A series this version does not declare, or a foreign experiment's.
+    assert_eq!(kind("spawn.heap", "fault_ns", &[]), Kind::Other);
+    assert_eq!(kind("nope.nothing", "switch_ns", &[]), Kind::Other);
 }

@@ -8,6 +8,7 @@ use super::variants::{thp_choice, thp_of};
 use super::{cpus, fitting_sizes, notes_for_cpus, worker_counts, Contention};
 use super::{MAX_WORKERS, N_PARAM, OTHERS_CPUS};
 use crate::experiments::prelude::*;
+use crate::experiments::spawn::engine::{CHILD_START_NS, REAP_NS};
 use crate::measure::rss::{
     ANON_HUGE_KIB, RSS_BOUND_KIB, RSS_CROSS_CHECK_KIB, VM_PTE_KIB, VM_RSS_KIB,
 };
@@ -22,15 +23,6 @@ pub const FORK_CALL_NS: MetricSpec = MetricSpec::new(
     Better::Lower,
     Kind::Creation,
     "one fork() call of the parent holding the array, until it returns",
-);
-// The spawn group pushes a series of this name too (spawn's launch
-// methods): one declaration once the groups are merged.
-pub const CHILD_START_NS: MetricSpec = MetricSpec::new(
-    "child_start_ns",
-    Unit::Ns,
-    Better::Lower,
-    Kind::Creation,
-    "from the parent's fork() call until the child first runs",
 );
 pub const CHILD_PASS_NS: MetricSpec = MetricSpec::new(
     "child_pass_ns",
@@ -52,14 +44,6 @@ pub const WAIT_REPORT_NS: MetricSpec = MetricSpec::new(
     Better::Lower,
     Kind::HandOff,
     "the parent waiting for a child's report through the pipe",
-);
-// The spawn group pushes a series of this name too: see CHILD_START_NS.
-pub const REAP_NS: MetricSpec = MetricSpec::new(
-    "reap_ns",
-    Unit::Ns,
-    Better::Lower,
-    Kind::Creation,
-    "reaping a child that has reported: the kernel tears down its page tables",
 );
 pub const TOTAL_NS: MetricSpec = MetricSpec::new(
     "total_ns",

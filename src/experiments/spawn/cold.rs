@@ -268,7 +268,7 @@ fn cold_cpu_notes(r: &ExperimentResult) -> Vec<String> {
         out.extend(cpu_of_wall(
             r,
             what,
-            LIFECYCLE_NS.name,
+            &LIFECYCLE_NS,
             &[(METHOD, m), (CALL, "first")],
         ));
     }

@@ -5,10 +5,9 @@
 //! are a first write after fork at 0.74 µs per page in a QEMU guest and
 //! Redis's fork at 9-13 ms per GB on bare metal.
 
-use super::engine::ANON_HUGE_KIB;
 use super::heap::heap_room;
 use crate::experiments::prelude::*;
-use crate::measure::rss::{RSS_BOUND_KIB, RSS_CROSS_CHECK_KIB};
+use crate::measure::rss::{ANON_HUGE_KIB, RSS_BOUND_KIB, RSS_CROSS_CHECK_KIB};
 use crate::measure::sampler::interleave;
 use crate::metric::key::{self, CHILD, HEAP, HEAP_BYTES, WRITES};
 use crate::stats::Summary;

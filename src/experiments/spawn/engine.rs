@@ -207,7 +207,8 @@ pub const PARENT_RETURN_NS: MetricSpec = MetricSpec::new(
     "from just before the creating call to its return in the parent",
 );
 
-/// The child's first instruction, from the child's own clock stamp.
+/// The child's first instruction, from the child's own clock stamp (spawn's
+/// launches and parallel.forktime's forks alike).
 pub const CHILD_START_NS: MetricSpec = MetricSpec::new(
     "child_start_ns",
     Unit::Ns,
@@ -234,37 +235,14 @@ pub const CHILD_ON_PARENT_CPU: MetricSpec = MetricSpec::new(
     "share of launches whose child started on its parent's CPU, where both CPUs are known",
 );
 
-/// The worker's image at a heap point (spawn.heap), read before its
-/// launches: what fork has to copy. Here, not in heap.rs, because the heap's
-/// variants (heap_untouched) and spawn.cow read them too.
-pub const VM_PTE_KIB: MetricSpec = MetricSpec::new(
-    "vm_pte_kib",
-    Unit::Kib,
-    Better::Neither,
-    metric::Kind::Memory,
-    "the worker's page tables (VmPTE) with its heap touched, read before its launches",
-);
-pub const VM_RSS_KIB: MetricSpec = MetricSpec::new(
-    "vm_rss_kib",
-    Unit::Kib,
-    Better::Neither,
-    metric::Kind::Memory,
-    "the worker's resident set (VmRSS) with its heap touched, read before its launches",
-);
-pub const VM_SIZE_KIB: MetricSpec = MetricSpec::new(
-    "vm_size_kib",
-    Unit::Kib,
-    Better::Neither,
-    metric::Kind::Memory,
-    "the worker's address space (VmSize) with its heap touched, read before its launches",
-);
-/// The heap's share on huge pages (smaps_rollup AnonHugePages).
-pub const ANON_HUGE_KIB: MetricSpec = MetricSpec::new(
-    "anon_huge_kib",
-    Unit::Kib,
-    Better::Neither,
-    metric::Kind::Memory,
-    "the worker's anonymous memory on transparent huge pages (AnonHugePages) with its heap touched",
+/// The reap or join alone, once the child has done its work: spawn.launch
+/// times it after the seed's pause, parallel.forktime after a child's report.
+pub const REAP_NS: MetricSpec = MetricSpec::new(
+    "reap_ns",
+    Unit::Ns,
+    Better::Lower,
+    metric::Kind::Creation,
+    "the reap (waitpid) or join alone, of a child that has done its work (spawn.launch: after the seed's 500 µs pause): the kernel tears down what it held",
 );
 
 /// Pushes the three series of `launches` with `base` labels.

@@ -6,16 +6,15 @@
 //! heap the seed's 4 GB row was. Extra mappings and descriptors
 //! ([`super::heap_image`]) give what each adds to fork.
 
-use super::engine::{
-    push_launches, Launcher, ANON_HUGE_KIB, CHILD_START_NS, LIFECYCLE_NS, PARENT_RETURN_NS,
-    VM_PTE_KIB, VM_RSS_KIB, VM_SIZE_KIB,
-};
+use super::engine::{push_launches, Launcher, CHILD_START_NS, LIFECYCLE_NS, PARENT_RETURN_NS};
 use super::heap_fit::{self, Trend};
 use super::heap_image as image;
 use super::heap_untouched as untouched;
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
-use crate::measure::rss::{RSS_BOUND_KIB, RSS_CROSS_CHECK_KIB};
+use crate::measure::rss::{
+    ANON_HUGE_KIB, RSS_BOUND_KIB, RSS_CROSS_CHECK_KIB, VM_PTE_KIB, VM_RSS_KIB, VM_SIZE_KIB,
+};
 use crate::measure::sampler::{events_cpu, interleave, push_cpu, Budget, CPU_NS, PASSES};
 use crate::metric::key::{CALL, HEAP, HEAP_BYTES, METHOD, THP};
 use crate::stats::linear_fit;

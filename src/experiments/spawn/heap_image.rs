@@ -14,7 +14,6 @@ use super::table;
 use crate::experiments::prelude::*;
 use crate::measure::sampler::{events, interleave, Budget, PASSES};
 use crate::metric::key::METHOD;
-use crate::metric::SeriesName;
 use crate::sys;
 use crate::sys::procfs;
 use std::fs::File;
@@ -51,11 +50,6 @@ pub const IMAGE_WORKER_FDS: MetricSpec = MetricSpec::new(
     Kind::Memory,
     "the worker's own open descriptors before any extra is opened",
 );
-
-/// The names as `predict` still reads them, until it takes the specs.
-pub const PARENT_RETURN: &str = IMAGE_PARENT_RETURN_NS.name;
-pub const WORKER_MAPPINGS: &str = IMAGE_WORKER_MAPPINGS.name;
-pub const WORKER_FDS: &str = IMAGE_WORKER_FDS.name;
 
 /// Which extra a series had (`none`, `mappings`, `fds`), and how many.
 pub const EXTRA: LabelKey = "extra";
@@ -229,11 +223,7 @@ pub struct Slope<'a> {
     pub per: PerPage,
 }
 
-pub fn slope<'a>(
-    r: &'a ExperimentResult,
-    metric: &(impl SeriesName + ?Sized),
-    kind: &str,
-) -> Option<Slope<'a>> {
+pub fn slope<'a>(r: &'a ExperimentResult, metric: &MetricSpec, kind: &str) -> Option<Slope<'a>> {
     let without = r.settled(metric, &[(METHOD, "fork"), (EXTRA, "none")])?;
     let m = r.find(metric, &[(METHOD, "fork"), (EXTRA, kind)])?;
     if m.summary.unstable {

@@ -5,9 +5,10 @@
 //! was. Its own series names (`untouched_*`) keep it out of the touched
 //! heap's fits.
 
-use super::engine::{Launcher, PARENT_RETURN_NS, VM_PTE_KIB};
+use super::engine::{Launcher, PARENT_RETURN_NS};
 use super::table;
 use crate::experiments::prelude::*;
+use crate::measure::rss::VM_PTE_KIB;
 use crate::measure::sampler::{events, Budget};
 use crate::metric::key::{HEAP, HEAP_BYTES, METHOD, THP};
 use crate::sys;

@@ -6,7 +6,7 @@
 //! the minimum too; this experiment gives both, unpinned as the seed ran.
 
 use super::engine::{
-    push_placement_share, Launcher, CHILD_ON_PARENT_CPU, CHILD_START_NS, PARENT_RETURN_NS,
+    push_placement_share, Launcher, CHILD_ON_PARENT_CPU, CHILD_START_NS, PARENT_RETURN_NS, REAP_NS,
 };
 use super::table;
 use crate::experiments::prelude::*;
@@ -58,15 +58,6 @@ pub static EXPERIMENT: Experiment = Experiment {
     analyze,
     ..Experiment::DEFAULT
 };
-
-/// The reap or join alone, after the seed's pause.
-pub const REAP_NS: MetricSpec = MetricSpec::new(
-    "reap_ns",
-    Unit::Ns,
-    Better::Lower,
-    Kind::Creation,
-    "the reap (waitpid) or join alone, after the child has had the seed's 500 µs to exit",
-);
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let _heap = sys::Heap::touched(HEAP_BYTES, sys::Thp::Default)?;

@@ -159,7 +159,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     a.notes.extend(cpu_of_wall(
         r,
         "a fork+reap pinned to one CPU",
-        LIFECYCLE_NS.name,
+        &LIFECYCLE_NS,
         &[(METHOD, "fork"), (PLACEMENT, "one_cpu")],
     ));
     if let Some(share) = r.reading(

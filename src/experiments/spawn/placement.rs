@@ -7,6 +7,7 @@
 
 use super::engine::{push_launches, push_placement_share, Launch};
 use crate::experiments::prelude::*;
+use crate::metric::key::PLACEMENT;
 use crate::sys;
 
 /// `-p placements=`: how the launcher is placed.
@@ -90,7 +91,7 @@ pub fn push_placed(
 ) {
     let with = |tag: &str| {
         let mut l: Vec<(&str, &str)> = base.to_vec();
-        l.push(("placement", tag));
+        l.push((PLACEMENT, tag));
         labels(&l)
     };
     match placement {
@@ -122,7 +123,7 @@ pub fn push_placed(
                 }
             }
             let mut all = base.to_vec();
-            all.push(("placement", Placement::Free.name()));
+            all.push((PLACEMENT, Placement::Free.name()));
             push_placement_share(out, &labels(&all), launches);
         }
     }

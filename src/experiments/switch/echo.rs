@@ -242,12 +242,8 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         (SAME_CPU.name(), "an echo iteration pinned to one CPU"),
         (UNPINNED.name(), "an unpinned echo iteration"),
     ] {
-        a.notes.extend(cpu_of_wall(
-            r,
-            what,
-            ITERATION_NS.name,
-            &[(PLACEMENT, place)],
-        ));
+        a.notes
+            .extend(cpu_of_wall(r, what, &ITERATION_NS, &[(PLACEMENT, place)]));
     }
     a
 }

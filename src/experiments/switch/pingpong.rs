@@ -283,7 +283,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     a.notes.extend(cpu_of_wall(
         r,
         "a futex round trip between two CPUs",
-        ROUND_TRIP_NS.name,
+        &ROUND_TRIP_NS,
         &at(FUTEX_THREADS.name(), TWO_CPUS.name()),
     ));
     a.notes.extend(kept_awake(r));

@@ -226,7 +226,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         ),
     ] {
         a.notes
-            .extend(cpu_of_wall(r, what, ROUND_TRIP_NS.name, &[(VARIANT, v)]));
+            .extend(cpu_of_wall(r, what, &ROUND_TRIP_NS, &[(VARIANT, v)]));
     }
     a.headlines.extend(userspace_headline(r));
     a

@@ -451,7 +451,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     proof.extend(cpu_of_wall(
         r,
         "the futex hand-off to an idle CPU",
-        ROUND_TRIP_NS.name,
+        &ROUND_TRIP_NS,
         &[(VARIANT, Variant::IdleCpu.name())],
     ));
     let quiet = contamination(&r.round_log, None);

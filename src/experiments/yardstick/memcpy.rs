@@ -96,7 +96,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     let mut sizes: Vec<(String, Vec<String>)> = Vec::new();
     for m in r.metrics_named(&COPY_NS) {
         let size_bytes = m
-            .label("bytes")
+            .label(BYTES)
             .and_then(|b| b.parse::<f64>().ok())
             .unwrap_or(0.0);
         if size_bytes > 0.0 {

@@ -6,6 +6,9 @@
 use super::style::{
     category_at, chart, color, entry, framed, log_axis, log_ticks, mesh_style, plot, Mark, H,
 };
+use crate::experiments::spawn::cow::WRITE_NS;
+use crate::measure::rss::ANON_HUGE_KIB;
+use crate::metric::key::{CHILD, PAGES, WRITES};
 use crate::report::doc::Chart;
 use crate::results::ExperimentResult;
 use crate::units::fmt_ns;
@@ -23,14 +26,14 @@ const SERIES: &[(&str, &str, &str)] = &[
 ];
 
 fn pct(m: &crate::results::Metric) -> Option<u64> {
-    m.label("writes")?.trim_end_matches('%').parse().ok()
+    m.label(WRITES)?.trim_end_matches('%').parse().ok()
 }
 
 /// The settled points of one series, by share.
 fn points(e: &ExperimentResult, pages: &str, child: &str) -> Vec<Point> {
     let mut v: Vec<Point> = e
-        .metrics_named("write_ns")
-        .filter(|m| m.label("pages") == Some(pages) && m.label("child") == Some(child))
+        .metrics_named(&WRITE_NS)
+        .filter(|m| m.label(PAGES) == Some(pages) && m.label(CHILD) == Some(child))
         .filter_map(|m| {
             let s = &m.summary;
             Some((pct(m)?, s.median, s.ci95_lo, s.ci95_hi))
@@ -43,8 +46,8 @@ fn points(e: &ExperimentResult, pages: &str, child: &str) -> Vec<Point> {
 /// Whether the THP heap got huge pages (its figures are 4 KiB pages' if not).
 fn huge_pages(e: &ExperimentResult) -> bool {
     e.readings.iter().any(|r| {
-        r.name == "anon_huge_kib"
-            && r.labels.get("pages").is_some_and(|p| p == "thp")
+        r.name == ANON_HUGE_KIB.name
+            && r.labels.get(PAGES).is_some_and(|p| p == "thp")
             && r.value > 0.0
     })
 }

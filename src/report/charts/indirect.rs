@@ -7,6 +7,10 @@
 use super::style::{
     bytes_axis, chart, color, entry, framed, log_range, mesh_style, plot, Mark, FONT, H, TEXT,
 };
+use crate::experiments::switch::indirect::WALK_WARM_NS;
+use crate::experiments::switch::series::SWITCH_NS;
+use crate::metric::key::BYTES;
+use crate::metric::MetricSpec;
 use crate::report::doc::Chart;
 use crate::results::ExperimentResult;
 use crate::units::{fmt_ns, fmt_short_size};
@@ -18,23 +22,23 @@ type Point = (f64, f64, f64, f64);
 
 /// The indirect cost of a switch (caches refilled) against the working set.
 pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
-    let settled = |name: &str, bytes: &str| {
-        e.find(name, &[("bytes", bytes)])
+    let settled = |spec: &MetricSpec, bytes: &str| {
+        e.find(spec, &[(BYTES, bytes)])
             .map(|m| &m.summary)
             .filter(|s| !s.unstable)
     };
-    let zero = settled("switch_ns", "0");
+    let zero = settled(&SWITCH_NS, "0");
     let mut total: Vec<Point> = Vec::new();
     let mut indirect: Vec<Point> = Vec::new();
-    for m in e.metrics_named("switch_ns") {
-        let Some(b) = m.label_num("bytes").filter(|b| *b > 0) else {
+    for m in e.metrics_named(&SWITCH_NS) {
+        let Some(b) = m.label_num(BYTES).filter(|b| *b > 0) else {
             continue;
         };
         let s = &m.summary;
         total.push((b as f64, s.median, s.ci95_lo, s.ci95_hi));
         // raw − bare switch − warm walk; its interval the widest the three
         // intervals allow.
-        if let (Some(z), Some(w)) = (zero, settled("walk_warm_ns", &b.to_string())) {
+        if let (Some(z), Some(w)) = (zero, settled(&WALK_WARM_NS, &b.to_string())) {
             indirect.push((
                 b as f64,
                 s.median - z.median - w.median,

@@ -8,7 +8,9 @@ use super::style::{
     bytes_axis, chart, color, end_labels, entry, framed, labelled_ticks, log_axis, log_ticks,
     mesh_style, plot, EndLabel, Mark, H,
 };
+use crate::experiments::spawn::engine::{CHILD_START_NS, LIFECYCLE_NS, PARENT_RETURN_NS};
 use crate::experiments::{self, seeds::cite_short};
+use crate::metric::key::{CALL, HEAP, HEAP_BYTES, METHOD, THP};
 use crate::report::doc::Chart;
 use crate::results::{ExperimentResult, Metric};
 use crate::units::{fmt_ns, fmt_short_size, parse_size};
@@ -20,10 +22,12 @@ type Points = Vec<(f64, f64, f64, f64)>;
 
 /// A seed metric's marker and what it measured.
 fn seed_mark(metric: &str) -> (Mark, &'static str) {
-    match metric {
-        "parent_return_ns" => (Mark::Triangle, "to the parent's return"),
-        "child_start_ns" => (Mark::Square, "to the child's start"),
-        _ => (Mark::Cross, "create + reap"),
+    if metric == PARENT_RETURN_NS.name {
+        (Mark::Triangle, "to the parent's return")
+    } else if metric == CHILD_START_NS.name {
+        (Mark::Square, "to the child's start")
+    } else {
+        (Mark::Cross, "create + reap")
     }
 }
 
@@ -33,10 +37,10 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     let mut lines: BTreeMap<(String, String), Points> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     for m in e
-        .metrics_named("lifecycle_ns")
-        .filter(|m| m.label("call").is_none())
+        .metrics_named(&LIFECYCLE_NS)
+        .filter(|m| m.label(CALL).is_none())
     {
-        let (Some(method), Some(bytes)) = (m.label("method"), m.label_num("heap_bytes")) else {
+        let (Some(method), Some(bytes)) = (m.label(METHOD), m.label_num(HEAP_BYTES)) else {
             continue;
         };
         if bytes == 0 {
@@ -45,7 +49,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
         if !order.iter().any(|o| o == method) {
             order.push(method.to_string());
         }
-        let thp = m.label("thp").unwrap_or("off").to_string();
+        let thp = m.label(THP).unwrap_or("off").to_string();
         let s = &m.summary;
         lines.entry((method.to_string(), thp)).or_default().push((
             bytes as f64,
@@ -57,7 +61,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     let seeds: Vec<(&Metric, f64)> = e
         .metrics
         .iter()
-        .filter_map(|m| Some((m, m.label_num("heap_bytes")? as f64)))
+        .filter_map(|m| Some((m, m.label_num(HEAP_BYTES)? as f64)))
         .filter(|(m, b)| m.seed.is_some() && *b > 0.0)
         .collect();
     if lines.is_empty() {
@@ -158,7 +162,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
         legend.push(entry("whisker: 95% interval", BLACK, Mark::Line));
         for (m, bytes) in &seeds {
             let s = m.seed.as_ref().expect("seed");
-            let method = m.label("method").unwrap_or("?");
+            let method = m.label(METHOD).unwrap_or("?");
             let col = color(order.iter().position(|o| o == method).unwrap_or(0));
             let (mark, what) = seed_mark(&m.name);
             let at = (*bytes, s.mid());
@@ -234,7 +238,7 @@ fn not_drawn(e: &ExperimentResult, drawn: &[(&Metric, f64)], largest: f64) -> St
             continue;
         }
         let get = |k: &str| s.labels.iter().find(|l| l.0 == k).map(|l| l.1);
-        let (Some(heap), Some(method)) = (get("heap"), get("method")) else {
+        let (Some(heap), Some(method)) = (get(HEAP), get(METHOD)) else {
             continue;
         };
         let Ok(bytes) = parse_size(heap) else {

@@ -3,7 +3,9 @@
 //! ideal line and the Amdahl curve fitted to every measured point.
 
 use super::style::{chart, color, entry, framed, mesh_style, plot, Mark, H};
+use crate::experiments::parallel::{CPUS, SPEEDUP};
 use crate::experiments::{self, seeds::cite_short};
+use crate::metric::key::{N, VARIANT, WORKERS};
 use crate::report::doc::Chart;
 use crate::results::ExperimentResult;
 use crate::stats::amdahl::{fit_serial_fraction, SerialFit, SpeedupPoint};
@@ -16,23 +18,23 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     let cpus = e
         .readings
         .iter()
-        .find(|r| r.name == "cpus")
+        .find(|r| r.name == CPUS.name)
         .map(|r| r.value)
         .unwrap_or(1.0)
         .max(1.0);
     // The largest array gives the cleanest figure; one line per variant.
     let n_max = e
-        .metrics_named("speedup")
-        .filter_map(|m| m.label_num("n"))
+        .metrics_named(&SPEEDUP)
+        .filter_map(|m| m.label_num(N))
         .max();
     // (workers, median, CI low, CI high) per variant
     type Points = Vec<(f64, f64, f64, f64)>;
     let mut lines: Vec<(String, Points)> = Vec::new();
-    for m in e.metrics_named("speedup") {
-        if m.label_num("n") != n_max {
+    for m in e.metrics_named(&SPEEDUP) {
+        if m.label_num(N) != n_max {
             continue;
         }
-        let (Some(v), Some(w)) = (m.label("variant"), m.label_num("workers")) else {
+        let (Some(v), Some(w)) = (m.label(VARIANT), m.label_num(WORKERS)) else {
             continue;
         };
         let s = &m.summary;
@@ -64,8 +66,8 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     // The seed's own speedup: the whole program with one fork (seed 003),
     // as parallel.program records it.
     let seed = experiments::find("parallel.program").and_then(|x| {
-        let s = x.seeds.iter().find(|s| s.metric == "speedup")?;
-        let w: f64 = s.labels.iter().find(|l| l.0 == "workers")?.1.parse().ok()?;
+        let s = x.seeds.iter().find(|s| s.metric == SPEEDUP.name)?;
+        let w: f64 = s.labels.iter().find(|l| l.0 == WORKERS)?.1.parse().ok()?;
         Some((w, (s.lo + s.hi) / 2.0, cite_short(s.source)))
     });
     let wmax = lines

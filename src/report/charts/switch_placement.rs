@@ -9,6 +9,8 @@ use super::style::{
     chart, color, entry, framed, log_axis, log_ticks, mesh_style, plot, Mark, FONT, H, TEXT,
 };
 use crate::experiments::seeds::cite_short;
+use crate::experiments::switch::series::SWITCH_NS;
+use crate::metric::key::{METHOD, PLACEMENT};
 use crate::report::doc::Chart;
 use crate::results::{ExperimentResult, Metric};
 use crate::units::fmt_ns;
@@ -20,8 +22,8 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     let mut mechanisms: Vec<String> = Vec::new();
     let mut placements: Vec<String> = Vec::new();
     let mut bars: Vec<(usize, usize, &Metric)> = Vec::new();
-    for m in e.metrics.iter().filter(|m| m.name == "switch_ns") {
-        let (Some(mech), Some(place)) = (m.label("method"), m.label("placement")) else {
+    for m in e.metrics.iter().filter(|m| m.name == SWITCH_NS.name) {
+        let (Some(mech), Some(place)) = (m.label(METHOD), m.label(PLACEMENT)) else {
             continue;
         };
         if !mechanisms.iter().any(|x| x == mech) {

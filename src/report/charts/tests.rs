@@ -154,7 +154,7 @@ fn the_speedup_chart_fits_amdahl_to_every_point() {
     // Every point beyond one worker with a usable interval (one reaching
     // zero bounds nothing and carries no weight).
     let usable = e
-        .metrics_named("speedup")
+        .metrics_named(&crate::experiments::parallel::SPEEDUP)
         .filter(|m| m.label_num("workers").is_some_and(|w| w > 1))
         .filter(|m| m.summary.ci95_lo > 0.0)
         .count();

@@ -8,7 +8,11 @@ use super::style::{
     chart, color, end_labels, entry, framed, log_range, log_ticks, mesh_style, EndLabel, Mark,
     FONT, H, TEXT,
 };
-use crate::experiments::memory::threads_findings::DEFAULT;
+use crate::experiments::memory::threads_findings::{
+    DEFAULT, KERNEL_STACK_PER_THREAD_KIB, PAGE_TABLES_PER_THREAD_BYTES, RSS_EXACT_GROWTH_KIB,
+    STACK, VM_SIZE_GROWTH_KIB,
+};
+use crate::metric::key::{THREADS, VARIANT};
 use crate::report::doc::Chart;
 use crate::results::ExperimentResult;
 use crate::units::{fmt_short_size, group_digits};
@@ -25,15 +29,15 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     let mut data: BTreeMap<String, BTreeMap<u64, Cell>> = BTreeMap::new();
     let mut variants: Vec<String> = Vec::new();
     for m in e.metrics.iter().filter(|m| !m.summary.unstable) {
-        let (Some(v), Some(n)) = (m.label("variant"), m.label_num("threads")) else {
+        let (Some(v), Some(n)) = (m.label(VARIANT), m.label_num(THREADS)) else {
             continue;
         };
         // (panel, bytes per unit of the figure)
-        let (panel, scale) = match m.name.as_str() {
-            "vm_size_growth_kib" => (0, 1024.0),
-            "rss_exact_growth_kib" => (1, 1024.0),
-            "kernel_stack_per_thread_kib" => (2, 1024.0 * n as f64),
-            "page_tables_per_thread_bytes" => (2, n as f64),
+        let (panel, scale) = match &m.name {
+            x if *x == VM_SIZE_GROWTH_KIB.name => (0, 1024.0),
+            x if *x == RSS_EXACT_GROWTH_KIB.name => (1, 1024.0),
+            x if *x == KERNEL_STACK_PER_THREAD_KIB.name => (2, 1024.0 * n as f64),
+            x if *x == PAGE_TABLES_PER_THREAD_BYTES.name => (2, n as f64),
             _ => continue,
         };
         if !variants.iter().any(|x| x == v) {
@@ -59,8 +63,8 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     let stack_of = |v: &str| {
         e.metrics
             .iter()
-            .find(|m| m.label("variant") == Some(v))
-            .and_then(|m| m.label("stack"))
+            .find(|m| m.label(VARIANT) == Some(v))
+            .and_then(|m| m.label(STACK))
             .map(|s| format!("{v} ({s} stack)"))
             .unwrap_or_else(|| v.to_string())
     };

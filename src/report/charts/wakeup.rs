@@ -3,6 +3,10 @@
 //! residual), each part's 95% interval as a whisker at its segment's top.
 
 use super::style::{category_at, chart, color, entry, framed, mesh_style, plot, Mark, H};
+use crate::experiments::switch::series::ROUND_TRIP_NS;
+use crate::experiments::switch::wakeup::{PART, PART_HI_NS, PART_LO_NS, PART_NS};
+use crate::metric::key::VARIANT;
+use crate::metric::MetricSpec;
 use crate::report::doc::Chart;
 use crate::results::ExperimentResult;
 use crate::units::fmt_ns;
@@ -23,21 +27,21 @@ fn words(part: &str) -> &str {
 
 /// Two bars, linear y: the measured hand-off, and its parts stacked.
 pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
-    let reading = |name: &str, part: &str| e.reading(name, &[("part", part)]);
+    let reading = |spec: &MetricSpec, part: &str| e.reading(spec, &[(PART, part)]);
     let parts: Vec<(&str, f64, f64, f64)> = ORDER
         .iter()
         .filter_map(|p| {
             Some((
                 *p,
-                reading("part_ns", p)?,
-                reading("part_lo_ns", p)?,
-                reading("part_hi_ns", p)?,
+                reading(&PART_NS, p)?,
+                reading(&PART_LO_NS, p)?,
+                reading(&PART_HI_NS, p)?,
             ))
         })
         .collect();
     let full = ["idle_cpu", "polling_idle"].iter().find_map(|v| {
-        e.metrics_named("round_trip_ns")
-            .find(|m| m.label("variant") == Some(v))
+        e.metrics_named(&ROUND_TRIP_NS)
+            .find(|m| m.label(VARIANT) == Some(v))
     });
     let (Some(full), false) = (full, parts.is_empty()) else {
         return Ok(None);
