@@ -5,7 +5,9 @@
 #     the other runs' medians;
 #   - compare: the exit status and the share of rows flagged (improved,
 #     regressed or changed) for each consecutive pair, and (N >= 4) for runs
-#     1+2 against 3+4 pooled, with the noise threshold each used;
+#     1+2 against 3+4 (two runs a side), with the threshold and median mde;
+#   - per run: the share of series settled (not flagged for a trend or two
+#     modes) and the median interval half-width;
 #   - spread: the median over series of max/min of the runs' medians, and the
 #     share of series within 1.05x, 1.10x and 1.25x;
 #   - each run's canary medians (a bare system call, a pipe write and read,
@@ -67,7 +69,8 @@ for i in $(seq 1 $((n - 1))); do
   set -e
   pairs+=("$code:$out/compare$i.json")
 done
-# The practice for CI on a drifting machine: two runs per side, pooled as rounds.
+# The practice for CI on a drifting machine: two runs per side, the runs a
+# level of every interval.
 if [ "$n" -ge 4 ]; then
   set +e
   "$bin" compare --json "${files[0]}" "${files[1]}" --vs "${files[2]}" "${files[3]}" > "$out/compare-pooled.json"
@@ -90,7 +93,7 @@ for f in files:
             continue
         for m in e['metrics']:
             key = (e['name'], m['name'], tuple(sorted(m['labels'].items())))
-            series[key] = dict(m['summary'], better=m.get('better'))
+            series[key] = dict(m['summary'], better=m.get('better'), detail=m.get('detail'))
     runs.append(series)
     # The machine's own speed in that run: the canary taken at every
     # round's start and end (a bare system call; a pipe write and read).
@@ -113,6 +116,17 @@ for k in keys:
         spreads.append(hi / lo)
 print(f"runs: {len(runs)}, series in every run: {len(keys)}")
 print(f"coverage: {100 * covered / max(total, 1):.1f}% of intervals cover the median of the other runs' medians")
+# Settled (not flagged for a trend or two modes) and how precise, per run:
+# the half-width of each interval over its median, for the series better
+# one way that tables show.
+for i, r in enumerate(runs):
+    flagged = sum(bool(s.get('unstable')) for s in r.values())
+    widths = sorted((s['ci95_hi'] - s['ci95_lo']) / 2 / abs(s['median'])
+                    for s in r.values()
+                    if s['median'] and not s.get('detail') and s.get('better') in ('lower', 'higher'))
+    print(f"run {i + 1}: settled {100 * (1 - flagged / max(len(r), 1)):.1f}% of {len(r)} series; "
+          f"median interval half-width ±{100 * statistics.median(widths):.1f}%, "
+          f"±5% or better for {100 * sum(w <= 0.05 for w in widths) / max(len(widths), 1):.1f}%")
 if all(canaries):
     med = lambda v: f"{statistics.median(v):.0f}"
     print("canary medians per run (the machine's own speed): bare syscall "
@@ -129,7 +143,9 @@ for p in pairs:
     name = path.rsplit('/', 1)[-1]
     if name == 'compare-pooled.json':
         name = 'runs 1+2 --vs 3+4 (pooled)'
-    print(f"compare {name}: exit {code}, {100 * flagged / max(len(rows), 1):.1f}% of {len(rows)} rows flagged {verdicts}, threshold ±{c.get('noise_pct', c.get('threshold_pct', 0)):.1f}%")
+    mdes = [r['mde'] for r in rows if isinstance(r.get('mde'), (int, float))]
+    mde = f", median mde {statistics.median(mdes):.1f}%" if mdes else ""
+    print(f"compare {name}: exit {code}, {100 * flagged / max(len(rows), 1):.1f}% of {len(rows)} rows flagged {verdicts}, threshold ±{c.get('threshold_pct', 0):.1f}%{mde}")
 if spreads:
     spreads.sort()
     within = lambda x: 100 * sum(s <= x for s in spreads) / len(spreads)

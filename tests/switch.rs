@@ -76,7 +76,15 @@ fn a_user_space_switch_is_cheaper_than_a_kernel_pipe_switch() {
 #[test]
 fn echo_runs_the_number_of_iterations_asked() {
     let (v, _d) = run(
-        &["switch.echo", "-p", "iterations=777", "-p", "runs=3"],
+        &[
+            "switch.echo",
+            "-p",
+            "iterations=777",
+            "-p",
+            "runs=3",
+            "--rounds",
+            "3",
+        ],
         &[],
     );
     let e = experiment(&v, "switch.echo");

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# False alarms and power of `tasklab compare` on this machine, in the state
+# it is in (the canary says which):
+#   - A/A: consecutive pairs of identical default runs: exit status, the
+#     share of rows called regressed or improved (false alarms), the share
+#     inconclusive, the median minimum detectable change (mde);
+#   - injected: a copy of run 2 with every series that is better one way
+#     made worse by 5%, 10% and 25% (times and sizes x k, rates / k, every
+#     sample), compared with run 1: the share regressed, the share called
+#     unchanged (a missed change), and the share regressed among the rows
+#     whose mde was below the injected change (whether the mde tells the
+#     truth);
+#   - parallel.average alone, a copy of run 1 with every speedup x0.7 (must
+#     be regressed, exit 1) and x1.4 (improved, exit 0).
+# Usage: bench/power.sh [N]            runs the default suite N times (default 4)
+#        bench/power.sh --from DIR     reuses DIR/run1 ... runN (bench/repeatability.sh's)
+# Needs python3. Run nothing else meanwhile: it is a benchmark.
+set -euo pipefail
+if [ "${1:-}" = --from ]; then
+  from="$(realpath -e -- "${2:?--from takes the folder of a set}")"
+fi
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+bin=target/release/tasklab
+files=()
+if [ -n "${from:-}" ]; then
+  dir="$from"
+  n=0
+  while [ -f "$dir/run$((n + 1))/results.json" ]; do
+    n=$((n + 1))
+    files+=("$dir/run$n/results.json")
+  done
+  [ "$n" -ge 2 ] || { echo "$dir holds fewer than two runs" >&2; exit 2; }
+  work="$(mktemp -d "${TMPDIR:-/tmp}/tasklab-power-XXXXXX")"
+else
+  n="${1:-4}"
+  dir="$(mktemp -d "${TMPDIR:-/tmp}/tasklab-power-XXXXXX")"
+  work="$dir"
+  for i in $(seq 1 "$n"); do
+    start=$(date +%s.%N)
+    "$bin" run --quiet --out "$dir/run$i"
+    end=$(date +%s.%N)
+    echo "run $i: $(python3 -c "print(f'{$end - $start:.1f}')") s" >&2
+    files+=("$dir/run$i/results.json")
+  done
+fi
+echo "runs in $dir, copies and compares in $work" >&2
+
+# A copy of FILE with every directional series made worse by K (or only
+# EXPERIMENT's series named METRIC multiplied by K, when given).
+scale() {
+  python3 - "$@" <<'PY'
+import json, sys
+src, dst, k = sys.argv[1], sys.argv[2], float(sys.argv[3])
+only = sys.argv[4:6] if len(sys.argv) > 5 else None
+r = json.load(open(src))
+for e in r['experiments']:
+    for m in e['metrics']:
+        if only:
+            if e['name'] != only[0] or m['name'] != only[1]:
+                continue
+            f = k
+        elif m.get('better') == 'lower':
+            f = k
+        elif m.get('better') == 'higher':
+            f = 1 / k
+        else:
+            continue
+        m['samples'] = [x * f for x in m['samples']]
+        s = m['summary']
+        for key in ('min', 'max', 'median', 'mean', 'p10', 'p25', 'p75', 'p90', 'p99',
+                    'ci95_lo', 'ci95_hi', 'within_ci95_lo', 'within_ci95_hi'):
+            if isinstance(s.get(key), (int, float)):
+                s[key] *= f
+        if f < 0:
+            s['min'], s['max'] = s['max'], s['min']
+        s['round_medians'] = [x * f for x in s.get('round_medians', [])]
+        s['stddev'] = s.get('stddev', 0) * abs(f)
+json.dump(r, open(dst, 'w'))
+PY
+}
+
+compare() { # OUT.json FILES... : the exit status after the json
+  local out="$1"; shift
+  set +e
+  "$bin" compare --json "$@" > "$out"
+  local code=$?
+  set -e
+  echo "$code"
+}
+
+results=()
+for i in $(seq 1 $((n - 1))); do
+  code=$(compare "$work/aa$i.json" "${files[$((i - 1))]}" "${files[$i]}")
+  results+=("aa:$i:$code:$work/aa$i.json")
+done
+for k in 1.05 1.10 1.25; do
+  scale "${files[1]}" "$work/worse$k.json" "$k"
+  code=$(compare "$work/inj$k.json" "${files[0]}" "$work/worse$k.json")
+  results+=("inj:$k:$code:$work/inj$k.json")
+done
+for k in 0.7 1.4; do
+  scale "${files[0]}" "$work/speedup$k.json" "$k" parallel.average speedup
+  code=$(compare "$work/sp$k.json" "${files[0]}" "$work/speedup$k.json")
+  results+=("sp:$k:$code:$work/sp$k.json")
+done
+
+python3 - "${files[@]}" -- "${results[@]}" <<'PY'
+import json, statistics, sys
+args = sys.argv[1:]
+cut = args.index('--')
+files, results = args[:cut], args[cut + 1:]
+med = statistics.median
+canary = []
+for f in files:
+    r = json.load(open(f))
+    c = [x[k]['syscall_ns'] for e in r['experiments'] for x in e.get('round_log', [])
+         for k in ('canary_start', 'canary_end')]
+    canary.append(f"{med(c):.0f}" if c else "n/a")
+print(f"host state: canary (a bare system call) per run, median ns: {', '.join(canary)}")
+def pct(a, b):
+    return f"{100 * a / max(b, 1):.1f}%"
+for line in results:
+    kind, what, code, path = line.split(':', 3)
+    c = json.load(open(path))
+    rows = c['rows']
+    directional = [r for r in rows if r['better'] in ('lower', 'higher')]
+    mdes = [r['mde'] for r in rows if isinstance(r['mde'], (int, float))]
+    count = lambda rs, v: sum(r['verdict'] == v for r in rs)
+    if kind == 'aa':
+        alarms = count(rows, 'regressed') + count(rows, 'improved')
+        print(f"A/A pair {what}: exit {code}; regressed or improved {pct(alarms, len(rows))} of {len(rows)} rows; "
+              f"inconclusive {pct(count(rows, 'inconclusive'), len(rows))}; unchanged {pct(count(rows, 'unchanged'), len(rows))}; "
+              f"median mde {med(mdes):.1f}%; could see 10%: {c['see_10pct']} of {c['with_mde']}")
+    elif kind == 'inj':
+        k = float(what)
+        settled = [r for r in directional if r.get('reason') != 'flagged']
+        seen = [r for r in settled if isinstance(r['mde'], (int, float)) and r['mde'] <= 100 * (k - 1)]
+        mde20 = [r for r in settled if isinstance(r['mde'], (int, float)) and r['mde'] <= 20]
+        print(f"injected x{k}: exit {code}; of {len(settled)} settled directional series: regressed {pct(count(settled, 'regressed'), len(settled))}, "
+              f"unchanged {pct(count(settled, 'unchanged'), len(settled))}, inconclusive {pct(count(settled, 'inconclusive'), len(settled))}; "
+              f"regressed among mde <= {100 * (k - 1):.0f}%: {pct(count(seen, 'regressed'), len(seen))} of {len(seen)}; "
+              f"among mde <= 20%: {pct(count(mde20, 'regressed'), len(mde20))} of {len(mde20)}; median mde {med(mdes):.1f}%")
+    else:
+        sp = [r for r in rows if r['experiment'] == 'parallel.average' and r['metric'] == 'speedup']
+        print(f"parallel.average speedups x{what}: exit {code}; of {len(sp)} speedup rows: regressed {count(sp, 'regressed')}, "
+              f"improved {count(sp, 'improved')}, inconclusive {count(sp, 'inconclusive')}")
+PY
