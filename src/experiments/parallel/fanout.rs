@@ -66,14 +66,14 @@ pub static EXPERIMENT: Experiment = Experiment {
             name: "cpu_ms",
             help: "CPU work per report, in milliseconds of this machine's time",
             kind: ParamKind::Count { min: 0, max: 60_000 },
-            quick: "20",
+            quick: "10",
             thorough: "50",
         },
         ParamSpec {
             name: "output",
             help: "bytes each report writes to its sink",
             kind: ParamKind::Size { min: 1, max: 1 << 30 },
-            quick: "64K",
+            quick: "32K",
             thorough: "256K",
         },
         ParamSpec {

@@ -41,11 +41,11 @@ pub static EXPERIMENT: Experiment = Experiment {
                 min: 2 << 20,
                 max: 1 << 40,
             },
-            // 256 MiB, not more, in the quick profile: on a KVM guest with
-            // free page reporting a round at 512 MiB took 1.3-2.8 s (the
-            // host faulting the heap back in), at 256 MiB 0.7-0.8 s, with
-            // the same findings; the figures are per page.
-            quick: "256M",
+            // 128 MiB in the quick profile: on a KVM guest with free page
+            // reporting a round at 512 MiB took 1.3-2.8 s (the host
+            // faulting the heap back in), at 256 MiB 0.5-0.8 s, and the
+            // quick profile runs eight rounds; the figures are per page.
+            quick: "128M",
             thorough: "2G",
         },
         ParamSpec {
