@@ -73,6 +73,49 @@ fn fewer_than_three_rounds_is_refused() {
 }
 
 #[test]
+fn adaptive_rounds_go_on_until_each_series_reaches_the_precision_asked() {
+    let d = tmp();
+    // A day of budget: only the target (or the cap of rounds) stops them.
+    let (code, r) = run_json(
+        &[
+            "yardstick.syscall",
+            "yardstick.timer",
+            "--precision",
+            "2",
+            "--budget",
+            "86400",
+        ],
+        d.path(),
+    );
+    assert_eq!(code, 0);
+    let p = &r["precision"];
+    assert_eq!(p["target_pct"], 2.0);
+    assert_eq!(p["series"], 5);
+    let mut reached = 0;
+    for e in ["yardstick.syscall", "yardstick.timer"] {
+        for m in experiment(&r, e)["metrics"].as_array().unwrap() {
+            let s = &m["summary"];
+            let rounds = m["rounds"].as_array().unwrap().len();
+            // the profile's eight rounds at least, never two in one worker
+            assert!(rounds >= 8, "{m}");
+            let half = (s["ci95_hi"].as_f64().unwrap() - s["ci95_lo"].as_f64().unwrap())
+                / 2.0
+                / s["median"].as_f64().unwrap();
+            // each series stopped at the target, or at the cap, or flagged
+            // (more rounds do not fix a trend or two modes)
+            assert!(
+                half <= 0.02 || rounds >= 100 || s["unstable"] == true,
+                "{}: ±{:.1}% after {rounds} rounds",
+                m["name"],
+                100.0 * half
+            );
+            reached += (half <= 0.02) as usize;
+        }
+    }
+    assert_eq!(p["reached"], reached);
+}
+
+#[test]
 fn every_series_comes_from_the_rounds_asked_and_the_seed_is_recorded() {
     let d = tmp();
     let (code, r) = run_json(
@@ -87,6 +130,8 @@ fn every_series_comes_from_the_rounds_asked_and_the_seed_is_recorded() {
     assert_eq!(m["rounds"].as_array().unwrap().len(), 4);
     assert_eq!(m["summary"]["rounds"], 4);
     assert_eq!(m["summary"]["interval"], "95%, 4 rounds");
+    // rounds asked for are the rounds measured: no adaptive rounds
+    assert_eq!(r["precision"]["adaptive_jobs"], 0);
     // the within-round interval is kept beside the rounds interval
     assert!(m["summary"]["within_ci95_lo"].is_number());
     // every round left its contamination record
