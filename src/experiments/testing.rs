@@ -56,8 +56,13 @@ pub fn near(name: &str, pairs: &[(&str, &str)], m: f64, pct: f64) -> Metric {
     settled(name, pairs, m, m - h, m + h)
 }
 
-/// The same series marked unsettled: its rounds disagreed.
+/// The same series flagged: its rounds fell in two modes.
 pub fn unsettled(mut m: Metric) -> Metric {
     m.summary.unstable = true;
+    m.summary.unsettled = Some(crate::stats::rounds::Unsettled::TwoModes {
+        low: m.summary.min,
+        high: m.summary.max,
+        low_share: 0.5,
+    });
     m
 }

@@ -259,3 +259,35 @@ fn every_label_qualified_direction_names_a_label_key_and_changes_something() {
         }
     }
 }
+
+#[test]
+fn the_system_call_stays_in_the_summary_when_flagged_with_its_interval_and_flag() {
+    use crate::experiments::testing::{metric, result, unsettled};
+    let e = find("yardstick.syscall").unwrap();
+    let settled = result(vec![metric(
+        "call_ns",
+        &[("call", "getppid")],
+        &[120.0, 121.0, 122.0],
+    )]);
+    let a = (e.analyze)(&settled);
+    assert_eq!(a.headlines.len(), 1);
+    assert!(
+        a.headlines[0].starts_with("a bare system call costs 121.0 ns:"),
+        "{:?}",
+        a.headlines
+    );
+    let flagged = result(vec![unsettled(metric(
+        "call_ns",
+        &[("call", "getppid")],
+        &[120.0, 121.0, 160.0],
+    ))]);
+    let a = (e.analyze)(&flagged);
+    // no finding rests on it, but the Summary keeps its subject, marked
+    assert!(a.findings.is_empty(), "{:?}", a.findings);
+    assert_eq!(a.headlines.len(), 1);
+    assert!(
+        a.headlines[0].contains("! (two modes: "),
+        "{:?}",
+        a.headlines
+    );
+}

@@ -105,6 +105,18 @@ fn weak_label(s: &Summary) -> Option<String> {
 
 /// A median with its interval: "2.59 µs [2.50 µs, 2.70 µs]", and what the
 /// interval is when it is not a 95% one: "[…; min–max of 3, 75%]".
+/// A figure the Summary quotes whatever its state: the median alone when it
+/// settled; when it was flagged (a trend, two modes), the median with its
+/// interval and the flag, so the basic figures never drop out of a run's
+/// Summary and never read as settled when they are not.
+pub fn quoted(s: &Summary, unit: Unit) -> String {
+    match (&s.unsettled, s.unstable) {
+        (_, false) => crate::units::fmt_value(s.median, unit),
+        (Some(u), true) => format!("{} ! ({})", figure(s, unit), u.words(unit)),
+        (None, true) => format!("{} ! (flagged)", figure(s, unit)),
+    }
+}
+
 pub fn figure(s: &Summary, unit: Unit) -> String {
     if bounds_nothing(s, unit) {
         return format!(

@@ -531,23 +531,33 @@ fn huge_pages(r: &ExperimentResult) -> Option<String> {
 }
 
 /// Headline: warm fork against a thread at the smallest heap (pinned to one
-/// CPU since spawn.methods had placements), and fork's growth per 100 MiB between the two largest heaps.
+/// CPU since spawn.methods had placements), and fork's growth per 100 MiB
+/// between the two largest heaps. The two figures are the Summary's basic
+/// ones: a flagged one is quoted with its interval and flag, and the ratio
+/// is said only when both settled and their intervals part.
 fn fork_vs_thread(e: &ExperimentResult) -> Option<String> {
     let base = base_thp(e);
-    let fork = heap_fit::by_heap(e, "fork", base);
-    let thread = heap_fit::by_heap(e, "pthread_create", base);
-    let &(heap_bytes, fork_s) = fork.first()?;
-    let &(_, thread_s) = thread.iter().find(|p| p.0 == heap_bytes)?;
-    if !apart(fork_s, thread_s) {
-        return None;
-    }
-    let mut s = format!(
-        "with a {} heap, a fork+reap costs {} and a thread create+join {} ({})",
-        fmt_size(heap_bytes),
-        fmt_ns(fork_s.median),
-        fmt_ns(thread_s.median),
+    let fork_all = heap_fit::all_by_heap(e, "fork", base);
+    let &(heap_bytes, fork_m) = fork_all.first()?;
+    let thread_m = heap_fit::all_by_heap(e, "pthread_create", base)
+        .into_iter()
+        .find(|p| p.0 == heap_bytes)?
+        .1;
+    let (fork_s, thread_s) = (&fork_m.summary, &thread_m.summary);
+    let ratio = if fork_s.unstable || thread_s.unstable {
+        "no ratio: a figure is flagged".to_string()
+    } else if apart(fork_s, thread_s) {
         fmt_ratio(fork_s.median / thread_s.median)
+    } else {
+        "indistinguishable".to_string()
+    };
+    let mut s = format!(
+        "with a {} heap, a fork+reap costs {} and a thread create+join {} ({ratio})",
+        fmt_size(heap_bytes),
+        quoted(fork_s, Unit::Ns),
+        quoted(thread_s, Unit::Ns),
     );
+    let fork = heap_fit::by_heap(e, "fork", base);
     let n = fork.len();
     if n >= 3 {
         if let Some(p) = heap_fit::per_page(fork[n - 2], fork[n - 1]).filter(|p| p.lo > 0.0) {

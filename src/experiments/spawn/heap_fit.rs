@@ -21,6 +21,24 @@ pub fn by_heap<'a>(r: &'a ExperimentResult, method: &str, thp: &str) -> Vec<(u64
     v
 }
 
+/// Every point of `method`'s warm line at `thp`, flagged ones included, by
+/// heap size: for the Summary's basic figures, which are quoted with their
+/// flag rather than dropped.
+pub fn all_by_heap<'a>(
+    r: &'a ExperimentResult,
+    method: &str,
+    thp: &str,
+) -> Vec<(u64, &'a crate::results::Metric)> {
+    let mut v: Vec<(u64, &crate::results::Metric)> = r
+        .metrics
+        .iter()
+        .filter(|m| m.name == LIFECYCLE_NS.name && warm_line(m, method, thp))
+        .filter_map(|m| Some((m.label_num(HEAP_BYTES)?, m)))
+        .collect();
+    v.sort_by_key(|p| p.0);
+    v
+}
+
 /// Whether `m` is a point of `method`'s warm line at `thp` (not a first call).
 fn warm_line(m: &crate::results::Metric, method: &str, thp: &str) -> bool {
     m.label(METHOD) == Some(method) && m.label(THP) == Some(thp) && m.label(CALL).is_none()

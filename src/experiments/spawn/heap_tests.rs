@@ -314,3 +314,26 @@ fn extras_that_do_not_fit_the_limits_say_which_limit() {
     assert!(why.contains("ulimit -n) is 1024"), "{why}");
     assert!(why.contains("largest allowed here: 950"), "{why}");
 }
+
+#[test]
+fn the_summary_keeps_fork_and_thread_when_one_is_flagged_quoting_its_interval_and_flag() {
+    use crate::experiments::testing::unsettled;
+    let mib = 1u64 << 20;
+    let r = result(vec![
+        unsettled(lifecycle("fork", 0, "system", 50e3)),
+        lifecycle("fork", 100 * mib, "system", 160e3),
+        lifecycle("fork", 200 * mib, "system", 260e3),
+        lifecycle("pthread_create", 0, "system", 10e3),
+    ]);
+    let s = fork_vs_thread(&r).unwrap();
+    // the same subject as when it settled, the flag said, no ratio drawn
+    assert!(
+        s.starts_with("with a 0 B heap, a fork+reap costs 50.0 µs ["),
+        "{s}"
+    );
+    assert!(s.contains("! (two modes: "), "{s}");
+    assert!(
+        s.contains("a thread create+join 10.0 µs (no ratio: a figure is flagged)"),
+        "{s}"
+    );
+}

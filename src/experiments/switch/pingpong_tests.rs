@@ -258,3 +258,24 @@ fn the_switch_path_speaks_through_the_first_settled_blocking_method() {
         "{all}"
     );
 }
+
+#[test]
+fn the_headline_keeps_its_method_and_quotes_a_flagged_switch() {
+    use crate::experiments::testing::unsettled;
+    // pipe_threads' same-CPU switch flagged: the headline still speaks of
+    // pipe_threads (never another method), with the interval and the flag
+    let r = result(vec![
+        unsettled(metric(
+            "switch_ns",
+            &at("pipe_threads", "same_cpu"),
+            &[900.0, 1000.0, 1400.0],
+        )),
+        metric("switch_ns", &at("pipe_threads", "two_cpus"), &[3000.0]),
+        metric("switch_ns", &at("futex_threads", "same_cpu"), &[800.0]),
+        metric("switch_ns", &at("futex_threads", "two_cpus"), &[2500.0]),
+    ]);
+    let h = analyze(&r).headlines;
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert!(h[0].starts_with("per switch (pipe_threads,"), "{h:?}");
+    assert!(h[0].contains("! (two modes: "), "{h:?}");
+}
