@@ -47,6 +47,10 @@ pub struct Side {
 pub fn side(files: &[RunResults], names: &[String]) -> Side {
     // Each series with its rounds, one list per file that has it.
     let mut pooled: Vec<(Series, Vec<Vec<Vec<f64>>>)> = Vec::new();
+    // Where each series sits in `pooled`: one lookup per series, so a side
+    // is read in time linear in its series.
+    let mut index: std::collections::HashMap<(String, String, Labels), usize> =
+        std::collections::HashMap::new();
     let mut status = Vec::new();
     let mut thp = Vec::new();
     let mut canaries = Vec::new();
@@ -92,9 +96,8 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
                     .map(|r| r.value)
                     .take(1)
                     .collect();
-                match pooled.iter_mut().find(|(s, _)| {
-                    s.experiment == e.name && s.metric == m.name && s.labels == m.labels
-                }) {
+                let key = (e.name.clone(), m.name.clone(), m.labels.clone());
+                match index.get(&key).map(|&i| &mut pooled[i]) {
                     Some((s, r)) => {
                         r.push(rounds);
                         s.flagged = s.flagged.take().or(flagged);
@@ -122,7 +125,8 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
                                 huge_kib: huge,
                             },
                             vec![rounds],
-                        ))
+                        ));
+                        index.insert(key, pooled.len() - 1);
                     }
                 }
             }

@@ -94,7 +94,8 @@ fn a_point_per_round_gives_a_t_interval_that_says_so() {
     let logs = [10f64.ln(), 12f64.ln(), 11f64.ln()];
     let mean = logs.iter().sum::<f64>() / 3.0;
     let sd = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
-    let half = 4.303 * sd / 3f64.sqrt();
+    // and the run's own noise, which rounds cannot see, added in quadrature
+    let half = (4.303 * sd / 3f64.sqrt()).hypot(RUN_NOISE);
     assert!((s.ci95_hi - 11.0 * half.exp()).abs() < 1e-9, "{s:?}");
     assert!((s.ci95_lo - 11.0 * (-half).exp()).abs() < 1e-9, "{s:?}");
     assert!(s.ci_covers_95);
@@ -182,6 +183,38 @@ fn two_modes_and_a_trend_are_flagged_and_named() {
         }
     }
     assert!(!summarize_rounds(&near, 1).unwrap().unstable);
+}
+
+#[test]
+fn one_runs_interval_is_at_least_the_noise_between_runs_and_several_runs_measure_it() {
+    // eight rounds that agree to 0.1%: the rounds alone would say ±0.1%
+    let rounds: Vec<Vec<f64>> = (0..8)
+        .map(|r| {
+            (0..20)
+                .map(|i| 100.0 * (1.0 + 0.0005 * ((i + r) % 3) as f64))
+                .collect()
+        })
+        .collect();
+    let s = summarize_rounds(&rounds, 1).unwrap();
+    // the run noise widens it to the samples' whole range, never past them
+    // (8 rounds)
+    assert_eq!((s.ci95_lo, s.ci95_hi), (s.min, s.max), "{s:?}");
+    // with wider samples the floor shows whole: ±2%
+    let wide: Vec<Vec<f64>> = (0..8)
+        .map(|r| {
+            (0..20)
+                .map(|i| 100.0 * (0.95 + 0.005 * ((i + r) % 20) as f64))
+                .collect()
+        })
+        .collect();
+    let s = summarize_rounds(&wide, 1).unwrap();
+    let half = ((s.ci95_hi / s.median).ln() + (s.median / s.ci95_lo).ln()) / 2.0;
+    assert!(half >= RUN_NOISE * 0.999, "{s:?}");
+    // two runs: their difference is measured, no floor is added
+    let runs = vec![rounds.clone(), rounds];
+    let two = summarize_runs(&runs, 1).unwrap();
+    assert!(two.interval.starts_with("95%, 2 runs"), "{two:?}");
+    assert!((two.ci95_hi - two.ci95_lo) / two.median < 0.01, "{two:?}");
 }
 
 #[test]
