@@ -127,6 +127,13 @@ for i, r in enumerate(runs):
     print(f"run {i + 1}: settled {100 * (1 - flagged / max(len(r), 1)):.1f}% of {len(r)} series; "
           f"median interval half-width ±{100 * statistics.median(widths):.1f}%, "
           f"±5% or better for {100 * sum(w <= 0.05 for w in widths) / max(len(widths), 1):.1f}%")
+# The canary's own noise: how far its end moved from its start within a
+# round (10th and 90th percentiles over every round of every run).
+ratios = sorted(end[0] / start[0] for cs in canaries
+                for start, end in zip(cs[0::2], cs[1::2]) if start[0] > 0)
+if ratios:
+    at = lambda q: ratios[int(q * (len(ratios) - 1))]
+    print(f"canary end/start within a round: p10 {at(0.1):.3f}, p90 {at(0.9):.3f} over {len(ratios)} rounds")
 if all(canaries):
     med = lambda v: f"{statistics.median(v):.0f}"
     print("canary medians per run (the machine's own speed): bare syscall "
