@@ -401,7 +401,7 @@ pub struct ExperimentResult {
 
 impl ExperimentResult {
     /// A result with nothing in it yet, for `name`.
-    pub fn empty(name: &str) -> ExperimentResult {
+    pub fn default_named(name: &str) -> ExperimentResult {
         ExperimentResult {
             name: name.into(),
             group: name.split_once('.').map_or(name, |(g, _)| g).into(),

@@ -122,7 +122,7 @@ fn the_whole_program_and_the_fork_breakdown_run_on_a_small_array() {
         );
         assert_eq!(samples("fill_ns"), samples("whole_ns"), "{thp}");
     }
-    // The Amdahl sentence, unless the series it rests on did not settle on
+    // The Amdahl sentence, unless the series it rests on were flagged on
     // this (tiny, so noisy) array: then the run says so instead.
     let findings: Vec<&str> = p["findings"]
         .as_array()
@@ -134,7 +134,7 @@ fn the_whole_program_and_the_fork_breakdown_run_on_a_small_array() {
         findings.iter().any(|f| f.contains("Amdahl"))
             || findings
                 .iter()
-                .any(|f| f.starts_with("did not settle here")),
+                .any(|f| f.starts_with("flagged here")),
         "{findings:?}"
     );
     let f = experiment(&v, "parallel.forktime");

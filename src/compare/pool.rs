@@ -80,7 +80,7 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
                         m.summary
                             .unsettled
                             .as_ref()
-                            .map_or("its rounds did not settle".to_string(), |u| {
+                            .map_or("its rounds disagree (an older file)".to_string(), |u| {
                                 u.words(m.unit)
                             })
                     )

@@ -30,7 +30,7 @@ fn found<'a>(r: &'a RunResults, q: &Quantity) -> Vec<(&'a str, &'a Metric)> {
 pub fn verdict(sources: &[(&str, &Metric)]) -> String {
     if let Some((e, m)) = sources.iter().find(|(_, m)| m.summary.unstable) {
         return format!(
-            "{e} ({}) did not settle here, so no agreement is claimed",
+            "{e} ({}) is flagged here, so no agreement is claimed",
             case(m)
         );
     }

@@ -228,7 +228,14 @@ fn adaptive_rounds(
             if state.failed.is_some() || p.unsupported.is_some() {
                 continue;
             }
-            for (point, width) in point_widths(p, state) {
+            for (point, quick) in point_widths(p, state) {
+                // Done by the quick estimate: checked against the interval
+                // the results will carry before the point stops.
+                let width = if quick <= target.precision {
+                    point_width_exact(p, state, point)
+                } else {
+                    quick
+                };
                 if width > target.precision && next_round[e][point] < MAX_ROUNDS {
                     let took = stats::median(&state.took_s[point]).unwrap_or(1.0);
                     wide.push((width / target.precision, e, point, took));
@@ -274,33 +281,65 @@ fn adaptive_rounds(
 }
 
 /// Each point's widest interval, as a half-width over its median, among
-/// its series that are better one way and not flagged (more rounds do not
-/// fix a flag), summarised from the rounds in so far.
+/// its series that are better one way and shown in tables and not flagged
+/// (more rounds do not fix a flag), from the rounds in so far. The width is
+/// Student's t over the round medians' logs with the run's noise
+/// (`stats::rounds::quick_half_width`): the bootstrap the results get would
+/// cost a pass over every sample of every round at every pass.
 fn point_widths(p: &Planned, state: &Pending) -> Vec<(usize, f64)> {
-    let mut out = Vec::new();
-    for point in 0..p.points.len() {
-        let outputs: Vec<(usize, usize, WorkerOutput)> = state
-            .outputs
-            .iter()
-            .filter(|(pt, _, _)| *pt == point)
-            .cloned()
-            .collect();
-        if outputs.is_empty() {
+    // (point, name, labels) -> each round's samples
+    type Key<'a> = (usize, &'a str, &'a Labels);
+    let mut rounds: std::collections::HashMap<Key, Vec<Vec<f64>>> = Default::default();
+    let mut wanted: std::collections::HashMap<Key, bool> = Default::default();
+    for (point, _, out) in &state.outputs {
+        for s in &out.series {
+            let key = (*point, s.name.as_str(), &s.labels);
+            let shown = !s.detail
+                && matches!(
+                    p.exp.better_for(&s.name, &s.labels),
+                    Better::Lower | Better::Higher
+                );
+            wanted.insert(key, shown);
+            rounds.entry(key).or_default().push(s.samples.clone());
+        }
+    }
+    let mut widest: std::collections::BTreeMap<usize, f64> = Default::default();
+    for (key, by_round) in rounds {
+        if !wanted[&key] {
             continue;
         }
-        let mut r = ExperimentResult::empty(p.exp.name);
-        absorb(&mut r, p.exp, outputs);
-        let widest = r
-            .metrics
-            .iter()
-            .filter(|m| !m.detail && !m.summary.unstable)
-            .filter(|m| matches!(m.better, Better::Lower | Better::Higher))
-            .map(|m| m.summary.half_width())
-            .filter(|w| w.is_finite())
-            .fold(0.0, f64::max);
-        out.push((point, widest));
+        let medians: Vec<f64> = by_round.iter().filter_map(|r| stats::median(r)).collect();
+        if stats::rounds::unsettled(&medians).is_some() {
+            continue;
+        }
+        let w = stats::rounds::quick_half_width(&medians);
+        if w.is_finite() {
+            let e = widest.entry(key.0).or_insert(0.0);
+            *e = e.max(w);
+        }
     }
-    out
+    widest.into_iter().collect()
+}
+
+/// The widest interval of a point's shown series that are better one way
+/// and not flagged, from the bootstrap the results will carry: what a point
+/// the quick estimate calls done is checked against before it stops.
+fn point_width_exact(p: &Planned, state: &Pending, point: usize) -> f64 {
+    let outputs: Vec<(usize, usize, WorkerOutput)> = state
+        .outputs
+        .iter()
+        .filter(|(pt, _, _)| *pt == point)
+        .cloned()
+        .collect();
+    let mut r = ExperimentResult::default_named(p.exp.name);
+    absorb(&mut r, p.exp, outputs);
+    r.metrics
+        .iter()
+        .filter(|m| !m.detail && !m.summary.unstable)
+        .filter(|m| matches!(m.better, Better::Lower | Better::Higher))
+        .map(|m| m.summary.half_width())
+        .filter(|w| w.is_finite())
+        .fold(0.0, f64::max)
 }
 
 /// Writes `s` to stdout now. SIGPIPE is ignored during a run, so a reader

@@ -8,6 +8,7 @@ use crate::experiments::spec::{PlanCtx, Points};
 use crate::experiments::{self, Experiment};
 use crate::measure::params::{ParamValue, Params};
 use crate::measure::sizing::{Profile, Sizing, MAX_ROUNDS, MIN_ROUNDS};
+use crate::stats::rounds::RUN_NOISE;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -223,11 +224,13 @@ pub fn plan(req: &Request, env: &Env) -> anyhow::Result<Plan> {
     }
     let precision = match req.precision_pct {
         None => DEFAULT_PRECISION,
-        Some(p) if p.is_finite() && p > 0.0 && p < 100.0 => p / 100.0,
+        Some(p) if p.is_finite() && p / 100.0 > RUN_NOISE && p < 100.0 => p / 100.0,
         Some(_) => {
-            return usage(
-                "--precision takes a percentage above 0 and below 100: the half-width of an interval over its median that adaptive rounds aim for",
-            )
+            return usage(format!(
+                "--precision takes a percentage above {} and below 100: the half-width of an interval over its median that adaptive rounds aim for; one run cannot know a figure better than the ±{}% of noise between runs that its rounds cannot see (compare several runs for that)",
+                RUN_NOISE * 100.0,
+                RUN_NOISE * 100.0
+            ))
         }
     };
     if let Some(b) = req.budget_s {

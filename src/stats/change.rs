@@ -122,9 +122,9 @@ pub fn mde(c: &Change, threshold: f64) -> f64 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
-    /// Better, and the whole interval beyond the noise threshold.
+    /// Better, and the whole interval beyond the threshold.
     Improved,
-    /// Worse, and the whole interval beyond the noise threshold.
+    /// Worse, and the whole interval beyond the threshold.
     Regressed,
     /// Beyond the threshold, for a figure that is neither better higher nor
     /// lower (a count of what happened).
@@ -139,7 +139,7 @@ pub enum Verdict {
     Inconclusive,
 }
 
-/// The verdict on `c` with a noise threshold (0.05 = 5%) for a figure that
+/// The verdict on `c` with a threshold (0.05 = 5%) for a figure that
 /// is better `better`. A negative or NaN threshold is taken as 0.
 pub fn verdict(c: &Change, threshold: f64, better: Better) -> Verdict {
     // max() also maps a NaN threshold to 0 rather than silently never firing.

@@ -84,7 +84,7 @@ pub struct Summary {
     pub within_ci95_lo: Option<f64>,
     #[serde(default)]
     pub within_ci95_hi: Option<f64>,
-    /// What `ci95_lo..ci95_hi` is: "95%, 3 rounds", or "min–max of 3, 75%"
+    /// What `ci95_lo..ci95_hi` is: "95%, 8 rounds", or "min–max of 3, 75%"
     /// when too few points allow no 95% interval.
     #[serde(default)]
     pub interval: String,

@@ -268,6 +268,23 @@ fn median_in_place(v: &mut [f64]) -> f64 {
 /// series; with ±2% added in quadrature, for 94%.
 pub const RUN_NOISE: f64 = 0.02;
 
+/// A quick estimate of a one-run interval's half-width over its median (as
+/// a fraction): Student's t over the logs of the round medians, with
+/// [`RUN_NOISE`] in quadrature. What adaptive rounds steer by; the results
+/// carry the bootstrap interval. NaN for fewer than two rounds or a median
+/// that is not positive.
+pub fn quick_half_width(medians: &[f64]) -> f64 {
+    let r = medians.len();
+    if r < 2 || medians.iter().any(|m| m.is_nan() || *m <= 0.0) {
+        return f64::NAN;
+    }
+    let logs: Vec<f64> = medians.iter().map(|m| m.ln()).collect();
+    let mean = logs.iter().sum::<f64>() / r as f64;
+    let var = logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (r - 1) as f64;
+    let half = t975(r - 1) * (var / r as f64).sqrt();
+    half.hypot(RUN_NOISE).exp_m1()
+}
+
 /// Widens a one-run interval by [`RUN_NOISE`] in quadrature: by factors for
 /// a figure whose samples are all positive, by the same share of its
 /// median otherwise. Several runs (compare) measure this variance instead.
