@@ -625,3 +625,68 @@ fn predict_names_the_figures_a_results_file_lacks() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("spawn.cow"), "{err}");
 }
+
+#[test]
+fn a_temporary_folder_others_could_rename_entries_in_is_refused_before_measuring() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tmp();
+    // writable by everyone, without the sticky bit: anyone could swap the
+    // run's private folder of helper programs for one of their own
+    let open = d.path().join("open");
+    std::fs::create_dir(&open).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let out = d.path().join("out");
+    let o = tasklab()
+        .args(["run", "yardstick.syscall", "--rounds", "3", "--out"])
+        .arg(&out)
+        .env("TMPDIR", &open)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("(TMPDIR) is not safe"), "{err}");
+    assert!(
+        err.contains("can be written by its group or by others"),
+        "{err}"
+    );
+    // nothing measured, nothing made in it
+    assert!(!out.join("results.json").exists());
+    assert_eq!(std::fs::read_dir(&open).unwrap().count(), 0);
+    // as root, a folder another user owns is refused too
+    if tasklab::sys::effective_uid() == 0 {
+        let theirs = d.path().join("theirs");
+        std::fs::create_dir(&theirs).unwrap();
+        std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
+        let o = tasklab()
+            .args(["run", "yardstick.syscall", "--rounds", "3", "--out"])
+            .arg(&out)
+            .env("TMPDIR", &theirs)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("is owned by uid 65534"), "{err}");
+        assert_eq!(std::fs::read_dir(&theirs).unwrap().count(), 0);
+    }
+    // the same folder made sticky, as /tmp is, is fine
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let o = tasklab()
+        .args([
+            "run",
+            "yardstick.syscall",
+            "--rounds",
+            "3",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .env("TMPDIR", &open)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

@@ -132,9 +132,7 @@ fn the_whole_program_and_the_fork_breakdown_run_on_a_small_array() {
         .collect();
     assert!(
         findings.iter().any(|f| f.contains("Amdahl"))
-            || findings
-                .iter()
-                .any(|f| f.starts_with("flagged here")),
+            || findings.iter().any(|f| f.starts_with("flagged here")),
         "{findings:?}"
     );
     let f = experiment(&v, "parallel.forktime");

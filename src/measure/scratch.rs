@@ -33,9 +33,18 @@ pub struct Scratch {
 
 impl Scratch {
     /// A new scratch directory in the temp directory (`TMPDIR`), after the
-    /// stale ones of dead runs there are removed.
+    /// stale ones of dead runs there are removed. A temp directory that
+    /// another user could rename entries in is refused
+    /// ([`temp_dir_problem`]).
     pub fn new() -> std::io::Result<Scratch> {
-        Scratch::new_in(&std::env::temp_dir())
+        let tmp = std::env::temp_dir();
+        if let Some(why) = temp_dir_problem(&tmp) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                why,
+            ));
+        }
+        Scratch::new_in(&tmp)
     }
 
     pub fn new_in(parent: &Path) -> std::io::Result<Scratch> {
@@ -65,6 +74,20 @@ impl Scratch {
     pub fn path(&self) -> &Path {
         self.dir.path()
     }
+}
+
+/// Why the temp directory `tmp` (TMPDIR) is not safe for a run's helper
+/// programs, if it is not: the run executes them from a folder it makes
+/// there, and a user who may rename entries in `tmp` (its owner, or anyone
+/// when it is writable by others without the sticky bit) could put a folder
+/// of their own in its place, so root would run their program.
+pub fn temp_dir_problem(tmp: &Path) -> Option<String> {
+    sys::private::trusted_dir(tmp).err().map(|why| {
+        format!(
+            "the temporary folder {} (TMPDIR) is not safe for the helper programs a run executes: {why}; unset TMPDIR or point it at a folder only you and root can change",
+            tmp.display()
+        )
+    })
 }
 
 /// Writes a new file (never an existing one, never through a link).

@@ -79,6 +79,27 @@ fn lstat(path: &Path) -> Result<Metadata, String> {
     std::fs::symlink_metadata(path).map_err(|e| format!("cannot inspect {}: {e}", path.display()))
 }
 
+/// Checks that no one but you and root could change what is in the folder
+/// `path`: resolved (links followed), every folder on the resolved path from
+/// `/` down is owned by you or root and writable by no one else unless
+/// sticky. The temporary folder a run executes its helpers from must pass:
+/// in a folder another user may rename entries in, that user could swap the
+/// run's private folder for one of their own between its creation and an
+/// exec. Returns the resolved path.
+pub fn trusted_dir(path: &Path) -> Result<PathBuf, String> {
+    let me = super::effective_uid();
+    let resolved = std::fs::canonicalize(path)
+        .map_err(|e| format!("cannot resolve {}: {e}", path.display()))?;
+    let mut p = PathBuf::new();
+    for c in resolved.components() {
+        p.push(c);
+        if let Some(why) = ancestor_problem(&p, &lstat(&p)?, me) {
+            return Err(why);
+        }
+    }
+    Ok(resolved)
+}
+
 /// Makes sure `root/rel` is a private folder and returns its path.
 ///
 /// `root` (for example `~/.cache`) may be reached through symbolic links: it
