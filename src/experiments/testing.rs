@@ -63,6 +63,7 @@ pub fn unsettled(mut m: Metric) -> Metric {
         low: m.summary.min,
         high: m.summary.max,
         low_share: 0.5,
+        explained: None,
     });
     m
 }

@@ -4,7 +4,7 @@
 //! experiment's `analyze` to call.
 
 use crate::metric::MetricSpec;
-use crate::results::{ExperimentResult, RoundRecord};
+use crate::results::{Canary, ExperimentResult, RoundRecord, RoundTelemetry};
 
 /// Steal above this share of the CPUs' time is named.
 pub const STEAL_SHARE: f64 = 0.01;
@@ -174,6 +174,73 @@ fn pct(share: f64) -> String {
     }
 }
 
+/// One figure of a round's canary.
+type ReadOf = fn(&Canary) -> Option<f64>;
+
+/// What sets the two modes of a flagged series apart, when a record of
+/// each round does: the coherence floor between the two CPUs (a VM's vCPUs
+/// sharing a cache or not), or the canary (the host in a faster or slower
+/// state). `low_mode` says which rounds fell in the low mode; `rounds` is
+/// each round's record, in the same order. Said only when the record splits
+/// the rounds exactly as the modes do, and its two medians are at least 20%
+/// apart.
+pub fn mode_covariate(
+    low_mode: &[bool],
+    rounds: &[&RoundTelemetry],
+    unit_of: impl Fn(f64) -> String,
+) -> Option<String> {
+    let mid = |c: &crate::results::Canary,
+               d: &crate::results::Canary,
+               f: fn(&crate::results::Canary) -> Option<f64>| {
+        match (f(c), f(d)) {
+            (Some(a), Some(b)) => Some((a + b) / 2.0),
+            (a, b) => a.or(b),
+        }
+    };
+    let covariates: [(&str, ReadOf); 2] = [
+        ("the coherence floor between the CPUs", |c| c.coherence_ns),
+        ("the canary (a bare system call)", |c| {
+            Some(c.syscall_ns).filter(|x| *x > 0.0)
+        }),
+    ];
+    if low_mode.len() != rounds.len() || low_mode.len() < 4 {
+        return None;
+    }
+    for (what, f) in covariates {
+        let v: Option<Vec<f64>> = rounds
+            .iter()
+            .map(|t| mid(&t.canary_start, &t.canary_end, f))
+            .collect();
+        let Some(v) = v else { continue };
+        let (lo, hi): (Vec<f64>, Vec<f64>) = (
+            v.iter()
+                .zip(low_mode)
+                .filter(|(_, l)| **l)
+                .map(|(x, _)| *x)
+                .collect(),
+            v.iter()
+                .zip(low_mode)
+                .filter(|(_, l)| !**l)
+                .map(|(x, _)| *x)
+                .collect(),
+        );
+        let (Some(ml), Some(mh)) = (crate::stats::median(&lo), crate::stats::median(&hi)) else {
+            continue;
+        };
+        let max = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+        let split = max(&lo) < min(&hi) || max(&hi) < min(&lo);
+        if split && (ml / mh).ln().abs() >= 1.2f64.ln() {
+            return Some(format!(
+                "{what} read {} in the low mode's rounds and {} in the high mode's: where the rounds ran, or the host's state, sets them apart",
+                unit_of(ml),
+                unit_of(mh)
+            ));
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,5 +365,62 @@ mod tests {
         assert!(contamination(&log, None)
             .iter()
             .any(|f| f.contains("throttled these rounds 2 times")));
+    }
+
+    #[test]
+    fn two_modes_are_explained_only_by_a_record_that_splits_them_as_they_split() {
+        use crate::results::Canary;
+        let round = |coherence: f64, syscall: f64| {
+            let c = Canary {
+                syscall_ns: syscall,
+                coherence_ns: Some(coherence),
+                ..Canary::default()
+            };
+            RoundTelemetry {
+                canary_start: c.clone(),
+                canary_end: c,
+                ..RoundTelemetry::default()
+            }
+        };
+        let ns = |x: f64| format!("{x:.0} ns");
+        // the low mode's rounds all had the vCPUs on one cache (27 ns)
+        let low = [true, false, true, false, true, true];
+        let recs: Vec<RoundTelemetry> = low
+            .iter()
+            .map(|l| {
+                if *l {
+                    round(27.0, 120.0)
+                } else {
+                    round(198.0, 121.0)
+                }
+            })
+            .collect();
+        let refs: Vec<&RoundTelemetry> = recs.iter().collect();
+        let why = mode_covariate(&low, &refs, ns).unwrap();
+        assert!(why.starts_with("the coherence floor between the CPUs read 27 ns in the low mode's rounds and 198 ns"), "{why}");
+        // a record that does not split them exactly explains nothing
+        let mixed: Vec<RoundTelemetry> = [27.0, 198.0, 198.0, 27.0, 27.0, 27.0]
+            .iter()
+            .map(|c| round(*c, 120.0))
+            .collect();
+        let refs: Vec<&RoundTelemetry> = mixed.iter().collect();
+        assert_eq!(mode_covariate(&low, &refs, ns), None);
+        // the host's state: the canary slower in the high mode's rounds
+        let host: Vec<RoundTelemetry> = low
+            .iter()
+            .map(|l| {
+                if *l {
+                    round(27.0, 120.0)
+                } else {
+                    round(27.0, 180.0)
+                }
+            })
+            .collect();
+        let refs: Vec<&RoundTelemetry> = host.iter().collect();
+        let why = mode_covariate(&low, &refs, ns).unwrap();
+        assert!(
+            why.starts_with("the canary (a bare system call) read 120 ns"),
+            "{why}"
+        );
     }
 }

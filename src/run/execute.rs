@@ -12,6 +12,7 @@ use crate::results::{
     Better, Calibration, ExperimentResult, Labels, Metric, Reading, Status, Unit,
 };
 use crate::stats;
+use crate::units::fmt_value;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -424,6 +425,7 @@ struct Series {
     unit: Unit,
     labels: Labels,
     detail: bool,
+    point: usize,
     /// (round, samples)
     rounds: Vec<(usize, Vec<f64>)>,
 }
@@ -459,6 +461,7 @@ pub fn absorb(
                         unit: s.unit.unwrap_or(Unit::Count),
                         labels: s.labels.clone(),
                         detail: s.detail,
+                        point,
                         rounds: Vec::new(),
                     });
                     series.len() - 1
@@ -489,6 +492,7 @@ pub fn absorb(
         }
     }
     for s in series {
+        let ids: Vec<usize> = s.rounds.iter().map(|(r, _)| *r).collect();
         let rounds: Vec<Vec<f64>> = s.rounds.into_iter().map(|(_, v)| v).collect();
         let summary =
             match crate::results::summarize_series(exp.name, &s.name, &s.labels, s.unit, &rounds) {
@@ -500,6 +504,8 @@ pub fn absorb(
                     continue;
                 }
             };
+        let mut summary = summary;
+        explain_modes(&mut summary, &result.round_log, s.point, &ids);
         let seed = exp.seed_for(&s.name, &s.labels);
         let better = exp.better_for(&s.name, &s.labels);
         result.metrics.push(Metric {
@@ -517,6 +523,40 @@ pub fn absorb(
     for (mut r, values) in readings {
         r.value = stats::median(&values).unwrap_or(r.value);
         result.readings.push(r);
+    }
+}
+
+/// Adds to a series flagged for two modes what its rounds' own records say
+/// sets the modes apart, when they do (`explain::mode_covariate`).
+fn explain_modes(
+    s: &mut crate::stats::Summary,
+    log: &[crate::results::RoundRecord],
+    point: usize,
+    ids: &[usize],
+) {
+    let Some(stats::rounds::Unsettled::TwoModes {
+        low,
+        high,
+        explained,
+        ..
+    }) = &mut s.unsettled
+    else {
+        return;
+    };
+    let cut = (*low * *high).sqrt();
+    let low_mode: Vec<bool> = s.round_medians.iter().map(|m| *m < cut).collect();
+    let records: Option<Vec<&crate::results::RoundTelemetry>> = ids
+        .iter()
+        .map(|id| {
+            log.iter()
+                .find(|r| r.point == point && r.round == *id)
+                .map(|r| &r.telemetry)
+        })
+        .collect();
+    if let Some(records) = records {
+        *explained = crate::measure::explain::mode_covariate(&low_mode, &records, |x| {
+            fmt_value(x, Unit::Ns)
+        });
     }
 }
 

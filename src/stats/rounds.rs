@@ -331,8 +331,16 @@ pub enum Unsettled {
     /// `last` (the medians of its first and last thirds).
     Trend { first: f64, last: f64 },
     /// The rounds fall in two groups apart: `low` and `high` are each
-    /// group's median, `low_share` the share of rounds in the low one.
-    TwoModes { low: f64, high: f64, low_share: f64 },
+    /// group's median, `low_share` the share of rounds in the low one;
+    /// `explained`, what the rounds' own record says sets them apart, when it
+    /// does (`measure::explain::mode_covariate`).
+    TwoModes {
+        low: f64,
+        high: f64,
+        low_share: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        explained: Option<String>,
+    },
 }
 
 impl Unsettled {
@@ -350,12 +358,16 @@ impl Unsettled {
                 low,
                 high,
                 low_share,
+                ref explained,
             } => format!(
-                "two modes: {} and {}, {:.0}% / {:.0}% of rounds",
+                "two modes: {} and {}, {:.0}% / {:.0}% of rounds{}",
                 v(low),
                 v(high),
                 100.0 * low_share,
-                100.0 * (1.0 - low_share)
+                100.0 * (1.0 - low_share),
+                explained
+                    .as_ref()
+                    .map_or(String::new(), |why| format!(" ({why})"))
             ),
         }
     }
@@ -446,6 +458,7 @@ fn two_modes(logs: &[f64]) -> Option<Unsettled> {
             low: mid(a),
             high: mid(b),
             low_share: k as f64 / r as f64,
+            explained: None,
         }
     })
 }

@@ -147,6 +147,7 @@ fn two_modes_and_a_trend_are_flagged_and_named() {
             low,
             high,
             low_share,
+            ..
         }) => {
             assert!(
                 (low - 530.0).abs() < 10.0 && (high - 680.0).abs() < 10.0,
