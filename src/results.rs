@@ -603,7 +603,7 @@ impl Precision {
     /// In a sentence: "612 of 640 series (96%) reached ±5%; the median is ±2.1%".
     pub fn sentence(&self) -> String {
         format!(
-            "{} of {} series ({:.0}%) reached the precision target ±{}%; the median interval is ±{:.1}%{}",
+            "{} of {} series ({:.0}%) are known to ±{}% or better; the median interval is ±{:.1}%{}",
             self.reached,
             self.series,
             100.0 * self.reached as f64 / self.series.max(1) as f64,

@@ -690,3 +690,50 @@ fn a_temporary_folder_others_could_rename_entries_in_is_refused_before_measuring
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+#[test]
+fn an_interrupt_during_adaptive_rounds_keeps_every_experiment_whose_rounds_were_in() {
+    let d = tmp();
+    let bin = assert_cmd::cargo::cargo_bin("tasklab");
+    // A target so near the run noise's floor that adaptive rounds go on for
+    // many seconds after the profile's eight rounds (about 2 s).
+    let child = std::process::Command::new(bin)
+        .args([
+            "run",
+            "yardstick.syscall",
+            "switch.wakeup",
+            "--precision",
+            "2.05",
+            "--budget",
+            "600",
+            "--quiet",
+            "--out",
+        ])
+        .arg(d.path())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(4000));
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let r: Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("results.json")).unwrap()).unwrap();
+    if out.status.code() == Some(130) {
+        assert_eq!(r["status"], "partial");
+        // an experiment with all its profile rounds in stays measured: the
+        // adaptive rounds the signal cut short were extra
+        for e in r["experiments"].as_array().unwrap() {
+            let rounds = e["round_log"].as_array().map_or(0, Vec::len);
+            if rounds >= 8 {
+                assert_eq!(e["status"], "ok", "{}", e["name"]);
+                assert!(!e["metrics"].as_array().unwrap().is_empty());
+            }
+        }
+    } else {
+        // the targets were all reached before the signal: a whole run
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(r["status"], "complete");
+    }
+}

@@ -18,7 +18,8 @@ pub struct CommonMode {
     /// NEW/BASE of a cost (a rate's ratio inverted): 1.12 = 12% slower.
     pub factor: f64,
     /// The series it was estimated from (better lower or higher, a ratio on
-    /// both sides), and how many of them hold it in their interval.
+    /// both sides), and how many of them moved with it: their interval holds
+    /// the factor and not "no change".
     pub series: usize,
     pub with_it: usize,
     /// The canary's NEW/BASE (a bare system call), where both sides have one.
@@ -26,14 +27,15 @@ pub struct CommonMode {
 }
 
 impl CommonMode {
-    /// Whether to say it: the machine moved by at least `threshold` and at
-    /// least half the series moved with it.
+    /// Whether to say it: the machine moved by at least `threshold` and
+    /// most series moved with it.
     pub fn worth_saying(&self, threshold: f64) -> bool {
-        (self.factor.ln().abs() >= (1.0 + threshold).ln()) && 2 * self.with_it >= self.series
+        (self.factor.ln().abs() >= (1.0 + threshold).ln()) && 2 * self.with_it > self.series
     }
 
-    /// The header's line.
-    pub fn line(&self) -> String {
+    /// The header's line; `relative`: the verdicts below have the factor
+    /// divided out.
+    pub fn line(&self, relative: bool) -> String {
         let pct = (self.factor - 1.0).abs() * 100.0;
         let way = if self.factor >= 1.0 {
             "slower"
@@ -44,10 +46,15 @@ impl CommonMode {
             format!("; the canary moved {:+.0}%", (c - 1.0) * 100.0)
         });
         format!(
-            "common mode: the whole new side is {pct:.0}% {way}: {} of {} series ({:.0}%) moved with it{canary}. The verdicts below are as measured; --relative gives them with this factor divided out",
+            "common mode: the whole new side is {pct:.0}% {way}: {} of {} series ({:.0}%) moved with it{canary}. {}",
             self.with_it,
             self.series,
-            100.0 * self.with_it as f64 / self.series as f64
+            100.0 * self.with_it as f64 / self.series as f64,
+            if relative {
+                "The verdicts below have this factor divided out (--relative)"
+            } else {
+                "The verdicts below are as measured; --relative gives them with this factor divided out"
+            }
         )
     }
 }
@@ -93,7 +100,7 @@ pub fn estimate(pairs: &[(&Series, &Series)], canary: Option<f64>) -> Option<Com
     let factor = crate::stats::median(&medians)?.exp();
     let with_it = all
         .iter()
-        .filter(|(lo, hi)| *lo <= factor && factor <= *hi)
+        .filter(|(lo, hi)| *lo <= factor && factor <= *hi && !(*lo <= 1.0 && 1.0 <= *hi))
         .count();
     Some(CommonMode {
         factor,

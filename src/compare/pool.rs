@@ -100,7 +100,10 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
                 match index.get(&key).map(|&i| &mut pooled[i]) {
                     Some((s, r)) => {
                         r.push(rounds);
-                        s.flagged = s.flagged.take().or(flagged);
+                        s.flagged = match (s.flagged.take(), flagged) {
+                            (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+                            (a, b) => a.or(b),
+                        };
                         s.huge_kib.extend(huge);
                     }
                     None => {

@@ -39,21 +39,21 @@ pub fn render(c: &Comparison, all: bool) -> String {
         .common_mode
         .filter(|cm| cm.worth_saying(c.threshold_pct / 100.0))
     {
-        s.push_str(&cm.line());
+        s.push_str(&cm.line(c.relative));
         s.push('\n');
+    } else if let Some(cm) = c.common_mode.filter(|_| c.relative) {
+        s.push_str(&format!(
+            "--relative: every change below is given with the common factor ({:+.1}%) divided out of costs and rates\n",
+            (cm.factor - 1.0) * 100.0
+        ));
     }
-    if c.relative {
-        if let Some(cm) = c.common_mode {
-            s.push_str(&format!(
-                "--relative: every change below is given with the common factor ({:+.1}%) divided out of costs and rates\n",
-                (cm.factor - 1.0) * 100.0
-            ));
-        }
-    }
-    if c.base_runs < 2 || c.new_runs < 2 {
-        s.push_str(
-            "one run on a side: the variance between runs is estimated from the rounds alone (compare A1 A2 --vs B1 B2 measures it)\n",
-        );
+    let runs = c.base_runs.min(c.new_runs);
+    if runs < crate::stats::rounds::RUNS_MEASURED {
+        s.push_str(&format!(
+            "{runs} run{} a side: the variance between runs is estimated from the rounds, with a floor of ±{:.0}% that one run's rounds cannot see (four runs a side measure it instead)\n",
+            if runs == 1 { "" } else { "s" },
+            crate::stats::rounds::RUN_NOISE * 100.0
+        ));
     }
     s.push_str(&resolution(c));
     s.push_str(&table(c, all));

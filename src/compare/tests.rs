@@ -311,7 +311,7 @@ fn a_common_move_of_the_whole_machine_is_said_in_one_line_and_relative_divides_i
     assert_eq!((cm.series, cm.with_it), (15, 15));
     assert!(cm.worth_saying(0.05));
     assert!(cm
-        .line()
+        .line(false)
         .contains("the whole new side is 12% slower: 15 of 15 series"));
     // As measured: every series regressed (costs up, rates down).
     let rows = compare(&b, &n, 0.05, 1.0);

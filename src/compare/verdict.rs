@@ -156,7 +156,7 @@ pub fn row(
                     .into(),
             ),
         )
-    } else if (hi / lo).ln() > 2.0 * (1.0 + threshold).ln() {
+    } else if too_wide(lo, hi, threshold) {
         (
             Some(Reason::TooWide),
             Some(format!(
@@ -198,6 +198,17 @@ pub fn row(
         next: reason.map(|r| r.next(runs_per_side).to_string()),
         reason,
         why,
+    }
+}
+
+/// Whether an interval of a change is too wide to lie within ±`threshold`
+/// wherever it sat: by factors for a ratio of positive figures, by plain
+/// differences otherwise (a figure that may be negative).
+fn too_wide(lo: f64, hi: f64, threshold: f64) -> bool {
+    if lo > 0.0 {
+        (hi / lo).ln() > ((1.0 + threshold) / (1.0 - threshold).max(f64::MIN_POSITIVE)).ln()
+    } else {
+        hi - lo > 2.0 * threshold
     }
 }
 

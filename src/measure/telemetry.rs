@@ -18,14 +18,26 @@ const BATCHES: usize = 9;
 const CALLS: u64 = 300;
 /// Round trips of the coherence floor's cache line.
 const BOUNCES: usize = 2_000;
+/// The most the coherence floor may take (2,000 round trips take 0.1-1 ms).
+const COHERENCE_LIMIT_NS: u64 = 20_000_000;
 
-/// Measures the canary now (a millisecond or two): the bare system call
-/// pinned to each CPU this thread may use in turn (a vCPU the host serves
-/// slower shows as itself, not as noise of whichever CPU the round landed
-/// on), its median over them, the pipe's write and read, and the coherence
-/// floor between the first two CPUs. The thread's CPUs are restored after.
+/// Measures the canary now on the CPUs this thread may use: see
+/// [`canary_on`].
 pub fn canary() -> Canary {
-    let allowed = sys::allowed_cpus().unwrap_or_default();
+    canary_on(&sys::allowed_cpus().unwrap_or_default())
+}
+
+/// Measures the canary now (about half a millisecond per CPU, and the
+/// coherence floor's 2,000 round trips): the bare system call pinned to
+/// each of `cpus` in turn (a vCPU the host serves slower shows as itself,
+/// not as noise of whichever CPU the round landed on), its median over
+/// them, the pipe's write and read, and the coherence floor between the
+/// first two. The thread's CPUs are restored after, whatever they were: a
+/// round's end canary reads the CPUs its start read, though the experiment
+/// pinned the thread meanwhile.
+pub fn canary_on(cpus: &[usize]) -> Canary {
+    let before = sys::allowed_cpus().unwrap_or_default();
+    let allowed = cpus.to_vec();
     let mut per_cpu_ns = Vec::new();
     for &cpu in &allowed {
         if sys::pin_current_thread(&[cpu]).is_ok() {
@@ -41,8 +53,8 @@ pub fn canary() -> Canary {
         [a, b, ..] => coherence_floor(*a, *b),
         _ => None,
     };
-    if !allowed.is_empty() {
-        let _ = sys::pin_current_thread(&allowed);
+    if !before.is_empty() {
+        let _ = sys::pin_current_thread(&before);
     }
     let syscall_ns = if per_cpu_ns.is_empty() {
         per_call(CALLS, BATCHES, || {
@@ -107,8 +119,15 @@ fn coherence_floor(a: usize, b: usize) -> Option<f64> {
         let t0 = sys::monotonic_ns();
         for i in 0..BOUNCES {
             line.store(2 * i + 1, Ordering::Release);
+            let mut spins = 0u32;
             while line.load(Ordering::Acquire) != 2 * i + 2 {
                 if !pinned.load(Ordering::Relaxed) {
+                    return;
+                }
+                spins = spins.wrapping_add(1);
+                // A partner the host keeps off its CPU: no floor this round.
+                if spins.is_multiple_of(1024) && sys::monotonic_ns() - t0 > COHERENCE_LIMIT_NS {
+                    line.store(usize::MAX, Ordering::SeqCst);
                     return;
                 }
                 std::hint::spin_loop();
@@ -132,6 +151,8 @@ pub struct Recorder {
     faults0: u64,
     throttled0: Option<crate::env::Throttling>,
     canary_start: Canary,
+    /// The CPUs the start canary read, for the end canary to read again.
+    cpus: Vec<usize>,
 }
 
 /// The RES, CAL and TLB interrupts of all CPUs now.
@@ -161,7 +182,8 @@ fn or0<E>(v: Result<u64, E>) -> u64 {
 impl Recorder {
     /// Takes the start counters and the start canary.
     pub fn start() -> Recorder {
-        let canary_start = canary();
+        let cpus = sys::allowed_cpus().unwrap_or_default();
+        let canary_start = canary_on(&cpus);
         Recorder {
             running0: procfs::procs_running().unwrap_or(0),
             steal0: procfs::steal_ns().unwrap_or(0),
@@ -173,6 +195,7 @@ impl Recorder {
             faults0: or0(sys::minor_faults()),
             throttled0: crate::env::throttling_now(),
             canary_start,
+            cpus,
             t0: sys::monotonic_ns(),
         }
     }
@@ -207,7 +230,7 @@ impl Recorder {
             throttled_usec: throttled.throttled_usec as f64,
         };
         RoundTelemetry {
-            canary_end: canary(),
+            canary_end: canary_on(&self.cpus),
             ..t
         }
     }

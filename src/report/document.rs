@@ -125,7 +125,7 @@ fn summary_section(d: &mut Doc, r: &RunResults) {
     }
     let failed = failures(r);
     d.push(Block::Aside(format!(
-        "{} {} a ~ marks a wide spread, a ! a figure whose rounds did not agree. The seeds' figures appear only beside ours, labelled with their source.",
+        "{} {} a ~ marks a wide spread, a ! a figure flagged for a trend over the run or two modes (its interval is shown; no finding rests on it). The seeds' figures appear only beside ours, labelled with their source.",
         measured_sentence(r),
         rounds_sentence(r)
     )));
@@ -446,7 +446,7 @@ fn machine_during(r: &RunResults) -> Option<String> {
         ));
     }
     text.push_str(
-        ". Another run may find the machine at another speed. tasklab compare raises its threshold to this run's ± when that is larger than the one asked; two runs a side, pooled, are the surer test",
+        ". Another run may find the machine at another speed: tasklab compare states each side's speed and judges no row by it; with two or more runs a side, the spread between runs enters every interval of the comparison",
     );
     Some(text)
 }

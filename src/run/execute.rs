@@ -48,6 +48,11 @@ struct Pending {
     jobs_left: usize,
     jobs: usize,
     failed: Option<String>,
+    /// An adaptive round failed: no more of them, and why (a note).
+    extra_failed: bool,
+    extra_notes: Vec<String>,
+    /// Points that reached the precision target by the bootstrap's interval.
+    reached: Vec<usize>,
     busy_s: f64,
     done: bool,
 }
@@ -76,6 +81,9 @@ pub fn run(
                 jobs_left: jobs,
                 jobs,
                 failed: None,
+                extra_failed: false,
+                extra_notes: Vec::new(),
+                reached: Vec::new(),
                 busy_s: 0.0,
                 done: false,
             }
@@ -94,7 +102,7 @@ pub fn run(
         if worker::stopped_by(ctx.stop).is_some() {
             break;
         }
-        run_slot(plan, ctx, slot, limit, &mut pending, &mut on)?;
+        run_slot(plan, ctx, (slot, false), limit, &mut pending, &mut on)?;
         let state = &mut pending[slot.experiment];
         state.jobs_left -= 1;
         // Without adaptive rounds an experiment is done with its last
@@ -108,14 +116,16 @@ pub fn run(
         }
     }
     if let Some(target) = plan.adaptive {
-        adaptive_rounds(plan, ctx, &target, started, limit, &mut pending, &mut on)?;
         if worker::stopped_by(ctx.stop).is_none() {
-            for (i, p) in plan.experiments.iter().enumerate() {
-                let state = &mut pending[i];
-                if !state.done && state.jobs_left == 0 {
-                    state.done = true;
-                    on(Event::Done(Box::new(finish(p, state))))?;
-                }
+            adaptive_rounds(plan, ctx, &target, started, limit, &mut pending, &mut on)?;
+        }
+        // Every experiment whose profile rounds are all in is done, also
+        // when a signal cut the adaptive rounds short: they are extra.
+        for (i, p) in plan.experiments.iter().enumerate() {
+            let state = &mut pending[i];
+            if !state.done && state.jobs_left == 0 {
+                state.done = true;
+                on(Event::Done(Box::new(finish(p, state))))?;
             }
         }
     }
@@ -146,14 +156,14 @@ pub fn run(
 fn run_slot(
     plan: &Plan,
     ctx: &JobContext,
-    slot: Slot,
+    (slot, extra): (Slot, bool),
     limit: Duration,
     pending: &mut [Pending],
     on: &mut impl FnMut(Event) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let planned = &plan.experiments[slot.experiment];
     let state = &mut pending[slot.experiment];
-    if state.failed.is_none() {
+    if state.failed.is_none() && !(extra && state.extra_failed) {
         on(Event::Start(planned, slot))?;
         let point = &planned.points[slot.point];
         let job = Job {
@@ -177,15 +187,25 @@ fn run_slot(
         let took = started.elapsed().as_secs_f64();
         state.busy_s += took;
         state.took_s[slot.point].push(took);
+        let at = |why: String| {
+            if point.is_null() {
+                why
+            } else {
+                format!("at {point}: {why}")
+            }
+        };
         match outcome {
             Ok(out) => state.outputs.push((slot.point, slot.round, out)),
-            Err(f) => {
-                state.failed = Some(if point.is_null() {
-                    f.reason
-                } else {
-                    format!("at {point}: {}", f.reason)
-                });
+            // An adaptive round is extra: its failure costs the experiment
+            // its further adaptive rounds, never the rounds it has.
+            Err(f) if extra => {
+                state.extra_failed = true;
+                state.extra_notes.push(format!(
+                    "an adaptive round failed, so this experiment got no more of them: {}",
+                    at(f.reason)
+                ));
             }
+            Err(f) => state.failed = Some(at(f.reason)),
         }
     }
     on(Event::End)
@@ -193,11 +213,10 @@ fn run_slot(
 
 /// Adaptive rounds: while the run's time budget lasts, the points whose
 /// widest series is furthest from the precision target get one more round
-/// each, widest first, a pass at a time; a point whose series all reached
-/// the target (or whose widest is flagged, which rounds cannot fix, or that
-/// reached the most rounds) stops. Only series that are better one way and
-/// shown in tables count: a count of what happened has no precision to
-/// reach.
+/// each, widest first, a pass at a time; a point stops when its series all
+/// reached the target or it reached the most rounds. Only series that are
+/// better one way, shown in tables and not flagged count (a count of what
+/// happened has no precision to reach; more rounds do not fix a flag).
 fn adaptive_rounds(
     plan: &Plan,
     ctx: &JobContext,
@@ -226,22 +245,30 @@ fn adaptive_rounds(
         let mut wide: Vec<(f64, usize, usize, f64)> = Vec::new();
         for (e, p) in plan.experiments.iter().enumerate() {
             let state = &pending[e];
-            if state.failed.is_some() || p.unsupported.is_some() {
+            if state.failed.is_some() || state.extra_failed || p.unsupported.is_some() {
                 continue;
             }
+            let mut reached = Vec::new();
             for (point, quick) in point_widths(p, state) {
+                if state.reached.contains(&point) {
+                    continue;
+                }
                 // Done by the quick estimate: checked against the interval
-                // the results will carry before the point stops.
+                // the results will carry before the point stops, once.
                 let width = if quick <= target.precision {
                     point_width_exact(p, state, point)
                 } else {
                     quick
                 };
+                if width <= target.precision {
+                    reached.push(point);
+                }
                 if width > target.precision && next_round[e][point] < MAX_ROUNDS {
                     let took = stats::median(&state.took_s[point]).unwrap_or(1.0);
                     wide.push((width / target.precision, e, point, took));
                 }
             }
+            pending[e].reached.extend(reached);
         }
         if wide.is_empty() {
             return Ok(());
@@ -276,7 +303,7 @@ fn adaptive_rounds(
                 point,
                 round,
             };
-            run_slot(plan, ctx, slot, limit, pending, on)?;
+            run_slot(plan, ctx, (slot, true), limit, pending, on)?;
         }
     }
 }
@@ -391,7 +418,12 @@ fn finish(plan: &Planned, state: &mut Pending) -> ExperimentResult {
         fits: vec![],
         findings: vec![],
         headlines: vec![],
-        notes: plan.notes.clone(),
+        notes: plan
+            .notes
+            .iter()
+            .chain(&state.extra_notes)
+            .cloned()
+            .collect(),
         round_log: vec![],
     };
     if let Some(why) = &plan.unsupported {

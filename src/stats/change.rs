@@ -97,12 +97,13 @@ pub fn drift_range(readings: &[f64]) -> Option<(f64, f64)> {
 }
 
 /// The minimum detectable change of a comparison, as a fraction (0.12 =
-/// 12%): the smallest change that an interval as wide as this one, centred
-/// on it, would put wholly beyond the threshold `threshold`, so that it is
-/// called. It is the larger of the two directions' (an interval is wider on
-/// one side in logs when the sides' spreads differ). A change smaller than
-/// it may have happened unseen; a row whose `mde` is at most the threshold
-/// could also have been called unchanged.
+/// 12%): the smallest measured change that an interval as wide as this
+/// one, around it, would put wholly beyond the threshold `threshold`, so
+/// that it is called. It is the larger of the two directions' (an interval
+/// is wider on one side in logs when the sides' spreads differ). A true
+/// change of that size is measured above or below it about as often, so it
+/// is called about half the time, a larger one more often; a smaller one
+/// may have happened unseen.
 pub fn mde(c: &Change, threshold: f64) -> f64 {
     let t = threshold.max(0.0);
     if c.lo > 0.0 && c.ratio > 0.0 {

@@ -103,8 +103,6 @@ fn weak_label(s: &Summary) -> Option<String> {
     })
 }
 
-/// A median with its interval: "2.59 µs [2.50 µs, 2.70 µs]", and what the
-/// interval is when it is not a 95% one: "[…; min–max of 3, 75%]".
 /// A figure the Summary quotes whatever its state: the median alone when it
 /// settled; when it was flagged (a trend, two modes), the median with its
 /// interval and the flag, so the basic figures never drop out of a run's
@@ -117,6 +115,8 @@ pub fn quoted(s: &Summary, unit: Unit) -> String {
     }
 }
 
+/// A median with its interval: "2.59 µs [2.50 µs, 2.70 µs]", and what the
+/// interval is when it is not a 95% one: "[…; min–max of 3, 75%]".
 pub fn figure(s: &Summary, unit: Unit) -> String {
     if bounds_nothing(s, unit) {
         return format!(

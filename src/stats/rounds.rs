@@ -110,7 +110,7 @@ pub fn summarize_runs(runs: &[Vec<Vec<f64>>], seed: u64) -> Result<Summary, Stat
             )
         };
         widen_by_quantum(&mut s, sorted);
-        if groups.len() == 1 {
+        if groups.len() < RUNS_MEASURED {
             with_run_noise(&mut s);
         }
         within_the_data(&mut s);
@@ -124,7 +124,9 @@ pub fn summarize_runs(runs: &[Vec<Vec<f64>>], seed: u64) -> Result<Summary, Stat
             format!("{few}–{most}")
         };
         s.interval = format!("95% (t), {} rounds of {per}", rounds.len());
-        flag(&mut s);
+        if groups.len() == 1 {
+            flag(&mut s);
+        }
         return Ok(with_noise(s));
     }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
@@ -159,7 +161,7 @@ pub fn summarize_runs(runs: &[Vec<Vec<f64>>], seed: u64) -> Result<Summary, Stat
         (at_least_zero_if(s.min >= 0.0, lo), hi)
     };
     widen_by_quantum(&mut s, sorted);
-    if groups.len() == 1 {
+    if groups.len() < RUNS_MEASURED {
         with_run_noise(&mut s);
     }
     within_the_data(&mut s);
@@ -282,12 +284,19 @@ pub fn quick_half_width(medians: &[f64]) -> f64 {
     let mean = logs.iter().sum::<f64>() / r as f64;
     let var = logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (r - 1) as f64;
     let half = t975(r - 1) * (var / r as f64).sqrt();
-    half.hypot(RUN_NOISE).exp_m1()
+    // (hi - lo) / 2 / median of [m·e^-h, m·e^h], as `Summary::half_width`
+    half.hypot(RUN_NOISE).sinh()
 }
 
-/// Widens a one-run interval by [`RUN_NOISE`] in quadrature: by factors for
+/// From this many runs of a series on, their spread is taken as measuring
+/// the noise between runs; with fewer (two or three runs a side in
+/// `compare`), [`RUN_NOISE`] stays in the interval as a floor, so two runs
+/// that happen to agree never read as surer than one.
+pub const RUNS_MEASURED: usize = 4;
+
+/// Widens a rounds interval by [`RUN_NOISE`] in quadrature: by factors for
 /// a figure whose samples are all positive, by the same share of its
-/// median otherwise. Several runs (compare) measure this variance instead.
+/// median otherwise.
 fn with_run_noise(s: &mut Summary) {
     if s.min > 0.0 && s.median > 0.0 && s.ci95_lo > 0.0 {
         let below = (s.median / s.ci95_lo).ln().hypot(RUN_NOISE);
@@ -394,18 +403,31 @@ fn mode_gap(rounds: usize) -> f64 {
 /// times the spread inside the two groups). A spread that is wide but
 /// one-moded is not flagged: more rounds narrow it, and the interval says it.
 fn flag(s: &mut Summary) {
-    s.unsettled = unsettled(&s.round_medians);
+    let step = if s.median > 0.0 {
+        s.quantum / s.median
+    } else {
+        0.0
+    };
+    s.unsettled = unsettled_in_steps(&s.round_medians, step);
     s.unstable = s.unsettled.is_some();
 }
 
 /// [`flag`]'s test, on round medians in run order.
 pub fn unsettled(medians: &[f64]) -> Option<Unsettled> {
+    unsettled_in_steps(medians, 0.0)
+}
+
+/// [`unsettled`] for figures read in steps of `step` (a share of the
+/// median, `Summary::quantum` over it): medians that sit on two steps of a
+/// clock are one mode read at its resolution, so the spread inside a group
+/// is taken as at least a step's (a uniform step's sd, step/√3).
+pub fn unsettled_in_steps(medians: &[f64], step: f64) -> Option<Unsettled> {
     let r = medians.len();
     if r < 6 || medians.iter().any(|m| !m.is_finite() || *m <= 0.0) {
         return None;
     }
     let logs: Vec<f64> = medians.iter().map(|m| m.ln()).collect();
-    trend(&logs).or_else(|| two_modes(&logs))
+    trend(&logs).or_else(|| two_modes(&logs, step / 3f64.sqrt()))
 }
 
 fn trend(logs: &[f64]) -> Option<Unsettled> {
@@ -429,7 +451,7 @@ fn trend(logs: &[f64]) -> Option<Unsettled> {
     (z.abs() > 3.29 && moved >= UNSETTLED_RATIO).then_some(Unsettled::Trend { first, last })
 }
 
-fn two_modes(logs: &[f64]) -> Option<Unsettled> {
+fn two_modes(logs: &[f64], least_sd: f64) -> Option<Unsettled> {
     let mut x = logs.to_vec();
     x.sort_by(f64::total_cmp);
     let r = x.len();
@@ -444,7 +466,7 @@ fn two_modes(logs: &[f64]) -> Option<Unsettled> {
         }
         let ss: f64 = a.iter().map(|v| (v - ma).powi(2)).sum::<f64>()
             + b.iter().map(|v| (v - mb).powi(2)).sum::<f64>();
-        let sd = (ss / (r - 2) as f64).sqrt();
+        let sd = (ss / (r - 2) as f64).sqrt().max(least_sd);
         let gap = (b[0] - a[k - 1]) / sd.max(1e-9);
         if best.is_none_or(|(g, _)| gap > g) {
             best = Some((gap, k));

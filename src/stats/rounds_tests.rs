@@ -211,11 +211,26 @@ fn one_runs_interval_is_at_least_the_noise_between_runs_and_several_runs_measure
     let s = summarize_rounds(&wide, 1).unwrap();
     let half = ((s.ci95_hi / s.median).ln() + (s.median / s.ci95_lo).ln()) / 2.0;
     assert!(half >= RUN_NOISE * 0.999, "{s:?}");
-    // two runs: their difference is measured, no floor is added
-    let runs = vec![rounds.clone(), rounds];
-    let two = summarize_runs(&runs, 1).unwrap();
+    // two runs that agree are no surer than one: the floor stays; from four
+    // runs their spread is measured instead
+    let half_of = |s: &Summary| ((s.ci95_hi / s.median).ln() + (s.median / s.ci95_lo).ln()) / 2.0;
+    let two = summarize_runs(&vec![wide.clone(); 2], 1).unwrap();
     assert!(two.interval.starts_with("95%, 2 runs"), "{two:?}");
-    assert!((two.ci95_hi - two.ci95_lo) / two.median < 0.01, "{two:?}");
+    assert!(half_of(&two) >= RUN_NOISE * 0.999, "{two:?}");
+    let four = summarize_runs(&vec![wide; RUNS_MEASURED], 1).unwrap();
+    assert!(half_of(&four) < RUN_NOISE, "{four:?}");
+}
+
+#[test]
+fn a_clock_read_in_steps_is_not_two_modes() {
+    // round medians on two ticks of a 10 ns clock, 60 and 70 ns: one mode
+    // read at its resolution
+    let medians = [60.0, 70.0, 60.0, 60.0, 70.0, 60.0, 70.0, 60.0];
+    assert!(
+        unsettled(&medians).is_some(),
+        "without the step, it looks like two"
+    );
+    assert_eq!(unsettled_in_steps(&medians, 10.0 / 63.0), None);
 }
 
 #[test]

@@ -539,10 +539,17 @@ fn fork_vs_thread(e: &ExperimentResult) -> Option<String> {
     let base = base_thp(e);
     let fork_all = heap_fit::all_by_heap(e, "fork", base);
     let &(heap_bytes, fork_m) = fork_all.first()?;
-    let thread_m = heap_fit::all_by_heap(e, "pthread_create", base)
+    let Some((_, thread_m)) = heap_fit::all_by_heap(e, "pthread_create", base)
         .into_iter()
-        .find(|p| p.0 == heap_bytes)?
-        .1;
+        .find(|p| p.0 == heap_bytes)
+    else {
+        // No thread at that heap (not asked for): fork's figure alone.
+        return Some(format!(
+            "with a {} heap, a fork+reap costs {}",
+            fmt_size(heap_bytes),
+            quoted(&fork_m.summary, Unit::Ns)
+        ));
+    };
     let (fork_s, thread_s) = (&fork_m.summary, &thread_m.summary);
     let ratio = if fork_s.unstable || thread_s.unstable {
         "no ratio: a figure is flagged".to_string()
