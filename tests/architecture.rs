@@ -382,6 +382,36 @@ fn no_source_file_is_over_800_lines() {
     assert!(long.is_empty(), "split these:\n{}", long.join("\n"));
 }
 
+/// Whether code (comments and strings stripped) holds an inline test
+/// module, `mod tests { ... }`, rather than `mod tests;` naming a file.
+fn has_inline_tests(code: &str) -> bool {
+    code.match_indices("mod tests").any(|(i, m)| {
+        let before = code[..i].chars().next_back();
+        let whole = !before.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        whole && code[i + m.len()..].trim_start().starts_with('{')
+    })
+}
+
+/// Unit tests live in a sibling `<file>_tests.rs` (or a folder's
+/// `tests.rs`) pulled in with `#[cfg(test)] #[path = ...] mod tests;`,
+/// never inline (docs/CONTRIBUTING.md).
+#[test]
+fn no_source_file_holds_its_tests_inline() {
+    let inline: Vec<String> = source_files()
+        .into_iter()
+        .filter(|f| f.ends_with(".rs"))
+        .filter(|f| {
+            let text = std::fs::read_to_string(src().join(f)).unwrap();
+            has_inline_tests(&strip(&text))
+        })
+        .collect();
+    assert!(
+        inline.is_empty(),
+        "move these files' `mod tests {{ ... }}` into a sibling `<file>_tests.rs`:\n{}",
+        inline.join("\n")
+    );
+}
+
 #[test]
 fn the_checker_sees_what_it_must() {
     // braces, renames and `self` expand to full paths
@@ -421,6 +451,18 @@ fn the_checker_sees_what_it_must() {
     );
     assert!(upper_module("report/charts/speedup.rs").is_some());
     assert!(is_lower("experiments/spawn/heap.rs") && !is_lower("report/mod.rs"));
+    // an inline test module is found, a file's `mod tests;` and prose are not
+    assert!(has_inline_tests(
+        "#[cfg(test)]\nmod tests {\n    use super::*;\n}"
+    ));
+    assert!(has_inline_tests("mod tests{}"));
+    assert!(!has_inline_tests(
+        "#[cfg(test)]\n#[path = \"a_tests.rs\"]\nmod tests;"
+    ));
+    assert!(!has_inline_tests("mod more_tests {}"));
+    assert!(!has_inline_tests(&strip(
+        "// mod tests { here }\nlet s = \"mod tests {\";"
+    )));
 }
 
 /// Every file under `src/` (a test file aside), relative to `src/`.

@@ -61,16 +61,5 @@ pub fn futex_wake(word: &AtomicI32, n: i32, shared: bool) -> io::Result<i32> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::sync::atomic::Ordering;
-
-    #[test]
-    fn futex_wait_returns_when_the_value_differs() {
-        let w = AtomicI32::new(5);
-        futex_wait(&w, 4, false).unwrap(); // EAGAIN, not a hang
-        assert_eq!(futex_wake(&w, 1, false).unwrap(), 0);
-        w.store(1, Ordering::SeqCst);
-        futex_wait(&w, 0, true).unwrap();
-    }
-}
+#[path = "futex_tests.rs"]
+mod tests;

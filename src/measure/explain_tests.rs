@@ -1,0 +1,183 @@
+use super::*;
+use crate::results::RoundTelemetry;
+
+/// A wall-time series of the hand-off's kind.
+const WALL: MetricSpec = MetricSpec::new(
+    "hand_off_wall_ns",
+    crate::units::Unit::Ns,
+    crate::results::Better::Lower,
+    crate::metric::Kind::HandOff,
+    "one hand-off, wall time",
+);
+
+fn series(name: &str, median: f64, lo: f64, hi: f64) -> crate::results::Metric {
+    let mut summary = crate::stats::summarize(&[lo, median, hi]).unwrap();
+    (summary.median, summary.ci95_lo, summary.ci95_hi) = (median, lo, hi);
+    summary.ci_covers_95 = true;
+    crate::results::Metric {
+        name: name.into(),
+        unit: crate::units::Unit::Ns,
+        labels: Default::default(),
+        summary,
+        samples: vec![],
+        rounds: vec![],
+        detail: false,
+        better: crate::results::Better::Lower,
+        seed: None,
+    }
+}
+
+fn with(metrics: Vec<crate::results::Metric>) -> ExperimentResult {
+    let mut r: ExperimentResult =
+        serde_json::from_value(serde_json::json!({"name": "t", "group": "t",
+            "summary": "", "reproduces": "", "status": "ok", "duration_s": 0.0,
+            "params": {}, "metrics": [], "readings": [], "fits": [], "findings": [],
+            "notes": []}))
+        .unwrap();
+    r.metrics = metrics;
+    r
+}
+
+#[test]
+fn cpu_time_is_called_idle_or_busy_only_when_the_intervals_say_so() {
+    let cpu = |m, lo, hi| series(crate::measure::sampler::CPU_NS.name, m, lo, hi);
+    // Overlapping: no claim that the CPU was busy throughout.
+    let r = with(vec![
+        series(WALL.name, 41e3, 30e3, 46e3),
+        cpu(26e3, 13e3, 38e3),
+    ]);
+    let s = cpu_of_wall(&r, "the hand-off", &WALL, &[]).unwrap();
+    assert!(
+        s.ends_with("not told apart from a CPU kept busy throughout"),
+        "{s}"
+    );
+    assert!(!s.contains("keeps a CPU busy"), "{s}");
+    // Apart and lower: the idle share.
+    let r = with(vec![
+        series(WALL.name, 41e3, 40e3, 42e3),
+        cpu(20e3, 19e3, 21e3),
+    ]);
+    let s = cpu_of_wall(&r, "the hand-off", &WALL, &[]).unwrap();
+    assert!(s.starts_with("the hand-off is 51% idle"), "{s}");
+}
+
+#[test]
+fn counts_per_operation_read_naturally() {
+    assert_eq!(
+        per_op_phrase(1.0, "reschedule IPI", "reschedule IPIs", "hand-off"),
+        "1.0 reschedule IPI per hand-off"
+    );
+    assert_eq!(
+        per_op_phrase(2.26, "park", "parks", "round trip"),
+        "2.3 parks per round trip"
+    );
+    assert_eq!(per_op_phrase(0.021, "x", "xs", "call"), "0.02 xs per call");
+    assert_eq!(
+        per_op_phrase(-0.0001, "x", "xs", "call"),
+        "0.00 xs per call"
+    );
+}
+
+fn round(point: usize, steal_ns: f64, delay_ns: f64) -> RoundRecord {
+    RoundRecord {
+        point,
+        round: 0,
+        telemetry: RoundTelemetry {
+            wall_ns: 1e9,
+            steal_ns,
+            run_delay_ns: delay_ns,
+            cpu_steal_ns: vec![steal_ns / 2.0; 2],
+            ..RoundTelemetry::default()
+        },
+    }
+}
+
+#[test]
+fn steal_and_run_delay_are_named_only_above_their_thresholds() {
+    let mut log = vec![round(0, 0.12e9, 0.0), round(1, 0.0, 0.0)];
+    // 0.12 s of 2 × 1 s: 6%.
+    assert_eq!(
+        contamination(&log, Some(0)),
+        vec!["steal was 6.0% of the CPUs' time: the hypervisor ran something else on these CPUs"]
+    );
+    assert!(contamination(&log, Some(1)).is_empty());
+    log = vec![round(0, 0.0, 0.2e9)];
+    assert!(contamination(&log, None)[0].contains("20%"));
+    // Run delay may be the worker's own tasks: never "from outside".
+    assert!(held_back(&log, None).is_empty());
+    assert!(!contamination(&log, None)[0].contains("other work competed"));
+    // An old file: no per-CPU figures, no steal share.
+    log[0].telemetry.cpu_steal_ns.clear();
+    assert_eq!(Totals::of(&log, None).steal_share(), None);
+    // Throttling is named whenever the quota held a round back.
+    assert!(contamination(&log, None)
+        .iter()
+        .all(|f| !f.contains("quota")));
+    log[0].telemetry.nr_throttled = 2.0;
+    log[0].telemetry.throttled_usec = 3000.0;
+    assert!(contamination(&log, None)
+        .iter()
+        .any(|f| f.contains("throttled these rounds 2 times")));
+}
+
+#[test]
+fn two_modes_are_explained_only_by_a_record_that_splits_them_as_they_split() {
+    use crate::results::Canary;
+    let round = |coherence: f64, syscall: f64| {
+        let c = Canary {
+            syscall_ns: syscall,
+            coherence_ns: Some(coherence),
+            ..Canary::default()
+        };
+        RoundTelemetry {
+            canary_start: c.clone(),
+            canary_end: c,
+            ..RoundTelemetry::default()
+        }
+    };
+    let ns = |x: f64| format!("{x:.0} ns");
+    // the low mode's rounds all had the vCPUs on one cache (27 ns)
+    let low = [true, false, true, false, true, true];
+    let recs: Vec<RoundTelemetry> = low
+        .iter()
+        .map(|l| {
+            if *l {
+                round(27.0, 120.0)
+            } else {
+                round(198.0, 121.0)
+            }
+        })
+        .collect();
+    let refs: Vec<&RoundTelemetry> = recs.iter().collect();
+    let why = mode_covariate(&low, &refs, ns).unwrap();
+    assert!(
+        why.starts_with(
+            "the coherence floor between the CPUs read 27 ns in the low mode's rounds and 198 ns"
+        ),
+        "{why}"
+    );
+    // a record that does not split them exactly explains nothing
+    let mixed: Vec<RoundTelemetry> = [27.0, 198.0, 198.0, 27.0, 27.0, 27.0]
+        .iter()
+        .map(|c| round(*c, 120.0))
+        .collect();
+    let refs: Vec<&RoundTelemetry> = mixed.iter().collect();
+    assert_eq!(mode_covariate(&low, &refs, ns), None);
+    // the host's state: the canary slower in the high mode's rounds
+    let host: Vec<RoundTelemetry> = low
+        .iter()
+        .map(|l| {
+            if *l {
+                round(27.0, 120.0)
+            } else {
+                round(27.0, 180.0)
+            }
+        })
+        .collect();
+    let refs: Vec<&RoundTelemetry> = host.iter().collect();
+    let why = mode_covariate(&low, &refs, ns).unwrap();
+    assert!(
+        why.starts_with("the canary (a bare system call) read 120 ns"),
+        "{why}"
+    );
+}

@@ -1,0 +1,52 @@
+use super::*;
+
+#[test]
+fn a_round_records_its_canary_and_counters() {
+    let rec = Recorder::start();
+    std::hint::black_box((0..100_000u64).sum::<u64>());
+    let t = rec.finish();
+    assert!(t.wall_ns > 0.0);
+    for c in [&t.canary_start, &t.canary_end] {
+        assert!(
+            c.syscall_ns > 0.0 && c.pipe_ns > c.syscall_ns / 10.0,
+            "{c:?}"
+        );
+    }
+    assert!(t.procs_running_start >= 1.0);
+    assert!(!t.cpu_idle_ns.is_empty() && t.cpu_idle_ns.len() == t.cpu_steal_ns.len());
+}
+
+#[test]
+fn the_canary_reads_every_cpu_pinned_and_gives_them_back() {
+    let before = sys::allowed_cpus().unwrap();
+    let c = canary();
+    // one pinned reading per CPU this thread may use, each positive
+    let cpus: Vec<usize> = c.per_cpu_ns.iter().map(|(cpu, _)| *cpu).collect();
+    assert_eq!(cpus, before);
+    assert!(c.per_cpu_ns.iter().all(|(_, ns)| *ns > 0.0), "{c:?}");
+    // the figure is their median, so it lies within them
+    let (lo, hi) = c
+        .per_cpu_ns
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(a, b), (_, x)| {
+            (a.min(*x), b.max(*x))
+        });
+    assert!(lo <= c.syscall_ns && c.syscall_ns <= hi, "{c:?}");
+    // a coherence floor between two CPUs where there are two
+    assert_eq!(c.coherence_ns.is_some(), before.len() >= 2, "{c:?}");
+    assert!(c.coherence_ns.is_none_or(|ns| ns > 0.0));
+    // and the thread may run where it could before
+    assert_eq!(sys::allowed_cpus().unwrap(), before);
+}
+
+#[test]
+fn touching_fresh_pages_counts_minor_faults() {
+    let rec = Recorder::start();
+    let mut v = vec![0u8; 8 << 20];
+    for i in (0..v.len()).step_by(4096) {
+        v[i] = 1;
+    }
+    std::hint::black_box(&v);
+    let t = rec.finish();
+    assert!(t.minor_faults >= 1.0, "{t:?}");
+}

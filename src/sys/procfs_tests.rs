@@ -1,0 +1,101 @@
+use super::*;
+
+#[test]
+fn fields_are_found_by_exact_name() {
+    let text = "VmPeak:\t  10 kB\nVmPTE:\t      52 kB\nVmPTEx: 9 kB\n";
+    assert_eq!(kib_field(text, "VmPTE"), Some(52));
+    assert_eq!(kib_field(text, "VmPeak"), Some(10));
+    assert_eq!(kib_field(text, "VmRSS"), None);
+}
+
+#[test]
+fn shared_libraries_are_named_once_each_in_map_order() {
+    let maps = "55d694a98000-55d694e96000 r--p 00000000 fe:00 5308583    /work/target/release/tasklab
+7f0d948ee000-7f0d94914000 r--p 00000000 fe:00 326269     /usr/lib/x86_64-linux-gnu/libc.so.6
+7f0d94914000-7f0d94a6a000 r-xp 00026000 fe:00 326269     /usr/lib/x86_64-linux-gnu/libc.so.6
+7f0d94ac3000-7f0d94ad0000 rw-p 00000000 00:00 0
+7f0d94ad0000-7f0d94ae0000 r--p 00000000 fe:00 326591     /usr/lib/x86_64-linux-gnu/libm.so.6
+7f0d94bd5000-7f0d94bd6000 rw-s 00000000 00:01 42823      /dev/zero (deleted)
+7f0d94be2000-7f0d94be4000 r-xp 00000000 00:00 0          [vdso]
+7f0d94be4000-7f0d94be5000 r--p 00000000 fe:00 325835     /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
+7f0d94be5000-7f0d94be6000 r--p 00000000 fe:00 325836     /opt/lib/libplugin.so
+7f0d94be6000-7f0d94be7000 r--p 00000000 fe:00 325837     /data/notes.sorted
+7f0d94be7000-7f0d94be8000 r--p 00000000 fe:00 325838     /x/libfoo.so backup
+7f0d94be8000-7f0d94be9000 r--p 00000000 fe:00 325839     /my libs/libbar.so.2 (deleted)
+";
+    assert_eq!(
+        shared_libraries(maps),
+        [
+            "libc.so.6",
+            "libm.so.6",
+            "ld-linux-x86-64.so.2",
+            "libplugin.so",
+            "libbar.so.2"
+        ]
+    );
+    assert!(shared_libraries(&self_maps_text().unwrap())
+        .iter()
+        .any(|l| l.starts_with("libc.so")));
+}
+
+#[test]
+fn interrupt_rows_are_read_per_cpu() {
+    let text = "           CPU0       CPU1       \n 24:    1    0  IO-APIC   5-edge      ACPI:Ged\nRES:      79196      64468   Rescheduling interrupts\nCAL:  169641  161993   Function call interrupts\nERR:          0\n";
+    assert_eq!(interrupt_row(text, "RES"), Some(vec![79_196, 64_468]));
+    assert_eq!(interrupt_row(text, "CAL"), Some(vec![169_641, 161_993]));
+    assert_eq!(interrupt_row(text, "ERR"), Some(vec![0]));
+    assert_eq!(interrupt_row(text, "TLB"), None);
+    assert!(ipis().is_some());
+}
+
+#[test]
+fn per_cpu_lines_give_idle_and_steal() {
+    let text = "cpu  10 0 10 500 5 0 0 7\ncpu0 5 0 5 300 2 0 0 3 0 0\ncpu1 5 0 5 200 3 0 0 4 0 0\nintr 1\n";
+    let v = parse_per_cpu(text);
+    assert_eq!(v.len(), 2);
+    assert_eq!(v[1].cpu, 1);
+    assert_eq!(v[1].idle_ns, 203 * NS_PER_TICK);
+    assert_eq!(v[0].steal_ns, 3 * NS_PER_TICK);
+    assert!(!per_cpu_times().unwrap().is_empty());
+}
+
+#[test]
+fn the_scheduler_counters_read() {
+    assert!(procs_running().unwrap() >= 1, "the reader runs");
+    assert!(steal_ns().is_some());
+    assert!(run_delay_ns().is_some());
+}
+
+#[test]
+fn this_process_has_page_tables() {
+    assert!(status_kib("VmPTE").is_some());
+    assert!(meminfo_kib("MemTotal").unwrap() > 0);
+}
+
+#[test]
+fn another_process_is_read_by_pid() {
+    let me = std::process::id();
+    assert!(kib_field(&status_of(me).unwrap(), "VmPTE").is_some());
+    assert!(maps_of(me).unwrap() > 0);
+    assert!(fds_of(me).unwrap() >= 1, "the directory being read is open");
+    let s = Sharing::of(me).unwrap();
+    assert!(s.private_kib + s.shared_kib > 0);
+    let gone = status_of(u32::MAX).unwrap_err();
+    assert_eq!(gone.kind(), std::io::ErrorKind::NotFound);
+    let text = "Rss: 10 kB\nShared_Clean: 1 kB\nShared_Dirty: 2 kB\nPrivate_Clean: 3 kB\nPrivate_Dirty: 4 kB\nAnonHugePages: 2048 kB\n";
+    assert_eq!(
+        Sharing::parse(text),
+        Sharing {
+            private_kib: 7,
+            shared_kib: 3,
+            anon_huge_kib: 2048
+        }
+    );
+}
+
+#[test]
+fn this_process_has_a_thread_and_mappings() {
+    assert!(status_count("Threads").unwrap() >= 1);
+    assert!(system_tasks().unwrap() >= 1);
+    assert!(self_maps().unwrap() > 0);
+}
