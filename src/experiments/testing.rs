@@ -18,21 +18,8 @@ pub fn metric(name: &str, pairs: &[(&str, &str)], v: &[f64]) -> Metric {
 
 pub fn result(metrics: Vec<Metric>) -> ExperimentResult {
     ExperimentResult {
-        name: "test.x".into(),
-        group: "test".into(),
-        summary: String::new(),
-        reproduces: String::new(),
-        status: crate::results::Status::Ok,
-        reason: None,
-        duration_s: 0.0,
-        params: Default::default(),
         metrics,
-        readings: vec![],
-        fits: vec![],
-        findings: vec![],
-        headlines: vec![],
-        notes: vec![],
-        round_log: vec![],
+        ..ExperimentResult::default_named("test.x")
     }
 }
 

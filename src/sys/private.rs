@@ -129,15 +129,7 @@ pub fn private_dir(root: &Path, rel: &Path) -> Result<PathBuf, String> {
             _ => return Err(format!("{} does not exist", root.display())),
         }
     }
-    let resolved = std::fs::canonicalize(&existing)
-        .map_err(|e| format!("cannot resolve {}: {e}", existing.display()))?;
-    let mut path = PathBuf::new();
-    for c in resolved.components() {
-        path.push(c);
-        if let Some(why) = ancestor_problem(&path, &lstat(&path)?, me) {
-            return Err(why);
-        }
-    }
+    let mut path = trusted_dir(&existing)?;
     for name in missing.iter().rev() {
         path.push(name);
         make_dir(&path)?;
