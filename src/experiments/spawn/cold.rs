@@ -53,7 +53,7 @@ pub static EXPERIMENT: Experiment = Experiment {
             SYSEL_HW,
             "single call, 3.4 GHz (34 µs) to 1.3 GHz (94 µs)",
         )
-        .labels(&[(METHOD, "fork"), (CALL, "first")])
+        .labels(&[(METHOD, table::FORK.name()), (CALL, "first")])
         .cold(),
         SeedFigure::of(
             &CHILD_START_NS,
@@ -63,7 +63,7 @@ pub static EXPERIMENT: Experiment = Experiment {
             SYSEL_HW,
             "single call, to the child's first instruction",
         )
-        .labels(&[(METHOD, "fork"), (CALL, "first")])
+        .labels(&[(METHOD, table::FORK.name()), (CALL, "first")])
         .cold(),
         SeedFigure::of(
             &PARENT_RETURN_NS,
@@ -73,7 +73,7 @@ pub static EXPERIMENT: Experiment = Experiment {
             SYSEL_HW,
             "single call, return to the parent",
         )
-        .labels(&[(METHOD, "pthread_create"), (CALL, "first")])
+        .labels(&[(METHOD, table::PTHREAD_CREATE.name()), (CALL, "first")])
         .cold(),
         SeedFigure::of(
             &CHILD_START_NS,
@@ -83,7 +83,7 @@ pub static EXPERIMENT: Experiment = Experiment {
             SYSEL_HW,
             "single call, to the new thread's first instruction",
         )
-        .labels(&[(METHOD, "pthread_create"), (CALL, "first")])
+        .labels(&[(METHOD, table::PTHREAD_CREATE.name()), (CALL, "first")])
         .cold(),
         SeedFigure::of(
             &LIFECYCLE_NS,
@@ -93,7 +93,7 @@ pub static EXPERIMENT: Experiment = Experiment {
             SYSEL_HW,
             "fork+exec of HelloWorld, single call (\"about 700 and more\")",
         )
-        .labels(&[(METHOD, "fork_exec_static"), (CALL, "first")])
+        .labels(&[(METHOD, table::FORK_EXEC_STATIC.name()), (CALL, "first")])
         .cold(),
     ],
     measure,
@@ -259,9 +259,12 @@ fn analyze(r: &ExperimentResult) -> Analysis {
 fn cold_cpu_notes(r: &ExperimentResult) -> Vec<String> {
     let mut out = Vec::new();
     for (m, what) in [
-        ("fork", "a cold fork+reap (the first in a fresh process)"),
         (
-            "pthread_create",
+            table::FORK.name(),
+            "a cold fork+reap (the first in a fresh process)",
+        ),
+        (
+            table::PTHREAD_CREATE.name(),
             "a cold pthread_create+join (the first in a fresh process)",
         ),
     ] {
@@ -282,7 +285,7 @@ fn cold_findings(r: &ExperimentResult) -> Vec<String> {
             .filter(|m| !m.summary.unstable)
             .map(|m| &m.summary)
     };
-    for m in ["fork", "pthread_create"] {
+    for m in [table::FORK.name(), table::PTHREAD_CREATE.name()] {
         if let (Some(first), Some(steady)) = (
             summary(&CHILD_START_NS, m, "first"),
             summary(&CHILD_START_NS, m, "steady"),
@@ -300,10 +303,10 @@ fn cold_findings(r: &ExperimentResult) -> Vec<String> {
         }
     }
     let (Some(fork_first), Some(thr_first), Some(fork_steady), Some(thr_steady)) = (
-        summary(&LIFECYCLE_NS, "fork", "first"),
-        summary(&LIFECYCLE_NS, "pthread_create", "first"),
-        summary(&LIFECYCLE_NS, "fork", "steady"),
-        summary(&LIFECYCLE_NS, "pthread_create", "steady"),
+        summary(&LIFECYCLE_NS, table::FORK.name(), "first"),
+        summary(&LIFECYCLE_NS, table::PTHREAD_CREATE.name(), "first"),
+        summary(&LIFECYCLE_NS, table::FORK.name(), "steady"),
+        summary(&LIFECYCLE_NS, table::PTHREAD_CREATE.name(), "steady"),
     ) else {
         return out;
     };

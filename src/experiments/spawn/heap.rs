@@ -116,7 +116,7 @@ pub static EXPERIMENT: Experiment = Experiment {
             SYSEL_HW,
             "single fork after malloc(4 GB), return to the parent (\"about 20 000\" µs)",
         )
-        .labels(&[(METHOD, "fork"), (HEAP, "4 GiB"), (THP, BASE_THP), (CALL, "first")])
+        .labels(&[(METHOD, table::FORK.name()), (HEAP, "4 GiB"), (THP, BASE_THP), (CALL, "first")])
         .cold(),
         SeedFigure::of(
             &CHILD_START_NS,
@@ -126,7 +126,7 @@ pub static EXPERIMENT: Experiment = Experiment {
             SYSEL_HW,
             "single cold call with a 4 GB address space, to the thread's start",
         )
-        .labels(&[(METHOD, "pthread_create"), (HEAP, "4 GiB"), (THP, BASE_THP), (CALL, "first")])
+        .labels(&[(METHOD, table::PTHREAD_CREATE.name()), (HEAP, "4 GiB"), (THP, BASE_THP), (CALL, "first")])
         .cold(),
     ],
     points,
@@ -174,10 +174,10 @@ pub enum Image {
 }
 
 /// Methods whose first call in the worker is kept as a series of its own.
-const FIRST_CALL: &[&str] = &["fork", "pthread_create"];
+const FIRST_CALL: &[&str] = &[table::FORK.name(), table::PTHREAD_CREATE.name()];
 
 /// Methods measured again with the heap on transparent huge pages.
-const THP_METHODS: &[&str] = &["fork", "pthread_create"];
+const THP_METHODS: &[&str] = &[table::FORK.name(), table::PTHREAD_CREATE.name()];
 
 /// Heaps from this size on are measured on huge pages too.
 const THP_MIN_HEAP_BYTES: u64 = 64 << 20;
@@ -427,10 +427,13 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     a.notes.extend(untouched::seed_row_note(r, base));
     a.findings.extend(image::findings(r));
     let trend = |m: &str| heap_fit::trend(&heap_fit::spanning(r, m, base));
-    if trend("fork_exec_static") == Some(Trend::Grows)
-        && matches!(trend("posix_spawn"), Some(Trend::Flat | Trend::Lower))
+    if trend(table::FORK_EXEC_STATIC.name()) == Some(Trend::Grows)
+        && matches!(
+            trend(table::POSIX_SPAWN.name()),
+            Some(Trend::Flat | Trend::Lower)
+        )
     {
-        let vfork = if matches!(trend("vfork"), Some(Trend::Flat | Trend::Lower)) {
+        let vfork = if matches!(trend(table::VFORK.name()), Some(Trend::Flat | Trend::Lower)) {
             " or vfork"
         } else {
             ""
@@ -506,9 +509,9 @@ pub fn base_thp(r: &ExperimentResult) -> &'static str {
 
 /// Huge pages: fork with the largest heap measured both ways.
 fn huge_pages(r: &ExperimentResult) -> Option<String> {
-    let on = heap_fit::by_heap(r, "fork", "on");
+    let on = heap_fit::by_heap(r, table::FORK.name(), "on");
     let &(bytes, on_s) = on.last()?;
-    let off = heap_fit::by_heap(r, "fork", base_thp(r));
+    let off = heap_fit::by_heap(r, table::FORK.name(), base_thp(r));
     let &(_, off_s) = off.iter().find(|p| p.0 == bytes)?;
     let heap = fmt_size(bytes);
     let huge_kib = r
@@ -537,9 +540,9 @@ fn huge_pages(r: &ExperimentResult) -> Option<String> {
 /// is said only when both settled and their intervals part.
 fn fork_vs_thread(e: &ExperimentResult) -> Option<String> {
     let base = base_thp(e);
-    let fork_all = heap_fit::all_by_heap(e, "fork", base);
+    let fork_all = heap_fit::all_by_heap(e, table::FORK.name(), base);
     let &(heap_bytes, fork_m) = fork_all.first()?;
-    let Some((_, thread_m)) = heap_fit::all_by_heap(e, "pthread_create", base)
+    let Some((_, thread_m)) = heap_fit::all_by_heap(e, table::PTHREAD_CREATE.name(), base)
         .into_iter()
         .find(|p| p.0 == heap_bytes)
     else {
@@ -564,7 +567,7 @@ fn fork_vs_thread(e: &ExperimentResult) -> Option<String> {
         quoted(fork_s, Unit::Ns),
         quoted(thread_s, Unit::Ns),
     );
-    let fork = heap_fit::by_heap(e, "fork", base);
+    let fork = heap_fit::by_heap(e, table::FORK.name(), base);
     let n = fork.len();
     if n >= 3 {
         if let Some(p) = heap_fit::per_page(fork[n - 2], fork[n - 1]).filter(|p| p.lo > 0.0) {
@@ -583,9 +586,9 @@ fn fork_vs_thread(e: &ExperimentResult) -> Option<String> {
 /// posix_spawn against fork+exec from the largest heap measured.
 fn program_start(e: &ExperimentResult) -> Option<String> {
     let base = base_thp(e);
-    let spawn = heap_fit::by_heap(e, "posix_spawn", base);
+    let spawn = heap_fit::by_heap(e, table::POSIX_SPAWN.name(), base);
     let &(bytes, spawn_s) = spawn.last()?;
-    let exec = heap_fit::by_heap(e, "fork_exec_static", base);
+    let exec = heap_fit::by_heap(e, table::FORK_EXEC_STATIC.name(), base);
     let &(_, exec_s) = exec.iter().find(|p| p.0 == bytes)?;
     if !apart(spawn_s, exec_s) {
         return None;

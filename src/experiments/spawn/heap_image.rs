@@ -198,7 +198,7 @@ pub fn measure(job: &Job, mappings: u64, fds: u64) -> anyhow::Result<WorkerOutpu
     for (x, passes) in items.iter().zip(measured) {
         let launches = passes.concat();
         let with = labels(&[
-            (METHOD, "fork"),
+            (METHOD, table::FORK.name()),
             (EXTRA, x.kind()),
             (COUNT, &x.count().to_string()),
         ]);
@@ -224,8 +224,8 @@ pub struct Slope<'a> {
 }
 
 pub fn slope<'a>(r: &'a ExperimentResult, metric: &MetricSpec, kind: &str) -> Option<Slope<'a>> {
-    let without = r.settled(metric, &[(METHOD, "fork"), (EXTRA, "none")])?;
-    let m = r.find(metric, &[(METHOD, "fork"), (EXTRA, kind)])?;
+    let without = r.settled(metric, &[(METHOD, table::FORK.name()), (EXTRA, "none")])?;
+    let m = r.find(metric, &[(METHOD, table::FORK.name()), (EXTRA, kind)])?;
     if m.summary.unstable {
         return None;
     }

@@ -16,7 +16,7 @@ use crate::sys::procfs;
 
 /// Methods measured on an untouched heap: fork is the one whose cost the
 /// touched heap moves.
-pub const UNTOUCHED_METHODS: &[&str] = &["fork"];
+pub const UNTOUCHED_METHODS: &[&str] = &[table::FORK.name()];
 
 /// fork's return to the parent and fork+reap with the untouched heap.
 pub const UNTOUCHED_PARENT_RETURN_NS: MetricSpec = MetricSpec::new(
@@ -98,12 +98,12 @@ const SEED_4G_NS: f64 = 20e6;
 /// The untouched fork series at the largest heap also measured touched.
 fn largest_both_ways<'a>(r: &'a ExperimentResult, base: &str) -> Option<&'a Metric> {
     r.metrics_named(&UNTOUCHED_PARENT_RETURN_NS)
-        .filter(|m| m.label(METHOD) == Some("fork"))
+        .filter(|m| m.label(METHOD) == Some(table::FORK.name()))
         .filter(|m| {
             r.median(
                 &PARENT_RETURN_NS,
                 &[
-                    (METHOD, "fork"),
+                    (METHOD, table::FORK.name()),
                     (HEAP, m.label(HEAP).unwrap_or("")),
                     (THP, base),
                 ],
@@ -139,7 +139,7 @@ pub fn finding(r: &ExperimentResult, base: &str) -> Vec<String> {
     let Some(touched) = r
         .find(
             &PARENT_RETURN_NS,
-            &[(METHOD, "fork"), (HEAP, heap), (THP, base)],
+            &[(METHOD, table::FORK.name()), (HEAP, heap), (THP, base)],
         )
         .map(|m| &m.summary)
     else {
@@ -159,7 +159,7 @@ pub fn finding(r: &ExperimentResult, base: &str) -> Vec<String> {
     };
     let smallest = r
         .metrics_named(&UNTOUCHED_PARENT_RETURN_NS)
-        .filter(|m| m.label(METHOD) == Some("fork"))
+        .filter(|m| m.label(METHOD) == Some(table::FORK.name()))
         .min_by_key(|m| m.label_num(HEAP_BYTES));
     let flat = smallest
         .filter(|s| s.label(HEAP) != Some(heap))

@@ -21,7 +21,7 @@ const PAUSE: Duration = Duration::from_micros(500);
 /// The seed's heap.
 const HEAP_BYTES: usize = 2 << 20;
 
-const METHODS: &[&str] = &["fork", "pthread_create"];
+const METHODS: &[&str] = &[table::FORK.name(), table::PTHREAD_CREATE.name()];
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "spawn.launch",
@@ -43,7 +43,7 @@ pub static EXPERIMENT: Experiment = Experiment {
             BENDERSKY_HW,
             "parent's return from fork(), mean of 10,000 launches, 2 MB heap, 500 µs sleep before each reap",
         )
-        .labels(&[(METHOD, "fork")]),
+        .labels(&[(METHOD, table::FORK.name())]),
         SeedFigure::of(
             &PARENT_RETURN_NS,
             (5_000.0, 5_000.0),
@@ -52,7 +52,7 @@ pub static EXPERIMENT: Experiment = Experiment {
             BENDERSKY_HW,
             "parent's return from pthread_create(), mean of 10,000 launches, 2 MB heap, 500 µs sleep before each join",
         )
-        .labels(&[(METHOD, "pthread_create")]),
+        .labels(&[(METHOD, table::PTHREAD_CREATE.name())]),
     ],
     measure,
     analyze,
@@ -103,7 +103,8 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
         r.find(&PARENT_RETURN_NS, &[(METHOD, method)])
             .filter(|m| !m.summary.unstable)
     };
-    let (Some(fork), Some(thread)) = (ret("fork"), ret("pthread_create")) else {
+    let (Some(fork), Some(thread)) = (ret(table::FORK.name()), ret(table::PTHREAD_CREATE.name()))
+    else {
         return out;
     };
     let (f, t) = (&fork.summary, &thread.summary);

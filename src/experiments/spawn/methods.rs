@@ -160,11 +160,11 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         r,
         "a fork+reap pinned to one CPU",
         &LIFECYCLE_NS,
-        &[(METHOD, "fork"), (PLACEMENT, "one_cpu")],
+        &[(METHOD, table::FORK.name()), (PLACEMENT, "one_cpu")],
     ));
     if let Some(share) = r.reading(
         &CHILD_ON_PARENT_CPU,
-        &[(METHOD, "fork"), (PLACEMENT, "free")],
+        &[(METHOD, table::FORK.name()), (PLACEMENT, "free")],
     ) {
         a.notes.push(format!(
             "left free, {:.0}% of fork's children started on their parent's CPU; the rest paid for waking the other CPU (free_same_cpu and free_other_cpu are the two figures, never mixed)",
@@ -205,7 +205,9 @@ fn placement_findings(r: &ExperimentResult, placement: &str, why: &mut Vec<Strin
         "free_other_cpu" => "free, the child on the other CPU",
         _ => "free",
     };
-    if let (Some(fork), Some(thread)) = (life("fork"), life("pthread_create")) {
+    if let (Some(fork), Some(thread)) =
+        (life(table::FORK.name()), life(table::PTHREAD_CREATE.name()))
+    {
         out.push(format!(
             "warm, {where_}: a fork+reap costs {} and a pthread_create+join {}: {}",
             figure(fork, Unit::Ns),
@@ -221,9 +223,9 @@ fn placement_findings(r: &ExperimentResult, placement: &str, why: &mut Vec<Strin
     // finding.
     let mut start = Vec::new();
     if let (Some(fork), Some(vfork), Some(spawn)) = (
-        life("fork_exec_static"),
-        life("vfork_exec_static"),
-        life("posix_spawn"),
+        life(table::FORK_EXEC_STATIC.name()),
+        life(table::VFORK_EXEC_STATIC.name()),
+        life(table::POSIX_SPAWN.name()),
     ) {
         start.push(format!(
             "starting a program: fork+exec {}, vfork+exec {}, posix_spawn {}",
@@ -232,7 +234,10 @@ fn placement_findings(r: &ExperimentResult, placement: &str, why: &mut Vec<Strin
             figure(spawn, Unit::Ns)
         ));
     }
-    if let (Some(st), Some(dy)) = (life("fork_exec_static"), life("fork_exec_dynamic")) {
+    if let (Some(st), Some(dy)) = (
+        life(table::FORK_EXEC_STATIC.name()),
+        life("fork_exec_dynamic"),
+    ) {
         let d = dy.median - st.median;
         start.push(if apart(st, dy) {
             format!(
@@ -264,7 +269,8 @@ fn library_work<'a>(
     why: &mut Vec<String>,
 ) -> Vec<String> {
     let mut out = Vec::new();
-    let (Some(pthread), Some(raw)) = (life("pthread_create"), life("clone3_thread")) else {
+    let (Some(pthread), Some(raw)) = (life(table::PTHREAD_CREATE.name()), life("clone3_thread"))
+    else {
         return out;
     };
     let mut text = format!(

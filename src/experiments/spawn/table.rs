@@ -50,6 +50,13 @@ pub struct Method {
     pub kind: Kind,
 }
 
+impl Method {
+    /// The row's name, in const contexts (labels in statics).
+    pub const fn name(&self) -> &'static str {
+        self.choice.name
+    }
+}
+
 impl Row for Method {
     fn choice(&self) -> Choice {
         self.choice
