@@ -378,7 +378,7 @@ impl Unsettled {
                 100.0 * (1.0 - low_share),
                 explained
                     .as_ref()
-                    .map_or(String::new(), |why| format!(" ({why})"))
+                    .map_or(String::new(), |why| format!(": {why}"))
             ),
         }
     }
