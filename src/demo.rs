@@ -13,7 +13,9 @@ pub fn run(d: &Demo) -> anyhow::Result<ExitCode> {
             // sit in the stdout buffer, or the lines would come out of order.
             std::io::stdout().flush()?;
             let (status, buf) = share::clone_vm_demo(vm.is_some())?;
-            println!("Child exited with status {status}. buf = \"{buf}\"");
+            crate::error::out(&format!(
+                "Child exited with status {status}. buf = \"{buf}\"\n"
+            ))?;
             Ok(ExitCode::SUCCESS)
         }
     }

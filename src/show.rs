@@ -46,10 +46,10 @@ pub fn list(json: bool) -> anyhow::Result<ExitCode> {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        crate::error::out(&format!("{}\n", serde_json::to_string_pretty(&v)?))?;
         return Ok(ExitCode::SUCCESS);
     }
-    print!("{}", list_text(LIST_WIDTH));
+    crate::error::out(&list_text(LIST_WIDTH))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -187,11 +187,14 @@ pub fn env(json: bool) -> anyhow::Result<ExitCode> {
     let mut e = crate::env::probe();
     e.measured_mhz = crate::measure::timer::measured_mhz(25);
     if json {
-        println!("{}", serde_json::to_string_pretty(&e)?);
+        crate::error::out(&format!("{}\n", serde_json::to_string_pretty(&e)?))?;
     } else {
-        for (k, v) in e.describe() {
-            println!("{k:>15}  {v}");
-        }
+        let text: String = e
+            .describe()
+            .into_iter()
+            .map(|(k, v)| format!("{k:>15}  {v}\n"))
+            .collect();
+        crate::error::out(&text)?;
     }
     Ok(ExitCode::SUCCESS)
 }

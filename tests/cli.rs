@@ -737,3 +737,55 @@ fn an_interrupt_during_adaptive_rounds_keeps_every_experiment_whose_rounds_were_
         assert_eq!(r["status"], "complete");
     }
 }
+
+#[test]
+fn a_full_standard_output_is_an_error_with_its_reason_never_a_panic() {
+    let d = tmp();
+    let results = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/report-results.json")
+        .display()
+        .to_string();
+    let advise_results = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/advise-results.json")
+        .display()
+        .to_string();
+    let out = d.path().join("report").display().to_string();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["list"],
+        vec!["list", "--json"],
+        vec!["env"],
+        vec!["env", "--json"],
+        vec!["compare", &results, &results],
+        vec!["compare", "--json", &results, &results],
+        vec!["report", &results, "--out", &out],
+        vec![
+            "advise",
+            "--rate",
+            "1000",
+            "--heap",
+            "0",
+            "--switches",
+            "0",
+            "--results",
+            &advise_results,
+        ],
+    ];
+    for args in cases {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let o = std::process::Command::new(assert_cmd::cargo::cargo_bin("tasklab"))
+            .args(&args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("cannot write to standard output"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}

@@ -71,9 +71,9 @@ pub fn run(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
     }
     let advice = advise(&w, &costs);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&advice)?);
+        crate::error::out(&format!("{}\n", serde_json::to_string_pretty(&advice)?))?;
     } else {
-        print!("{}", render(&advice, &header(&results, &source)));
+        crate::error::out(&render(&advice, &header(&results, &source)))?;
     }
     Ok(ExitCode::SUCCESS)
 }

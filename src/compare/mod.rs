@@ -312,9 +312,9 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         a.relative,
     )?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&c)?);
+        crate::error::out(&format!("{}\n", serde_json::to_string_pretty(&c)?))?;
     } else {
-        print!("{}", render::render(&c, a.all));
+        crate::error::out(&render::render(&c, a.all))?;
     }
     Ok(if c.count(Verdict::Regressed) > 0 {
         ExitCode::from(1)

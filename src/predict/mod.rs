@@ -62,9 +62,9 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<ExitCode> {
     };
     if args.json {
         let v = serde_json::json!({"process": process, "source": source, "prediction": p});
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        crate::error::out(&format!("{}\n", serde_json::to_string_pretty(&v)?))?;
     } else {
-        print!("{}", render(&process, &p, &source));
+        crate::error::out(&render(&process, &p, &source))?;
     }
     Ok(ExitCode::SUCCESS)
 }

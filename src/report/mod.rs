@@ -123,7 +123,7 @@ pub fn rerender(
     }
     write_folder(&r, &dir)?;
     let print = |t: &str| -> anyhow::Result<()> {
-        print!("{t}");
+        crate::error::out(t)?;
         Ok(())
     };
     export::write(&r, &exports, path, print)?;
@@ -138,7 +138,7 @@ pub fn rerender(
     if export::takes_stdout(&exports) {
         eprintln!("report: {}", paths.report.display());
     } else {
-        print!("{}", terminal(&r, output.view(terse::width()), &paths));
+        crate::error::out(&terminal(&r, output.view(terse::width()), &paths))?;
     }
     Ok(std::process::ExitCode::SUCCESS)
 }
