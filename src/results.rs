@@ -168,6 +168,12 @@ pub fn summarize_series_runs(
 }
 
 impl Metric {
+    /// Whether the precision target applies to it: shown in tables and
+    /// better one way (a count of what happened has no precision to reach).
+    pub fn has_precision_target(&self) -> bool {
+        !self.detail && matches!(self.better, Better::Lower | Better::Higher)
+    }
+
     /// The samples round by round, as `rounds` records them (one round
     /// when the file predates rounds).
     pub fn round_samples(&self) -> Vec<Vec<f64>> {
@@ -587,7 +593,7 @@ impl Precision {
         let widths: Vec<f64> = experiments
             .iter()
             .flat_map(|e| &e.metrics)
-            .filter(|m| !m.detail && matches!(m.better, Better::Lower | Better::Higher))
+            .filter(|m| m.has_precision_target())
             .map(|m| 100.0 * m.summary.half_width())
             .filter(|w| w.is_finite())
             .collect();

@@ -247,27 +247,15 @@ pub fn comparison(
         .map(|r| r.mde)
         .filter(|m| m.is_finite())
         .collect();
-    let keys = |side: &Side| -> std::collections::HashSet<(String, String, String)> {
-        side.series
-            .iter()
-            .map(|s| {
-                (
-                    s.experiment.clone(),
-                    s.metric.clone(),
-                    format!("{:?}", s.labels),
-                )
-            })
-            .collect()
-    };
-    let (bk, nk) = (keys(&bs), keys(&ns));
     Ok(Comparison {
         env_differences: env_differences(&base[0], &new[0]),
         base_files: bn,
         new_files: nn,
         base_status: bs.status.clone(),
         new_status: ns.status.clone(),
-        only_in_base: bk.difference(&nk).count(),
-        only_in_new: nk.difference(&bk).count(),
+        // A side holds each series once: what is not shared is its own.
+        only_in_base: bs.series.len() - shared.len(),
+        only_in_new: ns.series.len() - shared.len(),
         threshold_pct,
         base_runs: bs.runs,
         new_runs: ns.runs,

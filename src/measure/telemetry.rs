@@ -37,19 +37,19 @@ pub fn canary() -> Canary {
 /// pinned the thread meanwhile.
 pub fn canary_on(cpus: &[usize]) -> Canary {
     let before = sys::allowed_cpus().unwrap_or_default();
-    let allowed = cpus.to_vec();
+    // The median of batches of bare system calls where the thread is now.
+    let syscall = || {
+        per_call(CALLS, BATCHES, || {
+            std::hint::black_box(sys::bare_syscall());
+        })
+    };
     let mut per_cpu_ns = Vec::new();
-    for &cpu in &allowed {
+    for &cpu in cpus {
         if sys::pin_current_thread(&[cpu]).is_ok() {
-            per_cpu_ns.push((
-                cpu,
-                per_call(CALLS, BATCHES, || {
-                    std::hint::black_box(sys::bare_syscall());
-                }),
-            ));
+            per_cpu_ns.push((cpu, syscall()));
         }
     }
-    let coherence_ns = match allowed.as_slice() {
+    let coherence_ns = match cpus {
         [a, b, ..] => coherence_floor(*a, *b),
         _ => None,
     };
@@ -57,9 +57,7 @@ pub fn canary_on(cpus: &[usize]) -> Canary {
         let _ = sys::pin_current_thread(&before);
     }
     let syscall_ns = if per_cpu_ns.is_empty() {
-        per_call(CALLS, BATCHES, || {
-            std::hint::black_box(sys::bare_syscall());
-        })
+        syscall()
     } else {
         let v: Vec<f64> = per_cpu_ns.iter().map(|(_, ns)| *ns).collect();
         crate::stats::median(&v).unwrap_or(f64::NAN)

@@ -363,8 +363,7 @@ fn point_width_exact(p: &Planned, state: &Pending, point: usize) -> f64 {
     absorb(&mut r, p.exp, outputs);
     r.metrics
         .iter()
-        .filter(|m| !m.detail && !m.summary.unstable)
-        .filter(|m| matches!(m.better, Better::Lower | Better::Higher))
+        .filter(|m| m.has_precision_target() && !m.summary.unstable)
         .map(|m| m.summary.half_width())
         .filter(|w| w.is_finite())
         .fold(0.0, f64::max)

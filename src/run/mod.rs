@@ -69,10 +69,6 @@ pub fn plan_of(args: &RunArgs, env: &crate::env::Env) -> anyhow::Result<plan::Pl
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let env = crate::env::probe();
     let plan = plan_of(args, &env)?;
-    // The helpers run from a folder made in TMPDIR: checked before anything.
-    if let Some(why) = crate::measure::scratch::temp_dir_problem(&std::env::temp_dir()) {
-        return Err(crate::error::UsageError(why).into());
-    }
     // Every destination is checked before anything is measured.
     let output = output_of(&args.output);
     let exports = export::plan(&output)?;
@@ -167,9 +163,6 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
 pub fn run_request(req: &plan::Request, out: &Path) -> anyhow::Result<RunResults> {
     let env = crate::env::probe();
     let plan = plan::plan(req, &env)?;
-    if let Some(why) = crate::measure::scratch::temp_dir_problem(&std::env::temp_dir()) {
-        return Err(crate::error::UsageError(why).into());
-    }
     let out = report::open_out(out, Trust::Default)?;
     let show = Show {
         quiet: true,

@@ -277,6 +277,10 @@ pub fn plan(req: &Request, env: &Env) -> anyhow::Result<Plan> {
             unsupported,
         });
     }
+    // The helpers run from a folder made in TMPDIR: checked with the rest.
+    if let Some(why) = crate::measure::scratch::temp_dir_problem(&std::env::temp_dir()) {
+        return usage(why);
+    }
     let seed = req.seed.unwrap_or_else(fresh_seed);
     let schedule = schedule(&planned, sizing.rounds, seed);
     if let Some(b) = req.budget_s {
