@@ -146,7 +146,7 @@ pub fn summarize_series(
     unit: Unit,
     rounds: &[Vec<f64>],
 ) -> Result<Summary, crate::stats::StatsError> {
-    summarize_series_runs(experiment, metric, labels, unit, &[rounds.to_vec()])
+    summarize_series_runs(experiment, metric, labels, unit, &[rounds])
 }
 
 /// [`summarize_series`] over several runs' rounds of one series: the runs
@@ -156,7 +156,7 @@ pub fn summarize_series_runs(
     metric: &str,
     labels: &Labels,
     unit: Unit,
-    runs: &[Vec<Vec<f64>>],
+    runs: &[&[Vec<f64>]],
 ) -> Result<Summary, crate::stats::StatsError> {
     let key = format!("{experiment}/{metric}/{labels:?}");
     let mut s = crate::stats::summarize_runs(runs, crate::stats::seed_for(&key))?;

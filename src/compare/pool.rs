@@ -138,6 +138,7 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
     let series = pooled
         .into_iter()
         .filter_map(|(mut s, runs)| {
+            let runs: Vec<&[Vec<f64>]> = runs.iter().map(Vec::as_slice).collect();
             s.summary =
                 summarize_series_runs(&s.experiment, &s.metric, &s.labels, s.unit, &runs).ok()?;
             Some(s)

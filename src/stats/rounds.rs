@@ -51,7 +51,7 @@ pub fn small_rounds_factor(rounds: usize) -> f64 {
 /// pooled, the interval from the rounds. `seed` makes the bootstrap
 /// reproducible (derive it from the series, not the clock).
 pub fn summarize_rounds(rounds: &[Vec<f64>], seed: u64) -> Result<Summary, StatsError> {
-    summarize_runs(std::slice::from_ref(&rounds.to_vec()), seed)
+    summarize_runs(&[rounds], seed)
 }
 
 /// [`summarize_rounds`] over several runs of the same series (`compare A1
@@ -59,7 +59,7 @@ pub fn summarize_rounds(rounds: &[Vec<f64>], seed: u64) -> Result<Summary, Stats
 /// each run drawn, then the samples of each round drawn, so the variance
 /// between runs enters the interval. With one run it is
 /// [`summarize_rounds`], whose rounds are the only level above samples.
-pub fn summarize_runs(runs: &[Vec<Vec<f64>>], seed: u64) -> Result<Summary, StatsError> {
+pub fn summarize_runs(runs: &[&[Vec<f64>]], seed: u64) -> Result<Summary, StatsError> {
     let groups: Vec<Vec<&Vec<f64>>> = runs
         .iter()
         .map(|run| run.iter().filter(|r| !r.is_empty()).collect::<Vec<_>>())

@@ -214,10 +214,10 @@ fn one_runs_interval_is_at_least_the_noise_between_runs_and_several_runs_measure
     // two runs that agree are no surer than one: the floor stays; from four
     // runs their spread is measured instead
     let half_of = |s: &Summary| ((s.ci95_hi / s.median).ln() + (s.median / s.ci95_lo).ln()) / 2.0;
-    let two = summarize_runs(&vec![wide.clone(); 2], 1).unwrap();
+    let two = summarize_runs(&[&wide[..]; 2], 1).unwrap();
     assert!(two.interval.starts_with("95%, 2 runs"), "{two:?}");
     assert!(half_of(&two) >= RUN_NOISE * 0.999, "{two:?}");
-    let four = summarize_runs(&vec![wide; RUNS_MEASURED], 1).unwrap();
+    let four = summarize_runs(&[&wide[..]; RUNS_MEASURED], 1).unwrap();
     assert!(half_of(&four) < RUN_NOISE, "{four:?}");
 }
 
