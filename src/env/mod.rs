@@ -14,8 +14,10 @@
 //! (rlimits, affinity, `uname`) or measurement are filled in by the caller.
 
 mod facts;
+pub mod fingerprint;
 mod probe;
 pub use facts::{rss_counting, throttling_now, CpuIdle, Facts, IdleState, RssCounting, Throttling};
+pub use fingerprint::Fingerprint;
 pub use probe::probe;
 
 use std::fs;
@@ -64,6 +66,10 @@ pub struct Env {
     /// absent from older files).
     #[serde(default)]
     pub facts: Facts,
+    /// The machine's fingerprint, of the fields above (`probe` fills it;
+    /// absent from older files: `Fingerprint::of` computes it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<Fingerprint>,
 }
 
 /// Limits that cap how many threads/processes/mappings a run can create.
@@ -188,6 +194,7 @@ impl Env {
             mem_available_bytes: meminfo_bytes(&meminfo, "MemAvailable").unwrap_or(0),
             limits: read_limits(&fs),
             facts,
+            fingerprint: None,
         }
     }
 

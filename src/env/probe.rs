@@ -31,5 +31,6 @@ pub fn probe() -> Env {
     e.limits.rlimit_as = sys::rlimit(sys::Resource::AddressSpace)
         .ok()
         .and_then(|l| l.0);
+    e.fingerprint = Some(super::Fingerprint::of(&e));
     e
 }
