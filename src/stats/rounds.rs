@@ -34,7 +34,7 @@ const T975: [f64; 30] = [
     2.052, 2.048, 2.045, 2.042,
 ];
 
-fn t975(df: usize) -> f64 {
+pub(crate) fn t975(df: usize) -> f64 {
     T975.get(df.wrapping_sub(1)).copied().unwrap_or(Z95)
 }
 
@@ -60,6 +60,17 @@ pub fn summarize_rounds(rounds: &[Vec<f64>], seed: u64) -> Result<Summary, Stats
 /// between runs enters the interval. With one run it is
 /// [`summarize_rounds`], whose rounds are the only level above samples.
 pub fn summarize_runs(runs: &[&[Vec<f64>]], seed: u64) -> Result<Summary, StatsError> {
+    summarize_runs_with(runs, seed, RUN_NOISE)
+}
+
+/// [`summarize_runs`] with `run_noise` (a 95% half-width in logs, as
+/// [`RUN_NOISE`]) in the place of [`RUN_NOISE`]: a series' own run-to-run
+/// noise, calibrated on this machine (`stats::noise`).
+pub fn summarize_runs_with(
+    runs: &[&[Vec<f64>]],
+    seed: u64,
+    run_noise: f64,
+) -> Result<Summary, StatsError> {
     let groups: Vec<Vec<&Vec<f64>>> = runs
         .iter()
         .map(|run| run.iter().filter(|r| !r.is_empty()).collect::<Vec<_>>())
@@ -111,7 +122,7 @@ pub fn summarize_runs(runs: &[&[Vec<f64>]], seed: u64) -> Result<Summary, StatsE
         };
         widen_by_quantum(&mut s, sorted);
         if groups.len() < RUNS_MEASURED {
-            with_run_noise(&mut s);
+            with_run_noise(&mut s, run_noise);
         }
         within_the_data(&mut s);
         s.ci_covers_95 = true;
@@ -162,7 +173,7 @@ pub fn summarize_runs(runs: &[&[Vec<f64>]], seed: u64) -> Result<Summary, StatsE
     };
     widen_by_quantum(&mut s, sorted);
     if groups.len() < RUNS_MEASURED {
-        with_run_noise(&mut s);
+        with_run_noise(&mut s, run_noise);
     }
     within_the_data(&mut s);
     s.ci_covers_95 = true;
@@ -296,17 +307,17 @@ pub fn quick_half_width(medians: &[f64]) -> f64 {
 /// that happen to agree never read as surer than one.
 pub const RUNS_MEASURED: usize = 4;
 
-/// Widens a rounds interval by [`RUN_NOISE`] in quadrature: by factors for
-/// a figure whose samples are all positive, by the same share of its
-/// median otherwise.
-fn with_run_noise(s: &mut Summary) {
+/// Widens a rounds interval by `noise` ([`RUN_NOISE`] unless calibrated) in
+/// quadrature: by factors for a figure whose samples are all positive, by
+/// the same share of its median otherwise.
+fn with_run_noise(s: &mut Summary, noise: f64) {
     if s.min > 0.0 && s.median > 0.0 && s.ci95_lo > 0.0 {
-        let below = (s.median / s.ci95_lo).ln().hypot(RUN_NOISE);
-        let above = (s.ci95_hi / s.median).ln().hypot(RUN_NOISE);
+        let below = (s.median / s.ci95_lo).ln().hypot(noise);
+        let above = (s.ci95_hi / s.median).ln().hypot(noise);
         s.ci95_lo = s.median * (-below).exp();
         s.ci95_hi = s.median * above.exp();
     } else {
-        let floor = RUN_NOISE * s.median.abs();
+        let floor = noise * s.median.abs();
         let below = (s.median - s.ci95_lo).hypot(floor);
         let above = (s.ci95_hi - s.median).hypot(floor);
         s.ci95_lo = at_least_zero_if(s.min >= 0.0, s.median - below);
