@@ -62,7 +62,19 @@ pub enum Command {
         /// needs at least 10 such shared series
         #[arg(long)]
         relative: bool,
+        /// A noise file from `tasklab calibrate` (of the base files' machine): each
+        /// series' interval holds at least its calibrated run-to-run band [default:
+        /// the one the private cache holds for the base files' machine, if any]
+        #[arg(long, value_name = "FILE", conflicts_with = "no_noise")]
+        noise: Option<PathBuf>,
+        /// Use no noise file, not even the cache's
+        #[arg(long)]
+        no_noise: bool,
     },
+    /// Learn this machine's run-to-run noise: run the suite N times, store each
+    /// series' band in a noise file keyed by the machine's fingerprint (compare
+    /// uses it), and print the A/A false alarms those runs give
+    Calibrate(CalibrateArgs),
     /// Re-render the report folder (report.md, report.html, charts) from a saved results.json
     Report {
         /// A results.json written by `tasklab run`
@@ -157,6 +169,16 @@ pub struct RunArgs {
     #[command(flatten)]
     pub output: OutputArgs,
 
+    /// Run the whole run N times (1 to 100) into the folder, one results file
+    /// per run (results-1.json ... results-N.json; results.json and the report
+    /// are the last run's): history for `compare A1 A2 --vs B1 B2`
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub repeat: Option<usize>,
+
+    /// Seconds to wait between repeated runs (at most 86400), to spread them over time
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
+    pub pause: Option<f64>,
+
     /// Print nothing but errors
     #[arg(short, long)]
     pub quiet: bool,
@@ -164,6 +186,69 @@ pub struct RunArgs {
 
 /// The report folder when `--out` is not given.
 pub const DEFAULT_OUT: &str = "tasklab-report";
+
+/// `tasklab calibrate`.
+#[derive(Args, Debug, Default, Clone)]
+pub struct CalibrateArgs {
+    /// Experiments or groups to run (see `tasklab list`); none runs every one
+    pub names: Vec<String>,
+
+    /// How many runs (2 to 100)
+    #[arg(
+        long,
+        default_value_t = 4,
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
+    pub runs: usize,
+
+    /// Seconds to wait between runs (at most 86400), to spread them over time
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
+    pub pause: Option<f64>,
+
+    /// Write the noise file to FILE [default: the private cache,
+    /// ~/.cache/tasklab/noise/noise-<fingerprint>.json, where compare finds it]
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+
+    /// Folder for the runs' results files (results-1.json ...)
+    #[arg(long, value_name = "DIR", default_value = "tasklab-calibrate")]
+    pub dir: PathBuf,
+
+    /// Learn from these results files (runs of one machine, e.g. from `run
+    /// --repeat`) instead of measuring
+    #[arg(long, num_args = 1.., value_name = "FILE", conflicts_with_all = ["profile", "params", "rounds", "seed", "pause"])]
+    pub from: Vec<PathBuf>,
+
+    /// The runs' profile, as for `run`
+    #[arg(long, value_enum)]
+    pub profile: Option<ProfileArg>,
+
+    /// Set an experiment parameter, NAME=VALUE, as for `run`; repeatable
+    #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+
+    /// Rounds per series in each run (3 to 100), as for `run`
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub rounds: Option<usize>,
+
+    /// Seed of the first run's order; run K uses SEED + K - 1
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub seed: Option<u64>,
+
+    /// The threshold in percent of the A/A comparisons, as for compare
+    #[arg(
+        long,
+        default_value_t = 5.0,
+        value_name = "PCT",
+        allow_negative_numbers = true
+    )]
+    pub threshold: f64,
+
+    /// Print only the noise file's path and the false alarms
+    #[arg(short, long)]
+    pub quiet: bool,
+}
 
 impl RunArgs {
     /// What `tasklab` with no command runs.

@@ -4,6 +4,7 @@
 //! the seed articles.
 
 pub mod advise;
+pub mod calibrate;
 pub mod cli;
 pub mod compare;
 pub mod demo;
@@ -32,7 +33,10 @@ pub fn main_entry() -> ExitCode {
     // (scratch folder removed, results written) and exits 141 itself.
     sys::default_sigpipe();
     let cli = Cli::parse();
-    if matches!(cli.command, None | Some(Command::Run(_))) {
+    if matches!(
+        cli.command,
+        None | Some(Command::Run(_)) | Some(Command::Calibrate(_))
+    ) {
         sys::ignore_sigpipe();
     }
     let result = match cli.command {
@@ -47,6 +51,8 @@ pub fn main_entry() -> ExitCode {
             all,
             json,
             relative,
+            noise,
+            no_noise,
         }) => compare::run(&compare::Args {
             files: &files,
             vs: &vs,
@@ -54,7 +60,10 @@ pub fn main_entry() -> ExitCode {
             json,
             all,
             relative,
+            noise: noise.as_deref(),
+            no_noise,
         }),
+        Some(Command::Calibrate(args)) => calibrate::run(&args),
         Some(Command::Report { file, out, output }) => {
             report::rerender(&file, out.as_deref(), &run::output_of(&output))
         }

@@ -158,8 +158,23 @@ pub fn summarize_series_runs(
     unit: Unit,
     runs: &[&[Vec<f64>]],
 ) -> Result<Summary, crate::stats::StatsError> {
+    let noise = crate::stats::rounds::RUN_NOISE;
+    summarize_series_runs_with(experiment, metric, labels, unit, runs, noise)
+}
+
+/// [`summarize_series_runs`] with a calibrated run noise in the place of the
+/// default (`stats::rounds::summarize_runs_with`).
+pub fn summarize_series_runs_with(
+    experiment: &str,
+    metric: &str,
+    labels: &Labels,
+    unit: Unit,
+    runs: &[&[Vec<f64>]],
+    run_noise: f64,
+) -> Result<Summary, crate::stats::StatsError> {
     let key = format!("{experiment}/{metric}/{labels:?}");
-    let mut s = crate::stats::summarize_runs(runs, crate::stats::seed_for(&key))?;
+    let mut s =
+        crate::stats::rounds::summarize_runs_with(runs, crate::stats::seed_for(&key), run_noise)?;
     // A percentage cannot exceed 100: neither can its interval.
     if unit == Unit::Percent {
         s.ci95_hi = s.ci95_hi.min(100.0);

@@ -14,6 +14,7 @@
 //! only for a regression.
 
 pub mod common;
+pub mod noise;
 pub mod pool;
 pub mod render;
 pub mod verdict;
@@ -25,7 +26,7 @@ use common::CommonMode;
 use pool::{Series, Side};
 use serde::Serialize;
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 pub use verdict::{Reason, Row};
 
@@ -65,6 +66,27 @@ pub struct Comparison {
     /// moves it as much as a slower host does.
     pub base_canary_ns: Option<f64>,
     pub new_canary_ns: Option<f64>,
+    /// The calibrated noise the intervals were widened by, when a noise
+    /// file matched (`--noise`, or the cache's for the base's machine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub noise: Option<NoiseUse>,
+}
+
+/// What the header says of the noise file used.
+#[derive(Debug, Clone, Serialize)]
+pub struct NoiseUse {
+    pub path: String,
+    /// Found in the private cache, not named with `--noise`.
+    pub from_cache: bool,
+    pub fingerprint: String,
+    /// The runs it was learned from, and when.
+    pub runs: usize,
+    pub created_unix_s: f64,
+    /// The rows whose series it has a band for.
+    pub rows: usize,
+    /// How the new side's machine differs from the calibrated one (empty:
+    /// the same machine).
+    pub new_machine_differs: Vec<String>,
 }
 
 impl Comparison {
@@ -193,6 +215,10 @@ pub struct Args<'a> {
     pub all: bool,
     /// Verdicts with the common factor divided out.
     pub relative: bool,
+    /// A noise file (`tasklab calibrate`) to widen the intervals by.
+    pub noise: Option<&'a Path>,
+    /// Use no noise file, not even the cache's.
+    pub no_noise: bool,
 }
 
 fn read_all(paths: &[PathBuf]) -> anyhow::Result<Vec<RunResults>> {
@@ -212,9 +238,11 @@ pub fn comparison(
     (new, nn): (&[RunResults], Vec<String>),
     threshold_pct: f64,
     relative: bool,
+    noise: Option<&noise::Noise>,
 ) -> Result<Comparison, UsageError> {
-    let bs = pool::side(base, &bn);
-    let ns = pool::side(new, &nn);
+    let bands = |e: &str, m: &str, l: &crate::results::Labels| noise.and_then(|n| n.band(e, m, l));
+    let bs = pool::side_with(base, &bn, &bands);
+    let ns = pool::side_with(new, &nn, &bands);
     let shared = pairs(&bs, &ns);
     if shared.is_empty() {
         return Err(UsageError(format!(
@@ -242,6 +270,21 @@ pub fn comparison(
         1.0
     };
     let rows = compare(&bs, &ns, threshold_pct / 100.0, factor);
+    let noise = noise.map(|n| NoiseUse {
+        path: n.path.display().to_string(),
+        from_cache: n.from_cache,
+        fingerprint: n.file.fingerprint.hash.clone(),
+        runs: n.file.runs,
+        created_unix_s: n.file.created_unix_s,
+        rows: rows
+            .iter()
+            .filter(|r| n.band(&r.experiment, &r.metric, &r.labels).is_some())
+            .count(),
+        new_machine_differs: n
+            .file
+            .fingerprint
+            .differences(&new[0].env.machine_fingerprint()),
+    });
     let mdes: Vec<f64> = rows
         .iter()
         .map(|r| r.mde)
@@ -269,7 +312,39 @@ pub fn comparison(
         new_drift_pct: ns.drift.map(|d| d * 100.0),
         base_canary_ns: bs.canary_ns,
         new_canary_ns: ns.canary_ns,
+        noise,
     })
+}
+
+/// The noise file to widen the intervals by: the one named (which must
+/// be of the base files' machine), else the cache's for that machine
+/// unless `--no-noise`; none when the base files come from several
+/// machines and none was named.
+pub fn noise_for(
+    base: &[RunResults],
+    named: Option<&Path>,
+    no_noise: bool,
+) -> Result<Option<noise::Noise>, UsageError> {
+    let mut fps: Vec<crate::env::Fingerprint> =
+        base.iter().map(|r| r.env.machine_fingerprint()).collect();
+    fps.sort_by(|a, b| a.hash.cmp(&b.hash));
+    fps.dedup_by(|a, b| a.hash == b.hash);
+    match named {
+        Some(path) => {
+            let n = noise::read(path)?;
+            if let [one] = &fps[..] {
+                n.check_machine(one, "the base files")?;
+            } else if let Some(other) = fps.iter().find(|f| f.hash != n.file.fingerprint.hash) {
+                n.check_machine(other, "one of the base files")?;
+            }
+            Ok(Some(n))
+        }
+        None if no_noise => Ok(None),
+        None => match &fps[..] {
+            [one] => noise::from_cache(one),
+            _ => Ok(None),
+        },
+    }
 }
 
 /// The `compare` command. Exit status: 0 nothing regressed, 1 something
@@ -293,11 +368,13 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     };
     let base = read_all(base_paths)?;
     let new = read_all(new_paths)?;
+    let noise = noise_for(&base, a.noise, a.no_noise)?;
     let c = comparison(
         (&base, names(base_paths)),
         (&new, names(new_paths)),
         a.threshold_pct,
         a.relative,
+        noise.as_ref(),
     )?;
     if a.json {
         crate::error::out(&format!("{}\n", serde_json::to_string_pretty(&c)?))?;

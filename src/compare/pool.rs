@@ -4,7 +4,9 @@
 //! sides' intervals come from the same rules.
 
 use crate::experiments;
-use crate::results::{summarize_series_runs, Better, Labels, RunResults, RunStatus, Status, Unit};
+use crate::results::{
+    summarize_series_runs_with, Better, Labels, RunResults, RunStatus, Status, Unit,
+};
 use crate::stats::Summary;
 
 /// One series of one side, pooled over that side's files.
@@ -41,10 +43,25 @@ pub struct Side {
     pub canary_ns: Option<f64>,
     /// How many files (runs) the side pools.
     pub runs: usize,
+    /// How many of its series had a calibrated band (`--noise`).
+    pub calibrated: usize,
 }
+
+/// A series' calibrated run-to-run band, if the noise file has one:
+/// (experiment, metric, labels) to a 95% half-width in logs.
+pub type Bands<'a> = &'a dyn Fn(&str, &str, &Labels) -> Option<f64>;
 
 /// Pools `files` (named `names`) into one side.
 pub fn side(files: &[RunResults], names: &[String]) -> Side {
+    side_with(files, names, &|_, _, _| None)
+}
+
+/// [`side`] with each series' calibrated band where `bands` has one: the
+/// band takes the default run noise's place in its interval
+/// (`stats::rounds::summarize_runs_with`), and the interval is at least
+/// the band over the square root of the side's runs (the runs' own spread,
+/// from four runs on, may happen to be narrower).
+pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
     // Each series with its rounds, one list per file that has it.
     let mut pooled: Vec<(Series, Vec<Vec<Vec<f64>>>)> = Vec::new();
     // Where each series sits in `pooled`: one lookup per series, so a side
@@ -135,12 +152,25 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
             }
         }
     }
+    let mut calibrated = 0;
     let series = pooled
         .into_iter()
         .filter_map(|(mut s, runs)| {
             let runs: Vec<&[Vec<f64>]> = runs.iter().map(Vec::as_slice).collect();
-            s.summary =
-                summarize_series_runs(&s.experiment, &s.metric, &s.labels, s.unit, &runs).ok()?;
+            let band = bands(&s.experiment, &s.metric, &s.labels);
+            s.summary = summarize_series_runs_with(
+                &s.experiment,
+                &s.metric,
+                &s.labels,
+                s.unit,
+                &runs,
+                band.unwrap_or(crate::stats::rounds::RUN_NOISE),
+            )
+            .ok()?;
+            if let Some(b) = band {
+                crate::stats::noise::at_least(&mut s.summary, b / (runs.len() as f64).sqrt());
+                calibrated += 1;
+            }
             Some(s)
         })
         .collect();
@@ -153,5 +183,6 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
         drift: crate::stats::drift(&canaries),
         canary_ns: crate::stats::median(&canaries),
         runs: files.len(),
+        calibrated,
     }
 }

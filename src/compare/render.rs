@@ -48,7 +48,9 @@ pub fn render(c: &Comparison, all: bool) -> String {
         ));
     }
     let runs = c.base_runs.min(c.new_runs);
-    if runs < crate::stats::rounds::RUNS_MEASURED {
+    if let Some(n) = &c.noise {
+        s.push_str(&noise_line(n, c.rows.len(), runs));
+    } else if runs < crate::stats::rounds::RUNS_MEASURED {
         s.push_str(&format!(
             "{runs} run{} a side: the variance between runs is estimated from the rounds, with a floor of ±{:.0}% that one run's rounds cannot see (four runs a side measure it instead)\n",
             if runs == 1 { "" } else { "s" },
@@ -58,6 +60,38 @@ pub fn render(c: &Comparison, all: bool) -> String {
     s.push_str(&resolution(c));
     s.push_str(&table(c, all));
     s.push_str(&counts(c, all));
+    s
+}
+
+/// The header's line on the noise file: where it came from, what it is
+/// of, and how many rows it widened.
+fn noise_line(n: &super::NoiseUse, rows: usize, runs: usize) -> String {
+    let whence = if n.from_cache {
+        "found in the cache for the base files' machine"
+    } else {
+        "named with --noise"
+    };
+    let mut s = format!(
+        "noise: {} ({whence}; machine {}, calibrated from {} runs): {} of {rows} rows have their series' own run-to-run band, which takes the ±{:.0}% default's place and is the least each side's interval holds\n",
+        n.path,
+        n.fingerprint,
+        n.runs,
+        n.rows,
+        crate::stats::rounds::RUN_NOISE * 100.0
+    );
+    if n.rows < rows && runs < crate::stats::rounds::RUNS_MEASURED {
+        s.push_str(&format!(
+            "  the other {} rows keep the ±{:.0}% default (series the calibration did not measure)\n",
+            rows - n.rows,
+            crate::stats::rounds::RUN_NOISE * 100.0
+        ));
+    }
+    if !n.new_machine_differs.is_empty() {
+        s.push_str(&format!(
+            "  the new side ran on another machine or configuration ({}): its bands are the base machine's, an assumption\n",
+            n.new_machine_differs.join(", ")
+        ));
+    }
     s
 }
 

@@ -37,6 +37,7 @@ fn side_of(series: Vec<Series>) -> Side {
         drift: None,
         canary_ns: None,
         runs: 1,
+        calibrated: 0,
     }
 }
 
@@ -69,6 +70,7 @@ fn comparison(rows: Vec<Row>) -> Comparison {
         new_drift_pct: None,
         base_canary_ns: None,
         new_canary_ns: None,
+        noise: None,
     }
 }
 

@@ -158,6 +158,15 @@ impl Fingerprint {
     }
 }
 
+impl Env {
+    /// The machine's fingerprint, computed from the fields it is made of:
+    /// an older file without the `fingerprint` field has one too, and a
+    /// file whose fields were edited gets the fingerprint they say.
+    pub fn machine_fingerprint(&self) -> Fingerprint {
+        Fingerprint::of(self)
+    }
+}
+
 #[cfg(test)]
 #[path = "fingerprint_tests.rs"]
 mod tests;

@@ -37,7 +37,12 @@ pub fn is_ours(name: &str) -> bool {
                 && n.chars()
                     .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
         });
-    chart || [RESULTS_FILE, PREVIOUS_FILE, "report.md", "report.html"].contains(&name)
+    // A repeated run's results (`run --repeat`): results-1.json, ...
+    let repeat = name
+        .strip_prefix("results-")
+        .and_then(|n| n.strip_suffix(".json"))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    chart || repeat || [RESULTS_FILE, PREVIOUS_FILE, "report.md", "report.html"].contains(&name)
 }
 
 /// The manifest's entries, (file, hash); a line that is not `HASH  NAME`

@@ -66,7 +66,43 @@ pub fn plan_of(args: &RunArgs, env: &crate::env::Env) -> anyhow::Result<plan::Pl
     )
 }
 
+/// The most runs `--repeat` (and `calibrate --runs`) asks for.
+pub const MAX_REPEAT: usize = 100;
+
+/// The results file of run `k` (from 1) of `--repeat`.
+pub fn repeat_file(k: usize) -> String {
+    format!("results-{k}.json")
+}
+
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
+    Ok(run_series(args, true)?.0)
+}
+
+/// `--repeat N`, checked before anything is measured.
+pub fn repeat_of(args: &RunArgs) -> Result<usize, crate::error::UsageError> {
+    if let Some(p) = args.pause {
+        if !(p.is_finite() && (0.0..=86400.0).contains(&p)) {
+            return Err(crate::error::UsageError(format!(
+                "--pause takes seconds from 0 to 86400, not {p}"
+            )));
+        }
+    }
+    match args.repeat {
+        None => Ok(1),
+        Some(n) if (1..=MAX_REPEAT).contains(&n) => Ok(n),
+        Some(n) => Err(crate::error::UsageError(format!(
+            "--repeat takes a number of runs from 1 to {MAX_REPEAT}, not {n}"
+        ))),
+    }
+}
+
+/// The run `args` asks for, `--repeat` times into one folder: each run's
+/// results as `results-K.json` (when repeated), the last as `results.json`
+/// with its report. Returns the exit status and every run that completed.
+/// With `summary` false the terminal gets no report at the end (a command
+/// that makes its own, `calibrate`).
+pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Vec<RunResults>)> {
+    let repeat = repeat_of(args)?;
     let env = crate::env::probe();
     let plan = plan_of(args, &env)?;
     // Every destination is checked before anything is measured.
@@ -93,11 +129,47 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         width: view.width,
         warn: !quiet && !stdout_free,
     };
+    let mut complete = Vec::new();
+    let mut k = 1;
     let Measured {
         results,
         any_failed,
         stopped_by,
-    } = measure(&plan, env, &out, show)?;
+    } = loop {
+        // Each run its own shuffled order, reproducible from the first's seed.
+        let replanned;
+        let plan_k = if k == 1 {
+            &plan
+        } else {
+            let mut a = args.clone();
+            a.seed = Some(plan.seed.wrapping_add(k as u64 - 1));
+            replanned = plan_of(&a, &env)?;
+            &replanned
+        };
+        if repeat > 1 && !quiet {
+            eprintln!("run {k} of {repeat} (seed {})", plan_k.seed);
+        }
+        let last = k == repeat;
+        let show_k = Show {
+            tables: show.tables && last,
+            ..show
+        };
+        let m = measure(plan_k, env.clone(), &out, show_k)?;
+        if repeat > 1 {
+            out.write(&repeat_file(k), &m.results.to_json()?)?;
+        }
+        let whole = m.results.status == RunStatus::Complete && m.stopped_by.is_none();
+        if whole {
+            complete.push(m.results.clone());
+        }
+        if last || !whole {
+            break m;
+        }
+        k += 1;
+        if let Some(p) = args.pause.filter(|p| *p > 0.0) {
+            std::thread::sleep(std::time::Duration::from_secs_f64(p));
+        }
+    };
     let results_path = out.shown(RESULTS_FILE);
     let was_interrupted = results.status == RunStatus::Partial;
     // The reader of stdout may go away (`tasklab run | head`): the files are
@@ -122,7 +194,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             eprintln!("note: {n}");
         }
     }
-    if !quiet && stdout_free && !stdout_gone {
+    if summary && !quiet && stdout_free && !stdout_gone {
         let text = if show.tables {
             // The header and the tables came as the run went.
             terse::body(&results, view.width, false, &paths, terse::MAX_LINES)
@@ -136,7 +208,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             "stdout was closed: results written to {}; the run ended early",
             results_path.display()
         );
-        return Ok(ExitCode::from(141));
+        return Ok((ExitCode::from(141), complete));
     }
     if !quiet && !stdout_free {
         eprintln!(
@@ -147,13 +219,20 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
     if was_interrupted {
         eprintln!("interrupted: partial results written and marked partial");
-        return Ok(ExitCode::from(130));
+        return Ok((ExitCode::from(130), complete));
     }
     if any_failed {
         eprintln!("some experiments failed (see above)");
-        return Ok(ExitCode::from(1));
+        return Ok((ExitCode::from(1), complete));
     }
-    Ok(ExitCode::SUCCESS)
+    if repeat > 1 && !quiet {
+        eprintln!(
+            "{repeat} runs: {} to {}; results.json and the report are the last run's",
+            out.shown(&repeat_file(1)).display(),
+            out.shown(&repeat_file(repeat)).display()
+        );
+    }
+    Ok((ExitCode::SUCCESS, complete))
 }
 
 /// Measures `req` without a word on the terminal, into `out/results.json`

@@ -154,6 +154,26 @@ pub fn private_dir(root: &Path, rel: &Path) -> Result<PathBuf, String> {
     Ok(path)
 }
 
+/// Where the private cache lives: `$XDG_CACHE_HOME` (when set to an
+/// absolute path), else `$HOME/.cache`; None when neither is set. The
+/// folder `tasklab` below it is made with [`private_dir`].
+pub fn cache_root(
+    xdg: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+) -> Option<PathBuf> {
+    xdg.map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            home.filter(|h| !h.is_empty())
+                .map(|h| Path::new(&h).join(".cache"))
+        })
+}
+
+/// [`cache_root`] of this process's environment.
+pub fn cache_root_now() -> Option<PathBuf> {
+    cache_root(std::env::var_os("XDG_CACHE_HOME"), std::env::var_os("HOME"))
+}
+
 /// Opens `path` for reading without following a link, and checks what was
 /// opened: a regular file that you own and no group or other can write. A
 /// missing file is `NotFound`; a file that fails the checks is

@@ -25,7 +25,7 @@
 use super::methods::GoMode;
 use crate::measure::sampler::{Budget, CpuPerOp};
 use crate::sys;
-use crate::sys::private::{open_private_file, private_dir};
+use crate::sys::private::{cache_root, open_private_file, private_dir};
 use sha2::{Digest, Sha256};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -136,19 +136,6 @@ impl Home {
     fn gocache(&self) -> Result<PathBuf, String> {
         private_dir(&self.dir, Path::new("gocache"))
     }
-}
-
-/// `$XDG_CACHE_HOME` (when set to an absolute path), else `$HOME/.cache`.
-fn cache_root(
-    xdg: Option<std::ffi::OsString>,
-    home: Option<std::ffi::OsString>,
-) -> Option<PathBuf> {
-    xdg.map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| {
-            home.filter(|h| !h.is_empty())
-                .map(|h| Path::new(&h).join(".cache"))
-        })
 }
 
 /// The private cache folder if it is safe to run programs from, else a
