@@ -71,6 +71,26 @@ fn fixtures() -> Fixtures {
         .unwrap()
         .retain(|e| e["group"] == "yardstick");
     std::fs::write(p("small.json"), serde_json::to_vec(&small).unwrap()).unwrap();
+    // Noise files: one of another machine (a consistent fingerprint of
+    // another kernel) and one of another schema version.
+    let mut env = tasklab::results::RunResults::read(&results).unwrap().env;
+    env.kernel = "0.0.1-another".into();
+    let noise = serde_json::json!({
+        "schema": "tasklab-noise",
+        "schema_version": 1,
+        "tool_version": "0",
+        "created_unix_s": 0.0,
+        "fingerprint": tasklab::env::Fingerprint::of(&env),
+        "profile": "quick",
+        "rounds": 8,
+        "runs": 4,
+        "estimator": "",
+        "series": []
+    });
+    std::fs::write(p("noise-other.json"), serde_json::to_vec(&noise).unwrap()).unwrap();
+    let mut v2 = noise;
+    v2["schema_version"] = 2.into();
+    std::fs::write(p("noise-v2.json"), serde_json::to_vec(&v2).unwrap()).unwrap();
     let s = |p: &Path| p.display().to_string();
     let pairs = vec![
         ("{results}", s(&results)),
@@ -79,6 +99,8 @@ fn fixtures() -> Fixtures {
         ("{foreign}", s(&p("foreign.json"))),
         ("{truncated}", s(&p("truncated.json"))),
         ("{v99}", s(&p("v99.json"))),
+        ("{noise_other}", s(&p("noise-other.json"))),
+        ("{noise_v2}", s(&p("noise-v2.json"))),
         ("{fifo}", s(&fifo)),
         ("{big}", s(&p("big"))),
     ];

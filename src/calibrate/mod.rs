@@ -32,13 +32,14 @@ pub fn run(a: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     }
     match &a.out {
         Some(out) => crate::sys::safefile::check_file_dest(out).map_err(UsageError)?,
-        None => {
-            noise::cache_dir().map_err(|e| {
-                UsageError(format!(
-                    "no private cache folder for the noise file: {e}; name a file with --out FILE"
-                ))
-            })?;
+        // The cache folder itself is made (private) when the file is written.
+        None if crate::sys::private::cache_root_now().is_none() => {
+            return Err(UsageError(
+                "no cache folder for the noise file (neither XDG_CACHE_HOME nor HOME is set): name a file with --out FILE".into(),
+            )
+            .into());
         }
+        None => {}
     }
     let (runs, names) = if a.from.is_empty() {
         let args = RunArgs {
@@ -257,9 +258,10 @@ pub fn words(f: &NoiseFile, path: &std::path::Path) -> String {
             }
         };
         s.push_str(&format!(
-            "A/A false alarms at ±{:.0}% over {} pairs of runs ({} rows): {} rows called changed ({}) as compare judges without a noise file; {} ({}) with these bands (in-sample: learned from these same runs, so new runs will show more)\n",
+            "A/A false alarms at ±{:.0}% over {} pair{} of runs ({} rows): {} rows called changed ({}) as compare judges without a noise file; {} ({}) with these bands (in-sample: learned from these same runs, so new runs will show more)\n",
             fa.threshold_pct,
             fa.pairs,
+            if fa.pairs == 1 { "" } else { "s" },
             fa.rows,
             fa.changed,
             share(fa.changed),

@@ -25,7 +25,7 @@ fn run_at(k: f64) -> RunResults {
     for e in &mut r.experiments {
         e.round_log.clear();
         e.metrics.retain(|m| {
-            m.labels.get("call").is_some()
+            m.labels.contains_key("call")
                 || m.labels.get("clock").map(String::as_str) == Some("monotonic")
         });
         for m in &mut e.metrics {

@@ -121,7 +121,7 @@ impl Noise {
             return Ok(());
         }
         Err(UsageError(format!(
-            "the noise file {} is from another machine (fingerprint {}) than {what} (fingerprint {}): {}; calibrate on that machine (tasklab calibrate), or compare without --noise",
+            "the noise file {} is from another machine (fingerprint {}) than {what} (fingerprint {}): {} (the noise file's -> theirs); calibrate on that machine (tasklab calibrate), or compare without --noise",
             self.path.display(),
             self.file.fingerprint.hash,
             fp.hash,

@@ -49,7 +49,8 @@ fn what_varies_from_run_to_run_leaves_the_fingerprint_alone() {
 #[test]
 fn each_fact_of_the_fingerprint_changes_its_hash_and_is_named() {
     let a = Fingerprint::of(&env());
-    let changes: Vec<(&str, Box<dyn Fn(&mut Env)>)> = vec![
+    type Change = Box<dyn Fn(&mut Env)>;
+    let changes: Vec<(&str, Change)> = vec![
         ("CPU", Box::new(|e| e.cpu_model = "Other CPU".into())),
         ("CPUs online", Box::new(|e| e.cpus_online = 4)),
         ("kernel", Box::new(|e| e.kernel = "6.9.1".into())),
