@@ -189,8 +189,16 @@ pub fn env(json: bool) -> anyhow::Result<ExitCode> {
     if json {
         crate::error::out(&format!("{}\n", serde_json::to_string_pretty(&e)?))?;
     } else {
-        let text: String = e
-            .describe()
+        let mut lines = e.describe();
+        // The short hash noise files and fleets are keyed by.
+        lines.push((
+            "fingerprint".into(),
+            format!(
+                "{} (CPU, CPUs online, kernel, hypervisor, THP, mitigations)",
+                e.machine_fingerprint().hash
+            ),
+        ));
+        let text: String = lines
             .into_iter()
             .map(|(k, v)| format!("{k:>15}  {v}\n"))
             .collect();
