@@ -71,6 +71,12 @@ fn fixtures() -> Fixtures {
         .unwrap()
         .retain(|e| e["group"] == "yardstick");
     std::fs::write(p("small.json"), serde_json::to_vec(&small).unwrap()).unwrap();
+    // A file anyone may write: never a library to preload.
+    std::fs::write(p("writable.so"), "x").unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(p("writable.so"), std::fs::Permissions::from_mode(0o666)).unwrap();
+    }
     let s = |p: &Path| p.display().to_string();
     let pairs = vec![
         ("{results}", s(&results)),
@@ -81,6 +87,7 @@ fn fixtures() -> Fixtures {
         ("{v99}", s(&p("v99.json"))),
         ("{fifo}", s(&fifo)),
         ("{big}", s(&p("big"))),
+        ("{writable}", s(&p("writable.so"))),
     ];
     Fixtures { _dir: d, pairs }
 }
