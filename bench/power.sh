@@ -12,10 +12,85 @@
 #     truth);
 #   - parallel.average alone, a copy of run 1 with every speedup x0.7 (must
 #     be regressed, exit 1) and x1.4 (improved, exit 0).
+#   - with --ab, `tasklab ab` instead, inside one run: selftest.spin at
+#     1,000 ns against 1,050 ns (+5% on the spin) ten times, and against
+#     itself (side B sets a variable nothing reads) ten times; THP madvise
+#     against always on spawn.heap's fork at 512 MiB (needs root; THP must be
+#     back as it was after); vm.stat_interval 1 against 2 over the default
+#     suite (a sysctl that should change nothing). Each line gives the share
+#     of tries called correctly and the median mde.
 # Usage: bench/power.sh [N]            runs the default suite N times (default 4)
 #        bench/power.sh --from DIR     reuses DIR/run1 ... runN (bench/repeatability.sh's)
+#        bench/power.sh --ab [TRIES]   the ab rows (default 10 tries each)
 # Needs python3. Run nothing else meanwhile: it is a benchmark.
 set -euo pipefail
+if [ "${1:-}" = --ab ]; then
+  cd "$(dirname "$0")/.."
+  cargo build --release --quiet
+  bin="$PWD/target/release/tasklab"
+  tries="${2:-10}"
+  work="$(mktemp -d "${TMPDIR:-/tmp}/tasklab-ab-power-XXXXXX")"
+  echo "ab runs in $work" >&2
+  # TRIES runs of `ab ARGS --json`: "regressed exits (1), verdict counts, median mde".
+  tally() {
+    local name="$1" want="$2"; shift 2
+    local ok=0 mdes=()
+    for i in $(seq 1 "$tries"); do
+      set +e
+      "$bin" ab "$@" --json --quiet --out "$work/$name-$i" >"$work/$name-$i.json"
+      code=$?
+      set -e
+      line=$(python3 - "$work/$name-$i.json" "$want" "$code" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); want = sys.argv[2]; code = int(sys.argv[3])
+rows = c['rows']
+flagged = [r for r in rows if r['verdict'] in ('regressed', 'improved', 'changed')]
+if want == 'regressed':
+    good = code == 1 and all(r['verdict'] == 'regressed' for r in rows)
+else:
+    good = code == 0 and not flagged
+mde = [r['mde'] for r in rows if r['mde'] is not None]
+print(int(good), mde[0] if mde else 'nan')
+PY
+)
+      ok=$((ok + ${line%% *}))
+      mdes+=("${line##* }")
+    done
+    med=$(printf '%s\n' "${mdes[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+    echo "$name: called correctly in $ok of $tries tries (want: $want); median mde ${med}%"
+  }
+  # +5% on the spin is a little less on the op (its clock reads stay the
+  # same), so the threshold is 2%: the whole interval must be beyond it.
+  tally spin+5 regressed selftest.spin --a param:ns=1000 --b param:ns=1050 --threshold 2
+  tally spin-aa unchanged selftest.spin --a param:ns=1000 --b env:TASKLAB_AB_UNUSED=1 --threshold 2
+  if [ "$(id -u)" = 0 ]; then
+    thp=/sys/kernel/mm/transparent_hugepage/enabled
+    before=$(cat "$thp")
+    set +e
+    "$bin" ab spawn.heap -p heap_sizes=512M -p methods=fork -p thp=false \
+      --a sysfs:$thp=madvise --b sysfs:$thp=always --all --out "$work/thp" | tee "$work/thp.txt"
+    set -e
+    after=$(cat "$thp")
+    [ "$before" = "$after" ] && echo "THP restored: $after" || echo "THP NOT restored: $before -> $after"
+    set +e
+    "$bin" ab --a sysfs:/proc/sys/vm/stat_interval=1 --b sysfs:/proc/sys/vm/stat_interval=2 \
+      --json --quiet --out "$work/stat" >"$work/stat.json"
+    set -e
+    python3 - "$work/stat.json" <<'PY'
+import json, sys, statistics
+c = json.load(open(sys.argv[1]))
+rows = c['rows']
+flagged = [r for r in rows if r['verdict'] in ('regressed', 'improved', 'changed')]
+mde = [r['mde'] for r in rows if r['mde'] is not None]
+print(f"vm.stat_interval 1 against 2 (default suite): {len(flagged)} of {len(rows)} rows called changed "
+      f"({100 * len(flagged) / max(len(rows), 1):.1f}%); median mde {statistics.median(mde):.1f}%; "
+      f"{sum(m <= 10 for m in mde)} of {len(mde)} rows could see 10%")
+PY
+  else
+    echo "THP and vm.stat_interval rows need root: skipped"
+  fi
+  exit 0
+fi
 if [ "${1:-}" = --from ]; then
   from="$(realpath -e -- "${2:?--from takes the folder of a set}")"
 fi

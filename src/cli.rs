@@ -75,6 +75,10 @@ pub enum Command {
     /// series' band in a noise file keyed by the machine's fingerprint (compare
     /// uses it), and print the A/A false alarms those runs give
     Calibrate(CalibrateArgs),
+    /// Side A against side B inside one run (blocks A B B A): an
+    /// experiment's parameter, the workers' environment, a kernel setting or
+    /// the CPUs, switched while the host's state cancels out
+    Ab(AbArgs),
     /// Re-render the report folder (report.md, report.html, charts) from a saved results.json
     Report {
         /// A results.json written by `tasklab run`
@@ -179,6 +183,67 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
     pub pause: Option<f64>,
 
+    /// Print nothing but errors
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// `tasklab ab`: two sides of one run.
+#[derive(Args, Debug, Default, Clone)]
+#[command(
+    after_help = "A SPEC is param:NAME=VALUE (an experiment's parameter), env:NAME=VALUE (the workers' environment;
+                  a loader variable may name only files no other user can write), sysfs:PATH=VALUE (a file under
+                  /sys or /proc/sys, written before each block of the side and restored on every exit; needs root)
+                  or cpus:LIST (the CPUs the side's workers may use). Several per side are allowed.
+                  Exit status: 0 nothing regressed, 1 a regression beyond the threshold or a failed experiment,
+                  2 bad input, 130 interrupted (the settings are restored).
+                  Example: tasklab ab selftest.spin --a param:ns=1000 --b param:ns=1050"
+)]
+pub struct AbArgs {
+    /// Experiments or groups to run (see `tasklab list`); none runs every one
+    pub names: Vec<String>,
+    /// What side A sets (base): SPEC, repeatable
+    #[arg(long = "a", value_name = "SPEC", num_args = 1.., required = true)]
+    pub a: Vec<String>,
+    /// What side B sets (new): SPEC, repeatable
+    #[arg(long = "b", value_name = "SPEC", num_args = 1.., required = true)]
+    pub b: Vec<String>,
+    /// quick or thorough, as for `run`
+    #[arg(long, value_enum, default_value = "quick")]
+    pub profile: ProfileArg,
+    /// A parameter both sides share, NAME=VALUE; repeatable
+    #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Pin both sides' workers to these CPUs (a cpus: SPEC overrides it for its side)
+    #[arg(long, value_name = "CPUS", allow_hyphen_values = true)]
+    pub pin: Option<String>,
+    /// Kill a worker after this many seconds, as for `run`
+    #[arg(long, value_name = "SECS", allow_hyphen_values = true)]
+    pub timeout: Option<f64>,
+    /// Rounds per side, 3 to 100 (default: 8 quick, 16 thorough); each side
+    /// gets one per block of its own, so the run holds twice as many blocks
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub rounds: Option<usize>,
+    /// Seed of the order inside each block (default: a fresh one, recorded)
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub seed: Option<u64>,
+    /// Threshold in percent, as for `compare`
+    #[arg(
+        long,
+        default_value_t = 5.0,
+        value_name = "PCT",
+        allow_negative_numbers = true
+    )]
+    pub threshold: f64,
+    /// Show every series, not only the changed ones
+    #[arg(long)]
+    pub all: bool,
+    /// Print the verdicts as `compare --json` does
+    #[arg(long)]
+    pub json: bool,
+    /// Folder for results.json (both sides) and the report [default: tasklab-ab]
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     /// Print nothing but errors
     #[arg(short, long)]
     pub quiet: bool,

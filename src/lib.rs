@@ -3,6 +3,7 @@
 //! a discipline that can be trusted and put beside the published figures of
 //! the seed articles.
 
+pub mod ab;
 pub mod advise;
 pub mod calibrate;
 pub mod cli;
@@ -39,9 +40,13 @@ pub fn main_entry() -> ExitCode {
     ) {
         sys::ignore_sigpipe();
     }
+    if !matches!(cli.command, Some(Command::Worker | Command::Probe)) {
+        restore_settings();
+    }
     let result = match cli.command {
         None => run::run(&RunArgs::default_suite()),
         Some(Command::Run(args)) => run::run(&args),
+        Some(Command::Ab(args)) => ab::run(&args),
         Some(Command::List { json }) => show::list(json),
         Some(Command::Env { json }) => show::env(json),
         Some(Command::Compare {
@@ -87,5 +92,34 @@ pub fn main_entry() -> ExitCode {
                 ExitCode::from(1)
             }
         }
+    }
+}
+
+/// Kernel settings a killed `ab` (or `run --idle-poll`) left changed get
+/// their old values back before anything else runs, and the user is told.
+fn restore_settings() {
+    use std::os::unix::fs::MetadataExt;
+    let root = ab::sysfs_root();
+    let record = root
+        .join(sys::sysfs_knob::RECORD_DIR)
+        .join(sys::sysfs_knob::RECORD_FILE);
+    // Only a record of this user's is this user's to apply (root's, for
+    // settings under /sys); none at all is the common case.
+    match std::fs::symlink_metadata(&record) {
+        Ok(m) if m.uid() == sys::effective_uid() => {}
+        _ => return,
+    }
+    match sys::sysfs_knob::recover(&root) {
+        Ok(restored) => {
+            for k in restored {
+                eprintln!(
+                    "tasklab: restored {} to {} (a tasklab run that changed it was killed)",
+                    k.path, k.value
+                );
+            }
+        }
+        // Another run holds them: they are its own until it ends.
+        Err(e) if e.kind() == std::io::ErrorKind::ResourceBusy => {}
+        Err(e) => eprintln!("warning: cannot restore kernel settings a killed run left: {e}"),
     }
 }

@@ -418,6 +418,10 @@ pub struct ExperimentResult {
     /// (schema 2).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub round_log: Vec<RoundRecord>,
+    /// The side of an A/B run (`tasklab ab`) this result measured; absent
+    /// in a plain run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<crate::stats::paired::Side>,
 }
 
 impl ExperimentResult {
@@ -439,6 +443,7 @@ impl ExperimentResult {
             headlines: vec![],
             notes: vec![],
             round_log: vec![],
+            side: None,
         }
     }
 
@@ -581,6 +586,40 @@ pub struct RunResults {
     /// before adaptive rounds: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precision: Option<Precision>,
+    /// An A/B run (`tasklab ab`): what each side set. Its experiments then
+    /// hold both sides, each result marked with its side, each series'
+    /// rounds in the order they ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ab: Option<AbRecord>,
+}
+
+/// What the two sides of an A/B run set, as the user wrote it, and how its
+/// blocks ran.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AbRecord {
+    pub a: Vec<String>,
+    pub b: Vec<String>,
+    /// Blocks of one round of every series each, in the order A B B A.
+    pub blocks: usize,
+    /// The paired verdicts as `ab` printed them (empty when the run was
+    /// interrupted): the report shows them as they were.
+    #[serde(default)]
+    pub verdicts: String,
+}
+
+impl RunResults {
+    /// One side of an A/B run as a plain run's results (what `compare` and
+    /// the side's report read); a plain run is returned as it is.
+    pub fn side(&self, side: crate::stats::paired::Side) -> RunResults {
+        let mut r = self.clone();
+        if r.ab.take().is_some() {
+            r.experiments.retain(|e| e.side == Some(side));
+            for e in &mut r.experiments {
+                e.side = None;
+            }
+        }
+        r
+    }
 }
 
 /// The run's figures against the precision target: the series better one

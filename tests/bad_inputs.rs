@@ -91,6 +91,12 @@ fn fixtures() -> Fixtures {
     let mut v2 = noise;
     v2["schema_version"] = 2.into();
     std::fs::write(p("noise-v2.json"), serde_json::to_vec(&v2).unwrap()).unwrap();
+    // A file anyone may write: never a library to preload.
+    std::fs::write(p("writable.so"), "x").unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(p("writable.so"), std::fs::Permissions::from_mode(0o666)).unwrap();
+    }
     let s = |p: &Path| p.display().to_string();
     let pairs = vec![
         ("{results}", s(&results)),
@@ -103,6 +109,7 @@ fn fixtures() -> Fixtures {
         ("{noise_v2}", s(&p("noise-v2.json"))),
         ("{fifo}", s(&fifo)),
         ("{big}", s(&p("big"))),
+        ("{writable}", s(&p("writable.so"))),
     ];
     Fixtures { _dir: d, pairs }
 }

@@ -221,10 +221,54 @@ pub struct Args<'a> {
     pub no_noise: bool,
 }
 
+/// The A/B results file's side, as `compare` reads it: `FILE:a` or
+/// `FILE:b` names a side of an A/B file.
+fn split_side(path: &Path) -> Option<(PathBuf, crate::stats::paired::Side)> {
+    let s = path.to_str()?;
+    let (file, side) = s.rsplit_once(':')?;
+    let side = match side {
+        "a" | "A" => crate::stats::paired::Side::A,
+        "b" | "B" => crate::stats::paired::Side::B,
+        _ => return None,
+    };
+    Some((PathBuf::from(file), side))
+}
+
+/// Reads a results file for `compare`: a plain run as it is, one side of an
+/// A/B file when the path names it (`FILE:a`); an A/B file without a side
+/// is refused with how to name one.
+pub fn read_for_compare(path: &Path) -> anyhow::Result<RunResults> {
+    if !path.exists() {
+        if let Some((file, side)) = split_side(path) {
+            let r = RunResults::read(&file)?;
+            if r.ab.is_none() {
+                return Err(UsageError(format!(
+                    "{}: not an A/B file, so it has no side {}",
+                    file.display(),
+                    side.name()
+                ))
+                .into());
+            }
+            return Ok(r.side(side));
+        }
+    }
+    let r = RunResults::read(path)?;
+    if r.ab.is_some() {
+        return Err(UsageError(format!(
+            "{} holds both sides of an A/B run: name one, {}:a or {}:b",
+            path.display(),
+            path.display(),
+            path.display()
+        ))
+        .into());
+    }
+    Ok(r)
+}
+
 fn read_all(paths: &[PathBuf]) -> anyhow::Result<Vec<RunResults>> {
     paths
         .iter()
-        .map(|p| RunResults::read(p).map_err(|e| UsageError(format!("{e:#}")).into()))
+        .map(|p| read_for_compare(p).map_err(|e| UsageError(format!("{e:#}")).into()))
         .collect()
 }
 
@@ -285,11 +329,7 @@ pub fn comparison(
             .fingerprint
             .differences(&new[0].env.machine_fingerprint()),
     });
-    let mdes: Vec<f64> = rows
-        .iter()
-        .map(|r| r.mde)
-        .filter(|m| m.is_finite())
-        .collect();
+    let (see_10pct, with_mde, median_mde) = resolution(&rows);
     Ok(Comparison {
         env_differences: env_differences(&base[0], &new[0]),
         base_files: bn,
@@ -304,9 +344,9 @@ pub fn comparison(
         new_runs: ns.runs,
         common_mode,
         relative,
-        see_10pct: mdes.iter().filter(|m| **m <= 10.0).count(),
-        with_mde: mdes.len(),
-        median_mde: crate::stats::median(&mdes),
+        see_10pct,
+        with_mde,
+        median_mde,
         rows,
         base_drift_pct: bs.drift.map(|d| d * 100.0),
         new_drift_pct: ns.drift.map(|d| d * 100.0),
@@ -345,6 +385,21 @@ pub fn noise_for(
             _ => Ok(None),
         },
     }
+}
+
+/// What the rows could see: how many could see a change of 10% (`mde` at
+/// most 10), of how many with an `mde`, and the median `mde` in percent.
+pub fn resolution(rows: &[Row]) -> (usize, usize, Option<f64>) {
+    let mdes: Vec<f64> = rows
+        .iter()
+        .map(|r| r.mde)
+        .filter(|m| m.is_finite())
+        .collect();
+    (
+        mdes.iter().filter(|m| **m <= 10.0).count(),
+        mdes.len(),
+        crate::stats::median(&mdes),
+    )
 }
 
 /// The `compare` command. Exit status: 0 nothing regressed, 1 something

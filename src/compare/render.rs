@@ -58,8 +58,7 @@ pub fn render(c: &Comparison, all: bool) -> String {
         ));
     }
     s.push_str(&resolution(c));
-    s.push_str(&table(c, all));
-    s.push_str(&counts(c, all));
+    s.push_str(&body(c, all));
     s
 }
 
@@ -93,6 +92,12 @@ fn noise_line(n: &super::NoiseUse, rows: usize, runs: usize) -> String {
         ));
     }
     s
+}
+
+/// The table of rows and the verdict counts: what `ab` shows under its own
+/// header.
+pub fn body(c: &Comparison, all: bool) -> String {
+    format!("{}{}", table(c, all), counts(c, all))
 }
 
 /// How far the machine's speed moved within each side and between them:

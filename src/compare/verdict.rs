@@ -110,6 +110,23 @@ pub fn row(
         x => x,
     };
     let change = stats::change(&b.summary, &n.summary).map(|c| relative(c, better, factor));
+    judged((b, n), change, threshold, runs_per_side, same_thp)
+}
+
+/// The row of `b` against `n` for a change already measured (`None`: no
+/// ratio could be formed): by the two sides' summaries in `compare`, by
+/// pairs of rounds in `ab`.
+pub fn judged(
+    (b, n): (&Series, &Series),
+    change: Option<Change>,
+    threshold: f64,
+    runs_per_side: usize,
+    same_thp: bool,
+) -> Row {
+    let better = match n.better {
+        Better::Unknown => b.better,
+        x => x,
+    };
     let (mut verdict, mde) = match &change {
         Some(c) => (
             stats::verdict(c, threshold, better),

@@ -53,6 +53,7 @@ pub static REGISTRY: &[&Experiment] = &[
     &parallel::fanout::EXPERIMENT,
     &selftest::crash::EXPERIMENT,
     &selftest::hang::EXPERIMENT,
+    &selftest::spin::EXPERIMENT,
 ];
 
 /// The groups: name, the report's title, what the group is about.

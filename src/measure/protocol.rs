@@ -32,6 +32,10 @@ pub struct Job {
     pub pin: Option<Vec<usize>>,
     /// The run's private directory with the helper programs.
     pub scratch: Option<std::path::PathBuf>,
+    /// Variables set in the worker's environment before it starts (`ab`'s
+    /// `env:` SPECs): what the loader and libc read at a process's start.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<(String, String)>,
 }
 
 impl Job {
@@ -69,6 +73,7 @@ impl Job {
             loop_overhead_ns: 0.0,
             pin: None,
             scratch: None,
+            env: Vec::new(),
         }
     }
 }

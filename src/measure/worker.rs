@@ -63,6 +63,7 @@ pub fn run_job(job: &Job, limit: Duration, stop: &StopFlag) -> Result<WorkerOutp
         .map_err(|e| fail(format!("cannot find tasklab's own binary: {e}")))?;
     let mut child = sys::kill_with_parent(
         cmd.arg(WORKER_ARG)
+            .envs(job.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -42,6 +42,8 @@ pub enum Block {
     Details(String, Vec<Block>),
     /// A reference list: each item with the anchor it is linked by.
     Refs(Vec<(String, String)>),
+    /// Text set as it is, in a fixed-width font (a table drawn in text).
+    Pre(String),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -118,6 +120,7 @@ fn md_blocks(s: &mut String, blocks: &[Block], chart_prefix: &str) {
                 s.push_str(&format!("{} {t}\n", "#".repeat(*l as usize + 1)));
             }
             Block::Para(t) => s.push_str(&format!("{t}\n")),
+            Block::Pre(t) => s.push_str(&format!("```text\n{}\n```\n", t.trim_end())),
             Block::Aside(t) => s.push_str(&format!("<sub>{t}</sub>\n")),
             Block::Bullets(items) => {
                 for i in items {
@@ -196,6 +199,7 @@ impl Html<'_> {
                 }
                 Block::Para(t) => format!("<p>{}</p>\n", self.text(t)),
                 Block::Aside(t) => format!("<p class=\"aside\">{}</p>\n", self.text(t)),
+                Block::Pre(t) => format!("<pre>{}</pre>\n", esc(t.trim_end())),
                 Block::Bullets(items) => self.list("", items),
                 Block::Summary(items) => {
                     format!("<div class=\"summary\">{}</div>\n", self.list("", items))

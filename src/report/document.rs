@@ -43,6 +43,62 @@ pub fn build(r: &RunResults) -> Doc {
     d
 }
 
+/// The report of an A/B run (`tasklab ab`): what each side set and the
+/// paired verdicts first, then each side's own report, one after the other,
+/// its headings a level down, its anchors and chart files marked with the
+/// side (`a-…`, `b-…`) so the two never collide.
+pub fn build_ab(r: &RunResults, ab: &crate::results::AbRecord) -> Doc {
+    let mut d = Doc {
+        title: format!("tasklab ab: {} against {}", ab.a.join(" "), ab.b.join(" ")),
+        ..Doc::default()
+    };
+    d.heading(2, "A/B", "ab");
+    d.push(Block::Para(format!(
+        "Side A ({}) and side B ({}) ran inside one run, in {} blocks in the order A B B A, each block one round of every series of its side in fresh workers. Each verdict pairs the rounds of A and B that ran next to each other, so what the host did over the run falls on both; its interval is resampled over those pairs.",
+        ab.a.join(" "),
+        ab.b.join(" "),
+        ab.blocks
+    )));
+    if ab.verdicts.is_empty() {
+        d.push(Block::Aside(
+            "No verdicts: the run ended before its blocks did.".into(),
+        ));
+    } else {
+        d.push(Block::Pre(ab.verdicts.clone()));
+    }
+    for (side, specs) in [
+        (crate::stats::paired::Side::A, &ab.a),
+        (crate::stats::paired::Side::B, &ab.b),
+    ] {
+        let tag = side.name().to_lowercase();
+        let sd = build(&r.side(side));
+        d.heading(
+            2,
+            format!("Side {}: {}", side.name(), specs.join(" ")),
+            format!("side-{tag}"),
+        );
+        d.links.extend(sd.links);
+        d.blocks
+            .extend(sd.blocks.into_iter().map(|b| marked(b, &tag)));
+    }
+    d
+}
+
+/// A side's block, a level down, its anchor and chart file marked.
+fn marked(b: Block, tag: &str) -> Block {
+    match b {
+        Block::Heading(l, t, id) => Block::Heading((l + 1).min(4), t, format!("{tag}-{id}")),
+        Block::Chart(mut c) => {
+            c.file = format!("{tag}-{}", c.file);
+            Block::Chart(c)
+        }
+        Block::Details(line, inner) => {
+            Block::Details(line, inner.into_iter().map(|b| marked(b, tag)).collect())
+        }
+        other => other,
+    }
+}
+
 fn utc(unix_s: f64) -> String {
     let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(unix_s.max(0.0));
     humantime::format_rfc3339_seconds(t)

@@ -20,7 +20,7 @@ pub mod table;
 pub mod terminal;
 pub mod terse;
 
-pub use document::{build, failures, measured_sentence, summary, NO_SUMMARY};
+pub use document::{build, build_ab, failures, measured_sentence, summary, NO_SUMMARY};
 pub use load::{load, upgrade};
 pub use terminal::{terminal, timer_line, View};
 
@@ -61,7 +61,10 @@ impl Output {
 /// atomically (a failure leaves the previous file and no temporary one);
 /// returns the files written.
 pub fn write_folder(r: &RunResults, dir: &OutDir) -> anyhow::Result<Vec<PathBuf>> {
-    let d = build(r);
+    let d = match &r.ab {
+        Some(ab) => build_ab(r, ab),
+        None => build(r),
+    };
     let mut written = Vec::new();
     let mut put = |name: &str, text: &str| -> anyhow::Result<()> {
         dir.write(name, text.as_bytes())?;

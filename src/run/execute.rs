@@ -179,8 +179,16 @@ fn run_slot(
             max_samples: ctx.sizing.max_samples,
             timer_overhead_ns: ctx.calibration.timer_overhead_ns,
             loop_overhead_ns: ctx.calibration.loop_overhead_ns,
-            pin: ctx.pin.clone(),
+            pin: planned
+                .side
+                .as_ref()
+                .and_then(|s| s.pin.clone())
+                .or_else(|| ctx.pin.clone()),
             scratch: Some(ctx.scratch.to_path_buf()),
+            env: planned
+                .side
+                .as_ref()
+                .map_or_else(Vec::new, |s| s.env.clone()),
         };
         let started = Instant::now();
         let outcome = worker::run_job(&job, limit, ctx.stop);
@@ -424,6 +432,7 @@ fn finish(plan: &Planned, state: &mut Pending) -> ExperimentResult {
             .cloned()
             .collect(),
         round_log: vec![],
+        side: plan.side.as_ref().map(|s| s.side),
     };
     if let Some(why) = &plan.unsupported {
         result.status = Status::Skipped;

@@ -286,6 +286,19 @@ pub fn measure(
     out: &OutDir,
     show: Show,
 ) -> anyhow::Result<Measured> {
+    measure_with(plan, env, out, show, &mut |_| Ok(()))
+}
+
+/// [`measure`], with `before` called before each job with the experiment
+/// it measures (`ab` writes its side's kernel settings there). An error
+/// from it ends the run with that error.
+pub fn measure_with(
+    plan: &plan::Plan,
+    env: crate::env::Env,
+    out: &OutDir,
+    show: Show,
+    before: &mut dyn FnMut(&plan::Planned) -> anyhow::Result<()>,
+) -> anyhow::Result<Measured> {
     // A signal stops the run (the flag holds its number, for the record).
     let stop = Arc::new(StopFlag::new(0));
     for sig in [
@@ -343,6 +356,7 @@ pub fn measure(
         groups: crate::experiments::group_records(),
         experiments: Vec::new(),
         precision: None,
+        ab: None,
     };
     if tables {
         say(&terse::header(&results, width));
@@ -366,6 +380,7 @@ pub fn measure(
     execute::run(plan, &ctx, |ev| {
         match ev {
             Event::Start(planned, slot) => {
+                before(planned)?;
                 let name = progress::job_name(planned, slot, plan);
                 // The first Go job builds the helper, unless it is cached.
                 let building = planned.exp.name == "switch.userspace"

@@ -21,6 +21,19 @@ pub struct Planned {
     pub notes: Vec<String>,
     /// Why the machine cannot run it, when it cannot.
     pub unsupported: Option<String>,
+    /// The side of an A/B run it measures (`tasklab ab`), with that side's
+    /// workers' CPUs and environment; None in a plain run.
+    pub side: Option<SideSetup>,
+}
+
+/// What one side of an A/B run gives its workers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SideSetup {
+    pub side: crate::stats::paired::Side,
+    /// The CPUs its workers are pinned to (None: the run's `--pin`).
+    pub pin: Option<Vec<usize>>,
+    /// Variables set in its workers' environment.
+    pub env: Vec<(String, String)>,
 }
 
 /// One job of the schedule: a round of a point of an experiment.
@@ -275,6 +288,7 @@ pub fn plan(req: &Request, env: &Env) -> anyhow::Result<Plan> {
             points: pts.points,
             notes: pts.notes,
             unsupported,
+            side: None,
         });
     }
     // The helpers run from a folder made in TMPDIR: checked with the rest.
@@ -310,7 +324,7 @@ pub fn plan(req: &Request, env: &Env) -> anyhow::Result<Plan> {
     })
 }
 
-fn check_pin(text: &str, env: &Env) -> anyhow::Result<Vec<usize>> {
+pub fn check_pin(text: &str, env: &Env) -> anyhow::Result<Vec<usize>> {
     let cpus = env::parse_cpu_list(text).map_err(|e| UsageError(format!("--pin: {e}")))?;
     if cpus.is_empty() {
         return usage("--pin: no CPU given");

@@ -7,6 +7,7 @@ fn planned(name: &str, points: usize) -> Planned {
         points: vec![serde_json::Value::Null; points],
         notes: vec![],
         unsupported: None,
+        side: None,
     }
 }
 

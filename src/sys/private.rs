@@ -202,6 +202,40 @@ pub fn open_private_file(path: &Path) -> io::Result<File> {
     }
 }
 
+/// Checks that no one but you and root could have written the file `path`
+/// (a library `LD_PRELOAD` names, for example): it is a regular file owned
+/// by you or root that no group or other can write, in a folder that passes
+/// [`trusted_dir`]. Links are followed, and the file they reach is checked.
+/// Returns the resolved path.
+pub fn trusted_file(path: &Path) -> Result<PathBuf, String> {
+    let resolved = std::fs::canonicalize(path)
+        .map_err(|e| format!("cannot resolve {}: {e}", path.display()))?;
+    let parent = resolved
+        .parent()
+        .ok_or_else(|| format!("{} is not a file", path.display()))?;
+    trusted_dir(parent)?;
+    let m = lstat(&resolved)?;
+    let me = super::effective_uid();
+    if !m.is_file() {
+        return Err(format!("{} is not a regular file", resolved.display()));
+    }
+    if m.uid() != me && m.uid() != 0 {
+        return Err(format!(
+            "{} is owned by uid {}, neither you (uid {me}) nor root",
+            resolved.display(),
+            m.uid()
+        ));
+    }
+    if m.mode() & GROUP_OTHER_WRITE != 0 {
+        return Err(format!(
+            "{} can be written by its group or by others (mode {:o})",
+            resolved.display(),
+            m.mode() & 0o7777
+        ));
+    }
+    Ok(resolved)
+}
+
 #[cfg(test)]
 #[path = "private_tests.rs"]
 mod tests;

@@ -315,6 +315,18 @@ pub fn signal_name(sig: i32) -> &'static str {
     }
 }
 
+/// Whether this process may write the file `path` (access(2) with W_OK,
+/// by the real ids; tasklab is never set-user-ID, so they are the
+/// effective ones too). False for a path that is not valid C.
+pub fn may_write(path: &std::path::Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `c` is a valid NUL-terminated string that outlives the call.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+}
+
 /// The effective user id.
 pub fn effective_uid() -> u32 {
     // SAFETY: geteuid cannot fail.

@@ -5,3 +5,4 @@
 
 pub mod crash;
 pub mod hang;
+pub mod spin;

@@ -1,0 +1,290 @@
+//! `tasklab ab [EXPERIMENT|GROUP]... --a SPEC... --b SPEC...`: side A
+//! against side B inside one run, so that what the host does over minutes
+//! falls on both.
+//!
+//! Each side is planned as `run` plans (its SPECs give its parameters, its
+//! workers' environment and CPUs, and the kernel settings written before its
+//! blocks). The run is a sequence of blocks in the order A B B A, repeated;
+//! a block holds one round of every point of its side, each in a fresh
+//! worker, shuffled inside the block (`--seed` reproduces the order). Round
+//! `r` of each side sits in blocks `2r` and `2r + 1`, next to each other:
+//! the verdict pairs them (`stats::paired`), and its rows, `--json` and exit
+//! status are `compare`'s. Every kernel setting written is restored
+//! (`sys::sysfs_knob`): at the end, on an error, on a signal, and after a
+//! SIGKILL by the next tasklab command.
+
+pub mod blocks;
+pub mod spec;
+pub mod verdict;
+
+use crate::cli::AbArgs;
+use crate::error::UsageError;
+use crate::results::AbRecord;
+use crate::run::plan::{self, Plan, Planned, SideSetup};
+use crate::run::{self as runner, Show};
+use crate::stats::paired::Side;
+use crate::stats::Verdict;
+use crate::sys::safefile::Trust;
+use crate::sys::sysfs_knob::{self, Held, Knob};
+use spec::Spec;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The folder an A/B run writes when `--out` is not given.
+pub const DEFAULT_OUT: &str = "tasklab-ab";
+
+/// The root below which `sysfs:` paths are read and written: `/`, or for
+/// tests the folder in `TASKLAB_SYSFS_ROOT` (a stand-in for /sys, as `env`
+/// reads its facts below a configurable root).
+pub fn sysfs_root() -> PathBuf {
+    std::env::var_os("TASKLAB_SYSFS_ROOT")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| PathBuf::from("/"), PathBuf::from)
+}
+
+/// One side, checked: what it sets, in every form the run needs.
+struct SideSpec {
+    specs: Vec<Spec>,
+    knobs: Vec<Knob>,
+    env: Vec<(String, String)>,
+}
+
+fn side_spec(specs: Vec<Spec>, root: &Path) -> Result<SideSpec, UsageError> {
+    Ok(SideSpec {
+        knobs: spec::knobs(&specs, root)?,
+        env: spec::check_env(&specs)?,
+        specs,
+    })
+}
+
+/// Plans one side as `run` would, with its SPECs' parameters and CPUs.
+fn plan_side(
+    args: &AbArgs,
+    side: &SideSpec,
+    rounds: usize,
+    seed: u64,
+    env: &crate::env::Env,
+) -> anyhow::Result<Plan> {
+    let mut params = args.params.clone();
+    params.extend(spec::params(&side.specs));
+    let pin = spec::cpus(&side.specs).or(args.pin.as_deref());
+    plan::plan(
+        &plan::Request {
+            names: &args.names,
+            profile: runner::profile_of(args.profile),
+            params: &params,
+            presets: &[],
+            pin,
+            timeout_s: args.timeout,
+            rounds: Some(rounds),
+            precision_pct: None,
+            budget_s: None,
+            seed: Some(seed),
+        },
+        env,
+    )
+    .map_err(|e| match e.downcast::<UsageError>() {
+        Ok(u) => UsageError(format!("ab: side {}: {}", side_name(side), u.0)).into(),
+        Err(e) => e,
+    })
+}
+
+fn side_name(side: &SideSpec) -> String {
+    side.specs
+        .iter()
+        .map(Spec::text)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Checks that the kernel takes each side's values: each is written once
+/// and the old values put back, before anything is measured.
+fn try_knobs(root: &Path, a: &[Knob], b: &[Knob]) -> Result<(), UsageError> {
+    for (name, set) in [("A", a), ("B", b)] {
+        if set.is_empty() {
+            continue;
+        }
+        let mut held = sysfs_knob::hold(root, set).map_err(|e| {
+            UsageError(format!(
+                "ab: side {name}: the kernel refused a setting: {e}"
+            ))
+        })?;
+        held.restore()
+            .map_err(|e| UsageError(format!("ab: side {name}: {e}")))?;
+    }
+    Ok(())
+}
+
+/// The `ab` command. Exit status as `compare`'s: 0 nothing regressed, 1 a
+/// regression beyond the threshold (or an experiment failed), 2 bad input,
+/// 130 interrupted.
+pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
+    if !(args.threshold.is_finite() && (0.0..100.0).contains(&args.threshold)) {
+        return Err(UsageError("--threshold takes a percentage from 0 to 100".into()).into());
+    }
+    let (sa, sb) = spec::sides(&args.a, &args.b)?;
+    let root = sysfs_root();
+    let a = side_spec(sa, &root)?;
+    let b = side_spec(sb, &root)?;
+    let writes = !(a.knobs.is_empty() && b.knobs.is_empty());
+    if writes && root == Path::new("/") && crate::sys::effective_uid() != 0 {
+        return Err(UsageError(
+            "ab: a sysfs: SPEC writes a kernel setting, which needs root".into(),
+        )
+        .into());
+    }
+    let env = crate::env::probe();
+    let profile = runner::profile_of(args.profile);
+    let rounds = args
+        .rounds
+        .unwrap_or(crate::measure::sizing::Sizing::of(profile).rounds);
+    let seed = args.seed.unwrap_or_else(plan::fresh_seed);
+    let pa = plan_side(args, &a, rounds, seed, &env)?;
+    let pb = plan_side(args, &b, rounds, seed, &env)?;
+    if same_effect(&pa, &pb, &a, &b) {
+        return Err(UsageError(
+            "ab: A and B are identical: their SPECs set the same values (nothing to compare)"
+                .into(),
+        )
+        .into());
+    }
+    let plan = blocks::combine(pa, pb, (&a.env, &b.env), rounds, seed);
+    let out_path = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_OUT));
+    let out = crate::report::open_out(
+        &out_path,
+        if args.out.is_some() {
+            Trust::Explicit
+        } else {
+            Trust::Default
+        },
+    )?;
+    // A signal from here on ends the run cleanly, its settings restored
+    // (measuring adds its own flag for the same signals).
+    let early = std::sync::Arc::new(crate::measure::worker::StopFlag::new(0));
+    for sig in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register_usize(sig, std::sync::Arc::clone(&early), sig as usize)?;
+    }
+    try_knobs(&root, &a.knobs, &b.knobs)?;
+    if crate::measure::worker::stopped_by(&early).is_some() {
+        eprintln!("interrupted before measuring: every setting is restored");
+        return Ok(ExitCode::from(130));
+    }
+    crate::report::folder::begin(&out, true)?;
+    let show = Show {
+        quiet: args.quiet || args.json,
+        tables: false,
+        verbose: false,
+        width: crate::report::terse::width(),
+        warn: false,
+    };
+    // The side's settings are written before its block's first job; the
+    // guard restores the old values whenever it drops.
+    let mut held: Option<(Side, Held)> = None;
+    let measured = {
+        let mut before = |p: &Planned| -> anyhow::Result<()> {
+            let Some(setup) = &p.side else {
+                return Ok(());
+            };
+            if held.as_ref().map(|h| h.0) == Some(setup.side) {
+                return Ok(());
+            }
+            let knobs = match setup.side {
+                Side::A => &a.knobs,
+                Side::B => &b.knobs,
+            };
+            // Back to the old values first, then this side's.
+            if let Some((_, mut h)) = held.take() {
+                h.restore()?;
+            }
+            if !knobs.is_empty() {
+                held = Some((setup.side, sysfs_knob::hold(&root, knobs)?));
+            } else {
+                held = None;
+            }
+            Ok(())
+        };
+        runner::measure_with(&plan, env, &out, show, &mut before)
+    };
+    if let Some((_, mut h)) = held.take() {
+        h.restore()?;
+    }
+    let runner::Measured {
+        mut results,
+        any_failed,
+        stopped_by,
+    } = measured?;
+    // Registry order, side A before side B.
+    results.experiments.sort_by_key(|e| {
+        (
+            crate::experiments::REGISTRY
+                .iter()
+                .position(|r| r.name == e.name),
+            e.side,
+        )
+    });
+    let mut record = AbRecord {
+        a: a.specs.iter().map(Spec::text).collect(),
+        b: b.specs.iter().map(Spec::text).collect(),
+        blocks: 2 * rounds,
+        verdicts: String::new(),
+    };
+    let results_path = out
+        .shown(crate::results::RESULTS_FILE)
+        .display()
+        .to_string();
+    let interrupted = stopped_by.is_some();
+    results.ab = Some(record.clone());
+    let c = verdict::comparison(&results, args.threshold);
+    if !interrupted {
+        record.verdicts = verdict::render(&results, &c, true, &results_path);
+        results.ab = Some(record);
+    }
+    results.write_in(&out)?;
+    crate::report::write_folder(&results, &out)?;
+    if interrupted {
+        eprintln!("interrupted: every setting is restored; no verdict from part of the blocks");
+        return Ok(ExitCode::from(130));
+    }
+    if args.json {
+        crate::error::out(&format!("{}\n", serde_json::to_string_pretty(&c)?))?;
+    } else if !args.quiet {
+        crate::error::out(&verdict::render(&results, &c, args.all, &results_path))?;
+    }
+    Ok(if c.count(Verdict::Regressed) > 0 || any_failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Whether the two sides, as planned, would run the same thing: the same
+/// parameters, CPUs, environment and kernel settings.
+fn same_effect(pa: &Plan, pb: &Plan, a: &SideSpec, b: &SideSpec) -> bool {
+    let params =
+        |p: &Plan| -> Vec<_> { p.experiments.iter().map(|e| e.params.to_json()).collect() };
+    let mut ka = a.knobs.clone();
+    let mut kb = b.knobs.clone();
+    ka.sort_by(|x, y| x.path.cmp(&y.path));
+    kb.sort_by(|x, y| x.path.cmp(&y.path));
+    let mut ea = a.env.clone();
+    let mut eb = b.env.clone();
+    ea.sort();
+    eb.sort();
+    params(pa) == params(pb) && pa.pin == pb.pin && ea == eb && ka == kb
+}
+
+/// What a side's workers get, for the planned experiments of that side.
+pub(crate) fn setup(side: Side, pin: Option<Vec<usize>>, env: &[(String, String)]) -> SideSetup {
+    SideSetup {
+        side,
+        pin,
+        env: env.to_vec(),
+    }
+}

@@ -1,0 +1,214 @@
+//! What one side of an A/B run changes, as the user wrote it: an
+//! experiment's parameter (`param:NAME=VALUE`), a variable in the workers'
+//! environment (`env:NAME=VALUE`), a kernel setting (`sysfs:PATH=VALUE`, a
+//! file under /sys or /proc/sys), or the CPUs the workers may use
+//! (`cpus:LIST`). Everything is checked here, before anything is measured.
+
+use crate::error::UsageError;
+use std::path::Path;
+
+/// One change a side makes.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Spec {
+    /// `-p NAME=VALUE` for this side (NAME may be EXPERIMENT.NAME).
+    Param { name: String, value: String },
+    /// Set in the workers' environment.
+    Env { name: String, value: String },
+    /// Written before each of this side's blocks, restored at the end.
+    Sysfs { path: String, value: String },
+    /// The CPUs the workers may use (as `--pin`).
+    Cpus { list: String },
+}
+
+/// The kinds a SPEC may have, for the error that names them.
+const KINDS: &str = "param:NAME=VALUE, env:NAME=VALUE, sysfs:PATH=VALUE or cpus:LIST";
+
+/// Variables whose value names files the dynamic loader reads into every
+/// worker: each file must be one no other user could have written.
+const LOADER_VARS: &[&str] = &["LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT"];
+
+fn bad(text: &str, why: impl std::fmt::Display) -> UsageError {
+    UsageError(format!("ab: SPEC '{text}': {why}"))
+}
+
+impl Spec {
+    /// Parses one SPEC as the user wrote it.
+    pub fn parse(text: &str) -> Result<Spec, UsageError> {
+        let Some((kind, rest)) = text.split_once(':') else {
+            return Err(bad(text, format!("no kind: give one of {KINDS}")));
+        };
+        let pair = |what: &str| -> Result<(String, String), UsageError> {
+            match rest.split_once('=') {
+                Some((n, v)) if !n.is_empty() => Ok((n.to_string(), v.to_string())),
+                _ => Err(bad(text, format!("takes {kind}:{what}=VALUE"))),
+            }
+        };
+        match kind {
+            "param" => {
+                let (name, value) = pair("NAME")?;
+                Ok(Spec::Param { name, value })
+            }
+            "env" => {
+                let (name, value) = pair("NAME")?;
+                let valid = name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+                    && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric());
+                if !valid {
+                    return Err(bad(text, format!("'{name}' is not a variable name")));
+                }
+                Ok(Spec::Env { name, value })
+            }
+            "sysfs" => {
+                let (path, value) = pair("PATH")?;
+                if value.contains('\n') {
+                    return Err(bad(text, "a value is one line"));
+                }
+                Ok(Spec::Sysfs { path, value })
+            }
+            "cpus" if !rest.is_empty() => Ok(Spec::Cpus {
+                list: rest.to_string(),
+            }),
+            "cpus" => Err(bad(text, "takes cpus:LIST (0, 0-1, 0,2)")),
+            other => Err(bad(
+                text,
+                format!("unknown kind '{other}': give one of {KINDS}"),
+            )),
+        }
+    }
+
+    /// The SPEC as the user would write it.
+    pub fn text(&self) -> String {
+        match self {
+            Spec::Param { name, value } => format!("param:{name}={value}"),
+            Spec::Env { name, value } => format!("env:{name}={value}"),
+            Spec::Sysfs { path, value } => format!("sysfs:{path}={value}"),
+            Spec::Cpus { list } => format!("cpus:{list}"),
+        }
+    }
+
+    /// What the SPEC sets, for telling the two sides' SPECs apart: two SPECs
+    /// with one target set the same thing.
+    fn target(&self) -> String {
+        match self {
+            Spec::Param { name, .. } => format!("param:{name}"),
+            Spec::Env { name, .. } => format!("env:{name}"),
+            Spec::Sysfs { path, .. } => format!("sysfs:{path}"),
+            Spec::Cpus { .. } => "cpus".into(),
+        }
+    }
+}
+
+/// Both sides, parsed and checked against each other: neither empty, no
+/// SPEC given twice on a side, none the same on both, and the sides not
+/// identical.
+pub fn sides(a: &[String], b: &[String]) -> Result<(Vec<Spec>, Vec<Spec>), UsageError> {
+    let parse = |v: &[String], side: &str| -> Result<Vec<Spec>, UsageError> {
+        if v.is_empty() {
+            return Err(UsageError(format!(
+                "ab: side {side} has no SPEC: give --{} with {KINDS}",
+                side.to_lowercase()
+            )));
+        }
+        let specs = v
+            .iter()
+            .map(|t| Spec::parse(t))
+            .collect::<Result<Vec<_>, _>>()?;
+        for (i, s) in specs.iter().enumerate() {
+            if specs[..i].iter().any(|o| o.target() == s.target()) {
+                return Err(UsageError(format!(
+                    "ab: side {side} sets {} twice: give it once",
+                    s.target()
+                )));
+            }
+        }
+        Ok(specs)
+    };
+    let (sa, sb) = (parse(a, "A")?, parse(b, "B")?);
+    if let Some(same) = sa.iter().find(|s| sb.contains(s)) {
+        return Err(UsageError(format!(
+            "ab: {} is on both sides: a SPEC that is the same for A and B changes nothing between them (put it in -p, or leave it out)",
+            same.text()
+        )));
+    }
+    Ok((sa, sb))
+}
+
+/// The environment variables a side sets, each checked: a loader variable
+/// may name only files no other user could have written.
+pub fn check_env(specs: &[Spec]) -> Result<Vec<(String, String)>, UsageError> {
+    let mut out = Vec::new();
+    for s in specs {
+        let Spec::Env { name, value } = s else {
+            continue;
+        };
+        let paths: Vec<&str> = if LOADER_VARS.contains(&name.as_str()) {
+            value.split([':', ' ']).filter(|p| !p.is_empty()).collect()
+        } else {
+            // A value that names an existing file is checked the same way.
+            Some(value.as_str())
+                .filter(|v| v.starts_with('/') && Path::new(v).exists())
+                .into_iter()
+                .collect()
+        };
+        for p in paths {
+            let path = Path::new(p);
+            let check = if path.is_dir() {
+                crate::sys::private::trusted_dir(path)
+            } else {
+                crate::sys::private::trusted_file(path)
+            };
+            if let Err(why) = check {
+                return Err(bad(
+                    &s.text(),
+                    format!("{p} could have been written by another user: {why}"),
+                ));
+            }
+        }
+        out.push((name.clone(), value.clone()));
+    }
+    Ok(out)
+}
+
+/// The parameters a side sets, as `-p` takes them.
+pub fn params(specs: &[Spec]) -> Vec<String> {
+    specs
+        .iter()
+        .filter_map(|s| match s {
+            Spec::Param { name, value } => Some(format!("{name}={value}")),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The CPU list a side pins its workers to, if it sets one.
+pub fn cpus(specs: &[Spec]) -> Option<&str> {
+    specs.iter().find_map(|s| match s {
+        Spec::Cpus { list } => Some(list.as_str()),
+        _ => None,
+    })
+}
+
+/// The kernel settings a side writes, each a file under /sys or /proc/sys
+/// that resolves (links followed) to a file still under one of them.
+pub fn knobs(specs: &[Spec], root: &Path) -> Result<Vec<crate::sys::sysfs_knob::Knob>, UsageError> {
+    let mut out = Vec::new();
+    for s in specs {
+        let Spec::Sysfs { path, value } = s else {
+            continue;
+        };
+        let resolved =
+            crate::sys::sysfs_knob::resolve(root, path).map_err(|e| bad(&s.text(), e))?;
+        out.push(crate::sys::sysfs_knob::Knob {
+            path: resolved,
+            value: value.clone(),
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+#[path = "spec_tests.rs"]
+mod tests;

@@ -1,0 +1,130 @@
+//! The A/B verdicts: per series, the change from side A to side B measured
+//! by pairs of rounds that ran next to each other (`stats::paired`), judged
+//! by `compare`'s rules (`compare::verdict::judged`), and the words.
+
+use crate::compare::pool::{self, Series};
+use crate::compare::{self, render, verdict::judged, Comparison};
+use crate::results::{Labels, Metric, RunResults};
+use crate::stats::paired::{paired_change, Side};
+use std::collections::HashMap;
+
+type Key<'a> = (&'a str, &'a str, &'a Labels);
+
+/// Each series of one side's results, by experiment, metric and labels.
+fn index(r: &RunResults) -> HashMap<Key<'_>, &Metric> {
+    r.experiments
+        .iter()
+        .flat_map(|e| {
+            e.metrics
+                .iter()
+                .map(move |m| ((e.name.as_str(), m.name.as_str(), &m.labels), m))
+        })
+        .collect()
+}
+
+/// The median of each round of a series, in the order the rounds ran.
+pub fn round_medians(m: &Metric) -> Vec<f64> {
+    m.round_samples()
+        .iter()
+        .filter_map(|r| crate::stats::median(r))
+        .collect()
+}
+
+/// Whether a SPEC changes what backs memory with huge pages: then huge pages
+/// found for one side and not the other are the change itself, not a
+/// condition that spoils it.
+fn sets_huge_pages(specs: &[String]) -> bool {
+    specs
+        .iter()
+        .any(|s| s.contains("hugepage") || s.contains("thp"))
+}
+
+/// Side A against side B of an A/B results file, at `threshold_pct`.
+pub fn comparison(results: &RunResults, threshold_pct: f64) -> Comparison {
+    let (ra, rb) = (results.side(Side::A), results.side(Side::B));
+    let names = |_: Side, specs: &[String]| vec![specs.join(" ")];
+    let (spec_a, spec_b) = results
+        .ab
+        .as_ref()
+        .map_or((Vec::new(), Vec::new()), |ab| (ab.a.clone(), ab.b.clone()));
+    let bs = pool::side(std::slice::from_ref(&ra), &names(Side::A, &spec_a));
+    let ns = pool::side(std::slice::from_ref(&rb), &names(Side::B, &spec_b));
+    let (ia, ib) = (index(&ra), index(&rb));
+    let same_thp = !sets_huge_pages(&spec_a) && !sets_huge_pages(&spec_b);
+    let threshold = threshold_pct / 100.0;
+    let shared = compare::pairs(&bs, &ns);
+    let rows: Vec<_> = shared
+        .iter()
+        .map(|&(b, n)| {
+            let key = (b.experiment.as_str(), b.metric.as_str(), &b.labels);
+            let (ma, mb) = (round_medians(ia[&key]), round_medians(ib[&key]));
+            let seed =
+                crate::stats::seed_for(&format!("ab/{}/{}/{:?}", b.experiment, b.metric, b.labels));
+            let change = paired_change(&ma, &mb, seed);
+            // The pairs judge: a drift or two modes over the run moves both
+            // rounds of a pair alike, so a plain run's flags do not hold the
+            // verdict back here.
+            let unflag = |s: &Series| Series {
+                flagged: None,
+                ..s.clone()
+            };
+            judged((&unflag(b), &unflag(n)), change, threshold, 1, same_thp)
+        })
+        .collect();
+    let (see_10pct, with_mde, median_mde) = compare::resolution(&rows);
+    Comparison {
+        env_differences: Vec::new(),
+        base_files: names(Side::A, &spec_a),
+        new_files: names(Side::B, &spec_b),
+        base_status: bs.status.clone(),
+        new_status: ns.status.clone(),
+        only_in_base: bs.series.len() - shared.len(),
+        only_in_new: ns.series.len() - shared.len(),
+        threshold_pct,
+        base_runs: 1,
+        new_runs: 1,
+        common_mode: None,
+        relative: false,
+        see_10pct,
+        with_mde,
+        median_mde,
+        rows,
+        base_drift_pct: bs.drift.map(|d| d * 100.0),
+        new_drift_pct: ns.drift.map(|d| d * 100.0),
+        base_canary_ns: bs.canary_ns,
+        new_canary_ns: ns.canary_ns,
+        // The pairs give the interval: no calibrated band between runs
+        // applies inside one run.
+        noise: None,
+    }
+}
+
+/// The A/B verdicts in words: what each side set, how the blocks ran, what
+/// the comparison could see, then `compare`'s table and counts (base is
+/// side A, new side B).
+pub fn render(results: &RunResults, c: &Comparison, all: bool, file: &str) -> String {
+    let blocks = results.ab.as_ref().map_or(0, |ab| ab.blocks);
+    let mut s = format!(
+        "A/B inside one run: {blocks} blocks in the order A B B A, each one round of every series in fresh workers; each verdict pairs the rounds of A and B that ran next to each other\nA (base): {}\nB (new):  {}\n",
+        c.base_files.join(", "),
+        c.new_files.join(", ")
+    );
+    for (side, status) in [("A", &c.base_status), ("B", &c.new_status)] {
+        for st in status {
+            s.push_str(&format!("{side}: {st}\n"));
+        }
+    }
+    s.push_str(&format!(
+        "resolution: could see a change of 10% or more in {} of {} series",
+        c.see_10pct, c.with_mde
+    ));
+    if let Some(m) = c.median_mde {
+        s.push_str(&format!("; median minimum detectable change {m:.1}%"));
+    }
+    s.push('\n');
+    s.push_str(&render::body(c, all));
+    s.push_str(&format!(
+        "results: {file} (compare reads a side as {file}:a or {file}:b)\n"
+    ));
+    s
+}
