@@ -607,12 +607,19 @@ fn read_mitigations(fs: &Root) -> Vec<(String, String)> {
 enum VulnState {
     NotAffected,
     Mitigated,
+    /// "Vulnerable: Safe RET, no microcode": the kernel still calls the CPU
+    /// vulnerable, but a mitigation it names runs on every kernel entry.
+    PartlyMitigated,
     Vulnerable,
     Other,
 }
 
-/// Classifies a vulnerabilities/* status line. "Mitigation: ...; SMT
-/// vulnerable" counts as mitigated: the kernel did what it can.
+/// Classifies a vulnerabilities/* status line, reading all of it.
+/// "Mitigation: ...; SMT vulnerable" counts as mitigated: the kernel did
+/// what it can. "Vulnerable: X, no microcode" with X a mechanism (Safe RET,
+/// Clear CPU buffers attempted, eIBRS, retpolines) is partly mitigated: X
+/// runs and costs time; "Vulnerable", "Vulnerable: No microcode" and
+/// "Vulnerable: Microcode, no safe RET" name nothing that runs.
 fn vuln_state(status: &str) -> VulnState {
     // itlb_multihit prefixes its status with "KVM: ".
     let s = status.trim();
@@ -622,6 +629,22 @@ fn vuln_state(status: &str) -> VulnState {
         VulnState::NotAffected
     } else if lower.starts_with("mitigation") {
         VulnState::Mitigated
+    } else if let Some(rest) = lower.strip_prefix("vulnerable") {
+        let first = rest
+            .trim_start_matches([':', ' '])
+            .split([',', ';'])
+            .next()
+            .unwrap_or("")
+            .trim();
+        let names_nothing = first.is_empty()
+            || first.starts_with("no ")
+            || first == "microcode"
+            || first == "smt vulnerable";
+        if names_nothing {
+            VulnState::Vulnerable
+        } else {
+            VulnState::PartlyMitigated
+        }
     } else if lower.contains("vulnerable") {
         VulnState::Vulnerable
     } else {
@@ -629,16 +652,54 @@ fn vuln_state(status: &str) -> VulnState {
     }
 }
 
-/// One line, e.g. "1 vulnerable (retbleed), 9 mitigated, 12 not affected".
+/// The vulnerabilities with a mitigation running (in full or in part), by
+/// name, and how many of them are partial.
+pub fn active_mitigations(m: &[(String, String)]) -> (Vec<&str>, usize) {
+    let mut names = Vec::new();
+    let mut partial = 0;
+    for (name, status) in m {
+        match vuln_state(status) {
+            VulnState::Mitigated => names.push(name.as_str()),
+            VulnState::PartlyMitigated => {
+                names.push(name.as_str());
+                partial += 1;
+            }
+            _ => {}
+        }
+    }
+    (names, partial)
+}
+
+/// The seed table's words for [`active_mitigations`]: "3 CPU vulnerability
+/// mitigations active here (1 of them partial; each kernel entry pays for
+/// some)".
+pub fn mitigations_active_text(active: usize, partial: usize) -> String {
+    let what = if active == 1 {
+        "mitigation"
+    } else {
+        "mitigations"
+    };
+    let part = match partial {
+        0 => String::new(),
+        n => format!("{n} of them partial; "),
+    };
+    format!("{active} CPU vulnerability {what} active here ({part}each kernel entry pays for some)")
+}
+
+/// One line, e.g. "1 vulnerable (retbleed), 9 mitigated, 12 not affected";
+/// a partly mitigated one is named with its status ("1 partly mitigated
+/// (spec_rstack_overflow: Vulnerable: Safe RET, no microcode)").
 fn mitigations_summary(m: &[(String, String)]) -> String {
     if m.is_empty() {
         return "not reported".to_string();
     }
     let mut vulnerable = Vec::new();
+    let mut partly = Vec::new();
     let (mut mitigated, mut unaffected, mut other) = (0, 0, 0);
     for (name, status) in m {
         match vuln_state(status) {
             VulnState::Vulnerable => vulnerable.push(name.as_str()),
+            VulnState::PartlyMitigated => partly.push(format!("{name}: {}", status.trim())),
             VulnState::Mitigated => mitigated += 1,
             VulnState::NotAffected => unaffected += 1,
             VulnState::Other => other += 1,
@@ -652,6 +713,13 @@ fn mitigations_summary(m: &[(String, String)]) -> String {
             "{} vulnerable ({})",
             vulnerable.len(),
             vulnerable.join(", ")
+        ));
+    }
+    if !partly.is_empty() {
+        parts.push(format!(
+            "{} partly mitigated ({})",
+            partly.len(),
+            partly.join("; ")
         ));
     }
     parts.push(format!("{mitigated} mitigated"));

@@ -21,6 +21,8 @@ pub mod pthread;
 pub mod safefile;
 pub mod sched;
 pub mod share;
+pub mod sysfs_knob;
+pub mod tsc;
 pub mod tty;
 
 pub use clock::*;
