@@ -450,6 +450,11 @@ pub(super) fn steal_ticks(stat: &str) -> Option<u64> {
         .ok()
 }
 
+/// How the CPUs idle now, read below `root` (after `--idle-poll` changed it).
+pub fn cpuidle_at(root: &Path) -> Option<CpuIdle> {
+    read_cpuidle(&Root { root })
+}
+
 fn read_cpuidle(fs: &Root) -> Option<CpuIdle> {
     let driver = fs.read_trim("/sys/devices/system/cpu/cpuidle/current_driver");
     let governor = fs

@@ -15,7 +15,10 @@
 
 mod facts;
 mod probe;
-pub use facts::{rss_counting, throttling_now, CpuIdle, Facts, IdleState, RssCounting, Throttling};
+pub use facts::{
+    cpuidle_at, idle_poll_plan, rss_counting, throttling_now, CpuIdle, Facts, IdlePollPlan,
+    IdleState, RssCounting, Throttling,
+};
 pub use probe::probe;
 
 use std::fs;

@@ -700,17 +700,17 @@ fn haltpoll_root(poll_ns: &str) -> TempRoot {
 #[test]
 fn idle_poll_sets_the_haltpoll_limit_or_disables_the_halting_states() {
     let t = haltpoll_root("0\n");
-    let p = facts::idle_poll_plan(&t.0).unwrap();
+    let p = idle_poll_plan(&t.0).unwrap();
     assert_eq!(
         p.knobs,
-        [facts::Knob {
+        [crate::sys::sysfs_knob::Knob {
             path: "/sys/module/haltpoll/parameters/guest_halt_poll_ns".into(),
             value: "200000".into()
         }]
     );
     assert!(p.how.contains("from 0 to 200000"), "{}", p.how);
     let t = haltpoll_root("50000\n");
-    assert!(facts::idle_poll_plan(&t.0).unwrap().knobs.is_empty());
+    assert!(idle_poll_plan(&t.0).unwrap().knobs.is_empty());
     // The menu governor: every state but POLL disabled, on every CPU.
     let t = TempRoot::new("idlepoll-menu");
     t.write("/sys/devices/system/cpu/cpuidle/current_governor", "menu\n");
@@ -723,7 +723,7 @@ fn idle_poll_sets_the_haltpoll_limit_or_disables_the_halting_states() {
         t.write(&format!("{d}/state2/name"), "C6\n");
         t.write(&format!("{d}/state2/disable"), "1\n");
     }
-    let p = facts::idle_poll_plan(&t.0).unwrap();
+    let p = idle_poll_plan(&t.0).unwrap();
     let paths: Vec<&str> = p.knobs.iter().map(|k| k.path.as_str()).collect();
     assert_eq!(
         paths,
@@ -737,7 +737,7 @@ fn idle_poll_sets_the_haltpoll_limit_or_disables_the_halting_states() {
     let t = TempRoot::new("idlepoll-none");
     t.write("/sys/devices/system/cpu/cpu0/cpuidle/state0/name", "C1\n");
     t.write("/sys/devices/system/cpu/cpu0/cpuidle/state0/disable", "0\n");
-    assert!(facts::idle_poll_plan(&t.0)
+    assert!(idle_poll_plan(&t.0)
         .unwrap_err()
         .contains("kernel command line"));
 }

@@ -8,11 +8,14 @@ pub mod plan;
 pub mod progress;
 
 use crate::cli::{OutputArgs, ProfileArg, RunArgs};
+use crate::env::IdlePollPlan;
+use crate::error::usage;
 use crate::measure::worker::{self, StopFlag};
 use crate::measure::{scratch::Scratch, sizing::Profile, timer};
 use crate::report::{self, export, folder, table, terse};
 use crate::results::{RunResults, RunStatus, RESULTS_FILE, SCHEMA_NAME, SCHEMA_VERSION};
 use crate::sys::safefile::{OutDir, Trust};
+use crate::sys::sysfs_knob;
 use execute::{Event, JobContext};
 use progress::Progress;
 use std::io::IsTerminal;
@@ -67,8 +70,11 @@ pub fn plan_of(args: &RunArgs, env: &crate::env::Env) -> anyhow::Result<plan::Pl
 }
 
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
+    // Settings a killed run left changed get their old values back first.
+    let busy = recover_sysfs(args.quiet);
     let env = crate::env::probe();
     let plan = plan_of(args, &env)?;
+    let idle = idle_poll_of(args.idle_poll, busy)?;
     // Every destination is checked before anything is measured.
     let output = output_of(&args.output);
     let exports = export::plan(&output)?;
@@ -97,7 +103,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         results,
         any_failed,
         stopped_by,
-    } = measure(&plan, env, &out, show)?;
+    } = measure(&plan, env, &out, show, idle.as_ref())?;
     let results_path = out.shown(RESULTS_FILE);
     let was_interrupted = results.status == RunStatus::Partial;
     // The reader of stdout may go away (`tasklab run | head`): the files are
@@ -171,7 +177,45 @@ pub fn run_request(req: &plan::Request, out: &Path) -> anyhow::Result<RunResults
         width: terse::DEFAULT_WIDTH,
         warn: false,
     };
-    Ok(measure(&plan, env, &out, show)?.results)
+    Ok(measure(&plan, env, &out, show, None)?.results)
+}
+
+/// Applies the restore record of a killed run (root's, in /run/tasklab);
+/// returns why the settings stay as they are when another run holds them.
+fn recover_sysfs(quiet: bool) -> Option<String> {
+    if !crate::sys::is_root() {
+        return None;
+    }
+    match sysfs_knob::recover(Path::new("/")) {
+        Ok(back) => {
+            for k in back.iter().filter(|_| !quiet) {
+                eprintln!(
+                    "note: {} restored to {}, left changed by a run that was killed",
+                    k.path, k.value
+                );
+            }
+            None
+        }
+        Err(e) => Some(e.to_string()),
+    }
+}
+
+/// `--idle-poll`, checked before anything is measured: root, a run-time
+/// setting that makes idle CPUs poll, and no other run holding one.
+fn idle_poll_of(asked: bool, busy: Option<String>) -> anyhow::Result<Option<IdlePollPlan>> {
+    if !asked {
+        return Ok(None);
+    }
+    if !crate::sys::is_root() {
+        return usage("--idle-poll changes settings under /sys/ and needs root");
+    }
+    if let Some(why) = busy {
+        return usage(format!("--idle-poll: {why}"));
+    }
+    match crate::env::idle_poll_plan(Path::new("/")) {
+        Ok(p) => Ok(Some(p)),
+        Err(why) => usage(format!("--idle-poll: {why}")),
+    }
 }
 
 /// What a run prints while it measures.
@@ -206,6 +250,7 @@ pub fn measure(
     env: crate::env::Env,
     out: &OutDir,
     show: Show,
+    idle: Option<&IdlePollPlan>,
 ) -> anyhow::Result<Measured> {
     // A signal stops the run (the flag holds its number, for the record).
     let stop = Arc::new(StopFlag::new(0));
@@ -216,6 +261,17 @@ pub fn measure(
     ] {
         signal_hook::flag::register_usize(sig, Arc::clone(&stop), sig as usize)?;
     }
+    // Changed once a signal only stops the run; restored when this drops,
+    // however `measure` ends (a kill: by the next run, from the record).
+    let mut env = env;
+    let _idle = match idle {
+        Some(p) => {
+            let held = sysfs_knob::hold(Path::new("/"), &p.knobs)?;
+            env.facts.cpuidle = crate::env::cpuidle_at(Path::new("/"));
+            Some((held, p.how.clone()))
+        }
+        None => None,
+    };
 
     let Show {
         quiet,
@@ -242,7 +298,6 @@ pub fn measure(
     // How much other work there is, before anything of ours runs.
     let mut busy = execute::BusyProbe::before(5, std::time::Duration::from_millis(20));
     let calibration = timer::calibrate(env.tsc_invariant);
-    let mut env = env;
     env.measured_mhz = calibration.measured_mhz;
     let scratch = Scratch::new()?;
 
@@ -265,6 +320,11 @@ pub fn measure(
         experiments: Vec::new(),
         precision: None,
     };
+    if let Some((_, how)) = &_idle {
+        results.warnings.push(format!(
+            "--idle-poll: {how}; the old values are restored when the run ends"
+        ));
+    }
     if tables {
         say(&terse::header(&results, width));
         say(&report::timer_line(&results, width));
