@@ -395,12 +395,21 @@ fn handoffs(
     let start = snapshot(cpus);
     let until = sys::monotonic_ns() + (budget.seconds * 1e9) as u64;
     let (mine, theirs) = std::thread::scope(|s| {
-        let peer = s.spawn(|| side(&word, false, None, peer_cpu));
-        let mine = side(&word, true, Some(until), a);
-        if mine.is_err() {
-            word.store(STOP, Ordering::Release);
-            let _ = sys::futex_wake(&word, 1, false);
-        }
+        // A side that fails stops the other, which would wait for ever.
+        let word = &word;
+        let stop_other = move |r: &io::Result<Log>| {
+            if r.is_err() {
+                word.store(STOP, Ordering::Release);
+                let _ = sys::futex_wake(word, 1, false);
+            }
+        };
+        let peer = s.spawn(move || {
+            let r = side(word, false, None, peer_cpu);
+            stop_other(&r);
+            r
+        });
+        let mine = side(word, true, Some(until), a);
+        stop_other(&mine);
         let theirs = peer
             .join()
             .map_err(|_| anyhow::anyhow!("the peer panicked"));
@@ -419,7 +428,8 @@ fn handoffs(
     let mut pass = Pass {
         samples: batch_medians(&wake, BATCH),
         calls: batch_medians(&calls, BATCH),
-        ops: (to_peer.handoffs + to_me.handoffs) as u64,
+        // Every wake call between the snapshots, for the counters.
+        ops: (mine.wakes.len() + theirs.wakes.len()) as u64,
         timed: Some((
             wake.len() as f64 / n * 100.0,
             calls.len() as f64 / n * 100.0,

@@ -284,9 +284,11 @@ pub fn res_cal(text: &str, cpus: &[usize]) -> [u64; 2] {
 
 /// `a − b` with the interval of the difference itself: each side's
 /// half-widths combined as independent errors (the low end from a's lower
-/// and b's upper half-width). None when either series is flagged.
+/// and b's upper half-width). None when either series is flagged or its
+/// interval bounds nothing (an interval that bounds nothing supports no
+/// sentence).
 pub fn diff(a: &Summary, b: &Summary, unit: Unit) -> Option<Difference> {
-    if a.unstable || b.unstable {
+    if [a, b].iter().any(|s| s.unstable || bounds_nothing(s, unit)) {
         return None;
     }
     let d = a.median - b.median;

@@ -142,6 +142,10 @@ fn a_difference_bounds_only_when_its_interval_excludes_zero() {
     let mut flagged = b.clone();
     flagged.unstable = true;
     assert!(diff(&a, &flagged, Unit::Ns).is_none());
+    // Nor does one whose interval bounds nothing (it reaches zero).
+    let wide = summary(400.0, 0.0, 90_000.0);
+    assert!(diff(&a, &wide, Unit::Ns).is_none());
+    assert!(diff(&wide, &b, Unit::Ns).is_none());
 }
 
 fn m(spec: &MetricSpec, v: Variant, med: f64, lo: f64, hi: f64) -> Metric {
