@@ -170,6 +170,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
+    /// Make idle CPUs poll for this run (root only): sets the haltpoll
+    /// governor's guest_halt_poll_ns, or disables every idle state but POLL,
+    /// and restores the old values however the run ends
+    #[arg(long)]
+    pub idle_poll: bool,
+
     #[command(flatten)]
     pub output: OutputArgs,
 

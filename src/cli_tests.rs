@@ -19,3 +19,14 @@ fn demo_takes_only_vm() {
     ));
     assert!(parse(&["tasklab", "demo", "clone-vm", "files"]).is_err());
 }
+
+#[test]
+fn idle_poll_is_an_opt_in_flag_of_run() {
+    let run = |args: &[&str]| match Cli::try_parse_from(args).map(|c| c.command) {
+        Ok(Some(Command::Run(r))) => Some(r.idle_poll),
+        _ => None,
+    };
+    assert_eq!(run(&["tasklab", "run", "--idle-poll"]), Some(true));
+    assert_eq!(run(&["tasklab", "run"]), Some(false));
+    assert_eq!(run(&["tasklab", "run", "--idle-poll=yes"]), None);
+}

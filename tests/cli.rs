@@ -789,3 +789,29 @@ fn a_full_standard_output_is_an_error_with_its_reason_never_a_panic() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// `--idle-poll` is checked before anything is measured: without root it is
+/// refused with exit 2; as root a bad experiment name is still refused first,
+/// and the idle settings are left as they were.
+#[test]
+fn idle_poll_needs_root_and_changes_nothing_when_refused() {
+    let d = tmp();
+    const POLL: &str = "/sys/module/haltpoll/parameters/guest_halt_poll_ns";
+    let before = std::fs::read_to_string(POLL).ok();
+    if tasklab::sys::is_root() {
+        tasklab()
+            .args(["run", "no.such", "--idle-poll", "--out"])
+            .arg(d.path())
+            .assert()
+            .code(2);
+    } else {
+        tasklab()
+            .args(["run", "yardstick.syscall", "--idle-poll", "--out"])
+            .arg(d.path())
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("--idle-poll").and(predicate::str::contains("root")));
+    }
+    assert!(!d.path().join("results.json").exists());
+    assert_eq!(std::fs::read_to_string(POLL).ok(), before);
+}

@@ -39,16 +39,17 @@ fn read(d: &Path, name: &str) -> String {
     std::fs::read_to_string(d.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-/// The fixture's charts. switch.wakeup draws none: in this quick run its
-/// one-CPU hand-off did not settle, so no part is stacked (see
-/// `the_wakeup_chart_draws_once_its_series_settle`).
-const CHARTS: [&str; 6] = [
+/// The fixture's charts. switch.wakeup's draws the one figure the fixture
+/// has that it still measures, the membarrier (see
+/// `the_wakeup_chart_draws_every_figure_it_measures`).
+const CHARTS: [&str; 7] = [
     "chart-launch-vs-heap.svg",
     "chart-switch-placement.svg",
     "chart-switch-indirect.svg",
     "chart-thread-memory.svg",
     "chart-speedup.svg",
     "chart-cow.svg",
+    "chart-switch-wakeup.svg",
 ];
 
 #[test]
@@ -221,7 +222,7 @@ fn every_chart_is_valid_svg_with_labelled_axes_and_legends() {
             "95% interval",
         ]
     };
-    let expect: [(&str, &[&str]); 6] = [
+    let expect: [(&str, &[&str]); 7] = [
         (
             CHARTS[0],
             &[
@@ -262,6 +263,7 @@ fn every_chart_is_valid_svg_with_labelled_axes_and_legends() {
             &["workers", "speedup", "ideal on 2 CPUs", "Amdahl", "fork"],
         ),
         (CHARTS[5], cow_words),
+        (CHARTS[6], &["IPI round trip", "membarrier", "95% interval"]),
     ];
     for (file, words) in expect {
         let svg = read(d.path(), file);
@@ -525,34 +527,49 @@ fn no_figure_of_seed_000_is_paired_with_a_lifecycle_even_in_an_old_file() {
     }
 }
 
-/// The fixture's switch.wakeup did not settle, so it has no chart, and says
-/// why; the same figures taken as settled, and analysed again as a run
-/// would, draw the stack.
+/// The fixture's switch.wakeup predates the measured figures (its other
+/// series are the retired stack's): its chart draws the membarrier alone,
+/// never a part; the experiment with the figures it now measures draws one
+/// bar per figure.
 #[test]
-fn the_wakeup_chart_draws_once_its_series_settle() {
+fn the_wakeup_chart_draws_every_figure_it_measures() {
+    use tasklab::experiments::switch::wakeup::{Variant, BARRIER_NS, TIMER_LATE_NS, WAKE_NS};
     let (d, _) = render(&[]);
-    assert!(!d.path().join("chart-switch-wakeup.svg").exists());
+    let old = read(d.path(), "chart-switch-wakeup.svg");
+    assert!(old.contains("IPI round trip") && !old.contains("residual"));
+    assert!(!old.contains("wake-up"));
     let mut r = results();
     let w = r
         .experiments
         .iter_mut()
         .find(|e| e.name == "switch.wakeup")
         .expect("switch.wakeup in the fixture");
-    assert!(w.metrics.iter().any(|m| m.summary.unstable));
-    assert!(w
-        .findings
-        .iter()
-        .any(|f| f.starts_with("did not settle here")));
-    assert!(w.readings.iter().all(|x| x.name != "part_ns"));
-    for m in &mut w.metrics {
+    let template = w.metrics[0].clone();
+    let series = |name: &str, variant: Variant, median: f64| {
+        let mut m = template.clone();
+        m.name = name.into();
+        m.labels = [("variant".to_string(), variant.name().to_string())]
+            .into_iter()
+            .collect();
+        m.summary.median = median;
+        m.summary.ci95_lo = median * 0.95;
+        m.summary.ci95_hi = median * 1.05;
         m.summary.unstable = false;
-    }
+        m.summary.unsettled = None;
+        m
+    };
+    w.metrics = vec![
+        series(WAKE_NS.name, Variant::CrossCpu, 15_000.0),
+        series(WAKE_NS.name, Variant::SameCpu, 2_000.0),
+        series(TIMER_LATE_NS.name, Variant::TimerIdle, 60_000.0),
+        series(BARRIER_NS.name, Variant::IpiRunning, 11_000.0),
+    ];
     w.findings.clear();
     w.notes.clear();
     w.headlines.clear();
     let reg = tasklab::experiments::find("switch.wakeup").expect("registered");
     (reg.analyze)(w).apply(w);
-    assert!(w.readings.iter().any(|x| x.name == "part_ns"));
+    assert!(w.headlines.is_empty(), "no Summary sentence");
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("settled.json");
     r.write_atomic(&f).unwrap();
@@ -565,9 +582,15 @@ fn the_wakeup_chart_draws_once_its_series_settle() {
         .assert()
         .success();
     let svg = read(&out, "chart-switch-wakeup.svg");
-    for w in ["full hand-off", "its parts", "coherence floor", "residual"] {
+    for w in [
+        "wake-up, other",
+        "wake-up, same",
+        "timer lateness",
+        "IPI round trip",
+    ] {
         assert!(svg.contains(w), "no '{w}' in the wakeup chart");
     }
+    assert!(!svg.contains("residual") && !svg.contains("stacked"));
 }
 
 #[test]

@@ -188,7 +188,14 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
     // guard restores the old values whenever it drops.
     let mut held: Option<(Side, Held)> = None;
     let measured = {
+        let mut passed_on = false;
         let mut before = |p: &Planned| -> anyhow::Result<()> {
+            // A signal that came between the check above and the run's own
+            // handlers is raised again, for the run to stop on it.
+            if let Some(sig) = crate::measure::worker::stopped_by(&early).filter(|_| !passed_on) {
+                passed_on = true;
+                signal_hook::low_level::raise(sig)?;
+            }
             let Some(setup) = &p.side else {
                 return Ok(());
             };
@@ -210,7 +217,7 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
             }
             Ok(())
         };
-        runner::measure_with(&plan, env, &out, show, &mut before)
+        runner::measure_with(&plan, env, &out, show, None, &mut before)
     };
     if let Some((_, mut h)) = held.take() {
         h.restore()?;

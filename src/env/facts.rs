@@ -8,8 +8,10 @@
 //! `env`, so each parser is tested on fixture text.
 
 use super::{bracketed_choice, cgroup_v1_path, cgroup_v2_path, Root};
+pub use crate::sys::sysfs_knob::Knob;
 use serde::{Deserialize, Serialize};
 use std::fs;
+use std::path::Path;
 
 /// The machine facts beyond [`super::Env`]'s first-generation fields.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -37,6 +39,108 @@ pub struct Facts {
     pub rss_counting: Option<RssCounting>,
     /// Namespaces of this process that are not the host's initial ones.
     pub own_namespaces: Vec<String>,
+}
+
+/// What the haltpoll messages say about changing it: the setting is
+/// writable at run time, no reboot needed.
+const RUN_TIME: &str = "writable at run time in /sys/module/haltpoll/parameters/guest_halt_poll_ns; `tasklab run --idle-poll` sets it for one run";
+
+/// The polling limit `--idle-poll` gives the haltpoll governor: the
+/// module's own default, 200 µs.
+pub const IDLE_POLL_NS: u64 = 200_000;
+
+/// What `tasklab run --idle-poll` changes to make idle CPUs poll, and how
+/// it says so; no knobs when the machine polls already.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IdlePollPlan {
+    pub knobs: Vec<Knob>,
+    pub how: String,
+}
+
+/// The run-time settings that make an idle CPU poll here, read below
+/// `root`: the haltpoll governor's `guest_halt_poll_ns`, else every idle
+/// state but POLL disabled on every CPU; Err(why none can) otherwise.
+pub fn idle_poll_plan(root: &Path) -> Result<IdlePollPlan, String> {
+    let fs = Root { root };
+    let cmdline = fs.read("/proc/cmdline").unwrap_or_default();
+    let none = |how: String| {
+        Ok(IdlePollPlan {
+            knobs: Vec::new(),
+            how,
+        })
+    };
+    if cmdline.split_whitespace().any(|a| a == "idle=poll") {
+        return none(
+            "idle CPUs poll already (idle=poll on the kernel command line): nothing changed".into(),
+        );
+    }
+    const POLL_NS: &str = "/sys/module/haltpoll/parameters/guest_halt_poll_ns";
+    let governor = fs.read_trim("/sys/devices/system/cpu/cpuidle/current_governor");
+    if governor.as_deref() == Some("haltpoll") && fs.exists(POLL_NS) {
+        return match fs.read_u64(POLL_NS) {
+            Some(0) => Ok(IdlePollPlan {
+                knobs: vec![Knob {
+                    path: POLL_NS.into(),
+                    value: IDLE_POLL_NS.to_string(),
+                }],
+                how: format!(
+                    "guest_halt_poll_ns set from 0 to {IDLE_POLL_NS} for this run: the haltpoll governor polls up to 200 µs before it halts"
+                ),
+            }),
+            Some(ns) => none(format!(
+                "idle CPUs poll already (guest_halt_poll_ns={ns}): nothing changed"
+            )),
+            None => Err(format!("{POLL_NS} cannot be read")),
+        };
+    }
+    let cpu_dir = "/sys/devices/system/cpu";
+    let mut cpus: Vec<usize> = fs::read_dir(fs.path(cpu_dir))
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.file_name().to_str()?.strip_prefix("cpu")?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    cpus.sort_unstable();
+    let mut knobs = Vec::new();
+    let mut polls = false;
+    let mut names = Vec::new();
+    for cpu in cpus {
+        for k in 0.. {
+            let dir = format!("{cpu_dir}/cpu{cpu}/cpuidle/state{k}");
+            let Some(name) = fs.read_trim(&format!("{dir}/name")) else {
+                break;
+            };
+            if name == "POLL" {
+                polls = true;
+                continue;
+            }
+            if fs.read_u64(&format!("{dir}/disable")) == Some(0) {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+                knobs.push(Knob {
+                    path: format!("{dir}/disable"),
+                    value: "1".into(),
+                });
+            }
+        }
+    }
+    if !polls {
+        return Err(
+            "no POLL idle state and no haltpoll governor: only idle=poll on the kernel command line (a reboot) makes an idle CPU poll here".into(),
+        );
+    }
+    if knobs.is_empty() {
+        return none("every idle state but POLL is disabled already: nothing changed".into());
+    }
+    Ok(IdlePollPlan {
+        how: format!(
+            "idle states {} disabled on every CPU for this run: an idle CPU polls (state POLL)",
+            names.join(", ")
+        ),
+        knobs,
+    })
 }
 
 /// How the CPUs idle.
@@ -173,7 +277,7 @@ impl Facts {
         if governor == "haltpoll" {
             return match ci.haltpoll_poll_ns {
                 Some(0) => Err(format!(
-                    "the {driver} cpuidle driver runs the haltpoll governor with guest_halt_poll_ns=0: it never polls (a boot setting)"
+                    "the {driver} cpuidle driver runs the haltpoll governor with guest_halt_poll_ns=0: it never polls ({RUN_TIME})"
                 )),
                 Some(ns) => Ok(format!(
                     "the haltpoll governor polls up to {} before it halts",
@@ -183,7 +287,7 @@ impl Facts {
             };
         }
         Err(format!(
-            "cpuidle driver {driver} with governor {governor} halts an idle CPU, and idle=poll is not on the kernel command line (changing either needs a reboot)"
+            "cpuidle driver {driver} with governor {governor} halts an idle CPU, and idle=poll is not on the kernel command line (the governor and each idle state's `disable` are writable at run time; `tasklab run --idle-poll` changes them for one run)"
         ))
     }
 
@@ -344,6 +448,11 @@ pub(super) fn steal_ticks(stat: &str) -> Option<u64> {
         .nth(8)?
         .parse()
         .ok()
+}
+
+/// How the CPUs idle now, read below `root` (after `--idle-poll` changed it).
+pub fn cpuidle_at(root: &Path) -> Option<CpuIdle> {
+    read_cpuidle(&Root { root })
 }
 
 fn read_cpuidle(fs: &Root) -> Option<CpuIdle> {

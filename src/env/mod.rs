@@ -15,9 +15,17 @@
 
 mod facts;
 pub mod fingerprint;
+mod mitigations;
 mod probe;
-pub use facts::{rss_counting, throttling_now, CpuIdle, Facts, IdleState, RssCounting, Throttling};
+pub use facts::{
+    cpuidle_at, idle_poll_plan, rss_counting, throttling_now, CpuIdle, Facts, IdlePollPlan,
+    IdleState, RssCounting, Throttling,
+};
 pub use fingerprint::Fingerprint;
+pub use mitigations::{active_mitigations, mitigations_active_text};
+use mitigations::{mitigations_summary, read_mitigations};
+#[cfg(test)]
+use mitigations::{vuln_state, VulnState};
 pub use probe::probe;
 
 use std::fs;
@@ -590,83 +598,6 @@ fn cgroup_container_hint(cgroup: &str) -> Option<&'static str> {
     .into_iter()
     .find(|(needle, _)| c.contains(needle))
     .map(|(_, name)| name)
-}
-
-fn read_mitigations(fs: &Root) -> Vec<(String, String)> {
-    let Ok(dir) = fs::read_dir(fs.path("/sys/devices/system/cpu/vulnerabilities")) else {
-        return Vec::new();
-    };
-    let mut out: Vec<(String, String)> = dir
-        .flatten()
-        .filter_map(|entry| {
-            let text = fs::read_to_string(entry.path()).ok()?;
-            Some((
-                entry.file_name().to_string_lossy().into_owned(),
-                text.trim().to_string(),
-            ))
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-#[derive(Debug, PartialEq)]
-enum VulnState {
-    NotAffected,
-    Mitigated,
-    Vulnerable,
-    Other,
-}
-
-/// Classifies a vulnerabilities/* status line. "Mitigation: ...; SMT
-/// vulnerable" counts as mitigated: the kernel did what it can.
-fn vuln_state(status: &str) -> VulnState {
-    // itlb_multihit prefixes its status with "KVM: ".
-    let s = status.trim();
-    let s = s.strip_prefix("KVM:").map_or(s, str::trim);
-    let lower = s.to_ascii_lowercase();
-    if lower.starts_with("not affected") {
-        VulnState::NotAffected
-    } else if lower.starts_with("mitigation") {
-        VulnState::Mitigated
-    } else if lower.contains("vulnerable") {
-        VulnState::Vulnerable
-    } else {
-        VulnState::Other
-    }
-}
-
-/// One line, e.g. "1 vulnerable (retbleed), 9 mitigated, 12 not affected".
-fn mitigations_summary(m: &[(String, String)]) -> String {
-    if m.is_empty() {
-        return "not reported".to_string();
-    }
-    let mut vulnerable = Vec::new();
-    let (mut mitigated, mut unaffected, mut other) = (0, 0, 0);
-    for (name, status) in m {
-        match vuln_state(status) {
-            VulnState::Vulnerable => vulnerable.push(name.as_str()),
-            VulnState::Mitigated => mitigated += 1,
-            VulnState::NotAffected => unaffected += 1,
-            VulnState::Other => other += 1,
-        }
-    }
-    let mut parts = Vec::new();
-    if vulnerable.is_empty() {
-        parts.push("0 vulnerable".to_string());
-    } else {
-        parts.push(format!(
-            "{} vulnerable ({})",
-            vulnerable.len(),
-            vulnerable.join(", ")
-        ));
-    }
-    parts.push(format!("{mitigated} mitigated"));
-    parts.push(format!("{unaffected} not affected"));
-    if other > 0 {
-        parts.push(format!("{other} other"));
-    }
-    parts.join(", ")
 }
 
 /// Preemption model from the kernel version string ("#1 SMP PREEMPT_DYNAMIC

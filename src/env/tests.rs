@@ -147,6 +147,7 @@ fn mitigations_are_summarised() {
     );
     assert_eq!(mitigations_summary(&[]), "not reported");
     assert_eq!(vuln_state("Processor vulnerable"), VulnState::Vulnerable);
+    assert_eq!(vuln_state("Vulnerable"), VulnState::Vulnerable);
 }
 
 #[test]
@@ -606,4 +607,137 @@ fn a_dockerenv_file_with_the_hosts_namespaces_is_no_container() {
             e.container
         );
     }
+}
+
+/// This VM's whole vulnerabilities/ text: SRSO's "Vulnerable: Safe RET, no
+/// microcode" runs Safe RET on every kernel entry, so three mitigations are
+/// active, not the two whose lines start with "Mitigation".
+#[test]
+fn a_partial_mitigation_is_read_from_the_whole_text() {
+    let t = TempRoot::new("vuln");
+    let dir = "/sys/devices/system/cpu/vulnerabilities";
+    for (name, status) in [
+        ("meltdown", "Not affected"),
+        ("retbleed", "Not affected"),
+        ("spec_rstack_overflow", "Vulnerable: Safe RET, no microcode"),
+        ("spec_store_bypass", "Vulnerable"),
+        (
+            "spectre_v1",
+            "Mitigation: usercopy/swapgs barriers and __user pointer sanitization",
+        ),
+        (
+            "spectre_v2",
+            "Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Not affected",
+        ),
+        ("gather_data_sampling", "Vulnerable: No microcode"),
+        ("mds", "Vulnerable: Clear CPU buffers attempted, no microcode"),
+    ] {
+        t.write(&format!("{dir}/{name}"), &format!("{status}\n"));
+    }
+    let e = Env::read_from(&t.0, "6.8.0-test".into(), "x86_64".into());
+    let (active, partial) = active_mitigations(&e.mitigations);
+    assert_eq!(
+        active,
+        ["mds", "spec_rstack_overflow", "spectre_v1", "spectre_v2"]
+    );
+    assert_eq!(partial, 2);
+    assert_eq!(
+        mitigations_summary(&e.mitigations),
+        "2 vulnerable (gather_data_sampling, spec_store_bypass), 2 partly mitigated (mds: Vulnerable: Clear CPU buffers attempted, no microcode; spec_rstack_overflow: Vulnerable: Safe RET, no microcode), 2 mitigated, 2 not affected"
+    );
+    assert_eq!(
+        mitigations_active_text(active.len(), partial),
+        "4 CPU vulnerability mitigations active here (2 of them partial; each kernel entry pays for some)"
+    );
+    assert_eq!(
+        vuln_state("Vulnerable: Microcode, no safe RET"),
+        VulnState::Vulnerable
+    );
+    assert_eq!(
+        vuln_state("Vulnerable: eIBRS with unprivileged eBPF"),
+        VulnState::PartlyMitigated
+    );
+}
+
+/// The idle path is a run-time setting: no message says it needs a
+/// reboot or is a boot setting while a writable knob exists.
+#[test]
+fn the_idle_path_is_said_to_be_writable_at_run_time() {
+    let mut f = Facts {
+        cpuidle: Some(CpuIdle {
+            driver: Some("haltpoll".into()),
+            governor: Some("haltpoll".into()),
+            states: vec![],
+            haltpoll_poll_ns: Some(0),
+        }),
+        ..Facts::default()
+    };
+    for governor in ["haltpoll", "menu"] {
+        f.cpuidle.as_mut().unwrap().governor = Some(governor.into());
+        let why = f.polling_idle().unwrap_err();
+        assert!(
+            !why.contains("reboot") && !why.contains("boot setting"),
+            "{why}"
+        );
+        assert!(why.contains("--idle-poll"), "{why}");
+    }
+}
+
+fn haltpoll_root(poll_ns: &str) -> TempRoot {
+    let t = TempRoot::new("idlepoll");
+    t.write("/proc/cmdline", "console=ttyS0\n");
+    t.write(
+        "/sys/devices/system/cpu/cpuidle/current_governor",
+        "haltpoll\n",
+    );
+    t.write(
+        "/sys/module/haltpoll/parameters/guest_halt_poll_ns",
+        poll_ns,
+    );
+    t
+}
+
+#[test]
+fn idle_poll_sets_the_haltpoll_limit_or_disables_the_halting_states() {
+    let t = haltpoll_root("0\n");
+    let p = idle_poll_plan(&t.0).unwrap();
+    assert_eq!(
+        p.knobs,
+        [crate::sys::sysfs_knob::Knob {
+            path: "/sys/module/haltpoll/parameters/guest_halt_poll_ns".into(),
+            value: "200000".into()
+        }]
+    );
+    assert!(p.how.contains("from 0 to 200000"), "{}", p.how);
+    let t = haltpoll_root("50000\n");
+    assert!(idle_poll_plan(&t.0).unwrap().knobs.is_empty());
+    // The menu governor: every state but POLL disabled, on every CPU.
+    let t = TempRoot::new("idlepoll-menu");
+    t.write("/sys/devices/system/cpu/cpuidle/current_governor", "menu\n");
+    for cpu in 0..2 {
+        let d = format!("/sys/devices/system/cpu/cpu{cpu}/cpuidle");
+        t.write(&format!("{d}/state0/name"), "POLL\n");
+        t.write(&format!("{d}/state0/disable"), "0\n");
+        t.write(&format!("{d}/state1/name"), "C1\n");
+        t.write(&format!("{d}/state1/disable"), "0\n");
+        t.write(&format!("{d}/state2/name"), "C6\n");
+        t.write(&format!("{d}/state2/disable"), "1\n");
+    }
+    let p = idle_poll_plan(&t.0).unwrap();
+    let paths: Vec<&str> = p.knobs.iter().map(|k| k.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "/sys/devices/system/cpu/cpu0/cpuidle/state1/disable",
+            "/sys/devices/system/cpu/cpu1/cpuidle/state1/disable"
+        ]
+    );
+    assert!(p.how.contains("C1"), "{}", p.how);
+    // No POLL state and no haltpoll: nothing at run time can.
+    let t = TempRoot::new("idlepoll-none");
+    t.write("/sys/devices/system/cpu/cpu0/cpuidle/state0/name", "C1\n");
+    t.write("/sys/devices/system/cpu/cpu0/cpuidle/state0/disable", "0\n");
+    assert!(idle_poll_plan(&t.0)
+        .unwrap_err()
+        .contains("kernel command line"));
 }

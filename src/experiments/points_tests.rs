@@ -7,9 +7,7 @@ use super::parallel::{average::AveragePoint, forktime::ForktimePoint, program::P
 use super::spawn::cow::CowPoint;
 use super::spawn::heap::{HeapPoint, Image, Touch};
 use super::spec::Points;
-use super::switch::{
-    indirect::IndirectPoint, pingpong::PingPongPoint, wakeup::Idle, wakeup::WakeupPoint, CpusPoint,
-};
+use super::switch::{indirect::IndirectPoint, pingpong::PingPongPoint, CpusPoint};
 use crate::measure::protocol::Job;
 use serde::{de::DeserializeOwned, Serialize};
 use serde_json::{json, Value};
@@ -88,15 +86,6 @@ fn switch_points_keep_their_json() {
         },
         json!({"method": "pipe_threads", "placements": ["same_cpu", "two_cpus"], "cpus": [0, 1]}),
     );
-    for (idle, word) in [(Idle::Polls, "polls"), (Idle::Halts, "halts")] {
-        keeps(
-            WakeupPoint {
-                cpus: vec![0, 1],
-                idle,
-            },
-            json!({"cpus": [0, 1], "idle": word}),
-        );
-    }
 }
 
 #[test]
@@ -175,7 +164,7 @@ fn a_point_that_does_not_fit_is_an_error_not_a_default() {
     );
     assert!(
         Job::at("switch.wakeup", json!({"cpus": [0, 1], "idle": "naps"}))
-            .point::<WakeupPoint>()
+            .point::<CpusPoint>()
             .is_err()
     );
     assert!(Job::at(

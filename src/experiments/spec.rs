@@ -199,7 +199,15 @@ pub struct Experiment {
 
 /// Metrics no experiment writes any more, declared with the direction they
 /// had, so that older results files still read and compare.
-pub const RETIRED: &[&MetricSpec] = &[&SYS_NS];
+pub const RETIRED: &[&MetricSpec] = &[
+    &SYS_NS,
+    &PARKS_PER_OP,
+    &PEER_IDLE_PCT,
+    &TLB_PER_OP,
+    &PART_NS,
+    &PART_LO_NS,
+    &PART_HI_NS,
+];
 
 /// The system part of CPU time, dropped in session 8
 /// (`measure::sampler::push_cpu` keeps the whole CPU time).
@@ -209,6 +217,51 @@ pub const SYS_NS: MetricSpec = MetricSpec::new(
     Better::Neither,
     crate::metric::Kind::Other,
     "retired: the system part of a worker's CPU time per operation",
+);
+
+/// switch.wakeup's stacked decomposition, retired in issue 28 (its parts
+/// were differences under a model the data contradicts).
+pub const PARKS_PER_OP: MetricSpec = MetricSpec::new(
+    "parks_per_op",
+    Unit::Count,
+    Better::Neither,
+    crate::metric::Kind::Other,
+    "retired: futex waits that parked (slept) per round trip, both sides",
+);
+pub const PEER_IDLE_PCT: MetricSpec = MetricSpec::new(
+    "peer_idle_pct",
+    Unit::Percent,
+    Better::Neither,
+    crate::metric::Kind::Other,
+    "retired: share of the pass the peer's CPU spent idle",
+);
+pub const TLB_PER_OP: MetricSpec = MetricSpec::new(
+    "tlb_per_op",
+    Unit::Count,
+    Better::Neither,
+    crate::metric::Kind::Other,
+    "retired: TLB shootdowns per operation on the two CPUs",
+);
+pub const PART_NS: MetricSpec = MetricSpec::new(
+    "part_ns",
+    Unit::Ns,
+    Better::Neither,
+    crate::metric::Kind::HandOff,
+    "retired: one part of the cross-CPU hand-off per round trip, by subtraction",
+);
+pub const PART_LO_NS: MetricSpec = MetricSpec::new(
+    "part_lo_ns",
+    Unit::Ns,
+    Better::Neither,
+    crate::metric::Kind::HandOff,
+    "retired: the low end of a part's interval, per round trip",
+);
+pub const PART_HI_NS: MetricSpec = MetricSpec::new(
+    "part_hi_ns",
+    Unit::Ns,
+    Better::Neither,
+    crate::metric::Kind::HandOff,
+    "retired: the high end of a part's interval, per round trip",
 );
 
 impl Experiment {

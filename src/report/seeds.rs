@@ -97,15 +97,9 @@ pub fn reason(r: &RunResults, experiment: &str, m: &Metric, ratio: f64) -> Strin
             ),
             _ => {}
         }
-        let mitigated = env
-            .mitigations
-            .iter()
-            .filter(|(_, v)| v.starts_with("Mitigation"))
-            .count();
-        if kind != Kind::Copy && mitigated > 0 {
-            parts.push(format!(
-                "{mitigated} CPU vulnerability mitigations active here (each kernel entry pays for some)"
-            ));
+        let (active, partial) = crate::env::active_mitigations(&env.mitigations);
+        if kind != Kind::Copy && !active.is_empty() {
+            parts.push(crate::env::mitigations_active_text(active.len(), partial));
         }
     }
     if timing {

@@ -8,11 +8,14 @@ pub mod plan;
 pub mod progress;
 
 use crate::cli::{OutputArgs, ProfileArg, RunArgs};
+use crate::env::IdlePollPlan;
+use crate::error::usage;
 use crate::measure::worker::{self, StopFlag};
 use crate::measure::{scratch::Scratch, sizing::Profile, timer};
 use crate::report::{self, export, folder, table, terse};
 use crate::results::{RunResults, RunStatus, RESULTS_FILE, SCHEMA_NAME, SCHEMA_VERSION};
 use crate::sys::safefile::{OutDir, Trust};
+use crate::sys::sysfs_knob;
 use execute::{Event, JobContext};
 use progress::Progress;
 use std::io::IsTerminal;
@@ -103,8 +106,11 @@ pub fn repeat_of(args: &RunArgs) -> Result<usize, crate::error::UsageError> {
 /// that makes its own, `calibrate`).
 pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Vec<RunResults>)> {
     let repeat = repeat_of(args)?;
+    // Settings a killed run left changed get their old values back first.
+    let busy = recover_sysfs(args.quiet);
     let env = crate::env::probe();
     let plan = plan_of(args, &env)?;
+    let idle = idle_poll_of(args.idle_poll, busy)?;
     // Every destination is checked before anything is measured.
     let output = output_of(&args.output);
     let exports = export::plan(&output)?;
@@ -154,7 +160,7 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
             tables: show.tables && last,
             ..show
         };
-        let m = measure(plan_k, env.clone(), &out, show_k)?;
+        let m = measure(plan_k, env.clone(), &out, show_k, idle.as_ref())?;
         if repeat > 1 {
             out.write(&repeat_file(k), &m.results.to_json()?)?;
         }
@@ -250,7 +256,37 @@ pub fn run_request(req: &plan::Request, out: &Path) -> anyhow::Result<RunResults
         width: terse::DEFAULT_WIDTH,
         warn: false,
     };
-    Ok(measure(&plan, env, &out, show)?.results)
+    Ok(measure(&plan, env, &out, show, None)?.results)
+}
+
+/// Why settings under /sys cannot be changed now: another live run holds
+/// a restore record (a killed run's record was applied when this command
+/// started: `lib::restore_settings`).
+fn recover_sysfs(_quiet: bool) -> Option<String> {
+    if !crate::sys::is_root() {
+        return None;
+    }
+    sysfs_knob::recover(Path::new("/"))
+        .err()
+        .map(|e| e.to_string())
+}
+
+/// `--idle-poll`, checked before anything is measured: root, a run-time
+/// setting that makes idle CPUs poll, and no other run holding one.
+fn idle_poll_of(asked: bool, busy: Option<String>) -> anyhow::Result<Option<IdlePollPlan>> {
+    if !asked {
+        return Ok(None);
+    }
+    if !crate::sys::is_root() {
+        return usage("--idle-poll changes settings under /sys/ and needs root");
+    }
+    if let Some(why) = busy {
+        return usage(format!("--idle-poll: {why}"));
+    }
+    match crate::env::idle_poll_plan(Path::new("/")) {
+        Ok(p) => Ok(Some(p)),
+        Err(why) => usage(format!("--idle-poll: {why}")),
+    }
 }
 
 /// What a run prints while it measures.
@@ -285,8 +321,9 @@ pub fn measure(
     env: crate::env::Env,
     out: &OutDir,
     show: Show,
+    idle: Option<&IdlePollPlan>,
 ) -> anyhow::Result<Measured> {
-    measure_with(plan, env, out, show, &mut |_| Ok(()))
+    measure_with(plan, env, out, show, idle, &mut |_| Ok(()))
 }
 
 /// [`measure`], with `before` called before each job with the experiment
@@ -297,6 +334,7 @@ pub fn measure_with(
     env: crate::env::Env,
     out: &OutDir,
     show: Show,
+    idle: Option<&IdlePollPlan>,
     before: &mut dyn FnMut(&plan::Planned) -> anyhow::Result<()>,
 ) -> anyhow::Result<Measured> {
     // A signal stops the run (the flag holds its number, for the record).
@@ -308,6 +346,17 @@ pub fn measure_with(
     ] {
         signal_hook::flag::register_usize(sig, Arc::clone(&stop), sig as usize)?;
     }
+    // Changed once a signal only stops the run; restored when this drops,
+    // however `measure` ends (a kill: by the next run, from the record).
+    let mut env = env;
+    let _idle = match idle {
+        Some(p) => {
+            let held = sysfs_knob::hold(Path::new("/"), &p.knobs)?;
+            env.facts.cpuidle = crate::env::cpuidle_at(Path::new("/"));
+            Some((held, p.how.clone()))
+        }
+        None => None,
+    };
 
     let Show {
         quiet,
@@ -334,7 +383,6 @@ pub fn measure_with(
     // How much other work there is, before anything of ours runs.
     let mut busy = execute::BusyProbe::before(5, std::time::Duration::from_millis(20));
     let calibration = timer::calibrate(env.tsc_invariant);
-    let mut env = env;
     env.measured_mhz = calibration.measured_mhz;
     let scratch = Scratch::new()?;
 
@@ -358,6 +406,11 @@ pub fn measure_with(
         precision: None,
         ab: None,
     };
+    if let Some((_, how)) = &_idle {
+        results.warnings.push(format!(
+            "--idle-poll: {how}; the old values are restored when the run ends"
+        ));
+    }
     if tables {
         say(&terse::header(&results, width));
         say(&report::timer_line(&results, width));

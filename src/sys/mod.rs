@@ -22,6 +22,7 @@ pub mod safefile;
 pub mod sched;
 pub mod share;
 pub mod sysfs_knob;
+pub mod tsc;
 pub mod tty;
 
 pub use clock::*;

@@ -7,7 +7,7 @@
 //! any other `sysfs:` setting can.
 //!
 //! Every path is below a root (`/` for real; a temporary folder in tests),
-//! and only paths under `/sys/` are ever written. The record lives in
+//! and only paths under `/sys/` or `/proc/sys/` are ever written. The record lives in
 //! `<root>/run/tasklab/` (mode 0700, root's): `/run` is emptied by a reboot,
 //! which also resets /sys, so a record never outlives the values it restores.
 
@@ -66,14 +66,6 @@ fn under(root: &Path, path: &str) -> io::Result<PathBuf> {
     Ok(root.join(path.trim_start_matches('/')))
 }
 
-/// The value of a setting now, trimmed.
-pub fn read(root: &Path, path: &str) -> io::Result<String> {
-    let p = under(root, path)?;
-    fs::read_to_string(&p)
-        .map(|s| s.trim().to_string())
-        .map_err(|e| io::Error::new(e.kind(), format!("cannot read {path}: {e}")))
-}
-
 /// `path` (as on the real system) checked for writing: under /sys/ or
 /// /proc/sys/, and still under one of them once its links are followed
 /// below `root`; a regular file this process may write. Returns the
@@ -102,6 +94,14 @@ pub fn resolve(root: &Path, path: &str) -> Result<String, String> {
         ));
     }
     Ok(shown)
+}
+
+/// The value of a setting now, trimmed.
+pub fn read(root: &Path, path: &str) -> io::Result<String> {
+    let p = under(root, path)?;
+    fs::read_to_string(&p)
+        .map(|s| s.trim().to_string())
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot read {path}: {e}")))
 }
 
 fn write(root: &Path, k: &Knob) -> io::Result<()> {

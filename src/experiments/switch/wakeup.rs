@@ -1,103 +1,68 @@
-//! switch.wakeup: why a cross-CPU hand-off costs several same-CPU switches.
-//! On the two CPUs switch.pingpong uses, variants that each remove one cost:
-//! (a) the coherence floor, two threads busy-polling one cache line with no
-//! system call; (b) the futex hand-off without sleep, each side spinning up
-//! to `spin_us` before it parks; (c) the IPI alone, a membarrier with the
-//! peer thread running on the other CPU (one IPI) against it blocked (none);
-//! (d) the futex hand-off to an idle CPU (switch.pingpong's `two_cpus`); (e)
-//! the same with a polling idle state, where the machine offers one; and the
-//! futex hand-off on one CPU, the syscall and switch path with no IPI and no
-//! idle. Each pass records the RES, CAL and TLB interrupts per operation and
-//! the peer CPU's idle share, so each variant shows which path it took. The
-//! parts ([`super::wakeup_parts`]) stack into the full hand-off.
+//! switch.wakeup: what waking a thread on another CPU costs, each figure
+//! measured, none derived under a stacking model. On the two CPUs
+//! switch.pingpong uses:
+//! - the one-way wake-up, stamped with the invariant TSC (`rdtscp`) just
+//!   before FUTEX_WAKE and on return from FUTEX_WAIT: across CPUs with both
+//!   halting when idle, across CPUs with a SCHED_IDLE spinner keeping each
+//!   awake, and between two threads on one CPU;
+//! - the waker's FUTEX_WAKE call alone, in the same hand-offs;
+//! - how late a timer fires on a halted CPU against one kept awake (halt
+//!   to run with no IPI);
+//! - a membarrier with the peer running (a synchronous IPI round trip to a
+//!   running CPU) against it blocked;
+//! - per operation, the cpuidle states entered and the RES/CAL interrupts,
+//!   so each figure shows the path it took.
+//!
+//! The arithmetic and the series are in [`super::wakeup_parts`];
+//! docs/switch-wakeup.md gives the model and its limits on a VM.
 
 use super::series::ROUND_TRIP_NS;
-use super::wakeup_parts::{decompose, Part};
-pub use super::wakeup_parts::{Variant, BARRIER_NS, CAL_PER_OP, RES_PER_OP, TLB_PER_OP};
-use super::{plan_cpus, worker_cpus, CPUS};
+pub use super::wakeup_parts::*;
+use super::{plan_cpus, worker_cpus, CpusPoint, CPUS};
 use crate::experiments::prelude::*;
-use crate::measure::explain::{contamination, cpu_of_wall, per_op_phrase};
-use crate::measure::sampler::{interleave, per_op, push_cpu, Budget, CpuPerOp, CPU_NS, PASSES};
+use crate::measure::explain::{contamination, per_op_phrase};
+use crate::measure::sampler::{interleave, per_op, Budget, CPU_NS, PASSES};
 use crate::metric::key::VARIANT;
-use crate::sys::{self, procfs};
-use serde::{Deserialize, Serialize};
+use crate::sys;
+use crate::sys::tsc::{self, TscRate};
 use std::hint::spin_loop;
 use std::io;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
-/// Futex parks (waits that slept) per round trip, both sides.
-pub const PARKS_PER_OP: MetricSpec = MetricSpec::new(
-    "parks_per_op",
-    Unit::Count,
-    Better::Neither,
-    Kind::Other,
-    "futex waits that parked (slept) per round trip, both sides",
-);
-
-/// The share of the pass the peer's CPU spent idle.
-pub const PEER_IDLE_PCT: MetricSpec = MetricSpec::new(
-    "peer_idle_pct",
-    Unit::Percent,
-    Better::Neither,
-    Kind::Other,
-    "share of the pass the peer's CPU spent idle",
-);
-
-/// A reading per part of the stack (`part`): its median and the ends of
-/// its interval. Where the time goes, not a figure to beat.
-pub const PART_NS: MetricSpec = MetricSpec::new(
-    "part_ns",
-    Unit::Ns,
-    Better::Neither,
-    Kind::HandOff,
-    "one part of the cross-CPU hand-off per round trip (coherence, path, ipi, idle_exit, residual)",
-);
-
-pub const PART_LO_NS: MetricSpec = MetricSpec::new(
-    "part_lo_ns",
-    Unit::Ns,
-    Better::Neither,
-    Kind::HandOff,
-    "the low end of a part's interval, per round trip",
-);
-
-pub const PART_HI_NS: MetricSpec = MetricSpec::new(
-    "part_hi_ns",
-    Unit::Ns,
-    Better::Neither,
-    Kind::HandOff,
-    "the high end of a part's interval, per round trip",
-);
-
-/// Which part of the stack a `part_*` reading is.
-pub const PART: LabelKey = "part";
 /// Whether the barrier's peer was `running` or `blocked`.
 pub const PEER: LabelKey = "peer";
+/// The cpuidle state an `idle_entries_per_op` reading counts.
+pub const STATE: LabelKey = "state";
+/// Which figure a `timed_pct` reading is the share of.
+pub const OF: LabelKey = "of";
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "switch.wakeup",
     metrics: &[
-        &ROUND_TRIP_NS,
+        &WAKE_NS,
+        &WAKE_CALL_NS,
+        &TIMER_LATE_NS,
         &BARRIER_NS,
         &RES_PER_OP,
         &CAL_PER_OP,
-        &TLB_PER_OP,
-        &PARKS_PER_OP,
-        &PEER_IDLE_PCT,
+        &IDLE_ENTRIES_PER_OP,
+        &TIMED_PCT,
+        &TSC_MHZ,
+        // Older files' series, declared once with switch.pingpong: they
+        // still read and compare.
+        &ROUND_TRIP_NS,
         &CPU_NS,
-        &PART_NS,
-        &PART_LO_NS,
-        &PART_HI_NS,
     ],
-    summary: "a cross-CPU futex hand-off decomposed: coherence floor, syscall and switch path, IPI, idle exit, residual, each variant with its interrupts and idle time",
+    summary: "waking a thread on another CPU, measured: the one-way wake-up by the invariant TSC (halting, kept awake, one CPU), the waker's FUTEX_WAKE, a timer on a halted CPU, an IPI round trip to a running CPU, the idle states entered",
     reproduces: "beyond the seeds: why switch.pingpong's two_cpus placement costs several same-CPU switches",
     params: &[
         ParamSpec {
-            name: "spin_us",
-            help: "how long the spin-then-park variant spins on the futex word before it parks, µs",
-            kind: ParamKind::Count { min: 1, max: 100_000 },
-            quick: "50",
-            thorough: "50",
+            name: "timer_us",
+            help: "the period of the timer probe's absolute sleeps, µs",
+            kind: ParamKind::Count { min: 20, max: 100_000 },
+            quick: "200",
+            thorough: "200",
         },
         CPUS,
     ],
@@ -111,44 +76,11 @@ pub static EXPERIMENT: Experiment = Experiment {
 fn supported(env: &Env) -> Result<(), String> {
     if env.cpus_allowed.len() < 2 {
         return Err(format!(
-            "a cross-CPU hand-off needs two CPUs; {} allowed here",
+            "a cross-CPU wake-up needs two CPUs; {} allowed here",
             env.cpus_allowed.len()
         ));
     }
     Ok(())
-}
-
-/// How each variant ([`Variant`], declared beside the arithmetic) runs.
-impl Variant {
-    fn is_barrier(self) -> bool {
-        matches!(self, Variant::IpiRunning | Variant::IpiBlocked)
-    }
-
-    /// How a hand-off variant waits: spin for ever (None), or spin up to
-    /// this many ns and then park.
-    fn spin(self, spin_ns: u64) -> Option<u64> {
-        match self {
-            Variant::Coherence => None,
-            Variant::SpinPark => Some(spin_ns),
-            _ => Some(0),
-        }
-    }
-}
-
-/// The one switch.wakeup job: the two CPUs, and how the machine idles.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WakeupPoint {
-    pub cpus: Vec<usize>,
-    pub idle: Idle,
-}
-
-/// Whether a polling idle state could be had for variant (e).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Idle {
-    Polls,
-    Halts,
 }
 
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
@@ -156,411 +88,657 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let cpus = plan_cpus(ctx, &mut pts.notes)?;
     if cpus.len() < 2 {
         pts.notes.push(
-            "switch.wakeup skipped: the cpus parameter names one CPU, and a cross-CPU hand-off needs two"
+            "switch.wakeup skipped: the cpus parameter names one CPU, and a cross-CPU wake-up needs two"
                 .into(),
         );
         return Ok(pts);
     }
-    let idle = match ctx.env.facts.polling_idle() {
-        Ok(how) => {
-            pts.notes.push(format!(
-                "this machine polls when idle ({how}): the hand-off is measured with a polling idle state (e); one to a halting CPU (d) cannot be had without changing the kernel's settings, so the idle exit is not isolated"
-            ));
-            Idle::Polls
-        }
-        Err(why) => {
-            pts.notes.push(format!(
-                "(e) the hand-off with a polling idle state skipped: {why}; the idle exit is not isolated and stays in the residual"
-            ));
-            Idle::Halts
-        }
-    };
-    pts.push(&WakeupPoint { cpus, idle });
+    pts.push(&CpusPoint { cpus });
     Ok(pts)
 }
 
+/// Hand-offs a pass keeps at most (both directions).
+const MAX_HANDOFFS: usize = 200_000;
+/// Hand-offs the measuring side makes at least.
+const MIN_HANDOFFS: usize = 4 * BATCH;
+/// Hand-offs or timer wakes per recorded sample (a batch median).
+const BATCH: usize = 16;
+
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
-    let point: WakeupPoint = job.point()?;
+    let point: CpusPoint = job.point()?;
     let (all, cpus) = worker_cpus(&point.cpus, &mut out.notes)?;
     anyhow::ensure!(
         cpus.len() >= 2,
         "switch.wakeup needs two CPUs in this worker's mask"
     );
     let pair = (cpus[0], cpus[1]);
-    let spin_ns = job.params.int("spin_us") * 1_000;
-    let mut variants = vec![Variant::Coherence, Variant::SpinPark, Variant::SameCpu];
-    variants.push(if point.idle == Idle::Polls {
-        Variant::PollingIdle
-    } else {
-        Variant::IdleCpu
-    });
+    let period_ns = job.params.int("timer_us") * 1_000;
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let rate = match tsc::invariant_tsc(&cpuinfo) {
+        Ok(()) => TscRate::measure(20),
+        Err(why) => {
+            out.notes.push(format!(
+                "the one-way wake-up and the FUTEX_WAKE call are not measured: {why}"
+            ));
+            None
+        }
+    };
+    let mut variants = Vec::new();
+    if rate.is_some() {
+        variants.extend([Variant::CrossCpu, Variant::CrossCpuAwake, Variant::SameCpu]);
+    }
+    variants.extend([Variant::TimerIdle, Variant::TimerAwake]);
     match sys::membarrier_register_private_expedited() {
         Ok(()) => variants.extend([Variant::IpiRunning, Variant::IpiBlocked]),
         Err(e) => out.notes.push(format!(
-            "(c) the IPI alone skipped: membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) failed: {e}"
+            "the IPI round trip is not measured: membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) failed: {e}"
         )),
     }
     let share = Budget::from_job(job).split(PASSES);
     let passes = interleave(&variants, PASSES, job.seed, |v| {
-        let r = run_pass(*v, pair, spin_ns, &share, job.loop_overhead_ns);
+        let r = run_pass(*v, pair, rate, period_ns, &share, job.loop_overhead_ns);
         sys::pin_current_thread(&all)?;
         r.map_err(|e| anyhow::anyhow!("{}: {e}", v.name()))
     })?;
     for (v, passes) in variants.iter().zip(passes) {
-        let l = labels(&[(VARIANT, v.name())]);
-        let samples: Vec<f64> = passes.iter().flat_map(|p| p.samples.clone()).collect();
-        let cpu: Vec<CpuPerOp> = passes.iter().map(|p| p.cpu).collect();
-        if v.is_barrier() {
-            let peer = if *v == Variant::IpiRunning {
-                "running"
-            } else {
-                "blocked"
-            };
-            let with_peer = labels(&[(VARIANT, v.name()), (PEER, peer)]);
-            out.push(&BARRIER_NS, with_peer.clone(), samples);
-            push_cpu(&mut out, &with_peer, &cpu);
-        } else {
-            out.push(&ROUND_TRIP_NS, l.clone(), samples);
-            push_cpu(&mut out, &l, &cpu);
-        }
-        let per = |f: &dyn Fn(&Pass) -> f64| passes.iter().map(f).collect::<Vec<f64>>();
-        for (i, spec) in [&RES_PER_OP, &CAL_PER_OP, &TLB_PER_OP].iter().enumerate() {
-            out.push_detail(spec, l.clone(), per(&|p| p.ipis[i] as f64 / p.ops as f64));
-        }
-        if !v.is_barrier() {
-            out.push_detail(
-                &PARKS_PER_OP,
-                l.clone(),
-                per(&|p| p.parks as f64 / p.ops as f64),
-            );
-        }
-        if passes.iter().all(|p| p.peer_idle_ns.is_some()) {
-            let pct =
-                per(&|p| p.peer_idle_ns.unwrap_or(0) as f64 / p.wall_ns.max(1) as f64 * 100.0);
-            out.push_detail(&PEER_IDLE_PCT, l, pct);
-        }
+        push_pass(&mut out, *v, &passes);
+    }
+    // The rate at the worker's end too: a TSC that changed rate is no clock.
+    if let (Some(a), Some(b)) = (rate, TscRate::measure(20)) {
+        out.push_detail(
+            &TSC_MHZ,
+            Labels::new(),
+            vec![a.cycles_per_ns * 1e3, b.cycles_per_ns * 1e3],
+        );
     }
     Ok(out)
 }
 
 /// What one pass of one variant measured.
+#[derive(Default)]
 struct Pass {
-    /// ns per operation (a round trip, or a barrier), one per batch.
+    /// ns: batch medians of one-way wake-ups, timer lateness or barriers.
     samples: Vec<f64>,
-    /// Operations between the two counter snapshots.
+    /// ns: batch medians of the wake calls (hand-offs only).
+    calls: Vec<f64>,
+    /// Operations between the counter snapshots.
     ops: u64,
-    /// RES, CAL, TLB interrupts on the two CPUs over the pass.
-    ipis: [u64; 3],
-    parks: u64,
-    /// Time the peer's CPU spent idle over the pass.
-    peer_idle_ns: Option<u64>,
-    wall_ns: u64,
-    /// Both threads' CPU time per operation over the pass.
-    cpu: CpuPerOp,
+    /// Shares of the hand-offs timed: wake-up, wake call.
+    timed: Option<(f64, f64)>,
+    res_cal: [u64; 2],
+    idle: Vec<(String, f64)>,
 }
 
-/// The turn word's values.
-const TURN_A: i32 = 0;
-const TURN_B: i32 = 1;
-const STOP: i32 = 2;
+fn push_pass(out: &mut WorkerOutput, v: Variant, passes: &[Pass]) {
+    let l = labels(&[(VARIANT, v.name())]);
+    let all = |f: &dyn Fn(&Pass) -> &Vec<f64>| passes.iter().flat_map(f).copied().collect();
+    match v {
+        Variant::IpiRunning | Variant::IpiBlocked => {
+            let peer = if v == Variant::IpiRunning {
+                "running"
+            } else {
+                "blocked"
+            };
+            out.push(
+                &BARRIER_NS,
+                labels(&[(VARIANT, v.name()), (PEER, peer)]),
+                all(&|p| &p.samples),
+            );
+        }
+        _ if v.is_timer() => out.push(&TIMER_LATE_NS, l.clone(), all(&|p| &p.samples)),
+        _ => {
+            out.push(&WAKE_NS, l.clone(), all(&|p| &p.samples));
+            out.push(&WAKE_CALL_NS, l.clone(), all(&|p| &p.calls));
+            for (of, i) in [(WAKE_NS.name, 0), (WAKE_CALL_NS.name, 1)] {
+                let pct = passes
+                    .iter()
+                    .filter_map(|p| p.timed.map(|t| if i == 0 { t.0 } else { t.1 }))
+                    .collect();
+                out.push_detail(&TIMED_PCT, labels(&[(VARIANT, v.name()), (OF, of)]), pct);
+            }
+        }
+    }
+    let per = |i: usize| {
+        passes
+            .iter()
+            .map(|p| p.res_cal[i] as f64 / p.ops.max(1) as f64)
+            .collect()
+    };
+    out.push_detail(&RES_PER_OP, l.clone(), per(0));
+    out.push_detail(&CAL_PER_OP, l.clone(), per(1));
+    let mut states: Vec<&str> = Vec::new();
+    for p in passes {
+        for (s, _) in &p.idle {
+            if !states.contains(&s.as_str()) {
+                states.push(s);
+            }
+        }
+    }
+    for s in states {
+        let v: Vec<f64> = passes
+            .iter()
+            .map(|p| p.idle.iter().find(|(n, _)| n == s).map_or(0.0, |x| x.1))
+            .collect();
+        out.push_detail(
+            &IDLE_ENTRIES_PER_OP,
+            labels(&[(VARIANT, l[VARIANT].as_str()), (STATE, s)]),
+            v,
+        );
+    }
+}
 
 /// The counters a pass reads at its start and end.
 struct Snapshot {
-    ipis: [u64; 3],
-    idle_ns: Option<u64>,
-    /// The worker's CPU time: both threads of the hand-off.
-    cpu_ns: u64,
-    t: u64,
+    interrupts: String,
+    idle: Vec<(usize, String, u64)>,
 }
 
-fn snapshot(cpus: &[usize], peer: usize) -> Snapshot {
-    let ipis = procfs::ipis().map_or([0; 3], |rows| {
-        rows.map(|row| cpus.iter().filter_map(|&c| row.get(c)).sum())
-    });
-    let idle_ns = procfs::cpuidle_ns(peer).or_else(|| {
-        procfs::per_cpu_times()?
-            .into_iter()
-            .find(|c| c.cpu == peer)
-            .map(|c| c.idle_ns)
-    });
+fn snapshot(cpus: &[usize]) -> Snapshot {
     Snapshot {
-        ipis,
-        idle_ns,
-        cpu_ns: sys::cpu_ns(sys::CpuOf::ProcessAndChildren).unwrap_or_default(),
-        t: sys::monotonic_ns(),
+        interrupts: std::fs::read_to_string("/proc/interrupts").unwrap_or_default(),
+        idle: idle_usage(Path::new("/"), cpus),
     }
 }
 
-/// Waits until `word` differs from `busy` and returns its new value:
-/// spinning for ever (`spin` None), or up to `spin` ns and then parking on
-/// the futex; each park is counted.
-fn await_turn(word: &AtomicI32, busy: i32, spin: Option<u64>, parks: &mut u64) -> io::Result<i32> {
-    let v = word.load(Ordering::Acquire);
-    if v != busy {
-        return Ok(v);
-    }
-    let limit = spin.unwrap_or(u64::MAX);
-    if limit > 0 {
-        let t0 = sys::monotonic_ns();
-        let mut i = 0u32;
-        loop {
-            spin_loop();
-            let v = word.load(Ordering::Acquire);
-            if v != busy {
-                return Ok(v);
-            }
-            i = i.wrapping_add(1);
-            if i.is_multiple_of(64) && sys::monotonic_ns() - t0 > limit {
-                break;
-            }
-        }
-    }
-    loop {
-        *parks += 1;
-        sys::futex_wait(word, busy, false)?;
-        let v = word.load(Ordering::Acquire);
-        if v != busy {
-            return Ok(v);
-        }
-    }
+fn counters(pass: &mut Pass, start: &Snapshot, end: &Snapshot, cpus: &[usize]) {
+    let (a, b) = (
+        res_cal(&start.interrupts, cpus),
+        res_cal(&end.interrupts, cpus),
+    );
+    pass.res_cal = [b[0].saturating_sub(a[0]), b[1].saturating_sub(a[1])];
+    pass.idle = idle_entries_per_op(&start.idle, &end.idle, pass.ops);
 }
 
-/// Hands the turn to the other side; a futex variant always wakes (a
-/// partner that spins costs the waker one system call that finds nobody).
-fn hand_over(word: &AtomicI32, to: i32, spin: Option<u64>) -> io::Result<()> {
-    word.store(to, Ordering::Release);
-    if spin.is_some() {
-        sys::futex_wake(word, 1, false)?;
+/// A SCHED_IDLE thread spinning on `cpu` until `stop`: the CPU never
+/// idles, and any normal thread that wakes there preempts it at once.
+fn spinner(cpu: usize, stop: &AtomicBool) -> io::Result<()> {
+    sys::pin_current_thread(&[cpu])?;
+    sys::set_sched_idle()?;
+    while !stop.load(Ordering::Relaxed) {
+        spin_loop();
     }
     Ok(())
 }
 
-/// The peer's side of a pass, on its own CPU; returns its parks.
-fn peer(
-    v: Variant,
-    cpu: usize,
-    word: &AtomicI32,
-    stop: &AtomicBool,
-    ready: &AtomicBool,
-    spin_ns: u64,
-) -> io::Result<u64> {
-    sys::pin_current_thread(&[cpu])?;
-    ready.store(true, Ordering::Release);
-    let mut parks = 0;
-    match v {
-        Variant::IpiRunning => {
-            while !stop.load(Ordering::Relaxed) {
-                spin_loop();
-            }
-        }
-        Variant::IpiBlocked => {
-            while word.load(Ordering::Acquire) != STOP {
-                sys::futex_wait(word, TURN_A, false)?;
-            }
-        }
-        _ => loop {
-            let spin = v.spin(spin_ns);
-            if await_turn(word, TURN_A, spin, &mut parks)? == STOP {
-                break;
-            }
-            hand_over(word, TURN_A, spin)?;
-        },
-    }
-    Ok(parks)
-}
-
-/// One pass of `v`: the measuring thread on the first CPU, the peer on the
-/// second (on the first for [`Variant::SameCpu`]).
 fn run_pass(
     v: Variant,
     (a, b): (usize, usize),
-    spin_ns: u64,
+    rate: Option<TscRate>,
+    period_ns: u64,
     budget: &Budget,
     loop_ns: f64,
 ) -> anyhow::Result<Pass> {
     let peer_cpu = if v == Variant::SameCpu { a } else { b };
-    let cpus: Vec<usize> = if a == peer_cpu {
+    let cpus: Vec<usize> = if v.is_timer() {
+        vec![b]
+    } else if a == peer_cpu {
         vec![a]
     } else {
-        vec![a, peer_cpu]
+        vec![a, b]
     };
+    let stop_spin = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let spinners: Vec<_> = if matches!(v, Variant::CrossCpuAwake | Variant::TimerAwake) {
+            cpus.iter()
+                .map(|&c| {
+                    let stop = &stop_spin;
+                    s.spawn(move || spinner(c, stop))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let r = match v {
+            _ if v.is_handoff() => {
+                let rate = rate.ok_or_else(|| anyhow::anyhow!("no TSC rate"))?;
+                handoffs(v, a, peer_cpu, &cpus, rate, budget)
+            }
+            _ if v.is_timer() => timer(b, &cpus, period_ns, budget),
+            _ => barrier(v, a, b, &cpus, budget, loop_ns),
+        };
+        stop_spin.store(true, Ordering::Relaxed);
+        for h in spinners {
+            h.join()
+                .map_err(|_| anyhow::anyhow!("a spinner panicked"))??;
+        }
+        r
+    })
+}
+
+/// The stop value of the turn word (turns count up from 0).
+const STOP: i32 = -1;
+
+/// What one side of the hand-off recorded.
+#[derive(Default)]
+struct Log {
+    wakes: Vec<WakeStamp>,
+    returns: Vec<ReturnStamp>,
+}
+
+fn stamp() -> (u64, u32) {
+    tsc::rdtscp().unwrap_or((0, u32::MAX))
+}
+
+/// One side: on its turn (the word at a value it did not write) it hands
+/// the next turn over, stamping just before FUTEX_WAKE and on its return,
+/// then parks until the turn comes back, stamping on return. The measuring
+/// side (`until` Some) ends the pass at its deadline.
+fn side(word: &AtomicI32, first: bool, until: Option<u64>, cpu: usize) -> io::Result<Log> {
+    sys::pin_current_thread(&[cpu])?;
+    let mut log = Log::default();
+    let mut turn = if first { 0 } else { -2 };
+    if !first {
+        // Wait for the first turn (1).
+        loop {
+            let cur = word.load(Ordering::Acquire);
+            if cur != 0 {
+                turn = cur;
+                break;
+            }
+            sys::futex_wait(word, 0, false)?;
+        }
+    }
+    while turn != STOP {
+        // A few batches at least, however late the peer first ran.
+        let done = log.wakes.len() >= MIN_HANDOFFS
+            && (until.is_some_and(|t| sys::monotonic_ns() >= t)
+                || log.wakes.len() >= MAX_HANDOFFS / 2);
+        if done {
+            word.store(STOP, Ordering::Release);
+            sys::futex_wake(word, 1, false)?;
+            break;
+        }
+        let next = turn + 1;
+        word.store(next, Ordering::Release);
+        let (before, _) = stamp();
+        let woken = sys::futex_wake(word, 1, false)?;
+        let (after, _) = stamp();
+        log.wakes.push(WakeStamp {
+            seq: next,
+            before,
+            after,
+            woken,
+        });
+        let (waited_from, _) = stamp();
+        loop {
+            let cur = word.load(Ordering::Acquire);
+            if cur != next {
+                turn = cur;
+                break;
+            }
+            sys::futex_wait(word, next, false)?;
+        }
+        if turn == STOP {
+            break;
+        }
+        let (returned, cpu) = stamp();
+        log.returns.push(ReturnStamp {
+            seq: turn,
+            waited_from,
+            returned,
+            cpu,
+        });
+    }
+    Ok(log)
+}
+
+fn handoffs(
+    v: Variant,
+    a: usize,
+    peer_cpu: usize,
+    cpus: &[usize],
+    rate: TscRate,
+    budget: &Budget,
+) -> anyhow::Result<Pass> {
+    let word = AtomicI32::new(0);
+    let start = snapshot(cpus);
+    let until = sys::monotonic_ns() + (budget.seconds * 1e9) as u64;
+    let (mine, theirs) = std::thread::scope(|s| {
+        // A side that fails stops the other, which would wait for ever.
+        let word = &word;
+        let stop_other = move |r: &io::Result<Log>| {
+            if r.is_err() {
+                word.store(STOP, Ordering::Release);
+                let _ = sys::futex_wake(word, 1, false);
+            }
+        };
+        let peer = s.spawn(move || {
+            let r = side(word, false, None, peer_cpu);
+            stop_other(&r);
+            r
+        });
+        let mine = side(word, true, Some(until), a);
+        stop_other(&mine);
+        let theirs = peer
+            .join()
+            .map_err(|_| anyhow::anyhow!("the peer panicked"));
+        (mine, theirs)
+    });
+    let (mine, theirs) = (mine?, theirs??);
+    let end = snapshot(cpus);
+    let same = v == Variant::SameCpu;
+    let to_peer = pair_up(&mine.wakes, &theirs.returns, peer_cpu as u32, same);
+    let to_me = pair_up(&theirs.wakes, &mine.returns, a as u32, same);
+    let ns =
+        |c: &[u64], d: &[u64]| -> Vec<f64> { c.iter().chain(d).map(|&x| rate.ns(x)).collect() };
+    let wake = ns(&to_peer.wake_cycles, &to_me.wake_cycles);
+    let calls = ns(&to_peer.call_cycles, &to_me.call_cycles);
+    let n = (to_peer.handoffs + to_me.handoffs).max(1) as f64;
+    let mut pass = Pass {
+        samples: batch_medians(&wake, BATCH),
+        calls: batch_medians(&calls, BATCH),
+        // Every wake call between the snapshots, for the counters.
+        ops: (mine.wakes.len() + theirs.wakes.len()) as u64,
+        timed: Some((
+            wake.len() as f64 / n * 100.0,
+            calls.len() as f64 / n * 100.0,
+        )),
+        ..Pass::default()
+    };
+    counters(&mut pass, &start, &end, cpus);
+    Ok(pass)
+}
+
+/// Absolute sleeps of `period_ns` on `cpu`: how late each returns.
+fn timer(cpu: usize, cpus: &[usize], period_ns: u64, budget: &Budget) -> anyhow::Result<Pass> {
+    let r = std::thread::scope(|s| {
+        s.spawn(|| -> io::Result<(Vec<f64>, Snapshot, Snapshot, u64)> {
+            sys::pin_current_thread(&[cpu])?;
+            tsc::set_timer_slack_min()?;
+            let mut late = Vec::new();
+            let start = snapshot(cpus);
+            let until = sys::monotonic_ns() + (budget.seconds * 1e9) as u64;
+            let mut ops = 0;
+            loop {
+                let target = sys::monotonic_ns() + period_ns;
+                if target > until && ops >= MIN_HANDOFFS as u64 {
+                    break;
+                }
+                tsc::sleep_until_ns(target)?;
+                late.push(sys::monotonic_ns().saturating_sub(target) as f64);
+                ops += 1;
+            }
+            Ok((late, start, snapshot(cpus), ops))
+        })
+        .join()
+    });
+    let (late, start, end, ops) = r.map_err(|_| anyhow::anyhow!("the sleeper panicked"))??;
+    let mut pass = Pass {
+        samples: batch_medians(&late, BATCH),
+        ops,
+        ..Pass::default()
+    };
+    counters(&mut pass, &start, &end, cpus);
+    Ok(pass)
+}
+
+/// membarrier calls with a peer thread on `b` spinning (each call
+/// interrupts it and waits for it) or blocked (nothing to interrupt).
+fn barrier(
+    v: Variant,
+    a: usize,
+    b: usize,
+    cpus: &[usize],
+    budget: &Budget,
+    loop_ns: f64,
+) -> anyhow::Result<Pass> {
     sys::pin_current_thread(&[a])?;
-    let word = AtomicI32::new(TURN_A);
+    let word = AtomicI32::new(0);
     let (stop, ready) = (AtomicBool::new(false), AtomicBool::new(false));
     std::thread::scope(|s| {
-        let handle = s.spawn(|| peer(v, peer_cpu, &word, &stop, &ready, spin_ns));
-        while !ready.load(Ordering::Acquire) && !handle.is_finished() {
+        let peer = s.spawn(|| -> io::Result<()> {
+            sys::pin_current_thread(&[b])?;
+            ready.store(true, Ordering::Release);
+            if v == Variant::IpiRunning {
+                while !stop.load(Ordering::Relaxed) {
+                    spin_loop();
+                }
+            } else {
+                while word.load(Ordering::Acquire) == 0 {
+                    sys::futex_wait(&word, 0, false)?;
+                }
+            }
+            Ok(())
+        });
+        while !ready.load(Ordering::Acquire) && !peer.is_finished() {
             std::thread::yield_now();
         }
         if v == Variant::IpiBlocked {
             // Time for the peer to park: its CPU then runs the idle task.
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
-        let (mut ops, mut parks, mut failed) = (0u64, 0u64, None);
-        let spin = v.spin(spin_ns);
-        let start = snapshot(&cpus, peer_cpu);
+        let (mut ops, mut failed) = (0u64, None);
+        let start = snapshot(cpus);
         let samples = per_op(budget, loop_ns, || {
             ops += 1;
-            let r = if v.is_barrier() {
-                sys::membarrier_private_expedited()
-            } else {
-                hand_over(&word, TURN_B, spin)
-                    .and_then(|_| await_turn(&word, TURN_B, spin, &mut parks).map(drop))
-            };
-            if let Err(e) = r {
+            if let Err(e) = sys::membarrier_private_expedited() {
                 failed.get_or_insert(e);
             }
         });
-        let end = snapshot(&cpus, peer_cpu);
+        let end = snapshot(cpus);
         stop.store(true, Ordering::Relaxed);
-        word.store(STOP, Ordering::Release);
+        word.store(1, Ordering::Release);
         let _ = sys::futex_wake(&word, 1, false);
-        let peer_parks = handle
-            .join()
-            .map_err(|_| anyhow::anyhow!("the peer thread panicked"))??;
+        peer.join()
+            .map_err(|_| anyhow::anyhow!("the peer panicked"))??;
         if let Some(e) = failed {
             return Err(e.into());
         }
-        Ok(Pass {
+        let mut pass = Pass {
             samples,
             ops: ops.max(1),
-            ipis: [0, 1, 2].map(|i| end.ipis[i].saturating_sub(start.ipis[i])),
-            parks: parks + peer_parks,
-            peer_idle_ns: match (start.idle_ns, end.idle_ns) {
-                (Some(s), Some(e)) => Some(e.saturating_sub(s)),
-                _ => None,
-            },
-            wall_ns: end.t - start.t,
-            cpu: CpuPerOp::between(start.cpu_ns, end.cpu_ns, ops.max(1) as f64),
-        })
+            ..Pass::default()
+        };
+        counters(&mut pass, &start, &end, cpus);
+        Ok(pass)
     })
+}
+
+/// A series' figure: median and interval, with the flag when flagged.
+fn fig(s: &Summary) -> String {
+    if s.unstable {
+        quoted(s, Unit::Ns)
+    } else {
+        figure(s, Unit::Ns)
+    }
+}
+
+/// How the CPUs of variant `v` idled, from the idle states entered per
+/// operation: "halting" when a state other than POLL was entered at least
+/// every other operation, "polling" when only POLL was, None otherwise.
+fn idled(r: &ExperimentResult, v: Variant) -> Option<&'static str> {
+    let (mut halts, mut polls) = (0.0, 0.0);
+    for m in r
+        .metrics_named(&IDLE_ENTRIES_PER_OP)
+        .filter(|m| m.label(VARIANT) == Some(v.name()))
+    {
+        if m.label(STATE) == Some("POLL") {
+            polls += m.summary.median;
+        } else {
+            halts += m.summary.median;
+        }
+    }
+    if halts >= 0.5 {
+        Some("halting")
+    } else if polls >= 0.5 {
+        Some("polling")
+    } else {
+        None
+    }
+}
+
+/// "; idle states entered per hand-off: haltpoll idle 1.0, POLL 0.00; 1.0
+/// RES and 0.00 CAL" for variant `v`.
+fn path_of(r: &ExperimentResult, v: Variant, per: &str) -> Option<String> {
+    let states: Vec<String> = r
+        .metrics_named(&IDLE_ENTRIES_PER_OP)
+        .filter(|m| m.label(VARIANT) == Some(v.name()) && m.summary.median >= 0.01)
+        .map(|m| {
+            format!(
+                "{} {}",
+                m.label(STATE).unwrap_or("?"),
+                per_op_phrase(m.summary.median, "entry", "entries", per)
+            )
+        })
+        .collect();
+    let med = |spec: &MetricSpec| r.median(spec, &[(VARIANT, v.name())]);
+    let (res, cal) = (med(&RES_PER_OP)?, med(&CAL_PER_OP)?);
+    let mut s = format!(
+        "{} and {}",
+        per_op_phrase(res, "RES", "RES", per),
+        per_op_phrase(cal, "CAL", "CAL", per)
+    );
+    if states.is_empty() {
+        s.push_str(", no idle state entered");
+    } else {
+        s.push_str(&format!(", idle states entered: {}", states.join(", ")));
+    }
+    Some(s)
 }
 
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
-    let full = if r
-        .find(&ROUND_TRIP_NS, &[(VARIANT, Variant::PollingIdle.name())])
-        .is_some()
-    {
-        Variant::PollingIdle
-    } else {
-        Variant::IdleCpu
-    };
-    let mut proof = path_proof(r, full);
-    proof.extend(cpu_of_wall(
-        r,
-        "the futex hand-off to an idle CPU",
-        &ROUND_TRIP_NS,
-        &[(VARIANT, Variant::IdleCpu.name())],
-    ));
-    let quiet = contamination(&r.round_log, None);
-    // What each variant's interrupts show, its CPU time and the run's
-    // steal and run delay are the measurement's conditions: notes.
-    let Some(d) = decompose(r) else {
-        a.notes.extend(proof);
-        a.notes.extend(quiet);
-        return a;
-    };
-    for p in &d.parts {
-        for (spec, v) in [
-            (&PART_NS, p.median),
-            (&PART_LO_NS, p.lo),
-            (&PART_HI_NS, p.hi),
-        ] {
-            a.readings
-                .push(Reading::of(spec, labels(&[(PART, p.name)]), v));
-        }
-    }
-    let total = fmt_ns(d.total);
-    let real: Vec<&Part> = d.parts.iter().filter(|p| p.lo > 0.0).collect();
-    if let Some(big) = real.iter().max_by(|x, y| x.median.total_cmp(&y.median)) {
-        let share = (big.median <= d.total)
-            .then(|| format!(", {:.0}% of it", big.median / d.total * 100.0));
+    let get =
+        |spec: &MetricSpec, v: Variant| r.find(spec, &[(VARIANT, v.name())]).map(|m| &m.summary);
+    let ns = Unit::Ns;
+    // The one-way wake-up, where each CPU idled, kept awake, and on one CPU.
+    if let Some(cross) = get(&WAKE_NS, Variant::CrossCpu) {
+        let how = match idled(r, Variant::CrossCpu) {
+            Some(h) => format!(", the CPUs {h} when idle"),
+            None => ", the CPUs entering no idle state in most hand-offs".into(),
+        };
         let mut s = format!(
-            "the largest part of a cross-CPU futex hand-off ({total} per round trip, {}) is the {}: {} {}{}",
-            d.what,
-            big.label(),
-            fmt_ns(big.median),
-            fmt_interval(&fmt_ns(big.lo), &fmt_ns(big.hi)),
-            share.unwrap_or_default()
+            "a one-way futex wake-up to the other CPU (invariant TSC, from just before FUTEX_WAKE to the return from FUTEX_WAIT{how}) takes {}",
+            fig(cross)
         );
-        // The interrupt counters say whether the hand-off sent the IPIs
-        // this part prices (one per hand-off, two per round trip).
-        if big.name == "ipi" {
-            let per = |spec: &MetricSpec| r.median(spec, &[(VARIANT, full.name())]);
-            if let (Some(res), Some(cal)) = (per(&RES_PER_OP), per(&CAL_PER_OP)) {
-                s.push_str(&format!(
-                    "; the hand-off that sleeps took {} (counted machine-wide; the part counts one per hand-off, two per round trip)",
-                    per_op_phrase(res + cal, "IPI", "IPIs", "round trip")
+        if let Some(awake) = get(&WAKE_NS, Variant::CrossCpuAwake) {
+            s.push_str(&format!(
+                "; with each CPU kept awake by a SCHED_IDLE spinner {}",
+                fig(awake)
+            ));
+            if let Some(d) = diff(cross, awake, ns) {
+                s.push_str(&match bound(
+                    &d,
+                    "keeping the peer awake saves",
+                    "keeping the peer awake costs",
+                ) {
+                    Some(b) => format!(" ({b} per hand-off)"),
+                    None => format!(" (indistinguishable here: {})", d.text()),
+                });
+            }
+        }
+        if let Some(same) = get(&WAKE_NS, Variant::SameCpu) {
+            s.push_str(&format!("; on one CPU {}", fig(same)));
+            if let Some(b) = diff(cross, same, ns).and_then(|d| {
+                bound(
+                    &d,
+                    "the other CPU takes longer, by",
+                    "the other CPU is quicker, by",
+                )
+            }) {
+                s.push_str(&format!(" ({b} per hand-off)"));
+            }
+        }
+        a.findings.push(s);
+    }
+    // The waker's own call.
+    if let (Some(cross), Some(same)) = (
+        get(&WAKE_CALL_NS, Variant::CrossCpu),
+        get(&WAKE_CALL_NS, Variant::SameCpu),
+    ) {
+        let mut s = format!(
+            "the waker's FUTEX_WAKE call takes {} when the sleeper is on the other CPU, {} when it is on the same CPU",
+            fig(cross),
+            fig(same)
+        );
+        if let Some(d) = diff(cross, same, ns) {
+            s.push_str(&match bound(
+                &d,
+                "waking across CPUs costs the waker more, by",
+                "waking across CPUs costs the waker less, by",
+            ) {
+                Some(b) => format!(": {b}"),
+                None => format!(": indistinguishable here ({})", d.text()),
+            });
+        }
+        a.findings.push(s);
+    }
+    // A timer: halt to run with no IPI.
+    if let (Some(idle), Some(awake)) = (
+        get(&TIMER_LATE_NS, Variant::TimerIdle),
+        get(&TIMER_LATE_NS, Variant::TimerAwake),
+    ) {
+        let cpu = match idled(r, Variant::TimerIdle) {
+            Some("halting") => "a halted CPU",
+            Some(_) => "an idle CPU that polled",
+            None => "a CPU left without work (it entered no idle state in most wakes)",
+        };
+        let mut s = format!(
+            "a timer fires {} late on {cpu}, {} late on one kept awake by a SCHED_IDLE spinner",
+            fig(idle),
+            fig(awake)
+        );
+        if let Some(d) = diff(idle, awake, ns) {
+            let more = match cpu {
+                "a halted CPU" => "leaving the halt (no IPI) costs",
+                "an idle CPU that polled" => "leaving the polling idle loop (no IPI) costs",
+                _ => "not being kept awake costs",
+            };
+            s.push_str(&match bound(&d, more, "the kept-awake CPU is later by") {
+                Some(b) => format!(": {b}"),
+                None => format!(": indistinguishable here ({})", d.text()),
+            });
+        }
+        a.findings.push(s);
+    }
+    // The membarrier figure, under its real name.
+    let barrier = |v: Variant| get(&BARRIER_NS, v);
+    if let Some(run) = barrier(Variant::IpiRunning) {
+        let mut s = format!(
+            "a synchronous IPI round trip to a running CPU (membarrier, the peer thread spinning there) takes {}",
+            fig(run)
+        );
+        if let Some(blk) = barrier(Variant::IpiBlocked) {
+            s.push_str(&format!(", {} with the peer blocked (no IPI)", fig(blk)));
+            if let Some(b) = diff(run, blk, ns)
+                .and_then(|d| bound(&d, "the round trip adds", "the round trip saves"))
+            {
+                s.push_str(&format!(": {b}"));
+            }
+        }
+        s.push_str("; it is not a part of the hand-off, whose IPI is one-way and goes to a CPU that may have halted");
+        a.findings.push(s);
+    }
+    // The path each probe took.
+    let paths: Vec<String> = [
+        (Variant::CrossCpu, "cross-CPU hand-off", "hand-off"),
+        (Variant::CrossCpuAwake, "kept-awake hand-off", "hand-off"),
+        (Variant::SameCpu, "one-CPU hand-off", "hand-off"),
+        (Variant::TimerIdle, "timer on an idle CPU", "wake"),
+    ]
+    .iter()
+    .filter_map(|&(v, what, per)| Some(format!("{what}: {}", path_of(r, v, per)?)))
+    .collect();
+    if !paths.is_empty() {
+        a.findings.push(format!(
+            "the path each took (counted on its CPUs, machine-wide): {}",
+            paths.join("; ")
+        ));
+    }
+    for v in [Variant::CrossCpu, Variant::CrossCpuAwake, Variant::SameCpu] {
+        let pct = |of: &str| r.median(&TIMED_PCT, &[(VARIANT, v.name()), (OF, of)]);
+        if let (Some(w), Some(c)) = (pct(WAKE_NS.name), pct(WAKE_CALL_NS.name)) {
+            if w < 90.0 || c < 90.0 {
+                a.notes.push(format!(
+                    "{}: {w:.0}% of the hand-offs timed for the wake-up, {c:.0}% for the wake call (the others: the wakee was not asleep, ran on another CPU, or on one CPU ran before the call returned)",
+                    v.name()
                 ));
             }
         }
-        a.headlines.push(s.clone());
-        a.findings.push(s);
     }
-    let zero: Vec<String> = d
-        .parts
-        .iter()
-        .filter(|p| p.lo <= 0.0 && p.hi >= 0.0)
-        .map(|p| {
-            format!(
-                "the {} {}",
-                p.label(),
-                fmt_interval(&fmt_signed(p.lo, Unit::Ns), &fmt_signed(p.hi, Unit::Ns))
-            )
-        })
-        .collect();
-    if !zero.is_empty() {
-        a.findings.push(format!(
-            "indistinguishable from zero here: {}",
-            zero.join(", ")
-        ));
-    }
-    a.findings.extend(d.sleep);
-    a.notes.extend(d.notes);
-    a.notes.extend(proof);
-    a.notes.extend(quiet);
+    a.notes.extend(contamination(&r.round_log, None));
     a
-}
-
-/// What each variant's interrupts and idle time show about its path.
-fn path_proof(r: &ExperimentResult, full: Variant) -> Vec<String> {
-    let med = |spec: &MetricSpec, v: Variant| r.median(spec, &[(VARIANT, v.name())]);
-    let mut out = Vec::new();
-    for (v, what) in [
-        (full, "the hand-off that sleeps"),
-        (Variant::SpinPark, "the spin-then-park hand-off"),
-        (Variant::Coherence, "the busy-polling pair"),
-    ] {
-        let (Some(res), Some(cal)) = (med(&RES_PER_OP, v), med(&CAL_PER_OP, v)) else {
-            continue;
-        };
-        let mut s = format!(
-            "{what} took {} and {}",
-            per_op_phrase(res, "reschedule IPI", "reschedule IPIs", "round trip"),
-            per_op_phrase(cal, "function-call IPI", "function-call IPIs", "round trip")
-        );
-        if let Some(parks) = med(&PARKS_PER_OP, v).filter(|_| v != Variant::Coherence) {
-            s.push_str(&format!(
-                ", {}",
-                per_op_phrase(parks, "park", "parks", "round trip")
-            ));
-        }
-        if let Some(idle) = med(&PEER_IDLE_PCT, v) {
-            s.push_str(&format!(", its peer's CPU idle {idle:.0}% of the time"));
-        }
-        out.push(s);
-    }
-    let cal = |v: Variant| med(&CAL_PER_OP, v);
-    if let (Some(run), Some(blk)) = (cal(Variant::IpiRunning), cal(Variant::IpiBlocked)) {
-        out.push(format!(
-            "a barrier sent {} with the peer running and {} with it blocked",
-            per_op_phrase(run, "function-call IPI", "function-call IPIs", "call"),
-            per_op_phrase(blk, "function-call IPI", "function-call IPIs", "call")
-        ));
-    }
-    out
 }
 
 #[cfg(test)]

@@ -1,38 +1,60 @@
-//! switch.wakeup's arithmetic: the full cross-CPU hand-off as a stack of
-//! parts, each a difference of measured series with its interval.
+//! switch.wakeup's series and its pure arithmetic: pairing the two sides'
+//! TSC stamps into one-way wake-ups and wake calls, the idle-state and
+//! interrupt counters per hand-off, and the interval of a difference.
 //!
-//! Per round trip (two hand-offs):
-//! - coherence floor = the busy-polling pair (a);
-//! - syscall and switch path = the futex hand-off on one CPU (two wakes, two
-//!   waits, two switches; no IPI, no idle);
-//! - IPI = 2 × (barrier with the peer running − barrier with it blocked)
-//!   (c), one per hand-off; only when the hand-off goes to a halting CPU (a
-//!   polling idle CPU is woken without one);
-//! - idle exit = halting hand-off − polling hand-off − IPI, when both were
-//!   measured (d and e);
-//! - residual = the full hand-off minus the parts above.
-//!
-//! Each part is a linear combination of series medians; its interval
-//! combines the series' 95% intervals end to end (the low end from each
-//! series' low end where it adds, its high end where it subtracts), which
-//! is conservative. A part whose interval holds zero is "indistinguishable
-//! from zero here", never clamped.
+//! The model (docs/switch-wakeup.md): a futex hand-off to another CPU is
+//! the waker's FUTEX_WAKE (which, when the wakee's CPU halted, sends it a
+//! one-way reschedule IPI) and then the wakee's CPU leaving its idle state
+//! and switching to the wakee. On a VM the IPI and the idle exit overlap in
+//! the host (the halted vCPU's thread is woken and re-enters the guest):
+//! they do not add, so no part here is a difference taken under a stacking
+//! model. Each figure is measured; a difference is stated only as a bound,
+//! the low end of its interval, and only when the interval excludes zero.
 
-use super::series::ROUND_TRIP_NS;
 use crate::experiments::prelude::*;
-use crate::metric::key::VARIANT;
+use std::collections::HashMap;
+use std::path::Path;
 
-/// One membarrier call: the IPI with the peer running, none with it blocked.
+/// One-way wake-up latency: from the waker's TSC stamp just before
+/// FUTEX_WAKE to the wakee's on return from FUTEX_WAIT.
+pub const WAKE_NS: MetricSpec = MetricSpec::new(
+    "wake_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::HandOff,
+    "one-way futex wake-up, invariant TSC: the waker's stamp just before FUTEX_WAKE to the wakee's return from FUTEX_WAIT",
+);
+
+/// The waker's FUTEX_WAKE system call alone.
+pub const WAKE_CALL_NS: MetricSpec = MetricSpec::new(
+    "wake_call_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::HandOff,
+    "the waker's FUTEX_WAKE call that woke a sleeping thread, invariant TSC",
+);
+
+/// How late an absolute timer sleep returns on the measured CPU.
+pub const TIMER_LATE_NS: MetricSpec = MetricSpec::new(
+    "timer_late_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Other,
+    "how late an absolute CLOCK_MONOTONIC sleep (timer slack 1 ns) returns: the CPU halted, or kept awake by a SCHED_IDLE spinner",
+);
+
+/// One membarrier call: with the peer running, a synchronous IPI round
+/// trip to a running CPU; with it blocked, none.
 pub const BARRIER_NS: MetricSpec = MetricSpec::new(
     "barrier_ns",
     Unit::Ns,
     Better::Lower,
     Kind::HandOff,
-    "one membarrier(PRIVATE_EXPEDITED) call, the peer thread running (an IPI) or blocked (none)",
+    "one membarrier(PRIVATE_EXPEDITED) call: the peer thread running (a synchronous IPI round trip to a running CPU) or blocked (no IPI)",
 );
 
-/// Interrupts per operation on the two CPUs, from /proc/interrupts: what
-/// path a variant took.
+/// Interrupts per operation (a hand-off, a timer wake, a barrier) on the
+/// CPUs of the pass, from /proc/interrupts.
 pub const RES_PER_OP: MetricSpec = MetricSpec::new(
     "res_per_op",
     Unit::Count,
@@ -49,213 +71,251 @@ pub const CAL_PER_OP: MetricSpec = MetricSpec::new(
     "function-call interrupts (CAL) per operation on the two CPUs",
 );
 
-pub const TLB_PER_OP: MetricSpec = MetricSpec::new(
-    "tlb_per_op",
+/// Idle-state entries per operation, by state (`state`), from
+/// cpuN/cpuidle/stateK/usage on the CPUs of the pass.
+pub const IDLE_ENTRIES_PER_OP: MetricSpec = MetricSpec::new(
+    "idle_entries_per_op",
     Unit::Count,
     Better::Neither,
     Kind::Other,
-    "TLB shootdowns per operation on the two CPUs",
+    "entries into each cpuidle state (label state) per operation, on the CPUs of the pass",
 );
 
-/// Which variant a pass measures: each removes one cost of the full
-/// hand-off. Here, beside the arithmetic that stacks them.
+/// The share of hand-offs a figure could time (label `of`).
+pub const TIMED_PCT: MetricSpec = MetricSpec::new(
+    "timed_pct",
+    Unit::Percent,
+    Better::Neither,
+    Kind::Other,
+    "share of hand-offs timed: the wakee slept, this call woke it, it ran on its own CPU (and, for the wake call on one CPU, the wakee did not run before the call returned)",
+);
+
+/// The TSC's rate, measured in each worker against CLOCK_MONOTONIC.
+pub const TSC_MHZ: MetricSpec = MetricSpec::new(
+    "tsc_mhz",
+    Unit::Mhz,
+    Better::Neither,
+    Kind::Other,
+    "the time-stamp counter's rate, measured in the worker against CLOCK_MONOTONIC",
+);
+
+/// Which probe a pass runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
-    Coherence,
-    SpinPark,
-    IpiRunning,
-    IpiBlocked,
-    IdleCpu,
-    PollingIdle,
+    /// Futex hand-offs between the two CPUs, each halting when idle.
+    CrossCpu,
+    /// The same with a SCHED_IDLE spinner on each CPU: never idle.
+    CrossCpuAwake,
+    /// Futex hand-offs between two threads on one CPU: no IPI, no idle.
     SameCpu,
+    /// Absolute timer sleeps on the second CPU, idle in between.
+    TimerIdle,
+    /// The same with a SCHED_IDLE spinner there.
+    TimerAwake,
+    /// membarrier with the peer thread spinning on the second CPU.
+    IpiRunning,
+    /// membarrier with the peer thread blocked.
+    IpiBlocked,
 }
 
 impl Variant {
     pub const fn name(self) -> &'static str {
         match self {
-            Variant::Coherence => "coherence",
-            Variant::SpinPark => "spin_then_park",
+            Variant::CrossCpu => "cross_cpu",
+            Variant::CrossCpuAwake => "cross_cpu_awake",
+            Variant::SameCpu => "same_cpu",
+            Variant::TimerIdle => "idle",
+            Variant::TimerAwake => "kept_awake",
             Variant::IpiRunning => "ipi_peer_running",
             Variant::IpiBlocked => "ipi_peer_blocked",
-            Variant::IdleCpu => "idle_cpu",
-            Variant::PollingIdle => "polling_idle",
-            Variant::SameCpu => "same_cpu",
         }
     }
-}
 
-/// One part of the stack.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Part {
-    pub name: &'static str,
-    pub median: f64,
-    pub lo: f64,
-    pub hi: f64,
-}
+    pub fn is_handoff(self) -> bool {
+        matches!(
+            self,
+            Variant::CrossCpu | Variant::CrossCpuAwake | Variant::SameCpu
+        )
+    }
 
-/// The parts in stack order, with their words.
-pub const PARTS: &[(&str, &str)] = &[
-    ("coherence", "coherence floor"),
-    ("path", "syscall and switch path"),
-    ("ipi", "IPI"),
-    ("idle_exit", "idle exit"),
-    ("residual", "residual"),
-];
-
-impl Part {
-    pub fn label(&self) -> &'static str {
-        PARTS
-            .iter()
-            .find(|(n, _)| *n == self.name)
-            .map_or(self.name, |(_, l)| l)
+    pub fn is_timer(self) -> bool {
+        matches!(self, Variant::TimerIdle | Variant::TimerAwake)
     }
 }
 
-/// The full hand-off and its parts.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Decomposition {
-    /// The full hand-off's median round trip, and which variant it is.
-    pub total: f64,
-    pub full: Variant,
-    pub what: &'static str,
-    pub parts: Vec<Part>,
-    /// What could not be isolated.
-    pub notes: Vec<String>,
-    /// The hand-off without sleep against the one that sleeps.
-    pub sleep: Option<String>,
+/// A side's record of one wake call: the turn it handed over (`seq`), the
+/// TSC just before FUTEX_WAKE and on its return, and how many it woke.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WakeStamp {
+    pub seq: i32,
+    pub before: u64,
+    pub after: u64,
+    pub woken: i32,
 }
 
-/// A settled series: median and interval.
-#[derive(Clone, Copy, Debug)]
-struct Est {
-    median: f64,
-    lo: f64,
-    hi: f64,
+/// A side's record of one turn received: the TSC before it began to wait,
+/// on return from the wait, and the CPU it returned on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReturnStamp {
+    pub seq: i32,
+    pub waited_from: u64,
+    pub returned: u64,
+    pub cpu: u32,
 }
 
-fn est(r: &ExperimentResult, spec: &MetricSpec, variant: Variant) -> Option<Est> {
-    let m = r
-        .find(spec, &[(VARIANT, variant.name())])
-        .filter(|m| !m.summary.unstable)?;
-    Some(Est {
-        median: m.summary.median,
-        lo: m.summary.ci95_lo,
-        hi: m.summary.ci95_hi,
-    })
+/// One direction's hand-offs, paired: cycles of each timed one-way
+/// wake-up and wake call, and what was left out.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Paired {
+    pub handoffs: usize,
+    pub wake_cycles: Vec<u64>,
+    pub call_cycles: Vec<u64>,
+    /// The wakee was not asleep (the call woke nobody, or the wakee began
+    /// to wait after the stamp).
+    pub not_asleep: usize,
+    /// The wakee returned on another CPU than its own.
+    pub wrong_cpu: usize,
+    /// One CPU: the wakee ran before the wake call returned, so the call's
+    /// time holds the wakee's run.
+    pub preempted: usize,
 }
 
-/// Σ coef × series, with the ends combined as the module says. Terms on
-/// the same series are merged first, so a series that cancels adds no
-/// width.
-fn combine(name: &'static str, terms: &[(f64, usize)], series: &[Est]) -> Part {
-    let mut coef = vec![0.0; series.len()];
-    for &(c, i) in terms {
-        coef[i] += c;
-    }
-    let (mut median, mut lo, mut hi) = (0.0, 0.0, 0.0);
-    for (c, s) in coef.iter().zip(series) {
-        if *c == 0.0 {
+/// Pairs the waker's wake calls with the wakee's returns by turn. A
+/// one-way wake-up is timed only when the wakee was asleep (it began to
+/// wait before the stamp and the call woke one thread) and returned on
+/// `wakee_cpu`; a wake call only when it woke one sleeping thread, and, on
+/// one CPU (`same_cpu`), when the wakee had not run before it returned.
+pub fn pair_up(
+    wakes: &[WakeStamp],
+    returns: &[ReturnStamp],
+    wakee_cpu: u32,
+    same_cpu: bool,
+) -> Paired {
+    let by_seq: HashMap<i32, &ReturnStamp> = returns.iter().map(|r| (r.seq, r)).collect();
+    let mut p = Paired::default();
+    for w in wakes {
+        let Some(r) = by_seq.get(&w.seq) else {
+            continue;
+        };
+        p.handoffs += 1;
+        if w.woken != 1 || r.waited_from >= w.before || r.returned < w.before {
+            p.not_asleep += 1;
             continue;
         }
-        median += c * s.median;
-        let (a, b) = (c * s.lo, c * s.hi);
-        lo += a.min(b);
-        hi += a.max(b);
+        if r.cpu != wakee_cpu {
+            p.wrong_cpu += 1;
+            continue;
+        }
+        p.wake_cycles.push(r.returned - w.before);
+        if same_cpu && r.returned < w.after {
+            p.preempted += 1;
+        } else {
+            p.call_cycles.push(w.after - w.before);
+        }
     }
-    Part {
-        name,
-        median: median + 0.0,
-        lo: lo + 0.0,
-        hi: hi + 0.0,
-    }
+    p
 }
 
-/// The stack, when the full hand-off, the coherence floor and the one-CPU
-/// path all settled.
-pub fn decompose(r: &ExperimentResult) -> Option<Decomposition> {
-    let rt = |v| est(r, &ROUND_TRIP_NS, v);
-    let (full, what, d) = match (rt(Variant::IdleCpu), rt(Variant::PollingIdle)) {
-        (Some(d), _) => (Variant::IdleCpu, "the peer's CPU halting when idle", d),
-        (None, Some(e)) => (Variant::PollingIdle, "the peer's CPU polling when idle", e),
-        _ => return None,
-    };
-    let (a, s) = (rt(Variant::Coherence)?, rt(Variant::SameCpu)?);
-    let mut series = vec![d, a, s];
-    let (i_d, i_a, i_s) = (0, 1, 2);
-    let mut parts_terms: Vec<(&'static str, Vec<(f64, usize)>)> =
-        vec![("coherence", vec![(1.0, i_a)]), ("path", vec![(1.0, i_s)])];
-    let mut notes = Vec::new();
-    let barrier = |v| est(r, &BARRIER_NS, v);
-    let mut ipi_terms = None;
-    if full == Variant::IdleCpu {
-        // The barrier interrupts the peer only while it runs: when it sent
-        // fewer than one IPI per two calls, the peer was mostly preempted
-        // and the difference is not an IPI's cost.
-        let sent = r.median(&CAL_PER_OP, &[(VARIANT, Variant::IpiRunning.name())]);
-        let ipis_sent = sent.is_none_or(|n| n >= 0.5);
-        if !ipis_sent {
-            notes.push(format!(
-                "the IPI is not isolated here: with the peer running a barrier sent only {} function-call IPIs per call (the peer was mostly preempted), so it is in the residual",
-                sent.map_or(String::new(), |n| format!("{n:.2}"))
-            ));
-        } else if let (Some(run), Some(blk)) =
-            (barrier(Variant::IpiRunning), barrier(Variant::IpiBlocked))
-        {
-            series.extend([run, blk]);
-            let t = vec![(2.0, 3), (-2.0, 4)];
-            parts_terms.push(("ipi", t.clone()));
-            ipi_terms = Some(t);
-        } else {
-            notes.push("the IPI is not isolated here (its barrier series are missing or did not settle): it is in the residual".into());
-        }
-        match rt(Variant::PollingIdle) {
-            Some(e) => {
-                series.push(e);
-                let ie = series.len() - 1;
-                let mut t = vec![(1.0, i_d), (-1.0, ie)];
-                if let Some(ipi) = &ipi_terms {
-                    t.extend(ipi.iter().map(|&(c, i)| (-c, i)));
-                }
-                parts_terms.push(("idle_exit", t));
+/// The medians of consecutive batches of `n` values (a last, shorter batch
+/// included when it holds at least half of `n`): one sample per batch, as
+/// the other experiments record.
+pub fn batch_medians(values: &[f64], n: usize) -> Vec<f64> {
+    let n = n.max(1);
+    values
+        .chunks(n)
+        .filter(|c| c.len() * 2 >= n)
+        .filter_map(crate::stats::median)
+        .collect()
+}
+
+/// (CPU, state name, entries since boot) of every cpuidle state of `cpus`,
+/// read below `root` (`/` for real).
+pub fn idle_usage(root: &Path, cpus: &[usize]) -> Vec<(usize, String, u64)> {
+    let mut out = Vec::new();
+    for &cpu in cpus {
+        for k in 0.. {
+            let dir = root.join(format!("sys/devices/system/cpu/cpu{cpu}/cpuidle/state{k}"));
+            let Ok(name) = std::fs::read_to_string(dir.join("name")) else {
+                break;
+            };
+            let usage = std::fs::read_to_string(dir.join("usage"))
+                .ok()
+                .and_then(|u| u.trim().parse().ok());
+            if let Some(u) = usage {
+                out.push((cpu, name.trim().to_string(), u));
             }
-            None => notes.push("the idle exit is not isolated here (no hand-off with a polling idle state to set against it): it is in the residual".into()),
         }
-    } else {
-        notes.push("a polling idle CPU is woken without an IPI: the stack has no IPI part, and no halting hand-off to isolate an idle exit against".into());
     }
-    let mut residual = vec![(1.0, i_d)];
-    for (_, t) in &parts_terms {
-        residual.extend(t.iter().map(|&(c, i)| (-c, i)));
+    out
+}
+
+/// Entries per operation into each state between two [`idle_usage`]
+/// readings, summed over the CPUs, in the states' first order. A counter
+/// that went backwards (a CPU taken offline and back) gives no figure.
+pub fn idle_entries_per_op(
+    before: &[(usize, String, u64)],
+    after: &[(usize, String, u64)],
+    ops: u64,
+) -> Vec<(String, f64)> {
+    let mut out: Vec<(String, f64)> = Vec::new();
+    for (cpu, name, b) in before {
+        let Some((_, _, a)) = after.iter().find(|(c, n, _)| c == cpu && n == name) else {
+            continue;
+        };
+        let Some(d) = a.checked_sub(*b) else {
+            continue;
+        };
+        let per = d as f64 / ops.max(1) as f64;
+        match out.iter_mut().find(|(n, _)| n == name) {
+            Some((_, v)) => *v += per,
+            None => out.push((name.clone(), per)),
+        }
     }
-    parts_terms.push(("residual", residual));
-    let parts = parts_terms
-        .iter()
-        .map(|(n, t)| combine(n, t, &series))
-        .collect();
-    let mut sleep_text = None;
-    if let Some(b) = rt(Variant::SpinPark) {
-        series.push(b);
-        let sleep = combine("sleep", &[(1.0, i_d), (-1.0, series.len() - 1)], &series);
-        sleep_text = Some(if sleep.lo > 0.0 {
-            format!(
-                "without sleeping (each side spins before it parks) a round trip costs {}: sleeping and waking adds {} {}",
-                fmt_ns(b.median),
-                fmt_ns(sleep.median),
-                fmt_interval(&fmt_ns(sleep.lo), &fmt_ns(sleep.hi))
-            )
-        } else {
-            format!(
-                "without sleeping (each side spins before it parks) a round trip costs {}: indistinguishable here from the hand-off that sleeps",
-                fmt_ns(b.median)
-            )
-        });
-    }
-    Some(Decomposition {
-        total: d.median,
-        full,
-        what,
-        parts,
-        notes,
-        sleep: sleep_text,
+    out
+}
+
+/// RES and CAL on `cpus` in a /proc/interrupts text.
+pub fn res_cal(text: &str, cpus: &[usize]) -> [u64; 2] {
+    ["RES", "CAL"].map(|name| {
+        crate::sys::procfs::interrupt_row(text, name)
+            .map_or(0, |row| cpus.iter().filter_map(|&c| row.get(c)).sum())
     })
+}
+
+/// `a − b` with the interval of the difference itself: each side's
+/// half-widths combined as independent errors (the low end from a's lower
+/// and b's upper half-width). None when either series is flagged or its
+/// interval bounds nothing (an interval that bounds nothing supports no
+/// sentence).
+pub fn diff(a: &Summary, b: &Summary, unit: Unit) -> Option<Difference> {
+    if [a, b].iter().any(|s| s.unstable || bounds_nothing(s, unit)) {
+        return None;
+    }
+    let d = a.median - b.median;
+    let below = (a.median - a.ci95_lo)
+        .max(0.0)
+        .hypot((b.ci95_hi - b.median).max(0.0));
+    let above = (a.ci95_hi - a.median)
+        .max(0.0)
+        .hypot((b.median - b.ci95_lo).max(0.0));
+    Some(Difference {
+        d,
+        lo: d - below,
+        hi: d + above,
+        unit,
+        weak: None,
+    })
+}
+
+/// The bound a difference supports, in words: "`more` ≥ X" when its whole
+/// interval is above zero, "`less` ≥ X" when below, and None when it holds
+/// zero (then nothing is stated but the interval).
+pub fn bound(d: &Difference, more: &str, less: &str) -> Option<String> {
+    if d.lo > 0.0 {
+        Some(format!("{more} ≥ {}", fmt_ns(d.lo)))
+    } else if d.hi < 0.0 {
+        Some(format!("{less} ≥ {}", fmt_ns(-d.hi)))
+    } else {
+        None
+    }
 }

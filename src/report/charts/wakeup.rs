@@ -1,10 +1,14 @@
-//! switch.wakeup's chart: the full cross-CPU hand-off beside the stack of
-//! its parts (coherence floor, syscall and switch path, IPI, idle exit,
-//! residual), each part's 95% interval as a whisker at its segment's top.
+//! switch.wakeup's chart: each measured figure side by side, one bar each
+//! with its 95% interval: the one-way wake-up (other CPU idle, kept awake,
+//! one CPU), the waker's FUTEX_WAKE (other CPU, one CPU), a timer's
+//! lateness (idle, kept awake), and the membarrier (an IPI round trip to a
+//! running CPU, and with the peer blocked). Nothing is stacked: the figures
+//! overlap in time and do not add. A flagged series is drawn hollow.
 
-use super::style::{category_at, chart, color, entry, framed, mesh_style, plot, Mark, H};
-use crate::experiments::switch::series::ROUND_TRIP_NS;
-use crate::experiments::switch::wakeup::{PART, PART_HI_NS, PART_LO_NS, PART_NS};
+use super::style::{chart, color, entry, framed, mesh_style, plot, Mark, H};
+use crate::experiments::switch::wakeup::{
+    Variant, BARRIER_NS, TIMER_LATE_NS, WAKE_CALL_NS, WAKE_NS,
+};
 use crate::metric::key::VARIANT;
 use crate::metric::MetricSpec;
 use crate::report::doc::Chart;
@@ -12,109 +16,107 @@ use crate::results::ExperimentResult;
 use crate::units::fmt_ns;
 use plotters::prelude::*;
 
-/// The parts in stack order, as the experiment names them in its readings.
-const ORDER: &[&str] = &["coherence", "path", "ipi", "idle_exit", "residual"];
+/// The bars, in order: series, variant, words.
+const BARS: &[(&MetricSpec, Variant, &str)] = &[
+    (&WAKE_NS, Variant::CrossCpu, "wake-up, other CPU idle"),
+    (
+        &WAKE_NS,
+        Variant::CrossCpuAwake,
+        "wake-up, other CPU kept awake",
+    ),
+    (&WAKE_NS, Variant::SameCpu, "wake-up, same CPU"),
+    (
+        &WAKE_CALL_NS,
+        Variant::CrossCpu,
+        "FUTEX_WAKE call, other CPU",
+    ),
+    (&WAKE_CALL_NS, Variant::SameCpu, "FUTEX_WAKE call, same CPU"),
+    (
+        &TIMER_LATE_NS,
+        Variant::TimerIdle,
+        "timer lateness, idle CPU",
+    ),
+    (
+        &TIMER_LATE_NS,
+        Variant::TimerAwake,
+        "timer lateness, kept awake",
+    ),
+    (
+        &BARRIER_NS,
+        Variant::IpiRunning,
+        "IPI round trip, running CPU",
+    ),
+    (&BARRIER_NS, Variant::IpiBlocked, "membarrier, peer blocked"),
+];
 
-fn words(part: &str) -> &str {
-    match part {
-        "coherence" => "coherence floor",
-        "path" => "syscall and switch path",
-        "ipi" => "IPI",
-        "idle_exit" => "idle exit",
-        _ => "residual",
-    }
-}
-
-/// Two bars, linear y: the measured hand-off, and its parts stacked.
+/// One bar per measured figure, numbered; linear y.
 pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
-    let reading = |spec: &MetricSpec, part: &str| e.reading(spec, &[(PART, part)]);
-    let parts: Vec<(&str, f64, f64, f64)> = ORDER
+    let bars: Vec<(usize, &str, &crate::stats::Summary)> = BARS
         .iter()
-        .filter_map(|p| {
-            Some((
-                *p,
-                reading(&PART_NS, p)?,
-                reading(&PART_LO_NS, p)?,
-                reading(&PART_HI_NS, p)?,
-            ))
+        .enumerate()
+        .filter_map(|(i, (spec, v, words))| {
+            let m = e.find(*spec, &[(VARIANT, v.name())])?;
+            Some((i, *words, &m.summary))
         })
         .collect();
-    let full = ["idle_cpu", "polling_idle"].iter().find_map(|v| {
-        e.metrics_named(&ROUND_TRIP_NS)
-            .find(|m| m.label(VARIANT) == Some(v))
-    });
-    let (Some(full), false) = (full, parts.is_empty()) else {
+    if !bars.iter().any(|b| b.2.median > 0.0 && !b.2.unstable) {
         return Ok(None);
-    };
-    let s = &full.summary;
-    let stacked: f64 = parts.iter().map(|p| p.1.max(0.0)).sum();
-    let ymax = parts
+    }
+    let ymax = bars
         .iter()
-        .map(|p| p.3)
-        .chain([s.ci95_hi, stacked])
+        .map(|b| b.2.ci95_hi.max(b.2.median))
         .fold(0.0f64, f64::max)
         * 1.15;
-    let title = "A cross-CPU hand-off, part by part";
+    let n = bars.len();
+    let title = "Waking a thread on another CPU, figure by figure";
     let text = framed(title, H, |root| {
         let mut legend = Vec::new();
-        let mut c = plot(root).build_cartesian_2d(-0.5f64..1.5f64, 0.0..ymax)?;
-        let names = [
-            "full hand-off, measured".to_string(),
-            "its parts, stacked".to_string(),
-        ];
-        let name_at = |v: &f64| category_at(&names, *v);
+        let mut c = plot(root).build_cartesian_2d(0.5f64..n as f64 + 0.5, 0.0..ymax)?;
+        let number = |v: &f64| {
+            let r = v.round();
+            if (v - r).abs() < 1e-6 && r >= 1.0 && r as usize <= n {
+                format!("{}", r as usize)
+            } else {
+                String::new()
+            }
+        };
         let mut mesh = c.configure_mesh();
         mesh.disable_x_mesh()
-            .x_labels(5)
-            .x_label_formatter(&name_at)
+            .x_labels(n + 1)
+            .x_label_formatter(&number)
+            .x_desc("figure (see the legend)")
             .y_label_formatter(&|v| fmt_ns(*v))
-            .y_desc("per round trip (two hand-offs), median");
+            .y_desc("median, with its 95% interval");
         mesh_style(&mut mesh).draw()?;
-        let grey = RGBColor(110, 110, 110);
-        c.draw_series([Rectangle::new(
-            [(-0.3, 0.0), (0.3, s.median)],
-            grey.filled(),
-        )])?;
-        c.draw_series([PathElement::new(
-            vec![(0.0, s.ci95_lo), (0.0, s.ci95_hi)],
-            BLACK.stroke_width(1),
-        )])?;
-        legend.push(entry(
-            format!("full hand-off: {}", fmt_ns(s.median)),
-            grey,
-            Mark::Bar,
-        ));
-        let mut base = 0.0;
-        for (i, &(name, median, lo, hi)) in parts.iter().enumerate() {
+        for (k, &(i, words, s)) in bars.iter().enumerate() {
+            let x = (k + 1) as f64;
             let col = color(i);
-            let zero = lo <= 0.0 && hi >= 0.0;
-            let note = if zero {
-                ", indistinguishable from zero"
+            let style = if s.unstable {
+                col.stroke_width(2)
             } else {
-                ""
+                col.filled()
             };
+            c.draw_series([Rectangle::new(
+                [(x - 0.35, 0.0), (x + 0.35, s.median.max(0.0))],
+                style,
+            )])?;
+            c.draw_series([PathElement::new(
+                vec![(x, s.ci95_lo.max(0.0)), (x, s.ci95_hi)],
+                BLACK.stroke_width(1),
+            )])?;
+            let flag = if s.unstable { ", flagged" } else { "" };
             legend.push(entry(
-                format!("{}: {}{note}", words(name), fmt_ns(median)),
+                format!("{} {words}: {}{flag}", k + 1, fmt_ns(s.median)),
                 col,
                 Mark::Bar,
             ));
-            if median <= 0.0 {
-                continue;
-            }
-            let top = base + median;
-            c.draw_series([Rectangle::new([(0.7, base), (1.3, top)], col.filled())])?;
-            c.draw_series([PathElement::new(
-                vec![(1.0, top - (median - lo)), (1.0, top + (hi - median))],
-                BLACK.stroke_width(1),
-            )])?;
-            base = top;
         }
-        legend.push(entry(
-            "95% interval (each part's at its top)",
-            BLACK,
-            Mark::Line,
-        ));
+        legend.push(entry("95% interval", BLACK, Mark::Line));
         Ok(legend)
     })?;
-    Ok(Some(chart(title, "Left: the futex hand-off to the other CPU, round trip median with its 95% interval. Right: the parts it is made of, each a difference of measured variants (coherence floor: two threads polling one cache line; syscall and switch path: the same hand-off on one CPU; IPI: a membarrier with the peer running minus with it blocked, once per hand-off; idle exit: only where a polling idle state can be set against a halting one; residual: what is left). A part with a negative median is listed, not drawn.", text)))
+    Ok(Some(chart(
+        title,
+        "Each bar is one measured figure, never a difference: the one-way futex wake-up by the invariant TSC (from just before FUTEX_WAKE to the return from FUTEX_WAIT) with the other CPU idle, kept awake by a SCHED_IDLE spinner, or on the same CPU; the waker's FUTEX_WAKE call alone; how late a timer fires on an idle CPU and on one kept awake (leaving idle with no IPI); and a membarrier with the peer running (a synchronous IPI round trip to a running CPU) and blocked (no IPI). They overlap in time and do not add. A hollow bar is a flagged series.",
+        text,
+    )))
 }
