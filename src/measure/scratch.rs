@@ -120,15 +120,13 @@ pub fn temp_dir_problem(tmp: &Path) -> Option<String> {
 }
 
 fn temp_dir_message(tmp: &Path, why: &str) -> String {
-    let set = if std::env::var_os("TMPDIR").is_some_and(|v| !v.is_empty()) {
-        "TMPDIR is set to"
-    } else {
-        "TMPDIR is not set, so the default"
+    let shown = match std::env::var_os("TMPDIR") {
+        None => format!("{} (TMPDIR is not set; that is the default)", tmp.display()),
+        Some(v) if v.is_empty() => "'' (TMPDIR is set but empty)".to_string(),
+        Some(_) => format!("{} (TMPDIR)", tmp.display()),
     };
     format!(
-        "the temporary folder {} (TMPDIR) is not safe for the helper programs a run executes ({set} {}): {why}; unset TMPDIR or point it at an existing folder only you and root can change",
-        tmp.display(),
-        tmp.display()
+        "the temporary folder {shown} is not safe for the helper programs a run executes: {why}; unset TMPDIR or point it at an existing folder only you and root can change"
     )
 }
 
