@@ -60,12 +60,12 @@ impl Scratch {
     /// remove.
     pub fn temporary() -> anyhow::Result<Scratch> {
         let root = temp_root()?;
-        Ok(Scratch::bare_in(&root).map_err(|e| {
+        Scratch::bare_in(&root).map_err(|e| {
             anyhow::anyhow!(
                 "cannot make a private folder in the temporary folder {} (TMPDIR): {e}",
                 root.display()
             )
-        })?)
+        })
     }
 
     /// The directory and its owner file, nothing else.
