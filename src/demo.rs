@@ -11,7 +11,9 @@ pub fn run(d: &Demo) -> anyhow::Result<ExitCode> {
         Demo::CloneVm { vm } => {
             // The child writes to fd 1 directly; nothing of ours may still
             // sit in the stdout buffer, or the lines would come out of order.
-            std::io::stdout().flush()?;
+            std::io::stdout()
+                .flush()
+                .map_err(crate::error::OutputError)?;
             let (status, buf) = share::clone_vm_demo(vm.is_some())?;
             crate::error::out(&format!(
                 "Child exited with status {status}. buf = \"{buf}\"\n"

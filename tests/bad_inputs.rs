@@ -6,6 +6,7 @@
 mod common;
 
 use common::tasklab;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
@@ -97,6 +98,9 @@ fn fixtures() -> Fixtures {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(p("writable.so"), std::fs::Permissions::from_mode(0o666)).unwrap();
     }
+    let open = p("open");
+    std::fs::create_dir(&open).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
     let s = |p: &Path| p.display().to_string();
     let pairs = vec![
         ("{results}", s(&results)),
@@ -110,6 +114,8 @@ fn fixtures() -> Fixtures {
         ("{fifo}", s(&fifo)),
         ("{big}", s(&p("big"))),
         ("{writable}", s(&p("writable.so"))),
+        ("{open}", s(&open)),
+        ("{pid}", std::process::id().to_string()),
     ];
     Fixtures { _dir: d, pairs }
 }
@@ -122,6 +128,13 @@ fn fill(text: &str, f: &Fixtures, dir: &Path) -> String {
     t
 }
 
+/// An environment variable's name: capitals, digits and `_`.
+fn is_env_name(k: &str) -> bool {
+    !k.is_empty()
+        && k.bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
 #[test]
 fn every_bad_input_is_refused_clearly_before_anything_is_measured() {
     let all = cases();
@@ -130,10 +143,20 @@ fn every_bad_input_is_refused_clearly_before_anything_is_measured() {
     let mut failures = Vec::new();
     for c in &all {
         let d = tempfile::tempdir().unwrap();
-        let args: Vec<String> = c.args.split(' ').map(|a| fill(a, &f, d.path())).collect();
+        let words: Vec<String> = c.args.split(' ').map(|a| fill(a, &f, d.path())).collect();
+        // Leading NAME=VALUE words are the case's environment.
+        let n_env = words
+            .iter()
+            .take_while(|w| w.split_once('=').is_some_and(|(k, _)| is_env_name(k)))
+            .count();
+        let (env, args) = words.split_at(n_env);
         let message = fill(&c.message, &f, d.path());
-        let out = tasklab()
-            .args(&args)
+        let mut cmd = tasklab();
+        for (k, v) in env.iter().filter_map(|w| w.split_once('=')) {
+            cmd.env(k, v);
+        }
+        let out = cmd
+            .args(args)
             .current_dir(d.path())
             // A safety net only: a bad input ends in well under a second.
             .timeout(Duration::from_secs(120))

@@ -750,6 +750,8 @@ fn a_full_standard_output_is_an_error_with_its_reason_never_a_panic() {
         .display()
         .to_string();
     let out = d.path().join("report").display().to_string();
+    let run_out = d.path().join("run").display().to_string();
+    let me = std::process::id().to_string();
     let cases: Vec<Vec<&str>> = vec![
         vec!["list"],
         vec!["list", "--json"],
@@ -769,6 +771,28 @@ fn a_full_standard_output_is_an_error_with_its_reason_never_a_panic() {
             "--results",
             &advise_results,
         ],
+        vec!["predict", "--pid", &me, "--results", &results],
+        vec!["predict", "--pid", &me, "--json", "--results", &results],
+        vec![
+            "run",
+            "yardstick.syscall",
+            "--rounds",
+            "3",
+            "--out",
+            &run_out,
+        ],
+        vec![
+            "run",
+            "yardstick.syscall",
+            "--rounds",
+            "3",
+            "--json",
+            "-",
+            "--out",
+            &run_out,
+        ],
+        vec!["demo", "clone-vm"],
+        vec!["demo", "clone-vm", "vm"],
     ];
     for args in cases {
         let full = std::fs::OpenOptions::new()

@@ -25,26 +25,39 @@ impl Lab {
     fn new() -> Lab {
         let t = tempfile::tempdir().unwrap();
         let lab = Lab { t };
-        let d = lab.dir();
+        lab.write_go("go", "built");
+        for sub in ["home", "xdg", "tmp"] {
+            std::fs::create_dir(lab.path(sub)).unwrap();
+        }
+        lab
+    }
+
+    /// A stand-in toolchain at `name` whose "program" leaves `ran-MARK`
+    /// when it runs. `go version` prints the file `version-NAME` when there
+    /// is one, and every build adds a line to `builds-NAME`.
+    fn write_go(&self, name: &str, mark: &str) {
+        let d = self.dir();
         // `go` runs with a cleared environment: the paths are written in.
         let program = format!(
-            "#!/bin/sh\necho ran >> {d}/ran-built\ni=0\nwhile [ $i -lt $2 ]; do echo '1000 340000'; i=$((i+1)); done\n"
+            "#!/bin/sh\necho ran >> {d}/ran-{mark}\ni=0\nwhile [ $i -lt $2 ]; do echo '1000 340000'; i=$((i+1)); done\n"
         );
         let go = format!(
             "#!/bin/sh\nenv > {d}/go-env-$1\ncase \"$1\" in\n\
-             version) echo 'go version fake'; exit 0;;\n\
-             build) if [ -e {d}/build-fails ]; then echo 'build disabled' >&2; exit 1; fi\n\
-             touch {d}/build-started\n\
+             version) cat {d}/version-{name} 2>/dev/null || echo 'go version fake'; exit 0;;\n\
+             build) if [ -e {d}/build-fails ]; then cat {d}/build-fails >&2; echo 'build disabled' >&2; exit 1; fi\n\
+             touch {d}/build-started; echo build >> {d}/builds-{name}\n\
              if [ -e {d}/build-hangs ]; then sleep 120; fi\n\
              cat > pingpong <<'EOF'\n{program}EOF\n\
              chmod 755 pingpong; exit 0;;\n\
              esac\nexit 2\n"
         );
-        write_exec(&lab.path("go"), &go, 0o755);
-        for sub in ["home", "xdg", "tmp"] {
-            std::fs::create_dir(lab.path(sub)).unwrap();
-        }
-        lab
+        write_exec(&self.path(name), &go, 0o755);
+    }
+
+    /// How many builds the toolchain `name` made.
+    fn builds(&self, name: &str) -> usize {
+        std::fs::read_to_string(self.path(&format!("builds-{name}")))
+            .map_or(0, |t| t.lines().count())
     }
 
     fn dir(&self) -> String {
@@ -69,8 +82,14 @@ impl Lab {
 
     /// Runs go_default with this lab's `go`, HOME and XDG_CACHE_HOME.
     fn run(&self, xdg: bool) -> Value {
+        self.run_with("go", xdg)
+    }
+
+    /// Runs go_default with the lab's toolchain `go`, HOME and
+    /// XDG_CACHE_HOME.
+    fn run_with(&self, go: &str, xdg: bool) -> Value {
         self.go_default(|cmd| {
-            cmd.env("TASKLAB_GO", self.path("go"))
+            cmd.env("TASKLAB_GO", self.path(go))
                 .env("HOME", self.path("home"))
                 .env("TMPDIR", self.path("tmp"));
             if xdg {
@@ -105,7 +124,7 @@ impl Lab {
     }
 
     fn forget_runs(&self) {
-        for which in ["built", "planted"] {
+        for which in ["built", "planted", "other"] {
             let _ = std::fs::remove_file(self.path(&format!("ran-{which}")));
         }
     }
@@ -455,4 +474,173 @@ fn the_program_built_at_compile_time_runs_without_a_toolchain() {
         notes(&e)
     );
     assert_eq!(std::fs::read(&prog).unwrap(), EMBEDDED);
+}
+
+/// Issue 29, item 10: the kept program is keyed by the toolchain's identity
+/// (`go version` and its resolved path), so a program one toolchain built
+/// never runs under another.
+#[test]
+fn a_program_built_by_one_toolchain_never_runs_under_another() {
+    let lab = Lab::new();
+    lab.write_go("go2", "other");
+    let e = lab.run_with("go", true);
+    assert!(measured(&e), "{e}");
+    assert!(lab.ran("built"));
+    assert_eq!(lab.builds("go"), 1);
+
+    // Another toolchain (another path, another version): built by it, and
+    // only its program runs.
+    std::fs::write(lab.path("version-go2"), "go version go9.9 fake2\n").unwrap();
+    lab.forget_runs();
+    let e = lab.run_with("go2", true);
+    assert!(measured(&e), "{e}");
+    assert!(
+        !lab.ran("built"),
+        "the first toolchain's program ran under the second"
+    );
+    assert!(lab.ran("other"));
+    assert_eq!(lab.builds("go2"), 1);
+
+    // The same path, another version (an upgrade in place): built again.
+    lab.write_go("go", "built");
+    std::fs::write(lab.path("version-go"), "go version go1.99 upgraded\n").unwrap();
+    lab.forget_runs();
+    let e = lab.run_with("go", true);
+    assert!(measured(&e), "{e}");
+    assert!(
+        !lab.ran("other"),
+        "the second toolchain's program ran under the first"
+    );
+    assert!(lab.ran("built"));
+    assert_eq!(lab.builds("go"), 2, "the upgraded toolchain built it again");
+
+    // Nothing changed: the kept program is reused, no build.
+    lab.forget_runs();
+    lab.run_with("go", true);
+    assert!(lab.ran("built"));
+    assert_eq!(
+        lab.builds("go"),
+        2,
+        "an unchanged toolchain's program is reused"
+    );
+}
+
+/// Runs switch.userspace with go_default and coroutine under `env`; its
+/// result and notes.
+fn go_and_coroutine(lab: &Lab, env: impl FnOnce(&mut assert_cmd::Command)) -> Value {
+    let mut cmd = tasklab();
+    cmd.args([
+        "run",
+        "switch.userspace",
+        "-p",
+        "variants=go_default,coroutine",
+        "--rounds",
+        "3",
+        "--out",
+    ])
+    .arg(lab.path("out"))
+    .args(["--json", "-"]);
+    env(&mut cmd);
+    let o = cmd.output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    experiment(&v, "switch.userspace").clone()
+}
+
+fn has_variant(e: &Value, variant: &str) -> bool {
+    e["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|m| m["labels"]["variant"] == variant)
+}
+
+/// Issue 29, item 8: a Go program that cannot be built or kept (a full
+/// disk) drops only the Go variants, with the reason; the other variants of
+/// the point are measured and the experiment does not fail.
+#[test]
+fn a_go_build_that_fails_on_a_full_disk_drops_only_the_go_variant() {
+    let lab = Lab::new();
+    std::fs::write(
+        lab.path("build-fails"),
+        "go: writing output: write pingpong: no space left on device\n",
+    )
+    .unwrap();
+    let e = go_and_coroutine(&lab, |cmd| {
+        cmd.env("TASKLAB_GO", lab.path("go"))
+            .env("HOME", lab.path("home"))
+            .env("XDG_CACHE_HOME", lab.path("xdg"))
+            .env("TMPDIR", lab.path("tmp"));
+    });
+    assert_eq!(e["status"], "ok", "{e}");
+    assert!(has_variant(&e, "coroutine"), "{e}");
+    assert!(!has_variant(&e, "go_default"), "{e}");
+    let n = notes(&e);
+    assert!(
+        n.contains("go_default skipped") && n.contains("no space left on device"),
+        "{n}"
+    );
+}
+
+/// Issue 29, item 8: under an address-space limit the Go runtime cannot
+/// start (it reserves its heap's address space first): the Go variants are
+/// dropped with the limit named, the rest measured.
+#[test]
+fn an_address_space_limit_drops_only_the_go_variant() {
+    if EMBEDDED.is_empty() {
+        eprintln!("skipped: no Go toolchain when tasklab was built");
+        return;
+    }
+    if std::process::Command::new("prlimit")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no prlimit");
+        return;
+    }
+    let lab = Lab::new();
+    let mut cmd = assert_cmd::Command::new("prlimit");
+    cmd.args(["--as=536870912", "--"])
+        .arg(assert_cmd::cargo::cargo_bin("tasklab"))
+        .args([
+            "run",
+            "switch.userspace",
+            "-p",
+            "variants=go_default,coroutine",
+            "--rounds",
+            "3",
+            "--out",
+        ])
+        .arg(lab.path("out"))
+        .args(["--json", "-"])
+        .env_remove("TASKLAB_GO")
+        .env("HOME", lab.path("home"))
+        .env("XDG_CACHE_HOME", lab.path("xdg"))
+        .env("TMPDIR", lab.path("tmp"));
+    let o = cmd.output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let e = experiment(&v, "switch.userspace");
+    assert_eq!(e["status"], "ok", "{e}");
+    assert!(has_variant(e, "coroutine"), "{e}");
+    let n = notes(e);
+    if has_variant(e, "go_default") {
+        // A Go runtime that starts in 512 MiB: nothing was dropped.
+        return;
+    }
+    assert!(
+        n.contains("go_default skipped") && n.contains("RLIMIT_AS"),
+        "{n}"
+    );
 }

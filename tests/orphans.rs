@@ -112,6 +112,11 @@ struct Run {
 }
 
 fn start(args: &[&str], stdout: Stdio) -> Run {
+    start_in(&["run"], args, true, stdout)
+}
+
+/// tasklab `command args`, with `--out TMP/out` after them when `out`.
+fn start_in(command: &[&str], args: &[&str], out: bool, stdout: Stdio) -> Run {
     let tmp = tempfile::tempdir().unwrap();
     let marker = format!(
         "TASKLAB_ORPHAN_TEST={}-{}-{}",
@@ -123,11 +128,12 @@ fn start(args: &[&str], stdout: Stdio) -> Run {
             .as_nanos()
     );
     let (k, v) = marker.split_once('=').unwrap();
-    let child = Command::new(assert_cmd::cargo::cargo_bin("tasklab"))
-        .arg("run")
-        .args(args)
-        .arg("--out")
-        .arg(tmp.path().join("out"))
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("tasklab"));
+    cmd.args(command).args(args);
+    if out {
+        cmd.arg("--out").arg(tmp.path().join("out"));
+    }
+    let child = cmd
         .env("TMPDIR", tmp.path())
         .env(k, v)
         .stdin(Stdio::null())
@@ -170,7 +176,14 @@ fn sigkill_leaves_nothing(args: &[&str]) {
     // Enough rounds that the run is still going when the children appear;
     // it is killed long before it would end.
     args.extend(["--rounds", "100", "--timeout", "600", "--quiet"]);
-    let mut run = start(&args, Stdio::null());
+    let run = start(&args, Stdio::null());
+    sigkill_then_check(run, &args);
+}
+
+/// SIGKILLs `run` once a worker's child lives; checks that no process of
+/// its tree is left after 2 s, and that the next start removes every
+/// folder the killed run left in its TMPDIR.
+fn sigkill_then_check(mut run: Run, args: &[&str]) {
     let mut seen = run.wait_for_grandchild();
     // The tree as it is at the kill, too.
     let root = run.child.id() as i32;
@@ -223,6 +236,33 @@ fn sigkill_leaves_nothing(args: &[&str]) {
         Vec::<String>::new(),
         "the next start did not remove the dead run's scratch folder"
     );
+    // Nothing else of the killed run is left in TMPDIR either (advise and
+    // predict once left a `.tmpXXXXXX` folder there).
+    let left: Vec<String> = std::fs::read_dir(tmp)
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(String::from))
+        .filter(|n| n != "out" && n != "next")
+        .collect();
+    assert_eq!(left, Vec::<String>::new(), "{args:?}: left in TMPDIR");
+}
+
+/// Issue 29, item 11: advise's own measurement, killed: its private folder
+/// (named and owned as a scratch folder) is removed by the next start.
+#[test]
+fn sigkill_during_advise_s_own_run_leaves_nothing() {
+    let args = ["--rate", "1000", "--heap", "64M", "--switches", "0"];
+    let run = start_in(&["advise"], &args, false, Stdio::null());
+    sigkill_then_check(run, &args);
+}
+
+/// Issue 29, item 11: the same for predict's own measurement.
+#[test]
+fn sigkill_during_predict_s_own_run_leaves_nothing() {
+    let me = std::process::id().to_string();
+    let args = ["--pid", me.as_str()];
+    let run = start_in(&["predict"], &args, false, Stdio::null());
+    sigkill_then_check(run, &args);
 }
 
 #[test]

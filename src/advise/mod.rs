@@ -222,7 +222,10 @@ impl FreshPlan {
 
 /// Measures only what advise needs, quietly, into a temporary folder.
 fn fresh_run(w: &Workload) -> anyhow::Result<RunResults> {
-    let dir = tempfile::tempdir()?;
+    // Private, in the checked TMPDIR (a bad one is exit 2, naming it), and
+    // named with its owner: a run killed here leaves a folder the next start
+    // removes.
+    let dir = crate::measure::scratch::Scratch::temporary()?;
     let plan = FreshPlan::new(w, &Room::now(&crate::env::probe()));
     eprintln!(
         "advise: no --results given, so measuring what it needs ({}; quick profile, heaps {}): this takes 10 to 30 seconds",
@@ -238,7 +241,10 @@ fn fresh_run(w: &Workload) -> anyhow::Result<RunResults> {
     let presets = plan.presets();
     // A failed experiment still writes what it measured; advise then says
     // which figures are missing.
-    let results = crate::run::run_request(&Request::quick(&names, &presets), dir.path())?;
+    let results = crate::run::run_request(
+        &Request::quick(&names, &presets),
+        &dir.path().join("results"),
+    )?;
     eprintln!(
         "advise: measured in {:.0} s (tasklab run {} keeps a full report)",
         started.elapsed().as_secs_f64(),

@@ -9,6 +9,7 @@
 //! namespace), and every new scratch directory first removes the user's
 //! `tasklab-XXXXXX` directories whose owner no longer lives.
 
+use crate::error::UsageError;
 use crate::sys;
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
@@ -34,20 +35,41 @@ pub struct Scratch {
 impl Scratch {
     /// A new scratch directory in the temp directory (`TMPDIR`), after the
     /// stale ones of dead runs there are removed. A temp directory that
-    /// another user could rename entries in is refused
-    /// ([`temp_dir_problem`]).
+    /// another user could rename entries in is refused ([`temp_root`]).
     pub fn new() -> std::io::Result<Scratch> {
-        let tmp = std::env::temp_dir();
-        if let Some(why) = temp_dir_problem(&tmp) {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::PermissionDenied,
-                why,
-            ));
-        }
-        Scratch::new_in(&tmp)
+        Scratch::new_in(&temp_root().map_err(refused)?)
     }
 
+    /// A scratch directory in `parent` with the helper programs in it.
     pub fn new_in(parent: &Path) -> std::io::Result<Scratch> {
+        let s = Scratch::bare_in(parent)?;
+        for (name, bytes) in [(STATIC_NAME, HELLO_STATIC), (DYNAMIC_NAME, HELLO_DYNAMIC)] {
+            if bytes.is_empty() {
+                continue; // the build could not make it; experiments say so
+            }
+            write_new(&s.path().join(name), bytes, 0o700)?;
+        }
+        Ok(s)
+    }
+
+    /// A private temporary folder with no helper programs, for a command's
+    /// own files (the results `advise` and `predict` measure): in the
+    /// checked temp directory ([`temp_root`], an unsafe one is a usage
+    /// error), named and owned like a scratch directory, so a run killed
+    /// before it could remove it leaves nothing the next start does not
+    /// remove.
+    pub fn temporary() -> anyhow::Result<Scratch> {
+        let root = temp_root()?;
+        Scratch::bare_in(&root).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot make a private folder in the temporary folder {} (TMPDIR): {e}",
+                root.display()
+            )
+        })
+    }
+
+    /// The directory and its owner file, nothing else.
+    fn bare_in(parent: &Path) -> std::io::Result<Scratch> {
         use std::os::unix::fs::PermissionsExt;
         remove_stale(parent);
         // Created with mode 0700 in one step (mkdir's mode), not chmod'ed later.
@@ -62,12 +84,6 @@ impl Scratch {
             Owner::me().to_line().as_bytes(),
             0o600,
         )?;
-        for (name, bytes) in [(STATIC_NAME, HELLO_STATIC), (DYNAMIC_NAME, HELLO_DYNAMIC)] {
-            if bytes.is_empty() {
-                continue; // the build could not make it; experiments say so
-            }
-            write_new(&dir.path().join(name), bytes, 0o700)?;
-        }
         Ok(Scratch { dir })
     }
 
@@ -76,18 +92,42 @@ impl Scratch {
     }
 }
 
+fn refused(e: UsageError) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::PermissionDenied, e.0)
+}
+
+/// The temp directory (`TMPDIR`, else /tmp) resolved, once it is checked to
+/// be safe for the helper programs a run executes ([`temp_dir_problem`]):
+/// every folder on its resolved path is yours or root's and writable by no
+/// one else unless sticky, and no link on the way is another user's. The
+/// resolved path is the one used from then on, so a link cannot be pointed
+/// elsewhere after the check. Otherwise a usage error naming TMPDIR and the
+/// reason.
+pub fn temp_root() -> Result<PathBuf, UsageError> {
+    let tmp = std::env::temp_dir();
+    sys::private::trusted_dir(&tmp).map_err(|why| UsageError(temp_dir_message(&tmp, &why)))
+}
+
 /// Why the temp directory `tmp` (TMPDIR) is not safe for a run's helper
 /// programs, if it is not: the run executes them from a folder it makes
 /// there, and a user who may rename entries in `tmp` (its owner, or anyone
 /// when it is writable by others without the sticky bit) could put a folder
 /// of their own in its place, so root would run their program.
 pub fn temp_dir_problem(tmp: &Path) -> Option<String> {
-    sys::private::trusted_dir(tmp).err().map(|why| {
-        format!(
-            "the temporary folder {} (TMPDIR) is not safe for the helper programs a run executes: {why}; unset TMPDIR or point it at a folder only you and root can change",
-            tmp.display()
-        )
-    })
+    sys::private::trusted_dir(tmp)
+        .err()
+        .map(|why| temp_dir_message(tmp, &why))
+}
+
+fn temp_dir_message(tmp: &Path, why: &str) -> String {
+    let shown = match std::env::var_os("TMPDIR") {
+        None => format!("{} (TMPDIR is not set; that is the default)", tmp.display()),
+        Some(v) if v.is_empty() => "'' (TMPDIR is set but empty)".to_string(),
+        Some(_) => format!("{} (TMPDIR)", tmp.display()),
+    };
+    format!(
+        "the temporary folder {shown} is not safe for the helper programs a run executes: {why}; unset TMPDIR or point it at an existing folder only you and root can change"
+    )
 }
 
 /// Writes a new file (never an existing one, never through a link).
@@ -208,16 +248,23 @@ fn read_owner(path: &Path) -> Option<Owner> {
     Owner::parse(&text)
 }
 
-/// A helper program inside a scratch directory, if the build produced it.
+/// A helper program inside a scratch directory, if the build produced it
+/// and it may be executed by path: the scratch directory is private (yours,
+/// mode 0700, in a temp directory no other user can rename entries in) and
+/// the program a regular file of yours that no one else can write. Checked
+/// in the process that executes it, before it prepares the exec; `Err`
+/// holds the reason.
 pub fn helper(scratch: &Path, name: &str) -> Result<PathBuf, String> {
     let p = scratch.join(name);
-    if p.is_file() {
-        Ok(p)
-    } else {
-        Err(format!(
+    if !p.exists() {
+        return Err(format!(
             "{name} was not built (the C compiler could not link it when tasklab was compiled)"
-        ))
+        ));
     }
+    let refuse = |why: String| format!("{name} is not run: {why}");
+    sys::private::check_private_dir(scratch).map_err(refuse)?;
+    sys::private::open_private_file(&p).map_err(|e| refuse(e.to_string()))?;
+    Ok(p)
 }
 
 #[cfg(test)]

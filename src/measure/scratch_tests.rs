@@ -98,3 +98,56 @@ fn a_new_scratch_dir_clears_the_stale_ones() {
     assert!(!stale.exists());
     assert!(s.path().exists());
 }
+
+#[test]
+fn a_helper_is_refused_unless_its_folder_and_file_are_private() {
+    let parent = tempfile::tempdir().unwrap();
+    let s = Scratch::new_in(parent.path()).unwrap();
+    if helper(s.path(), STATIC_NAME).is_err() {
+        eprintln!("skipped: the tiny static program was not built");
+        return;
+    }
+    let set = |p: &Path, mode: u32| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    // The scratch folder others can write (or rename entries in).
+    set(s.path(), 0o770);
+    let e = helper(s.path(), STATIC_NAME).unwrap_err();
+    assert!(
+        e.contains("is not run") && e.contains("group or by others"),
+        "{e}"
+    );
+    set(s.path(), 0o700);
+    // The folder above it writable by others, not sticky.
+    set(parent.path(), 0o777);
+    let e = helper(s.path(), STATIC_NAME).unwrap_err();
+    assert!(e.contains("group or by others"), "{e}");
+    set(parent.path(), 0o1777);
+    helper(s.path(), STATIC_NAME).unwrap();
+    set(parent.path(), 0o700);
+    // The program writable by others, or swapped for a link.
+    let p = s.path().join(STATIC_NAME);
+    set(&p, 0o722);
+    let e = helper(s.path(), STATIC_NAME).unwrap_err();
+    assert!(e.contains("group or by others"), "{e}");
+    std::fs::remove_file(&p).unwrap();
+    std::os::unix::fs::symlink("/bin/true", &p).unwrap();
+    let e = helper(s.path(), STATIC_NAME).unwrap_err();
+    assert!(e.contains("symbolic link"), "{e}");
+    // A scratch folder reached through a link is not the private one.
+    let link = parent.path().join("link");
+    std::os::unix::fs::symlink(s.path(), &link).unwrap();
+    let e = helper(&link, DYNAMIC_NAME).unwrap_err();
+    assert!(e.contains("symbolic link"), "{e}");
+}
+
+#[test]
+fn a_temporary_folder_is_a_scratch_dir_without_helpers() {
+    let s = Scratch::temporary().unwrap();
+    let name = s.path().file_name().unwrap().to_str().unwrap();
+    assert!(is_scratch_name(name), "{name}");
+    assert!(read_owner(&s.path().join(OWNER_FILE)).is_some());
+    assert!(!s.path().join(STATIC_NAME).exists());
+    let mode = std::fs::metadata(s.path()).unwrap().permissions().mode();
+    assert_eq!(mode & 0o077, 0);
+}

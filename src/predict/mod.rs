@@ -135,7 +135,10 @@ pub fn unreadable(pid: u32, what: &str, e: &io::Error) -> String {
 /// Measures the slopes quietly: fork at a few heaps, writes after fork at
 /// the shares either side of the one asked for.
 fn fresh_run(p: &Process, writes_pct: f64) -> anyhow::Result<RunResults> {
-    let dir = tempfile::tempdir()?;
+    // Private, in the checked TMPDIR (a bad one is exit 2, naming it), and
+    // named with its owner: a run killed here leaves a folder the next start
+    // removes.
+    let dir = crate::measure::scratch::Scratch::temporary()?;
     let mut shares = vec![1, 10, 100];
     let asked = writes_pct.round() as u64;
     if !shares.contains(&asked) && asked > 0 {
@@ -170,7 +173,10 @@ fn fresh_run(p: &Process, writes_pct: f64) -> anyhow::Result<RunResults> {
         NEEDED.join(", ")
     );
     let names: Vec<String> = NEEDED.iter().map(|s| s.to_string()).collect();
-    crate::run::run_request(&Request::quick(&names, &presets), dir.path())
+    crate::run::run_request(
+        &Request::quick(&names, &presets),
+        &dir.path().join("results"),
+    )
 }
 
 fn range_ns(r: &Range) -> String {

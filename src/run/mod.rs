@@ -186,7 +186,7 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
         if stdout_gone {
             Ok(())
         } else {
-            Ok(execute::print_out(t)?)
+            stdout_write(t)
         }
     };
     stdout_gone |= execute::broken_pipe(export::write(&results, &exports, &out_path, print))?;
@@ -207,7 +207,7 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
         } else {
             report::terminal(&results, view, &paths)
         };
-        stdout_gone |= execute::broken_pipe(execute::print_out(&text).map_err(Into::into))?;
+        stdout_gone |= execute::broken_pipe(stdout_write(&text))?;
     }
     if stdout_gone {
         eprintln!(
@@ -239,6 +239,20 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
         );
     }
     Ok((ExitCode::SUCCESS, complete))
+}
+
+/// Writes `t` to standard output: a closed pipe stays an `io::Error` (the
+/// run then ends as SIGPIPE would, [`execute::broken_pipe`]); any other
+/// error is [`crate::error::OutputError`], exit 1 with "cannot write to
+/// standard output: …", as every other command says it.
+fn stdout_write(t: &str) -> anyhow::Result<()> {
+    execute::print_out(t).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            e.into()
+        } else {
+            crate::error::OutputError(e).into()
+        }
+    })
 }
 
 /// Measures `req` without a word on the terminal, into `out/results.json`

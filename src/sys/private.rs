@@ -88,6 +88,9 @@ fn lstat(path: &Path) -> Result<Metadata, String> {
 /// exec. Returns the resolved path.
 pub fn trusted_dir(path: &Path) -> Result<PathBuf, String> {
     let me = super::effective_uid();
+    if let Some(why) = foreign_link(path, me) {
+        return Err(why);
+    }
     let resolved = std::fs::canonicalize(path)
         .map_err(|e| format!("cannot resolve {}: {e}", path.display()))?;
     let mut p = PathBuf::new();
@@ -98,6 +101,58 @@ pub fn trusted_dir(path: &Path) -> Result<PathBuf, String> {
         }
     }
     Ok(resolved)
+}
+
+/// A symbolic link on the way to `path` (as given, before resolving) that
+/// is owned by neither you (`me`) nor root, if there is one: its owner could
+/// point it elsewhere at any time. What is used after a check is the
+/// resolved path ([`trusted_dir`]'s answer), never the given one; a foreign
+/// link is refused all the same, so that the answer does not depend on when
+/// it was resolved.
+fn foreign_link(path: &Path, me: u32) -> Option<String> {
+    let mut p = PathBuf::new();
+    for c in path.components() {
+        p.push(c);
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() && m.uid() != me && m.uid() != 0 => {
+                return Some(format!(
+                    "{} is a symbolic link owned by uid {}, neither you (uid {me}) nor root",
+                    p.display(),
+                    m.uid()
+                ));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether `path` is a folder only you (and root) can change: a real folder
+/// (not a link), yours, that no group or other can write, in a folder that
+/// passes [`trusted_dir`]. What a run executes its helper programs from must
+/// pass this in the process that executes them. `Err` holds the reason.
+pub fn check_private_dir(path: &Path) -> Result<(), String> {
+    let me = super::effective_uid();
+    let parent = path
+        .parent()
+        .ok_or_else(|| format!("{} has no parent folder", path.display()))?;
+    let resolved = trusted_dir(parent)?;
+    let m = lstat(path)?;
+    if let Some(why) = private_problem(path, &m, me) {
+        return Err(why);
+    }
+    if !m.is_dir() {
+        return Err(format!("{} is not a folder", path.display()));
+    }
+    // The folder checked is the one under the trusted parent.
+    let again = lstat(&resolved.join(path.file_name().unwrap_or_default()))?;
+    if again.ino() != m.ino() || again.dev() != m.dev() {
+        return Err(format!(
+            "{} is not the folder its resolved path names",
+            path.display()
+        ));
+    }
+    Ok(())
 }
 
 /// Makes sure `root/rel` is a private folder and returns its path.

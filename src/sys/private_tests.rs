@@ -83,3 +83,25 @@ fn a_private_file_opens_and_others_are_refused() {
     let e = open_private_file(&t.path().join("none")).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::NotFound);
 }
+
+#[test]
+fn a_link_of_another_user_on_the_way_is_refused() {
+    if super::super::effective_uid() != 0 {
+        eprintln!("skipped: needs root to give a link to another user");
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    std::fs::create_dir(t.path().join("real")).unwrap();
+    let link = t.path().join("link");
+    std::os::unix::fs::symlink(t.path().join("real"), &link).unwrap();
+    // Root's own link is followed (and the resolved path used).
+    assert_eq!(
+        trusted_dir(&link).unwrap(),
+        std::fs::canonicalize(t.path().join("real")).unwrap()
+    );
+    std::os::unix::fs::lchown(&link, Some(65534), Some(65534)).unwrap();
+    let e = trusted_dir(&link).unwrap_err();
+    assert!(e.contains("symbolic link owned by uid 65534"), "{e}");
+    let e = trusted_dir(&link.join("sub")).unwrap_err();
+    assert!(e.contains("symbolic link owned by uid 65534"), "{e}");
+}

@@ -51,25 +51,51 @@ pub struct Launcher {
     page: SharedPage,
     stack: CloneStack,
     tls: ThreadArea,
-    exec_static: Option<ExecPlan>,
-    exec_dynamic: Option<ExecPlan>,
-    exec_sh: Option<ExecPlan>,
+    exec_static: Result<ExecPlan, String>,
+    exec_dynamic: Result<ExecPlan, String>,
+    exec_sh: Result<ExecPlan, String>,
     timer_overhead_ns: f64,
 }
 
 impl Launcher {
+    /// Prepares the exec methods' programs from `scratch`, the run's private
+    /// folder. They are executed by path, as the seeds' programs do
+    /// (fork + execve of a path is what they time), so the folder and each
+    /// program are checked here, in the process that executes them, to be
+    /// ones no other user can change or swap ([`scratch::helper`]); a
+    /// program that fails the check is never run, and its methods are
+    /// skipped with the reason.
     pub fn new(scratch: Option<&Path>, timer_overhead_ns: f64) -> io::Result<Launcher> {
-        let plan = |name: &str, sh: bool| -> Option<ExecPlan> {
-            let p = scratch::helper(scratch?, name).ok()?;
-            let p = p.to_str()?.to_string();
-            if sh {
+        let plan = |name: &str, sh: bool| -> Result<ExecPlan, String> {
+            let missing = || {
+                match (name, sh) {
+                    (_, true) => "no /bin/sh or no tiny program",
+                    (scratch::STATIC_NAME, _) => "the tiny static program was not built (no static libc when tasklab was compiled?)",
+                    _ => "the tiny dynamic program was not built",
+                }
+                .to_string()
+            };
+            let Some(scratch) = scratch else {
+                return Err(missing());
+            };
+            let p = match scratch::helper(scratch, name) {
+                Ok(p) => p,
+                Err(why) if why.contains("was not built") => return Err(missing()),
+                Err(why) => return Err(why),
+            };
+            let p = p.to_str().ok_or_else(missing)?.to_string();
+            let made = if sh {
+                if !Path::new("/bin/sh").exists() {
+                    return Err(missing());
+                }
                 // The path is the shell's $0, never parsed as shell text (a
                 // space or a `;` in TMPDIR stays part of the name). The shell
                 // still runs one simple command, as it does for system().
-                ExecPlan::new("/bin/sh", &["/bin/sh", "-c", "\"$0\"", &p]).ok()
+                ExecPlan::new("/bin/sh", &["/bin/sh", "-c", "\"$0\"", &p])
             } else {
-                ExecPlan::new(&p, &[&p]).ok()
-            }
+                ExecPlan::new(&p, &[&p])
+            };
+            made.map_err(|e| format!("cannot prepare {name}: {e}"))
         };
         Ok(Launcher {
             page: SharedPage::new()?,
@@ -77,11 +103,7 @@ impl Launcher {
             tls: ThreadArea::new()?,
             exec_static: plan(scratch::STATIC_NAME, false),
             exec_dynamic: plan(scratch::DYNAMIC_NAME, false),
-            exec_sh: if Path::new("/bin/sh").exists() {
-                plan(scratch::STATIC_NAME, true)
-            } else {
-                None
-            },
+            exec_sh: plan(scratch::STATIC_NAME, true),
             timer_overhead_ns,
         })
     }
@@ -89,30 +111,33 @@ impl Launcher {
     /// Why `method` cannot run here, if it cannot.
     pub fn unsupported(&self, method: &Method) -> Option<String> {
         let why = match method.kind {
-            Kind::Exec(_, program) if self.plan(program).is_none() => match program {
-                Program::Static => "the tiny static program was not built (no static libc when tasklab was compiled?)",
-                Program::Dynamic => "the tiny dynamic program was not built",
-                Program::ThroughSh => "no /bin/sh or no tiny program",
+            Kind::Exec(_, program) => match self.plan(program) {
+                Err(why) => why.clone(),
+                Ok(_) => return None,
             },
-            Kind::Clone3Fork if !sys::has_clone3() => "this kernel has no clone3 (before Linux 5.3)",
+            Kind::Clone3Fork if !sys::has_clone3() => {
+                "this kernel has no clone3 (before Linux 5.3)".into()
+            }
             Kind::Clone3Thread if !sys::has_clone3_thread() => {
-                "needs clone3 (Linux 5.3+) on x86-64"
+                "needs clone3 (Linux 5.3+) on x86-64".into()
             }
             _ => return None,
         };
         Some(format!("{} skipped: {why}", method.name()))
     }
 
-    fn plan(&self, program: Program) -> Option<&ExecPlan> {
+    fn plan(&self, program: Program) -> &Result<ExecPlan, String> {
         match program {
-            Program::Static => self.exec_static.as_ref(),
-            Program::Dynamic => self.exec_dynamic.as_ref(),
-            Program::ThroughSh => self.exec_sh.as_ref(),
+            Program::Static => &self.exec_static,
+            Program::Dynamic => &self.exec_dynamic,
+            Program::ThroughSh => &self.exec_sh,
         }
     }
 
     fn ready_plan(&self, program: Program) -> &ExecPlan {
-        self.plan(program).expect("unsupported() was checked")
+        self.plan(program)
+            .as_ref()
+            .expect("unsupported() was checked")
     }
 
     /// Creates one task with `method`, waits for it, and times it.

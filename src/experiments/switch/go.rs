@@ -113,12 +113,62 @@ fn kept_kind(file: &str) -> Option<&'static str> {
     }
 }
 
-/// The program's file name, after what it is built from.
-fn binary_name() -> String {
+/// The start of every [`binary_name`] built from this source: what a
+/// build of it by any toolchain is kept under.
+fn source_prefix() -> String {
     format!(
-        "{KEPT_PREFIX}{:016x}",
+        "{KEPT_PREFIX}{:016x}-",
         crate::stats::seed_for(&format!("{GO_SOURCE}{GO_BUILD_FLAGS:?}"))
     )
+}
+
+/// The program's file name, after what it is built from and with what: the
+/// source and flags, and the toolchain's identity (`go version`'s output and
+/// the toolchain's resolved path, [`Toolchain`]). A program one toolchain
+/// built is never taken for another's.
+fn binary_name(tool: &Toolchain) -> String {
+    format!(
+        "{}{:016x}",
+        source_prefix(),
+        crate::stats::seed_for(&format!("{}\0{}", tool.version, tool.path.display()))
+    )
+}
+
+/// The Go toolchain a build runs: its resolved path (links followed) and
+/// what `go version` printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Toolchain {
+    path: PathBuf,
+    version: String,
+}
+
+/// Where `go` (`$TASKLAB_GO`, or `go`) resolves to: a name with a slash is a
+/// path (relative to the current folder), a bare name is looked up in
+/// `path_var` (PATH) as a shell does; the answer is canonical (links
+/// followed), and it is what is run, so the identity is of what ran.
+fn resolve_toolchain(
+    go: &std::ffi::OsStr,
+    path_var: Option<&std::ffi::OsStr>,
+) -> Result<PathBuf, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let shown = go.to_string_lossy();
+    let runnable = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    let found = if go.as_encoded_bytes().contains(&b'/') {
+        Some(PathBuf::from(go)).filter(|p| runnable(p))
+    } else {
+        path_var
+            .map(std::env::split_paths)
+            .into_iter()
+            .flatten()
+            .filter(|d| d.is_absolute())
+            .map(|d| d.join(go))
+            .find(|p| runnable(p))
+    };
+    let found =
+        found.ok_or_else(|| format!("'{shown}' is not an executable file here or on PATH"))?;
+    std::fs::canonicalize(&found).map_err(|e| format!("cannot resolve '{shown}': {e}"))
 }
 
 fn hash_name(name: &str) -> String {
@@ -302,6 +352,14 @@ fn go_cmd(go: &std::ffi::OsStr, work: &Path, gocache: &Path) -> Command {
     cmd
 }
 
+/// What a bounded command gave: its status, its standard output and its
+/// standard error (each trimmed, at most 64 KiB).
+struct Ended {
+    status: ExitStatus,
+    out: String,
+    err: String,
+}
+
 /// Runs `cmd` until it ends or `deadline` passes (then kills it: None). Its
 /// output goes to files in `work` (no pipe a stray grandchild could hold).
 fn run_bounded(
@@ -309,12 +367,14 @@ fn run_bounded(
     work: &Path,
     label: &str,
     deadline: Instant,
-) -> io::Result<Option<(ExitStatus, String)>> {
+) -> io::Result<Option<Ended>> {
     let err_path = work.join(format!("{label}.err"));
+    let out_path = work.join(format!("{label}.out"));
     let err = std::fs::File::create(&err_path)?;
+    let out = std::fs::File::create(&out_path)?;
     // go dies with the worker (the compilers it starts finish on their own).
     let mut child = sys::kill_with_parent(&mut cmd)
-        .stdout(Stdio::null())
+        .stdout(out)
         .stderr(err)
         .spawn()?;
     let status = loop {
@@ -328,23 +388,42 @@ fn run_bounded(
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    let mut text = Vec::new();
-    std::fs::File::open(&err_path)?
-        .take(64 << 10)
-        .read_to_end(&mut text)?;
-    Ok(Some((
+    let read = |p: &Path| -> io::Result<String> {
+        let mut text = Vec::new();
+        std::fs::File::open(p)?
+            .take(64 << 10)
+            .read_to_end(&mut text)?;
+        Ok(String::from_utf8_lossy(&text).trim().to_string())
+    };
+    Ok(Some(Ended {
         status,
-        String::from_utf8_lossy(&text).trim().to_string(),
-    )))
+        out: read(&out_path)?,
+        err: read(&err_path)?,
+    }))
 }
 
 /// Whether no Go build is due: the program was embedded at compile time (and
 /// no `$TASKLAB_GO` asks for another), or a checked copy waits in the
 /// private cache. When not, the next Go job builds it (the progress line
 /// says so meanwhile).
+///
+/// Only the progress line's words depend on it: without running `go
+/// version`, a program this source was built into by some toolchain counts
+/// as ready (the job itself checks the toolchain and builds again if it
+/// changed).
 pub fn helper_ready() -> bool {
     embedded(std::env::var_os("TASKLAB_GO"), EMBEDDED).is_some()
-        || locate(None).is_ok_and(|h| verified(&h.dir, &binary_name()).is_ok())
+        || locate(None).is_ok_and(|h| {
+            std::fs::read_dir(&h.dir).is_ok_and(|entries| {
+                entries.flatten().any(|e| {
+                    e.file_name().to_str().is_some_and(|n| {
+                        n.starts_with(&source_prefix())
+                            && !n.ends_with(".sha256")
+                            && verified(&h.dir, n).is_ok()
+                    })
+                })
+            })
+        })
 }
 
 /// The embedded program, written to the private folder unless a checked
@@ -418,28 +497,40 @@ fn go_binary(scratch: Option<&Path>) -> Result<(PathBuf, Option<String>), GoErro
         std::fs::create_dir(work.path().join(sub))
             .map_err(|e| failed("cannot prepare the Go build folder", e))?;
     }
-    let go = go_command(std::env::var_os("TASKLAB_GO"));
-    let shown = go.to_string_lossy().into_owned();
+    let asked = go_command(std::env::var_os("TASKLAB_GO"));
+    let shown = asked.to_string_lossy().into_owned();
+    let go = resolve_toolchain(&asked, std::env::var_os("PATH").as_deref()).map_err(|why| {
+        GoError::Skipped(format!(
+            "no Go toolchain ({why}); install Go or set TASKLAB_GO to its path"
+        ))
+    })?;
+    let go = go.as_os_str();
     // Go's build cache is kept beside the program; where it cannot be made
     // privately, this build uses one in its work folder (a cold build).
     let gocache = home
         .gocache()
         .unwrap_or_else(|_| work.path().join("gocache"));
-    let mut version = go_cmd(&go, work.path(), &gocache);
+    let mut version = go_cmd(go, work.path(), &gocache);
     version.arg("version");
-    match run_bounded(version, work.path(), "version", deadline) {
+    let version = match run_bounded(version, work.path(), "version", deadline) {
         Err(e) => {
             return Err(GoError::Skipped(format!(
                 "no Go toolchain ('{shown}': {e}); install Go or set TASKLAB_GO to its path"
             )))
         }
         Ok(None) => return Err(timed_out()),
-        Ok(Some((st, err))) if !st.success() => {
-            return Err(GoError::Skipped(format!("'{shown} version' failed: {err}")))
+        Ok(Some(e)) if !e.status.success() => {
+            return Err(GoError::Skipped(format!(
+                "'{shown} version' failed: {}",
+                e.err
+            )))
         }
-        Ok(Some(_)) => {}
-    }
-    let name = binary_name();
+        Ok(Some(e)) => e.out,
+    };
+    let name = binary_name(&Toolchain {
+        path: PathBuf::from(go),
+        version,
+    });
     let mut note = home.note;
     match verified(&home.dir, &name) {
         Ok(bin) => return Ok((bin, note)),
@@ -448,15 +539,15 @@ fn go_binary(scratch: Option<&Path>) -> Result<(PathBuf, Option<String>), GoErro
     }
     std::fs::write(work.path().join("main.go"), GO_SOURCE)
         .map_err(|e| failed("cannot write the Go source", e))?;
-    let mut build = go_cmd(&go, work.path(), &gocache);
+    let mut build = go_cmd(go, work.path(), &gocache);
     build
         .args(GO_BUILD_FLAGS)
         .args(["-o", "pingpong", "main.go"]);
     match run_bounded(build, work.path(), "build", deadline) {
         Err(e) => return Err(failed(&format!("cannot run {shown} build"), e)),
         Ok(None) => return Err(timed_out()),
-        Ok(Some((st, err))) if !st.success() => {
-            return Err(GoError::Failed(format!("go build failed: {err}")))
+        Ok(Some(e)) if !e.status.success() => {
+            return Err(GoError::Failed(format!("go build failed: {}", e.err)))
         }
         Ok(Some(_)) => {}
     }
@@ -467,6 +558,20 @@ fn go_binary(scratch: Option<&Path>) -> Result<(PathBuf, Option<String>), GoErro
     Ok((bin, note))
 }
 
+/// A skip when the Go program could not run while an address-space limit
+/// (RLIMIT_AS, `ulimit -v`) is set: the Go runtime reserves its heap's
+/// address space up front, and fails to start below about 1 GiB. `what`
+/// says what happened.
+fn under_limit(what: &str) -> Option<GoError> {
+    let (soft, _) = sys::rlimit(sys::Resource::AddressSpace).ok()?;
+    soft.map(|lim| {
+        GoError::Skipped(format!(
+            "the Go program cannot run under the address-space limit (RLIMIT_AS {}): {what}",
+            crate::units::fmt_size(lim)
+        ))
+    })
+}
+
 /// Round trips (ns) of two goroutines ping-ponging over unbuffered channels.
 pub fn go_round_trips(
     mode: GoMode,
@@ -475,7 +580,15 @@ pub fn go_round_trips(
     all: &[usize],
     scratch: Option<&Path>,
 ) -> Result<GoRun, GoError> {
-    let (bin, note) = go_binary(scratch)?;
+    // A program that cannot be made (a full disk, a memory limit on the
+    // build, a broken toolchain) drops the Go variants of this point with
+    // the reason; the rest of the point is measured.
+    let (bin, note) = go_binary(scratch).map_err(|e| match e {
+        GoError::Failed(why) => {
+            GoError::Skipped(format!("the Go program could not be built or kept: {why}"))
+        }
+        skipped => skipped,
+    })?;
     let samples = budget.min_samples.max(10).min(budget.max_samples.max(2));
     let sample_ns = ((budget.seconds * 1e9 / samples as f64) as u64).max(20_000);
     let mut cmd = Command::new(&bin);
@@ -502,12 +615,15 @@ pub fn go_round_trips(
     sys::pin_current_thread(&pin).map_err(|e| GoError::Failed(e.to_string()))?;
     let o = sys::kill_with_parent(&mut cmd).output();
     sys::pin_current_thread(all).map_err(|e| GoError::Failed(e.to_string()))?;
-    let o = o.map_err(|e| GoError::Failed(format!("cannot run {}: {e}", bin.display())))?;
+    let o = o.map_err(|e| {
+        under_limit(&format!("cannot start {}: {e}", bin.display()))
+            .unwrap_or_else(|| GoError::Failed(format!("cannot run {}: {e}", bin.display())))
+    })?;
     if !o.status.success() {
-        return Err(GoError::Failed(format!(
-            "the Go program failed: {}",
-            String::from_utf8_lossy(&o.stderr).trim()
-        )));
+        let err = String::from_utf8_lossy(&o.stderr);
+        let first = err.trim().lines().next().unwrap_or("").to_string();
+        return Err(under_limit(&format!("it failed: {first}"))
+            .unwrap_or_else(|| GoError::Failed(format!("the Go program failed: {}", err.trim()))));
     }
     let text = String::from_utf8_lossy(&o.stdout);
     let rt: Vec<f64> = text

@@ -186,10 +186,13 @@ fn a_command_past_its_deadline_is_killed() {
         .unwrap()
         .is_none());
     let mut sh = Command::new("/bin/sh");
-    sh.args(["-c", "echo oops >&2; exit 3"]);
     let far = Instant::now() + Duration::from_secs(600);
-    let (st, err) = run_bounded(sh, work.path(), "sh", far).unwrap().unwrap();
-    assert_eq!((st.code(), err.as_str()), (Some(3), "oops"));
+    sh.args(["-c", "echo said; echo oops >&2; exit 3"]);
+    let e = run_bounded(sh, work.path(), "sh", far).unwrap().unwrap();
+    assert_eq!(
+        (e.status.code(), e.out.as_str(), e.err.as_str()),
+        (Some(3), "said", "oops")
+    );
 }
 
 #[test]
@@ -220,7 +223,7 @@ fn keeping_a_program_removes_those_of_its_kind_it_supersedes_and_nothing_else() 
     let t = tempfile::tempdir().unwrap();
     let old = embedded_name(&sha256_hex(&b"old"[..]).unwrap());
     place(t.path(), b"#!/bin/sh\n", &old).unwrap();
-    place(t.path(), b"#!/bin/sh\n", &binary_name()).unwrap();
+    place(t.path(), b"#!/bin/sh\n", &binary_name(&tool())).unwrap();
     std::fs::create_dir(t.path().join("gocache")).unwrap();
     std::fs::write(t.path().join("notes.txt"), "mine").unwrap();
     let bytes = b"#!/bin/sh\nexit 0\n";
@@ -237,8 +240,8 @@ fn keeping_a_program_removes_those_of_its_kind_it_supersedes_and_nothing_else() 
     let mut want = vec![
         new.clone(),
         hash_name(&new),
-        binary_name(),
-        hash_name(&binary_name()),
+        binary_name(&tool()),
+        hash_name(&binary_name(&tool())),
         "gocache".into(),
         "notes.txt".into(),
     ];
@@ -248,6 +251,69 @@ fn keeping_a_program_removes_those_of_its_kind_it_supersedes_and_nothing_else() 
     let rebuilt = format!("{KEPT_PREFIX}0123456789abcdef");
     keep_checked(t.path(), &rebuilt, bytes, &hash).unwrap();
     assert!(t.path().join(&new).exists(), "the embedded copy stays");
-    assert!(!t.path().join(binary_name()).exists());
-    assert!(!t.path().join(hash_name(&binary_name())).exists());
+    assert!(!t.path().join(binary_name(&tool())).exists());
+    assert!(!t.path().join(hash_name(&binary_name(&tool()))).exists());
+}
+
+fn tool() -> Toolchain {
+    Toolchain {
+        path: PathBuf::from("/opt/go/bin/go"),
+        version: "go version go1.22.0 linux/amd64".into(),
+    }
+}
+
+#[test]
+fn a_program_is_kept_under_its_toolchain_s_version_and_path() {
+    let a = tool();
+    let other_version = Toolchain {
+        version: "go version go1.23.1 linux/amd64".into(),
+        ..tool()
+    };
+    let other_path = Toolchain {
+        path: PathBuf::from("/usr/lib/go/bin/go"),
+        ..tool()
+    };
+    let names = [&a, &other_version, &other_path].map(binary_name);
+    assert_ne!(names[0], names[1], "another version, another program");
+    assert_ne!(
+        names[0], names[2],
+        "another toolchain path, another program"
+    );
+    assert_eq!(
+        binary_name(&a),
+        names[0],
+        "the same toolchain, the same name"
+    );
+    for n in &names {
+        assert!(n.starts_with(&source_prefix()), "{n}");
+        assert_eq!(kept_kind(n), Some(KEPT_PREFIX));
+    }
+}
+
+#[test]
+fn the_toolchain_resolves_through_path_and_links_to_what_is_run() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = tempfile::tempdir().unwrap();
+    let bin = t.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let real = t.path().join("real-go");
+    std::fs::write(&real, "#!/bin/sh\n").unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::os::unix::fs::symlink(&real, bin.join("go")).unwrap();
+    let canon = std::fs::canonicalize(&real).unwrap();
+    let path = std::env::join_paths([Path::new("/nonexistent"), &bin]).unwrap();
+    assert_eq!(
+        resolve_toolchain("go".as_ref(), Some(&path)),
+        Ok(canon.clone())
+    );
+    assert_eq!(
+        resolve_toolchain(bin.join("go").as_os_str(), None),
+        Ok(canon)
+    );
+    // Not executable, missing, or no PATH: no toolchain, with the name.
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let e = resolve_toolchain("go".as_ref(), Some(&path)).unwrap_err();
+    assert!(e.contains("'go'"), "{e}");
+    assert!(resolve_toolchain("go".as_ref(), None).is_err());
+    assert!(resolve_toolchain(t.path().join("none").as_os_str(), None).is_err());
 }
