@@ -12,6 +12,7 @@
 pub mod amdahl;
 pub mod change;
 pub mod compare_text;
+pub mod contrast;
 pub mod rounds;
 
 pub use change::{change, drift, drift_of, drift_range, mde, verdict, Change, Verdict};
