@@ -114,17 +114,19 @@ fn weak_label(s: &Summary) -> Option<String> {
     })
 }
 
-/// The factor between an interval's ends beyond which the Summary states
-/// no figure as a result: a speedup "0.90x [0.31x, 2.59x]" cannot say
-/// whether the work got faster or slower, let alone by how much.
-pub const SUMMARY_SPAN: f64 = 2.0;
+/// Whether an interval `[lo, hi]` around `m` (never negative) cannot tell
+/// its figure from half or twice itself: then it bounds nothing the Summary
+/// can state (a speedup "0.90x [0.31x, 2.59x]" cannot even say whether the
+/// work got faster or slower).
+fn half_or_double(m: f64, lo: f64, hi: f64) -> bool {
+    m > 0.0 && (lo < m / 2.0 || hi > 2.0 * m)
+}
 
-/// Whether the Summary may state `s` as a result: its interval bounds it
-/// within a factor of [`SUMMARY_SPAN`] (for a figure that is never
-/// negative), and bounds something at all.
+/// Whether the Summary may state `s` as a result: its interval bounds
+/// something, and, for a figure that is never negative, tells it from half
+/// and from twice itself.
 pub fn summary_bounds(s: &Summary, unit: Unit) -> bool {
-    !bounds_nothing(s, unit)
-        && !(positive(unit) && s.median > 0.0 && s.ci95_hi / s.ci95_lo > SUMMARY_SPAN)
+    !bounds_nothing(s, unit) && !(positive(unit) && half_or_double(s.median, s.ci95_lo, s.ci95_hi))
 }
 
 /// Whether a figure is imprecise: it carries the noisy mark (`~`, a wide
@@ -144,6 +146,25 @@ pub fn plus_minus(half_width: f64) -> String {
     }
 }
 
+/// The words a Summary figure ends with: its mark (`!` flagged, `~` noisy,
+/// as in the tables), and in brackets why it is flagged and whether its
+/// interval bounds nothing.
+fn marked(mark: &str, why: Option<String>, bounds: bool) -> String {
+    let mut words: Vec<String> = why.into_iter().collect();
+    if !bounds {
+        words.push("its interval bounds nothing: the rounds disagree too much".into());
+    }
+    let mut s = String::new();
+    if !mark.is_empty() {
+        s.push(' ');
+        s.push_str(mark);
+    }
+    if !words.is_empty() {
+        s.push_str(&format!(" ({})", words.join("; ")));
+    }
+    s
+}
+
 /// A figure the Summary quotes whatever its state, so the basic figures
 /// never drop out of a run's Summary and never read as settled when they
 /// are not: the median alone when it is precise and settled; "156 µs ±12%
@@ -153,17 +174,21 @@ pub fn plus_minus(half_width: f64) -> String {
 /// say so, never the interval as if it were a result.
 pub fn quoted(s: &Summary, unit: Unit) -> String {
     let median = fmt_signed(s.median, unit);
-    let mark = match (&s.unsettled, s.unstable) {
-        (_, false) if s.noisy => " ~".to_string(),
-        (_, false) => String::new(),
-        (Some(u), true) => format!(" ! ({})", u.words(unit)),
-        (None, true) => " ! (flagged)".to_string(),
+    let (mark, why) = match (&s.unsettled, s.unstable) {
+        (_, false) if s.noisy => ("~", None),
+        (_, false) => ("", None),
+        (Some(u), true) => ("!", Some(u.words(unit))),
+        (None, true) => ("!", Some("flagged".to_string())),
     };
     if !summary_bounds(s, unit) {
-        return format!("{median}{mark}, an interval that bounds nothing (its rounds disagree too much)");
+        return format!("{median}{}", marked(mark, why, false));
     }
     if s.unstable || imprecise(s) {
-        format!("{median} {}{mark}", plus_minus(s.half_width()))
+        format!(
+            "{median} {}{}",
+            plus_minus(s.half_width()),
+            marked(mark, why, true)
+        )
     } else {
         median
     }
@@ -172,24 +197,41 @@ pub fn quoted(s: &Summary, unit: Unit) -> String {
 /// [`quoted`] for a ratio with its interval: "9.5x" when it is known to
 /// ±10%, "9.5x ±14%" when not, with the marks of the figures it is made of
 /// ("!" when one is flagged, "~" when one is noisy), and the words that it
-/// bounds nothing when its ends are more than [`SUMMARY_SPAN`] apart.
+/// bounds nothing when it cannot tell itself from half or twice itself.
 pub fn quoted_ratio(r: &Interval, parts: &[&Summary]) -> String {
-    let mark = if parts.iter().any(|s| s.unstable) {
-        " ! (a figure of it is flagged)"
+    let (mark, why) = if parts.iter().any(|s| s.unstable) {
+        ("!", Some("a figure of it is flagged".to_string()))
     } else if parts.iter().any(|s| s.noisy) {
-        " ~"
+        ("~", None)
     } else {
-        ""
+        ("", None)
     };
     let text = fmt_ratio(r.value);
-    if !(r.lo > 0.0 && r.hi / r.lo <= SUMMARY_SPAN) {
-        return format!("{text}{mark}, an interval that bounds nothing");
+    if !(r.lo > 0.0) || half_or_double(r.value, r.lo, r.hi) {
+        return format!("{text}{}", marked(mark, why, false));
     }
     let hw = r.ratio_half_width();
     if hw > IMPRECISE || !mark.is_empty() {
-        format!("{text} {}{mark}", plus_minus(hw))
+        format!("{text} {}{}", plus_minus(hw), marked(mark, why, true))
     } else {
         text
+    }
+}
+
+/// The ratio `a/b` as the Summary quotes it, whatever its state, so the
+/// subject stays: "9.5x" or "9.5x ±14% ~" ([`quoted_ratio`]) when its
+/// interval excludes 1; "1.04x ±8%, which holds 1: indistinguishable here"
+/// when it does not; "no ratio" when a figure is not positive.
+pub fn summary_ratio(a: &Summary, b: &Summary) -> String {
+    match contrast::ratio(a, b) {
+        None => "no ratio: a figure or its interval is not above zero".into(),
+        Some(r) if r.against(1.0) == Order::Overlap && !half_or_double(r.value, r.lo, r.hi) => {
+            format!(
+                "{}, which holds 1: indistinguishable here",
+                quoted_ratio(&r, &[a, b])
+            )
+        }
+        Some(r) => quoted_ratio(&r, &[a, b]),
     }
 }
 
@@ -322,8 +364,14 @@ impl Difference {
         let d = self.d - other.d;
         Interval {
             value: d,
-            lo: d - (self.d - self.lo).max(0.0).hypot((other.hi - other.d).max(0.0)),
-            hi: d + (self.hi - self.d).max(0.0).hypot((other.d - other.lo).max(0.0)),
+            lo: d
+                - (self.d - self.lo)
+                    .max(0.0)
+                    .hypot((other.hi - other.d).max(0.0)),
+            hi: d
+                + (self.hi - self.d)
+                    .max(0.0)
+                    .hypot((other.d - other.lo).max(0.0)),
         }
         .against(0.0)
     }
@@ -352,7 +400,10 @@ impl Difference {
         }
         let d = self.d - s.median;
         let (below, above) = ((self.d - self.lo).max(0.0), (self.hi - self.d).max(0.0));
-        let (s_below, s_above) = ((s.median - s.ci95_lo).max(0.0), (s.ci95_hi - s.median).max(0.0));
+        let (s_below, s_above) = (
+            (s.median - s.ci95_lo).max(0.0),
+            (s.ci95_hi - s.median).max(0.0),
+        );
         let (lo, hi) = if s.quantum > 0.0 {
             (d - below - s_above, d + above + s_below)
         } else {

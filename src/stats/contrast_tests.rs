@@ -25,7 +25,10 @@ fn intervals_that_overlap_slightly_are_apart_when_the_ratio_excludes_1() {
     // and the difference agrees, for the same figures taken as amounts
     let d = difference(&a, &b);
     assert!(d.hi < 0.0, "{d:?}");
-    assert!(d.lo > a.ci95_lo - b.ci95_hi, "narrower than interval arithmetic");
+    assert!(
+        d.lo > a.ci95_lo - b.ci95_hi,
+        "narrower than interval arithmetic"
+    );
 }
 
 #[test]

@@ -313,8 +313,8 @@ fn userspace_headline(e: &ExperimentResult) -> Option<String> {
         (ASYNC.name(), "an async task"),
         (GO_DEFAULT.name(), "a goroutine"),
     ] {
-        if let Some(x) = e.median(&SWITCH_NS, &[(VARIANT, v)]) {
-            parts.push(format!("{name} {}", fmt_ns(x)));
+        if let Some(m) = e.find(&SWITCH_NS, &[(VARIANT, v)]) {
+            parts.push(format!("{name} {}", quoted(&m.summary, Unit::Ns)));
         }
     }
     (!parts.is_empty()).then(|| {
