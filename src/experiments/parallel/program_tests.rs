@@ -78,7 +78,9 @@ fn the_whole_program_headline_states_its_page_size() {
     // its median keeps the subject; its interval is not quoted as a result
     assert!(!h.contains("4.00x") && !h.contains('['), "{h}");
     assert!(
-        h.contains("1.71x ~ (its interval bounds nothing: the rounds disagree too much) with thp=on"),
+        h.contains(
+            "1.71x ~ (its interval bounds nothing: the rounds disagree too much) with thp=on"
+        ),
         "{h}"
     );
     // an unsettled series keeps its subject, quoted with its mark
