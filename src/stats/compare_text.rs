@@ -126,7 +126,8 @@ fn half_or_double(m: f64, lo: f64, hi: f64) -> bool {
 /// something, and, for a figure that is never negative, tells it from half
 /// and from twice itself.
 pub fn summary_bounds(s: &Summary, unit: Unit) -> bool {
-    !bounds_nothing(s, unit) && !(positive(unit) && half_or_double(s.median, s.ci95_lo, s.ci95_hi))
+    let doubtful = positive(unit) && half_or_double(s.median, s.ci95_lo, s.ci95_hi);
+    !(bounds_nothing(s, unit) || doubtful)
 }
 
 /// Whether a figure is imprecise: it carries the noisy mark (`~`, a wide
@@ -207,7 +208,7 @@ pub fn quoted_ratio(r: &Interval, parts: &[&Summary]) -> String {
         ("", None)
     };
     let text = fmt_ratio(r.value);
-    if !(r.lo > 0.0) || half_or_double(r.value, r.lo, r.hi) {
+    if r.lo.is_nan() || r.lo <= 0.0 || half_or_double(r.value, r.lo, r.hi) {
         return format!("{text}{}", marked(mark, why, false));
     }
     let hw = r.ratio_half_width();
