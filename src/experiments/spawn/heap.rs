@@ -127,7 +127,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             "single cold call with a 4 GB address space, to the thread's start",
         )
         .labels(&[(METHOD, table::PTHREAD_CREATE.name()), (HEAP, "4 GiB"), (THP, BASE_THP), (CALL, "first")])
-        .cold(),
+        .cold()
+        .swept(SYSEL_SWEEP),
     ],
     points,
     measure,
