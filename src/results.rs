@@ -292,6 +292,7 @@ impl Metric {
             Some(SeedCompare::Ratio(r)) => match self.seed_ratio_interval() {
                 Some((_, lo, hi))
                     if crate::stats::compare_text::imprecise(sm)
+                        && lo < hi
                         && lo.is_finite()
                         && hi.is_finite() =>
                 {

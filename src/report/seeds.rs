@@ -8,7 +8,7 @@ use crate::experiments;
 use crate::experiments::spawn::placement::Placement;
 use crate::metric::key::PLACEMENT;
 use crate::metric::Kind as SeriesKind;
-use crate::results::{case, Metric, RunResults, SeedCompare, Unit};
+use crate::results::{case, Metric, RunResults, SeedCompare, SeedStat, Unit};
 use crate::stats::compare_text::{imprecise, plus_minus};
 use crate::units::fmt_value;
 
@@ -53,7 +53,11 @@ pub fn table(r: &RunResults) -> Table {
                 (false, true) => " ~",
                 _ => "",
             };
-            let pm = if (sm.unstable || imprecise(sm)) && sm.half_width().is_finite() {
+            // ±X% is the median's interval: quoted beside a median (or
+            // single calls, compared by their median), not a mean or a
+            // minimum, which carry the mark alone.
+            let by_median = matches!(s.statistic, SeedStat::Median | SeedStat::Single);
+            let pm = if by_median && (sm.unstable || imprecise(sm)) && sm.half_width().is_finite() {
                 format!(" {}", plus_minus(sm.half_width()))
             } else {
                 String::new()
