@@ -452,7 +452,8 @@ fn fresh_cycles(
 /// here from what b" when the intervals overlap.
 fn against(a: &Summary, b: &Summary, what: &str) -> String {
     if apart(a, b) {
-        format!("{} {what} {}", fmt_ratio(a.median / b.median), with_ci(b))
+        let r = ratio_text(a, b).unwrap_or_else(|| fmt_ratio(a.median / b.median));
+        format!("{r} {what} {}", with_ci(b))
     } else {
         format!("indistinguishable here from {what} {}", with_ci(b))
     }

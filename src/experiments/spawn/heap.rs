@@ -521,7 +521,7 @@ fn huge_pages(r: &ExperimentResult) -> Option<String> {
     let verdict = if apart(on_s, off_s) && on_s.median < off_s.median {
         format!(
             "{} cheaper: fork copies one entry per 2 MiB instead of 512",
-            fmt_ratio(off_s.median / on_s.median)
+            ratio_text(off_s, on_s).unwrap_or_else(|| fmt_ratio(off_s.median / on_s.median))
         )
     } else {
         "not distinguishable here".to_string()
