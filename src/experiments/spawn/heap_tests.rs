@@ -339,3 +339,25 @@ fn the_summary_keeps_fork_and_thread_when_one_is_flagged_quoting_its_interval_an
         "{s}"
     );
 }
+
+#[test]
+fn the_summary_keeps_forks_slope_with_its_interval_when_it_holds_no_growth() {
+    let mib = 1u64 << 20;
+    let r = result(vec![
+        lifecycle("fork", 0, "system", 50e3),
+        lifecycle("fork", 100 * mib, "system", 160e3),
+        lifecycle("fork", 200 * mib, "system", 161e3),
+        lifecycle("pthread_create", 0, "system", 10e3),
+    ]);
+    let s = fork_vs_thread(&r).unwrap();
+    // the subject stays, with an interval that reaches below zero, and no
+    // growth is claimed
+    assert!(
+        s.contains(
+            "; fork's growth per 100 MiB of touched heap between 100 MiB and 200 MiB, 1.00 µs [-"
+        ),
+        "{s}"
+    );
+    assert!(s.contains("holds no growth (161 µs at 200 MiB)"), "{s}");
+    assert!(!s.contains("grows 1.00 µs"), "{s}");
+}
