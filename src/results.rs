@@ -68,6 +68,11 @@ pub struct SeedRef {
     /// only a series of first calls (`call=first`) compares with it.
     #[serde(default)]
     pub cold: bool,
+    /// What the seed's range sweeps, when it is a sweep rather than a
+    /// spread of repetitions ("the CPU frequency, 3.4 to 1.3 GHz"): ours
+    /// "within" it means within the range he swept, nothing more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<String>,
 }
 
 /// The statistic a seed figure is: what of ours it may be compared with.
@@ -216,9 +221,34 @@ impl Metric {
         })
     }
 
-    /// Ours against the seed's, like for like: "within" its range, the ratio
-    /// to its figure or to the nearer edge of its range, or why there is no
-    /// ratio. Never a negative or a meaningless ratio.
+    /// Our figure's interval by the seed's statistic: the median's 95%
+    /// interval for a median (or single calls, compared by their median);
+    /// the figure itself for a mean or a minimum, which have none here.
+    pub fn seed_ours_interval(&self) -> Option<(f64, f64)> {
+        let s = self.seed.as_ref()?;
+        let ours = self.seed_ours()?;
+        Some(match s.statistic {
+            SeedStat::Median | SeedStat::Single => (self.summary.ci95_lo, self.summary.ci95_hi),
+            SeedStat::Mean | SeedStat::Min => (ours, ours),
+        })
+    }
+
+    /// Ours over the seed's figure (or the nearer edge of its range) with
+    /// the interval ours allows: `(ratio, lo, hi)`, when they compare.
+    pub fn seed_ratio_interval(&self) -> Option<(f64, f64, f64)> {
+        let r = self.seed_ratio()?;
+        let s = self.seed.as_ref()?;
+        let ours = self.seed_ours()?;
+        let edge = if ours > s.hi { s.hi } else { s.lo };
+        let (lo, hi) = self.seed_ours_interval()?;
+        Some((r, lo / edge, hi / edge))
+    }
+
+    /// Ours against the seed's, like for like: "within" its range when our
+    /// interval reaches it (the same rule as every finding: no difference
+    /// is stated that our interval cannot exclude), the ratio to its figure
+    /// or to the nearer edge of its range, or why there is no ratio. Never
+    /// a negative or a meaningless ratio.
     pub fn seed_compare(&self) -> Option<SeedCompare> {
         let s = self.seed.as_ref()?;
         let ours = self.seed_ours()?;
@@ -232,13 +262,16 @@ impl Metric {
                 "no meaningful ratio (a zero or negative figure)".into(),
             ));
         }
-        Some(if ours >= s.lo && ours <= s.hi && s.lo < s.hi {
-            SeedCompare::Within
-        } else if ours > s.hi {
-            SeedCompare::Ratio(ours / s.hi)
-        } else {
-            SeedCompare::Ratio(ours / s.lo)
-        })
+        let (lo, hi) = self.seed_ours_interval().unwrap_or((ours, ours));
+        Some(
+            if (ours >= s.lo && ours <= s.hi) || (lo <= s.hi && hi >= s.lo) {
+                SeedCompare::Within
+            } else if ours > s.hi {
+                SeedCompare::Ratio(ours / s.hi)
+            } else {
+                SeedCompare::Ratio(ours / s.lo)
+            },
+        )
     }
 
     /// Ours over the seed's figure (or the nearer edge of its range), when
@@ -250,14 +283,44 @@ impl Metric {
         }
     }
 
-    /// The comparison in a few words: "within", "1.93x", or "not compared".
+    /// The comparison in a few words: "within" (for a sweep, "within the
+    /// range swept"; "reaches the seed's figure" for a single figure),
+    /// "1.93x", "1.93x [1.52x, 2.41x]" when our figure is imprecise,
+    /// "not compared"; with our figure's mark (`~`, `!`).
     pub fn seed_compare_text(&self) -> String {
-        match self.seed_compare() {
-            None => String::new(),
-            Some(SeedCompare::Within) => "within".into(),
-            Some(SeedCompare::Ratio(r)) => format!("{r:.2}x"),
-            Some(SeedCompare::Unlike(_)) => "not compared".into(),
-        }
+        let sm = &self.summary;
+        let mark = if sm.unstable {
+            " !"
+        } else if sm.noisy {
+            " ~"
+        } else {
+            ""
+        };
+        let single = self.seed.as_ref().is_some_and(|s| s.lo == s.hi);
+        let text = match self.seed_compare() {
+            None => return String::new(),
+            Some(SeedCompare::Within) => match self.seed.as_ref().and_then(|s| s.sweep.as_ref()) {
+                Some(_) => "within the range swept".into(),
+                None if single => "indistinguishable".into(),
+                None => "within".into(),
+            },
+            Some(SeedCompare::Ratio(r)) => match self.seed_ratio_interval() {
+                Some((_, lo, hi))
+                    if crate::stats::compare_text::imprecise(sm)
+                        && lo < hi
+                        && lo.is_finite()
+                        && hi.is_finite() =>
+                {
+                    format!(
+                        "{r:.2}x {}",
+                        crate::units::fmt_interval(&format!("{lo:.2}x"), &format!("{hi:.2}x"))
+                    )
+                }
+                _ => format!("{r:.2}x"),
+            },
+            Some(SeedCompare::Unlike(_)) => return "not compared".into(),
+        };
+        format!("{text}{mark}")
     }
 
     pub fn label(&self, key: &str) -> Option<&str> {

@@ -19,6 +19,8 @@ mod points_tests;
 #[cfg(test)]
 mod rss_tests;
 #[cfg(test)]
+mod summary_tests;
+#[cfg(test)]
 pub(crate) mod testing;
 #[cfg(test)]
 mod tests;

@@ -3,6 +3,7 @@
 
 pub use super::seeds::{
     BENDERSKY_HW, SEED_CLONE, SEED_FORK, SEED_FORK_HW, SEED_SWITCH, SEED_SYSEL, SYSEL_HW,
+    SYSEL_SWEEP,
 };
 pub use super::spec::{
     always_supported, no_analysis, single_point, Analysis, Experiment, PlanCtx, Points, SeedFigure,
@@ -20,7 +21,9 @@ pub use crate::results::{
 };
 pub use crate::stats::compare_text::{
     amount, apart, bounds_nothing, compare, difference, figure, fmt_delta, fmt_ratio, fmt_signed,
-    order, quoted, share, share_text, versus, Difference, Order, Share,
+    order, quoted, quoted_ratio, ratio_text, share, share_text, summary_ratio, versus, Difference,
+    Order, Share,
 };
+pub use crate::stats::contrast;
 pub use crate::stats::Summary;
 pub use crate::units::{fmt_interval, fmt_ns, fmt_size, fmt_value, group_digits};

@@ -8,6 +8,10 @@ pub const SEED_FORK: &str = "003_641a413697a75944.txt";
 pub const SEED_SYSEL: &str = "004_37eeb410f17232cd.txt";
 
 pub const SYSEL_HW: &str = "Intel Core i7-1065G7, 1.3-3.9 GHz, Ubuntu 20.04, Linux 5.4";
+/// What Sysel's ranges sweep: his Table 1 gives each time as a range "caused
+/// mainly by different CPU frequencies" (1.3 GHz base to 3.4 GHz turbo), not
+/// a spread of repetitions.
+pub const SYSEL_SWEEP: &str = "the CPU frequency, 3.4 GHz (turbo) to 1.3 GHz (base)";
 pub const BENDERSKY_HW: &str = "Intel Core i7-4771 (Haswell), 2018";
 pub const SEED_FORK_HW: &str =
     "the author's machine, not described (Hackaday Linux Fu, c. 2022); built with `gcc -o stress stress.c` (no -O)";

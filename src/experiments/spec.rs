@@ -28,6 +28,9 @@ pub struct SeedFigure {
     pub statistic: SeedStat,
     /// The seed timed single cold calls: only `call=first` compares.
     pub cold: bool,
+    /// What the seed's range sweeps, when it is a sweep (Sysel's CPU
+    /// frequencies), not a spread of repetitions.
+    pub sweep: Option<&'static str>,
 }
 
 impl SeedFigure {
@@ -53,6 +56,7 @@ impl SeedFigure {
             method,
             statistic,
             cold: false,
+            sweep: None,
         }
     }
 
@@ -64,6 +68,15 @@ impl SeedFigure {
     /// The same figure, timed as single cold calls.
     pub const fn cold(self) -> SeedFigure {
         SeedFigure { cold: true, ..self }
+    }
+
+    /// The same figure, its range a sweep of `what` (not a spread of
+    /// repetitions): "within" it means within the range swept.
+    pub const fn swept(self, what: &'static str) -> SeedFigure {
+        SeedFigure {
+            sweep: Some(what),
+            ..self
+        }
     }
 
     pub fn matches(&self, name: &str, labels: &Labels) -> bool {
@@ -84,6 +97,7 @@ impl SeedFigure {
             method: self.method.to_string(),
             statistic: self.statistic,
             cold: self.cold,
+            sweep: self.sweep.map(String::from),
         }
     }
 }

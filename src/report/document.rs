@@ -181,7 +181,7 @@ fn summary_section(d: &mut Doc, r: &RunResults) {
     }
     let failed = failures(r);
     d.push(Block::Aside(format!(
-        "{} {} a ~ marks a wide spread, a ! a figure flagged for a trend over the run or two modes (its interval is shown; no finding rests on it). The seeds' figures appear only beside ours, labelled with their source.",
+        "{} {} a ~ marks a wide spread, a ! a figure flagged for a trend over the run or two modes (its interval is shown; no finding rests on it); ±X% is half a figure's 95% interval over its median, given where it is wider than ±10% or the figure is marked; two figures differ only where the interval of their ratio excludes 1. The seeds' figures appear only beside ours, labelled with their source.",
         measured_sentence(r),
         rounds_sentence(r)
     )));

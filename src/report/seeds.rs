@@ -8,7 +8,8 @@ use crate::experiments;
 use crate::experiments::spawn::placement::Placement;
 use crate::metric::key::PLACEMENT;
 use crate::metric::Kind as SeriesKind;
-use crate::results::{case, Metric, RunResults, SeedCompare, Unit};
+use crate::results::{case, Metric, RunResults, SeedCompare, SeedStat, Unit};
+use crate::stats::compare_text::{imprecise, plus_minus};
 use crate::units::fmt_value;
 
 /// Further apart than this (either way), a row says why.
@@ -20,19 +21,55 @@ pub fn table(r: &RunResults) -> Table {
         for m in e.metrics.iter().filter(|m| m.seed.is_some()) {
             let s = m.seed.as_ref().expect("filtered");
             let ours = m.seed_ours().unwrap_or(m.summary.median);
+            let sm = &m.summary;
+            // The same rules as the findings: a flagged or imprecise figure
+            // carries its mark and states no cause; a cause is given only
+            // when the whole interval of the ratio lies beyond 2x.
             let why = match m.seed_compare() {
-                Some(SeedCompare::Ratio(x))
-                    if !(1.0 / EXPLAIN_BEYOND..=EXPLAIN_BEYOND).contains(&x) =>
-                {
-                    reason(r, &e.name, m, x)
-                }
+                Some(SeedCompare::Ratio(x)) if !outside(x) => String::new(),
+                Some(SeedCompare::Ratio(x)) if sm.unstable => format!(
+                    "{}: ours is flagged (!), so no cause is stated",
+                    apart_words(x)
+                ),
+                Some(SeedCompare::Ratio(x)) if imprecise(sm) => format!(
+                    "{}: ours is imprecise (~), so no cause is stated",
+                    apart_words(x)
+                ),
+                Some(SeedCompare::Ratio(x)) if beyond(m) => reason(r, &e.name, m, x),
+                Some(SeedCompare::Ratio(x)) => format!(
+                    "{}: the interval of the ratio reaches within {EXPLAIN_BEYOND}x, so no cause is stated",
+                    apart_words(x)
+                ),
                 Some(SeedCompare::Unlike(why)) => why,
+                Some(SeedCompare::Within) => s
+                    .sweep
+                    .as_ref()
+                    .map(|w| format!("his range is a sweep of {w}: within it means within the range he swept"))
+                    .unwrap_or_default(),
                 _ => String::new(),
+            };
+            let mark = match (sm.unstable, sm.noisy) {
+                (true, _) => " !",
+                (false, true) => " ~",
+                _ => "",
+            };
+            // ±X% is the median's interval: quoted beside a median (or
+            // single calls, compared by their median), not a mean or a
+            // minimum, which carry the mark alone.
+            let by_median = matches!(s.statistic, SeedStat::Median | SeedStat::Single);
+            let pm = if by_median && (sm.unstable || imprecise(sm)) && sm.half_width().is_finite() {
+                format!(" {}", plus_minus(sm.half_width()))
+            } else {
+                String::new()
             };
             rows.push(vec![
                 e.name.clone(),
                 format!("{} {}", m.name, case(m)).trim().to_string(),
-                format!("{} ({})", fmt_value(ours, m.unit), s.statistic.word()),
+                format!(
+                    "{}{pm}{mark} ({})",
+                    fmt_value(ours, m.unit),
+                    s.statistic.word()
+                ),
                 seed_text(m),
                 s.hardware.clone(),
                 m.seed_compare_text(),
@@ -54,6 +91,29 @@ pub fn table(r: &RunResults) -> Table {
         .to_vec(),
         rows,
         right: vec![2, 5],
+    }
+}
+
+/// Whether the whole interval of ours over the seed's lies beyond
+/// [`EXPLAIN_BEYOND`] (either way), for a figure that is not flagged.
+pub fn beyond(m: &Metric) -> bool {
+    let Some((r, lo, hi)) = m.seed_ratio_interval() else {
+        return false;
+    };
+    !m.summary.unstable && outside(r) && outside(lo) && outside(hi) && (lo > 1.0) == (hi > 1.0)
+}
+
+/// Whether a ratio is more than [`EXPLAIN_BEYOND`] either way.
+pub fn outside(x: f64) -> bool {
+    !(1.0 / EXPLAIN_BEYOND..=EXPLAIN_BEYOND).contains(&x)
+}
+
+/// "3.1x higher" / "2.5x lower": how far apart, no cause.
+fn apart_words(ratio: f64) -> String {
+    if ratio > 1.0 {
+        format!("{ratio:.1}x higher")
+    } else {
+        format!("{:.1}x lower", 1.0 / ratio)
     }
 }
 

@@ -1,4 +1,4 @@
-use super::{quantity, short_hw, Kind};
+use super::{quantity, short_hw, table, Kind};
 use crate::results::{Metric, SeedCompare, SeedRef, SeedStat};
 
 fn with_seed(
@@ -23,6 +23,7 @@ fn with_seed(
         method: "single call".into(),
         statistic: stat,
         cold,
+        sweep: None,
     });
     m
 }
@@ -39,7 +40,8 @@ fn a_figure_inside_the_seeds_range_is_within_and_outside_is_the_ratio_to_the_nea
         true,
     );
     assert_eq!(m.seed_compare(), Some(SeedCompare::Within));
-    assert_eq!(m.seed_compare_text(), "within");
+    // three points spread over ±17%: the noisy mark, as in the tables
+    assert_eq!(m.seed_compare_text(), "within ~");
     let m = with_seed(
         &[180e3, 188e3, 190e3],
         first,
@@ -138,4 +140,77 @@ fn the_likely_causes_follow_the_declared_kind_of_the_series() {
     // A series this version does not declare, or a foreign experiment's.
     assert_eq!(kind("spawn.heap", "fault_ns", &[]), Kind::Other);
     assert_eq!(kind("nope.nothing", "switch_ns", &[]), Kind::Other);
+}
+
+/// A results file holding one seeded series.
+fn run_with(m: Metric) -> crate::results::RunResults {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-results.json");
+    let mut r = crate::results::RunResults::read(&path).expect("the fixture reads");
+    r.experiments.truncate(1);
+    r.experiments[0].name = "spawn.cold".into();
+    r.experiments[0].metrics = vec![m];
+    r
+}
+
+#[test]
+fn an_imprecise_or_flagged_figure_far_from_the_seeds_states_no_cause() {
+    // ours 300 µs against the seed's 34–94 µs: 3.2x higher
+    let mut m = with_seed(
+        &[300e3; 7],
+        Some("first"),
+        34e3,
+        94e3,
+        SeedStat::Single,
+        true,
+    );
+    m.summary.ci95_lo = 290e3;
+    m.summary.ci95_hi = 310e3;
+    let t = table(&run_with(m.clone()));
+    let why = t.rows[0].last().unwrap().clone();
+    assert!(why.starts_with("3.2x higher"), "{why}");
+    assert!(
+        !why.contains("no cause"),
+        "a precise figure has its causes: {why}"
+    );
+    let mut loose = m.clone();
+    loose.summary.ci95_lo = 200e3;
+    loose.summary.ci95_hi = 420e3;
+    loose.summary.noisy = true;
+    let row = table(&run_with(loose)).rows[0].clone();
+    assert!(row[2].contains("±37% ~"), "{row:?}");
+    assert!(row[5].contains("3.19x [2.13x, 4.47x] ~"), "{row:?}");
+    assert_eq!(
+        row[6],
+        "3.2x higher: ours is imprecise (~), so no cause is stated"
+    );
+    let mut flagged = m;
+    flagged.summary.unstable = true;
+    let row = table(&run_with(flagged)).rows[0].clone();
+    assert!(
+        row[6].contains("ours is flagged (!), so no cause is stated"),
+        "{row:?}"
+    );
+}
+
+#[test]
+fn a_swept_range_reads_within_the_range_he_swept() {
+    let mut m = with_seed(
+        &[60e3; 7],
+        Some("first"),
+        34e3,
+        94e3,
+        SeedStat::Single,
+        true,
+    );
+    m.seed.as_mut().unwrap().sweep = Some("the CPU frequency".into());
+    let row = table(&run_with(m.clone())).rows[0].clone();
+    assert_eq!(row[5], "within the range swept");
+    assert!(row[6].contains("a sweep of the CPU frequency"), "{row:?}");
+    // an interval that reaches the range is within it, like any finding
+    m.seed.as_mut().unwrap().sweep = None;
+    m.summary.median = 100e3;
+    m.summary.ci95_lo = 90e3;
+    m.summary.ci95_hi = 110e3;
+    assert_eq!(m.seed_compare(), Some(SeedCompare::Within));
 }

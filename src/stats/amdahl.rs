@@ -96,6 +96,35 @@ pub fn fit_serial_fraction(points: &[SpeedupPoint]) -> Option<SerialFit> {
         })
 }
 
+/// Whether a fitted serial fraction can be read as one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// The fraction and its whole interval lie within 0–100%.
+    Fraction,
+    /// The fraction lies within 0–100%, but its interval reaches beyond:
+    /// the points do not bound it.
+    Unbounded,
+    /// The fraction itself is above 100% (the speedups fall below what any
+    /// serial part could give: a slowdown) or below 0% (superlinear): the
+    /// law does not hold for these points, and it is no fraction.
+    DoesNotHold,
+}
+
+impl SerialFit {
+    /// What the fit may be read as. Never clamped: an estimate of 103.8%
+    /// is not "100%", it says the law does not fit.
+    pub fn reading(&self) -> Reading {
+        let within = |v: f64| (0.0..=1.0).contains(&v);
+        if !within(self.fraction) {
+            Reading::DoesNotHold
+        } else if within(self.lo) && within(self.hi) {
+            Reading::Fraction
+        } else {
+            Reading::Unbounded
+        }
+    }
+}
+
 #[cfg(test)]
 #[path = "amdahl_tests.rs"]
 mod tests;

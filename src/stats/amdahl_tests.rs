@@ -1,4 +1,4 @@
-use super::{fit_serial_fraction, SpeedupPoint};
+use super::{fit_serial_fraction, Reading, SerialFit, SpeedupPoint};
 use crate::stats::amdahl_speedup;
 
 fn point(workers: f64, speedup: f64, lo: f64, hi: f64) -> SpeedupPoint {
@@ -74,4 +74,28 @@ fn nothing_to_fit_is_none() {
     assert!(fit_serial_fraction(&[point(1.0, 1.0, 1.0, 1.0)]).is_none());
     assert!(fit_serial_fraction(&[point(2.0, f64::NAN, 1.0, 2.0)]).is_none());
     assert!(fit_serial_fraction(&[point(2.0, 1.5, 0.0, 2.0)]).is_none());
+}
+
+#[test]
+fn a_fraction_above_100_percent_is_read_as_a_law_that_does_not_hold() {
+    let fit = |fraction, lo, hi| SerialFit {
+        fraction,
+        lo,
+        hi,
+        points: 3,
+    };
+    assert_eq!(fit(0.2, 0.1, 0.3).reading(), Reading::Fraction);
+    assert_eq!(fit(0.9, 0.7, 1.04).reading(), Reading::Unbounded);
+    assert_eq!(fit(1.038, 0.9, 1.2).reading(), Reading::DoesNotHold);
+    assert_eq!(fit(-0.05, -0.1, 0.02).reading(), Reading::DoesNotHold);
+    // from points: speedups below 1 on two workers fit a fraction above 1
+    let slower = [SpeedupPoint {
+        workers: 2.0,
+        speedup: 0.9,
+        lo: 0.85,
+        hi: 0.95,
+    }];
+    let f = fit_serial_fraction(&slower).unwrap();
+    assert!(f.fraction > 1.0, "{f:?}");
+    assert_eq!(f.reading(), Reading::DoesNotHold);
 }

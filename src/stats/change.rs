@@ -4,7 +4,7 @@
 //! within it to say "unchanged", and the smallest change the comparison
 //! could have seen ([`mde`]).
 
-use super::Summary;
+use super::{contrast, Summary};
 use crate::units::Better;
 
 /// NEW/BASE with a 95% interval. For figures that are not all positive
@@ -18,45 +18,27 @@ pub struct Change {
 
 /// The change from `base` to `new`, its interval combining the two sides'
 /// intervals as independent errors (in logs for positive figures, so a
-/// doubling and a halving are alike). None when the base median is 0 or a
-/// result is not finite.
+/// doubling and a halving are alike): [`super::contrast`]'s ratio, the rule
+/// every finding decides a difference by; for figures that are not all
+/// positive, its difference over `|base|`. None when the base median is 0
+/// or a result is not finite.
 pub fn change(base: &Summary, new: &Summary) -> Option<Change> {
-    let positive = [base, new]
-        .iter()
-        .all(|s| s.median > 0.0 && s.ci95_lo > 0.0 && s.ci95_hi > 0.0);
-    // Figures read in steps (`Summary::quantum`): a step's error is bounded,
-    // not random, so the two intervals are not combined as independent
-    // errors but end to end: the change is from the lowest NEW against the
-    // highest BASE to the highest NEW against the lowest BASE.
-    let stepped = base.quantum > 0.0 || new.quantum > 0.0;
-    let c = if positive && stepped {
-        Change {
-            ratio: new.median / base.median,
-            lo: new.ci95_lo / base.ci95_hi,
-            hi: new.ci95_hi / base.ci95_lo,
-        }
-    } else if positive {
-        let below = |s: &Summary| s.median.ln() - s.ci95_lo.ln();
-        let above = |s: &Summary| s.ci95_hi.ln() - s.median.ln();
-        let log_ratio = new.median.ln() - base.median.ln();
-        Change {
-            ratio: log_ratio.exp(),
-            lo: (log_ratio - below(new).hypot(above(base))).exp(),
-            hi: (log_ratio + above(new).hypot(below(base))).exp(),
-        }
-    } else {
-        let scale = base.median.abs();
-        if scale == 0.0 {
-            return None;
-        }
-        let below = |s: &Summary| (s.median - s.ci95_lo).max(0.0);
-        let above = |s: &Summary| (s.ci95_hi - s.median).max(0.0);
-        let diff = new.median - base.median;
-        Change {
-            ratio: 1.0 + diff / scale,
-            lo: 1.0 + (diff - below(new).hypot(above(base))) / scale,
-            hi: 1.0 + (diff + above(new).hypot(below(base))) / scale,
-        }
+    if let Some(r) = contrast::ratio(new, base) {
+        return Some(Change {
+            ratio: r.value,
+            lo: r.lo,
+            hi: r.hi,
+        });
+    }
+    let scale = base.median.abs();
+    if scale == 0.0 {
+        return None;
+    }
+    let d = contrast::difference(new, base);
+    let c = Change {
+        ratio: 1.0 + d.value / scale,
+        lo: 1.0 + d.lo / scale,
+        hi: 1.0 + d.hi / scale,
     };
     [c.ratio, c.lo, c.hi]
         .iter()

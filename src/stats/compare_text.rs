@@ -1,46 +1,57 @@
 //! The words of a comparison, decided from intervals: "A is 8.1x B" only when
-//! the two medians' intervals separate, otherwise "indistinguishable here"; a
+//! the interval of the ratio excludes 1 (of the difference excludes 0:
+//! [`super::contrast`], the one rule), otherwise "indistinguishable here"; a
 //! difference "A − B = D [lo, hi]" that is never clamped, so a negative one
 //! stays negative and turns the sentence; a share of a gap that is never
 //! above 100% and never quoted when the gap itself is within noise.
 //!
 //! Every finding that compares two figures goes through here, so the rule
-//! is the same everywhere.
+//! is the same everywhere (and `compare`'s, `stats::change`, is the same
+//! helper's).
 
+use super::contrast::{self, Interval};
 use super::Summary;
 use crate::units::{fmt_interval, fmt_ns, fmt_value, Unit};
 
-/// Where one figure's interval lies against another's (or against zero).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Order {
-    /// Wholly below.
-    Below,
-    /// Wholly above.
-    Above,
-    /// The intervals overlap: no order can be claimed.
-    Overlap,
-}
+pub use super::contrast::Order;
 
-/// Where the interval `[a_lo, a_hi]` lies against `[b_lo, b_hi]`.
-fn order_of((a_lo, a_hi): (f64, f64), (b_lo, b_hi): (f64, f64)) -> Order {
-    if a_hi < b_lo {
-        Order::Below
-    } else if a_lo > b_hi {
-        Order::Above
-    } else {
-        Order::Overlap
-    }
-}
-
-/// Where `a`'s median interval lies against `b`'s.
+/// Where `a` lies against `b`: on the interval of their ratio (of their
+/// difference when they are not both positive), not on whether their own
+/// intervals overlap.
 pub fn order(a: &Summary, b: &Summary) -> Order {
-    order_of((a.ci95_lo, a.ci95_hi), (b.ci95_lo, b.ci95_hi))
+    contrast::order(a, b)
 }
 
-/// Whether the two medians' intervals are apart: only then may a finding
-/// state a difference or a ratio between them.
+/// Whether `a` and `b` differ: only then may a finding state a difference
+/// or a ratio between them. The interval of `a/b` excludes 1 (of `a − b`
+/// excludes 0); two figures whose own intervals overlap a little can be
+/// apart, equal medians never are.
 pub fn apart(a: &Summary, b: &Summary) -> bool {
     order(a, b) != Order::Overlap
+}
+
+/// Beyond this half-width (±10%, the noisy mark's) a ratio is printed with
+/// its interval.
+pub const IMPRECISE: f64 = super::NOISY_CI_FRACTION;
+
+/// `a/b` as the findings print it: "7.3x" when it is known to ±10% or
+/// better, "7.3x [5.1x, 10.2x]" otherwise; None when either figure is not
+/// positive (no ratio has an interval then).
+pub fn ratio_text(a: &Summary, b: &Summary) -> Option<String> {
+    contrast::ratio(a, b).map(|r| interval_ratio_text(&r))
+}
+
+/// A ratio with its interval when that is wider than ±10%.
+pub fn interval_ratio_text(r: &Interval) -> String {
+    if r.ratio_half_width() > IMPRECISE {
+        format!(
+            "{} {}",
+            fmt_ratio(r.value),
+            fmt_interval(&fmt_ratio(r.lo), &fmt_ratio(r.hi))
+        )
+    } else {
+        fmt_ratio(r.value)
+    }
 }
 
 /// Whether `s`'s interval bounds nothing: for a time, a rate or a ratio
@@ -103,15 +114,125 @@ fn weak_label(s: &Summary) -> Option<String> {
     })
 }
 
-/// A figure the Summary quotes whatever its state: the median alone when it
-/// settled; when it was flagged (a trend, two modes), the median with its
-/// interval and the flag, so the basic figures never drop out of a run's
-/// Summary and never read as settled when they are not.
+/// Whether an interval `[lo, hi]` around `m` (never negative) cannot tell
+/// its figure from half or twice itself: then it bounds nothing the Summary
+/// can state (a speedup "0.90x [0.31x, 2.59x]" cannot even say whether the
+/// work got faster or slower).
+fn half_or_double(m: f64, lo: f64, hi: f64) -> bool {
+    m > 0.0 && (lo < m / 2.0 || hi > 2.0 * m)
+}
+
+/// Whether the Summary may state `s` as a result: its interval bounds
+/// something, and, for a figure that is never negative, tells it from half
+/// and from twice itself.
+pub fn summary_bounds(s: &Summary, unit: Unit) -> bool {
+    let doubtful = positive(unit) && half_or_double(s.median, s.ci95_lo, s.ci95_hi);
+    !(bounds_nothing(s, unit) || doubtful)
+}
+
+/// Whether a figure is imprecise: it carries the noisy mark (`~`, a wide
+/// spread or an interval wider than ±10%), or its interval is wider than
+/// ±10% of its median.
+pub fn imprecise(s: &Summary) -> bool {
+    s.noisy || s.half_width() > IMPRECISE
+}
+
+/// "±12%": the half-width of a figure's interval over its median.
+pub fn plus_minus(half_width: f64) -> String {
+    let pct = 100.0 * half_width;
+    if pct >= 10.0 {
+        format!("±{pct:.0}%")
+    } else {
+        format!("±{pct:.1}%")
+    }
+}
+
+/// The words a Summary figure ends with: its mark (`!` flagged, `~` noisy,
+/// as in the tables), and in brackets why it is flagged and whether its
+/// interval bounds nothing.
+fn marked(mark: &str, why: Option<String>, bounds: bool) -> String {
+    let mut words: Vec<String> = why.into_iter().collect();
+    if !bounds {
+        words.push("its interval bounds nothing: the rounds disagree too much".into());
+    }
+    let mut s = String::new();
+    if !mark.is_empty() {
+        s.push(' ');
+        s.push_str(mark);
+    }
+    if !words.is_empty() {
+        s.push_str(&format!(" ({})", words.join("; ")));
+    }
+    s
+}
+
+/// A figure the Summary quotes whatever its state, so the basic figures
+/// never drop out of a run's Summary and never read as settled when they
+/// are not: the median alone when it is precise and settled; "156 µs ±12%
+/// ~" when it is imprecise (the table's mark); "20.8 µs ±19% ! (two modes:
+/// ...)" when it is flagged; and, when its interval bounds nothing the
+/// Summary can state ([`summary_bounds`]), the median with the words that
+/// say so, never the interval as if it were a result.
 pub fn quoted(s: &Summary, unit: Unit) -> String {
-    match (&s.unsettled, s.unstable) {
-        (_, false) => crate::units::fmt_value(s.median, unit),
-        (Some(u), true) => format!("{} ! ({})", figure(s, unit), u.words(unit)),
-        (None, true) => format!("{} ! (flagged)", figure(s, unit)),
+    let median = fmt_signed(s.median, unit);
+    let (mark, why) = match (&s.unsettled, s.unstable) {
+        (_, false) if s.noisy => ("~", None),
+        (_, false) => ("", None),
+        (Some(u), true) => ("!", Some(u.words(unit))),
+        (None, true) => ("!", Some("flagged".to_string())),
+    };
+    if !summary_bounds(s, unit) {
+        return format!("{median}{}", marked(mark, why, false));
+    }
+    if s.unstable || imprecise(s) {
+        format!(
+            "{median} {}{}",
+            plus_minus(s.half_width()),
+            marked(mark, why, true)
+        )
+    } else {
+        median
+    }
+}
+
+/// [`quoted`] for a ratio with its interval: "9.5x" when it is known to
+/// ±10%, "9.5x ±14%" when not, with the marks of the figures it is made of
+/// ("!" when one is flagged, "~" when one is noisy), and the words that it
+/// bounds nothing when it cannot tell itself from half or twice itself.
+pub fn quoted_ratio(r: &Interval, parts: &[&Summary]) -> String {
+    let (mark, why) = if parts.iter().any(|s| s.unstable) {
+        ("!", Some("a figure of it is flagged".to_string()))
+    } else if parts.iter().any(|s| s.noisy) {
+        ("~", None)
+    } else {
+        ("", None)
+    };
+    let text = fmt_ratio(r.value);
+    if r.lo.is_nan() || r.lo <= 0.0 || half_or_double(r.value, r.lo, r.hi) {
+        return format!("{text}{}", marked(mark, why, false));
+    }
+    let hw = r.ratio_half_width();
+    if hw > IMPRECISE || !mark.is_empty() {
+        format!("{text} {}{}", plus_minus(hw), marked(mark, why, true))
+    } else {
+        text
+    }
+}
+
+/// The ratio `a/b` as the Summary quotes it, whatever its state, so the
+/// subject stays: "9.5x" or "9.5x ±14% ~" ([`quoted_ratio`]) when its
+/// interval excludes 1; "1.04x ±8%, which holds 1: indistinguishable here"
+/// when it does not; "no ratio" when a figure is not positive.
+pub fn summary_ratio(a: &Summary, b: &Summary) -> String {
+    match contrast::ratio(a, b) {
+        None => "no ratio: a figure or its interval is not above zero".into(),
+        Some(r) if r.against(1.0) == Order::Overlap && !half_or_double(r.value, r.lo, r.hi) => {
+            format!(
+                "{}, which holds 1: indistinguishable here",
+                quoted_ratio(&r, &[a, b])
+            )
+        }
+        Some(r) => quoted_ratio(&r, &[a, b]),
     }
 }
 
@@ -136,15 +257,14 @@ pub fn figure(s: &Summary, unit: Unit) -> String {
 }
 
 /// Two times side by side, for a list of comparisons in one sentence:
-/// "47.9 µs vs 4.16 µs (11.5x)" when the intervals separate, else
-/// "15.7 µs vs 19.2 µs (indistinguishable here)".
+/// "47.9 µs vs 4.16 µs (11.5x)" when the ratio's interval excludes 1 (with
+/// that interval when it is wider than ±10%), else "15.7 µs vs 19.2 µs
+/// (indistinguishable here)".
 pub fn versus(a: &Summary, b: &Summary) -> String {
-    let verdict = if apart(a, b) && a.median > 0.0 && b.median > 0.0 {
-        fmt_ratio(a.median / b.median)
-    } else if apart(a, b) {
-        difference(a, b, Unit::Ns).text()
-    } else {
+    let verdict = if !apart(a, b) {
         "indistinguishable here".to_string()
+    } else {
+        ratio_text(a, b).unwrap_or_else(|| difference(a, b, Unit::Ns).text())
     };
     format!("{} vs {} ({verdict})", fmt_ns(a.median), fmt_ns(b.median))
 }
@@ -164,10 +284,11 @@ pub fn fmt_ratio(r: f64) -> String {
     }
 }
 
-/// "fork (207 µs) is 8.1x pthread_create (25.5 µs)" when the intervals
-/// separate and both medians are above zero; "... is indistinguishable from
-/// ... here" when they overlap. For figures that are not both positive no
-/// ratio is meaningful: the difference is given instead.
+/// "fork (207 µs) is 8.1x pthread_create (25.5 µs)" when the ratio's
+/// interval excludes 1 (with that interval when it is wider than ±10%);
+/// "... is indistinguishable from ... here" when it holds 1. For figures
+/// that are not both positive no ratio is meaningful: the difference is
+/// given instead, decided on its own interval.
 pub fn compare(a_name: &str, a: &Summary, b_name: &str, b: &Summary, unit: Unit) -> String {
     let fa = fmt_signed(a.median, unit);
     let fb = fmt_signed(b.median, unit);
@@ -175,8 +296,7 @@ pub fn compare(a_name: &str, a: &Summary, b_name: &str, b: &Summary, unit: Unit)
     if o == Order::Overlap {
         return format!("{a_name} ({fa}) is indistinguishable from {b_name} ({fb}) here");
     }
-    if a.median > 0.0 && b.median > 0.0 {
-        let r = fmt_ratio(a.median / b.median);
+    if let Some(r) = ratio_text(a, b) {
         return format!("{a_name} ({fa}) is {r} {b_name} ({fb})");
     }
     let more = if o == Order::Above { "more" } else { "less" };
@@ -186,8 +306,8 @@ pub fn compare(a_name: &str, a: &Summary, b_name: &str, b: &Summary, unit: Unit)
     )
 }
 
-/// `a − b` with an interval that holds zero exactly when the two intervals
-/// overlap: `[a.lo − b.hi, a.hi − b.lo]`. Never clamped.
+/// `a − b` with its 95% interval ([`contrast::difference`]: the half-widths
+/// in quadrature, as independent errors). Never clamped.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Difference {
     pub d: f64,
@@ -198,14 +318,15 @@ pub struct Difference {
     pub weak: Option<String>,
 }
 
-/// `a − b`: the medians' difference and the interval arithmetic of theirs.
+/// `a − b`: the medians' difference with the interval of the difference.
 pub fn difference(a: &Summary, b: &Summary, unit: Unit) -> Difference {
     let mut weak: Vec<String> = [a, b].iter().filter_map(|s| weak_label(s)).collect();
     weak.dedup();
+    let i = contrast::difference(a, b);
     Difference {
-        d: a.median - b.median,
-        lo: a.ci95_lo - b.ci95_hi,
-        hi: a.ci95_hi - b.ci95_lo,
+        d: i.value,
+        lo: i.lo,
+        hi: i.hi,
         unit,
         weak: (!weak.is_empty()).then(|| weak.join(" and ")),
     }
@@ -227,12 +348,33 @@ impl Difference {
     /// Where the difference lies against zero: `Overlap` when its interval
     /// holds zero (the difference is within noise).
     pub fn sign(&self) -> Order {
-        order_of((self.lo, self.hi), (0.0, 0.0))
+        self.interval().against(0.0)
     }
 
-    /// Where this difference's interval lies against another's.
+    fn interval(&self) -> Interval {
+        Interval {
+            value: self.d,
+            lo: self.lo,
+            hi: self.hi,
+        }
+    }
+
+    /// Where this difference lies against another: on the interval of the
+    /// two differences' difference (half-widths in quadrature).
     pub fn against(&self, other: &Difference) -> Order {
-        order_of((self.lo, self.hi), (other.lo, other.hi))
+        let d = self.d - other.d;
+        Interval {
+            value: d,
+            lo: d
+                - (self.d - self.lo)
+                    .max(0.0)
+                    .hypot((other.hi - other.d).max(0.0)),
+            hi: d
+                + (self.hi - self.d)
+                    .max(0.0)
+                    .hypot((other.d - other.lo).max(0.0)),
+        }
+        .against(0.0)
     }
 
     /// "-5.68 µs [-6.10 µs, -5.20 µs]", signed as measured.
@@ -248,7 +390,8 @@ impl Difference {
         format!("{} {range}", fmt_signed(self.d, self.unit))
     }
 
-    /// This difference minus one more figure: `[lo − s.hi, hi − s.lo]`.
+    /// This difference minus one more figure, its half-width added in
+    /// quadrature (end to end for a stepped figure).
     pub fn minus(&self, s: &Summary) -> Difference {
         let mut weak: Vec<String> = self.weak.iter().cloned().collect();
         if let Some(w) = weak_label(s) {
@@ -256,10 +399,21 @@ impl Difference {
                 weak.push(w);
             }
         }
+        let d = self.d - s.median;
+        let (below, above) = ((self.d - self.lo).max(0.0), (self.hi - self.d).max(0.0));
+        let (s_below, s_above) = (
+            (s.median - s.ci95_lo).max(0.0),
+            (s.ci95_hi - s.median).max(0.0),
+        );
+        let (lo, hi) = if s.quantum > 0.0 {
+            (d - below - s_above, d + above + s_below)
+        } else {
+            (d - below.hypot(s_above), d + above.hypot(s_below))
+        };
         Difference {
-            d: self.d - s.median,
-            lo: self.lo - s.ci95_hi,
-            hi: self.hi - s.ci95_lo,
+            d,
+            lo,
+            hi,
             unit: self.unit,
             weak: (!weak.is_empty()).then(|| weak.join(" and ")),
         }

@@ -135,3 +135,80 @@ fn a_delta_keeps_its_sign_and_never_reads_plus_or_minus_zero() {
     assert_eq!(fmt_delta(-0.0001, Unit::Ns), fmt_delta(0.0001, Unit::Ns));
     assert_eq!(fmt_delta(1500.0, Unit::Ns), "+1.50 µs");
 }
+
+/// A figure with median `m` and 95% interval `[lo, hi]`.
+fn fig(m: f64, lo: f64, hi: f64) -> Summary {
+    let mut s = tight(m);
+    s.ci95_lo = lo;
+    s.ci95_hi = hi;
+    s.noisy = (hi - lo) / 2.0 > 0.1 * m.abs();
+    s
+}
+
+#[test]
+fn slightly_overlapping_intervals_whose_difference_excludes_zero_are_apart() {
+    // the old rule (do the two intervals overlap?) said "indistinguishable"
+    let a = fig(100.0, 90.0, 110.0);
+    let b = fig(118.0, 106.0, 130.0);
+    assert!(a.ci95_hi > b.ci95_lo, "the two intervals overlap");
+    assert!(apart(&a, &b) && apart(&b, &a));
+    assert_eq!(order(&a, &b), Order::Below);
+    let d = difference(&a, &b, Unit::Ns);
+    assert_eq!(d.sign(), Order::Below, "{d:?}");
+    let t = compare("a", &a, "b", &b, Unit::Ns);
+    assert!(t.contains("0.85x"), "{t}");
+    // a figure that is negative on one side: decided on the difference
+    let n = fig(-10.0, -21.0, 1.0);
+    let z = fig(12.0, 0.5, 23.0);
+    assert!(n.ci95_hi > z.ci95_lo, "the two intervals overlap");
+    assert!(apart(&n, &z));
+}
+
+#[test]
+fn equal_medians_are_never_apart() {
+    for (a, b) in [
+        (fig(100.0, 99.9, 100.1), fig(100.0, 20.0, 500.0)),
+        (fig(7.0, 7.0, 7.0), fig(7.0, 7.0, 7.0)),
+        (fig(-3.0, -4.0, -2.0), fig(-3.0, -3.1, -2.9)),
+    ] {
+        assert!(!apart(&a, &b), "{a:?} {b:?}");
+        assert_eq!(difference(&a, &b, Unit::Ns).sign(), Order::Overlap);
+        assert!(compare("a", &a, "b", &b, Unit::Ns).contains("indistinguishable"));
+    }
+}
+
+#[test]
+fn an_imprecise_ratio_is_printed_with_its_interval() {
+    let precise = compare("a", &tight(200.0), "b", &tight(100.0), Unit::Ns);
+    assert_eq!(precise, "a (200.0 ns) is 2.0x b (100.0 ns)");
+    let a = fig(200.0, 150.0, 260.0);
+    let t = compare("a", &a, "b", &tight(100.0), Unit::Ns);
+    assert!(t.contains("is 2.0x [1.5"), "{t}");
+    assert!(versus(&a, &tight(100.0)).contains("(2.0x ["));
+}
+
+#[test]
+fn the_summary_quotes_an_imprecise_figure_with_its_half_width_and_mark() {
+    assert_eq!(quoted(&tight(1000.0), Unit::Ns), "1.00 µs");
+    let wide = fig(1000.0, 800.0, 1200.0);
+    assert_eq!(quoted(&wide, Unit::Ns), "1.00 µs ±20% ~");
+    let mut flagged = fig(1000.0, 950.0, 1050.0);
+    flagged.unstable = true;
+    assert_eq!(quoted(&flagged, Unit::Ns), "1.00 µs ±5.0% ! (flagged)");
+    // an interval as wide as [0.31x, 2.59x] is not quoted as a result
+    let speedup = fig(0.9, 0.31, 2.59);
+    let q = quoted(&speedup, Unit::Ratio);
+    assert!(q.contains("bounds nothing"), "{q}");
+    assert!(!q.contains("0.31") && !q.contains("2.59"), "{q}");
+}
+
+#[test]
+fn the_summary_quotes_a_ratio_with_its_half_width_when_imprecise() {
+    let r = |value, lo, hi| Interval { value, lo, hi };
+    assert_eq!(quoted_ratio(&r(9.5, 9.2, 9.8), &[]), "9.5x");
+    assert_eq!(quoted_ratio(&r(9.5, 8.0, 11.4), &[]), "9.5x ±20%");
+    let mut f = tight(1.0);
+    f.unstable = true;
+    assert!(quoted_ratio(&r(9.5, 9.2, 9.8), &[&f]).contains("±3.2% !"));
+    assert!(quoted_ratio(&r(0.9, 0.31, 2.59), &[]).contains("bounds nothing"));
+}

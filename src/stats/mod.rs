@@ -12,6 +12,7 @@
 pub mod amdahl;
 pub mod change;
 pub mod compare_text;
+pub mod contrast;
 pub mod noise;
 pub mod paired;
 pub mod rounds;

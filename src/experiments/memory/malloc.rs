@@ -33,13 +33,15 @@ pub const VM_GROWTH_KIB: MetricSpec = MetricSpec::new(
     Kind::Memory,
     "VmSize grown since the start, at a stage of the malloc demo",
 );
-/// The seed's "max RSS": getrusage's ru_maxrss, a peak, first round only.
+/// The seed's "max RSS": getrusage's ru_maxrss, a peak: each round's first
+/// repetition, in the round's fresh worker, as the seed's program read it
+/// (a series over the rounds, so it compares with the seed like for like).
 pub const MAX_RSS_KIB: MetricSpec = MetricSpec::new(
     "max_rss_kib",
     Unit::Kib,
     Better::Neither,
     Kind::Memory,
-    "getrusage ru_maxrss at a stage of the first round: the peak resident set, the seed's figure",
+    "getrusage ru_maxrss at a stage of each round's first repetition: the peak resident set, the seed's figure",
 );
 
 /// Which moment of the demo a figure was read at.
@@ -93,8 +95,12 @@ pub static EXPERIMENT: Experiment = Experiment {
             "a tiny C program: VmSize from /proc/self/status; tasklab's own image is larger",
         )
         .labels(&[(STAGE, AFTER_MALLOC), (SIZE, "400 MiB")]),
+        // The seed's "max RSS" is getrusage's ru_maxrss, a peak: compared
+        // with ours read the same way (MAX_RSS_KIB), never with VmRSS. Its
+        // growth (410,916 − 4,780 kB) is not compared: a difference of two
+        // peaks is not VmRSS's growth, and the two rows give it already.
         SeedFigure::of(
-            &RSS_KIB,
+            &MAX_RSS_KIB,
             (4_780.0, 4_780.0),
             SeedStat::Median,
             SEED_SWITCH,
@@ -103,7 +109,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         )
         .labels(&[(STAGE, START), (SIZE, "400 MiB")]),
         SeedFigure::of(
-            &RSS_KIB,
+            &MAX_RSS_KIB,
             (410_916.0, 410_916.0),
             SeedStat::Median,
             SEED_SWITCH,
@@ -120,15 +126,6 @@ pub static EXPERIMENT: Experiment = Experiment {
             "416,128 − 6,524 kB: vm size after malloc less at start",
         )
         .labels(&[(STAGE, AFTER_MALLOC), (SIZE, "400 MiB")]),
-        SeedFigure::of(
-            &RSS_GROWTH_KIB,
-            (406_136.0, 406_136.0),
-            SeedStat::Median,
-            SEED_SWITCH,
-            BENDERSKY_HW,
-            "410,916 − 4,780 kB: max RSS after touch less at start",
-        )
-        .labels(&[(STAGE, AFTER_TOUCH), (SIZE, "400 MiB")]),
     ],
     points,
     measure,
@@ -208,12 +205,13 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
                     snaps[k].rss_exact_kib,
                 );
             }
-            // ru_maxrss is a peak: only the first round's is the seed's figure.
+            // ru_maxrss is a peak: only a fresh process's first repetition
+            // reads what the seed's program read; one sample a round.
             for (k, stage) in stages.iter().enumerate() {
-                out.reading(
+                out.push(
                     &MAX_RSS_KIB,
                     labels(&[(STAGE, stage), (SIZE, &size_name)]),
-                    max_rss_kib[k] as f64,
+                    vec![max_rss_kib[k] as f64],
                 );
             }
         }
@@ -269,12 +267,16 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             fmt_value((vm_touch_kib - vm_malloc_kib).max(0.0), Unit::Kib)
         ));
     }
-    let max_rss = |stage: &str| r.reading(&MAX_RSS_KIB, &[(STAGE, stage)]);
+    // a series over the rounds; a reading in files from before
+    let max_rss = |stage: &str| {
+        r.median(&MAX_RSS_KIB, &[(STAGE, stage)])
+            .or_else(|| r.reading(&MAX_RSS_KIB, &[(STAGE, stage)]))
+    };
     if let (Some(start_kib), Some(malloc_kib), Some(touch_kib)) =
         (max_rss(START), max_rss(AFTER_MALLOC), max_rss(AFTER_TOUCH))
     {
         a.findings.push(format!(
-            "the seed's \"max RSS\" (getrusage ru_maxrss, first round): started {}, after malloc {}, after touch {}{}",
+            "the seed's \"max RSS\" (getrusage ru_maxrss, each round's first repetition, the median over rounds): started {}, after malloc {}, after touch {}{}",
             fmt_value(start_kib, Unit::Kib),
             fmt_value(malloc_kib, Unit::Kib),
             fmt_value(touch_kib, Unit::Kib),

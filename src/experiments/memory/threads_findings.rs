@@ -550,30 +550,32 @@ fn growth(r: &ExperimentResult, fits: &[NamedFit]) -> Option<String> {
 
 /// What a blocked thread with the default stack reserves and keeps.
 fn thread_memory_headline(e: &ExperimentResult) -> Option<String> {
+    // One wording in every run: the figures at the largest count measured,
+    // flagged or imprecise ones quoted with their mark.
     let n = most_threads(e, DEFAULT.name);
     let at = [(VARIANT, DEFAULT.name), (THREADS, n.as_str())];
-    let virt = e
-        .find(&VIRT_PER_THREAD_KIB, &at)
-        .filter(|m| !m.summary.unstable)?;
+    let virt = e.find(&VIRT_PER_THREAD_KIB, &at)?;
     let stack = virt.label(STACK).unwrap_or("default");
-    let (res, res_metric) = match e.settled(&RSS_EXACT_PER_THREAD_KIB, &at) {
-        Some(s) => (s, &RSS_EXACT_PER_THREAD_KIB),
-        None => (e.settled(&RSS_PER_THREAD_KIB, &at)?, &RSS_PER_THREAD_KIB),
+    let (res, res_metric) = match e.find(&RSS_EXACT_PER_THREAD_KIB, &at) {
+        Some(m) => (&m.summary, &RSS_EXACT_PER_THREAD_KIB),
+        None => (
+            &e.find(&RSS_PER_THREAD_KIB, &at)?.summary,
+            &RSS_PER_THREAD_KIB,
+        ),
     };
-    let kernel_kib = e.median(&KERNEL_STACK_PER_THREAD_KIB, &at);
+    let kernel = e.find(&KERNEL_STACK_PER_THREAD_KIB, &at);
     Some(format!(
-        "a blocked thread with the {stack} default stack reserves {} of address space but keeps {}{} resident{} ({})",
-        fmt_value(virt.summary.median, Unit::Kib),
-        fmt_value(res.median, Unit::Kib),
+        "a blocked thread with the {stack} default stack reserves {} of address space but keeps {}{} resident{} (at {n} threads)",
+        quoted(&virt.summary, Unit::Kib),
+        quoted(res, Unit::Kib),
         // VmRSS (a file from before the exact count) carries its bound.
         if res_metric.name == RSS_PER_THREAD_KIB.name {
             rss::pm(rss::bound(e, &at), 2.0, n.parse().unwrap_or(1.0))
         } else {
             String::new()
         },
-        kernel_kib
-            .map(|k| format!(", plus {} of kernel stack", fmt_value(k, Unit::Kib)))
+        kernel
+            .map(|k| format!(", plus {} of kernel stack", quoted(&k.summary, Unit::Kib)))
             .unwrap_or_default(),
-        span(e, res_metric, DEFAULT.name)
     ))
 }

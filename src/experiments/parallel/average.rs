@@ -500,36 +500,42 @@ fn pages(e: &ExperimentResult) -> &'static str {
     }
 }
 
-/// The Summary's sentence: the best speedup of each variant within the CPUs
-/// there are, of the average phase alone, with its page size; parallel.program
-/// gives the whole program beside it.
+/// The Summary's sentence: each variant's speedup of the average phase
+/// alone, at one fixed worker count (the most workers within the CPUs
+/// there are) and the largest array, with its page size; parallel.program
+/// gives the whole program beside it. A flagged or imprecise figure is
+/// quoted with its mark, never swapped for another worker count.
 fn speedup_headline(e: &ExperimentResult) -> Option<String> {
     let cpus = e.reading(&CPUS, &[]).unwrap_or(1.0);
-    let mut best: Vec<(String, &Summary, u64)> = Vec::new();
-    for m in e.metrics_named(&SPEEDUP) {
-        let (Some(v), Some(w)) = (m.label(VARIANT), m.label_num(WORKERS)) else {
-            continue;
-        };
-        if w as f64 > cpus {
-            continue;
-        }
-        match best.iter_mut().find(|b| b.0 == v) {
-            Some(b) if b.1.median >= m.summary.median => {}
-            Some(b) => *b = (v.into(), &m.summary, w),
-            None => best.push((v.into(), &m.summary, w)),
-        }
-    }
-    let fork = best.iter().find(|b| b.0 == Variant::Fork.name())?;
-    let others: Vec<String> = best
-        .iter()
-        .filter(|b| b.0 != Variant::Fork.name())
-        .map(|b| format!("{} {}", b.0, fmt_ratio(b.1.median)))
+    let all = || e.metrics.iter().filter(|m| m.name == SPEEDUP.name);
+    let workers = all()
+        .filter_map(|m| m.label_num(WORKERS))
+        .filter(|&w| w as f64 <= cpus)
+        .max()?;
+    let n = all().filter_map(|m| m.label_num(N)).max()?;
+    let (w, nl) = (workers.to_string(), n.to_string());
+    let of = |v: Variant| {
+        all().find(|m| {
+            m.label(VARIANT) == Some(v.name())
+                && m.label(WORKERS) == Some(w.as_str())
+                && m.label(N) == Some(nl.as_str())
+        })
+    };
+    let fork = of(Variant::Fork)?;
+    let others: Vec<String> = [Variant::Threads, Variant::Pool]
+        .into_iter()
+        .filter_map(|v| {
+            Some(format!(
+                "{} {}",
+                v.name(),
+                quoted(&of(v)?.summary, Unit::Ratio)
+            ))
+        })
         .collect();
     Some(format!(
-        "the average phase alone (the array already filled, {}): {} forked processes average the seed's array {} as fast as serially on {cpus:.0} CPUs{}",
+        "the average phase alone (the array already filled, {}): {workers} forked processes average the seed's array {} as fast as serially on {cpus:.0} CPUs{}",
         pages(e),
-        fork.2,
-        figure(fork.1, Unit::Ratio),
+        quoted(&fork.summary, Unit::Ratio),
         if others.is_empty() {
             String::new()
         } else {

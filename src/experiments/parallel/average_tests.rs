@@ -36,7 +36,7 @@ fn the_headline_takes_each_variants_best_speedup_within_the_cpus() {
     let a = analyze(&r);
     assert_eq!(
         a.headlines,
-        ["the average phase alone (the array already filled, with the system's huge-page setting (thp=default)): 2 forked processes average the seed's array 1.80x [1.80x, 1.80x; min–max of 1, 0%] as fast as serially on 2 CPUs (threads 1.90x)"]
+        ["the average phase alone (the array already filled, with the system's huge-page setting (thp=default)): 2 forked processes average the seed's array 1.80x as fast as serially on 2 CPUs (threads 1.90x)"]
     );
 }
 

@@ -351,37 +351,33 @@ fn first_fills(r: &ExperimentResult) -> Vec<String> {
 
 /// The Summary's sentence beside parallel.average's phase figure: the
 /// seed's whole program, forked across 2 workers against serial, on each
-/// page size measured (the largest array).
+/// page size measured (the largest array). Every page size is quoted,
+/// flagged or imprecise ones with their mark, and one the rounds cannot
+/// bound with the words that say so (never its interval as a result).
 fn whole_program_headline(r: &ExperimentResult) -> Option<String> {
-    let n = r
-        .metrics_named(&SPEEDUP)
-        .filter_map(|m| m.label_num(N))
-        .max()?
-        .to_string();
-    let mut parts = Vec::new();
-    let mut unbounded = Vec::new();
-    for m in r.metrics_named(&SPEEDUP).filter(|m| {
-        m.label(VARIANT) == Some(Variant::Fork.name())
-            && m.label(WORKERS) == Some("2")
-            && m.label(N) == Some(n.as_str())
-    }) {
-        let thp = format!("thp={}", m.label(THP).unwrap_or("?"));
-        // A figure the rounds cannot bound stays out of the Summary.
-        if bounds_nothing(&m.summary, Unit::Ratio) {
-            unbounded.push(thp);
-        } else {
-            parts.push(format!("{} with {thp}", figure(&m.summary, Unit::Ratio)));
-        }
-    }
-    if parts.is_empty() {
+    let all = || r.metrics.iter().filter(|m| m.name == SPEEDUP.name);
+    let n = all().filter_map(|m| m.label_num(N)).max()?.to_string();
+    let mut cases: Vec<&Metric> = all()
+        .filter(|m| {
+            m.label(VARIANT) == Some(Variant::Fork.name())
+                && m.label(WORKERS) == Some("2")
+                && m.label(N) == Some(n.as_str())
+        })
+        .collect();
+    cases.sort_by_key(|m| m.label(THP).map(String::from));
+    if cases.is_empty() {
         return None;
     }
-    if !unbounded.is_empty() {
-        parts.push(format!(
-            "with {} its rounds disagree too much to bound a figure",
-            unbounded.join(" and ")
-        ));
-    }
+    let parts: Vec<String> = cases
+        .iter()
+        .map(|m| {
+            format!(
+                "{} with thp={}",
+                quoted(&m.summary, Unit::Ratio),
+                m.label(THP).unwrap_or("?")
+            )
+        })
+        .collect();
     Some(format!(
         "the seed's whole program (map, fill, average, unmap of {} doubles), 2 forked processes against serial: {}; the fill stays serial",
         group_digits(n.parse::<i64>().unwrap_or(0)),

@@ -54,7 +54,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             "single call, 3.4 GHz (34 µs) to 1.3 GHz (94 µs)",
         )
         .labels(&[(METHOD, table::FORK.name()), (CALL, "first")])
-        .cold(),
+        .cold()
+        .swept(SYSEL_SWEEP),
         SeedFigure::of(
             &CHILD_START_NS,
             (60_000.0, 170_000.0),
@@ -64,7 +65,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             "single call, to the child's first instruction",
         )
         .labels(&[(METHOD, table::FORK.name()), (CALL, "first")])
-        .cold(),
+        .cold()
+        .swept(SYSEL_SWEEP),
         SeedFigure::of(
             &PARENT_RETURN_NS,
             (49_000.0, 143_000.0),
@@ -74,7 +76,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             "single call, return to the parent",
         )
         .labels(&[(METHOD, table::PTHREAD_CREATE.name()), (CALL, "first")])
-        .cold(),
+        .cold()
+        .swept(SYSEL_SWEEP),
         SeedFigure::of(
             &CHILD_START_NS,
             (94_000.0, 260_000.0),
@@ -84,7 +87,8 @@ pub static EXPERIMENT: Experiment = Experiment {
             "single call, to the new thread's first instruction",
         )
         .labels(&[(METHOD, table::PTHREAD_CREATE.name()), (CALL, "first")])
-        .cold(),
+        .cold()
+        .swept(SYSEL_SWEEP),
         SeedFigure::of(
             &LIFECYCLE_NS,
             (700_000.0, 700_000.0),
@@ -291,7 +295,7 @@ fn cold_findings(r: &ExperimentResult) -> Vec<String> {
             summary(&CHILD_START_NS, m, "steady"),
         ) {
             let how = if apart(first, steady) {
-                fmt_ratio(first.median / steady.median)
+                ratio_text(first, steady).unwrap_or_else(|| fmt_ratio(first.median / steady.median))
             } else {
                 "indistinguishable here".into()
             };
@@ -302,53 +306,81 @@ fn cold_findings(r: &ExperimentResult) -> Vec<String> {
             ));
         }
     }
-    let (Some(fork_first), Some(thr_first), Some(fork_steady), Some(thr_steady)) = (
-        summary(&LIFECYCLE_NS, table::FORK.name(), "first"),
-        summary(&LIFECYCLE_NS, table::PTHREAD_CREATE.name(), "first"),
-        summary(&LIFECYCLE_NS, table::FORK.name(), "steady"),
-        summary(&LIFECYCLE_NS, table::PTHREAD_CREATE.name(), "steady"),
+    // Like for like: Sysel timed single cold calls to the child's (the new
+    // thread's) first instruction, so his ratio is set against ours of the
+    // same quantity, `child_start_ns` of first calls; Bendersky averaged
+    // warm create+reap, so his against ours of `lifecycle_ns` steady.
+    let (Some(fork_first), Some(thr_first), Some(fork_child_steady), Some(thr_child_steady)) = (
+        summary(&CHILD_START_NS, table::FORK.name(), "first"),
+        summary(&CHILD_START_NS, table::PTHREAD_CREATE.name(), "first"),
+        summary(&CHILD_START_NS, table::FORK.name(), "steady"),
+        summary(&CHILD_START_NS, table::PTHREAD_CREATE.name(), "steady"),
     ) else {
         return out;
     };
-    let (fork_first_ns, thr_first_ns) = (fork_first.median, thr_first.median);
-    let (fork_steady_ns, thr_steady_ns) = (fork_steady.median, thr_steady.median);
-    let cold = thr_first_ns / fork_first_ns.max(1.0);
-    let warm = thr_steady_ns / fork_steady_ns.max(1.0);
-    // The seeds' explanation holds only when this run shows the same
-    // direction, each step beyond its intervals: a cold thread dearer than a
-    // cold fork, and its first call dearer against its steady state than
-    // fork's is (the two cold/warm ratios' 95% intervals apart).
-    let thread_dearer_cold = apart(thr_first, fork_first) && cold > 1.0;
-    let relatively = match (
-        crate::stats::change(thr_steady, thr_first),
-        crate::stats::change(fork_steady, fork_first),
+    let Some(cold) = contrast::ratio(thr_first, fork_first) else {
+        return out;
+    };
+    let warm = match (
+        summary(&LIFECYCLE_NS, table::FORK.name(), "steady"),
+        summary(&LIFECYCLE_NS, table::PTHREAD_CREATE.name(), "steady"),
     ) {
-        (Some(t), Some(f)) => t.lo > f.hi,
+        (Some(f), Some(t)) => contrast::ratio(t, f).map(|r| {
+            format!(
+                "; warm create+reap (Bendersky's measure), {} ({} vs {})",
+                crate::stats::compare_text::interval_ratio_text(&r),
+                fmt_ns(t.median),
+                fmt_ns(f.median)
+            )
+        }),
+        _ => None,
+    }
+    .unwrap_or_default();
+    // The seeds' explanation holds only when this run shows the same
+    // direction, each step decided on its interval: a cold thread slower
+    // to its start than a cold fork to its child, and its first call
+    // dearer against its steady state than fork's is.
+    let thread_dearer_cold = cold.against(1.0) == Order::Above;
+    let relatively = match (
+        crate::stats::change(thr_child_steady, thr_first),
+        crate::stats::change(fork_child_steady, fork_first),
+    ) {
+        (Some(t), Some(f)) => contrast::ratio(
+            &ratio_summary(t.ratio, t.lo, t.hi),
+            &ratio_summary(f.ratio, f.lo, f.hi),
+        )
+        .is_some_and(|r| r.against(1.0) == Order::Above),
         _ => false,
     };
+    let cold_text = crate::stats::compare_text::interval_ratio_text(&cold);
     let why = if thread_dearer_cold && relatively {
-        format!(
-            "here too the thread is relatively dearer cold ({:.1}x its warm share): Sysel timed single cold calls, \
-             where the first pthread_create must map and fault in a fresh stack (8 MiB reserved, guard page, TLS); \
-             Bendersky averaged 10,000 warm launches, where glibc reuses the cached stack of the last joined thread, \
-             so the thread looks several times cheaper than fork",
-            cold / warm.max(1e-9)
-        )
+        "here too the thread is relatively dearer cold: Sysel timed single cold calls, \
+         where the first pthread_create must map and fault in a fresh stack (8 MiB reserved, guard page, TLS); \
+         Bendersky averaged 10,000 warm launches, where glibc reuses the cached stack of the last joined thread, \
+         so the thread looks several times cheaper than fork"
+            .to_string()
     } else {
         format!(
-            "Sysel saw a cold thread at about 1.5x a cold fork (94–260 against 60–170 µs to the child), while here a cold thread \
-             costs {cold:.2}x a cold fork: cold against warm does not explain why the seeds disagree on this machine; \
-             their CPUs, kernels and timing protocols differ"
+            "Sysel's cold thread reached its start at about 1.5x his cold fork's child at either end of the CPU frequencies he swept \
+             (94 against 60 µs at 3.4 GHz, 260 against 170 µs at 1.3 GHz), while here it is {cold_text}: cold against warm does not explain \
+             why the seeds disagree on this machine; their CPUs, kernels and timing protocols differ"
         )
     };
     out.push(format!(
-        "why the seeds disagree: cold, a thread costs {cold:.2}x a fork ({} vs {}); warm, {warm:.2}x ({} vs {}); {why}",
-        fmt_ns(thr_first_ns),
-        fmt_ns(fork_first_ns),
-        fmt_ns(thr_steady_ns),
-        fmt_ns(fork_steady_ns)
+        "why the seeds disagree: cold, to the child's first instruction (Sysel's measure), a thread takes {cold_text} a fork ({} vs {}){warm}; {why}",
+        fmt_ns(thr_first.median),
+        fmt_ns(fork_first.median),
     ));
     out
+}
+
+/// A ratio with its interval as a Summary, to set two ratios against each
+/// other by the one rule.
+fn ratio_summary(median: f64, lo: f64, hi: f64) -> Summary {
+    let mut s = crate::stats::summarize(&[median]).expect("one finite value");
+    s.ci95_lo = lo;
+    s.ci95_hi = hi;
+    s
 }
 
 #[cfg(test)]

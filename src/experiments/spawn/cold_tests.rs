@@ -3,9 +3,10 @@ use crate::experiments::testing::{metric, result};
 use crate::measure::probe::Answer;
 
 fn cold(thread_first: f64, thread_steady: f64) -> String {
+    // Sysel's measure: single cold calls to the child's first instruction
     let m = |method, call, v: f64| {
         metric(
-            "lifecycle_ns",
+            "child_start_ns",
             &[("method", method), ("call", call)],
             &[v, v, v],
         )
@@ -35,7 +36,7 @@ fn the_seeds_explanation_is_given_only_when_the_run_shows_it() {
     let same = cold(20e3, 20e3);
     assert!(same.contains("does not explain"), "{same}");
     assert!(
-        same.starts_with("why the seeds disagree: cold, a thread costs 0.20x a fork"),
+        same.starts_with("why the seeds disagree: cold, to the child's first instruction (Sysel's measure), a thread takes 0.20x a fork"),
         "{same}"
     );
 }
@@ -45,8 +46,9 @@ fn the_seeds_explanation_needs_intervals_that_separate() {
     // The same medians as the case that gives the explanation, but a first
     // thread whose samples spread from 30 to 400 µs: its interval reaches
     // below the cold fork's, so nothing is claimed.
-    let m =
-        |method, call, v: &[f64]| metric("lifecycle_ns", &[("method", method), ("call", call)], v);
+    let m = |method, call, v: &[f64]| {
+        metric("child_start_ns", &[("method", method), ("call", call)], v)
+    };
     let r = result(vec![
         m("fork", "first", &[100e3, 100e3, 100e3]),
         m("fork", "steady", &[100e3, 100e3, 100e3]),
@@ -55,6 +57,35 @@ fn the_seeds_explanation_needs_intervals_that_separate() {
     ]);
     let said = cold_findings(&r).pop().unwrap();
     assert!(said.contains("does not explain"), "{said}");
+}
+
+#[test]
+fn sysels_to_the_child_figures_are_set_against_ours_to_the_child_not_a_lifecycle() {
+    let m = |name, method, call, v: f64| {
+        metric(name, &[("method", method), ("call", call)], &[v, v, v])
+    };
+    let r = result(vec![
+        // to the child: a cold thread 1.5x a cold fork, as Sysel saw
+        m("child_start_ns", "fork", "first", 100e3),
+        m("child_start_ns", "fork", "steady", 50e3),
+        m("child_start_ns", "pthread_create", "first", 150e3),
+        m("child_start_ns", "pthread_create", "steady", 20e3),
+        // create+reap says something else entirely: not what he timed
+        m("lifecycle_ns", "fork", "first", 400e3),
+        m("lifecycle_ns", "pthread_create", "first", 40e3),
+        m("lifecycle_ns", "fork", "steady", 200e3),
+        m("lifecycle_ns", "pthread_create", "steady", 20e3),
+    ]);
+    let said = cold_findings(&r).pop().unwrap();
+    assert!(
+        said.contains("a thread takes 1.50x a fork (150 µs vs 100 µs)"),
+        "{said}"
+    );
+    assert!(
+        said.contains("warm create+reap (Bendersky's measure), 0.10x"),
+        "{said}"
+    );
+    assert!(!said.contains("0.10x a fork"), "{said}");
 }
 
 /// Measured: a thread's creation and join burn CPU time, and a probe

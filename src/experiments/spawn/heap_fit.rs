@@ -93,13 +93,14 @@ pub fn per_page(a: (u64, &Summary), b: (u64, &Summary)) -> Option<PerPage> {
 }
 
 /// ns per unit from `a` to `b`, `units` apart (pages, mappings,
-/// descriptors): the medians' difference, and the interval the two 95%
-/// intervals allow (b's low end less a's high end, and the reverse).
+/// descriptors): the medians' difference with the interval of the
+/// difference (`stats::contrast`, the rule every finding uses), per unit.
 pub fn per_unit(a: &Summary, b: &Summary, units: f64) -> Option<PerPage> {
+    let d = crate::stats::contrast::difference(b, a);
     (units > 0.0).then(|| PerPage {
-        ns: (b.median - a.median) / units,
-        lo: (b.ci95_lo - a.ci95_hi) / units,
-        hi: (b.ci95_hi - a.ci95_lo) / units,
+        ns: d.value / units,
+        lo: d.lo / units,
+        hi: d.hi / units,
     })
 }
 

@@ -33,7 +33,10 @@ fn fork_is_compared_with_a_thread_at_the_smallest_heap_and_grows_per_page() {
         ),
         "{s}"
     );
-    assert!(s.contains("grows 100 µs per 100 MiB"), "{s}");
+    assert!(
+        s.contains("grows 100 µs [96.9 µs, 103 µs] per 100 MiB of touched heap between 100 MiB and 200 MiB"),
+        "{s}"
+    );
     let a = analyze(&r);
     let all = a.findings.join("\n");
     // One finding names every method's trend; each method's sentence is a
@@ -130,7 +133,7 @@ fn posix_spawn_is_put_against_fork_exec_at_the_largest_heap() {
         s.starts_with("to start a program from a process with a 1 GiB heap"),
         "{s}"
     );
-    assert!(s.contains("(30x)"), "{s}");
+    assert!(s.contains("(30.0x)"), "{s}");
 }
 
 #[test]
@@ -326,14 +329,35 @@ fn the_summary_keeps_fork_and_thread_when_one_is_flagged_quoting_its_interval_an
         lifecycle("pthread_create", 0, "system", 10e3),
     ]);
     let s = fork_vs_thread(&r).unwrap();
-    // the same subject as when it settled, the flag said, no ratio drawn
+    // the same subject as when it settled, the ratio quoted with the flag
     assert!(
-        s.starts_with("with a 0 B heap, a fork+reap costs 50.0 µs ["),
+        s.starts_with("with a 0 B heap, a fork+reap costs 50.0 µs ±1.0% ! (two modes: "),
         "{s}"
     );
-    assert!(s.contains("! (two modes: "), "{s}");
     assert!(
-        s.contains("a thread create+join 10.0 µs (no ratio: a figure is flagged)"),
+        s.contains("a thread create+join 10.0 µs (5.0x ±1.4% ! (a figure of it is flagged))"),
         "{s}"
     );
+}
+
+#[test]
+fn the_summary_keeps_forks_slope_with_its_interval_when_it_holds_no_growth() {
+    let mib = 1u64 << 20;
+    let r = result(vec![
+        lifecycle("fork", 0, "system", 50e3),
+        lifecycle("fork", 100 * mib, "system", 160e3),
+        lifecycle("fork", 200 * mib, "system", 161e3),
+        lifecycle("pthread_create", 0, "system", 10e3),
+    ]);
+    let s = fork_vs_thread(&r).unwrap();
+    // the subject stays, with an interval that reaches below zero, and no
+    // growth is claimed
+    assert!(
+        s.contains(
+            "; fork's growth per 100 MiB of touched heap between 100 MiB and 200 MiB, 1.00 µs [-"
+        ),
+        "{s}"
+    );
+    assert!(s.contains("holds no growth (161 µs at 200 MiB)"), "{s}");
+    assert!(!s.contains("grows 1.00 µs"), "{s}");
 }

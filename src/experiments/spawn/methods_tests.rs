@@ -20,7 +20,7 @@ fn fork_is_put_against_a_thread_only_when_their_intervals_part() {
     ]);
     let f = findings(&r);
     assert!(
-        f[0].contains("fork (70.0 µs) is 7.0x a thread (10.0 µs)"),
+        f[0].contains("fork (70.0 µs) is 7.0x [6.4x, 7.8x] a thread (10.0 µs)"),
         "{}",
         f[0]
     );
@@ -45,7 +45,7 @@ fn a_negative_loader_cost_is_never_clamped_and_library_work_is_named_not_subtrac
     assert!(f.contains("100 µs less with the loader"), "{f}");
     assert!(!f.contains("0.00 ns"), "{f}");
     assert!(
-        f.contains("pthread_create (21.0 µs) is 1.91x the bare call"),
+        f.contains("pthread_create (21.0 µs) is 1.91x [1.73x, 2.1x] the bare call"),
         "{f}"
     );
     assert!(!f.contains("library work"), "{f}");

@@ -517,30 +517,22 @@ fn kept_awake(r: &ExperimentResult) -> Option<String> {
 /// seed's method (pipe_threads), so the Summary's subject never changes
 /// from run to run; a flagged figure is quoted with its interval and flag.
 fn placement_headline(e: &ExperimentResult) -> Option<String> {
+    // Always the same method, so the subject never changes between runs;
+    // a flagged or imprecise figure is quoted with its mark.
     let method = PIPE_THREADS.name();
     let same = e.find(&SWITCH_NS, &at(method, SAME_CPU.name()))?;
+    let head = format!("per switch ({method}, round trip / 2, the IPC included)");
     let Some(other) = e.find(&SWITCH_NS, &at(method, TWO_CPUS.name())) else {
         return Some(format!(
-            "per switch ({method}, round trip / 2, the IPC included), a same-CPU switch costs {}",
+            "{head}, a same-CPU switch costs {}",
             quoted(&same.summary, Unit::Ns)
         ));
     };
-    if same.summary.unstable || other.summary.unstable {
-        return Some(format!(
-            "per switch ({method}, round trip / 2, the IPC included), waking a task on the other CPU costs {} and a same-CPU switch {}",
-            quoted(&other.summary, Unit::Ns),
-            quoted(&same.summary, Unit::Ns)
-        ));
-    }
-    let c = compare(
-        "waking a task on the other CPU",
-        &other.summary,
-        "a same-CPU switch",
-        &same.summary,
-        Unit::Ns,
-    );
     Some(format!(
-        "per switch ({method}, round trip / 2, the IPC included), {c}"
+        "{head}, waking a task on the other CPU costs {} and a same-CPU switch {} ({})",
+        quoted(&other.summary, Unit::Ns),
+        quoted(&same.summary, Unit::Ns),
+        summary_ratio(&other.summary, &same.summary)
     ))
 }
 

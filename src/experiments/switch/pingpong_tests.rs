@@ -220,7 +220,7 @@ fn the_headline_compares_one_cpu_with_two() {
     let a = analyze(&fixture());
     assert_eq!(
         a.headlines,
-        ["per switch (pipe_threads, round trip / 2, the IPC included), waking a task on the other CPU (3.00 µs) is 3.0x a same-CPU switch (1.00 µs)"]
+        ["per switch (pipe_threads, round trip / 2, the IPC included), waking a task on the other CPU costs 3.00 µs and a same-CPU switch 1.00 µs (3.0x)"]
     );
     assert!(analyze(&result(vec![])).headlines.is_empty());
 }

@@ -170,13 +170,13 @@ fn analyze(r: &ExperimentResult) -> Analysis {
                     format!(
                         "{v} {} ({} cheaper)",
                         fmt_ns(m),
-                        fmt_ratio(k.median / m.max(0.01))
+                        ratio_text(k, s).unwrap_or_else(|| fmt_ratio(k.median / m.max(0.01)))
                     )
                 }
                 Some(k) => format!(
                     "{v} {} ({} dearer)",
                     fmt_ns(m),
-                    fmt_ratio(m / k.median.max(0.01))
+                    ratio_text(s, k).unwrap_or_else(|| fmt_ratio(m / k.median.max(0.01)))
                 ),
                 None => format!("{v} {}", fmt_ns(m)),
             });
@@ -313,8 +313,8 @@ fn userspace_headline(e: &ExperimentResult) -> Option<String> {
         (ASYNC.name(), "an async task"),
         (GO_DEFAULT.name(), "a goroutine"),
     ] {
-        if let Some(x) = e.median(&SWITCH_NS, &[(VARIANT, v)]) {
-            parts.push(format!("{name} {}", fmt_ns(x)));
+        if let Some(m) = e.find(&SWITCH_NS, &[(VARIANT, v)]) {
+            parts.push(format!("{name} {}", quoted(&m.summary, Unit::Ns)));
         }
     }
     (!parts.is_empty()).then(|| {

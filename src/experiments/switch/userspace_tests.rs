@@ -88,5 +88,7 @@ fn a_switch_within_the_kernel_pipe_interval_gets_no_ratio() {
         all.contains("go_locked 1.05 µs (indistinguishable)"),
         "{all}"
     );
-    assert!(all.contains("(476x cheaper)"), "{all}");
+    // three points a side: the ratio is known only to about ±11%, so its
+    // interval is printed
+    assert!(all.contains("(476x [424x, 530x] cheaper)"), "{all}");
 }

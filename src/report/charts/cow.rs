@@ -4,7 +4,8 @@
 //! median with its 95% interval as a whisker.
 
 use super::style::{
-    category_at, chart, color, entry, framed, log_axis, log_ticks, mesh_style, plot, Mark, H,
+    category_at, chart, color, dot, entry, framed, log_axis, log_ticks, mesh_style, plot, solid,
+    solid_runs, Mark, H, HOLLOW,
 };
 use crate::experiments::spawn::cow::WRITE_NS;
 use crate::measure::rss::ANON_HUGE_KIB;
@@ -14,8 +15,8 @@ use crate::results::ExperimentResult;
 use crate::units::fmt_ns;
 use plotters::prelude::*;
 
-/// (share written in %, median, CI low, CI high)
-type Point = (u64, f64, f64, f64);
+/// (share written in %, median, CI low, CI high, drawn solid)
+type Point = (u64, f64, f64, f64, bool);
 
 /// The series drawn, in legend order: pages, child, words.
 const SERIES: &[(&str, &str, &str)] = &[
@@ -29,14 +30,17 @@ fn pct(m: &crate::results::Metric) -> Option<u64> {
     m.label(WRITES)?.trim_end_matches('%').parse().ok()
 }
 
-/// The settled points of one series, by share.
+/// Every point of one series, by share, flagged ones included (drawn
+/// hollow).
 fn points(e: &ExperimentResult, pages: &str, child: &str) -> Vec<Point> {
     let mut v: Vec<Point> = e
-        .metrics_named(&WRITE_NS)
+        .metrics
+        .iter()
+        .filter(|m| m.name == WRITE_NS.name)
         .filter(|m| m.label(PAGES) == Some(pages) && m.label(CHILD) == Some(child))
         .filter_map(|m| {
             let s = &m.summary;
-            Some((pct(m)?, s.median, s.ci95_lo, s.ci95_hi))
+            Some((pct(m)?, s.median, s.ci95_lo, s.ci95_hi, solid(s)))
         })
         .collect();
     v.sort_by_key(|p| p.0);
@@ -104,14 +108,17 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             let dashed = i % 2 == 1;
             // Side by side around each share, so whiskers never overlap.
             let dx = (j as f64 - (k - 1.0) / 2.0) * 0.04;
-            let line: Vec<(f64, f64)> = pts.iter().map(|p| (at(p.0) + dx, p.1)).collect();
+            let marked: Vec<((f64, f64), bool)> =
+                pts.iter().map(|p| ((at(p.0) + dx, p.1), p.4)).collect();
             let style = col.stroke_width(3);
-            if dashed {
-                c.draw_series(DashedLineSeries::new(line.clone(), 8, 5, style))?;
-            } else {
-                c.draw_series(LineSeries::new(line.clone(), style))?;
+            for line in solid_runs(&marked) {
+                if dashed {
+                    c.draw_series(DashedLineSeries::new(line, 8, 5, style))?;
+                } else {
+                    c.draw_series(LineSeries::new(line, style))?;
+                }
             }
-            c.draw_series(line.iter().map(|&p| Circle::new(p, 4, col.filled())))?;
+            c.draw_series(marked.iter().map(|&(p, ok)| dot(p, 4, col, ok)))?;
             for p in pts {
                 // A whisker whose end is at or below zero stops at the axis.
                 let lo = p.2.max(y.start);
@@ -129,6 +136,9 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             ));
         }
         legend.push(entry("95% interval of the median", BLACK, Mark::Line));
+        if series.iter().flat_map(|s| &s.2).any(|p| !p.4) {
+            legend.push(entry(HOLLOW, BLACK, Mark::Hollow));
+        }
         Ok(legend)
     })?;
     let thp_note = if thp {
@@ -138,7 +148,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     };
     Ok(Some(chart(
         title,
-        &format!("The parent writes a share of its touched heap, each page written once, while a forked child stays alive (solid: every first write copies the page) and with no child (dashed: the same writes to pages already its own). Log time axis, shares evenly spaced; 0% writes nothing, so it has no per-page cost. Medians of independent rounds with their 95% intervals as whiskers (a whisker reaching zero stops at the axis); series whose rounds did not agree are left out.{thp_note}"),
+        &format!("The parent writes a share of its touched heap, each page written once, while a forked child stays alive (solid: every first write copies the page) and with no child (dashed: the same writes to pages already its own). Log time axis, shares evenly spaced; 0% writes nothing, so it has no per-page cost. Medians of independent rounds with their 95% intervals as whiskers (a whisker reaching zero stops at the axis); a point that is imprecise (~) or flagged (!) is drawn hollow and no line joins it.{thp_note}"),
         text,
     )))
 }

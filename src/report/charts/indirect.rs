@@ -5,7 +5,8 @@
 //! "within noise" instead of drawing a line.
 
 use super::style::{
-    bytes_axis, chart, color, entry, framed, log_range, mesh_style, plot, Mark, FONT, H, TEXT,
+    bytes_axis, chart, color, dot, entry, framed, log_range, mesh_style, plot, solid, solid_runs,
+    Mark, FONT, H, HOLLOW, TEXT,
 };
 use crate::experiments::switch::indirect::WALK_WARM_NS;
 use crate::experiments::switch::series::SWITCH_NS;
@@ -13,38 +14,34 @@ use crate::metric::key::BYTES;
 use crate::metric::MetricSpec;
 use crate::report::doc::Chart;
 use crate::results::ExperimentResult;
+use crate::stats::compare_text::difference;
+use crate::units::Unit;
 use crate::units::{fmt_ns, fmt_short_size};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-/// (bytes, median, CI low, CI high)
-type Point = (f64, f64, f64, f64);
+/// (bytes, median, CI low, CI high, drawn solid)
+type Point = (f64, f64, f64, f64, bool);
 
 /// The indirect cost of a switch (caches refilled) against the working set.
 pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
-    let settled = |spec: &MetricSpec, bytes: &str| {
-        e.find(spec, &[(BYTES, bytes)])
-            .map(|m| &m.summary)
-            .filter(|s| !s.unstable)
-    };
-    let zero = settled(&SWITCH_NS, "0");
+    // Every point, flagged or imprecise ones drawn hollow, not left out.
+    let any = |spec: &MetricSpec, bytes: &str| e.find(spec, &[(BYTES, bytes)]).map(|m| &m.summary);
+    let zero = any(&SWITCH_NS, "0");
     let mut total: Vec<Point> = Vec::new();
     let mut indirect: Vec<Point> = Vec::new();
-    for m in e.metrics_named(&SWITCH_NS) {
+    for m in e.metrics.iter().filter(|m| m.name == SWITCH_NS.name) {
         let Some(b) = m.label_num(BYTES).filter(|b| *b > 0) else {
             continue;
         };
         let s = &m.summary;
-        total.push((b as f64, s.median, s.ci95_lo, s.ci95_hi));
-        // raw − bare switch − warm walk; its interval the widest the three
-        // intervals allow.
-        if let (Some(z), Some(w)) = (zero, settled(&WALK_WARM_NS, &b.to_string())) {
-            indirect.push((
-                b as f64,
-                s.median - z.median - w.median,
-                s.ci95_lo - z.ci95_hi - w.ci95_hi,
-                s.ci95_hi - z.ci95_lo - w.ci95_lo,
-            ));
+        total.push((b as f64, s.median, s.ci95_lo, s.ci95_hi, solid(s)));
+        // raw − bare switch − warm walk, with the interval the finding
+        // gives it (the three half-widths in quadrature).
+        if let (Some(z), Some(w)) = (zero, any(&WALK_WARM_NS, &b.to_string())) {
+            let d = difference(s, z, Unit::Ns).minus(w);
+            let ok = solid(s) && solid(z) && solid(w) && !(d.lo <= 0.0 && d.hi >= 0.0);
+            indirect.push((b as f64, d.d, d.lo, d.hi, ok));
         }
     }
     total.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -76,11 +73,13 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                 .map(move |p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], col.stroke_width(2)))
                 .collect::<Vec<_>>()
         };
-        c.draw_series(LineSeries::new(
-            total.iter().map(|p| (p.0, p.1)),
-            a.stroke_width(2),
-        ))?;
-        c.draw_series(total.iter().map(|p| Circle::new((p.0, p.1), 4, a.filled())))?;
+        let marked = |pts: &[Point]| -> Vec<((f64, f64), bool)> {
+            pts.iter().map(|p| ((p.0, p.1), p.4)).collect()
+        };
+        for line in solid_runs(&marked(&total)) {
+            c.draw_series(LineSeries::new(line, a.stroke_width(2)))?;
+        }
+        c.draw_series(total.iter().map(|p| dot((p.0, p.1), 4, a, p.4)))?;
         c.draw_series(whiskers(&total, a))?;
         legend.push(entry(
             "switch with the working set walked (raw)",
@@ -88,21 +87,12 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             Mark::Line,
         ));
         if !indirect.is_empty() {
-            // A line only through what is told apart from zero.
-            if !indirect.iter().any(noise) {
-                c.draw_series(LineSeries::new(
-                    indirect.iter().map(|p| (p.0, p.1)),
-                    b.stroke_width(2),
-                ))?;
+            // A line only between neighbours told apart from zero and
+            // precise: never across a point within noise or hollow.
+            for line in solid_runs(&marked(&indirect)) {
+                c.draw_series(LineSeries::new(line, b.stroke_width(2)))?;
             }
-            c.draw_series(indirect.iter().map(|p| {
-                let style = if noise(p) {
-                    b.stroke_width(2)
-                } else {
-                    b.filled()
-                };
-                Circle::new((p.0, p.1), 4, style)
-            }))?;
+            c.draw_series(indirect.iter().map(|p| dot((p.0, p.1), 4, b, p.4)))?;
             c.draw_series(whiskers(&indirect, b))?;
             let said = TextStyle::from((FONT, TEXT).into_font())
                 .color(&b)
@@ -130,7 +120,10 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             legend.push(entry("bare switch, nothing walked", g, Mark::Dashed));
         }
         legend.push(entry("whisker: 95% interval", BLACK, Mark::Line));
+        if total.iter().chain(&indirect).any(|p| !p.4) {
+            legend.push(entry(HOLLOW, BLACK, Mark::Hollow));
+        }
         Ok(legend)
     })?;
-    Ok(Some(chart("Indirect cost of a switch vs working set", "Two tasks on one CPU each walk a working set between hand-offs. The indirect cost is what the switch adds beyond itself: the caches and TLB the other task evicted, refilled. Whiskers: 95% intervals; the indirect cost's is the widest its three medians' intervals allow, and where it covers zero the chart says \"within noise\" and draws no line.", text)))
+    Ok(Some(chart("Indirect cost of a switch vs working set", "Two tasks on one CPU each walk a working set between hand-offs. The indirect cost is what the switch adds beyond itself: the caches and TLB the other task evicted, refilled. Whiskers: 95% intervals; the indirect cost's combines its three medians' intervals (in quadrature, as the findings do), and where it covers zero the chart says \"within noise\". A point within noise, imprecise (~) or flagged (!) is drawn hollow and no line joins it.", text)))
 }

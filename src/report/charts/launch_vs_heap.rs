@@ -5,8 +5,8 @@
 //! one marker shape per seed metric.
 
 use super::style::{
-    bytes_axis, chart, color, end_labels, entry, framed, labelled_ticks, log_axis, log_ticks,
-    mesh_style, plot, EndLabel, Mark, H,
+    bytes_axis, chart, color, dot, end_labels, entry, framed, labelled_ticks, log_axis, log_ticks,
+    mesh_style, plot, solid, solid_runs, EndLabel, Mark, H, HOLLOW,
 };
 use crate::experiments::spawn::engine::{CHILD_START_NS, LIFECYCLE_NS, PARENT_RETURN_NS};
 use crate::experiments::{self, seeds::cite_short};
@@ -17,8 +17,8 @@ use crate::units::{fmt_ns, fmt_short_size, parse_size};
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 
-/// (heap bytes, median, CI low, CI high)
-type Points = Vec<(f64, f64, f64, f64)>;
+/// (heap bytes, median, CI low, CI high, drawn solid)
+type Points = Vec<(f64, f64, f64, f64, bool)>;
 
 /// A seed metric's marker and what it measured.
 fn seed_mark(metric: &str) -> (Mark, &'static str) {
@@ -36,9 +36,12 @@ fn seed_mark(metric: &str) -> (Mark, &'static str) {
 pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     let mut lines: BTreeMap<(String, String), Points> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
+    // Every point, flagged ones included (drawn hollow), so the chart is
+    // the same in every run.
     for m in e
-        .metrics_named(&LIFECYCLE_NS)
-        .filter(|m| m.label(CALL).is_none())
+        .metrics
+        .iter()
+        .filter(|m| m.name == LIFECYCLE_NS.name && m.label(CALL).is_none())
     {
         let (Some(method), Some(bytes)) = (m.label(METHOD), m.label_num(HEAP_BYTES)) else {
             continue;
@@ -56,6 +59,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             s.median,
             s.ci95_lo,
             s.ci95_hi,
+            solid(s),
         ));
     }
     let seeds: Vec<(&Metric, f64)> = e
@@ -132,13 +136,17 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             let i = order.iter().position(|o| o == method).unwrap_or(0);
             let col = color(i);
             let style = col.stroke_width(2);
-            let line = pts.iter().map(|p| (p.0, p.1));
-            if thp == "on" {
-                c.draw_series(DashedLineSeries::new(line, 8, 5, style))?;
-            } else {
-                c.draw_series(LineSeries::new(line, style))?;
+            // A line joins only neighbouring solid points: never across
+            // an imprecise or flagged one.
+            let marked: Vec<((f64, f64), bool)> = pts.iter().map(|p| ((p.0, p.1), p.4)).collect();
+            for line in solid_runs(&marked) {
+                if thp == "on" {
+                    c.draw_series(DashedLineSeries::new(line, 8, 5, style))?;
+                } else {
+                    c.draw_series(LineSeries::new(line, style))?;
+                }
             }
-            c.draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 3, col.filled())))?;
+            c.draw_series(pts.iter().map(|p| dot((p.0, p.1), 3, col, p.4)))?;
             c.draw_series(
                 pts.iter()
                     .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], col.stroke_width(1))),
@@ -160,6 +168,9 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             Mark::Dashed,
         ));
         legend.push(entry("whisker: 95% interval", BLACK, Mark::Line));
+        if lines.values().flatten().any(|p| !p.4) {
+            legend.push(entry(HOLLOW, BLACK, Mark::Hollow));
+        }
         for (m, bytes) in &seeds {
             let s = m.seed.as_ref().expect("seed");
             let method = m.label(METHOD).unwrap_or("?");
@@ -204,7 +215,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
         )
     };
     let caption = format!(
-        "One line per creation method: create a task and reap it, median of warm launches with its 95% interval, against the touched heap of the parent (the 0 B heap is in the table, not on a log axis).{marks}{}",
+        "One line per creation method: create a task and reap it, median of warm launches with its 95% interval, against the touched heap of the parent (the 0 B heap is in the table, not on a log axis). A point that is imprecise (~) or flagged (!) is drawn hollow and no line joins it, so a gap in a line is such a point.{marks}{}",
         not_drawn(e, &seeds, largest)
     );
     Ok(Some(chart(

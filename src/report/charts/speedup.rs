@@ -2,13 +2,15 @@
 //! processes (and threads and a pool), as speedup against workers, with the
 //! ideal line and the Amdahl curve fitted to every measured point.
 
-use super::style::{chart, color, entry, framed, mesh_style, plot, Mark, H};
+use super::style::{
+    chart, color, dot, entry, framed, mesh_style, plot, solid, solid_runs, Mark, H, HOLLOW,
+};
 use crate::experiments::parallel::{CPUS, SPEEDUP};
 use crate::experiments::{self, seeds::cite_short};
 use crate::metric::key::{N, VARIANT, WORKERS};
 use crate::report::doc::Chart;
 use crate::results::ExperimentResult;
-use crate::stats::amdahl::{fit_serial_fraction, SerialFit, SpeedupPoint};
+use crate::stats::amdahl::{fit_serial_fraction, Reading, SerialFit, SpeedupPoint};
 use crate::stats::amdahl_speedup;
 use plotters::prelude::*;
 
@@ -23,14 +25,13 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
         .unwrap_or(1.0)
         .max(1.0);
     // The largest array gives the cleanest figure; one line per variant.
-    let n_max = e
-        .metrics_named(&SPEEDUP)
-        .filter_map(|m| m.label_num(N))
-        .max();
-    // (workers, median, CI low, CI high) per variant
-    type Points = Vec<(f64, f64, f64, f64)>;
+    // Every point, flagged or imprecise ones drawn hollow, not left out.
+    let all = || e.metrics.iter().filter(|m| m.name == SPEEDUP.name);
+    let n_max = all().filter_map(|m| m.label_num(N)).max();
+    // (workers, median, CI low, CI high, drawn solid, flagged) per variant
+    type Points = Vec<(f64, f64, f64, f64, bool, bool)>;
     let mut lines: Vec<(String, Points)> = Vec::new();
-    for m in e.metrics_named(&SPEEDUP) {
+    for m in all() {
         if m.label_num(N) != n_max {
             continue;
         }
@@ -38,10 +39,20 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             continue;
         };
         let s = &m.summary;
-        let point = (w as f64, s.median, s.ci95_lo, s.ci95_hi);
+        let point = (
+            w as f64,
+            s.median,
+            s.ci95_lo,
+            s.ci95_hi,
+            solid(s),
+            s.unstable,
+        );
         match lines.iter_mut().find(|l| l.0 == v) {
             Some(l) => l.1.push(point),
-            None => lines.push((v.to_string(), vec![(1.0, 1.0, 1.0, 1.0), point])),
+            None => lines.push((
+                v.to_string(),
+                vec![(1.0, 1.0, 1.0, 1.0, true, false), point],
+            )),
         }
     }
     if lines.is_empty() {
@@ -50,11 +61,13 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     for l in &mut lines {
         l.1.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
-    // Serial fraction: fitted to every point of every variant; workers
-    // beyond the CPUs run no more at once than the CPUs.
+    // Serial fraction: fitted to every settled point of every variant (no
+    // conclusion rests on a flagged one); workers beyond the CPUs run no
+    // more at once than the CPUs.
     let measured: Vec<SpeedupPoint> = lines
         .iter()
         .flat_map(|l| l.1.iter())
+        .filter(|p| !p.5)
         .map(|p| SpeedupPoint {
             workers: p.0.min(cpus),
             speedup: p.1,
@@ -119,19 +132,28 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             grey,
             Mark::Dashed,
         ));
-        if let Some(f) = &serial {
+        if let Some(f) = serial
+            .as_ref()
+            .filter(|f| f.reading() == Reading::DoesNotHold)
+        {
+            // No curve: an estimate outside 0–100% is no fraction.
+            legend.push(entry(fit_label(f), RGBColor(148, 103, 189), Mark::Dotted));
+        } else if let Some(f) = &serial {
             let purple = RGBColor(148, 103, 189);
             let curve = |f: f64| {
                 steps
                     .iter()
                     .map(move |&w| (w, amdahl_speedup(f, w.min(cpus))))
             };
-            // The band of the fraction's interval, then the fitted curve.
-            let band: Vec<(f64, f64)> = curve(f.lo).chain(curve(f.hi).rev()).collect();
-            c.draw_series(std::iter::once(Polygon::new(
-                band,
-                purple.mix(0.15).filled(),
-            )))?;
+            // The band of the fraction's interval (only when it is one:
+            // within 0–100%), then the fitted curve.
+            if f.reading() == Reading::Fraction {
+                let band: Vec<(f64, f64)> = curve(f.lo).chain(curve(f.hi).rev()).collect();
+                c.draw_series(std::iter::once(Polygon::new(
+                    band,
+                    purple.mix(0.15).filled(),
+                )))?;
+            }
             c.draw_series(DashedLineSeries::new(
                 curve(f.fraction),
                 3,
@@ -142,12 +164,12 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
         }
         for (i, (v, pts)) in lines.iter().enumerate() {
             let col = color([0, 1, 2, 3, 5][i % 5]);
-            c.draw_series(LineSeries::new(
-                pts.iter().map(|p| (p.0, p.1)),
-                col.stroke_width(2),
-            ))?;
+            let marked: Vec<((f64, f64), bool)> = pts.iter().map(|p| ((p.0, p.1), p.4)).collect();
+            for line in solid_runs(&marked) {
+                c.draw_series(LineSeries::new(line, col.stroke_width(2)))?;
+            }
             legend.push(entry(v.as_str(), col, Mark::Line));
-            c.draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 4, col.filled())))?;
+            c.draw_series(pts.iter().map(|p| dot((p.0, p.1), 4, col, p.4)))?;
             c.draw_series(
                 pts.iter()
                     .skip(1)
@@ -167,13 +189,39 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                 Mark::Cross,
             ));
         }
+        if lines.iter().flat_map(|l| &l.1).any(|p| !p.4) {
+            legend.push(entry(HOLLOW, BLACK, Mark::Hollow));
+        }
         Ok(legend)
     })?;
-    Ok(Some(chart("Speedup vs workers", CAPTION, text)))
+    let caption = match serial.map(|f| f.reading()) {
+        Some(Reading::DoesNotHold) => format!("{CAPTION} {DOES_NOT_HOLD}"),
+        Some(Reading::Unbounded) => format!("{CAPTION} {UNBOUNDED}"),
+        _ => CAPTION.to_string(),
+    };
+    Ok(Some(chart("Speedup vs workers", &caption, text)))
 }
 
-/// The legend's words for the fit: the fraction and its interval.
+/// The legend's words for the fit: the fraction and its interval, when it
+/// is a fraction; never a share above 100% or below 0%.
 fn fit_label(f: &SerialFit) -> String {
+    match f.reading() {
+        Reading::DoesNotHold => {
+            return format!(
+                "Amdahl's law does not fit these {} points: the fitted serial share is {}",
+                f.points,
+                if f.fraction > 1.0 { "above 100%" } else { "below 0%" }
+            )
+        }
+        Reading::Unbounded => {
+            return format!(
+                "Amdahl fitted to {} points: serial fraction {:.1}%, its interval reaching beyond 0–100% (unbounded)",
+                f.points,
+                f.fraction * 100.0
+            )
+        }
+        Reading::Fraction => {}
+    }
     format!(
         "Amdahl fitted to {} points: serial fraction {:.1}% {}",
         f.points,
@@ -186,3 +234,7 @@ fn fit_label(f: &SerialFit) -> String {
 }
 
 const CAPTION: &str = "The seed's array average split across forked processes, threads and a work-stealing pool; whiskers: 95% interval of the median. Dashed: the ideal, which stops at the CPU count. Dotted: Amdahl's law with the serial fraction fitted to every measured point of every variant (weighted least squares of 1/speedup against 1/workers, each point weighted by its interval, workers beyond the CPUs counted as the CPUs); the band: the same fit of the points' interval ends. Cross: the seed's own speedup, of its whole program with one fork on its machine. The axes fit the data and the seed's point; the ideal line leaves the chart where it outgrows them.";
+
+const DOES_NOT_HOLD: &str = "Here the fitted serial fraction lies outside 0–100%: the speedups are not what any serial share could give (below 1 they are a slowdown, above the ideal superlinear), so Amdahl's law does not fit these points and no curve is drawn.";
+
+const UNBOUNDED: &str = "Here the fraction's interval reaches beyond 0–100%, so no band is drawn: the points do not bound the fraction.";

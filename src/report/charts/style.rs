@@ -49,6 +49,8 @@ pub(super) enum Mark {
     Triangle,
     Square,
     Bar,
+    /// A ring: a point drawn hollow (imprecise or flagged).
+    Hollow,
 }
 
 pub(super) struct Entry {
@@ -172,6 +174,7 @@ fn legend(area: &DrawingArea<SVGBackend, Shift>, entries: &[Entry]) -> anyhow::R
                 [(x0 + 4, y - 6), (x0 + 20, y + 6)],
                 c.filled(),
             ))?,
+            Mark::Hollow => area.draw(&Circle::new((x0 + 13, y), 5, c.stroke_width(2)))?,
         }
         for (i, line) in wrap(&e.label, LEGEND_CHARS).iter().enumerate() {
             area.draw(&Text::new(
@@ -364,3 +367,42 @@ pub(super) fn chart(title: &str, caption: &str, svg: String) -> Chart {
         svg,
     }
 }
+
+/// Whether a point is drawn solid: settled and precise (no `!` or `~`
+/// mark in the tables). Otherwise it is drawn hollow, never left out (so
+/// the same charts appear in every run), and no line joins it.
+pub(super) fn solid(s: &crate::stats::Summary) -> bool {
+    !s.unstable && !crate::stats::compare_text::imprecise(s)
+}
+
+/// The runs of consecutive solid points, in order, that a line may join:
+/// a line never crosses a hollow point, so a gap in a line is where a
+/// point was imprecise or flagged. Runs of a single point draw no line.
+pub(super) fn solid_runs<T: Copy>(pts: &[(T, bool)]) -> Vec<Vec<T>> {
+    let mut runs: Vec<Vec<T>> = Vec::new();
+    let mut cur: Vec<T> = Vec::new();
+    for &(p, ok) in pts {
+        if ok {
+            cur.push(p);
+        } else if !cur.is_empty() {
+            runs.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        runs.push(cur);
+    }
+    runs.retain(|r| r.len() >= 2);
+    runs
+}
+
+/// A point's marker: a filled disc when solid, a ring when not.
+pub(super) fn dot<C>(at: C, r: i32, col: RGBColor, solid: bool) -> Circle<C, i32> {
+    if solid {
+        Circle::new(at, r, col.filled())
+    } else {
+        Circle::new(at, r + 1, col.stroke_width(2))
+    }
+}
+
+/// The legend entry and caption words for hollow points.
+pub(super) const HOLLOW: &str = "hollow: imprecise (~) or flagged (!), not joined by a line";

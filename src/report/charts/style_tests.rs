@@ -86,3 +86,21 @@ fn labels_pushed_past_the_plot_move_back_inside_as_far_as_they_must() {
     assert_eq!(ys[0], 10);
     assert!(ys.windows(2).all(|w| w[1] - w[0] >= 18), "{ys:?}");
 }
+
+#[test]
+fn a_line_never_joins_across_a_hollow_point() {
+    use super::solid_runs;
+    let pts = [
+        (1, true),
+        (2, true),
+        (3, false),
+        (4, true),
+        (5, true),
+        (6, true),
+        (7, false),
+        (8, true),
+    ];
+    assert_eq!(solid_runs(&pts), vec![vec![1, 2], vec![4, 5, 6]]);
+    assert!(solid_runs(&[(1, true), (2, false), (3, true)]).is_empty());
+    assert!(solid_runs::<i32>(&[]).is_empty());
+}

@@ -2,11 +2,11 @@
 //! placement, as in Bendersky's "How expensive are context switches?"
 //! (1.2–1.5 µs pinned, ~2.2 µs unpinned), with the 95% interval as whiskers,
 //! the seed's published ranges beside the bars they match, "n/a" where a
-//! mechanism has no figure for a placement, and hollow bars for series whose
-//! rounds did not agree.
+//! mechanism has no figure for a placement, and hollow bars for figures that are
+//! imprecise or flagged.
 
 use super::style::{
-    chart, color, entry, framed, log_axis, log_ticks, mesh_style, plot, Mark, FONT, H, TEXT,
+    chart, color, entry, framed, log_axis, log_ticks, mesh_style, plot, solid, Mark, FONT, H, TEXT,
 };
 use crate::experiments::seeds::cite_short;
 use crate::experiments::switch::series::SWITCH_NS;
@@ -98,10 +98,10 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             for (j, place) in placements.iter().enumerate() {
                 let col = color(j);
                 let mine = || bars.iter().filter(move |b| b.1 == j);
-                // A series whose rounds disagree is drawn hollow: no
-                // confident figure.
+                // A figure that is imprecise or flagged is drawn hollow:
+                // no confident figure.
                 c.draw_series(mine().map(|&(i, _, m)| {
-                    let style = if m.summary.unstable {
+                    let style = if !solid(&m.summary) {
                         col.stroke_width(2)
                     } else {
                         col.filled()
@@ -116,7 +116,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                 }))?;
                 legend.push(entry(place.replace('_', " "), col, Mark::Bar));
                 // The 95% interval of the median, as a whisker.
-                c.draw_series(mine().filter(|b| !b.2.summary.unstable).map(|&(i, _, m)| {
+                c.draw_series(mine().map(|&(i, _, m)| {
                     let xm = x0(i, j) + width * 0.46;
                     PathElement::new(
                         vec![(xm, m.summary.ci95_lo), (xm, m.summary.ci95_hi)],
@@ -156,8 +156,12 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                 BLACK,
                 Mark::Line,
             ));
-            if bars.iter().any(|b| b.2.summary.unstable) {
-                legend.push(entry("hollow: rounds did not agree", BLACK, Mark::Square));
+            if bars.iter().any(|b| !solid(&b.2.summary)) {
+                legend.push(entry(
+                    "hollow: imprecise (~) or flagged (!)",
+                    BLACK,
+                    Mark::Square,
+                ));
             }
             if !cited.is_empty() {
                 legend.push(entry(
@@ -182,5 +186,5 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             cited.join(" and ")
         )
     };
-    Ok(Some(chart("Context switch cost by mechanism and placement", &format!("Median cost of one switch (half a round trip); whiskers: 95% confidence interval of the median; hollow: rounds that did not agree, no confident figure. same cpu: both tasks pinned to one CPU, so every hand-off is a switch; two cpus: pinned apart, so every hand-off wakes the other CPU; two cpus awake: apart, with the other CPU kept busy-awake; unpinned: where the scheduler put them.{seeds}"), text)))
+    Ok(Some(chart("Context switch cost by mechanism and placement", &format!("Median cost of one switch (half a round trip); whiskers: 95% confidence interval of the median; hollow: a figure that is imprecise (~) or flagged (!), no confident figure. same cpu: both tasks pinned to one CPU, so every hand-off is a switch; two cpus: pinned apart, so every hand-off wakes the other CPU; two cpus awake: apart, with the other CPU kept busy-awake; unpinned: where the scheduler put them.{seeds}"), text)))
 }

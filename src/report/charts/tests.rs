@@ -234,3 +234,146 @@ fn every_charts_text_is_at_least_11_px_on_a_page_800_px_wide() {
     }
     assert!(seen + 1 >= CHARTS.len(), "every chart checked: {seen}");
 }
+
+/// Flags every series of `r` (their figures stay).
+fn flag_all(r: &mut RunResults) {
+    for e in &mut r.experiments {
+        for m in &mut e.metrics {
+            m.summary.unstable = true;
+        }
+    }
+}
+
+#[test]
+fn the_same_charts_are_drawn_when_every_figure_is_flagged() {
+    let mut base = fixture();
+    crate::report::upgrade(&mut base);
+    let files =
+        |r: &RunResults| -> Vec<String> { all(r).into_iter().map(|(_, c)| c.file).collect() };
+    let mut flagged = base.clone();
+    flag_all(&mut flagged);
+    let drawn = files(&flagged);
+    // every chart of the table whose experiment measured (switch.wakeup's
+    // is its own helper's)
+    for spec in CHARTS.iter().filter(|c| c.experiment != "switch.wakeup") {
+        if base.measured(spec.experiment).is_some() {
+            assert!(
+                drawn.iter().any(|f| f == spec.file),
+                "{} not drawn: {drawn:?}",
+                spec.file
+            );
+        }
+    }
+    for (_, c) in all(&flagged) {
+        if c.file != "chart-switch-wakeup.svg" {
+            assert!(
+                c.svg.contains("fill=\"none\""),
+                "{}: no hollow point",
+                c.file
+            );
+        }
+    }
+}
+
+/// The data lines of a chart: polylines as wide as `width`.
+fn lines_of(svg: &str, width: &str) -> usize {
+    svg.matches("<polyline")
+        .zip(svg.split("<polyline").skip(1))
+        .filter(|(_, rest)| {
+            let tag = &rest[..rest.find('>').unwrap_or(rest.len())];
+            tag.contains(&format!("stroke-width=\"{width}\""))
+        })
+        .count()
+}
+
+#[test]
+fn no_line_joins_points_across_an_imprecise_or_flagged_one() {
+    let mut r = fixture();
+    let base = heap_chart(&mut r.clone());
+    assert!(lines_of(&base.svg, "2") > 0, "the fixture draws its lines");
+    // every other point of every line flagged or imprecise: no two solid
+    // points are neighbours, so no line is drawn at all
+    let e = heap_of(&mut r);
+    let mut by_line: std::collections::BTreeMap<(String, String), Vec<usize>> = Default::default();
+    for (i, m) in e.metrics.iter().enumerate() {
+        if m.name == "lifecycle_ns"
+            && m.label("call").is_none()
+            && m.label_num("heap_bytes").is_some_and(|b| b > 0)
+        {
+            let key = (
+                m.label("method").unwrap_or("").to_string(),
+                m.label("thp").unwrap_or("").to_string(),
+            );
+            by_line.entry(key).or_default().push(i);
+        }
+    }
+    let mut hollow = 0;
+    for idx in by_line.values_mut() {
+        idx.sort_by_key(|&i| e.metrics[i].label_num("heap_bytes"));
+        for (k, &i) in idx.iter().enumerate() {
+            let s = &mut e.metrics[i].summary;
+            s.noisy = false;
+            s.unstable = false;
+            s.ci95_lo = s.median * 0.99;
+            s.ci95_hi = s.median * 1.01;
+            if k % 2 == 1 {
+                hollow += 1;
+                if k % 4 == 1 {
+                    s.unstable = true;
+                } else {
+                    s.noisy = true;
+                }
+            }
+        }
+    }
+    let c = heap_chart(&mut r);
+    assert_eq!(lines_of(&c.svg, "2"), 0, "a line crosses a hollow point");
+    let rings = |svg: &str| {
+        svg.split("<circle")
+            .skip(1)
+            .filter(|c| c[..c.find('>').unwrap_or(c.len())].contains("fill=\"none\""))
+            .count()
+    };
+    // each hollow point a ring (and one more in the legend)
+    assert_eq!(rings(&c.svg), hollow + 1, "{}", c.svg);
+    assert!(c.svg.matches("<circle").count() >= base.svg.matches("<circle").count());
+    assert!(
+        c.caption.contains("drawn hollow and no line joins it"),
+        "{}",
+        c.caption
+    );
+}
+
+#[test]
+fn the_speedup_chart_never_shows_a_serial_fraction_above_100_percent() {
+    let mut r = fixture();
+    let e = r
+        .experiments
+        .iter_mut()
+        .find(|e| e.name == "parallel.average")
+        .expect("parallel.average");
+    // slower with more workers: the fit's fraction is above 100%
+    for m in e.metrics.iter_mut().filter(|m| m.name == "speedup") {
+        let s = &mut m.summary;
+        s.median = 0.9;
+        s.ci95_lo = 0.88;
+        s.ci95_hi = 0.92;
+        s.unstable = false;
+    }
+    let c = super::speedup::draw(r.measured("parallel.average").unwrap())
+        .expect("drawn")
+        .expect("a chart");
+    assert!(c.svg.contains("does not fit"), "the legend says so");
+    assert!(!c.svg.contains("serial fraction 1"), "no fraction drawn");
+    assert!(
+        c.caption.contains("Amdahl's law does not fit these points"),
+        "{}",
+        c.caption
+    );
+    let over_100 = c
+        .svg
+        .split(|ch: char| !(ch.is_ascii_digit() || ch == '.' || ch == '%'))
+        .filter_map(|w| w.strip_suffix('%')?.parse::<f64>().ok())
+        .any(|p| p > 100.0);
+    assert!(!over_100, "a share above 100% in the chart");
+}

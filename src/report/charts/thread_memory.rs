@@ -5,8 +5,8 @@
 //! stack drawn last and thickest.
 
 use super::style::{
-    chart, color, end_labels, entry, framed, log_range, log_ticks, mesh_style, EndLabel, Mark,
-    FONT, H, TEXT,
+    chart, color, dot, end_labels, entry, framed, log_range, log_ticks, mesh_style, solid,
+    solid_runs, EndLabel, Mark, FONT, H, HOLLOW, TEXT,
 };
 use crate::experiments::memory::threads_findings::{
     DEFAULT, KERNEL_STACK_PER_THREAD_KIB, PAGE_TABLES_PER_THREAD_BYTES, RSS_EXACT_GROWTH_KIB,
@@ -19,8 +19,9 @@ use crate::units::{fmt_short_size, group_digits};
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 
-/// (median, CI low, CI high) in bytes, per panel: virtual, resident, kernel.
-type Cell = [[f64; 3]; 3];
+/// (median, CI low, CI high, 1 when a part of it is imprecise or
+/// flagged) in bytes, per panel: virtual, resident, kernel.
+type Cell = [[f64; 4]; 3];
 
 /// Three panels (virtual, resident, kernel) of memory against thread count,
 /// one line per stack variant.
@@ -28,7 +29,8 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     // variant -> threads -> cell
     let mut data: BTreeMap<String, BTreeMap<u64, Cell>> = BTreeMap::new();
     let mut variants: Vec<String> = Vec::new();
-    for m in e.metrics.iter().filter(|m| !m.summary.unstable) {
+    // Every point, flagged or imprecise ones drawn hollow, not left out.
+    for m in &e.metrics {
         let (Some(v), Some(n)) = (m.label(VARIANT), m.label_num(THREADS)) else {
             continue;
         };
@@ -47,6 +49,9 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
         let s = &m.summary;
         for (k, x) in [s.median, s.ci95_lo, s.ci95_hi].into_iter().enumerate() {
             cell[panel][k] += x * scale;
+        }
+        if !solid(s) {
+            cell[panel][3] = 1.0;
         }
     }
     if data.is_empty() {
@@ -106,7 +111,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                     let i = variants_order(&data, v);
                     let col = color(i);
                     let width = if v == DEFAULT.name { 4 } else { 2 };
-                    let pts: Vec<(f64, [f64; 3])> = data[v]
+                    let pts: Vec<(f64, [f64; 4])> = data[v]
                         .iter()
                         .map(|(n, cell)| (*n as f64, cell[p]))
                         .filter(|(_, c)| c[0] > 0.0)
@@ -114,14 +119,12 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                     let Some(&(nl, last)) = pts.last() else {
                         continue;
                     };
-                    c.draw_series(LineSeries::new(
-                        pts.iter().map(|(n, c)| (*n, c[0])),
-                        col.stroke_width(width),
-                    ))?;
-                    c.draw_series(
-                        pts.iter()
-                            .map(|(n, c)| Circle::new((*n, c[0]), 3, col.filled())),
-                    )?;
+                    let marked: Vec<((f64, f64), bool)> =
+                        pts.iter().map(|(n, c)| ((*n, c[0]), c[3] == 0.0)).collect();
+                    for line in solid_runs(&marked) {
+                        c.draw_series(LineSeries::new(line, col.stroke_width(width)))?;
+                    }
+                    c.draw_series(marked.iter().map(|&(at, ok)| dot(at, 3, col, ok)))?;
                     c.draw_series(pts.iter().filter(|(_, c)| c[1] > 0.0).map(|(n, c)| {
                         PathElement::new(vec![(*n, c[1]), (*n, c[2])], col.stroke_width(1))
                     }))?;
@@ -140,13 +143,21 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                 }
                 end_labels(root, names, c.plotting_area().get_pixel_range().1)?;
             }
-            Ok(variants
+            let mut legend: Vec<_> = variants
                 .iter()
                 .map(|v| entry(stack_of(v), color(variants_order(&data, v)), Mark::Line))
-                .collect())
+                .collect();
+            if data
+                .values()
+                .flat_map(|d| d.values())
+                .any(|c| c.iter().any(|p| p[3] != 0.0))
+            {
+                legend.push(entry(HOLLOW, BLACK, Mark::Hollow));
+            }
+            Ok(legend)
         },
     )?;
-    Ok(Some(chart("Thread memory vs thread count", "What N blocked threads add to the process, on log memory axes: address space reserved (mostly stacks, virtual until used), memory resident (the exact count from smaps_rollup), and the kernel's own share outside both (its stack and page tables per thread). Each line is labelled with its slope per thread (thr) between the fewest and the most threads; the default stack, the headline, is drawn last and thickest. Medians of independent rounds with their 95% intervals; series whose rounds did not agree are left out.", text)))
+    Ok(Some(chart("Thread memory vs thread count", "What N blocked threads add to the process, on log memory axes: address space reserved (mostly stacks, virtual until used), memory resident (the exact count from smaps_rollup), and the kernel's own share outside both (its stack and page tables per thread). Each line is labelled with its slope per thread (thr) between the fewest and the most threads; the default stack, the headline, is drawn last and thickest. Medians of independent rounds with their 95% intervals; a point that is imprecise (~) or flagged (!) is drawn hollow and no line joins it.", text)))
 }
 
 /// A variant's colour index: its place in the results' (sorted) order, so

@@ -1,0 +1,160 @@
+//! The Summary keeps its subjects: the same quantities, in the same order,
+//! whichever series of a run came out imprecise or flagged.
+
+use crate::results::{Metric, RunResults};
+use crate::stats::rounds::Unsettled;
+
+fn fixture() -> RunResults {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-results.json");
+    RunResults::read(&path).expect("the fixture reads")
+}
+
+/// Every experiment's Summary sentences, analysed anew, in report order.
+fn summary(r: &RunResults) -> Vec<(String, String)> {
+    r.experiments
+        .iter()
+        .filter_map(|e| Some((e, super::find(&e.name)?)))
+        .flat_map(|(e, x)| {
+            (x.analyze)(e)
+                .headlines
+                .into_iter()
+                .map(|h| (e.name.clone(), h))
+        })
+        .collect()
+}
+
+fn imprecise(m: &mut Metric, pct: f64) {
+    let s = &mut m.summary;
+    let h = s.median.abs() * pct / 100.0;
+    s.ci95_lo = s.median - h;
+    s.ci95_hi = s.median + h;
+    s.noisy = true;
+}
+
+fn flagged(m: &mut Metric) {
+    let s = &mut m.summary;
+    s.unstable = true;
+    s.unsettled = Some(Unsettled::TwoModes {
+        low: s.median * 0.8,
+        high: s.median * 1.2,
+        low_share: 0.5,
+        explained: None,
+    });
+    s.ci95_lo = s.median * 0.8;
+    s.ci95_hi = s.median * 1.2;
+}
+
+/// The run with its series perturbed by `how(index, metric)`.
+fn perturbed(r: &RunResults, how: impl Fn(usize, &mut Metric)) -> RunResults {
+    let mut r = r.clone();
+    for e in &mut r.experiments {
+        for (i, m) in e.metrics.iter_mut().enumerate() {
+            how(i, m);
+        }
+    }
+    r
+}
+
+/// The phrases that name the Summary's subjects, in their order.
+const SUBJECTS: &[&str] = &[
+    "a bare system call costs",
+    "a fork+reap costs",
+    "and a thread create+join",
+    "per 100 MiB of touched heap between",
+    "posix_spawn takes",
+    "and fork+exec",
+    "a page the parent writes while the child lives costs",
+    "with no child",
+    "waking a task on the other CPU costs",
+    "and a same-CPU switch",
+    "a stackful coroutine",
+    "an async task",
+    "a goroutine",
+    "reserves",
+    "resident",
+    "of kernel stack (at ",
+    "forked processes average the seed's array",
+    "(threads ",
+    ", pool ",
+    "2 forked processes against serial:",
+    "with thp=default",
+    "with thp=on",
+];
+
+/// Where each subject phrase is found, in order; panics with the Summary
+/// when one is missing or out of order.
+fn subjects_in_order(lines: &[(String, String)], what: &str) {
+    let text: String = lines
+        .iter()
+        .map(|(_, h)| h.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut at = 0;
+    for s in SUBJECTS {
+        match text[at..].find(s) {
+            Some(i) => at += i + s.len(),
+            None => panic!("{what}: subject {s:?} missing or out of order in\n{text}"),
+        }
+    }
+}
+
+#[test]
+fn the_summary_keeps_its_subjects_and_their_order_whatever_is_imprecise_or_flagged() {
+    let base = fixture();
+    let settled = summary(&base);
+    subjects_in_order(&settled, "as measured");
+    let names = |l: &[(String, String)]| l.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
+    let cases: Vec<(&str, RunResults)> = vec![
+        (
+            "every series imprecise",
+            perturbed(&base, |_, m| imprecise(m, 30.0)),
+        ),
+        ("every series flagged", perturbed(&base, |_, m| flagged(m))),
+        (
+            "every other series flagged, the rest imprecise",
+            perturbed(&base, |i, m| {
+                if i % 2 == 0 {
+                    flagged(m)
+                } else {
+                    imprecise(m, 25.0)
+                }
+            }),
+        ),
+        (
+            "every third series flagged",
+            perturbed(&base, |i, m| {
+                if i % 3 == 1 {
+                    flagged(m)
+                }
+            }),
+        ),
+        (
+            "series that bound nothing",
+            perturbed(&base, |i, m| {
+                if i % 2 == 1 {
+                    imprecise(m, 95.0)
+                }
+            }),
+        ),
+    ];
+    for (what, r) in &cases {
+        let lines = summary(r);
+        assert_eq!(names(&lines), names(&settled), "{what}: {lines:#?}");
+        subjects_in_order(&lines, what);
+        for (_, h) in &lines {
+            assert!(!h.contains("[0.0") && !h.contains("-0"), "{what}: {h}");
+        }
+    }
+    // a flagged figure is quoted with its mark, an imprecise one with ±X%
+    let all_flagged = summary(&cases[1].1);
+    assert!(
+        all_flagged.iter().all(|(_, h)| h.contains(" !")),
+        "{all_flagged:#?}"
+    );
+    let all_imprecise = summary(&cases[0].1);
+    assert!(
+        all_imprecise.iter().all(|(_, h)| h.contains("±30% ~")),
+        "{all_imprecise:#?}"
+    );
+}
