@@ -85,8 +85,9 @@ fn switch_points_keep_their_json() {
             method: "pipe_threads".into(),
             placements: vec!["same_cpu".into(), "two_cpus".into()],
             cpus: vec![0, 1],
+            pcid: true,
         },
-        json!({"method": "pipe_threads", "placements": ["same_cpu", "two_cpus"], "cpus": [0, 1]}),
+        json!({"method": "pipe_threads", "placements": ["same_cpu", "two_cpus"], "cpus": [0, 1], "pcid": true}),
     );
     for (idle, word) in [(Idle::Polls, "polls"), (Idle::Halts, "halts")] {
         keeps(
