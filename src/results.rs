@@ -68,6 +68,11 @@ pub struct SeedRef {
     /// only a series of first calls (`call=first`) compares with it.
     #[serde(default)]
     pub cold: bool,
+    /// How the seed's protocol differs from ours where that, not the
+    /// machine, is the likely cause of a gap (e.g. one timed region against
+    /// a loop of warm calls); empty when the protocols match.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub protocol: String,
 }
 
 /// The statistic a seed figure is: what of ours it may be compared with.

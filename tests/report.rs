@@ -332,6 +332,42 @@ fn the_seed_table_lists_every_seed_figure_and_explains_the_far_ones() {
         .all(|w| !w.contains("ours is the median of warm repetitions")));
 }
 
+/// Issue 28: Sysel's clock rows timed one empty region once; they were
+/// declared a median and their gap put down to the CPU. They are single
+/// values now, and the gap is put down to the protocol.
+#[test]
+fn the_seed_clock_rows_give_the_protocol_as_the_cause_not_the_cpu() {
+    let r = results();
+    let t = tasklab::report::seeds::table(&r);
+    let why_col = t
+        .head
+        .iter()
+        .position(|h| h.starts_with("likely causes"))
+        .unwrap();
+    let rows: Vec<&Vec<String>> = t
+        .rows
+        .iter()
+        .filter(|row| row[0] == "yardstick.timer")
+        .collect();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    for row in rows {
+        assert!(
+            row[2].ends_with("(median; not the seed's protocol)"),
+            "{row:?}"
+        );
+        assert!(
+            row[why_col].contains("the protocols differ: the seed timed one empty region once"),
+            "{row:?}"
+        );
+        assert!(!row[why_col].contains("CPU:"), "{row:?}");
+    }
+    let e = experiment(&r, "yardstick.timer");
+    let seeded: Vec<_> = e.metrics.iter().filter_map(|m| m.seed.as_ref()).collect();
+    assert!(seeded
+        .iter()
+        .all(|s| s.statistic == tasklab::results::SeedStat::Single));
+}
+
 #[test]
 fn the_summary_findings_are_computed_from_the_medians() {
     let r = results();

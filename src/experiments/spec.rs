@@ -28,6 +28,9 @@ pub struct SeedFigure {
     pub statistic: SeedStat,
     /// The seed timed single cold calls: only `call=first` compares.
     pub cold: bool,
+    /// How the seed's protocol differs from ours, where that is the likely
+    /// cause of a gap ([`SeedFigure::protocol`]); empty when they match.
+    pub protocol: &'static str,
 }
 
 impl SeedFigure {
@@ -53,6 +56,7 @@ impl SeedFigure {
             method,
             statistic,
             cold: false,
+            protocol: "",
         }
     }
 
@@ -64,6 +68,12 @@ impl SeedFigure {
     /// The same figure, timed as single cold calls.
     pub const fn cold(self) -> SeedFigure {
         SeedFigure { cold: true, ..self }
+    }
+
+    /// The same figure, with how the seed's protocol differs from ours: the
+    /// seed table then gives that as the cause of a gap, not the machine.
+    pub const fn protocol(self, protocol: &'static str) -> SeedFigure {
+        SeedFigure { protocol, ..self }
     }
 
     pub fn matches(&self, name: &str, labels: &Labels) -> bool {
@@ -84,6 +94,7 @@ impl SeedFigure {
             method: self.method.to_string(),
             statistic: self.statistic,
             cold: self.cold,
+            protocol: self.protocol.to_string(),
         }
     }
 }

@@ -24,7 +24,11 @@ pub fn table(r: &RunResults) -> Table {
                 Some(SeedCompare::Ratio(x))
                     if !(1.0 / EXPLAIN_BEYOND..=EXPLAIN_BEYOND).contains(&x) =>
                 {
-                    reason(r, &e.name, m, x)
+                    if s.protocol.is_empty() {
+                        reason(r, &e.name, m, x)
+                    } else {
+                        protocol_reason(x, &s.protocol)
+                    }
                 }
                 Some(SeedCompare::Unlike(why)) => why,
                 _ => String::new(),
@@ -32,7 +36,14 @@ pub fn table(r: &RunResults) -> Table {
             rows.push(vec![
                 e.name.clone(),
                 format!("{} {}", m.name, case(m)).trim().to_string(),
-                format!("{} ({})", fmt_value(ours, m.unit), s.statistic.word()),
+                if s.protocol.is_empty() {
+                    format!("{} ({})", fmt_value(ours, m.unit), s.statistic.word())
+                } else {
+                    format!(
+                        "{} (median; not the seed's protocol)",
+                        fmt_value(ours, m.unit)
+                    )
+                },
                 seed_text(m),
                 s.hardware.clone(),
                 m.seed_compare_text(),
@@ -55,6 +66,18 @@ pub fn table(r: &RunResults) -> Table {
         rows,
         right: vec![2, 5],
     }
+}
+
+/// A gap whose likely cause is the protocol, not the machine: the seed's
+/// figure was taken another way (`protocol` says how), so no CPU or kernel
+/// is blamed for it.
+pub fn protocol_reason(ratio: f64, protocol: &str) -> String {
+    let more = ratio > 1.0;
+    format!(
+        "{:.1}x {}: the protocols differ: {protocol}",
+        if more { ratio } else { 1.0 / ratio },
+        if more { "higher" } else { "lower" },
+    )
 }
 
 /// The likely causes of a figure `ratio` times the seed's, drawn from what

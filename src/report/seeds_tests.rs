@@ -23,6 +23,7 @@ fn with_seed(
         method: "single call".into(),
         statistic: stat,
         cold,
+        protocol: String::new(),
     });
     m
 }

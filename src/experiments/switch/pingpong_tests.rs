@@ -148,10 +148,15 @@ fn slower_spinners_withdraw_the_conclusion_for_every_method() {
     assert!(!all.contains("0.00 ns of"), "{all}");
     assert!(!all.contains("dominates"), "{all}");
     assert!(
-        all.contains("the hand-off was slower in 2 of 3 methods, the same within noise in 1 of 3 methods"),
+        all.contains(
+            "the hand-off was slower in 2 of 3 methods, the same within noise in 1 of 3 methods"
+        ),
         "{all}"
     );
-    assert!(all.contains("a lower bound on what leaving idle costs"), "{all}");
+    assert!(
+        all.contains("a lower bound on what leaving idle costs"),
+        "{all}"
+    );
     assert!(all.contains("interrupting a running one"), "{all}");
     // every method, with its unclamped difference
     assert!(
@@ -305,7 +310,9 @@ fn spinners_that_help_are_said_to_help_with_a_bound() {
     let all = a.notes.join("\n");
     assert!(!all.contains("slower or no faster"), "{all}");
     assert!(
-        all.contains("the hand-off was faster in 2 of 3 methods, the same within noise in 1 of 3 methods"),
+        all.contains(
+            "the hand-off was faster in 2 of 3 methods, the same within noise in 1 of 3 methods"
+        ),
         "{all}"
     );
     // the bound is the end of the interval of the difference nearest no
@@ -360,7 +367,9 @@ fn the_cross_cpu_extra_is_not_said_to_be_all_wake_up() {
     assert!(f.contains("of the extra remains (53%)"), "{f}");
     assert!(f.contains("not only leaving idle"), "{f}");
     assert!(
-        f.contains("pipe_threads makes 4.00 switches per round trip across CPUs against 2.00 on one"),
+        f.contains(
+            "pipe_threads makes 4.00 switches per round trip across CPUs against 2.00 on one"
+        ),
         "{f}"
     );
 }
@@ -387,7 +396,10 @@ fn a_process_switch_is_explained_by_what_the_data_and_the_machine_show() {
         analyze(&r).findings.join("\n")
     };
     let same_pcid = base(1_010.0, Some(1.0));
-    assert!(!same_pcid.contains("also changes the address space"), "{same_pcid}");
+    assert!(
+        !same_pcid.contains("also changes the address space"),
+        "{same_pcid}"
+    );
     assert!(
         same_pcid.contains("is indistinguishable from a thread switch (1.00 µs) here: switching page tables added nothing this run could see; this CPU has PCID"),
         "{same_pcid}"
