@@ -332,6 +332,19 @@ fn the_seed_table_lists_every_seed_figure_and_explains_the_far_ones() {
         .all(|w| !w.contains("ours is the median of warm repetitions")));
 }
 
+/// Issue 28: the pooled compare was called "the surer test"; it is said for
+/// what it is: each file a run, the runs a level of the bootstrap.
+#[test]
+fn the_pooled_compare_is_said_for_what_it_is() {
+    let (d, _) = render(&["--markdown"]);
+    let md = read(d.path(), "report.md");
+    assert!(!md.contains("surer"), "the machine row");
+    assert!(
+        md.contains("takes each file as a run and resamples the runs as a level of the bootstrap"),
+        "the machine row"
+    );
+}
+
 /// Issue 28: Sysel's clock rows timed one empty region once; they were
 /// declared a median and their gap put down to the CPU. They are single
 /// values now, and the gap is put down to the protocol.

@@ -411,7 +411,9 @@ pub(super) fn rounds_sentence(r: &RunResults) -> String {
 /// canary (a bare system call, a pipe write and read, at every round's start
 /// and end), the host's steal and other work. Another run may find the
 /// machine at another speed; the reader learns how far it moved within this
-/// one, which is what `compare` takes as its noise floor.
+/// one, a fact beside the figures (`compare` states it and judges no row by
+/// it). The pooled compare is said for what it is: each file a run, the
+/// runs a level of the bootstrap.
 fn machine_during(r: &RunResults) -> Option<String> {
     let canaries = r.canaries();
     let syscall: Vec<f64> = canaries.iter().map(|c| c.syscall_ns).collect();
@@ -445,8 +447,10 @@ fn machine_during(r: &RunResults) -> Option<String> {
             b.during_max_other_runnable
         ));
     }
-    text.push_str(
-        ". Another run may find the machine at another speed: tasklab compare states each side's speed and judges no row by it; with two or more runs a side, the spread between runs enters every interval of the comparison",
-    );
+    text.push_str(&format!(
+        ". Another run may find the machine at another speed: tasklab compare states each side's speed and judges no row by it; given two or more files a side (compare A1 A2 --vs B1 B2), it takes each file as a run and resamples the runs as a level of the bootstrap, so the spread between runs enters every interval of the comparison (with fewer than {} a side, a floor of ±{:.0}% for it stays as well)",
+        crate::stats::rounds::RUNS_MEASURED,
+        crate::stats::rounds::RUN_NOISE * 100.0
+    ));
     Some(text)
 }
