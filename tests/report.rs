@@ -332,6 +332,42 @@ fn the_seed_table_lists_every_seed_figure_and_explains_the_far_ones() {
         .all(|w| !w.contains("ours is the median of warm repetitions")));
 }
 
+/// Issue 28: a fit with a negative intercept was printed as a cost
+/// ("fit fork lifecycle_ns vs VmPTE KiB: -1.52 ms + 26,334.2 ns per KiB").
+#[test]
+fn a_negative_intercept_is_no_cost_and_a_negative_slope_no_plus_minus() {
+    use tasklab::report::table::fit_text;
+    use tasklab::results::NamedFit;
+    let fit = |intercept: f64, slope: f64, y: &str| NamedFit {
+        name: "fork lifecycle_ns vs VmPTE KiB".into(),
+        labels: Default::default(),
+        x_unit: "KiB of page tables".into(),
+        y_unit: y.into(),
+        fit: tasklab::stats::Fit {
+            intercept,
+            slope,
+            r2: 1.0,
+            n: 5,
+        },
+    };
+    let neg = fit_text(&fit(-1.52e6, 26_334.2, "ns"));
+    assert!(!neg.contains("-1.52 ms +"), "{neg}");
+    assert!(
+        neg.contains("26,334.2 ns per KiB of page tables; the line's value at zero, -1.52 ms, is below zero, so it is no fixed cost"),
+        "{neg}"
+    );
+    let pos = fit_text(&fit(29.6e3, -0.4, "ns"));
+    assert!(
+        pos.contains("29.6 µs − 0.4 ns per KiB of page tables"),
+        "{pos}"
+    );
+    let zero = fit_text(&fit(-0.01, 8.37, "KiB"));
+    assert!(zero.contains("0.0 KiB + 8.37 KiB per KiB"), "{zero}");
+    let (d, _) = render(&["--markdown"]);
+    let md = read(d.path(), "report.md");
+    assert!(!md.contains("-1.52 ms +"), "the fits in the report");
+}
+
 /// Issue 28: the pooled compare was called "the surer test"; it is said for
 /// what it is: each file a run, the runs a level of the bootstrap.
 #[test]
