@@ -332,6 +332,58 @@ fn the_seed_table_lists_every_seed_figure_and_explains_the_far_ones() {
         .all(|w| !w.contains("ours is the median of warm repetitions")));
 }
 
+/// Issue 28: the CPU's speed is recorded per round (r1's calibration read
+/// 3,267 MHz while its FADD loop implied about 3.5 GHz), and the THP and
+/// compaction counters with it; the report states both.
+#[test]
+fn the_clock_of_every_round_and_the_thp_counters_are_reported() {
+    let mut r = results();
+    let mut k = 0.0;
+    for e in &mut r.experiments {
+        for l in &mut e.round_log {
+            k += 1.0;
+            l.telemetry.cpu_mhz = Some(3_200.0 + (k % 5.0) * 100.0);
+            l.telemetry.vmstat = [
+                ("thp_fault_alloc".to_string(), 2.0),
+                ("compact_stall".to_string(), 0.0),
+            ]
+            .into_iter()
+            .collect();
+        }
+    }
+    assert!(r.round_mhz().len() > 10);
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("results.json");
+    std::fs::write(&file, r.to_json().unwrap()).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let terse = report_stdout(&file, out.path(), &[]);
+    let md = read(out.path(), "report.md");
+    assert!(
+        md.contains("the CPU's clock, counted at each of ")
+            && md.contains("3200–3600 MHz from the 10th to the 90th percentile"),
+        "{}",
+        md.lines()
+            .find(|l| l.contains("the machine during"))
+            .unwrap_or("")
+    );
+    assert!(
+        md.contains("the calibration's one reading was"),
+        "the machine row"
+    );
+    assert!(
+        md.contains("grew during the rounds (system-wide): thp_fault_alloc "),
+        "the machine row"
+    );
+    assert!(
+        !md.contains("compact_stall 0"),
+        "a counter that did not move is not listed"
+    );
+    assert!(
+        terse.contains("(rounds 3200–3600 MHz, 10th–90th percentile)"),
+        "{terse}"
+    );
+}
+
 /// Issue 28: a fit with a negative intercept was printed as a cost
 /// ("fit fork lifecycle_ns vs VmPTE KiB: -1.52 ms + 26,334.2 ns per KiB").
 #[test]
