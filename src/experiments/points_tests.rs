@@ -8,7 +8,8 @@ use super::spawn::cow::CowPoint;
 use super::spawn::heap::{HeapPoint, Image, Touch};
 use super::spec::Points;
 use super::switch::{
-    indirect::IndirectPoint, pingpong::PingPongPoint, wakeup::Idle, wakeup::WakeupPoint, CpusPoint,
+    indirect::IndirectPoint, pingpong::PingPongPoint, wakeup::Idle, wakeup::WakeupPoint,
+    working_set::Walk, CpusPoint,
 };
 use crate::measure::protocol::Job;
 use serde::{de::DeserializeOwned, Serialize};
@@ -77,8 +78,10 @@ fn switch_points_keep_their_json() {
         IndirectPoint {
             cpus: vec![0],
             working_sets: vec![0, 65536],
+            walks: vec![Walk::Sequential, Walk::Random],
+            processes: true,
         },
-        json!({"cpus": [0], "working_sets": [0, 65536]}),
+        json!({"cpus": [0], "working_sets": [0, 65536], "walks": ["sequential", "random"], "processes": true}),
     );
     keeps(
         PingPongPoint {

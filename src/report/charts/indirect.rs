@@ -7,12 +7,12 @@
 use super::style::{
     bytes_axis, chart, color, entry, framed, log_range, mesh_style, plot, Mark, FONT, H, TEXT,
 };
-use crate::experiments::switch::indirect::WALK_WARM_NS;
+use crate::experiments::switch::indirect::{TASKS, WALK, WALK_WARM_NS};
 use crate::experiments::switch::series::SWITCH_NS;
 use crate::metric::key::BYTES;
 use crate::metric::MetricSpec;
 use crate::report::doc::Chart;
-use crate::results::ExperimentResult;
+use crate::results::{ExperimentResult, Metric};
 use crate::units::{fmt_ns, fmt_short_size};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -22,15 +22,23 @@ type Point = (f64, f64, f64, f64);
 
 /// The indirect cost of a switch (caches refilled) against the working set.
 pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
-    let settled = |spec: &MetricSpec, bytes: &str| {
-        e.find(spec, &[(BYTES, bytes)])
+    // The sequential walk between threads, the variant every file has (one
+    // from before the walk and tasks labels measured only it).
+    let drawn = |m: &&Metric| {
+        m.label(WALK).is_none_or(|w| w == "sequential")
+            && m.label(TASKS).is_none_or(|t| t == "threads")
+    };
+    let settled = |spec: &'static MetricSpec, bytes: &str| {
+        e.metrics_named(spec)
+            .filter(drawn)
+            .find(|m| m.label(BYTES) == Some(bytes))
             .map(|m| &m.summary)
             .filter(|s| !s.unstable)
     };
     let zero = settled(&SWITCH_NS, "0");
     let mut total: Vec<Point> = Vec::new();
     let mut indirect: Vec<Point> = Vec::new();
-    for m in e.metrics_named(&SWITCH_NS) {
+    for m in e.metrics_named(&SWITCH_NS).filter(drawn) {
         let Some(b) = m.label_num(BYTES).filter(|b| *b > 0) else {
             continue;
         };
@@ -132,5 +140,5 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
         legend.push(entry("whisker: 95% interval", BLACK, Mark::Line));
         Ok(legend)
     })?;
-    Ok(Some(chart("Indirect cost of a switch vs working set", "Two tasks on one CPU each walk a working set between hand-offs. The indirect cost is what the switch adds beyond itself: the caches and TLB the other task evicted, refilled. Whiskers: 95% intervals; the indirect cost's is the widest its three medians' intervals allow, and where it covers zero the chart says \"within noise\" and draws no line.", text)))
+    Ok(Some(chart("Indirect cost of a switch vs working set", "Two threads on one CPU each walk a working set, in address order, between hand-offs (the random walk and the process variant are in the findings). The indirect cost is what the switch adds beyond itself: the caches and TLB the other task evicted, refilled. Whiskers: 95% intervals; the indirect cost's is the widest its three medians' intervals allow, and where it covers zero the chart says \"within noise\" and draws no line.", text)))
 }
