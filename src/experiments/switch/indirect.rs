@@ -335,7 +335,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         ("sequential", "threads"),
         ("random", "threads"),
         "a random walk's indirect cost minus a sequential one's (threads)",
-        "the prefetcher hides part of a sequential refill",
+        "a refill in a random, dependent order costs more: each miss waits for the one before, where a sequential walk's misses overlap and the prefetcher runs ahead",
     ));
     a.findings.extend(against(
         &costs,

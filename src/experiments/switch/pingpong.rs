@@ -559,6 +559,7 @@ fn two_cpus(r: &ExperimentResult) -> Option<String> {
 fn kept_awake(r: &ExperimentResult) -> Option<String> {
     let mut parts = Vec::new();
     let (mut faster, mut slower, mut noise) = (0, 0, 0);
+    let mut medians = Vec::new();
     for m in METHODS.iter().map(Method::name) {
         let (Some(idle), Some(awake)) = (
             r.settled(&SWITCH_NS, &at(m, TWO_CPUS.name())),
@@ -567,6 +568,7 @@ fn kept_awake(r: &ExperimentResult) -> Option<String> {
             continue;
         };
         let d = difference(awake, idle, Unit::Ns);
+        medians.push(d.d);
         let word = match d.sign() {
             Order::Below => {
                 faster += 1;
@@ -592,7 +594,11 @@ fn kept_awake(r: &ExperimentResult) -> Option<String> {
     if n == 0 {
         return None;
     }
-    let lead = awake_lead(n, faster, slower, noise);
+    let lead = format!(
+        "{}; {}",
+        awake_lead(n, faster, slower, noise),
+        by_median(&medians)
+    );
     Some(format!(
         "{lead}; a spinner trades waking a halted CPU for interrupting a running one (the interrupt still comes, the spinner is preempted and switched back to), so a saving is a lower bound on what leaving idle costs, not all of it; awake − idle per method: {}",
         parts.join("; ")
@@ -622,6 +628,49 @@ fn awake_lead(n: usize, faster: usize, slower: usize, noise: usize) -> String {
         said.push(format!("the same within noise in {}", of(noise)));
     }
     format!("{what} the hand-off was {}", said.join(", "))
+}
+
+/// The direction of the medians across methods, each method measured in
+/// a worker of its own: how many moved each way, and how likely so many
+/// would agree were there no effect (a two-sided sign test). A direction is
+/// said to hold across methods only when that chance is below 5%.
+fn by_median(diffs: &[f64]) -> String {
+    let n = diffs.len();
+    let down = diffs.iter().filter(|d| **d < 0.0).count();
+    let up = diffs.iter().filter(|d| **d > 0.0).count();
+    if down + up == 0 {
+        return format!("by the median, no change in any of {n}");
+    }
+    let p = sign_test(down.max(up), down + up);
+    let way = if down >= up { "faster" } else { "slower" };
+    let held = if p < 0.05 {
+        format!(", so across methods kept awake is {way} here")
+    } else {
+        ", too few to claim a direction across methods".to_string()
+    };
+    format!(
+        "by the median, faster in {down} and slower in {up} of {n}: were there no effect, {} of {} would agree with probability {:.0}%{held}",
+        down.max(up),
+        down + up,
+        p * 100.0
+    )
+}
+
+/// The two-sided sign test: the chance that at least `k` of `n` fair coin
+/// tosses fall one way or the other.
+pub fn sign_test(k: usize, n: usize) -> f64 {
+    if n == 0 {
+        return 1.0;
+    }
+    let mut choose = 1.0f64; // C(n, 0)
+    let mut tail = 0.0;
+    for i in 0..=n {
+        if i >= k {
+            tail += choose;
+        }
+        choose = choose * (n - i) as f64 / (i + 1) as f64;
+    }
+    (2.0 * tail / 2f64.powi(n as i32)).min(1.0)
 }
 
 /// The same-CPU switch against the wake-up on the other CPU, always of the

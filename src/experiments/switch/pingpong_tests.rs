@@ -417,3 +417,26 @@ fn a_process_switch_is_explained_by_what_the_data_and_the_machine_show() {
     let unknown = base(1_010.0, None);
     assert!(!unknown.contains("PCID"), "{unknown}");
 }
+
+#[test]
+fn the_sign_test_is_the_two_sided_binomial_tail() {
+    assert_eq!(sign_test(5, 5), 2.0 / 32.0);
+    assert_eq!(sign_test(6, 6), 2.0 / 64.0);
+    // 4 of 5 one way: 2 × (5 + 1) / 32
+    assert_eq!(sign_test(4, 5), 12.0 / 32.0);
+    assert_eq!(sign_test(0, 0), 1.0);
+    assert_eq!(sign_test(1, 2), 1.0);
+    // 25 of 25 method×run pairs, the count: far below 5%
+    assert!(sign_test(25, 25) < 1e-6);
+}
+
+#[test]
+fn a_direction_across_methods_needs_a_sign_test_below_five_percent() {
+    assert!(by_median(&[-1.0; 6]).ends_with("so across methods kept awake is faster here"));
+    assert!(by_median(&[-1.0; 5]).contains("probability 6%, too few to claim"));
+    assert!(by_median(&[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]).ends_with("kept awake is slower here"));
+    assert_eq!(
+        by_median(&[0.0, 0.0]),
+        "by the median, no change in any of 2"
+    );
+}
