@@ -106,7 +106,7 @@ fn each_walk_and_kind_of_task_is_its_own_line() {
     assert!(
         all.contains(
             "at 1 MiB, a random walk's indirect cost minus a sequential one's (threads): 2.50 µs ["
-        ) && all.contains(": larger, the prefetcher hides part of a sequential refill"),
+        ) && all.contains(": larger, a refill in a random, dependent order costs more"),
         "{all}"
     );
     assert!(
