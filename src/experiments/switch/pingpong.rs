@@ -371,6 +371,11 @@ fn raw_baseline_net(r: &ExperimentResult, m: &str, readings: &mut Vec<Reading>) 
         let Some(raw) = r.settled(&SWITCH_NS, &at(m, p)) else {
             continue;
         };
+        // An interval that bounds nothing supports no difference either.
+        if bounds_nothing(raw, Unit::Ns) {
+            parts.push(format!("{p} raw {}, no net given", figure(raw, Unit::Ns)));
+            continue;
+        }
         let net = difference(raw, base, Unit::Ns);
         readings.push(Reading::of(&NET_SWITCH_NS, labels(&at(m, p)), net.d));
         let odd = if net.sign() == Order::Below {

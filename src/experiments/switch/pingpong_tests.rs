@@ -440,3 +440,44 @@ fn a_direction_across_methods_needs_a_sign_test_below_five_percent() {
         "by the median, no change in any of 2"
     );
 }
+
+/// Issue 28: an interval that bounds nothing (here the unpinned switch's,
+/// [1.0 µs, 600 µs]) supports no comparison and no net.
+#[test]
+fn an_unpinned_interval_that_bounds_nothing_is_compared_with_nothing() {
+    use crate::experiments::testing::settled;
+    let r = result(vec![
+        near("switch_ns", &at("pipe_threads", "same_cpu"), 1_500.0, 3.0),
+        settled(
+            "switch_ns",
+            &at("pipe_threads", "unpinned"),
+            1_800.0,
+            1_000.0,
+            600_000.0,
+        ),
+        near(
+            "baseline_ns",
+            &[("method", "pipe_threads"), ("what", "one write + one read")],
+            500.0,
+            3.0,
+        ),
+    ]);
+    let a = analyze(&r);
+    let f = a.findings.join("\n");
+    assert!(
+        f.contains("pipe_threads 1.80 µs (no usable interval: its rounds disagree too much to bound it) unpinned against 1.50 µs [") 
+            && f.contains("not compared: an interval that bounds nothing"),
+        "{f}"
+    );
+    assert!(!f.contains("indistinguishable"), "{f}");
+    let notes = a.notes.join("\n");
+    assert!(
+        notes.contains("unpinned raw 1.80 µs (no usable interval"),
+        "{notes}"
+    );
+    assert!(notes.contains("no net given"), "{notes}");
+    assert!(a
+        .readings
+        .iter()
+        .all(|x| x.labels["placement"] != "unpinned"));
+}
