@@ -73,6 +73,11 @@ pub struct SeedRef {
     /// "within" it means within the range he swept, nothing more.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<String>,
+    /// How the seed's protocol differs from ours where that, not the
+    /// machine, is the likely cause of a gap (e.g. one timed region against
+    /// a loop of warm calls); empty when the protocols match.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub protocol: String,
 }
 
 /// The statistic a seed figure is: what of ours it may be compared with.
@@ -426,6 +431,17 @@ pub struct RoundTelemetry {
     pub nr_throttled: f64,
     #[serde(default)]
     pub throttled_usec: f64,
+    /// The clock the CPU ran at when the round started, counted with a
+    /// chain of dependent additions (as the calibration counts it once):
+    /// the host may change it from round to round. None where additions do
+    /// not count cycles and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_mhz: Option<f64>,
+    /// The growth of /proc/vmstat's THP and compaction counters during the
+    /// round (system-wide: `thp_fault_alloc`, `thp_fault_fallback`,
+    /// `compact_stall`, ...; those the kernel has; empty in older files).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub vmstat: BTreeMap<String, f64>,
 }
 
 /// One round of an experiment: which point, which round, and what the
@@ -758,6 +774,36 @@ impl RunResults {
             })
             .filter(|c| c.syscall_ns.is_finite() && c.syscall_ns > 0.0)
             .collect()
+    }
+
+    /// The CPU's clock at the start of every round of the experiments that
+    /// ran to the end, in MHz (empty in older files).
+    pub fn round_mhz(&self) -> Vec<f64> {
+        self.experiments
+            .iter()
+            .filter(|e| e.status == Status::Ok)
+            .flat_map(|e| &e.round_log)
+            .filter_map(|l| l.telemetry.cpu_mhz)
+            .filter(|m| m.is_finite() && *m > 0.0)
+            .collect()
+    }
+
+    /// The THP and compaction counters' growth summed over every round of
+    /// the experiments that ran to the end (system-wide; empty in older
+    /// files).
+    pub fn round_vmstat(&self) -> BTreeMap<String, f64> {
+        let mut sum = BTreeMap::new();
+        for l in self
+            .experiments
+            .iter()
+            .filter(|e| e.status == Status::Ok)
+            .flat_map(|e| &e.round_log)
+        {
+            for (k, v) in &l.telemetry.vmstat {
+                *sum.entry(k.clone()).or_insert(0.0) += v;
+            }
+        }
+        sum
     }
 
     /// The experiment `name`, when it ran to the end.

@@ -7,7 +7,9 @@ use super::parallel::{average::AveragePoint, forktime::ForktimePoint, program::P
 use super::spawn::cow::CowPoint;
 use super::spawn::heap::{HeapPoint, Image, Touch};
 use super::spec::Points;
-use super::switch::{indirect::IndirectPoint, pingpong::PingPongPoint, CpusPoint};
+use super::switch::{
+    indirect::IndirectPoint, pingpong::PingPongPoint, working_set::Walk, CpusPoint,
+};
 use crate::measure::protocol::Job;
 use serde::{de::DeserializeOwned, Serialize};
 use serde_json::{json, Value};
@@ -75,16 +77,19 @@ fn switch_points_keep_their_json() {
         IndirectPoint {
             cpus: vec![0],
             working_sets: vec![0, 65536],
+            walks: vec![Walk::Sequential, Walk::Random],
+            processes: true,
         },
-        json!({"cpus": [0], "working_sets": [0, 65536]}),
+        json!({"cpus": [0], "working_sets": [0, 65536], "walks": ["sequential", "random"], "processes": true}),
     );
     keeps(
         PingPongPoint {
             method: "pipe_threads".into(),
             placements: vec!["same_cpu".into(), "two_cpus".into()],
             cpus: vec![0, 1],
+            pcid: true,
         },
-        json!({"method": "pipe_threads", "placements": ["same_cpu", "two_cpus"], "cpus": [0, 1]}),
+        json!({"method": "pipe_threads", "placements": ["same_cpu", "two_cpus"], "cpus": [0, 1], "pcid": true}),
     );
 }
 

@@ -31,6 +31,9 @@ pub struct SeedFigure {
     /// What the seed's range sweeps, when it is a sweep (Sysel's CPU
     /// frequencies), not a spread of repetitions.
     pub sweep: Option<&'static str>,
+    /// How the seed's protocol differs from ours, where that is the likely
+    /// cause of a gap ([`SeedFigure::protocol`]); empty when they match.
+    pub protocol: &'static str,
 }
 
 impl SeedFigure {
@@ -57,6 +60,7 @@ impl SeedFigure {
             statistic,
             cold: false,
             sweep: None,
+            protocol: "",
         }
     }
 
@@ -79,6 +83,12 @@ impl SeedFigure {
         }
     }
 
+    /// The same figure, with how the seed's protocol differs from ours: the
+    /// seed table then gives that as the cause of a gap, not the machine.
+    pub const fn protocol(self, protocol: &'static str) -> SeedFigure {
+        SeedFigure { protocol, ..self }
+    }
+
     pub fn matches(&self, name: &str, labels: &Labels) -> bool {
         self.metric == name
             && self
@@ -98,6 +108,7 @@ impl SeedFigure {
             statistic: self.statistic,
             cold: self.cold,
             sweep: self.sweep.map(String::from),
+            protocol: self.protocol.to_string(),
         }
     }
 }

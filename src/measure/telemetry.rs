@@ -3,8 +3,10 @@
 //! hypervisor took, how long the worker waited for a CPU, its involuntary
 //! switches, how many tasks were runnable, its CPU time beside the wall
 //! time, each CPU's steal and idle time, the IPIs (RES, CAL, TLB), the
-//! minor faults and the cgroup's CPU throttling. A figure is only as good as the round it came from: these say
-//! whether the round was quiet.
+//! minor faults, the cgroup's CPU throttling, the CPU's clock at the
+//! round's start and the growth of the THP and compaction counters. A
+//! figure is only as good as the round it came from: these say whether the
+//! round was quiet.
 
 use super::timer::per_call;
 pub use crate::results::{Canary, RoundTelemetry};
@@ -148,6 +150,8 @@ pub struct Recorder {
     ipis0: [u64; 3],
     faults0: u64,
     throttled0: Option<crate::env::Throttling>,
+    vmstat0: Vec<(&'static str, u64)>,
+    cpu_mhz: Option<f64>,
     canary_start: Canary,
     /// The CPUs the start canary read, for the end canary to read again.
     cpus: Vec<usize>,
@@ -173,6 +177,19 @@ fn per_cpu(
     out
 }
 
+/// `now − then` of every counter both readings have, by name.
+pub fn vmstat_growth(
+    now: &[(&'static str, u64)],
+    then: &[(&'static str, u64)],
+) -> std::collections::BTreeMap<String, f64> {
+    now.iter()
+        .filter_map(|(k, v)| {
+            let before = then.iter().find(|(t, _)| t == k)?.1;
+            Some((k.to_string(), v.saturating_sub(before) as f64))
+        })
+        .collect()
+}
+
 fn or0<E>(v: Result<u64, E>) -> u64 {
     v.unwrap_or(0)
 }
@@ -182,6 +199,7 @@ impl Recorder {
     pub fn start() -> Recorder {
         let cpus = sys::allowed_cpus().unwrap_or_default();
         let canary_start = canary_on(&cpus);
+        let cpu_mhz = super::timer::round_mhz();
         Recorder {
             running0: procfs::procs_running().unwrap_or(0),
             steal0: procfs::steal_ns().unwrap_or(0),
@@ -192,6 +210,8 @@ impl Recorder {
             ipis0: ipis_now(),
             faults0: or0(sys::minor_faults()),
             throttled0: crate::env::throttling_now(),
+            vmstat0: procfs::vmstat(),
+            cpu_mhz,
             canary_start,
             cpus,
             t0: sys::monotonic_ns(),
@@ -226,6 +246,8 @@ impl Recorder {
             minor_faults: d(or0(sys::minor_faults()), self.faults0),
             nr_throttled: throttled.nr_throttled as f64,
             throttled_usec: throttled.throttled_usec as f64,
+            cpu_mhz: self.cpu_mhz,
+            vmstat: vmstat_growth(&procfs::vmstat(), &self.vmstat0),
         };
         RoundTelemetry {
             canary_end: canary_on(&self.cpus),

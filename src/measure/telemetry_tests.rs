@@ -50,3 +50,33 @@ fn touching_fresh_pages_counts_minor_faults() {
     let t = rec.finish();
     assert!(t.minor_faults >= 1.0, "{t:?}");
 }
+
+/// Issue 28: the CPU's speed is recorded per round, not once, and the THP
+/// and compaction counters with it.
+#[test]
+fn a_round_records_the_cpu_clock_and_the_thp_counters() {
+    let t = Recorder::start().finish();
+    assert_eq!(t.cpu_mhz.is_some(), sys::ADDS_COUNT_CYCLES, "{t:?}");
+    if let Some(mhz) = t.cpu_mhz {
+        assert!(mhz > 100.0 && mhz < 20_000.0, "{mhz}");
+    }
+    assert!(t
+        .vmstat
+        .keys()
+        .all(|k| procfs::VMSTAT_KEYS.contains(&k.as_str())));
+    assert!(t.vmstat.values().all(|v| *v >= 0.0));
+}
+
+#[test]
+fn the_vmstat_growth_is_taken_per_counter_both_readings_have() {
+    let then = [("thp_fault_alloc", 10), ("compact_stall", 4)];
+    let now = [
+        ("thp_fault_alloc", 15),
+        ("compact_stall", 4),
+        ("thp_fault_fallback", 2),
+    ];
+    let g = vmstat_growth(&now, &then);
+    assert_eq!(g.len(), 2);
+    assert_eq!(g["thp_fault_alloc"], 5.0);
+    assert_eq!(g["compact_stall"], 0.0);
+}

@@ -463,11 +463,57 @@ pub(super) fn rounds_sentence(r: &RunResults) -> String {
     }
 }
 
+/// The CPU's clock as each round counted it at its start (a chain of
+/// dependent additions), beside the calibration's one reading: the host
+/// may change it between rounds. Empty for a file from before.
+fn cpu_clock(r: &RunResults) -> String {
+    let mhz = r.round_mhz();
+    let Some(median) = crate::stats::median(&mhz) else {
+        return String::new();
+    };
+    let range = crate::stats::drift_range(&mhz)
+        .map(|(p10, p90)| format!(", {p10:.0}–{p90:.0} MHz from the 10th to the 90th percentile"))
+        .unwrap_or_default();
+    let once = r
+        .calibration
+        .measured_mhz
+        .map(|m| format!("; the calibration's one reading was {m:.0} MHz"))
+        .unwrap_or_default();
+    format!(
+        "; the CPU's clock, counted at each of {} rounds' start, {median:.0} MHz at the median{range}{once}",
+        mhz.len()
+    )
+}
+
+/// The THP and compaction counters' growth over the rounds, when any
+/// moved: huge pages given and refused at a fault, khugepaged's collapses,
+/// and the direct compaction faults waited for (system-wide).
+fn thp_counters(r: &RunResults) -> String {
+    let v = r.round_vmstat();
+    let moved: Vec<String> = v
+        .iter()
+        .filter(|(_, n)| **n > 0.0)
+        .map(|(k, n)| format!("{k} {n:.0}"))
+        .collect();
+    if v.is_empty() {
+        return String::new();
+    }
+    if moved.is_empty() {
+        return "; no THP or compaction counter of /proc/vmstat moved during the rounds".into();
+    }
+    format!(
+        "; /proc/vmstat's THP and compaction counters grew during the rounds (system-wide): {}",
+        moved.join(", ")
+    )
+}
+
 /// How fast and how steady the machine itself was over this run: its
 /// canary (a bare system call, a pipe write and read, at every round's start
 /// and end), the host's steal and other work. Another run may find the
 /// machine at another speed; the reader learns how far it moved within this
-/// one, which is what `compare` takes as its noise floor.
+/// one, a fact beside the figures (`compare` states it and judges no row by
+/// it). The pooled compare is said for what it is: each file a run, the
+/// runs a level of the bootstrap.
 fn machine_during(r: &RunResults) -> Option<String> {
     let canaries = r.canaries();
     let syscall: Vec<f64> = canaries.iter().map(|c| c.syscall_ns).collect();
@@ -493,6 +539,7 @@ fn machine_during(r: &RunResults) -> Option<String> {
     if let Some(p) = crate::stats::median(&pipe) {
         text.push_str(&format!("; a pipe write and read {}", fmt_ns(p)));
     }
+    text.push_str(&cpu_clock(r));
     if let Some(b) = &r.busy {
         text.push_str(&format!(
             "; steal {:.1}% of all CPUs' time; other runnable tasks {:.1} on average between jobs (at most {:.0})",
@@ -501,8 +548,11 @@ fn machine_during(r: &RunResults) -> Option<String> {
             b.during_max_other_runnable
         ));
     }
-    text.push_str(
-        ". Another run may find the machine at another speed: tasklab compare states each side's speed and judges no row by it; with two or more runs a side, the spread between runs enters every interval of the comparison",
-    );
+    text.push_str(&thp_counters(r));
+    text.push_str(&format!(
+        ". Another run may find the machine at another speed: tasklab compare states each side's speed and judges no row by it; given two or more files a side (compare A1 A2 --vs B1 B2), it takes each file as a run and resamples the runs as a level of the bootstrap, so the spread between runs enters every interval of the comparison (with fewer than {} a side, a floor of ±{:.0}% for it stays as well)",
+        crate::stats::rounds::RUNS_MEASURED,
+        crate::stats::rounds::RUN_NOISE * 100.0
+    ));
     Some(text)
 }

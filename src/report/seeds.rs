@@ -35,6 +35,9 @@ pub fn table(r: &RunResults) -> Table {
                     "{}: ours is imprecise (~), so no cause is stated",
                     apart_words(x)
                 ),
+                Some(SeedCompare::Ratio(x)) if beyond(m) && !s.protocol.is_empty() => {
+                    protocol_reason(x, &s.protocol)
+                }
                 Some(SeedCompare::Ratio(x)) if beyond(m) => reason(r, &e.name, m, x),
                 Some(SeedCompare::Ratio(x)) => format!(
                     "{}: the interval of the ratio reaches within {EXPLAIN_BEYOND}x, so no cause is stated",
@@ -68,7 +71,11 @@ pub fn table(r: &RunResults) -> Table {
                 format!(
                     "{}{pm}{mark} ({})",
                     fmt_value(ours, m.unit),
-                    s.statistic.word()
+                    if s.protocol.is_empty() {
+                        s.statistic.word()
+                    } else {
+                        "median; not the seed's protocol"
+                    }
                 ),
                 seed_text(m),
                 s.hardware.clone(),
@@ -115,6 +122,18 @@ fn apart_words(ratio: f64) -> String {
     } else {
         format!("{:.1}x lower", 1.0 / ratio)
     }
+}
+
+/// A gap whose likely cause is the protocol, not the machine: the seed's
+/// figure was taken another way (`protocol` says how), so no CPU or kernel
+/// is blamed for it.
+pub fn protocol_reason(ratio: f64, protocol: &str) -> String {
+    let more = ratio > 1.0;
+    format!(
+        "{:.1}x {}: the protocols differ: {protocol}",
+        if more { ratio } else { 1.0 / ratio },
+        if more { "higher" } else { "lower" },
+    )
 }
 
 /// The likely causes of a figure `ratio` times the seed's, drawn from what

@@ -24,6 +24,7 @@ fn with_seed(
         statistic: stat,
         cold,
         sweep: None,
+        protocol: String::new(),
     });
     m
 }

@@ -127,17 +127,21 @@ pub const UNSETTLED: &str =
 /// What the `~` beside a median means.
 pub const NOISY: &str = "~ noisy: the interquartile range exceeds 25% of the median or the CI ±10%; rerun on a quieter machine or with --profile thorough";
 
-/// A straight-line fit in words, in the fit's own units.
+/// A straight-line fit in words, in the fit's own units. The intercept is
+/// the line's value at zero, a fixed cost only when it is not below zero: a
+/// negative one ("-1.52 ms + 26.3 µs per KiB") is said to be no cost, the
+/// line holding across the points measured only. A negative slope reads
+/// "A − B per x", never "A + -B".
 pub fn fit_text(f: &NamedFit) -> String {
     let (at0, per) = if f.y_unit == "ns" {
         (
             fmt_ns(f.fit.intercept),
-            format!("{} ns", fmt_num(f.fit.slope, 1)),
+            format!("{} ns", fmt_num(f.fit.slope.abs(), 1)),
         )
     } else {
         (
             format!("{} {}", fmt_num(f.fit.intercept, 1), f.y_unit),
-            format!("{} {}", fmt_num(f.fit.slope, 2), f.y_unit),
+            format!("{} {}", fmt_num(f.fit.slope.abs(), 2), f.y_unit),
         )
     };
     // Through three points or fewer a line always fits well: its R² says
@@ -147,10 +151,19 @@ pub fn fit_text(f: &NamedFit) -> String {
     } else {
         String::new()
     };
-    format!(
-        "fit {}: {at0} + {per} per {} ({r2}{} points)",
-        f.name, f.x_unit, f.fit.n
-    )
+    let sign = if f.fit.slope < 0.0 { "−" } else { "" };
+    // Below zero as printed: "-0.0 KiB" is zero.
+    let below = at0.starts_with('-') && at0.chars().any(|c| ('1'..='9').contains(&c));
+    let line = if below {
+        format!(
+            "{sign}{per} per {}; the line's value at zero, {at0}, is below zero, so it is no fixed cost: the line holds across the points measured only",
+            f.x_unit
+        )
+    } else {
+        let op = if f.fit.slope < 0.0 { "−" } else { "+" };
+        format!("{at0} {op} {per} per {}", f.x_unit)
+    };
+    format!("fit {}: {line} ({r2}{} points)", f.name, f.fit.n)
 }
 
 /// The border set of the terminal's tables: no box, a rule under the

@@ -76,6 +76,12 @@ pub fn header(r: &RunResults, width: usize) -> String {
         (None, Some(s)) => format!(", {} MHz stated", fmt_num(s, 0)),
         (None, None) => String::new(),
     };
+    // The clock each round counted, where the file has it: the host may
+    // change it between rounds, so one reading does not stand for the run.
+    let rounds = crate::stats::drift_range(&r.round_mhz())
+        .map(|(lo, hi)| format!(" (rounds {lo:.0}–{hi:.0} MHz, 10th–90th percentile)"))
+        .unwrap_or_default();
+    let mhz = format!("{mhz}{rounds}");
     let parts = [
         format!("tasklab {}", r.tool_version),
         format!("{} profile", r.profile),

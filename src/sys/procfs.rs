@@ -197,6 +197,42 @@ pub fn interrupt_row(text: &str, name: &str) -> Option<Vec<u64>> {
     )
 }
 
+/// The transparent-huge-page and compaction counters of /proc/vmstat the
+/// rounds record (system-wide, since boot): a huge page given at a fault
+/// or refused (fallback), khugepaged's collapses, splits, and the direct
+/// compaction a fault waited for and its outcome.
+pub const VMSTAT_KEYS: &[&str] = &[
+    "thp_fault_alloc",
+    "thp_fault_fallback",
+    "thp_fault_fallback_charge",
+    "thp_collapse_alloc",
+    "thp_collapse_alloc_failed",
+    "thp_split_page",
+    "compact_stall",
+    "compact_fail",
+    "compact_success",
+];
+
+/// [`VMSTAT_KEYS`] now, those this kernel has.
+pub fn vmstat() -> Vec<(&'static str, u64)> {
+    std::fs::read_to_string("/proc/vmstat").map_or_else(|_| Vec::new(), |t| vmstat_of(&t))
+}
+
+/// [`VMSTAT_KEYS`] in a /proc/vmstat text (`thp_fault_alloc 1234` a line),
+/// in the order of the keys; a key the text lacks is left out.
+pub fn vmstat_of(text: &str) -> Vec<(&'static str, u64)> {
+    VMSTAT_KEYS
+        .iter()
+        .filter_map(|&k| {
+            let v = text.lines().find_map(|l| {
+                let (name, value) = l.split_once(' ')?;
+                (name == k).then(|| value.trim().parse().ok())?
+            })?;
+            Some((k, v))
+        })
+        .collect()
+}
+
 /// Per CPU, time since boot spent idle (idle + iowait) and stolen by the
 /// hypervisor, in ns, from the `cpuN` lines of /proc/stat (10 ms ticks).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -99,3 +99,20 @@ fn this_process_has_a_thread_and_mappings() {
     assert!(system_tasks().unwrap() >= 1);
     assert!(self_maps().unwrap() > 0);
 }
+
+#[test]
+fn the_thp_and_compaction_counters_are_read_by_exact_name() {
+    let text = "nr_free_pages 1\nthp_fault_alloc 12\nthp_fault_alloc_extra 99\nthp_fault_fallback 3\ncompact_stall 7\ncompact_success 5\n";
+    assert_eq!(
+        vmstat_of(text),
+        [
+            ("thp_fault_alloc", 12),
+            ("thp_fault_fallback", 3),
+            ("compact_stall", 7),
+            ("compact_success", 5)
+        ]
+    );
+    assert!(vmstat_of("").is_empty());
+    // This machine's, where /proc/vmstat has them: every key known.
+    assert!(vmstat().iter().all(|(k, _)| VMSTAT_KEYS.contains(k)));
+}

@@ -224,6 +224,13 @@ fn kernel_memory_per_1000_threads_sits_beside_user_rss() {
         f.contains("user memory, resident (smaps_rollup), is 8,000 KiB per 1,000"),
         "{f}"
     );
+    // Issue 28: the thread's kernel memory in all, per thread, the sum's
+    // interval the sum of the parts' ends; Slab said to be within noise.
+    assert!(
+        f.contains("Per thread that is 20.4 KiB [19.4 KiB, 21.5 KiB] of kernel memory in all, measured: 16.0 KiB of kernel stack, 4.10 KiB of page tables and 0.30 KiB (within noise) of slab"),
+        "{f}"
+    );
+    assert!(f.contains("THREAD_SIZE, 16 KiB"), "{f}");
     // With it, the page tables are the process's own, per 1,000 threads:
     // 4,133 bytes a thread is 4,036 KiB, whatever the system-wide counter read.
     let mut with = r.metrics.clone();

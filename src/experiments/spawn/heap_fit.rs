@@ -40,7 +40,7 @@ pub fn all_by_heap<'a>(
 }
 
 /// Whether `m` is a point of `method`'s warm line at `thp` (not a first call).
-fn warm_line(m: &crate::results::Metric, method: &str, thp: &str) -> bool {
+pub(super) fn warm_line(m: &crate::results::Metric, method: &str, thp: &str) -> bool {
     m.label(METHOD) == Some(method) && m.label(THP) == Some(thp) && m.label(CALL).is_none()
 }
 

@@ -232,6 +232,41 @@ fn the_untouched_heap_is_set_beside_the_touched_one_and_the_seed() {
     );
 }
 
+/// Issue 28: the finding divided the cold first fork (the `call=first`
+/// series, with the same method, heap and thp labels) by the warm untouched
+/// median: "286x" where the warm forks give about 205x. Only the warm line
+/// is read, as heap_fit reads it.
+#[test]
+fn the_untouched_finding_reads_the_warm_fork_not_the_first_call() {
+    let gib = 1u64 << 30;
+    let fork = |name: &str, ns: f64, call: Option<&str>| {
+        let bytes = (4 * gib).to_string();
+        let mut pairs = vec![
+            ("method", "fork"),
+            ("heap", "4 GiB"),
+            ("heap_bytes", bytes.as_str()),
+            ("thp", BASE_THP),
+        ];
+        pairs.extend(call.map(|c| ("call", c)));
+        metric(name, &pairs, &[ns * 0.99, ns, ns * 1.01, ns, ns])
+    };
+    // the first call listed first, as the worker pushes it
+    let r = result(vec![
+        fork("parent_return_ns", 28.6e6, Some("first")),
+        fork("parent_return_ns", 20.5e6, None),
+        fork("untouched_parent_return_ns", 100e3, None),
+    ]);
+    let f = untouched::finding(&r, BASE_THP);
+    assert!(f[0].contains("205x faster"), "{}", f[0]);
+    assert!(!f[0].contains("286x"), "{}", f[0]);
+    // with no warm touched fork, nothing is set beside the untouched one
+    let r = result(vec![
+        fork("parent_return_ns", 28.6e6, Some("first")),
+        fork("untouched_parent_return_ns", 100e3, None),
+    ]);
+    assert!(untouched::finding(&r, BASE_THP).is_empty());
+}
+
 /// Kept apart by unmapped pages, 1,000 one-page mappings stay 1,000
 /// mappings: the kernel cannot merge them. (What they add to fork is
 /// measured in a fresh worker by tests/spawn.rs: a fork here would copy

@@ -6,6 +6,7 @@
 //! heap's fits.
 
 use super::engine::{Launcher, PARENT_RETURN_NS};
+use super::heap_fit::warm_line;
 use super::table;
 use crate::experiments::prelude::*;
 use crate::measure::rss::VM_PTE_KIB;
@@ -99,18 +100,16 @@ const SEED_4G_NS: f64 = 20e6;
 fn largest_both_ways<'a>(r: &'a ExperimentResult, base: &str) -> Option<&'a Metric> {
     r.metrics_named(&UNTOUCHED_PARENT_RETURN_NS)
         .filter(|m| m.label(METHOD) == Some(table::FORK.name()))
-        .filter(|m| {
-            r.median(
-                &PARENT_RETURN_NS,
-                &[
-                    (METHOD, table::FORK.name()),
-                    (HEAP, m.label(HEAP).unwrap_or("")),
-                    (THP, base),
-                ],
-            )
-            .is_some()
-        })
+        .filter(|m| touched_fork(r, m.label(HEAP).unwrap_or(""), base).is_some())
         .max_by_key(|m| m.label_num(HEAP_BYTES))
+}
+
+/// The touched heap's warm fork to the parent at `heap`: never the
+/// `call=first` series (the cold first fork of a fresh process), which
+/// carries the same method, heap and thp labels.
+fn touched_fork<'a>(r: &'a ExperimentResult, heap: &str, base: &str) -> Option<&'a Metric> {
+    r.metrics_named(&PARENT_RETURN_NS)
+        .find(|m| warm_line(m, table::FORK.name(), base) && m.label(HEAP) == Some(heap))
 }
 
 /// When no heap of 4 GiB was measured both ways: a note that seed 004's
@@ -136,13 +135,7 @@ pub fn finding(r: &ExperimentResult, base: &str) -> Vec<String> {
     };
     let heap = big.label(HEAP).unwrap_or("");
     let untouched = &big.summary;
-    let Some(touched) = r
-        .find(
-            &PARENT_RETURN_NS,
-            &[(METHOD, table::FORK.name()), (HEAP, heap), (THP, base)],
-        )
-        .map(|m| &m.summary)
-    else {
+    let Some(touched) = touched_fork(r, heap, base).map(|m| &m.summary) else {
         return out;
     };
     let pte = |spec: &MetricSpec, with: &[(&str, &str)]| {

@@ -235,7 +235,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             figure(pin, Unit::PerSecond),
             per(pin.median),
             fmt_ns(0.5e9 / pin.median.max(1e-9)),
-            compare("unpinned", un, "the pinned rate", pin, Unit::PerSecond)
+            unpinned_against_pinned(un, pin)
         ));
     }
     for (place, what) in [
@@ -246,6 +246,25 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             .extend(cpu_of_wall(r, what, &ITERATION_NS, &[(PLACEMENT, place)]));
     }
     a
+}
+
+/// Unpinned against pinned, only when both intervals bound something: an
+/// interval that bounds nothing (it reaches zero, or its ends are an order
+/// of magnitude apart) supports no sentence, "indistinguishable" included.
+fn unpinned_against_pinned(un: &Summary, pin: &Summary) -> String {
+    let unusable: Vec<&str> = [("unpinned", un), ("pinned", pin)]
+        .iter()
+        .filter(|(_, s)| bounds_nothing(s, Unit::PerSecond))
+        .map(|(name, _)| *name)
+        .collect();
+    if unusable.is_empty() {
+        return compare("unpinned", un, "the pinned rate", pin, Unit::PerSecond);
+    }
+    format!(
+        "unpinned {}: no comparison is made, the {} rate's rounds disagree too much to bound it",
+        figure(un, Unit::PerSecond),
+        unusable.join(" and the ")
+    )
 }
 
 #[cfg(test)]

@@ -56,6 +56,37 @@ fn no_ratio_through_noise() {
     assert!(!f.contains("0.95x"), "{f}");
 }
 
+/// Issue 28: "unpinned (22,993/s) is indistinguishable from pinned
+/// (190,147/s)" stood on an unpinned interval of [13,510/s, 6,869,116/s],
+/// which bounds nothing: no sentence compares it.
+#[test]
+fn an_interval_that_bounds_nothing_is_compared_with_nothing() {
+    use crate::experiments::testing::settled;
+    let r = result(vec![
+        near(
+            "iterations_per_s",
+            &[("placement", "same_cpu")],
+            190_147.0,
+            3.0,
+        ),
+        settled(
+            "iterations_per_s",
+            &[("placement", "unpinned")],
+            22_993.0,
+            13_510.0,
+            6_869_116.0,
+        ),
+    ]);
+    let f = &analyze(&r).findings[0];
+    assert!(!f.contains("indistinguishable"), "{f}");
+    assert!(!f.contains("0.12x"), "{f}");
+    assert!(
+        f.contains("unpinned 22,993/s (no usable interval")
+            && f.contains("no comparison is made, the unpinned rate's rounds disagree"),
+        "{f}"
+    );
+}
+
 /// Measured: a run records both sides' CPU time. (Its bound against the
 /// wall time is checked in tests/switch.rs, in a worker of its own: here the
 /// process's CPU time also counts the other tests running beside it.)

@@ -12,10 +12,10 @@ use super::series::{
     INVOLUNTARY_PER_ROUND_TRIP, ROUND_TRIPS_PER_SAMPLE, ROUND_TRIP_NS, SAME_CPU_FRACTION,
     SWITCHES_PER_ROUND_TRIP, SWITCH_NS, VOLUNTARY_PER_ROUND_TRIP,
 };
+use super::working_set::{Walk, Walking, WorkingSet};
 use crate::experiments::prelude::*;
 use crate::measure::sampler::{push_cpu, size_batch, Budget, CpuPerOp};
 use crate::sys::{self, SharedPage};
-use std::hint::black_box;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -114,27 +114,16 @@ fn cpu_bit(cpu: i32) -> u64 {
     }
 }
 
-/// Touches one byte per cache line of `buf`: a task's working set.
-#[inline]
-pub fn walk(buf: &mut [u8]) {
-    let mut i = 0;
-    while i < buf.len() {
-        buf[i] = buf[i].wrapping_add(1);
-        i += 64;
-    }
-    black_box(buf);
-}
-
 /// The partner's side: echoes messages until STOP, recording itself at
-/// each MARK and walking `walk_bytes` of its own before each other reply (the
-/// indirect-cost experiment; 0 for none).
-fn serve(pong: Box<dyn PongEnd>, record: &Record, walk_bytes: usize) -> io::Result<()> {
-    let mut buf_ws = vec![1u8; walk_bytes];
+/// each MARK and walking a working set of its own (`walking`) before each
+/// other reply (the indirect-cost experiment; 0 bytes for none).
+fn serve(pong: Box<dyn PongEnd>, record: &Record, walking: Walking) -> io::Result<()> {
+    let mut ws = WorkingSet::new(walking, 0x9e37_79b9_7f4a_7c15);
     pong.serve(&mut |v| {
         if v == MARK {
             record.write();
-        } else if walk_bytes > 0 {
-            walk(&mut buf_ws);
+        } else if !ws.is_empty() {
+            ws.walk();
         }
     })
 }
@@ -171,7 +160,7 @@ fn start_partner(
     record: &Arc<Record>,
     cpus: &[usize],
     processes: bool,
-    walk_bytes: usize,
+    walking: Walking,
 ) -> io::Result<Partner> {
     let cpus = cpus.to_vec();
     if processes {
@@ -180,7 +169,7 @@ fn start_partner(
             if sys::pin_current_thread(&cpus).is_err() {
                 return 3;
             }
-            match serve(pong, &record, walk_bytes) {
+            match serve(pong, &record, walking) {
                 Ok(()) => 0,
                 Err(_) => 4,
             }
@@ -198,7 +187,7 @@ fn start_partner(
                 if !ok {
                     return Ok(());
                 }
-                serve(pong, &record, walk_bytes)
+                serve(pong, &record, walking)
             })?;
         match rx.recv() {
             Ok(Ok(())) => Ok(Partner::Thread(h)),
@@ -278,8 +267,8 @@ pub struct PairResult {
 }
 
 /// Ping-pongs between this thread (pinned to `place.a`) and a partner
-/// (`place.b`), `walk_bytes` walked by each side between switches. The
-/// partner is created before and joined after the timed batches.
+/// (`place.b`), `walk_bytes` walked in address order by each side between
+/// switches: [`run_pair_walking`].
 pub fn run_pair(
     m: &Method,
     place: &Place,
@@ -287,17 +276,35 @@ pub fn run_pair(
     all: &[usize],
     walk_bytes: usize,
 ) -> io::Result<PairResult> {
+    let walking = Walking {
+        bytes: walk_bytes,
+        walk: Walk::Sequential,
+    };
+    run_pair_walking(m, place, budget, all, walking)
+}
+
+/// Ping-pongs between this thread (pinned to `place.a`) and a partner
+/// (`place.b`), each side walking a working set of its own between
+/// switches as `walking` says. The partner is created before and joined
+/// after the timed batches.
+pub fn run_pair_walking(
+    m: &Method,
+    place: &Place,
+    budget: &Budget,
+    all: &[usize],
+    walking: Walking,
+) -> io::Result<PairResult> {
     sys::pin_current_thread(&place.a)?;
     let record = Arc::new(Record::new()?);
     let (mut ping, pong) = m.handoff.ends(m.processes)?;
-    let partner = start_partner(pong, &record, &place.b, m.processes, walk_bytes)?;
+    let partner = start_partner(pong, &record, &place.b, m.processes, walking)?;
     let result = (|| {
         let _spin = if place.awake.is_empty() {
             None
         } else {
             Some(Spinners::start(&place.awake)?)
         };
-        drive(ping.as_mut(), &record, budget, walk_bytes)
+        drive(ping.as_mut(), &record, budget, walking)
     })();
     let stopped = ping.stop();
     let outcome = match (&result, stopped) {
@@ -331,9 +338,9 @@ fn drive(
     a: &mut dyn PingEnd,
     record: &Record,
     budget: &Budget,
-    walk_bytes: usize,
+    walking: Walking,
 ) -> io::Result<PairResult> {
-    let mut buf_ws = vec![1u8; walk_bytes];
+    let mut ws = WorkingSet::new(walking, 0x2545_f491_4f6c_dd1d);
     // Short batches (as per_op does): on a busy machine most run without
     // being preempted, and the budget buys more of them, not longer ones.
     let (samples, target_ns) = batches(budget);
@@ -343,8 +350,8 @@ fn drive(
     let mut batch = |a: &mut dyn PingEnd, n: u64| -> io::Result<f64> {
         let t0 = sys::monotonic_ns();
         for i in 0..n {
-            if walk_bytes > 0 {
-                walk(&mut buf_ws);
+            if !ws.is_empty() {
+                ws.walk();
             }
             a.round_trip(i as u32 & 0xffff)?;
         }

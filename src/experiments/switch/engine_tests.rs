@@ -40,13 +40,6 @@ fn cpu_masks_print_as_lists() {
 }
 
 #[test]
-fn walk_touches_every_line() {
-    let mut b = vec![0u8; 256];
-    walk(&mut b);
-    assert_eq!(b.iter().filter(|&&x| x == 1).count(), 4);
-}
-
-#[test]
 fn placements_put_the_tasks_where_their_names_say() {
     let all = [0, 1, 2, 3];
     let places: Vec<Place> = PLACEMENTS

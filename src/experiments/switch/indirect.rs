@@ -1,14 +1,18 @@
 //! switch.indirect: the indirect cost of a switch, which Bendersky's
 //! "How expensive are context switches?" (seed 002) names but leaves
 //! unmeasured: each task walks a working set of its own between switches, and
-//! what the switch adds beyond itself is the caches and TLB it refills.
+//! what the switch adds beyond itself is the caches and TLB it refills. The
+//! set is walked in address order or as a random pointer-chase (no
+//! prefetcher helps), between two threads or two processes (each switch
+//! then also switches page tables).
 
-use super::engine::{push_pair, run_pair, walk, Place};
-use super::methods::PIPE_THREADS;
+use super::engine::{push_pair, run_pair_walking, Place};
+use super::methods::{Method, PIPE_PROCESSES, PIPE_THREADS};
 use super::series::{
     INVOLUNTARY_PER_ROUND_TRIP, ROUND_TRIPS_PER_SAMPLE, ROUND_TRIP_NS, SAME_CPU_FRACTION,
     SWITCHES_PER_ROUND_TRIP, SWITCH_NS, VOLUNTARY_PER_ROUND_TRIP,
 };
+use super::working_set::{Walk, Walking, WorkingSet};
 use super::{plan_cpus, worker_cpus, CPUS, PER_SWITCH_NOTE};
 use crate::experiments::prelude::*;
 use crate::measure::sampler::{interleave, per_op, Budget, CPU_NS, PASSES};
@@ -38,6 +42,32 @@ pub const INDIRECT_NS_PER_SWITCH: MetricSpec = MetricSpec::new(
 
 /// The working set each task walks, in words (`64 KiB`; exact in `bytes`).
 pub const WORKING_SET: LabelKey = "working_set";
+/// How it is walked (`sequential`, `random`; a file from before: sequential).
+pub const WALK: LabelKey = "walk";
+/// What the two tasks are (`threads`, `processes`; a file from before:
+/// threads).
+pub const TASKS: LabelKey = "tasks";
+
+/// The walks `-p walks=` takes.
+pub const WALK_CHOICES: &[Choice] = &[
+    Choice::new(
+        "sequential",
+        "one write per cache line in address order (the prefetcher runs ahead)",
+    ),
+    Choice::new(
+        "random",
+        "a pointer-chase through every line in a random order (each load waits for the one before)",
+    ),
+];
+
+/// What the two tasks are, as `-p tasks=` takes it.
+pub const TASK_CHOICES: &[Choice] = &[
+    Choice::new("threads", "two threads of one process over a pipe"),
+    Choice::new(
+        "processes",
+        "two processes over a pipe: each switch also switches page tables",
+    ),
+];
 
 pub static EXPERIMENT: Experiment = Experiment {
     name: "switch.indirect",
@@ -53,7 +83,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         &ROUND_TRIPS_PER_SAMPLE,
         &INDIRECT_NS_PER_SWITCH,
     ],
-    summary: "indirect cost of a switch: each task walks W KiB of its own between switches (pipe threads, one CPU); extra ns per switch vs W",
+    summary: "indirect cost of a switch: each task walks W KiB of its own between switches (in order or a random pointer-chase; threads or processes over a pipe, one CPU); extra ns per switch vs W",
     reproduces: "the cache-refill cost Bendersky leaves unmeasured (no seed figure)",
     params: &[
         ParamSpec {
@@ -65,6 +95,20 @@ pub static EXPERIMENT: Experiment = Experiment {
             },
             quick: "0,64K,1M",
             thorough: "0,16K,64K,256K,1M,4M,16M",
+        },
+        ParamSpec {
+            name: "walks",
+            help: "how each task walks its working set",
+            kind: ParamKind::Names(WALK_CHOICES),
+            quick: "all",
+            thorough: "all",
+        },
+        ParamSpec {
+            name: "tasks",
+            help: "threads or processes (a fresh worker each)",
+            kind: ParamKind::Names(TASK_CHOICES),
+            quick: "all",
+            thorough: "all",
         },
         CPUS,
     ],
@@ -82,6 +126,12 @@ pub static EXPERIMENT: Experiment = Experiment {
 pub struct IndirectPoint {
     pub cpus: Vec<usize>,
     pub working_sets: Vec<u64>,
+    /// The walks that take turns with the working sets (none: sequential).
+    #[serde(default)]
+    pub walks: Vec<Walk>,
+    /// Two processes rather than two threads.
+    #[serde(default)]
+    pub processes: bool,
 }
 
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
@@ -109,10 +159,23 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
             .push("working set 0 added: the extra cost is measured against it".into());
     }
     pts.notes.push(PER_SWITCH_NOTE.into());
-    pts.push(&IndirectPoint {
-        cpus,
-        working_sets: ws,
-    });
+    let walks: Vec<Walk> = ctx
+        .params
+        .names("walks")
+        .iter()
+        .filter_map(|w| Walk::ALL.into_iter().find(|k| k.name() == w))
+        .collect();
+    // One fresh worker per kind of task: a forked partner needs a
+    // single-threaded parent. Threads first, so the thread switch with
+    // nothing walked is the first series of its labels.
+    for tasks in ctx.params.names("tasks") {
+        pts.push(&IndirectPoint {
+            cpus: cpus.clone(),
+            working_sets: ws.clone(),
+            walks: walks.clone(),
+            processes: tasks == "processes",
+        });
+    }
     Ok(pts)
 }
 
@@ -120,28 +183,46 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
     let point: IndirectPoint = job.point()?;
     let (all, cpus) = worker_cpus(&point.cpus, &mut out.notes)?;
-    let working_set_bytes = point.working_sets;
-    let budget = Budget::from_job(job).scaled(1.0 / working_set_bytes.len().max(1) as f64 * 2.0);
-    // The working sets take turns, a share of the budget at a time.
+    let walks = if point.walks.is_empty() {
+        vec![Walk::Sequential]
+    } else {
+        point.walks.clone()
+    };
+    let (method, tasks): (&Method, &str) = if point.processes {
+        (&PIPE_PROCESSES, "processes")
+    } else {
+        (&PIPE_THREADS, "threads")
+    };
+    // Every walk with every working set, the walks in the order asked.
+    let cases: Vec<Walking> = walks
+        .iter()
+        .flat_map(|&walk| {
+            point.working_sets.iter().map(move |&b| Walking {
+                bytes: b as usize,
+                walk,
+            })
+        })
+        .collect();
+    let budget = Budget::from_job(job).scaled(1.0 / cases.len().max(1) as f64 * 2.0);
+    // The cases take turns, a share of the budget at a time.
     let share = budget.split(PASSES);
-    let passes = interleave(&working_set_bytes, PASSES, job.seed, |&ws_bytes| {
-        let r = run_pair(
-            &PIPE_THREADS,
-            &Place::same(cpus[0]),
-            &share,
-            &all,
-            ws_bytes as usize,
-        )?;
+    let passes = interleave(&cases, PASSES, job.seed, |&walking| {
+        let r = run_pair_walking(method, &Place::same(cpus[0]), &share, &all, walking)?;
         // The same walk with no switch in between: the cache stays warm.
         sys::pin_current_thread(&cpus[..1])?;
-        let mut buf = vec![1u8; ws_bytes as usize];
-        let warm = per_op(&share.scaled(0.3), job.loop_overhead_ns, || walk(&mut buf));
+        let mut ws = WorkingSet::new(walking, job.seed);
+        let warm = per_op(&share.scaled(0.3), job.loop_overhead_ns, || ws.walk());
         sys::pin_current_thread(&all)?;
         anyhow::Ok((r, warm))
     })?;
-    for (&ws_bytes, passes) in working_set_bytes.iter().zip(passes) {
-        let size = fmt_size(ws_bytes);
-        let l = labels(&[(WORKING_SET, &size), (BYTES, &ws_bytes.to_string())]);
+    for (w, passes) in cases.iter().zip(passes) {
+        let size = fmt_size(w.bytes as u64);
+        let l = labels(&[
+            (WORKING_SET, &size),
+            (BYTES, &w.bytes.to_string()),
+            (WALK, w.walk.name()),
+            (TASKS, tasks),
+        ]);
         for (r, warm) in passes {
             push_pair(&mut out, &l, &r);
             out.push_detail(&WALK_WARM_NS, l.clone(), warm);
@@ -150,55 +231,159 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     Ok(out)
 }
 
-fn analyze(r: &ExperimentResult) -> Analysis {
-    let mut a = Analysis::default();
-    let Some(zero) = r.settled(&SWITCH_NS, &[(BYTES, "0")]) else {
-        return a;
+/// A series' walk and tasks, a file from before them read as the one
+/// variant it measured: sequential, threads.
+fn variant(m: &Metric) -> (&str, &str) {
+    (
+        m.label(WALK).unwrap_or(Walk::Sequential.name()),
+        m.label(TASKS).unwrap_or("threads"),
+    )
+}
+
+/// The indirect cost per switch at each working set of one variant: the
+/// switch with the set walked, minus the switch with nothing walked, minus
+/// the walk on a warm cache. None without the variant's bare switch.
+fn indirect_costs<'a>(
+    r: &'a ExperimentResult,
+    (walk, tasks): (&str, &str),
+) -> Option<(&'a Summary, Vec<Cost>)> {
+    let of = |spec: &'static MetricSpec, bytes: u64| {
+        r.metrics_named(spec)
+            .filter(|m| variant(m) == (walk, tasks) && m.label_num(BYTES) == Some(bytes))
+            .find(|m| !m.summary.unstable)
+            .map(|m| &m.summary)
     };
-    let mut pts: Vec<(u64, String, Option<Difference>)> = Vec::new();
-    for m in r.metrics_named(&SWITCH_NS) {
-        let Some(bytes) = m.label(BYTES).and_then(|b| b.parse::<u64>().ok()) else {
+    let zero = of(&SWITCH_NS, 0)?;
+    let mut pts = Vec::new();
+    for m in r.metrics_named(&SWITCH_NS).filter(|m| !m.summary.unstable) {
+        let Some(bytes) = m.label_num(BYTES).filter(|_| variant(m) == (walk, tasks)) else {
             continue;
         };
-        let ws = m.label(WORKING_SET).unwrap_or("?").to_string();
         // Per switch, one task walks its set once: take away the switch with
         // no working set and the walk itself as it runs with a warm cache.
         let extra = if bytes == 0 {
             Some(difference(&m.summary, zero, Unit::Ns))
         } else {
-            r.settled(&WALK_WARM_NS, &[(BYTES, &bytes.to_string())])
-                .map(|warm| difference(&m.summary, zero, Unit::Ns).minus(warm))
+            of(&WALK_WARM_NS, bytes).map(|warm| difference(&m.summary, zero, Unit::Ns).minus(warm))
         };
-        pts.push((bytes, ws, extra));
-    }
-    pts.sort_by_key(|p| p.0);
-    let mut parts = Vec::new();
-    for (bytes, ws, extra) in &pts {
-        let Some(extra) = extra else {
-            continue;
-        };
-        a.readings.push(Reading::of(
-            &INDIRECT_NS_PER_SWITCH,
-            labels(&[(WORKING_SET, ws), (BYTES, &bytes.to_string())]),
-            extra.d,
-        ));
-        if *bytes > 0 {
-            let noise = match extra.sign() {
-                Order::Overlap => ": within noise, indistinguishable from zero here",
-                Order::Below => ": below zero, odd, shown as measured",
-                Order::Above => "",
-            };
-            parts.push(format!("{ws}: {}{noise}", extra.text()));
+        if let Some(extra) = extra {
+            pts.push((
+                bytes,
+                m.label(WORKING_SET).unwrap_or("?").to_string(),
+                extra,
+            ));
         }
     }
-    if !parts.is_empty() {
-        a.findings.push(format!(
-            "indirect cost per switch (switch with W walked, minus the switch with nothing walked, minus the walk on a warm cache): {}; the direct switch is {}",
-            parts.join(", "),
-            figure(zero, Unit::Ns)
-        ));
+    pts.sort_by_key(|p| p.0);
+    Some((zero, pts))
+}
+
+/// Every variant measured, in the table's order: threads before
+/// processes, sequential before random.
+fn variants(r: &ExperimentResult) -> Vec<(&str, &str)> {
+    let mut v: Vec<(&str, &str)> = r.metrics_named(&SWITCH_NS).map(variant).collect();
+    let rank = |(w, t): &(&str, &str)| {
+        (
+            TASK_CHOICES.iter().position(|c| c.name == *t),
+            WALK_CHOICES.iter().position(|c| c.name == *w),
+        )
+    };
+    v.sort_by_key(rank);
+    v.dedup();
+    v
+}
+
+fn analyze(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
+    let mut costs = Vec::new();
+    for (walk, tasks) in variants(r) {
+        let Some((zero, pts)) = indirect_costs(r, (walk, tasks)) else {
+            continue;
+        };
+        let mut parts = Vec::new();
+        for (bytes, ws, extra) in &pts {
+            a.readings.push(Reading::of(
+                &INDIRECT_NS_PER_SWITCH,
+                labels(&[
+                    (WORKING_SET, ws),
+                    (BYTES, &bytes.to_string()),
+                    (WALK, walk),
+                    (TASKS, tasks),
+                ]),
+                extra.d,
+            ));
+            if *bytes > 0 {
+                let noise = match extra.sign() {
+                    Order::Overlap => ": within noise, indistinguishable from zero here",
+                    Order::Below => ": below zero, odd, shown as measured",
+                    Order::Above => "",
+                };
+                parts.push(format!("{ws}: {}{noise}", extra.text()));
+            }
+        }
+        if !parts.is_empty() {
+            a.findings.push(format!(
+                "indirect cost per switch, {tasks}, {walk} walk (switch with W walked, minus the switch with nothing walked, minus the walk on a warm cache): {}; the direct switch is {}",
+                parts.join(", "),
+                figure(zero, Unit::Ns)
+            ));
+        }
+        costs.push(((walk, tasks), pts));
     }
+    a.findings.extend(against(
+        &costs,
+        ("sequential", "threads"),
+        ("random", "threads"),
+        "a random walk's indirect cost minus a sequential one's (threads)",
+        "a refill in a random, dependent order costs more: each miss waits for the one before, where a sequential walk's misses overlap and the prefetcher runs ahead",
+    ));
+    a.findings.extend(against(
+        &costs,
+        ("sequential", "threads"),
+        ("sequential", "processes"),
+        "the indirect cost between processes minus between threads (sequential walk)",
+        "switching page tables adds to the refill",
+    ));
     a
+}
+
+/// One working set's indirect cost: its bytes, its size in words, the cost.
+type Cost = (u64, String, Difference);
+
+/// Costs by variant: (walk, tasks) and each working set's indirect cost.
+type Costs<'a> = [((&'a str, &'a str), Vec<Cost>)];
+
+/// One variant's indirect cost against another's at the largest working
+/// set both measured: `b − a`, its interval the interval arithmetic of the
+/// two, and `why` said only when it lies above zero.
+fn against(
+    costs: &Costs,
+    a: (&str, &str),
+    b: (&str, &str),
+    what: &str,
+    why: &str,
+) -> Option<String> {
+    let of = |v: (&str, &str)| costs.iter().find(|(k, _)| *k == v).map(|(_, p)| p);
+    let (pa, pb) = (of(a)?, of(b)?);
+    let (bytes, ws, db) = pb
+        .iter()
+        .filter(|(bytes, _, _)| *bytes > 0)
+        .filter(|(bytes, _, _)| pa.iter().any(|(x, _, _)| x == bytes))
+        .max_by_key(|(bytes, _, _)| *bytes)?;
+    let da = &pa.iter().find(|(x, _, _)| x == bytes)?.2;
+    let d = Difference {
+        d: db.d - da.d,
+        lo: db.lo - da.hi,
+        hi: db.hi - da.lo,
+        unit: Unit::Ns,
+        weak: db.weak.clone().or(da.weak.clone()),
+    };
+    let verdict = match d.sign() {
+        Order::Above => format!(": larger, {why}"),
+        Order::Below => ": smaller".to_string(),
+        Order::Overlap => ": within noise, no difference claimed".to_string(),
+    };
+    Some(format!("at {ws}, {what}: {}{verdict}", d.text()))
 }
 
 #[cfg(test)]

@@ -83,7 +83,7 @@ pub const CONDVAR: Method = Method {
     choice: Choice::new("condvar", "two threads on a Mutex + Condvar"),
     handoff: &Condvar,
     processes: false,
-    baseline: "lock + notify_one with no waiter + unlock",
+    baseline: "lock + notify_one with no waiter (a FUTEX_WAKE) + unlock + a FUTEX_WAIT that returns at once + relock and unlock",
 };
 
 /// Spinning on a turn word, yielding while it is not their turn.

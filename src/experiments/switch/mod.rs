@@ -30,6 +30,7 @@ pub mod series;
 pub mod userspace;
 pub mod wakeup;
 mod wakeup_parts;
+pub mod working_set;
 
 use crate::experiments::prelude::*;
 use crate::sys;

@@ -40,6 +40,17 @@ pub const NET_SWITCH_NS: MetricSpec = MetricSpec::new(
     "per switch, the raw switch minus the method's baseline: the switch without its IPC",
 );
 
+/// A reading: 1 when the CPU has PCID (the TLB keeps entries, tagged by
+/// address space, across a switch of page tables), 0 when it has not; from
+/// the environment the run planned with.
+pub const PCID: MetricSpec = MetricSpec::new(
+    "pcid",
+    Unit::Count,
+    Better::Neither,
+    Kind::Other,
+    "1 when the CPU has PCID (a switch of page tables keeps the TLB's entries), 0 when not",
+);
+
 /// What the baseline times, in words (a label of `baseline_ns`).
 pub const WHAT: LabelKey = "what";
 
@@ -57,6 +68,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         &SAME_CPU_FRACTION,
         &ROUND_TRIPS_PER_SAMPLE,
         &NET_SWITCH_NS,
+        &PCID,
     ],
     summary: "ns per switch (round trip / 2) of two tasks ping-ponging: pipe, futex, condvar, sched_yield; threads and processes; one CPU, two CPUs, two CPUs kept awake, unpinned",
     reproduces: "Bendersky \"How expensive are context switches?\": 1.2–1.5 µs per switch pinned, ~2.2 µs unpinned",
@@ -138,6 +150,10 @@ pub struct PingPongPoint {
     pub method: String,
     pub placements: Vec<String>,
     pub cpus: Vec<usize>,
+    /// Whether the CPU has PCID (the environment's flag), recorded as a
+    /// reading so the findings can say what a process switch keeps.
+    #[serde(default)]
+    pub pcid: bool,
 }
 
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
@@ -177,6 +193,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
             method: m,
             placements: place,
             cpus: cpus.clone(),
+            pcid: ctx.env.facts.pcid,
         });
     }
     Ok(pts)
@@ -232,6 +249,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         );
     }
     sys::pin_current_thread(&all)?;
+    out.reading(&PCID, labels(&[]), f64::from(u8::from(point.pcid)));
     out.push(
         &BASELINE_NS,
         labels(&[(METHOD, name), (WHAT, m.baseline)]),
@@ -321,7 +339,17 @@ fn unpinned(r: &ExperimentResult) -> Option<String> {
                 .map_or(String::new(), |f| {
                     format!(", on one CPU in {:.0}% of batches", f * 100.0)
                 });
-            parts.push(format!("{m} {}{kept}", versus(un, pin)));
+            // An interval that bounds nothing supports no comparison.
+            let vs = if bounds_nothing(un, Unit::Ns) || bounds_nothing(pin, Unit::Ns) {
+                format!(
+                    "{} unpinned against {} pinned, not compared: an interval that bounds nothing",
+                    figure(un, Unit::Ns),
+                    figure(pin, Unit::Ns)
+                )
+            } else {
+                versus(un, pin)
+            };
+            parts.push(format!("{m} {vs}{kept}"));
         }
     }
     (!parts.is_empty()).then(|| {
@@ -343,6 +371,11 @@ fn raw_baseline_net(r: &ExperimentResult, m: &str, readings: &mut Vec<Reading>) 
         let Some(raw) = r.settled(&SWITCH_NS, &at(m, p)) else {
             continue;
         };
+        // An interval that bounds nothing supports no difference either.
+        if bounds_nothing(raw, Unit::Ns) {
+            parts.push(format!("{p} raw {}, no net given", figure(raw, Unit::Ns)));
+            continue;
+        }
         let net = difference(raw, base, Unit::Ns);
         readings.push(Reading::of(&NET_SWITCH_NS, labels(&at(m, p)), net.d));
         let odd = if net.sign() == Order::Below {
@@ -424,16 +457,7 @@ fn switch_path(r: &ExperimentResult) -> Option<(String, String)> {
         (Some(v), _) => format!(": {v:.2} voluntary, each a task blocking on its read"),
         _ => String::new(),
     };
-    let processes = match (
-        r.settled(&SWITCH_NS, &at(PIPE_THREADS.name(), SAME_CPU.name())),
-        r.settled(&SWITCH_NS, &at(PIPE_PROCESSES.name(), SAME_CPU.name())),
-    ) {
-        (Some(t), Some(p)) => format!(
-            ". Over a pipe, {}: a process switch also changes the address space",
-            compare("a process switch", p, "a thread switch", t, Unit::Ns)
-        ),
-        _ => String::new(),
-    };
+    let processes = process_switch(r);
     Some((
         format!(
             "same CPU, {m} ({chosen}): {} per switch is the round trip / 2 (raw): {includes}{processes}",
@@ -443,11 +467,41 @@ fn switch_path(r: &ExperimentResult) -> Option<(String, String)> {
     ))
 }
 
-/// Every method on two CPUs against one, in one sentence: the wake-up on
-/// another CPU.
+/// Over a pipe on one CPU, a process switch against a thread switch, with
+/// what the machine says a switch of page tables costs the TLB: with PCID
+/// it keeps the TLB's entries (tagged per address space), so no flush is
+/// in the process figure; without it, each switch flushes the TLB. No cause
+/// is given for figures that are indistinguishable.
+fn process_switch(r: &ExperimentResult) -> String {
+    let (Some(t), Some(p)) = (
+        r.settled(&SWITCH_NS, &at(PIPE_THREADS.name(), SAME_CPU.name())),
+        r.settled(&SWITCH_NS, &at(PIPE_PROCESSES.name(), SAME_CPU.name())),
+    ) else {
+        return String::new();
+    };
+    let c = compare("a process switch", p, "a thread switch", t, Unit::Ns);
+    let pcid = r.reading(&PCID, &[]).map(|v| v > 0.5);
+    let why = match (order(p, t), pcid) {
+        (Order::Overlap, Some(true)) => ": switching page tables added nothing this run could see; this CPU has PCID, so the switch keeps the TLB's entries (tagged per address space) and flushes nothing",
+        (Order::Overlap, Some(false)) => ": switching page tables added nothing this run could see, although this CPU has no PCID and so flushes the TLB at each such switch",
+        (Order::Overlap, None) => ": switching page tables added nothing this run could see",
+        (Order::Above, Some(true)) => ": a process switch also switches page tables; this CPU has PCID, so that keeps the TLB's entries and the difference is not a TLB flush",
+        (Order::Above, Some(false)) => ": a process switch also switches page tables, and this CPU has no PCID, so each one flushes the TLB",
+        (Order::Above, None) => ": a process switch also switches page tables",
+        (Order::Below, _) => ": switching page tables made the process switch no dearer here",
+    };
+    format!(". Over a pipe, {c}{why}")
+}
+
+/// Every method on two CPUs against one, in one sentence: the hand-off to
+/// another CPU. What the extra is made of is said only as far as the run
+/// measured it: the share of it that remains with both CPUs kept awake
+/// (no idle to leave), and the switches a round trip makes on each side.
 fn two_cpus(r: &ExperimentResult) -> Option<String> {
     let mut parts = Vec::new();
     let mut above = false;
+    let mut remains = false;
+    let mut counts = None;
     for m in METHODS.iter().map(Method::name) {
         let (Some(same), Some(cross)) = (
             r.settled(&SWITCH_NS, &at(m, SAME_CPU.name())),
@@ -456,13 +510,42 @@ fn two_cpus(r: &ExperimentResult) -> Option<String> {
             continue;
         };
         above |= order(cross, same) == Order::Above;
-        parts.push(format!("{m} {}", versus(cross, same)));
+        let mut kept = String::new();
+        if let Some(awake) = r.settled(&SWITCH_NS, &at(m, TWO_CPUS_AWAKE.name())) {
+            let gap = difference(cross, same, Unit::Ns);
+            let part = difference(awake, same, Unit::Ns);
+            if let Share::Of(f) = share(&part, &gap) {
+                remains = true;
+                kept = format!(
+                    "; kept awake, {} of the extra remains ({:.0}%)",
+                    part.text(),
+                    f * 100.0
+                );
+            }
+        }
+        if counts.is_none() {
+            counts = r
+                .median(&SWITCHES_PER_ROUND_TRIP, &at(m, SAME_CPU.name()))
+                .zip(r.median(&SWITCHES_PER_ROUND_TRIP, &at(m, TWO_CPUS.name())))
+                .filter(|(one, two)| (two - one).abs() > 0.3)
+                .map(|(one, two)| (m, one, two));
+        }
+        parts.push(format!("{m} {}{kept}", versus(cross, same)));
     }
-    let why = if above {
-        ": the extra is waking a task on another CPU (an inter-processor interrupt and that CPU leaving idle), not the switch path"
-    } else {
-        ""
-    };
+    let mut why = String::new();
+    if above {
+        why.push_str(
+            ": the extra is the hand-off across CPUs: waking the task there (an interrupt, and that CPU leaving idle when it was halted)",
+        );
+        if remains {
+            why.push_str(", and not only leaving idle: with SCHED_IDLE spinners keeping both CPUs awake, part of it remains");
+        }
+        if let Some((m, one, two)) = counts {
+            why.push_str(&format!(
+                "; and the paths differ: {m} makes {two:.2} switches per round trip across CPUs against {one:.2} on one"
+            ));
+        }
+    }
     (!parts.is_empty()).then(|| {
         format!(
             "a hand-off to the other CPU vs one on the same CPU, per switch: {}{why}",
@@ -471,11 +554,17 @@ fn two_cpus(r: &ExperimentResult) -> Option<String> {
     })
 }
 
-/// The SCHED_IDLE spinner variant, for every method that has it: a spinner
-/// does not remove the wake-up, so no share of it is "leaving idle".
+/// The SCHED_IDLE spinner variant, for every method that has it, judged
+/// across methods: how many were faster with both CPUs kept awake, slower,
+/// or within noise, and each saving worded as a bound, the end of the
+/// interval of the difference nearest no change ("saves at least 3.8 µs").
+/// A spinner does not remove the wake-up (the interrupt still comes, the
+/// spinner is preempted), so a saving bounds what leaving idle costs from
+/// below and is never taken as all of it.
 fn kept_awake(r: &ExperimentResult) -> Option<String> {
     let mut parts = Vec::new();
-    let mut helped = false;
+    let (mut faster, mut slower, mut noise) = (0, 0, 0);
+    let mut medians = Vec::new();
     for m in METHODS.iter().map(Method::name) {
         let (Some(idle), Some(awake)) = (
             r.settled(&SWITCH_NS, &at(m, TWO_CPUS.name())),
@@ -484,13 +573,20 @@ fn kept_awake(r: &ExperimentResult) -> Option<String> {
             continue;
         };
         let d = difference(awake, idle, Unit::Ns);
+        medians.push(d.d);
         let word = match d.sign() {
             Order::Below => {
-                helped = true;
-                "faster"
+                faster += 1;
+                format!("faster: saves at least {} per switch", fmt_ns(-d.hi))
             }
-            Order::Above => "slower, not faster",
-            Order::Overlap => "indistinguishable here",
+            Order::Above => {
+                slower += 1;
+                format!("slower: costs at least {} more per switch", fmt_ns(d.lo))
+            }
+            Order::Overlap => {
+                noise += 1;
+                "within noise".to_string()
+            }
         };
         parts.push(format!(
             "{m} {} against {} ({}: {word})",
@@ -499,18 +595,87 @@ fn kept_awake(r: &ExperimentResult) -> Option<String> {
             d.text()
         ));
     }
-    if parts.is_empty() {
+    let n = parts.len();
+    if n == 0 {
         return None;
     }
-    let lead = if helped {
-        "with SCHED_IDLE spinners keeping both CPUs awake (two_cpus_awake) the hand-off changed, but the difference is no measure of leaving idle"
-    } else {
-        "SCHED_IDLE spinners keeping both CPUs awake (two_cpus_awake) made the hand-off slower or no faster"
-    };
+    let lead = format!(
+        "{}; {}",
+        awake_lead(n, faster, slower, noise),
+        by_median(&medians)
+    );
     Some(format!(
-        "{lead}: the method fails to isolate the wake-up, because a spinner trades waking a halted vCPU for interrupting a running one (the interrupt still comes, the spinner is preempted and switched back to); awake − idle per method: {}",
+        "{lead}; a spinner trades waking a halted CPU for interrupting a running one (the interrupt still comes, the spinner is preempted and switched back to), so a saving is a lower bound on what leaving idle costs, not all of it; awake − idle per method: {}",
         parts.join("; ")
     ))
+}
+
+/// The direction of the spinner variant across methods, in words: every
+/// method counted, a direction claimed only by those whose interval of the
+/// difference excludes no change.
+fn awake_lead(n: usize, faster: usize, slower: usize, noise: usize) -> String {
+    let what = "with SCHED_IDLE spinners keeping both CPUs awake (two_cpus_awake)";
+    let of = |k: usize| {
+        if k == n {
+            format!("every method ({n} of {n})")
+        } else {
+            format!("{k} of {n} methods")
+        }
+    };
+    let mut said = Vec::new();
+    if faster > 0 {
+        said.push(format!("faster in {}", of(faster)));
+    }
+    if slower > 0 {
+        said.push(format!("slower in {}", of(slower)));
+    }
+    if noise > 0 {
+        said.push(format!("the same within noise in {}", of(noise)));
+    }
+    format!("{what} the hand-off was {}", said.join(", "))
+}
+
+/// The direction of the medians across methods, each method measured in
+/// a worker of its own: how many moved each way, and how likely so many
+/// would agree were there no effect (a two-sided sign test). A direction is
+/// said to hold across methods only when that chance is below 5%.
+fn by_median(diffs: &[f64]) -> String {
+    let n = diffs.len();
+    let down = diffs.iter().filter(|d| **d < 0.0).count();
+    let up = diffs.iter().filter(|d| **d > 0.0).count();
+    if down + up == 0 {
+        return format!("by the median, no change in any of {n}");
+    }
+    let p = sign_test(down.max(up), down + up);
+    let way = if down >= up { "faster" } else { "slower" };
+    let held = if p < 0.05 {
+        format!(", so across methods kept awake is {way} here")
+    } else {
+        ", too few to claim a direction across methods".to_string()
+    };
+    format!(
+        "by the median, faster in {down} and slower in {up} of {n}: were there no effect, {} of {} would agree with probability {:.0}%{held}",
+        down.max(up),
+        down + up,
+        p * 100.0
+    )
+}
+
+/// The two-sided sign test: the chance that at least `k` of `n` fair coin
+/// tosses fall one way or the other.
+pub fn sign_test(k: usize, n: usize) -> f64 {
+    if n == 0 {
+        return 1.0;
+    }
+    let mut choose = 1.0f64; // C(n, 0)
+    let mut tail = 0.0;
+    for i in 0..=n {
+        if i >= k {
+            tail += choose;
+        }
+        choose = choose * (n - i) as f64 / (i + 1) as f64;
+    }
+    (2.0 * tail / 2f64.powi(n as i32)).min(1.0)
 }
 
 /// The same-CPU switch against the wake-up on the other CPU, always of the

@@ -8,12 +8,12 @@ use super::style::{
     bytes_axis, chart, color, dot, entry, framed, log_range, mesh_style, plot, solid, solid_runs,
     Mark, FONT, H, HOLLOW, TEXT,
 };
-use crate::experiments::switch::indirect::WALK_WARM_NS;
+use crate::experiments::switch::indirect::{TASKS, WALK, WALK_WARM_NS};
 use crate::experiments::switch::series::SWITCH_NS;
 use crate::metric::key::BYTES;
 use crate::metric::MetricSpec;
 use crate::report::doc::Chart;
-use crate::results::ExperimentResult;
+use crate::results::{ExperimentResult, Metric};
 use crate::stats::compare_text::difference;
 use crate::units::Unit;
 use crate::units::{fmt_ns, fmt_short_size};
@@ -25,12 +25,23 @@ type Point = (f64, f64, f64, f64, bool);
 
 /// The indirect cost of a switch (caches refilled) against the working set.
 pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
-    // Every point, flagged or imprecise ones drawn hollow, not left out.
-    let any = |spec: &MetricSpec, bytes: &str| e.find(spec, &[(BYTES, bytes)]).map(|m| &m.summary);
+    // The sequential walk between threads, the variant every file has (one
+    // from before the walk and tasks labels measured only it); every point,
+    // flagged or imprecise ones drawn hollow, not left out.
+    let drawn = |m: &&Metric| {
+        m.label(WALK).is_none_or(|w| w == "sequential")
+            && m.label(TASKS).is_none_or(|t| t == "threads")
+    };
+    let any = |spec: &'static MetricSpec, bytes: &str| {
+        e.metrics_named(spec)
+            .filter(drawn)
+            .find(|m| m.label(BYTES) == Some(bytes))
+            .map(|m| &m.summary)
+    };
     let zero = any(&SWITCH_NS, "0");
     let mut total: Vec<Point> = Vec::new();
     let mut indirect: Vec<Point> = Vec::new();
-    for m in e.metrics.iter().filter(|m| m.name == SWITCH_NS.name) {
+    for m in e.metrics_named(&SWITCH_NS).filter(drawn) {
         let Some(b) = m.label_num(BYTES).filter(|b| *b > 0) else {
             continue;
         };
@@ -125,5 +136,5 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
         }
         Ok(legend)
     })?;
-    Ok(Some(chart("Indirect cost of a switch vs working set", "Two tasks on one CPU each walk a working set between hand-offs. The indirect cost is what the switch adds beyond itself: the caches and TLB the other task evicted, refilled. Whiskers: 95% intervals; the indirect cost's combines its three medians' intervals (in quadrature, as the findings do), and where it covers zero the chart says \"within noise\". A point within noise, imprecise (~) or flagged (!) is drawn hollow and no line joins it.", text)))
+    Ok(Some(chart("Indirect cost of a switch vs working set", "Two threads on one CPU each walk a working set, in address order, between hand-offs (the random walk and the process variant are in the findings). The indirect cost is what the switch adds beyond itself: the caches and TLB the other task evicted, refilled. Whiskers: 95% intervals; the indirect cost's combines its three medians' intervals (in quadrature, as the findings do), and where it covers zero the chart says \"within noise\". A point within noise, imprecise (~) or flagged (!) is drawn hollow and no line joins it.", text)))
 }

@@ -5,8 +5,10 @@
 
 use super::{Ends, Handoff, PingEnd, PongEnd, PING, PONG, STOP};
 use crate::measure::sampler::{per_op, Budget};
+use crate::sys;
 use std::hint::black_box;
 use std::io;
+use std::sync::atomic::AtomicI32;
 use std::sync::{Arc, Condvar as StdCondvar, Mutex};
 
 #[derive(Debug)]
@@ -39,14 +41,25 @@ impl Handoff for Condvar {
         Ok((Box::new(End(shared.clone())), Box::new(End(shared))))
     }
 
-    /// Lock, notify_one with no waiter, unlock.
+    /// What one side's calls cost per switch with no switch, as the
+    /// futex methods' baseline is: lock, notify_one with no waiter (std's
+    /// notify_one makes its FUTEX_WAKE whether or not a thread waits),
+    /// unlock, the FUTEX_WAIT a `wait` makes, returning at once (the word
+    /// has moved on, as when the partner answered first), and the relock
+    /// and unlock `wait` does around it. Without the wait this measured
+    /// half the calls.
     fn baseline(&self, b: &Budget, loop_ns: f64, _processes: bool) -> io::Result<Vec<f64>> {
         let state = Mutex::new((0i32, 0u32));
         let cv = StdCondvar::new();
+        let word = AtomicI32::new(0);
         Ok(per_op(b, loop_ns, || {
             if let Ok(mut g) = state.lock() {
                 g.0 = black_box(g.0 + 1);
                 cv.notify_one();
+            }
+            let _ = sys::futex_wait(&word, 1, false); // the word is 0: returns at once
+            if let Ok(g) = state.lock() {
+                black_box(g.1);
             }
         }))
     }

@@ -91,3 +91,19 @@ fn a_turn_starts_as_the_measuring_sides_and_carries_the_message() {
     t.give_back();
     assert!(t.is(PING));
 }
+
+/// The condvar's baseline is the futex methods' kind: what one side's calls
+/// cost per switch with no switch, the wait included (it measured lock +
+/// notify + unlock only, half the calls a side makes).
+#[test]
+fn the_condvar_baseline_makes_the_wake_and_the_wait_as_the_futex_ones_do() {
+    use crate::experiments::switch::methods::{CONDVAR, FUTEX_THREADS};
+    for m in [CONDVAR, FUTEX_THREADS] {
+        assert!(m.baseline.contains("FUTEX_WAKE"), "{}", m.baseline);
+        assert!(
+            m.baseline.contains("a FUTEX_WAIT that returns at once"),
+            "{}",
+            m.baseline
+        );
+    }
+}
