@@ -316,10 +316,11 @@ fn spinners_that_help_are_said_to_help_with_a_bound() {
         "{all}"
     );
     // the bound is the end of the interval of the difference nearest no
-    // change: pipe_threads 6.0 ± 3% against 10.0 ± 3%: at least
-    // 9.70 − 6.18 = 3.52 µs
+    // change (stats::contrast: the half-widths in quadrature):
+    // pipe_threads 6.0 ± 0.18 against 10.0 ± 0.30: at least
+    // 4.00 − sqrt(0.18² + 0.30²) = 3.65 µs
     assert!(
-        all.contains("pipe_threads 6.00 µs against 10.0 µs (-4.00 µs [-4.48 µs, -3.52 µs]: faster: saves at least 3.52 µs per switch)"),
+        all.contains("pipe_threads 6.00 µs against 10.0 µs (-4.00 µs [-4.35 µs, -3.65 µs]: faster: saves at least 3.65 µs per switch)"),
         "{all}"
     );
     assert!(all.contains("condvar 8.50 µs against 9.00 µs ("), "{all}");

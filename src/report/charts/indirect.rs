@@ -32,8 +32,9 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
         m.label(WALK).is_none_or(|w| w == "sequential")
             && m.label(TASKS).is_none_or(|t| t == "threads")
     };
+    let every = |spec: &'static MetricSpec| e.metrics.iter().filter(move |m| m.name == spec.name);
     let any = |spec: &'static MetricSpec, bytes: &str| {
-        e.metrics_named(spec)
+        every(spec)
             .filter(drawn)
             .find(|m| m.label(BYTES) == Some(bytes))
             .map(|m| &m.summary)
@@ -41,7 +42,7 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     let zero = any(&SWITCH_NS, "0");
     let mut total: Vec<Point> = Vec::new();
     let mut indirect: Vec<Point> = Vec::new();
-    for m in e.metrics_named(&SWITCH_NS).filter(drawn) {
+    for m in every(&SWITCH_NS).filter(drawn) {
         let Some(b) = m.label_num(BYTES).filter(|b| *b > 0) else {
             continue;
         };
