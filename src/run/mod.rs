@@ -3,6 +3,7 @@
 //! results after every experiment so a later failure or a Ctrl-C loses
 //! nothing already measured.
 
+pub mod busy;
 pub mod execute;
 pub mod plan;
 pub mod progress;
@@ -150,7 +151,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     if any_failed {
-        eprintln!("some experiments failed (see above)");
+        eprintln!("some experiments failed or are partial (see above)");
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
@@ -240,7 +241,7 @@ pub fn measure(
     };
 
     // How much other work there is, before anything of ours runs.
-    let mut busy = execute::BusyProbe::before(5, std::time::Duration::from_millis(20));
+    let mut busy = busy::BusyProbe::before(5, std::time::Duration::from_millis(20));
     let calibration = timer::calibrate(env.tsc_invariant);
     let mut env = env;
     env.measured_mhz = calibration.measured_mhz;
@@ -314,7 +315,7 @@ pub fn measure(
                 }
             }
             Event::Done(result) => {
-                any_failed |= result.status == crate::results::Status::Failed;
+                any_failed |= result.status == crate::results::Status::Failed || result.partial();
                 if tables {
                     say(&table::experiment(&result, verbose, width));
                 }
