@@ -86,19 +86,29 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // An export on stdout has stdout to itself.
     let stdout_free = !export::takes_stdout(&exports);
     let view = output.view(terse::width());
-    let begun = folder::begin(&out, true)?;
     let show = Show {
         quiet,
         tables: !quiet && stdout_free && view.tables(),
         verbose: view.verbose,
         width: view.width,
         warn: !quiet && !stdout_free,
+        folder: true,
     };
     let Measured {
         results,
         any_failed,
         stopped_by,
+        begun,
     } = measure(&plan, env, &out, show)?;
+    // Nothing measured (a signal before the first result): the folder keeps
+    // the report it had.
+    let Some(begun) = begun else {
+        eprintln!(
+            "interrupted before anything was measured: {} is left as it was",
+            out_path.display()
+        );
+        return Ok(ExitCode::from(130));
+    };
     let results_path = out.shown(RESULTS_FILE);
     let was_interrupted = results.status == RunStatus::Partial;
     // The reader of stdout may go away (`tasklab run | head`): the files are
@@ -171,6 +181,7 @@ pub fn run_request(req: &plan::Request, out: &Path) -> anyhow::Result<RunResults
         verbose: false,
         width: terse::DEFAULT_WIDTH,
         warn: false,
+        folder: false,
     };
     Ok(measure(&plan, env, &out, show)?.results)
 }
@@ -188,6 +199,10 @@ pub struct Show {
     /// Warnings go to stderr as they come: stdout will not show them (an
     /// export has it).
     pub warn: bool,
+    /// `out` is a report folder: prepared (the earlier results kept as
+    /// previous.json, its other files cleared) at the first result, so a
+    /// run that ends before it has one leaves the folder as it was.
+    pub folder: bool,
 }
 
 /// What measuring a plan gave: the results (status partial when
@@ -197,6 +212,9 @@ pub struct Measured {
     pub results: RunResults,
     pub any_failed: bool,
     pub stopped_by: Option<i32>,
+    /// What preparing the report folder did; None when the run ended before
+    /// its first result, and nothing in the folder was touched.
+    pub begun: Option<folder::Begun>,
 }
 
 /// Runs every planned experiment's jobs in fresh workers, writing
@@ -224,6 +242,7 @@ pub fn measure(
         verbose,
         width,
         warn,
+        folder: is_folder,
     } = show;
     let progress = Progress::new(plan, !quiet && std::io::stderr().is_terminal());
     // Once stdout's reader has gone, nothing more is printed and the run
@@ -282,6 +301,27 @@ pub fn measure(
     };
     let mut any_failed = false;
     let mut adaptive_jobs = 0;
+    let mut begun: Option<folder::Begun> = None;
+    // The first result prepares the folder, then every result is written.
+    let write = |results: &RunResults, begun: &mut Option<folder::Begun>| {
+        if begun.is_some() {
+            return results.write_in(out);
+        }
+        let had_results = out.has_file(RESULTS_FILE);
+        let b = if is_folder {
+            folder::begin(out, true)?
+        } else {
+            folder::Begun::default()
+        };
+        let first = results.write_in(out);
+        if first.is_err() && had_results && b.previous.is_some() && !out.has_file(RESULTS_FILE) {
+            // The first results could not be written (a full disk): the
+            // earlier ones go back to where they were.
+            let _ = out.rename(folder::PREVIOUS_FILE, RESULTS_FILE);
+        }
+        *begun = Some(b);
+        first
+    };
     // Whether the Go helper is built: asked at the first Go job, and again
     // after a job that built it.
     let mut go_ready: Option<bool> = None;
@@ -327,7 +367,15 @@ pub fn measure(
                         .iter()
                         .position(|r| r.name == e.name)
                 });
-                results.write_in(out)?;
+                // An experiment only interrupted, with nothing measured, is
+                // no result to replace the folder's report with.
+                let something = worker::stopped_by(&stop).is_none()
+                    || results.experiments.iter().any(|e| {
+                        !e.metrics.is_empty() || e.status != crate::results::Status::Failed
+                    });
+                if begun.is_some() || something {
+                    write(&results, &mut begun)?;
+                }
             }
         }
         Ok(())
@@ -354,10 +402,13 @@ pub fn measure(
     } else {
         RunStatus::Complete
     };
-    results.write_in(out)?;
+    if begun.is_some() {
+        results.write_in(out)?;
+    }
     Ok(Measured {
         results,
         any_failed,
         stopped_by,
+        begun,
     })
 }
