@@ -332,7 +332,14 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
 fn hang_then(out: &Path, signal: &str) -> std::process::Output {
     let bin = assert_cmd::cargo::cargo_bin("tasklab");
     let child = std::process::Command::new(bin)
-        .args(["run", "selftest.hang", "--timeout", "60", "--quiet", "--out"])
+        .args([
+            "run",
+            "selftest.hang",
+            "--timeout",
+            "60",
+            "--quiet",
+            "--out",
+        ])
         .arg(out)
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -370,7 +377,11 @@ fn a_run_that_ends_before_its_first_result_leaves_the_report_folder_as_it_was() 
         .output()
         .unwrap();
     assert_ne!(o.status.code(), Some(0));
-    assert_eq!(snapshot(&out), before, "a missing TMPDIR touched the folder");
+    assert_eq!(
+        snapshot(&out),
+        before,
+        "a missing TMPDIR touched the folder"
+    );
 
     // Ctrl-C before the first result: exit 130, the folder as it was.
     let o = hang_then(&out, "-INT");
