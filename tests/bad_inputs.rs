@@ -81,6 +81,8 @@ fn fixtures() -> Fixtures {
         ("{v99}", s(&p("v99.json"))),
         ("{fifo}", s(&fifo)),
         ("{big}", s(&p("big"))),
+        // A live process predict may read: this test's own.
+        ("{pid}", std::process::id().to_string()),
     ];
     Fixtures { _dir: d, pairs }
 }
@@ -101,9 +103,34 @@ fn every_bad_input_is_refused_clearly_before_anything_is_measured() {
     let mut failures = Vec::new();
     for c in &all {
         let d = tempfile::tempdir().unwrap();
-        let args: Vec<String> = c.args.split(' ').map(|a| fill(a, &f, d.path())).collect();
+        let mut args: Vec<String> = c.args.split(' ').map(|a| fill(a, &f, d.path())).collect();
         let message = fill(&c.message, &f, d.path());
-        let out = tasklab()
+        // `prlimit:--nofile=8 run ...`: tasklab under that limit.
+        let mut cmd = match args[0].strip_prefix("prlimit:") {
+            Some(limit) => {
+                let mut p = assert_cmd::Command::new("prlimit");
+                p.arg(limit)
+                    .arg("--")
+                    .arg(assert_cmd::cargo::cargo_bin("tasklab"));
+                args.remove(0);
+                p
+            }
+            None => match args[0].strip_prefix("ulimit:") {
+                // `ulimit:-v=524288 run ...`: under bash's ulimit (prlimit's
+                // --as is not usable on every host).
+                Some(limit) => {
+                    let (flag, value) = limit.split_once('=').expect("ulimit:-X=N");
+                    let mut b = assert_cmd::Command::new("bash");
+                    b.arg("-c")
+                        .arg(format!("ulimit {flag} {value} && exec \"$0\" \"$@\""))
+                        .arg(assert_cmd::cargo::cargo_bin("tasklab"));
+                    args.remove(0);
+                    b
+                }
+                None => tasklab(),
+            },
+        };
+        let out = cmd
             .args(&args)
             .current_dir(d.path())
             // A safety net only: a bad input ends in well under a second.

@@ -5,6 +5,7 @@
 
 pub mod busy;
 pub mod execute;
+pub mod limits;
 pub mod plan;
 pub mod progress;
 
