@@ -104,6 +104,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // Nothing measured (a signal before the first result): the folder keeps
     // the report it had.
     let Some(begun) = begun else {
+        if stopped_by == Some(crate::sys::SIGPIPE) {
+            eprintln!(
+                "stdout was closed before anything was measured: {} is left as it was",
+                out_path.display()
+            );
+            return Ok(ExitCode::from(141));
+        }
         eprintln!(
             "interrupted before anything was measured: {} is left as it was",
             out_path.display()
