@@ -501,9 +501,48 @@ pub struct ExperimentResult {
     /// in a plain run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side: Option<crate::stats::paired::Side>,
+    /// The points whose job failed (a crash, a timeout, a kill, a full disk
+    /// or a memory limit), each with why; the experiment's figures are from
+    /// its other points, and it is partial. Empty when every point ran (and
+    /// in files from before it was recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_points: Vec<FailedPoint>,
+}
+
+/// A point of an experiment whose job failed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FailedPoint {
+    /// The point as the plan gave it to the worker (null for an
+    /// experiment of one point).
+    pub point: serde_json::Value,
+    pub reason: String,
 }
 
 impl ExperimentResult {
+    /// Some points failed and the rest were kept.
+    pub fn partial(&self) -> bool {
+        self.status == Status::Ok && !self.failed_points.is_empty()
+    }
+
+    /// What the report says of a partial experiment: how many points
+    /// failed, each named with why, and that the figures are the others'.
+    pub fn partial_words(&self) -> Option<String> {
+        if !self.partial() {
+            return None;
+        }
+        let named: Vec<&str> = self
+            .failed_points
+            .iter()
+            .map(|f| f.reason.as_str())
+            .collect();
+        let n = named.len();
+        Some(format!(
+            "partial: {n} {} failed, so its figures and findings are from its other points only: {}",
+            if n == 1 { "point" } else { "points" },
+            named.join("; ")
+        ))
+    }
+
     /// A result with nothing in it yet, for `name`.
     pub fn default_named(name: &str) -> ExperimentResult {
         ExperimentResult {
@@ -523,6 +562,7 @@ impl ExperimentResult {
             notes: vec![],
             round_log: vec![],
             side: None,
+            failed_points: vec![],
         }
     }
 

@@ -20,7 +20,7 @@ fn list_is_in_words_within_100_columns() {
             "{}",
             e.name
         );
-        // A hidden experiment (a selftest) is not listed, nor its parameters.
+        // A hidden experiment (the selftests) is not listed, nor its parameters.
         for p in e.params.iter().filter(|_| !e.hidden) {
             assert!(
                 text.contains(&format!("-p {}=", p.name)),

@@ -115,6 +115,7 @@ fn fixtures() -> Fixtures {
         ("{big}", s(&p("big"))),
         ("{writable}", s(&p("writable.so"))),
         ("{open}", s(&open)),
+        // A live process predict may read: this test's own.
         ("{pid}", std::process::id().to_string()),
     ];
     Fixtures { _dir: d, pairs }
@@ -149,14 +150,39 @@ fn every_bad_input_is_refused_clearly_before_anything_is_measured() {
             .iter()
             .take_while(|w| w.split_once('=').is_some_and(|(k, _)| is_env_name(k)))
             .count();
-        let (env, args) = words.split_at(n_env);
+        let (env, rest) = words.split_at(n_env);
+        let mut args: Vec<String> = rest.to_vec();
         let message = fill(&c.message, &f, d.path());
-        let mut cmd = tasklab();
+        // `prlimit:--nofile=8 run ...`: tasklab under that limit.
+        let mut cmd = match args[0].strip_prefix("prlimit:") {
+            Some(limit) => {
+                let mut p = assert_cmd::Command::new("prlimit");
+                p.arg(limit)
+                    .arg("--")
+                    .arg(assert_cmd::cargo::cargo_bin("tasklab"));
+                args.remove(0);
+                p
+            }
+            None => match args[0].strip_prefix("ulimit:") {
+                // `ulimit:-v=524288 run ...`: under bash's ulimit (prlimit's
+                // --as is not usable on every host).
+                Some(limit) => {
+                    let (flag, value) = limit.split_once('=').expect("ulimit:-X=N");
+                    let mut b = assert_cmd::Command::new("bash");
+                    b.arg("-c")
+                        .arg(format!("ulimit {flag} {value} && exec \"$0\" \"$@\""))
+                        .arg(assert_cmd::cargo::cargo_bin("tasklab"));
+                    args.remove(0);
+                    b
+                }
+                None => tasklab(),
+            },
+        };
         for (k, v) in env.iter().filter_map(|w| w.split_once('=')) {
             cmd.env(k, v);
         }
         let out = cmd
-            .args(args)
+            .args(&args)
             .current_dir(d.path())
             // A safety net only: a bad input ends in well under a second.
             .timeout(Duration::from_secs(120))

@@ -237,6 +237,58 @@ fn a_crashing_worker_fails_its_experiment_and_the_run_goes_on() {
     assert_eq!(r["status"], "complete");
 }
 
+/// A selftest of three points whose middle one misbehaves `how`: only
+/// that point fails, named with why; the other two are kept, and the
+/// experiment is partial (exit 1, the report says so).
+fn one_point_fails(args: &[&str], why: &str) {
+    let d = tmp();
+    let mut all = vec!["-p", "points=3", "-p", "fail_at=1", "--rounds", "3"];
+    all.extend_from_slice(args);
+    let (code, r) = run_json(&all, d.path());
+    assert_eq!(code, 1, "{args:?}: a failed point is a failure of the run");
+    let e = &r["experiments"][0];
+    assert_eq!(e["status"], "ok", "{args:?}: {e}");
+    let failed = e["failed_points"].as_array().expect("failed_points");
+    assert_eq!(failed.len(), 1, "{args:?}: {failed:?}");
+    assert_eq!(failed[0]["point"], serde_json::json!({"point": 1}));
+    let reason = failed[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("at {\"point\":1}") && reason.contains(why),
+        "{args:?}: {reason}"
+    );
+    // The other points' rounds are all kept: 2 points x 3 rounds.
+    let rounds: u64 = e["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["rounds"].as_array().unwrap())
+        .count() as u64;
+    assert_eq!(rounds, 6, "{args:?}: {e}");
+    let report = std::fs::read_to_string(d.path().join("report.md")).unwrap();
+    assert!(
+        report.contains("partial: 1 point failed") && report.contains(why),
+        "{args:?}: the report names the failed point"
+    );
+}
+
+#[test]
+fn a_crash_a_kill_or_a_time_out_fails_only_its_point() {
+    one_point_fails(&["selftest.crash"], "SIGABRT");
+    one_point_fails(&["selftest.crash", "-p", "how=kill"], "SIGKILL");
+    one_point_fails(&["selftest.hang", "--timeout", "2"], "timed out");
+}
+
+#[test]
+fn a_point_the_selftest_does_not_have_is_refused() {
+    tasklab()
+        .args(["run", "selftest.crash", "-p", "points=2", "-p", "fail_at=2"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "fail_at=2 is not one of the 2 points",
+        ));
+}
+
 fn pid_alive(pid: i32) -> bool {
     // A zombie is dead for our purpose; /proc/PID/stat's third field says.
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {

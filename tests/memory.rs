@@ -238,3 +238,51 @@ fn the_probe_finds_the_computed_bound_under_an_address_space_limit() {
         "computed {c} vs probed {p}"
     );
 }
+
+#[test]
+fn under_a_low_address_space_limit_threads_are_lowered_said_and_never_scaled() {
+    // 512 MiB of address space holds some 60 threads of 8 MiB stacks: the
+    // default counts (500, 2000) are lowered with a note, and the findings
+    // say fewer were measured than asked and scale nothing beyond them.
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg("ulimit -v 524288 && exec \"$0\" \"$@\"")
+        .arg(assert_cmd::cargo::cargo_bin("tasklab"))
+        .args([
+            "run",
+            "memory.threads",
+            "-p",
+            "variants=default",
+            "--rounds",
+            "3",
+        ])
+        .args(["--json", "-", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let e = &v["experiments"][0];
+    assert_eq!(e["status"], "ok", "{e}");
+    let notes = notes(e);
+    assert!(notes.contains("address space bounds it at"), "{notes}");
+    let findings: Vec<&str> = e["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert!(
+        findings[0].starts_with("fewer threads than asked: at most ")
+            && findings[0].contains("of the 2,000 asked"),
+        "{findings:?}"
+    );
+    assert!(
+        !findings
+            .iter()
+            .any(|f| f.contains("Scaled to the seed's 10,000:")),
+        "{findings:?}"
+    );
+}

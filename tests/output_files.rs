@@ -310,3 +310,93 @@ fn a_full_disk_names_the_file_keeps_the_previous_one_and_leaves_no_temporary_fil
     assert!(!results.exists());
     assert_eq!(temporaries(&fs.at), Vec::<String>::new());
 }
+
+/// Every file of a folder with its content, sorted by name.
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            let bytes = std::fs::read(e.path()).unwrap_or_default();
+            (name, bytes)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Starts a run of selftest.hang (its one job ends only at the time limit,
+/// so the run has no result for a minute) into `out`, waits until its
+/// worker's grandchild is up, and sends `signal`.
+fn hang_then(out: &Path, signal: &str) -> std::process::Output {
+    let bin = assert_cmd::cargo::cargo_bin("tasklab");
+    let child = std::process::Command::new(bin)
+        .args([
+            "run",
+            "selftest.hang",
+            "--timeout",
+            "60",
+            "--quiet",
+            "--out",
+        ])
+        .arg(out)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    std::process::Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_run_that_ends_before_its_first_result_leaves_the_report_folder_as_it_was() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("report");
+    tasklab()
+        .args(["run", QUICK, "--rounds", "3", "-q", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let before = snapshot(&out);
+    let names: Vec<&str> = before.iter().map(|(n, _)| n.as_str()).collect();
+    assert!(
+        names.contains(&"results.json") && names.contains(&"report.html"),
+        "{names:?}"
+    );
+
+    // A missing TMPDIR: refused before anything is measured.
+    let gone = d.path().join("no-such-tmp");
+    let o = tasklab()
+        .args(["run", QUICK, "-q", "--out"])
+        .arg(&out)
+        .env("TMPDIR", &gone)
+        .output()
+        .unwrap();
+    assert_ne!(o.status.code(), Some(0));
+    assert_eq!(
+        snapshot(&out),
+        before,
+        "a missing TMPDIR touched the folder"
+    );
+
+    // Ctrl-C before the first result: exit 130, the folder as it was.
+    let o = hang_then(&out, "-INT");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("before anything was measured"), "{err}");
+    assert_eq!(snapshot(&out), before, "Ctrl-C touched the folder");
+
+    // SIGKILL before the first result: the folder as it was (the lock and
+    // the temporaries a killed run leaves are swept by the next run).
+    let o = hang_then(&out, "-KILL");
+    assert_eq!(o.status.code(), None);
+    let after: Vec<(String, Vec<u8>)> = snapshot(&out)
+        .into_iter()
+        .filter(|(n, _)| !n.starts_with(".tasklab-lock") && !n.ends_with(".tmp"))
+        .collect();
+    assert_eq!(after, before, "SIGKILL touched the folder");
+}

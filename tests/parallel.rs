@@ -190,11 +190,9 @@ fn refused(args: &[&str], needle: &str) {
 }
 
 #[test]
-fn zero_or_absurd_workers_are_refused() {
-    refused(
-        &["parallel.average", "-p", "workers=0"],
-        "at least one worker",
-    );
+fn zero_among_counts_or_absurd_workers_are_refused() {
+    // 0 is the default (as `tasklab list` shows it) and stands alone.
+    refused(&["parallel.average", "-p", "workers=0,3"], "stands alone");
     // 4×CPUs is the bound; 255 is absurd unless the machine has 64 CPUs.
     if std::thread::available_parallelism().map_or(1, |n| n.get()) < 64 {
         refused(&["parallel.average", "-p", "workers=2,255"], "absurd");

@@ -153,20 +153,32 @@ fn a_cpu_that_is_not_allowed_is_refused_with_exit_2() {
 }
 
 #[test]
-fn two_cpu_placements_are_skipped_with_a_note_when_one_cpu_is_given() {
+fn default_two_cpu_placements_are_skipped_with_a_note_when_one_cpu_is_given() {
+    // placements=two_cpus asked for with cpus=0 is refused (bad-inputs.tsv);
+    // the default placements' two-CPU ones are dropped with a note.
     let (v, _d) = run(
         &[
             "switch.pingpong",
             "-p",
             "methods=pipe_threads",
             "-p",
-            "placements=two_cpus",
-            "-p",
             "cpus=0",
+            "--rounds",
+            "3",
         ],
         &[],
     );
     let e = experiment(&v, "switch.pingpong");
     assert!(notes(e).contains("two-CPU placements skipped"), "{e}");
-    assert!(e["metrics"].as_array().unwrap().is_empty());
+    let placements: Vec<&str> = e["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["labels"]["placement"].as_str())
+        .collect();
+    assert!(!placements.is_empty(), "{e}");
+    assert!(
+        placements.iter().all(|p| !p.starts_with("two_cpus")),
+        "{placements:?}"
+    );
 }

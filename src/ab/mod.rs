@@ -176,13 +176,13 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
         eprintln!("interrupted before measuring: every setting is restored");
         return Ok(ExitCode::from(130));
     }
-    crate::report::folder::begin(&out, true)?;
     let show = Show {
         quiet: args.quiet || args.json,
         tables: false,
         verbose: false,
         width: crate::report::terse::width(),
         warn: false,
+        folder: true,
     };
     // The side's settings are written before its block's first job; the
     // guard restores the old values whenever it drops.
@@ -226,7 +226,12 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
         mut results,
         any_failed,
         stopped_by,
+        begun,
     } = measured?;
+    if begun.is_none() {
+        eprintln!("interrupted before anything was measured: every setting is restored; the folder is left as it was");
+        return Ok(ExitCode::from(130));
+    }
     // Registry order, side A before side B.
     results.experiments.sort_by_key(|e| {
         (

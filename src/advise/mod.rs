@@ -53,14 +53,26 @@ pub fn run(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
         ),
         None => {
             let r = fresh_run(&w)?;
+            // A signal during its own run: no advice from part of it.
             if r.status == RunStatus::Partial {
-                eprintln!("advise: interrupted while measuring; nothing to advise on");
+                eprintln!("interrupted: no advice");
                 return Ok(ExitCode::from(130));
+            }
+            // The run's busy machine, as `tasklab run` says it.
+            for w in &r.warnings {
+                eprintln!("warning: {w}");
             }
             (r, "a fresh quick run".to_string())
         }
     };
     let costs = costs_from(&results, &source);
+    if costs.is_empty() && args.results.is_none() {
+        // Not the user's doing: the run did not get the figures.
+        anyhow::bail!(
+            "the fresh run measured none of the figures advise needs (from {}); no advice (try again, on a quieter machine)",
+            NEEDED.join(", ")
+        );
+    }
     if costs.is_empty() {
         return Err(UsageError(format!(
             "{source} has none of the figures advise needs (from {}); run `tasklab run {}` and pass its results.json with --results",
@@ -228,7 +240,7 @@ fn fresh_run(w: &Workload) -> anyhow::Result<RunResults> {
     let dir = crate::measure::scratch::Scratch::temporary()?;
     let plan = FreshPlan::new(w, &Room::now(&crate::env::probe()));
     eprintln!(
-        "advise: no --results given, so measuring what it needs ({}; quick profile, heaps {}): this takes 10 to 30 seconds",
+        "advise: measuring what it needs here ({}; the quick profile's rounds, then adaptive rounds, as `tasklab run`; heaps {}): this takes 10 to 60 seconds",
         NEEDED.join(", "),
         plan.heaps_bytes
             .iter()

@@ -108,6 +108,18 @@ macro_rules! choice_column {
 }
 pub(crate) use choice_column;
 
+/// The one rule for a boolean parameter, in `tasklab list` and errors.
+pub const BOOL_WORDS: &str = "true or false (also yes/no, on/off, 1/0; any case)";
+
+/// A boolean: true/yes/on/1 or false/no/off/0, in any case.
+pub fn parse_bool(text: &str) -> Option<bool> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "true" | "yes" | "on" | "1" => Some(true),
+        "false" | "no" | "off" | "0" => Some(false),
+        _ => None,
+    }
+}
+
 pub struct ParamSpec {
     pub name: &'static str,
     pub help: &'static str,
@@ -153,7 +165,7 @@ impl ParamSpec {
                     fmt_size(max)
                 )
             }
-            ParamKind::Bool => "true or false".into(),
+            ParamKind::Bool => BOOL_WORDS.into(),
             ParamKind::Choice(c) => format!("one of {}", c.join(", ")),
             ParamKind::Names(c) => format!("all, or a list of {}", names(c).join(", ")),
         }
@@ -216,11 +228,9 @@ impl ParamSpec {
                 }
                 Ok(ParamValue::List(out))
             }
-            ParamKind::Bool => match text.trim() {
-                "true" | "yes" | "on" | "1" => Ok(ParamValue::Bool(true)),
-                "false" | "no" | "off" | "0" => Ok(ParamValue::Bool(false)),
-                _ => Err(bad("not a boolean".into())),
-            },
+            ParamKind::Bool => parse_bool(text)
+                .map(ParamValue::Bool)
+                .ok_or_else(|| bad("not a boolean".into())),
             ParamKind::Names(table) => {
                 let names = names(table);
                 if text.trim() == "all" {

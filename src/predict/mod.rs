@@ -13,7 +13,7 @@ use crate::cli::PredictArgs;
 use crate::error::UsageError;
 use crate::experiments::spawn::heap_fit::signed_ns;
 use crate::measure::params::ParamValue;
-use crate::results::RunResults;
+use crate::results::{RunResults, RunStatus, Status};
 use crate::run::plan::{Preset, Request};
 use crate::sys::procfs;
 use crate::units::{fmt_ns, fmt_size, group_digits};
@@ -45,15 +45,34 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let process = read_process(pid).map_err(UsageError)?;
+    let given = file.is_some();
     let (slopes, source) = match file {
         Some((r, source)) => (Slopes::from_results(&r), source),
-        None => (
-            Slopes::from_results(&fresh_run(&process, writes_pct)?),
-            "a short run".into(),
-        ),
+        None => {
+            let r = fresh_run(&process, writes_pct)?;
+            // A signal during its own run: no prediction from part of it.
+            if r.status == RunStatus::Partial {
+                eprintln!("interrupted: no prediction");
+                return Ok(ExitCode::from(130));
+            }
+            // The run's busy machine, as `tasklab run` says it.
+            for w in &r.warnings {
+                eprintln!("warning: {w}");
+            }
+            let slopes = Slopes::from_results(&r);
+            if let Some(what) = model::missing(&slopes) {
+                // Not the user's doing: the run did not get the figures.
+                anyhow::bail!(
+                    "the short run did not measure {what}{}; nothing to predict from, so no prediction (try again, on a quieter machine)",
+                    why_not_measured(&r)
+                );
+            }
+            (slopes, "a short run".into())
+        }
     };
     let Some(p) = model::predict(&slopes, &process, writes_pct) else {
         let what = model::missing(&slopes).unwrap_or("the slopes");
+        debug_assert!(given, "a short run without the slopes stopped above");
         return Err(UsageError(format!(
             "{source} lacks {what}: run `tasklab run {}` and pass its results.json with --results, or leave --results out to measure",
             NEEDED.join(" ")
@@ -67,6 +86,29 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<ExitCode> {
         crate::error::out(&render(&process, &p, &source))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Why the experiments the slopes come from did not give them, in words:
+/// each one failed or partial, with its reason ("" when none was).
+fn why_not_measured(r: &RunResults) -> String {
+    let why: Vec<String> = r
+        .experiments
+        .iter()
+        .filter(|e| NEEDED.contains(&e.name.as_str()))
+        .filter_map(|e| match e.status {
+            Status::Ok => e.partial_words().map(|w| format!("{} is {w}", e.name)),
+            _ => Some(format!(
+                "{}: {}",
+                e.name,
+                e.reason.as_deref().unwrap_or("no reason given")
+            )),
+        })
+        .collect();
+    if why.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", why.join("; "))
+    }
 }
 
 /// A process id: a whole number above 0.
@@ -169,7 +211,7 @@ fn fresh_run(p: &Process, writes_pct: f64) -> anyhow::Result<RunResults> {
         set("spawn.cow", "thp", ParamValue::Bool(p.anon_huge_kib > 0)),
     ];
     eprintln!(
-        "predict: no --results given, so measuring the slopes ({}; quick profile): this takes about 10 seconds",
+        "predict: measuring the slopes here ({}; the quick profile's rounds, then adaptive rounds, as `tasklab run`): this takes 10 to 60 seconds",
         NEEDED.join(", ")
     );
     let names: Vec<String> = NEEDED.iter().map(|s| s.to_string()).collect();
@@ -238,17 +280,24 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
             crate::units::fmt_value(b, crate::results::Unit::Kib)
         ));
     }
-    s.push_str(&format!(
-        "fork() would return to the parent in {}{}\n",
-        range_ns(&p.parent_return_ns),
-        if p.extrapolated {
-            " (its page tables are beyond the largest heap measured: the line is extrapolated)"
-        } else if p.below_smallest {
-            " (its page tables are below the smallest heap measured: that heap's figure)"
-        } else {
-            ""
-        }
-    ));
+    let fork = &p.parent_return_ns;
+    s.push_str(&if p.below_smallest {
+        format!(
+            "fork() would return to the parent in {} to {} (its page tables are below the smallest heap measured: at most that heap's figure, at least that figure scaled down to its page tables)\n",
+            fmt_ns(fork.lo),
+            fmt_ns(fork.hi)
+        )
+    } else {
+        format!(
+            "fork() would return to the parent in {}{}\n",
+            range_ns(fork),
+            if p.extrapolated {
+                " (its page tables are beyond the largest heap measured: the line is extrapolated)"
+            } else {
+                ""
+            }
+        )
+    });
     let extras: Vec<String> = [
         p.mappings.map(|e| extra_line("mappings", proc_.vmas, &e)),
         p.descriptors
@@ -277,6 +326,12 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
         (false, true) => "descriptors priced per extra one beyond the measured worker's; mappings are not in the model (no spawn.heap image series for them)",
         (false, false) => "mappings and descriptors are not in the model (the slopes have no spawn.heap image series: run it with -p image=true)",
     };
+    if !p.flagged.is_empty() {
+        s.push_str(&format!(
+            "  flagged: {} did not settle over the run's rounds (a trend or two modes), so each interval spans its rounds' medians; the figures are no better than that\n",
+            p.flagged.join(", ")
+        ));
+    }
     s.push_str(&format!(
         "slopes from {source}; each interval joins the measured 95% intervals of the heaps and shares either side; {image}\n"
     ));

@@ -95,6 +95,10 @@ pub struct Slopes {
     /// results have no such series.
     pub per_mapping: Option<PerExtra>,
     pub per_fd: Option<PerExtra>,
+    /// The series used whose rounds did not settle (a trend over the run,
+    /// two modes), by name and case: each is priced with an interval that
+    /// spans its rounds' medians, and the prediction says so.
+    pub flagged: Vec<String>,
 }
 
 /// ns per extra one (a mapping, a descriptor) on fork's return, and how
@@ -108,13 +112,15 @@ pub struct PerExtra {
 impl Slopes {
     /// The slopes in a run's results: spawn.heap's fork series (the heaps
     /// without huge-page advice) with their VmPTE readings, spawn.cow's
-    /// writes with the child alive. Series whose rounds did not settle are
-    /// left out.
+    /// writes with the child alive. A series whose rounds did not settle is
+    /// used with an interval wide enough to hold each of its rounds'
+    /// medians, and named in [`Slopes::flagged`]: an imprecise slope gives
+    /// a wide interval, not an error.
     pub fn from_results(r: &RunResults) -> Slopes {
         let mut s = Slopes::default();
         if let Some(heap) = r.experiments.iter().find(|x| x.name == "spawn.heap") {
             let base = base_thp(heap);
-            for m in heap.metrics_named(&PARENT_RETURN_NS).filter(|m| {
+            for m in all_named(heap, &PARENT_RETURN_NS).filter(|m| {
                 // The warm series: a first call (`call=first`, one
                 // sample a round) is not what a running process pays.
                 m.label(METHOD) == Some("fork")
@@ -124,6 +130,9 @@ impl Slopes {
                 let h = m.label(HEAP).unwrap_or("");
                 if let Some(pte) = heap.reading(&VM_PTE_KIB, &[(HEAP, h), (THP, base)]) {
                     s.fork.push((pte, range(&m.summary)));
+                    if m.summary.unstable {
+                        s.flagged.push(format!("fork at a heap of {h}"));
+                    }
                 }
             }
             s.fork.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -142,27 +151,49 @@ impl Slopes {
             s.per_fd = per("fds", &image::IMAGE_WORKER_FDS);
         }
         if let Some(cow) = r.experiments.iter().find(|x| x.name == "spawn.cow") {
-            s.cow_4k = cow_shares(cow, "4k");
-            s.cow_thp = cow_shares(cow, "thp");
+            s.cow_4k = cow_shares(cow, "4k", &mut s.flagged);
+            s.cow_thp = cow_shares(cow, "thp", &mut s.flagged);
         }
         s
     }
 }
 
+/// Every series of `spec`, flagged or not (`metrics_named` leaves the
+/// flagged out).
+fn all_named<'a>(
+    r: &'a ExperimentResult,
+    spec: &'a MetricSpec,
+) -> impl Iterator<Item = &'a crate::results::Metric> + 'a {
+    r.metrics.iter().filter(move |m| m.name == spec.name)
+}
+
+/// A series' figure and interval; for a flagged series, the interval
+/// widened to hold every round's median, since its rounds disagree by more
+/// than its interval says.
 fn range(s: &crate::stats::Summary) -> Range {
-    Range {
+    let mut r = Range {
         median: s.median,
         lo: s.ci95_lo,
         hi: s.ci95_hi,
+    };
+    if s.unstable {
+        for m in &s.round_medians {
+            r.lo = r.lo.min(*m);
+            r.hi = r.hi.max(*m);
+        }
     }
+    r
 }
 
-fn cow_shares(r: &ExperimentResult, pages: &str) -> Vec<(f64, Range)> {
-    let mut v: Vec<(f64, Range)> = r
-        .metrics_named(&WRITE_NS)
+fn cow_shares(r: &ExperimentResult, pages: &str, flagged: &mut Vec<String>) -> Vec<(f64, Range)> {
+    let mut v: Vec<(f64, Range)> = all_named(r, &WRITE_NS)
         .filter(|m| m.label(PAGES) == Some(pages) && m.label(CHILD) == Some("alive"))
         .filter_map(|m| {
-            let pct: f64 = m.label(WRITES)?.trim_end_matches('%').parse().ok()?;
+            let share = m.label(WRITES)?;
+            let pct: f64 = share.trim_end_matches('%').parse().ok()?;
+            if m.summary.unstable {
+                flagged.push(format!("writes after fork of {share} on {pages} pages"));
+            }
             Some((pct, range(&m.summary)))
         })
         .collect();
@@ -185,8 +216,11 @@ pub struct Prediction {
     /// measured: the line is extrapolated.
     pub extrapolated: bool,
     /// True when they are below the smallest heap measured: the figure is
-    /// that heap's.
+    /// at most that heap's, and at least that heap's scaled down to its
+    /// page tables (fork's fixed costs make the scaled figure a floor).
     pub below_smallest: bool,
+    /// The flagged series the prediction rests on (see [`Slopes::flagged`]).
+    pub flagged: Vec<String>,
     /// The write share the COW cost is for, percent.
     pub writes_pct: f64,
     /// Pages (4 KiB) written with the child alive, on 4 KiB and huge pages.
@@ -236,7 +270,19 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
     }
     let x = p.copied_pte_kib();
     let (first, last) = (s.fork.first()?, s.fork.last()?);
-    let parent_return_ns = if x <= first.0 {
+    let parent_return_ns = if x < first.0 {
+        // Fewer page tables than the smallest heap: at most its figure. A
+        // cost a + b·pte with a, b ≥ 0 is at least its figure scaled by
+        // x/first (the fixed part a shrinks too), so that is the floor; the
+        // figure given is the middle of the two.
+        let k = (x / first.0).max(0.0);
+        let lo = first.1.lo * k;
+        Range {
+            median: (lo + first.1.hi) / 2.0,
+            lo,
+            hi: first.1.hi,
+        }
+    } else if x == first.0 {
         first.1
     } else if x <= last.0 {
         between(&s.fork, x)?
@@ -274,6 +320,7 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
         descriptors,
         extrapolated: x > last.0,
         below_smallest: x < first.0,
+        flagged: s.flagged.clone(),
         writes_pct,
         written_4k_pages,
         written_thp_pages,

@@ -17,6 +17,7 @@ fn fixture() -> Slopes {
         cow_thp: vec![],
         per_mapping: None,
         per_fd: None,
+        flagged: vec![],
     }
 }
 
@@ -252,4 +253,68 @@ fn the_image_slopes_are_read_from_spawn_heap_when_it_has_them() {
     assert_eq!(s.per_fd, None);
     assert_eq!(s.fork, before.fork);
     assert!(s.fork.len() >= 2, "{:?}", s.fork);
+}
+
+#[test]
+fn below_the_smallest_heap_the_figure_is_bounded_by_it_and_by_it_scaled_down() {
+    let s = fixture();
+    // The smallest heap: 100 KiB of page tables, 60 µs [54, 66].
+    let p = predict(&s, &process(40), 10.0).unwrap();
+    assert!(p.below_smallest);
+    let f = p.parent_return_ns;
+    assert_eq!(f.hi, 66e3, "at most the smallest heap's figure");
+    assert!((f.lo - 54e3 * 0.4).abs() < 1e-6, "{f:?}");
+    assert!(f.lo <= f.median && f.median <= f.hi);
+    // At the smallest heap itself, its figure.
+    let at = predict(&s, &process(100), 10.0).unwrap();
+    assert!(!at.below_smallest);
+    assert_eq!(at.parent_return_ns, r(60e3));
+    let text = render(&process(40), &p, "a test");
+    assert!(
+        text.contains("to 66.0 µs") && text.contains("at most that heap's figure"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_flagged_series_widens_the_interval_to_its_rounds_and_is_named() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/report-results.json"
+    );
+    let mut r = RunResults::read(std::path::Path::new(path)).unwrap();
+    let settled = Slopes::from_results(&r);
+    assert!(settled.flagged.is_empty(), "{:?}", settled.flagged);
+    assert!(settled.fork.len() >= 2);
+    let heap = r
+        .experiments
+        .iter_mut()
+        .find(|e| e.name == "spawn.heap")
+        .unwrap();
+    // Flag the first fork series the slopes use, its rounds spread wide.
+    let m = heap
+        .metrics
+        .iter_mut()
+        .find(|m| {
+            m.name == "parent_return_ns"
+                && m.label("method") == Some("fork")
+                && m.label("call").is_none()
+                && m.label("thp") != Some("on")
+        })
+        .unwrap();
+    let (lo, hi) = (m.summary.ci95_lo, m.summary.ci95_hi);
+    m.summary.unstable = true;
+    m.summary.round_medians = vec![lo * 0.5, m.summary.median, hi * 2.0];
+    let flagged = Slopes::from_results(&r);
+    assert_eq!(flagged.fork.len(), settled.fork.len(), "still used");
+    assert_eq!(flagged.flagged.len(), 1, "{:?}", flagged.flagged);
+    let widened = flagged
+        .fork
+        .iter()
+        .find(|(_, x)| x.lo == lo * 0.5)
+        .expect("the flagged series' interval spans its rounds");
+    assert_eq!(widened.1.hi, hi * 2.0);
+    let p = predict(&flagged, &process(1 << 20), 10.0).unwrap();
+    assert_eq!(p.flagged, flagged.flagged);
+    assert!(render(&process(1 << 20), &p, "a test").contains("did not settle"));
 }

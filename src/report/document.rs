@@ -247,7 +247,11 @@ fn experiment_section(d: &mut Doc, r: &RunResults, x: &ExperimentResult) {
             "skipped: {}",
             x.reason.as_deref().unwrap_or("")
         ))),
-        Status::Ok => {}
+        Status::Ok => {
+            if let Some(words) = x.partial_words() {
+                d.push(Block::Warning(words));
+            }
+        }
     }
     // Every finding stays open; the table and the notes close.
     let open: Vec<String> = x
@@ -416,13 +420,14 @@ pub fn measured_sentence(r: &RunResults) -> String {
     s
 }
 
-/// One line per experiment that failed or was skipped, with why.
+/// One line per experiment that failed, was skipped or is partial, with why.
 pub fn failures(r: &RunResults) -> Vec<String> {
     r.experiments
         .iter()
-        .filter(|x| x.status != Status::Ok)
-        .map(|x| {
-            format!(
+        .filter(|x| x.status != Status::Ok || x.partial())
+        .map(|x| match x.partial_words() {
+            Some(words) => format!("{} is {words}", x.name),
+            None => format!(
                 "{} {}: {}",
                 x.name,
                 if x.status == Status::Failed {
@@ -431,7 +436,7 @@ pub fn failures(r: &RunResults) -> Vec<String> {
                     "was skipped"
                 },
                 x.reason.as_deref().unwrap_or("no reason given")
-            )
+            ),
         })
         .collect()
 }

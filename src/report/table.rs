@@ -195,7 +195,13 @@ pub fn experiment(e: &ExperimentResult, verbose: bool, width: usize) -> String {
             "  ",
             "    ",
         ),
-        Status::Ok => {}
+        Status::Ok => {
+            if let Some(words) = e.partial_words() {
+                // "PARTIAL: …", as a failure reads "FAILED: …".
+                let rest = words.strip_prefix("partial").unwrap_or(&words);
+                line(&format!("PARTIAL{rest}"), "  ", "    ");
+            }
+        }
     }
     let rows = metric_table(e, verbose);
     if !rows.rows.is_empty() {

@@ -190,8 +190,16 @@ fn findings(r: &RunResults, width: usize, budget: usize) -> Vec<String> {
         .experiments
         .iter()
         .map(|e| match e.status {
-            Status::Ok if e.findings.is_empty() => vec!["measured; no finding".into()],
-            Status::Ok => e.findings.iter().take(FINDINGS_EACH).cloned().collect(),
+            Status::Ok if e.findings.is_empty() => e
+                .partial_words()
+                .into_iter()
+                .chain(["measured; no finding".to_string()])
+                .collect(),
+            Status::Ok => e
+                .partial_words()
+                .into_iter()
+                .chain(e.findings.iter().take(FINDINGS_EACH).cloned())
+                .collect(),
             Status::Failed => vec![format!(
                 "failed: {}",
                 e.reason.as_deref().unwrap_or("unknown reason")

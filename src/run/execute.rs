@@ -47,7 +47,11 @@ struct Pending {
     took_s: Vec<Vec<f64>>,
     jobs_left: usize,
     jobs: usize,
+    /// Why the whole experiment failed (interrupted; every point failed).
     failed: Option<String>,
+    /// Points whose job failed, and why: their other rounds are not run,
+    /// and what they measured is left out; the other points are kept.
+    failed_points: Vec<(usize, String)>,
     /// An adaptive round failed: no more of them, and why (a note).
     extra_failed: bool,
     extra_notes: Vec<String>,
@@ -81,6 +85,7 @@ pub fn run(
                 jobs_left: jobs,
                 jobs,
                 failed: None,
+                failed_points: Vec::new(),
                 extra_failed: false,
                 extra_notes: Vec::new(),
                 reached: Vec::new(),
@@ -163,7 +168,8 @@ fn run_slot(
 ) -> anyhow::Result<()> {
     let planned = &plan.experiments[slot.experiment];
     let state = &mut pending[slot.experiment];
-    if state.failed.is_none() && !(extra && state.extra_failed) {
+    let point_failed = state.failed_points.iter().any(|(p, _)| *p == slot.point);
+    if state.failed.is_none() && !point_failed && !(extra && state.extra_failed) {
         on(Event::Start(planned, slot))?;
         let point = &planned.points[slot.point];
         let job = Job {
@@ -204,6 +210,9 @@ fn run_slot(
         };
         match outcome {
             Ok(out) => state.outputs.push((slot.point, slot.round, out)),
+            // Stopped by a signal: the run reports the interruption, not
+            // this point.
+            Err(_) if worker::stopped_by(ctx.stop).is_some() => {}
             // An adaptive round is extra: its failure costs the experiment
             // its further adaptive rounds, never the rounds it has.
             Err(f) if extra => {
@@ -213,7 +222,8 @@ fn run_slot(
                     at(f.reason)
                 ));
             }
-            Err(f) => state.failed = Some(at(f.reason)),
+            // A failed job fails only its point: the others go on.
+            Err(f) => state.failed_points.push((slot.point, at(f.reason))),
         }
     }
     on(Event::End)
@@ -258,7 +268,9 @@ fn adaptive_rounds(
             }
             let mut reached = Vec::new();
             for (point, quick) in point_widths(p, state) {
-                if state.reached.contains(&point) {
+                if state.reached.contains(&point)
+                    || state.failed_points.iter().any(|(f, _)| *f == point)
+                {
                     continue;
                 }
                 // Done by the quick estimate: checked against the interval
@@ -433,20 +445,37 @@ fn finish(plan: &Planned, state: &mut Pending) -> ExperimentResult {
             .collect(),
         round_log: vec![],
         side: plan.side.as_ref().map(|s| s.side),
+        failed_points: vec![],
     };
     if let Some(why) = &plan.unsupported {
         result.status = Status::Skipped;
         result.reason = Some(why.clone());
         return result;
     }
+    let failed_points = std::mem::take(&mut state.failed_points);
     if let Some(why) = state.failed.take() {
         result.status = Status::Failed;
         result.reason = Some(why);
+    } else if !failed_points.is_empty() && failed_points.len() == plan.points.len() {
+        // Every point failed: the experiment did, for their reasons.
+        result.status = Status::Failed;
+        let reasons: Vec<&str> = failed_points.iter().map(|(_, r)| r.as_str()).collect();
+        result.reason = Some(reasons.join("; "));
     }
+    result.failed_points = failed_points
+        .iter()
+        .map(|(p, reason)| crate::results::FailedPoint {
+            point: plan.points[*p].clone(),
+            reason: reason.clone(),
+        })
+        .collect();
     // Point order, then the order the rounds ran (a stable sort of what came
     // in): the metrics come out in the order the experiment lists its sweep,
     // and each series' rounds in time order, so a trend over the run shows.
+    // A failed point's rounds are left out: its figures would rest on the
+    // rounds before the failure alone.
     let mut outputs = std::mem::take(&mut state.outputs);
+    outputs.retain(|(p, _, _)| !failed_points.iter().any(|(f, _)| f == p));
     outputs.sort_by_key(|(point, _, _)| *point);
     absorb(&mut result, plan.exp, outputs);
     if result.status == Status::Ok {
@@ -655,126 +684,6 @@ fn unsettled(r: &ExperimentResult) -> Option<(String, String)> {
         }
     );
     Some((finding, list))
-}
-
-/// Samples of how much other work the machine has: `procs_running` read
-/// by the parent while no worker runs, less the parent itself.
-#[derive(Default)]
-pub struct BusyProbe {
-    before: Vec<f64>,
-    during: Vec<f64>,
-    steal0: Option<u64>,
-    throttled0: Option<crate::env::Throttling>,
-    t0: u64,
-}
-
-impl BusyProbe {
-    /// Samples the machine before the run: `n` readings `gap` apart.
-    pub fn before(n: usize, gap: std::time::Duration) -> BusyProbe {
-        let mut p = BusyProbe {
-            steal0: crate::sys::procfs::steal_ns(),
-            throttled0: crate::env::throttling_now(),
-            t0: crate::sys::monotonic_ns(),
-            ..BusyProbe::default()
-        };
-        for i in 0..n {
-            if i > 0 {
-                std::thread::sleep(gap);
-            }
-            p.before.extend(other_runnable());
-        }
-        p
-    }
-
-    /// One sample between two jobs.
-    pub fn sample(&mut self) {
-        self.during.extend(other_runnable());
-    }
-
-    /// What was seen, and the warnings it calls for.
-    pub fn finish(&self) -> (crate::results::Busy, Vec<String>) {
-        let mean = |v: &[f64]| {
-            if v.is_empty() {
-                0.0
-            } else {
-                v.iter().sum::<f64>() / v.len() as f64
-            }
-        };
-        let cpus = crate::sys::allowed_cpus()
-            .map(|c| c.len())
-            .unwrap_or(1)
-            .max(1) as f64;
-        let wall = (crate::sys::monotonic_ns() - self.t0) as f64;
-        let steal_share = match (self.steal0, crate::sys::procfs::steal_ns()) {
-            (Some(a), Some(b)) if wall > 0.0 => b.saturating_sub(a) as f64 / (wall * cpus),
-            _ => 0.0,
-        };
-        let busy = crate::results::Busy {
-            before_other_runnable: mean(&self.before),
-            before_samples: self.before.len(),
-            during_other_runnable: mean(&self.during),
-            during_max_other_runnable: self.during.iter().copied().fold(0.0, f64::max),
-            during_samples: self.during.len(),
-            steal_share,
-            throttled: match (crate::env::throttling_now(), self.throttled0) {
-                (Some(now), Some(then)) => Some(now.since(then)),
-                _ => None,
-            },
-        };
-        let mut seen = Vec::new();
-        if busy.before_other_runnable >= BUSY_TASKS {
-            seen.push(format!(
-                "{:.1} tasks of other work were runnable on average before the run ({} samples of procs_running)",
-                busy.before_other_runnable, busy.before_samples
-            ));
-        }
-        if busy.during_other_runnable >= BUSY_TASKS {
-            seen.push(format!(
-                "{:.1} on average between its jobs (at most {:.0}, {} samples)",
-                busy.during_other_runnable, busy.during_max_other_runnable, busy.during_samples
-            ));
-        }
-        if steal_share >= BUSY_STEAL {
-            seen.push(format!(
-                "the hypervisor stole {:.1}% of the CPUs' time during the run",
-                100.0 * steal_share
-            ));
-        }
-        let warning = (!seen.is_empty()).then(|| {
-            format!(
-                "the machine was busy on {cpus:.0} CPUs: {}; figures carry that work's preemptions, so rerun when the machine is idle",
-                seen.join("; ")
-            )
-        });
-        let throttled = busy.throttled.and_then(throttle_warning);
-        (busy, warning.into_iter().chain(throttled).collect())
-    }
-}
-
-/// The warning for a cgroup whose CPU quota held it back during the run:
-/// every figure of a throttled round carries a stall of up to a period.
-pub fn throttle_warning(t: crate::env::Throttling) -> Option<String> {
-    (t.nr_throttled > 0).then(|| {
-        format!(
-            "the cgroup was throttled {} during this run ({} held back by its CPU quota): rounds that hit the quota stalled until the next period, so rerun with a larger quota or none",
-            if t.nr_throttled == 1 {
-                "once".to_string()
-            } else {
-                format!("{} times", crate::units::group_digits(t.nr_throttled as i64))
-            },
-            crate::units::fmt_ns(t.throttled_usec as f64 * 1000.0)
-        )
-    })
-}
-
-/// Other work's runnable tasks, on average, that make a run busy.
-const BUSY_TASKS: f64 = 0.5;
-/// A share of stolen CPU time that makes a run busy.
-const BUSY_STEAL: f64 = 0.02;
-
-/// Runnable tasks other than the caller.
-fn other_runnable() -> Option<f64> {
-    crate::sys::procfs::procs_running().map(|n| n.saturating_sub(1) as f64)
 }
 
 #[cfg(test)]

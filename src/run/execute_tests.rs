@@ -4,8 +4,11 @@ use std::io::{Error, ErrorKind};
 #[test]
 fn throttling_during_the_run_is_a_warning_only_when_it_grew() {
     use crate::env::Throttling;
-    assert_eq!(throttle_warning(Throttling::default()), None);
-    let w = throttle_warning(Throttling {
+    assert_eq!(
+        crate::run::busy::throttle_warning(Throttling::default()),
+        None
+    );
+    let w = crate::run::busy::throttle_warning(Throttling {
         nr_throttled: 12,
         throttled_usec: 34_000,
     })

@@ -3,7 +3,9 @@
 //! results after every experiment so a later failure or a Ctrl-C loses
 //! nothing already measured.
 
+pub mod busy;
 pub mod execute;
+pub mod limits;
 pub mod plan;
 pub mod progress;
 
@@ -127,20 +129,22 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
     // An export on stdout has stdout to itself.
     let stdout_free = !export::takes_stdout(&exports);
     let view = output.view(terse::width());
-    let begun = folder::begin(&out, true)?;
     let show = Show {
         quiet,
         tables: !quiet && stdout_free && view.tables(),
         verbose: view.verbose,
         width: view.width,
         warn: !quiet && !stdout_free,
+        folder: true,
     };
     let mut complete = Vec::new();
     let mut k = 1;
+    let mut first_begun = None;
     let Measured {
         results,
         any_failed,
         stopped_by,
+        begun,
     } = loop {
         // Each run its own shuffled order, reproducible from the first's seed.
         let replanned;
@@ -156,11 +160,20 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
             eprintln!("run {k} of {repeat} (seed {})", plan_k.seed);
         }
         let last = k == repeat;
+        // The folder is prepared at the first run's first result; a later
+        // run of the series writes into it as it is.
         let show_k = Show {
             tables: show.tables && last,
+            folder: k == 1,
             ..show
         };
-        let m = measure(plan_k, env.clone(), &out, show_k, idle.as_ref())?;
+        let mut m = measure(plan_k, env.clone(), &out, show_k, idle.as_ref())?;
+        if k == 1 {
+            first_begun = m.begun.take();
+            if first_begun.is_none() {
+                break m;
+            }
+        }
         if repeat > 1 {
             out.write(&repeat_file(k), &m.results.to_json()?)?;
         }
@@ -175,6 +188,23 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
         if let Some(p) = args.pause.filter(|p| *p > 0.0) {
             std::thread::sleep(std::time::Duration::from_secs_f64(p));
         }
+    };
+    let _ = begun;
+    // Nothing measured (a signal before the first result): the folder keeps
+    // the report it had.
+    let Some(begun) = first_begun else {
+        if stopped_by == Some(crate::sys::SIGPIPE) {
+            eprintln!(
+                "stdout was closed before anything was measured: {} is left as it was",
+                out_path.display()
+            );
+            return Ok((ExitCode::from(141), complete));
+        }
+        eprintln!(
+            "interrupted before anything was measured: {} is left as it was",
+            out_path.display()
+        );
+        return Ok((ExitCode::from(130), complete));
     };
     let results_path = out.shown(RESULTS_FILE);
     let was_interrupted = results.status == RunStatus::Partial;
@@ -228,7 +258,7 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
         return Ok((ExitCode::from(130), complete));
     }
     if any_failed {
-        eprintln!("some experiments failed (see above)");
+        eprintln!("some experiments failed or are partial (see above)");
         return Ok((ExitCode::from(1), complete));
     }
     if repeat > 1 && !quiet {
@@ -269,6 +299,7 @@ pub fn run_request(req: &plan::Request, out: &Path) -> anyhow::Result<RunResults
         verbose: false,
         width: terse::DEFAULT_WIDTH,
         warn: false,
+        folder: false,
     };
     Ok(measure(&plan, env, &out, show, None)?.results)
 }
@@ -316,6 +347,10 @@ pub struct Show {
     /// Warnings go to stderr as they come: stdout will not show them (an
     /// export has it).
     pub warn: bool,
+    /// `out` is a report folder: prepared (the earlier results kept as
+    /// previous.json, its other files cleared) at the first result, so a
+    /// run that ends before it has one leaves the folder as it was.
+    pub folder: bool,
 }
 
 /// What measuring a plan gave: the results (status partial when
@@ -325,6 +360,9 @@ pub struct Measured {
     pub results: RunResults,
     pub any_failed: bool,
     pub stopped_by: Option<i32>,
+    /// What preparing the report folder did; None when the run ended before
+    /// its first result, and nothing in the folder was touched.
+    pub begun: Option<folder::Begun>,
 }
 
 /// Runs every planned experiment's jobs in fresh workers, writing
@@ -378,6 +416,7 @@ pub fn measure_with(
         verbose,
         width,
         warn,
+        folder: is_folder,
     } = show;
     let progress = Progress::new(plan, !quiet && std::io::stderr().is_terminal());
     // Once stdout's reader has gone, nothing more is printed and the run
@@ -395,7 +434,7 @@ pub fn measure_with(
     };
 
     // How much other work there is, before anything of ours runs.
-    let mut busy = execute::BusyProbe::before(5, std::time::Duration::from_millis(20));
+    let mut busy = busy::BusyProbe::before(5, std::time::Duration::from_millis(20));
     let calibration = timer::calibrate(env.tsc_invariant);
     env.measured_mhz = calibration.measured_mhz;
     let scratch = Scratch::new()?;
@@ -441,6 +480,27 @@ pub fn measure_with(
     };
     let mut any_failed = false;
     let mut adaptive_jobs = 0;
+    let mut begun: Option<folder::Begun> = None;
+    // The first result prepares the folder, then every result is written.
+    let write = |results: &RunResults, begun: &mut Option<folder::Begun>| {
+        if begun.is_some() {
+            return results.write_in(out);
+        }
+        let had_results = out.has_file(RESULTS_FILE);
+        let b = if is_folder {
+            folder::begin(out, true)?
+        } else {
+            folder::Begun::default()
+        };
+        let first = results.write_in(out);
+        if first.is_err() && had_results && b.previous.is_some() && !out.has_file(RESULTS_FILE) {
+            // The first results could not be written (a full disk): the
+            // earlier ones go back to where they were.
+            let _ = out.rename(folder::PREVIOUS_FILE, RESULTS_FILE);
+        }
+        *begun = Some(b);
+        first
+    };
     // Whether the Go helper is built: asked at the first Go job, and again
     // after a job that built it.
     let mut go_ready: Option<bool> = None;
@@ -475,7 +535,7 @@ pub fn measure_with(
                 }
             }
             Event::Done(result) => {
-                any_failed |= result.status == crate::results::Status::Failed;
+                any_failed |= result.status == crate::results::Status::Failed || result.partial();
                 if tables {
                     say(&table::experiment(&result, verbose, width));
                 }
@@ -487,7 +547,15 @@ pub fn measure_with(
                         .iter()
                         .position(|r| r.name == e.name)
                 });
-                results.write_in(out)?;
+                // An experiment only interrupted, with nothing measured, is
+                // no result to replace the folder's report with.
+                let something = worker::stopped_by(&stop).is_none()
+                    || results.experiments.iter().any(|e| {
+                        !e.metrics.is_empty() || e.status != crate::results::Status::Failed
+                    });
+                if begun.is_some() || something {
+                    write(&results, &mut begun)?;
+                }
             }
         }
         Ok(())
@@ -514,10 +582,13 @@ pub fn measure_with(
     } else {
         RunStatus::Complete
     };
-    results.write_in(out)?;
+    if begun.is_some() {
+        results.write_in(out)?;
+    }
     Ok(Measured {
         results,
         any_failed,
         stopped_by,
+        begun,
     })
 }

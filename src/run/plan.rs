@@ -291,6 +291,11 @@ pub fn plan(req: &Request, env: &Env) -> anyhow::Result<Plan> {
             side: None,
         });
     }
+    // The limits the run lives under: one clear refusal up front, not every
+    // experiment failing.
+    if let Some(why) = super::limits::Room::now().problem() {
+        return usage(why);
+    }
     // The helpers run from a folder made in TMPDIR: checked with the rest.
     if let Some(why) = crate::measure::scratch::temp_dir_problem(&std::env::temp_dir()) {
         return usage(why);

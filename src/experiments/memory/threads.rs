@@ -194,13 +194,22 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
         pts.notes
             .push(format!("{msg}; clamped to {}", fmt_size(touch_bytes)));
     }
-    // Limits: leave a tenth of the binding bound (and 100 threads) to others.
+    // Limits: leave a tenth of the binding bound to others, and of a bound
+    // the rest of the system shares (tasks, pids, memory) up to 100 threads
+    // more; this process's own address space and map count are its alone.
     let bounds = thread_bounds(&limit_inputs(ctx.env, stack_bytes.max(small_bytes)));
     if let Some((name, most, why)) = binding(&bounds) {
-        let allowed = (most - most / 10).saturating_sub(100).max(1);
+        let own = matches!(*name, "address space" | "vm.max_map_count");
+        let kept = if own { 0 } else { 100.min(most / 4) };
+        let allowed = (most - most / 10).saturating_sub(kept).max(1);
         if n > allowed {
             let msg = format!(
-                "{n} threads is more than this machine allows one process now: {name} bounds it at {most} ({why}); {allowed} leaves room for the rest of the system"
+                "{n} threads is more than this machine allows one process now: {name} bounds it at {most} ({why}); {allowed} {}",
+                if own {
+                    "leaves a tenth of it spare"
+                } else {
+                    "leaves room for the rest of the system"
+                }
             );
             if set("threads") {
                 return Err(msg);

@@ -239,7 +239,11 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
         rss::pm(bound(variant), 2.0, if per_thread { n } else { 1.0 })
     };
     a.notes.extend(rss::note(r));
+    // Fewer threads than asked (a limit lowered the count, or a thread was
+    // refused): said first, and nothing is scaled beyond what was measured.
+    let short = fewer_than_asked(r, at(DEFAULT.name));
     let f = &mut a.findings;
+    f.extend(short.clone());
     if let (Some(vm), Some(rss), Some(virt), Some(res)) = (
         s(&VM_SIZE_GROWTH_KIB, default),
         s(&RSS_GROWTH_KIB, default),
@@ -248,8 +252,17 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
     ) {
         let n: f64 = at(default).parse().unwrap_or(1.0);
         let scale = |kib: f64| fmt_value(kib * 1024.0 * SEED_THREADS / n.max(1.0), Unit::Bytes);
+        let scaled = if short.is_some() {
+            "Not scaled to the seed's 10,000: fewer threads than asked were measured".to_string()
+        } else {
+            format!(
+                "Scaled to the seed's 10,000: {} virtual, {} resident (seed: ~80 GiB, ~80 MiB)",
+                scale(vm.median),
+                scale(rss.median)
+            )
+        };
         f.push(format!(
-            "{n} threads with the default {} stack: VmSize +{}, VmRSS +{}{}. Per thread, {}: {} of address space (the stack and its guard page) and {}{} resident ({}): stacks are virtual until used. Scaled to the seed's 10,000: {} virtual, {} resident (seed: ~80 GiB, ~80 MiB)",
+            "{n} threads with the default {} stack: VmSize +{}, VmRSS +{}{}. Per thread, {}: {} of address space (the stack and its guard page) and {}{} resident ({}): stacks are virtual until used. {scaled}",
             label(default, STACK),
             fmt_value(vm.median * 1024.0, Unit::Bytes),
             fmt_value(rss.median * 1024.0, Unit::Bytes),
@@ -259,8 +272,6 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
             figure(res, Unit::Kib),
             pm(default, true),
             span(r, &RSS_PER_THREAD_KIB, default),
-            scale(vm.median),
-            scale(rss.median),
             n = at(default),
         ));
     }
@@ -301,6 +312,35 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
     a.fits.extend(fits);
     a.headlines.extend(thread_memory_headline(r));
     a
+}
+
+/// When the most threads measured (`measured`, of the default variant) is
+/// below the most the run asked for: a finding that says so, with the
+/// limit the plan or the worker named.
+fn fewer_than_asked(r: &ExperimentResult, measured: &str) -> Option<String> {
+    let asked = r
+        .params
+        .get("threads")?
+        .as_array()?
+        .iter()
+        .filter_map(|v| v.as_u64())
+        .max()?;
+    let got: u64 = measured.parse().ok()?;
+    if got >= asked {
+        return None;
+    }
+    // The plan's clamp or the worker's refusal, up to its first clause.
+    let why = r
+        .notes
+        .iter()
+        .find(|n| n.contains("clamped to") || n.contains("was refused"))
+        .map(|n| n.split("; ").next().unwrap_or(n).to_string());
+    Some(format!(
+        "fewer threads than asked: at most {} measured of the {} asked{}; every figure here is for the counts measured, and none is scaled beyond them",
+        group_digits(got as i64),
+        group_digits(asked as i64),
+        why.map_or(String::new(), |w| format!(" ({w})"))
+    ))
 }
 
 type Get<'a> = dyn Fn(&MetricSpec, &str) -> Option<&'a Summary> + 'a;
@@ -609,7 +649,7 @@ fn thread_memory_headline(e: &ExperimentResult) -> Option<String> {
     };
     let kernel = e.find(&KERNEL_STACK_PER_THREAD_KIB, &at);
     Some(format!(
-        "a blocked thread with the {stack} default stack reserves {} of address space but keeps {}{} resident{} (at {n} threads)",
+        "a blocked thread with the {stack} default stack reserves {} of address space but keeps {}{} resident{} (at {n} threads{})",
         quoted(&virt.summary, Unit::Kib),
         quoted(res, Unit::Kib),
         // VmRSS (a file from before the exact count) carries its bound.
@@ -621,5 +661,10 @@ fn thread_memory_headline(e: &ExperimentResult) -> Option<String> {
         kernel
             .map(|k| format!(", plus {} of kernel stack", quoted(&k.summary, Unit::Kib)))
             .unwrap_or_default(),
+        if fewer_than_asked(e, &n).is_some() {
+            ", fewer threads than asked"
+        } else {
+            ""
+        },
     ))
 }

@@ -270,3 +270,37 @@ fn kernel_memory_per_1000_threads_sits_beside_user_rss() {
 fn settled_around_zero(name: &str, pairs: &[(&str, &str)]) -> Metric {
     crate::experiments::testing::settled(name, pairs, 300.0, -200.0, 900.0)
 }
+
+#[test]
+fn fewer_threads_than_asked_is_said_first_and_nothing_is_scaled_beyond_them() {
+    let mut r = three_counts();
+    // As asked and measured: scaled to the seed's 10,000, no word of it.
+    r.params
+        .insert("threads".into(), serde_json::json!([500, 1000, 2000]));
+    let a = analyze(&r);
+    let all = a.findings.join("\n");
+    assert!(all.contains("Scaled to the seed's 10,000: "), "{all}");
+    assert!(!all.contains("fewer threads than asked"), "{all}");
+    // A limit held the run to 2000 of the 50,000 asked.
+    r.params
+        .insert("threads".into(), serde_json::json!([50_000]));
+    r.notes.push(
+        "50000 threads is more than this machine allows one process now: RLIMIT_NPROC bounds it at 2300 (ulimit -u 2300 tasks); 2000 leaves room for the rest of the system; clamped to 2000 threads".into(),
+    );
+    let a = analyze(&r);
+    assert!(
+        a.findings[0].starts_with(
+            "fewer threads than asked: at most 2,000 measured of the 50,000 asked (50000 threads is more than this machine allows one process now: RLIMIT_NPROC bounds it at 2300"
+        ),
+        "{:?}",
+        a.findings
+    );
+    let all = a.findings.join("\n");
+    assert!(!all.contains("Scaled to the seed's 10,000: "), "{all}");
+    assert!(all.contains("Not scaled to the seed's 10,000"), "{all}");
+    assert!(
+        a.headlines[0].ends_with("fewer threads than asked)"),
+        "{:?}",
+        a.headlines
+    );
+}

@@ -5,7 +5,7 @@
 
 use super::array::{check_against_serial, fill, split};
 use super::variants::{thp_choice, thp_of};
-use super::{cpus, fitting_sizes, notes_for_cpus, worker_counts, Contention};
+use super::{cpus, fitting_sizes, notes_for_cpus, worker_counts, workers_chosen, Contention};
 use super::{MAX_WORKERS, N_PARAM, OTHERS_CPUS};
 use crate::experiments::prelude::*;
 use crate::experiments::spawn::engine::{CHILD_START_NS, REAP_NS};
@@ -86,7 +86,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         },
         ParamSpec {
             name: "workers",
-            help: "workers: the parent and W-1 children, W from 2 to 4×CPUs; 0, the default, means the CPU count, at least 2",
+            help: "workers: the parent and W-1 children, W from 2 to 4×CPUs; 0 (alone), the default, means the CPU count, at least 2",
             kind: ParamKind::CountList { min: 0, max: MAX_WORKERS },
             quick: "0",
             thorough: "0",
@@ -118,7 +118,7 @@ pub struct ForktimePoint {
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
     let sizes = fitting_sizes(ctx, "n", &mut pts.notes)?;
-    let w = if ctx.user_set.iter().any(|n| n == "workers") {
+    let w = if workers_chosen(ctx, "workers") {
         *worker_counts(ctx, "workers")?.iter().max().unwrap_or(&2)
     } else {
         cpus(ctx.env).max(2)

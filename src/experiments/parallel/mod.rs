@@ -113,20 +113,27 @@ fn fitting_sizes(ctx: &PlanCtx, name: &str, notes: &mut Vec<String>) -> Result<V
     Ok(out)
 }
 
+/// Whether the user chose the worker counts: set with `-p`, and not to 0,
+/// which means the default counts (as `tasklab list` shows it).
+fn workers_chosen(ctx: &PlanCtx, name: &str) -> bool {
+    ctx.user_set.iter().any(|n| n == name) && ctx.params.list(name) != [0]
+}
+
 /// The worker counts: the user's list (each 1..=4×CPUs), or by default 2 up
-/// to the CPU count and one more, to show oversubscription.
+/// to the CPU count and one more, to show oversubscription. `0` alone is
+/// the default; in a list with other counts it is refused (it is no count).
 fn worker_counts(ctx: &PlanCtx, name: &str) -> Result<Vec<usize>, String> {
     let c = cpus(ctx.env);
     let cap = (4 * c as u64).clamp(4, MAX_WORKERS);
     let asked = ctx.params.list(name);
-    if !ctx.user_set.iter().any(|n| n == name) || asked.is_empty() {
+    if !workers_chosen(ctx, name) || asked.is_empty() {
         return Ok((2..=c.max(2) + 1).collect());
     }
     let mut out = Vec::new();
     for w in asked {
         if w == 0 {
             return Err(format!(
-                "{name}=0: at least one worker is needed (valid: 1 to {cap}, four times the {c} CPUs here)"
+                "{name}=0 means the default worker counts and stands alone: give 0, or counts from 1 to {cap} (four times the {c} CPUs here)"
             ));
         }
         if w > cap {
@@ -154,7 +161,7 @@ const N_PARAM: ParamSpec = ParamSpec {
 };
 
 const WORKERS_HELP: &str =
-    "worker counts W, each 1 to 4×CPUs; 0, the default, means 2 up to the CPU count plus one";
+    "worker counts W, each 1 to 4×CPUs; 0 (alone), the default, means 2 up to the CPU count plus one";
 
 fn notes_for_cpus(out: &mut WorkerOutput, workers: &[usize]) {
     let allowed = sys::allowed_cpus().map(|c| c.len()).unwrap_or(0);

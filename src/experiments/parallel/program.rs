@@ -6,8 +6,8 @@
 use super::array::{check_against_serial, exact_average, fill, sum_by, Pools, Variant, SEED_N};
 use super::variants::{thp_choice, thp_of, THP_SETTINGS};
 use super::{
-    column, cpus, fitting_sizes, notes_for_cpus, reading_cpus, speedups, worker_counts, Contention,
-    AVERAGE_NS, CPUS, MAX_WORKERS, N_PARAM, OTHERS_CPUS, SPEEDUP,
+    column, cpus, fitting_sizes, notes_for_cpus, reading_cpus, speedups, worker_counts,
+    workers_chosen, Contention, AVERAGE_NS, CPUS, MAX_WORKERS, N_PARAM, OTHERS_CPUS, SPEEDUP,
 };
 use crate::experiments::prelude::*;
 use crate::measure::rss::ANON_HUGE_KIB;
@@ -93,7 +93,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         N_PARAM,
         ParamSpec {
             name: "workers",
-            help: "workers for the parallel variants, each 1 to 4×CPUs; 0, the default, means 2, as in the seed, or the CPU count when larger",
+            help: "workers for the parallel variants, each 1 to 4×CPUs; 0 (alone), the default, means 2, as in the seed, or the CPU count when larger",
             kind: ParamKind::CountList { min: 0, max: MAX_WORKERS },
             quick: "0",
             thorough: "0",
@@ -185,7 +185,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
     let sizes = fitting_sizes(ctx, "n", &mut pts.notes)?;
     let mut workers = worker_counts(ctx, "workers")?;
-    if !ctx.user_set.iter().any(|n| n == "workers") {
+    if !workers_chosen(ctx, "workers") {
         // The seed's 2, and the CPU count when it is more.
         workers = vec![2];
         if cpus(ctx.env) > 2 {

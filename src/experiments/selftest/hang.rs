@@ -1,7 +1,9 @@
-//! selftest.hang: a worker that starts a child and then both hang.
+//! selftest.hang: a worker that starts a child and then both hang (at one
+//! point: `-p fail_at=`).
 //! Reproduces no seed experiment: it checks that a hung worker is killed
 //! with everything it started.
 
+use super::{behave, misbehaves, points, FAIL_AT, POINTS, READ_NS};
 use crate::experiments::prelude::*;
 
 pub static EXPERIMENT: Experiment = Experiment {
@@ -9,11 +11,17 @@ pub static EXPERIMENT: Experiment = Experiment {
     summary: "a worker that starts a child and then both hang (for tests)",
     reproduces: "nothing: a fault-handling check",
     hidden: true,
+    params: &[POINTS, FAIL_AT],
+    metrics: &[&READ_NS],
+    points,
     measure,
     ..Experiment::DEFAULT
 };
 
-fn measure(_: &Job) -> anyhow::Result<WorkerOutput> {
+fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
+    if !misbehaves(job)? {
+        return behave(job);
+    }
     // A grandchild in the worker's process group: the parent must kill it
     // too, and it dies with the worker if tasklab itself is killed. Its pid
     // goes to stderr so a test can check it is gone.

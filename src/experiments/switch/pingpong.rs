@@ -167,6 +167,19 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
         } else {
             "the cpus parameter names one CPU".to_string()
         };
+        // The user's own two-CPU placement cannot run: refused, as a
+        // value the machine cannot honour; a default one is dropped.
+        if ctx.user_set.iter().any(|n| n == "placements") {
+            let asked: Vec<&str> = placements
+                .iter()
+                .filter(|p| two_cpus(p))
+                .map(String::as_str)
+                .collect();
+            return Err(format!(
+                "placements={} needs two CPUs, but {why}: give -p cpus=A,B with two CPUs, or a one-CPU placement (same_cpu, unpinned)",
+                asked.join(",")
+            ));
+        }
         pts.notes.push(format!("two-CPU placements skipped: {why}"));
         placements.retain(|p| !two_cpus(p));
     }
@@ -195,6 +208,12 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
             cpus: cpus.clone(),
             pcid: ctx.env.facts.pcid,
         });
+    }
+    if pts.points.is_empty() && !ctx.user_set.is_empty() {
+        return Err(
+            "nothing to measure: no method fits the placements asked for (a same-CPU-only method needs a one-CPU placement)"
+                .into(),
+        );
     }
     Ok(pts)
 }
