@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 const UPPER: &[&str] = &["run", "report", "cli", "ab", "advise", "compare", "predict"];
 
 /// The lower floors: every file in these folders, and these files.
-const LOWER_DIRS: &[&str] = &["experiments", "measure", "stats", "sys", "env"];
-const LOWER_FILES: &[&str] = &["units.rs", "metric.rs", "results.rs", "error.rs"];
+const LOWER_DIRS: &[&str] = &["experiments", "measure", "stats", "sys", "env", "results"];
+const LOWER_FILES: &[&str] = &["units.rs", "metric.rs", "error.rs"];
 
 const MAX_LINES: usize = 800;
 

@@ -8,6 +8,11 @@ use crate::stats::{Fit, Summary};
 use crate::sys::safefile::{self, OutDir};
 /// The unit of every figure in the file (defined with its formatters).
 pub use crate::units::{Better, Unit};
+
+mod round;
+mod seed;
+pub use round::{Canary, RoundRecord, RoundTelemetry};
+pub use seed::{SeedCompare, SeedRef, SeedStat};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -46,81 +51,6 @@ pub fn case_of(labels: &Labels) -> String {
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// A figure published in one of the seeds, for comparison only: never ours.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SeedRef {
-    /// Low and high end of what the seed reports (equal for a single value).
-    pub lo: f64,
-    pub hi: f64,
-    pub unit: Unit,
-    /// The seed file in `shared/seeds/`.
-    pub source: String,
-    pub hardware: String,
-    /// How the seed measured it, where that differs from ours.
-    pub method: String,
-    /// The statistic the seed reports; ours is compared by the same one
-    /// (schema 2; older files: the median).
-    #[serde(default)]
-    pub statistic: SeedStat,
-    /// The seed timed single cold calls (the first in a fresh process), so
-    /// only a series of first calls (`call=first`) compares with it.
-    #[serde(default)]
-    pub cold: bool,
-    /// What the seed's range sweeps, when it is a sweep rather than a
-    /// spread of repetitions ("the CPU frequency, 3.4 to 1.3 GHz"): ours
-    /// "within" it means within the range he swept, nothing more.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sweep: Option<String>,
-    /// How the seed's protocol differs from ours where that, not the
-    /// machine, is the likely cause of a gap (e.g. one timed region against
-    /// a loop of warm calls); empty when the protocols match.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub protocol: String,
-}
-
-/// The statistic a seed figure is: what of ours it may be compared with.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SeedStat {
-    /// The median of repetitions (or a figure read off a chart of them).
-    #[default]
-    Median,
-    /// The mean of many repetitions.
-    Mean,
-    /// The fastest of many repetitions.
-    Min,
-    /// Single calls: one value or the range a few of them spanned.
-    Single,
-}
-
-impl SeedStat {
-    pub fn word(self) -> &'static str {
-        match self {
-            SeedStat::Median => "median",
-            SeedStat::Mean => "mean",
-            SeedStat::Min => "minimum",
-            SeedStat::Single => "single calls",
-        }
-    }
-}
-
-impl SeedRef {
-    pub fn mid(&self) -> f64 {
-        (self.lo + self.hi) / 2.0
-    }
-}
-
-/// How one of our figures stands against a seed's, like for like.
-#[derive(Clone, Debug, PartialEq)]
-pub enum SeedCompare {
-    /// Ours lies inside the seed's range.
-    Within,
-    /// Ours over the seed's figure, or over the nearer edge of its range.
-    Ratio(f64),
-    /// Not comparable, and why (another protocol, or a meaningless ratio).
-    Unlike(String),
 }
 
 /// One measured series: raw samples, their summary and any seed figure.
@@ -367,91 +297,6 @@ pub struct NamedFit {
     pub x_unit: String,
     pub y_unit: String,
     pub fit: Fit,
-}
-
-/// The canary: two fixed operations whose cost should not move within a run.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Canary {
-    /// One bare system call (getppid): the median over every CPU the worker
-    /// may use, each read pinned to it.
-    pub syscall_ns: f64,
-    /// One byte written to a pipe and read back by the same task.
-    pub pipe_ns: f64,
-    /// The system call on each CPU in turn, pinned: (CPU, ns). A vCPU the
-    /// host runs slower reads slower here, whatever the experiment did.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub per_cpu_ns: Vec<(usize, f64)>,
-    /// The coherence floor: half a round trip of a cache line bounced
-    /// between the first two CPUs (whether they share a cache shows here).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub coherence_ns: Option<f64>,
-}
-
-/// One round's contamination record. The fields after
-/// `procs_running_end` are schema 2 additions, absent (empty) in older
-/// files.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct RoundTelemetry {
-    pub wall_ns: f64,
-    /// User + system time of the worker and its reaped children.
-    pub cpu_ns: f64,
-    pub canary_start: Canary,
-    pub canary_end: Canary,
-    /// Steal time of all CPUs during the round.
-    pub steal_ns: f64,
-    /// Time the worker's main thread was runnable but waiting for a CPU.
-    pub run_delay_ns: f64,
-    /// Involuntary context switches of the worker (all its threads).
-    pub involuntary_switches: f64,
-    /// Tasks runnable on the machine at the start and the end (the worker
-    /// itself included).
-    pub procs_running_start: f64,
-    pub procs_running_end: f64,
-    /// Per CPU (indexed by CPU number), steal and idle time during the
-    /// round, from /proc/stat's 10 ms ticks.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub cpu_steal_ns: Vec<f64>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub cpu_idle_ns: Vec<f64>,
-    /// Reschedule, function-call and TLB-shootdown interrupts on all CPUs
-    /// during the round (/proc/interrupts RES, CAL, TLB).
-    #[serde(default)]
-    pub res_ipis: f64,
-    #[serde(default)]
-    pub cal_ipis: f64,
-    #[serde(default)]
-    pub tlb_ipis: f64,
-    /// Minor page faults of the worker and its reaped children.
-    #[serde(default)]
-    pub minor_faults: f64,
-    /// Periods the cgroup's CPU quota throttled it, and the time held
-    /// back, during the round (cpu.stat; 0 without a CPU controller and in
-    /// older files). The cgroup is shared: other work in it counts too.
-    #[serde(default)]
-    pub nr_throttled: f64,
-    #[serde(default)]
-    pub throttled_usec: f64,
-    /// The clock the CPU ran at when the round started, counted with a
-    /// chain of dependent additions (as the calibration counts it once):
-    /// the host may change it from round to round. None where additions do
-    /// not count cycles and in older files.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu_mhz: Option<f64>,
-    /// The growth of /proc/vmstat's THP and compaction counters during the
-    /// round (system-wide: `thp_fault_alloc`, `thp_fault_fallback`,
-    /// `compact_stall`, ...; those the kernel has; empty in older files).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub vmstat: BTreeMap<String, f64>,
-}
-
-/// One round of an experiment: which point, which round, and what the
-/// machine did meanwhile.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RoundRecord {
-    pub point: usize,
-    pub round: usize,
-    #[serde(flatten)]
-    pub telemetry: RoundTelemetry,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,0 +1,91 @@
+//! Each round's record: what the machine did while a worker measured (the
+//! canary at the start and the end, steal, interrupts, faults, the CPU's
+//! clock, the THP counters).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The canary: two fixed operations whose cost should not move within a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Canary {
+    /// One bare system call (getppid): the median over every CPU the worker
+    /// may use, each read pinned to it.
+    pub syscall_ns: f64,
+    /// One byte written to a pipe and read back by the same task.
+    pub pipe_ns: f64,
+    /// The system call on each CPU in turn, pinned: (CPU, ns). A vCPU the
+    /// host runs slower reads slower here, whatever the experiment did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_cpu_ns: Vec<(usize, f64)>,
+    /// The coherence floor: half a round trip of a cache line bounced
+    /// between the first two CPUs (whether they share a cache shows here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coherence_ns: Option<f64>,
+}
+
+/// One round's contamination record. The fields after
+/// `procs_running_end` are schema 2 additions, absent (empty) in older
+/// files.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RoundTelemetry {
+    pub wall_ns: f64,
+    /// User + system time of the worker and its reaped children.
+    pub cpu_ns: f64,
+    pub canary_start: Canary,
+    pub canary_end: Canary,
+    /// Steal time of all CPUs during the round.
+    pub steal_ns: f64,
+    /// Time the worker's main thread was runnable but waiting for a CPU.
+    pub run_delay_ns: f64,
+    /// Involuntary context switches of the worker (all its threads).
+    pub involuntary_switches: f64,
+    /// Tasks runnable on the machine at the start and the end (the worker
+    /// itself included).
+    pub procs_running_start: f64,
+    pub procs_running_end: f64,
+    /// Per CPU (indexed by CPU number), steal and idle time during the
+    /// round, from /proc/stat's 10 ms ticks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpu_steal_ns: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpu_idle_ns: Vec<f64>,
+    /// Reschedule, function-call and TLB-shootdown interrupts on all CPUs
+    /// during the round (/proc/interrupts RES, CAL, TLB).
+    #[serde(default)]
+    pub res_ipis: f64,
+    #[serde(default)]
+    pub cal_ipis: f64,
+    #[serde(default)]
+    pub tlb_ipis: f64,
+    /// Minor page faults of the worker and its reaped children.
+    #[serde(default)]
+    pub minor_faults: f64,
+    /// Periods the cgroup's CPU quota throttled it, and the time held
+    /// back, during the round (cpu.stat; 0 without a CPU controller and in
+    /// older files). The cgroup is shared: other work in it counts too.
+    #[serde(default)]
+    pub nr_throttled: f64,
+    #[serde(default)]
+    pub throttled_usec: f64,
+    /// The clock the CPU ran at when the round started, counted with a
+    /// chain of dependent additions (as the calibration counts it once):
+    /// the host may change it from round to round. None where additions do
+    /// not count cycles and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_mhz: Option<f64>,
+    /// The growth of /proc/vmstat's THP and compaction counters during the
+    /// round (system-wide: `thp_fault_alloc`, `thp_fault_fallback`,
+    /// `compact_stall`, ...; those the kernel has; empty in older files).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub vmstat: BTreeMap<String, f64>,
+}
+
+/// One round of an experiment: which point, which round, and what the
+/// machine did meanwhile.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoundRecord {
+    pub point: usize,
+    pub round: usize,
+    #[serde(flatten)]
+    pub telemetry: RoundTelemetry,
+}
