@@ -97,11 +97,24 @@ pub fn resolve(root: &Path, path: &str) -> Result<String, String> {
 }
 
 /// The value of a setting now, trimmed.
+/// A setting that offers choices reads as all of them with the one in force
+/// in brackets (`always [madvise] never`): that one is its value, the form
+/// it is written in.
 pub fn read(root: &Path, path: &str) -> io::Result<String> {
     let p = under(root, path)?;
     fs::read_to_string(&p)
-        .map(|s| s.trim().to_string())
+        .map(|s| chosen(&s))
         .map_err(|e| io::Error::new(e.kind(), format!("cannot read {path}: {e}")))
+}
+
+/// The value in force of what a setting file reads: the bracketed choice
+/// of a list of choices, else the text trimmed.
+pub fn chosen(text: &str) -> String {
+    let t = text.trim();
+    match (t.find('['), t.find(']')) {
+        (Some(a), Some(b)) if a < b => t[a + 1..b].trim().to_string(),
+        _ => t.to_string(),
+    }
 }
 
 fn write(root: &Path, k: &Knob) -> io::Result<()> {
@@ -114,7 +127,9 @@ fn write(root: &Path, k: &Knob) -> io::Result<()> {
         .custom_flags(libc::O_NOFOLLOW)
         .open(&p)
         .map_err(|e| io::Error::new(e.kind(), format!("cannot write {}: {e}", k.path)))?;
-    io::Write::write_all(&mut f, format!("{}\n", k.value).as_bytes())
+    // A value recorded as a list of choices (by an older tasklab) is
+    // written as the choice in force.
+    io::Write::write_all(&mut f, format!("{}\n", chosen(&k.value)).as_bytes())
         .map_err(|e| io::Error::new(e.kind(), format!("cannot write {}: {e}", k.path)))
 }
 

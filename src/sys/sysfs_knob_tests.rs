@@ -186,3 +186,24 @@ fn after_sigkill_the_next_start_restores_from_the_record() {
     assert!(!has_record(root));
     assert!(recover(root).unwrap().is_empty(), "applied once");
 }
+
+#[test]
+fn a_setting_of_choices_is_read_and_restored_as_the_choice_in_force() {
+    let d = fake_root();
+    let root = d.path();
+    let thp = "/sys/kernel/mm/transparent_hugepage/enabled";
+    let file = root.join(thp.trim_start_matches('/'));
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "always [madvise] never\n").unwrap();
+    assert_eq!(read(root, thp).unwrap(), "madvise");
+    // already in force: nothing to change, no record
+    let held = hold(root, &[knob(thp, "madvise")]).unwrap();
+    assert!(held.changes().is_empty());
+    drop(held);
+    let mut held = hold(root, &[knob(thp, "always")]).unwrap();
+    assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), "always");
+    held.restore().unwrap();
+    assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), "madvise");
+    assert_eq!(chosen(" [never]\n"), "never");
+    assert_eq!(chosen("200000\n"), "200000");
+}
