@@ -114,7 +114,8 @@ fn restore_settings() {
             for k in restored {
                 eprintln!(
                     "tasklab: restored {} to {} (a tasklab run that changed it was killed)",
-                    k.path, k.value
+                    k.path,
+                    sys::sysfs_knob::chosen(&k.value)
                 );
             }
         }
