@@ -364,25 +364,10 @@ pub struct SlowSink<'a> {
     pub chunk: usize,
 }
 
+/// An absolute sleep (`tsc::sleep_until_ns`: clock_nanosleep only, and an
+/// error that allocates nothing, so a forked child may call it).
 fn sleep_until(deadline_ns: u64) {
-    let ts = libc::timespec {
-        tv_sec: (deadline_ns / 1_000_000_000) as libc::time_t,
-        tv_nsec: (deadline_ns % 1_000_000_000) as libc::c_long,
-    };
-    loop {
-        // SAFETY: ts is a valid timespec; TIMER_ABSTIME needs no remainder.
-        let r = unsafe {
-            libc::clock_nanosleep(
-                libc::CLOCK_MONOTONIC,
-                libc::TIMER_ABSTIME,
-                &ts,
-                std::ptr::null_mut(),
-            )
-        };
-        if r != libc::EINTR {
-            return;
-        }
-    }
+    let _ = super::tsc::sleep_until_ns(deadline_ns);
 }
 
 impl SlowSink<'_> {
