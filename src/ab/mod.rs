@@ -149,18 +149,6 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
         .into());
     }
     let plan = blocks::combine(pa, pb, (&a.env, &b.env), rounds, seed);
-    let out_path = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_OUT));
-    let out = crate::report::open_out(
-        &out_path,
-        if args.out.is_some() {
-            Trust::Explicit
-        } else {
-            Trust::Default
-        },
-    )?;
     // A signal from here on ends the run cleanly, its settings restored
     // (measuring adds its own flag for the same signals).
     let early = std::sync::Arc::new(crate::measure::worker::StopFlag::new(0));
@@ -176,6 +164,18 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
         eprintln!("interrupted before measuring: every setting is restored");
         return Ok(ExitCode::from(130));
     }
+    let out_path = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_OUT));
+    let out = crate::report::open_out(
+        &out_path,
+        if args.out.is_some() {
+            Trust::Explicit
+        } else {
+            Trust::Default
+        },
+    )?;
     let show = Show {
         quiet: args.quiet || args.json,
         tables: false,
