@@ -282,26 +282,19 @@ pub fn res_cal(text: &str, cpus: &[usize]) -> [u64; 2] {
     })
 }
 
-/// `a − b` with the interval of the difference itself: each side's
-/// half-widths combined as independent errors (the low end from a's lower
-/// and b's upper half-width). None when either series is flagged or its
-/// interval bounds nothing (an interval that bounds nothing supports no
-/// sentence).
+/// `a − b` with the interval of the difference itself
+/// (`stats::contrast::difference`: each side's half-widths combined as
+/// independent errors). None when either series is flagged or its interval
+/// bounds nothing (an interval that bounds nothing supports no sentence).
 pub fn diff(a: &Summary, b: &Summary, unit: Unit) -> Option<Difference> {
     if [a, b].iter().any(|s| s.unstable || bounds_nothing(s, unit)) {
         return None;
     }
-    let d = a.median - b.median;
-    let below = (a.median - a.ci95_lo)
-        .max(0.0)
-        .hypot((b.ci95_hi - b.median).max(0.0));
-    let above = (a.ci95_hi - a.median)
-        .max(0.0)
-        .hypot((b.median - b.ci95_lo).max(0.0));
+    let i = crate::stats::contrast::difference(a, b);
     Some(Difference {
-        d,
-        lo: d - below,
-        hi: d + above,
+        d: i.value,
+        lo: i.lo,
+        hi: i.hi,
         unit,
         weak: None,
     })
