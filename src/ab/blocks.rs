@@ -2,7 +2,7 @@
 //! their rounds in blocks A B B A, repeated, each block one round of every
 //! point of its side, shuffled inside the block.
 
-use crate::run::plan::{Plan, Planned, Slot};
+use crate::run::plan::{Plan, Planned, SideSetup, Slot};
 use crate::stats::paired::{block_side, Side};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::seq::SliceRandom;
@@ -25,7 +25,11 @@ pub fn combine(
     let mark = |p: Vec<Planned>, side: Side, pin: &Option<Vec<usize>>, env: &[EnvVar]| {
         p.into_iter()
             .map(|mut e| {
-                e.side = Some(super::setup(side, pin.clone(), env));
+                e.side = Some(SideSetup {
+                    side,
+                    pin: pin.clone(),
+                    env: env.to_vec(),
+                });
                 e
             })
             .collect::<Vec<_>>()

@@ -20,7 +20,7 @@ pub mod verdict;
 use crate::cli::AbArgs;
 use crate::error::UsageError;
 use crate::results::AbRecord;
-use crate::run::plan::{self, Plan, Planned, SideSetup};
+use crate::run::plan::{self, Plan, Planned};
 use crate::run::{self as runner, Show};
 use crate::stats::paired::Side;
 use crate::stats::Verdict;
@@ -149,18 +149,11 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
         .into());
     }
     let plan = blocks::combine(pa, pb, (&a.env, &b.env), rounds, seed);
-    // A signal from here on ends the run cleanly, its settings restored
-    // (measuring adds its own flag for the same signals).
-    let early = std::sync::Arc::new(crate::measure::worker::StopFlag::new(0));
-    for sig in [
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ] {
-        signal_hook::flag::register_usize(sig, std::sync::Arc::clone(&early), sig as usize)?;
-    }
+    // A signal from here on ends the run cleanly, its settings restored:
+    // the run stops on the same flag.
+    let stop = runner::stop_on_signals()?;
     try_knobs(&root, &a.knobs, &b.knobs)?;
-    if crate::measure::worker::stopped_by(&early).is_some() {
+    if crate::measure::worker::stopped_by(&stop).is_some() {
         eprintln!("interrupted before measuring: every setting is restored");
         return Ok(ExitCode::from(130));
     }
@@ -188,14 +181,7 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
     // guard restores the old values whenever it drops.
     let mut held: Option<(Side, Held)> = None;
     let measured = {
-        let mut passed_on = false;
         let mut before = |p: &Planned| -> anyhow::Result<()> {
-            // A signal that came between the check above and the run's own
-            // handlers is raised again, for the run to stop on it.
-            if let Some(sig) = crate::measure::worker::stopped_by(&early).filter(|_| !passed_on) {
-                passed_on = true;
-                signal_hook::low_level::raise(sig)?;
-            }
             let Some(setup) = &p.side else {
                 return Ok(());
             };
@@ -217,7 +203,7 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
             }
             Ok(())
         };
-        runner::measure_with(&plan, env, &out, show, None, &mut before)
+        runner::measure_with(&plan, env, &out, show, None, stop, &mut before)
     };
     if let Some((_, mut h)) = held.take() {
         h.restore()?;
@@ -290,13 +276,4 @@ fn same_effect(pa: &Plan, pb: &Plan, a: &SideSpec, b: &SideSpec) -> bool {
     ea.sort();
     eb.sort();
     params(pa) == params(pb) && pa.pin == pb.pin && ea == eb && ka == kb
-}
-
-/// What a side's workers get, for the planned experiments of that side.
-pub(crate) fn setup(side: Side, pin: Option<Vec<usize>>, env: &[(String, String)]) -> SideSetup {
-    SideSetup {
-        side,
-        pin,
-        env: env.to_vec(),
-    }
 }

@@ -108,8 +108,9 @@ pub fn repeat_of(args: &RunArgs) -> Result<usize, crate::error::UsageError> {
 /// that makes its own, `calibrate`).
 pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Vec<RunResults>)> {
     let repeat = repeat_of(args)?;
-    // Settings a killed run left changed get their old values back first.
-    let busy = recover_sysfs(args.quiet);
+    // A killed run's settings were put back when the command started
+    // (`lib::restore_settings`); a live run's are its own.
+    let busy = sysfs_held_elsewhere();
     let env = crate::env::probe();
     let plan = plan_of(args, &env)?;
     let idle = idle_poll_of(args.idle_poll, busy)?;
@@ -307,7 +308,7 @@ pub fn run_request(req: &plan::Request, out: &Path) -> anyhow::Result<RunResults
 /// Why settings under /sys cannot be changed now: another live run holds
 /// a restore record (a killed run's record was applied when this command
 /// started: `lib::restore_settings`).
-fn recover_sysfs(_quiet: bool) -> Option<String> {
+fn sysfs_held_elsewhere() -> Option<String> {
     if !crate::sys::is_root() {
         return None;
     }
@@ -375,21 +376,16 @@ pub fn measure(
     show: Show,
     idle: Option<&IdlePollPlan>,
 ) -> anyhow::Result<Measured> {
-    measure_with(plan, env, out, show, idle, &mut |_| Ok(()))
+    measure_with(plan, env, out, show, idle, stop_on_signals()?, &mut |_| {
+        Ok(())
+    })
 }
 
-/// [`measure`], with `before` called before each job with the experiment
-/// it measures (`ab` writes its side's kernel settings there). An error
-/// from it ends the run with that error.
-pub fn measure_with(
-    plan: &plan::Plan,
-    env: crate::env::Env,
-    out: &OutDir,
-    show: Show,
-    idle: Option<&IdlePollPlan>,
-    before: &mut dyn FnMut(&plan::Planned) -> anyhow::Result<()>,
-) -> anyhow::Result<Measured> {
-    // A signal stops the run (the flag holds its number, for the record).
+/// A flag that SIGINT, SIGTERM and SIGHUP set (to the signal's number, for
+/// the record) instead of killing the process: a run stops on it between
+/// jobs. A command that must not be killed before it measures (`ab`, while
+/// it tries its settings) makes it early and hands it to [`measure_with`].
+pub fn stop_on_signals() -> anyhow::Result<Arc<StopFlag>> {
     let stop = Arc::new(StopFlag::new(0));
     for sig in [
         signal_hook::consts::SIGINT,
@@ -398,6 +394,22 @@ pub fn measure_with(
     ] {
         signal_hook::flag::register_usize(sig, Arc::clone(&stop), sig as usize)?;
     }
+    Ok(stop)
+}
+
+/// [`measure`], stopping on `stop` ([`stop_on_signals`]), with `before`
+/// called before each job with the experiment it measures (`ab` writes its
+/// side's kernel settings there). An error from it ends the run with that
+/// error. A flag already set when it starts measures nothing.
+pub fn measure_with(
+    plan: &plan::Plan,
+    env: crate::env::Env,
+    out: &OutDir,
+    show: Show,
+    idle: Option<&IdlePollPlan>,
+    stop: Arc<StopFlag>,
+    before: &mut dyn FnMut(&plan::Planned) -> anyhow::Result<()>,
+) -> anyhow::Result<Measured> {
     // Changed once a signal only stops the run; restored when this drops,
     // however `measure` ends (a kill: by the next run, from the record).
     let mut env = env;
