@@ -71,32 +71,16 @@ pub fn comparison(results: &RunResults, threshold_pct: f64) -> Comparison {
             judged((&unflag(b), &unflag(n)), change, threshold, 1, same_thp)
         })
         .collect();
-    let (see_10pct, with_mde, median_mde) = compare::resolution(&rows);
-    Comparison {
-        env_differences: Vec::new(),
-        base_files: names(Side::A, &spec_a),
-        new_files: names(Side::B, &spec_b),
-        base_status: bs.status.clone(),
-        new_status: ns.status.clone(),
-        only_in_base: bs.series.len() - shared.len(),
-        only_in_new: ns.series.len() - shared.len(),
-        threshold_pct,
-        base_runs: 1,
-        new_runs: 1,
-        common_mode: None,
-        relative: false,
-        see_10pct,
-        with_mde,
-        median_mde,
+    // One file a side (runs 1), no environment difference (one machine,
+    // one run), no common mode, and no calibrated band between runs: the
+    // pairs give the interval inside one run.
+    Comparison::of(
+        (&bs, names(Side::A, &spec_a)),
+        (&ns, names(Side::B, &spec_b)),
+        shared.len(),
         rows,
-        base_drift_pct: bs.drift.map(|d| d * 100.0),
-        new_drift_pct: ns.drift.map(|d| d * 100.0),
-        base_canary_ns: bs.canary_ns,
-        new_canary_ns: ns.canary_ns,
-        // The pairs give the interval: no calibrated band between runs
-        // applies inside one run.
-        noise: None,
-    }
+        threshold_pct,
+    )
 }
 
 /// The A/B verdicts in words: what each side set, how the blocks ran, what

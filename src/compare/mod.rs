@@ -90,6 +90,43 @@ pub struct NoiseUse {
 }
 
 impl Comparison {
+    /// What two sides (each with its files' names), the number of series
+    /// they share and the rows give; no environment differences, common
+    /// mode or noise file, which a caller that has them sets.
+    pub fn of(
+        (bs, bn): (&Side, Vec<String>),
+        (ns, nn): (&Side, Vec<String>),
+        shared: usize,
+        rows: Vec<Row>,
+        threshold_pct: f64,
+    ) -> Comparison {
+        let (see_10pct, with_mde, median_mde) = resolution(&rows);
+        Comparison {
+            env_differences: Vec::new(),
+            base_files: bn,
+            new_files: nn,
+            base_status: bs.status.clone(),
+            new_status: ns.status.clone(),
+            // A side holds each series once: what is not shared is its own.
+            only_in_base: bs.series.len() - shared,
+            only_in_new: ns.series.len() - shared,
+            threshold_pct,
+            base_runs: bs.runs,
+            new_runs: ns.runs,
+            common_mode: None,
+            relative: false,
+            see_10pct,
+            with_mde,
+            median_mde,
+            rows,
+            base_drift_pct: bs.drift.map(|d| d * 100.0),
+            new_drift_pct: ns.drift.map(|d| d * 100.0),
+            base_canary_ns: bs.canary_ns,
+            new_canary_ns: ns.canary_ns,
+            noise: None,
+        }
+    }
+
     pub fn count(&self, v: Verdict) -> usize {
         self.rows.iter().filter(|r| r.verdict == v).count()
     }
@@ -329,30 +366,12 @@ pub fn comparison(
             .fingerprint
             .differences(&new[0].env.machine_fingerprint()),
     });
-    let (see_10pct, with_mde, median_mde) = resolution(&rows);
     Ok(Comparison {
         env_differences: env_differences(&base[0], &new[0]),
-        base_files: bn,
-        new_files: nn,
-        base_status: bs.status.clone(),
-        new_status: ns.status.clone(),
-        // A side holds each series once: what is not shared is its own.
-        only_in_base: bs.series.len() - shared.len(),
-        only_in_new: ns.series.len() - shared.len(),
-        threshold_pct,
-        base_runs: bs.runs,
-        new_runs: ns.runs,
         common_mode,
         relative,
-        see_10pct,
-        with_mde,
-        median_mde,
-        rows,
-        base_drift_pct: bs.drift.map(|d| d * 100.0),
-        new_drift_pct: ns.drift.map(|d| d * 100.0),
-        base_canary_ns: bs.canary_ns,
-        new_canary_ns: ns.canary_ns,
         noise,
+        ..Comparison::of((&bs, bn), (&ns, nn), shared.len(), rows, threshold_pct)
     })
 }
 
