@@ -15,6 +15,17 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never
+    #[arg(long, value_enum, default_value = "auto", global = true, value_name = "WHEN")]
+    pub color: ColorArg,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ColorArg {
+    #[default]
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Subcommand, Debug)]

@@ -14,6 +14,7 @@ pub mod error;
 pub mod experiments;
 pub mod measure;
 pub mod metric;
+pub mod paint;
 pub mod predict;
 pub mod report;
 pub mod results;
@@ -34,6 +35,11 @@ pub fn main_entry() -> ExitCode {
     // (scratch folder removed, results written) and exits 141 itself.
     sys::default_sigpipe();
     let cli = Cli::parse();
+    paint::init(match cli.color {
+        cli::ColorArg::Auto => paint::Choice::Auto,
+        cli::ColorArg::Always => paint::Choice::Always,
+        cli::ColorArg::Never => paint::Choice::Never,
+    });
     if matches!(
         cli.command,
         None | Some(Command::Run(_)) | Some(Command::Calibrate(_))

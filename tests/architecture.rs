@@ -11,7 +11,7 @@ const UPPER: &[&str] = &["run", "report", "cli", "ab", "advise", "compare", "pre
 
 /// The lower floors: every file in these folders, and these files.
 const LOWER_DIRS: &[&str] = &["experiments", "measure", "stats", "sys", "env", "results"];
-const LOWER_FILES: &[&str] = &["units.rs", "metric.rs", "error.rs"];
+const LOWER_FILES: &[&str] = &["units.rs", "metric.rs", "error.rs", "paint.rs"];
 
 const MAX_LINES: usize = 800;
 
