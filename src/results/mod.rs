@@ -9,9 +9,11 @@ use crate::sys::safefile::{self, OutDir};
 /// The unit of every figure in the file (defined with its formatters).
 pub use crate::units::{Better, Unit};
 
+mod identity;
 mod round;
 mod seed;
 pub use round::{Canary, RoundRecord, RoundTelemetry};
+pub use identity::UNKNOWN;
 pub use seed::{SeedCompare, SeedRef, SeedStat};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
