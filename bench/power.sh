@@ -91,35 +91,8 @@ PY
   fi
   exit 0
 fi
-if [ "${1:-}" = --from ]; then
-  from="$(realpath -e -- "${2:?--from takes the folder of a set}")"
-fi
-cd "$(dirname "$0")/.."
-cargo build --release --quiet
-bin=target/release/tasklab
-files=()
-if [ -n "${from:-}" ]; then
-  dir="$from"
-  n=0
-  while [ -f "$dir/run$((n + 1))/results.json" ]; do
-    n=$((n + 1))
-    files+=("$dir/run$n/results.json")
-  done
-  [ "$n" -ge 2 ] || { echo "$dir holds fewer than two runs" >&2; exit 2; }
-  work="$(mktemp -d "${TMPDIR:-/tmp}/tasklab-power-XXXXXX")"
-else
-  n="${1:-4}"
-  dir="$(mktemp -d "${TMPDIR:-/tmp}/tasklab-power-XXXXXX")"
-  work="$dir"
-  for i in $(seq 1 "$n"); do
-    start=$(date +%s.%N)
-    "$bin" run --quiet --out "$dir/run$i"
-    end=$(date +%s.%N)
-    echo "run $i: $(python3 -c "print(f'{$end - $start:.1f}')") s" >&2
-    files+=("$dir/run$i/results.json")
-  done
-fi
-echo "runs in $dir, copies and compares in $work" >&2
+. "$(dirname "$0")/lib.sh"
+bench_runs tasklab-power "$@"
 
 # A copy of FILE with every directional series made worse by K (or only
 # EXPERIMENT's series named METRIC multiplied by K, when given).

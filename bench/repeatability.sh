@@ -23,42 +23,9 @@
 #        is written out; built, when there was no Go at compile time)
 # Needs python3. Do not run anything else meanwhile: it is a benchmark.
 set -euo pipefail
-if [ "${1:-}" = --from ]; then
-  # Resolved before the cd below, so a folder relative to the caller works.
-  from="$(realpath -e -- "${2:?--from takes the folder of a set}")"
-fi
-cd "$(dirname "$0")/.."
-cargo build --release --quiet
-bin=target/release/tasklab
-files=()
-if [ "${1:-}" = --from ]; then
-  dir="$from"
-  n=0
-  while [ -f "$dir/run$((n + 1))/results.json" ]; do
-    n=$((n + 1))
-    files+=("$dir/run$n/results.json")
-  done
-  [ "$n" -ge 2 ] || { echo "$dir holds fewer than two runs (run1/results.json ...)" >&2; exit 2; }
-  out="$(mktemp -d "${TMPDIR:-/tmp}/tasklab-repeat-XXXXXX")"
-  echo "runs in $dir; this build's compare output in $out" >&2
-else
-  n="${1:-4}"
-  shift || true
-  dir="$(mktemp -d "${TMPDIR:-/tmp}/tasklab-repeat-XXXXXX")"
-  out="$dir"
-  echo "runs in $dir" >&2
-  if [ "${COLD_GO:-0}" = 1 ]; then
-    cache="${XDG_CACHE_HOME:-$HOME/.cache}/tasklab"
-    case "$cache" in /*/tasklab) rm -rf -- "$cache" && echo "emptied $cache" >&2 ;; esac
-  fi
-  for i in $(seq 1 "$n"); do
-    start=$(date +%s.%N)
-    "$bin" run --quiet --out "$dir/run$i" "$@"
-    end=$(date +%s.%N)
-    echo "run $i: $(python3 -c "print(f'{$end - $start:.1f}')") s" >&2
-    files+=("$dir/run$i/results.json")
-  done
-fi
+. "$(dirname "$0")/lib.sh"
+bench_runs tasklab-repeat "$@"
+out="$work"
 pairs=()
 for i in $(seq 1 $((n - 1))); do
   a="${files[$((i - 1))]}"
