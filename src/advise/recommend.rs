@@ -34,7 +34,7 @@ pub fn advise(w: &Workload, c: &Costs) -> Advice {
         notes.push(format!("ignored in {}: {}", c.source, r.reason));
     }
     notes.push(
-        "CPU overhead counts creating and switching tasks only, not their own work; a kernel switch is costed at its same-CPU figure, the CPU time of the kernel's switch path; a hand-off that wakes a task on another CPU takes longer (the cross-CPU figure in the basis), but the extra is wake-up latency, mostly idle time: it adds to response time, not to CPU load".into(),
+        "CPU overhead counts creating and switching tasks only, not their own work; a kernel switch is costed at its same-CPU figure, the CPU time of the kernel's switch path; a hand-off that wakes a task on another CPU takes longer (the cross-CPU figure in the basis): that extra adds to response time, and only part of it is CPU time (the IPI, the idle exit; `switch.wakeup` bounds the parts), so it is shown, not added to the CPU load".into(),
     );
     let recommendation = recommend(w, c, &rows);
     Advice {
