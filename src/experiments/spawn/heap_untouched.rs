@@ -12,6 +12,7 @@ use crate::experiments::prelude::*;
 use crate::measure::rss::VM_PTE_KIB;
 use crate::measure::sampler::{events, Budget};
 use crate::metric::key::{HEAP, HEAP_BYTES, METHOD, THP};
+use crate::stats::contrast::Order;
 use crate::sys;
 use crate::sys::procfs;
 
@@ -143,12 +144,12 @@ pub fn finding(r: &ExperimentResult, base: &str) -> Vec<String> {
             .map(|k| format!(" (VmPTE {})", fmt_size((k * 1024.0) as u64)))
             .unwrap_or_default()
     };
-    let verdict = if untouched.ci95_hi < touched.ci95_lo {
-        format!("{} faster", fmt_ratio(touched.median / untouched.median))
-    } else if touched.ci95_hi < untouched.ci95_lo {
-        "slower, which the page tables do not explain".to_string()
-    } else {
-        "indistinguishable here".to_string()
+    // Decided on the interval of the ratio (stats::contrast), as every
+    // other difference is.
+    let verdict = match crate::stats::contrast::order(touched, untouched) {
+        Order::Above => format!("{} faster", fmt_ratio(touched.median / untouched.median)),
+        Order::Below => "slower, which the page tables do not explain".to_string(),
+        Order::Overlap => "indistinguishable here".to_string(),
     };
     let smallest = r
         .metrics_named(&UNTOUCHED_PARENT_RETURN_NS)
