@@ -43,6 +43,9 @@ pub enum Command {
         /// Print as JSON
         #[arg(long)]
         json: bool,
+        /// List the saved baselines (`run --save-baseline NAME`) instead: name, when, profile, experiments, label
+        #[arg(long)]
+        baselines: bool,
     },
     /// Show the environment that shapes the figures
     Env {
@@ -54,9 +57,12 @@ pub enum Command {
     /// inconclusive per series, each with the smallest change it could have
     /// seen (exit 1 only for a regression beyond the threshold)
     Compare {
-        /// BASE.json NEW.json; or the base files (runs of one side) with --vs
-        #[arg(required = true, value_name = "FILE")]
+        /// BASE.json NEW.json; or the base files (runs of one side) with --vs; with --baseline, the new run only [default: the latest]
+        #[arg(required_unless_present = "baseline", value_name = "FILE")]
         files: Vec<PathBuf>,
+        /// Compare against the baseline NAME (`run --save-baseline NAME`): the latest run (the newest results.json in tasklab-report/ and tasklab-report/partial/*/), or FILE
+        #[arg(long, value_name = "NAME", conflicts_with = "vs")]
+        baseline: Option<String>,
         /// The new files, runs of the other side (compare A1.json A2.json --vs B1.json B2.json): the variance between runs then enters every interval
         #[arg(long, num_args = 1.., value_name = "FILE")]
         vs: Vec<PathBuf>,
@@ -182,7 +188,8 @@ pub struct RunArgs {
     pub seed: Option<u64>,
 
     /// Folder for the report: results.json, report.md, report.html, charts
-    /// [default: tasklab-report, refused when it is a symbolic link, another
+    /// [default: tasklab-report for the whole suite, tasklab-report/partial/NAMES
+    /// for named experiments; refused when it is a symbolic link, another
     /// user's, or writable by others; a folder named here is used as it is]
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -209,6 +216,10 @@ pub struct RunArgs {
     /// Print nothing but errors
     #[arg(short, long)]
     pub quiet: bool,
+
+    /// Keep this run's results as the baseline NAME (letters, digits, `.`, `_`, `-`; at most 64) in tasklab-report/baselines/ (or $TASKLAB_BASELINES), replacing one of that name: `compare --baseline NAME` compares a later run against it
+    #[arg(long, value_name = "NAME")]
+    pub save_baseline: Option<String>,
 }
 
 /// `tasklab ab`: two sides of one run.
@@ -342,14 +353,6 @@ impl RunArgs {
     /// What `tasklab` with no command runs.
     pub fn default_suite() -> RunArgs {
         RunArgs::default()
-    }
-
-    /// The report folder, and whether the user named it.
-    pub fn out_dir(&self) -> (PathBuf, bool) {
-        match &self.out {
-            Some(p) => (p.clone(), true),
-            None => (PathBuf::from(DEFAULT_OUT), false),
-        }
     }
 }
 

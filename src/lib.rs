@@ -5,6 +5,7 @@
 
 pub mod ab;
 pub mod advise;
+pub mod baseline;
 pub mod calibrate;
 pub mod cli;
 pub mod compare;
@@ -53,7 +54,7 @@ pub fn main_entry() -> ExitCode {
         None => run::run(&RunArgs::default_suite()),
         Some(Command::Run(args)) => run::run(&args),
         Some(Command::Ab(args)) => ab::run(&args),
-        Some(Command::List { json }) => show::list(json),
+        Some(Command::List { json, baselines }) => show::list(json, baselines),
         Some(Command::Env { json }) => show::env(json),
         Some(Command::Compare {
             files,
@@ -64,6 +65,7 @@ pub fn main_entry() -> ExitCode {
             relative,
             noise,
             no_noise,
+            baseline,
         }) => compare::run(&compare::Args {
             files: &files,
             vs: &vs,
@@ -73,6 +75,7 @@ pub fn main_entry() -> ExitCode {
             relative,
             noise: noise.as_deref(),
             no_noise,
+            baseline: baseline.as_deref(),
         }),
         Some(Command::Calibrate(args)) => calibrate::run(&args),
         Some(Command::Report { file, out, output }) => {

@@ -18,7 +18,20 @@ fn choices(p: &ParamSpec) -> serde_json::Value {
     }
 }
 
-pub fn list(json: bool) -> anyhow::Result<ExitCode> {
+pub fn list(json: bool, baselines: bool) -> anyhow::Result<ExitCode> {
+    if baselines {
+        let (store, entries) = crate::baseline::entries();
+        let text = if json {
+            format!(
+                "{}\n",
+                serde_json::to_string_pretty(&baselines_json(&entries))?
+            )
+        } else {
+            baselines_text(&store, &entries, LIST_WIDTH)
+        };
+        crate::error::out(&text)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if json {
         let v: Vec<serde_json::Value> = REGISTRY
             .iter()
@@ -179,6 +192,77 @@ pub fn list_text(width: usize) -> String {
             .collect();
         let line = format!("{}: {}; {}", c.short, c.full(), files.join(", "));
         push_wrapped(&mut out, "  ", "    ", &line, width);
+    }
+    out
+}
+
+/// `list --baselines --json`: one object per baseline.
+fn baselines_json(entries: &[crate::baseline::Entry]) -> serde_json::Value {
+    entries
+        .iter()
+        .map(|e| match &e.run {
+            Ok(r) => serde_json::json!({
+                "name": e.name, "path": e.path,
+                "started_unix_s": r.started_unix_s, "profile": r.profile,
+                "status": r.status, "label": r.label(),
+                "experiments": r.experiments.iter().map(|x| x.name.as_str()).collect::<Vec<_>>(),
+            }),
+            Err(why) => serde_json::json!({"name": e.name, "path": e.path, "error": why}),
+        })
+        .collect()
+}
+
+/// `list --baselines`: each baseline, when its run started, its profile
+/// and label, then its experiments; every line within `width` columns but
+/// the paths.
+pub fn baselines_text(
+    store: &std::path::Path,
+    entries: &[crate::baseline::Entry],
+    width: usize,
+) -> String {
+    let shown = store.display();
+    if entries.is_empty() {
+        return wrap(
+            &format!("No baselines in {shown}/ yet: `tasklab run --save-baseline NAME` saves one."),
+            width,
+            "",
+            "  ",
+        ) + "\n";
+    }
+    let mut out = String::new();
+    let n = entries.len();
+    push_wrapped(
+        &mut out,
+        "",
+        "  ",
+        &format!(
+            "{n} baseline{} in {shown}/; `tasklab compare --baseline NAME` compares the latest run against one.",
+            if n == 1 { "" } else { "s" }
+        ),
+        width,
+    );
+    let name_w = entries.iter().map(|e| e.name.len()).max().unwrap_or(0);
+    for e in entries {
+        let line = match &e.run {
+            Ok(r) => format!(
+                "{}, {} profile, {}",
+                crate::baseline::utc(r.started_unix_s),
+                r.profile,
+                r.label()
+            ),
+            Err(why) => format!("cannot be read: {why}"),
+        };
+        out.push_str(&format!("  {:<name_w$}  {line}\n", e.name));
+        if let Ok(r) = &e.run {
+            let pad = " ".repeat(name_w + 4);
+            push_wrapped(
+                &mut out,
+                &pad,
+                &pad,
+                &crate::baseline::experiments_of(r),
+                width,
+            );
+        }
     }
     out
 }

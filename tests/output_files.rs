@@ -36,7 +36,7 @@ fn planted(folder: &str) -> Planted {
     std::fs::write(&victim, SECRET).unwrap();
     std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o600)).unwrap();
     let out = dir.path().join(folder);
-    std::fs::create_dir(&out).unwrap();
+    std::fs::create_dir_all(&out).unwrap();
     for name in [
         "results.json",
         "report.html",
@@ -78,9 +78,12 @@ fn temporaries(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Where a run of QUICK alone writes by default.
+const QUICK_FOLDER: &str = "tasklab-report/partial/yardstick.syscall";
+
 #[test]
 fn a_planted_symlink_output_folder_leaves_the_victim_untouched() {
-    let p = planted("tasklab-report");
+    let p = planted(QUICK_FOLDER);
     symlink(&p.victim, p.dir.path().join("planted.json")).unwrap();
     tasklab()
         .args(["run", QUICK, "-q", "--json", "planted.json"])
@@ -88,7 +91,7 @@ fn a_planted_symlink_output_folder_leaves_the_victim_untouched() {
         .assert()
         .success();
     p.assert_untouched();
-    let out = p.out("tasklab-report");
+    let out = p.out(QUICK_FOLDER);
     for name in ["results.json", "report.html", "report.md"] {
         assert!(is_file(&out.join(name)), "{name} is a file of its own now");
     }

@@ -256,6 +256,8 @@ pub struct Args<'a> {
     pub noise: Option<&'a Path>,
     /// Use no noise file, not even the cache's.
     pub no_noise: bool,
+    /// `--baseline NAME`: the baseline against `files` (at most one; default the latest run).
+    pub baseline: Option<&'a str>,
 }
 
 /// The A/B results file's side, as `compare` reads it: `FILE:a` or
@@ -427,8 +429,13 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     if !(a.threshold_pct.is_finite() && (0.0..100.0).contains(&a.threshold_pct)) {
         return Err(UsageError("--threshold takes a percentage from 0 to 100".into()).into());
     }
+    let pair = match a.baseline {
+        Some(name) => crate::baseline::compare_files(name, a.files)?,
+        None => Vec::new(),
+    };
+    let files = if a.baseline.is_some() { &pair } else { a.files };
     let (base_paths, new_paths): (&[PathBuf], &[PathBuf]) = if a.vs.is_empty() {
-        match a.files {
+        match files {
             [b, n] => (std::slice::from_ref(b), std::slice::from_ref(n)),
             _ => {
                 return Err(UsageError(

@@ -85,11 +85,7 @@ pub fn write_folder(r: &RunResults, dir: &OutDir) -> anyhow::Result<Vec<PathBuf>
 /// run, cleared of the temporary files a killed run left, and a file written
 /// in it as a test.
 pub fn open_out(dir: &Path, trust: Trust) -> Result<OutDir, UsageError> {
-    let out = OutDir::open(dir, trust).map_err(UsageError)?;
-    out.lock().map_err(UsageError)?;
-    out.sweep();
-    out.probe().map_err(UsageError)?;
-    Ok(out)
+    folder::take(OutDir::open(dir, trust).map_err(UsageError)?)
 }
 
 /// `tasklab report FILE [--out DIR]`: the report of a saved run, rendered

@@ -108,6 +108,9 @@ pub fn repeat_of(args: &RunArgs) -> Result<usize, crate::error::UsageError> {
 /// that makes its own, `calibrate`).
 pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Vec<RunResults>)> {
     let repeat = repeat_of(args)?;
+    if let Some(name) = &args.save_baseline {
+        crate::baseline::check_name(name)?;
+    }
     // A killed run's settings were put back when the command started
     // (`lib::restore_settings`); a live run's are its own.
     let busy = sysfs_held_elsewhere();
@@ -117,15 +120,16 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
     // Every destination is checked before anything is measured.
     let output = output_of(&args.output);
     let exports = export::plan(&output)?;
-    let (out_path, named) = args.out_dir();
-    let out = report::open_out(
-        &out_path,
-        if named {
-            Trust::Explicit
-        } else {
-            Trust::Default
-        },
-    )?;
+    // The default suite writes tasklab-report/; named experiments their own
+    // folder under it (tasklab-report/partial/NAMES), so the full report stays.
+    let place = folder::Place::of(
+        args.out.as_deref(),
+        Path::new(crate::cli::DEFAULT_OUT),
+        &args.names,
+    );
+    let out_path = place.path();
+    let out = place.open()?;
+    let baseline = crate::baseline::Save::prepare(args.save_baseline.as_deref())?;
     let quiet = args.quiet;
     // An export on stdout has stdout to itself.
     let stdout_free = !export::takes_stdout(&exports);
@@ -213,6 +217,10 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
     // written all the same, and the run ends with 141, as SIGPIPE would.
     let mut stdout_gone = stopped_by == Some(crate::sys::SIGPIPE);
     report::write_folder(&results, &out)?;
+    let saved = match &baseline {
+        Some(b) => Some((b.name(), b.keep(&results)?)),
+        None => None,
+    };
     let print = |t: &str| -> anyhow::Result<()> {
         if stdout_gone {
             Ok(())
@@ -253,6 +261,29 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
             results_path.display(),
             out.shown("report.html").display()
         );
+    }
+    if !quiet {
+        if let folder::Place::Partial { root, .. } = &place {
+            let full = if root.join(RESULTS_FILE).is_file() {
+                format!("{}/ keeps the full run's report", root.display())
+            } else {
+                format!("a run of the whole suite writes {}/", root.display())
+            };
+            eprintln!(
+                "this run named experiments, so its report has a folder of its own, {}/; {full}",
+                out_path.display()
+            );
+        }
+        match saved {
+            Some((name, Some(p))) => eprintln!(
+                "baseline {name} saved: {} (tasklab compare --baseline {name} compares a later run against it)",
+                p.display()
+            ),
+            Some((name, None)) => {
+                eprintln!("baseline {name} not saved: the run did not complete")
+            }
+            None => {}
+        }
     }
     if was_interrupted {
         eprintln!("interrupted: partial results written and marked partial");

@@ -132,6 +132,62 @@ impl OutDir {
         })
     }
 
+    /// The folder `name` inside this one, created when missing, reached
+    /// through this folder's open descriptor (so a path swapped meanwhile
+    /// cannot redirect it) and checked as a [`Trust::Default`] folder is:
+    /// refused when it is a symbolic link, another user's, or writable by
+    /// others without the sticky bit. `name` is one plain file name.
+    pub fn subdir(&self, name: &str) -> Result<OutDir, String> {
+        let path = self.path.join(name);
+        let shown = path.display();
+        if name.is_empty() || name.contains('/') || name == "." || name == ".." {
+            return Err(format!("{shown} is not a folder name"));
+        }
+        let at = self.base.join(name);
+        if std::fs::symlink_metadata(&at).is_err() {
+            match std::fs::DirBuilder::new().mode(0o777).create(&at) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(format!("cannot create the output folder {shown}: {e}")),
+            }
+        }
+        let link = format!(
+            "the output folder {shown} is a symbolic link; tasklab does not follow a link to a folder it did not choose"
+        );
+        if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(link);
+        }
+        let dir = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
+            .open(&at)
+            .map_err(|e| match e.raw_os_error() {
+                // A link put there since: O_NOFOLLOW with O_DIRECTORY refuses it.
+                Some(libc::ELOOP | libc::ENOTDIR)
+                    if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) =>
+                {
+                    link.clone()
+                }
+                Some(libc::ENOTDIR) => format!("the output folder {shown} is not a folder"),
+                _ => format!("cannot open the output folder {shown}: {e}"),
+            })?;
+        let md = dir
+            .metadata()
+            .map_err(|e| format!("cannot read the output folder {shown}: {e}"))?;
+        if let Some(why) = unsafe_folder(&md) {
+            return Err(format!("the output folder {shown} {why}"));
+        }
+        let proc = PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()));
+        let pinned =
+            std::fs::metadata(&proc).is_ok_and(|m| m.dev() == md.dev() && m.ino() == md.ino());
+        Ok(OutDir {
+            base: if pinned { proc } else { path.clone() },
+            path,
+            dir,
+            manifest: Mutex::new(None),
+        })
+    }
+
     /// The folder as the user named it.
     pub fn path(&self) -> &Path {
         &self.path
