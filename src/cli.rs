@@ -16,7 +16,13 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
     /// Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never
-    #[arg(long, value_enum, default_value = "auto", global = true, value_name = "WHEN")]
+    #[arg(
+        long,
+        value_enum,
+        default_value = "auto",
+        global = true,
+        value_name = "WHEN"
+    )]
     pub color: ColorArg,
 }
 
@@ -367,7 +373,8 @@ pub struct OutputArgs {
     /// The same as --export-markdown -
     #[arg(long)]
     pub markdown: bool,
-    /// Show each experiment's table and notes, fitted to the terminal
+    /// Show each experiment's table and notes, fitted to the terminal (the
+    /// default when experiments are named)
     #[arg(long)]
     pub tables: bool,
     /// Show the tables with every series, also the detail ones
