@@ -1,7 +1,7 @@
 //! The terminal's answer on one screen: the machine in a line or two, a
 //! few findings per experiment, the Summary (the report's own sentences,
-//! last so the last screen holds it), the warnings and where the report is; at most [`MAX_LINES`] lines, each
-//! fitted to the terminal's width. The tables are in the report, and on
+//! last so the last screen holds it), the warnings and where the report
+//! is; at most [`MAX_LINES`] lines, each fitted to the terminal's width. The tables are in the report, and on
 //! the terminal under `--tables` / `-v` or when experiments are named.
 
 use super::table::wrap;
