@@ -376,7 +376,8 @@ pub struct OutputArgs {
     /// The same as --export-markdown -
     #[arg(long)]
     pub markdown: bool,
-    /// Show each experiment's table and notes, fitted to the terminal
+    /// Show each experiment's table and notes, fitted to the terminal (the
+    /// default when experiments are named)
     #[arg(long)]
     pub tables: bool,
     /// Show the tables with every series, also the detail ones

@@ -219,3 +219,167 @@ fn a_link_planted_under_a_listed_name_is_never_followed() {
     report(&smaller, &out, &[]);
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious");
 }
+
+#[test]
+fn every_table_fits_60_80_and_120_columns_without_splitting_a_word() {
+    let r = tasklab::report::load(&fixture()).unwrap();
+    for width in [60, 80, 120] {
+        for e in &r.experiments {
+            let text = tasklab::report::table::experiment(e, false, width);
+            for l in text.lines() {
+                // Only a single word longer than the line may overflow.
+                assert!(
+                    cols(l) <= width || !l.trim().contains(' '),
+                    "{} at {width}: {l}",
+                    e.name
+                );
+            }
+            // Every metric name is whole on a line: no cell cut mid-word.
+            let words: Vec<&str> = text.split_whitespace().collect();
+            for m in e.metrics.iter().filter(|m| !m.detail) {
+                assert!(
+                    words.contains(&m.name.as_str()),
+                    "{} at {width}: {} cut\n{text}",
+                    e.name,
+                    m.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn spawn_methods_is_a_method_by_metric_grid_with_intervals() {
+    let r = tasklab::report::load(&fixture()).unwrap();
+    let e = r
+        .experiments
+        .iter()
+        .find(|e| e.name == "spawn.methods")
+        .unwrap();
+    for width in [80, 120] {
+        let text = tasklab::report::table::experiment(e, false, width);
+        let head = text
+            .lines()
+            .find(|l| l.starts_with("method "))
+            .unwrap_or_else(|| panic!("no grid at {width}:\n{text}"));
+        for name in ["parent_return_ns", "child_start_ns", "lifecycle_ns"] {
+            assert!(head.contains(name), "{head}");
+        }
+        // One row per method, each figure with its ±interval.
+        let fork = text.lines().find(|l| l.starts_with("fork ")).unwrap();
+        assert_eq!(fork.matches('±').count(), 3, "{fork}");
+    }
+}
+
+#[test]
+fn the_summary_is_the_last_block_before_the_warnings_and_paths() {
+    let r = tasklab::report::load(&fixture()).unwrap();
+    let paths = Paths {
+        report: "r/report.html".into(),
+        results: "r/results.json".into(),
+        previous: None,
+    };
+    for width in [60, 100] {
+        let text = terse::terse(&r, width, &paths);
+        let lines: Vec<&str> = text.lines().collect();
+        let at = |p: &str| lines.iter().position(|l| l.starts_with(p)).unwrap();
+        let (findings, summary, report) = (at("Findings"), at("Summary"), at("report:"));
+        assert!(findings < summary && summary < report, "{text}");
+        // After the Summary: its sentences, the count, warnings, paths.
+        for l in &lines[summary + 1..report] {
+            assert!(
+                l.is_empty() || l.starts_with("  ") || l.starts_with("warning:"),
+                "{l}"
+            );
+        }
+        // At 100 columns the last screen (30 lines) holds the whole Summary.
+        if width == 100 {
+            let after = lines.len() - summary;
+            assert!(after <= 30, "{after} lines from the Summary on");
+        }
+    }
+}
+
+/// The parent pid of process `pid`, and its name.
+fn parent_and_name(pid: u32) -> Option<(u32, String)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (head, rest) = stat.rsplit_once(") ")?;
+    let name = head.split_once(" (")?.1.to_string();
+    let ppid = rest.split_whitespace().nth(1)?.parse().ok()?;
+    Some((ppid, name))
+}
+
+/// Waits until a `sleep` whose parent's parent is `run` is up; false when
+/// `limit` passed first.
+fn hang_up(run: u32, limit: std::time::Duration) -> bool {
+    let until = std::time::Instant::now() + limit;
+    while std::time::Instant::now() < until {
+        let found = std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+            let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+                return false;
+            };
+            match parent_and_name(pid) {
+                Some((worker, name)) if name == "sleep" => {
+                    parent_and_name(worker).is_some_and(|(p, _)| p == run)
+                }
+                _ => false,
+            }
+        });
+        if found {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn ctrl_c_keeps_the_figures_of_the_rounds_already_complete() {
+    // With this seed the schedule runs two of yardstick.syscall's three
+    // rounds before selftest.hang's first job, which hangs until the signal.
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("report");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("tasklab"))
+        .args(["run", "yardstick.syscall", "selftest.hang"])
+        .args(["-p", "points=1", "-p", "fail_at=0", "--rounds", "3"])
+        .args(["--seed", "3", "--timeout", "120", "--out"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    // Then the run is in its hung job, every earlier job done: the hang's
+    // grandchild (a `sleep`) is up under a worker of the run.
+    let hung = hang_up(child.id(), std::time::Duration::from_secs(120));
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(hung, "the hung job never started: {err}");
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted at job 3 of 6"), "{err}");
+    let r = RunResults::read(&out.join("results.json")).unwrap();
+    let syscall = r
+        .experiments
+        .iter()
+        .find(|e| e.name == "yardstick.syscall")
+        .unwrap();
+    // Measured from its two complete rounds, and marked partial.
+    assert_eq!(syscall.status, tasklab::results::Status::Ok, "{err}");
+    assert!(syscall.partial());
+    assert!(syscall.metrics.iter().all(|m| m.rounds.len() == 2));
+    assert!(syscall
+        .partial_words()
+        .unwrap()
+        .contains("2 of its 3 rounds complete"));
+    let hang = r
+        .experiments
+        .iter()
+        .find(|e| e.name == "selftest.hang")
+        .unwrap();
+    assert_eq!(hang.status, tasklab::results::Status::Failed);
+}

@@ -11,6 +11,7 @@ pub mod doc;
 pub mod document;
 pub mod export;
 pub mod folder;
+pub mod grid;
 pub mod headlines;
 pub mod load;
 pub mod quantities;

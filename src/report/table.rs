@@ -205,29 +205,39 @@ pub fn experiment(e: &ExperimentResult, verbose: bool, width: usize) -> String {
     }
     let rows = metric_table(e, verbose);
     if !rows.rows.is_empty() {
-        let mut t = Table::new();
-        t.load_preset(RULE_UNDER_HEADER)
-            .set_content_arrangement(ContentArrangement::Dynamic)
-            .set_width(u16::try_from(width).unwrap_or(u16::MAX))
-            .set_header(rows.head.clone());
-        for r in &rows.rows {
-            t.add_row(r.iter().enumerate().map(|(i, c)| {
-                let cell = Cell::new(c);
-                if rows.right.contains(&i) {
-                    cell.set_alignment(CellAlignment::Right)
-                } else {
-                    cell
-                }
-            }));
-        }
-        for l in t.lines() {
-            s.push_str(l.trim_end());
+        let grid = super::grid::grid(e, verbose, width);
+        let drawn = match &grid {
+            Some(lines) => lines.clone(),
+            None => table_lines(&rows, width),
+        };
+        for l in drawn {
+            s.push_str(&l);
             s.push('\n');
         }
         let mut line = |text: &str| {
             s.push_str(&wrap(text, width, "  ", "    "));
             s.push('\n');
         };
+        if grid.is_some() {
+            line(super::grid::LEGEND);
+            // The seeds' figures the grid has no column for.
+            for m in e.metrics.iter().filter(|m| verbose || !m.detail) {
+                if m.seed.is_some() {
+                    let ratio = m.seed_compare_text();
+                    line(&format!(
+                        "seed, {} {}: {}{}",
+                        m.name,
+                        case(m),
+                        seed_text(m),
+                        if ratio.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; ours/seed {ratio}")
+                        }
+                    ));
+                }
+            }
+        }
         if e.metrics
             .iter()
             .any(|m| m.summary.noisy && !m.summary.unstable)
@@ -258,6 +268,60 @@ pub fn experiment(e: &ExperimentResult, verbose: bool, width: usize) -> String {
         line(&format!("note: {n}"), "  ");
     }
     s
+}
+
+/// The table of rows `t` as lines fitted to `width`: drawn by comfy-table
+/// when no cell has to be cut inside a word to fit, else a row per series
+/// as wrapped text ("metric case: median [interval] n=…").
+fn table_lines(t: &doc::Table, width: usize) -> Vec<String> {
+    let mut table = Table::new();
+    table
+        .load_preset(RULE_UNDER_HEADER)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(u16::try_from(width).unwrap_or(u16::MAX))
+        .set_header(t.head.clone());
+    for r in &t.rows {
+        table.add_row(r.iter().enumerate().map(|(i, c)| {
+            let cell = Cell::new(c);
+            if t.right.contains(&i) {
+                cell.set_alignment(CellAlignment::Right)
+            } else {
+                cell
+            }
+        }));
+    }
+    let lines: Vec<String> = table.lines().map(|l| l.trim_end().to_string()).collect();
+    let drawn: std::collections::HashSet<&str> =
+        lines.iter().flat_map(|l| l.split_whitespace()).collect();
+    let whole = t
+        .rows
+        .iter()
+        .chain([&t.head])
+        .flatten()
+        .flat_map(|c| c.split_whitespace())
+        .all(|w| drawn.contains(w));
+    if whole {
+        return lines;
+    }
+    let mut out = Vec::new();
+    for r in &t.rows {
+        // metric, case, median, interval, p90, n, seed, ours/seed
+        let get = |i: usize| r.get(i).map_or("", String::as_str);
+        let name = [get(0), get(1)].join(" ");
+        let mut text = format!("{}: {}", name.trim_end(), get(2));
+        if !get(3).is_empty() {
+            text.push_str(&format!(", 95% interval {}", get(3)));
+        }
+        if !get(4).is_empty() {
+            text.push_str(&format!(", p90 {}", get(4)));
+        }
+        text.push_str(&format!(", n={}", get(5)));
+        if !get(6).is_empty() {
+            text.push_str(&format!("; seed {}, ours/seed {}", get(6), get(7)));
+        }
+        out.extend(wrap(&text, width, "  ", "    ").lines().map(String::from));
+    }
+    out
 }
 
 pub use crate::units::wrap;

@@ -1,6 +1,7 @@
 //! What `run` and `report` print on stdout: the terse screen ([`super::terse`]),
-//! or with `--tables` / `-v` every experiment's table first; and the timer
-//! line that heads the tables.
+//! or with `--tables` / `-v` (and for a run that names experiments) every
+//! experiment's table ([`super::grid`] where the series pivot) before the
+//! Summary; and the timer line that heads the tables.
 
 use super::document::rounds_sentence;
 use super::{table, terse};

@@ -1,8 +1,8 @@
-//! The terminal's answer on one screen: the machine in a line or two, the
-//! Summary (the report's own sentences), a few findings per experiment,
-//! the warnings and where the report is; at most [`MAX_LINES`] lines, each
-//! fitted to the terminal's width. The tables are in the report, and on
-//! the terminal under `--tables` / `-v`.
+//! The terminal's answer on one screen: the machine in a line or two, a
+//! few findings per experiment, the Summary (the report's own sentences,
+//! last so the last screen holds it), the warnings and where the report
+//! is; at most [`MAX_LINES`] lines, each fitted to the terminal's width. The tables are in the report, and on
+//! the terminal under `--tables` / `-v` or when experiments are named.
 
 use super::table::wrap;
 use crate::results::{RunResults, RunStatus, Status};
@@ -277,9 +277,99 @@ fn one_line(text: &str, width: usize) -> String {
     out
 }
 
-/// The Summary, the findings (unless the tables already showed them), the
-/// warnings and where the files are: what follows the header, in `budget`
-/// lines when it can be (the findings give way).
+/// What a Summary figure's unit may be, the word after its number.
+const UNITS: &[&str] = &[
+    "ns", "µs", "ms", "s", "B", "KiB", "MiB", "GiB", "TiB", "GB/s", "MB/s", "/s", "%",
+];
+
+/// Whether `w` is a number as the Summary writes one: "151.6", "10.6x",
+/// "±12%", "1,234", "-0.5".
+fn is_number(w: &str) -> bool {
+    let digits = w.trim_start_matches(['±', '-', '−', '~']);
+    digits.starts_with(|c: char| c.is_ascii_digit())
+        && digits
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, ',' | '.' | 'x' | '%'))
+}
+
+/// `line` with each figure in it ("151.6 ns", "10.6x", "±12%") passed
+/// through `bold`, its brackets and punctuation left outside: the Summary's
+/// figures stand out. Applied after the line is fitted to the width.
+pub fn bold_figures(line: &str, bold: impl Fn(&str) -> String) -> String {
+    let split = |w: &str| -> (usize, usize) {
+        let lead = w.len() - w.trim_start_matches(['(', '[']).len();
+        let trail = w.len() - w.trim_end_matches([',', ';', ':', ')', ']', '.']).len();
+        (lead, w.len().saturating_sub(trail).max(lead))
+    };
+    let words: Vec<&str> = line.split(' ').collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        let (a, b) = split(w);
+        let core = &w[a..b];
+        if !is_number(core) {
+            out.push(w.to_string());
+            i += 1;
+            continue;
+        }
+        // A number and its unit, when the unit is the next word.
+        if b == w.len() {
+            if let Some(next) = words.get(i + 1) {
+                let (na, nb) = split(next);
+                if na == 0 && UNITS.contains(&&next[..nb]) {
+                    out.push(format!(
+                        "{}{}{}",
+                        &w[..a],
+                        bold(&format!("{core} {}", &next[..nb])),
+                        &next[nb..]
+                    ));
+                    i += 2;
+                    continue;
+                }
+            }
+        }
+        out.push(format!("{}{}{}", &w[..a], bold(core), &w[b..]));
+        i += 1;
+    }
+    out.join(" ")
+}
+
+/// The Summary block: its title, its sentences (figures bold), how many
+/// experiments were measured and what failed. A run none of whose figures
+/// the Summary is made of (a few experiments named) gets no Summary title:
+/// its tables or findings are the answer.
+fn summary_lines(r: &RunResults, width: usize) -> Vec<String> {
+    let sentences = super::summary(r);
+    let mut out = vec![String::new()];
+    if !sentences.is_empty() {
+        out.push(crate::paint::bold("Summary"));
+    }
+    for s in &sentences {
+        out.extend(
+            wrap(s, width, "  • ", "    ")
+                .lines()
+                .map(|l| bold_figures(l, crate::paint::bold)),
+        );
+    }
+    let indent = if sentences.is_empty() { "" } else { "  " };
+    let rest = if sentences.is_empty() { "  " } else { "    " };
+    out.extend(
+        wrap(&super::measured_sentence(r), width, indent, rest)
+            .lines()
+            .map(String::from),
+    );
+    for f in super::failures(r) {
+        let first = format!("{indent}• ");
+        out.extend(wrap(&f, width, &first, rest).lines().map(String::from));
+    }
+    out
+}
+
+/// The findings (unless the tables already showed them), then the Summary,
+/// the warnings and where the files are: what follows the header, in
+/// `budget` lines when it can be (the findings give way). The Summary comes
+/// last before the warnings and the paths, so the last screen holds it.
 pub fn body(
     r: &RunResults,
     width: usize,
@@ -287,25 +377,14 @@ pub fn body(
     paths: &Paths,
     budget: usize,
 ) -> String {
-    let mut top = vec![String::new(), "Summary".to_string()];
-    let sentences = super::summary(r);
-    if sentences.is_empty() {
-        top.push(wrap(
-            "This run has none of the figures the Summary is made of.",
-            width,
-            "  ",
-            "    ",
-        ));
-    }
-    for s in &sentences {
-        top.push(wrap(s, width, "  • ", "    "));
-    }
-    top.push(wrap(&super::measured_sentence(r), width, "  ", "    "));
-    for f in super::failures(r) {
-        top.push(wrap(&f, width, "  • ", "    "));
-    }
+    let summary = summary_lines(r, width);
     let mut bottom = Vec::new();
-    if r.status == RunStatus::Partial {
+    // An interrupted run says how far it came in a warning of its own.
+    let said = r
+        .warnings
+        .iter()
+        .any(|w| w.starts_with("interrupted at job"));
+    if r.status == RunStatus::Partial && !said {
         bottom.push(wrap(
             "warning: this run was interrupted: the results are partial",
             width,
@@ -328,19 +407,21 @@ pub fn body(
             paths.results.display()
         ));
     }
-    let mut out: Vec<String> = top.join("\n").lines().map(String::from).collect();
+    let bottom: Vec<String> = bottom.join("\n").lines().map(String::from).collect();
+    let mut out: Vec<String> = Vec::new();
     if with_findings && !r.experiments.is_empty() {
         let head = "Findings, shortened where they end in … (--tables shows the tables, the report has everything)";
         out.push(String::new());
         out.extend(wrap(head, width, "", "  ").lines().map(String::from));
-        // The blank line before the paths goes after a finding.
-        let fixed = out.len() + bottom.join("\n").lines().count();
+        let fixed = out.len() + summary.len() + bottom.len();
         out.extend(findings(r, width, budget.saturating_sub(fixed)));
     }
-    if !bottom.is_empty() && bottom[0].is_empty() && out.last().is_some_and(|l| l.is_empty()) {
-        bottom.remove(0);
-    }
-    out.extend(bottom.join("\n").lines().map(String::from));
+    out.extend(summary);
+    // One blank line before the warnings or the paths.
+    let skip = usize::from(
+        bottom.first().is_some_and(|l| l.is_empty()) && out.last().is_some_and(|l| l.is_empty()),
+    );
+    out.extend(bottom.into_iter().skip(skip));
     let mut s = out.join("\n");
     s.push('\n');
     s
@@ -353,3 +434,7 @@ pub fn terse(r: &RunResults, width: usize, paths: &Paths) -> String {
     let budget = MAX_LINES.saturating_sub(head.lines().count());
     format!("{head}{}", body(r, width, true, paths, budget))
 }
+
+#[cfg(test)]
+#[path = "terse_tests.rs"]
+mod tests;

@@ -354,6 +354,12 @@ pub struct ExperimentResult {
     /// in files from before it was recorded).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed_points: Vec<FailedPoint>,
+    /// The run was interrupted before every round of this experiment was
+    /// in: how many rounds were complete, in words; its figures and
+    /// findings are from those rounds alone, and it is partial. Absent
+    /// when its rounds all ran (and in files from before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<String>,
 }
 
 /// A point of an experiment whose job failed.
@@ -368,7 +374,7 @@ pub struct FailedPoint {
 impl ExperimentResult {
     /// Some points failed and the rest were kept.
     pub fn partial(&self) -> bool {
-        self.status == Status::Ok && !self.failed_points.is_empty()
+        self.status == Status::Ok && (!self.failed_points.is_empty() || self.interrupted.is_some())
     }
 
     /// What the report says of a partial experiment: how many points
@@ -377,17 +383,24 @@ impl ExperimentResult {
         if !self.partial() {
             return None;
         }
-        let named: Vec<&str> = self
-            .failed_points
-            .iter()
-            .map(|f| f.reason.as_str())
-            .collect();
-        let n = named.len();
-        Some(format!(
-            "partial: {n} {} failed, so its figures and findings are from its other points only: {}",
-            if n == 1 { "point" } else { "points" },
-            named.join("; ")
-        ))
+        let mut parts = Vec::new();
+        if let Some(why) = &self.interrupted {
+            parts.push(why.clone());
+        }
+        if !self.failed_points.is_empty() {
+            let named: Vec<&str> = self
+                .failed_points
+                .iter()
+                .map(|f| f.reason.as_str())
+                .collect();
+            let n = named.len();
+            parts.push(format!(
+                "{n} {} failed, so its figures and findings are from its other points only: {}",
+                if n == 1 { "point" } else { "points" },
+                named.join("; ")
+            ));
+        }
+        Some(format!("partial: {}", parts.join("; ")))
     }
 
     /// A result with nothing in it yet, for `name`.
@@ -410,6 +423,7 @@ impl ExperimentResult {
             round_log: vec![],
             side: None,
             failed_points: vec![],
+            interrupted: None,
         }
     }
 

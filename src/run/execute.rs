@@ -57,6 +57,9 @@ struct Pending {
     extra_notes: Vec<String>,
     /// Points that reached the precision target by the bootstrap's interval.
     reached: Vec<usize>,
+    /// Interrupted with rounds complete: how many, in words (the result is
+    /// then made of those rounds, and partial).
+    interrupted: Option<String>,
     busy_s: f64,
     done: bool,
 }
@@ -89,6 +92,7 @@ pub fn run(
                 extra_failed: false,
                 extra_notes: Vec::new(),
                 reached: Vec::new(),
+                interrupted: None,
                 busy_s: 0.0,
                 done: false,
             }
@@ -144,16 +148,56 @@ pub fn run(
                     Some(sig) => worker::stop_reason(sig),
                     None => "interrupted".into(),
                 };
-                state.failed = Some(format!(
-                    "{why} after {} of its {} jobs",
-                    state.jobs - state.jobs_left,
-                    state.jobs
-                ));
+                interrupted(p, state, &why, plan.sizing.rounds);
             }
             on(Event::Done(Box::new(finish(p, state))))?;
         }
     }
     Ok(())
+}
+
+/// Complete rounds an interrupted experiment needs for figures of its own:
+/// two give an interval; with fewer it reports failed.
+pub const MIN_COMPLETE_ROUNDS: usize = 2;
+
+/// The rounds every point of an experiment ran (its failed points aside):
+/// what figures can rest on when the run was interrupted.
+pub fn complete_rounds(points: usize, failed: &[usize], ran: &[(usize, usize)]) -> Vec<usize> {
+    let mut rounds: Vec<usize> = ran.iter().map(|(_, r)| *r).collect();
+    rounds.sort_unstable();
+    rounds.dedup();
+    rounds.retain(|r| {
+        (0..points)
+            .filter(|p| !failed.contains(p))
+            .all(|p| ran.contains(&(p, *r)))
+    });
+    rounds
+}
+
+/// An experiment the run stopped before its rounds were all in: with
+/// [`MIN_COMPLETE_ROUNDS`] or more complete rounds it keeps those and is
+/// partial, said in words; else it failed, with how far it came.
+fn interrupted(p: &Planned, state: &mut Pending, why: &str, rounds: usize) {
+    let failed: Vec<usize> = state.failed_points.iter().map(|(f, _)| *f).collect();
+    let ran: Vec<(usize, usize)> = state.outputs.iter().map(|(p, r, _)| (*p, *r)).collect();
+    let complete = complete_rounds(p.points.len(), &failed, &ran);
+    let jobs = format!(
+        "{} of its {} jobs",
+        state.jobs - state.jobs_left,
+        state.jobs
+    );
+    let k = complete.len();
+    if k >= MIN_COMPLETE_ROUNDS && failed.len() < p.points.len() {
+        state.outputs.retain(|(_, r, _)| complete.contains(r));
+        state.interrupted = Some(format!(
+            "{why} with {k} of its {rounds} rounds complete ({jobs}), so its figures and findings are from those {k} rounds"
+        ));
+    } else {
+        state.failed = Some(format!(
+            "{why} after {jobs}, with {k} complete {} of its {rounds} ({MIN_COMPLETE_ROUNDS} are needed for figures)",
+            if k == 1 { "round" } else { "rounds" }
+        ));
+    }
 }
 
 /// Runs one round of one point in a fresh worker, unless its experiment
@@ -205,7 +249,7 @@ fn run_slot(
             if point.is_null() {
                 why
             } else {
-                format!("at {point}: {why}")
+                format!("at {}: {why}", super::progress::point_words(point))
             }
         };
         match outcome {
@@ -446,6 +490,7 @@ fn finish(plan: &Planned, state: &mut Pending) -> ExperimentResult {
         round_log: vec![],
         side: plan.side.as_ref().map(|s| s.side),
         failed_points: vec![],
+        interrupted: state.interrupted.take(),
     };
     if let Some(why) = &plan.unsupported {
         result.status = Status::Skipped;

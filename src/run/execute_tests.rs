@@ -63,3 +63,14 @@ fn only_a_broken_pipe_means_stdout_is_gone() {
     assert!(other.is_err());
     assert!(broken_pipe(Err(anyhow::anyhow!("not io"))).is_err());
 }
+
+#[test]
+fn a_round_is_complete_when_every_point_that_did_not_fail_ran_it() {
+    // Two points; round 0 ran at both, round 1 at point 0 only, round 2 at
+    // both: rounds 0 and 2 are complete.
+    let ran = [(0, 0), (1, 0), (0, 1), (1, 2), (0, 2)];
+    assert_eq!(complete_rounds(2, &[], &ran), vec![0, 2]);
+    // Point 1 failed: its rounds are not waited for.
+    assert_eq!(complete_rounds(2, &[1], &ran), vec![0, 1, 2]);
+    assert!(complete_rounds(2, &[], &[]).is_empty());
+}

@@ -133,7 +133,9 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
     let quiet = args.quiet;
     // An export on stdout has stdout to itself.
     let stdout_free = !export::takes_stdout(&exports);
-    let view = output.view(terse::width());
+    let mut view = output.view(terse::width());
+    // Experiments named: their tables are the answer, shown by default.
+    view.tables |= !args.names.is_empty();
     let show = Show {
         quiet,
         tables: !quiet && stdout_free && view.tables(),
@@ -286,7 +288,13 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
         }
     }
     if was_interrupted {
-        eprintln!("interrupted: partial results written and marked partial");
+        let how = results
+            .warnings
+            .iter()
+            .rev()
+            .find(|w| w.starts_with("interrupted at job"))
+            .map_or("interrupted".to_string(), |w| w.clone());
+        eprintln!("{how}; partial results written and marked partial");
         return Ok((ExitCode::from(130), complete));
     }
     if any_failed {
@@ -410,6 +418,43 @@ pub fn measure(
     measure_with(plan, env, out, show, idle, stop_on_signals()?, &mut |_| {
         Ok(())
     })
+}
+
+/// What an interrupted run had: "interrupted at job 15 of 48: 2 of 5
+/// experiments have figures from their complete rounds (partial, marked);
+/// 3 had too few rounds complete".
+pub fn interrupted_words(r: &RunResults, done: usize, total: usize) -> String {
+    let n = r.experiments.len();
+    let kept = r
+        .experiments
+        .iter()
+        .filter(|e| e.interrupted.is_some())
+        .count();
+    let cut = r
+        .experiments
+        .iter()
+        .filter(|e| e.status == crate::results::Status::Failed && e.interrupted.is_none())
+        .count();
+    let whole = r
+        .experiments
+        .iter()
+        .filter(|e| e.status == crate::results::Status::Ok && e.interrupted.is_none())
+        .count();
+    let mut parts = Vec::new();
+    if whole > 0 {
+        parts.push(format!("{whole} of {n} experiments ran every round"));
+    }
+    if kept > 0 {
+        parts.push(format!(
+            "{kept} of {n} have figures from their complete rounds only (marked partial)"
+        ));
+    }
+    if cut > 0 {
+        parts.push(format!(
+            "{cut} of {n} had too few rounds complete for figures"
+        ));
+    }
+    format!("interrupted at job {done} of {total}: {}", parts.join("; "))
 }
 
 /// A flag that SIGINT, SIGTERM and SIGHUP set (to the signal's number, for
@@ -614,6 +659,12 @@ pub fn measure_with(
         results.warnings.push(w);
     }
     let stopped_by = worker::stopped_by(&stop);
+    if stopped_by.is_some() {
+        let (done, total) = progress.jobs();
+        results
+            .warnings
+            .push(interrupted_words(&results, done, total));
+    }
     results.precision = Some(crate::results::Precision::of(
         &results.experiments,
         plan.precision * 100.0,
@@ -635,3 +686,7 @@ pub fn measure_with(
         begun,
     })
 }
+
+#[cfg(test)]
+#[path = "mod_tests.rs"]
+mod tests;

@@ -2,7 +2,11 @@
 //! time elapsed, an estimate of the time left, and the job that runs, in
 //! words. A ticker thread in the parent redraws it twice a second, so the
 //! clock moves while a long job runs; the workers measure in processes of
-//! their own, and the redraw is a few hundred bytes to the terminal.
+//! their own, and the redraw is a few hundred bytes to the terminal. The
+//! line is fitted to stderr's width (the job's words give way, then the
+//! bar); a point's sizes read in units (`heap 1 GiB`). The time left never
+//! goes up once shown: see [`Pace::left_text`] for what it says instead
+//! when the run falls behind.
 
 use super::plan::{Plan, Planned, Slot};
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
@@ -15,23 +19,86 @@ const TICK: Duration = Duration::from_millis(500);
 /// Finished jobs' pace outweighs the plan's prior once this many are done.
 const PRIOR_WEIGHT: f64 = 3.0;
 
-/// What the estimate is made of.
+/// The width of the line when stderr does not say its own.
+const DEFAULT_WIDTH: usize = 80;
+
+/// The estimate is this far over the time shown (a factor and seconds)
+/// before the line stops quoting a time it knows is too short.
+const BEHIND_FACTOR: f64 = 1.5;
+const BEHIND_S: f64 = 10.0;
+
+/// What the estimate is made of, and what the line showed.
 struct Pace {
     started: Instant,
     done: usize,
     total: usize,
     /// Seconds a job is expected to take before any has finished.
     prior_s: f64,
+    /// When the last job ended (or the run started).
+    last_end: Instant,
+    /// The time left the line showed last, and when: it never shows more.
+    shown: Option<(f64, Instant)>,
+    /// Adaptive rounds were added: a phase of its own, with its own estimate.
+    adaptive: bool,
+    /// The job that runs, in words.
+    msg: String,
 }
 
 impl Pace {
+    fn new(total: usize, prior_s: f64) -> Pace {
+        let now = Instant::now();
+        Pace {
+            started: now,
+            done: 0,
+            total,
+            prior_s,
+            last_end: now,
+            shown: None,
+            adaptive: false,
+            msg: String::new(),
+        }
+    }
+
     /// Seconds left: the jobs not done at the pace so far, weighed with the
-    /// plan's prior while few jobs are done.
+    /// plan's prior while few jobs are done, less the time the job that
+    /// runs has had (up to one job's pace).
     fn left_s(&self) -> f64 {
         let elapsed = self.started.elapsed().as_secs_f64();
         let done = self.done as f64;
         let pace = (elapsed + PRIOR_WEIGHT * self.prior_s) / (done + PRIOR_WEIGHT);
-        (self.total.saturating_sub(self.done) as f64 * pace).max(0.0)
+        let left = self.total.saturating_sub(self.done);
+        if left == 0 {
+            return 0.0;
+        }
+        let into = self.last_end.elapsed().as_secs_f64().min(pace);
+        (left as f64 * pace - into).max(0.0)
+    }
+
+    /// The time left as the line says it. The number shown never goes up:
+    /// it is the lowest estimate so far, so it counts down as jobs finish
+    /// and holds while a job runs long. When the estimate runs well past
+    /// it ([`BEHIND_FACTOR`], [`BEHIND_S`]), the line says the run is
+    /// slower than estimated instead of quoting a time it knows is too
+    /// short, until the estimate comes back under the time shown. Adaptive
+    /// rounds are a phase of their own, and the line says so.
+    fn left_text(&mut self) -> String {
+        let est = self.left_s();
+        let now = Instant::now();
+        let shown = match self.shown {
+            Some((s, _)) => s.min(est),
+            None => est,
+        };
+        self.shown = Some((shown, now));
+        let phase = if self.adaptive {
+            "adaptive rounds, "
+        } else {
+            ""
+        };
+        if est > shown * BEHIND_FACTOR && est > shown + BEHIND_S {
+            format!("{phase}slower than estimated")
+        } else {
+            format!("{phase}about {} left", fmt_clock(shown))
+        }
     }
 }
 
@@ -51,16 +118,72 @@ pub fn fmt_clock(s: f64) -> String {
     }
 }
 
+/// Columns of the bar.
+const BAR: usize = 20;
+
+/// Columns of the job's words below which the bar gives way to them.
+const MIN_MSG: usize = 30;
+
+/// The progress line fitted to `width` columns (one less: a line that
+/// fills the last column wraps on some terminals): the bar, jobs done, time
+/// elapsed, the time left and the job in words; the job's words give way
+/// first (cut at a " · " or a space, ended with "…"), then the bar.
+pub fn line(width: usize, pos: usize, len: usize, clock: &str, left: &str, msg: &str) -> String {
+    let room = width.saturating_sub(1);
+    let filled = (pos * BAR).checked_div(len).map_or(0, |f| f.min(BAR));
+    let bar = format!("{}{}", "█".repeat(filled), "░".repeat(BAR - filled));
+    let head = format!("{pos}/{len} jobs · {clock} · {left}");
+    let cols = |s: &str| s.chars().count();
+    for with_bar in [true, false] {
+        let fixed = if with_bar {
+            format!("{bar} {head}")
+        } else {
+            head.clone()
+        };
+        if cols(&fixed) > room {
+            continue;
+        }
+        if msg.is_empty() {
+            return fixed;
+        }
+        let whole = format!("{fixed} · {msg}");
+        if cols(&whole) <= room {
+            return whole;
+        }
+        // The job's words, cut where they fit; the bar gives way first
+        // when too few of them would.
+        let avail = room.saturating_sub(cols(&fixed) + 3 + 1);
+        if with_bar && avail < MIN_MSG {
+            continue;
+        }
+        let mut cut = String::new();
+        for part in msg.split(' ') {
+            let next = if cut.is_empty() {
+                part.to_string()
+            } else {
+                format!("{cut} {part}")
+            };
+            if cols(&next) > avail {
+                break;
+            }
+            cut = next;
+        }
+        let cut = cut.trim_end_matches([' ', '·']);
+        return if cut.is_empty() {
+            fixed
+        } else {
+            format!("{fixed} · {cut}…")
+        };
+    }
+    // Narrower than the jobs and the times: what fits of them.
+    head.chars().take(room).collect()
+}
+
 impl Progress {
     /// The line for `plan`, drawn only when `visible` (and stderr is a
     /// terminal: indicatif draws nothing elsewhere).
     pub fn new(plan: &Plan, visible: bool) -> Progress {
-        let pace = Arc::new(Mutex::new(Pace {
-            started: Instant::now(),
-            done: 0,
-            total: plan.jobs(),
-            prior_s: prior_s(plan),
-        }));
+        let pace = Arc::new(Mutex::new(Pace::new(plan.jobs(), prior_s(plan))));
         if !visible {
             return Progress {
                 bar: ProgressBar::hidden(),
@@ -68,20 +191,25 @@ impl Progress {
             };
         }
         let p = Arc::clone(&pace);
-        let style = ProgressStyle::with_template(
-            "{bar:20} {pos}/{len} jobs · {clock} · {left} · {wide_msg}",
-        )
-        .expect("valid template")
-        .with_key("clock", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
-            let _ = write!(w, "{}", fmt_clock(s.elapsed().as_secs_f64()));
-        })
-        .with_key(
-            "left",
-            move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
-                let pace = p.lock().unwrap_or_else(|e| e.into_inner());
-                let _ = write!(w, "about {} left", fmt_clock(pace.left_s()));
-            },
-        );
+        let style = ProgressStyle::with_template("{line}")
+            .expect("valid template")
+            .with_key(
+                "line",
+                move |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let mut pace = p.lock().unwrap_or_else(|e| e.into_inner());
+                    let width = crate::sys::tty::stderr_columns().unwrap_or(DEFAULT_WIDTH);
+                    let left = pace.left_text();
+                    let text = line(
+                        width,
+                        s.pos() as usize,
+                        s.len().unwrap_or(0) as usize,
+                        &fmt_clock(s.elapsed().as_secs_f64()),
+                        &left,
+                        &pace.msg,
+                    );
+                    let _ = write!(w, "{text}");
+                },
+            );
         let bar = ProgressBar::new(plan.jobs() as u64).with_style(style);
         bar.enable_steady_tick(TICK);
         Progress { bar, pace }
@@ -89,18 +217,29 @@ impl Progress {
 
     /// A job starts: its name in words.
     pub fn start(&self, name: String) {
-        self.bar.set_message(name);
+        self.pace.lock().unwrap_or_else(|e| e.into_inner()).msg = name;
+        self.bar.tick();
     }
 
-    /// Adaptive rounds added `n` jobs to the run.
+    /// Adaptive rounds added `n` jobs to the run: a phase with an estimate
+    /// of its own.
     pub fn more(&self, n: usize) {
-        self.pace.lock().unwrap_or_else(|e| e.into_inner()).total += n;
+        let mut pace = self.pace.lock().unwrap_or_else(|e| e.into_inner());
+        pace.total += n;
+        if !pace.adaptive {
+            pace.adaptive = true;
+            pace.shown = None;
+        }
+        drop(pace);
         self.bar.inc_length(n as u64);
     }
 
     /// A job ended (or was skipped).
     pub fn end(&self) {
-        self.pace.lock().unwrap_or_else(|e| e.into_inner()).done += 1;
+        let mut pace = self.pace.lock().unwrap_or_else(|e| e.into_inner());
+        pace.done += 1;
+        pace.last_end = Instant::now();
+        drop(pace);
         self.bar.inc(1);
     }
 
@@ -112,6 +251,12 @@ impl Progress {
     /// Clears the line for good.
     pub fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+
+    /// Jobs ended so far, and jobs in the run.
+    pub fn jobs(&self) -> (usize, usize) {
+        let pace = self.pace.lock().unwrap_or_else(|e| e.into_inner());
+        (pace.done, pace.total)
     }
 }
 
@@ -127,7 +272,10 @@ pub fn job_name(planned: &Planned, slot: Slot, plan: &Plan) -> String {
     let point = &planned.points[slot.point];
     let mut parts = vec![planned.exp.name.to_string()];
     if let Some(o) = point.as_object() {
-        parts.extend(o.iter().map(|(k, v)| format!("{k} {}", words(v))));
+        parts.extend(
+            o.iter()
+                .map(|(k, v)| format!("{k} {}", words_as(v, is_size_key(k)))),
+        );
     } else if !point.is_null() {
         parts.push(words(point));
     }
@@ -135,18 +283,50 @@ pub fn job_name(planned: &Planned, slot: Slot, plan: &Plan) -> String {
     parts.join(" · ")
 }
 
-/// A JSON value in words: `0,1` for a list, `a=1 b=2` for an object.
+/// A point in words, as the progress line and failure lines name it:
+/// `heap=1 GiB pages=4k`, `cpus=0,1`; nothing for the single point.
+pub fn point_words(point: &serde_json::Value) -> String {
+    if point.is_null() {
+        return String::new();
+    }
+    words(point)
+}
+
+/// Keys whose numbers are sizes in bytes.
+fn is_size_key(k: &str) -> bool {
+    matches!(
+        k,
+        "heap" | "size" | "stack" | "bytes" | "working_sets" | "working_set"
+    ) || k.ends_with("_bytes")
+}
+
+/// A JSON value in words: `0,1` for a list, `a=1 b=2` for an object, a
+/// size under a size's key in units (`heap=1 GiB`), a large count with its
+/// digits grouped.
 fn words(v: &serde_json::Value) -> String {
+    words_as(v, false)
+}
+
+fn words_as(v: &serde_json::Value, size: bool) -> String {
     use serde_json::Value;
     match v {
         Value::String(s) => s.clone(),
-        Value::Array(a) => a.iter().map(words).collect::<Vec<_>>().join(","),
+        Value::Array(a) => a
+            .iter()
+            .map(|x| words_as(x, size))
+            .collect::<Vec<_>>()
+            .join(","),
         Value::Object(o) => o
             .iter()
-            .map(|(k, v)| format!("{k}={}", words(v)))
+            .map(|(k, v)| format!("{k}={}", words_as(v, is_size_key(k))))
             .collect::<Vec<_>>()
             .join(" "),
         Value::Null => "none".into(),
+        Value::Number(n) => match n.as_u64() {
+            Some(b) if size => crate::units::fmt_size(b),
+            Some(c) if c >= 10_000 => crate::units::group_digits(c as i64),
+            _ => n.to_string(),
+        },
         other => other.to_string(),
     }
 }
