@@ -10,10 +10,11 @@ use crate::sys::safefile::{self, OutDir};
 pub use crate::units::{Better, Unit};
 
 mod identity;
+pub mod redact;
 mod round;
 mod seed;
+pub use identity::{new_run_id, Build, UNKNOWN};
 pub use round::{Canary, RoundRecord, RoundTelemetry};
-pub use identity::UNKNOWN;
 pub use seed::{SeedCompare, SeedRef, SeedStat};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -528,6 +529,12 @@ pub struct RunResults {
     pub finished_unix_s: Option<f64>,
     pub profile: String,
     pub status: RunStatus,
+    /// A random 128-bit id of the run, in hex, and the tasklab build that
+    /// made it (absent from older files: unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<Build>,
     /// The placement asked for on the command line (`--pin`).
     pub pin: Option<Vec<usize>>,
     /// Independent rounds per series, and the seed of their shuffled order
@@ -700,8 +707,12 @@ impl RunResults {
             .find(|e| e.name == name && e.status == Status::Ok)
     }
 
-    /// The file as it is written.
+    /// The file as it is written (a redacted run's redacted again, so no
+    /// later note brings a home path back: [`RunResults::redacted`]).
     pub fn to_json(&self) -> anyhow::Result<Vec<u8>> {
+        if self.env.redacted {
+            return Ok(serde_json::to_vec_pretty(&self.redacted())?);
+        }
         Ok(serde_json::to_vec_pretty(self)?)
     }
 
