@@ -163,22 +163,23 @@ impl RunResults {
         format!("{} × {}", self.env.cpu_model.trim(), self.env.cpus_online)
     }
 
-    /// One line when `self` and `other` were made by different builds of
-    /// tasklab (another commit, or the same commit built otherwise); None
-    /// when they were made by the same, or either file does not say.
-    pub fn build_difference(&self, other: &RunResults) -> Option<String> {
+    /// When `self` and `other` were made by different builds of tasklab
+    /// (another commit, or the same commit built otherwise): the row
+    /// `compare` prints among the environment's differences, ("tasklab
+    /// build", this build, that build); None when they were made by the
+    /// same, or either file does not say.
+    pub fn build_difference(&self, other: &RunResults) -> Option<(String, String, String)> {
         let (a, b) = (self.build.as_ref()?, other.build.as_ref()?);
-        if a.build_id == b.build_id {
+        if a.build_id == b.build_id && a.commit == b.commit {
             return None;
         }
         let side = |r: &RunResults, b: &Build| {
-            format!("{} ({}, build {})", r.tool_version, b.commit, b.build_id)
+            format!(
+                "{} (commit {}, build {})",
+                r.tool_version, b.commit, b.build_id
+            )
         };
-        Some(format!(
-            "the two runs were made by different builds of tasklab: {} and {}",
-            side(self, a),
-            side(other, b)
-        ))
+        Some(("tasklab build".into(), side(self, a), side(other, b)))
     }
 }
 

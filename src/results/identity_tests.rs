@@ -71,11 +71,9 @@ fn new_fields_round_trip_and_builds_are_told_apart() {
     assert_eq!(r.build_difference(&back), None);
     let mut other = back.clone();
     other.build.as_mut().unwrap().build_id = "0000000000000000".into();
-    let line = r.build_difference(&other).unwrap();
-    assert!(
-        line.contains("different builds") && !line.contains('\n'),
-        "{line}"
-    );
+    let (what, a, b) = r.build_difference(&other).unwrap();
+    assert_eq!(what, "tasklab build");
+    assert!(b.contains("build 0000000000000000") && a != b, "{a} -> {b}");
     // A file that does not say is no difference.
     assert_eq!(old_file().build_difference(&r), None);
 }

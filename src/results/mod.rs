@@ -759,8 +759,16 @@ impl RunResults {
                     .join(" and ")
             );
         }
-        serde_json::from_value(v)
-            .map_err(|e| anyhow::anyhow!("{} does not match the schema: {e}", path.display()))
+        let mut r: RunResults = serde_json::from_value(v)
+            .map_err(|e| anyhow::anyhow!("{} does not match the schema: {e}", path.display()))?;
+        // An older file holds the whole kernel command line: only what
+        // shapes figures is kept (it may hold secrets).
+        r.env.facts.cmdline = r
+            .env
+            .facts
+            .cmdline
+            .map(|l| crate::env::cmdline::allowlisted(&l));
+        Ok(r)
     }
 }
 
