@@ -144,7 +144,7 @@ fn topology(fs: &Root) -> (Option<usize>, Option<usize>) {
         .filter(|&n| n > 0);
     let per_core = siblings.or_else(|| {
         let c = cores?;
-        (online.len() % c == 0).then(|| online.len() / c)
+        online.len().is_multiple_of(c).then(|| online.len() / c)
     });
     (cores, per_core)
 }
