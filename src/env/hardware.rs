@@ -75,9 +75,12 @@ impl Hardware {
             (
                 "topology".into(),
                 format!(
-                    "{} cores, {} threads per core; caches L1d {}, L2 {}, L3 {}",
+                    "{} cores, {} per core; caches L1d {}, L2 {}, L3 {}",
                     n(self.cores),
-                    n(self.threads_per_core),
+                    match self.threads_per_core {
+                        Some(1) => "1 thread".to_string(),
+                        t => format!("{} threads", n(t)),
+                    },
                     size(self.l1d_bytes),
                     size(self.l2_bytes),
                     size(self.l3_bytes)
