@@ -9,6 +9,8 @@
 //! - the Go ping-pong program (`build_go`), when a Go toolchain is there.
 //! - `libgcc_s.a`, a link to gcc's static unwinder, so the binary maps no
 //!   `libgcc_s.so.1` (`static_unwinder`).
+//! - the build's identity (`build_identity`): the git commit and a build id,
+//!   for `--version` and every results file.
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -50,6 +52,78 @@ fn main() {
     }
     build_go(&out);
     static_unwinder(&out, &compiler);
+    build_identity();
+}
+
+/// Sets `TASKLAB_GIT_COMMIT` (`git rev-parse --short=12 HEAD`, with
+/// "-dirty" when tracked files differ from it; "unknown" outside a git
+/// checkout), `TASKLAB_BUILD_PROFILE` (cargo's profile and the target) and
+/// `TASKLAB_BUILD_ID`: 16 hex digits of an FNV-1a hash of the commit, the
+/// changes of a dirty tree (`git diff HEAD`), the package version, the
+/// profile, the target and the compiler's version. The same sources built
+/// the same way give the same id; any of those changed gives another.
+///
+/// This script reruns when HEAD or the branch it names moves (a commit, a
+/// checkout), not on every edit of a source file (that would rebuild the
+/// Go program each time): a tree edited since then keeps the mark it had.
+fn build_identity() {
+    let git = |args: &[&str]| -> Option<String> {
+        let o = Command::new("git").args(args).output().ok()?;
+        o.status
+            .success()
+            .then(|| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    for dir in [
+        git(&["rev-parse", "--git-dir"]),
+        git(&["rev-parse", "--git-common-dir"]),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let dir = PathBuf::from(dir);
+        let head = git(&["rev-parse", "--symbolic-full-name", "HEAD"]).unwrap_or_default();
+        for f in [dir.join("HEAD"), dir.join(&head), dir.join("packed-refs")] {
+            if f.is_file() {
+                println!("cargo:rerun-if-changed={}", f.display());
+            }
+        }
+    }
+    let diff = git(&["diff", "HEAD", "--no-ext-diff", "--binary"]);
+    let commit = match git(&["rev-parse", "--short=12", "HEAD"]) {
+        Some(c) if !c.is_empty() => match &diff {
+            Some(d) if !d.is_empty() => format!("{c}-dirty"),
+            _ => c,
+        },
+        _ => "unknown".to_string(),
+    };
+    let profile = format!(
+        "{} {}",
+        env::var("PROFILE").unwrap_or_default(),
+        env::var("TARGET").unwrap_or_default()
+    );
+    let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let rustc_version = Command::new(rustc)
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    // FNV-1a, 64 bits: written out, so the build needs no hashing crate.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in [
+        commit.as_str(),
+        diff.as_deref().unwrap_or(""),
+        env!("CARGO_PKG_VERSION"),
+        profile.as_str(),
+        env::var("OPT_LEVEL").unwrap_or_default().as_str(),
+        rustc_version.trim(),
+    ] {
+        for b in part.bytes().chain([0u8]) {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    println!("cargo:rustc-env=TASKLAB_GIT_COMMIT={commit}");
+    println!("cargo:rustc-env=TASKLAB_BUILD_ID={h:016x}");
+    println!("cargo:rustc-env=TASKLAB_BUILD_PROFILE={profile}");
 }
 
 /// Makes `-lgcc_s` find gcc's static unwinder, as gcc's `-static-libgcc` does

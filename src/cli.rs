@@ -6,7 +6,7 @@ use std::path::PathBuf;
 #[derive(Parser, Debug)]
 #[command(
     name = "tasklab",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("TASKLAB_GIT_COMMIT"), ", build ", env!("TASKLAB_BUILD_ID"), ")"),
     about = "What Linux processes and threads really cost on this machine: to create, to switch, to keep in memory",
     long_about = None,
     after_help = "With no command, `tasklab` runs the whole default suite (same as `tasklab run`).\n\
@@ -199,6 +199,16 @@ pub struct RunArgs {
     /// and restores the old values however the run ends
     #[arg(long)]
     pub idle_poll: bool,
+
+    /// Name the run in titles, results.json and a fleet's matrix (1 to 64
+    /// letters, digits, '.', '_', '-'; default: the hostname)
+    #[arg(long, value_name = "NAME")]
+    pub label: Option<String>,
+
+    /// Leave the hostname, the machine id and paths under home folders out
+    /// of results.json, the reports, the exports and the terminal
+    #[arg(long)]
+    pub redact: bool,
 
     #[command(flatten)]
     pub output: OutputArgs,

@@ -192,6 +192,7 @@ pub fn env_differences(base: &RunResults, new: &RunResults) -> Vec<(String, Stri
             diff("measured clock", mhz(x), mhz(y));
         }
     }
+    out.extend(base.build_difference(new));
     out
 }
 

@@ -29,6 +29,9 @@ pub struct Facts {
     /// since boot.
     pub steal_since_boot_ns: Option<u64>,
     pub steal_since_boot_share: Option<f64>,
+    /// The kernel command line's allowlisted parameters with their values
+    /// (`env::cmdline::ALLOWLIST`), never the whole line; files from before
+    /// hold the whole line, and are cut down when shown.
     pub cmdline: Option<String>,
     /// "disabled", "strict" or "filter (N filters)".
     pub seccomp: Option<String>,
@@ -227,7 +230,10 @@ const PAGE: u64 = 4096;
 impl Facts {
     pub(super) fn read(fs: &Root, flags: &str, kernel: &str, cpus: usize) -> Facts {
         let has = |f: &str| flags.split_whitespace().any(|x| x == f);
-        let cmdline = fs.read_trim("/proc/cmdline");
+        // Only what shapes figures is kept: the line may hold secrets.
+        let cmdline = fs
+            .read_trim("/proc/cmdline")
+            .map(|l| super::cmdline::allowlisted(&l));
         let steal = fs.read("/proc/stat").and_then(|s| steal_ticks(&s));
         let uptime_s: Option<f64> = fs
             .read("/proc/uptime")
@@ -415,8 +421,12 @@ impl Facts {
             },
         );
         push(
-            "kernel cmdline",
-            self.cmdline.clone().unwrap_or_else(|| "unknown".into()),
+            "kernel parameters",
+            match self.cmdline.as_deref().map(super::cmdline::allowlisted) {
+                None => "unknown".into(),
+                Some(p) if p.is_empty() => "none of those that shape figures".into(),
+                Some(p) => p,
+            },
         );
         out
     }

@@ -13,8 +13,11 @@
 //! the parsing can be tested against a fake tree. Facts that need syscalls
 //! (rlimits, affinity, `uname`) or measurement are filled in by the caller.
 
+pub mod cmdline;
 mod facts;
 pub mod fingerprint;
+pub mod hardware;
+pub mod label;
 mod mitigations;
 mod probe;
 pub use facts::{
@@ -22,6 +25,7 @@ pub use facts::{
     IdleState, RssCounting, Throttling,
 };
 pub use fingerprint::Fingerprint;
+pub use hardware::Hardware;
 pub use mitigations::{active_mitigations, mitigations_active_text};
 use mitigations::{mitigations_summary, read_mitigations};
 #[cfg(test)]
@@ -78,6 +82,18 @@ pub struct Env {
     /// absent from older files: `Fingerprint::of` computes it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<Fingerprint>,
+    /// Microcode, cores, threads per core, caches, boost, the machine id's
+    /// hash (absent from older files: unknown).
+    #[serde(default)]
+    pub hardware: Hardware,
+    /// The run's label (`run --label`; the hostname made a label by
+    /// default); absent from older files, whose label is their hostname.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// `run --redact`: the hostname, the machine id and every path under a
+    /// home folder were taken out of the file.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub redacted: bool,
 }
 
 /// Limits that cap how many threads/processes/mappings a run can create.
@@ -203,6 +219,9 @@ impl Env {
             limits: read_limits(&fs),
             facts,
             fingerprint: None,
+            hardware: Hardware::read(&fs, &cpuinfo),
+            label: None,
+            redacted: false,
         }
     }
 
@@ -212,6 +231,7 @@ impl Env {
         let mut push = |k: &str, v: String| out.push((k.to_string(), v));
 
         push("host", self.hostname.clone());
+        push("label", self.label());
 
         let mut cpu = format!("{}, {} online", self.cpu_model, self.cpus_online);
         if !self.cpus_allowed.is_empty() {
@@ -319,6 +339,7 @@ impl Env {
                 rl_bytes(l.cgroup_memory_max),
             ),
         );
+        out.extend(self.hardware.describe());
         out.extend(self.facts.describe());
         out
     }

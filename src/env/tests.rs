@@ -409,7 +409,10 @@ fn read_from_empty_root() {
 fn read_from_real_root_does_not_panic() {
     let e = Env::read_from(Path::new("/"), "x".into(), std::env::consts::ARCH.into());
     assert!(e.cpus_online >= 1);
-    assert_eq!(e.describe().len(), 12 + e.facts.describe().len());
+    assert_eq!(
+        e.describe().len(),
+        13 + e.hardware.describe().len() + e.facts.describe().len()
+    );
 }
 
 #[test]

@@ -107,11 +107,13 @@ fn utc(unix_s: f64) -> String {
         .replace('Z', " UTC")
 }
 
-/// "tasklab report: vm (AMD EPYC), 2026-11-23": which machine, which day.
+/// "tasklab report: vm (AMD EPYC), 2026-11-23": which run (its label:
+/// `--label`, else the hostname), on what, which day.
 fn title(r: &RunResults) -> String {
     let e = &r.env;
     let day: String = utc(r.started_unix_s).chars().take(10).collect();
-    let machine = match (e.hostname.as_str(), e.cpu_model.as_str()) {
+    let label = r.label();
+    let machine = match (label.as_str(), e.cpu_model.as_str()) {
         ("", cpu) => cpu.to_string(),
         (host, "") => host.to_string(),
         (host, cpu) => format!("{host} ({cpu})"),
@@ -386,7 +388,16 @@ fn environment_section(d: &mut Doc, r: &RunResults) {
     ]);
     rows.push(vec![
         "tasklab".into(),
-        format!("{} (results schema {})", r.tool_version, r.schema_version),
+        format!(
+            "{}{} (results schema {}){}",
+            r.tool_version,
+            r.build.as_ref().map_or(String::new(), |b| format!(
+                ", commit {}, build {}",
+                b.commit, b.build_id
+            )),
+            r.schema_version,
+            r.run_id().map_or(String::new(), |id| format!("; run {id}"))
+        ),
     ]);
     d.push(Block::Details(
         "The machine, its settings and the timer".into(),

@@ -10,9 +10,10 @@ use crate::sys::safefile::{self, OutDir};
 pub use crate::units::{Better, Unit};
 
 mod identity;
+pub mod redact;
 mod round;
 mod seed;
-pub use identity::UNKNOWN;
+pub use identity::{new_run_id, Build, UNKNOWN};
 pub use round::{Canary, RoundRecord, RoundTelemetry};
 pub use seed::{SeedCompare, SeedRef, SeedStat};
 use serde::{Deserialize, Serialize};
@@ -542,6 +543,12 @@ pub struct RunResults {
     pub finished_unix_s: Option<f64>,
     pub profile: String,
     pub status: RunStatus,
+    /// A random 128-bit id of the run, in hex, and the tasklab build that
+    /// made it (absent from older files: unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<Build>,
     /// The placement asked for on the command line (`--pin`).
     pub pin: Option<Vec<usize>>,
     /// Independent rounds per series, and the seed of their shuffled order
@@ -714,8 +721,12 @@ impl RunResults {
             .find(|e| e.name == name && e.status == Status::Ok)
     }
 
-    /// The file as it is written.
+    /// The file as it is written (a redacted run's redacted again, so no
+    /// later note brings a home path back: [`RunResults::redacted`]).
     pub fn to_json(&self) -> anyhow::Result<Vec<u8>> {
+        if self.env.redacted {
+            return Ok(serde_json::to_vec_pretty(&self.redacted())?);
+        }
         Ok(serde_json::to_vec_pretty(self)?)
     }
 
@@ -762,8 +773,16 @@ impl RunResults {
                     .join(" and ")
             );
         }
-        serde_json::from_value(v)
-            .map_err(|e| anyhow::anyhow!("{} does not match the schema: {e}", path.display()))
+        let mut r: RunResults = serde_json::from_value(v)
+            .map_err(|e| anyhow::anyhow!("{} does not match the schema: {e}", path.display()))?;
+        // An older file holds the whole kernel command line: only what
+        // shapes figures is kept (it may hold secrets).
+        r.env.facts.cmdline = r
+            .env
+            .facts
+            .cmdline
+            .map(|l| crate::env::cmdline::allowlisted(&l));
+        Ok(r)
     }
 }
 

@@ -114,7 +114,8 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
     // A killed run's settings were put back when the command started
     // (`lib::restore_settings`); a live run's are its own.
     let busy = sysfs_held_elsewhere();
-    let env = crate::env::probe();
+    let mut env = crate::env::probe();
+    env.set_label(args.label.as_deref(), args.redact)?;
     let plan = plan_of(args, &env)?;
     let idle = idle_poll_of(args.idle_poll, busy)?;
     // Every destination is checked before anything is measured.
@@ -197,6 +198,7 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
         }
     };
     let _ = begun;
+    let results = results.redacted();
     // Nothing measured (a signal before the first result): the folder keeps
     // the report it had.
     let Some(begun) = first_begun else {
@@ -248,6 +250,7 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
         } else {
             report::terminal(&results, view, &paths)
         };
+        let text = crate::results::redact::text_for(&results.env, &text);
         stdout_gone |= execute::broken_pipe(stdout_write(&text))?;
     }
     if stdout_gone {
@@ -509,8 +512,10 @@ pub fn measure_with(
     let progress = Progress::new(plan, !quiet && std::io::stderr().is_terminal());
     // Once stdout's reader has gone, nothing more is printed and the run
     // stops as if signalled SIGPIPE.
+    let redacted = env.redacted;
     let say = |s: &str| {
         if !quiet && worker::stopped_by(&stop) != Some(crate::sys::SIGPIPE) {
+            let s = &crate::results::redact::text_if(redacted, s);
             progress.suspend(|| {
                 if let Err(e) = execute::print_out(s) {
                     if e.kind() == std::io::ErrorKind::BrokenPipe {
@@ -535,6 +540,8 @@ pub fn measure_with(
         finished_unix_s: None,
         profile: plan.profile.name().into(),
         status: RunStatus::Partial,
+        run_id: Some(crate::results::new_run_id()),
+        build: Some(crate::results::Build::this()),
         pin: plan.pin.clone(),
         rounds: plan.sizing.rounds,
         seed: Some(plan.seed),
