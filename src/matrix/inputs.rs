@@ -49,7 +49,7 @@ pub fn files_of(path: &Path) -> Result<Vec<PathBuf>, UsageError> {
     Ok(files)
 }
 
-/// Every run of every path, in order, A/B files refused.
+/// Every run of every path, in order.
 pub fn read_all(paths: &[PathBuf]) -> Result<Vec<(String, RunResults)>, UsageError> {
     let mut out = Vec::new();
     for p in paths {
@@ -62,16 +62,22 @@ pub fn read_all(paths: &[PathBuf]) -> Result<Vec<(String, RunResults)>, UsageErr
                 } else {
                     f.display().to_string()
                 };
-                if r.ab.is_some() {
-                    return Err(UsageError(format!(
-                        "{source} holds both sides of an A/B run: report it alone, or compare its sides (FILE:a FILE:b)"
-                    )));
-                }
                 out.push((source, r));
             }
         }
     }
     Ok(out)
+}
+
+/// An A/B run holds two sides in one: it is reported alone or compared by
+/// its sides, never a column or a merged run.
+pub fn refuse_ab(runs: &[(String, RunResults)]) -> Result<(), UsageError> {
+    match runs.iter().find(|(_, r)| r.ab.is_some()) {
+        Some((source, _)) => Err(UsageError(format!(
+            "{source} holds both sides of an A/B run: report it alone, or compare its sides (FILE:a FILE:b)"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// What tells one run from another: its run id, or, in files from before

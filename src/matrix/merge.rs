@@ -48,6 +48,7 @@ pub fn merge(files: &[PathBuf], out: &Path) -> anyhow::Result<ExitCode> {
         ))
         .into());
     }
+    inputs::refuse_ab(&runs)?;
     inputs::check_distinct(&runs)?;
     safefile::check_file_dest(out).map_err(|m| UsageError(format!("--out {m}")))?;
     let n = runs.len();

@@ -46,6 +46,7 @@ pub fn report(a: &Args) -> anyhow::Result<ExitCode> {
         let file = inputs::files_of(&a.files[0])?.remove(0);
         return report::rerender(&file, a.out, a.output);
     }
+    inputs::refuse_ab(&runs)?;
     inputs::check_distinct(&runs)?;
     let (inputs, notes) = inputs::labelled(runs);
     let baseline = match a.baseline {
@@ -87,11 +88,11 @@ pub fn report(a: &Args) -> anyhow::Result<ExitCode> {
             Dest::File(p) => safefile::write_file(p, text.as_bytes())?,
         }
     }
-    for n in &m.notes {
-        eprintln!("note: {n}");
-    }
     let shown = dir.shown("matrix.html");
     if on_stdout {
+        for n in &m.notes {
+            eprintln!("note: {n}");
+        }
         eprintln!("matrix: {}", shown.display());
     } else {
         let mut text = render::terminal(&m, report::terse::width());
