@@ -104,13 +104,29 @@ pub enum Command {
     Ab(AbArgs),
     /// Re-render the report folder (report.md, report.html, charts) from a saved results.json
     Report {
-        /// A results.json written by `tasklab run`
-        file: PathBuf,
-        /// Folder for the report (default: the folder the results file is in)
+        /// Results files (results.json, merged files) or folders holding them; two runs or more make a matrix
+        #[arg(required = true, value_name = "FILE|DIR")]
+        files: Vec<PathBuf>,
+        /// Folder for the report (default: the folder the results file is in; a matrix: ./tasklab-matrix)
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+        /// The matrix's baseline column, by run label (default: the first run)
+        #[arg(long, value_name = "LABEL")]
+        baseline: Option<String>,
+        /// The matrix with every shared series, not only the Summary's quantities
+        #[arg(long)]
+        all: bool,
         #[command(flatten)]
         output: OutputArgs,
+    },
+    /// Write several runs into one merged file, which report and compare read
+    Merge {
+        /// Results files, merged files or folders holding them
+        #[arg(required = true, value_name = "FILE|DIR")]
+        files: Vec<PathBuf>,
+        /// The merged file to write (never one of the inputs)
+        #[arg(long, value_name = "FILE", required = true)]
+        out: PathBuf,
     },
     /// What each concurrency model (process, thread, pool, posix_spawn, async)
     /// would cost for a workload: CPU overhead and memory, from measured figures

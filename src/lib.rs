@@ -13,6 +13,7 @@ pub mod demo;
 pub mod env;
 pub mod error;
 pub mod experiments;
+pub mod matrix;
 pub mod measure;
 pub mod metric;
 pub mod paint;
@@ -78,9 +79,20 @@ pub fn main_entry() -> ExitCode {
             baseline: baseline.as_deref(),
         }),
         Some(Command::Calibrate(args)) => calibrate::run(&args),
-        Some(Command::Report { file, out, output }) => {
-            report::rerender(&file, out.as_deref(), &run::output_of(&output))
-        }
+        Some(Command::Report {
+            files,
+            out,
+            baseline,
+            all,
+            output,
+        }) => matrix::report(&matrix::Args {
+            files: &files,
+            baseline: baseline.as_deref(),
+            all,
+            out: out.as_deref(),
+            output: &run::output_of(&output),
+        }),
+        Some(Command::Merge { files, out }) => matrix::merge::merge(&files, &out),
         Some(Command::Advise(args)) => advise::run(&args),
         Some(Command::Predict(args)) => predict::run(&args),
         Some(Command::Demo(demo)) => demo::run(&demo),

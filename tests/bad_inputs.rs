@@ -104,6 +104,8 @@ fn fixtures() -> Fixtures {
     let s = |p: &Path| p.display().to_string();
     let pairs = vec![
         ("{results}", s(&results)),
+        // The matrix's fixture runs (tests/data/matrix/).
+        ("{matrix}", s(&results.with_file_name("matrix"))),
         ("{small}", s(&p("small.json"))),
         ("{file}", s(&p("file"))),
         ("{foreign}", s(&p("foreign.json"))),

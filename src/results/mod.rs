@@ -10,6 +10,7 @@ use crate::sys::safefile::{self, OutDir};
 pub use crate::units::{Better, Unit};
 
 mod identity;
+pub mod merged;
 pub mod redact;
 mod round;
 mod seed;
@@ -754,6 +755,14 @@ impl RunResults {
         let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
             anyhow::anyhow!("{} is not valid JSON (truncated?): {e}", path.display())
         })?;
+        RunResults::from_value(v, &path.display().to_string())
+    }
+
+    /// A results file's JSON, already parsed, checked as [`RunResults::read`]
+    /// checks a file: `name` is how the error names it (a file, or a run
+    /// of a merged file).
+    pub fn from_value(v: serde_json::Value, name: &str) -> anyhow::Result<RunResults> {
+        let path = std::path::Path::new(name);
         if v.get("schema").and_then(|s| s.as_str()) != Some(SCHEMA_NAME) {
             anyhow::bail!(
                 "{} is not a tasklab results file (no \"schema\": \"{SCHEMA_NAME}\")",
