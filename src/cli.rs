@@ -16,7 +16,13 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
     /// Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never
-    #[arg(long, value_enum, default_value = "auto", global = true, value_name = "WHEN")]
+    #[arg(
+        long,
+        value_enum,
+        default_value = "auto",
+        global = true,
+        value_name = "WHEN"
+    )]
     pub color: ColorArg,
 }
 
@@ -361,6 +367,9 @@ pub struct OutputArgs {
     /// Write the report as Markdown to FILE, or to stdout with `-`
     #[arg(long, value_name = "FILE|-", conflicts_with = "markdown")]
     pub export_markdown: Option<String>,
+    /// Write the figures as OpenMetrics text (node_exporter's textfile collector) to FILE, or to stdout with `-`
+    #[arg(long, value_name = "FILE|-")]
+    pub export_openmetrics: Option<String>,
     /// The same as --export-csv -
     #[arg(long)]
     pub csv: bool,
