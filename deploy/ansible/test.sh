@@ -2,6 +2,7 @@
 # The Ansible recipe, for real: ansible-core from the Python package registry
 # in a virtual environment, the playbook against two hosts on this machine
 # (the local connection, each its own folder and label), a tiny selection
+# (after deploy/check.py and a syntax check of the playbook)
 # (selftest.spin, 3 rounds), then the checks:
 #   1. each host's results.json was fetched to the controller,
 #   2. each carries its own label (read back with tasklab itself),
@@ -33,6 +34,10 @@ if [[ ! -x "$venv/bin/ansible-playbook" ]]; then
     "$venv/bin/pip" install --quiet --disable-pip-version-check 'ansible-core>=2.15'
 fi
 py=$venv/bin/python
+
+# The recipes not run here, parsed and checked with the venv's PyYAML.
+"$py" deploy/check.py
+"$venv/bin/ansible-playbook" --syntax-check -i localhost, deploy/ansible/playbook.yml
 
 work=$(mktemp -d /tmp/tasklab-ansible.XXXXXX)
 trap 'rm -rf "$work"' EXIT
