@@ -396,6 +396,9 @@ pub struct OutputArgs {
     /// Write the report as Markdown to FILE, or to stdout with `-`
     #[arg(long, value_name = "FILE|-", conflicts_with = "markdown")]
     pub export_markdown: Option<String>,
+    /// Write the figures as OpenMetrics text (node_exporter's textfile collector) to FILE, or to stdout with `-`
+    #[arg(long, value_name = "FILE|-")]
+    pub export_openmetrics: Option<String>,
     /// The same as --export-csv -
     #[arg(long)]
     pub csv: bool,

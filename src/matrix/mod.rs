@@ -79,6 +79,12 @@ pub fn report(a: &Args) -> anyhow::Result<ExitCode> {
             Kind::Json => serde_json::to_string_pretty(&m)? + "\n",
             Kind::Csv => render::csv(&m),
             Kind::Markdown => md.clone(),
+            Kind::OpenMetrics => crate::report::openmetrics::render_runs(
+                &inputs
+                    .iter()
+                    .map(|i| (i.label.clone(), &i.run))
+                    .collect::<Vec<_>>(),
+            ),
         };
         match &e.dest {
             Dest::Stdout => {

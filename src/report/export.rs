@@ -1,5 +1,6 @@
 //! Exports beside the report folder, as hyperfine has them:
-//! `--export-json`, `--export-csv` and `--export-markdown`, each to a file
+//! `--export-json`, `--export-csv` and `--export-markdown` (and
+//! `--export-openmetrics`, for Prometheus), each to a file
 //! or to stdout (`-`, one of them at most), combinable, and every
 //! destination checked before anything is measured.
 
@@ -15,6 +16,7 @@ pub enum Kind {
     Json,
     Csv,
     Markdown,
+    OpenMetrics,
 }
 
 impl Kind {
@@ -23,6 +25,7 @@ impl Kind {
             Kind::Json => "--export-json",
             Kind::Csv => "--export-csv",
             Kind::Markdown => "--export-markdown",
+            Kind::OpenMetrics => "--export-openmetrics",
         }
     }
 }
@@ -54,6 +57,9 @@ pub fn plan(args: &Output) -> Result<Vec<Export>, UsageError> {
     }
     if let Some(d) = &args.export_markdown {
         asked.push((Kind::Markdown, d));
+    }
+    if let Some(d) = &args.export_openmetrics {
+        asked.push((Kind::OpenMetrics, d));
     }
     let on_stdout: Vec<&str> = asked
         .iter()
@@ -131,6 +137,7 @@ fn text(r: &RunResults, kind: Kind, out: &Path, dest: &Dest) -> anyhow::Result<S
             };
             super::build(r).markdown(&format!("{}/", folder.display()))
         }
+        Kind::OpenMetrics => super::openmetrics::render(r),
     })
 }
 

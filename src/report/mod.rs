@@ -14,6 +14,7 @@ pub mod folder;
 pub mod grid;
 pub mod headlines;
 pub mod load;
+pub mod openmetrics;
 pub mod quantities;
 pub mod seeds;
 pub mod sentence;
@@ -41,6 +42,8 @@ pub struct Output {
     pub export_csv: Option<String>,
     /// The report as Markdown (`--export-markdown`; `--markdown` is `-`).
     pub export_markdown: Option<String>,
+    /// The figures as OpenMetrics text (`--export-openmetrics`).
+    pub export_openmetrics: Option<String>,
     /// Every experiment's table on the terminal (`--tables`).
     pub tables: bool,
     /// The tables with the detail series too (`-v`).

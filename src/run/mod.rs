@@ -41,6 +41,7 @@ pub fn output_of(a: &OutputArgs) -> report::Output {
         export_json: a.export_json.clone(),
         export_csv: a.export_csv.clone().or_else(|| stdout(a.csv)),
         export_markdown: a.export_markdown.clone().or_else(|| stdout(a.markdown)),
+        export_openmetrics: a.export_openmetrics.clone(),
         tables: a.tables,
         verbose: a.verbose,
     }
