@@ -16,7 +16,13 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
     /// Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never
-    #[arg(long, value_enum, default_value = "auto", global = true, value_name = "WHEN")]
+    #[arg(
+        long,
+        value_enum,
+        default_value = "auto",
+        global = true,
+        value_name = "WHEN"
+    )]
     pub color: ColorArg,
 }
 
@@ -81,6 +87,8 @@ pub enum Command {
         /// Use no noise file, not even the cache's
         #[arg(long)]
         no_noise: bool,
+        #[command(flatten)]
+        gate: GateArgs,
     },
     /// Learn this machine's run-to-run noise: run the suite N times, store each
     /// series' band in a noise file keyed by the machine's fingerprint (compare
@@ -264,6 +272,19 @@ pub struct AbArgs {
     /// Print nothing but errors
     #[arg(short, long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub gate: GateArgs,
+}
+
+/// A CI gate that fails (exit 1) when a comparison judged too little.
+#[derive(Args, Debug, Default, Clone, Copy)]
+pub struct GateArgs {
+    /// Exit 1 when any compared series is inconclusive
+    #[arg(long)]
+    pub fail_on_inconclusive: bool,
+    /// Exit 1 when fewer than PCT% of the compared series got a decided verdict (improved, regressed, changed or unchanged)
+    #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
+    pub min_verdicts: Option<f64>,
 }
 
 /// The report folder when `--out` is not given.

@@ -64,6 +64,7 @@ pub fn main_entry() -> ExitCode {
             relative,
             noise,
             no_noise,
+            gate,
         }) => compare::run(&compare::Args {
             files: &files,
             vs: &vs,
@@ -73,6 +74,7 @@ pub fn main_entry() -> ExitCode {
             relative,
             noise: noise.as_deref(),
             no_noise,
+            gate,
         }),
         Some(Command::Calibrate(args)) => calibrate::run(&args),
         Some(Command::Report { file, out, output }) => {
