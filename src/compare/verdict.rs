@@ -126,10 +126,11 @@ pub fn judged(
     } else if change.is_none() {
         (
             Some(Reason::NoRatio),
-            Some(
-                "no ratio can be formed: the base median is zero and the new one is not, or an interval is not finite"
-                    .into(),
-            ),
+            Some(if b.summary.median == 0.0 && n.summary.median == 0.0 {
+                "no ratio can be formed: both medians are zero, but an interval reaches above zero, so it has not shown that nothing changed".into()
+            } else {
+                "no ratio can be formed: the base median is zero and the new one is not, or an interval is not finite".into()
+            }),
         )
     } else if too_wide(lo, hi, threshold) {
         (
