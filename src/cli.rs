@@ -52,7 +52,7 @@ pub enum Command {
     },
     /// What changed between runs: improved, regressed, unchanged or
     /// inconclusive per series, each with the smallest change it could have
-    /// seen (exit 1 only for a regression beyond the threshold)
+    /// seen (exit 1 for a regression beyond the threshold, or a gate that failed)
     Compare {
         /// BASE.json NEW.json; or the base files (runs of one side) with --vs
         #[arg(required = true, value_name = "FILE")]
