@@ -55,7 +55,7 @@ pub enum Command {
     },
     /// What changed between runs: improved, regressed, unchanged or
     /// inconclusive per series, each with the smallest change it could have
-    /// seen (exit 1 only for a regression beyond the threshold)
+    /// seen (exit 1 for a regression beyond the threshold, or a gate that failed)
     Compare {
         /// BASE.json NEW.json; or the base files (runs of one side) with --vs; with --baseline, the new run only [default: the latest]
         #[arg(required_unless_present = "baseline", value_name = "FILE")]
@@ -93,6 +93,8 @@ pub enum Command {
         /// Use no noise file, not even the cache's
         #[arg(long)]
         no_noise: bool,
+        #[command(flatten)]
+        gate: GateArgs,
     },
     /// Learn this machine's run-to-run noise: run the suite N times, store each
     /// series' band in a noise file keyed by the machine's fingerprint (compare
@@ -307,6 +309,19 @@ pub struct AbArgs {
     /// Print nothing but errors
     #[arg(short, long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub gate: GateArgs,
+}
+
+/// A CI gate that fails (exit 1) when a comparison judged too little.
+#[derive(Args, Debug, Default, Clone, Copy)]
+pub struct GateArgs {
+    /// Exit 1 when any compared series is inconclusive
+    #[arg(long)]
+    pub fail_on_inconclusive: bool,
+    /// Exit 1 when fewer than PCT% of the compared series got a decided verdict (improved, regressed, changed or unchanged)
+    #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
+    pub min_verdicts: Option<f64>,
 }
 
 /// The report folder when `--out` is not given.

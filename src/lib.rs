@@ -67,6 +67,7 @@ pub fn main_entry() -> ExitCode {
             noise,
             no_noise,
             baseline,
+            gate,
         }) => compare::run(&compare::Args {
             files: &files,
             vs: &vs,
@@ -77,6 +78,7 @@ pub fn main_entry() -> ExitCode {
             noise: noise.as_deref(),
             no_noise,
             baseline: baseline.as_deref(),
+            gate,
         }),
         Some(Command::Calibrate(args)) => calibrate::run(&args),
         Some(Command::Report {

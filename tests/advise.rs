@@ -304,35 +304,82 @@ fn a_model_that_cannot_keep_up_is_flagged() {
         .contains("cannot keep up on 2 CPUs: process per task"));
 }
 
+/// Whitespace runs (a line wrapped to the width and its indent) as one
+/// space, so a phrase reads whole wherever the width broke it.
+fn flat(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 #[test]
 fn the_table_names_every_source_and_recommends() {
-    tasklab()
+    let out = tasklab()
         .args(["advise", "--rate", "1000", "--heap", "0", "--switches", "0"])
         .args(["--results", FIXTURE])
         .assert()
         .success()
-        .stdout(
-            predicate::str::contains("process per task (fork)")
-                .and(predicate::str::contains("10.0%"))
-                .and(predicate::str::contains(
-                    "spawn.heap lifecycle_ns method=fork thp=off = 100 µs (measured at heap 0 B)",
-                ))
-                .and(predicate::str::contains(
-                    "switch = switch.pingpong switch_ns method=futex_threads placement=same_cpu = 2.00 µs",
-                ))
-                .and(predicate::str::contains(
-                    "a hand-off to another CPU = switch.pingpong switch_ns method=futex_threads placement=unpinned = 50.0 µs",
-                ))
-                .and(predicate::str::contains("~200.0 ns"))
-                .and(predicate::str::contains("~ another figure stands in"))
-                .and(predicate::str::contains(
-                    "switch.userspace switch_ns variant=async",
-                ))
-                .and(predicate::str::contains(
-                    "memory.threads rss_per_thread_kib",
-                ))
-                .and(predicate::str::contains("Least CPU: async tasks")),
-        );
+        .get_output()
+        .stdout
+        .clone();
+    let text = flat(&String::from_utf8(out).unwrap());
+    for want in [
+        "process per task (fork)",
+        "10.0%",
+        "spawn.heap lifecycle_ns method=fork thp=off = 100 µs (measured at heap 0 B)",
+        "switch = switch.pingpong switch_ns method=futex_threads placement=same_cpu = 2.00 µs",
+        "a hand-off to another CPU = switch.pingpong switch_ns method=futex_threads placement=unpinned = 50.0 µs",
+        "~200.0 ns",
+        "~ another figure stands in",
+        "switch.userspace switch_ns variant=async",
+        "memory.threads rss_per_thread_kib",
+        "Least CPU: async tasks",
+    ] {
+        assert!(text.contains(want), "{want} not in {text}");
+    }
+}
+
+/// advise's human output at `width`, from the fixture, for a workload.
+fn advise_text(args: &[&str], width: usize) -> String {
+    use clap::Parser;
+    let argv = ["tasklab", "advise"].iter().chain(args);
+    let Some(tasklab::cli::Command::Advise(a)) = tasklab::cli::Cli::parse_from(argv).command else {
+        panic!("not advise")
+    };
+    let w = tasklab::advise::Workload::from_args(&a).unwrap();
+    let results = tasklab::results::RunResults::read(Path::new(FIXTURE)).unwrap();
+    let advice = tasklab::advise::advise(&w, &tasklab::advise::costs_from(&results, FIXTURE));
+    let header = tasklab::advise::header(&results, FIXTURE);
+    tasklab::advise::render::render_at(&advice, &header, width)
+}
+
+#[test]
+fn the_human_output_fits_the_width_and_breaks_no_word() {
+    for args in [
+        &["--rate", "2k", "--heap", "2GiB", "--switches", "50k"][..],
+        &["--rate", "1M", "--lifetime", "1s", "--heap", "0"][..],
+    ] {
+        let wide = advise_text(args, 10_000);
+        let words: std::collections::HashSet<&str> = wide.split_whitespace().collect();
+        // The basis lines run past 200 columns unfitted.
+        assert!(wide.lines().any(|l| l.chars().count() > 200), "{wide}");
+        for width in [60, 80, 120] {
+            let text = advise_text(args, width);
+            for l in text.lines() {
+                assert!(l.chars().count() <= width, "width {width}: {l}");
+            }
+            // Every word whole: none is a piece of a word of the unfitted
+            // text (the narrow layout adds its short column names).
+            for w in text.split_whitespace() {
+                assert!(
+                    words.contains(w) || ["create", "CPU", "·"].contains(&w),
+                    "width {width}: {w:?} is not a word of the unfitted text"
+                );
+            }
+            assert_eq!(
+                flat(&text).matches("thp=off").count(),
+                flat(&wide).matches("thp=off").count()
+            );
+        }
+    }
 }
 
 #[test]

@@ -196,3 +196,222 @@ fn one_file_with_no_vs_is_a_usage_error() {
         .code(2)
         .stderr(predicate::str::contains("--vs"));
 }
+
+// ------------------------------------------------ fixture results, no run
+
+/// A real run (tests/data/report-results.json): compared as it is, and as
+/// copies edited by `edit`, without measuring anything.
+const FIXTURE: &str = "tests/data/report-results.json";
+
+fn edited(dir: &std::path::Path, name: &str, edit: impl FnOnce(&mut Value)) -> std::path::PathBuf {
+    let mut r: Value = serde_json::from_slice(&std::fs::read(FIXTURE).unwrap()).unwrap();
+    edit(&mut r);
+    let p = dir.join(name);
+    std::fs::write(&p, serde_json::to_vec(&r).unwrap()).unwrap();
+    p
+}
+
+/// Every sample of experiment `exp` times `k`.
+fn scale(r: &mut Value, exp: &str, k: f64) {
+    for e in r["experiments"].as_array_mut().unwrap() {
+        if e["name"] != exp {
+            continue;
+        }
+        for m in e["metrics"].as_array_mut().unwrap() {
+            for v in m["samples"].as_array_mut().unwrap() {
+                *v = Value::from(v.as_f64().unwrap() * k);
+            }
+        }
+    }
+}
+
+/// The fixture without memory.threads, with half of spawn.heap's series
+/// gone as two failed points, and spawn.methods 30% slower.
+fn partial_and_slower(r: &mut Value) {
+    let exps = r["experiments"].as_array_mut().unwrap();
+    exps.retain(|e| e["name"] != "memory.threads");
+    for e in exps.iter_mut().filter(|e| e["name"] == "spawn.heap") {
+        let ms = e["metrics"].as_array_mut().unwrap();
+        let keep = ms.len() / 2;
+        ms.truncate(keep);
+        e["failed_points"] = serde_json::json!([
+            {"point": {"heap": 1}, "reason": "killed by SIGKILL"},
+            {"point": {"heap": 2}, "reason": "killed by SIGKILL"}
+        ]);
+    }
+    scale(r, "spawn.methods", 1.3);
+}
+
+fn compare_out(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::cargo_bin("tasklab")
+        .unwrap()
+        .arg("compare")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn flat(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn the_gates_fail_when_too_little_was_judged_and_bad_values_exit_2() {
+    let f = std::ffi::OsStr::new(FIXTURE);
+    let run = |extra: &[&str]| {
+        let mut a = vec![f, f];
+        a.extend(extra.iter().map(std::ffi::OsStr::new));
+        compare_out(&a)
+    };
+    // The fixture against itself: no regression, but most series are too
+    // imprecise to say unchanged.
+    let c: Value = serde_json::from_slice(&run(&["--json"]).stdout).unwrap();
+    let rows = c["rows"].as_array().unwrap();
+    let decided = rows
+        .iter()
+        .filter(|r| r["verdict"] != "inconclusive")
+        .count();
+    assert!(
+        decided > 0 && decided < rows.len(),
+        "{decided} of {}",
+        rows.len()
+    );
+    let pct = 100.0 * decided as f64 / rows.len() as f64;
+    assert_eq!(run(&[]).status.code(), Some(0));
+    let o = run(&["--fail-on-inconclusive"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{} of {} compared series are inconclusive",
+            rows.len() - decided,
+            rows.len()
+        )),
+        "{err}"
+    );
+    let below = format!("{}", (pct - 1.0).floor());
+    let above = format!("{}", (pct + 1.0).ceil());
+    assert_eq!(run(&["--min-verdicts", &below]).status.code(), Some(0));
+    let o = run(&["--min-verdicts", &above]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!("{decided} of {}", rows.len())),
+        "{err}"
+    );
+    // Bad values: exit 2 before anything is read, nothing on stdout.
+    for bad in ["101", "-1", "abc", "nan", ""] {
+        let o = run(&["--min-verdicts", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(o.stdout.is_empty(), "{bad}");
+    }
+    // ab takes the same flags, checked before measuring.
+    Command::cargo_bin("tasklab")
+        .unwrap()
+        .args([
+            "ab",
+            "selftest.spin",
+            "--a",
+            "param:ns=1000",
+            "--b",
+            "param:ns=2000",
+        ])
+        .args(["--min-verdicts", "200", "--out"])
+        .arg(tempfile::tempdir().unwrap().path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--min-verdicts takes a percentage",
+        ));
+}
+
+#[test]
+fn a_partial_run_says_what_it_lacks_in_one_line_and_regressions_are_red_when_asked() {
+    let d = tempfile::tempdir().unwrap();
+    let new = edited(d.path(), "new.json", partial_and_slower);
+    let base = std::path::Path::new(FIXTURE);
+    let o = compare_out(&[base.as_os_str(), new.as_os_str(), "--json".as_ref()]);
+    let c: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (only_base, shared) = (
+        c["only_in_base"].as_u64().unwrap(),
+        c["rows"].as_array().unwrap().len() as u64,
+    );
+    let missing = c["missing"].as_str().unwrap();
+    assert!(
+        missing.starts_with("new lacks 1 experiment of base: memory.threads; and ")
+            && missing.contains(" series of spawn.heap (2 points failed)")
+            && missing.ends_with(&format!(
+                "; compared {shared} of {} series",
+                shared + only_base
+            )),
+        "{missing}"
+    );
+    // The text: that line, plain when piped.
+    let o = compare_out(&[base.as_os_str(), new.as_os_str()]);
+    assert_eq!(o.status.code(), Some(1), "spawn.methods regressed");
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        flat(&text).contains(&format!("missing: {missing}")),
+        "{text}"
+    );
+    assert!(!text.contains('\x1b'), "{text}");
+    assert!(text.contains("regressed"));
+    // --color always paints the verdicts; the words are the same.
+    let o = compare_out(&[
+        "--color".as_ref(),
+        "always".as_ref(),
+        base.as_os_str(),
+        new.as_os_str(),
+    ]);
+    let painted = String::from_utf8(o.stdout).unwrap();
+    assert!(painted.contains("\x1b[31mregressed\x1b[0m"), "{painted}");
+    assert_eq!(tasklab::paint::strip(&painted), text);
+}
+
+/// compare's comparison of the fixture against `new`.
+fn comparison_with(new: &std::path::Path) -> tasklab::compare::Comparison {
+    use tasklab::compare::{comparison, read_for_compare};
+    let b = vec![read_for_compare(std::path::Path::new(FIXTURE)).unwrap()];
+    let n = vec![read_for_compare(new).unwrap()];
+    let names = (vec![FIXTURE.to_string()], vec![new.display().to_string()]);
+    comparison((&b, names.0), (&n, names.1), 5.0, false, None).unwrap()
+}
+
+#[test]
+fn every_line_fits_the_width_and_no_word_breaks() {
+    use tasklab::compare::render::render_at;
+    let d = tempfile::tempdir().unwrap();
+    let new = edited(d.path(), "new.json", partial_and_slower);
+    let c = comparison_with(&new);
+    for all in [false, true] {
+        let wide = render_at(&c, all, 10_000);
+        assert!(
+            wide.lines().any(|l| l.chars().count() > 150),
+            "unfitted lines run long"
+        );
+        let words: std::collections::HashSet<&str> = wide.split_whitespace().collect();
+        for width in [60, 80, 120] {
+            let text = render_at(&c, all, width);
+            for l in text.lines() {
+                assert!(l.chars().count() <= width, "width {width}: {l}");
+            }
+            // Each word whole (the narrower layouts add only these).
+            for w in text.split_whitespace() {
+                assert!(
+                    words.contains(w)
+                        || ["series", "->"].contains(&w)
+                        || w.chars().all(|c| c == '─'),
+                    "width {width}: {w:?} is not a word of the unfitted text"
+                );
+            }
+            // Every row is there, each with its verdict.
+            assert_eq!(
+                text.matches("regressed").count(),
+                wide.matches("regressed").count(),
+                "width {width}"
+            );
+        }
+    }
+}

@@ -303,6 +303,24 @@ fn merge_writes_one_file_that_report_and_compare_read_as_its_runs() {
         .map(|n| RunResults::read(&fixture(n)).unwrap())
         .collect();
     assert_eq!(runs, plain);
+    // compare reads the merged file as its runs: a side of two runs, each
+    // named, against a plain file.
+    let o = common::tasklab()
+        .args(["compare", "--json"])
+        .arg(&merged)
+        .arg(fixture("gamma"))
+        .output()
+        .unwrap();
+    assert!(
+        o.status.code() == Some(0) || o.status.code() == Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("(run 1)") && text.contains("(run 2)"),
+        "{text}"
+    );
     // A folder with the merged file and a results file: three runs.
     std::fs::copy(fixture("gamma"), dir.path().join("results.json")).unwrap();
     let all = read_all(&[dir.path().to_path_buf()]).unwrap();

@@ -122,6 +122,7 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
     if !(args.threshold.is_finite() && (0.0..100.0).contains(&args.threshold)) {
         return Err(UsageError("--threshold takes a percentage from 0 to 100".into()).into());
     }
+    crate::compare::gate::check(&args.gate)?;
     let (sa, sb) = spec::sides(&args.a, &args.b)?;
     let root = sysfs_root();
     let a = side_spec(sa, &root)?;
@@ -241,7 +242,14 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
     results.ab = Some(record.clone());
     let c = verdict::comparison(&results, args.threshold);
     if !interrupted {
-        record.verdicts = verdict::render(&results, &c, true, &results_path);
+        // Plain, at the terminal's default width: the report shows it.
+        record.verdicts = crate::paint::strip(&verdict::render(
+            &results,
+            &c,
+            true,
+            &results_path,
+            crate::report::terse::DEFAULT_WIDTH,
+        ));
         results.ab = Some(record);
     }
     results.write_in(&out)?;
@@ -253,7 +261,18 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         crate::error::out(&format!("{}\n", serde_json::to_string_pretty(&c)?))?;
     } else if !args.quiet {
-        crate::error::out(&verdict::render(&results, &c, args.all, &results_path))?;
+        let width = crate::report::terse::width();
+        crate::error::out(&verdict::render(
+            &results,
+            &c,
+            args.all,
+            &results_path,
+            width,
+        ))?;
+    }
+    if let Some(why) = crate::compare::gate::failed(&args.gate, &c) {
+        eprintln!("tasklab: {why}");
+        return Ok(ExitCode::from(1));
     }
     Ok(if c.count(Verdict::Regressed) > 0 || any_failed {
         ExitCode::from(1)

@@ -3,7 +3,7 @@
 //! by `compare`'s rules (`compare::verdict::judged`), and the words.
 
 use crate::compare::pool::{self, Series};
-use crate::compare::{self, render, verdict::judged, Comparison};
+use crate::compare::{self, next::Setting, render, verdict::judged, Comparison};
 use crate::results::{Labels, Metric, RunResults};
 use crate::stats::paired::{paired_change, Side};
 use std::collections::HashMap;
@@ -53,6 +53,12 @@ pub fn comparison(results: &RunResults, threshold_pct: f64) -> Comparison {
     let same_thp = !sets_huge_pages(&spec_a) && !sets_huge_pages(&spec_b);
     let threshold = threshold_pct / 100.0;
     let shared = compare::pairs(&bs, &ns);
+    // One run: no runs per side to add, and its busy record is both sides'.
+    let setting = Setting {
+        ab: true,
+        busy: bs.busy.iter().map(|w| format!("the run: {w}")).collect(),
+        ..pool::setting(&bs, &ns)
+    };
     let rows: Vec<_> = shared
         .iter()
         .map(|&(b, n)| {
@@ -68,25 +74,34 @@ pub fn comparison(results: &RunResults, threshold_pct: f64) -> Comparison {
                 flagged: None,
                 ..s.clone()
             };
-            judged((&unflag(b), &unflag(n)), change, threshold, 1, same_thp)
+            judged(
+                (&unflag(b), &unflag(n)),
+                change,
+                threshold,
+                &setting,
+                same_thp,
+            )
         })
         .collect();
     // One file a side (runs 1), no environment difference (one machine,
     // one run), no common mode, and no calibrated band between runs: the
     // pairs give the interval inside one run.
-    Comparison::of(
-        (&bs, names(Side::A, &spec_a)),
-        (&ns, names(Side::B, &spec_b)),
-        shared.len(),
-        rows,
-        threshold_pct,
-    )
+    Comparison {
+        setting,
+        ..Comparison::of(
+            (&bs, names(Side::A, &spec_a)),
+            (&ns, names(Side::B, &spec_b)),
+            shared.len(),
+            rows,
+            threshold_pct,
+        )
+    }
 }
 
-/// The A/B verdicts in words: what each side set, how the blocks ran, what
-/// the comparison could see, then `compare`'s table and counts (base is
-/// side A, new side B).
-pub fn render(results: &RunResults, c: &Comparison, all: bool, file: &str) -> String {
+/// The A/B verdicts in words, fitted to `width`: what each side set, how
+/// the blocks ran, what the comparison could see, then `compare`'s table
+/// and counts (base is side A, new side B).
+pub fn render(results: &RunResults, c: &Comparison, all: bool, file: &str, width: usize) -> String {
     let blocks = results.ab.as_ref().map_or(0, |ab| ab.blocks);
     let mut s = format!(
         "A/B inside one run: {blocks} blocks in the order A B B A, each one round of every series in fresh workers; each verdict pairs the rounds of A and B that ran next to each other\nA (base): {}\nB (new):  {}\n",
@@ -106,9 +121,19 @@ pub fn render(results: &RunResults, c: &Comparison, all: bool, file: &str) -> St
         s.push_str(&format!("; median minimum detectable change {m:.1}%"));
     }
     s.push('\n');
-    s.push_str(&render::body(c, all));
+    if let Some(m) = &c.missing {
+        s.push_str(&format!("missing: {m}\n"));
+    }
     s.push_str(&format!(
         "results: {file} (compare reads a side as {file}:a or {file}:b)\n"
     ));
-    s
+    let mut out = render::fitted(&s, width);
+    // The table and counts before the results line.
+    let last = out[..out.len() - 1]
+        .rfind("\nresults: ")
+        .map_or(0, |i| i + 1);
+    let tail = out.split_off(last);
+    out.push_str(&render::body_at(c, all, width));
+    out.push_str(&tail);
+    out
 }

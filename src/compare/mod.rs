@@ -14,6 +14,9 @@
 //! only for a regression.
 
 pub mod common;
+pub mod fit;
+pub mod gate;
+pub mod next;
 pub mod noise;
 pub mod pool;
 pub mod render;
@@ -42,6 +45,10 @@ pub struct Comparison {
     pub rows: Vec<Row>,
     pub only_in_base: usize,
     pub only_in_new: usize,
+    /// What one side lacks of the other, in one line, when it lacks
+    /// anything ([`missing`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
     /// The threshold asked for (`--threshold`), which every verdict uses.
     pub threshold_pct: f64,
     /// The files (runs) on each side.
@@ -70,6 +77,9 @@ pub struct Comparison {
     /// file matched (`--noise`, or the cache's for the base's machine).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub noise: Option<NoiseUse>,
+    /// What the sides allow as next steps (runs, profile, busy machine).
+    #[serde(skip)]
+    pub setting: next::Setting,
 }
 
 /// What the header says of the noise file used.
@@ -110,6 +120,7 @@ impl Comparison {
             // A side holds each series once: what is not shared is its own.
             only_in_base: bs.series.len() - shared,
             only_in_new: ns.series.len() - shared,
+            missing: missing(bs, ns, shared),
             threshold_pct,
             base_runs: bs.runs,
             new_runs: ns.runs,
@@ -124,6 +135,7 @@ impl Comparison {
             base_canary_ns: bs.canary_ns,
             new_canary_ns: ns.canary_ns,
             noise: None,
+            setting: pool::setting(bs, ns),
         }
     }
 
@@ -196,6 +208,73 @@ pub fn env_differences(base: &RunResults, new: &RunResults) -> Vec<(String, Stri
     out
 }
 
+/// What each side lacks of the other, in one line: whole experiments, then
+/// series of shared experiments (a partial experiment's failed points), and
+/// how many series were compared of all either side has. None when both
+/// sides hold the same series.
+pub fn missing(base: &Side, new: &Side, shared: usize) -> Option<String> {
+    let total = base.series.len() + new.series.len() - shared;
+    if shared == total {
+        return None;
+    }
+    let mut parts = Vec::new();
+    for (lacker, has, l, h) in [("new", "base", new, base), ("base", "new", base, new)] {
+        let keys: std::collections::HashSet<Key> = l.series.iter().map(key).collect();
+        let exps: std::collections::HashSet<&str> =
+            l.series.iter().map(|s| s.experiment.as_str()).collect();
+        // Experiments `h` has series of and `l` lacks, in `h`'s order, with
+        // how many series of each.
+        let mut whole: Vec<(&str, usize)> = Vec::new();
+        let mut some: Vec<(&str, usize)> = Vec::new();
+        for s in h.series.iter().filter(|s| !keys.contains(&key(s))) {
+            let list = if exps.contains(s.experiment.as_str()) {
+                &mut some
+            } else {
+                &mut whole
+            };
+            match list.iter_mut().find(|(e, _)| *e == s.experiment) {
+                Some((_, n)) => *n += 1,
+                None => list.push((&s.experiment, 1)),
+            }
+        }
+        let why = |e: &str| {
+            l.partial
+                .iter()
+                .find(|(x, _)| x == e)
+                .map_or(String::new(), |(_, w)| format!(" ({w})"))
+        };
+        let named = |list: &[(&str, usize)], series: bool| {
+            list.iter()
+                .map(|(e, n)| {
+                    let count = if series {
+                        format!("{n} series of ")
+                    } else {
+                        String::new()
+                    };
+                    format!("{count}{e}{}", why(e))
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut lacks = Vec::new();
+        if !whole.is_empty() {
+            let n = whole.len();
+            let word = if n == 1 { "experiment" } else { "experiments" };
+            lacks.push(format!("{n} {word} of {has}: {}", named(&whole, false)));
+        }
+        if !some.is_empty() {
+            lacks.push(named(&some, true));
+        }
+        if !lacks.is_empty() {
+            parts.push(format!("{lacker} lacks {}", lacks.join("; and ")));
+        }
+    }
+    Some(format!(
+        "{}; compared {shared} of {total} series",
+        parts.join("; ")
+    ))
+}
+
 /// A series' key: experiment, metric and labels.
 type Key<'a> = (&'a str, &'a str, &'a crate::results::Labels);
 
@@ -217,13 +296,13 @@ pub fn pairs<'a>(base: &'a Side, new: &'a Side) -> Vec<(&'a Series, &'a Series)>
 /// `factor` other than 1, each directional series' change is given with
 /// that common move divided out (`--relative`).
 pub fn compare(base: &Side, new: &Side, threshold: f64, factor: f64) -> Vec<Row> {
-    let runs = base.runs.min(new.runs).max(1);
     // Different THP settings explain a huge-page difference: the
     // environment lines say so, and the verdict stands.
     let same_thp = base.thp == new.thp;
+    let setting = pool::setting(base, new);
     pairs(base, new)
         .into_iter()
-        .map(|p| verdict::row(p, threshold, runs, factor, same_thp))
+        .map(|p| verdict::row(p, threshold, &setting, factor, same_thp))
         .collect()
 }
 
@@ -259,6 +338,8 @@ pub struct Args<'a> {
     pub no_noise: bool,
     /// `--baseline NAME`: the baseline against `files` (at most one; default the latest run).
     pub baseline: Option<&'a str>,
+    /// `--fail-on-inconclusive`, `--min-verdicts`.
+    pub gate: crate::cli::GateArgs,
 }
 
 /// The A/B results file's side, as `compare` reads it: `FILE:a` or
@@ -292,7 +373,12 @@ pub fn read_for_compare(path: &Path) -> anyhow::Result<RunResults> {
             return Ok(r.side(side));
         }
     }
-    let r = RunResults::read(path)?;
+    plain(path, RunResults::read(path)?)
+}
+
+/// `r`, read from `path`, when it is a plain run; an A/B file without a
+/// side is refused with how to name one.
+fn plain(path: &Path, r: RunResults) -> anyhow::Result<RunResults> {
     if r.ab.is_some() {
         return Err(UsageError(format!(
             "{} holds both sides of an A/B run: name one, {}:a or {}:b",
@@ -305,15 +391,41 @@ pub fn read_for_compare(path: &Path) -> anyhow::Result<RunResults> {
     Ok(r)
 }
 
-fn read_all(paths: &[PathBuf]) -> anyhow::Result<Vec<RunResults>> {
-    paths
-        .iter()
-        .map(|p| read_for_compare(p).map_err(|e| UsageError(format!("{e:#}")).into()))
-        .collect()
-}
-
-fn names(paths: &[PathBuf]) -> Vec<String> {
-    paths.iter().map(|p| p.display().to_string()).collect()
+/// Every run the paths hold, with its name: a merged file (`tasklab
+/// merge`) gives each of its runs, named "FILE (run i)".
+fn read_all(paths: &[PathBuf]) -> anyhow::Result<(Vec<RunResults>, Vec<String>)> {
+    let usage = |e: anyhow::Error| -> anyhow::Error { UsageError(format!("{e:#}")).into() };
+    let mut runs = Vec::new();
+    let mut names = Vec::new();
+    for p in paths {
+        if !p.exists() {
+            // FILE:a or FILE:b, one side of an A/B file.
+            runs.push(read_for_compare(p).map_err(usage)?);
+            names.push(p.display().to_string());
+            continue;
+        }
+        let (held, merged) = crate::results::merged::read_file(p).map_err(usage)?;
+        if merged {
+            for (i, r) in held.into_iter().enumerate() {
+                if r.ab.is_some() {
+                    return Err(UsageError(format!(
+                        "{} (run {}) is an A/B run: compare takes plain runs from a merged file",
+                        p.display(),
+                        i + 1
+                    ))
+                    .into());
+                }
+                runs.push(r);
+                names.push(format!("{} (run {})", p.display(), i + 1));
+            }
+        } else {
+            for r in held {
+                runs.push(plain(p, r).map_err(usage)?);
+                names.push(p.display().to_string());
+            }
+        }
+    }
+    Ok((runs, names))
 }
 
 /// Two sides compared, with everything the header says.
@@ -427,6 +539,7 @@ pub fn resolution(rows: &[Row]) -> (usize, usize, Option<f64>) {
 /// The `compare` command. Exit status: 0 nothing regressed, 1 something
 /// regressed beyond the threshold (for CI jobs), 2 bad input.
 pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
+    gate::check(&a.gate)?;
     if !(a.threshold_pct.is_finite() && (0.0..100.0).contains(&a.threshold_pct)) {
         return Err(UsageError("--threshold takes a percentage from 0 to 100".into()).into());
     }
@@ -448,12 +561,12 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     } else {
         (a.files, a.vs)
     };
-    let base = read_all(base_paths)?;
-    let new = read_all(new_paths)?;
+    let (base, base_names) = read_all(base_paths)?;
+    let (new, new_names) = read_all(new_paths)?;
     let noise = noise_for(&base, a.noise, a.no_noise)?;
     let c = comparison(
-        (&base, names(base_paths)),
-        (&new, names(new_paths)),
+        (&base, base_names),
+        (&new, new_names),
         a.threshold_pct,
         a.relative,
         noise.as_ref(),
@@ -462,6 +575,10 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         crate::error::out(&format!("{}\n", serde_json::to_string_pretty(&c)?))?;
     } else {
         crate::error::out(&render::render(&c, a.all))?;
+    }
+    if let Some(why) = gate::failed(&a.gate, &c) {
+        eprintln!("tasklab: {why}");
+        return Ok(ExitCode::from(1));
     }
     Ok(if c.count(Verdict::Regressed) > 0 {
         ExitCode::from(1)

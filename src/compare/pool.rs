@@ -3,6 +3,7 @@
 //! interval), and every series summarised anew from its samples so both
 //! sides' intervals come from the same rules.
 
+use super::next::Setting;
 use crate::experiments;
 use crate::results::{
     summarize_series_runs_with, Better, Labels, RunResults, RunStatus, Status, Unit,
@@ -45,6 +46,29 @@ pub struct Side {
     pub runs: usize,
     /// How many of its series had a calibrated band (`--noise`).
     pub calibrated: usize,
+    /// A file ran the quick profile.
+    pub quick: bool,
+    /// What a file recorded of other work on its machine (the first such).
+    pub busy: Option<String>,
+    /// Experiments a file holds only part of, or none of, with what
+    /// happened: ("spawn.heap", "2 points failed"), ("memory.threads",
+    /// "failed").
+    pub partial: Vec<(String, String)>,
+}
+
+/// What a comparison of `base` against `new` allows as next steps (`ab`
+/// sets its own flag): what their files recorded.
+pub fn setting(base: &Side, new: &Side) -> Setting {
+    let busy = [("base", base), ("new", new)]
+        .iter()
+        .filter_map(|(name, side)| side.busy.as_ref().map(|w| format!("{name}: {w}")))
+        .collect();
+    Setting {
+        ab: false,
+        runs: base.runs.min(new.runs).max(1),
+        quick: base.quick || new.quick,
+        busy,
+    }
 }
 
 /// A series' calibrated run-to-run band, if the noise file has one:
@@ -71,12 +95,22 @@ pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
     let mut status = Vec::new();
     let mut thp = Vec::new();
     let mut canaries = Vec::new();
+    let (mut quick, mut busy, mut partial) = (false, None, Vec::new());
     for (r, name) in files.iter().zip(names) {
+        quick |= r.profile == "quick";
+        busy = busy.or_else(|| super::next::busy_words(r));
         thp.push(r.env.thp_enabled.clone().unwrap_or_default());
         if r.status == RunStatus::Partial {
             status.push(format!("{name}: an interrupted run (partial results)"));
         }
         for e in &r.experiments {
+            let n = e.failed_points.len();
+            if e.status == Status::Failed {
+                partial.push((e.name.clone(), "failed".into()));
+            } else if e.partial() {
+                let points = if n == 1 { "point" } else { "points" };
+                partial.push((e.name.clone(), format!("{n} {points} failed")));
+            }
             if e.status == Status::Failed {
                 status.push(format!(
                     "{name}: {} failed ({})",
@@ -184,5 +218,8 @@ pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
         canary_ns: crate::stats::median(&canaries),
         runs: files.len(),
         calibrated,
+        quick,
+        busy,
+        partial,
     }
 }

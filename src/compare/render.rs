@@ -2,8 +2,10 @@
 //! machine's speed and its common move, what the comparison could see),
 //! the table of rows, and the verdict counts with the reasons.
 
+use super::fit::{self, Column};
 use super::verdict::signed;
 use super::{Comparison, Row};
+use crate::paint;
 use crate::stats::Verdict;
 use crate::units::{fmt_value, Unit};
 
@@ -15,7 +17,38 @@ fn changed(r: &Row) -> bool {
     )
 }
 
+/// The comparison in words, fitted to the terminal's width.
 pub fn render(c: &Comparison, all: bool) -> String {
+    render_at(c, all, crate::report::terse::width())
+}
+
+/// [`render`] fitted to `width` columns: every line wrapped between words,
+/// the table in the columns that fit.
+pub fn render_at(c: &Comparison, all: bool, width: usize) -> String {
+    let mut s = fitted(&head(c, width), width);
+    s.push_str(&body_at(c, all, width));
+    s
+}
+
+/// Logical lines (an indent of two spaces kept, and given once more to
+/// the lines a long one wraps onto), each fitted to `width`.
+pub fn fitted(text: &str, width: usize) -> String {
+    text.lines()
+        .map(|l| {
+            let body = l.trim_start();
+            let indent = &l[..l.len() - body.len()];
+            if body.is_empty() {
+                "\n".to_string()
+            } else {
+                fit::line(body, width, indent, &format!("{indent}  "))
+            }
+        })
+        .collect()
+}
+
+/// What a side lacks of the other, each side's state and the header's
+/// facts, as logical lines (not yet fitted).
+fn head(c: &Comparison, width: usize) -> String {
     let mut s = format!(
         "base: {}\nnew:  {}\n",
         c.base_files.join(", "),
@@ -34,6 +67,9 @@ pub fn render(c: &Comparison, all: bool) -> String {
             s.push_str(&format!("{side}: {st}\n"));
         }
     }
+    if let Some(m) = &c.missing {
+        s.push_str(&format!("missing: {m}\n"));
+    }
     s.push_str(&speed(c));
     if let Some(cm) = c
         .common_mode
@@ -49,7 +85,7 @@ pub fn render(c: &Comparison, all: bool) -> String {
     }
     let runs = c.base_runs.min(c.new_runs);
     if let Some(n) = &c.noise {
-        s.push_str(&noise_line(n, c.rows.len(), runs));
+        s.push_str(&noise_line(n, c.rows.len(), runs, width));
     } else if runs < crate::stats::rounds::RUNS_MEASURED {
         s.push_str(&format!(
             "{runs} run{} a side: the variance between runs is estimated from the rounds, with a floor of ±{:.0}% that one run's rounds cannot see (four runs a side measure it instead)\n",
@@ -58,21 +94,26 @@ pub fn render(c: &Comparison, all: bool) -> String {
         ));
     }
     s.push_str(&resolution(c));
-    s.push_str(&body(c, all));
     s
 }
 
 /// The header's line on the noise file: where it came from, what it is
 /// of, and how many rows it widened.
-fn noise_line(n: &super::NoiseUse, rows: usize, runs: usize) -> String {
+fn noise_line(n: &super::NoiseUse, rows: usize, runs: usize, width: usize) -> String {
     let whence = if n.from_cache {
         "found in the cache for the base files' machine"
     } else {
         "named with --noise"
     };
     let mut s = format!(
-        "noise: {} ({whence}; machine {}, calibrated from {} runs): {} of {rows} rows have their series' own run-to-run band, which takes the ±{:.0}% default's place and is the least each side's interval holds\n",
+        "noise: {}{}({whence}; machine {}, calibrated from {} runs): {} of {rows} rows have their series' own run-to-run band, which takes the ±{:.0}% default's place and is the least each side's interval holds\n",
         n.path,
+        // A long path on its own line, so the words after it stay whole.
+        if format!("noise: {} ({whence};", n.path).chars().count() > width {
+            "\n  "
+        } else {
+            " "
+        },
         n.fingerprint,
         n.runs,
         n.rows,
@@ -94,10 +135,10 @@ fn noise_line(n: &super::NoiseUse, rows: usize, runs: usize) -> String {
     s
 }
 
-/// The table of rows and the verdict counts: what `ab` shows under its own
-/// header.
-pub fn body(c: &Comparison, all: bool) -> String {
-    format!("{}{}", table(c, all), counts(c, all))
+/// The table of rows and the verdict counts, fitted to `width`: what `ab`
+/// shows under its own header.
+pub fn body_at(c: &Comparison, all: bool, width: usize) -> String {
+    format!("{}{}", table(c, all, width), counts(c, all, width))
 }
 
 /// How far the machine's speed moved within each side and between them:
@@ -128,14 +169,45 @@ fn resolution(c: &Comparison) -> String {
     }
     s.push('\n');
     if 2 * c.see_10pct < c.with_mde {
-        s.push_str(
-            "  to see smaller changes: two runs per side (compare A1 A2 --vs B1 B2), --profile thorough, --rounds 16, or a quieter machine\n",
-        );
+        let needs: Vec<_> = c
+            .rows
+            .iter()
+            .filter(|r| r.reason == Some(super::Reason::TooWide))
+            .map(|r| r.narrow)
+            .collect();
+        let step = super::next::group_step(super::Reason::TooWide, &needs, &c.setting);
+        let step = step.strip_prefix("narrow it: ").unwrap_or(&step);
+        s.push_str(&format!("  to see smaller changes: {step}\n"));
     }
     s
 }
 
-fn table(c: &Comparison, all: bool) -> String {
+/// A verdict as the table says it.
+fn verdict_word(r: &Row) -> String {
+    match r.reason {
+        Some(why) => format!("inconclusive: {}", why.short()),
+        None => format!("{:?}", r.verdict).to_lowercase(),
+    }
+}
+
+/// A verdict word painted: regressed red, improved green, inconclusive as
+/// a warning.
+fn painted(text: &str) -> String {
+    if text.starts_with("regressed") {
+        paint::bad(text)
+    } else if text.starts_with("improved") {
+        paint::good(text)
+    } else if text.starts_with("inconclusive") {
+        paint::warn(text)
+    } else {
+        text.to_string()
+    }
+}
+
+/// The rows shown, in columns that fit `width`: every column when they
+/// fit; else the series named in one column that wraps its words; else
+/// each row as its series on a line and its figures packed under it.
+fn table(c: &Comparison, all: bool, width: usize) -> String {
     let mut shown: Vec<&Row> = c.rows.iter().filter(|r| all || changed(r)).collect();
     if shown.is_empty() {
         return String::new();
@@ -152,25 +224,8 @@ fn table(c: &Comparison, all: bool) -> String {
         };
         size(b).total_cmp(&size(a))
     });
-    let mut t = comfy_table::Table::new();
-    t.load_preset(comfy_table::presets::UTF8_BORDERS_ONLY)
-        .set_content_arrangement(comfy_table::ContentArrangement::Disabled)
-        .set_header(vec![
-            "experiment",
-            "metric",
-            "case",
-            "base",
-            "new",
-            "change",
-            "95% interval",
-            "mde",
-            "verdict",
-        ]);
-    for r in shown {
-        t.add_row(vec![
-            r.experiment.clone(),
-            r.metric.clone(),
-            r.case.clone(),
+    let figures = |r: &Row| {
+        vec![
             fmt_value(r.base, r.unit),
             fmt_value(r.new, r.unit),
             signed(r.change),
@@ -180,40 +235,176 @@ fn table(c: &Comparison, all: bool) -> String {
             } else {
                 "n/a".into()
             },
-            match r.reason {
-                Some(why) => format!("inconclusive: {}", why.short()),
-                None => format!("{:?}", r.verdict).to_lowercase(),
-            },
-        ]);
+            verdict_word(r),
+        ]
+    };
+    let col = |head, right| Column { head, right };
+    let tail = [
+        col("base", true),
+        col("new", true),
+        col("change", true),
+        col("95% interval", true),
+        col("mde", true),
+        col("verdict", false),
+    ];
+    let paint_last = |last: usize| {
+        move |i: usize, t: &str| {
+            if i == last {
+                painted(t)
+            } else {
+                t.to_string()
+            }
+        }
+    };
+    let mut wide = vec![
+        col("experiment", false),
+        col("metric", false),
+        col("case", false),
+    ];
+    wide.extend(tail.iter().map(|c| col(c.head, c.right)));
+    let rows: Vec<Vec<String>> = shown
+        .iter()
+        .map(|r| {
+            let mut v = vec![r.experiment.clone(), r.metric.clone(), r.case.clone()];
+            v.extend(figures(r));
+            v
+        })
+        .collect();
+    if let Some(t) = fit::table(&wide, &rows, width, None, &paint_last(8)) {
+        return t;
     }
-    format!("{t}\n")
+    let mut named = vec![col("series", false)];
+    named.extend(tail.iter().map(|c| col(c.head, c.right)));
+    let rows: Vec<Vec<String>> = shown
+        .iter()
+        .map(|r| {
+            let mut v = vec![series_name(r)];
+            v.extend(figures(r));
+            v
+        })
+        .collect();
+    if let Some(t) = fit::table(&named, &rows, width, Some(0), &paint_last(6)) {
+        return t;
+    }
+    // Too narrow for columns: a series a line, its figures under it.
+    let mut s = String::new();
+    for r in shown {
+        s.push_str(&fit::line(&series_name(r), width, "", "  "));
+        let f = figures(r);
+        let verdict = f[5].clone();
+        let pieces = vec![
+            format!("{} -> {}", f[0], f[1]),
+            format!("{} {}", f[2], f[3]),
+            format!("mde {}", f[4]),
+            verdict.clone(),
+        ];
+        let text = fit::pack(&pieces, width, "    ", "    ", "  ");
+        // Painted after packing: the verdict is whole on its line.
+        s.push_str(&match text.rfind(&verdict) {
+            Some(i) => format!(
+                "{}{}{}",
+                &text[..i],
+                painted(&verdict),
+                &text[i + verdict.len()..]
+            ),
+            None => text,
+        });
+    }
+    s
 }
 
-fn counts(c: &Comparison, all: bool) -> String {
-    let mut s = format!(
-        "{} regressed, {} improved, {} changed, {} unchanged, {} inconclusive of {} series (threshold ±{}%: regressed or improved needs the whole 95% interval beyond it, unchanged needs it wholly within{})",
-        c.count(Verdict::Regressed),
-        c.count(Verdict::Improved),
-        c.count(Verdict::Changed),
-        c.count(Verdict::Unchanged),
-        c.count(Verdict::Inconclusive),
+/// A row's series in words: experiment, metric and case.
+fn series_name(r: &Row) -> String {
+    [r.experiment.as_str(), r.metric.as_str(), r.case.as_str()]
+        .iter()
+        .filter(|x| !x.is_empty())
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The verdict counts, what the gate rests on, and each inconclusive
+/// reason with its rows' mde and their next step; fitted to `width`.
+fn counts(c: &Comparison, all: bool, width: usize) -> String {
+    let n = |v: Verdict| c.count(v);
+    let some = |k: usize, word: &str, paint: fn(&str) -> String| {
+        let t = format!("{k} {word}");
+        if k > 0 {
+            paint(&t)
+        } else {
+            t
+        }
+    };
+    let text = format!(
+        "{}, {}, {} changed, {} unchanged, {} inconclusive of {} series (threshold ±{}%: regressed or improved needs the whole 95% interval beyond it, unchanged needs it wholly within{})",
+        some(n(Verdict::Regressed), "regressed", paint::bad),
+        some(n(Verdict::Improved), "improved", paint::good),
+        n(Verdict::Changed),
+        n(Verdict::Unchanged),
+        n(Verdict::Inconclusive),
         c.rows.len(),
         c.threshold_pct,
         if all { "" } else { "; --all shows every series" }
     );
-    if c.only_in_base + c.only_in_new > 0 {
-        s.push_str(&format!(
-            "; {} series only in base, {} only in new",
-            c.only_in_base, c.only_in_new
+    // Wrapped plain, then painted: the escapes take no columns.
+    let plain = paint::strip(&text);
+    let mut s = fit::line(&plain, width, "", "  ");
+    for (k, word, f) in [
+        (
+            n(Verdict::Regressed),
+            "regressed",
+            paint::bad as fn(&str) -> String,
+        ),
+        (n(Verdict::Improved), "improved", paint::good),
+    ] {
+        let t = format!("{k} {word}");
+        if k > 0 && paint::on() {
+            s = s.replacen(&t, &f(&t), 1);
+        }
+    }
+    let inconclusive = n(Verdict::Inconclusive);
+    if inconclusive > 0 && n(Verdict::Regressed) == 0 {
+        s.push_str(&fit::line(
+            &format!(
+                "no regression among the {} decided series; {}",
+                c.rows.len() - inconclusive,
+                if inconclusive == 1 {
+                    "the inconclusive one is not unchanged: it could hide a change up to its mde".to_string()
+                } else {
+                    format!("the {inconclusive} inconclusive ones are not unchanged: each could hide a change up to its mde")
+                }
+            ),
+            width,
+            "",
+            "  ",
         ));
     }
-    s.push('\n');
     let reasons = c.inconclusive_reasons();
     if !reasons.is_empty() {
-        let runs = c.base_runs.min(c.new_runs);
-        s.push_str("inconclusive (they do not fail the gate):\n");
-        for (why, n) in reasons {
-            s.push_str(&format!("  {n} {}: {}\n", why.short(), why.next(runs)));
+        let setting = &c.setting;
+        s.push_str(&fit::line(
+            "inconclusive (they do not fail the gate unless --fail-on-inconclusive or --min-verdicts asks):",
+            width,
+            "",
+            "  ",
+        ));
+        for (why, k) in reasons {
+            let rows: Vec<&Row> = c.rows.iter().filter(|r| r.reason == Some(why)).collect();
+            let mdes: Vec<f64> = rows
+                .iter()
+                .map(|r| r.mde)
+                .filter(|m| m.is_finite())
+                .collect();
+            let mde = crate::stats::median(&mdes)
+                .map_or(String::new(), |m| format!(" (median mde {m:.0}%)"));
+            let needs: Vec<_> = rows.iter().map(|r| r.narrow).collect();
+            let step = super::next::group_step(why, &needs, setting);
+            s.push_str(&fit::line(
+                &format!("{k} {}{mde}: {step}", why.short()),
+                width,
+                "  ",
+                "    ",
+            ));
         }
     }
     s

@@ -3,6 +3,8 @@
 //! smallest change the row could have seen (`mde`), and, when it is
 //! inconclusive, why and what to do next.
 
+pub use super::next::Reason;
+use super::next::{self, Narrow, Setting};
 use super::pool::Series;
 use crate::results::{case_of, Better, Labels, Unit};
 use crate::stats::{self, Change, Verdict};
@@ -38,59 +40,10 @@ pub struct Row {
     /// What would decide it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next: Option<String>,
-}
-
-/// Why a row is inconclusive, for a reader who groups or filters them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Reason {
-    /// A side flagged the series: a trend over its run, or two modes.
-    Flagged,
-    /// The kernel put one side's memory on huge pages and not the other's.
-    HugePages,
-    /// The interval is wider than the threshold allows: it can hold "no
-    /// change" and a change beyond the threshold at once.
-    TooWide,
-    /// The interval is narrow enough but straddles the threshold: a change
-    /// about the threshold's size.
-    NearThreshold,
-    /// No ratio can be formed (a base of zero, or an interval not finite).
-    NoRatio,
-}
-
-impl Reason {
-    /// A few words, for the summary line and the table.
-    pub fn short(self) -> &'static str {
-        match self {
-            Reason::Flagged => "flagged",
-            Reason::HugePages => "huge pages differ",
-            Reason::TooWide => "too imprecise",
-            Reason::NearThreshold => "near the threshold",
-            Reason::NoRatio => "no ratio",
-        }
-    }
-
-    /// The next step that would decide such a row.
-    pub fn next(self, runs_per_side: usize) -> &'static str {
-        match self {
-            Reason::Flagged => {
-                "see the flag in each side's report: a trend or two modes is a property of the machine while it ran; rerun when it is steady"
-            }
-            Reason::HugePages => {
-                "rerun both with THP pinned (-p thp=off or on) or after compacting memory, so the kernel backs both alike"
-            }
-            Reason::TooWide if runs_per_side < 2 => {
-                "narrow it: compare two runs per side (A1 A2 --vs B1 B2), --profile thorough, --rounds 16, or a quieter machine"
-            }
-            Reason::TooWide => {
-                "narrow it: more runs per side, --profile thorough, --rounds 16, or a quieter machine"
-            }
-            Reason::NearThreshold => {
-                "a change about the threshold's size: more rounds or runs per side decide which side of it"
-            }
-            Reason::NoRatio => "no ratio to judge: compare the medians by eye",
-        }
-    }
+    /// How far rounds could narrow it, and to what half-width (percent):
+    /// what the counts' next step per reason is made of.
+    #[serde(skip)]
+    pub narrow: (Narrow, f64),
 }
 
 /// The change from `b` to `n` with the verdict at `threshold` (0.05 = 5%);
@@ -101,7 +54,7 @@ impl Reason {
 pub fn row(
     (b, n): (&Series, &Series),
     threshold: f64,
-    runs_per_side: usize,
+    setting: &Setting,
     factor: f64,
     same_thp: bool,
 ) -> Row {
@@ -110,7 +63,7 @@ pub fn row(
         x => x,
     };
     let change = stats::change(&b.summary, &n.summary).map(|c| relative(c, better, factor));
-    judged((b, n), change, threshold, runs_per_side, same_thp)
+    judged((b, n), change, threshold, setting, same_thp)
 }
 
 /// The row of `b` against `n` for a change already measured (`None`: no
@@ -120,7 +73,7 @@ pub fn judged(
     (b, n): (&Series, &Series),
     change: Option<Change>,
     threshold: f64,
-    runs_per_side: usize,
+    setting: &Setting,
     same_thp: bool,
 ) -> Row {
     let better = match n.better {
@@ -132,9 +85,14 @@ pub fn judged(
             stats::verdict(c, threshold, better),
             stats::mde(c, threshold),
         ),
-        // Zero on both sides (no involuntary switch in either run): the
-        // medians agree, though no ratio can be formed for an interval.
-        None if b.summary.median == 0.0 && n.summary.median == 0.0 => {
+        // Zero on both sides, every interval too (no involuntary switch
+        // in any round of either run): nothing changed, though no ratio
+        // can be formed. A zero median with an interval above it has not
+        // shown that.
+        None if [&b.summary, &n.summary]
+            .iter()
+            .all(|s| s.median == 0.0 && s.ci95_lo == 0.0 && s.ci95_hi == 0.0) =>
+        {
             (Verdict::Unchanged, f64::NAN)
         }
         None => (Verdict::Inconclusive, f64::NAN),
@@ -168,10 +126,11 @@ pub fn judged(
     } else if change.is_none() {
         (
             Some(Reason::NoRatio),
-            Some(
-                "no ratio can be formed: the base median is zero and the new one is not, or an interval is not finite"
-                    .into(),
-            ),
+            Some(if b.summary.median == 0.0 && n.summary.median == 0.0 {
+                "no ratio can be formed: both medians are zero, but an interval reaches above zero, so it has not shown that nothing changed".into()
+            } else {
+                "no ratio can be formed: the base median is zero and the new one is not, or an interval is not finite".into()
+            }),
         )
     } else if too_wide(lo, hi, threshold) {
         (
@@ -188,16 +147,39 @@ pub fn judged(
         (
             Some(Reason::NearThreshold),
             Some(format!(
-                "its interval [{}, {}] straddles the ±{:.0}% threshold",
+                "its interval [{}, {}] straddles the ±{:.0}% threshold: it could see a change of {:.0}% or more",
                 signed(pct(lo)),
                 signed(pct(hi)),
-                threshold * 100.0
+                threshold * 100.0,
+                mde * 100.0
             )),
         )
     };
     if reason.is_some() {
         verdict = Verdict::Inconclusive;
     }
+    let narrow = match (reason, &change) {
+        (Some(why @ (Reason::TooWide | Reason::NearThreshold)), Some(c)) => {
+            let target = next::target(why, (c.ratio, c.lo), threshold);
+            let narrow = if setting.ab {
+                let half = if c.lo > 0.0 {
+                    (c.hi / c.lo).ln() / 2.0
+                } else {
+                    (c.hi - c.lo) / 2.0
+                };
+                next::rounds_to_paired(half, b.summary.rounds.min(n.summary.rounds), target)
+            } else {
+                next::rounds_to(&b.summary, &n.summary, setting.runs, target)
+            };
+            let target_pct = if c.lo > 0.0 {
+                (target.exp() - 1.0) * 100.0
+            } else {
+                target * 100.0
+            };
+            (narrow, target_pct)
+        }
+        _ => (Narrow::NotWidth, f64::NAN),
+    };
     Row {
         experiment: n.experiment.clone(),
         metric: n.metric.clone(),
@@ -212,9 +194,10 @@ pub fn judged(
         ci_hi: pct(hi),
         mde: mde * 100.0,
         verdict,
-        next: reason.map(|r| r.next(runs_per_side).to_string()),
+        next: reason.map(|r| next::step(r, narrow.0, setting, narrow.1)),
         reason,
         why,
+        narrow,
     }
 }
 

@@ -36,12 +36,17 @@ pub fn to_json(runs: &[RunResults]) -> anyhow::Result<Vec<u8>> {
 /// merged file, each checked as a results file is (its schema and
 /// version). Errors name the file, and the run's place in a merged one.
 pub fn read_runs(path: &Path) -> anyhow::Result<Vec<RunResults>> {
+    read_file(path).map(|(runs, _)| runs)
+}
+
+/// [`read_runs`], and whether the file was a merged one.
+pub fn read_file(path: &Path) -> anyhow::Result<(Vec<RunResults>, bool)> {
     let bytes = safefile::read_bounded(path, MAX_READ_BYTES).map_err(anyhow::Error::msg)?;
     let v: serde_json::Value = serde_json::from_slice(&bytes)
         .map_err(|e| anyhow::anyhow!("{} is not valid JSON (truncated?): {e}", path.display()))?;
     let name = path.display().to_string();
     if v.get("schema").and_then(|s| s.as_str()) != Some(MERGED_SCHEMA) {
-        return Ok(vec![RunResults::from_value(v, &name)?]);
+        return Ok((vec![RunResults::from_value(v, &name)?], false));
     }
     let ver = v.get("schema_version").and_then(|s| s.as_u64());
     if ver != Some(MERGED_VERSION as u64) {
@@ -56,8 +61,10 @@ pub fn read_runs(path: &Path) -> anyhow::Result<Vec<RunResults>> {
     if runs.is_empty() {
         anyhow::bail!("{name} is a merged file that holds no runs");
     }
-    runs.into_iter()
+    let runs = runs
+        .into_iter()
         .enumerate()
         .map(|(i, r)| RunResults::from_value(r, &format!("{name} (run {})", i + 1)))
-        .collect()
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    Ok((runs, true))
 }
