@@ -13,14 +13,10 @@
 # TASKLAB_BIN       the binary to deploy (default: target/debug/tasklab, built)
 # TASKLAB_VENV      the virtual environment (default: target/ansible-venv;
 #                   reused when it has ansible-playbook)
-# TASKLAB_FLEET_PREMERGE=1  runs without --label and without the matrix (for a
-#                   tasklab without `run --label` and `report FILE...`): checks
-#                   1 only. Remove once both are in.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-premerge=${TASKLAB_FLEET_PREMERGE:-0}
 
 if [[ -z "${TASKLAB_BIN:-}" ]]; then
     cargo build --locked --quiet
@@ -55,10 +51,6 @@ EOF
 
 label='{{ inventory_hostname }}'
 render=true
-if [[ "$premerge" == 1 ]]; then
-    label=''
-    render=false
-fi
 "$py" - "$work/vars.json" "$bin" "$work" "$label" "$render" <<'EOF'
 import json, sys
 path, binary, work, label, render = sys.argv[1:]
@@ -104,11 +96,6 @@ for h in fleet-a fleet-b; do
         || fail "$f is not a tasklab results file"
 done
 echo "ok: results.json fetched from fleet-a and fleet-b"
-
-if [[ "$premerge" == 1 ]]; then
-    echo "SKIPPED (TASKLAB_FLEET_PREMERGE=1): the labels and the matrix's columns are not checked"
-    exit 0
-fi
 
 # 2. Each file carries its own label: the run's label as tasklab reads it
 #    (RunResults::label(), on tasklab_run_info).
