@@ -16,7 +16,13 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
     /// Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never
-    #[arg(long, value_enum, default_value = "auto", global = true, value_name = "WHEN")]
+    #[arg(
+        long,
+        value_enum,
+        default_value = "auto",
+        global = true,
+        value_name = "WHEN"
+    )]
     pub color: ColorArg,
 }
 
