@@ -12,6 +12,34 @@ use crate::results::{case, Metric, RunResults, SeedCompare, SeedStat, Unit};
 use crate::stats::compare_text::{imprecise, plus_minus};
 use crate::units::fmt_value;
 
+/// The seed articles `text` names by their short label, each cited once in
+/// full for the terminal: "Sysel: Martin Sysel, “Title” https://…", the
+/// address whole on a line of its own where the line would pass `width`,
+/// and left out where it would not fit even there.
+pub fn sources(text: &str, width: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut done: Vec<&str> = Vec::new();
+    for c in experiments::seeds::CITATIONS {
+        if done.contains(&c.short) || !text.contains(c.short) {
+            continue;
+        }
+        done.push(c.short);
+        let line = format!("{}: {}", c.short, c.full());
+        let line = super::table::wrap(&line, width, "  ", "    ");
+        out.extend(line.lines().map(String::from));
+        if let Some(url) = c.url {
+            let last = out.last_mut().expect("a line");
+            if last.chars().count() + 1 + url.chars().count() <= width {
+                last.push(' ');
+                last.push_str(url);
+            } else if 4 + url.chars().count() <= width {
+                out.push(format!("    {url}"));
+            }
+        }
+    }
+    out
+}
+
 /// Further apart than this (either way), a row says why.
 pub const EXPLAIN_BEYOND: f64 = 2.0;
 

@@ -333,9 +333,23 @@ pub fn body(
         let head = "Findings, shortened where they end in … (--tables shows the tables, the report has everything)";
         out.push(String::new());
         out.extend(wrap(head, width, "", "  ").lines().map(String::from));
-        // The blank line before the paths goes after a finding.
-        let fixed = out.len() + bottom.join("\n").lines().count();
+        // The blank line before the paths goes after a finding. The seeds
+        // the findings may name are cited in full after them: their lines
+        // are kept free, and only those named are given.
+        let named: String = r
+            .experiments
+            .iter()
+            .flat_map(|e| e.findings.iter().take(FINDINGS_EACH))
+            .map(|f| format!("{f}\n"))
+            .collect();
+        let cited = super::seeds::sources(&named, width).len();
+        let fixed = out.len() + bottom.join("\n").lines().count() + cited.min(1) + cited;
         out.extend(findings(r, width, budget.saturating_sub(fixed)));
+        let sources = super::seeds::sources(&out.join("\n"), width);
+        if !sources.is_empty() {
+            out.push("Sources:".into());
+            out.extend(sources);
+        }
     }
     if !bottom.is_empty() && bottom[0].is_empty() && out.last().is_some_and(|l| l.is_empty()) {
         bottom.remove(0);
