@@ -838,3 +838,33 @@ fn the_seed_tables_give_each_articles_machine_once_and_no_backticks_show() {
     let summary = &summary[..summary[3..].find("## ").unwrap()];
     assert!(!summary.contains("**"), "{summary}");
 }
+
+/// Issue 31: no anonymous "seed 002" in the terminal. A file whose finding
+/// names seeds by number (as files before this version did) is shown with
+/// their labels, and the terminal cites each one it names in full, within
+/// its 80 lines.
+#[test]
+fn the_terminal_names_seeds_by_citation_and_cites_them_in_full() {
+    let d = tempfile::tempdir().unwrap();
+    let mut r = results();
+    r.experiments[0]
+        .findings
+        .insert(0, "as seed 002 saw, and seed 004".into());
+    let file = d.path().join("named.json");
+    std::fs::write(&file, serde_json::to_string(&r).unwrap()).unwrap();
+    let out = report_stdout(&file, &d.path().join("out"), &[]);
+    assert!(!out.contains("seed 00"), "{out}");
+    assert!(
+        out.contains("as Bendersky 2018, switching saw, and Sysel"),
+        "{out}"
+    );
+    let sources = &out[out.find("Sources:\n").expect("a Sources section")..];
+    assert!(sources.contains(
+        "Sysel: Martin Sysel, \u{201c}A Comparison of Processes and Threads Creation\u{201d}"
+    ));
+    assert!(sources.contains("https://doi.org/10.1007/978-3-030-63322-6_85"));
+    assert!(sources.contains("Bendersky 2018, switching: Eli Bendersky"));
+    assert!(out.lines().count() <= 80, "{} lines", out.lines().count());
+    let md = read(&d.path().join("out"), "report.md");
+    assert!(!md.contains("seed 00"), "report.md names a seed by number");
+}

@@ -334,21 +334,20 @@ pub fn body(
         out.push(String::new());
         out.extend(wrap(head, width, "", "  ").lines().map(String::from));
         // The blank line before the paths goes after a finding. The seeds
-        // the findings may name are cited in full after them: their lines
-        // are kept free, and only those named are given.
-        let named: String = r
-            .experiments
-            .iter()
-            .flat_map(|e| e.findings.iter().take(FINDINGS_EACH))
-            .map(|f| format!("{f}\n"))
-            .collect();
-        let cited = super::seeds::sources(&named, width).len();
-        let fixed = out.len() + bottom.join("\n").lines().count() + cited.min(1) + cited;
-        out.extend(findings(r, width, budget.saturating_sub(fixed)));
-        let sources = super::seeds::sources(&out.join("\n"), width);
-        if !sources.is_empty() {
+        // the findings shown name are cited in full after them, in lines
+        // the findings give up.
+        let fixed = out.len() + bottom.join("\n").lines().count();
+        let room = budget.saturating_sub(fixed);
+        let mut shown = findings(r, width, room);
+        let mut cited = super::seeds::sources(&shown.join("\n"), width);
+        if !cited.is_empty() {
+            shown = findings(r, width, room.saturating_sub(cited.len() + 1));
+            cited = super::seeds::sources(&shown.join("\n"), width);
+        }
+        out.extend(shown);
+        if !cited.is_empty() {
             out.push("Sources:".into());
-            out.extend(sources);
+            out.extend(cited);
         }
     }
     if !bottom.is_empty() && bottom[0].is_empty() && out.last().is_some_and(|l| l.is_empty()) {
