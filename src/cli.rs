@@ -26,6 +26,16 @@ pub struct Cli {
     pub color: ColorArg,
 }
 
+/// The shells `tasklab completions` writes a script for.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShellArg {
+    Bash,
+    Zsh,
+    Fish,
+    Elvish,
+    Powershell,
+}
+
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ColorArg {
     #[default]
@@ -138,6 +148,18 @@ pub enum Command {
     /// Run one of the seeds' demonstration programs, with the seed's output
     #[command(subcommand)]
     Demo(Demo),
+    /// Print a completion script for SHELL to stdout (e.g. `tasklab completions bash > ~/.local/share/bash-completion/completions/tasklab`)
+    Completions {
+        /// The shell to complete in
+        #[arg(value_enum)]
+        shell: ShellArg,
+    },
+    /// Print tasklab's man page (roff) to stdout, or write a page per command into --out DIR
+    Man {
+        /// Folder for tasklab.1 and one page per command (tasklab-run.1, ...)
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
     /// A worker process (internal)
     #[command(name = "__worker", hide = true)]
     Worker,

@@ -13,6 +13,7 @@ pub mod demo;
 pub mod env;
 pub mod error;
 pub mod experiments;
+pub mod manpage;
 pub mod matrix;
 pub mod measure;
 pub mod metric;
@@ -98,6 +99,8 @@ pub fn main_entry() -> ExitCode {
         Some(Command::Advise(args)) => advise::run(&args),
         Some(Command::Predict(args)) => predict::run(&args),
         Some(Command::Demo(demo)) => demo::run(&demo),
+        Some(Command::Completions { shell }) => manpage::completions(shell),
+        Some(Command::Man { out }) => manpage::man(out.as_deref()),
         Some(Command::Worker) => {
             return ExitCode::from(measure::worker::worker_main(experiments::measure_fn) as u8)
         }

@@ -54,7 +54,7 @@ pub fn list(json: bool, baselines: bool) -> anyhow::Result<ExitCode> {
                     })).collect::<Vec<_>>(),
                     "seeds": e.seeds.iter().map(|s| serde_json::json!({
                         "metric": s.metric, "labels": s.labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
-                        "lo": s.lo, "hi": s.hi, "unit": s.unit, "source": s.source, "cited": crate::experiments::seeds::cite_short(s.source), "hardware": s.hardware, "method": s.method,
+                        "lo": s.lo, "hi": s.hi, "unit": s.unit, "source": s.source, "cited": crate::experiments::seeds::cite_short(s.source), "url": crate::experiments::seeds::citation(s.source).and_then(|c| c.url), "hardware": s.hardware, "method": s.method,
                     })).collect::<Vec<_>>(),
                 })
             })
@@ -190,8 +190,12 @@ pub fn list_text(width: usize) -> String {
             .filter(|o| o.short == c.short)
             .map(|o| o.file)
             .collect();
-        let line = format!("{}: {}; {}", c.short, c.full(), files.join(", "));
+        let line = format!("{}: {} ({})", c.short, c.full(), files.join(", "));
         push_wrapped(&mut out, "  ", "    ", &line, width);
+        // The address whole, to be copied, on a line of its own where it fits.
+        if let Some(url) = c.url.filter(|u| 4 + u.chars().count() <= width) {
+            out.push_str(&format!("    {url}\n"));
+        }
     }
     out
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// The modules the lower floors may never reach up into.
 const UPPER: &[&str] = &[
-    "run", "report", "cli", "ab", "advise", "compare", "predict", "matrix",
+    "run", "report", "cli", "ab", "advise", "compare", "predict", "matrix", "manpage",
 ];
 
 /// The lower floors: every file in these folders, and these files.

@@ -7,6 +7,10 @@
 //! under 10,000 px tall at 1400 px wide, and keep chart text at 11 px or
 //! more on a page 800 px wide.
 //!
+//! In the dark scheme (Chromium told the reader prefers dark), a screenshot
+//! of the page is dark: its pixels, decoded by Chromium itself on a canvas,
+//! are mostly dark and the light scheme's are mostly light.
+//!
 //! Without Chromium the test says why and passes, except under CI (`CI` set,
 //! as `.ci/run` is run), where it must run: `.ci/run` installs Chromium.
 
@@ -101,28 +105,31 @@ fn under_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
 }
 
-/// Opens `page` at `width` px and returns what the probe wrote.
-fn probe(browser: &Path, dir: &Path, page: &Path, width: u32) -> Value {
-    let dump = dir.join(format!("dom-{width}.html"));
+/// The flags every Chromium run gets.
+const HEADLESS: [&str; 6] = [
+    "--headless",
+    // CI runs as root, where Chromium refuses its sandbox.
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--disable-extensions",
+];
+
+/// What makes the page see `prefers-color-scheme: dark`: the browser's
+/// dark mode, and Blink's preferred scheme set to dark (0) for the page.
+const DARK: [&str; 2] = [
+    "--force-dark-mode",
+    "--blink-settings=preferredColorScheme=0",
+];
+
+/// Runs Chromium with `args` to its end, within [`TIMEOUT`], stdout to `stdout`.
+fn chromium_run(browser: &Path, args: &[String], stdout: Stdio) {
     let mut child = Command::new(browser)
-        .args([
-            "--headless",
-            // CI runs as root, where Chromium refuses its sandbox.
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--no-first-run",
-            "--disable-extensions",
-        ])
-        .arg(format!(
-            "--user-data-dir={}",
-            dir.join(format!("profile-{width}")).display()
-        ))
-        .arg(format!("--window-size={width},1000"))
-        .arg("--dump-dom")
-        .arg(format!("file://{}", page.display()))
+        .args(HEADLESS)
+        .args(args)
         .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&dump).expect("the dump file"))
+        .stdout(stdout)
         .stderr(Stdio::null())
         .spawn()
         .expect("chromium starts");
@@ -130,7 +137,7 @@ fn probe(browser: &Path, dir: &Path, page: &Path, width: u32) -> Value {
     loop {
         if let Some(status) = child.try_wait().expect("chromium's status") {
             assert!(status.success(), "chromium exited with {status}");
-            break;
+            return;
         }
         if start.elapsed() > TIMEOUT {
             let _ = child.kill();
@@ -139,7 +146,110 @@ fn probe(browser: &Path, dir: &Path, page: &Path, width: u32) -> Value {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    let dom = std::fs::read_to_string(&dump).expect("the dumped DOM");
+}
+
+/// Standard base64 of `bytes`, for a data: URL.
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(ABC[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// A screenshot of `page` at 1400 x `height` px, in the dark scheme or not,
+/// saved as `png`.
+fn screenshot(browser: &Path, dir: &Path, page: &Path, png: &Path, dark: bool, height: u32) {
+    let mut args: Vec<String> = vec![
+        format!(
+            "--user-data-dir={}",
+            dir.join(format!("profile-shot-{dark}")).display()
+        ),
+        format!("--window-size=1400,{height}"),
+        "--hide-scrollbars".into(),
+        format!("--screenshot={}", png.display()),
+    ];
+    if dark {
+        args.extend(DARK.map(String::from));
+    }
+    args.push(format!("file://{}", page.display()));
+    chromium_run(browser, &args, Stdio::null());
+    assert!(
+        png.is_file(),
+        "chromium wrote no screenshot {}",
+        png.display()
+    );
+}
+
+/// The pixels of a PNG, decoded by Chromium on a canvas (no PNG decoder
+/// is a dependency): the share of dark pixels (luminance below 0.3), of
+/// light ones (above 0.7), and the median luminance, from 0 to 1.
+fn luminance(browser: &Path, dir: &Path, png: &Path) -> Value {
+    let data = base64(&std::fs::read(png).unwrap());
+    let page = dir.join(format!(
+        "pixels-{}.html",
+        png.file_stem().unwrap().to_string_lossy()
+    ));
+    std::fs::write(
+        &page,
+        format!(
+            r#"<!DOCTYPE html><html><body><img id="shot" src="data:image/png;base64,{data}"><script>
+window.addEventListener("load", function () {{
+  var img = document.getElementById("shot");
+  var c = document.createElement("canvas");
+  c.width = img.naturalWidth; c.height = img.naturalHeight;
+  var g = c.getContext("2d");
+  g.drawImage(img, 0, 0);
+  var px = g.getImageData(0, 0, c.width, c.height).data;
+  var lum = [];
+  for (var i = 0; i < px.length; i += 4 * 7) {{
+    lum.push((0.2126 * px[i] + 0.7152 * px[i + 1] + 0.0722 * px[i + 2]) / 255);
+  }}
+  lum.sort(function (a, b) {{ return a - b; }});
+  var out = {{
+    width: c.width, height: c.height, n: lum.length,
+    dark: lum.filter(function (l) {{ return l < 0.3; }}).length / lum.length,
+    light: lum.filter(function (l) {{ return l > 0.7; }}).length / lum.length,
+    median: lum[Math.floor(lum.length / 2)]
+  }};
+  var pre = document.createElement("pre");
+  pre.id = "tasklab-probe";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+  img.remove();
+}});
+</script></body></html>"#
+        ),
+    )
+    .unwrap();
+    let dump = dir.join("pixels-dom.html");
+    chromium_run(
+        browser,
+        &[
+            format!("--user-data-dir={}", dir.join("profile-pixels").display()),
+            "--dump-dom".into(),
+            format!("file://{}", page.display()),
+        ],
+        Stdio::from(std::fs::File::create(&dump).unwrap()),
+    );
+    probed(&std::fs::read_to_string(&dump).unwrap())
+}
+
+/// The JSON the probe wrote into a dumped DOM.
+fn probed(dom: &str) -> Value {
     let start = dom
         .find("<pre id=\"tasklab-probe\">")
         .unwrap_or_else(|| panic!("the probe never ran: the page did not load\n{dom:.2000}"));
@@ -151,6 +261,25 @@ fn probe(browser: &Path, dir: &Path, page: &Path, width: u32) -> Value {
         .replace("&nbsp;", "\u{a0}")
         .replace("&amp;", "&");
     serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"))
+}
+
+/// Opens `page` at `width` px and returns what the probe wrote.
+fn probe(browser: &Path, dir: &Path, page: &Path, width: u32) -> Value {
+    let dump = dir.join(format!("dom-{width}.html"));
+    chromium_run(
+        browser,
+        &[
+            format!(
+                "--user-data-dir={}",
+                dir.join(format!("profile-{width}")).display()
+            ),
+            format!("--window-size={width},1000"),
+            "--dump-dom".into(),
+            format!("file://{}", page.display()),
+        ],
+        Stdio::from(std::fs::File::create(&dump).expect("the dump file")),
+    );
+    probed(&std::fs::read_to_string(&dump).expect("the dumped DOM"))
 }
 
 #[test]
@@ -225,4 +354,57 @@ fn the_report_loads_in_chromium_closed_short_and_legible() {
         "chart text at {min:.1} px on a page 800 px wide: {}",
         narrow["small_text"]
     );
+}
+
+/// Issue 31: the report has a dark scheme. A screenshot taken with the
+/// reader preferring dark is dark (its background, its tables, and the
+/// charts, which are inverted), and one taken without is light: the check
+/// tells the two apart, so it can fail.
+#[test]
+fn a_screenshot_of_the_dark_scheme_is_dark() {
+    let Some(browser) = chromium() else {
+        assert!(
+            !under_ci(),
+            "CI is set but chromium is not on PATH: .ci/run installs it"
+        );
+        eprintln!("skipped: chromium is not installed (apt-get install chromium); CI runs it");
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("report");
+    tasklab()
+        .arg("report")
+        .arg(fixture())
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let page = out.join("report.html");
+    // Tall enough for the Summary, the first group's charts and its findings.
+    let height = 2400;
+    let dark_png = d.path().join("dark.png");
+    let light_png = d.path().join("light.png");
+    screenshot(&browser, d.path(), &page, &dark_png, true, height);
+    screenshot(&browser, d.path(), &page, &light_png, false, height);
+    if let Some(keep) = std::env::var_os("TASKLAB_KEEP_SCREENSHOT") {
+        std::fs::copy(&dark_png, keep).unwrap();
+    }
+    let dark = luminance(&browser, d.path(), &dark_png);
+    let light = luminance(&browser, d.path(), &light_png);
+    eprintln!("dark scheme: {dark}\nlight scheme: {light}");
+    let num = |v: &Value, k: &str| v[k].as_f64().unwrap_or_else(|| panic!("{k} in {v}"));
+    for v in [&dark, &light] {
+        assert!(
+            num(v, "width") >= 1400.0 && num(v, "height") >= f64::from(height),
+            "{v}"
+        );
+        assert!(num(v, "n") > 10_000.0, "{v}");
+    }
+    // Dark: the background dark, text and charts' ink the few light pixels.
+    assert!(num(&dark, "median") < 0.2, "{dark}");
+    assert!(num(&dark, "dark") > 0.8, "{dark}");
+    assert!(num(&dark, "light") < 0.1, "{dark}");
+    // Light: the other way round.
+    assert!(num(&light, "median") > 0.8, "{light}");
+    assert!(num(&light, "light") > 0.8, "{light}");
 }

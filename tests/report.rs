@@ -113,15 +113,22 @@ fn html_is_one_self_contained_page_with_every_chart_inline() {
     assert_eq!(html.matches("<svg").count(), CHARTS.len());
     assert!(!html.contains("<?xml"), "an inline SVG kept its XML prolog");
     // Nothing fetched: no scripts, no external styles, images or links.
-    for bad in [
-        "<script",
-        "<link",
-        "<img",
-        "src=\"http",
-        "href=\"http",
-        "url(",
-    ] {
+    for bad in ["<script", "<link", "<img", "src=\"http", "url("] {
         assert!(!html.contains(bad), "{bad} in report.html");
+    }
+    // A web address is only a link the reader follows: a seed's, in the
+    // list of sources, which names each with its author and title.
+    let refs = &html[html.find("<ul class=\"refs\">").expect("the sources")..];
+    let refs = &refs[..refs.find("</ul>").unwrap()];
+    assert_eq!(
+        html.matches("href=\"http").count(),
+        refs.matches("<a href=\"http").count()
+    );
+    for c in tasklab::experiments::seeds::CITATIONS {
+        if let Some(u) = c.url {
+            assert!(refs.contains(&format!("<a href=\"{u}\">")), "{u}");
+        }
+        assert!(refs.contains(c.author), "{}", c.author);
     }
     // The summary first, then one section per group, each linked from the top.
     let summary = html.find("id=\"summary\"").unwrap();
@@ -779,4 +786,85 @@ fn the_environment_says_how_fast_and_steady_the_machine_was_during_the_run() {
         "{row}"
     );
     assert!(row.contains(&format!("(±{:.1}%)", drift * 100.0)), "{row}");
+}
+
+/// Issue 31: the seed table repeated each article's machine on every row.
+/// Grouped by article, the machine is said once, above the rows.
+#[test]
+fn the_seed_tables_give_each_articles_machine_once_and_no_backticks_show() {
+    let r = results();
+    let groups = tasklab::report::seeds::groups(&r);
+    let flat = tasklab::report::seeds::table(&r);
+    let rows: usize = groups.iter().map(|g| g.table.rows.len()).sum();
+    assert_eq!(rows, flat.rows.len());
+    assert!(groups.len() >= 3, "{groups:?}");
+    for (i, g) in groups.iter().enumerate() {
+        assert!(groups[i + 1..].iter().all(|o| o.anchor != g.anchor));
+        for row in &g.table.rows {
+            assert_eq!(row.len(), g.table.head.len());
+            assert!(row.iter().all(|c| !c.contains(&g.machine)), "{row:?}");
+        }
+    }
+    let (d, _) = render(&[]);
+    let md = read(d.path(), "report.md");
+    let html = read(d.path(), "report.html");
+    for g in &groups {
+        let articles = groups.iter().filter(|o| o.machine == g.machine).count();
+        assert_eq!(
+            md.matches(g.machine.as_str()).count(),
+            articles,
+            "{}",
+            g.machine
+        );
+    }
+    // Code is set as code: no backtick in the page's text (its style and
+    // charts aside).
+    let body = &html[html.find("<main>").unwrap()..];
+    let text: String = body
+        .split("<svg")
+        .enumerate()
+        .map(|(i, part)| {
+            if i == 0 {
+                part
+            } else {
+                &part[part.find("</svg>").unwrap()..]
+            }
+        })
+        .collect();
+    assert!(!text.contains('`'), "a literal backtick in report.html");
+    assert!(text.contains("<code>"));
+    // The Markdown Summary is a plain list.
+    let summary = &md[md.find("## Summary").unwrap()..];
+    let summary = &summary[..summary[3..].find("## ").unwrap()];
+    assert!(!summary.contains("**"), "{summary}");
+}
+
+/// Issue 31: no anonymous "seed 002" in the terminal. A file whose finding
+/// names seeds by number (as files before this version did) is shown with
+/// their labels, and the terminal cites each one it names in full, within
+/// its 80 lines.
+#[test]
+fn the_terminal_names_seeds_by_citation_and_cites_them_in_full() {
+    let d = tempfile::tempdir().unwrap();
+    let mut r = results();
+    r.experiments[0]
+        .findings
+        .insert(0, "as seed 002 saw, and seed 004".into());
+    let file = d.path().join("named.json");
+    std::fs::write(&file, serde_json::to_string(&r).unwrap()).unwrap();
+    let out = report_stdout(&file, &d.path().join("out"), &[]);
+    assert!(!out.contains("seed 00"), "{out}");
+    assert!(
+        out.contains("as Bendersky 2018, switching saw, and Sysel"),
+        "{out}"
+    );
+    let sources = &out[out.find("Sources:\n").expect("a Sources section")..];
+    assert!(sources.contains(
+        "Sysel: Martin Sysel, \u{201c}A Comparison of Processes and Threads Creation\u{201d}"
+    ));
+    assert!(sources.contains("https://doi.org/10.1007/978-3-030-63322-6_85"));
+    assert!(sources.contains("Bendersky 2018, switching: Eli Bendersky"));
+    assert!(out.lines().count() <= 80, "{} lines", out.lines().count());
+    let md = read(&d.path().join("out"), "report.md");
+    assert!(!md.contains("seed 00"), "report.md names a seed by number");
 }

@@ -2,8 +2,8 @@
 //! experiments floor.
 
 pub use super::seeds::{
-    BENDERSKY_HW, SEED_CLONE, SEED_FORK, SEED_FORK_HW, SEED_SWITCH, SEED_SYSEL, SYSEL_HW,
-    SYSEL_SWEEP,
+    cite_short, BENDERSKY_HW, SEED_CLONE, SEED_FORK, SEED_FORK_HW, SEED_SWITCH, SEED_SYSEL,
+    SYSEL_HW, SYSEL_SWEEP,
 };
 pub use super::spec::{
     always_supported, no_analysis, single_point, Analysis, Experiment, PlanCtx, Points, SeedFigure,

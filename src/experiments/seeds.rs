@@ -27,6 +27,10 @@ pub struct Citation {
     pub author: &'static str,
     pub title: &'static str,
     pub year: Option<u16>,
+    /// Where the article is read: the address the seed files give (seed
+    /// 004's references name Bendersky's clone post) or the article's own
+    /// page; `None` where no address is known.
+    pub url: Option<&'static str>,
 }
 
 impl Citation {
@@ -35,10 +39,35 @@ impl Citation {
         let year = self.year.map(|y| format!(" ({y})")).unwrap_or_default();
         format!("{}, \u{201c}{}\u{201d}{year}", self.author, self.title)
     }
+
+    /// Author, "Title" (year), the title a Markdown link to the article
+    /// where its address is known.
+    pub fn markdown(&self) -> String {
+        match self.url {
+            Some(url) => {
+                let year = self.year.map(|y| format!(" ({y})")).unwrap_or_default();
+                format!(
+                    "{}, [\u{201c}{}\u{201d}]({url}){year}",
+                    self.author, self.title
+                )
+            }
+            None => self.full(),
+        }
+    }
+
+    /// Author, "Title" (year) and the address after it, for plain text.
+    pub fn with_url(&self) -> String {
+        match self.url {
+            Some(url) => format!("{} {url}", self.full()),
+            None => self.full(),
+        }
+    }
 }
 
 const SYSEL_AUTHOR: &str = "Martin Sysel";
 const SYSEL_TITLE: &str = "A Comparison of Processes and Threads Creation";
+/// The paper's DOI (CoMeSySo 2020, AISC vol. 1294), the publisher's page.
+const SYSEL_URL: &str = "https://doi.org/10.1007/978-3-030-63322-6_85";
 
 /// Every seed file, cited. Two files (001 and 004) are the same article.
 pub static CITATIONS: &[Citation] = &[
@@ -48,6 +77,7 @@ pub static CITATIONS: &[Citation] = &[
         author: "Eli Bendersky",
         title: "Launching Linux threads and processes with clone",
         year: Some(2018),
+        url: Some("https://eli.thegreenplace.net/2018/launching-linux-threads-and-processes-with-clone/"),
     },
     Citation {
         file: SEED_SYSEL_TEXT,
@@ -55,6 +85,7 @@ pub static CITATIONS: &[Citation] = &[
         author: SYSEL_AUTHOR,
         title: SYSEL_TITLE,
         year: None,
+        url: Some(SYSEL_URL),
     },
     Citation {
         file: SEED_SWITCH,
@@ -62,13 +93,16 @@ pub static CITATIONS: &[Citation] = &[
         author: "Eli Bendersky",
         title: "Measuring context switching and memory overheads for Linux threads",
         year: Some(2018),
+        url: Some("https://eli.thegreenplace.net/2018/measuring-context-switching-and-memory-overheads-for-linux-threads/"),
     },
     Citation {
         file: SEED_FORK,
         short: "Linux Fu",
-        author: "Hackaday Linux Fu",
-        title: "An Odd Use For Fork()",
+        author: "Hackaday",
+        title: "Linux Fu: An Odd Use For Fork()",
         year: None,
+        // The seed file carries no address, and none is recorded here.
+        url: None,
     },
     Citation {
         file: SEED_SYSEL,
@@ -76,6 +110,7 @@ pub static CITATIONS: &[Citation] = &[
         author: SYSEL_AUTHOR,
         title: SYSEL_TITLE,
         year: None,
+        url: Some(SYSEL_URL),
     },
 ];
 
@@ -91,6 +126,43 @@ pub fn cite_short(file: &str) -> String {
         || format!("seed {}", &file[..3.min(file.len())]),
         |c| c.short.to_string(),
     )
+}
+
+/// `text` with every "seed NNN" (or "Seed NNN") of a known seed file named
+/// by its citation's short label instead: an older results file's findings
+/// named the seeds by number.
+pub fn cite_numbers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("eed ") {
+        let start = i.saturating_sub(1);
+        let word = &rest[start..];
+        let number = word
+            .get(5..8)
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()));
+        let whole = (word.starts_with("seed ") || word.starts_with("Seed "))
+            && word[8.min(word.len())..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_ascii_digit())
+            && (start == 0 || !rest[..start].ends_with(|c: char| c.is_alphanumeric()));
+        match number
+            .filter(|_| whole)
+            .and_then(|n| CITATIONS.iter().find(|c| c.file.starts_with(n)))
+        {
+            Some(c) => {
+                out.push_str(&rest[..start]);
+                out.push_str(c.short);
+                rest = &rest[start + 8..];
+            }
+            None => {
+                out.push_str(&rest[..i + 4]);
+                rest = &rest[i + 4..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The anchor a report gives an article: one per article, not per file.

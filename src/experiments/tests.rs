@@ -64,6 +64,53 @@ fn one_citation_per_file_and_one_label_per_article() {
     // No year where the seed's text gives none.
     let sysel = seeds::citation(seeds::SEED_SYSEL).expect("cited");
     assert!(!sysel.full().contains('('), "{}", sysel.full());
+    // Every article is cited with an author and a title; an address, where
+    // known, is a web address, the same for two files of one article.
+    for c in seeds::CITATIONS {
+        assert!(!c.author.is_empty() && !c.title.is_empty(), "{}", c.file);
+        assert!(
+            c.url.is_none_or(|u| u.starts_with("https://")),
+            "{}",
+            c.file
+        );
+        let other = seeds::CITATIONS.iter().filter(|o| o.short == c.short);
+        assert!(other.clone().all(|o| o.url == c.url), "{}", c.file);
+        match c.url {
+            Some(u) => assert!(
+                c.markdown().contains(&format!("]({u})")),
+                "{}",
+                c.markdown()
+            ),
+            None => assert_eq!(c.markdown(), c.full()),
+        }
+    }
+}
+
+#[test]
+fn a_seed_named_by_number_is_named_by_its_citation() {
+    assert_eq!(
+        seeds::cite_numbers("pipe echo (seed 002: ~400,000); Seed 003 gained; seed 004's row"),
+        "pipe echo (Bendersky 2018, switching: ~400,000); Linux Fu gained; Sysel's row"
+    );
+    // Not a seed file's number, not a whole word, or no number: as it was.
+    for t in [
+        "schedule seed 1795492781358649315",
+        "seed 999 x",
+        "the seed's loop",
+        "reseed 002",
+        "seed 00",
+    ] {
+        assert_eq!(seeds::cite_numbers(t), t);
+    }
+}
+
+#[test]
+fn no_experiment_names_a_seed_by_number() {
+    for e in REGISTRY {
+        for t in [e.summary, e.reproduces] {
+            assert_eq!(seeds::cite_numbers(t), t, "{}: {t}", e.name);
+        }
+    }
 }
 
 #[test]

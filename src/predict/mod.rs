@@ -7,6 +7,7 @@
 //!
 //! - [`model`]: the pure model (process, slopes, prediction).
 
+pub mod denied;
 pub mod model;
 
 use crate::cli::PredictArgs;
@@ -19,6 +20,7 @@ use crate::sys::procfs;
 use crate::units::{fmt_ns, fmt_size, group_digits};
 use model::{ExtraCost, Prediction, Process, Range, Slopes};
 use std::io;
+use std::path::Path;
 use std::process::ExitCode;
 
 /// The experiments predict takes its slopes from.
@@ -164,12 +166,19 @@ fn read_process(pid: u32) -> Result<Process, String> {
 /// what to do.
 pub fn unreadable(pid: u32, what: &str, e: &io::Error) -> String {
     match e.kind() {
-        io::ErrorKind::NotFound => {
-            format!("--pid {pid}: no such process (it may have exited); `ps -p {pid}` checks")
+        io::ErrorKind::NotFound | io::ErrorKind::PermissionDenied => {
+            unreadable_with(pid, what, e, &denied::Facts::read(Path::new("/"), pid))
         }
-        io::ErrorKind::PermissionDenied => format!(
-            "--pid {pid}: permission denied reading its {what}: run predict as the process's user, or as root"
-        ),
+        _ => format!("--pid {pid}: cannot read its {what}: {e}"),
+    }
+}
+
+/// [`unreadable`] given the facts about the process and this one: a
+/// refusal names its real cause ([`denied::cause`]).
+pub fn unreadable_with(pid: u32, what: &str, e: &io::Error, f: &denied::Facts) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => denied::not_found(pid, f),
+        io::ErrorKind::PermissionDenied => denied::cause(pid, what, f),
         _ => format!("--pid {pid}: cannot read its {what}: {e}"),
     }
 }

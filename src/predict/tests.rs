@@ -131,7 +131,12 @@ fn this_process_can_be_read_and_an_absent_one_cannot() {
 #[test]
 fn a_process_that_is_not_ours_is_named_with_what_to_do() {
     let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
-    let m = unreadable(1, "memory map (smaps_rollup)", &denied);
+    let user = denied::Facts {
+        euid: 1000,
+        owner: Some(0),
+        ..denied::Facts::default()
+    };
+    let m = unreadable_with(1, "memory map (smaps_rollup)", &denied, &user);
     assert!(m.starts_with("--pid 1: permission denied"), "{m}");
     assert!(m.contains("as the process's user, or as root"), "{m}");
 }

@@ -41,9 +41,20 @@ pub enum Block {
     /// blocks. Markdown shows the blocks as they are.
     Details(String, Vec<Block>),
     /// A reference list: each item with the anchor it is linked by.
-    Refs(Vec<(String, String)>),
+    Refs(Vec<Ref>),
     /// Text set as it is, in a fixed-width font (a table drawn in text).
     Pre(String),
+}
+
+/// One item of a reference list.
+#[derive(Clone, Debug)]
+pub struct Ref {
+    /// The id the report's labels link to.
+    pub anchor: String,
+    /// The whole reference, in plain text.
+    pub text: String,
+    /// The words of `text` that link to the source, and its address.
+    pub link: Option<(String, String)>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -128,13 +139,22 @@ fn md_blocks(s: &mut String, blocks: &[Block], chart_prefix: &str) {
                 }
             }
             Block::Refs(items) => {
-                for (_, i) in items {
-                    s.push_str(&format!("- {i}\n"));
+                for r in items {
+                    let text = match &r.link {
+                        Some((words, url)) => {
+                            r.text
+                                .replacen(words.as_str(), &format!("[{words}]({url})"), 1)
+                        }
+                        None => r.text.clone(),
+                    };
+                    s.push_str(&format!("- {text}\n"));
                 }
             }
+            // The Summary's sentences as a plain list: set apart by their
+            // heading, not by bold on every line.
             Block::Summary(items) => {
                 for i in items {
-                    s.push_str(&format!("- **{i}**\n"));
+                    s.push_str(&format!("- {i}\n"));
                 }
             }
             Block::Warning(t) => s.push_str(&format!("> **Warning:** {t}\n")),
@@ -158,11 +178,19 @@ struct Html<'a> {
 }
 
 impl Html<'_> {
-    /// Escaped text with every occurrence of a linked label made a link.
+    /// Escaped text with every occurrence of a linked label made a link
+    /// and every `code span` set as code (no literal backticks).
     fn text(&self, t: &str) -> String {
         let mut out = String::new();
         let mut rest = t;
         'scan: while !rest.is_empty() {
+            if let Some(inner) = rest.strip_prefix('`') {
+                if let Some(end) = inner.find('`').filter(|&e| e > 0) {
+                    out.push_str(&format!("<code>{}</code>", esc(&inner[..end])));
+                    rest = &inner[end + 1..];
+                    continue 'scan;
+                }
+            }
             for (label, anchor) in self.links {
                 if !label.is_empty() && rest.starts_with(label.as_str()) {
                     out.push_str(&format!("<a href=\"#{}\">{}</a>", esc(anchor), esc(label)));
@@ -206,8 +234,21 @@ impl Html<'_> {
                 }
                 Block::Refs(items) => {
                     let mut s = String::from("<ul class=\"refs\">\n");
-                    for (id, t) in items {
-                        s.push_str(&format!("<li id=\"{}\">{}</li>\n", esc(id), esc(t)));
+                    for r in items {
+                        let text = match &r.link {
+                            Some((words, url)) => match r.text.split_once(words.as_str()) {
+                                Some((before, after)) => format!(
+                                    "{}<a href=\"{}\">{}</a>{}",
+                                    esc(before),
+                                    html_escape::encode_double_quoted_attribute(url),
+                                    esc(words),
+                                    esc(after)
+                                ),
+                                None => esc(&r.text).into_owned(),
+                            },
+                            None => esc(&r.text).into_owned(),
+                        };
+                        s.push_str(&format!("<li id=\"{}\">{text}</li>\n", esc(&r.anchor)));
                     }
                     s.push_str("</ul>\n");
                     s
@@ -325,26 +366,30 @@ fn md_table(t: &Table) -> String {
 }
 
 pub(super) const STYLE: &str = r#"
-:root { --fg: #1d2330; --muted: #5b6475; --line: #d9dee7; --accent: #2457a6; --bg-soft: #f4f6fa; }
+:root { --fg: #1d2330; --muted: #5b6475; --line: #d9dee7; --accent: #2457a6; --bg: #fff; --bg-soft: #f4f6fa;
+  --head-bg: #1d2330; --head-fg: #fff; --nav: #c9d6ff; --warn-bg: #fff4e0; --warn-line: #d98a00; --hover: #fafbfd;
+  color-scheme: light dark; }
 * { box-sizing: border-box; }
-body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: #fff; }
-header { background: var(--fg); color: #fff; padding: 18px 28px 12px; position: sticky; top: 0; z-index: 2; }
+body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
+header { background: var(--head-bg); color: var(--head-fg); padding: 18px 28px 12px; position: sticky; top: 0; z-index: 2; }
 header h1 { margin: 0 0 6px; font-size: 22px; }
-nav a { color: #c9d6ff; margin-right: 16px; text-decoration: none; font-size: 14px; }
+nav a { color: var(--nav); margin-right: 16px; text-decoration: none; font-size: 14px; }
 nav a:hover { text-decoration: underline; }
 main { max-width: 1320px; margin: 0 auto; padding: 8px 28px 60px; }
 h2 { margin: 34px 0 12px; padding-bottom: 4px; border-bottom: 2px solid var(--line); scroll-margin-top: 90px; }
 h3 { margin: 16px 0 6px; scroll-margin-top: 90px; font-size: 17px; }
 .summary { background: var(--bg-soft); border-left: 4px solid var(--accent); padding: 6px 18px; margin: 14px 0; }
 .summary li { margin: 6px 0; font-weight: 500; }
-.warning { background: #fff4e0; border-left: 4px solid #d98a00; padding: 8px 14px; }
+.warning { background: var(--warn-bg); border-left: 4px solid var(--warn-line); padding: 8px 14px; }
 .aside { color: var(--muted); font-size: 13px; }
 .scroll { overflow-x: auto; margin: 10px 0 16px; }
 table { border-collapse: collapse; font-size: 13.5px; }
 th, td { border-bottom: 1px solid var(--line); padding: 4px 10px; text-align: left; vertical-align: top; }
 th { background: var(--bg-soft); font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
-tbody tr:hover { background: #fafbfd; }
+tbody tr:hover { background: var(--hover); }
+code { font: 0.92em ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: var(--bg-soft); padding: 0 3px; border-radius: 3px; }
+pre { background: var(--bg-soft); padding: 8px 12px; overflow-x: auto; }
 figure { margin: 10px 0 14px; }
 .chart svg { max-width: 100%; height: auto; display: block; border: 1px solid var(--line); border-radius: 4px; }
 figcaption { color: var(--muted); font-size: 13px; line-height: 1.4; margin-top: 4px; max-width: 1100px; }
@@ -360,8 +405,36 @@ details { margin: 2px 0 10px; }
 details > summary { cursor: pointer; color: var(--accent); font-size: 14px; }
 details[open] > summary { margin-bottom: 6px; }
 .refs li { margin: 5px 0; }
-.refs li:target { background: #fff4e0; }
+.refs li:target { background: var(--warn-bg); }
 figcaption a, td a, li a, p a { color: var(--accent); }
+/* Dark: the page's colours turn; a chart (drawn dark on white) is
+   inverted and turned back in hue, so its ink is light on dark and each
+   series keeps its colour, the legend's with it. */
+@media screen and (prefers-color-scheme: dark) {
+  :root { --fg: #e2e6ee; --muted: #a3acbb; --line: #39414f; --accent: #8db4ff; --bg: #12161d; --bg-soft: #1c222c;
+    --head-bg: #0a0d12; --head-fg: #e2e6ee; --nav: #a9c2ff; --warn-bg: #3b2c0c; --warn-line: #e0a030; --hover: #1a1f28; }
+  .chart svg { filter: invert(0.9) hue-rotate(180deg); border-color: #cfc7bb; }
+}
+/* Print: black on white, no sticky header or menu, every table and note
+   shown, figures and tables kept whole on a page, links' addresses given. */
+@media print {
+  :root { --fg: #000; --muted: #333; --line: #bbb; --accent: #000; --bg: #fff; --bg-soft: #f2f2f2; --warn-bg: #fff; }
+  body { font-size: 10.5pt; }
+  header { position: static; background: none; color: #000; padding: 0 0 8px; }
+  nav { display: none; }
+  main { max-width: none; padding: 0; }
+  .scroll { overflow: visible; }
+  table { font-size: 9pt; }
+  figure, tr, .summary, .warning { break-inside: avoid; }
+  h2, h3 { break-after: avoid; }
+  details > summary { color: #000; list-style: none; }
+  figcaption .more { display: none; }
+  .refs a[href^="http"]::after { content: " <" attr(href) ">"; font-size: 0.9em; }
+  tbody tr:hover { background: none; }
+}
+@media print {
+  details::details-content { content-visibility: visible; display: contents; }
+}
 "#;
 
 #[cfg(test)]

@@ -74,10 +74,11 @@ fn details_close_their_blocks_and_labels_link_to_their_reference() {
         "Table <x>".into(),
         vec![Block::Aside("as Sysel & others".into())],
     ));
-    d.push(Block::Refs(vec![(
-        "seed-004".into(),
-        "Sysel: a paper".into(),
-    )]));
+    d.push(Block::Refs(vec![Ref {
+        anchor: "seed-004".into(),
+        text: "Sysel: a paper".into(),
+        link: None,
+    }]));
     let h = d.html();
     assert!(
         h.contains("<details>\n<summary>Table &lt;x&gt;</summary>\n"),
@@ -89,4 +90,65 @@ fn details_close_their_blocks_and_labels_link_to_their_reference() {
     let md = d.markdown("");
     assert!(md.contains("<sub>as Sysel & others</sub>") && !md.contains("details"));
     assert_eq!(d.charts().count(), 1);
+}
+
+#[test]
+fn a_reference_links_its_title_to_the_source_in_both_renderings() {
+    let mut d = sample();
+    d.push(Block::Refs(vec![Ref {
+        anchor: "seed-000".into(),
+        text: "B: Eli, \u{201c}On clone\u{201d} (2018)".into(),
+        link: Some((
+            "\u{201c}On clone\u{201d}".into(),
+            "https://x.example/a?b&c".into(),
+        )),
+    }]));
+    let h = d.html();
+    assert!(
+        h.contains("<li id=\"seed-000\">B: Eli, <a href=\"https://x.example/a?b&amp;c\">\u{201c}On clone\u{201d}</a> (2018)</li>"),
+        "{h}"
+    );
+    let md = d.markdown("");
+    assert!(
+        md.contains("- B: Eli, [\u{201c}On clone\u{201d}](https://x.example/a?b&c) (2018)"),
+        "{md}"
+    );
+}
+
+#[test]
+fn code_is_set_as_code_not_shown_with_its_backticks() {
+    let mut d = sample();
+    d.push(Block::Para("run `-p a=<1>` or ` alone".into()));
+    let h = d.html();
+    assert!(
+        h.contains("<p>run <code>-p a=&lt;1&gt;</code> or ` alone</p>"),
+        "{h}"
+    );
+    // Markdown keeps its code spans as they are.
+    assert!(d.markdown("").contains("run `-p a=<1>` or ` alone"));
+}
+
+#[test]
+fn the_markdown_summary_is_a_plain_list_not_bold_on_every_line() {
+    let mut d = sample();
+    d.push(Block::Summary(vec!["one".into(), "two".into()]));
+    let md = d.markdown("");
+    assert!(md.contains("\n- one\n- two\n"), "{md}");
+    assert!(!md.contains("**"), "{md}");
+}
+
+#[test]
+fn the_page_has_a_dark_scheme_and_a_print_style() {
+    let h = sample().html();
+    assert!(h.contains("@media screen and (prefers-color-scheme: dark)"));
+    assert!(h.contains("@media print"));
+    // Every colour the dark scheme changes is a variable the page uses.
+    let dark = &STYLE[STYLE.find("prefers-color-scheme: dark").unwrap()..];
+    for var in ["--bg:", "--fg:", "--line:", "--bg-soft:", "--head-bg:"] {
+        assert!(dark.contains(var), "{var}");
+    }
+    assert!(
+        !STYLE.contains("background: #fff;"),
+        "a fixed light background"
+    );
 }

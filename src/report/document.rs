@@ -18,8 +18,8 @@ const YARDSTICKS: &str = "yardstick";
 /// What the Summary says when the run has none of its figures.
 pub const NO_SUMMARY: &str = "This run has none of the figures the summary is made of; the sections below hold what it measured.";
 
-/// A seed cited by the report: (anchor, full citation, short label).
-type Cited = (String, String, String);
+/// A seed cited by the report: its anchor and citation.
+type Cited = (String, &'static experiments::seeds::Citation);
 
 /// The whole report as a document: the Summary, charts and findings open;
 /// tables and notes closed in `<details>`; the yardsticks after the main
@@ -31,7 +31,7 @@ pub fn build(r: &RunResults) -> Doc {
         blocks: Vec::new(),
         links: refs
             .iter()
-            .map(|(anchor, _, short)| (short.clone(), anchor.clone()))
+            .map(|(anchor, c)| (c.short.to_string(), anchor.clone()))
             .collect(),
     };
     opening(&mut d, r);
@@ -134,7 +134,7 @@ fn cited(r: &RunResults) -> Vec<Cited> {
     for c in experiments::seeds::CITATIONS {
         let anchor = experiments::seeds::anchor(c.file);
         if used.contains(&c.file) && !out.iter().any(|o| o.0 == anchor) {
-            out.push((anchor, c.full(), c.short.to_string()));
+            out.push((anchor, c));
         }
     }
     out
@@ -348,12 +348,37 @@ fn seeds_section(d: &mut Doc, r: &RunResults, refs: &[Cited]) {
     } else {
         d.push(Block::Refs(
             refs.iter()
-                .map(|(anchor, full, short)| (anchor.clone(), format!("{short}: {full}")))
+                .map(|(anchor, c)| doc::Ref {
+                    anchor: anchor.clone(),
+                    text: format!("{}: {}", c.short, c.full()),
+                    link: c
+                        .url
+                        .map(|u| (format!("\u{201c}{}\u{201d}", c.title), u.to_string())),
+                })
                 .collect(),
         ));
+        // One table per article: its machine and what its ranges sweep
+        // said once above its rows, not on each.
+        let mut tables = Vec::new();
+        for g in seeds::groups(r) {
+            let sweep = g
+                .sweep
+                .as_deref()
+                .map(|w| {
+                    format!(
+                        " Its ranges are a sweep of {w}: within one means within the range swept."
+                    )
+                })
+                .unwrap_or_default();
+            tables.push(Block::Para(format!(
+                "{}: measured on {}.{sweep}",
+                g.short, g.machine
+            )));
+            tables.push(Block::Table(g.table));
+        }
         d.push(Block::Details(
-            format!("The table: {}", count(st.rows.len(), "seed figure")),
-            vec![Block::Table(st)],
+            format!("The tables: {}", count(st.rows.len(), "seed figure")),
+            tables,
         ));
     }
 }

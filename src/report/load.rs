@@ -26,6 +26,20 @@ pub fn upgrade(r: &mut RunResults) {
     // pairing was corrected is not shown against the wrong figure. The
     // direction of better is a declaration too, taken from this version
     // where it declares one.
+    // A file written before the seeds were cited by name named them by
+    // number ("seed 002"): each is named by its citation instead.
+    let cite = experiments::seeds::cite_numbers;
+    for x in &mut r.experiments {
+        x.reproduces = cite(&x.reproduces);
+        for t in x
+            .findings
+            .iter_mut()
+            .chain(&mut x.notes)
+            .chain(&mut x.headlines)
+        {
+            *t = cite(t);
+        }
+    }
     for x in &mut r.experiments {
         if let Some(reg) = experiments::find(&x.name) {
             for m in &mut x.metrics {

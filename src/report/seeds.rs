@@ -12,10 +12,162 @@ use crate::results::{case, Metric, RunResults, SeedCompare, SeedStat, Unit};
 use crate::stats::compare_text::{imprecise, plus_minus};
 use crate::units::fmt_value;
 
+/// The seed articles `text` names by their short label, each cited once in
+/// full for the terminal: "Sysel: Martin Sysel, “Title” https://…", the
+/// address whole on a line of its own where the line would pass `width`,
+/// and left out where it would not fit even there.
+pub fn sources(text: &str, width: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut done: Vec<&str> = Vec::new();
+    for c in experiments::seeds::CITATIONS {
+        if done.contains(&c.short) || !text.contains(c.short) {
+            continue;
+        }
+        done.push(c.short);
+        let line = format!("{}: {}", c.short, c.full());
+        let line = super::table::wrap(&line, width, "  ", "    ");
+        out.extend(line.lines().map(String::from));
+        if let Some(url) = c.url {
+            let last = out.last_mut().expect("a line");
+            if last.chars().count() + 1 + url.chars().count() <= width {
+                last.push(' ');
+                last.push_str(url);
+            } else if 4 + url.chars().count() <= width {
+                out.push(format!("    {url}"));
+            }
+        }
+    }
+    out
+}
+
 /// Further apart than this (either way), a row says why.
 pub const EXPLAIN_BEYOND: f64 = 2.0;
 
+/// The seed table's columns, the seed's machine and the likely causes
+/// among them.
+const HEAD: [&str; 7] = [
+    "experiment",
+    "figure",
+    "ours (same statistic)",
+    "seed",
+    "seed's machine",
+    "ours/seed",
+    "likely causes (from this machine's recorded facts)",
+];
+/// The column of the seed's machine, given once per article when grouped.
+const MACHINE: usize = 4;
+/// The column of the seed's figure, labelled with its source when flat.
+const SEED: usize = 3;
+
+/// Every seed figure of the run in one table, each row labelled with its
+/// source and the seed's machine.
 pub fn table(r: &RunResults) -> Table {
+    Table {
+        head: HEAD.map(String::from).to_vec(),
+        rows: rows(r).into_iter().map(|(_, row)| row).collect(),
+        right: vec![2, 5],
+    }
+}
+
+/// The seed figures of one article: its anchor and label, the machine and
+/// what its ranges sweep (said once), and its rows.
+#[derive(Clone, Debug)]
+pub struct Group {
+    /// The anchor of the article's reference (`seed-004`).
+    pub anchor: String,
+    /// The citation's short label ("Sysel").
+    pub short: String,
+    /// The seed's machine, as every row of the article had it.
+    pub machine: String,
+    /// What the article's ranges sweep, when they sweep something.
+    pub sweep: Option<String>,
+    /// Without the machine column; the seed's figure without its label.
+    pub table: Table,
+}
+
+/// The seed figures grouped by article, in the order of the citations:
+/// the long texts (the machine, what a range sweeps) given once per
+/// article, not on every row.
+pub fn groups(r: &RunResults) -> Vec<Group> {
+    let mut out: Vec<Group> = Vec::new();
+    let mut sweeps: Vec<(String, String)> = Vec::new();
+    for e in &r.experiments {
+        for m in &e.metrics {
+            if let Some(s) = &m.seed {
+                if let Some(w) = &s.sweep {
+                    sweeps.push((experiments::seeds::anchor(&s.source), w.clone()));
+                }
+            }
+        }
+    }
+    for (source, mut row) in rows(r) {
+        let anchor = experiments::seeds::anchor(&source);
+        let machine = row.remove(MACHINE);
+        let label = format!(" ({})", experiments::seeds::cite_short(&source));
+        if let Some(fig) = row[SEED].strip_suffix(label.as_str()) {
+            row[SEED] = fig.to_string();
+        }
+        let sweep = sweeps
+            .iter()
+            .find(|(a, _)| *a == anchor)
+            .map(|(_, w)| w.clone());
+        // What a sweep means is said once, above the article's rows.
+        let last = row.len() - 1;
+        if sweep.as_ref().is_some_and(|w| row[last] == sweep_words(w)) {
+            row[last].clear();
+        }
+        let at = match out.iter().position(|g| g.anchor == anchor) {
+            Some(i) => i,
+            None => {
+                let head: Vec<String> = HEAD
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, _)| i != MACHINE)
+                    .map(|(_, h)| h.to_string())
+                    .collect();
+                out.push(Group {
+                    anchor: anchor.clone(),
+                    short: experiments::seeds::cite_short(&source),
+                    machine: machine.clone(),
+                    sweep,
+                    table: Table {
+                        head,
+                        rows: Vec::new(),
+                        right: vec![2, 4],
+                    },
+                });
+                out.len() - 1
+            }
+        };
+        let g = &mut out[at];
+        // A row on another machine than the article's first says so.
+        if machine != g.machine {
+            row[last] = [row[last].as_str(), &format!("seed's machine: {machine}")]
+                .iter()
+                .filter(|t| !t.is_empty())
+                .copied()
+                .collect::<Vec<_>>()
+                .join("; ");
+        }
+        g.table.rows.push(row);
+    }
+    let order = |g: &Group| {
+        experiments::seeds::CITATIONS
+            .iter()
+            .position(|c| experiments::seeds::anchor(c.file) == g.anchor)
+            .unwrap_or(usize::MAX)
+    };
+    out.sort_by_key(order);
+    out
+}
+
+/// What "within" means for a range that sweeps `w`.
+fn sweep_words(w: &str) -> String {
+    format!("his range is a sweep of {w}: within it means within the range he swept")
+}
+
+/// Every seed row: the seed file it cites, and its cells.
+fn rows(r: &RunResults) -> Vec<(String, Vec<String>)> {
     let mut rows = Vec::new();
     for e in &r.experiments {
         for m in e.metrics.iter().filter(|m| m.seed.is_some()) {
@@ -44,11 +196,9 @@ pub fn table(r: &RunResults) -> Table {
                     apart_words(x)
                 ),
                 Some(SeedCompare::Unlike(why)) => why,
-                Some(SeedCompare::Within) => s
-                    .sweep
-                    .as_ref()
-                    .map(|w| format!("his range is a sweep of {w}: within it means within the range he swept"))
-                    .unwrap_or_default(),
+                Some(SeedCompare::Within) => {
+                    s.sweep.as_deref().map(sweep_words).unwrap_or_default()
+                }
                 _ => String::new(),
             };
             let mark = match (sm.unstable, sm.noisy) {
@@ -65,40 +215,29 @@ pub fn table(r: &RunResults) -> Table {
             } else {
                 String::new()
             };
-            rows.push(vec![
-                e.name.clone(),
-                format!("{} {}", m.name, case(m)).trim().to_string(),
-                format!(
-                    "{}{pm}{mark} ({})",
-                    fmt_value(ours, m.unit),
-                    if s.protocol.is_empty() {
-                        s.statistic.word()
-                    } else {
-                        "median; not the seed's protocol"
-                    }
-                ),
-                seed_text(m),
-                s.hardware.clone(),
-                m.seed_compare_text(),
-                why,
-            ]);
+            rows.push((
+                s.source.clone(),
+                vec![
+                    e.name.clone(),
+                    format!("{} {}", m.name, case(m)).trim().to_string(),
+                    format!(
+                        "{}{pm}{mark} ({})",
+                        fmt_value(ours, m.unit),
+                        if s.protocol.is_empty() {
+                            s.statistic.word()
+                        } else {
+                            "median; not the seed's protocol"
+                        }
+                    ),
+                    seed_text(m),
+                    s.hardware.clone(),
+                    m.seed_compare_text(),
+                    why,
+                ],
+            ));
         }
     }
-    Table {
-        head: [
-            "experiment",
-            "figure",
-            "ours (same statistic)",
-            "seed",
-            "seed's machine",
-            "ours/seed",
-            "likely causes (from this machine's recorded facts)",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows,
-        right: vec![2, 5],
-    }
+    rows
 }
 
 /// Whether the whole interval of ours over the seed's lies beyond

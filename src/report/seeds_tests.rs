@@ -1,4 +1,4 @@
-use super::{quantity, short_hw, table, Kind};
+use super::{quantity, short_hw, sources, table, Kind};
 use crate::results::{Metric, SeedCompare, SeedRef, SeedStat};
 
 fn with_seed(
@@ -214,4 +214,36 @@ fn a_swept_range_reads_within_the_range_he_swept() {
     m.summary.ci95_lo = 90e3;
     m.summary.ci95_hi = 110e3;
     assert_eq!(m.seed_compare(), Some(SeedCompare::Within));
+}
+
+#[test]
+fn the_terminal_cites_each_seed_it_names_once_with_its_address_where_it_fits() {
+    let text = "as Sysel saw; Sysel again; (Bendersky 2018, switching: ~400,000)";
+    let wide = sources(text, 300);
+    assert_eq!(wide.len(), 2, "{wide:?}");
+    assert!(wide[0].starts_with("  Sysel: Martin Sysel"));
+    assert!(wide[0].ends_with("https://doi.org/10.1007/978-3-030-63322-6_85"));
+    assert!(wide[1].starts_with("  Bendersky 2018, switching: Eli Bendersky, \u{201c}Measuring"));
+    assert!(wide[1].ends_with("linux-threads/"), "{wide:?}");
+    // Narrow: the address whole on a line of its own, every other line fitted.
+    let narrow = sources(text, 60);
+    assert!(narrow
+        .iter()
+        .any(|l| l.trim() == "https://doi.org/10.1007/978-3-030-63322-6_85"));
+    assert!(
+        narrow
+            .iter()
+            .filter(|l| !l.contains("https://"))
+            .all(|l| l.chars().count() <= 60),
+        "{narrow:?}"
+    );
+    // Too narrow for the address even on its own line: left out, not cut.
+    assert!(sources(text, 40).iter().all(|l| !l.contains("https://")));
+    // An article without an address is cited by author and title alone.
+    let fu = sources("Linux Fu's client", 100);
+    assert_eq!(
+        fu,
+        vec!["  Linux Fu: Hackaday, \u{201c}Linux Fu: An Odd Use For Fork()\u{201d}".to_string()]
+    );
+    assert!(sources("no seed here", 100).is_empty());
 }

@@ -413,8 +413,21 @@ pub fn body(
         let head = "Findings, shortened where they end in … (--tables shows the tables, the report has everything)";
         out.push(String::new());
         out.extend(wrap(head, width, "", "  ").lines().map(String::from));
+        // The seeds the findings shown name are cited in full after them,
+        // in lines the findings give up.
         let fixed = out.len() + summary.len() + bottom.len();
-        out.extend(findings(r, width, budget.saturating_sub(fixed)));
+        let room = budget.saturating_sub(fixed);
+        let mut shown = findings(r, width, room);
+        let mut cited = super::seeds::sources(&shown.join("\n"), width);
+        if !cited.is_empty() {
+            shown = findings(r, width, room.saturating_sub(cited.len() + 1));
+            cited = super::seeds::sources(&shown.join("\n"), width);
+        }
+        out.extend(shown);
+        if !cited.is_empty() {
+            out.push("Sources:".into());
+            out.extend(cited);
+        }
     }
     out.extend(summary);
     // One blank line before the warnings or the paths.

@@ -528,7 +528,18 @@ pub fn measure_with(
     };
 
     // How much other work there is, before anything of ours runs.
-    let mut busy = busy::BusyProbe::before(5, std::time::Duration::from_millis(20));
+    // Only the CPUs tasklab may use count: --pin's, or its affinity.
+    let ours = plan
+        .pin
+        .clone()
+        .or_else(|| crate::sys::allowed_cpus().ok())
+        .unwrap_or_default();
+    let mut busy = busy::BusyProbe::before(
+        5,
+        std::time::Duration::from_millis(20),
+        ours,
+        plan.pin.is_some(),
+    );
     let calibration = timer::calibrate(env.tsc_invariant);
     env.measured_mhz = calibration.measured_mhz;
     let scratch = Scratch::new()?;

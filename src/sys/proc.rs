@@ -435,6 +435,8 @@ pub enum CpuOf {
     /// window, its growth divided by the wall time is how many CPUs' worth
     /// of time the scheduler actually granted.
     ProcessAndChildren,
+    /// This process's reaped children alone (its workers).
+    Children,
     /// The calling thread alone: one side of a hand-off.
     Thread,
 }
@@ -445,6 +447,7 @@ pub enum CpuOf {
 pub fn cpu_ns(of: CpuOf) -> io::Result<u64> {
     let whos: &[libc::c_int] = match of {
         CpuOf::ProcessAndChildren => &[libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN],
+        CpuOf::Children => &[libc::RUSAGE_CHILDREN],
         CpuOf::Thread => &[libc::RUSAGE_THREAD],
     };
     let mut total = 0u64;

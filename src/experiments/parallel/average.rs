@@ -91,7 +91,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         &OTHERS_CPUS,
     ],
     summary: "the seed's array average, average phase only: serial vs W forked processes (partial sums through pipes), W threads, a rayon pool; speedup, efficiency, fork+reap cost",
-    reproduces: "seed 003: 55,256,000 doubles averaged serially vs split across forked processes",
+    reproduces: "Linux Fu: 55,256,000 doubles averaged serially vs split across forked processes",
     params: &[
         N_PARAM,
         ParamSpec {

@@ -53,7 +53,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         &OTHERS_CPUS,
     ],
     summary: "the line-printer story: K reports, each some CPU work then output to a slow sink, serial vs one forked child per report",
-    reproduces: "seed 003's client: a 14-hour report run cut to 5 hours by forking one child per printer",
+    reproduces: "Linux Fu's client: a 14-hour report run cut to 5 hours by forking one child per printer",
     params: &[
         ParamSpec {
             name: "jobs",

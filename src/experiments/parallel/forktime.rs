@@ -76,7 +76,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         &OTHERS_CPUS,
     ],
     summary: "where a forked average's time goes: fork() itself, the child's first vs second pass over its inherited slice, the reap; 4 KiB pages vs huge pages",
-    reproduces: "seed 003's fork variant, taken apart (the seed timed only the whole program)",
+    reproduces: "Linux Fu's fork variant, taken apart (the seed timed only the whole program)",
     params: &[
         ParamSpec {
             name: "n",

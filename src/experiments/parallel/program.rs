@@ -88,7 +88,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         &OTHERS_CPUS,
     ],
     summary: "the seed's whole program (fresh array, fill, average, unmap), serial vs forked vs threads, with Amdahl's bound from the serial fill",
-    reproduces: "seed 003: `time stress` 458 ms vs `time stress F` 395 ms; about 150 ms saved at 155,256,000",
+    reproduces: "Linux Fu: `time stress` 458 ms vs `time stress F` 395 ms; about 150 ms saved at 155,256,000",
     params: &[
         N_PARAM,
         ParamSpec {
@@ -483,10 +483,11 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
             .map(|(_, x)| format!("; with the array on huge pages it {}", gain(x)))
             .unwrap_or_default();
         out.push(format!(
-            "seed 003 gained 1.16x (458 → 395 ms) with one fork; here the same program {}{on}. \
+            "{} gained 1.16x (458 → 395 ms) with one fork; here the same program {}{on}. \
              A fork pays off only when the average is long beside the fill and the fork is cheap (the seed's loop, \
              built without -O, was likely much slower than ours): on 4 KiB pages the fork copies and later frees the page tables of the whole array, \
              and the child's first pass over inherited pages is slower than a second (see parallel.forktime)",
+            cite_short(SEED_FORK),
             gain(sp)
         ));
     }

@@ -224,7 +224,7 @@ fn the_untouched_heap_is_set_beside_the_touched_one_and_the_seed() {
         fork("untouched_parent_return_ns", gib, 90e3),
     ]);
     let f = untouched::finding(&r, BASE_THP);
-    assert!(f.iter().all(|x| !x.contains("seed 004")), "{f:?}");
+    assert!(f.iter().all(|x| !x.contains("Sysel's 4 GB")), "{f:?}");
     let n = untouched::seed_row_note(&r, BASE_THP).unwrap();
     assert!(
         n.contains("lies beyond the largest heap measured both ways here (1 GiB)"),

@@ -120,7 +120,8 @@ pub fn seed_row_note(r: &ExperimentResult, base: &str) -> Option<String> {
     let big = largest_both_ways(r, base)?;
     (big.label_num(HEAP_BYTES)? < 4 << 30).then(|| {
         format!(
-            "seed 004's 4 GB row (a fork of about 20 ms to the parent after malloc(4 GB), not said to be written) lies beyond the largest heap measured both ways here ({}): which line it matches, the untouched (flat) or the touched (growing), is measured at 4 GiB by the thorough profile or `-p heap_sizes=0,2M,64M,512M,1G,4G`",
+            "{}'s 4 GB row (a fork of about 20 ms to the parent after malloc(4 GB), not said to be written) lies beyond the largest heap measured both ways here ({}): which line it matches, the untouched (flat) or the touched (growing), is measured at 4 GiB by the thorough profile or `-p heap_sizes=0,2M,64M,512M,1G,4G`",
+            cite_short(SEED_SYSEL),
             big.label(HEAP).unwrap_or("")
         )
     })
@@ -183,7 +184,8 @@ pub fn finding(r: &ExperimentResult, base: &str) -> Vec<String> {
             ("untouched", untouched.median)
         };
         out.push(format!(
-            "seed 004's 4 GB fork (about 20 ms to the parent after malloc(4 GB)) matches the {near} heap here ({}){}",
+            "{}'s 4 GB fork (about 20 ms to the parent after malloc(4 GB)) matches the {near} heap here ({}){}",
+            cite_short(SEED_SYSEL),
             fmt_ns(far),
             if near == "touched" {
                 ": the figure fits memory written before the fork, though the article says only that it was allocated"

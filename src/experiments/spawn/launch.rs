@@ -114,9 +114,10 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
         "fork and a thread indistinguishable here".to_string()
     };
     out.push(format!(
-        "by the seed's protocol (2 MiB heap, launch, sleep 500 µs, reap): the parent is back from fork in {} and from pthread_create in {} on average (mean), {ratio} (seed 000: 35 vs 5 µs, 7x); the fastest launches took {} and {}",
+        "by the seed's protocol (2 MiB heap, launch, sleep 500 µs, reap): the parent is back from fork in {} and from pthread_create in {} on average (mean), {ratio} ({}: 35 vs 5 µs, 7x); the fastest launches took {} and {}",
         fmt_ns(f.mean),
         fmt_ns(t.mean),
+        cite_short(SEED_CLONE),
         fmt_ns(f.min),
         fmt_ns(t.min)
     ));

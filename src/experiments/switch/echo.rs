@@ -230,8 +230,9 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         r.settled(&ITERATIONS_PER_S, &[(PLACEMENT, UNPINNED.name())]),
     ) {
         let per = |rate: f64| fmt_ns(1e9 / rate.max(1e-9));
+        let src = cite_short(SEED_SWITCH);
         a.findings.push(format!(
-            "pipe echo: {} pinned to one CPU ({} per iteration, i.e. {} per switch); {} (seed 002: ~400,000 and about half)",
+            "pipe echo: {} pinned to one CPU ({} per iteration, i.e. {} per switch); {} ({src}: ~400,000 and about half)",
             figure(pin, Unit::PerSecond),
             per(pin.median),
             fmt_ns(0.5e9 / pin.median.max(1e-9)),

@@ -330,14 +330,15 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         r.settled(&COPY_NS, &[(SIZE, "64 KiB")]),
     ) {
         a.findings.push(format!(
-            "yardstick: {} (seed 002: 1.2–1.5 µs vs ~3 µs, \"a bit quicker than copying 64 KiB\")",
+            "yardstick: {} ({}: 1.2–1.5 µs vs ~3 µs, \"a bit quicker than copying 64 KiB\")",
             compare(
                 "a pinned pipe switch",
                 sw,
                 "a memcpy of 64 KiB",
                 copy,
                 Unit::Ns
-            )
+            ),
+            cite_short(SEED_SWITCH)
         ));
     }
     a.headlines.extend(placement_headline(r));
@@ -373,8 +374,9 @@ fn unpinned(r: &ExperimentResult) -> Option<String> {
     }
     (!parts.is_empty()).then(|| {
         format!(
-            "unpinned vs pinned to one CPU, per switch: {} (seed 002: ~2.2 vs 1.2–1.5 µs)",
-            parts.join("; ")
+            "unpinned vs pinned to one CPU, per switch: {} ({}: ~2.2 vs 1.2–1.5 µs)",
+            parts.join("; "),
+            cite_short(SEED_SWITCH)
         )
     })
 }

@@ -210,8 +210,9 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     ) {
         // The ratio only where the intervals part.
         findings.push(format!(
-            "GOMAXPROCS=1 on one CPU against the default, per switch: {} (seed 002 saw pinning gain only ~10%)",
-            versus(one, d)
+            "GOMAXPROCS=1 on one CPU against the default, per switch: {} ({} saw pinning gain only ~10%)",
+            versus(one, d),
+            cite_short(SEED_SWITCH)
         ));
     }
     a.findings.extend(findings);
