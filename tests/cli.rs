@@ -253,7 +253,7 @@ fn one_point_fails(args: &[&str], why: &str) {
     assert_eq!(failed[0]["point"], serde_json::json!({"point": 1}));
     let reason = failed[0]["reason"].as_str().unwrap();
     assert!(
-        reason.contains("at {\"point\":1}") && reason.contains(why),
+        reason.contains("at point=1") && reason.contains(why),
         "{args:?}: {reason}"
     );
     // The other points' rounds are all kept: 2 points x 3 rounds.
