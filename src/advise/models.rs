@@ -133,7 +133,7 @@ impl Model {
             }
             Model::Pool => c.switch_threads.clone().map(|f| {
                 let how = format!(
-                    "one wake of an idle pool thread per task: the CPU work of one hand-off (a wake on another CPU takes longer, as latency, not CPU){}",
+                    "one wake of an idle pool thread per task: the CPU work of one hand-off (a wake on another CPU takes longer: response time, only part of it CPU time){}",
                     f.how.as_deref().map(|h| format!("; {h}")).unwrap_or_default()
                 );
                 f.with_how(how)

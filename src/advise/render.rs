@@ -119,7 +119,7 @@ pub fn render_at(a: &Advice, header: &str, width: usize) -> String {
         }
         if let Some(f) = &r.switch_cross_cpu {
             parts.push(format!(
-                "a hand-off to another CPU = {} (latency, not CPU)",
+                "a hand-off to another CPU = {} (response time; only part of it is CPU time)",
                 f.describe()
             ));
         }
