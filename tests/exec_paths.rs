@@ -42,7 +42,7 @@ fn sh_c_runs_cleanly_from_a_temp_folder_with_a_space_and_a_semicolon() {
         .clone();
     let v: Value = serde_json::from_slice(&out).unwrap();
     let e = experiment(&v, "spawn.methods");
-    assert_eq!(e["status"], "ok", "{e}");
+    assert_ok(e);
     assert!(
         median(e, "lifecycle_ns", &[("method", "sh_c")]) > 0.0,
         "sh_c measured"
@@ -93,7 +93,7 @@ fn workers_start_after_tasklab_s_own_file_is_deleted() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     for name in ["yardstick.syscall", "yardstick.timer"] {
         let e = experiment(&v, name);
-        assert_eq!(e["status"], "ok", "{e}");
+        assert_ok(e);
     }
 }
 
