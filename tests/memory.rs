@@ -219,7 +219,12 @@ fn the_probe_finds_the_computed_bound_under_an_address_space_limit() {
         .iter()
         .find(|m| m["labels"]["source"] == "computed")
         .unwrap();
-    assert_eq!(computed["labels"]["binding"], "address space", "{}", brief(e));
+    assert_eq!(
+        computed["labels"]["binding"],
+        "address space",
+        "{}",
+        brief(e)
+    );
     let probe = e["metrics"]
         .as_array()
         .unwrap()
