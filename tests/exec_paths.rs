@@ -29,18 +29,14 @@ fn sh_c_runs_cleanly_from_a_temp_folder_with_a_space_and_a_semicolon() {
     for d in [&tmp, &cwd] {
         std::fs::create_dir(d).unwrap();
     }
-    let out = tasklab()
-        .args(["run", "spawn.methods", "-p", "methods=sh_c", "--out"])
-        .arg(t.path().join("out"))
-        .args(["--json", "-"])
-        .env("TMPDIR", &tmp)
-        .current_dir(&cwd)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = json_of_success(
+        tasklab()
+            .args(["run", "spawn.methods", "-p", "methods=sh_c", "--out"])
+            .arg(t.path().join("out"))
+            .args(["--json", "-"])
+            .env("TMPDIR", &tmp)
+            .current_dir(&cwd),
+    );
     let e = experiment(&v, "spawn.methods");
     assert_ok(e);
     assert!(

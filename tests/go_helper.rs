@@ -114,8 +114,7 @@ impl Lab {
         .arg(self.path("out"))
         .args(["--json", "-"]);
         env(&mut cmd);
-        let out = cmd.assert().success().get_output().stdout.clone();
-        let v: Value = serde_json::from_slice(&out).unwrap();
+        let v = json_of_success(&mut cmd);
         experiment(&v, "switch.userspace").clone()
     }
 

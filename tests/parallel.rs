@@ -21,9 +21,9 @@ fn run(args: &[&str]) -> (Value, tempfile::TempDir) {
         .unwrap();
     assert!(
         out.status.success(),
-        "tasklab failed: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
+        "tasklab failed ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
     );
     (serde_json::from_slice(&out.stdout).unwrap(), dir)
 }

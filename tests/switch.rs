@@ -18,8 +18,7 @@ fn run(args: &[&str], env: &[(&str, &str)]) -> (Value, tempfile::TempDir) {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let out = cmd.assert().success().get_output().stdout.clone();
-    (serde_json::from_slice(&out).expect("JSON on stdout"), dir)
+    (json_of_success(&mut cmd), dir)
 }
 
 fn metric<'a>(e: &'a Value, name: &str, key: &str, val: &str) -> Option<&'a Value> {

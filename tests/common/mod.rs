@@ -52,6 +52,25 @@ pub fn run_one(exp: &str, params: &[&str]) -> Value {
     e
 }
 
+/// Runs `cmd` (a `tasklab run ... --json -`), which must succeed, and
+/// returns the JSON on its stdout. A failure says the exit status, stderr
+/// and each experiment in brief, never the document.
+pub fn json_of_success(cmd: &mut Command) -> Value {
+    let out = cmd.output().unwrap();
+    let v: Option<Value> = serde_json::from_slice(&out.stdout).ok();
+    assert!(
+        out.status.success(),
+        "tasklab failed ({}): {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr),
+        v.as_ref()
+            .and_then(|v| v["experiments"].as_array())
+            .map(|a| a.iter().map(brief).collect::<Vec<_>>().join("\n"))
+            .unwrap_or_default()
+    );
+    v.expect("JSON on stdout")
+}
+
 /// An experiment in a few lines, for a failing assertion: its name, status
 /// and reason, its series' names and its first notes; never its samples.
 pub fn brief(e: &Value) -> String {
