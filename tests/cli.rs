@@ -321,7 +321,7 @@ fn a_hanging_worker_is_killed_with_its_children_at_the_time_limit() {
 fn ctrl_c_ends_every_child_and_writes_partial_results() {
     let d = tmp();
     let bin = assert_cmd::cargo::cargo_bin("tasklab");
-    let child = std::process::Command::new(bin)
+    let mut child = std::process::Command::new(bin)
         .args([
             "run",
             "selftest.hang",
@@ -343,7 +343,6 @@ fn ctrl_c_ends_every_child_and_writes_partial_results() {
         .unwrap();
     // Wait for the hanging worker's grandchild to exist (the syscall rounds
     // are in by then), then interrupt.
-    let mut child = child;
     procs::wait_for_grandchild(&mut child, std::time::Duration::from_secs(120));
     std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
@@ -750,7 +749,7 @@ fn an_interrupt_during_adaptive_rounds_keeps_every_experiment_whose_rounds_were_
     let bin = assert_cmd::cargo::cargo_bin("tasklab");
     // A target so near the run noise's floor that adaptive rounds go on for
     // many seconds after the profile's eight rounds (about 2 s).
-    let child = std::process::Command::new(bin)
+    let mut child = std::process::Command::new(bin)
         .args([
             "run",
             "yardstick.syscall",
@@ -767,7 +766,6 @@ fn an_interrupt_during_adaptive_rounds_keeps_every_experiment_whose_rounds_were_
         .unwrap();
     // One point each, eight rounds each: the 17th worker is an adaptive
     // round's. Waited for, not slept for: a loaded machine takes longer.
-    let mut child = child;
     if procs::wait_for_workers(&mut child, 17, std::time::Duration::from_secs(300)) {
         std::process::Command::new("kill")
             .args(["-INT", &child.id().to_string()])
