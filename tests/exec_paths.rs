@@ -29,20 +29,16 @@ fn sh_c_runs_cleanly_from_a_temp_folder_with_a_space_and_a_semicolon() {
     for d in [&tmp, &cwd] {
         std::fs::create_dir(d).unwrap();
     }
-    let out = tasklab()
-        .args(["run", "spawn.methods", "-p", "methods=sh_c", "--out"])
-        .arg(t.path().join("out"))
-        .args(["--json", "-"])
-        .env("TMPDIR", &tmp)
-        .current_dir(&cwd)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let v = json_of_success(
+        tasklab()
+            .args(["run", "spawn.methods", "-p", "methods=sh_c", "--out"])
+            .arg(t.path().join("out"))
+            .args(["--json", "-"])
+            .env("TMPDIR", &tmp)
+            .current_dir(&cwd),
+    );
     let e = experiment(&v, "spawn.methods");
-    assert_eq!(e["status"], "ok", "{e}");
+    assert_ok(e);
     assert!(
         median(e, "lifecycle_ns", &[("method", "sh_c")]) > 0.0,
         "sh_c measured"
@@ -93,7 +89,7 @@ fn workers_start_after_tasklab_s_own_file_is_deleted() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     for name in ["yardstick.syscall", "yardstick.timer"] {
         let e = experiment(&v, name);
-        assert_eq!(e["status"], "ok", "{e}");
+        assert_ok(e);
     }
 }
 

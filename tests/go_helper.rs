@@ -114,8 +114,7 @@ impl Lab {
         .arg(self.path("out"))
         .args(["--json", "-"]);
         env(&mut cmd);
-        let out = cmd.assert().success().get_output().stdout.clone();
-        let v: Value = serde_json::from_slice(&out).unwrap();
+        let v = json_of_success(&mut cmd);
         experiment(&v, "switch.userspace").clone()
     }
 
@@ -201,7 +200,7 @@ fn chown_all(p: &Path, uid: u32) {
 fn the_program_is_built_once_kept_privately_and_reused() {
     let lab = Lab::new();
     let e = lab.run(true);
-    assert!(measured(&e), "{e}");
+    assert!(measured(&e), "{}", brief(&e));
     assert!(lab.ran("built"));
     let bin = kept(&lab.cache());
     let mode = std::fs::metadata(&bin).unwrap().permissions().mode();
@@ -220,7 +219,7 @@ fn the_program_is_built_once_kept_privately_and_reused() {
     lab.forget_runs();
     std::fs::write(lab.path("build-fails"), "").unwrap();
     let e = lab.run(true);
-    assert!(measured(&e), "{e}");
+    assert!(measured(&e), "{}", brief(&e));
     assert!(lab.ran("built"));
 }
 
@@ -235,7 +234,7 @@ fn a_kept_program_changed_after_its_build_is_not_run() {
     let e = lab.run(true);
     assert!(!lab.ran("planted"), "the changed program ran");
     assert!(lab.ran("built"), "it was built again and run");
-    assert!(measured(&e), "{e}");
+    assert!(measured(&e), "{}", brief(&e));
     assert!(notes(&e).contains("SHA-256"), "{}", notes(&e));
 }
 
@@ -283,7 +282,7 @@ fn a_cache_folder_owned_by_another_user_is_not_used() {
         lab.ran("built"),
         "built in the run's scratch folder instead"
     );
-    assert!(measured(&e), "{e}");
+    assert!(measured(&e), "{}", brief(&e));
     let n = notes(&e);
     assert!(
         n.contains("scratch folder") && n.contains(&format!("uid {NOBODY}")),
@@ -344,7 +343,7 @@ fn another_users_home_is_neither_run_from_nor_written_to() {
         "root ran a program from another user's HOME"
     );
     assert!(lab.ran("built"));
-    assert!(measured(&e), "{e}");
+    assert!(measured(&e), "{}", brief(&e));
     assert_eq!(
         listing(&lab.path("home")),
         before,
@@ -415,7 +414,7 @@ fn the_real_go_program_builds_and_runs() {
             .env("HOME", lab.path("home"))
             .env("XDG_CACHE_HOME", lab.path("xdg"));
     });
-    assert!(measured(&e), "{e}");
+    assert!(measured(&e), "{}", brief(&e));
     assert!(listing(&lab.path("home")).is_empty(), "go wrote into HOME");
     kept(&lab.cache());
 }
@@ -448,7 +447,7 @@ fn the_program_built_at_compile_time_runs_without_a_toolchain() {
     let older = lab.cache().join("go-pingpong-embedded-0123456789abcdef");
     plant(&older, "#!/bin/sh\n", 0o700);
     let e = run();
-    assert!(measured(&e), "{e}");
+    assert!(measured(&e), "{}", brief(&e));
     let prog = kept(&lab.cache());
     assert_eq!(std::fs::read(&prog).unwrap(), EMBEDDED);
     for what in ["version", "build"] {
@@ -467,7 +466,7 @@ fn the_program_built_at_compile_time_runs_without_a_toolchain() {
     bytes.extend_from_slice(b"tampered");
     std::fs::write(&prog, &bytes).unwrap();
     let e = run();
-    assert!(measured(&e), "{e}");
+    assert!(measured(&e), "{}", brief(&e));
     assert!(
         notes(&e).contains("was not run and was replaced"),
         "{}",
@@ -484,7 +483,7 @@ fn a_program_built_by_one_toolchain_never_runs_under_another() {
     let lab = Lab::new();
     lab.write_go("go2", "other");
     let e = lab.run_with("go", true);
-    assert!(measured(&e), "{e}");
+    assert!(measured(&e), "{}", brief(&e));
     assert!(lab.ran("built"));
     assert_eq!(lab.builds("go"), 1);
 
@@ -493,7 +492,7 @@ fn a_program_built_by_one_toolchain_never_runs_under_another() {
     std::fs::write(lab.path("version-go2"), "go version go9.9 fake2\n").unwrap();
     lab.forget_runs();
     let e = lab.run_with("go2", true);
-    assert!(measured(&e), "{e}");
+    assert!(measured(&e), "{}", brief(&e));
     assert!(
         !lab.ran("built"),
         "the first toolchain's program ran under the second"
@@ -506,7 +505,7 @@ fn a_program_built_by_one_toolchain_never_runs_under_another() {
     std::fs::write(lab.path("version-go"), "go version go1.99 upgraded\n").unwrap();
     lab.forget_runs();
     let e = lab.run_with("go", true);
-    assert!(measured(&e), "{e}");
+    assert!(measured(&e), "{}", brief(&e));
     assert!(
         !lab.ran("other"),
         "the second toolchain's program ran under the first"
@@ -577,9 +576,9 @@ fn a_go_build_that_fails_on_a_full_disk_drops_only_the_go_variant() {
             .env("XDG_CACHE_HOME", lab.path("xdg"))
             .env("TMPDIR", lab.path("tmp"));
     });
-    assert_eq!(e["status"], "ok", "{e}");
-    assert!(has_variant(&e, "coroutine"), "{e}");
-    assert!(!has_variant(&e, "go_default"), "{e}");
+    assert_ok(&e);
+    assert!(has_variant(&e, "coroutine"), "{}", brief(&e));
+    assert!(!has_variant(&e, "go_default"), "{}", brief(&e));
     let n = notes(&e);
     assert!(
         n.contains("go_default skipped") && n.contains("no space left on device"),
@@ -632,8 +631,8 @@ fn an_address_space_limit_drops_only_the_go_variant() {
     );
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     let e = experiment(&v, "switch.userspace");
-    assert_eq!(e["status"], "ok", "{e}");
-    assert!(has_variant(e, "coroutine"), "{e}");
+    assert_ok(e);
+    assert!(has_variant(e, "coroutine"), "{}", brief(e));
     let n = notes(e);
     if has_variant(e, "go_default") {
         // A Go runtime that starts in 512 MiB: nothing was dropped.

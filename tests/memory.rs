@@ -219,7 +219,12 @@ fn the_probe_finds_the_computed_bound_under_an_address_space_limit() {
         .iter()
         .find(|m| m["labels"]["source"] == "computed")
         .unwrap();
-    assert_eq!(computed["labels"]["binding"], "address space", "{e}");
+    assert_eq!(
+        computed["labels"]["binding"],
+        "address space",
+        "{}",
+        brief(e)
+    );
     let probe = e["metrics"]
         .as_array()
         .unwrap()
@@ -265,7 +270,7 @@ fn under_a_low_address_space_limit_threads_are_lowered_said_and_never_scaled() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
     let e = &v["experiments"][0];
-    assert_eq!(e["status"], "ok", "{e}");
+    assert_ok(e);
     let notes = notes(e);
     assert!(notes.contains("address space bounds it at"), "{notes}");
     let findings: Vec<&str> = e["findings"]

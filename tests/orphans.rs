@@ -1,6 +1,6 @@
 //! Nothing left behind: for every experiment that makes processes, SIGKILL
 //! the tasklab parent while a worker's children live, and check that no
-//! process of its tree is left after 2 s and that the next start of tasklab
+//! process of its tree is left after 10 s and that the next start of tasklab
 //! removes the scratch folder the killed run could not. Also: a run whose
 //! stdout's reader has gone ends cleanly with 141, and a stop names its
 //! signal.
@@ -19,8 +19,11 @@ use common::*;
 
 /// How long a run may take to reach the point of the test.
 const START_LIMIT: Duration = Duration::from_secs(120);
-/// How long the tree may take to die once tasklab is killed.
-const DIE_LIMIT: Duration = Duration::from_secs(2);
+/// How long the tree may take to die once tasklab is killed: a killed
+/// process dies when it next runs, and each generation is killed when its
+/// parent has died, which a loaded machine delays (the wait ends as soon as
+/// the tree is gone).
+const DIE_LIMIT: Duration = Duration::from_secs(10);
 
 /// One process as /proc shows it.
 #[derive(Clone, Copy, Debug)]
@@ -170,7 +173,7 @@ impl Run {
 }
 
 /// Tasklab killed while its worker's children live leaves no process after
-/// 2 s, and the next start removes the scratch folder it left.
+/// [`DIE_LIMIT`], and the next start removes the scratch folder it left.
 fn sigkill_leaves_nothing(args: &[&str]) {
     let mut args = args.to_vec();
     // Enough rounds that the run is still going when the children appear;
@@ -181,7 +184,7 @@ fn sigkill_leaves_nothing(args: &[&str]) {
 }
 
 /// SIGKILLs `run` once a worker's child lives; checks that no process of
-/// its tree is left after 2 s, and that the next start removes every
+/// its tree is left after [`DIE_LIMIT`], and that the next start removes every
 /// folder the killed run left in its TMPDIR.
 fn sigkill_then_check(mut run: Run, args: &[&str]) {
     let mut seen = run.wait_for_grandchild();

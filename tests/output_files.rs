@@ -334,7 +334,7 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
 /// worker's grandchild is up, and sends `signal`.
 fn hang_then(out: &Path, signal: &str) -> std::process::Output {
     let bin = assert_cmd::cargo::cargo_bin("tasklab");
-    let child = std::process::Command::new(bin)
+    let mut child = std::process::Command::new(bin)
         .args([
             "run",
             "selftest.hang",
@@ -347,7 +347,7 @@ fn hang_then(out: &Path, signal: &str) -> std::process::Output {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    common::procs::wait_for_grandchild(&mut child, std::time::Duration::from_secs(50));
     std::process::Command::new("kill")
         .args([signal, &child.id().to_string()])
         .status()

@@ -21,9 +21,9 @@ fn run(args: &[&str]) -> (Value, tempfile::TempDir) {
         .unwrap();
     assert!(
         out.status.success(),
-        "tasklab failed: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
+        "tasklab failed ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
     );
     (serde_json::from_slice(&out.stdout).unwrap(), dir)
 }
@@ -56,7 +56,7 @@ fn every_variant_of_the_average_equals_serial() {
         "reps=2",
     ]);
     let e = experiment(&v, "parallel.average");
-    assert_eq!(e["status"], "ok", "{e}");
+    assert_ok(e);
     let tol = readings(e, "tolerance").next().unwrap()["value"]
         .as_f64()
         .unwrap();
@@ -88,7 +88,7 @@ fn the_whole_program_and_the_fork_breakdown_run_on_a_small_array() {
         "reps=2",
     ]);
     let p = experiment(&v, "parallel.program");
-    assert_eq!(p["status"], "ok", "{p}");
+    assert_ok(p);
     for variant in ["serial", "fork", "threads"] {
         assert!(
             metrics(p, "whole_ns").any(|m| m["labels"]["variant"] == variant),
@@ -136,7 +136,7 @@ fn the_whole_program_and_the_fork_breakdown_run_on_a_small_array() {
         "{findings:?}"
     );
     let f = experiment(&v, "parallel.forktime");
-    assert_eq!(f["status"], "ok", "{f}");
+    assert_ok(f);
     let passes: Vec<&str> = metrics(f, "child_pass_ns")
         .map(|m| m["labels"]["pass"].as_str().unwrap())
         .collect();
@@ -162,7 +162,7 @@ fn a_fan_out_to_slow_sinks_beats_serial() {
         "reps=2",
     ]);
     let e = experiment(&v, "parallel.fanout");
-    assert_eq!(e["status"], "ok", "{e}");
+    assert_ok(e);
     let sp = metrics(e, "speedup").next().unwrap()["summary"]["median"]
         .as_f64()
         .unwrap();

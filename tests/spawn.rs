@@ -52,3 +52,68 @@ fn the_worker_maps_no_shared_library_a_c_program_does_not() {
     let maps = reading(&e, "worker_mappings", &[]);
     assert!(maps["value"].as_f64().unwrap() > 0.0, "{maps}");
 }
+
+/// The relation spawn.cow exists for: on a heap the parent touched, a
+/// write while a forked child lives copies the page, so it faults once per
+/// page at least and costs more than the same write with no child; parent
+/// and child then hold a copy each. Medians over the chunks of writes: a
+/// preemption lengthens a chunk or two, never most of them.
+#[test]
+fn a_cow_write_costs_more_than_the_same_write_with_no_child() {
+    let e = run_one(
+        "spawn.cow",
+        &["heap=16M", "writes=100", "thp=false", "cycles=3"],
+    );
+    let at = |child| [("pages", "4k"), ("writes", "100%"), ("child", child)];
+    let faults = samples(series(&e, "faults_per_page", &at("alive")));
+    assert!(
+        faults.iter().all(|f| *f >= 1.0),
+        "a written page shared with a live child faults: faults per page, {}",
+        spread(&faults)
+    );
+    let alone_faults = median(&e, "faults_per_page", &at("none"));
+    assert!(
+        alone_faults < median(&e, "faults_per_page", &at("alive")),
+        "faults per page with no child {alone_faults}, with one: {}",
+        spread(&faults)
+    );
+    let (cow, alone) = (
+        median(&e, "write_ns", &at("alive")),
+        median(&e, "write_ns", &at("none")),
+    );
+    assert!(
+        cow > alone,
+        "a write with a child alive {cow} ns per page, with none {alone} ns"
+    );
+    // Every page written gives parent and child a copy each: at least the
+    // heap's size of extra memory (less a little for the kernel's rounding).
+    let extra = samples(series(&e, "extra_kib", &[("writes", "100%")]));
+    assert!(
+        extra.iter().all(|k| *k > 0.9 * 16.0 * 1024.0),
+        "extra memory after writing all of a 16 MiB heap, KiB: {}",
+        spread(&extra)
+    );
+}
+
+/// fork copies page tables only for touched pages: a heap mapped and never
+/// written forks faster than the same heap touched, and has next to no
+/// page tables. Warm forks (not the first call), medians over the rounds.
+#[test]
+fn an_untouched_heap_forks_faster_than_a_touched_one_of_the_same_size() {
+    let e = run_one(
+        "spawn.heap",
+        &[
+            "heap_sizes=256M",
+            "methods=fork",
+            "thp=false",
+            "untouched=true",
+        ],
+    );
+    let at = [("method", "fork"), ("heap", "256 MiB")];
+    let touched = median_of(series_without(&e, "parent_return_ns", &at, &["call"]));
+    let untouched = median(&e, "untouched_parent_return_ns", &at);
+    assert!(
+        untouched < touched,
+        "fork of a 256 MiB heap: untouched {untouched} ns, touched {touched} ns"
+    );
+}

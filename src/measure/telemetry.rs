@@ -88,20 +88,24 @@ pub fn canary_on(cpus: &[usize]) -> Canary {
 /// any hand-off between those CPUs pays at the least. None when a thread
 /// cannot be pinned.
 fn coherence_floor(a: usize, b: usize) -> Option<f64> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let line = AtomicUsize::new(0);
-    let pinned = std::sync::atomic::AtomicBool::new(true);
+    let pinned = AtomicBool::new(true);
+    // Set by the measuring side when it gives up. A flag of its own, not a
+    // value of the line: the partner may write its turn to the line just
+    // after the measuring side gave up, and would then wait forever on a
+    // line that no longer says "stop" (a hang seen on a loaded machine).
+    let stop = AtomicBool::new(false);
     let mut ns = None;
     std::thread::scope(|s| {
         let partner = std::thread::Builder::new().spawn_scoped(s, || {
             if sys::pin_current_thread(&[b]).is_err() {
                 pinned.store(false, Ordering::SeqCst);
-                line.store(usize::MAX, Ordering::SeqCst);
                 return;
             }
             for i in 0..BOUNCES {
                 while line.load(Ordering::Acquire) != 2 * i + 1 {
-                    if line.load(Ordering::Relaxed) == usize::MAX {
+                    if stop.load(Ordering::Relaxed) {
                         return;
                     }
                     std::hint::spin_loop();
@@ -113,7 +117,7 @@ fn coherence_floor(a: usize, b: usize) -> Option<f64> {
             return;
         }
         if sys::pin_current_thread(&[a]).is_err() {
-            line.store(usize::MAX, Ordering::SeqCst);
+            stop.store(true, Ordering::SeqCst);
             return;
         }
         let t0 = sys::monotonic_ns();
@@ -127,7 +131,7 @@ fn coherence_floor(a: usize, b: usize) -> Option<f64> {
                 spins = spins.wrapping_add(1);
                 // A partner the host keeps off its CPU: no floor this round.
                 if spins.is_multiple_of(1024) && sys::monotonic_ns() - t0 > COHERENCE_LIMIT_NS {
-                    line.store(usize::MAX, Ordering::SeqCst);
+                    stop.store(true, Ordering::SeqCst);
                     return;
                 }
                 std::hint::spin_loop();

@@ -32,11 +32,42 @@ fn the_canary_reads_every_cpu_pinned_and_gives_them_back() {
             (a.min(*x), b.max(*x))
         });
     assert!(lo <= c.syscall_ns && c.syscall_ns <= hi, "{c:?}");
-    // a coherence floor between two CPUs where there are two
-    assert_eq!(c.coherence_ns.is_some(), before.len() >= 2, "{c:?}");
-    assert!(c.coherence_ns.is_none_or(|ns| ns > 0.0));
+    // A coherence floor only between two CPUs, and positive. Where there
+    // are two, a floor may still be missing: a partner kept off its CPU for
+    // 20 ms (a loaded machine) gives none that round, by design.
+    assert!(
+        c.coherence_ns.is_none() || before.len() >= 2,
+        "a coherence floor with {} CPU: {:?}",
+        before.len(),
+        c.coherence_ns
+    );
+    assert!(
+        c.coherence_ns.is_none_or(|ns| ns > 0.0),
+        "coherence floor {:?} ns, not positive",
+        c.coherence_ns
+    );
     // and the thread may run where it could before
     assert_eq!(sys::allowed_cpus().unwrap(), before);
+}
+
+/// The coherence floor between two CPUs: of a few tries, at least one
+/// gives it (each gives up after 20 ms without its partner), and none
+/// leaves the partner spinning (its measuring side's giving up once raced
+/// with the partner's write and hung the worker). Each try ends, so the
+/// test ends.
+#[test]
+fn the_coherence_floor_is_read_in_one_of_a_few_tries_and_never_hangs() {
+    let cpus = sys::allowed_cpus().unwrap();
+    let [a, b, ..] = cpus[..] else {
+        return; // one CPU: no floor to read (the canary test checks none is given)
+    };
+    let floors: Vec<Option<f64>> = (0..20).map(|_| coherence_floor(a, b)).collect();
+    assert!(
+        floors.iter().any(Option::is_some),
+        "no coherence floor between CPUs {a} and {b} in 20 tries of 20 ms each"
+    );
+    assert!(floors.iter().flatten().all(|ns| *ns > 0.0), "{floors:?}");
+    sys::pin_current_thread(&cpus).unwrap();
 }
 
 #[test]

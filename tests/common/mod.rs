@@ -1,6 +1,10 @@
-//! Helpers every end-to-end test file shares: the binary, and finding an
-//! experiment or a metric's median in a results JSON.
+//! Helpers every end-to-end test file shares: the binary, finding an
+//! experiment or a metric's median in a results JSON, and short messages
+//! for a failing assertion (what failed and the few numbers involved,
+//! never a results document).
 #![allow(dead_code)] // each test crate uses its own subset
+
+pub mod procs;
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -44,8 +48,133 @@ pub fn run_one(exp: &str, params: &[&str]) -> Value {
     );
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
     let e = v["experiments"][0].clone();
-    assert_eq!(e["status"], "ok", "{e}");
+    assert_ok(&e);
     e
+}
+
+/// Runs `cmd` (a `tasklab run ... --json -`), which must succeed, and
+/// returns the JSON on its stdout. A failure says the exit status, stderr
+/// and each experiment in brief, never the document.
+pub fn json_of_success(cmd: &mut Command) -> Value {
+    let out = cmd.output().unwrap();
+    let v: Option<Value> = serde_json::from_slice(&out.stdout).ok();
+    assert!(
+        out.status.success(),
+        "tasklab failed ({}): {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr),
+        v.as_ref()
+            .and_then(|v| v["experiments"].as_array())
+            .map(|a| a.iter().map(brief).collect::<Vec<_>>().join("\n"))
+            .unwrap_or_default()
+    );
+    v.expect("JSON on stdout")
+}
+
+/// An experiment in a few lines, for a failing assertion: its name, status
+/// and reason, its series' names and its first notes; never its samples.
+pub fn brief(e: &Value) -> String {
+    let list = |key: &str, field: &str| -> Vec<String> {
+        e[key]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|x| match x[field].as_str() {
+                        Some(s) => s.to_string(),
+                        None => x.as_str().unwrap_or("?").to_string(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut names = list("metrics", "name");
+    names.sort();
+    names.dedup();
+    let notes: Vec<String> = list("notes", "")
+        .into_iter()
+        .take(3)
+        .map(|n| n.chars().take(160).collect())
+        .collect();
+    format!(
+        "{}: status {}{}; {} series ({}); notes: {}",
+        e["name"].as_str().unwrap_or("?"),
+        e["status"],
+        e["reason"]
+            .as_str()
+            .map(|r| format!(", reason: {r}"))
+            .unwrap_or_default(),
+        e["metrics"].as_array().map_or(0, Vec::len),
+        names.join(", "),
+        if notes.is_empty() {
+            "none".to_string()
+        } else {
+            notes.join(" | ")
+        }
+    )
+}
+
+/// The experiment's status is ok; else a short message saying why not.
+pub fn assert_ok(e: &Value) {
+    assert_eq!(e["status"], "ok", "{}", brief(e));
+}
+
+/// The series `name` whose labels include all of `with`.
+pub fn series<'a>(e: &'a Value, name: &str, with: &[(&str, &str)]) -> &'a Value {
+    e["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == name && with.iter().all(|(k, v)| m["labels"][*k] == *v))
+        .unwrap_or_else(|| panic!("no series {name} {with:?}; {}", brief(e)))
+}
+
+/// The series `name` whose labels include all of `with` and none of the
+/// keys `absent` (a warm line without its `call=first` twin).
+pub fn series_without<'a>(
+    e: &'a Value,
+    name: &str,
+    with: &[(&str, &str)],
+    absent: &[&str],
+) -> &'a Value {
+    e["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| {
+            m["name"] == name
+                && with.iter().all(|(k, v)| m["labels"][*k] == *v)
+                && absent.iter().all(|k| m["labels"].get(*k).is_none())
+        })
+        .unwrap_or_else(|| panic!("no series {name} {with:?} without {absent:?}; {}", brief(e)))
+}
+
+/// A series' median.
+pub fn median_of(m: &Value) -> f64 {
+    m["summary"]["median"].as_f64().unwrap()
+}
+
+/// A series' samples.
+pub fn samples(m: &Value) -> Vec<f64> {
+    m["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
+/// Samples in a few numbers: "270 samples: min 0.969, median 1, max 1.02".
+pub fn spread(v: &[f64]) -> String {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    match (s.first(), s.last()) {
+        (Some(lo), Some(hi)) => format!(
+            "{} samples: min {lo:.4}, median {:.4}, max {hi:.4}",
+            s.len(),
+            s[s.len() / 2]
+        ),
+        _ => "no samples".to_string(),
+    }
 }
 
 /// The experiment `name` in a results document.
@@ -65,7 +194,7 @@ pub fn median(e: &Value, name: &str, with: &[(&str, &str)]) -> f64 {
         .unwrap()
         .iter()
         .find(|m| m["name"] == name && with.iter().all(|(k, v)| m["labels"][*k] == *v))
-        .unwrap_or_else(|| panic!("no {name} {with:?} in {e}"))["summary"]["median"]
+        .unwrap_or_else(|| panic!("no {name} {with:?}; {}", brief(e)))["summary"]["median"]
         .as_f64()
         .unwrap()
 }
@@ -89,7 +218,7 @@ pub fn reading<'a>(e: &'a Value, name: &str, with: &[(&str, &str)]) -> &'a Value
         .unwrap()
         .iter()
         .find(|r| r["name"] == name && with.iter().all(|(k, v)| r["labels"][*k] == *v))
-        .unwrap_or_else(|| panic!("no reading {name} {with:?} in {e}"))
+        .unwrap_or_else(|| panic!("no reading {name} {with:?}; {}", brief(e)))
 }
 
 /// The value of [`reading`].

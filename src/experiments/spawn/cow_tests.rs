@@ -13,31 +13,11 @@ fn the_written_pages_are_spread_evenly_and_counted_exactly() {
     assert!(one.iter().all(|&i| i < 131_072));
 }
 
-/// The relation the experiment exists for, measured: on a heap the parent
-/// touched, a write while a forked child lives costs more than the same
-/// write with no child (it copies the page).
-#[test]
-fn a_cow_write_costs_more_than_the_same_write_with_no_child() {
-    let heap = Heap::touched(16 << 20, Thp::Off).unwrap();
-    let pages = written_pages(heap.pages(), 100);
-    let (alone, alone_faults) = timed_writes(&heap, &pages, 0.0).unwrap();
-    let cow = cow_cycle(&heap, 100, 0.0).unwrap();
-    let median = |v: &[f64]| crate::stats::median(v).unwrap();
-    assert!(
-        median(&cow.write_ns) > median(&alone),
-        "cow {:?} alone {:?}",
-        cow.write_ns,
-        alone
-    );
-    assert!(
-        cow.faults as usize >= pages.len(),
-        "one fault per copied page"
-    );
-    assert!(alone_faults < cow.faults);
-    // Every page written gives parent and child a copy each: at least the
-    // heap's size of extra memory (less a little for the kernel's rounding).
-    assert!(cow.extra_kib > 0.9 * 16.0 * 1024.0, "{}", cow.extra_kib);
-}
+// The relation the experiment exists for, measured (a write while a forked
+// child lives costs more than the same write with no child), is checked
+// end to end in tests/spawn.rs, in a worker of its own: here other tests'
+// threads fork this process and fault its pages meanwhile, which changes
+// both the writes with no child and the fault counts.
 
 fn write(pages: &str, pct: &str, child: &str, ns: f64) -> Metric {
     metric(
