@@ -9,12 +9,13 @@
 //! seen before the kill is gone after it), never a duration.
 
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
+use common::procs::{all_procs, descendants, read_proc};
 use common::*;
 
 /// How long a run may take to reach the point of the test.
@@ -24,57 +25,6 @@ const START_LIMIT: Duration = Duration::from_secs(120);
 /// parent has died, which a loaded machine delays (the wait ends as soon as
 /// the tree is gone).
 const DIE_LIMIT: Duration = Duration::from_secs(10);
-
-/// One process as /proc shows it.
-#[derive(Clone, Copy, Debug)]
-struct Proc {
-    pid: i32,
-    ppid: i32,
-    /// Start time in clock ticks since boot: with the pid, names one process
-    /// even if the pid is reused.
-    start: u64,
-    zombie: bool,
-}
-
-fn read_proc(pid: i32) -> Option<Proc> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Fields after the command name, which is in parentheses and may hold
-    // anything: state is the first of them, ppid the second, start the 20th.
-    let rest: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
-    Some(Proc {
-        pid,
-        ppid: rest.get(1)?.parse().ok()?,
-        start: rest.get(19)?.parse().ok()?,
-        zombie: matches!(*rest.first()?, "Z" | "X"),
-    })
-}
-
-fn all_procs() -> Vec<Proc> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        .filter_map(read_proc)
-        .collect()
-}
-
-/// Every descendant of `root` now, with its depth below it (1: a child).
-fn descendants(root: i32) -> Vec<(Proc, usize)> {
-    let procs = all_procs();
-    let mut children: HashMap<i32, Vec<Proc>> = HashMap::new();
-    for p in &procs {
-        children.entry(p.ppid).or_default().push(*p);
-    }
-    let mut out = Vec::new();
-    let mut todo = vec![(root, 0)];
-    while let Some((pid, depth)) = todo.pop() {
-        for c in children.get(&pid).into_iter().flatten() {
-            out.push((*c, depth + 1));
-            todo.push((c.pid, depth + 1));
-        }
-    }
-    out
-}
 
 /// Still running: the same process (pid and start time), not a zombie. A
 /// zombie has ended; only its exit status waits for a reaper.

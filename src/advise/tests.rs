@@ -415,7 +415,11 @@ fn switches_cost_their_same_cpu_figure_with_the_cross_cpu_latency_shown() {
     let p = row(&a, Model::Pool);
     let cr = p.create_from.as_ref().unwrap();
     assert!(cr.labels.contains("placement=same_cpu"));
-    assert!(cr.how.as_deref().unwrap().contains("only part of it CPU time"));
+    assert!(cr
+        .how
+        .as_deref()
+        .unwrap()
+        .contains("only part of it CPU time"));
     assert_eq!(
         p.switch_cross_cpu.as_ref().unwrap().labels,
         "method=futex_threads placement=unpinned"
