@@ -99,7 +99,7 @@ fn a_thousand_forks_of_100_us_are_a_tenth_of_a_cpu() {
     assert!(pool["create_from"]["how"]
         .as_str()
         .unwrap()
-        .contains("latency, not CPU"));
+        .contains("only part of it CPU time"));
     assert!(close(num(&model(&a, "async")["cpu_share"]), 0.0002));
     assert!(close(num(&model(&a, "spawn")["cpu_share"]), 0.3));
 }
