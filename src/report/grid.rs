@@ -115,6 +115,20 @@ fn rows_of(cases: &[Labels]) -> Rows {
     }
 }
 
+/// A column's heading: the series' name without its unit suffix (each
+/// cell shows its unit), words apart: `parent_return_ns` is "parent return".
+pub fn heading(name: &str) -> String {
+    const UNITS: &[&str] = &[
+        "ns", "us", "ms", "s", "kib", "bytes", "pct", "mhz", "x", "per_s",
+    ];
+    let stem = UNITS
+        .iter()
+        .filter_map(|u| name.strip_suffix(&format!("_{u}")))
+        .find(|s| !s.is_empty())
+        .unwrap_or(name);
+    stem.replace('_', " ")
+}
+
 /// The grid of `e`'s shown series (`verbose`: the detail series too), as
 /// lines of at most `width` columns; None when the series do not pivot
 /// (one metric, or no case with two metrics, or a case twice under one
@@ -160,12 +174,13 @@ pub fn grid(e: &ExperimentResult, verbose: bool, width: usize) -> Option<Vec<Str
         .chain([w(&rows.head)])
         .max()
         .unwrap_or(0);
+    let head: Vec<String> = names.iter().map(|n| heading(n)).collect();
     let col_w: Vec<usize> = (0..names.len())
         .map(|n| {
             cells
                 .iter()
                 .map(|r| w(&r[n]))
-                .chain([w(names[n])])
+                .chain([w(&head[n])])
                 .max()
                 .unwrap_or(0)
         })
@@ -191,7 +206,6 @@ pub fn grid(e: &ExperimentResult, verbose: bool, width: usize) -> Option<Vec<Str
             "  ",
         ));
     }
-    let head: Vec<String> = names.iter().map(|n| n.to_string()).collect();
     out.push(line(&rows.head, &head));
     let rule: Vec<String> = col_w.iter().map(|c| "─".repeat(*c)).collect();
     out.push(line(&"─".repeat(label_w), &rule));

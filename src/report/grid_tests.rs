@@ -42,7 +42,7 @@ fn methods_pivot_to_a_method_by_metric_grid() {
     // The label every row shares is said once, the others name the rows.
     assert_eq!(lines[0], "every row: placement=one_cpu");
     assert!(lines[1].starts_with("method "), "{}", lines[1]);
-    for name in ["lifecycle_ns", "parent_return_ns", "child_start_ns"] {
+    for name in ["lifecycle", "parent return", "child start"] {
         assert!(lines[1].contains(name), "{}", lines[1]);
     }
     let fork = lines.iter().find(|l| l.starts_with("fork ")).unwrap();
@@ -70,4 +70,12 @@ fn one_metric_or_nothing_to_pivot_gives_no_grid() {
         near("b_ns", &[("x", "2")], 20.0, 3.0),
     ]);
     assert!(grid(&diagonal, false, 200).is_none());
+}
+
+#[test]
+fn a_heading_is_the_name_without_its_unit() {
+    assert_eq!(heading("parent_return_ns"), "parent return");
+    assert_eq!(heading("rss_per_thread_kib"), "rss per thread");
+    assert_eq!(heading("speedup"), "speedup");
+    assert_eq!(heading("ns"), "ns");
 }
