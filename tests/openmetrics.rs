@@ -380,3 +380,42 @@ fn a_destination_that_cannot_be_written_is_refused_before_anything_is_written() 
         assert!(!report.exists(), "{args:?} wrote the report folder");
     }
 }
+
+#[test]
+fn the_summarys_quantities_are_their_own_family_the_fork_slope_among_them() {
+    let (text, _d) = export(&fixture());
+    let p = parse(&text);
+    let r = results();
+    let picks = tasklab::matrix::rows::summary_picks(&r);
+    assert!(picks.len() >= 10, "{} picks", picks.len());
+    // The system call's row is the yardstick's median, in seconds.
+    let call = r
+        .experiments
+        .iter()
+        .find(|e| e.name == "yardstick.syscall")
+        .and_then(|e| e.metrics.iter().find(|m| m.name == "call_ns"))
+        .expect("the fixture's system call");
+    let got = value(
+        &p,
+        "tasklab_summary_seconds",
+        &[("quantity", "a bare system call"), ("flagged", "false")],
+    );
+    assert!(same(got, call.summary.median * 1e-9), "{got}");
+    // Every pick with a figure has its three gauges, the median within
+    // its bounds: fork's growth per 100 MiB too, which no series holds.
+    let slope = picks
+        .iter()
+        .find(|p| p.slope_from.is_some())
+        .expect("fork's slope is a Summary quantity of the fixture");
+    let f = slope.figure(&r).expect("the fixture has both heaps");
+    let flagged = (f.mark == "!").to_string();
+    let with = [
+        ("quantity", slope.name.as_str()),
+        ("flagged", flagged.as_str()),
+    ];
+    let lo = value(&p, "tasklab_summary_ci95_lo_seconds", &with);
+    let mid = value(&p, "tasklab_summary_seconds", &with);
+    let hi = value(&p, "tasklab_summary_ci95_hi_seconds", &with);
+    assert!(lo <= mid && mid <= hi, "{lo} {mid} {hi}");
+    assert!(same(mid, f.median * 1e-9), "{mid}");
+}

@@ -6,9 +6,8 @@
 //! history in time.
 
 use super::inputs::Input;
-use super::rows::{self, Pick, SLOPE_PER};
+use super::rows::{self, Pick};
 use crate::compare::{self, pool, Row};
-use crate::experiments::spawn::heap_fit;
 use crate::results::{Labels, RunResults, Unit};
 use crate::stats::Verdict;
 use serde::Serialize;
@@ -234,38 +233,16 @@ fn versus(rows: &HashMap<Key, Row>, p: &Pick, cross_class: bool) -> Option<Versu
     })
 }
 
-/// A run's figure for a row: its series' median and interval as its own
-/// report shows them, or the slope between two of its heap points.
+/// A run's figure for a row ([`Pick::figure`]), with its comparison.
 fn cell(r: &RunResults, p: &Pick, vs: Option<Versus>) -> Option<Cell> {
-    let to = p.find(r)?;
-    let mark = |s: &crate::stats::Summary| match (s.unstable, s.noisy) {
-        (true, _) => "!",
-        (false, true) => "~",
-        _ => "",
-    };
-    if let (Some(from), Some(bytes)) = (&p.slope_from, p.slope_bytes) {
-        let from = r
-            .measured(&p.experiment)?
-            .metrics
-            .iter()
-            .find(|m| m.name == p.metric && m.labels == *from)?;
-        let per = heap_fit::per_unit(&from.summary, &to.summary, bytes as f64 / SLOPE_PER as f64)?;
-        let flagged = from.summary.unstable || to.summary.unstable;
-        return Some(Cell {
-            median: per.ns,
-            lo: per.lo,
-            hi: per.hi,
-            mark: if flagged { "!" } else { "" },
-            vs: None,
-        });
-    }
-    let s = &to.summary;
+    let f = p.figure(r)?;
     Some(Cell {
-        median: s.median,
-        lo: s.ci95_lo,
-        hi: s.ci95_hi,
-        mark: mark(s),
-        vs,
+        median: f.median,
+        lo: f.lo,
+        hi: f.hi,
+        mark: f.mark,
+        // A derived figure (a slope) is shown without a verdict.
+        vs: if p.slope_from.is_some() { None } else { vs },
     })
 }
 

@@ -42,6 +42,17 @@ pub struct Pick {
     pub slope_bytes: Option<u64>,
 }
 
+/// A row's figure in one run: the median, its 95% interval, its unit and
+/// its mark ("!" flagged, "~" noisy, "" precise).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figure {
+    pub median: f64,
+    pub lo: f64,
+    pub hi: f64,
+    pub unit: crate::results::Unit,
+    pub mark: &'static str,
+}
+
 impl Pick {
     fn of(name: impl Into<String>, e: &ExperimentResult, m: &Metric) -> Pick {
         Pick {
@@ -52,6 +63,42 @@ impl Pick {
             slope_from: None,
             slope_bytes: None,
         }
+    }
+
+    /// The run's figure for this row: its series' median and interval as
+    /// its own report shows them, or the slope between two of its heap
+    /// points (in ns per [`SLOPE_PER`] bytes); None when `r` lacks it.
+    pub fn figure(&self, r: &RunResults) -> Option<Figure> {
+        let to = self.find(r)?;
+        if let (Some(from), Some(bytes)) = (&self.slope_from, self.slope_bytes) {
+            let from = r
+                .measured(&self.experiment)?
+                .metrics
+                .iter()
+                .find(|m| m.name == self.metric && m.labels == *from)?;
+            let per =
+                heap_fit::per_unit(&from.summary, &to.summary, bytes as f64 / SLOPE_PER as f64)?;
+            let flagged = from.summary.unstable || to.summary.unstable;
+            return Some(Figure {
+                median: per.ns,
+                lo: per.lo,
+                hi: per.hi,
+                unit: to.unit,
+                mark: if flagged { "!" } else { "" },
+            });
+        }
+        let s = &to.summary;
+        Some(Figure {
+            median: s.median,
+            lo: s.ci95_lo,
+            hi: s.ci95_hi,
+            unit: to.unit,
+            mark: match (s.unstable, s.noisy) {
+                (true, _) => "!",
+                (false, true) => "~",
+                _ => "",
+            },
+        })
     }
 
     /// The same series in another run (None: it was not measured there).

@@ -315,6 +315,7 @@ fn add_run(fam: &mut Families, label: &str, r: &RunResults) {
         r.started_unix_s,
     );
 
+    summary(fam, &run, r);
     for e in &r.experiments {
         let side = e.side.map(|s| s.name().to_string());
         for m in &e.metrics {
@@ -328,6 +329,36 @@ fn add_run(fam: &mut Families, label: &str, r: &RunResults) {
                 unit,
                 labels_of(&run, &e.name, side.clone(), &rd.labels),
                 rd.value * k,
+            );
+        }
+    }
+}
+
+/// The report Summary's quantities (the matrix's rows: `matrix::rows`),
+/// each its median and interval bounds, labelled `quantity` with the row's
+/// words: a dashboard's handful of figures, fork's growth per 100 MiB of
+/// heap among them. An A/B file's Summary is its sides'; none is written.
+fn summary(fam: &mut Families, run: &LabelSet, r: &RunResults) {
+    if r.ab.is_some() {
+        return;
+    }
+    for p in crate::matrix::rows::summary_picks(r) {
+        let Some(f) = p.figure(r) else { continue };
+        let (_, unit, k) = base_unit(f.unit);
+        let mut labels = run.clone();
+        labels.push(("quantity".into(), p.name.clone()));
+        labels.push(("flagged".into(), (f.mark == "!").to_string()));
+        for (part, what, v) in [
+            ("", "median", f.median),
+            ("ci95_lo", "95% interval, lower bound", f.lo),
+            ("ci95_hi", "95% interval, upper bound", f.hi),
+        ] {
+            fam.add(
+                family_name("summary", f.unit, part),
+                &format!("a quantity of the report's Summary ({what})"),
+                unit,
+                labels.clone(),
+                v * k,
             );
         }
     }
