@@ -4,6 +4,7 @@
 
 use crate::cli::{Cli, ShellArg};
 use crate::error::UsageError;
+use crate::sys::safefile::{OutDir, Trust};
 use clap::CommandFactory;
 use clap_complete::Shell;
 use std::path::Path;
@@ -36,18 +37,37 @@ pub fn completions(shell: ShellArg) -> anyhow::Result<ExitCode> {
 }
 
 /// The man page to stdout, or, with `--out DIR`, tasklab.1 and a page per
-/// command (hidden ones aside) written into DIR, which must be a folder.
+/// command (hidden ones aside) written into DIR, each through a fresh
+/// temporary renamed into place (`safefile::OutDir`), as every file
+/// tasklab writes.
 pub fn man(out: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let Some(dir) = out else {
+    let Some(path) = out else {
         crate::error::out(&man_page()?)?;
         return Ok(ExitCode::SUCCESS);
     };
-    std::fs::create_dir_all(dir)
-        .map_err(|e| UsageError(format!("--out {}: cannot create it: {e}", dir.display())))?;
-    clap_mangen::generate_to(Cli::command(), dir)
-        .map_err(|e| UsageError(format!("--out {}: cannot write there: {e}", dir.display())))?;
-    eprintln!("man pages written to {}", dir.display());
+    let dir = OutDir::open(path, Trust::Explicit)
+        .map_err(|e| UsageError(format!("--out {}: {e}", path.display())))?;
+    let mut cmd = Cli::command().disable_help_subcommand(true);
+    cmd.build();
+    let mut pages = Vec::new();
+    pages_of(cmd, &mut pages);
+    for page in pages {
+        let mut roff = Vec::new();
+        page.render(&mut roff)?;
+        dir.write(&page.get_filename(), &roff)
+            .map_err(|e| anyhow::anyhow!("--out {}: cannot write there: {e}", path.display()))?;
+    }
+    eprintln!("man pages written to {}", path.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The man pages of `cmd` and of each of its commands (hidden ones aside),
+/// named as clap_mangen names them (tasklab.1, tasklab-run.1, ...).
+fn pages_of(cmd: clap::Command, out: &mut Vec<clap_mangen::Man>) {
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned() {
+        pages_of(sub, out);
+    }
+    out.push(clap_mangen::Man::new(cmd));
 }
 
 #[cfg(test)]

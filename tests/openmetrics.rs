@@ -398,7 +398,7 @@ fn the_summarys_quantities_are_their_own_family_the_fork_slope_among_them() {
     let got = value(
         &p,
         "tasklab_summary_seconds",
-        &[("quantity", "a bare system call"), ("flagged", "false")],
+        &[("quantity", "a bare system call")],
     );
     assert!(same(got, call.summary.median * 1e-9), "{got}");
     // Every pick with a figure has its three gauges, the median within
@@ -408,14 +408,13 @@ fn the_summarys_quantities_are_their_own_family_the_fork_slope_among_them() {
         .find(|p| p.slope_from.is_some())
         .expect("fork's slope is a Summary quantity of the fixture");
     let f = slope.figure(&r).expect("the fixture has both heaps");
-    let flagged = (f.mark == "!").to_string();
-    let with = [
-        ("quantity", slope.name.as_str()),
-        ("flagged", flagged.as_str()),
-    ];
-    let lo = value(&p, "tasklab_summary_ci95_lo_seconds", &with);
-    let mid = value(&p, "tasklab_summary_seconds", &with);
-    let hi = value(&p, "tasklab_summary_ci95_hi_seconds", &with);
+    let with = [("quantity", slope.name.as_str())];
+    let fam = "tasklab_summary_fork_growth_per_100mib";
+    let lo = value(&p, &format!("{fam}_ci95_lo_seconds"), &with);
+    let mid = value(&p, &format!("{fam}_seconds"), &with);
+    let hi = value(&p, &format!("{fam}_ci95_hi_seconds"), &with);
+    let flag = value(&p, "tasklab_summary_unstable", &with);
+    assert_eq!(flag, if f.mark == "!" { 1.0 } else { 0.0 });
     assert!(lo <= mid && mid <= hi, "{lo} {mid} {hi}");
     assert!(same(mid, f.median * 1e-9), "{mid}");
 }

@@ -53,7 +53,18 @@ pub fn merge(files: &[PathBuf], out: &Path) -> anyhow::Result<ExitCode> {
     safefile::check_file_dest(out).map_err(|m| UsageError(format!("--out {m}")))?;
     let n = runs.len();
     let runs: Vec<_> = runs.into_iter().map(|r| r.1).collect();
-    safefile::write_file(out, &merged::to_json(&runs)?)?;
+    let bytes = merged::to_json(&runs)?;
+    // A file report and compare cannot read back is not written.
+    if bytes.len() as u64 > crate::results::MAX_READ_BYTES {
+        return Err(UsageError(format!(
+            "{} runs make a merged file of {} MiB, over the {} MiB tasklab reads: merge fewer, or give report the files themselves",
+            runs.len(),
+            bytes.len() >> 20,
+            crate::results::MAX_READ_BYTES >> 20
+        ))
+        .into());
+    }
+    safefile::write_file(out, &bytes)?;
     crate::error::out(&format!("merged {n} runs into {}\n", out.display()))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -347,20 +347,38 @@ fn summary(fam: &mut Families, run: &LabelSet, r: &RunResults) {
         let (_, unit, k) = base_unit(f.unit);
         let mut labels = run.clone();
         labels.push(("quantity".into(), p.name.clone()));
-        labels.push(("flagged".into(), (f.mark == "!").to_string()));
+        // fork's growth is per 100 MiB of heap: a family of its own, so a
+        // family's unit is the unit of each of its samples.
+        let (family, about) = if p.slope_from.is_some() {
+            (
+                "summary_fork_growth_per_100mib",
+                "fork's growth per 100 MiB of touched heap, of the report's Summary",
+            )
+        } else {
+            ("summary", "a quantity of the report's Summary")
+        };
         for (part, what, v) in [
             ("", "median", f.median),
             ("ci95_lo", "95% interval, lower bound", f.lo),
             ("ci95_hi", "95% interval, upper bound", f.hi),
         ] {
             fam.add(
-                family_name("summary", f.unit, part),
-                &format!("a quantity of the report's Summary ({what})"),
+                family_name(family, f.unit, part),
+                &format!("{about} ({what})"),
                 unit,
                 labels.clone(),
                 v * k,
             );
         }
+        // The flag is a gauge of its own, so a quantity keeps its labels
+        // whether or not a run flagged it.
+        fam.add(
+            format!("{PREFIX}summary_unstable"),
+            "1 when a Summary quantity's rounds did not agree (a trend or two modes): no conclusion rests on it",
+            "",
+            labels,
+            if f.mark == "!" { 1.0 } else { 0.0 },
+        );
     }
 }
 
