@@ -25,13 +25,7 @@ pub const MAX_NAME: usize = 64;
 /// Checks a baseline's name: 1 to 64 letters, digits, `.`, `_` or `-`, not
 /// starting with `.`. The error is one line.
 pub fn check_name(name: &str) -> Result<(), UsageError> {
-    let ok = !name.is_empty()
-        && name.len() <= MAX_NAME
-        && !name.starts_with('.')
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
-    if ok {
+    if crate::env::label::is_safe_name(name, MAX_NAME) {
         Ok(())
     } else {
         Err(UsageError(format!(

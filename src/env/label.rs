@@ -19,6 +19,16 @@ fn allowed(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')
 }
 
+/// Whether `name` is safe as a file name and an OpenMetrics label value:
+/// 1 to `max` letters, digits, `.`, `_` or `-`, not starting with `.` (so
+/// never `.`, `..` or a hidden file). Labels and baseline names keep it.
+pub fn is_safe_name(name: &str, max: usize) -> bool {
+    !name.is_empty()
+        && name.chars().count() <= max
+        && !name.starts_with('.')
+        && name.chars().all(allowed)
+}
+
 /// `label` as given, or why it cannot be one (one line).
 pub fn check_label(label: &str) -> Result<String, UsageError> {
     if label.is_empty() {
@@ -37,6 +47,12 @@ pub fn check_label(label: &str) -> Result<String, UsageError> {
             "--label {label:?} holds {bad:?}: only letters, digits, '.', '_' and '-' are allowed (the label is used in file names and OpenMetrics labels)"
         )));
     }
+    if label.starts_with('.') {
+        return Err(UsageError(format!(
+            "--label {label:?} starts with '.': a label is also a file name, and '.', '..' and hidden names are not"
+        )));
+    }
+    debug_assert!(is_safe_name(label, MAX_LABEL));
     Ok(label.to_string())
 }
 

@@ -291,7 +291,13 @@ fn history(
     type Facts = Vec<(&'static str, String)>;
     let mut groups: Vec<(Facts, Vec<usize>)> = Vec::new();
     for (i, r) in runs.iter().enumerate() {
-        let f = r.identity_facts();
+        // One machine in one configuration, whichever tasklab measured it:
+        // an upgrade of tasklab is a step of the history, not a new one.
+        let f: Facts = r
+            .identity_facts()
+            .into_iter()
+            .filter(|(k, _)| !matches!(*k, "build" | "tool_version" | "schema_version"))
+            .collect();
         match groups.iter_mut().find(|g| g.0 == f) {
             Some(g) => g.1.push(i),
             None => groups.push((f, vec![i])),
