@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 /// The modules the lower floors may never reach up into.
 const UPPER: &[&str] = &[
-    "run", "report", "cli", "ab", "advise", "compare", "predict", "matrix", "manpage",
+    "run", "report", "cli", "ab", "advise", "compare", "predict", "matrix", "manpage", "baseline",
+    "show", "demo",
 ];
 
 /// The lower floors: every file in these folders, and these files.

@@ -191,7 +191,7 @@ pub fn step(reason: Reason, narrow: Narrow, s: &Setting, target_pct: f64) -> Str
         || (!s.busy.is_empty()).then(|| format!("a quieter machine ({})", s.busy.join("; ")));
     match reason {
         Reason::Flagged => {
-            let mut t = "rerun the flagged side when the machine is steady: a trend or two modes is the machine's state while it ran, which more rounds do not fix (its report names the flag)".to_string();
+            let mut t = "rerun the flagged side when the machine is steady: a trend or two modes may be the machine's state while it ran (or the operation's own), which more rounds do not fix (its report names the flag)".to_string();
             if let Some(q) = quieter() {
                 t.push_str(&format!("; {q}"));
             }
@@ -201,7 +201,7 @@ pub fn step(reason: Reason, narrow: Narrow, s: &Setting, target_pct: f64) -> Str
             "rerun both with THP pinned (-p thp=off or on) or after compacting memory, so the kernel backs both alike".into()
         }
         Reason::NoRatio => {
-            "a base median of zero has no ratio: judge base against new in the --all table, or rerun with more rounds (--rounds) so both medians are above zero".into()
+            "no ratio with an interval exists here (a median of zero, or an interval that is not finite): judge base against new by their figures in the --all table".into()
         }
         Reason::TooWide | Reason::NearThreshold => {
             let mut steps = Vec::new();
