@@ -147,7 +147,7 @@ fn every_inconclusive_reason_comes_with_a_specific_next_step() {
     z.summary.median = 0.0;
     let r = row(&z, &series(1.0, 0.01, 8), 0.05, &one);
     assert_eq!(r.reason, Some(Reason::NoRatio));
-    assert!(r.next.unwrap().contains("--rounds"));
+    assert!(r.next.unwrap().contains("--all table"));
     // A zero median whose interval reaches above zero is not unchanged.
     let r = row(&z, &z, 0.05, &one);
     assert_eq!(r.verdict, Verdict::Inconclusive, "{r:?}");
