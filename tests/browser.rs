@@ -282,15 +282,17 @@ fn probe(browser: &Path, dir: &Path, page: &Path, width: u32) -> Value {
     probed(&std::fs::read_to_string(&dump).expect("the dumped DOM"))
 }
 
-#[test]
-fn the_report_loads_in_chromium_closed_short_and_legible() {
+/// Chromium and the fixture's report rendered into a fresh folder (the
+/// folder, and the report folder in it); None, said, when chromium is not
+/// installed, which under CI is a failure.
+fn browser_and_report() -> Option<(PathBuf, tempfile::TempDir, PathBuf)> {
     let Some(browser) = chromium() else {
         assert!(
             !under_ci(),
             "CI is set but chromium is not on PATH: .ci/run installs it"
         );
         eprintln!("skipped: chromium is not installed (apt-get install chromium); CI runs it");
-        return;
+        return None;
     };
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("report");
@@ -301,6 +303,14 @@ fn the_report_loads_in_chromium_closed_short_and_legible() {
         .arg(&out)
         .assert()
         .success();
+    Some((browser, d, out))
+}
+
+#[test]
+fn the_report_loads_in_chromium_closed_short_and_legible() {
+    let Some((browser, d, out)) = browser_and_report() else {
+        return;
+    };
     let charts: Vec<String> = std::fs::read_dir(&out)
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
@@ -362,23 +372,9 @@ fn the_report_loads_in_chromium_closed_short_and_legible() {
 /// tells the two apart, so it can fail.
 #[test]
 fn a_screenshot_of_the_dark_scheme_is_dark() {
-    let Some(browser) = chromium() else {
-        assert!(
-            !under_ci(),
-            "CI is set but chromium is not on PATH: .ci/run installs it"
-        );
-        eprintln!("skipped: chromium is not installed (apt-get install chromium); CI runs it");
+    let Some((browser, d, out)) = browser_and_report() else {
         return;
     };
-    let d = tempfile::tempdir().unwrap();
-    let out = d.path().join("report");
-    tasklab()
-        .arg("report")
-        .arg(fixture())
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .success();
     let page = out.join("report.html");
     // Tall enough for the Summary, the first group's charts and its findings.
     let height = 2400;

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::tasklab;
+use common::{report_stdout, tasklab};
 use openmetrics_parser::{
     openmetrics::parse_openmetrics, prometheus::parse_prometheus, MetricsExposition,
     OpenMetricsType, OpenMetricsValue,
@@ -28,19 +28,11 @@ fn fixture() -> PathBuf {
 fn export(file: &Path) -> (String, tempfile::TempDir) {
     let d = tempfile::tempdir().unwrap();
     let prom = d.path().join("tasklab.prom");
-    let out = tasklab()
-        .arg("report")
-        .arg(file)
-        .arg("--out")
-        .arg(d.path().join("report"))
-        .arg("--export-openmetrics")
-        .arg(&prom)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let prom_arg = prom.to_str().unwrap();
+    report_stdout(
+        file,
+        &d.path().join("report"),
+        &["--export-openmetrics", prom_arg],
     );
     (std::fs::read_to_string(&prom).unwrap(), d)
 }
