@@ -79,7 +79,7 @@ pub enum Command {
         /// Threshold in percent, never raised: regressed or improved needs the whole 95% interval beyond it, unchanged needs it wholly within
         #[arg(
             long,
-            default_value_t = 5.0,
+            default_value_t = THRESHOLD_PCT,
             value_name = "PCT",
             allow_negative_numbers = true
         )]
@@ -314,7 +314,7 @@ pub struct AbArgs {
     /// Threshold in percent, as for `compare`
     #[arg(
         long,
-        default_value_t = 5.0,
+        default_value_t = THRESHOLD_PCT,
         value_name = "PCT",
         allow_negative_numbers = true
     )]
@@ -345,6 +345,10 @@ pub struct GateArgs {
     #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
     pub min_verdicts: Option<f64>,
 }
+
+/// compare's default threshold in percent (`compare`, `ab`, `calibrate`
+/// and the matrix of `report`): never raised.
+pub const THRESHOLD_PCT: f64 = 5.0;
 
 /// The report folder when `--out` is not given.
 pub const DEFAULT_OUT: &str = "tasklab-report";
@@ -401,7 +405,7 @@ pub struct CalibrateArgs {
     /// The threshold in percent of the A/A comparisons, as for compare
     #[arg(
         long,
-        default_value_t = 5.0,
+        default_value_t = THRESHOLD_PCT,
         value_name = "PCT",
         allow_negative_numbers = true
     )]

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 /// compare's default threshold: a verdict needs the whole interval beyond
 /// ±5%.
-pub const THRESHOLD: f64 = 0.05;
+pub const THRESHOLD: f64 = crate::cli::THRESHOLD_PCT / 100.0;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Column {
