@@ -16,8 +16,8 @@ use crate::measure::sizing::{MAX_ROUNDS, MIN_ROUNDS};
 
 /// Other work runnable on average, and the share of time stolen, from which
 /// a run is said to have had a busy machine (as `run` warns: run/busy.rs).
-const BUSY_TASKS: f64 = 0.5;
-const BUSY_STEAL: f64 = 0.02;
+const BUSY_TASKS: f64 = crate::results::Busy::TASKS;
+const BUSY_STEAL: f64 = crate::results::Busy::STEAL;
 
 /// What the sides of a comparison allow as next steps.
 #[derive(Clone, Debug, Default)]

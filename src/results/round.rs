@@ -89,3 +89,11 @@ pub struct RoundRecord {
     #[serde(flatten)]
     pub telemetry: RoundTelemetry,
 }
+
+impl super::Busy {
+    /// Other work's runnable tasks, on average, that make a run busy: `run`
+    /// warns from it, `compare` names it in its next steps.
+    pub const TASKS: f64 = 0.5;
+    /// A share of stolen CPU time that makes a run busy.
+    pub const STEAL: f64 = 0.02;
+}

@@ -194,9 +194,9 @@ pub fn throttle_warning(t: crate::env::Throttling) -> Option<String> {
 }
 
 /// Other work's runnable tasks, on average, that make a run busy.
-const BUSY_TASKS: f64 = 0.5;
+const BUSY_TASKS: f64 = crate::results::Busy::TASKS;
 /// A share of stolen CPU time that makes a run busy.
-const BUSY_STEAL: f64 = 0.02;
+const BUSY_STEAL: f64 = crate::results::Busy::STEAL;
 
 /// Whether `cpus` holds every CPU of `online`.
 pub fn covers(cpus: &[usize], online: &[usize]) -> bool {
