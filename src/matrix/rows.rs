@@ -93,11 +93,7 @@ impl Pick {
             lo: s.ci95_lo,
             hi: s.ci95_hi,
             unit: to.unit,
-            mark: match (s.unstable, s.noisy) {
-                (true, _) => "!",
-                (false, true) => "~",
-                _ => "",
-            },
+            mark: s.mark(),
         })
     }
 

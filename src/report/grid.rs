@@ -15,16 +15,6 @@ const GAP: usize = 2;
 /// What the figures of a grid are, under it.
 pub const LEGEND: &str = "each figure is a median ±half its 95% interval over the median";
 
-/// The mark beside a figure: `!` flagged, `~` noisy, as the tables and the
-/// Summary mark them.
-fn mark(m: &Metric) -> &'static str {
-    match (m.summary.unstable, m.summary.noisy) {
-        (true, _) => " !",
-        (false, true) => " ~",
-        _ => "",
-    }
-}
-
 /// A figure as the terminal shows it, with its interval and its mark,
 /// whatever its state: "246 µs ±2.1%", "156 µs ±12% ~", "20.8 µs ±19% !";
 /// "4.00 KiB" for a single reading (no spread to show); "19.4 ns ±? !"
@@ -42,7 +32,7 @@ pub fn cell(m: &Metric) -> String {
     } else {
         plus_minus(hw)
     };
-    format!("{median} {pm}{}", mark(m))
+    format!("{median} {pm}{}", m.summary.spaced_mark())
 }
 
 /// One row's label: the labels that vary between rows, as values only

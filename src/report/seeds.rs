@@ -201,11 +201,7 @@ fn rows(r: &RunResults) -> Vec<(String, Vec<String>)> {
                 }
                 _ => String::new(),
             };
-            let mark = match (sm.unstable, sm.noisy) {
-                (true, _) => " !",
-                (false, true) => " ~",
-                _ => "",
-            };
+            let mark = sm.spaced_mark();
             // ±X% is the median's interval: quoted beside a median (or
             // single calls, compared by their median), not a mean or a
             // minimum, which carry the mark alone.

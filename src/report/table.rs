@@ -50,11 +50,7 @@ pub fn metric_table(e: &ExperimentResult, verbose: bool) -> doc::Table {
         .filter(|m| verbose || !m.detail)
         .map(|m| {
             let sm = &m.summary;
-            let mark = match (sm.unstable, sm.noisy) {
-                (true, _) => " !",
-                (false, true) => " ~",
-                _ => "",
-            };
+            let mark = sm.spaced_mark();
             let median = format!("{}{mark}", fmt_value(sm.median, m.unit));
             vec![
                 m.name.clone(),

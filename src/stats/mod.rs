@@ -112,6 +112,26 @@ impl Summary {
     pub fn half_width(&self) -> f64 {
         (self.ci95_hi - self.ci95_lo) / 2.0 / self.median.abs()
     }
+
+    /// The mark the tables, the grids and the matrix put beside a figure:
+    /// "!" flagged (its rounds did not agree), "~" noisy, "" otherwise.
+    pub fn mark(&self) -> &'static str {
+        match (self.unstable, self.noisy) {
+            (true, _) => "!",
+            (false, true) => "~",
+            _ => "",
+        }
+    }
+
+    /// [`Summary::mark`] with the space that sets it after a figure: " !",
+    /// " ~" or "".
+    pub fn spaced_mark(&self) -> &'static str {
+        match self.mark() {
+            "!" => " !",
+            "~" => " ~",
+            _ => "",
+        }
+    }
 }
 
 fn is_zero(x: &f64) -> bool {
