@@ -120,12 +120,7 @@ pub fn assert_ok(e: &Value) {
 
 /// The series `name` whose labels include all of `with`.
 pub fn series<'a>(e: &'a Value, name: &str, with: &[(&str, &str)]) -> &'a Value {
-    e["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == name && with.iter().all(|(k, v)| m["labels"][*k] == *v))
-        .unwrap_or_else(|| panic!("no series {name} {with:?}; {}", brief(e)))
+    series_without(e, name, with, &[])
 }
 
 /// The series `name` whose labels include all of `with` and none of the
@@ -189,14 +184,7 @@ pub fn experiment<'a>(r: &'a Value, name: &str) -> &'a Value {
 
 /// The median of the metric `name` whose labels include all of `with`.
 pub fn median(e: &Value, name: &str, with: &[(&str, &str)]) -> f64 {
-    e["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == name && with.iter().all(|(k, v)| m["labels"][*k] == *v))
-        .unwrap_or_else(|| panic!("no {name} {with:?}; {}", brief(e)))["summary"]["median"]
-        .as_f64()
-        .unwrap()
+    median_of(series(e, name, with))
 }
 
 /// An experiment's notes, one a line.
