@@ -335,8 +335,9 @@ pub struct AbArgs {
     pub gate: GateArgs,
 }
 
-/// A CI gate that fails (exit 1) when a comparison judged too little.
-#[derive(Args, Debug, Default, Clone, Copy)]
+/// The exit status of a comparison: which regressions fail it, the false
+/// discovery rate, and the gates that fail it when it judged too little.
+#[derive(Args, Debug, Clone, Copy)]
 pub struct GateArgs {
     /// Exit 1 when any compared series is inconclusive
     #[arg(long)]
@@ -344,6 +345,28 @@ pub struct GateArgs {
     /// Exit 1 when fewer than PCT% of the compared series got a decided verdict (improved, regressed, changed or unchanged)
     #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
     pub min_verdicts: Option<f64>,
+    /// Exit 1 for any regression, also an isolated one (one point of an experiment moved while the same series at its other points did not); by default only a regression consistent across the experiment's points fails
+    #[arg(long)]
+    pub strict: bool,
+    /// The false discovery rate across the comparison's families (an experiment at one point), in percent: above 0, at most 50
+    #[arg(
+        long,
+        value_name = "PCT",
+        default_value_t = 5.0,
+        allow_negative_numbers = true
+    )]
+    pub fdr: f64,
+}
+
+impl Default for GateArgs {
+    fn default() -> GateArgs {
+        GateArgs {
+            fail_on_inconclusive: false,
+            min_verdicts: None,
+            strict: false,
+            fdr: crate::stats::fdr::DEFAULT_Q * 100.0,
+        }
+    }
 }
 
 /// compare's default threshold in percent (`compare`, `ab`, `calibrate`

@@ -1,7 +1,9 @@
 //! The CI gates on how much a comparison judged, besides the exit 1 of a
-//! regression: `--fail-on-inconclusive` (any compared series inconclusive)
-//! and `--min-verdicts PCT` (fewer than PCT% of the compared series got a
-//! decided verdict: improved, regressed, changed or unchanged).
+//! regression (a consistent one; any with `--strict`):
+//! `--fail-on-inconclusive` (any compared series inconclusive) and
+//! `--min-verdicts PCT` (fewer than PCT% of the compared series got a
+//! decided verdict: improved, regressed, changed or unchanged); and the
+//! range of `--fdr`.
 
 use super::Comparison;
 use crate::cli::GateArgs;
@@ -10,6 +12,12 @@ use crate::stats::Verdict;
 
 /// The gate's flags checked before anything is read or measured.
 pub fn check(g: &GateArgs) -> Result<(), UsageError> {
+    if !(g.fdr.is_finite() && g.fdr > 0.0 && g.fdr <= 50.0) {
+        return Err(UsageError(format!(
+            "--fdr takes a percentage above 0 and at most 50, not {}",
+            g.fdr
+        )));
+    }
     match g.min_verdicts {
         Some(p) if !(p.is_finite() && (0.0..=100.0).contains(&p)) => Err(UsageError(format!(
             "--min-verdicts takes a percentage from 0 to 100, not {p}"

@@ -14,6 +14,7 @@
 //! only for a regression.
 
 pub mod common;
+pub mod family;
 pub mod fit;
 pub mod gate;
 pub mod next;
@@ -77,6 +78,14 @@ pub struct Comparison {
     /// file matched (`--noise`, or the cache's for the base's machine).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub noise: Option<NoiseUse>,
+    /// What the false discovery rate across families did.
+    pub discoveries: family::Discoveries,
+    /// `--strict`: an isolated regression fails the exit status too.
+    pub strict: bool,
+    /// What each family's run-to-run noise rests on: (basis, families), the
+    /// most common first; and the median noise over families, in percent.
+    pub noise_bases: Vec<(crate::stats::noise::Basis, usize)>,
+    pub median_run_noise_pct: Option<f64>,
     /// What the sides allow as next steps (runs, profile, busy machine).
     #[serde(skip)]
     pub setting: next::Setting,
@@ -111,6 +120,7 @@ impl Comparison {
         threshold_pct: f64,
     ) -> Comparison {
         let (see_10pct, with_mde, median_mde) = resolution(&rows);
+        let (noise_bases, median_run_noise_pct) = bases(&rows);
         Comparison {
             env_differences: Vec::new(),
             base_files: bn,
@@ -135,8 +145,28 @@ impl Comparison {
             base_canary_ns: bs.canary_ns,
             new_canary_ns: ns.canary_ns,
             noise: None,
+            discoveries: family::Discoveries::default(),
+            strict: false,
+            noise_bases,
+            median_run_noise_pct,
             setting: pool::setting(bs, ns),
         }
+    }
+
+    /// The regressed rows, split: those consistent across the experiment's
+    /// points, and the isolated ones.
+    pub fn regressions(&self) -> (Vec<&Row>, Vec<&Row>) {
+        self.rows
+            .iter()
+            .filter(|r| r.verdict == Verdict::Regressed)
+            .partition(|r| r.consistent != Some(false))
+    }
+
+    /// Whether the exit status is 1 for a regression: a consistent one, or
+    /// any with `--strict`.
+    pub fn fails(&self) -> bool {
+        let (consistent, isolated) = self.regressions();
+        !consistent.is_empty() || (self.strict && !isolated.is_empty())
     }
 
     pub fn count(&self, v: Verdict) -> usize {
@@ -292,18 +322,43 @@ pub fn pairs<'a>(base: &'a Side, new: &'a Side) -> Vec<(&'a Series, &'a Series)>
         .collect()
 }
 
-/// Compares two sides at `threshold` (0.05 = 5%), never raised. With
-/// `factor` other than 1, each directional series' change is given with
-/// that common move divided out (`--relative`).
+/// Compares two sides at `threshold` (0.05 = 5%), never raised, with the
+/// false discovery rate at the default level. With `factor` other than 1,
+/// each directional series' change is given with that common move divided
+/// out (`--relative`).
 pub fn compare(base: &Side, new: &Side, threshold: f64, factor: f64) -> Vec<Row> {
+    compare_at(base, new, threshold, factor, crate::stats::fdr::DEFAULT_Q).0
+}
+
+/// [`compare`] with the false discovery rate at `q` (0.05 = 5%): the rows,
+/// each regressed one marked consistent or isolated
+/// (`family::consistency`), and what the rate did.
+pub fn compare_at(
+    base: &Side,
+    new: &Side,
+    threshold: f64,
+    factor: f64,
+    q: f64,
+) -> (Vec<Row>, family::Discoveries) {
     // Different THP settings explain a huge-page difference: the
     // environment lines say so, and the verdict stands.
     let same_thp = base.thp == new.thp;
     let setting = pool::setting(base, new);
-    pairs(base, new)
+    let shared = pairs(base, new);
+    let noise = family::noise_of(&shared);
+    let mut rows: Vec<Row> = shared
         .into_iter()
-        .map(|p| verdict::row(p, threshold, &setting, factor, same_thp))
-        .collect()
+        .map(|p| {
+            let tau = noise.get(&p.1.family()).copied().unwrap_or((
+                crate::stats::noise::FLOOR,
+                crate::stats::noise::Basis::Floor,
+            ));
+            verdict::row(p, threshold, &setting, factor, same_thp, tau)
+        })
+        .collect();
+    let found = family::control(&mut rows, q);
+    family::consistency(&mut rows, threshold);
+    (rows, found)
 }
 
 /// Why a series was measured under different conditions on the two sides
@@ -338,7 +393,7 @@ pub struct Args<'a> {
     pub no_noise: bool,
     /// `--baseline NAME`: the baseline against `files` (at most one; default the latest run).
     pub baseline: Option<&'a str>,
-    /// `--fail-on-inconclusive`, `--min-verdicts`.
+    /// `--fail-on-inconclusive`, `--min-verdicts`, `--strict`, `--fdr`.
     pub gate: crate::cli::GateArgs,
 }
 
@@ -436,7 +491,28 @@ pub fn comparison(
     relative: bool,
     noise: Option<&noise::Noise>,
 ) -> Result<Comparison, UsageError> {
-    let bands = |e: &str, m: &str, l: &crate::results::Labels| noise.and_then(|n| n.band(e, m, l));
+    comparison_at(
+        (base, bn),
+        (new, nn),
+        threshold_pct,
+        relative,
+        noise,
+        crate::stats::fdr::DEFAULT_Q,
+    )
+}
+
+/// [`comparison`] with the false discovery rate at `q` (0.05 = 5%).
+pub fn comparison_at(
+    (base, bn): (&[RunResults], Vec<String>),
+    (new, nn): (&[RunResults], Vec<String>),
+    threshold_pct: f64,
+    relative: bool,
+    noise: Option<&noise::Noise>,
+    q: f64,
+) -> Result<Comparison, UsageError> {
+    let bands = |e: &str, m: &str, l: &crate::results::Labels| {
+        noise.and_then(|n| crate::stats::noise::band_variance(n.band(e, m, l)?, n.file.runs))
+    };
     let bs = pool::side_with(base, &bn, &bands);
     let ns = pool::side_with(new, &nn, &bands);
     let shared = pairs(&bs, &ns);
@@ -465,7 +541,7 @@ pub fn comparison(
     } else {
         1.0
     };
-    let rows = compare(&bs, &ns, threshold_pct / 100.0, factor);
+    let (rows, discoveries) = compare_at(&bs, &ns, threshold_pct / 100.0, factor, q);
     let noise = noise.map(|n| NoiseUse {
         path: n.path.display().to_string(),
         from_cache: n.from_cache,
@@ -486,6 +562,7 @@ pub fn comparison(
         common_mode,
         relative,
         noise,
+        discoveries,
         ..Comparison::of((&bs, bn), (&ns, nn), shared.len(), rows, threshold_pct)
     })
 }
@@ -519,6 +596,30 @@ pub fn noise_for(
             _ => Ok(None),
         },
     }
+}
+
+/// What the families' run-to-run noise rests on, by family (each family
+/// counted once), and the median noise in percent.
+pub fn bases(rows: &[Row]) -> (Vec<(crate::stats::noise::Basis, usize)>, Option<f64>) {
+    let mut seen = std::collections::BTreeMap::new();
+    for r in rows {
+        seen.entry(r.family.as_str())
+            .or_insert((r.noise_basis, r.run_noise_pct));
+    }
+    let mut out: Vec<(crate::stats::noise::Basis, usize)> = Vec::new();
+    for (b, _) in seen.values() {
+        match out.iter_mut().find(|(x, _)| x == b) {
+            Some((_, n)) => *n += 1,
+            None => out.push((*b, 1)),
+        }
+    }
+    out.sort_by_key(|x| std::cmp::Reverse(x.1));
+    let pcts: Vec<f64> = seen
+        .values()
+        .map(|x| x.1)
+        .filter(|x| x.is_finite())
+        .collect();
+    (out, crate::stats::median(&pcts))
 }
 
 /// What the rows could see: how many could see a change of 10% (`mde` at
@@ -564,13 +665,15 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     let (base, base_names) = read_all(base_paths)?;
     let (new, new_names) = read_all(new_paths)?;
     let noise = noise_for(&base, a.noise, a.no_noise)?;
-    let c = comparison(
+    let mut c = comparison_at(
         (&base, base_names),
         (&new, new_names),
         a.threshold_pct,
         a.relative,
         noise.as_ref(),
+        a.gate.fdr / 100.0,
     )?;
+    c.strict = a.gate.strict;
     if a.json {
         crate::error::out(&format!("{}\n", serde_json::to_string_pretty(&c)?))?;
     } else {
@@ -580,7 +683,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         eprintln!("tasklab: {why}");
         return Ok(ExitCode::from(1));
     }
-    Ok(if c.count(Verdict::Regressed) > 0 {
+    Ok(if c.fails() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -8,7 +8,7 @@
 //! side recorded other work or steal.
 
 use crate::results::RunResults;
-use crate::stats::rounds::{RUNS_MEASURED, RUN_NOISE};
+use crate::stats::rounds::RUNS_MEASURED;
 use crate::stats::Summary;
 use serde::Serialize;
 
@@ -49,6 +49,9 @@ pub enum Reason {
     NearThreshold,
     /// No ratio can be formed (a base of zero, or an interval not finite).
     NoRatio,
+    /// Beyond the threshold on its own, but not a discovery once the false
+    /// discovery rate across the comparison's families is controlled.
+    NotDiscovered,
 }
 
 impl Reason {
@@ -60,6 +63,7 @@ impl Reason {
             Reason::TooWide => "too imprecise",
             Reason::NearThreshold => "near the threshold",
             Reason::NoRatio => "no ratio",
+            Reason::NotDiscovered => "not a discovery",
         }
     }
 }
@@ -88,10 +92,11 @@ pub enum Narrow {
     Runs(usize),
     /// It would take more than [`MAX_ROUNDS`].
     Cap,
-    /// The run-to-run floor alone (`stats::rounds::RUN_NOISE`, or a
-    /// calibrated band) is as wide as the target: rounds cannot.
+    /// The run-to-run noise alone (measured for the row's family:
+    /// `stats::noise`) is as wide as the target: rounds cannot.
     Floor,
-    /// Not a matter of width (flagged, huge pages, no ratio).
+    /// Not a matter of width (flagged, huge pages, no ratio, not a
+    /// discovery).
     #[default]
     NotWidth,
 }
@@ -121,10 +126,11 @@ fn half(s: &Summary) -> Option<f64> {
 
 /// The rounds per run that would bring the interval of `b` against `n` to a
 /// half-width of `target` (in logs, or over the base median): the rounds'
-/// own part shrinks with their number, the run-to-run floor each side
-/// carries with fewer than four runs ([`RUN_NOISE`]) does not. From four
-/// runs a side the runs are measured, and more of them narrow it instead.
-pub fn rounds_to(b: &Summary, n: &Summary, runs: usize, target: f64) -> Narrow {
+/// own part shrinks with their number, the run-to-run noise `tau` (a
+/// standard deviation in logs, 95% half-width 1.96·tau a side) does not.
+/// From four runs a side the runs are measured, and more of them narrow it
+/// instead.
+pub fn rounds_to(b: &Summary, n: &Summary, runs: usize, target: f64, tau: f64) -> Narrow {
     let (Some(hb), Some(hn)) = (half(b), half(n)) else {
         return Narrow::NotWidth;
     };
@@ -137,9 +143,10 @@ pub fn rounds_to(b: &Summary, n: &Summary, runs: usize, target: f64) -> Narrow {
             Narrow::NotWidth
         };
     }
-    let floor = 2.0 * RUN_NOISE * RUN_NOISE;
+    let noise = crate::stats::Z95 * tau.max(0.0);
+    let floor = 2.0 * noise * noise;
     let rounds = (b.rounds.min(n.rounds) / runs.max(1)).max(1);
-    scaled(rounds, (whole - floor).max(0.0), floor, target)
+    scaled(rounds, whole, floor, target)
 }
 
 /// [`rounds_to`] for an interval of pairs inside one run (`ab`): `half` is
@@ -200,6 +207,9 @@ pub fn step(reason: Reason, narrow: Narrow, s: &Setting, target_pct: f64) -> Str
         Reason::HugePages => {
             "rerun both with THP pinned (-p thp=off or on) or after compacting memory, so the kernel backs both alike".into()
         }
+        Reason::NotDiscovered => {
+            "it may be one of the false alarms expected among this many families: confirm it with more runs per side (A1 A2 A3 --vs B1 B2 B3), or with tasklab ab where the change can be switched at run time".into()
+        }
         Reason::NoRatio => {
             "no ratio with an interval exists here (a median of zero, or an interval that is not finite): judge base against new by their figures in the --all table".into()
         }
@@ -217,8 +227,7 @@ pub fn step(reason: Reason, narrow: Narrow, s: &Setting, target_pct: f64) -> Str
                     "even --rounds {MAX_ROUNDS} would not narrow it to ±{target_pct:.1}%"
                 )),
                 Narrow::Floor => steps.push(format!(
-                    "rounds cannot narrow it to ±{target_pct:.1}% (one run's floor of ±{:.0}% a side is as wide): four runs per side (A1 .. A4 --vs B1 .. B4) measure that noise instead",
-                    RUN_NOISE * 100.0
+                    "rounds cannot narrow it to ±{target_pct:.1}% (the run-to-run noise alone is as wide): more runs per side (A1 .. A4 --vs B1 .. B4) average it down"
                 )),
                 Narrow::NotWidth => {}
             }

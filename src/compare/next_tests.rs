@@ -15,16 +15,14 @@ fn series(median: f64, spread: f64, rounds: usize) -> Series {
                 .collect()
         })
         .collect();
-    Series {
-        experiment: "test.x".into(),
-        metric: "m_ns".into(),
-        labels: Labels::new(),
-        unit: Unit::Ns,
-        better: Better::Lower,
-        summary: stats::summarize_rounds(&r, 1).unwrap(),
-        flagged: None,
-        huge_kib: vec![],
-    }
+    Series::of_runs(
+        "test.x",
+        "m_ns",
+        Labels::new(),
+        (Unit::Ns, Better::Lower),
+        &[r],
+    )
+    .unwrap()
 }
 
 fn setting(runs: usize) -> Setting {
@@ -35,7 +33,8 @@ fn setting(runs: usize) -> Setting {
 }
 
 fn row(b: &Series, n: &Series, threshold: f64, s: &Setting) -> Row {
-    verdict::row((b, n), threshold, s, 1.0, true)
+    let floor = (stats::noise::FLOOR, stats::noise::Basis::Floor);
+    verdict::row((b, n), threshold, s, 1.0, true, floor)
 }
 
 /// The `--rounds N` a next step names.
@@ -56,14 +55,18 @@ fn rounds_scale_with_the_square_of_the_width_ratio_and_stop_at_the_cap() {
     // The run-to-run floor does not shrink with rounds: below it, no
     // number of rounds will do.
     let (b, n) = (series(100.0, 0.2, 8), series(100.0, 0.2, 8));
-    assert_eq!(rounds_to(&b.summary, &n.summary, 1, 0.02), Narrow::Floor);
-    match rounds_to(&b.summary, &n.summary, 1, 0.049) {
+    let tau = 0.01;
+    assert_eq!(
+        rounds_to(&b.summary, &n.summary, 1, 0.02, tau),
+        Narrow::Floor
+    );
+    match rounds_to(&b.summary, &n.summary, 1, 0.049, tau) {
         Narrow::Rounds(k) => assert!(k > 8, "{k}"),
         other => assert_eq!(other, Narrow::Cap),
     }
     // From four runs a side, the runs are measured: more runs narrow it.
     assert!(matches!(
-        rounds_to(&b.summary, &n.summary, 4, 0.049),
+        rounds_to(&b.summary, &n.summary, 4, 0.049, tau),
         Narrow::Runs(k) if k > 4
     ));
 }
@@ -105,7 +108,8 @@ fn every_inconclusive_reason_comes_with_a_specific_next_step() {
     );
     let r = row(&b, &n, 0.02, &one);
     assert_eq!(r.reason, Some(Reason::TooWide));
-    assert!(r.next.unwrap().contains("four runs per side"));
+    let next = r.next.unwrap();
+    assert!(next.contains("runs per side (A1 .. A4"), "{next}");
     // Four runs a side: more runs, not rounds.
     let next = row(&b, &n, 0.05, &setting(4)).next.unwrap();
     assert!(
@@ -145,6 +149,8 @@ fn every_inconclusive_reason_comes_with_a_specific_next_step() {
     let mut z = series(1.0, 0.5, 8);
     z.unit = Unit::Count;
     z.summary.median = 0.0;
+    // a median of zero has no log: no run's figure either
+    z.runs.clear();
     let r = row(&z, &series(1.0, 0.01, 8), 0.05, &one);
     assert_eq!(r.reason, Some(Reason::NoRatio));
     assert!(r.next.unwrap().contains("--all table"));
@@ -197,6 +203,7 @@ fn the_gates_fail_when_too_little_was_judged_and_say_why_in_one_line() {
     let g = |fail: bool, pct: Option<f64>| crate::cli::GateArgs {
         fail_on_inconclusive: fail,
         min_verdicts: pct,
+        ..Default::default()
     };
     assert_eq!(gate::failed(&g(false, None), &c), None);
     let why = gate::failed(&g(true, None), &c).unwrap();
@@ -210,6 +217,12 @@ fn the_gates_fail_when_too_little_was_judged_and_say_why_in_one_line() {
         assert!(gate::check(&g(false, Some(bad))).is_err(), "{bad}");
     }
     assert!(gate::check(&g(true, Some(0.0))).is_ok());
+    for bad in [0.0, -5.0, 50.5, f64::NAN] {
+        let mut args = g(false, None);
+        args.fdr = bad;
+        let e = gate::check(&args).unwrap_err();
+        assert!(e.0.contains("above 0 and at most 50"), "{bad}: {e:?}");
+    }
 }
 
 #[test]

@@ -6,8 +6,9 @@
 use super::next::Setting;
 use crate::experiments;
 use crate::results::{
-    summarize_series_runs_with, Better, Labels, RunResults, RunStatus, Status, Unit,
+    summarize_series, summarize_series_runs, Better, Labels, RunResults, RunStatus, Status, Unit,
 };
+use crate::stats::twoside::RunFig;
 use crate::stats::Summary;
 
 /// One series of one side, pooled over that side's files.
@@ -26,6 +27,99 @@ pub struct Series {
     /// (the `anon_huge_kib` readings of its point): a condition of the
     /// measurement that memory fragmentation, not the code, can change.
     pub huge_kib: Vec<f64>,
+    /// The experiment's point the series was measured at, when the files
+    /// record it: with the experiment, the series' family.
+    pub point: Option<usize>,
+    /// Each run's figure, for a series positive throughout (the change is
+    /// built from these: `stats::twoside`); empty otherwise.
+    pub runs: Vec<RunFig>,
+    /// Each run's drift excess (`stats::noise::drift_excess`).
+    pub drift: Vec<f64>,
+    /// The calibrated run-to-run variance and its degrees of freedom, when
+    /// a noise file has the series.
+    pub band: Option<(f64, f64)>,
+}
+
+impl Series {
+    /// A series of one side from its runs (each a list of rounds, each
+    /// round its samples), with nothing flagged, no point and no band: what
+    /// tests build sides of.
+    pub fn of_runs(
+        experiment: &str,
+        metric: &str,
+        labels: Labels,
+        (unit, better): (Unit, Better),
+        runs: &[Vec<Vec<f64>>],
+    ) -> Option<Series> {
+        let mut s = Series {
+            experiment: experiment.into(),
+            metric: metric.into(),
+            labels,
+            unit,
+            better,
+            summary: crate::stats::summarize(&[0.0]).ok()?,
+            flagged: None,
+            huge_kib: vec![],
+            point: None,
+            runs: vec![],
+            drift: vec![],
+            band: None,
+        };
+        s.measured(runs)?;
+        Some(s)
+    }
+
+    /// Sets what the series' runs give: each run's figure (its log median
+    /// and the standard error its rounds give) and drift, and the summary
+    /// the table shows (the runs pooled). None when a run cannot be
+    /// summarised.
+    fn measured(&mut self, runs: &[Vec<Vec<f64>>]) -> Option<()> {
+        let (e, m, l, u) = (&self.experiment, &self.metric, &self.labels, self.unit);
+        let each: Vec<Summary> = runs
+            .iter()
+            .map(|r| summarize_series(e, m, l, u, r).ok())
+            .collect::<Option<_>>()?;
+        self.summary = if let [only] = &each[..] {
+            only.clone()
+        } else {
+            let all: Vec<&[Vec<f64>]> = runs.iter().map(Vec::as_slice).collect();
+            summarize_series_runs(e, m, l, u, &all).ok()?
+        };
+        self.runs = each
+            .iter()
+            .map(|x| {
+                let se = x.se_ln?;
+                (x.median > 0.0).then(|| RunFig {
+                    ln_median: x.median.ln(),
+                    se2: se * se,
+                    rounds: x.rounds,
+                })
+            })
+            .collect::<Option<Vec<_>>>()
+            .unwrap_or_default();
+        // A flagged run's drift is what flagged it, not the host's noise.
+        self.drift = if self.flagged.is_none() {
+            each.iter()
+                .filter_map(|x| crate::stats::noise::drift_excess(&x.round_medians))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Some(())
+    }
+
+    /// The series' family: its experiment at one point (its labels, in
+    /// files that do not record the point).
+    pub fn family(&self) -> String {
+        match self.point {
+            Some(p) => format!("{} #{p}", self.experiment),
+            None => format!(
+                "{} {}",
+                self.experiment,
+                crate::results::case_of(&self.labels)
+            ),
+        }
+    }
 }
 
 /// What a side is: its files' series, and what is odd about its files.
@@ -71,20 +165,21 @@ pub fn setting(base: &Side, new: &Side) -> Setting {
     }
 }
 
-/// A series' calibrated run-to-run band, if the noise file has one:
-/// (experiment, metric, labels) to a 95% half-width in logs.
-pub type Bands<'a> = &'a dyn Fn(&str, &str, &Labels) -> Option<f64>;
+/// A series' calibrated run-to-run noise, if the noise file has one:
+/// (experiment, metric, labels) to the variance of a run's offset in logs
+/// and its degrees of freedom (`stats::noise::band_variance`).
+pub type Bands<'a> = &'a dyn Fn(&str, &str, &Labels) -> Option<(f64, f64)>;
 
 /// Pools `files` (named `names`) into one side.
 pub fn side(files: &[RunResults], names: &[String]) -> Side {
     side_with(files, names, &|_, _, _| None)
 }
 
-/// [`side`] with each series' calibrated band where `bands` has one: the
-/// band takes the default run noise's place in its interval
-/// (`stats::rounds::summarize_runs_with`), and the interval is at least
-/// the band over the square root of the side's runs (the runs' own spread,
-/// from four runs on, may happen to be narrower).
+/// [`side`] with each series' calibrated noise where `bands` has one (the
+/// comparison's run-to-run noise then rests on it). Each series keeps each
+/// run's figure (its log median and the standard error its rounds give)
+/// and drift; its summary, the side's runs pooled, is what the table
+/// shows.
 pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
     // Each series with its rounds, one list per file that has it.
     let mut pooled: Vec<(Series, Vec<Vec<Vec<f64>>>)> = Vec::new();
@@ -177,6 +272,10 @@ pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
                                 summary: m.summary.clone(),
                                 flagged,
                                 huge_kib: huge,
+                                point: m.point,
+                                runs: Vec::new(),
+                                drift: Vec::new(),
+                                band: None,
                             },
                             vec![rounds],
                         ));
@@ -190,21 +289,9 @@ pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
     let series = pooled
         .into_iter()
         .filter_map(|(mut s, runs)| {
-            let runs: Vec<&[Vec<f64>]> = runs.iter().map(Vec::as_slice).collect();
-            let band = bands(&s.experiment, &s.metric, &s.labels);
-            s.summary = summarize_series_runs_with(
-                &s.experiment,
-                &s.metric,
-                &s.labels,
-                s.unit,
-                &runs,
-                band.unwrap_or(crate::stats::rounds::RUN_NOISE),
-            )
-            .ok()?;
-            if let Some(b) = band {
-                crate::stats::noise::at_least(&mut s.summary, b / (runs.len() as f64).sqrt());
-                calibrated += 1;
-            }
+            s.measured(&runs)?;
+            s.band = bands(&s.experiment, &s.metric, &s.labels);
+            calibrated += usize::from(s.band.is_some());
             Some(s)
         })
         .collect();

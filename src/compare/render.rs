@@ -83,30 +83,57 @@ fn head(c: &Comparison, width: usize) -> String {
             (cm.factor - 1.0) * 100.0
         ));
     }
-    let runs = c.base_runs.min(c.new_runs);
     if let Some(n) = &c.noise {
-        s.push_str(&noise_line(n, c.rows.len(), runs, width));
-    } else if runs < crate::stats::rounds::RUNS_MEASURED {
-        s.push_str(&format!(
-            "{runs} run{} a side: the variance between runs is estimated from the rounds, with a floor of ±{:.0}% that one run's rounds cannot see (four runs a side measure it instead)\n",
-            if runs == 1 { "" } else { "s" },
-            crate::stats::rounds::RUN_NOISE * 100.0
-        ));
+        s.push_str(&noise_line(n, width));
     }
+    s.push_str(&run_noise_line(c));
     s.push_str(&resolution(c));
     s
 }
 
+/// What the run-to-run noise rests on, in one line, and the next step when
+/// it is the runs' own drift.
+pub fn run_noise_line(c: &Comparison) -> String {
+    use crate::stats::noise::{Basis, FLOOR};
+    let families: usize = c.noise_bases.iter().map(|b| b.1).sum();
+    if families == 0 {
+        return String::new();
+    }
+    let parts: Vec<String> = c
+        .noise_bases
+        .iter()
+        .map(|(b, n)| match b {
+            Basis::Floor => format!("{n} at the ±{:.0}% floor (sd)", FLOOR * 100.0),
+            _ => format!("{n} on {}", b.words()),
+        })
+        .collect();
+    let median = c
+        .median_run_noise_pct
+        .map_or(String::new(), |m| format!("; median {m:.1}% (sd)"));
+    let mut s = format!(
+        "run-to-run noise, measured per family (an experiment at one point) and in every interval: of {families} families, {}{median}\n",
+        parts.join(", ")
+    );
+    let drift_only = c
+        .noise_bases
+        .iter()
+        .all(|(b, _)| matches!(b, Basis::Drift | Basis::Floor));
+    if drift_only && c.base_runs.min(c.new_runs) < 3 {
+        s.push_str("  one run's drift sees only what moved within it: for a firmer footing, three runs a side (A1 A2 A3 --vs B1 B2 B3), or tasklab calibrate on this machine\n");
+    }
+    s
+}
+
 /// The header's line on the noise file: where it came from, what it is
-/// of, and how many rows it widened.
-fn noise_line(n: &super::NoiseUse, rows: usize, runs: usize, width: usize) -> String {
+/// of, and how many rows it covers.
+fn noise_line(n: &super::NoiseUse, width: usize) -> String {
     let whence = if n.from_cache {
         "found in the cache for the base files' machine"
     } else {
         "named with --noise"
     };
     let mut s = format!(
-        "noise: {}{}({whence}; machine {}, calibrated from {} runs): {} of {rows} rows have their series' own run-to-run band, which takes the ±{:.0}% default's place and is the least each side's interval holds\n",
+        "noise: {}{}({whence}; machine {}, calibrated from {} runs): {} rows have their series' own run-to-run band, shrunk toward their family's\n",
         n.path,
         // A long path on its own line, so the words after it stay whole.
         if format!("noise: {} ({whence};", n.path).chars().count() > width {
@@ -117,15 +144,7 @@ fn noise_line(n: &super::NoiseUse, rows: usize, runs: usize, width: usize) -> St
         n.fingerprint,
         n.runs,
         n.rows,
-        crate::stats::rounds::RUN_NOISE * 100.0
     );
-    if n.rows < rows && runs < crate::stats::rounds::RUNS_MEASURED {
-        s.push_str(&format!(
-            "  the other {} rows keep the ±{:.0}% default (series the calibration did not measure)\n",
-            rows - n.rows,
-            crate::stats::rounds::RUN_NOISE * 100.0
-        ));
-    }
     if !n.new_machine_differs.is_empty() {
         s.push_str(&format!(
             "  the new side ran on another machine or configuration ({}): its bands are the base machine's, an assumption\n",
@@ -165,7 +184,18 @@ fn resolution(c: &Comparison) -> String {
         c.see_10pct, c.with_mde
     );
     if let Some(m) = c.median_mde {
-        s.push_str(&format!("; median minimum detectable change {m:.1}%"));
+        s.push_str(&format!(
+            "; the median row calls a change of {m:.1}% half the time"
+        ));
+    }
+    let m80: Vec<f64> = c
+        .rows
+        .iter()
+        .map(|r| r.mde80)
+        .filter(|m| m.is_finite())
+        .collect();
+    if let Some(m) = crate::stats::median(&m80) {
+        s.push_str(&format!(", {m:.1}% 80% of the time"));
     }
     s.push('\n');
     if 2 * c.see_10pct < c.with_mde {
@@ -323,6 +353,81 @@ fn series_name(r: &Row) -> String {
         .join(" ")
 }
 
+/// What the exit status rests on: the consistent regressions (each series
+/// with how many of its experiment's points moved), then the isolated ones
+/// grouped by family, with whether they fail it.
+fn gate_lines(c: &Comparison, width: usize) -> String {
+    let (consistent, isolated) = c.regressions();
+    let mut s = String::new();
+    if !consistent.is_empty() {
+        s.push_str(&fit::line(
+            &format!(
+                "consistent: {} regressed {} moved the same way across their experiment's points: the exit status is 1",
+                consistent.len(),
+                if consistent.len() == 1 { "row" } else { "rows" }
+            ),
+            width,
+            "",
+            "  ",
+        ));
+    }
+    if !isolated.is_empty() {
+        let mut fams: Vec<(&str, Vec<&Row>)> = Vec::new();
+        for r in &isolated {
+            match fams.iter_mut().find(|(f, _)| *f == r.family) {
+                Some((_, v)) => v.push(r),
+                None => fams.push((&r.family, vec![r])),
+            }
+        }
+        let named: Vec<String> = fams
+            .iter()
+            .map(|(_, rows)| {
+                let r = rows[0];
+                let point = point_words(c, &r.family);
+                format!("{} at {point} ({})", r.experiment, rows.len())
+            })
+            .collect();
+        let fails = if c.strict {
+            "--strict: the exit status is 1"
+        } else {
+            "they do not fail the exit status (--strict would); confirm with more runs a side or tasklab ab"
+        };
+        s.push_str(&fit::line(
+            &format!(
+                "isolated: {} regressed {}, {}; the same series at the experiment's other points did not move the same way: {fails}",
+                isolated.len(),
+                if isolated.len() == 1 { "row" } else { "rows" },
+                named.join(", ")
+            ),
+            width,
+            "",
+            "  ",
+        ));
+    }
+    s
+}
+
+/// A family's point in words: the labels every one of its rows has
+/// ("heap=256MiB"), or "its one point".
+fn point_words(c: &Comparison, family: &str) -> String {
+    let rows: Vec<&Row> = c.rows.iter().filter(|r| r.family == family).collect();
+    let Some(first) = rows.first() else {
+        return family.to_string();
+    };
+    let common: crate::results::Labels = first
+        .labels
+        .iter()
+        .filter(|(k, v)| rows.iter().all(|r| r.labels.get(*k) == Some(*v)))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let case = crate::results::case_of(&common);
+    if case.is_empty() {
+        "its one point".into()
+    } else {
+        case
+    }
+}
+
 /// The verdict counts, what the gate rests on, and each inconclusive
 /// reason with its rows' mde and their next step; fitted to `width`.
 fn counts(c: &Comparison, all: bool, width: usize) -> String {
@@ -336,7 +441,7 @@ fn counts(c: &Comparison, all: bool, width: usize) -> String {
         }
     };
     let text = format!(
-        "{}, {}, {} changed, {} unchanged, {} inconclusive of {} series (threshold ±{}%: regressed or improved needs the whole 95% interval beyond it, unchanged needs it wholly within{})",
+        "{}, {}, {} changed, {} unchanged, {} inconclusive of {} series (threshold ±{}%: regressed or improved needs the whole 95% interval beyond it and a discovery at a false discovery rate of {}% across {} families, unchanged needs the interval wholly within{})",
         some(n(Verdict::Regressed), "regressed", paint::bad),
         some(n(Verdict::Improved), "improved", paint::good),
         n(Verdict::Changed),
@@ -344,6 +449,8 @@ fn counts(c: &Comparison, all: bool, width: usize) -> String {
         n(Verdict::Inconclusive),
         c.rows.len(),
         c.threshold_pct,
+        c.discoveries.q_pct,
+        c.discoveries.families,
         if all { "" } else { "; --all shows every series" }
     );
     // Wrapped plain, then painted: the escapes take no columns.
@@ -362,6 +469,7 @@ fn counts(c: &Comparison, all: bool, width: usize) -> String {
             s = s.replacen(&t, &f(&t), 1);
         }
     }
+    s.push_str(&gate_lines(c, width));
     let inconclusive = n(Verdict::Inconclusive);
     if inconclusive > 0 && n(Verdict::Regressed) == 0 {
         s.push_str(&fit::line(

@@ -12,16 +12,7 @@ fn series_of(exp: &str, metric: &str, unit: Unit, better: Better, median: f64) -
                 .collect()
         })
         .collect();
-    Series {
-        experiment: exp.into(),
-        metric: metric.into(),
-        labels: Labels::new(),
-        unit,
-        better,
-        summary: stats::summarize_rounds(&rounds, 1).unwrap(),
-        flagged: None,
-        huge_kib: vec![],
-    }
+    Series::of_runs(exp, metric, Labels::new(), (unit, better), &[rounds]).unwrap()
 }
 
 fn series(metric: &str, unit: Unit, better: Better, median: f64) -> Series {
@@ -75,6 +66,10 @@ fn comparison(rows: Vec<Row>) -> Comparison {
         base_canary_ns: None,
         new_canary_ns: None,
         noise: None,
+        discoveries: Default::default(),
+        strict: false,
+        noise_bases: vec![],
+        median_run_noise_pct: None,
         setting: next::Setting {
             runs: 1,
             ..Default::default()
@@ -97,6 +92,7 @@ fn row(b: &Series, n: &Series, threshold: f64) -> Row {
         },
         1.0,
         true,
+        (stats::noise::FLOOR, stats::noise::Basis::Floor),
     )
 }
 
@@ -178,10 +174,13 @@ fn every_inconclusive_row_says_why_and_what_to_do() {
     assert_eq!(r.verdict, Verdict::Inconclusive);
     assert_eq!(r.reason, Some(Reason::NearThreshold));
     assert!(r.why.as_deref().unwrap().contains("±5%"), "{:?}", r.why);
-    assert!(r.mde < 7.0, "{}", r.mde);
+    // the threshold, plus 1.96 standard errors of the two sides' run-to-run
+    // floor (1% each): about 7.9%
+    assert!(r.mde < 8.5, "{}", r.mde);
     // An interval too wide to tell: the next step says how to narrow it.
     let mut wide = series("m", Unit::Ns, Better::Lower, 110.0);
-    (wide.summary.ci95_lo, wide.summary.ci95_hi) = (90.0, 130.0);
+    // its rounds gave a standard error of 10% in logs: about ±20%
+    wide.runs[0].se2 = 0.1f64.powi(2);
     let r = row(&b, &wide, 0.05);
     assert_eq!(r.reason, Some(Reason::TooWide));
     assert!(r.mde > 20.0, "{}", r.mde);

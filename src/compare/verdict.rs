@@ -1,13 +1,17 @@
 //! One row of a comparison: the change NEW/BASE of a series with its 95%
 //! interval, the verdict under the user's threshold (never raised), the
-//! smallest change the row could have seen (`mde`), and, when it is
-//! inconclusive, why and what to do next.
+//! one-sided p-value of a change beyond the threshold (what the false
+//! discovery rate across families is controlled on: `stats::fdr`), the
+//! smallest change the row calls (`mde`, half the time; `mde80`, 80% of
+//! the time), and, when it is inconclusive, why and what to do next.
 
 pub use super::next::Reason;
 use super::next::{self, Narrow, Setting};
 use super::pool::Series;
 use crate::results::{case_of, Better, Labels, Unit};
-use crate::stats::{self, Change, Verdict};
+use crate::stats::noise::Basis;
+use crate::stats::twoside::{self, Diff};
+use crate::stats::{self, fdr, Change, Verdict};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
@@ -26,11 +30,30 @@ pub struct Row {
     pub change: f64,
     pub ci_lo: f64,
     pub ci_hi: f64,
-    /// The minimum detectable change in percent: the smallest change this
-    /// row's interval could have called beyond the threshold (`stats::mde`);
-    /// null when no ratio can be formed.
+    /// The smallest change this comparison calls, in percent: a measured
+    /// change of that size puts the interval just beyond the threshold, so
+    /// a true change of that size is called about half the time
+    /// (`stats::mde`); null when no ratio can be formed.
     pub mde: f64,
+    /// The true change, in percent, this comparison calls 80% of the time:
+    /// about the threshold plus 1.43 half-widths.
+    pub mde80: f64,
+    /// The one-sided p-value of a change beyond the threshold in the
+    /// direction measured (1 when the change is within it); null when no
+    /// ratio can be formed.
+    pub p: f64,
+    /// The series' family: its experiment at one point.
+    pub family: String,
+    /// The run-to-run standard deviation the row's interval holds, in
+    /// percent, and what it rests on.
+    pub run_noise_pct: f64,
+    pub noise_basis: Basis,
     pub verdict: Verdict,
+    /// For a regressed row: whether the same series moved the same way
+    /// across the experiment's points (`gate::consistency`); null for other
+    /// rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consistent: Option<bool>,
     /// Why the verdict is inconclusive (every inconclusive row has one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<Reason>,
@@ -46,40 +69,135 @@ pub struct Row {
     pub narrow: (Narrow, f64),
 }
 
+/// A change measured, with what the false discovery rate and the power
+/// figures need.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    pub change: Change,
+    /// One-sided p of a change beyond the threshold (`Diff::p_beyond`).
+    pub p: f64,
+    /// The change called 80% of the time, as a fraction.
+    pub mde80: f64,
+}
+
+impl Measured {
+    /// From the model of runs (`stats::twoside`).
+    pub fn of_diff(d: &Diff, threshold: f64) -> Measured {
+        let (ratio, lo, hi) = d.ratio_interval();
+        Measured {
+            change: Change { ratio, lo, hi },
+            p: d.p_beyond(threshold),
+            mde80: d.mde80(threshold),
+        }
+    }
+
+    /// From a 95% interval alone (pairs of rounds in `ab`, a figure that is
+    /// not positive throughout): its half-width read as 1.96 standard
+    /// errors of a normal.
+    pub fn of_interval(c: Change, threshold: f64) -> Measured {
+        let t = threshold.max(0.0);
+        let (delta, bound, se, half) = if c.lo > 0.0 && c.ratio > 0.0 {
+            let half = (c.hi / c.lo).ln() / 2.0;
+            let bound = if c.ratio >= 1.0 {
+                (1.0 + t).ln()
+            } else {
+                -(1.0 - t).max(f64::MIN_POSITIVE).ln()
+            };
+            (c.ratio.ln(), bound, half / stats::Z95, half)
+        } else {
+            let half = (c.hi - c.lo) / 2.0;
+            (c.ratio - 1.0, t, half / stats::Z95, half)
+        };
+        let k = 1.0 + 0.8416 / stats::Z95;
+        let mde80 = if c.lo > 0.0 && c.ratio > 0.0 {
+            ((1.0 + t).ln() + k * half).exp() - 1.0
+        } else {
+            t + k * half
+        };
+        Measured {
+            p: fdr::beyond(delta, bound, se, f64::INFINITY),
+            mde80,
+            change: c,
+        }
+    }
+}
+
 /// The change from `b` to `n` with the verdict at `threshold` (0.05 = 5%);
-/// `same_thp`: both sides ran with one THP setting, so huge pages found for
-/// one side's memory and not the other's make the row inconclusive.
-/// `factor` divides a common move of the whole machine out of a directional
-/// series' cost (`--relative`); 1 leaves the figures as measured.
+/// `noise`: the family's run-to-run standard deviation in logs and what it
+/// rests on; `same_thp`: both sides ran with one THP setting, so huge pages
+/// found for one side's memory and not the other's make the row
+/// inconclusive. `factor` divides a common move of the whole machine out
+/// of a directional series' cost (`--relative`); 1 leaves the figures as
+/// measured.
 pub fn row(
     (b, n): (&Series, &Series),
     threshold: f64,
     setting: &Setting,
     factor: f64,
     same_thp: bool,
+    noise: (f64, Basis),
 ) -> Row {
     let better = match n.better {
         Better::Unknown => b.better,
         x => x,
     };
-    let change = stats::change(&b.summary, &n.summary).map(|c| relative(c, better, factor));
-    judged((b, n), change, threshold, setting, same_thp)
+    let (tau, basis) = noise;
+    let measured = match twoside::diff(&b.runs, &n.runs, tau) {
+        Some(d) => Some(Measured::of_diff(
+            &d.scaled(relative_k(better, factor)),
+            threshold,
+        )),
+        None => {
+            // Not positive throughout: the sides' intervals, each widened
+            // by the run-to-run noise over the square root of its runs.
+            let widen = |s: &Series| {
+                let mut x = s.summary.clone();
+                let runs = s.runs.len().max(1) as f64;
+                stats::rounds::widen_by_run_noise(&mut x, tau / runs.sqrt());
+                x
+            };
+            stats::change(&widen(b), &widen(n))
+                .map(|c| relative(c, better, factor))
+                .map(|c| Measured::of_interval(c, threshold))
+        }
+    };
+    let mut r = judged_measured((b, n), measured, threshold, setting, same_thp, tau);
+    r.run_noise_pct = tau * 100.0;
+    r.noise_basis = basis;
+    r
 }
 
 /// The row of `b` against `n` for a change already measured (`None`: no
-/// ratio could be formed): by the two sides' summaries in `compare`, by
-/// pairs of rounds in `ab`.
+/// ratio could be formed): by pairs of rounds in `ab`.
 pub fn judged(
-    (b, n): (&Series, &Series),
+    pair: (&Series, &Series),
     change: Option<Change>,
     threshold: f64,
     setting: &Setting,
     same_thp: bool,
 ) -> Row {
+    let m = change.map(|c| Measured::of_interval(c, threshold));
+    judged_measured(pair, m, threshold, setting, same_thp, 0.0)
+}
+
+/// [`judged`] for a change measured with its p-value; `tau`, the
+/// run-to-run noise its interval holds (what more rounds cannot narrow).
+pub fn judged_measured(
+    (b, n): (&Series, &Series),
+    measured: Option<Measured>,
+    threshold: f64,
+    setting: &Setting,
+    same_thp: bool,
+    tau: f64,
+) -> Row {
     let better = match n.better {
         Better::Unknown => b.better,
         x => x,
     };
+    let change = measured.as_ref().map(|m| m.change.clone());
+    let (p, mde80) = measured
+        .as_ref()
+        .map_or((f64::NAN, f64::NAN), |m| (m.p, m.mde80));
     let (mut verdict, mde) = match &change {
         Some(c) => (
             stats::verdict(c, threshold, better),
@@ -169,7 +287,7 @@ pub fn judged(
                 };
                 next::rounds_to_paired(half, b.summary.rounds.min(n.summary.rounds), target)
             } else {
-                next::rounds_to(&b.summary, &n.summary, setting.runs, target)
+                next::rounds_to(&b.summary, &n.summary, setting.runs, target, tau)
             };
             let target_pct = if c.lo > 0.0 {
                 (target.exp() - 1.0) * 100.0
@@ -193,7 +311,13 @@ pub fn judged(
         ci_lo: pct(lo),
         ci_hi: pct(hi),
         mde: mde * 100.0,
+        mde80: mde80 * 100.0,
+        p,
+        family: n.family(),
+        run_noise_pct: f64::NAN,
+        noise_basis: Basis::Floor,
         verdict,
+        consistent: None,
         next: reason.map(|r| next::step(r, narrow.0, setting, narrow.1)),
         reason,
         why,
@@ -212,15 +336,20 @@ fn too_wide(lo: f64, hi: f64, threshold: f64) -> bool {
     }
 }
 
-/// A change with the machine's common move divided out: a cost (better
-/// lower) by `factor`, a rate (better higher) times it; a figure with no
-/// direction as measured.
-fn relative(c: Change, better: Better, factor: f64) -> Change {
-    let k = match better {
+/// What a change is multiplied by to divide the machine's common move
+/// `factor` out: a cost (better lower) by `factor`, a rate (better higher)
+/// times it; a figure with no direction as measured.
+fn relative_k(better: Better, factor: f64) -> f64 {
+    match better {
         Better::Lower => 1.0 / factor,
         Better::Higher => factor,
         Better::Neither | Better::Unknown => 1.0,
-    };
+    }
+}
+
+/// A change with the machine's common move divided out ([`relative_k`]).
+fn relative(c: Change, better: Better, factor: f64) -> Change {
+    let k = relative_k(better, factor);
     if k == 1.0 || c.lo <= 0.0 {
         return c;
     }

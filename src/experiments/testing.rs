@@ -13,6 +13,7 @@ pub fn metric(name: &str, pairs: &[(&str, &str)], v: &[f64]) -> Metric {
         detail: false,
         better: Better::Lower,
         seed: None,
+        point: None,
     }
 }
 

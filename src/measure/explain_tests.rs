@@ -24,6 +24,7 @@ fn series(name: &str, median: f64, lo: f64, hi: f64) -> crate::results::Metric {
         detail: false,
         better: crate::results::Better::Lower,
         seed: None,
+        point: None,
     }
 }
 

@@ -591,9 +591,8 @@ fn machine_during(r: &RunResults) -> Option<String> {
     }
     text.push_str(&thp_counters(r));
     text.push_str(&format!(
-        ". Another run may find the machine at another speed: tasklab compare states each side's speed and judges no row by it; given two or more files a side (compare A1 A2 --vs B1 B2), it takes each file as a run and resamples the runs as a level of the bootstrap, so the spread between runs enters every interval of the comparison (with fewer than {} a side, a floor of ±{:.0}% for it stays as well)",
-        crate::stats::rounds::RUNS_MEASURED,
-        crate::stats::rounds::RUN_NOISE * 100.0
+        ". Another run may find the machine at another speed: every interval here holds its experiment's run-to-run noise at that point, measured from this run's own drift (its early rounds against its late ones), never less than {:.0}% (sd); tasklab compare states each side's speed, judges no row by it, and measures that noise again from both sides (from their runs' spread, given several files a side)",
+        crate::stats::noise::FLOOR * 100.0
     ));
     Some(text)
 }

@@ -78,6 +78,11 @@ pub struct Metric {
     pub better: Better,
     #[serde(default)]
     pub seed: Option<SeedRef>,
+    /// The experiment's point (its index in the plan) the series was
+    /// measured at: a comparison's family is an experiment at one point.
+    /// Absent in files from before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub point: Option<usize>,
 }
 
 /// Summarises the rounds of a series, the bootstrap seeded by the series'
@@ -102,23 +107,8 @@ pub fn summarize_series_runs(
     unit: Unit,
     runs: &[&[Vec<f64>]],
 ) -> Result<Summary, crate::stats::StatsError> {
-    let noise = crate::stats::rounds::RUN_NOISE;
-    summarize_series_runs_with(experiment, metric, labels, unit, runs, noise)
-}
-
-/// [`summarize_series_runs`] with a calibrated run noise in the place of the
-/// default (`stats::rounds::summarize_runs_with`).
-pub fn summarize_series_runs_with(
-    experiment: &str,
-    metric: &str,
-    labels: &Labels,
-    unit: Unit,
-    runs: &[&[Vec<f64>]],
-    run_noise: f64,
-) -> Result<Summary, crate::stats::StatsError> {
     let key = format!("{experiment}/{metric}/{labels:?}");
-    let mut s =
-        crate::stats::rounds::summarize_runs_with(runs, crate::stats::seed_for(&key), run_noise)?;
+    let mut s = crate::stats::rounds::summarize_runs(runs, crate::stats::seed_for(&key))?;
     // A percentage cannot exceed 100: neither can its interval.
     if unit == Unit::Percent {
         s.ci95_hi = s.ci95_hi.min(100.0);

@@ -8,10 +8,14 @@ use crate::experiments::spec::{PlanCtx, Points};
 use crate::experiments::{self, Experiment};
 use crate::measure::params::{ParamValue, Params};
 use crate::measure::sizing::{Profile, Sizing, MAX_ROUNDS, MIN_ROUNDS};
-use crate::stats::rounds::RUN_NOISE;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
+
+/// The finest precision adaptive rounds may aim for: the 95% half-width of
+/// the run-to-run floor (`stats::noise::FLOOR`, 1% sd: ±1.96%, taken as 2%),
+/// which no number of rounds narrows.
+pub const MIN_PRECISION: f64 = 0.02;
 
 /// One experiment, ready to run.
 pub struct Planned {
@@ -237,12 +241,12 @@ pub fn plan(req: &Request, env: &Env) -> anyhow::Result<Plan> {
     }
     let precision = match req.precision_pct {
         None => DEFAULT_PRECISION,
-        Some(p) if p.is_finite() && p / 100.0 > RUN_NOISE && p < 100.0 => p / 100.0,
+        Some(p) if p.is_finite() && p / 100.0 > MIN_PRECISION && p < 100.0 => p / 100.0,
         Some(_) => {
             return usage(format!(
-                "--precision takes a percentage above {} and below 100: the half-width of an interval over its median that adaptive rounds aim for; one run cannot know a figure better than the ±{}% of noise between runs that its rounds cannot see (compare several runs for that)",
-                RUN_NOISE * 100.0,
-                RUN_NOISE * 100.0
+                "--precision takes a percentage above {} and below 100: the half-width of an interval over its median that adaptive rounds aim for; one run cannot know a figure better than the ±{}% that the least run-to-run noise (its floor) adds to every interval (compare several runs for that)",
+                MIN_PRECISION * 100.0,
+                MIN_PRECISION * 100.0
             ))
         }
     };

@@ -13,9 +13,11 @@ pub mod amdahl;
 pub mod change;
 pub mod compare_text;
 pub mod contrast;
+pub mod fdr;
 pub mod noise;
 pub mod paired;
 pub mod rounds;
+pub mod twoside;
 
 pub use change::{change, drift, drift_of, drift_range, mde, verdict, Change, Verdict};
 pub use rounds::{summarize_rounds, summarize_runs};
@@ -104,6 +106,17 @@ pub struct Summary {
     /// interval is widened by half of it each way.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub quantum: f64,
+    /// The standard error of the log of the median from this run's rounds
+    /// alone (the rounds' cluster bootstrap): what a comparison builds its
+    /// own interval from. None for a figure not positive throughout, and in
+    /// files from before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub se_ln: Option<f64>,
+    /// The run-to-run standard deviation in logs the interval was widened by
+    /// (`rounds::widen_by_run_noise`), measured for the series' experiment
+    /// and point; None when the interval is this run's rounds alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_noise: Option<f64>,
 }
 
 impl Summary {
@@ -295,6 +308,8 @@ impl Sample {
             },
             unstable: false,
             unsettled: None,
+            se_ln: None,
+            run_noise: None,
         }
     }
 }

@@ -90,24 +90,153 @@ fn variance(x: &[f64]) -> f64 {
     x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64
 }
 
-/// Widens the interval of `summary` so that each of its half-widths is at
-/// least `band` (in logs, by factors, for a figure positive throughout; else
-/// as that share of the median): the calibrated floor for one side of a
-/// comparison, `band` divided by the square root of its runs by the caller.
-/// An interval already wider is left as it is.
-pub fn at_least(summary: &mut super::Summary, band: f64) {
-    if !(band.is_finite() && band > 0.0) {
-        return;
+/// The least run-to-run standard deviation, in logs, any family is given
+/// (1%): what the estimates below can miss, because one run's halves are
+/// minutes apart at most and a few runs see few host states. Chosen on
+/// A/A pairs of default runs on two host states (docs/REPEATABILITY.md,
+/// "Run-to-run noise"): with it, |z| of the pairs' differences came out
+/// near its calibrated median on both.
+pub const FLOOR: f64 = 0.01;
+
+/// How much one experience of a family (its runs' drift, or a calibration)
+/// weighs against another, in degrees of freedom: the drift's estimate
+/// counts as two runs' worth when runs a side are there to combine it with,
+/// a family's mean as four against a series' own calibrated figure.
+const DRIFT_DF: f64 = 2.0;
+const FAMILY_DF: f64 = 4.0;
+
+/// What a family's run-to-run noise rests on.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Basis {
+    /// `tasklab calibrate`'s runs of this machine (the series' own band,
+    /// shrunk toward its family's).
+    Calibrated,
+    /// The spread of the runs each side holds, with their drift.
+    Runs,
+    /// Each run's own drift: its early rounds against its late ones.
+    Drift,
+    /// Nothing measured it above the floor: the floor ([`FLOOR`]).
+    Floor,
+}
+
+impl Basis {
+    pub fn words(self) -> &'static str {
+        match self {
+            Basis::Calibrated => "this machine's calibration",
+            Basis::Runs => "the spread of the runs on each side",
+            Basis::Drift => "each run's own drift (its early rounds against its late ones)",
+            Basis::Floor => "the floor",
+        }
     }
-    let s = summary;
-    if s.median > 0.0 && s.ci95_lo > 0.0 {
-        s.ci95_lo = s.ci95_lo.min(s.median * (-band).exp());
-        s.ci95_hi = s.ci95_hi.max(s.median * band.exp());
-    } else {
-        let half = band * s.median.abs();
-        s.ci95_lo = s.ci95_lo.min(s.median - half);
-        s.ci95_hi = s.ci95_hi.max(s.median + half);
+}
+
+/// How far one run's rounds drifted, in logs, beyond what their own spread
+/// explains: the rounds' log medians in the order they ran, split into an
+/// early and a late half, d = mean(late) - mean(early), less the variance
+/// d has from the rounds' spread alone. Unbiased for the variance of the
+/// drift between the halves (it may come out below zero; average before
+/// taking the root). None with fewer than four rounds or a median that is
+/// not positive.
+pub fn drift_excess(medians_in_order: &[f64]) -> Option<f64> {
+    let r = medians_in_order.len();
+    if r < 4
+        || medians_in_order
+            .iter()
+            .any(|m| !(m.is_finite() && *m > 0.0))
+    {
+        return None;
     }
+    let logs: Vec<f64> = medians_in_order.iter().map(|m| m.ln()).collect();
+    let (a, b) = logs.split_at(r / 2);
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let d = mean(b) - mean(a);
+    Some(d * d - variance(a) / a.len() as f64 - variance(b) / b.len() as f64)
+}
+
+/// A family's run-to-run variance (in logs, squared) from its series'
+/// drift excesses over every run measured: each half of a run taken as a
+/// run of its own, the variance of a run's offset is half the drift's
+/// (`max(0, mean / 2)`). None for no excesses.
+pub fn tau2_from_drift(excesses: &[f64]) -> Option<f64> {
+    let x: Vec<f64> = excesses.iter().copied().filter(|v| v.is_finite()).collect();
+    (!x.is_empty()).then(|| (x.iter().sum::<f64>() / x.len() as f64 / 2.0).max(0.0))
+}
+
+/// One series' runs on one side, as the between-run estimate needs them:
+/// each run's log median and its squared standard error.
+pub fn between_runs(runs: &[(f64, f64)]) -> Option<(f64, f64)> {
+    let n = runs.len();
+    if n < 2
+        || runs
+            .iter()
+            .any(|(m, se2)| !(m.is_finite() && se2.is_finite()))
+    {
+        return None;
+    }
+    let m: Vec<f64> = runs.iter().map(|r| r.0).collect();
+    let w = runs.iter().map(|r| r.1).sum::<f64>() / n as f64;
+    Some((variance(&m) - w, (n - 1) as f64))
+}
+
+/// A family's run-to-run standard deviation in logs, and what it rests on:
+/// - series with a calibrated band (`calibrated`: each series' s_b² and
+///   its runs' degrees of freedom) take it shrunk toward the family's mean;
+/// - else the between-run moments of the runs each side holds
+///   (`between`: (V - W, df) per series and side), combined with the
+///   drift's estimate weighted as [`DRIFT_DF`] degrees of freedom;
+/// - else the drift alone;
+///
+/// and never less than [`FLOOR`].
+pub fn family_tau(
+    calibrated: &[(f64, f64)],
+    between: &[(f64, f64)],
+    drift: Option<f64>,
+) -> (f64, Basis) {
+    let floor = |t2: f64, basis: Basis| {
+        let t = t2.max(0.0).sqrt();
+        if t > FLOOR {
+            (t, basis)
+        } else {
+            (FLOOR, Basis::Floor)
+        }
+    };
+    if !calibrated.is_empty() {
+        let mean = calibrated.iter().map(|c| c.0).sum::<f64>() / calibrated.len() as f64;
+        // The family's own figure: each series' shrunk band, averaged.
+        let shrunk = calibrated
+            .iter()
+            .map(|(s2, df)| (df * s2 + FAMILY_DF * mean) / (df + FAMILY_DF))
+            .sum::<f64>()
+            / calibrated.len() as f64;
+        return floor(shrunk, Basis::Calibrated);
+    }
+    let df: f64 = between.iter().map(|b| b.1).sum();
+    if df > 0.0 {
+        let runs = between.iter().map(|(v, d)| v * d).sum::<f64>() / df;
+        // The series' own moments average over the family first: one
+        // series' between-run variance from two runs is a guess.
+        let per_series = df / between.len() as f64;
+        let t2 = match drift {
+            Some(d) => (per_series * runs.max(0.0) + DRIFT_DF * d) / (per_series + DRIFT_DF),
+            None => runs,
+        };
+        return floor(t2, Basis::Runs);
+    }
+    match drift {
+        Some(d) => floor(d, Basis::Drift),
+        None => (FLOOR, Basis::Floor),
+    }
+}
+
+/// A calibrated band (`RunNoise::band`, learned from `runs` runs) as the
+/// variance of a run's offset (in logs, squared) with its degrees of
+/// freedom: the band is t(0.975, runs - 1) times the standard deviation.
+pub fn band_variance(band: f64, runs: usize) -> Option<(f64, f64)> {
+    (runs >= 2 && band.is_finite() && band >= 0.0).then(|| {
+        let s = band / t975(runs - 1);
+        (s * s, (runs - 1) as f64)
+    })
 }
 
 #[cfg(test)]

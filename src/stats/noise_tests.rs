@@ -1,5 +1,4 @@
 use super::*;
-use crate::stats::Summary;
 
 /// `runs` runs of `rounds` rounds of 20 samples each; run j's figure is
 /// `base · offsets[j]`, each round's samples a narrow fixed spread around it
@@ -59,43 +58,52 @@ fn too_little_or_a_figure_not_positive_gives_no_estimate() {
     assert!(est(&negative).is_none());
 }
 
-fn summary(median: f64, lo: f64, hi: f64) -> Summary {
-    let mut s = crate::stats::summarize(&[median]).unwrap();
-    (s.median, s.ci95_lo, s.ci95_hi) = (median, lo, hi);
-    s
+#[test]
+fn drift_is_what_the_early_and_late_rounds_differ_by_beyond_their_spread() {
+    // steady rounds with a wobble: the excess is about zero, either sign
+    let steady = [100.0, 101.0, 99.0, 100.5, 99.5, 100.0, 101.0, 99.0];
+    let x = drift_excess(&steady).unwrap();
+    assert!(x.abs() < 1e-4, "{x}");
+    // a 20% step halfway: the excess is about ln(1.2)²
+    let step = [100.0, 101.0, 99.0, 100.0, 120.0, 121.0, 119.0, 120.0];
+    let x = drift_excess(&step).unwrap();
+    assert!((x - 1.2f64.ln().powi(2)).abs() < 0.005, "{x}");
+    assert!(drift_excess(&[1.0, 2.0, 3.0]).is_none());
+    assert!(drift_excess(&[1.0, 2.0, 3.0, -1.0]).is_none());
+    // a family's variance is half the mean excess, never below zero
+    assert_eq!(tau2_from_drift(&[-0.01, -0.02]), Some(0.0));
+    assert_eq!(tau2_from_drift(&[0.02, 0.04]), Some(0.015));
+    assert_eq!(tau2_from_drift(&[]), None);
 }
 
 #[test]
-fn at_least_widens_a_narrow_interval_and_leaves_a_wide_one() {
-    let mut narrow = summary(100.0, 99.0, 101.0);
-    at_least(&mut narrow, 0.05);
-    assert!((narrow.ci95_lo - 100.0 * (-0.05f64).exp()).abs() < 1e-9);
-    assert!((narrow.ci95_hi - 100.0 * 0.05f64.exp()).abs() < 1e-9);
-    let mut wide = summary(100.0, 80.0, 130.0);
-    at_least(&mut wide, 0.05);
-    assert_eq!((wide.ci95_lo, wide.ci95_hi), (80.0, 130.0));
-    // A figure that may be negative: by the same share of its median.
-    let mut saving = summary(-10.0, -10.1, -9.9);
-    at_least(&mut saving, 0.1);
-    assert!((saving.ci95_lo + 11.0).abs() < 1e-9 && (saving.ci95_hi + 9.0).abs() < 1e-9);
-    // No band, or a band that is not a number: nothing moves.
-    for band in [0.0, f64::NAN] {
-        let mut s = summary(100.0, 99.0, 101.0);
-        at_least(&mut s, band);
-        assert_eq!((s.ci95_lo, s.ci95_hi), (99.0, 101.0));
-    }
+fn a_family_rests_on_the_best_evidence_it_has_and_never_below_the_floor() {
+    // nothing: the floor
+    assert_eq!(family_tau(&[], &[], None), (FLOOR, Basis::Floor));
+    // a drift smaller than the floor: the floor
+    assert_eq!(family_tau(&[], &[], Some(1e-6)), (FLOOR, Basis::Floor));
+    // a drift of 5% (sd): the drift
+    let (t, b) = family_tau(&[], &[], Some(0.05f64.powi(2)));
+    assert!((t - 0.05).abs() < 1e-12 && b == Basis::Drift);
+    // runs a side: their between-run moments, with the drift as a prior
+    let (t, b) = family_tau(&[], &[(0.03f64.powi(2), 3.0)], None);
+    assert!((t - 0.03).abs() < 1e-12 && b == Basis::Runs);
+    let (with_drift, _) = family_tau(&[], &[(0.03f64.powi(2), 3.0)], Some(0.0));
+    assert!(with_drift < 0.03 && with_drift > FLOOR);
+    // a calibration wins, each series shrunk toward the family's mean
+    let (t, b) = family_tau(
+        &[(0.04f64.powi(2), 3.0), (0.02f64.powi(2), 3.0)],
+        &[],
+        Some(0.5),
+    );
+    assert_eq!(b, Basis::Calibrated);
+    assert!(t > 0.02 && t < 0.04, "{t}");
 }
 
 #[test]
-fn a_calibrated_noise_replaces_the_default_in_a_summary() {
-    // Three rounds: an interval not bounded by the samples (`within_the_data`).
-    let r = runs(&[1.0], 3, 0.01);
-    let one: Vec<&[Vec<f64>]> = r.iter().map(Vec::as_slice).collect();
-    let half = |s: &Summary| (s.ci95_hi / s.ci95_lo).ln() / 2.0;
-    let default = crate::stats::summarize_runs(&one, 1).unwrap();
-    let quiet = crate::stats::rounds::summarize_runs_with(&one, 1, 0.001).unwrap();
-    let loud = crate::stats::rounds::summarize_runs_with(&one, 1, 0.10).unwrap();
-    assert!(half(&quiet) < half(&default), "{quiet:?}");
-    assert!(half(&loud) > half(&default), "{loud:?}");
-    assert!(half(&loud) >= 0.10);
+fn a_band_is_t_standard_deviations() {
+    let (v, df) = band_variance(4.303 * 0.03, 3).unwrap();
+    assert!((v.sqrt() - 0.03).abs() < 1e-6 && df == 2.0);
+    assert!(band_variance(0.1, 1).is_none());
+    assert!(band_variance(f64::NAN, 4).is_none());
 }

@@ -1,19 +1,24 @@
 //! Figures measured in independent rounds (each round a fresh worker, the
-//! rounds spread over the run): an interval that holds on the next run, and
-//! a flag for what more rounds cannot fix (a trend over the run, or rounds
-//! that fall in two modes).
+//! rounds spread over the run): an interval for this run's median, a
+//! standard error the comparisons build on, and a flag for what more rounds
+//! cannot fix (a trend over the run, or rounds that fall in two modes).
 //!
 //! The variance that matters lives between rounds (process start, memory
 //! layout, the machine's state: Kalibera and Jones, "Rigorous Benchmarking
-//! in Reasonable Time", 2013), so the interval comes from a two-stage
-//! bootstrap: resample the rounds, then the samples within each chosen
-//! round, and take the median of what was drawn. With few rounds a
-//! bootstrap percentile interval is too narrow (it sees the between-round
-//! variance as (R-1)/R of itself, and its tails are those of a normal, not
-//! of a t with R-1 degrees of freedom), so its two half-widths are widened
-//! by `t(R-1) / z · sqrt(R / (R-1))`. Tested on synthetic rounds with a known
-//! median: this interval covers it at least 90% of the time, the
-//! within-round interval far less (`tests.rs`).
+//! in Reasonable Time", 2013), so the interval comes from a cluster
+//! bootstrap: resample the rounds (each drawn round with all its samples)
+//! and take the median of what was drawn. A round's median already carries
+//! the noise within it, so the samples are not resampled again (a second
+//! stage would count that noise twice). With few rounds a bootstrap
+//! percentile interval is too narrow (it sees the between-round variance as
+//! (R-1)/R of itself, and its tails are those of a normal, not of a t with
+//! R-1 degrees of freedom), so its two half-widths are widened by
+//! `t(R-1) / z · sqrt(R / (R-1))`. Tested on synthetic rounds with a known
+//! median (`tests.rs`).
+//!
+//! What the rounds cannot see, the host's state from one run to the next,
+//! is not a constant here: [`widen_by_run_noise`] takes a run-to-run
+//! standard deviation measured for the series' family (`stats::noise`).
 
 use super::{Sample, StatsError, Summary, Z95};
 use rand::rngs::Xoshiro256PlusPlus;
@@ -56,21 +61,11 @@ pub fn summarize_rounds(rounds: &[Vec<f64>], seed: u64) -> Result<Summary, Stats
 
 /// [`summarize_rounds`] over several runs of the same series (`compare A1
 /// A2 --vs B1 B2`): the bootstrap resamples the runs, then the rounds of
-/// each run drawn, then the samples of each round drawn, so the variance
-/// between runs enters the interval. With one run it is
-/// [`summarize_rounds`], whose rounds are the only level above samples.
+/// each run drawn, so the variance between runs enters the interval. With
+/// one run it is [`summarize_rounds`], whose rounds are the only level.
+/// No run-to-run noise is added: that is [`widen_by_run_noise`]'s, from a
+/// measured figure.
 pub fn summarize_runs(runs: &[&[Vec<f64>]], seed: u64) -> Result<Summary, StatsError> {
-    summarize_runs_with(runs, seed, RUN_NOISE)
-}
-
-/// [`summarize_runs`] with `run_noise` (a 95% half-width in logs, as
-/// [`RUN_NOISE`]) in the place of [`RUN_NOISE`]: a series' own run-to-run
-/// noise, calibrated on this machine (`stats::noise`).
-pub fn summarize_runs_with(
-    runs: &[&[Vec<f64>]],
-    seed: u64,
-    run_noise: f64,
-) -> Result<Summary, StatsError> {
     let groups: Vec<Vec<&Vec<f64>>> = runs
         .iter()
         .map(|run| run.iter().filter(|r| !r.is_empty()).collect::<Vec<_>>())
@@ -94,6 +89,7 @@ pub fn summarize_runs_with(
         s.unstable = false;
         return Ok(with_noise(s));
     }
+    let positive_medians = s.round_medians.iter().all(|m| *m > 0.0) && s.median > 0.0;
     if s.n < MIN_POINTS {
         // A point or so per round: too few to resample, but the rounds are
         // independent, so Student's t over the round medians gives a 95%
@@ -102,8 +98,7 @@ pub fn summarize_runs_with(
         // figures scatter by factors, and an interval of a duration must not
         // reach below zero (three rounds at 0.77, 0.84 and 1.42 ms gave
         // [-0.05, 1.73] ms on the plain values).
-        let positive = s.round_medians.iter().all(|m| *m > 0.0) && s.median > 0.0;
-        let values: Vec<f64> = if positive {
+        let values: Vec<f64> = if positive_medians {
             s.round_medians.iter().map(|m| m.ln()).collect()
         } else {
             s.round_medians.clone()
@@ -111,8 +106,10 @@ pub fn summarize_runs_with(
         let r = values.len() as f64;
         let mean = values.iter().sum::<f64>() / r;
         let var = values.iter().map(|m| (m - mean) * (m - mean)).sum::<f64>() / (r - 1.0);
-        let half = t975(rounds.len() - 1) * (var / r).sqrt();
-        (s.ci95_lo, s.ci95_hi) = if positive {
+        let se = (var / r).sqrt();
+        let half = t975(rounds.len() - 1) * se;
+        (s.ci95_lo, s.ci95_hi) = if positive_medians {
+            s.se_ln = Some(se);
             (s.median * (-half).exp(), s.median * half.exp())
         } else {
             (
@@ -121,9 +118,6 @@ pub fn summarize_runs_with(
             )
         };
         widen_by_quantum(&mut s, sorted);
-        if groups.len() < RUNS_MEASURED {
-            with_run_noise(&mut s, run_noise);
-        }
         within_the_data(&mut s);
         s.ci_covers_95 = true;
         let (few, most) = rounds.iter().fold((usize::MAX, 0), |(a, b), r| {
@@ -148,10 +142,7 @@ pub fn summarize_runs_with(
         for _ in 0..groups.len() {
             let run = &groups[rng.random_range(0..groups.len())];
             for _ in 0..run.len() {
-                let r = run[rng.random_range(0..run.len())];
-                for _ in 0..r.len() {
-                    draw.push(r[rng.random_range(0..r.len())]);
-                }
+                draw.extend_from_slice(run[rng.random_range(0..run.len())]);
             }
         }
         reps.push(median_in_place(&mut draw));
@@ -159,6 +150,14 @@ pub fn summarize_runs_with(
     reps.sort_unstable_by(f64::total_cmp);
     let q = |p: f64| reps[((REPLICATES - 1) as f64 * p).round() as usize];
     let k = small_rounds_factor(rounds.len());
+    if s.min > 0.0 && s.median > 0.0 {
+        // The standard error of the log median: the replicates' spread,
+        // with the same small-sample correction the interval takes (its
+        // t factor is the comparison's, from its degrees of freedom).
+        let logs: Vec<f64> = reps.iter().map(|x| x.ln()).collect();
+        let r = rounds.len() as f64;
+        s.se_ln = Some(sd(&logs) * (r / (r - 1.0)).sqrt());
+    }
     (s.ci95_lo, s.ci95_hi) = if s.min > 0.0 && s.median > 0.0 {
         // Every sample positive (a time, a size): widen by factors, so the
         // interval of a duration never reaches below zero.
@@ -172,9 +171,6 @@ pub fn summarize_runs_with(
         (at_least_zero_if(s.min >= 0.0, lo), hi)
     };
     widen_by_quantum(&mut s, sorted);
-    if groups.len() < RUNS_MEASURED {
-        with_run_noise(&mut s, run_noise);
-    }
     within_the_data(&mut s);
     s.ci_covers_95 = true;
     s.interval = if groups.len() > 1 {
@@ -189,6 +185,16 @@ pub fn summarize_runs_with(
         flag(&mut s);
     }
     Ok(with_noise(s))
+}
+
+/// The sample standard deviation (N - 1); 0 for fewer than two.
+fn sd(x: &[f64]) -> f64 {
+    let n = x.len();
+    if n < 2 {
+        return 0.0;
+    }
+    let mean = x.iter().sum::<f64>() / n as f64;
+    (x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
 }
 
 /// The step of samples that mostly take a few values (a short interval read
@@ -273,44 +279,38 @@ fn median_in_place(v: &mut [f64]) -> f64 {
     }
 }
 
-/// The variance between runs that one run's rounds cannot see (the host's
-/// state over minutes, what every worker of a run shares), as the half-width
-/// of a 95% interval in logs (0.02 = ±2%). Four runs of the default suite on
-/// a 2-vCPU KVM guest (bench/repeatability.sh, session 11) put one run's
-/// rounds interval around the median of the other runs' medians for 81% of
-/// series; with ±2% added in quadrature, for 94%.
-pub const RUN_NOISE: f64 = 0.02;
-
 /// A quick estimate of a one-run interval's half-width over its median (as
-/// a fraction): Student's t over the logs of the round medians, with
-/// [`RUN_NOISE`] in quadrature. What adaptive rounds steer by; the results
-/// carry the bootstrap interval. NaN for fewer than two rounds or a median
-/// that is not positive.
+/// a fraction): Student's t over the logs of the round medians. What
+/// adaptive rounds steer by (more rounds narrow this part, never the
+/// run-to-run part); the results carry the bootstrap interval. NaN for
+/// fewer than two rounds or a median that is not positive.
 pub fn quick_half_width(medians: &[f64]) -> f64 {
     let r = medians.len();
     if r < 2 || medians.iter().any(|m| m.is_nan() || *m <= 0.0) {
         return f64::NAN;
     }
     let logs: Vec<f64> = medians.iter().map(|m| m.ln()).collect();
-    let mean = logs.iter().sum::<f64>() / r as f64;
-    let var = logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (r - 1) as f64;
-    let half = t975(r - 1) * (var / r as f64).sqrt();
+    let h = t975(r - 1) * sd(&logs) / (r as f64).sqrt();
     // (hi - lo) / 2 / median of [m·e^-h, m·e^h], as `Summary::half_width`
     // (sinh, written out: the binary defines no C `sinh`, sys/math_symbols)
-    let h = half.hypot(RUN_NOISE);
     (h.exp() - (-h).exp()) / 2.0
 }
 
-/// From this many runs of a series on, their spread is taken as measuring
-/// the noise between runs; with fewer (two or three runs a side in
-/// `compare`), [`RUN_NOISE`] stays in the interval as a floor, so two runs
-/// that happen to agree never read as surer than one.
+/// From this many runs of a series a side, `compare` takes their spread as
+/// the run-to-run noise itself; with fewer it combines them with the runs'
+/// own drift (`stats::noise`).
 pub const RUNS_MEASURED: usize = 4;
 
-/// Widens a rounds interval by `noise` ([`RUN_NOISE`] unless calibrated) in
-/// quadrature: by factors for a figure whose samples are all positive, by
-/// the same share of its median otherwise.
-fn with_run_noise(s: &mut Summary, noise: f64) {
+/// Widens a one-run interval by the run-to-run noise `tau` (a standard
+/// deviation in logs, measured: `stats::noise`) in quadrature, so the
+/// interval speaks of the next run's median too: by factors for a figure
+/// positive throughout, by the same share of its median otherwise. Records
+/// `tau` in the summary.
+pub fn widen_by_run_noise(s: &mut Summary, tau: f64) {
+    if !(tau.is_finite() && tau > 0.0) {
+        return;
+    }
+    let noise = super::Z95 * tau;
     if s.min > 0.0 && s.median > 0.0 && s.ci95_lo > 0.0 {
         let below = (s.median / s.ci95_lo).ln().hypot(noise);
         let above = (s.ci95_hi / s.median).ln().hypot(noise);
@@ -323,6 +323,10 @@ fn with_run_noise(s: &mut Summary, noise: f64) {
         s.ci95_lo = at_least_zero_if(s.min >= 0.0, s.median - below);
         s.ci95_hi = s.median + above;
     }
+    s.run_noise = Some(tau);
+    let half = (s.ci95_hi - s.ci95_lo) / 2.0;
+    s.noisy =
+        s.rel_spread > super::NOISY_REL_SPREAD || half > super::NOISY_CI_FRACTION * s.median.abs();
 }
 
 /// Keeps a rounds interval of [`BOUNDED_FROM`] rounds or more inside the

@@ -94,8 +94,8 @@ fn a_point_per_round_gives_a_t_interval_that_says_so() {
     let logs = [10f64.ln(), 12f64.ln(), 11f64.ln()];
     let mean = logs.iter().sum::<f64>() / 3.0;
     let sd = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
-    // and the run's own noise, which rounds cannot see, added in quadrature
-    let half = (4.303 * sd / 3f64.sqrt()).hypot(RUN_NOISE);
+    // the rounds' own: no run-to-run noise is added here
+    let half = 4.303 * sd / 3f64.sqrt();
     assert!((s.ci95_hi - 11.0 * half.exp()).abs() < 1e-9, "{s:?}");
     assert!((s.ci95_lo - 11.0 * (-half).exp()).abs() < 1e-9, "{s:?}");
     assert!(s.ci_covers_95);
@@ -187,20 +187,7 @@ fn two_modes_and_a_trend_are_flagged_and_named() {
 }
 
 #[test]
-fn one_runs_interval_is_at_least_the_noise_between_runs_and_several_runs_measure_it() {
-    // eight rounds that agree to 0.1%: the rounds alone would say ±0.1%
-    let rounds: Vec<Vec<f64>> = (0..8)
-        .map(|r| {
-            (0..20)
-                .map(|i| 100.0 * (1.0 + 0.0005 * ((i + r) % 3) as f64))
-                .collect()
-        })
-        .collect();
-    let s = summarize_rounds(&rounds, 1).unwrap();
-    // the run noise widens it to the samples' whole range, never past them
-    // (8 rounds)
-    assert_eq!((s.ci95_lo, s.ci95_hi), (s.min, s.max), "{s:?}");
-    // with wider samples the floor shows whole: ±2%
+fn the_run_noise_widens_an_interval_in_quadrature_and_is_recorded() {
     let wide: Vec<Vec<f64>> = (0..8)
         .map(|r| {
             (0..20)
@@ -208,17 +195,46 @@ fn one_runs_interval_is_at_least_the_noise_between_runs_and_several_runs_measure
                 .collect()
         })
         .collect();
-    let s = summarize_rounds(&wide, 1).unwrap();
-    let half = ((s.ci95_hi / s.median).ln() + (s.median / s.ci95_lo).ln()) / 2.0;
-    assert!(half >= RUN_NOISE * 0.999, "{s:?}");
-    // two runs that agree are no surer than one: the floor stays; from four
-    // runs their spread is measured instead
     let half_of = |s: &Summary| ((s.ci95_hi / s.median).ln() + (s.median / s.ci95_lo).ln()) / 2.0;
+    let s = summarize_rounds(&wide, 1).unwrap();
+    assert_eq!(s.run_noise, None);
+    let mut w = s.clone();
+    widen_by_run_noise(&mut w, 0.02);
+    assert_eq!(w.run_noise, Some(0.02));
+    assert!(half_of(&w) >= crate::stats::Z95 * 0.02 * 0.999, "{w:?}");
+    assert!(half_of(&w) > half_of(&s));
+    // nothing, or not a number: nothing moves
+    for tau in [0.0, f64::NAN] {
+        let mut x = s.clone();
+        widen_by_run_noise(&mut x, tau);
+        assert_eq!((x.ci95_lo, x.ci95_hi), (s.ci95_lo, s.ci95_hi));
+    }
+    // two runs are a level of the bootstrap
     let two = summarize_runs(&[&wide[..]; 2], 1).unwrap();
     assert!(two.interval.starts_with("95%, 2 runs"), "{two:?}");
-    assert!(half_of(&two) >= RUN_NOISE * 0.999, "{two:?}");
-    let four = summarize_runs(&[&wide[..]; RUNS_MEASURED], 1).unwrap();
-    assert!(half_of(&four) < RUN_NOISE, "{four:?}");
+}
+
+/// The cluster bootstrap's standard error is the rounds' spread over
+/// sqrt(R), not twice the noise within them: rounds whose medians agree
+/// exactly give a standard error far below the samples' spread.
+#[test]
+fn the_standard_error_comes_from_the_rounds_not_again_from_their_samples() {
+    let same: Vec<Vec<f64>> = (0..8)
+        .map(|_| (0..21).map(|i| 90.0 + i as f64).collect())
+        .collect();
+    let s = summarize_rounds(&same, 1).unwrap();
+    // every round's samples are 90..110: each round's median is 100, so
+    // every replicate's median is 100
+    assert!(s.se_ln.unwrap() < 1e-9, "{s:?}");
+    let moving: Vec<Vec<f64>> = (0..8)
+        .map(|r| {
+            (0..21)
+                .map(|i| (90.0 + i as f64) * (1.0 + 0.02 * (r % 2) as f64))
+                .collect()
+        })
+        .collect();
+    let m = summarize_rounds(&moving, 1).unwrap();
+    assert!(m.se_ln.unwrap() > 0.003, "{m:?}");
 }
 
 #[test]
@@ -253,8 +269,12 @@ fn the_rounds_interval_covers_at_eight_and_sixteen_rounds_and_stays_inside_the_d
     for rounds in [8, 16] {
         for (between, within_sd) in [(50.0, 100.0), (100.0, 10.0), (0.0, 100.0)] {
             let (hier, _) = coverage(rounds, 20, between, within_sd);
+            // The rounds' part alone (the run-to-run noise every published
+            // interval adds is not in it); a median bootstrapped from few
+            // clusters covers a little under 95% when the rounds do not
+            // differ at all.
             assert!(
-                hier >= 0.92,
+                hier >= 0.90,
                 "{rounds} rounds {between}/{within_sd}: covers {hier:.3}"
             );
         }

@@ -1,0 +1,209 @@
+//! A comparison's families: an experiment at one point (its series share
+//! the rounds, the workers and the host's state while they ran). Per
+//! family: the run-to-run noise its rows hold (`stats::noise::family_tau`),
+//! the false discovery rate across families (`stats::fdr`), and, for a
+//! regression, whether the same series moved the same way at the
+//! experiment's other points (consistent) or at this point alone
+//! (isolated).
+
+use super::pool::Series;
+use super::verdict::{Reason, Row};
+use crate::stats::noise::{self, Basis};
+use crate::stats::{fdr, Verdict};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Each family's run-to-run noise (a standard deviation in logs) and what
+/// it rests on, from the series both sides share.
+pub fn noise_of(pairs: &[(&Series, &Series)]) -> BTreeMap<String, (f64, Basis)> {
+    #[derive(Default)]
+    struct Acc {
+        calibrated: Vec<(f64, f64)>,
+        between: Vec<(f64, f64)>,
+        drift: Vec<f64>,
+    }
+    let mut fams: BTreeMap<String, Acc> = BTreeMap::new();
+    for (b, n) in pairs {
+        let acc = fams.entry(n.family()).or_default();
+        if let Some(c) = n.band.or(b.band) {
+            acc.calibrated.push(c);
+        }
+        for s in [b, n] {
+            if s.flagged.is_none() {
+                acc.drift.extend(&s.drift);
+            }
+            let runs: Vec<(f64, f64)> = s.runs.iter().map(|r| (r.ln_median, r.se2)).collect();
+            acc.between.extend(noise::between_runs(&runs));
+        }
+    }
+    fams.into_iter()
+        .map(|(k, a)| {
+            let drift = noise::tau2_from_drift(&a.drift);
+            (k, noise::family_tau(&a.calibrated, &a.between, drift))
+        })
+        .collect()
+}
+
+/// What the false discovery rate did to a comparison.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Discoveries {
+    /// The level asked (`--fdr`), in percent.
+    pub q_pct: f64,
+    /// Families compared, and those selected (holding a discovery).
+    pub families: usize,
+    pub selected: usize,
+    /// Rows whose interval lay beyond the threshold on their own but that
+    /// were not discoveries.
+    pub not_discovered: usize,
+}
+
+/// Controls the false discovery rate across the families of `rows` at
+/// `q` (0.05 = 5%): a row called improved, regressed or changed by its own
+/// interval keeps its verdict only when it is a discovery
+/// (`fdr::by_families`); else it becomes inconclusive, and says why.
+pub fn control(rows: &mut [Row], q: f64) -> Discoveries {
+    let mut index: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, r) in rows.iter().enumerate() {
+        index.entry(r.family.as_str()).or_default().push(i);
+    }
+    let groups: Vec<Vec<usize>> = index.into_values().collect();
+    let ps: Vec<Vec<f64>> = groups
+        .iter()
+        .map(|g| g.iter().map(|&i| rows[i].p).collect())
+        .collect();
+    let picked = fdr::by_families(&ps, q);
+    let families = groups.len();
+    let selected = picked.iter().filter(|(s, _)| *s).count();
+    let mut not_discovered = 0;
+    for (g, (_, found)) in groups.iter().zip(&picked) {
+        for (&i, &found) in g.iter().zip(found) {
+            let r = &mut rows[i];
+            let called = matches!(
+                r.verdict,
+                Verdict::Improved | Verdict::Regressed | Verdict::Changed
+            );
+            if called && !found {
+                not_discovered += 1;
+                r.verdict = Verdict::Inconclusive;
+                r.reason = Some(Reason::NotDiscovered);
+                r.why = Some(format!(
+                    "its interval lies beyond the threshold, but at p = {} it is not a discovery once the false discovery rate across {families} families is held to {:.0}% (an experiment at one point is a family)",
+                    p_words(r.p),
+                    q * 100.0
+                ));
+                r.next = Some(super::next::step(
+                    Reason::NotDiscovered,
+                    super::next::Narrow::NotWidth,
+                    &Default::default(),
+                    f64::NAN,
+                ));
+            }
+        }
+    }
+    Discoveries {
+        q_pct: q * 100.0,
+        families,
+        selected,
+        not_discovered,
+    }
+}
+
+/// A p-value in words: "0.003", "< 0.0001".
+pub fn p_words(p: f64) -> String {
+    if !p.is_finite() {
+        "n/a".into()
+    } else if p < 1e-4 {
+        "< 0.0001".into()
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+/// The label keys of `rows`' experiment that name its point: each takes
+/// one value within a family and more than one across them. Empty when the
+/// rows record no points (then the whole of an experiment's series of one
+/// metric make its line).
+fn point_keys(rows: &[&Row]) -> BTreeSet<String> {
+    let mut at: BTreeMap<&str, BTreeMap<&str, BTreeSet<&str>>> = BTreeMap::new();
+    for r in rows {
+        for (k, v) in &r.labels {
+            at.entry(k.as_str())
+                .or_default()
+                .entry(r.family.as_str())
+                .or_default()
+                .insert(v.as_str());
+        }
+    }
+    at.into_iter()
+        .filter(|(_, by_family)| {
+            let one_each = by_family.values().all(|v| v.len() == 1);
+            let values: BTreeSet<&&str> = by_family.values().flatten().collect();
+            one_each && values.len() > 1
+        })
+        .map(|(k, _)| k.to_string())
+        .collect()
+}
+
+/// The share of an experiment's points a regression must move the same
+/// way at to be consistent (2/3).
+pub const SAME_WAY: f64 = 2.0 / 3.0;
+
+/// Marks each regressed row consistent or isolated: consistent when the
+/// same series (the same metric and labels but for the point's) moved, in
+/// the median over the experiment's points, by at least the threshold the
+/// way it regressed, and at least [`SAME_WAY`] of those points moved that
+/// way; isolated otherwise (one point jumped while its neighbours held).
+/// An experiment of one point is consistent with itself.
+pub fn consistency(rows: &mut [Row], threshold: f64) {
+    let by_exp: BTreeMap<String, Vec<usize>> =
+        rows.iter()
+            .enumerate()
+            .fold(BTreeMap::new(), |mut m, (i, r)| {
+                m.entry(r.experiment.clone()).or_default().push(i);
+                m
+            });
+    let bound = (1.0 + threshold.max(0.0)).ln();
+    for idx in by_exp.values() {
+        let exp_rows: Vec<&Row> = idx.iter().map(|&i| &rows[i]).collect();
+        let keys = point_keys(&exp_rows);
+        let identity = |r: &Row| -> (String, Vec<(String, String)>) {
+            (
+                r.metric.clone(),
+                r.labels
+                    .iter()
+                    .filter(|(k, _)| !keys.contains(*k))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            )
+        };
+        let mut marks = Vec::new();
+        for &i in idx {
+            let r = &rows[i];
+            if r.verdict != Verdict::Regressed {
+                continue;
+            }
+            let id = identity(r);
+            // worse is up for a cost, down for a rate: sign the changes so
+            // that the regression's way is positive
+            let way = if r.change >= 0.0 { 1.0 } else { -1.0 };
+            let moves: Vec<f64> = idx
+                .iter()
+                .map(|&j| &rows[j])
+                .filter(|x| identity(x) == id)
+                .map(|x| way * (1.0 + x.change / 100.0).ln())
+                .filter(|x| x.is_finite())
+                .collect();
+            let same = moves.iter().filter(|m| **m > 0.0).count();
+            let median = crate::stats::median(&moves).unwrap_or(f64::NAN);
+            let ok = median >= bound && same as f64 >= SAME_WAY * moves.len() as f64;
+            marks.push((i, ok));
+        }
+        for (i, ok) in marks {
+            rows[i].consistent = Some(ok);
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "family_tests.rs"]
+mod tests;

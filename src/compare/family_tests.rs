@@ -1,0 +1,222 @@
+//! Families on constructed sides: the run-to-run noise each rests on, the
+//! false discovery rate, and a regression at one point against one across
+//! the experiment's points.
+
+use super::super::pool::{Series, Side};
+use super::super::{compare_at, Comparison};
+use crate::results::{Better, Labels, Unit};
+use crate::stats::noise::{Basis, FLOOR};
+use crate::stats::twoside::RunFig;
+use crate::stats::Verdict;
+
+/// 8 rounds of 20 samples around `median`, each round's median moved by a
+/// fixed pattern of ±`spread` (in logs), `trend` added over the rounds.
+fn rounds(median: f64, spread: f64, trend: f64) -> Vec<Vec<f64>> {
+    let pattern = [0.0, 1.0, -1.0, 0.5, -0.5, 1.0, -1.0, 0.0];
+    (0..8)
+        .map(|r| {
+            let m = median * (spread * pattern[r] + trend * r as f64 / 7.0).exp();
+            (0..20)
+                .map(|i| m * (1.0 + 0.002 * ((i % 5) as f64 - 2.0)))
+                .collect()
+        })
+        .collect()
+}
+
+/// A series of `exp` at `point` with label heap=`heap` and method=`method`,
+/// summarised from one run's rounds as `pool` does.
+fn series(exp: &str, point: usize, heap: &str, method: &str, r: &[Vec<f64>]) -> Series {
+    let mut labels = Labels::new();
+    labels.insert("heap".into(), heap.into());
+    labels.insert("method".into(), method.into());
+    let summary = crate::results::summarize_series(exp, "lifecycle", &labels, Unit::Ns, r).unwrap();
+    let se = summary.se_ln.unwrap();
+    Series {
+        experiment: exp.into(),
+        metric: "lifecycle".into(),
+        labels,
+        unit: Unit::Ns,
+        better: Better::Lower,
+        runs: vec![RunFig {
+            ln_median: summary.median.ln(),
+            se2: se * se,
+            rounds: summary.rounds,
+        }],
+        drift: crate::stats::noise::drift_excess(&summary.round_medians)
+            .into_iter()
+            .collect(),
+        summary,
+        flagged: None,
+        huge_kib: vec![],
+        point: Some(point),
+        band: None,
+    }
+}
+
+fn side(series: Vec<Series>) -> Side {
+    Side {
+        series,
+        runs: 1,
+        ..Side::default()
+    }
+}
+
+const HEAPS: [&str; 4] = ["0", "64MiB", "256MiB", "1GiB"];
+const METHODS: [&str; 3] = ["fork", "vfork", "posix_spawn"];
+
+/// The sides of an experiment of 4 points × 3 methods, the new side's
+/// figures times `k(point, method)`.
+fn sides(k: impl Fn(usize, usize) -> f64) -> (Side, Side) {
+    let mut b = Vec::new();
+    let mut n = Vec::new();
+    for (p, heap) in HEAPS.iter().enumerate() {
+        for (m, method) in METHODS.iter().enumerate() {
+            let base = 1000.0 * (1 + p + m) as f64;
+            b.push(series(
+                "spawn.heap",
+                p,
+                heap,
+                method,
+                &rounds(base, 0.01, 0.0),
+            ));
+            n.push(series(
+                "spawn.heap",
+                p,
+                heap,
+                method,
+                &rounds(base * k(p, m), 0.01, 0.0),
+            ));
+        }
+    }
+    (side(b), side(n))
+}
+
+fn compared(b: &Side, n: &Side, strict: bool) -> Comparison {
+    let (rows, found) = compare_at(b, n, 0.05, 1.0, 0.05);
+    let shared = rows.len();
+    let mut c = Comparison::of(
+        (b, vec!["a".into()]),
+        (n, vec!["b".into()]),
+        shared,
+        rows,
+        5.0,
+    );
+    c.discoveries = found;
+    c.strict = strict;
+    c
+}
+
+#[test]
+fn a_jump_at_one_point_is_isolated_and_fails_only_with_strict() {
+    // every method 40% slower at 256 MiB, nothing else moved
+    let (b, n) = sides(|p, _| if p == 2 { 1.4 } else { 1.0 });
+    let c = compared(&b, &n, false);
+    let (consistent, isolated) = c.regressions();
+    assert!(
+        consistent.is_empty(),
+        "{:?}",
+        consistent.iter().map(|r| &r.case).collect::<Vec<_>>()
+    );
+    assert_eq!(isolated.len(), 3);
+    assert!(isolated.iter().all(|r| r.labels["heap"] == "256MiB"));
+    assert!(!c.fails());
+    assert!(compared(&b, &n, true).fails());
+    let text = crate::compare::render::render_at(&c, false, 100);
+    assert!(
+        text.contains("isolated: 3 regressed rows, spawn.heap at heap=256MiB (3)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_change_at_most_points_is_consistent_and_fails() {
+    // fork 30% slower at three of four points; the other methods unchanged
+    let (b, n) = sides(|p, m| if m == 0 && p > 0 { 1.3 } else { 1.0 });
+    let c = compared(&b, &n, false);
+    let (consistent, isolated) = c.regressions();
+    assert_eq!(
+        consistent.len(),
+        3,
+        "{:?}",
+        c.rows
+            .iter()
+            .map(|r| (&r.case, r.verdict))
+            .collect::<Vec<_>>()
+    );
+    assert!(isolated.is_empty());
+    assert!(consistent.iter().all(|r| r.labels["method"] == "fork"));
+    assert!(c.fails());
+}
+
+#[test]
+fn a_family_that_did_not_move_rests_on_the_floor() {
+    let (b, n) = sides(|_, _| 1.0);
+    let (rows, found) = compare_at(&b, &n, 0.05, 1.0, 0.05);
+    assert_eq!(found.families, 4);
+    assert_eq!(found.selected, 0);
+    for r in &rows {
+        assert_eq!(r.noise_basis, Basis::Floor);
+        assert!((r.run_noise_pct - FLOOR * 100.0).abs() < 1e-9);
+        assert_eq!(r.verdict, Verdict::Unchanged, "{}", r.case);
+        // the change called 80% of the time is beyond the one called half the time
+        assert!(r.mde80 > r.mde);
+    }
+}
+
+#[test]
+fn a_run_that_drifted_widens_its_family_and_the_basis_says_so() {
+    let mut b = Vec::new();
+    let mut n = Vec::new();
+    for (m, method) in METHODS.iter().enumerate() {
+        let base = 1000.0 * (m + 1) as f64;
+        // the base run drifted 20% from its early rounds to its late ones
+        b.push(series(
+            "spawn.heap",
+            0,
+            "0",
+            method,
+            &rounds(base, 0.01, 0.2),
+        ));
+        n.push(series(
+            "spawn.heap",
+            0,
+            "0",
+            method,
+            &rounds(base, 0.01, 0.0),
+        ));
+    }
+    let (rows, _) = compare_at(&side(b), &side(n), 0.05, 1.0, 0.05);
+    for r in &rows {
+        assert_eq!(r.noise_basis, Basis::Drift);
+        assert!(r.run_noise_pct > FLOOR * 100.0, "{}", r.run_noise_pct);
+    }
+}
+
+#[test]
+fn a_change_beyond_the_threshold_in_one_of_many_families_with_a_weak_p_is_not_a_discovery() {
+    use super::super::verdict::Row;
+    // 100 families of one row; one row's interval is just beyond the
+    // threshold (p = 0.02), the others far inside (p = 1)
+    let (b, n) = sides(|_, _| 1.0);
+    let (rows, _) = compare_at(&b, &n, 0.05, 1.0, 0.05);
+    let template: Row = rows[0].clone();
+    let mut many: Vec<Row> = (0..100)
+        .map(|i| Row {
+            family: format!("x #{i}"),
+            ..template.clone()
+        })
+        .collect();
+    many[7].verdict = Verdict::Regressed;
+    many[7].p = 0.02;
+    let found = super::control(&mut many, 0.05);
+    assert_eq!(found.not_discovered, 1);
+    assert_eq!(many[7].verdict, Verdict::Inconclusive);
+    assert!(many[7].why.as_deref().unwrap().contains("not a discovery"));
+    // a strong one is kept
+    many[7].verdict = Verdict::Regressed;
+    many[7].reason = None;
+    many[7].p = 1e-6;
+    let found = super::control(&mut many, 0.05);
+    assert_eq!(found.not_discovered, 0);
+    assert_eq!(many[7].verdict, Verdict::Regressed);
+}
