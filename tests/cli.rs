@@ -823,8 +823,8 @@ fn a_full_standard_output_is_an_error_with_its_reason_never_a_panic() {
         vec!["list", "--json"],
         vec!["env"],
         vec!["env", "--json"],
-        vec!["compare", &results, &results],
-        vec!["compare", "--json", &results, &results],
+        vec!["compare", "--no-noise", &results, &results],
+        vec!["compare", "--no-noise", "--json", &results, &results],
         vec!["report", &results, "--out", &out],
         vec![
             "advise",
