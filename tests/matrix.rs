@@ -306,7 +306,7 @@ fn merge_writes_one_file_that_report_and_compare_read_as_its_runs() {
     // compare reads the merged file as its runs: a side of two runs, each
     // named, against a plain file.
     let o = common::tasklab()
-        .args(["compare", "--json"])
+        .args(["compare", "--no-noise", "--json"])
         .arg(&merged)
         .arg(fixture("gamma"))
         .output()

@@ -137,3 +137,7 @@ pub fn render(results: &RunResults, c: &Comparison, all: bool, file: &str, width
     out.push_str(&tail);
     out
 }
+
+#[cfg(test)]
+#[path = "verdict_tests.rs"]
+mod tests;

@@ -7,7 +7,8 @@ fn calibration_is_positive_and_finite() {
     assert!(c.timer_overhead_ns.is_finite());
     assert!(c.timer_resolution_ns > 0.0);
     if let Some(mhz) = c.measured_mhz {
-        // any CPU tasklab runs on is between 100 MHz and 10 GHz
-        assert!(mhz > 100.0 && mhz < 10_000.0, "{mhz}");
+        // measured, so a throttled or preempted machine may read any low
+        // figure: no floor, only a real number
+        assert!(mhz > 0.0 && mhz.is_finite(), "{mhz}");
     }
 }

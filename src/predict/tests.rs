@@ -323,3 +323,44 @@ fn a_flagged_series_widens_the_interval_to_its_rounds_and_is_named() {
     assert_eq!(p.flagged, flagged.flagged);
     assert!(render(&process(1 << 20), &p, "a test").contains("did not settle"));
 }
+
+#[test]
+fn the_interval_is_exact_between_heaps_and_along_the_least_squares_slope_beyond() {
+    let s = fixture();
+    // Halfway between 100 and 1,000 KiB of page tables: halfway between
+    // the two heaps' figures, each end of the interval alike.
+    let mid = predict(&s, &process(550), 10.0).unwrap().parent_return_ns;
+    let near = |a: f64, b: f64| (a - b).abs() < 1e-6 * b.abs().max(1.0);
+    assert!(near(mid.median, (60e3 + 500e3) / 2.0), "{mid:?}");
+    assert!(near(mid.lo, (54e3 + 450e3) / 2.0), "{mid:?}");
+    assert!(near(mid.hi, (66e3 + 550e3) / 2.0), "{mid:?}");
+    // A quarter of the way from 1,000 to 8,000 KiB.
+    let q = predict(&s, &process(2_750), 10.0).unwrap().parent_return_ns;
+    assert!(near(q.median, 500e3 + (4e6 - 500e3) / 4.0), "{q:?}");
+    // Beyond the largest heap: on from its figure along the least-squares
+    // slope of all three heaps, for the median and for each end.
+    let xs = [100.0, 1_000.0, 8_000.0];
+    let slope = |ys: [f64; 3]| {
+        let (mx, my) = (xs.iter().sum::<f64>() / 3.0, ys.iter().sum::<f64>() / 3.0);
+        let num: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+        let den: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
+        num / den
+    };
+    let far = predict(&s, &process(16_000), 10.0).unwrap();
+    assert!(far.extrapolated);
+    let f = far.parent_return_ns;
+    let dx = 16_000.0 - 8_000.0;
+    assert!(
+        near(f.median, 4e6 + slope([60e3, 500e3, 4e6]) * dx),
+        "{f:?}"
+    );
+    assert!(
+        near(f.lo, 3.6e6 + slope([54e3, 450e3, 3.6e6]) * dx),
+        "{f:?}"
+    );
+    assert!(
+        near(f.hi, 4.4e6 + slope([66e3, 550e3, 4.4e6]) * dx),
+        "{f:?}"
+    );
+    assert!(f.lo <= f.median && f.median <= f.hi, "{f:?}");
+}

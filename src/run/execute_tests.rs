@@ -74,3 +74,162 @@ fn a_round_is_complete_when_every_point_that_did_not_fail_ran_it() {
     assert_eq!(complete_rounds(2, &[1], &ran), vec![0, 1, 2]);
     assert!(complete_rounds(2, &[], &[]).is_empty());
 }
+
+// ------------------------------------------- the adaptive rounds' stop rule
+
+use crate::measure::protocol::RawSeries;
+use crate::run::plan::DEFAULT_PRECISION;
+
+/// yardstick.timer planned at `points` points.
+fn timer(points: usize) -> Planned {
+    Planned {
+        exp: crate::experiments::find("yardstick.timer").unwrap(),
+        params: Default::default(),
+        points: vec![serde_json::Value::Null; points],
+        notes: vec![],
+        unsupported: None,
+        side: None,
+    }
+}
+
+/// A round of 20 samples within ±0.5% of `at`, of `call_ns` at `clock`.
+fn raw(clock: &str, at: f64, detail: bool) -> RawSeries {
+    RawSeries {
+        name: "call_ns".into(),
+        unit: Some(Unit::Ns),
+        labels: [("clock".to_string(), clock.to_string())].into(),
+        samples: (0..20)
+            .map(|i| at * (1.0 + 0.005 * (i as f64 - 9.5) / 9.5))
+            .collect(),
+        detail,
+    }
+}
+
+/// An experiment's state after `rounds`: (point, round) -> its series.
+fn pending_of(rounds: Vec<(usize, usize, Vec<RawSeries>)>) -> Pending {
+    Pending {
+        outputs: rounds
+            .into_iter()
+            .map(|(point, round, series)| {
+                (
+                    point,
+                    round,
+                    WorkerOutput {
+                        series,
+                        ..WorkerOutput::default()
+                    },
+                )
+            })
+            .collect(),
+        took_s: vec![],
+        jobs_left: 0,
+        jobs: 0,
+        failed: None,
+        failed_points: vec![],
+        extra_failed: false,
+        extra_notes: vec![],
+        reached: vec![],
+        interrupted: None,
+        busy_s: 0.0,
+        done: false,
+    }
+}
+
+/// Round medians that wander up to ±18% around 25 ns, evenly spread (no
+/// two groups) and in no order (no trend): imprecise, not flagged.
+const WIDE: [f64; 8] = [1.03, 0.87, 1.18, 0.92, 1.08, 0.82, 1.13, 0.97];
+
+/// Round medians within ±0.2% of 25 ns.
+const TIGHT: [f64; 8] = [1.0, 1.002, 0.999, 1.001, 0.998, 1.0, 1.002, 0.999];
+
+#[test]
+fn a_steady_point_reaches_the_target_and_a_wandering_one_needs_more_rounds() {
+    // Point 0 steady, point 1 wandering, over eight rounds.
+    let rounds = (0..8)
+        .flat_map(|r| {
+            [
+                (0, r, vec![raw("monotonic", 25.0 * TIGHT[r], false)]),
+                (1, r, vec![raw("monotonic", 25.0 * WIDE[r], false)]),
+            ]
+        })
+        .collect();
+    let (p, state) = (timer(2), pending_of(rounds));
+    let widths: std::collections::BTreeMap<usize, f64> =
+        point_widths(&p, &state).into_iter().collect();
+    let (steady, wandering) = (widths[&0], widths[&1]);
+    assert!(
+        steady.is_finite() && steady > 0.0 && steady <= DEFAULT_PRECISION,
+        "a steady point: ±{:.2}%",
+        100.0 * steady
+    );
+    assert!(
+        wandering > DEFAULT_PRECISION && wandering > steady,
+        "a point wandering ±18%: ±{:.2}%",
+        100.0 * wandering
+    );
+    // The bootstrap's interval, checked before a point stops, agrees.
+    let exact = point_width_exact(&p, &state, 0);
+    assert!(
+        exact.is_finite() && exact <= DEFAULT_PRECISION,
+        "±{:.2}%",
+        100.0 * exact
+    );
+    assert!(point_width_exact(&p, &state, 1) > DEFAULT_PRECISION);
+}
+
+#[test]
+fn a_point_is_as_wide_as_its_widest_series_that_counts() {
+    // Two series at one point: the wandering one sets the point's width.
+    let both = (0..8)
+        .map(|r| {
+            (
+                0,
+                r,
+                vec![
+                    raw("monotonic", 25.0 * TIGHT[r], false),
+                    raw("realtime", 25.0 * WIDE[r], false),
+                ],
+            )
+        })
+        .collect();
+    let p = timer(1);
+    let w = point_widths(&p, &pending_of(both));
+    assert_eq!(w.len(), 1);
+    assert!(w[0].1 > DEFAULT_PRECISION, "±{:.2}%", 100.0 * w[0].1);
+    // A series shown only in detail has no target: it never holds the
+    // point back, however it wanders.
+    let detail = (0..8)
+        .map(|r| {
+            (
+                0,
+                r,
+                vec![
+                    raw("monotonic", 25.0 * TIGHT[r], false),
+                    raw("realtime", 25.0 * WIDE[r], true),
+                ],
+            )
+        })
+        .collect();
+    let w = point_widths(&p, &pending_of(detail));
+    assert!(w[0].1 <= DEFAULT_PRECISION, "±{:.2}%", 100.0 * w[0].1);
+}
+
+#[test]
+fn a_series_that_drifts_one_way_gets_no_more_rounds() {
+    // Each round 10% above the last: a trend, which more rounds do not
+    // fix, so it does not count against the point.
+    let drifting = (0..8)
+        .map(|r| {
+            (
+                0,
+                r,
+                vec![
+                    raw("monotonic", 25.0 * TIGHT[r], false),
+                    raw("realtime", 25.0 * 1.1f64.powi(r as i32), false),
+                ],
+            )
+        })
+        .collect();
+    let w = point_widths(&timer(1), &pending_of(drifting));
+    assert!(w[0].1 <= DEFAULT_PRECISION, "±{:.2}%", 100.0 * w[0].1);
+}

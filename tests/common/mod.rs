@@ -4,6 +4,7 @@
 //! never a results document).
 #![allow(dead_code)] // each test crate uses its own subset
 
+pub mod fixture;
 pub mod procs;
 
 use assert_cmd::Command;
@@ -212,4 +213,29 @@ pub fn reading<'a>(e: &'a Value, name: &str, with: &[(&str, &str)]) -> &'a Value
 /// The value of [`reading`].
 pub fn reading_value(e: &Value, name: &str, with: &[(&str, &str)]) -> f64 {
     reading(e, name, with)["value"].as_f64().unwrap()
+}
+
+/// A row of `compare --json` (or `ab --json`) in one line, for a failing
+/// assertion: the series, its verdict, the change with its interval, and
+/// why it is inconclusive; never the whole comparison.
+pub fn row_brief(row: &Value) -> String {
+    let pct = |k: &str| {
+        row[k]
+            .as_f64()
+            .map_or("n/a".to_string(), |x| format!("{x:+.1}%"))
+    };
+    format!(
+        "{} {} {}: {}, change {} [{}, {}]{}",
+        row["experiment"].as_str().unwrap_or("?"),
+        row["metric"].as_str().unwrap_or("?"),
+        row["case"].as_str().unwrap_or("?"),
+        row["verdict"].as_str().unwrap_or("?"),
+        pct("change"),
+        pct("ci_lo"),
+        pct("ci_hi"),
+        row["why"]
+            .as_str()
+            .map(|w| format!("; why: {w}"))
+            .unwrap_or_default()
+    )
 }
