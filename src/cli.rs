@@ -364,10 +364,13 @@ impl Default for GateArgs {
             fail_on_inconclusive: false,
             min_verdicts: None,
             strict: false,
-            fdr: crate::stats::fdr::DEFAULT_Q * 100.0,
+            fdr: FDR_PCT,
         }
     }
 }
+
+/// compare's default false discovery rate across families, in percent.
+pub const FDR_PCT: f64 = 5.0;
 
 /// compare's default threshold in percent (`compare`, `ab`, `calibrate`
 /// and the matrix of `report`): never raised.

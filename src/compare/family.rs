@@ -120,10 +120,11 @@ pub fn p_words(p: f64) -> String {
 }
 
 /// The label keys of `rows`' experiment that name its point: each takes
-/// one value within a family and more than one across them. Empty when the
-/// rows record no points (then the whole of an experiment's series of one
-/// metric make its line).
+/// one value within a family and more than one across them. Only rows
+/// whose files record their point are read: without it, a key that names
+/// a series (a clock, a method) cannot be told from one that names a point.
 fn point_keys(rows: &[&Row]) -> BTreeSet<String> {
+    let rows: Vec<&&Row> = rows.iter().filter(|r| r.point.is_some()).collect();
     let mut at: BTreeMap<&str, BTreeMap<&str, BTreeSet<&str>>> = BTreeMap::new();
     for r in rows {
         for (k, v) in &r.labels {
@@ -153,7 +154,8 @@ pub const SAME_WAY: f64 = 2.0 / 3.0;
 /// the median over the experiment's points, by at least the threshold the
 /// way it regressed, and at least [`SAME_WAY`] of those points moved that
 /// way; isolated otherwise (one point jumped while its neighbours held).
-/// An experiment of one point is consistent with itself.
+/// An experiment of one point is consistent with itself, and so is a row
+/// from files that do not record its point (nothing to hold it against).
 pub fn consistency(rows: &mut [Row], threshold: f64) {
     let by_exp: BTreeMap<String, Vec<usize>> =
         rows.iter()
@@ -182,6 +184,10 @@ pub fn consistency(rows: &mut [Row], threshold: f64) {
             if r.verdict != Verdict::Regressed {
                 continue;
             }
+            if r.point.is_none() {
+                marks.push((i, true));
+                continue;
+            }
             let id = identity(r);
             // worse is up for a cost, down for a rate: sign the changes so
             // that the regression's way is positive
@@ -189,7 +195,7 @@ pub fn consistency(rows: &mut [Row], threshold: f64) {
             let moves: Vec<f64> = idx
                 .iter()
                 .map(|&j| &rows[j])
-                .filter(|x| identity(x) == id)
+                .filter(|x| x.point.is_some() && identity(x) == id)
                 .map(|x| way * (1.0 + x.change / 100.0).ln())
                 .filter(|x| x.is_finite())
                 .collect();

@@ -327,7 +327,7 @@ pub fn pairs<'a>(base: &'a Side, new: &'a Side) -> Vec<(&'a Series, &'a Series)>
 /// each directional series' change is given with that common move divided
 /// out (`--relative`).
 pub fn compare(base: &Side, new: &Side, threshold: f64, factor: f64) -> Vec<Row> {
-    compare_at(base, new, threshold, factor, crate::stats::fdr::DEFAULT_Q).0
+    compare_at(base, new, threshold, factor, crate::cli::FDR_PCT / 100.0).0
 }
 
 /// [`compare`] with the false discovery rate at `q` (0.05 = 5%): the rows,
@@ -497,7 +497,7 @@ pub fn comparison(
         threshold_pct,
         relative,
         noise,
-        crate::stats::fdr::DEFAULT_Q,
+        crate::cli::FDR_PCT / 100.0,
     )
 }
 

@@ -44,6 +44,9 @@ pub struct Row {
     pub p: f64,
     /// The series' family: its experiment at one point.
     pub family: String,
+    /// The point, when the files record it.
+    #[serde(skip)]
+    pub point: Option<usize>,
     /// The run-to-run standard deviation the row's interval holds, in
     /// percent, and what it rests on.
     pub run_noise_pct: f64,
@@ -314,6 +317,7 @@ pub fn judged_measured(
         mde80: mde80 * 100.0,
         p,
         family: n.family(),
+        point: n.point,
         run_noise_pct: f64::NAN,
         noise_basis: Basis::Floor,
         verdict,

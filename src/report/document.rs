@@ -590,9 +590,21 @@ fn machine_during(r: &RunResults) -> Option<String> {
         ));
     }
     text.push_str(&thp_counters(r));
+    let measured = r
+        .experiments
+        .iter()
+        .flat_map(|e| &e.metrics)
+        .any(|m| m.summary.run_noise.is_some());
+    let holds = if measured {
+        format!(
+            "every interval here holds its experiment's run-to-run noise at that point, measured from this run's own drift (its early rounds against its late ones), never less than {:.0}% (sd)",
+            crate::stats::noise::FLOOR * 100.0
+        )
+    } else {
+        "this file is from an older tasklab, whose intervals carry a fixed ±2% for the noise between runs".to_string()
+    };
     text.push_str(&format!(
-        ". Another run may find the machine at another speed: every interval here holds its experiment's run-to-run noise at that point, measured from this run's own drift (its early rounds against its late ones), never less than {:.0}% (sd); tasklab compare states each side's speed, judges no row by it, and measures that noise again from both sides (from their runs' spread, given several files a side)",
-        crate::stats::noise::FLOOR * 100.0
+        ". Another run may find the machine at another speed: {holds}; tasklab compare states each side's speed, judges no row by it, and measures that noise again from both sides; given two or more files a side (compare A1 A2 --vs B1 B2), it takes each file as a run and resamples the runs as a level of the bootstrap, and their spread measures it"
     ));
     Some(text)
 }

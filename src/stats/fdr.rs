@@ -18,9 +18,6 @@ use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 /// Student's t is taken as the normal.
 const NORMAL_FROM: f64 = 1000.0;
 
-/// The default level of the false discovery rate (5%).
-pub const DEFAULT_Q: f64 = 0.05;
-
 /// The one-sided p-value of a change `delta` (in logs) beyond `bound` (a
 /// positive log threshold) in the direction of `delta`, with standard error
 /// `se` and `df` degrees of freedom: the chance of a change at least this
