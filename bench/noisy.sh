@@ -19,12 +19,14 @@
 #     allocator. NOISY_MEM_MIB=0: no neighbour, the CPU limit alone.
 # CMD is executed as given (no shell string) and its exit status is this
 # script's. INT, TERM and HUP are passed on to CMD; on every exit path the
-# neighbour is stopped and the cgroup removed. Refuses (exit 2, running
-# nothing) when no CPU limit can be set: never CMD without its noise.
+# neighbour is stopped and the cgroup removed (killed with SIGKILL, it
+# leaves the cgroup; the neighbour stops by itself within a cycle). Refuses
+# (exit 2, running nothing) when no CPU limit can be set: never CMD without
+# its noise.
 # Usage: bench/noisy.sh CMD [ARGS...]
 #   e.g. NOISY_CPU_PCT=50 bench/noisy.sh target/release/tasklab run --out /tmp/noisy
 #        NOISY_QUIET=1  no line on stderr saying what noise was set
-# Needs root (or a delegated cgroup), and python3 or perl for the neighbour.
+# Needs root, and python3 or perl for the neighbour.
 set -euo pipefail
 die() { echo "noisy.sh: $*" >&2; exit 2; }
 [ $# -ge 1 ] || die "usage: $0 CMD [ARGS...]
@@ -85,7 +87,7 @@ cg=""          # the cgroup made, while it exists
 restore=""     # the v2 folder whose cgroup.subtree_control got +cpu from us
 npid=""        # the neighbour
 cmd_pid=""     # CMD
-interrupted=0
+starting=0
 
 # Removes the cgroup once its processes are gone (they may take a moment to
 # leave it after CMD was reaped); says so when it cannot. Moves nothing.
@@ -128,10 +130,15 @@ cleanup() {
   fi
   remove_cgroup && restore_subtree
 }
+pending=""     # a signal that came while CMD was being started
 on_signal() {
-  [ -n "$cmd_pid" ] || exit $((128 + $(kill -l "$1")))
-  interrupted=1
-  kill -s "$1" "$cmd_pid" 2>/dev/null || true
+  if [ -n "$cmd_pid" ]; then
+    kill -s "$1" "$cmd_pid" 2>/dev/null || true
+  elif [ "$starting" = 1 ]; then
+    pending="$1"
+  else
+    exit $((128 + $(kill -l "$1")))
+  fi
 }
 trap cleanup EXIT
 trap 'on_signal INT' INT
@@ -185,7 +192,7 @@ else
   why="no cgroup v2 hierarchy"
 fi
 if [ -z "$mode" ]; then
-  cpu_v1 || { remove_cgroup; die "no CPU limit can be set, so nothing was run: $why (needs root, or a delegated cgroup)"; }
+  cpu_v1 || { remove_cgroup; die "no CPU limit can be set, so nothing was run: $why (needs root)"; }
 fi
 
 if [ "${NOISY_QUIET:-0}" != 1 ]; then
@@ -202,15 +209,22 @@ if [ "${#neighbour[@]}" -gt 0 ]; then
   npid=$!
 fi
 # The subshell moves itself into the cgroup, then becomes CMD.
+starting=1
 (
   { echo "$BASHPID" >"$cg/cgroup.procs"; } 2>/dev/null || { echo "noisy.sh: could not move CMD into $cg" >&2; exit 2; }
   exec "$@"
 ) &
 cmd_pid=$!
-# A signal interrupts wait (and is passed on); wait again for CMD's own status.
-while :; do
-  interrupted=0
-  wait "$cmd_pid" && status=0 || status=$?
-  [ "$interrupted" = 1 ] || break
+[ -z "$pending" ] || kill -s "$pending" "$cmd_pid" 2>/dev/null || true
+# Not a plain `wait "$cmd_pid"`: when a trapped signal arrives as CMD dies
+# (Ctrl-C reaches both), bash (5.2 here; 5.3's jobs.c alike) can reap CMD
+# and jump out of wait to run the trap before noting CMD's status; the next
+# wait then blocks until the neighbour ends, i.e. forever. So: look every
+# 0.1 s (a read that times out, no process started) until bash has reaped
+# CMD, then ask wait for the status it noted.
+exec {tick}<> <(:)
+while kill -0 "$cmd_pid" 2>/dev/null; do
+  read -rt 0.1 -u "$tick" || true
 done
+wait "$cmd_pid" && status=0 || status=$?
 exit "$status"

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The unit of a figure, as the results file records it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Unit {
     Ns,

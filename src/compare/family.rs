@@ -13,18 +13,27 @@ use crate::stats::{fdr, Verdict};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Each family's run-to-run noise (a standard deviation in logs) and what
-/// it rests on, from the series both sides share.
-pub fn noise_of(pairs: &[(&Series, &Series)]) -> BTreeMap<String, (f64, Basis)> {
+/// The key a series' run-to-run noise is pooled by: its family and its
+/// unit. The host's state over minutes moves a family's times together,
+/// not its sizes or counts, so each unit is pooled on its own.
+pub fn noise_key(s: &Series) -> (String, crate::units::Unit) {
+    (s.family(), s.unit)
+}
+
+/// Each family's run-to-run noise per unit (a standard deviation in logs)
+/// and what it rests on, from the series both sides share.
+pub fn noise_of(
+    pairs: &[(&Series, &Series)],
+) -> BTreeMap<(String, crate::units::Unit), (f64, Basis)> {
     #[derive(Default)]
     struct Acc {
         calibrated: Vec<(f64, f64)>,
         between: Vec<(f64, f64)>,
         drift: Vec<f64>,
     }
-    let mut fams: BTreeMap<String, Acc> = BTreeMap::new();
+    let mut fams: BTreeMap<(String, crate::units::Unit), Acc> = BTreeMap::new();
     for (b, n) in pairs {
-        let acc = fams.entry(n.family()).or_default();
+        let acc = fams.entry(noise_key(n)).or_default();
         if let Some(c) = n.band.or(b.band) {
             acc.calibrated.push(c);
         }

@@ -78,6 +78,9 @@ pub struct Comparison {
     /// file matched (`--noise`, or the cache's for the base's machine).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub noise: Option<NoiseUse>,
+    /// The Summary's quantities the new side measured that both sides
+    /// share, in the Summary's order: each name and its row's index.
+    pub summary: Vec<SummaryRow>,
     /// What the false discovery rate across families did.
     pub discoveries: family::Discoveries,
     /// `--strict`: an isolated regression fails the exit status too.
@@ -89,6 +92,29 @@ pub struct Comparison {
     /// What the sides allow as next steps (runs, profile, busy machine).
     #[serde(skip)]
     pub setting: next::Setting,
+}
+
+/// One of the Summary's quantities in a comparison: its name, as the
+/// matrix names it (`matrix::rows`), and the index of its row.
+#[derive(Debug, Clone, Serialize)]
+pub struct SummaryRow {
+    pub name: String,
+    pub row: usize,
+}
+
+/// The Summary's quantities of `run` among `rows`, in the Summary's order
+/// (a slope between two heaps is not a row: its two series are).
+pub fn summary_rows(run: &RunResults, rows: &[Row]) -> Vec<SummaryRow> {
+    crate::matrix::rows::summary_picks(run)
+        .into_iter()
+        .filter(|p| p.slope_from.is_none())
+        .filter_map(|p| {
+            let row = rows.iter().position(|r| {
+                r.experiment == p.experiment && r.metric == p.metric && r.labels == p.labels
+            })?;
+            Some(SummaryRow { name: p.name, row })
+        })
+        .collect()
 }
 
 /// What the header says of the noise file used.
@@ -145,6 +171,7 @@ impl Comparison {
             base_canary_ns: bs.canary_ns,
             new_canary_ns: ns.canary_ns,
             noise: None,
+            summary: Vec::new(),
             discoveries: family::Discoveries::default(),
             strict: false,
             noise_bases,
@@ -349,7 +376,7 @@ pub fn compare_at(
     let mut rows: Vec<Row> = shared
         .into_iter()
         .map(|p| {
-            let tau = noise.get(&p.1.family()).copied().unwrap_or((
+            let tau = noise.get(&family::noise_key(p.1)).copied().unwrap_or((
                 crate::stats::noise::FLOOR,
                 crate::stats::noise::Basis::Floor,
             ));
@@ -557,7 +584,9 @@ pub fn comparison_at(
             .fingerprint
             .differences(&new[0].env.machine_fingerprint()),
     });
+    let summary = summary_rows(&new[0], &rows);
     Ok(Comparison {
+        summary,
         env_differences: env_differences(&base[0], &new[0]),
         common_mode,
         relative,

@@ -157,7 +157,49 @@ fn noise_line(n: &super::NoiseUse, width: usize) -> String {
 /// The table of rows and the verdict counts, fitted to `width`: what `ab`
 /// shows under its own header.
 pub fn body_at(c: &Comparison, all: bool, width: usize) -> String {
-    format!("{}{}", table(c, all, width), counts(c, all, width))
+    format!(
+        "{}{}{}",
+        summary(c, width),
+        table(c, all, width),
+        counts(c, all, width)
+    )
+}
+
+/// The Summary's quantities first, each with its change and verdict, a
+/// line each.
+fn summary(c: &Comparison, width: usize) -> String {
+    if c.summary.is_empty() {
+        return String::new();
+    }
+    let mut s = fit::line("the Summary's quantities:", width, "", "  ");
+    for q in &c.summary {
+        let Some(r) = c.rows.get(q.row) else {
+            continue;
+        };
+        let line = format!(
+            "{}: {} -> {}, {} {}, {}",
+            q.name,
+            fmt_value(r.base, r.unit),
+            fmt_value(r.new, r.unit),
+            signed(r.change),
+            crate::units::fmt_interval(&signed(r.ci_lo), &signed(r.ci_hi)),
+            verdict_word(r)
+        );
+        let plain = fit::line(&line, width, "  ", "    ");
+        let word = verdict_word(r);
+        s.push_str(&if paint::on() {
+            plain.replacen(&word, &painted(&word), 1)
+        } else {
+            plain
+        });
+    }
+    s.push_str(&fit::line(
+        "every series that changed, by experiment (--all: every series):",
+        width,
+        "",
+        "  ",
+    ));
+    s
 }
 
 /// How far the machine's speed moved within each side and between them:
@@ -242,7 +284,15 @@ fn table(c: &Comparison, all: bool, width: usize) -> String {
     if shown.is_empty() {
         return String::new();
     }
-    // The largest changes first; rows with no change to size (no ratio) last.
+    // By experiment, in the run's order; within one, the largest changes
+    // first, rows with no change to size (no ratio) last.
+    let mut order: Vec<&str> = Vec::new();
+    for r in &c.rows {
+        if !order.contains(&r.experiment.as_str()) {
+            order.push(&r.experiment);
+        }
+    }
+    let at = |r: &Row| order.iter().position(|e| *e == r.experiment);
     shown.sort_by(|a, b| {
         let size = |r: &Row| {
             let x = (1.0 + r.change / 100.0).abs().ln().abs();
@@ -252,7 +302,7 @@ fn table(c: &Comparison, all: bool, width: usize) -> String {
                 x
             }
         };
-        size(b).total_cmp(&size(a))
+        at(a).cmp(&at(b)).then(size(b).total_cmp(&size(a)))
     });
     let figures = |r: &Row| {
         vec![

@@ -66,6 +66,7 @@ fn comparison(rows: Vec<Row>) -> Comparison {
         base_canary_ns: None,
         new_canary_ns: None,
         noise: None,
+        summary: vec![],
         discoveries: Default::default(),
         strict: false,
         noise_bases: vec![],
