@@ -120,6 +120,36 @@ for p in pairs:
     mdes = [r['mde'] for r in rows if isinstance(r.get('mde'), (int, float))]
     mde = f", median mde {statistics.median(mdes):.1f}%" if mdes else ""
     print(f"compare {name}: exit {code}, {100 * flagged / max(len(rows), 1):.1f}% of {len(rows)} rows flagged {verdicts}, threshold ±{c.get('threshold_pct', 0):.1f}%{mde}")
+# Calibration (issue 37): every consecutive pair's rows, |z| = |ln(new/base)|
+# over its standard error (run-to-run noise included), per experiment.
+# Intervals that are right give a median |z| near 0.67 and |z| > 1.96 in
+# about 5% of pairs; a median far below says they are too wide, a tail far
+# above says the run-to-run noise was missed.
+zs = {}
+gates = []
+for p in pairs:
+    code, path = p.split(':', 1)
+    c = json.load(open(path))
+    if path.endswith('compare-pooled.json'):
+        continue
+    for r in c['rows']:
+        z = r.get('z')
+        # every directional row with a z, but flagged ones (no verdict
+        # rests on them) and huge pages found for one side only
+        if isinstance(z, (int, float)) and r.get('better') in ('lower', 'higher') \
+                and r.get('reason') not in ('flagged', 'huge_pages'):
+            zs.setdefault(r['experiment'], []).append(abs(z))
+    regs = [r for r in c['rows'] if r['verdict'] == 'regressed']
+    cons = sum(1 for r in regs if r.get('consistent') is not False)
+    gates.append(f"exit {code} ({len(regs)} regressed: {cons} consistent, {len(regs) - cons} isolated; {c.get('discoveries', {}).get('not_discovered', 0)} not discoveries)")
+print("A/A gates, consecutive pairs: " + "; ".join(gates))
+allz = sorted(z for v in zs.values() for z in v)
+if allz:
+    tail = lambda v: 100 * sum(z > 1.96 for z in v) / len(v)
+    print(f"calibration |z| over all rows: median {statistics.median(allz):.2f} (0.67 if right), |z| > 1.96 in {tail(allz):.1f}% (5% if right), {len(allz)} rows")
+    for e in sorted(zs):
+        v = zs[e]
+        print(f"  {e}: median |z| {statistics.median(v):.2f}, > 1.96 in {tail(v):.1f}% of {len(v)}")
 if spreads:
     spreads.sort()
     within = lambda x: 100 * sum(s <= x for s in spreads) / len(spreads)

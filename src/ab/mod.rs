@@ -240,7 +240,7 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
         .to_string();
     let interrupted = stopped_by.is_some();
     results.ab = Some(record.clone());
-    let c = verdict::comparison(&results, args.threshold);
+    let c = verdict::comparison(&results, args.threshold, args.gate.fdr);
     if !interrupted {
         // Plain, at the terminal's default width: the report shows it.
         record.verdicts = crate::paint::strip(&verdict::render(

@@ -39,8 +39,10 @@ fn sets_huge_pages(specs: &[String]) -> bool {
         .any(|s| s.contains("hugepage") || s.contains("thp"))
 }
 
-/// Side A against side B of an A/B results file, at `threshold_pct`.
-pub fn comparison(results: &RunResults, threshold_pct: f64) -> Comparison {
+/// Side A against side B of an A/B results file, at `threshold_pct`, the
+/// false discovery rate across families held to `fdr_pct` (as in
+/// `compare`: `compare::family::control`).
+pub fn comparison(results: &RunResults, threshold_pct: f64, fdr_pct: f64) -> Comparison {
     let (ra, rb) = (results.side(Side::A), results.side(Side::B));
     let names = |_: Side, specs: &[String]| vec![specs.join(" ")];
     let (spec_a, spec_b) = results
@@ -59,7 +61,7 @@ pub fn comparison(results: &RunResults, threshold_pct: f64) -> Comparison {
         busy: bs.busy.iter().map(|w| format!("the run: {w}")).collect(),
         ..pool::setting(&bs, &ns)
     };
-    let rows: Vec<_> = shared
+    let mut rows: Vec<_> = shared
         .iter()
         .map(|&(b, n)| {
             let key = (b.experiment.as_str(), b.metric.as_str(), &b.labels);
@@ -83,11 +85,13 @@ pub fn comparison(results: &RunResults, threshold_pct: f64) -> Comparison {
             )
         })
         .collect();
+    let discoveries = compare::family::control(&mut rows, fdr_pct / 100.0);
     // One file a side (runs 1), no environment difference (one machine,
     // one run), no common mode, and no calibrated band between runs: the
     // pairs give the interval inside one run.
     Comparison {
         setting,
+        discoveries,
         ..Comparison::of(
             (&bs, names(Side::A, &spec_a)),
             (&ns, names(Side::B, &spec_b)),

@@ -70,7 +70,7 @@ fn ab_run(k: f64) -> RunResults {
 
 /// The one row of `ab_run(k)` at ±5%.
 fn row_of(k: f64) -> compare::Row {
-    let c = comparison(&ab_run(k), 5.0);
+    let c = comparison(&ab_run(k), 5.0, 5.0);
     assert_eq!(c.rows.len(), 1, "one series");
     c.rows[0].clone()
 }

@@ -42,6 +42,11 @@ pub struct Row {
     /// direction measured (1 when the change is within it); null when no
     /// ratio can be formed.
     pub p: f64,
+    /// The change over its standard error, in logs (the model of runs:
+    /// `stats::twoside`): what an A/A pair of runs is judged by for
+    /// calibration (|z| above 1.96 in about 5% of pairs when the
+    /// intervals are right); null for a figure not positive throughout.
+    pub z: f64,
     /// The series' family: its experiment at one point.
     pub family: String,
     /// The point, when the files record it.
@@ -77,6 +82,9 @@ pub struct Row {
 #[derive(Clone, Debug)]
 pub struct Measured {
     pub change: Change,
+    /// The change over its standard error in logs (NaN when the change is
+    /// not from the model of runs).
+    pub z: f64,
     /// One-sided p of a change beyond the threshold (`Diff::p_beyond`).
     pub p: f64,
     /// The change called 80% of the time, as a fraction.
@@ -88,6 +96,7 @@ impl Measured {
     pub fn of_diff(d: &Diff, threshold: f64) -> Measured {
         let (ratio, lo, hi) = d.ratio_interval();
         Measured {
+            z: d.delta / d.se,
             change: Change { ratio, lo, hi },
             p: d.p_beyond(threshold),
             mde80: d.mde80(threshold),
@@ -118,6 +127,7 @@ impl Measured {
             t + k * half
         };
         Measured {
+            z: f64::NAN,
             p: fdr::beyond(delta, bound, se, f64::INFINITY),
             mde80,
             change: c,
@@ -198,9 +208,9 @@ pub fn judged_measured(
         x => x,
     };
     let change = measured.as_ref().map(|m| m.change.clone());
-    let (p, mde80) = measured
+    let (p, mde80, z) = measured
         .as_ref()
-        .map_or((f64::NAN, f64::NAN), |m| (m.p, m.mde80));
+        .map_or((f64::NAN, f64::NAN, f64::NAN), |m| (m.p, m.mde80, m.z));
     let (mut verdict, mde) = match &change {
         Some(c) => (
             stats::verdict(c, threshold, better),
@@ -316,6 +326,7 @@ pub fn judged_measured(
         mde: mde * 100.0,
         mde80: mde80 * 100.0,
         p,
+        z,
         family: n.family(),
         point: n.point,
         run_noise_pct: f64::NAN,
