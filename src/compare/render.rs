@@ -103,7 +103,7 @@ pub fn run_noise_line(c: &Comparison) -> String {
         .noise_bases
         .iter()
         .map(|(b, n)| match b {
-            Basis::Floor => format!("{n} at the ±{:.0}% floor (sd)", FLOOR * 100.0),
+            Basis::Floor => format!("{n} at the {:.1}% floor (sd)", FLOOR * 100.0),
             _ => format!("{n} on {}", b.words()),
         })
         .collect();

@@ -597,7 +597,7 @@ fn machine_during(r: &RunResults) -> Option<String> {
         .any(|m| m.summary.run_noise.is_some());
     let holds = if measured {
         format!(
-            "every interval here holds its experiment's run-to-run noise at that point, measured from this run's own drift (its early rounds against its late ones), never less than {:.0}% (sd)",
+            "every interval here holds its experiment's run-to-run noise at that point, measured from this run's own drift (its early rounds against its late ones), never less than {:.1}% (sd)",
             crate::stats::noise::FLOOR * 100.0
         )
     } else {

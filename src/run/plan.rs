@@ -13,9 +13,9 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
 /// The finest precision adaptive rounds may aim for: the 95% half-width of
-/// the run-to-run floor (`stats::noise::FLOOR`, 1% sd: ±1.96%, taken as 2%),
+/// the run-to-run floor (`stats::noise::FLOOR`, 0.5% sd: ±0.98%, taken as 1%),
 /// which no number of rounds narrows.
-pub const MIN_PRECISION: f64 = 0.02;
+pub const MIN_PRECISION: f64 = 0.01;
 
 /// One experiment, ready to run.
 pub struct Planned {
