@@ -4,8 +4,10 @@
 #   - coverage: the share of series whose 95% interval covers the median of
 #     the other runs' medians;
 #   - compare: the exit status and the share of rows flagged (improved,
-#     regressed or changed) for each consecutive pair, and (N >= 4) for runs
+#     regressed or changed) for every pair of runs, and (N >= 4) for runs
 #     1+2 against 3+4 (two runs a side), with the threshold and median mde;
+#     each pair's gate (regressions consistent or isolated, rows that were
+#     not discoveries) and the calibration: |z| of every row, per experiment;
 #   - per run: the share of series settled (not flagged for a trend or two
 #     modes) and the median interval half-width;
 #   - spread: the median over series of max/min of the runs' medians, and the
@@ -27,20 +29,22 @@ set -euo pipefail
 bench_runs tasklab-repeat "$@"
 out="$work"
 pairs=()
+# Every pair of runs (i < j): N runs give N(N-1)/2 A/A pairs (not
+# independent: each run is in N-1 of them).
 for i in $(seq 1 $((n - 1))); do
-  a="${files[$((i - 1))]}"
-  b="${files[$i]}"
-  set +e
-  "$bin" compare --json "$a" "$b" > "$out/compare$i.json"
-  code=$?
-  set -e
-  pairs+=("$code:$out/compare$i.json")
+  for j in $(seq $((i + 1)) "$n"); do
+    set +e
+    "$bin" compare --json --no-noise "${files[$((i - 1))]}" "${files[$((j - 1))]}" > "$out/compare$i-$j.json"
+    code=$?
+    set -e
+    pairs+=("$code:$out/compare$i-$j.json")
+  done
 done
 # The practice for CI on a drifting machine: two runs per side, the runs a
 # level of every interval.
 if [ "$n" -ge 4 ]; then
   set +e
-  "$bin" compare --json "${files[0]}" "${files[1]}" --vs "${files[2]}" "${files[3]}" > "$out/compare-pooled.json"
+  "$bin" compare --json --no-noise "${files[0]}" "${files[1]}" --vs "${files[2]}" "${files[3]}" > "$out/compare-pooled.json"
   code=$?
   set -e
   pairs+=("$code:$out/compare-pooled.json")
@@ -142,7 +146,7 @@ for p in pairs:
     regs = [r for r in c['rows'] if r['verdict'] == 'regressed']
     cons = sum(1 for r in regs if r.get('consistent') is not False)
     gates.append(f"exit {code} ({len(regs)} regressed: {cons} consistent, {len(regs) - cons} isolated; {c.get('discoveries', {}).get('not_discovered', 0)} not discoveries)")
-print("A/A gates, consecutive pairs: " + "; ".join(gates))
+print(f"A/A gates, {len(gates)} pairs: {sum(g.startswith('exit 1') for g in gates)} exit 1; " + "; ".join(gates))
 allz = sorted(z for v in zs.values() for z in v)
 if allz:
     tail = lambda v: 100 * sum(z > 1.96 for z in v) / len(v)
