@@ -162,7 +162,9 @@ pub const SAME_WAY: f64 = 2.0 / 3.0;
 /// same series (the same metric and labels but for the point's) moved, in
 /// the median over the experiment's points, by at least the threshold the
 /// way it regressed, and at least [`SAME_WAY`] of those points moved that
-/// way; isolated otherwise (one point jumped while its neighbours held).
+/// way (their change's interval excludes no change: a noisy point whose
+/// estimate drifted up did not move); isolated otherwise (one point jumped
+/// while its neighbours held).
 /// An experiment of one point is consistent with itself, and so is a row
 /// from files that do not record its point (nothing to hold it against).
 pub fn consistency(rows: &mut [Row], threshold: f64) {
@@ -201,14 +203,24 @@ pub fn consistency(rows: &mut [Row], threshold: f64) {
             // worse is up for a cost, down for a rate: sign the changes so
             // that the regression's way is positive
             let way = if r.change >= 0.0 { 1.0 } else { -1.0 };
-            let moves: Vec<f64> = idx
+            // (the change the way it regressed, in logs; whether its
+            // interval excludes no change that way)
+            let moves: Vec<(f64, bool)> = idx
                 .iter()
                 .map(|&j| &rows[j])
                 .filter(|x| x.point.is_some() && identity(x) == id)
-                .map(|x| way * (1.0 + x.change / 100.0).ln())
-                .filter(|x| x.is_finite())
+                .map(|x| {
+                    let moved = if way > 0.0 {
+                        x.ci_lo > 0.0
+                    } else {
+                        x.ci_hi < 0.0
+                    };
+                    (way * (1.0 + x.change / 100.0).ln(), moved)
+                })
+                .filter(|x| x.0.is_finite())
                 .collect();
-            let same = moves.iter().filter(|m| **m > 0.0).count();
+            let same = moves.iter().filter(|m| m.1).count();
+            let moves: Vec<f64> = moves.iter().map(|m| m.0).collect();
             let median = crate::stats::median(&moves).unwrap_or(f64::NAN);
             let ok = median >= bound && same as f64 >= SAME_WAY * moves.len() as f64;
             marks.push((i, ok));

@@ -220,3 +220,41 @@ fn a_change_beyond_the_threshold_in_one_of_many_families_with_a_weak_p_is_not_a_
     assert_eq!(found.not_discovered, 0);
     assert_eq!(many[7].verdict, Verdict::Regressed);
 }
+
+#[test]
+fn noisy_neighbours_whose_estimates_drifted_up_do_not_make_a_jump_consistent() {
+    // rounds 8% apart: each point's interval is wide; the other points'
+    // estimates +6% (within what their intervals allow), one point +40%
+    let mut b = Vec::new();
+    let mut n = Vec::new();
+    for (p, heap) in HEAPS.iter().enumerate() {
+        let k = if p == 2 { 1.4 } else { 1.06 };
+        b.push(series(
+            "spawn.heap",
+            p,
+            heap,
+            "fork",
+            &rounds(1000.0, 0.08, 0.0),
+        ));
+        n.push(series(
+            "spawn.heap",
+            p,
+            heap,
+            "fork",
+            &rounds(1000.0 * k, 0.08, 0.0),
+        ));
+    }
+    let (b, n) = (side(b), side(n));
+    let c = compared(&b, &n, false);
+    let (consistent, isolated) = c.regressions();
+    assert!(consistent.is_empty());
+    assert_eq!(
+        isolated.len(),
+        1,
+        "{:?}",
+        c.rows
+            .iter()
+            .map(|r| (&r.case, r.change, r.ci_lo))
+            .collect::<Vec<_>>()
+    );
+}
