@@ -190,7 +190,9 @@ pub fn judged(
     same_thp: bool,
 ) -> Row {
     let m = change.map(|c| Measured::of_interval(c, threshold));
-    judged_measured(pair, m, threshold, setting, same_thp, 0.0)
+    let mut r = judged_measured(pair, m, threshold, setting, same_thp, 0.0);
+    r.run_noise_pct = 0.0;
+    r
 }
 
 /// [`judged`] for a change measured with its p-value; `tau`, the
