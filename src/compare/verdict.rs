@@ -192,6 +192,7 @@ pub fn judged(
     let m = change.map(|c| Measured::of_interval(c, threshold));
     let mut r = judged_measured(pair, m, threshold, setting, same_thp, 0.0);
     r.run_noise_pct = 0.0;
+    r.noise_basis = Basis::Paired;
     r
 }
 

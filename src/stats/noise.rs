@@ -120,6 +120,8 @@ pub enum Basis {
     Drift,
     /// Nothing measured it above the floor: the floor ([`FLOOR`]).
     Floor,
+    /// None is added: pairs of rounds inside one run (`ab`) cancel it.
+    Paired,
 }
 
 impl Basis {
@@ -129,6 +131,7 @@ impl Basis {
             Basis::Runs => "the spread of the runs on each side",
             Basis::Drift => "each run's own drift (its early rounds against its late ones)",
             Basis::Floor => "the floor",
+            Basis::Paired => "none: pairs of rounds inside one run cancel it",
         }
     }
 }
