@@ -40,6 +40,10 @@ struct Pace {
     shown: Option<(f64, Instant)>,
     /// Adaptive rounds were added: a phase of its own, with its own estimate.
     adaptive: bool,
+    /// The run's own estimate, when it gave one ([`Progress::left`]): the
+    /// seconds left after the job that runs, that job's seconds, and when
+    /// it started.
+    told: Option<(f64, f64, Instant)>,
     /// The job that runs, in words.
     msg: String,
 }
@@ -55,14 +59,21 @@ impl Pace {
             last_end: now,
             shown: None,
             adaptive: false,
+            told: None,
             msg: String::new(),
         }
     }
 
-    /// Seconds left: the jobs not done at the pace so far, weighed with the
-    /// plan's prior while few jobs are done, less the time the job that
-    /// runs has had (up to one job's pace).
+    /// Seconds left: the run's own estimate when it gave one (each point's
+    /// cost, the budget's end: `run::budget::left_s`), counting down through
+    /// the job that runs but never below what comes after it; else the jobs
+    /// not done at the pace so far, weighed with the plan's prior while few
+    /// jobs are done, less the time the job that runs has had (up to one
+    /// job's pace).
     fn left_s(&self) -> f64 {
+        if let Some((after, job, at)) = self.told {
+            return after + (job - at.elapsed().as_secs_f64()).max(0.0);
+        }
         let elapsed = self.started.elapsed().as_secs_f64();
         let done = self.done as f64;
         let pace = (elapsed + PRIOR_WEIGHT * self.prior_s) / (done + PRIOR_WEIGHT);
@@ -221,17 +232,24 @@ impl Progress {
         self.bar.tick();
     }
 
-    /// Adaptive rounds added `n` jobs to the run: a phase with an estimate
-    /// of its own.
-    pub fn more(&self, n: usize) {
+    /// `n` jobs were added to the run: the Summary's quantities' rounds, or
+    /// (`adaptive`) a pass of the rounds the budget shares out, which the
+    /// line names as a phase of its own.
+    pub fn more(&self, n: usize, adaptive: bool) {
         let mut pace = self.pace.lock().unwrap_or_else(|e| e.into_inner());
         pace.total += n;
-        if !pace.adaptive {
+        if adaptive && !pace.adaptive {
             pace.adaptive = true;
-            pace.shown = None;
         }
         drop(pace);
         self.bar.inc_length(n as u64);
+    }
+
+    /// The run's estimate as a job starts: `after_s` seconds of measuring
+    /// once it is done, and `job_s` for the job itself.
+    pub fn left(&self, after_s: f64, job_s: f64) {
+        let mut pace = self.pace.lock().unwrap_or_else(|e| e.into_inner());
+        pace.told = Some((after_s, job_s, Instant::now()));
     }
 
     /// A job ended (or was skipped).
@@ -262,12 +280,13 @@ impl Progress {
 
 /// Seconds one job is expected to take before any has: its measuring
 /// budget, a few series of it, and a worker's start.
-fn prior_s(plan: &Plan) -> f64 {
+pub fn prior_s(plan: &Plan) -> f64 {
     4.0 * plan.sizing.budget_s + 0.1
 }
 
 /// A job in words: the experiment, what its point varies (`cpus 0,1`,
-/// `heap=64 MiB`), and the round.
+/// `heap=64 MiB`), and the round: of the minimum rounds (`round 2/3`), of
+/// the Summary's quantities' (`round 5/8`), or one the budget gave.
 pub fn job_name(planned: &Planned, slot: Slot, plan: &Plan) -> String {
     let point = &planned.points[slot.point];
     let mut parts = vec![planned.exp.name.to_string()];
@@ -279,7 +298,12 @@ pub fn job_name(planned: &Planned, slot: Slot, plan: &Plan) -> String {
     } else if !point.is_null() {
         parts.push(words(point));
     }
-    parts.push(format!("round {}/{}", slot.round + 1, plan.sizing.rounds));
+    let (n, min, most) = (slot.round + 1, plan.sizing.min_rounds, plan.sizing.rounds);
+    parts.push(match () {
+        _ if n <= min => format!("round {n}/{min}"),
+        _ if n <= most => format!("round {n}/{most}"),
+        _ => format!("round {n}, for precision"),
+    });
     parts.join(" · ")
 }
 
