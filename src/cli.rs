@@ -218,7 +218,7 @@ pub struct RunArgs {
     pub precision: Option<f64>,
 
     /// Seconds of measuring the whole run may take, its minimum rounds
-    /// included (default: 70 quick, 1800 thorough, and no longer than the
+    /// included (default: 75 quick, 1800 thorough, and no longer than the
     /// profile's rounds at every point would take); too small for the
     /// minimum rounds is refused
     #[arg(long, value_name = "SECS", allow_negative_numbers = true)]

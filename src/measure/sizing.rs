@@ -13,7 +13,7 @@ pub const MAX_ROUNDS: usize = 100;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Profile {
-    /// The whole suite in about a minute on 2 cores.
+    /// The whole suite in a budget of 75 s of measuring.
     Quick,
     /// Publication-grade: the seeds' 10,000 launches per point, more sizes.
     Thorough,
@@ -66,7 +66,7 @@ impl Sizing {
             // the Summary's quantities; three for the rest first, and the
             // run's time then goes where a round buys the most precision
             // per second (the suite's eight rounds everywhere took 75-140 s
-            // on a 2-vCPU VM, the budget is 70).
+            // on a 2-vCPU VM, the budget is 75).
             Profile::Quick => Sizing {
                 rounds: 8,
                 min_rounds: MIN_ROUNDS,

@@ -35,21 +35,48 @@ pub const PASS_SHARE: f64 = 0.25;
 /// 0.45 from 3 rounds, 0.16 from 5, 0.085 from 8, 0.03 from 16.
 pub fn step(rounds: usize) -> f64 {
     let r = rounds.max(2);
-    let now = t975(r - 1) / (r as f64).sqrt();
-    let next = t975(r) / ((r + 1) as f64).sqrt();
-    (now / next).ln().max(0.0)
+    (width_factor(r) / width_factor(r + 1)).ln().max(0.0)
+}
+
+/// A narrowing counts this much for a series that cannot reach the target
+/// within twice its rounds (its spread between rounds is too wide for this
+/// run to buy): it still narrows, but the same second buys more where a
+/// series can reach the target, which is what the Summary's last line
+/// counts.
+pub const FAR: f64 = 0.1;
+
+/// The half-width from `rounds` rounds, over the spread between rounds:
+/// Student's t over √r, as `stats::rounds::quick_half_width` takes it.
+fn width_factor(rounds: usize) -> f64 {
+    let r = rounds.max(2);
+    t975(r - 1) / (r as f64).sqrt()
+}
+
+/// Whether a series `width` wide after `rounds` rounds reaches `target`
+/// within twice its rounds, its spread between rounds staying what it is.
+pub fn within_reach(width: f64, rounds: usize, target: f64) -> bool {
+    let r = rounds.max(2);
+    width * width_factor(2 * r) / width_factor(r) <= target
 }
 
 /// What one more round of `p` buys: each of its series wider than
 /// `target` narrows by [`step`] in logs, counted down to the target and no
-/// further (a series within it has nothing more to gain). Summed over the
-/// series, because one round measures them all.
+/// further (a series within it has nothing more to gain), and in full only
+/// when the series can reach the target ([`within_reach`], else [`FAR`]).
+/// Summed over the series, because one round measures them all.
 pub fn gain(p: &Point, target: f64) -> f64 {
     let s = step(p.rounds);
     p.widths
         .iter()
         .filter(|w| w.is_finite() && **w > target)
-        .map(|w| s.min((w / target).ln()))
+        .map(|&w| {
+            let weight = if within_reach(w, p.rounds, target) {
+                1.0
+            } else {
+                FAR
+            };
+            weight * s.min((w / target).ln())
+        })
         .sum()
 }
 

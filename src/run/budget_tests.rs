@@ -28,11 +28,27 @@ fn a_point_gains_only_down_to_the_target() {
     // Just above it: the gain stops at the target.
     let near = gain(&point(0.1, 3, &[0.051]), T);
     assert!((near - (0.051f64 / 0.05).ln()).abs() < 1e-12, "{near}");
-    // Far above it: a whole step, for each series that far.
-    let far = gain(&point(0.1, 3, &[0.30, 0.20, 0.01]), T);
-    assert!((far - 2.0 * step(3)).abs() < 1e-12, "{far}");
+    // Further above it: a whole step, for each series that far.
+    let two = gain(&point(0.1, 3, &[0.10, 0.11, 0.01]), T);
+    assert!((two - 2.0 * step(3)).abs() < 1e-12, "{two}");
     // A width not known counts for nothing.
     assert_eq!(gain(&point(0.1, 3, &[f64::NAN]), T), 0.0);
+}
+
+#[test]
+fn a_series_that_cannot_reach_the_target_counts_a_tenth() {
+    // From 3 rounds to 6 an interval narrows to 0.42 of itself: ±11% can
+    // reach ±5% within them, ±30% cannot.
+    assert!(within_reach(0.11, 3, T) && !within_reach(0.13, 3, T));
+    assert!(!within_reach(0.30, 3, T));
+    // From 20 rounds to 40, only to 0.66 of itself.
+    assert!(within_reach(0.075, 20, T) && !within_reach(0.077, 20, T));
+    let far = gain(&point(0.1, 3, &[0.30]), T);
+    assert!((far - FAR * step(3)).abs() < 1e-12, "{far}");
+    // Ten hopeless series are worth less than two that can get there.
+    let hopeless = point(0.1, 3, &[0.30; 10]);
+    let near = point(0.1, 3, &[0.08, 0.09]);
+    assert!(gain(&near, T) > gain(&hopeless, T));
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Running a plan: every scheduled round in a fresh worker, in the shuffled
-//! order of the schedule; an experiment is summarised and analysed as soon
-//! as its last round is in.
+//! order of the schedule, the Summary's quantities' further rounds spread
+//! into it, then the rounds the run's budget shares out (`run::budget`); an
+//! experiment is summarised and analysed as soon as its last round is in.
 
 use super::budget;
 use super::plan::{Plan, Planned, Slot};
@@ -38,9 +39,14 @@ pub enum Event<'a> {
     /// This many more jobs were added to the run: the Summary's quantities'
     /// rounds (`adaptive` false), or a pass of rounds the budget shares out.
     More { jobs: usize, adaptive: bool },
-    /// Seconds of measuring left once the job about to start is done, and
-    /// the seconds that job should take: the progress line's estimate.
-    Left { after_s: f64, job_s: f64 },
+    /// Seconds of measuring left once the job about to start is done, the
+    /// seconds that job should take, and whether every experiment's cost
+    /// is measured yet: the progress line's estimate.
+    Left {
+        after_s: f64,
+        job_s: f64,
+        settled: bool,
+    },
     /// An experiment is complete: every round in, or failed, or skipped.
     Done(Box<ExperimentResult>),
 }
@@ -150,7 +156,15 @@ pub fn run(
             .adaptive
             .map(|a| budget::deadline_s(a.budget_s, a.asked, rounds_s(plan, &pending, &costs)));
         let after_s = budget::left_s(queued_s, started.elapsed().as_secs_f64() + job_s, deadline);
-        on(Event::Left { after_s, job_s })?;
+        // Every experiment that still runs has a round's cost measured.
+        let settled = pending
+            .iter()
+            .all(|s| s.jobs == 0 || s.failed.is_some() || s.took_s.iter().any(|t| !t.is_empty()));
+        on(Event::Left {
+            after_s,
+            job_s,
+            settled,
+        })?;
         run_slot(plan, ctx, (slot, false), limit, &mut pending, &mut on)?;
         let state = &mut pending[slot.experiment];
         state.jobs_left -= 1;
@@ -510,6 +524,7 @@ fn adaptive_rounds(
             on(Event::Left {
                 after_s: budget::left_s(queued_s, elapsed, Some(deadline)),
                 job_s,
+                settled: true,
             })?;
             let round = pending[e].next_round[point];
             pending[e].next_round[point] += 1;

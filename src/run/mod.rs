@@ -659,7 +659,11 @@ pub fn measure_with(
                 }
                 progress.more(jobs, adaptive);
             }
-            Event::Left { after_s, job_s } => progress.left(after_s, job_s),
+            Event::Left {
+                after_s,
+                job_s,
+                settled,
+            } => progress.left(after_s, job_s, settled),
             Event::End => {
                 busy.sample();
                 progress.end();

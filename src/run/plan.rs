@@ -134,12 +134,12 @@ pub const DEFAULT_PRECISION: f64 = 0.05;
 pub const LEAST_JOB_S: f64 = 0.02;
 
 /// The run's time budget when the user gives none, in seconds of
-/// measuring (the minimum rounds included): quick 70, so that with its
+/// measuring (the minimum rounds included): quick 75, so that with its
 /// start and its report the default run ends in under 80 s on a quiet
 /// 2-vCPU VM and under 100 s on a busy one; thorough half an hour.
 pub fn default_budget_s(profile: Profile) -> f64 {
     match profile {
-        Profile::Quick => 70.0,
+        Profile::Quick => 75.0,
         Profile::Thorough => 1_800.0,
     }
 }

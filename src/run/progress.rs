@@ -44,6 +44,9 @@ struct Pace {
     /// seconds left after the job that runs, that job's seconds, and when
     /// it started.
     told: Option<(f64, f64, Instant)>,
+    /// The estimate rests on measured costs (every experiment has run a
+    /// job): from then on the time shown holds instead of going up.
+    settled: bool,
     /// The job that runs, in words.
     msg: String,
 }
@@ -60,6 +63,7 @@ impl Pace {
             shown: None,
             adaptive: false,
             told: None,
+            settled: true,
             msg: String::new(),
         }
     }
@@ -85,19 +89,21 @@ impl Pace {
         (left as f64 * pace - into).max(0.0)
     }
 
-    /// The time left as the line says it. The number shown never goes up:
-    /// it is the lowest estimate so far, so it counts down as jobs finish
-    /// and holds while a job runs long. When the estimate runs well past
-    /// it ([`BEHIND_FACTOR`], [`BEHIND_S`]), the line says the run is
-    /// slower than estimated instead of quoting a time it knows is too
-    /// short, until the estimate comes back under the time shown. Adaptive
-    /// rounds are a phase of their own, and the line says so.
+    /// The time left as the line says it. Once the estimate is settled
+    /// (every experiment ran a job) the number shown never goes up: it is the lowest estimate so far, so
+    /// it counts down as jobs finish and holds while a job runs long. When
+    /// the estimate runs well past it ([`BEHIND_FACTOR`], [`BEHIND_S`]), the
+    /// line says the run is slower than estimated instead of quoting a time
+    /// it knows is too short, until the estimate comes back under the time
+    /// shown. The budget's rounds are named as such.
     fn left_text(&mut self) -> String {
         let est = self.left_s();
         let now = Instant::now();
         let shown = match self.shown {
-            Some((s, _)) => s.min(est),
-            None => est,
+            // Until every experiment has run a job, its costs are guesses:
+            // the estimate is shown as it is, up or down.
+            Some((s, _)) if self.settled => s.min(est),
+            _ => est,
         };
         self.shown = Some((shown, now));
         let phase = if self.adaptive {
@@ -194,7 +200,10 @@ impl Progress {
     /// The line for `plan`, drawn only when `visible` (and stderr is a
     /// terminal: indicatif draws nothing elsewhere).
     pub fn new(plan: &Plan, visible: bool) -> Progress {
-        let pace = Arc::new(Mutex::new(Pace::new(plan.jobs(), prior_s(plan))));
+        let mut first = Pace::new(plan.jobs(), prior_s(plan));
+        first.told = Some((planned_s(plan), 0.0, Instant::now()));
+        first.settled = false;
+        let pace = Arc::new(Mutex::new(first));
         if !visible {
             return Progress {
                 bar: ProgressBar::hidden(),
@@ -246,10 +255,12 @@ impl Progress {
     }
 
     /// The run's estimate as a job starts: `after_s` seconds of measuring
-    /// once it is done, and `job_s` for the job itself.
-    pub fn left(&self, after_s: f64, job_s: f64) {
+    /// once it is done, `job_s` for the job itself, and whether it is
+    /// `settled` (every experiment's cost measured).
+    pub fn left(&self, after_s: f64, job_s: f64, settled: bool) {
         let mut pace = self.pace.lock().unwrap_or_else(|e| e.into_inner());
         pace.told = Some((after_s, job_s, Instant::now()));
+        pace.settled = settled;
     }
 
     /// A job ended (or was skipped).
@@ -276,6 +287,25 @@ impl Progress {
         let pace = self.pace.lock().unwrap_or_else(|e| e.into_inner());
         (pace.done, pace.total)
     }
+}
+
+/// Seconds of measuring the plan holds before any job has run: its jobs
+/// at the prior's seconds each, and with a budget, up to its end (the
+/// profile's rounds at every point at the prior's seconds, for named
+/// experiments without `--budget`: `budget::deadline_s`).
+fn planned_s(plan: &Plan) -> f64 {
+    let prior = prior_s(plan);
+    let points: usize = plan
+        .experiments
+        .iter()
+        .filter(|p| p.unsupported.is_none())
+        .map(|p| p.points.len())
+        .sum();
+    let rounds_s = (points * plan.sizing.rounds) as f64 * prior;
+    let deadline = plan
+        .adaptive
+        .map(|a| super::budget::deadline_s(a.budget_s, a.asked, rounds_s));
+    super::budget::left_s(plan.jobs() as f64 * prior, 0.0, deadline)
 }
 
 /// Seconds one job is expected to take before any has: its measuring

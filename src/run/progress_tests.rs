@@ -127,3 +127,18 @@ fn the_runs_own_estimate_counts_down_through_the_job_never_below_what_follows() 
     p.done = 9;
     assert_eq!(p.left_s(), 60.0);
 }
+
+#[test]
+fn the_estimate_may_go_up_until_every_experiment_has_run_a_job() {
+    // The plan's prior said 20 s; the first jobs measure 60 s.
+    let mut p = Pace::new(40, 1.0);
+    p.settled = false;
+    p.told = Some((20.0, 0.0, Instant::now()));
+    assert_eq!(shown_s(&p.left_text()), Some(20.0));
+    p.told = Some((60.0, 0.0, Instant::now()));
+    assert_eq!(shown_s(&p.left_text()), Some(60.0));
+    // Settled: now it holds.
+    p.settled = true;
+    p.told = Some((90.0, 0.0, Instant::now()));
+    assert_eq!(shown_s(&p.left_text()), Some(60.0));
+}
