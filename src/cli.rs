@@ -205,9 +205,10 @@ pub struct RunArgs {
     pub timeout: Option<f64>,
 
     /// Measure every series in exactly N independent rounds, each in a fresh
-    /// worker, spread over the run (3 to 100), with no adaptive rounds
-    /// (default: 8 quick, 16 thorough, then adaptive rounds to the widest
-    /// intervals)
+    /// worker, spread over the run (3 to 100), with no budget (default: the
+    /// budget shares out the rounds: quick 3 at every point, 8 for the
+    /// Summary's quantities, then more where a round buys the most
+    /// precision per second; thorough 16, then more)
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub rounds: Option<usize>,
 
@@ -216,9 +217,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
     pub precision: Option<f64>,
 
-    /// Seconds the whole run may take before adaptive rounds stop (default:
-    /// 58 quick, 1800 thorough, and no longer than the profile's own rounds
-    /// took again); too small for the minimum rounds is refused
+    /// Seconds of measuring the whole run may take, its minimum rounds
+    /// included (default: 75 quick, 1800 thorough, and no longer than the
+    /// profile's rounds at every point would take); too small for the
+    /// minimum rounds is refused
     #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
     pub budget: Option<f64>,
 

@@ -76,8 +76,9 @@ fn fewer_than_three_rounds_is_refused() {
 fn adaptive_rounds_go_on_and_the_precision_record_counts_what_was_reached() {
     // Whether a series reaches ±3% depends on this machine's precision (a
     // loaded one stops at the budget): the stop rule is tested on
-    // constructed rounds in src/run/execute_tests.rs. Here, what holds at
-    // any precision: the profile's rounds at least, every series counted,
+    // constructed rounds in src/run/execute_tests.rs and src/run/budget_tests.rs.
+    // Here, what holds at any precision: the minimum rounds at least (the
+    // Summary's system call the profile's eight), every series counted,
     // and the record's count of those that reached the target the same as
     // the file's intervals give.
     let d = tmp();
@@ -97,12 +98,14 @@ fn adaptive_rounds_go_on_and_the_precision_record_counts_what_was_reached() {
     assert_eq!(p["target_pct"], 3.0);
     assert_eq!(p["series"], 5);
     let mut reached = 0;
-    for e in ["yardstick.syscall", "yardstick.timer"] {
+    // (experiment, the rounds it has before the budget's)
+    let planned = [("yardstick.syscall", 8), ("yardstick.timer", 3)];
+    for (e, least) in planned {
         for m in experiment(&r, e)["metrics"].as_array().unwrap() {
             let s = &m["summary"];
             let rounds = m["rounds"].as_array().unwrap().len();
-            // the profile's eight rounds at least, never two in one worker
-            assert!(rounds >= 8, "{}: {rounds} rounds", m["name"]);
+            // the rounds it must have at least, never two in one worker
+            assert!(rounds >= least, "{}: {rounds} rounds", m["name"]);
             assert_eq!(s["rounds"], rounds, "{}", m["name"]);
             let half = (s["ci95_hi"].as_f64().unwrap() - s["ci95_lo"].as_f64().unwrap())
                 / 2.0
@@ -112,17 +115,19 @@ fn adaptive_rounds_go_on_and_the_precision_record_counts_what_was_reached() {
     }
     assert_eq!(p["reached"], reached, "series at ±3% or better");
     // one point each, all its series measured in every round: each round
-    // beyond the profile's eight is an adaptive job
-    let extra: usize = ["yardstick.syscall", "yardstick.timer"]
+    // beyond those it must have is one the budget gave
+    let extra: usize = planned
         .iter()
-        .map(|e| {
+        .map(|(e, least)| {
             experiment(&r, e)["metrics"][0]["rounds"]
                 .as_array()
                 .unwrap()
                 .len()
-                - 8
+                - least
         })
         .sum();
+    assert_eq!(p["summary_rounds"][0], 8, "the Summary's system call");
+    assert_eq!(p["budget_s"], 60.0);
     assert_eq!(p["adaptive_jobs"], extra, "adaptive rounds");
 }
 
@@ -759,7 +764,7 @@ fn an_interrupt_during_adaptive_rounds_keeps_every_experiment_whose_rounds_were_
     let d = tmp();
     let bin = assert_cmd::cargo::cargo_bin("tasklab");
     // A target so near the run noise's floor that adaptive rounds go on for
-    // many seconds after the profile's eight rounds (about 2 s).
+    // many seconds after the rounds every point must have (about 1 s).
     let mut child = std::process::Command::new(bin)
         .args([
             "run",
@@ -775,9 +780,10 @@ fn an_interrupt_during_adaptive_rounds_keeps_every_experiment_whose_rounds_were_
         .arg(d.path())
         .spawn()
         .unwrap();
-    // One point each, eight rounds each: the 17th worker is an adaptive
-    // round's. Waited for, not slept for: a loaded machine takes longer.
-    if procs::wait_for_workers(&mut child, 17, std::time::Duration::from_secs(300)) {
+    // One point each: the system call's eight rounds (a Summary quantity),
+    // switch.wakeup's three; the 12th worker is an adaptive round's. Waited
+    // for, not slept for: a loaded machine takes longer.
+    if procs::wait_for_workers(&mut child, 12, std::time::Duration::from_secs(300)) {
         std::process::Command::new("kill")
             .args(["-INT", &child.id().to_string()])
             .status()
@@ -788,11 +794,16 @@ fn an_interrupt_during_adaptive_rounds_keeps_every_experiment_whose_rounds_were_
         serde_json::from_slice(&std::fs::read(d.path().join("results.json")).unwrap()).unwrap();
     if out.status.code() == Some(130) {
         assert_eq!(r["status"], "partial");
-        // an experiment with all its profile rounds in stays measured: the
+        // an experiment with all its planned rounds in stays measured: the
         // adaptive rounds the signal cut short were extra
         for e in r["experiments"].as_array().unwrap() {
             let rounds = e["round_log"].as_array().map_or(0, Vec::len);
-            if rounds >= 8 {
+            let planned = if e["name"] == "yardstick.syscall" {
+                8
+            } else {
+                3
+            };
+            if rounds >= planned {
                 assert_eq!(e["status"], "ok", "{}", e["name"]);
                 assert!(!e["metrics"].as_array().unwrap().is_empty());
             }

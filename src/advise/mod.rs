@@ -240,7 +240,7 @@ fn fresh_run(w: &Workload) -> anyhow::Result<RunResults> {
     let dir = crate::measure::scratch::Scratch::temporary()?;
     let plan = FreshPlan::new(w, &Room::now(&crate::env::probe()));
     eprintln!(
-        "advise: measuring what it needs here ({}; the quick profile's rounds, then adaptive rounds, as `tasklab run`; heaps {}): this takes 10 to 60 seconds",
+        "advise: measuring what it needs here ({}; the quick profile's rounds within its budget, as `tasklab run`; heaps {}): this takes 10 to 60 seconds",
         NEEDED.join(", "),
         plan.heaps_bytes
             .iter()

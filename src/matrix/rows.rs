@@ -111,14 +111,21 @@ pub const SLOPE_PER: u64 = 100 << 20;
 
 /// The Summary's quantities measured in `r`, in the Summary's order.
 pub fn summary_picks(r: &RunResults) -> Vec<Pick> {
+    picks_in(&|name| r.measured(name))
+}
+
+/// The Summary's quantities among the experiments `measured` finds by
+/// name: the run picks them from an experiment's first rounds, to give
+/// their points the profile's rounds (`run::budget::summary_points`).
+pub fn picks_in<'a>(measured: &dyn Fn(&str) -> Option<&'a ExperimentResult>) -> Vec<Pick> {
     let mut v = Vec::new();
-    if let Some(e) = r.measured("yardstick.syscall") {
+    if let Some(e) = measured("yardstick.syscall") {
         v.extend(find(e, &CALL_NS, &[]).map(|m| Pick::of("a bare system call", e, m)));
     }
-    if let Some(e) = r.measured("spawn.heap") {
+    if let Some(e) = measured("spawn.heap") {
         v.extend(heap_picks(e));
     }
-    if let Some(e) = r.measured("spawn.cow") {
+    if let Some(e) = measured("spawn.cow") {
         for (child, what) in [
             (
                 CHILD_ALIVE,
@@ -130,7 +137,7 @@ pub fn summary_picks(r: &RunResults) -> Vec<Pick> {
             v.extend(find(e, &WRITE_NS, &at).map(|m| Pick::of(what, e, m)));
         }
     }
-    if let Some(e) = r.measured("switch.pingpong") {
+    if let Some(e) = measured("switch.pingpong") {
         for (place, what) in [
             (SAME_CPU.name(), "a same-CPU switch (pipe, threads)"),
             (TWO_CPUS.name(), "a cross-CPU wake-up (pipe, threads)"),
@@ -139,7 +146,7 @@ pub fn summary_picks(r: &RunResults) -> Vec<Pick> {
             v.extend(find(e, &SWITCH_NS, &at).map(|m| Pick::of(what, e, m)));
         }
     }
-    if let Some(e) = r.measured("switch.userspace") {
+    if let Some(e) = measured("switch.userspace") {
         for (variant, what) in [
             (COROUTINE.name(), "a stackful coroutine switch"),
             (ASYNC.name(), "an async task switch"),
@@ -148,10 +155,10 @@ pub fn summary_picks(r: &RunResults) -> Vec<Pick> {
             v.extend(find(e, &SWITCH_NS, &[(VARIANT, variant)]).map(|m| Pick::of(what, e, m)));
         }
     }
-    if let Some(e) = r.measured("memory.threads") {
+    if let Some(e) = measured("memory.threads") {
         v.extend(thread_memory(e));
     }
-    if let Some(e) = r.measured("parallel.average") {
+    if let Some(e) = measured("parallel.average") {
         v.extend(speedup(e));
     }
     v

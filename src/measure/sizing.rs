@@ -13,7 +13,7 @@ pub const MAX_ROUNDS: usize = 100;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Profile {
-    /// The whole suite in about a minute on 2 cores.
+    /// The whole suite in a budget of 75 s of measuring.
     Quick,
     /// Publication-grade: the seeds' 10,000 launches per point, more sizes.
     Thorough,
@@ -30,15 +30,21 @@ impl Profile {
 
 /// How much measuring one run does, and how long a worker may take.
 ///
-/// Every series is measured in `rounds` independent rounds, each in a fresh
-/// worker; the budget and the sample bounds are per round. The profile
-/// splits its budget into rounds rather than growing: more rounds with fewer
-/// samples each beat the reverse, because the variance that matters lives
-/// between rounds.
+/// Every series is measured in independent rounds, each in a fresh worker:
+/// `min_rounds` at every point, `rounds` at the points that carry the
+/// Summary's quantities, then more where the run's time buys the most
+/// precision (`run::budget`); the budget and the sample bounds are per
+/// round. The profile splits its budget into rounds rather than growing:
+/// more rounds with fewer samples each beat the reverse, because the
+/// variance that matters lives between rounds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sizing {
-    /// Independent rounds per series (at least [`MIN_ROUNDS`]).
+    /// Independent rounds of the Summary's quantities (and, with
+    /// `--rounds`, of every series).
     pub rounds: usize,
+    /// Independent rounds every point gets first (at least [`MIN_ROUNDS`],
+    /// at most `rounds`).
+    pub min_rounds: usize,
     /// Seconds of measuring per series in one round.
     pub budget_s: f64,
     /// Samples per series in one round.
@@ -56,9 +62,14 @@ impl Sizing {
             // Eight rounds of 20 ms per series (was three of 50 ms), a single
             // sample allowed where one costs more: the spread between
             // rounds, not within them, sets the interval (t(7) is 2.36
-            // where t(2) was 4.30), so the budget goes to rounds.
+            // where t(2) was 4.30), so the budget goes to rounds. Eight for
+            // the Summary's quantities; three for the rest first, and the
+            // run's time then goes where a round buys the most precision
+            // per second (the suite's eight rounds everywhere took 75-140 s
+            // on a 2-vCPU VM, the budget is 75).
             Profile::Quick => Sizing {
                 rounds: 8,
+                min_rounds: MIN_ROUNDS,
                 budget_s: 0.02,
                 min_samples: 1,
                 max_samples: 260,
@@ -66,6 +77,7 @@ impl Sizing {
             },
             Profile::Thorough => Sizing {
                 rounds: 16,
+                min_rounds: 16,
                 budget_s: 0.19,
                 min_samples: 8,
                 max_samples: 750,
@@ -74,11 +86,16 @@ impl Sizing {
         }
     }
 
-    /// The same sizing with the user's number of rounds, when one was given.
+    /// The same sizing with the user's number of rounds, when one was
+    /// given: exactly that many for every series.
     pub fn with_rounds(self, rounds: Option<usize>) -> Sizing {
-        Sizing {
-            rounds: rounds.unwrap_or(self.rounds),
-            ..self
+        match rounds {
+            Some(n) => Sizing {
+                rounds: n,
+                min_rounds: n,
+                ..self
+            },
+            None => self,
         }
     }
 

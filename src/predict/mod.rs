@@ -220,7 +220,7 @@ fn fresh_run(p: &Process, writes_pct: f64) -> anyhow::Result<RunResults> {
         set("spawn.cow", "thp", ParamValue::Bool(p.anon_huge_kib > 0)),
     ];
     eprintln!(
-        "predict: measuring the slopes here ({}; the quick profile's rounds, then adaptive rounds, as `tasklab run`): this takes 10 to 60 seconds",
+        "predict: measuring the slopes here ({}; the quick profile's rounds within its budget, as `tasklab run`): this takes 10 to 60 seconds",
         NEEDED.join(", ")
     );
     let names: Vec<String> = NEEDED.iter().map(|s| s.to_string()).collect();

@@ -488,7 +488,21 @@ fn count(n: usize, what: &str) -> String {
 
 /// How the figures were measured, in a sentence.
 pub(super) fn rounds_sentence(r: &RunResults) -> String {
-    if r.rounds >= 2 {
+    let budget = r.precision.as_ref().filter(|p| p.budget_s.is_some());
+    if let Some((p, (lo, hi))) = budget.and_then(|p| Some((p, p.rounds?))) {
+        format!(
+            "Every figure is a median over independent rounds spread over the run: {lo} at least{}{} (schedule seed {}), with a 95% interval from the rounds;",
+            p.summary_rounds.map_or(String::new(), |(s, _)| format!(
+                ", {s} for the Summary's quantities"
+            )),
+            if hi > lo {
+                format!(", up to {hi} where a round bought the most precision per second")
+            } else {
+                String::new()
+            },
+            r.seed.map_or("unknown".into(), |s| s.to_string())
+        )
+    } else if r.rounds >= 2 {
         format!(
             "Every figure is a median over {} independent rounds spread over the run{} (schedule seed {}), with a 95% interval from the rounds;",
             r.rounds,

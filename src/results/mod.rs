@@ -11,10 +11,12 @@ pub use crate::units::{Better, Unit};
 
 mod identity;
 pub mod merged;
+mod precision;
 pub mod redact;
 mod round;
 mod seed;
 pub use identity::{new_run_id, Build, UNKNOWN};
+pub use precision::Precision;
 pub use round::{Canary, RoundRecord, RoundTelemetry};
 pub use seed::{SeedCompare, SeedRef, SeedStat};
 use serde::{Deserialize, Serialize};
@@ -597,62 +599,6 @@ impl RunResults {
             }
         }
         r
-    }
-}
-
-/// The run's figures against the precision target: the series better one
-/// way that tables show (a count of what happened has no precision to
-/// reach), how many reached the target, and the median half-width.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Precision {
-    /// The target half-width of an interval over its median, in percent.
-    pub target_pct: f64,
-    pub series: usize,
-    pub reached: usize,
-    /// The median half-width over those series, in percent.
-    pub median_half_width_pct: f64,
-    /// Jobs run as adaptive rounds, beyond the profile's rounds.
-    pub adaptive_jobs: usize,
-}
-
-impl Precision {
-    /// The precision of `experiments`' series against `target_pct`.
-    pub fn of(
-        experiments: &[ExperimentResult],
-        target_pct: f64,
-        adaptive_jobs: usize,
-    ) -> Precision {
-        let widths: Vec<f64> = experiments
-            .iter()
-            .flat_map(|e| &e.metrics)
-            .filter(|m| m.has_precision_target())
-            .map(|m| 100.0 * m.summary.half_width())
-            .filter(|w| w.is_finite())
-            .collect();
-        Precision {
-            target_pct,
-            series: widths.len(),
-            reached: widths.iter().filter(|w| **w <= target_pct).count(),
-            median_half_width_pct: crate::stats::median(&widths).unwrap_or(f64::NAN),
-            adaptive_jobs,
-        }
-    }
-
-    /// In a sentence: "612 of 640 series (96%) reached ±5%; the median is ±2.1%".
-    pub fn sentence(&self) -> String {
-        format!(
-            "{} of {} series ({:.0}%) are known to ±{}% or better; the median interval is ±{:.1}%{}",
-            self.reached,
-            self.series,
-            100.0 * self.reached as f64 / self.series.max(1) as f64,
-            self.target_pct,
-            self.median_half_width_pct,
-            if self.adaptive_jobs > 0 {
-                format!(" ({} adaptive rounds went to the widest)", self.adaptive_jobs)
-            } else {
-                String::new()
-            }
-        )
     }
 }
 

@@ -1,18 +1,21 @@
 //! Running a plan: every scheduled round in a fresh worker, in the shuffled
-//! order of the schedule; an experiment is summarised and analysed as soon
-//! as its last round is in.
+//! order of the schedule, the Summary's quantities' further rounds spread
+//! into it, then the rounds the run's budget shares out (`run::budget`); an
+//! experiment is summarised and analysed as soon as its last round is in.
 
+use super::budget;
 use super::plan::{Plan, Planned, Slot};
-use crate::experiments::Experiment;
+use super::summarise::{absorb, unsettled};
 use crate::measure::protocol::{Job, WorkerOutput};
 use crate::measure::sizing::Sizing;
 use crate::measure::sizing::MAX_ROUNDS;
 use crate::measure::worker;
-use crate::results::{
-    Better, Calibration, ExperimentResult, Labels, Metric, Reading, Status, Unit,
-};
+use crate::results::{Better, Calibration, ExperimentResult, Labels, Status};
 use crate::stats;
-use crate::units::fmt_value;
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::seq::SliceRandom;
+use rand::{RngExt, SeedableRng};
+use std::collections::VecDeque;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -33,8 +36,17 @@ pub enum Event<'a> {
     Start(&'a Planned, Slot),
     /// A job ended (or was skipped because its experiment already failed).
     End,
-    /// Adaptive rounds: this many more jobs were added to the run.
-    More(usize),
+    /// This many more jobs were added to the run: the Summary's quantities'
+    /// rounds (`adaptive` false), or a pass of rounds the budget shares out.
+    More { jobs: usize, adaptive: bool },
+    /// Seconds of measuring left once the job about to start is done, the
+    /// seconds that job should take, and whether every experiment's cost
+    /// is measured yet: the progress line's estimate.
+    Left {
+        after_s: f64,
+        job_s: f64,
+        settled: bool,
+    },
     /// An experiment is complete: every round in, or failed, or skipped.
     Done(Box<ExperimentResult>),
 }
@@ -57,6 +69,11 @@ struct Pending {
     extra_notes: Vec<String>,
     /// Points that reached the precision target by the bootstrap's interval.
     reached: Vec<usize>,
+    /// The points that carry the Summary's quantities, once every point has
+    /// a round in (None before: not decided yet).
+    summary: Option<Vec<usize>>,
+    /// Each point's next round's number (its rounds planned so far).
+    next_round: Vec<usize>,
     /// Interrupted with rounds complete: how many, in words (the result is
     /// then made of those rounds, and partial).
     interrupted: Option<String>,
@@ -64,24 +81,40 @@ struct Pending {
     done: bool,
 }
 
-/// Runs the plan's schedule; `on` hears of every job and of every finished
-/// experiment (in the order they finish). Stops early when `ctx.stop` is
-/// set: the experiments not finished then are reported failed with what
-/// they have, and the signal that stopped the run.
+/// How the run's time went, for the Summary's last line.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Spent {
+    /// Seconds from the first job to the end of the last.
+    pub measured_s: f64,
+    /// Seconds the rounds every point must have took: every point's
+    /// minimum, and the Summary's quantities' profile rounds.
+    pub floor_s: f64,
+    /// When the budget's rounds were to end, from the first job
+    /// (`budget::deadline_s`); None without adaptive rounds.
+    pub deadline_s: Option<f64>,
+}
+
+/// Runs the plan's schedule, and with adaptive rounds, the rounds the
+/// budget shares out after it (`run::budget`); `on` hears of every job and
+/// of every finished experiment (in the order they finish). Stops early
+/// when `ctx.stop` is set: the experiments not finished then are reported
+/// failed with what they have, and the signal that stopped the run.
 pub fn run(
     plan: &Plan,
     ctx: &JobContext,
     mut on: impl FnMut(Event) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Spent> {
     let mut pending: Vec<Pending> = plan
         .experiments
         .iter()
-        .map(|p| {
-            let jobs = if p.unsupported.is_some() {
-                0
-            } else {
-                p.points.len() * plan.sizing.rounds
-            };
+        .enumerate()
+        .map(|(e, p)| {
+            let mut next_round = vec![0; p.points.len()];
+            let mut jobs = 0;
+            for s in plan.schedule.iter().filter(|s| s.experiment == e) {
+                next_round[s.point] = next_round[s.point].max(s.round + 1);
+                jobs += 1;
+            }
             Pending {
                 outputs: Vec::new(),
                 took_s: vec![Vec::new(); p.points.len()],
@@ -92,6 +125,8 @@ pub fn run(
                 extra_failed: false,
                 extra_notes: Vec::new(),
                 reached: Vec::new(),
+                summary: None,
+                next_round,
                 interrupted: None,
                 busy_s: 0.0,
                 done: false,
@@ -107,10 +142,29 @@ pub fn run(
     }
     let limit = Duration::from_secs_f64(ctx.sizing.timeout_s);
     let started = Instant::now();
-    for &slot in &plan.schedule {
+    let mut rng =
+        Xoshiro256PlusPlus::seed_from_u64(stats::seed_for(&format!("{}/budget", plan.seed)));
+    let mut queue: VecDeque<Slot> = plan.schedule.iter().copied().collect();
+    while let Some(slot) = queue.pop_front() {
         if worker::stopped_by(ctx.stop).is_some() {
             break;
         }
+        let costs = costs(plan, &pending);
+        let job_s = costs[slot.experiment][slot.point];
+        let queued_s: f64 = queue.iter().map(|s| costs[s.experiment][s.point]).sum();
+        let deadline = plan
+            .adaptive
+            .map(|a| budget::deadline_s(a.budget_s, a.asked, rounds_s(plan, &pending, &costs)));
+        let after_s = budget::left_s(queued_s, started.elapsed().as_secs_f64() + job_s, deadline);
+        // Every experiment that still runs has a round's cost measured.
+        let settled = pending
+            .iter()
+            .all(|s| s.jobs == 0 || s.failed.is_some() || s.took_s.iter().any(|t| !t.is_empty()));
+        on(Event::Left {
+            after_s,
+            job_s,
+            settled,
+        })?;
         run_slot(plan, ctx, (slot, false), limit, &mut pending, &mut on)?;
         let state = &mut pending[slot.experiment];
         state.jobs_left -= 1;
@@ -123,12 +177,37 @@ pub fn run(
                 state,
             ))))?;
         }
-    }
-    if let Some(target) = plan.adaptive {
-        if worker::stopped_by(ctx.stop).is_none() {
-            adaptive_rounds(plan, ctx, &target, started, limit, &mut pending, &mut on)?;
+        if plan.adaptive.is_some() {
+            let jobs = summary_rounds(plan, slot.experiment, state, &mut queue, &mut rng);
+            if jobs > 0 {
+                on(Event::More {
+                    jobs,
+                    adaptive: false,
+                })?;
+            }
         }
-        // Every experiment whose profile rounds are all in is done, also
+    }
+    let floor_s = started.elapsed().as_secs_f64();
+    let mut deadline_s = None;
+    if let Some(target) = plan.adaptive {
+        let d = budget::deadline_s(
+            target.budget_s,
+            target.asked,
+            rounds_s(plan, &pending, &costs(plan, &pending)),
+        );
+        deadline_s = Some(d);
+        if worker::stopped_by(ctx.stop).is_none() {
+            let at = (started, d, limit);
+            adaptive_rounds(plan, ctx, &target, at, &mut pending, &mut rng, &mut on)?;
+        }
+    }
+    let spent = Spent {
+        measured_s: started.elapsed().as_secs_f64(),
+        floor_s,
+        deadline_s,
+    };
+    if plan.adaptive.is_some() {
+        // Every experiment whose planned rounds are all in is done, also
         // when a signal cut the adaptive rounds short: they are extra.
         for (i, p) in plan.experiments.iter().enumerate() {
             let state = &mut pending[i];
@@ -148,12 +227,100 @@ pub fn run(
                     Some(sig) => worker::stop_reason(sig),
                     None => "interrupted".into(),
                 };
-                interrupted(p, state, &why, plan.sizing.rounds);
+                let rounds = state.next_round.iter().copied().max().unwrap_or(0);
+                interrupted(p, state, &why, rounds);
             }
             on(Event::Done(Box::new(finish(p, state))))?;
         }
     }
-    Ok(())
+    Ok(spent)
+}
+
+/// Seconds a round of each point is expected to take: the median of its
+/// rounds so far; for a point with none yet, the median of its experiment's
+/// rounds, else of the run's, else the progress line's prior.
+fn costs(plan: &Plan, pending: &[Pending]) -> Vec<Vec<f64>> {
+    let all: Vec<f64> = pending
+        .iter()
+        .flat_map(|s| s.took_s.iter().flatten().copied())
+        .collect();
+    let run = stats::median(&all).unwrap_or_else(|| super::progress::prior_s(plan));
+    pending
+        .iter()
+        .map(|s| {
+            let own: Vec<f64> = s.took_s.iter().flatten().copied().collect();
+            let exp = stats::median(&own).unwrap_or(run);
+            s.took_s
+                .iter()
+                .map(|t| stats::median(t).unwrap_or(exp))
+                .collect()
+        })
+        .collect()
+}
+
+/// Seconds the profile's rounds at every point would take, at `costs`:
+/// what a run of named experiments measures for at most when the user gave
+/// no budget (`budget::deadline_s`).
+fn rounds_s(plan: &Plan, pending: &[Pending], costs: &[Vec<f64>]) -> f64 {
+    let mut s = 0.0;
+    for (e, p) in plan.experiments.iter().enumerate() {
+        let state = &pending[e];
+        if p.unsupported.is_some() || state.failed.is_some() {
+            continue;
+        }
+        for (point, cost) in costs[e].iter().enumerate() {
+            if !state.failed_points.iter().any(|(f, _)| *f == point) {
+                s += cost * plan.sizing.rounds as f64;
+            }
+        }
+    }
+    s
+}
+
+/// Once every point of experiment `e` has a round in (or failed), the
+/// points that carry the Summary's quantities get the rest of the profile's
+/// rounds, spread over what is left of the queue (`budget::spread`).
+/// Returns the jobs added.
+fn summary_rounds(
+    plan: &Plan,
+    e: usize,
+    state: &mut Pending,
+    queue: &mut VecDeque<Slot>,
+    rng: &mut Xoshiro256PlusPlus,
+) -> usize {
+    let p = &plan.experiments[e];
+    let failed = |state: &Pending, pt: usize| state.failed_points.iter().any(|(f, _)| *f == pt);
+    let ready = (0..p.points.len())
+        .all(|pt| failed(state, pt) || state.outputs.iter().any(|(o, _, _)| *o == pt));
+    if state.summary.is_some() || state.failed.is_some() || !ready {
+        return 0;
+    }
+    let points = budget::summary_points(p.exp, &state.outputs);
+    let live: Vec<usize> = points
+        .iter()
+        .copied()
+        .filter(|&pt| !failed(state, pt))
+        .collect();
+    let mut added = 0;
+    for pt in live {
+        let have = state.next_round[pt];
+        let need = plan.sizing.rounds.saturating_sub(have);
+        let at = budget::spread(queue.len(), need, |m| rng.random_range(0..m));
+        for (k, i) in at.into_iter().enumerate() {
+            let slot = Slot {
+                experiment: e,
+                point: pt,
+                round: have + k,
+            };
+            queue.insert(i, slot);
+        }
+        state.next_round[pt] = have + need;
+        added += need;
+    }
+    state.summary = Some(points);
+    state.jobs += added;
+    state.jobs_left += added;
+    added
 }
 
 /// Complete rounds an interrupted experiment needs for figures of its own:
@@ -273,45 +440,38 @@ fn run_slot(
     on(Event::End)
 }
 
-/// Adaptive rounds: while the run's time budget lasts, the points whose
-/// widest series is furthest from the precision target get one more round
-/// each, widest first, a pass at a time; a point stops when its series all
-/// reached the target or it reached the most rounds. Only series that are
-/// better one way, shown in tables and not flagged count (a count of what
-/// happened has no precision to reach; more rounds do not fix a flag).
+/// Adaptive rounds: until `deadline` (`budget::deadline_s`), passes
+/// of one more round each for the points where a round buys the most
+/// precision per second (`budget::pass`), in a shuffled order; a point
+/// stops when its series all reached the target or it reached the most
+/// rounds. Only series that are better one way, shown in tables and not
+/// flagged count (a count of what happened has no precision to reach; more
+/// rounds do not fix a flag).
 fn adaptive_rounds(
     plan: &Plan,
     ctx: &JobContext,
     target: &super::plan::Adaptive,
-    started: Instant,
-    limit: Duration,
+    (started, deadline, limit): (Instant, f64, Duration),
     pending: &mut [Pending],
+    rng: &mut Xoshiro256PlusPlus,
     on: &mut impl FnMut(Event) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    let base_s = started.elapsed().as_secs_f64();
-    let deadline = if target.asked {
-        target.budget_s
-    } else {
-        target.budget_s.min(2.0 * base_s)
-    };
-    let mut next_round: Vec<Vec<usize>> = plan
-        .experiments
-        .iter()
-        .map(|p| vec![plan.sizing.rounds; p.points.len()])
-        .collect();
+    let mut last: Option<(usize, usize)> = None;
     loop {
         if worker::stopped_by(ctx.stop).is_some() {
             return Ok(());
         }
-        // (widest half-width over target, experiment, point, seconds a round)
-        let mut wide: Vec<(f64, usize, usize, f64)> = Vec::new();
+        let costs = costs(plan, pending);
+        // The points that may get a round, as the budget sees them.
+        let mut keys: Vec<(usize, usize)> = Vec::new();
+        let mut points: Vec<budget::Point> = Vec::new();
         for (e, p) in plan.experiments.iter().enumerate() {
             let state = &pending[e];
             if state.failed.is_some() || state.extra_failed || p.unsupported.is_some() {
                 continue;
             }
             let mut reached = Vec::new();
-            for (point, quick) in point_widths(p, state) {
+            for (point, widths) in series_widths(p, state) {
                 if state.reached.contains(&point)
                     || state.failed_points.iter().any(|(f, _)| *f == point)
                 {
@@ -319,6 +479,7 @@ fn adaptive_rounds(
                 }
                 // Done by the quick estimate: checked against the interval
                 // the results will carry before the point stops, once.
+                let quick = widths.iter().copied().fold(0.0, f64::max);
                 let width = if quick <= target.precision {
                     point_width_exact(p, state, point)
                 } else {
@@ -326,91 +487,103 @@ fn adaptive_rounds(
                 };
                 if width <= target.precision {
                     reached.push(point);
-                }
-                if width > target.precision && next_round[e][point] < MAX_ROUNDS {
-                    let took = stats::median(&state.took_s[point]).unwrap_or(1.0);
-                    wide.push((width / target.precision, e, point, took));
+                } else if state.next_round[point] < MAX_ROUNDS {
+                    keys.push((e, point));
+                    points.push(budget::Point {
+                        cost_s: costs[e][point],
+                        rounds: state.outputs.iter().filter(|o| o.0 == point).count(),
+                        widths,
+                    });
                 }
             }
             pending[e].reached.extend(reached);
         }
-        if wide.is_empty() {
-            return Ok(());
-        }
-        wide.sort_by(|a, b| b.0.total_cmp(&a.0));
         let left = deadline - started.elapsed().as_secs_f64();
-        // This pass: widest first, as many as the time left holds.
-        let mut spend = 0.0;
-        let pass: Vec<(usize, usize)> = wide
-            .iter()
-            .filter(|(_, _, _, took)| {
-                let fits = spend + took <= left;
-                if fits {
-                    spend += took;
-                }
-                fits
-            })
-            .map(|&(_, e, point, _)| (e, point))
-            .collect();
-        if pass.is_empty() {
+        let mut chosen: Vec<(usize, usize)> =
+            budget::pass(&points, target.precision, left, MAX_ROUNDS)
+                .into_iter()
+                .map(|i| keys[i])
+                .collect();
+        if chosen.is_empty() {
             return Ok(());
         }
-        on(Event::More(pass.len()))?;
-        for (e, point) in pass {
+        chosen.shuffle(rng);
+        budget::not_first(&mut chosen, last.as_ref());
+        on(Event::More {
+            jobs: chosen.len(),
+            adaptive: true,
+        })?;
+        let mut queued_s: f64 = chosen.iter().map(|&(e, pt)| costs[e][pt]).sum();
+        for (e, point) in chosen {
             if worker::stopped_by(ctx.stop).is_some() {
                 return Ok(());
             }
-            let round = next_round[e][point];
-            next_round[e][point] += 1;
+            let job_s = costs[e][point];
+            queued_s -= job_s;
+            let elapsed = started.elapsed().as_secs_f64() + job_s;
+            on(Event::Left {
+                after_s: budget::left_s(queued_s, elapsed, Some(deadline)),
+                job_s,
+                settled: true,
+            })?;
+            let round = pending[e].next_round[point];
+            pending[e].next_round[point] += 1;
             let slot = Slot {
                 experiment: e,
                 point,
                 round,
             };
             run_slot(plan, ctx, (slot, true), limit, pending, on)?;
+            last = Some((e, point));
         }
     }
 }
 
 /// Each point's widest interval, as a half-width over its median, among
-/// its series that are better one way and shown in tables and not flagged
-/// (more rounds do not fix a flag), from the rounds in so far. The width is
-/// Student's t over the round medians' logs with the run's noise
-/// (`stats::rounds::quick_half_width`): the bootstrap the results get would
-/// cost a pass over every sample of every round at every pass.
+/// its series that count ([`series_widths`]).
+#[cfg(test)]
 fn point_widths(p: &Planned, state: &Pending) -> Vec<(usize, f64)> {
-    // (point, name, labels) -> each round's samples
+    series_widths(p, state)
+        .into_iter()
+        .map(|(point, w)| (point, w.into_iter().fold(0.0, f64::max)))
+        .collect()
+}
+
+/// Each point's intervals, as half-widths over their medians, of its
+/// series that are better one way and shown in tables and not flagged
+/// (more rounds do not fix a flag), from the rounds in so far; a point
+/// with none is left out. The width is Student's t over the round
+/// medians' logs (`stats::rounds::quick_half_width`): the bootstrap the
+/// results get would cost a pass over every sample of every round at every
+/// pass.
+fn series_widths(p: &Planned, state: &Pending) -> std::collections::BTreeMap<usize, Vec<f64>> {
+    // (point, name, labels) -> each round's median
     type Key<'a> = (usize, &'a str, &'a Labels);
-    let mut rounds: std::collections::HashMap<Key, Vec<Vec<f64>>> = Default::default();
-    let mut wanted: std::collections::HashMap<Key, bool> = Default::default();
+    let mut rounds: std::collections::HashMap<Key, Vec<f64>> = Default::default();
     for (point, _, out) in &state.outputs {
         for s in &out.series {
-            let key = (*point, s.name.as_str(), &s.labels);
             let shown = !s.detail
                 && matches!(
                     p.exp.better_for(&s.name, &s.labels),
                     Better::Lower | Better::Higher
                 );
-            wanted.insert(key, shown);
-            rounds.entry(key).or_default().push(s.samples.clone());
+            if let (true, Some(m)) = (shown, stats::median(&s.samples)) {
+                let key = (*point, s.name.as_str(), &s.labels);
+                rounds.entry(key).or_default().push(m);
+            }
         }
     }
-    let mut widest: std::collections::BTreeMap<usize, f64> = Default::default();
-    for (key, by_round) in rounds {
-        if !wanted[&key] {
-            continue;
-        }
-        let medians: Vec<f64> = by_round.iter().filter_map(|r| stats::median(r)).collect();
+    let mut widths: std::collections::BTreeMap<usize, Vec<f64>> = Default::default();
+    for (key, medians) in rounds {
         if stats::rounds::unsettled(&medians).is_some() {
             continue;
         }
         let w = stats::rounds::quick_half_width(&medians);
         if w.is_finite() {
-            let e = widest.entry(key.0).or_insert(0.0);
-            *e = e.max(w);
+            widths.entry(key.0).or_default().push(w);
         }
     }
-    widest.into_iter().collect()
+    widths
 }
 
 /// The widest interval of a point's shown series that are better one way
@@ -531,233 +704,6 @@ fn finish(plan: &Planned, state: &mut Pending) -> ExperimentResult {
         }
     }
     result
-}
-
-/// One series while its rounds come in.
-struct Series {
-    name: String,
-    unit: Unit,
-    labels: Labels,
-    detail: bool,
-    point: usize,
-    /// (round, samples)
-    rounds: Vec<(usize, Vec<f64>)>,
-}
-
-/// Turns the workers' raw series into metrics: each job's samples of a
-/// series are one round of it; the summary's interval comes from the rounds.
-/// Readings repeated by every round become their median; notes are kept
-/// once each.
-pub fn absorb(
-    result: &mut ExperimentResult,
-    exp: &Experiment,
-    outputs: Vec<(usize, usize, WorkerOutput)>,
-) {
-    let mut series: Vec<Series> = Vec::new();
-    let mut readings: Vec<(Reading, Vec<f64>)> = Vec::new();
-    for (point, round, out) in outputs {
-        if let Some(telemetry) = out.telemetry {
-            result.round_log.push(crate::results::RoundRecord {
-                point,
-                round,
-                telemetry,
-            });
-        }
-        for s in out.series {
-            let at = match series
-                .iter()
-                .position(|x| x.name == s.name && x.labels == s.labels)
-            {
-                Some(i) => i,
-                None => {
-                    series.push(Series {
-                        name: s.name.clone(),
-                        unit: s.unit.unwrap_or(Unit::Count),
-                        labels: s.labels.clone(),
-                        detail: s.detail,
-                        point,
-                        rounds: Vec::new(),
-                    });
-                    series.len() - 1
-                }
-            };
-            let rounds = &mut series[at].rounds;
-            match rounds.iter_mut().find(|(r, _)| *r == round) {
-                Some((_, v)) => v.extend(s.samples),
-                None => rounds.push((round, s.samples)),
-            }
-        }
-        for r in out.readings {
-            match readings
-                .iter_mut()
-                .find(|(x, _)| x.name == r.name && x.labels == r.labels)
-            {
-                Some((_, values)) => values.push(r.value),
-                None => {
-                    let v = r.value;
-                    readings.push((r, vec![v]));
-                }
-            }
-        }
-        for n in out.notes {
-            if !result.notes.contains(&n) {
-                result.notes.push(n);
-            }
-        }
-    }
-    for s in series {
-        let ids: Vec<usize> = s.rounds.iter().map(|(r, _)| *r).collect();
-        let rounds: Vec<Vec<f64>> = s.rounds.into_iter().map(|(_, v)| v).collect();
-        let summary =
-            match crate::results::summarize_series(exp.name, &s.name, &s.labels, s.unit, &rounds) {
-                Ok(sm) => sm,
-                Err(e) => {
-                    result
-                        .notes
-                        .push(format!("{} {:?}: no summary ({e})", s.name, s.labels));
-                    continue;
-                }
-            };
-        let mut summary = summary;
-        explain_modes(&mut summary, &result.round_log, s.point, &ids);
-        let seed = exp.seed_for(&s.name, &s.labels);
-        let better = exp.better_for(&s.name, &s.labels);
-        result.metrics.push(Metric {
-            name: s.name,
-            unit: s.unit,
-            labels: s.labels,
-            summary,
-            rounds: rounds.iter().map(Vec::len).collect(),
-            samples: rounds.into_iter().flatten().collect(),
-            detail: s.detail && seed.is_none(),
-            better,
-            seed,
-            point: Some(s.point),
-        });
-    }
-    with_run_noise(&mut result.metrics);
-    for (mut r, values) in readings {
-        r.value = stats::median(&values).unwrap_or(r.value);
-        result.readings.push(r);
-    }
-}
-
-/// Widens each series' interval by its family's run-to-run noise (an
-/// experiment at one point, each unit on its own: the host's state moves
-/// times together, not sizes): the family's drift over this run, its early
-/// rounds against its late ones (`stats::noise::drift_excess`), never less
-/// than the floor. The interval then speaks of the next run's median, and
-/// `compare` builds its own from `se_ln` and the noise it measures.
-fn with_run_noise(metrics: &mut [Metric]) {
-    type Key = (Option<usize>, Unit);
-    let mut excess: std::collections::BTreeMap<Key, Vec<f64>> = Default::default();
-    for m in metrics.iter().filter(|m| !m.summary.unstable) {
-        if let Some(x) = stats::noise::drift_excess(&m.summary.round_medians) {
-            excess.entry((m.point, m.unit)).or_default().push(x);
-        }
-    }
-    for m in metrics.iter_mut() {
-        let drift = excess
-            .get(&(m.point, m.unit))
-            .and_then(|x| stats::noise::tau2_from_drift(x));
-        let (tau, _) = stats::noise::family_tau(&[], &[], drift);
-        stats::rounds::widen_by_run_noise(&mut m.summary, tau);
-        if m.unit == Unit::Percent {
-            // A percentage cannot exceed 100: neither can its interval.
-            m.summary.ci95_hi = m.summary.ci95_hi.min(100.0);
-        }
-    }
-}
-
-/// Adds to a series flagged for two modes what its rounds' own records say
-/// sets the modes apart, when they do (`explain::mode_covariate`).
-fn explain_modes(
-    s: &mut crate::stats::Summary,
-    log: &[crate::results::RoundRecord],
-    point: usize,
-    ids: &[usize],
-) {
-    let Some(stats::rounds::Unsettled::TwoModes {
-        low,
-        high,
-        explained,
-        ..
-    }) = &mut s.unsettled
-    else {
-        return;
-    };
-    let cut = (*low * *high).sqrt();
-    let low_mode: Vec<bool> = s.round_medians.iter().map(|m| *m < cut).collect();
-    let records: Option<Vec<&crate::results::RoundTelemetry>> = ids
-        .iter()
-        .map(|id| {
-            log.iter()
-                .find(|r| r.point == point && r.round == *id)
-                .map(|r| &r.telemetry)
-        })
-        .collect();
-    if let Some(records) = records {
-        *explained = crate::measure::explain::mode_covariate(&low_mode, &records, |x| {
-            fmt_value(x, Unit::Ns)
-        });
-    }
-}
-
-/// Series named in the note on what was flagged, at most.
-const UNSETTLED_LISTED: usize = 12;
-
-/// The series flagged for what more rounds cannot fix (a trend over the
-/// run, two modes): a short finding (how many, the first of them, and that
-/// no other finding rests on them) and a note that names each flag.
-fn unsettled(r: &ExperimentResult) -> Option<(String, String)> {
-    let bad: Vec<(String, String)> = r
-        .metrics
-        .iter()
-        .filter(|m| m.summary.unstable)
-        .map(|m| {
-            let name = format!("{} {}", m.name, crate::results::case(m));
-            let why = m
-                .summary
-                .unsettled
-                .as_ref()
-                .map_or_else(|| "its rounds disagree".to_string(), |u| u.words(m.unit));
-            let said = format!("{name}: {why}");
-            (name, said)
-        })
-        .collect();
-    let (first, first_said) = bad.first()?;
-    let n = bad.len();
-    let mut finding = if n == 1 {
-        format!("flagged here: {first_said}; its median and interval are in the table, and no finding rests on it")
-    } else {
-        format!("flagged here: {n} series, {first} the first (a trend over the run or two modes: the notes name each); their medians and intervals are in the table, and no finding rests on them")
-    };
-    // What held the experiment's workers back that can unsettle a figure:
-    // steal, throttling (run delay is often the worker's own tasks). Over
-    // all its rounds: a series does not know which of them were its own.
-    let seen = crate::measure::explain::held_back(&r.round_log, None);
-    if !seen.is_empty() {
-        finding.push_str(&format!(
-            "; over this experiment's rounds, {}",
-            seen.join("; ")
-        ));
-    }
-    let shown: Vec<&str> = bad
-        .iter()
-        .take(UNSETTLED_LISTED)
-        .map(|b| b.1.as_str())
-        .collect();
-    let more = n.saturating_sub(shown.len());
-    let list = format!(
-        "flagged: {}{}",
-        shown.join("; "),
-        if more > 0 {
-            format!("; and {more} more series (results.json has them, flagged unstable)")
-        } else {
-            String::new()
-        }
-    );
-    Some((finding, list))
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
 use super::*;
+use crate::results::Unit;
 use std::io::{Error, ErrorKind};
 
 #[test]
@@ -129,6 +130,8 @@ fn pending_of(rounds: Vec<(usize, usize, Vec<RawSeries>)>) -> Pending {
         extra_failed: false,
         extra_notes: vec![],
         reached: vec![],
+        summary: None,
+        next_round: vec![],
         interrupted: None,
         busy_s: 0.0,
         done: false,

@@ -3,11 +3,13 @@
 //! results after every experiment so a later failure or a Ctrl-C loses
 //! nothing already measured.
 
+pub mod budget;
 pub mod busy;
 pub mod execute;
 pub mod limits;
 pub mod plan;
 pub mod progress;
+pub mod summarise;
 
 use crate::cli::{OutputArgs, ProfileArg, RunArgs};
 use crate::env::IdlePollPlan;
@@ -315,6 +317,27 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
     Ok((ExitCode::SUCCESS, complete))
 }
 
+/// The fewest and the most rounds among the series the Summary's
+/// quantities are read from (`matrix::rows::summary_picks`); None when the
+/// run measured none of them.
+pub fn summary_rounds(r: &RunResults) -> Option<(usize, usize)> {
+    let rounds: Vec<usize> = crate::matrix::rows::summary_picks(r)
+        .iter()
+        .flat_map(|p| {
+            let from = p.slope_from.as_ref().and_then(|labels| {
+                r.measured(&p.experiment)?
+                    .metrics
+                    .iter()
+                    .find(|m| m.name == p.metric && m.labels == *labels)
+            });
+            [p.find(r), from]
+        })
+        .flatten()
+        .map(|m| m.summary.rounds)
+        .collect();
+    Some((*rounds.iter().min()?, *rounds.iter().max()?))
+}
+
 /// Writes `t` to standard output: a closed pipe stays an `io::Error` (the
 /// run then ends as SIGPIPE would, [`execute::broken_pipe`]); any other
 /// error is [`crate::error::OutputError`], exit 1 with "cannot write to
@@ -555,7 +578,7 @@ pub fn measure_with(
         run_id: Some(crate::results::new_run_id()),
         build: Some(crate::results::Build::this()),
         pin: plan.pin.clone(),
-        rounds: plan.sizing.rounds,
+        rounds: plan.sizing.min_rounds,
         seed: Some(plan.seed),
         env,
         calibration,
@@ -611,7 +634,7 @@ pub fn measure_with(
     // Whether the Go helper is built: asked at the first Go job, and again
     // after a job that built it.
     let mut go_ready: Option<bool> = None;
-    execute::run(plan, &ctx, |ev| {
+    let spent = execute::run(plan, &ctx, |ev| {
         match ev {
             Event::Start(planned, slot) => {
                 before(planned)?;
@@ -630,10 +653,17 @@ pub fn measure_with(
                     name
                 });
             }
-            Event::More(n) => {
-                adaptive_jobs += n;
-                progress.more(n);
+            Event::More { jobs, adaptive } => {
+                if adaptive {
+                    adaptive_jobs += jobs;
+                }
+                progress.more(jobs, adaptive);
             }
+            Event::Left {
+                after_s,
+                job_s,
+                settled,
+            } => progress.left(after_s, job_s, settled),
             Event::End => {
                 busy.sample();
                 progress.end();
@@ -684,11 +714,14 @@ pub fn measure_with(
             .warnings
             .push(interrupted_words(&results, done, total));
     }
-    results.precision = Some(crate::results::Precision::of(
-        &results.experiments,
-        plan.precision * 100.0,
-        adaptive_jobs,
-    ));
+    let mut precision =
+        crate::results::Precision::of(&results.experiments, plan.precision * 100.0, adaptive_jobs);
+    precision.budget_s = plan.adaptive.map(|a| a.budget_s);
+    precision.measured_s = Some(spent.measured_s);
+    precision.floor_s = Some(spent.floor_s);
+    precision.deadline_s = spent.deadline_s;
+    precision.summary_rounds = summary_rounds(&results);
+    results.precision = Some(precision);
     results.finished_unix_s = Some(unix_now());
     results.status = if stopped_by.is_some() {
         RunStatus::Partial

@@ -40,6 +40,13 @@ struct Pace {
     shown: Option<(f64, Instant)>,
     /// Adaptive rounds were added: a phase of its own, with its own estimate.
     adaptive: bool,
+    /// The run's own estimate, when it gave one ([`Progress::left`]): the
+    /// seconds left after the job that runs, that job's seconds, and when
+    /// it started.
+    told: Option<(f64, f64, Instant)>,
+    /// The estimate rests on measured costs (every experiment has run a
+    /// job): from then on the time shown holds instead of going up.
+    settled: bool,
     /// The job that runs, in words.
     msg: String,
 }
@@ -55,14 +62,22 @@ impl Pace {
             last_end: now,
             shown: None,
             adaptive: false,
+            told: None,
+            settled: true,
             msg: String::new(),
         }
     }
 
-    /// Seconds left: the jobs not done at the pace so far, weighed with the
-    /// plan's prior while few jobs are done, less the time the job that
-    /// runs has had (up to one job's pace).
+    /// Seconds left: the run's own estimate when it gave one (each point's
+    /// cost, the budget's end: `run::budget::left_s`), counting down through
+    /// the job that runs but never below what comes after it; else the jobs
+    /// not done at the pace so far, weighed with the plan's prior while few
+    /// jobs are done, less the time the job that runs has had (up to one
+    /// job's pace).
     fn left_s(&self) -> f64 {
+        if let Some((after, job, at)) = self.told {
+            return after + (job - at.elapsed().as_secs_f64()).max(0.0);
+        }
         let elapsed = self.started.elapsed().as_secs_f64();
         let done = self.done as f64;
         let pace = (elapsed + PRIOR_WEIGHT * self.prior_s) / (done + PRIOR_WEIGHT);
@@ -74,19 +89,21 @@ impl Pace {
         (left as f64 * pace - into).max(0.0)
     }
 
-    /// The time left as the line says it. The number shown never goes up:
-    /// it is the lowest estimate so far, so it counts down as jobs finish
-    /// and holds while a job runs long. When the estimate runs well past
-    /// it ([`BEHIND_FACTOR`], [`BEHIND_S`]), the line says the run is
-    /// slower than estimated instead of quoting a time it knows is too
-    /// short, until the estimate comes back under the time shown. Adaptive
-    /// rounds are a phase of their own, and the line says so.
+    /// The time left as the line says it. Once the estimate is settled
+    /// (every experiment ran a job) the number shown never goes up: it is the lowest estimate so far, so
+    /// it counts down as jobs finish and holds while a job runs long. When
+    /// the estimate runs well past it ([`BEHIND_FACTOR`], [`BEHIND_S`]), the
+    /// line says the run is slower than estimated instead of quoting a time
+    /// it knows is too short, until the estimate comes back under the time
+    /// shown. The budget's rounds are named as such.
     fn left_text(&mut self) -> String {
         let est = self.left_s();
         let now = Instant::now();
         let shown = match self.shown {
-            Some((s, _)) => s.min(est),
-            None => est,
+            // Until every experiment has run a job, its costs are guesses:
+            // the estimate is shown as it is, up or down.
+            Some((s, _)) if self.settled => s.min(est),
+            _ => est,
         };
         self.shown = Some((shown, now));
         let phase = if self.adaptive {
@@ -183,7 +200,10 @@ impl Progress {
     /// The line for `plan`, drawn only when `visible` (and stderr is a
     /// terminal: indicatif draws nothing elsewhere).
     pub fn new(plan: &Plan, visible: bool) -> Progress {
-        let pace = Arc::new(Mutex::new(Pace::new(plan.jobs(), prior_s(plan))));
+        let mut first = Pace::new(plan.jobs(), prior_s(plan));
+        first.told = Some((planned_s(plan), 0.0, Instant::now()));
+        first.settled = false;
+        let pace = Arc::new(Mutex::new(first));
         if !visible {
             return Progress {
                 bar: ProgressBar::hidden(),
@@ -221,17 +241,26 @@ impl Progress {
         self.bar.tick();
     }
 
-    /// Adaptive rounds added `n` jobs to the run: a phase with an estimate
-    /// of its own.
-    pub fn more(&self, n: usize) {
+    /// `n` jobs were added to the run: the Summary's quantities' rounds, or
+    /// (`adaptive`) a pass of the rounds the budget shares out, which the
+    /// line names as a phase of its own.
+    pub fn more(&self, n: usize, adaptive: bool) {
         let mut pace = self.pace.lock().unwrap_or_else(|e| e.into_inner());
         pace.total += n;
-        if !pace.adaptive {
+        if adaptive && !pace.adaptive {
             pace.adaptive = true;
-            pace.shown = None;
         }
         drop(pace);
         self.bar.inc_length(n as u64);
+    }
+
+    /// The run's estimate as a job starts: `after_s` seconds of measuring
+    /// once it is done, `job_s` for the job itself, and whether it is
+    /// `settled` (every experiment's cost measured).
+    pub fn left(&self, after_s: f64, job_s: f64, settled: bool) {
+        let mut pace = self.pace.lock().unwrap_or_else(|e| e.into_inner());
+        pace.told = Some((after_s, job_s, Instant::now()));
+        pace.settled = settled;
     }
 
     /// A job ended (or was skipped).
@@ -260,14 +289,34 @@ impl Progress {
     }
 }
 
+/// Seconds of measuring the plan holds before any job has run: its jobs
+/// at the prior's seconds each, and with a budget, up to its end (the
+/// profile's rounds at every point at the prior's seconds, for named
+/// experiments without `--budget`: `budget::deadline_s`).
+fn planned_s(plan: &Plan) -> f64 {
+    let prior = prior_s(plan);
+    let points: usize = plan
+        .experiments
+        .iter()
+        .filter(|p| p.unsupported.is_none())
+        .map(|p| p.points.len())
+        .sum();
+    let rounds_s = (points * plan.sizing.rounds) as f64 * prior;
+    let deadline = plan
+        .adaptive
+        .map(|a| super::budget::deadline_s(a.budget_s, a.asked, rounds_s));
+    super::budget::left_s(plan.jobs() as f64 * prior, 0.0, deadline)
+}
+
 /// Seconds one job is expected to take before any has: its measuring
 /// budget, a few series of it, and a worker's start.
-fn prior_s(plan: &Plan) -> f64 {
+pub fn prior_s(plan: &Plan) -> f64 {
     4.0 * plan.sizing.budget_s + 0.1
 }
 
 /// A job in words: the experiment, what its point varies (`cpus 0,1`,
-/// `heap=64 MiB`), and the round.
+/// `heap=64 MiB`), and the round: of the minimum rounds (`round 2/3`), of
+/// the Summary's quantities' (`round 5/8`), or one the budget gave.
 pub fn job_name(planned: &Planned, slot: Slot, plan: &Plan) -> String {
     let point = &planned.points[slot.point];
     let mut parts = vec![planned.exp.name.to_string()];
@@ -279,7 +328,12 @@ pub fn job_name(planned: &Planned, slot: Slot, plan: &Plan) -> String {
     } else if !point.is_null() {
         parts.push(words(point));
     }
-    parts.push(format!("round {}/{}", slot.round + 1, plan.sizing.rounds));
+    let (n, min, most) = (slot.round + 1, plan.sizing.min_rounds, plan.sizing.rounds);
+    parts.push(match () {
+        _ if n <= min => format!("round {n}/{min}"),
+        _ if n <= most => format!("round {n}/{most}"),
+        _ => format!("round {n}, for precision"),
+    });
     parts.join(" · ")
 }
 

@@ -112,3 +112,33 @@ fn the_time_left_never_goes_up_once_shown() {
     p.shown = None;
     assert!(p.left_text().starts_with("adaptive rounds, "));
 }
+
+#[test]
+fn the_runs_own_estimate_counts_down_through_the_job_never_below_what_follows() {
+    let mut p = Pace::new(10, 1.0);
+    // 60 s after this job, which should take 2 s and started 0.5 s ago.
+    p.told = Some((60.0, 2.0, Instant::now() - Duration::from_millis(500)));
+    let left = p.left_s();
+    assert!(left > 61.0 && left <= 61.5, "{left}");
+    // The job runs past its 2 s: what follows it is still to come.
+    p.told = Some((60.0, 2.0, Instant::now() - Duration::from_secs(9)));
+    assert_eq!(p.left_s(), 60.0);
+    // The pace of jobs done has no say once the run gave its own.
+    p.done = 9;
+    assert_eq!(p.left_s(), 60.0);
+}
+
+#[test]
+fn the_estimate_may_go_up_until_every_experiment_has_run_a_job() {
+    // The plan's prior said 20 s; the first jobs measure 60 s.
+    let mut p = Pace::new(40, 1.0);
+    p.settled = false;
+    p.told = Some((20.0, 0.0, Instant::now()));
+    assert_eq!(shown_s(&p.left_text()), Some(20.0));
+    p.told = Some((60.0, 0.0, Instant::now()));
+    assert_eq!(shown_s(&p.left_text()), Some(60.0));
+    // Settled: now it holds.
+    p.settled = true;
+    p.told = Some((90.0, 0.0, Instant::now()));
+    assert_eq!(shown_s(&p.left_text()), Some(60.0));
+}

@@ -1,0 +1,159 @@
+//! The run's figures against its precision target, and what its time
+//! budget bought: the Summary's last line.
+
+use super::ExperimentResult;
+use serde::{Deserialize, Serialize};
+
+/// The run's figures against the precision target: the series better one
+/// way that tables show (a count of what happened has no precision to
+/// reach), how many reached the target, and the median half-width.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Precision {
+    /// The target half-width of an interval over its median, in percent.
+    pub target_pct: f64,
+    pub series: usize,
+    pub reached: usize,
+    /// The median half-width over those series, in percent.
+    pub median_half_width_pct: f64,
+    /// Jobs run as adaptive rounds, beyond the profile's rounds.
+    pub adaptive_jobs: usize,
+    /// The run's time budget in seconds (`--budget`; None when `--rounds`
+    /// fixed the rounds, and in files from before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_s: Option<f64>,
+    /// Seconds from the first job to the end of the last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_s: Option<f64>,
+    /// Seconds the rounds every point must have took (the minimum rounds,
+    /// the Summary's quantities' rounds) before the budget shared out more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor_s: Option<f64>,
+    /// When the budget's rounds were to end, in seconds from the first job:
+    /// the budget, or, for named experiments and no `--budget`, sooner (as
+    /// long as the profile's rounds at every point take).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_s: Option<f64>,
+    /// The fewest and the most rounds of the series counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<(usize, usize)>,
+    /// The fewest and the most rounds of the Summary's quantities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_rounds: Option<(usize, usize)>,
+}
+
+impl Precision {
+    /// The precision of `experiments`' series against `target_pct`.
+    pub fn of(
+        experiments: &[ExperimentResult],
+        target_pct: f64,
+        adaptive_jobs: usize,
+    ) -> Precision {
+        let counted: Vec<(f64, usize)> = experiments
+            .iter()
+            .flat_map(|e| &e.metrics)
+            .filter(|m| m.has_precision_target())
+            .map(|m| (100.0 * m.summary.half_width(), m.summary.rounds))
+            .filter(|(w, _)| w.is_finite())
+            .collect();
+        let widths: Vec<f64> = counted.iter().map(|c| c.0).collect();
+        let rounds = counted.iter().map(|c| c.1);
+        Precision {
+            target_pct,
+            series: widths.len(),
+            reached: widths.iter().filter(|w| **w <= target_pct).count(),
+            median_half_width_pct: crate::stats::median(&widths).unwrap_or(f64::NAN),
+            adaptive_jobs,
+            budget_s: None,
+            measured_s: None,
+            floor_s: None,
+            deadline_s: None,
+            rounds: rounds.clone().min().zip(rounds.max()),
+            summary_rounds: None,
+        }
+    }
+
+    /// In a sentence, what the run's time bought: "The 70 s budget bought
+    /// ±3.1% median precision (312 of 371 series within ±5%, 3–24 rounds;
+    /// the Summary's quantities 8–24 rounds)". When the rounds every point
+    /// must have took longer than the budget, or the run ended before it
+    /// (every series within the target, or a few experiments' rounds), it
+    /// says so; with the rounds fixed (`--rounds`), what they bought; in a
+    /// file from before budgets, how many series reached the target.
+    pub fn sentence(&self) -> String {
+        let span = |(lo, hi): (usize, usize)| {
+            if lo == hi {
+                format!("{lo} rounds")
+            } else {
+                format!("{lo}–{hi} rounds")
+            }
+        };
+        let within = format!(
+            "{} of {} series ({:.0}%) within ±{}%{}{}",
+            self.reached,
+            self.series,
+            100.0 * self.reached as f64 / self.series.max(1) as f64,
+            self.target_pct,
+            self.rounds
+                .map_or(String::new(), |r| format!(", {}", span(r))),
+            self.summary_rounds.map_or(String::new(), |r| format!(
+                "; the Summary's quantities {}",
+                span(r)
+            ))
+        );
+        let bought = format!(
+            "±{:.1}% median precision ({within})",
+            self.median_half_width_pct
+        );
+        let secs = |s: f64| format!("{s:.0} s");
+        let (Some(m), Some(f), true) = (self.measured_s, self.floor_s, self.series > 0) else {
+            return self.old_sentence();
+        };
+        let Some(b) = self.budget_s else {
+            return format!("{} of fixed rounds bought {bought}", secs(m));
+        };
+        let d = self.deadline_s.unwrap_or(b);
+        if f > b {
+            format!(
+                "The rounds every series must have took {}, past the {} budget, and bought {bought}",
+                secs(f),
+                secs(b)
+            )
+        } else if m < 0.9 * d {
+            format!(
+                "{} of the {} budget bought {bought}: no more rounds were needed",
+                secs(m),
+                secs(d)
+            )
+        } else if d < b {
+            format!(
+                "{} bought {bought}: as long as the profile's rounds of every point take, under the {} budget",
+                secs(m),
+                secs(b)
+            )
+        } else {
+            format!("The {} budget bought {bought}", secs(b))
+        }
+    }
+
+    /// The sentence of a file from before budgets: "612 of 640 series
+    /// (96%) are known to ±5% or better; the median interval is ±2.1%".
+    fn old_sentence(&self) -> String {
+        format!(
+            "{} of {} series ({:.0}%) are known to ±{}% or better; the median interval is ±{:.1}%{}",
+            self.reached,
+            self.series,
+            100.0 * self.reached as f64 / self.series.max(1) as f64,
+            self.target_pct,
+            self.median_half_width_pct,
+            if self.adaptive_jobs > 0 {
+                format!(" ({} adaptive rounds went to the widest)", self.adaptive_jobs)
+            } else {
+                String::new()
+            }
+        )
+    }
+}
+
+#[cfg(test)]
+#[path = "precision_tests.rs"]
+mod tests;

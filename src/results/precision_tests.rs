@@ -1,0 +1,101 @@
+use super::*;
+
+/// A run's record: 300 of 371 series within ±5%, the median ±3.1%.
+fn record() -> Precision {
+    Precision {
+        target_pct: 5.0,
+        series: 371,
+        reached: 300,
+        median_half_width_pct: 3.12,
+        adaptive_jobs: 120,
+        budget_s: Some(70.0),
+        measured_s: Some(70.2),
+        floor_s: Some(41.0),
+        deadline_s: Some(70.0),
+        rounds: Some((3, 24)),
+        summary_rounds: Some((8, 24)),
+    }
+}
+
+#[test]
+fn the_last_line_says_what_the_budget_bought() {
+    assert_eq!(
+        record().sentence(),
+        "The 70 s budget bought ±3.1% median precision (300 of 371 series (81%) within ±5%, 3–24 rounds; the Summary's quantities 8–24 rounds)"
+    );
+}
+
+#[test]
+fn minimum_rounds_past_the_budget_are_said_so() {
+    let slow = Precision {
+        measured_s: Some(83.0),
+        floor_s: Some(83.0),
+        summary_rounds: Some((8, 8)),
+        ..record()
+    };
+    let s = slow.sentence();
+    assert!(
+        s.starts_with(
+            "The rounds every series must have took 83 s, past the 70 s budget, and bought ±3.1%"
+        ),
+        "{s}"
+    );
+    assert!(s.ends_with("the Summary's quantities 8 rounds)"), "{s}");
+}
+
+#[test]
+fn a_run_that_ended_before_its_budget_says_why() {
+    // Every series reached the target early.
+    let done = Precision {
+        measured_s: Some(30.0),
+        reached: 371,
+        ..record()
+    };
+    assert!(done.sentence().starts_with(
+        "30 s of the 70 s budget bought ±3.1% median precision (371 of 371 series (100%)"
+    ));
+    assert!(done.sentence().contains("no more rounds were needed"));
+    // Named experiments without --budget: their rounds' time.
+    let named = Precision {
+        measured_s: Some(12.0),
+        floor_s: Some(12.3),
+        deadline_s: Some(12.0),
+        ..record()
+    };
+    assert!(
+        named.sentence().starts_with("12 s bought ±3.1%")
+            && named.sentence().ends_with(
+                "as long as the profile's rounds of every point take, under the 70 s budget"
+            ),
+        "{}",
+        named.sentence()
+    );
+}
+
+#[test]
+fn fixed_rounds_and_old_files_keep_their_own_words() {
+    let fixed = Precision {
+        budget_s: None,
+        deadline_s: None,
+        measured_s: Some(20.0),
+        rounds: Some((4, 4)),
+        summary_rounds: Some((4, 4)),
+        ..record()
+    };
+    assert!(fixed
+        .sentence()
+        .starts_with("20 s of fixed rounds bought ±3.1% median precision (300 of 371 series (81%) within ±5%, 4 rounds"));
+    let old = Precision {
+        budget_s: None,
+        measured_s: None,
+        floor_s: None,
+        deadline_s: None,
+        rounds: None,
+        summary_rounds: None,
+        ..record()
+    };
+    assert_eq!(
+        old.sentence(),
+        "300 of 371 series (81%) are known to ±5% or better; the median interval is ±3.1% (120 adaptive rounds went to the widest)"
+    );
+}
