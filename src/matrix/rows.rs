@@ -20,7 +20,9 @@ use crate::experiments::switch::methods::{
 use crate::experiments::switch::series::SWITCH_NS;
 use crate::experiments::yardstick::CALL_NS;
 use crate::measure::params::Row;
-use crate::metric::key::{CHILD, METHOD, N, PAGES, PLACEMENT, THREADS, VARIANT, WORKERS, WRITES};
+use crate::metric::key::{
+    CHILD, METHOD, N, PAGES, PLACEMENT, THP, THREADS, VARIANT, WORKERS, WRITES,
+};
 use crate::metric::MetricSpec;
 use crate::results::{ExperimentResult, Labels, Metric, RunResults};
 use serde::Serialize;
@@ -161,6 +163,9 @@ pub fn picks_in<'a>(measured: &dyn Fn(&str) -> Option<&'a ExperimentResult>) -> 
     if let Some(e) = measured("parallel.average") {
         v.extend(speedup(e));
     }
+    if let Some(e) = measured("parallel.program") {
+        v.extend(whole_program(e));
+    }
     v
 }
 
@@ -264,6 +269,30 @@ fn speedup(e: &ExperimentResult) -> Vec<Pick> {
             Some(Pick::of(format!("speedup, {} × {w}", v.name()), e, m))
         })
         .collect()
+}
+
+/// The seed's whole program, 2 forked processes against serial, at the
+/// largest array, for each THP setting measured: as parallel.program's
+/// Summary sentence takes it.
+fn whole_program(e: &ExperimentResult) -> Vec<Pick> {
+    let all = || e.metrics.iter().filter(|m| m.name == SPEEDUP.name);
+    let Some(n) = all().filter_map(|m| m.label_num(N)).max() else {
+        return Vec::new();
+    };
+    let n = n.to_string();
+    let mut v: Vec<Pick> = all()
+        .filter(|m| {
+            m.label(VARIANT) == Some(Par::Fork.name())
+                && m.label(WORKERS) == Some("2")
+                && m.label(N) == Some(n.as_str())
+        })
+        .map(|m| {
+            let thp = m.label(THP).unwrap_or("?");
+            Pick::of(format!("the whole program, fork × 2, thp={thp}"), e, m)
+        })
+        .collect();
+    v.sort_by(|a, b| a.name.cmp(&b.name));
+    v
 }
 
 /// Every series the first run has and at least one other run has too
