@@ -200,7 +200,7 @@ impl Heap {
     /// 0 for a page not touched yet, and for all of them without
     /// CAP_SYS_ADMIN.
     pub fn frames(&self) -> Option<Vec<u64>> {
-        super::procfs::page_frames(self.start, self.pages())
+        super::procfs::page_frames(self.start / PAGE, self.pages())
     }
 
     pub fn is_empty(&self) -> bool {

@@ -33,16 +33,16 @@ pub fn cpus_online_list() -> Option<String> {
     std::fs::read_to_string("/sys/devices/system/cpu/online").ok()
 }
 
-/// The physical frame behind each of `pages` 4 KiB pages from `addr`, from
+/// The physical frame behind each of `pages` pages from virtual page
+/// number `first` (an address over the page size), from
 /// /proc/self/pagemap (bits 0-54 of each entry; 0 for a page not present,
 /// and for every page without CAP_SYS_ADMIN, which the kernel hides them
 /// from). None when the file cannot be read.
-pub fn page_frames(addr: usize, pages: usize) -> Option<Vec<u64>> {
+pub fn page_frames(first: usize, pages: usize) -> Option<Vec<u64>> {
     use std::os::unix::fs::FileExt;
     let f = std::fs::File::open("/proc/self/pagemap").ok()?;
     let mut buf = vec![0u8; pages * 8];
-    f.read_exact_at(&mut buf, (addr / super::mm::PAGE * 8) as u64)
-        .ok()?;
+    f.read_exact_at(&mut buf, first as u64 * 8).ok()?;
     Some(frames_of(&buf))
 }
 
