@@ -265,6 +265,65 @@ pub fn env_differences(base: &RunResults, new: &RunResults) -> Vec<(String, Stri
     out
 }
 
+/// The memory canary of every round of a side's runs, as environment
+/// lines when the two sides differ: "the host's memory state" when
+/// touching fresh memory cost more on one side (free page reporting: memory
+/// the guest gave back costs a fault on the host again), "the guest's free
+/// memory" when fresh pages came in physical order on one side and
+/// scattered on the other. Each side's figure is the median of its rounds'
+/// canaries (start and end) with its 95% interval; a line only when the
+/// interval of the change lies wholly beyond what the rounds of a flagged
+/// series must differ by to be named (`measure::explain::mode_covariate`):
+/// a ratio beyond 20%, a share beyond 20 points.
+pub fn memory_state(base: &[RunResults], new: &[RunResults]) -> Vec<(String, String, String)> {
+    use crate::results::Canary;
+    use crate::stats::contrast::{difference, ratio};
+    use crate::stats::Summary;
+    let of = |runs: &[RunResults], f: fn(&Canary) -> Option<f64>| {
+        let v: Vec<f64> = runs
+            .iter()
+            .flat_map(|r| r.canaries())
+            .filter_map(|c| f(&c))
+            .filter(|x| x.is_finite())
+            .collect();
+        crate::stats::summarize(&v).ok()
+    };
+    type Line = (
+        &'static str,
+        fn(&Canary) -> Option<f64>,
+        fn(&Summary, &Summary) -> bool,
+        fn(f64) -> String,
+    );
+    let lines: [Line; 2] = [
+        (
+            "the host's memory state differed between the runs (touching fresh memory, per 4 KiB page)",
+            |c| c.fresh_page_ns.filter(|x| *x > 0.0),
+            |n, b| ratio(n, b).is_some_and(|r| r.lo > 1.2 || r.hi < 1.0 / 1.2),
+            |x| crate::units::fmt_value(x, crate::units::Unit::Ns),
+        ),
+        (
+            "the guest's free memory differed between the runs (fresh pages in physical order)",
+            |c| c.fresh_in_order.map(|x| x * 100.0),
+            |n, b| {
+                let d = difference(n, b);
+                d.lo > 20.0 || d.hi < -20.0
+            },
+            |x| format!("{x:.0}%"),
+        ),
+    ];
+    lines
+        .into_iter()
+        .filter_map(|(what, f, apart, shown)| {
+            let (b, n) = (of(base, f)?, of(new, f)?);
+            apart(&n, &b).then(|| (what.to_string(), shown(b.median), shown(n.median)))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "memory_tests.rs"]
+mod memory_tests;
+
 /// What each side lacks of the other, in one line: whole experiments, then
 /// series of shared experiments (a partial experiment's failed points), and
 /// how many series were compared of all either side has. None when both
@@ -587,7 +646,7 @@ pub fn comparison_at(
     let summary = summary_rows(&new[0], &rows);
     Ok(Comparison {
         summary,
-        env_differences: env_differences(&base[0], &new[0]),
+        env_differences: [env_differences(&base[0], &new[0]), memory_state(base, new)].concat(),
         common_mode,
         relative,
         noise,

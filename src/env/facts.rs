@@ -25,6 +25,8 @@ pub struct Facts {
     /// A memory balloon or free page reporting, as found: "virtio_balloon
     /// (free page reporting)", "virtio_mem"; empty when none.
     pub balloon: Vec<String>,
+    /// Free page reporting as this kernel runs it (None when it has none).
+    pub page_reporting: Option<PageReporting>,
     /// Steal time of all CPUs since boot, and as a share of all CPUs' time
     /// since boot.
     pub steal_since_boot_ns: Option<u64>,
@@ -42,6 +44,19 @@ pub struct Facts {
     pub rss_counting: Option<RssCounting>,
     /// Namespaces of this process that are not the host's initial ones.
     pub own_namespaces: Vec<String>,
+}
+
+/// Free page reporting: the guest tells the host which free blocks it may
+/// take back, and touching one again costs a fault on the host too.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PageReporting {
+    /// `page_reporting_order`: free blocks of 2^order pages and more are
+    /// reported.
+    pub order: u32,
+    /// KiB reported since boot, where the kernel counts it (a
+    /// `reported_kib` parameter, not upstream's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_kib: Option<u64>,
 }
 
 /// What the haltpoll messages say about changing it: the setting is
@@ -250,6 +265,12 @@ impl Facts {
             pcid: has("pcid"),
             invpcid: has("invpcid"),
             balloon: read_balloon(fs),
+            page_reporting: fs
+                .read_u64("/sys/module/page_reporting/parameters/page_reporting_order")
+                .map(|order| PageReporting {
+                    order: order as u32,
+                    reported_kib: fs.read_u64("/sys/module/page_reporting/parameters/reported_kib"),
+                }),
             steal_since_boot_ns,
             steal_since_boot_share,
             seccomp: fs.read("/proc/self/status").and_then(|s| seccomp_mode(&s)),
@@ -356,6 +377,19 @@ impl Facts {
                 self.balloon.join(", ")
             },
         );
+        if let Some(r) = &self.page_reporting {
+            let reported = r.reported_kib.map_or(String::new(), |k| {
+                format!("; {} reported since boot", crate::units::fmt_size(k * 1024))
+            });
+            push(
+                "page reporting",
+                format!(
+                    "free blocks of {} and more (page_reporting_order {}){reported}",
+                    crate::units::fmt_size(crate::sys::PAGE as u64 * (1u64 << r.order.min(40))),
+                    r.order
+                ),
+            );
+        }
         push(
             "boot steal",
             match (self.steal_since_boot_ns, self.steal_since_boot_share) {

@@ -492,6 +492,14 @@ fn facts_are_read_from_fixture_text() {
         "0110010100000000\n",
     );
     t.write("/sys/bus/virtio/devices/virtio1/device", "0x0001\n");
+    t.write(
+        "/sys/module/page_reporting/parameters/page_reporting_order",
+        "9\n",
+    );
+    t.write(
+        "/sys/module/page_reporting/parameters/reported_kib",
+        "2097152\n",
+    );
     t.write("/sys/devices/system/node/online", "0-1\n");
     t.write(
         "/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled",
@@ -523,6 +531,17 @@ fn facts_are_read_from_fixture_text() {
     let why = f.polling_idle().unwrap_err();
     assert!(why.contains("guest_halt_poll_ns=0"), "{why}");
     assert_eq!(f.balloon, vec!["virtio_balloon (free page reporting)"]);
+    assert_eq!(
+        f.page_reporting,
+        Some(facts::PageReporting {
+            order: 9,
+            reported_kib: Some(2 << 20)
+        })
+    );
+    assert!(f.describe().iter().any(|(k, v)| {
+        k == "page reporting"
+        && v == "free blocks of 2 MiB and more (page_reporting_order 9); 2 GiB reported since boot"
+    }));
     assert_eq!(f.numa_nodes, Some(2));
     assert_eq!(
         f.mthp,

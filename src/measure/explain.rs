@@ -177,65 +177,132 @@ fn pct(share: f64) -> String {
 /// One figure of a round's canary.
 type ReadOf = fn(&Canary) -> Option<f64>;
 
+/// A record of each round that may set two modes apart: how to read it
+/// from a canary, whether two medians are far enough apart to name, and
+/// the words (the low mode's median, the high mode's, the figure's unit).
+struct Covariate {
+    read: ReadOf,
+    apart: fn(f64, f64) -> bool,
+    words: fn(f64, f64, &dyn Fn(f64) -> String) -> String,
+}
+
+/// Two costs at least 20% apart.
+fn ratio_apart(a: f64, b: f64) -> bool {
+    (a / b).ln().abs() >= 1.2f64.ln()
+}
+
+/// Two shares at least 20 points apart.
+fn share_apart(a: f64, b: f64) -> bool {
+    (a - b).abs() >= 0.2
+}
+
+/// Which mode's median is the larger, given the low mode's (`lo`) and the
+/// high mode's (`hi`): "high" or "low".
+fn mode_of(lo: f64, hi: f64) -> &'static str {
+    if hi >= lo {
+        "high"
+    } else {
+        "low"
+    }
+}
+
+/// What may set two modes apart, in the order they are tried: where the
+/// rounds ran, the host's speed, the host's memory, the guest's free
+/// memory.
+const COVARIATES: [Covariate; 4] = [
+    Covariate {
+        read: |c| c.coherence_ns,
+        apart: ratio_apart,
+        words: |lo, hi, unit| {
+            format!(
+                "the coherence floor between the CPUs read {} in the low mode's rounds and {} in the high mode's: where the rounds ran, or the host's state, sets them apart",
+                unit(lo),
+                unit(hi)
+            )
+        },
+    },
+    Covariate {
+        read: |c| Some(c.syscall_ns).filter(|x| *x > 0.0),
+        apart: ratio_apart,
+        words: |lo, hi, unit| {
+            format!(
+                "the canary (a bare system call) read {} in the low mode's rounds and {} in the high mode's: where the rounds ran, or the host's state, sets them apart",
+                unit(lo),
+                unit(hi)
+            )
+        },
+    },
+    Covariate {
+        read: |c| c.fresh_page_ns.filter(|x| *x > 0.0),
+        apart: ratio_apart,
+        words: |lo, hi, unit| {
+            format!(
+                "the rounds of the {} mode found fresh memory dearer to touch ({} against {} per 4 KiB page): the host's memory state (memory the guest gave back to the host, with free page reporting, costs a fault on the host again on every page touched)",
+                mode_of(lo, hi),
+                unit(lo.max(hi)),
+                unit(lo.min(hi))
+            )
+        },
+    },
+    Covariate {
+        read: |c| c.fresh_in_order,
+        apart: share_apart,
+        words: |lo, hi, _| {
+            format!(
+                "the rounds of the {} mode found free memory more scattered ({} of fresh pages in physical order against {}): the guest's free memory (a heap built of scattered pages makes fork and exit walk scattered page records)",
+                // the mode whose rounds read the smaller share: the larger
+                // of the shares turned round
+                mode_of(hi, lo),
+                pct(lo.min(hi)),
+                pct(lo.max(hi))
+            )
+        },
+    },
+];
+
 /// What sets the two modes of a flagged series apart, when a record of
 /// each round does: the coherence floor between the two CPUs (a VM's vCPUs
-/// sharing a cache or not), or the canary (the host in a faster or slower
-/// state). `low_mode` says which rounds fell in the low mode; `rounds` is
-/// each round's record, in the same order. Said only when the record splits
-/// the rounds exactly as the modes do, and its two medians are at least 20%
-/// apart.
+/// sharing a cache or not), the canary (the host in a faster or slower
+/// state), the first touch of fresh memory (the host's memory: free page
+/// reporting) or how much of it came in physical order (the guest's free
+/// memory). `low_mode` says which rounds fell in the low mode; `rounds` is
+/// each round's record, in the same order; `unit_of` writes a time. Said
+/// only when the record splits the rounds exactly as the modes do, and its
+/// two medians are at least 20% apart (20 points for a share).
 pub fn mode_covariate(
     low_mode: &[bool],
     rounds: &[&RoundTelemetry],
     unit_of: impl Fn(f64) -> String,
 ) -> Option<String> {
-    let mid = |c: &crate::results::Canary,
-               d: &crate::results::Canary,
-               f: fn(&crate::results::Canary) -> Option<f64>| {
-        match (f(c), f(d)) {
-            (Some(a), Some(b)) => Some((a + b) / 2.0),
-            (a, b) => a.or(b),
-        }
+    let mid = |c: &Canary, d: &Canary, f: ReadOf| match (f(c), f(d)) {
+        (Some(a), Some(b)) => Some((a + b) / 2.0),
+        (a, b) => a.or(b),
     };
-    let covariates: [(&str, ReadOf); 2] = [
-        ("the coherence floor between the CPUs", |c| c.coherence_ns),
-        ("the canary (a bare system call)", |c| {
-            Some(c.syscall_ns).filter(|x| *x > 0.0)
-        }),
-    ];
     if low_mode.len() != rounds.len() || low_mode.len() < 4 {
         return None;
     }
-    for (what, f) in covariates {
+    for cov in COVARIATES {
         let v: Option<Vec<f64>> = rounds
             .iter()
-            .map(|t| mid(&t.canary_start, &t.canary_end, f))
+            .map(|t| mid(&t.canary_start, &t.canary_end, cov.read))
             .collect();
         let Some(v) = v else { continue };
-        let (lo, hi): (Vec<f64>, Vec<f64>) = (
+        let of = |low: bool| -> Vec<f64> {
             v.iter()
                 .zip(low_mode)
-                .filter(|(_, l)| **l)
+                .filter(|(_, l)| **l == low)
                 .map(|(x, _)| *x)
-                .collect(),
-            v.iter()
-                .zip(low_mode)
-                .filter(|(_, l)| !**l)
-                .map(|(x, _)| *x)
-                .collect(),
-        );
+                .collect()
+        };
+        let (lo, hi) = (of(true), of(false));
         let (Some(ml), Some(mh)) = (crate::stats::median(&lo), crate::stats::median(&hi)) else {
             continue;
         };
         let max = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
         let split = max(&lo) < min(&hi) || max(&hi) < min(&lo);
-        if split && (ml / mh).ln().abs() >= 1.2f64.ln() {
-            return Some(format!(
-                "{what} read {} in the low mode's rounds and {} in the high mode's: where the rounds ran, or the host's state, sets them apart",
-                unit_of(ml),
-                unit_of(mh)
-            ));
+        if split && (cov.apart)(ml, mh) {
+            return Some((cov.words)(ml, mh, &unit_of));
         }
     }
     None

@@ -182,3 +182,120 @@ fn two_modes_are_explained_only_by_a_record_that_splits_them_as_they_split() {
         "{why}"
     );
 }
+
+/// Issue 37: the rounds of a memory-heavy series' two modes told apart by
+/// the memory canary, the host's (fresh memory dearer to touch) or the
+/// guest's (free memory scattered), with the other records alike.
+#[test]
+fn two_modes_are_explained_by_the_memory_canary_when_it_splits_them() {
+    use crate::results::Canary;
+    let round = |fresh: f64, in_order: f64| {
+        let c = Canary {
+            syscall_ns: 75.0,
+            coherence_ns: Some(30.0),
+            fresh_page_ns: Some(fresh),
+            recycled_page_ns: Some(1100.0),
+            fresh_in_order: Some(in_order),
+            ..Canary::default()
+        };
+        RoundTelemetry {
+            canary_start: c.clone(),
+            canary_end: c,
+            ..RoundTelemetry::default()
+        }
+    };
+    let ns = |x: f64| crate::units::fmt_value(x, crate::units::Unit::Ns);
+    let low = [true, false, true, false, true, true, false, true];
+    // the high mode's rounds drew memory the host had to back again
+    let host: Vec<RoundTelemetry> = low
+        .iter()
+        .map(|l| {
+            if *l {
+                round(1200.0, 0.9)
+            } else {
+                round(9800.0, 0.9)
+            }
+        })
+        .collect();
+    let refs: Vec<&RoundTelemetry> = host.iter().collect();
+    let why = mode_covariate(&low, &refs, ns).unwrap();
+    assert!(
+        why.starts_with(
+            "the rounds of the high mode found fresh memory dearer to touch (9.80 µs against 1.20 µs per 4 KiB page): the host's memory state"
+        ),
+        "{why}"
+    );
+    // the low mode's, the other way round (a rate: the low mode is slow)
+    let flipped: Vec<RoundTelemetry> = low
+        .iter()
+        .map(|l| {
+            if *l {
+                round(9800.0, 0.9)
+            } else {
+                round(1200.0, 0.9)
+            }
+        })
+        .collect();
+    let refs: Vec<&RoundTelemetry> = flipped.iter().collect();
+    assert!(mode_covariate(&low, &refs, ns)
+        .unwrap()
+        .starts_with("the rounds of the low mode found fresh memory dearer"));
+    // 10% apart is not named, though it splits them
+    let near: Vec<RoundTelemetry> = low
+        .iter()
+        .map(|l| {
+            if *l {
+                round(1200.0, 0.9)
+            } else {
+                round(1320.0, 0.9)
+            }
+        })
+        .collect();
+    let refs: Vec<&RoundTelemetry> = near.iter().collect();
+    assert_eq!(mode_covariate(&low, &refs, ns), None);
+    // the guest's free memory: scattered in the high mode's rounds
+    let guest: Vec<RoundTelemetry> = low
+        .iter()
+        .map(|l| {
+            if *l {
+                round(1200.0, 0.85)
+            } else {
+                round(1250.0, 0.05)
+            }
+        })
+        .collect();
+    let refs: Vec<&RoundTelemetry> = guest.iter().collect();
+    let why = mode_covariate(&low, &refs, ns).unwrap();
+    assert!(
+        why.starts_with(
+            "the rounds of the high mode found free memory more scattered (5.0% of fresh pages in physical order against 85%): the guest's free memory"
+        ),
+        "{why}"
+    );
+    // shares 10 points apart are not named
+    let close: Vec<RoundTelemetry> = low
+        .iter()
+        .map(|l| {
+            if *l {
+                round(1200.0, 0.85)
+            } else {
+                round(1200.0, 0.75)
+            }
+        })
+        .collect();
+    let refs: Vec<&RoundTelemetry> = close.iter().collect();
+    assert_eq!(mode_covariate(&low, &refs, ns), None);
+    // an older file, with no memory canary, explains nothing by it
+    let old: Vec<RoundTelemetry> = low
+        .iter()
+        .map(|_| RoundTelemetry {
+            canary_start: Canary {
+                syscall_ns: 75.0,
+                ..Canary::default()
+            },
+            ..RoundTelemetry::default()
+        })
+        .collect();
+    let refs: Vec<&RoundTelemetry> = old.iter().collect();
+    assert_eq!(mode_covariate(&low, &refs, ns), None);
+}

@@ -1,5 +1,6 @@
 //! What the machine did around one round: a canary yardstick at its start
-//! and end (a bare system call, a pipe write and read), the steal time the
+//! and end (a bare system call, a pipe write and read, the first touch of
+//! fresh memory), the steal time the
 //! hypervisor took, how long the worker waited for a CPU, its involuntary
 //! switches, how many tasks were runnable, its CPU time beside the wall
 //! time, each CPU's steal and idle time, the IPIs (RES, CAL, TLB), the
@@ -22,6 +23,11 @@ const CALLS: u64 = 300;
 const BOUNCES: usize = 2_000;
 /// The most the coherence floor may take (2,000 round trips take 0.1-1 ms).
 const COHERENCE_LIMIT_NS: u64 = 20_000_000;
+/// The block the memory canary touches, twice: 512 pages of 4 KiB, one
+/// block of free page reporting's usual order, about 0.6 ms each time on a
+/// KVM guest whose host still backs the memory, up to 5 ms where the host
+/// must back every page again (about 10 µs a page).
+const TOUCH_BYTES: usize = 2 << 20;
 
 /// Measures the canary now on the CPUs this thread may use: see
 /// [`canary_on`].
@@ -29,12 +35,13 @@ pub fn canary() -> Canary {
     canary_on(&sys::allowed_cpus().unwrap_or_default())
 }
 
-/// Measures the canary now (about half a millisecond per CPU, and the
-/// coherence floor's 2,000 round trips): the bare system call pinned to
-/// each of `cpus` in turn (a vCPU the host serves slower shows as itself,
-/// not as noise of whichever CPU the round landed on), its median over
-/// them, the pipe's write and read, and the coherence floor between the
-/// first two. The thread's CPUs are restored after, whatever they were: a
+/// Measures the canary now (about half a millisecond per CPU, the
+/// coherence floor's 2,000 round trips and the memory canary's two blocks):
+/// the bare system call pinned to each of `cpus` in turn (a vCPU the host
+/// serves slower shows as itself, not as noise of whichever CPU the round
+/// landed on), its median over them, the pipe's write and read, the
+/// coherence floor between the first two, and the first touch of fresh
+/// memory and of memory freed just before ([`memory`]). The thread's CPUs are restored after, whatever they were: a
 /// round's end canary reads the CPUs its start read, though the experiment
 /// pinned the thread meanwhile.
 pub fn canary_on(cpus: &[usize]) -> Canary {
@@ -64,6 +71,7 @@ pub fn canary_on(cpus: &[usize]) -> Canary {
         let v: Vec<f64> = per_cpu_ns.iter().map(|(_, ns)| *ns).collect();
         crate::stats::median(&v).unwrap_or(f64::NAN)
     };
+    let (fresh_page_ns, recycled_page_ns, fresh_in_order) = memory();
     let pipe_ns = match sys::pipe(false) {
         Ok((r, w)) => {
             let (mut r, mut w) = (std::fs::File::from(r), std::fs::File::from(w));
@@ -80,7 +88,60 @@ pub fn canary_on(cpus: &[usize]) -> Canary {
         pipe_ns,
         per_cpu_ns,
         coherence_ns,
+        fresh_page_ns,
+        recycled_page_ns,
+        fresh_in_order,
     }
+}
+
+/// The memory canary: the first touch of a fresh block of [`TOUCH_BYTES`]
+/// (ns per 4 KiB page), how much of it the kernel gave in physical order,
+/// then the first touch of a second block mapped just after the first was
+/// unmapped, which the kernel fills with the pages just freed. On a VM
+/// with free page reporting the first may draw memory the guest gave back
+/// to the host (every page of it a fault on the host too); the second
+/// draws memory the host still backs: the guest's own cost.
+fn memory() -> (Option<f64>, Option<f64>, Option<f64>) {
+    let (fresh, frames) = touch().unzip();
+    let recycled = touch().map(|(ns, _)| ns);
+    (
+        fresh,
+        recycled,
+        frames.flatten().as_deref().and_then(in_order),
+    )
+}
+
+/// One byte written into each page of a block mapped anew on 4 KiB pages:
+/// ns per page, and the pages' physical frames; the block is unmapped
+/// after. None when it cannot be mapped.
+fn touch() -> Option<(f64, Option<Vec<u64>>)> {
+    // 4 KiB pages whatever the THP setting, so the figure means the same
+    // on every machine; where the advice is refused, as the system backs it.
+    let block = sys::Heap::untouched(TOUCH_BYTES, sys::Thp::Off)
+        .or_else(|_| sys::Heap::untouched(TOUCH_BYTES, sys::Thp::Default))
+        .ok()?;
+    let pages = block.pages();
+    let t0 = sys::monotonic_ns();
+    for i in 0..pages {
+        block.write_page(i);
+    }
+    let ns = sys::monotonic_ns() - t0;
+    (pages > 0).then(|| (ns as f64 / pages as f64, block.frames()))
+}
+
+/// The share of neighbouring pages whose physical frames are neighbours
+/// too (either way round): 1 when the kernel handed out free memory in
+/// order, near 0 when scattered. None with fewer than two pages or a
+/// frame unknown (0: hidden without CAP_SYS_ADMIN, or not present).
+pub fn in_order(frames: &[u64]) -> Option<f64> {
+    if frames.len() < 2 || frames.contains(&0) {
+        return None;
+    }
+    let next = frames
+        .windows(2)
+        .filter(|w| w[0].abs_diff(w[1]) == 1)
+        .count();
+    Some(next as f64 / (frames.len() - 1) as f64)
 }
 
 /// Half the round trip of a cache line bounced between a thread on `a` and

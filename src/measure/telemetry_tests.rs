@@ -113,3 +113,28 @@ fn the_vmstat_growth_is_taken_per_counter_both_readings_have() {
     assert_eq!(g["thp_fault_alloc"], 5.0);
     assert_eq!(g["compact_stall"], 0.0);
 }
+
+/// Issue 37: every canary times the first touch of a fresh block and of
+/// one freed just before, and says how much of the fresh one came in
+/// physical order where the kernel shows frames (as root).
+#[test]
+fn the_canary_times_touching_fresh_memory() {
+    let c = canary();
+    for ns in [c.fresh_page_ns, c.recycled_page_ns] {
+        let ns = ns.unwrap_or_else(|| panic!("no memory canary: {c:?}"));
+        assert!(ns.is_finite() && ns > 0.0, "{c:?}");
+    }
+    if let Some(share) = c.fresh_in_order {
+        assert!((0.0..=1.0).contains(&share), "{c:?}");
+    }
+}
+
+#[test]
+fn pages_in_order_are_neighbours_either_way_round() {
+    assert_eq!(in_order(&[10, 11, 12, 13]), Some(1.0));
+    assert_eq!(in_order(&[13, 12, 11, 10]), Some(1.0));
+    assert_eq!(in_order(&[10, 50, 11, 90, 91]), Some(0.25));
+    // a frame the kernel hid (0) or a single page: no figure
+    assert_eq!(in_order(&[10, 0, 12]), None);
+    assert_eq!(in_order(&[10]), None);
+}

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The canary: two fixed operations whose cost should not move within a run.
+/// The canary: fixed operations whose cost should not move within a run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Canary {
     /// One bare system call (getppid): the median over every CPU the worker
@@ -21,6 +21,26 @@ pub struct Canary {
     /// between the first two CPUs (whether they share a cache shows here).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coherence_ns: Option<f64>,
+    /// The first touch of fresh memory, per 4 KiB page: one byte written
+    /// into each page of a block mapped anew (on 4 KiB pages), then
+    /// unmapped. The guest's fault and zeroing, and on a VM whose freed
+    /// memory the host takes back (free page reporting), the host's fault
+    /// behind each page it must back again. None in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fresh_page_ns: Option<f64>,
+    /// The same touch of a block whose pages were freed just before (a
+    /// block touched and unmapped, another mapped and touched at once):
+    /// memory the host still backs, so the guest's own part. None in older
+    /// files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recycled_page_ns: Option<f64>,
+    /// How much of the fresh block the kernel gave in physical order: the
+    /// share of neighbouring pages whose frames are neighbours too. Low
+    /// when what freed memory last left it scattered, which makes every
+    /// walk of a large heap's pages (fork, exit) dearer. None without
+    /// CAP_SYS_ADMIN (the kernel hides frames) and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fresh_in_order: Option<f64>,
 }
 
 /// One round's contamination record. The fields after

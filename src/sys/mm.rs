@@ -196,6 +196,13 @@ impl Heap {
         self.len
     }
 
+    /// The physical frame behind each page ([`super::procfs::page_frames`]):
+    /// 0 for a page not touched yet, and for all of them without
+    /// CAP_SYS_ADMIN.
+    pub fn frames(&self) -> Option<Vec<u64>> {
+        super::procfs::page_frames(self.start / PAGE, self.pages())
+    }
+
     pub fn is_empty(&self) -> bool {
         self.map.is_none()
     }

@@ -33,6 +33,35 @@ pub fn cpus_online_list() -> Option<String> {
     std::fs::read_to_string("/sys/devices/system/cpu/online").ok()
 }
 
+/// The physical frame behind each of `pages` pages from virtual page
+/// number `first` (an address over the page size), from
+/// /proc/self/pagemap (bits 0-54 of each entry; 0 for a page not present,
+/// and for every page without CAP_SYS_ADMIN, which the kernel hides them
+/// from). None when the file cannot be read.
+pub fn page_frames(first: usize, pages: usize) -> Option<Vec<u64>> {
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::File::open("/proc/self/pagemap").ok()?;
+    let mut buf = vec![0u8; pages * 8];
+    f.read_exact_at(&mut buf, first as u64 * 8).ok()?;
+    Some(frames_of(&buf))
+}
+
+/// The frames of pagemap entries (8 bytes each, native order): bits 0-54
+/// when the page is present (bit 63), else 0.
+pub fn frames_of(entries: &[u8]) -> Vec<u64> {
+    entries
+        .chunks_exact(8)
+        .map(|e| {
+            let v = u64::from_ne_bytes(e.try_into().expect("8 bytes"));
+            if v >> 63 == 1 {
+                v & ((1 << 55) - 1)
+            } else {
+                0
+            }
+        })
+        .collect()
+}
+
 /// A count field of /proc/self/status (Threads, ...).
 pub fn status_count(field: &str) -> Option<u64> {
     let text = std::fs::read_to_string("/proc/self/status").ok()?;

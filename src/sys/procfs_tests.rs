@@ -116,3 +116,21 @@ fn the_thp_and_compaction_counters_are_read_by_exact_name() {
     // This machine's, where /proc/vmstat has them: every key known.
     assert!(vmstat().iter().all(|(k, _)| VMSTAT_KEYS.contains(k)));
 }
+
+#[test]
+fn pagemap_entries_give_frames_of_present_pages_only() {
+    let present = (1u64 << 63) | 0x1234;
+    let swapped_or_absent = 0x1234u64; // bit 63 clear: no frame
+    let mut bytes = Vec::new();
+    for v in [present, swapped_or_absent, 1u64 << 63] {
+        bytes.extend_from_slice(&v.to_ne_bytes());
+    }
+    assert_eq!(frames_of(&bytes), vec![0x1234, 0, 0]);
+}
+
+#[test]
+fn a_touched_heap_reads_one_frame_per_page() {
+    let heap = crate::sys::Heap::touched(4 * crate::sys::PAGE, crate::sys::Thp::Off).unwrap();
+    let frames = heap.frames().expect("pagemap readable");
+    assert_eq!(frames.len(), heap.pages());
+}

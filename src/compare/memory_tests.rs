@@ -1,0 +1,111 @@
+//! Issue 37: compare names the memory canary's difference between the
+//! sides as an environment line, only when the interval of the change lies
+//! beyond 20% (20 points for a share).
+
+use super::*;
+use crate::results::{Canary, RoundRecord, RoundTelemetry};
+use std::path::Path;
+
+/// The fixture run with every round's canary replaced: `fresh(i)` and
+/// `in_order(i)` for round i, 24 rounds in its first experiment.
+fn run_with(
+    fresh: impl Fn(usize) -> Option<f64>,
+    in_order: impl Fn(usize) -> Option<f64>,
+) -> RunResults {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-results.json");
+    let mut r = RunResults::read(&p).unwrap();
+    for e in &mut r.experiments {
+        e.round_log.clear();
+    }
+    r.experiments[0].round_log = (0..24)
+        .map(|i| {
+            let c = Canary {
+                syscall_ns: 75.0,
+                pipe_ns: 500.0,
+                fresh_page_ns: fresh(i),
+                fresh_in_order: in_order(i),
+                ..Canary::default()
+            };
+            RoundRecord {
+                point: 0,
+                round: i,
+                telemetry: RoundTelemetry {
+                    canary_start: c.clone(),
+                    canary_end: c,
+                    ..RoundTelemetry::default()
+                },
+            }
+        })
+        .collect();
+    r
+}
+
+/// [`memory_state`] of one run a side.
+fn lines(base: &RunResults, new: &RunResults) -> Vec<(String, String, String)> {
+    memory_state(std::slice::from_ref(base), std::slice::from_ref(new))
+}
+
+/// A figure that varies by ±5% around `x` from round to round.
+fn around(x: f64) -> impl Fn(usize) -> Option<f64> {
+    move |i| Some(x * (0.95 + 0.1 * (i % 5) as f64 / 4.0))
+}
+
+#[test]
+fn a_host_whose_fresh_memory_cost_more_is_an_environment_line() {
+    let base = run_with(around(1200.0), |_| None);
+    let new = run_with(around(9800.0), |_| None);
+    assert_eq!(
+        lines(&base, &new),
+        vec![(
+            "the host's memory state differed between the runs (touching fresh memory, per 4 KiB page)".to_string(),
+            "1.20 µs".to_string(),
+            "9.80 µs".to_string()
+        )]
+    );
+    // the other way round too
+    assert_eq!(lines(&new, &base).len(), 1);
+    // the same state: no line
+    assert!(lines(&base, &run_with(around(1250.0), |_| None)).is_empty());
+    // 10% apart, however sure, is not named
+    assert!(lines(&base, &run_with(around(1320.0), |_| None)).is_empty());
+}
+
+#[test]
+fn free_memory_in_order_on_one_side_and_scattered_on_the_other_is_a_line() {
+    let ordered = run_with(around(1200.0), |i| Some(0.85 + 0.01 * (i % 5) as f64));
+    let scattered = run_with(around(1200.0), |i| Some(0.05 + 0.01 * (i % 5) as f64));
+    let said = lines(&ordered, &scattered);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].0.starts_with("the guest's free memory differed"));
+    assert_eq!((said[0].1.as_str(), said[0].2.as_str()), ("87%", "7%"));
+    // 10 points apart: no line
+    let near = run_with(around(1200.0), |i| Some(0.75 + 0.01 * (i % 5) as f64));
+    assert!(lines(&ordered, &near).is_empty());
+}
+
+#[test]
+fn files_without_the_memory_canary_give_no_line() {
+    let old = run_with(|_| None, |_| None);
+    let new = run_with(around(9800.0), |_| Some(0.9));
+    assert!(lines(&old, &new).is_empty());
+    assert!(lines(&old, &old).is_empty());
+}
+
+#[test]
+fn the_line_reaches_the_header_among_the_environment_differences() {
+    let base = run_with(around(1200.0), |_| None);
+    let new = run_with(around(9800.0), |_| None);
+    let c = comparison(
+        (std::slice::from_ref(&base), vec!["a.json".into()]),
+        (std::slice::from_ref(&new), vec!["b.json".into()]),
+        5.0,
+        false,
+        None,
+    )
+    .unwrap();
+    let text = render::render_at(&c, false, 200);
+    assert!(
+        text.contains("the host's memory state differed between the runs (touching fresh memory, per 4 KiB page): 1.20 µs -> 9.80 µs"),
+        "{text}"
+    );
+}
