@@ -154,19 +154,62 @@ fn point_keys(rows: &[&Row]) -> BTreeSet<String> {
         .collect()
 }
 
+/// The point keys grouped into dimensions: keys that name one dimension
+/// twice (a heap size in words and in bytes) co-vary one to one across the
+/// families, and are freed together.
+fn dimensions(rows: &[&Row], keys: &BTreeSet<String>) -> Vec<BTreeSet<String>> {
+    // each family's value of each key
+    let mut at: BTreeMap<&str, BTreeMap<&str, &str>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.point.is_some()) {
+        for (k, v) in r.labels.iter().filter(|(k, _)| keys.contains(*k)) {
+            at.entry(k.as_str())
+                .or_default()
+                .insert(r.family.as_str(), v.as_str());
+        }
+    }
+    // one to one: the pairs of values seen are as many as each key's values
+    let together = |a: &str, b: &str| {
+        let (Some(x), Some(y)) = (at.get(a), at.get(b)) else {
+            return false;
+        };
+        let pairs: BTreeSet<(&str, &str)> = x
+            .iter()
+            .filter_map(|(f, v)| y.get(f).map(|w| (*v, *w)))
+            .collect();
+        let xs: BTreeSet<&str> = pairs.iter().map(|p| p.0).collect();
+        let ys: BTreeSet<&str> = pairs.iter().map(|p| p.1).collect();
+        !pairs.is_empty() && pairs.len() == xs.len() && pairs.len() == ys.len()
+    };
+    let mut dims: Vec<BTreeSet<String>> = Vec::new();
+    for k in keys {
+        match dims.iter_mut().find(|d| d.iter().all(|j| together(j, k))) {
+            Some(d) => {
+                d.insert(k.clone());
+            }
+            None => dims.push(BTreeSet::from([k.clone()])),
+        }
+    }
+    dims
+}
+
 /// The share of an experiment's points a regression must move the same
 /// way at to be consistent (2/3).
 pub const SAME_WAY: f64 = 2.0 / 3.0;
 
-/// Marks each regressed row consistent or isolated: consistent when the
-/// same series (the same metric and labels but for the point's) moved, in
-/// the median over the experiment's points, by at least the threshold the
+/// Marks each regressed row consistent or isolated. Along each of the
+/// experiment's point dimensions in turn (a heap size, a THP setting: the
+/// other point labels held where the row's are), the same series (the
+/// same metric and labels but for the point's) is consistent when it
+/// moved, in the median over those points, by at least the threshold the
 /// way it regressed, and at least [`SAME_WAY`] of those points moved that
 /// way (their change's interval excludes no change: a noisy point whose
-/// estimate drifted up did not move); isolated otherwise (one point jumped
-/// while its neighbours held).
-/// An experiment of one point is consistent with itself, and so is a row
-/// from files that do not record its point (nothing to hold it against).
+/// estimate drifted did not move). A row consistent along any dimension is
+/// consistent; isolated otherwise (one point jumped while its neighbours
+/// held). Keys that name one dimension twice (a heap in words and in
+/// bytes) are freed together. An experiment of one point is consistent
+/// with itself, and so is a series measured at one of its points alone,
+/// and a row from files that do not record its point (nothing to hold it
+/// against).
 pub fn consistency(rows: &mut [Row], threshold: f64) {
     let by_exp: BTreeMap<String, Vec<usize>> =
         rows.iter()
@@ -175,16 +218,18 @@ pub fn consistency(rows: &mut [Row], threshold: f64) {
                 m.entry(r.experiment.clone()).or_default().push(i);
                 m
             });
-    let bound = (1.0 + threshold.max(0.0)).ln();
+    let t = threshold.max(0.0);
     for idx in by_exp.values() {
         let exp_rows: Vec<&Row> = idx.iter().map(|&i| &rows[i]).collect();
         let keys = point_keys(&exp_rows);
-        let identity = |r: &Row| -> (String, Vec<(String, String)>) {
+        let dims = dimensions(&exp_rows, &keys);
+        // Each row's labels but the dimension `free`'s: its line along it.
+        let line_of = |r: &Row, free: &BTreeSet<String>| -> (String, Vec<(String, String)>) {
             (
                 r.metric.clone(),
                 r.labels
                     .iter()
-                    .filter(|(k, _)| !keys.contains(*k))
+                    .filter(|(k, _)| !free.contains(*k))
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect(),
             )
@@ -199,30 +244,43 @@ pub fn consistency(rows: &mut [Row], threshold: f64) {
                 marks.push((i, true));
                 continue;
             }
-            let id = identity(r);
             // worse is up for a cost, down for a rate: sign the changes so
-            // that the regression's way is positive
-            let way = if r.change >= 0.0 { 1.0 } else { -1.0 };
-            // (the change the way it regressed, in logs; whether its
-            // interval excludes no change that way)
-            let moves: Vec<(f64, bool)> = idx
+            // that the regression's way is positive, against the bound the
+            // verdict holds that way
+            let up = r.change >= 0.0;
+            let (way, bound) = if up {
+                (1.0, (1.0 + t).ln())
+            } else {
+                (-1.0, -(1.0 - t).max(f64::MIN_POSITIVE).ln())
+            };
+            // (whether the line had two points or more, whether it holds)
+            let lines: Vec<(bool, bool)> = dims
                 .iter()
-                .map(|&j| &rows[j])
-                .filter(|x| x.point.is_some() && identity(x) == id)
-                .map(|x| {
-                    let moved = if way > 0.0 {
-                        x.ci_lo > 0.0
-                    } else {
-                        x.ci_hi < 0.0
-                    };
-                    (way * (1.0 + x.change / 100.0).ln(), moved)
+                .map(|free| {
+                    let id = line_of(r, free);
+                    // (the change the way it regressed, in logs; whether its
+                    // interval excludes no change that way)
+                    let moves: Vec<(f64, bool)> = idx
+                        .iter()
+                        .map(|&j| &rows[j])
+                        .filter(|x| x.point.is_some() && line_of(x, free) == id)
+                        .map(|x| {
+                            let moved = if up { x.ci_lo > 0.0 } else { x.ci_hi < 0.0 };
+                            (way * (1.0 + x.change / 100.0).ln(), moved)
+                        })
+                        .filter(|x| x.0.is_finite())
+                        .collect();
+                    let same = moves.iter().filter(|m| m.1).count();
+                    let logs: Vec<f64> = moves.iter().map(|m| m.0).collect();
+                    let median = crate::stats::median(&logs).unwrap_or(f64::NAN);
+                    let holds = median >= bound && same as f64 >= SAME_WAY * logs.len() as f64;
+                    (logs.len() >= 2, holds)
                 })
-                .filter(|x| x.0.is_finite())
                 .collect();
-            let same = moves.iter().filter(|m| m.1).count();
-            let moves: Vec<f64> = moves.iter().map(|m| m.0).collect();
-            let median = crate::stats::median(&moves).unwrap_or(f64::NAN);
-            let ok = median >= bound && same as f64 >= SAME_WAY * moves.len() as f64;
+            // A series measured at one point of its experiment alone (or an
+            // experiment of one point) has nothing to be held against.
+            let checked: Vec<bool> = lines.iter().filter(|l| l.0).map(|l| l.1).collect();
+            let ok = checked.is_empty() || checked.iter().any(|h| *h);
             marks.push((i, ok));
         }
         for (i, ok) in marks {

@@ -3,7 +3,7 @@
 //! the experiment's points.
 
 use super::super::pool::{Series, Side};
-use super::super::{compare_at, Comparison};
+use super::super::{compare_at, Comparison, Row};
 use crate::results::{Better, Labels, Unit};
 use crate::stats::noise::{Basis, FLOOR};
 use crate::stats::twoside::RunFig;
@@ -28,6 +28,9 @@ fn rounds(median: f64, spread: f64, trend: f64) -> Vec<Vec<f64>> {
 fn series(exp: &str, point: usize, heap: &str, method: &str, r: &[Vec<f64>]) -> Series {
     let mut labels = Labels::new();
     labels.insert("heap".into(), heap.into());
+    // the same dimension named twice, as spawn.heap does (words and bytes):
+    // freed together, or every line would hold one point
+    labels.insert("heap_bytes".into(), format!("{heap} in bytes"));
     labels.insert("method".into(), method.into());
     let summary = crate::results::summarize_series(exp, "lifecycle", &labels, Unit::Ns, r).unwrap();
     let se = summary.se_ln.unwrap();
@@ -256,5 +259,107 @@ fn noisy_neighbours_whose_estimates_drifted_up_do_not_make_a_jump_consistent() {
             .iter()
             .map(|r| (&r.case, r.change, r.ci_lo))
             .collect::<Vec<_>>()
+    );
+}
+
+/// Issue 37's review: a clock read in 10 ns steps, two runs whose medians
+/// sit one step apart, every round alike: the change is not told apart
+/// from none (the half-steps are a bounded error, taken end to end).
+#[test]
+fn medians_one_clock_step_apart_are_not_a_regression() {
+    let steps = |lo: usize, hi: usize| -> Vec<f64> {
+        std::iter::repeat_n(55.9, lo)
+            .chain(std::iter::repeat_n(65.9, hi))
+            .collect()
+    };
+    let b = Series::of_runs(
+        "test.x",
+        "join_ns",
+        Labels::new(),
+        (Unit::Ns, Better::Lower),
+        &[vec![steps(50, 30); 8]],
+    )
+    .unwrap();
+    let n = Series::of_runs(
+        "test.x",
+        "join_ns",
+        Labels::new(),
+        (Unit::Ns, Better::Lower),
+        &[vec![steps(30, 50); 8]],
+    )
+    .unwrap();
+    let (rows, _) = compare_at(&side(vec![b]), &side(vec![n]), 0.05, 1.0, 0.05);
+    assert_ne!(
+        rows[0].verdict,
+        Verdict::Regressed,
+        "{:?}",
+        (rows[0].change, rows[0].ci_lo, rows[0].ci_hi)
+    );
+    assert!(rows[0].ci_lo <= 0.0, "{}", rows[0].ci_lo);
+}
+
+/// A regression along one point dimension (every heap with one THP
+/// setting) while the other setting's points held is consistent.
+#[test]
+fn a_change_along_one_dimension_of_the_points_is_consistent() {
+    let mut b = Vec::new();
+    let mut n = Vec::new();
+    let mut point = 0;
+    for thp in ["system", "on"] {
+        for heap in HEAPS {
+            let mut labels = Labels::new();
+            labels.insert("heap".into(), heap.into());
+            labels.insert("thp".into(), thp.into());
+            labels.insert("method".into(), "fork".into());
+            let k = if thp == "system" { 1.3 } else { 1.0 };
+            for (side, factor) in [(&mut b, 1.0), (&mut n, k)] {
+                let mut s = Series::of_runs(
+                    "spawn.heap",
+                    "lifecycle",
+                    labels.clone(),
+                    (Unit::Ns, Better::Lower),
+                    &[rounds(1000.0 * factor, 0.01, 0.0)],
+                )
+                .unwrap();
+                s.point = Some(point);
+                side.push(s);
+            }
+            point += 1;
+        }
+    }
+    let c = compared(&side(b), &side(n), false);
+    let (consistent, isolated) = c.regressions();
+    assert_eq!(
+        consistent.len(),
+        4,
+        "{:?}",
+        isolated.iter().map(|r| &r.case).collect::<Vec<_>>()
+    );
+    assert!(c.fails());
+}
+
+/// An exact change (every pair the same ratio: no error at all) beyond the
+/// threshold is a discovery, not "not a discovery at p = 1".
+#[test]
+fn an_exact_change_is_a_discovery() {
+    let (b, n) = sides(|_, _| 1.0);
+    let (rows, _) = compare_at(&b, &n, 0.05, 1.0, 0.05);
+    let mut one = vec![Row {
+        family: "x #0".into(),
+        ..rows[0].clone()
+    }];
+    let exact = crate::stats::Change {
+        ratio: 2.0,
+        lo: 2.0,
+        hi: 2.0,
+    };
+    let m = super::super::verdict::Measured::of_interval(exact, 0.05);
+    assert_eq!(m.p, 0.0);
+    one[0].verdict = Verdict::Regressed;
+    one[0].p = m.p;
+    let found = super::control(&mut one, 0.05);
+    assert_eq!(
+        (found.not_discovered, one[0].verdict),
+        (0, Verdict::Regressed)
     );
 }

@@ -435,10 +435,17 @@ pub fn compare_at(
     let mut rows: Vec<Row> = shared
         .into_iter()
         .map(|p| {
-            let tau = noise.get(&family::noise_key(p.1)).copied().unwrap_or((
-                crate::stats::noise::FLOOR,
-                crate::stats::noise::Basis::Floor,
-            ));
+            use crate::stats::noise::{series_tau, Basis, FLOOR};
+            let family = noise
+                .get(&family::noise_key(p.1))
+                .copied()
+                .unwrap_or((FLOOR, Basis::Floor));
+            // a series with its own calibrated band takes it, shrunk
+            // toward its family's
+            let tau = match (family.1, p.1.band.or(p.0.band)) {
+                (Basis::Calibrated, Some(own)) => (series_tau(own, family.0), Basis::Calibrated),
+                _ => family,
+            };
             verdict::row(p, threshold, &setting, factor, same_thp, tau)
         })
         .collect();
@@ -686,12 +693,13 @@ pub fn noise_for(
     }
 }
 
-/// What the families' run-to-run noise rests on, by family (each family
+/// What the families' run-to-run noise rests on, by family and unit (each
 /// counted once), and the median noise in percent.
 pub fn bases(rows: &[Row]) -> (Vec<(crate::stats::noise::Basis, usize)>, Option<f64>) {
+    // each family and unit once: the noise is pooled by both
     let mut seen = std::collections::BTreeMap::new();
     for r in rows {
-        seen.entry(r.family.as_str())
+        seen.entry((r.family.as_str(), r.unit))
             .or_insert((r.noise_basis, r.run_noise_pct));
     }
     let mut out: Vec<(crate::stats::noise::Basis, usize)> = Vec::new();

@@ -143,8 +143,9 @@ pub fn rounds_to(b: &Summary, n: &Summary, runs: usize, target: f64, tau: f64) -
             Narrow::NotWidth
         };
     }
+    // each side's run-to-run part, over its runs (`stats::twoside`)
     let noise = crate::stats::Z95 * tau.max(0.0);
-    let floor = 2.0 * noise * noise;
+    let floor = 2.0 * noise * noise / runs.max(1) as f64;
     let rounds = (b.rounds.min(n.rounds) / runs.max(1)).max(1);
     scaled(rounds, whole, floor, target)
 }

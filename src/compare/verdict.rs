@@ -156,10 +156,35 @@ pub fn row(
     };
     let (tau, basis) = noise;
     let measured = match twoside::diff(&b.runs, &n.runs, tau) {
-        Some(d) => Some(Measured::of_diff(
-            &d.scaled(relative_k(better, factor)),
-            threshold,
-        )),
+        Some(d) => {
+            let d = d.scaled(relative_k(better, factor));
+            let step = |s: &Series| {
+                let (q, m) = (s.summary.quantum, s.summary.median);
+                if q > 0.0 && m > 0.0 {
+                    (1.0 + q / 2.0 / m).ln()
+                } else {
+                    0.0
+                }
+            };
+            let steps = step(b) + step(n);
+            if steps > 0.0 {
+                // Figures read in steps (a clock that ticks in 10 ns) have
+                // a bounded error of half a step each: the ends are taken
+                // end to end, outside the random part (`stats::contrast`).
+                let (ratio, lo, hi) = d.ratio_interval();
+                let w = steps.exp();
+                Some(Measured::of_interval(
+                    Change {
+                        ratio,
+                        lo: lo / w,
+                        hi: hi * w,
+                    },
+                    threshold,
+                ))
+            } else {
+                Some(Measured::of_diff(&d, threshold))
+            }
+        }
         None => {
             // Not positive throughout: the sides' intervals, each widened
             // by the run-to-run noise over the square root of its runs.
@@ -292,6 +317,13 @@ pub fn judged_measured(
     if reason.is_some() {
         verdict = Verdict::Inconclusive;
     }
+    // A row no verdict may rest on (flagged, huge pages that differ, no
+    // ratio) takes no part in the false discovery rate: its p would select
+    // its family and loosen every other family's level.
+    let p = match reason {
+        Some(Reason::Flagged | Reason::HugePages | Reason::NoRatio) => 1.0,
+        _ => p,
+    };
     let narrow = match (reason, &change) {
         (Some(why @ (Reason::TooWide | Reason::NearThreshold)), Some(c)) => {
             let target = next::target(why, (c.ratio, c.lo), threshold);

@@ -22,15 +22,20 @@ const NORMAL_FROM: f64 = 1000.0;
 /// positive log threshold) in the direction of `delta`, with standard error
 /// `se` and `df` degrees of freedom: the chance of a change at least this
 /// far beyond the threshold if the true change sat exactly on it.
-/// 1 when the change does not reach past the threshold at all; NaN
-/// inputs give 1 (never a discovery).
+/// 1 when the change does not reach past the threshold at all; 0 for a
+/// change beyond it with no error at all; NaN inputs give 1 (never a
+/// discovery).
 pub fn beyond(delta: f64, bound: f64, se: f64, df: f64) -> f64 {
-    if !(delta.is_finite() && bound.is_finite() && se.is_finite() && se > 0.0) {
+    if !(delta.is_finite() && bound.is_finite() && se.is_finite() && se >= 0.0) {
         return 1.0;
     }
     let excess = delta.abs() - bound.max(0.0);
     if excess <= 0.0 {
         return 1.0;
+    }
+    if se == 0.0 {
+        // an exact change (every pair the same ratio): beyond for certain
+        return 0.0;
     }
     sf(excess / se, df)
 }

@@ -32,7 +32,9 @@ fn beyond_is_one_inside_the_threshold_and_small_far_beyond_it() {
     // a wider standard error gives a larger p
     assert!(beyond(0.2, b, 0.1, 10.0) > beyond(0.2, b, 0.05, 10.0));
     assert_eq!(beyond(f64::NAN, b, 0.1, 10.0), 1.0);
-    assert_eq!(beyond(0.2, b, 0.0, 10.0), 1.0);
+    // an exact change beyond the threshold is beyond for certain
+    assert_eq!(beyond(0.2, b, 0.0, 10.0), 0.0);
+    assert_eq!(beyond(0.01, b, 0.0, 10.0), 1.0);
 }
 
 #[test]

@@ -1,7 +1,9 @@
-//! A series' run-to-run noise, learned from several runs on one machine
-//! (`tasklab calibrate`): what the machine does between runs that one run's
-//! rounds cannot see, as the half-width of a 95% band in logs, the same
-//! quantity as [`RUN_NOISE`](super::rounds::RUN_NOISE) but per series.
+//! Run-to-run noise: what the machine does between runs that one run's
+//! rounds cannot see. A series' band learned from several runs on one
+//! machine (`tasklab calibrate`), as the half-width of a 95% band in logs;
+//! one run's own drift (its early rounds against its late ones); and a
+//! family's figure from the best of these, never below [`FLOOR`]
+//! (`family_tau`), which every interval holds.
 //!
 //! The estimator, for a series measured in N runs (run j: R_j rounds):
 //!
@@ -22,7 +24,7 @@
 //! A series whose runs agree within their rounds gets a band of 0: its
 //! rounds interval already holds the runs. A series with a figure that is
 //! not positive in every round (a saving that can be negative) gets no
-//! estimate, and keeps the default.
+//! estimate, and takes its family's.
 
 use super::rounds::t975;
 use serde::{Deserialize, Serialize};
@@ -186,7 +188,8 @@ pub fn between_runs(runs: &[(f64, f64)]) -> Option<(f64, f64)> {
 
 /// A family's run-to-run standard deviation in logs, and what it rests on:
 /// - series with a calibrated band (`calibrated`: each series' s_b² and
-///   its runs' degrees of freedom) take it shrunk toward the family's mean;
+///   its runs' degrees of freedom): their mean, the family's figure (each
+///   series then takes its own shrunk toward it: [`series_tau`]);
 /// - else the between-run moments of the runs each side holds
 ///   (`between`: (V - W, df) per series and side), combined with the
 ///   drift's estimate weighted as [`DRIFT_DF`] degrees of freedom;
@@ -207,14 +210,10 @@ pub fn family_tau(
         }
     };
     if !calibrated.is_empty() {
+        // The family's figure: its calibrated series' mean; each series
+        // then takes its own band shrunk toward it (`series_tau`).
         let mean = calibrated.iter().map(|c| c.0).sum::<f64>() / calibrated.len() as f64;
-        // The family's own figure: each series' shrunk band, averaged.
-        let shrunk = calibrated
-            .iter()
-            .map(|(s2, df)| (df * s2 + FAMILY_DF * mean) / (df + FAMILY_DF))
-            .sum::<f64>()
-            / calibrated.len() as f64;
-        return floor(shrunk, Basis::Calibrated);
+        return floor(mean, Basis::Calibrated);
     }
     let df: f64 = between.iter().map(|b| b.1).sum();
     if df > 0.0 {
@@ -232,6 +231,15 @@ pub fn family_tau(
         Some(d) => floor(d, Basis::Drift),
         None => (FLOOR, Basis::Floor),
     }
+}
+
+/// A series' own calibrated run-to-run variance `own` (and its degrees of
+/// freedom) shrunk toward its family's standard deviation `family`, as a
+/// standard deviation, never below [`FLOOR`]: one series' band from a few
+/// runs is a guess its family's mean steadies.
+pub fn series_tau((s2, df): (f64, f64), family: f64) -> f64 {
+    let t2 = (df * s2 + FAMILY_DF * family * family) / (df + FAMILY_DF);
+    t2.max(0.0).sqrt().max(FLOOR)
 }
 
 /// A calibrated band (`RunNoise::band`, learned from `runs` runs) as the

@@ -98,6 +98,10 @@ fn a_family_rests_on_the_best_evidence_it_has_and_never_below_the_floor() {
     );
     assert_eq!(b, Basis::Calibrated);
     assert!(t > 0.02 && t < 0.04, "{t}");
+    // a series' own band, shrunk toward the family's
+    let own = series_tau((0.04f64.powi(2), 3.0), t);
+    assert!(own < 0.04 && own > t, "{own}");
+    assert_eq!(series_tau((0.0, 3.0), 0.0), FLOOR);
 }
 
 #[test]
