@@ -111,7 +111,7 @@ pub fn run_noise_line(c: &Comparison) -> String {
         .median_run_noise_pct
         .map_or(String::new(), |m| format!("; median {m:.1}% (sd)"));
     let mut s = format!(
-        "run-to-run noise, measured per family (an experiment at one point, each unit on its own) and in every interval: of {families}, {}{median}\n",
+        "run-to-run noise, measured per family (an experiment at one point, each unit on its own) and in every interval: of {families} families and units, {}{median}\n",
         parts.join(", ")
     );
     let drift_only = c
