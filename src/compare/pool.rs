@@ -138,8 +138,6 @@ pub struct Side {
     pub canary_ns: Option<f64>,
     /// How many files (runs) the side pools.
     pub runs: usize,
-    /// How many of its series had a calibrated band (`--noise`).
-    pub calibrated: usize,
     /// A file ran the quick profile.
     pub quick: bool,
     /// What a file recorded of other work on its machine (the first such).
@@ -285,13 +283,11 @@ pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
             }
         }
     }
-    let mut calibrated = 0;
     let series = pooled
         .into_iter()
         .filter_map(|(mut s, runs)| {
             s.measured(&runs)?;
             s.band = bands(&s.experiment, &s.metric, &s.labels);
-            calibrated += usize::from(s.band.is_some());
             Some(s)
         })
         .collect();
@@ -304,7 +300,6 @@ pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
         drift: crate::stats::drift(&canaries),
         canary_ns: crate::stats::median(&canaries),
         runs: files.len(),
-        calibrated,
         quick,
         busy,
         partial,

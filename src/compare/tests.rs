@@ -28,7 +28,6 @@ fn side_of(series: Vec<Series>) -> Side {
         drift: None,
         canary_ns: None,
         runs: 1,
-        calibrated: 0,
         quick: false,
         busy: None,
         partial: vec![],
