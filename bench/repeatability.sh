@@ -130,6 +130,7 @@ for p in pairs:
 # about 5% of pairs; a median far below says they are too wide, a tail far
 # above says the run-to-run noise was missed.
 zs = {}
+exact = 0
 gates = []
 for p in pairs:
     code, path = p.split(':', 1)
@@ -142,6 +143,12 @@ for p in pairs:
         # rests on them) and huge pages found for one side only
         if isinstance(z, (int, float)) and r.get('better') in ('lower', 'higher') \
                 and r.get('reason') not in ('flagged', 'huge_pages'):
+            # A figure the same to the last digit in both runs is a count
+            # (a memory size in pages), not a time: its z is 0 by
+            # construction and says nothing of the intervals.
+            if r.get('base') == r.get('new'):
+                exact += 1
+                continue
             zs.setdefault(r['experiment'], []).append(abs(z))
     regs = [r for r in c['rows'] if r['verdict'] == 'regressed']
     cons = sum(1 for r in regs if r.get('consistent') is not False)
@@ -150,7 +157,7 @@ print(f"A/A gates, {len(gates)} pairs: {sum(g.startswith('exit 1') for g in gate
 allz = sorted(z for v in zs.values() for z in v)
 if allz:
     tail = lambda v: 100 * sum(z > 1.96 for z in v) / len(v)
-    print(f"calibration |z| over all rows: median {statistics.median(allz):.2f} (0.67 if right), |z| > 1.96 in {tail(allz):.1f}% (5% if right), {len(allz)} rows")
+    print(f"calibration |z| over all rows: median {statistics.median(allz):.2f} (0.67 if right), |z| > 1.96 in {tail(allz):.1f}% (5% if right), {len(allz)} rows; {exact} rows of figures the same in both runs (counts) left out")
     for e in sorted(zs):
         v = zs[e]
         print(f"  {e}: median |z| {statistics.median(v):.2f}, > 1.96 in {tail(v):.1f}% of {len(v)}")

@@ -1,6 +1,6 @@
 //! A comparison's families: an experiment at one point (its series share
 //! the rounds, the workers and the host's state while they ran). Per
-//! family: the run-to-run noise its rows hold (`stats::noise::family_tau`),
+//! family: the run-to-run noise its rows hold (`stats::noise::family_noise`),
 //! the false discovery rate across families (`stats::fdr`), and, for a
 //! regression, whether the same series moved the same way at the
 //! experiment's other points (consistent) or at this point alone
@@ -8,7 +8,7 @@
 
 use super::pool::Series;
 use super::verdict::{Reason, Row};
-use crate::stats::noise::{self, Basis};
+use crate::stats::noise;
 use crate::stats::{fdr, Verdict};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -20,16 +20,15 @@ pub fn noise_key(s: &Series) -> (String, crate::units::Unit) {
     (s.family(), s.unit)
 }
 
-/// Each family's run-to-run noise per unit (a standard deviation in logs)
-/// and what it rests on, from the series both sides share.
+/// Each family's run-to-run noise per unit (`stats::noise::FamilyNoise`),
+/// from the series both sides share.
 pub fn noise_of(
     pairs: &[(&Series, &Series)],
-) -> BTreeMap<(String, crate::units::Unit), (f64, Basis)> {
+) -> BTreeMap<(String, crate::units::Unit), noise::FamilyNoise> {
     #[derive(Default)]
     struct Acc {
         calibrated: Vec<(f64, f64)>,
-        between: Vec<(f64, f64)>,
-        drift: Vec<f64>,
+        between: Vec<(f64, f64, f64)>,
     }
     let mut fams: BTreeMap<(String, crate::units::Unit), Acc> = BTreeMap::new();
     for (b, n) in pairs {
@@ -38,19 +37,21 @@ pub fn noise_of(
             acc.calibrated.push(c);
         }
         for s in [b, n] {
-            if s.flagged.is_none() {
-                acc.drift.extend(&s.drift);
-            }
             let runs: Vec<(f64, f64)> = s.runs.iter().map(|r| (r.ln_median, r.se2)).collect();
-            acc.between.extend(noise::between_runs(&runs));
+            if let (Some((v, df)), Some(sp)) = (noise::between_runs(&runs), spread_of(s)) {
+                acc.between.push((v, df, sp));
+            }
         }
     }
     fams.into_iter()
-        .map(|(k, a)| {
-            let drift = noise::tau2_from_drift(&a.drift);
-            (k, noise::family_tau(&a.calibrated, &a.between, drift))
-        })
+        .map(|(k, a)| (k, noise::family_noise(&a.calibrated, &a.between)))
         .collect()
+}
+
+/// A series' spread over its rounds (`stats::noise::spread2`), the mean
+/// over its runs; None when no run has two rounds.
+pub fn spread_of(s: &Series) -> Option<f64> {
+    (!s.spread2.is_empty()).then(|| s.spread2.iter().sum::<f64>() / s.spread2.len() as f64)
 }
 
 /// What the false discovery rate did to a comparison.

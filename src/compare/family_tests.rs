@@ -45,7 +45,7 @@ fn series(exp: &str, point: usize, heap: &str, method: &str, r: &[Vec<f64>]) -> 
             se2: se * se,
             rounds: summary.rounds,
         }],
-        drift: crate::stats::noise::drift_excess(&summary.round_medians)
+        spread2: crate::stats::noise::spread2(&summary.round_medians)
             .into_iter()
             .collect(),
         summary,
@@ -151,11 +151,24 @@ fn a_change_at_most_points_is_consistent_and_fails() {
     assert!(c.fails());
 }
 
+/// One point's sides, each method's rounds spread by `spread(method)`.
+fn one_point(spread: impl Fn(usize) -> f64) -> (Side, Side) {
+    let mut b = Vec::new();
+    let mut n = Vec::new();
+    for (m, method) in METHODS.iter().enumerate() {
+        let base = 1000.0 * (m + 1) as f64;
+        let r = rounds(base, spread(m), 0.0);
+        b.push(series("spawn.heap", 0, "0", method, &r));
+        n.push(series("spawn.heap", 0, "0", method, &r));
+    }
+    (side(b), side(n))
+}
+
 #[test]
-fn a_family_that_did_not_move_rests_on_the_floor() {
-    let (b, n) = sides(|_, _| 1.0);
+fn a_family_whose_rounds_agree_rests_on_the_floor() {
+    let (b, n) = one_point(|_| 0.0);
     let (rows, found) = compare_at(&b, &n, 0.05, 1.0, 0.05);
-    assert_eq!(found.families, 4);
+    assert_eq!(found.families, 1);
     assert_eq!(found.selected, 0);
     for r in &rows {
         assert_eq!(r.noise_basis, Basis::Floor);
@@ -167,32 +180,18 @@ fn a_family_that_did_not_move_rests_on_the_floor() {
 }
 
 #[test]
-fn a_run_that_drifted_widens_its_family_and_the_basis_says_so() {
-    let mut b = Vec::new();
-    let mut n = Vec::new();
-    for (m, method) in METHODS.iter().enumerate() {
-        let base = 1000.0 * (m + 1) as f64;
-        // the base run drifted 20% from its early rounds to its late ones
-        b.push(series(
-            "spawn.heap",
-            0,
-            "0",
-            method,
-            &rounds(base, 0.01, 0.2),
-        ));
-        n.push(series(
-            "spawn.heap",
-            0,
-            "0",
-            method,
-            &rounds(base, 0.01, 0.0),
-        ));
-    }
-    let (rows, _) = compare_at(&side(b), &side(n), 0.05, 1.0, 0.05);
-    for r in &rows {
-        assert_eq!(r.noise_basis, Basis::Drift);
-        assert!(r.run_noise_pct > FLOOR * 100.0, "{}", r.run_noise_pct);
-    }
+fn each_series_takes_a_share_of_its_own_spread_and_the_basis_says_so() {
+    // fork's rounds spread 8%, the others' 1%: one family, three figures
+    let (b, n) = one_point(|m| if m == 0 { 0.08 } else { 0.01 });
+    let (rows, _) = compare_at(&b, &n, 0.05, 1.0, 0.05);
+    let noise = |method: &str| {
+        let r = rows.iter().find(|r| r.labels["method"] == method).unwrap();
+        assert_eq!(r.noise_basis, Basis::Spread);
+        r.run_noise_pct
+    };
+    let (fork, vfork) = (noise("fork"), noise("vfork"));
+    assert!(vfork > FLOOR * 100.0, "{vfork}");
+    assert!(fork > 4.0 * vfork, "{fork} against {vfork}");
 }
 
 #[test]

@@ -435,17 +435,21 @@ pub fn compare_at(
     let mut rows: Vec<Row> = shared
         .into_iter()
         .map(|p| {
-            use crate::stats::noise::{series_tau, Basis, FLOOR};
+            use crate::stats::noise::{self, FamilyNoise};
             let family = noise
                 .get(&family::noise_key(p.1))
                 .copied()
-                .unwrap_or((FLOOR, Basis::Floor));
-            // a series with its own calibrated band takes it, shrunk
-            // toward its family's
-            let tau = match (family.1, p.1.band.or(p.0.band)) {
-                (Basis::Calibrated, Some(own)) => (series_tau(own, family.0), Basis::Calibrated),
-                _ => family,
+                .unwrap_or(FamilyNoise::Share(
+                    noise::SPREAD_SHARE.powi(2),
+                    noise::Basis::Spread,
+                ));
+            // each series' own: its calibrated band shrunk toward its
+            // family's, or the family's share of its spread (both sides')
+            let spread = match (family::spread_of(p.0), family::spread_of(p.1)) {
+                (Some(a), Some(b)) => Some((a + b) / 2.0),
+                (a, b) => a.or(b),
             };
+            let tau = noise::series_noise(family, p.1.band.or(p.0.band), spread);
             verdict::row(p, threshold, &setting, factor, same_thp, tau)
         })
         .collect();

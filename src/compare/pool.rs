@@ -33,8 +33,8 @@ pub struct Series {
     /// Each run's figure, for a series positive throughout (the change is
     /// built from these: `stats::twoside`); empty otherwise.
     pub runs: Vec<RunFig>,
-    /// Each run's drift excess (`stats::noise::drift_excess`).
-    pub drift: Vec<f64>,
+    /// Each run's spread over its rounds (`stats::noise::spread2`).
+    pub spread2: Vec<f64>,
     /// The calibrated run-to-run variance and its degrees of freedom, when
     /// a noise file has the series.
     pub band: Option<(f64, f64)>,
@@ -62,7 +62,7 @@ impl Series {
             huge_kib: vec![],
             point: None,
             runs: vec![],
-            drift: vec![],
+            spread2: vec![],
             band: None,
         };
         s.measured(runs)?;
@@ -70,7 +70,7 @@ impl Series {
     }
 
     /// Sets what the series' runs give: each run's figure (its log median
-    /// and the standard error its rounds give) and drift, and the summary
+    /// and the standard error its rounds give) and spread, and the summary
     /// the table shows (the runs pooled). None when a run cannot be
     /// summarised.
     fn measured(&mut self, runs: &[Vec<Vec<f64>>]) -> Option<()> {
@@ -97,14 +97,10 @@ impl Series {
             })
             .collect::<Option<Vec<_>>>()
             .unwrap_or_default();
-        // A flagged run's drift is what flagged it, not the host's noise.
-        self.drift = if self.flagged.is_none() {
-            each.iter()
-                .filter_map(|x| crate::stats::noise::drift_excess(&x.round_medians))
-                .collect()
-        } else {
-            Vec::new()
-        };
+        self.spread2 = each
+            .iter()
+            .filter_map(|x| crate::stats::noise::spread2(&x.round_medians))
+            .collect();
         Some(())
     }
 
@@ -176,7 +172,7 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
 /// [`side`] with each series' calibrated noise where `bands` has one (the
 /// comparison's run-to-run noise then rests on it). Each series keeps each
 /// run's figure (its log median and the standard error its rounds give)
-/// and drift; its summary, the side's runs pooled, is what the table
+/// and spread; its summary, the side's runs pooled, is what the table
 /// shows.
 pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
     // Each series with its rounds, one list per file that has it.
@@ -272,7 +268,7 @@ pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
                                 huge_kib: huge,
                                 point: m.point,
                                 runs: Vec::new(),
-                                drift: Vec::new(),
+                                spread2: Vec::new(),
                                 band: None,
                             },
                             vec![rounds],

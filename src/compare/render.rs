@@ -114,12 +114,12 @@ pub fn run_noise_line(c: &Comparison) -> String {
         "run-to-run noise, measured per family (an experiment at one point, each unit on its own) and in every interval: of {families} families and units, {}{median}\n",
         parts.join(", ")
     );
-    let drift_only = c
+    let spread_only = c
         .noise_bases
         .iter()
-        .all(|(b, _)| matches!(b, Basis::Drift | Basis::Floor));
-    if drift_only && c.base_runs.min(c.new_runs) < 3 {
-        s.push_str("  one run's drift sees only what moved within it: for a firmer footing, three runs a side (A1 A2 A3 --vs B1 B2 B3), or tasklab calibrate on this machine\n");
+        .all(|(b, _)| matches!(b, Basis::Spread | Basis::Floor));
+    if spread_only && c.base_runs.min(c.new_runs) < 3 {
+        s.push_str("  one run's spread sees only the host states its rounds met: for a firmer footing, three runs a side (A1 A2 A3 --vs B1 B2 B3), or tasklab calibrate on this machine\n");
     }
     s
 }

@@ -118,25 +118,14 @@ pub fn absorb(
     }
 }
 
-/// Widens each series' interval by its family's run-to-run noise (an
-/// experiment at one point, each unit on its own: the host's state moves
-/// times together, not sizes): the family's drift over this run, its early
-/// rounds against its late ones (`stats::noise::drift_excess`), never less
-/// than the floor. The interval then speaks of the next run's median, and
-/// `compare` builds its own from `se_ln` and the noise it measures.
+/// Widens each series' interval by its run-to-run noise: a share of its
+/// own round-to-round spread, never less than the floor
+/// (`stats::noise::one_run_tau`). The interval then speaks of the next
+/// run's median, and `compare` builds its own from `se_ln` and the noise
+/// it measures.
 fn with_run_noise(metrics: &mut [Metric]) {
-    type Key = (Option<usize>, Unit);
-    let mut excess: std::collections::BTreeMap<Key, Vec<f64>> = Default::default();
-    for m in metrics.iter().filter(|m| !m.summary.unstable) {
-        if let Some(x) = stats::noise::drift_excess(&m.summary.round_medians) {
-            excess.entry((m.point, m.unit)).or_default().push(x);
-        }
-    }
     for m in metrics.iter_mut() {
-        let drift = excess
-            .get(&(m.point, m.unit))
-            .and_then(|x| stats::noise::tau2_from_drift(x));
-        let (tau, _) = stats::noise::family_tau(&[], &[], drift);
+        let tau = stats::noise::one_run_tau(&m.summary.round_medians);
         stats::rounds::widen_by_run_noise(&mut m.summary, tau);
         if m.unit == Unit::Percent {
             // A percentage cannot exceed 100: neither can its interval.

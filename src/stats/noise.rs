@@ -1,9 +1,10 @@
 //! Run-to-run noise: what the machine does between runs that one run's
 //! rounds cannot see. A series' band learned from several runs on one
 //! machine (`tasklab calibrate`), as the half-width of a 95% band in logs;
-//! one run's own drift (its early rounds against its late ones); and a
-//! family's figure from the best of these, never below [`FLOOR`]
-//! (`family_tau`), which every interval holds.
+//! else a share of the series' own round-to-round spread (a run is a few
+//! more minutes of the same host: [`SPREAD_SHARE`]), the share measured by
+//! the runs a side when there are several; never below [`FLOOR`]
+//! (`family_noise`, `series_noise`), which every interval holds.
 //!
 //! The estimator, for a series measured in N runs (run j: R_j rounds):
 //!
@@ -92,21 +93,33 @@ fn variance(x: &[f64]) -> f64 {
     x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64
 }
 
-/// The least run-to-run standard deviation, in logs, any family is given
-/// (0.5%): what the estimates below can miss, because one run's halves
-/// are minutes apart at most and a few runs see few host states. Chosen on
-/// A/A pairs of default runs on two host states (docs/REPEATABILITY.md,
-/// "Run-to-run noise, measured"): with it, |z| of the pairs' differences
-/// was above 1.96 in 3.2% (plain) and 3.0% (under bench/noisy.sh) of rows,
-/// inside the 3-8% a calibrated 95% interval gives; with 1% in 2.0% and
-/// 2.2% (too wide), with 0.25% in 4.3% and 3.7%.
+/// The least run-to-run standard deviation, in logs, any series is given
+/// (0.5%), in quadrature with what its spread gives: what the spread can
+/// miss, because one run's rounds are minutes apart at most and a few
+/// runs see few host states.
 pub const FLOOR: f64 = 0.005;
 
-/// How much one experience of a family (its runs' drift, or a calibration)
-/// weighs against another, in degrees of freedom: the drift's estimate
-/// counts as two runs' worth when runs a side are there to combine it with,
-/// a family's mean as four against a series' own calibrated figure.
-const DRIFT_DF: f64 = 2.0;
+/// A run's offset, as a share of the series' round-to-round spread (the
+/// standard deviation of its rounds' log medians): the standard deviation
+/// between runs a series is given when no calibration and no runs a side
+/// measure it, `sqrt(FLOOR² + SPREAD_SHARE² · spread²)`.
+///
+/// Chosen on the A/A pairs of session 14 (five default runs plain and five
+/// under bench/noisy.sh, docs/REPEATABILITY.md "Session 15"): a family's
+/// drift (its early rounds against its late ones) put every series of a
+/// family at one figure, too wide for most (median |z| 0.36-0.50 where the
+/// drift rose above the floor) and too narrow for the rest (|z| > 1.96 in
+/// 6-16% where it did not); each series' own spread gave the pairs' |z|
+/// nearly the shape of a normal's. With 0.375, median |z| 0.58 and 0.60,
+/// |z| > 1.96 in 6.4% and 4.9% of rows (plain, noisy); 0.30 gave 8.2% and
+/// 6.5%, 0.45 gave 4.9% and 3.6%. Held against fresh runs in the same
+/// document.
+pub const SPREAD_SHARE: f64 = 0.375;
+
+/// How much the prior share ([`SPREAD_SHARE`]) weighs against the share
+/// the runs a side measure, in degrees of freedom, and how much a family's
+/// mean weighs against a series' own calibrated figure.
+const PRIOR_DF: f64 = 2.0;
 const FAMILY_DF: f64 = 4.0;
 
 /// What a family's run-to-run noise rests on.
@@ -116,10 +129,11 @@ pub enum Basis {
     /// `tasklab calibrate`'s runs of this machine (the series' own band,
     /// shrunk toward its family's).
     Calibrated,
-    /// The spread of the runs each side holds, with their drift.
+    /// The runs each side holds: their spread measures the share of each
+    /// series' round-to-round spread a run's offset has.
     Runs,
-    /// Each run's own drift: its early rounds against its late ones.
-    Drift,
+    /// Each series' own round-to-round spread, times [`SPREAD_SHARE`].
+    Spread,
     /// Nothing measured it above the floor: the floor ([`FLOOR`]).
     Floor,
     /// None is added: pairs of rounds inside one run (`ab`) cancel it.
@@ -131,47 +145,33 @@ impl Basis {
         match self {
             Basis::Calibrated => "this machine's calibration",
             Basis::Runs => "the spread of the runs on each side",
-            Basis::Drift => "each run's own drift (its early rounds against its late ones)",
+            Basis::Spread => "each series' own spread over its rounds",
             Basis::Floor => "the floor",
             Basis::Paired => "none: pairs of rounds inside one run cancel it",
         }
     }
 }
 
-/// How far one run's rounds drifted, in logs, beyond what their own spread
-/// explains: the rounds' log medians in the order they ran, split into an
-/// early and a late half, d = mean(late) - mean(early), less the variance
-/// d has from the rounds' spread alone. Unbiased for the variance of the
-/// drift between the halves (it may come out below zero; average before
-/// taking the root). None with fewer than four rounds or a median that is
-/// not positive.
-pub fn drift_excess(medians_in_order: &[f64]) -> Option<f64> {
-    let r = medians_in_order.len();
-    if r < 4
-        || medians_in_order
-            .iter()
-            .any(|m| !(m.is_finite() && *m > 0.0))
-    {
+/// The variance of a series' rounds, in logs: of their log medians when
+/// every one is positive, else of the medians over the absolute median of
+/// them (a saving that can be negative). None for fewer than two rounds or
+/// a figure that is not finite.
+pub fn spread2(medians: &[f64]) -> Option<f64> {
+    if medians.len() < 2 || medians.iter().any(|m| !m.is_finite()) {
         return None;
     }
-    let logs: Vec<f64> = medians_in_order.iter().map(|m| m.ln()).collect();
-    let (a, b) = logs.split_at(r / 2);
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    let d = mean(b) - mean(a);
-    Some(d * d - variance(a) / a.len() as f64 - variance(b) / b.len() as f64)
-}
-
-/// A family's run-to-run variance (in logs, squared) from its series'
-/// drift excesses over every run measured: each half of a run taken as a
-/// run of its own, the variance of a run's offset is half the drift's
-/// (`max(0, mean / 2)`). None for no excesses.
-pub fn tau2_from_drift(excesses: &[f64]) -> Option<f64> {
-    let x: Vec<f64> = excesses.iter().copied().filter(|v| v.is_finite()).collect();
-    (!x.is_empty()).then(|| (x.iter().sum::<f64>() / x.len() as f64 / 2.0).max(0.0))
+    if medians.iter().all(|m| *m > 0.0) {
+        let logs: Vec<f64> = medians.iter().map(|m| m.ln()).collect();
+        return Some(variance(&logs));
+    }
+    let mid = super::median(medians)?.abs();
+    (mid > 0.0).then(|| variance(medians) / (mid * mid))
 }
 
 /// One series' runs on one side, as the between-run estimate needs them:
-/// each run's log median and its squared standard error.
+/// each run's log median and its squared standard error. The variance
+/// between runs beyond their rounds' (V - W, may be below zero) and its
+/// degrees of freedom.
 pub fn between_runs(runs: &[(f64, f64)]) -> Option<(f64, f64)> {
     let n = runs.len();
     if n < 2
@@ -186,51 +186,78 @@ pub fn between_runs(runs: &[(f64, f64)]) -> Option<(f64, f64)> {
     Some((variance(&m) - w, (n - 1) as f64))
 }
 
-/// A family's run-to-run standard deviation in logs, and what it rests on:
+/// What a family's series share of their run-to-run noise.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FamilyNoise {
+    /// A calibration's standard deviation for the family (its series'
+    /// mean), which each series' own band is shrunk toward.
+    Calibrated(f64),
+    /// The share² of each series' spread² a run's offset has, and whether
+    /// runs a side measured it ([`Basis::Runs`]) or it is the prior
+    /// ([`Basis::Spread`]).
+    Share(f64, Basis),
+}
+
+/// A family's run-to-run noise from the best evidence it has:
 /// - series with a calibrated band (`calibrated`: each series' s_b² and
-///   its runs' degrees of freedom): their mean, the family's figure (each
-///   series then takes its own shrunk toward it: [`series_tau`]);
-/// - else the between-run moments of the runs each side holds
-///   (`between`: (V - W, df) per series and side), combined with the
-///   drift's estimate weighted as [`DRIFT_DF`] degrees of freedom;
-/// - else the drift alone;
-///
-/// and never less than [`FLOOR`].
-pub fn family_tau(
-    calibrated: &[(f64, f64)],
-    between: &[(f64, f64)],
-    drift: Option<f64>,
-) -> (f64, Basis) {
-    let floor = |t2: f64, basis: Basis| {
-        let t = t2.max(0.0).sqrt();
-        if t > FLOOR {
-            (t, basis)
-        } else {
-            (FLOOR, Basis::Floor)
-        }
-    };
+///   its runs' degrees of freedom): their mean;
+/// - else the runs each side holds (`between`: per series and side, V - W,
+///   its degrees of freedom and the series' spread²): the share of the
+///   spread their variance between runs shows (pooled over the family,
+///   weighted by degrees of freedom), combined with [`SPREAD_SHARE`] as a
+///   prior worth [`PRIOR_DF`] degrees of freedom;
+/// - else [`SPREAD_SHARE`].
+pub fn family_noise(calibrated: &[(f64, f64)], between: &[(f64, f64, f64)]) -> FamilyNoise {
     if !calibrated.is_empty() {
-        // The family's figure: its calibrated series' mean; each series
-        // then takes its own band shrunk toward it (`series_tau`).
         let mean = calibrated.iter().map(|c| c.0).sum::<f64>() / calibrated.len() as f64;
-        return floor(mean, Basis::Calibrated);
+        return FamilyNoise::Calibrated(mean.max(0.0).sqrt().max(FLOOR));
     }
+    let prior = SPREAD_SHARE * SPREAD_SHARE;
     let df: f64 = between.iter().map(|b| b.1).sum();
-    if df > 0.0 {
-        let runs = between.iter().map(|(v, d)| v * d).sum::<f64>() / df;
+    let spread: f64 = between.iter().map(|b| b.1 * b.2).sum();
+    if df > 0.0 && spread > 0.0 {
+        let share = (between.iter().map(|b| b.1 * b.0).sum::<f64>() / spread).max(0.0);
         // The series' own moments average over the family first: one
         // series' between-run variance from two runs is a guess.
         let per_series = df / between.len() as f64;
-        let t2 = match drift {
-            Some(d) => (per_series * runs.max(0.0) + DRIFT_DF * d) / (per_series + DRIFT_DF),
-            None => runs,
-        };
-        return floor(t2, Basis::Runs);
+        let s2 = (per_series * share + PRIOR_DF * prior) / (per_series + PRIOR_DF);
+        return FamilyNoise::Share(s2, Basis::Runs);
     }
-    match drift {
-        Some(d) => floor(d, Basis::Drift),
-        None => (FLOOR, Basis::Floor),
+    FamilyNoise::Share(prior, Basis::Spread)
+}
+
+/// One series' run-to-run standard deviation in logs and what it rests
+/// on, from its family's noise, its own calibrated band (`own`: s_b² and
+/// degrees of freedom) and its spread² (the mean over both sides' runs):
+/// never below [`FLOOR`].
+pub fn series_noise(
+    family: FamilyNoise,
+    own: Option<(f64, f64)>,
+    spread2: Option<f64>,
+) -> (f64, Basis) {
+    match family {
+        FamilyNoise::Calibrated(t) => (own.map_or(t, |o| series_tau(o, t)), Basis::Calibrated),
+        FamilyNoise::Share(share2, basis) => {
+            let extra = share2 * spread2.unwrap_or(0.0);
+            // (rounds that agree can leave a variance of 1e-30 in logs)
+            if extra.is_finite() && extra > FLOOR * FLOOR * 1e-6 {
+                ((FLOOR * FLOOR + extra).sqrt(), basis)
+            } else {
+                (FLOOR, Basis::Floor)
+            }
+        }
     }
+}
+
+/// One run's series, with no other run to learn from: its own spread times
+/// [`SPREAD_SHARE`], in quadrature with [`FLOOR`].
+pub fn one_run_tau(round_medians: &[f64]) -> f64 {
+    series_noise(
+        FamilyNoise::Share(SPREAD_SHARE * SPREAD_SHARE, Basis::Spread),
+        None,
+        spread2(round_medians),
+    )
+    .0
 }
 
 /// A series' own calibrated run-to-run variance `own` (and its degrees of

@@ -59,47 +59,58 @@ fn too_little_or_a_figure_not_positive_gives_no_estimate() {
 }
 
 #[test]
-fn drift_is_what_the_early_and_late_rounds_differ_by_beyond_their_spread() {
-    // steady rounds with a wobble: the excess is about zero, either sign
-    let steady = [100.0, 101.0, 99.0, 100.5, 99.5, 100.0, 101.0, 99.0];
-    let x = drift_excess(&steady).unwrap();
-    assert!(x.abs() < 1e-4, "{x}");
-    // a 20% step halfway: the excess is about ln(1.2)²
-    let step = [100.0, 101.0, 99.0, 100.0, 120.0, 121.0, 119.0, 120.0];
-    let x = drift_excess(&step).unwrap();
-    assert!((x - 1.2f64.ln().powi(2)).abs() < 0.005, "{x}");
-    assert!(drift_excess(&[1.0, 2.0, 3.0]).is_none());
-    assert!(drift_excess(&[1.0, 2.0, 3.0, -1.0]).is_none());
-    // a family's variance is half the mean excess, never below zero
-    assert_eq!(tau2_from_drift(&[-0.01, -0.02]), Some(0.0));
-    assert_eq!(tau2_from_drift(&[0.02, 0.04]), Some(0.015));
-    assert_eq!(tau2_from_drift(&[]), None);
+fn spread_is_the_variance_of_the_rounds_in_logs() {
+    let x = spread2(&[100.0, 110.0]).unwrap();
+    assert!((x - (1.1f64.ln()).powi(2) / 2.0).abs() < 1e-12, "{x}");
+    assert_eq!(spread2(&[5.0, 5.0, 5.0]), Some(0.0));
+    // a saving that can be negative: relative to the medians' median
+    let x = spread2(&[-1.0, 1.0, 1.0]).unwrap();
+    assert!((x - 4.0 / 3.0).abs() < 1e-12, "{x}");
+    assert!(spread2(&[1.0]).is_none());
+    assert!(spread2(&[1.0, f64::NAN]).is_none());
 }
 
 #[test]
-fn a_family_rests_on_the_best_evidence_it_has_and_never_below_the_floor() {
-    // nothing: the floor
-    assert_eq!(family_tau(&[], &[], None), (FLOOR, Basis::Floor));
-    // a drift smaller than the floor: the floor
-    assert_eq!(family_tau(&[], &[], Some(1e-6)), (FLOOR, Basis::Floor));
-    // a drift of 5% (sd): the drift
-    let (t, b) = family_tau(&[], &[], Some(0.05f64.powi(2)));
-    assert!((t - 0.05).abs() < 1e-12 && b == Basis::Drift);
-    // runs a side: their between-run moments, with the drift as a prior
-    let (t, b) = family_tau(&[], &[(0.03f64.powi(2), 3.0)], None);
-    assert!((t - 0.03).abs() < 1e-12 && b == Basis::Runs);
-    let (with_drift, _) = family_tau(&[], &[(0.03f64.powi(2), 3.0)], Some(0.0));
-    assert!(with_drift < 0.03 && with_drift > FLOOR);
+fn a_series_rests_on_the_best_evidence_it_has_and_never_below_the_floor() {
+    let prior = SPREAD_SHARE * SPREAD_SHARE;
+    // nothing: the prior share of each series' spread
+    let fam = family_noise(&[], &[]);
+    assert_eq!(fam, FamilyNoise::Share(prior, Basis::Spread));
+    // a series whose rounds agree, or with no rounds to tell: the floor
+    assert_eq!(series_noise(fam, None, Some(0.0)), (FLOOR, Basis::Floor));
+    assert_eq!(series_noise(fam, None, None), (FLOOR, Basis::Floor));
+    // a spread of 4% (sd): the share of it, in quadrature with the floor
+    let (t, b) = series_noise(fam, None, Some(0.04f64.powi(2)));
+    assert_eq!(b, Basis::Spread);
+    assert!((t - (FLOOR.powi(2) + prior * 0.04f64.powi(2)).sqrt()).abs() < 1e-12);
+    assert_eq!(one_run_tau(&[100.0, 104.0, 96.0]), {
+        let s2 = spread2(&[100.0, 104.0, 96.0]).unwrap();
+        (FLOOR.powi(2) + prior * s2).sqrt()
+    });
+    // runs a side that moved by as much as their rounds spread: a share
+    // above the prior's, pulled toward it
+    let s2 = 0.02f64.powi(2);
+    let FamilyNoise::Share(share, b) = family_noise(&[], &[(s2, 3.0, s2), (s2, 3.0, s2)]) else {
+        panic!("no calibration: a share");
+    };
+    assert_eq!(b, Basis::Runs);
+    assert!(share > prior && share < 1.0, "{share}");
+    // runs that agree beyond their rounds: a share below the prior's
+    let FamilyNoise::Share(share, _) = family_noise(&[], &[(-s2, 3.0, s2)]) else {
+        panic!("no calibration: a share");
+    };
+    assert!(share < prior && share >= 0.0, "{share}");
     // a calibration wins, each series shrunk toward the family's mean
-    let (t, b) = family_tau(
+    let fam = family_noise(
         &[(0.04f64.powi(2), 3.0), (0.02f64.powi(2), 3.0)],
-        &[],
-        Some(0.5),
+        &[(s2, 3.0, s2)],
     );
-    assert_eq!(b, Basis::Calibrated);
+    let FamilyNoise::Calibrated(t) = fam else {
+        panic!("a calibration: calibrated");
+    };
     assert!(t > 0.02 && t < 0.04, "{t}");
-    // a series' own band, shrunk toward the family's
-    let own = series_tau((0.04f64.powi(2), 3.0), t);
+    let (own, b) = series_noise(fam, Some((0.04f64.powi(2), 3.0)), Some(1.0));
+    assert_eq!(b, Basis::Calibrated);
     assert!(own < 0.04 && own > t, "{own}");
     assert_eq!(series_tau((0.0, 3.0), 0.0), FLOOR);
 }

@@ -297,8 +297,8 @@ pub fn quick_half_width(medians: &[f64]) -> f64 {
 }
 
 /// From this many runs of a series a side, `compare` takes their spread as
-/// the run-to-run noise itself; with fewer it combines them with the runs'
-/// own drift (`stats::noise`).
+/// the run-to-run noise itself; with fewer it combines them with the
+/// series' own spread (`stats::noise`).
 pub const RUNS_MEASURED: usize = 4;
 
 /// Widens a one-run interval by the run-to-run noise `tau` (a standard
