@@ -79,11 +79,11 @@ pub enum Command {
         /// Threshold in percent, never raised: regressed or improved needs the whole 95% interval beyond it, unchanged needs it wholly within
         #[arg(
             long,
-            default_value_t = THRESHOLD_PCT,
+            default_value_t = Threshold::DEFAULT,
             value_name = "PCT",
             allow_negative_numbers = true
         )]
-        threshold: f64,
+        threshold: Threshold,
         /// Show every series, not only the changed ones, each inconclusive one with its reason
         #[arg(long)]
         all: bool,
@@ -180,8 +180,10 @@ pub enum Demo {
     },
 }
 
-#[derive(Args, Debug, Default, Clone)]
-pub struct RunArgs {
+/// The flags of every command that measures (`run`, `ab`, `calibrate`),
+/// each defined once, with one help text.
+#[derive(Args, Debug, Default, Clone, PartialEq)]
+pub struct MeasureArgs {
     /// Experiments or groups to run (see `tasklab list`); none runs every one
     pub names: Vec<String>,
 
@@ -190,12 +192,14 @@ pub struct RunArgs {
     pub profile: ProfileArg,
 
     /// Set an experiment parameter, NAME=VALUE (or EXPERIMENT.NAME=VALUE);
-    /// repeatable. `tasklab list` shows each parameter and its range
+    /// repeatable (in `ab`, both sides share it). `tasklab list` shows each
+    /// parameter and its range
     #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
 
-    /// Pin every worker to these CPUs (e.g. 0 or 0-1); default: unpinned,
-    /// with the CPUs tasks actually ran on recorded either way
+    /// Pin every worker to these CPUs (e.g. 0 or 0-1; in `ab`, a cpus: SPEC
+    /// overrides it for its side); default: unpinned, with the CPUs tasks
+    /// actually ran on recorded either way
     #[arg(long, value_name = "CPUS", allow_hyphen_values = true)]
     pub pin: Option<String>,
 
@@ -204,13 +208,44 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECS", allow_hyphen_values = true)]
     pub timeout: Option<f64>,
 
-    /// Measure every series in exactly N independent rounds, each in a fresh
-    /// worker, spread over the run (3 to 100), with no budget (default: the
+    /// Measure every series in exactly N independent rounds (3 to 100), each
+    /// in a fresh worker, spread over the run
+    ///
+    /// In `run` and each run of `calibrate`: with no budget (default: the
     /// budget shares out the rounds: quick 3 at every point, 8 for the
     /// Summary's quantities, then more where a round buys the most
-    /// precision per second; thorough 16, then more)
+    /// precision per second; thorough 16, then more). In `ab`: N per side,
+    /// one per block of its own, so the run holds twice as many blocks
+    /// (default: 8 quick, 16 thorough)
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub rounds: Option<usize>,
+
+    /// Seed of the shuffled order of the rounds (in `ab`, of the order inside
+    /// each block): the same seed runs the same order (default: a fresh one,
+    /// recorded in results.json); run K of a series (`run --repeat`,
+    /// `calibrate`) uses SEED + K - 1
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub seed: Option<u64>,
+
+    /// Print nothing but errors (and calibrate's answer: the noise file's
+    /// path and the false alarms)
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// `--pause`, of the commands that run the suite several times (`run
+/// --repeat`, `calibrate`).
+#[derive(Args, Debug, Default, Clone, Copy)]
+pub struct PauseArgs {
+    /// Seconds to wait between repeated runs (at most 86400), to spread them over time
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
+    pub pause: Option<f64>,
+}
+
+#[derive(Args, Debug, Default, Clone)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub measure: MeasureArgs,
 
     /// The precision adaptive rounds aim for: an interval's half-width over
     /// its median, in percent (above 0, below 100; default 5)
@@ -223,11 +258,6 @@ pub struct RunArgs {
     /// minimum rounds is refused
     #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
     pub budget: Option<f64>,
-
-    /// Seed of the shuffled order of the rounds: the same seed runs the same
-    /// order (default: a fresh one, recorded in results.json)
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub seed: Option<u64>,
 
     /// Folder for the report: results.json, report.md, report.html, charts
     /// [default: tasklab-report for the whole suite, tasklab-report/partial/NAMES
@@ -261,13 +291,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub repeat: Option<usize>,
 
-    /// Seconds to wait between repeated runs (at most 86400), to spread them over time
-    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
-    pub pause: Option<f64>,
-
-    /// Print nothing but errors
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub pause: PauseArgs,
 
     /// Keep this run's results as the baseline NAME (letters, digits, `.`, `_`, `-`; at most 64) in tasklab-report/baselines/ (or $TASKLAB_BASELINES), replacing one of that name: `compare --baseline NAME` compares a later run against it
     #[arg(long, value_name = "NAME")]
@@ -286,41 +311,22 @@ pub struct RunArgs {
                   Example: tasklab ab selftest.spin --a param:ns=1000 --b param:ns=1050"
 )]
 pub struct AbArgs {
-    /// Experiments or groups to run (see `tasklab list`); none runs every one
-    pub names: Vec<String>,
     /// What side A sets (base): SPEC, repeatable
     #[arg(long = "a", value_name = "SPEC", num_args = 1.., required = true)]
     pub a: Vec<String>,
     /// What side B sets (new): SPEC, repeatable
     #[arg(long = "b", value_name = "SPEC", num_args = 1.., required = true)]
     pub b: Vec<String>,
-    /// quick or thorough, as for `run`
-    #[arg(long, value_enum, default_value = "quick")]
-    pub profile: ProfileArg,
-    /// A parameter both sides share, NAME=VALUE; repeatable
-    #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
-    pub params: Vec<String>,
-    /// Pin both sides' workers to these CPUs (a cpus: SPEC overrides it for its side)
-    #[arg(long, value_name = "CPUS", allow_hyphen_values = true)]
-    pub pin: Option<String>,
-    /// Kill a worker after this many seconds, as for `run`
-    #[arg(long, value_name = "SECS", allow_hyphen_values = true)]
-    pub timeout: Option<f64>,
-    /// Rounds per side, 3 to 100 (default: 8 quick, 16 thorough); each side
-    /// gets one per block of its own, so the run holds twice as many blocks
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub rounds: Option<usize>,
-    /// Seed of the order inside each block (default: a fresh one, recorded)
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub measure: MeasureArgs,
     /// Threshold in percent, as for `compare`
     #[arg(
         long,
-        default_value_t = THRESHOLD_PCT,
+        default_value_t = Threshold::DEFAULT,
         value_name = "PCT",
         allow_negative_numbers = true
     )]
-    pub threshold: f64,
+    pub threshold: Threshold,
     /// Show every series, not only the changed ones
     #[arg(long)]
     pub all: bool,
@@ -330,9 +336,6 @@ pub struct AbArgs {
     /// Folder for results.json (both sides) and the report [default: tasklab-ab]
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Print nothing but errors
-    #[arg(short, long)]
-    pub quiet: bool,
     #[command(flatten)]
     pub gate: GateArgs,
 }
@@ -374,9 +377,50 @@ impl Default for GateArgs {
 /// compare's default false discovery rate across families, in percent.
 pub const FDR_PCT: f64 = 5.0;
 
-/// compare's default threshold in percent (`compare`, `ab`, `calibrate`
-/// and the matrix of `report`): never raised.
-pub const THRESHOLD_PCT: f64 = 5.0;
+/// A threshold in percent (`--threshold` of `compare`, `ab` and
+/// `calibrate`; the matrix of `report` judges at the default): from 0 up
+/// to, not including, 100. Every verdict uses it as asked, never raised.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Threshold(f64);
+
+impl Threshold {
+    /// compare's default: 5%.
+    pub const DEFAULT: Threshold = Threshold(5.0);
+    /// What a threshold out of range is told (clap adds the flag and the value).
+    pub const RANGE: &'static str = "a percentage from 0 to 100 (0 included, 100 not)";
+
+    /// The threshold in percent (5.0 for 5%).
+    pub fn pct(self) -> f64 {
+        self.0
+    }
+
+    /// The threshold as a fraction (0.05 for 5%).
+    pub fn fraction(self) -> f64 {
+        self.0 / 100.0
+    }
+}
+
+impl Default for Threshold {
+    fn default() -> Threshold {
+        Threshold::DEFAULT
+    }
+}
+
+impl std::str::FromStr for Threshold {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Threshold, String> {
+        match s.parse::<f64>() {
+            Ok(p) if p.is_finite() && (0.0..100.0).contains(&p) => Ok(Threshold(p)),
+            _ => Err(Threshold::RANGE.to_string()),
+        }
+    }
+}
+
+impl std::fmt::Display for Threshold {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
 
 /// The report folder when `--out` is not given.
 pub const DEFAULT_OUT: &str = "tasklab-report";
@@ -384,8 +428,8 @@ pub const DEFAULT_OUT: &str = "tasklab-report";
 /// `tasklab calibrate`.
 #[derive(Args, Debug, Default, Clone)]
 pub struct CalibrateArgs {
-    /// Experiments or groups to run (see `tasklab list`); none runs every one
-    pub names: Vec<String>,
+    #[command(flatten)]
+    pub measure: MeasureArgs,
 
     /// How many runs (2 to 100)
     #[arg(
@@ -396,9 +440,8 @@ pub struct CalibrateArgs {
     )]
     pub runs: usize,
 
-    /// Seconds to wait between runs (at most 86400), to spread them over time
-    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
-    pub pause: Option<f64>,
+    #[command(flatten)]
+    pub pause: PauseArgs,
 
     /// Write the noise file to FILE [default: the private cache,
     /// ~/.cache/tasklab/noise/noise-<fingerprint>.json, where compare finds it]
@@ -411,37 +454,17 @@ pub struct CalibrateArgs {
 
     /// Learn from these results files (runs of one machine, e.g. from `run
     /// --repeat`) instead of measuring
-    #[arg(long, num_args = 1.., value_name = "FILE", conflicts_with_all = ["profile", "params", "rounds", "seed", "pause"])]
+    #[arg(long, num_args = 1.., value_name = "FILE", conflicts_with_all = ["profile", "params", "pin", "timeout", "rounds", "seed", "pause"])]
     pub from: Vec<PathBuf>,
-
-    /// The runs' profile, as for `run`
-    #[arg(long, value_enum)]
-    pub profile: Option<ProfileArg>,
-
-    /// Set an experiment parameter, NAME=VALUE, as for `run`; repeatable
-    #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
-    pub params: Vec<String>,
-
-    /// Rounds per series in each run (3 to 100), as for `run`
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub rounds: Option<usize>,
-
-    /// Seed of the first run's order; run K uses SEED + K - 1
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub seed: Option<u64>,
 
     /// The threshold in percent of the A/A comparisons, as for compare
     #[arg(
         long,
-        default_value_t = THRESHOLD_PCT,
+        default_value_t = Threshold::DEFAULT,
         value_name = "PCT",
         allow_negative_numbers = true
     )]
-    pub threshold: f64,
-
-    /// Print only the noise file's path and the false alarms
-    #[arg(short, long)]
-    pub quiet: bool,
+    pub threshold: Threshold,
 }
 
 impl RunArgs {

@@ -72,7 +72,7 @@ pub fn main_entry() -> ExitCode {
         }) => compare::run(&compare::Args {
             files: &files,
             vs: &vs,
-            threshold_pct: threshold,
+            threshold,
             json,
             all,
             relative,

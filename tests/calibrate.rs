@@ -1,8 +1,8 @@
 //! `run --repeat`, `tasklab calibrate` and `compare --noise` end to end: the
 //! files a repeated run leaves, a noise file learned from results files and
 //! found again in the cache by the machine's fingerprint, and `compare`
-//! saying so in its header. One short measured run; the rest on copies of
-//! a fixed results file.
+//! saying so in its header; calibrate measuring with `run`'s flags. Two
+//! short measured series; the rest on copies of a fixed results file.
 
 mod common;
 
@@ -69,6 +69,36 @@ fn a_repeated_run_leaves_one_results_file_per_run_and_the_last_as_results_json()
         .arg("--no-noise")
         .assert()
         .code(predicates::ord::lt(2));
+}
+
+#[test]
+fn calibrate_measures_with_run_s_flags_pin_and_timeout_included() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("runs");
+    tasklab()
+        .args([
+            "calibrate",
+            "yardstick.syscall",
+            "--runs",
+            "2",
+            "--rounds",
+            "3",
+        ])
+        .args(["--seed", "7", "--pin", "0", "--timeout", "60", "--quiet"])
+        .arg("--dir")
+        .arg(&dir)
+        .arg("--out")
+        .arg(d.path().join("noise.json"))
+        .assert()
+        .success();
+    assert!(d.path().join("noise.json").is_file());
+    for (k, seed) in [(1, 7), (2, 8)] {
+        let r: Value =
+            serde_json::from_slice(&std::fs::read(dir.join(format!("results-{k}.json"))).unwrap())
+                .unwrap();
+        assert_eq!(r["pin"], serde_json::json!([0]), "run {k}");
+        assert_eq!(r["seed"], seed, "run {k}");
+    }
 }
 
 #[test]

@@ -1,5 +1,7 @@
 //! The report exporters on a fixed results file (a real quick run, samples
-//! thinned): Markdown and CSV snapshots, a self-contained HTML page, valid
+//! thinned): a snapshot of each section of the Markdown report and of its
+//! outline, the CSV's header and a row of each kind in snapshots and every
+//! row checked column by column, a self-contained HTML page, valid
 //! SVG charts with labelled axes, the seed table's reasons, the findings'
 //! arithmetic; and the bad inputs of `tasklab report`.
 
@@ -70,38 +72,237 @@ fn the_report_folder_has_every_file_and_a_copy_of_the_results() {
     assert!(stdout.contains("Summary"));
 }
 
-#[test]
-fn markdown_matches_its_snapshot() {
+/// Checks `text` against the snapshot `name` in `tests/snapshots/<folder>/`.
+fn snapshot(folder: &str, name: &str, text: &str) {
+    insta::with_settings!({
+        snapshot_path => format!("snapshots/{folder}"),
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!(name.to_string(), text);
+    });
+}
+
+/// Checks every `(name, text)` against its snapshot, each one whatever the
+/// others give, so that a change shows in every snapshot it reaches (each
+/// mismatch prints its diff and leaves a `.snap.new` for `cargo insta
+/// review`); then fails naming the ones that differ.
+fn snapshots(folder: &str, parts: &[(String, String)]) {
+    let differ: Vec<&str> = parts
+        .iter()
+        .filter(|(name, text)| std::panic::catch_unwind(|| snapshot(folder, name, text)).is_err())
+        .map(|(name, _)| name.as_str())
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "{folder}: differ from their snapshots: {differ:?}"
+    );
+}
+
+/// The fixture's report.md (rendered with `--markdown`).
+fn markdown() -> String {
     let (d, stdout) = render(&["--markdown"]);
     let md = read(d.path(), "report.md");
-    insta::assert_snapshot!("report_md", md);
     // On the terminal the same document, with chart links into the folder.
     let prefix = format!("]({}/chart-speedup.svg)", d.path().display());
     assert!(stdout.contains(&prefix), "{stdout}");
+    md
+}
+
+/// A Markdown document cut at each `##` and `###` heading: (the heading's
+/// name as a file name, the text from the heading to the next), the part
+/// before the first heading named `title`. Nothing is left out: the parts
+/// joined are the document.
+fn sections(md: &str) -> Vec<(String, String)> {
+    let mut parts: Vec<(String, String)> = vec![("title".to_string(), String::new())];
+    for line in md.split_inclusive('\n') {
+        let heading = line
+            .strip_prefix("### ")
+            .or_else(|| line.strip_prefix("## "));
+        if let Some(h) = heading {
+            let name = h
+                .to_ascii_lowercase()
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join("_");
+            parts.push((name, String::new()));
+        }
+        parts.last_mut().unwrap().1.push_str(line);
+    }
+    parts
 }
 
 #[test]
-fn csv_matches_its_snapshot_and_round_trips_every_median() {
-    let (_d, stdout) = render(&["--csv"]);
-    insta::assert_snapshot!("report_csv", stdout);
+fn markdown_sections_match_their_snapshots() {
+    let md = markdown();
+    let parts = sections(&md);
+    let joined: String = parts.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(joined, md, "the sections are the whole document");
+    let mut names: Vec<&str> = parts.iter().map(|(n, _)| n.as_str()).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), parts.len(), "one snapshot per section");
+    // The outline: which sections, in which order, each heading as it reads.
+    let outline: String = md
+        .lines()
+        .filter(|l| l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    snapshot("report-md", "outline", &outline);
+    snapshots("report-md", &parts);
+}
+
+/// The CSV export of the fixture: its header line, its rows as the
+/// exporter wrote them (one line a row: no field of the fixture holds a
+/// line break, which the parsed rows' count checks), and the rows parsed.
+struct Csv {
+    header: String,
+    lines: Vec<String>,
+    records: Vec<csv::StringRecord>,
+}
+
+impl Csv {
+    fn of_fixture() -> Csv {
+        let (_d, stdout) = render(&["--csv"]);
+        let mut lines = stdout.lines().map(str::to_string);
+        let header = lines.next().expect("a header");
+        let lines: Vec<String> = lines.collect();
+        let records: Vec<csv::StringRecord> = csv::Reader::from_reader(stdout.as_bytes())
+            .records()
+            .map(|x| x.unwrap())
+            .collect();
+        assert_eq!(records.len(), lines.len(), "one line a row");
+        Csv {
+            header,
+            lines,
+            records,
+        }
+    }
+
+    /// The index of column `name`.
+    fn col(&self, name: &str) -> usize {
+        self.header
+            .split(',')
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no column {name}"))
+    }
+}
+
+#[test]
+fn the_csv_header_matches_its_snapshot() {
+    let csv = Csv::of_fixture();
+    let columns: String = csv.header.split(',').map(|c| format!("{c}\n")).collect();
+    snapshot("report-csv", "header", &columns);
+}
+
+#[test]
+fn representative_csv_rows_match_their_snapshot() {
+    let csv = Csv::of_fixture();
+    // The first row of each kind, in the file's order: of each unit, with
+    // and without a seed figure, of each kind of interval, stable and
+    // unstable.
+    let mut kinds: Vec<(String, usize)> = Vec::new();
+    for (i, rec) in csv.records.iter().enumerate() {
+        let seed = match &rec[csv.col("seed_source")] {
+            "" => "no seed figure".to_string(),
+            _ => "a seed figure".to_string(),
+        };
+        let stable = match &rec[csv.col("unstable")] {
+            "true" => "unstable".to_string(),
+            _ => "stable".to_string(),
+        };
+        for kind in [
+            format!("unit {:?}", &rec[csv.col("unit")]),
+            seed,
+            format!("interval {:?}", &rec[csv.col("interval")]),
+            stable,
+        ] {
+            if !kinds.iter().any(|(k, _)| *k == kind) {
+                kinds.push((kind, i));
+            }
+        }
+    }
+    // Each row once, after the kinds it is the first of.
+    let mut firsts: Vec<usize> = kinds.iter().map(|(_, i)| *i).collect();
+    firsts.sort();
+    firsts.dedup();
+    let mut text = format!("{}\n", csv.header);
+    for i in firsts {
+        let of: Vec<&str> = kinds
+            .iter()
+            .filter(|(_, k)| *k == i)
+            .map(|(kind, _)| kind.as_str())
+            .collect();
+        text.push_str(&format!("# {}\n{}\n", of.join(", "), csv.lines[i]));
+    }
+    snapshot("report-csv", "rows", &text);
+}
+
+#[test]
+fn every_csv_row_is_its_series_column_by_column() {
+    let csv = Csv::of_fixture();
     let r = results();
-    let mut rows = csv::Reader::from_reader(stdout.as_bytes());
-    let head = rows.headers().unwrap().clone();
-    let col = |n: &str| head.iter().position(|h| h == n).unwrap();
     let metrics: Vec<_> = r
         .experiments
         .iter()
         .flat_map(|e| e.metrics.iter().map(move |m| (e, m)))
         .collect();
-    let records: Vec<csv::StringRecord> = rows.records().map(|x| x.unwrap()).collect();
-    assert_eq!(records.len(), metrics.len());
-    for (rec, (e, m)) in records.iter().zip(metrics) {
-        assert_eq!(&rec[col("experiment")], e.name);
-        assert_eq!(&rec[col("metric")], m.name);
-        let median: f64 = rec[col("median")].parse().unwrap();
-        assert_eq!(median, m.summary.median, "{} {}", e.name, m.name);
-        assert_eq!(rec[col("n")].parse::<usize>().unwrap(), m.summary.n);
+    assert_eq!(csv.records.len(), metrics.len(), "one row a series");
+    let num = |v: f64| v.to_string();
+    let opt = |v: Option<f64>| v.map_or(String::new(), num);
+    let first = &csv.records[0];
+    for (rec, (e, m)) in csv.records.iter().zip(metrics) {
+        let s = &m.summary;
+        let labels: Vec<String> = m.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let seed = m.seed.as_ref();
+        let want: [(&str, String); 26] = [
+            ("experiment", e.name.clone()),
+            ("group", e.group.clone()),
+            ("metric", m.name.clone()),
+            ("labels", labels.join(" ")),
+            ("unit", m.unit.name().to_string()),
+            ("n", s.n.to_string()),
+            ("min", num(s.min)),
+            ("median", num(s.median)),
+            ("mean", num(s.mean)),
+            ("p90", num(s.p90)),
+            ("p99", num(s.p99)),
+            ("max", num(s.max)),
+            ("stddev", num(s.stddev)),
+            ("ci95_lo", num(s.ci95_lo)),
+            ("ci95_hi", num(s.ci95_hi)),
+            ("outliers", (s.outliers_low + s.outliers_high).to_string()),
+            ("noisy", s.noisy.to_string()),
+            ("seed_lo", opt(seed.map(|x| x.lo))),
+            ("seed_hi", opt(seed.map(|x| x.hi))),
+            (
+                "seed_source",
+                seed.map_or(String::new(), |x| x.source.clone()),
+            ),
+            ("ours_over_seed", opt(m.seed_ratio())),
+            ("rounds", s.rounds.max(1).to_string()),
+            ("interval", s.interval.clone()),
+            ("unstable", s.unstable.to_string()),
+            ("within_ci95_lo", opt(s.within_ci95_lo)),
+            ("within_ci95_hi", opt(s.within_ci95_hi)),
+        ];
+        for (column, value) in want {
+            assert_eq!(
+                &rec[csv.col(column)],
+                value,
+                "{} {} {column}",
+                e.name,
+                m.name
+            );
+        }
+        // The run's own columns (in the rows' snapshot) are the same on every row.
+        for column in ["run_label", "run_id", "kernel", "cpu_model", "started_utc"] {
+            assert_eq!(rec[csv.col(column)], first[csv.col(column)], "{column}");
+        }
     }
+    assert_eq!(&first[csv.col("kernel")], r.env.kernel);
+    assert_eq!(&first[csv.col("cpu_model")], r.env.cpu_model);
 }
 
 #[test]

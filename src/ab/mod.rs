@@ -65,17 +65,18 @@ fn plan_side(
     seed: u64,
     env: &crate::env::Env,
 ) -> anyhow::Result<Plan> {
-    let mut params = args.params.clone();
+    let m = &args.measure;
+    let mut params = m.params.clone();
     params.extend(spec::params(&side.specs));
-    let pin = spec::cpus(&side.specs).or(args.pin.as_deref());
+    let pin = spec::cpus(&side.specs).or(m.pin.as_deref());
     plan::plan(
         &plan::Request {
-            names: &args.names,
-            profile: runner::profile_of(args.profile),
+            names: &m.names,
+            profile: runner::profile_of(m.profile),
             params: &params,
             presets: &[],
             pin,
-            timeout_s: args.timeout,
+            timeout_s: m.timeout,
             rounds: Some(rounds),
             precision_pct: None,
             budget_s: None,
@@ -119,9 +120,6 @@ fn try_knobs(root: &Path, a: &[Knob], b: &[Knob]) -> Result<(), UsageError> {
 /// regression beyond the threshold (or an experiment failed), 2 bad input,
 /// 130 interrupted.
 pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
-    if !(args.threshold.is_finite() && (0.0..100.0).contains(&args.threshold)) {
-        return Err(UsageError("--threshold takes a percentage from 0 to 100".into()).into());
-    }
     crate::compare::gate::check(&args.gate)?;
     let (sa, sb) = spec::sides(&args.a, &args.b)?;
     let root = sysfs_root();
@@ -135,11 +133,12 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
         .into());
     }
     let env = crate::env::probe();
-    let profile = runner::profile_of(args.profile);
+    let profile = runner::profile_of(args.measure.profile);
     let rounds = args
+        .measure
         .rounds
         .unwrap_or(crate::measure::sizing::Sizing::of(profile).rounds);
-    let seed = args.seed.unwrap_or_else(plan::fresh_seed);
+    let seed = args.measure.seed.unwrap_or_else(plan::fresh_seed);
     let pa = plan_side(args, &a, rounds, seed, &env)?;
     let pb = plan_side(args, &b, rounds, seed, &env)?;
     if same_effect(&pa, &pb, &a, &b) {
@@ -171,7 +170,7 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
         },
     )?;
     let show = Show {
-        quiet: args.quiet || args.json,
+        quiet: args.measure.quiet || args.json,
         tables: false,
         verbose: false,
         width: crate::report::terse::width(),
@@ -240,7 +239,7 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
         .to_string();
     let interrupted = stopped_by.is_some();
     results.ab = Some(record.clone());
-    let c = verdict::comparison(&results, args.threshold, args.gate.fdr);
+    let c = verdict::comparison(&results, args.threshold.pct(), args.gate.fdr);
     if !interrupted {
         // Plain, at the terminal's default width: the report shows it.
         record.verdicts = crate::paint::strip(&verdict::render(
@@ -260,7 +259,7 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
     }
     if args.json {
         crate::error::out(&format!("{}\n", serde_json::to_string_pretty(&c)?))?;
-    } else if !args.quiet {
+    } else if !args.measure.quiet {
         let width = crate::report::terse::width();
         crate::error::out(&verdict::render(
             &results,

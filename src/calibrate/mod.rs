@@ -27,9 +27,6 @@ pub fn run(a: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         ))
         .into());
     }
-    if !(a.threshold.is_finite() && (0.0..100.0).contains(&a.threshold)) {
-        return Err(UsageError("--threshold takes a percentage from 0 to 100".into()).into());
-    }
     match &a.out {
         Some(out) => crate::sys::safefile::check_file_dest(out).map_err(UsageError)?,
         // The cache folder itself is made (private) when the file is written.
@@ -42,16 +39,12 @@ pub fn run(a: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         None => {}
     }
     let (runs, names) = if a.from.is_empty() {
+        // The runs measure as `run` does, with the shared flags as given.
         let args = RunArgs {
-            names: a.names.clone(),
-            profile: a.profile.unwrap_or_default(),
-            params: a.params.clone(),
-            rounds: a.rounds,
-            seed: a.seed,
+            measure: a.measure.clone(),
             out: Some(a.dir.clone()),
             repeat: Some(a.runs),
             pause: a.pause,
-            quiet: a.quiet,
             ..RunArgs::default()
         };
         let (code, done) = crate::run::run_series(&args, false)?;
@@ -64,7 +57,7 @@ pub fn run(a: &CalibrateArgs) -> anyhow::Result<ExitCode> {
             .collect();
         (done, names)
     } else {
-        if !a.names.is_empty() {
+        if !a.measure.names.is_empty() {
             return Err(UsageError(
                 "--from learns from the files as they are: name no experiments".into(),
             )
@@ -72,7 +65,7 @@ pub fn run(a: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         }
         read_runs(&a.from)?
     };
-    let file = learn(&runs, &names, a.threshold)?;
+    let file = learn(&runs, &names, a.threshold.pct())?;
     let path = noise::write(&file, a.out.as_deref())?;
     crate::error::out(&words(&file, &path))?;
     Ok(ExitCode::SUCCESS)

@@ -479,7 +479,8 @@ pub struct Args<'a> {
     /// `compare A.json B.json`, or the base files with `--vs`.
     pub files: &'a [PathBuf],
     pub vs: &'a [PathBuf],
-    pub threshold_pct: f64,
+    /// `--threshold`, in range by its type.
+    pub threshold: crate::cli::Threshold,
     pub json: bool,
     pub all: bool,
     /// Verdicts with the common factor divided out.
@@ -741,9 +742,6 @@ pub fn resolution(rows: &[Row]) -> (usize, usize, Option<f64>) {
 /// regressed beyond the threshold (for CI jobs), 2 bad input.
 pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     gate::check(&a.gate)?;
-    if !(a.threshold_pct.is_finite() && (0.0..100.0).contains(&a.threshold_pct)) {
-        return Err(UsageError("--threshold takes a percentage from 0 to 100".into()).into());
-    }
     let pair = match a.baseline {
         Some(name) => crate::baseline::compare_files(name, a.files)?,
         None => Vec::new(),
@@ -768,7 +766,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     let mut c = comparison_at(
         (&base, base_names),
         (&new, new_names),
-        a.threshold_pct,
+        a.threshold.pct(),
         a.relative,
         noise.as_ref(),
         a.gate.fdr / 100.0,

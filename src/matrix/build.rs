@@ -7,6 +7,7 @@
 
 use super::inputs::Input;
 use super::rows::{self, Pick};
+use crate::cli::Threshold;
 use crate::compare::{self, pool, Row};
 use crate::results::{Labels, RunResults, Unit};
 use crate::stats::Verdict;
@@ -15,7 +16,7 @@ use std::collections::HashMap;
 
 /// compare's default threshold: a verdict needs the whole interval beyond
 /// ±5%.
-pub const THRESHOLD: f64 = crate::cli::THRESHOLD_PCT / 100.0;
+pub const THRESHOLD: Threshold = Threshold::DEFAULT;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Column {
@@ -141,7 +142,14 @@ pub fn build(inputs: &[Input], baseline: usize, all: bool) -> Matrix {
         .zip(&columns)
         .map(|(r, c)| pool::side(std::slice::from_ref(*r), std::slice::from_ref(&c.label)))
         .collect();
-    let judged = |b: usize, n: usize| index(compare::compare(&sides[b], &sides[n], THRESHOLD, 1.0));
+    let judged = |b: usize, n: usize| {
+        index(compare::compare(
+            &sides[b],
+            &sides[n],
+            THRESHOLD.fraction(),
+            1.0,
+        ))
+    };
     let against: Vec<Option<HashMap<Key, Row>>> = (0..runs.len())
         .map(|n| (n != 0).then(|| judged(0, n)))
         .collect();
@@ -168,7 +176,7 @@ pub fn build(inputs: &[Input], baseline: usize, all: bool) -> Matrix {
     let history = history(&runs, &columns, &rows, &judged);
     Matrix {
         schema: "tasklab-matrix",
-        threshold_pct: THRESHOLD * 100.0,
+        threshold_pct: THRESHOLD.pct(),
         baseline: columns[0].label.clone(),
         columns,
         rows,

@@ -59,16 +59,16 @@ fn unix_now() -> f64 {
 pub fn plan_of(args: &RunArgs, env: &crate::env::Env) -> anyhow::Result<plan::Plan> {
     plan::plan(
         &plan::Request {
-            names: &args.names,
-            profile: profile_of(args.profile),
-            params: &args.params,
+            names: &args.measure.names,
+            profile: profile_of(args.measure.profile),
+            params: &args.measure.params,
             presets: &[],
-            pin: args.pin.as_deref(),
-            timeout_s: args.timeout,
-            rounds: args.rounds,
+            pin: args.measure.pin.as_deref(),
+            timeout_s: args.measure.timeout,
+            rounds: args.measure.rounds,
             precision_pct: args.precision,
             budget_s: args.budget,
-            seed: args.seed,
+            seed: args.measure.seed,
         },
         env,
     )
@@ -88,7 +88,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
 
 /// `--repeat N`, checked before anything is measured.
 pub fn repeat_of(args: &RunArgs) -> Result<usize, crate::error::UsageError> {
-    if let Some(p) = args.pause {
+    if let Some(p) = args.pause.pause {
         if !(p.is_finite() && (0.0..=86400.0).contains(&p)) {
             return Err(crate::error::UsageError(format!(
                 "--pause takes seconds from 0 to 86400, not {p}"
@@ -129,17 +129,17 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
     let place = folder::Place::of(
         args.out.as_deref(),
         Path::new(crate::cli::DEFAULT_OUT),
-        &args.names,
+        &args.measure.names,
     );
     let out_path = place.path();
     let out = place.open()?;
     let baseline = crate::baseline::Save::prepare(args.save_baseline.as_deref())?;
-    let quiet = args.quiet;
+    let quiet = args.measure.quiet;
     // An export on stdout has stdout to itself.
     let stdout_free = !export::takes_stdout(&exports);
     let mut view = output.view(terse::width());
     // Experiments named: their tables are the answer, shown by default.
-    view.tables |= !args.names.is_empty();
+    view.tables |= !args.measure.names.is_empty();
     let show = Show {
         quiet,
         tables: !quiet && stdout_free && view.tables(),
@@ -163,7 +163,7 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
             &plan
         } else {
             let mut a = args.clone();
-            a.seed = Some(plan.seed.wrapping_add(k as u64 - 1));
+            a.measure.seed = Some(plan.seed.wrapping_add(k as u64 - 1));
             replanned = plan_of(&a, &env)?;
             &replanned
         };
@@ -196,7 +196,7 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
             break m;
         }
         k += 1;
-        if let Some(p) = args.pause.filter(|p| *p > 0.0) {
+        if let Some(p) = args.pause.pause.filter(|p| *p > 0.0) {
             std::thread::sleep(std::time::Duration::from_secs_f64(p));
         }
     };
