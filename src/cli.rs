@@ -187,7 +187,7 @@ pub struct MeasureArgs {
     /// Experiments or groups to run (see `tasklab list`); none runs every one
     pub names: Vec<String>,
 
-    /// quick: the whole suite in 45–60 s on a 2-CPU VM (longer when the host is busy); thorough: publication-grade figures
+    /// quick: the whole suite in a 75 s budget (see --budget); thorough: publication-grade figures
     #[arg(long, value_enum, default_value = "quick")]
     pub profile: ProfileArg,
 
