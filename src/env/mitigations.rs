@@ -30,6 +30,10 @@ pub(super) enum VulnState {
     /// "Vulnerable: Safe RET, no microcode": the kernel still calls the CPU
     /// vulnerable, but a mitigation it names runs on every kernel entry.
     PartlyMitigated,
+    /// "Mitigation: Speculative Store Bypass disabled via prctl" (or "via
+    /// prctl and seccomp"): it runs only for the tasks that ask for it, so
+    /// it taxes no kernel entry of ours.
+    OptIn,
     Vulnerable,
     Other,
 }
@@ -47,6 +51,8 @@ pub(super) fn vuln_state(status: &str) -> VulnState {
     let lower = s.to_ascii_lowercase();
     if lower.starts_with("not affected") {
         VulnState::NotAffected
+    } else if lower.starts_with("mitigation") && lower.contains("via prctl") {
+        VulnState::OptIn
     } else if lower.starts_with("mitigation") {
         VulnState::Mitigated
     } else if let Some(rest) = lower.strip_prefix("vulnerable") {
@@ -72,8 +78,9 @@ pub(super) fn vuln_state(status: &str) -> VulnState {
     }
 }
 
-/// The vulnerabilities with a mitigation running (in full or in part), by
-/// name, and how many of them are partial.
+/// The vulnerabilities with a mitigation running for every task (in full or
+/// in part), by name, and how many of them are partial. One a task must ask
+/// for (`prctl`) is not running for ours.
 pub fn active_mitigations(m: &[(String, String)]) -> (Vec<&str>, usize) {
     let mut names = Vec::new();
     let mut partial = 0;
@@ -106,7 +113,8 @@ pub fn mitigations_active_text(active: usize, partial: usize) -> String {
     format!("{active} CPU vulnerability {what} active here ({part}each kernel entry pays for some)")
 }
 
-/// One line, e.g. "1 vulnerable (retbleed), 9 mitigated, 12 not affected";
+/// One line, e.g. "1 vulnerable (retbleed), 9 mitigated, 1 mitigated only
+/// for tasks that ask (prctl: spec_store_bypass), 12 not affected";
 /// a partly mitigated one is named with its status ("1 partly mitigated
 /// (spec_rstack_overflow: Vulnerable: Safe RET, no microcode)").
 pub(super) fn mitigations_summary(m: &[(String, String)]) -> String {
@@ -115,12 +123,14 @@ pub(super) fn mitigations_summary(m: &[(String, String)]) -> String {
     }
     let mut vulnerable = Vec::new();
     let mut partly = Vec::new();
+    let mut opt_in = Vec::new();
     let (mut mitigated, mut unaffected, mut other) = (0, 0, 0);
     for (name, status) in m {
         match vuln_state(status) {
             VulnState::Vulnerable => vulnerable.push(name.as_str()),
             VulnState::PartlyMitigated => partly.push(format!("{name}: {}", status.trim())),
             VulnState::Mitigated => mitigated += 1,
+            VulnState::OptIn => opt_in.push(name.as_str()),
             VulnState::NotAffected => unaffected += 1,
             VulnState::Other => other += 1,
         }
@@ -143,6 +153,13 @@ pub(super) fn mitigations_summary(m: &[(String, String)]) -> String {
         ));
     }
     parts.push(format!("{mitigated} mitigated"));
+    if !opt_in.is_empty() {
+        parts.push(format!(
+            "{} mitigated only for tasks that ask (prctl: {})",
+            opt_in.len(),
+            opt_in.join(", ")
+        ));
+    }
     parts.push(format!("{unaffected} not affected"));
     if other > 0 {
         parts.push(format!("{other} other"));

@@ -681,6 +681,42 @@ fn a_partial_mitigation_is_read_from_the_whole_text() {
     );
 }
 
+/// SSB "disabled via prctl" runs only for the tasks that ask for it: it is
+/// no mitigation of ours, and the seed table's count leaves it out (issue
+/// 39: 4 counted where 3 run).
+#[test]
+fn a_mitigation_a_task_must_ask_for_is_not_counted_as_active() {
+    let t = TempRoot::new("vuln-prctl");
+    let dir = "/sys/devices/system/cpu/vulnerabilities";
+    for (name, status) in [
+        ("retbleed", "Mitigation: untrained return thunk"),
+        (
+            "spec_store_bypass",
+            "Mitigation: Speculative Store Bypass disabled via prctl",
+        ),
+        (
+            "spectre_v1",
+            "Mitigation: usercopy/swapgs barriers and __user pointer sanitization",
+        ),
+        ("spectre_v2", "Mitigation: Retpolines"),
+        ("mds", "Not affected"),
+    ] {
+        t.write(&format!("{dir}/{name}"), &format!("{status}\n"));
+    }
+    let e = Env::read_from(&t.0, "6.8.0-test".into(), "x86_64".into());
+    let (active, partial) = active_mitigations(&e.mitigations);
+    assert_eq!(active, ["retbleed", "spectre_v1", "spectre_v2"]);
+    assert_eq!(partial, 0);
+    assert_eq!(
+        mitigations_summary(&e.mitigations),
+        "0 vulnerable, 3 mitigated, 1 mitigated only for tasks that ask (prctl: spec_store_bypass), 1 not affected"
+    );
+    assert_eq!(
+        vuln_state("Mitigation: Speculative Store Bypass disabled via prctl and seccomp"),
+        VulnState::OptIn
+    );
+}
+
 /// The idle path is a run-time setting: no message says it needs a
 /// reboot or is a boot setting while a writable knob exists.
 #[test]
