@@ -294,12 +294,13 @@ impl Facts {
         if cmdline.split_whitespace().any(|a| a == "idle=poll") {
             return Ok("idle=poll on the kernel command line".into());
         }
+        const REBOOT: &str = "no cpuidle driver: an idle CPU runs HLT, which exits to the host; only idle=poll (or cpuidle_haltpoll.force=1) on the kernel command line makes it poll, a reboot";
         let Some(ci) = &self.cpuidle else {
-            return Err(
-                "no cpuidle driver, and idle=poll is not on the kernel command line".into(),
-            );
+            return Err(REBOOT.into());
         };
-        let driver = ci.driver.as_deref().unwrap_or("none");
+        let Some(driver) = ci.driver.as_deref().filter(|d| *d != "none") else {
+            return Err(REBOOT.into());
+        };
         let governor = ci.governor.as_deref().unwrap_or("none");
         if governor == "haltpoll" {
             return match ci.haltpoll_poll_ns {
@@ -313,8 +314,30 @@ impl Facts {
                 None => Err("the haltpoll governor's polling limit cannot be read".into()),
             };
         }
+        // What --idle-poll can do on this boot (`idle_poll_plan`): disable
+        // every state but POLL, when there is a POLL state to fall back on.
+        let poll_state = ci.states.iter().any(|s| s.name == "POLL");
+        let deeper: Vec<&str> = ci
+            .states
+            .iter()
+            .filter(|s| s.name != "POLL" && !s.disabled)
+            .map(|s| s.name.as_str())
+            .collect();
+        if poll_state && deeper.is_empty() {
+            return Ok(format!(
+                "cpuidle driver {driver} has every state but POLL disabled"
+            ));
+        }
+        let change = if poll_state {
+            format!(
+                "each idle state's `disable` is writable at run time; `tasklab run --idle-poll` disables {} for one run",
+                deeper.join(", ")
+            )
+        } else {
+            "there is no POLL state to fall back on: only idle=poll on the kernel command line makes it poll, a reboot".to_string()
+        };
         Err(format!(
-            "cpuidle driver {driver} with governor {governor} halts an idle CPU, and idle=poll is not on the kernel command line (the governor and each idle state's `disable` are writable at run time; `tasklab run --idle-poll` changes them for one run)"
+            "cpuidle driver {driver} with governor {governor} halts an idle CPU, and idle=poll is not on the kernel command line ({change})"
         ))
     }
 
@@ -347,8 +370,17 @@ impl Facts {
                         states.join(", ")
                     }
                 );
-                if let Some(ns) = ci.haltpoll_poll_ns {
-                    v.push_str(&format!("; haltpoll guest_halt_poll_ns={ns}"));
+                // The haltpoll module's limit is in force only under its
+                // governor; under menu or ladder it does nothing.
+                match (ci.haltpoll_poll_ns, ci.governor.as_deref()) {
+                    (Some(ns), Some("haltpoll")) => {
+                        v.push_str(&format!("; haltpoll guest_halt_poll_ns={ns}"))
+                    }
+                    (Some(ns), g) => v.push_str(&format!(
+                        "; the haltpoll module's guest_halt_poll_ns={ns} is not in force under the {} governor",
+                        g.unwrap_or("none")
+                    )),
+                    (None, _) => {}
                 }
                 v
             }

@@ -717,6 +717,14 @@ fn a_mitigation_a_task_must_ask_for_is_not_counted_as_active() {
     );
 }
 
+fn idle_state(name: &str) -> IdleState {
+    IdleState {
+        name: name.into(),
+        exit_latency_us: 1,
+        disabled: false,
+    }
+}
+
 /// The idle path is a run-time setting: no message says it needs a
 /// reboot or is a boot setting while a writable knob exists.
 #[test]
@@ -725,7 +733,7 @@ fn the_idle_path_is_said_to_be_writable_at_run_time() {
         cpuidle: Some(CpuIdle {
             driver: Some("haltpoll".into()),
             governor: Some("haltpoll".into()),
-            states: vec![],
+            states: vec![idle_state("POLL"), idle_state("haltpoll idle")],
             haltpoll_poll_ns: Some(0),
         }),
         ..Facts::default()
@@ -739,6 +747,78 @@ fn the_idle_path_is_said_to_be_writable_at_run_time() {
         );
         assert!(why.contains("--idle-poll"), "{why}");
     }
+}
+
+/// A boot with no cpuidle driver (`current_driver` none, no states, as
+/// recorded `cpuidle {driver: null, states: []}`): idle is HLT and only the
+/// kernel command line changes it, which the line says (issue 39 item 2).
+#[test]
+fn with_no_cpuidle_driver_polling_idle_needs_a_reboot_and_says_so() {
+    for cpuidle in [
+        None,
+        Some(CpuIdle::default()),
+        Some(CpuIdle {
+            driver: Some("none".into()),
+            ..CpuIdle::default()
+        }),
+    ] {
+        let f = Facts {
+            cpuidle,
+            ..Facts::default()
+        };
+        let why = f.polling_idle().unwrap_err();
+        assert!(
+            why.contains("no cpuidle driver") && why.contains("HLT"),
+            "{why}"
+        );
+        assert!(
+            why.contains("reboot") && !why.contains("--idle-poll"),
+            "{why}"
+        );
+    }
+    // a driver without a POLL state to fall back on: no run-time knob either
+    let f = Facts {
+        cpuidle: Some(CpuIdle {
+            driver: Some("acpi_idle".into()),
+            governor: Some("menu".into()),
+            states: vec![idle_state("C1")],
+            haltpoll_poll_ns: None,
+        }),
+        ..Facts::default()
+    };
+    let why = f.polling_idle().unwrap_err();
+    assert!(
+        why.contains("reboot") && !why.contains("--idle-poll"),
+        "{why}"
+    );
+}
+
+/// guest_halt_poll_ns does something only under the haltpoll governor: the
+/// environment line says so under another (issue 39 item 5).
+#[test]
+fn the_haltpoll_limit_is_shown_in_force_only_under_its_governor() {
+    let line = |governor: &str| {
+        let f = Facts {
+            cpuidle: Some(CpuIdle {
+                driver: Some("haltpoll".into()),
+                governor: Some(governor.into()),
+                states: vec![idle_state("POLL"), idle_state("haltpoll idle")],
+                haltpoll_poll_ns: Some(200_000),
+            }),
+            ..Facts::default()
+        };
+        f.describe()
+            .into_iter()
+            .find(|(k, _)| k == "cpuidle")
+            .unwrap()
+            .1
+    };
+    assert!(line("haltpoll").ends_with("; haltpoll guest_halt_poll_ns=200000"));
+    let menu = line("menu");
+    assert!(
+        menu.contains("not in force under the menu governor"),
+        "{menu}"
+    );
 }
 
 fn haltpoll_root(poll_ns: &str) -> TempRoot {
