@@ -46,7 +46,16 @@ pub static EXPERIMENT: Experiment = Experiment {
     ],
     summary: "creation cost vs the parent's touched heap (0 to 4 GiB), pinned to one CPU: VmPTE, cost per page, THP on vs off, the first call apart",
     reproduces: "Bendersky's \"launch time vs memory image\" figure; Sysel's 4 GB fork ≈ 20 ms",
-    params: &[HEAP_SIZES_PARAM.spec, METHODS_PARAM.spec, THP_PARAM.spec, THP_MAX_PARAM.spec, UNTOUCHED_PARAM.spec, IMAGE_PARAM.spec, image::EXTRA_MAPPINGS_PARAM.spec, image::EXTRA_FDS_PARAM.spec],
+    params: &[
+        HEAP_SIZES_PARAM.spec,
+        METHODS_PARAM.spec,
+        THP_PARAM.spec,
+        THP_MAX_PARAM.spec,
+        UNTOUCHED_PARAM.spec,
+        IMAGE_PARAM.spec,
+        image::EXTRA_MAPPINGS_PARAM.spec,
+        image::EXTRA_FDS_PARAM.spec,
+    ],
     seeds: &[
         SeedFigure::of(
             &PARENT_RETURN_NS,
