@@ -3,14 +3,18 @@
 //! kept aside with the reason ([`Rejected`]).
 
 use super::figure::{Curve, Figure};
+use crate::experiments::memory::threads as memory_threads;
 use crate::experiments::memory::threads_findings::{
     self as threads, KERNEL_STACK_PER_THREAD_KIB, PAGE_TABLES_PER_THREAD_BYTES, RSS_PER_THREAD_KIB,
 };
 use crate::experiments::spawn::engine::LIFECYCLE_NS;
 use crate::experiments::spawn::placement::Placement;
 use crate::experiments::spawn::table as spawn;
+use crate::experiments::spawn::{heap, methods};
 use crate::experiments::switch::methods as switch;
 use crate::experiments::switch::series::SWITCH_NS;
+use crate::experiments::switch::{pingpong, userspace};
+use crate::experiments::Experiment;
 use crate::measure::rss::VM_PTE_KIB;
 use crate::metric::key::{CALL, HEAP_BYTES, METHOD, PLACEMENT, THP, THREADS, VARIANT};
 use crate::metric::MetricSpec;
@@ -255,8 +259,8 @@ struct Picker<'a> {
 }
 
 impl<'a> Picker<'a> {
-    fn exp(&self, name: &str) -> Option<&'a ExperimentResult> {
-        self.r.experiments.iter().find(|e| e.name == name)
+    fn exp(&self, exp: &Experiment) -> Option<&'a ExperimentResult> {
+        self.r.experiments.iter().find(|e| e.name == exp.name)
     }
 
     /// The metric's median, or None (and the reason kept) when unusable.
@@ -307,7 +311,7 @@ impl<'a> Picker<'a> {
     /// A lifecycle curve from spawn.heap, else spawn.methods' single figure
     /// standing in (held flat, and saying so).
     fn creation(&mut self, method: &str, figure: Cost) -> Option<Curve> {
-        let heap = self.exp("spawn.heap");
+        let heap = self.exp(&heap::EXPERIMENT);
         if let Some(e) = heap {
             if let Some(c) = self.heap_curve(e, method, figure) {
                 return Some(c);
@@ -320,7 +324,7 @@ impl<'a> Picker<'a> {
             ),
             None => format!("spawn.heap is not in {}", self.source),
         };
-        let e = self.exp("spawn.methods")?;
+        let e = self.exp(&methods::EXPERIMENT)?;
         let m = e
             .find(&LIFECYCLE_NS, &[(METHOD, method), (PLACEMENT, ONE_CPU)])
             .or_else(|| e.find(&LIFECYCLE_NS, &[(METHOD, method)]))?;
@@ -334,7 +338,7 @@ impl<'a> Picker<'a> {
 
     /// VmPTE against the heap: the median of the readings at each heap.
     fn process_pte(&mut self) -> Option<Curve> {
-        let e = self.exp("spawn.heap")?;
+        let e = self.exp(&heap::EXPERIMENT)?;
         let mut by_heap: std::collections::BTreeMap<u64, Vec<f64>> = Default::default();
         for r in e
             .readings
@@ -375,7 +379,7 @@ impl<'a> Picker<'a> {
     /// cross-CPU placement (an upper bound: it includes wake-up latency);
     /// with the cross-CPU figure beside it, as latency.
     fn switch(&mut self, methods: &[&str], figure: Cost) -> (Option<Figure>, Option<Figure>) {
-        let Some(e) = self.exp("switch.pingpong") else {
+        let Some(e) = self.exp(&pingpong::EXPERIMENT) else {
             return (None, None);
         };
         for place in std::iter::once(SAME_CPU).chain(CROSS_CPU) {
@@ -411,7 +415,7 @@ impl<'a> Picker<'a> {
     /// A per-thread figure of memory.threads for the default stack (else the
     /// small one), at the largest thread count measured: the steadiest.
     fn per_thread(&mut self, metric: &MetricSpec, want: Expect, figure: Cost) -> Option<Figure> {
-        let e = self.exp("memory.threads")?;
+        let e = self.exp(&memory_threads::EXPERIMENT)?;
         for v in THREAD_VARIANTS {
             let mut ms: Vec<&Metric> = e
                 .metrics_named(metric)
@@ -444,7 +448,7 @@ pub fn costs_from(r: &RunResults, source: &str) -> Costs {
     let fork = p.creation(FORK, Cost::Fork);
     let thread = p.creation(PTHREAD_CREATE, Cost::Thread);
     let spawn = p.creation(POSIX_SPAWN, Cost::Spawn);
-    let heap = p.exp("spawn.heap");
+    let heap = p.exp(&heap::EXPERIMENT);
     let fork_exec = heap.and_then(|e| p.heap_curve(e, FORK_EXEC_STATIC, Cost::ForkExec));
     let vfork = heap.and_then(|e| {
         p.heap_curve(e, VFORK_EXEC_STATIC, Cost::Vfork)
@@ -455,7 +459,7 @@ pub fn costs_from(r: &RunResults, source: &str) -> Costs {
         p.switch(&THREAD_SWITCHES, Cost::SwitchThreads);
     let (switch_processes, switch_processes_cross_cpu) =
         p.switch(&PROCESS_SWITCHES, Cost::SwitchProcesses);
-    let switch_async = p.exp("switch.userspace").and_then(|e| {
+    let switch_async = p.exp(&userspace::EXPERIMENT).and_then(|e| {
         USER_SWITCHES.iter().find_map(|v| {
             let m = e.find(&SWITCH_NS, &[(VARIANT, v)])?;
             p.check(e, m, NS, Cost::SwitchAsync)

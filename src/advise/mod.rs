@@ -29,7 +29,9 @@ pub use workload::{
 use crate::cli::AdviseArgs;
 use crate::env::{Env, Limits};
 use crate::error::UsageError;
-use crate::measure::params::ParamValue;
+use crate::experiments::memory::threads;
+use crate::experiments::spawn::heap;
+use crate::experiments::switch::{pingpong, userspace};
 use crate::results::{RunResults, RunStatus};
 use crate::run::plan::{Preset, Request};
 use crate::units::fmt_size;
@@ -38,10 +40,10 @@ use std::time::Instant;
 
 /// The experiments advise reads, for messages and the fresh run.
 pub const NEEDED: &[&str] = &[
-    "spawn.heap",
-    "switch.pingpong",
-    "switch.userspace",
-    "memory.threads",
+    heap::EXPERIMENT.name,
+    pingpong::EXPERIMENT.name,
+    userspace::EXPERIMENT.name,
+    threads::EXPERIMENT.name,
 ];
 
 pub fn run(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
@@ -193,40 +195,43 @@ impl FreshPlan {
     /// The parameter values of the run, typed.
     pub fn presets(&self) -> Vec<Preset> {
         use costs::*;
-        let names = |v: &[&str]| ParamValue::Names(v.iter().map(|s| s.to_string()).collect());
-        let set = |experiment, param, value| Preset {
-            experiment,
-            param,
-            value,
-        };
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         vec![
-            set(
-                "spawn.heap",
-                "heap_sizes",
-                ParamValue::List(self.heaps_bytes.clone()),
+            Preset::of(
+                &heap::EXPERIMENT,
+                &heap::HEAP_SIZES_PARAM,
+                self.heaps_bytes.clone(),
             ),
-            set(
-                "spawn.heap",
-                "methods",
+            Preset::of(
+                &heap::EXPERIMENT,
+                &heap::METHODS_PARAM,
                 names(&[FORK, POSIX_SPAWN, PTHREAD_CREATE, FORK_EXEC_STATIC, VFORK]),
             ),
-            set("spawn.heap", "thp", ParamValue::Bool(false)),
-            set(
-                "switch.pingpong",
-                "methods",
+            Preset::of(&heap::EXPERIMENT, &heap::THP_PARAM, false),
+            Preset::of(
+                &pingpong::EXPERIMENT,
+                &pingpong::METHODS_PARAM,
                 names(&[THREAD_SWITCHES[0], PROCESS_SWITCHES[0]]),
             ),
-            set(
-                "switch.pingpong",
-                "placements",
+            Preset::of(
+                &pingpong::EXPERIMENT,
+                &pingpong::PLACEMENTS_PARAM,
                 names(&[SAME_CPU, CROSS_CPU[0]]),
             ),
-            set("switch.userspace", "variants", names(&USER_SWITCHES)),
-            set("memory.threads", "variants", names(&THREAD_VARIANTS[..1])),
-            set(
-                "memory.threads",
-                "threads",
-                ParamValue::List(vec![self.threads]),
+            Preset::of(
+                &userspace::EXPERIMENT,
+                &userspace::VARIANTS_PARAM,
+                names(&USER_SWITCHES),
+            ),
+            Preset::of(
+                &threads::EXPERIMENT,
+                &threads::VARIANTS_PARAM,
+                names(&THREAD_VARIANTS[..1]),
+            ),
+            Preset::of(
+                &threads::EXPERIMENT,
+                &threads::THREADS_PARAM,
+                vec![self.threads],
             ),
         ]
     }

@@ -6,6 +6,9 @@
 use super::costs::{Cost, Costs};
 use super::figure::{Curve, Figure};
 use super::workload::Workload;
+use crate::experiments::memory::threads;
+use crate::experiments::spawn::heap;
+use crate::experiments::switch::{pingpong, userspace};
 use crate::units::{fmt_short_size, fmt_size, group_digits};
 use serde::{Serialize, Serializer};
 
@@ -40,22 +43,22 @@ struct Source {
 const THREAD_SWITCH: Source = Source {
     figure: Cost::SwitchThreads,
     what: "the switch between threads",
-    experiment: "switch.pingpong",
+    experiment: pingpong::EXPERIMENT.name,
 };
 const PROCESS_SWITCH: Source = Source {
     figure: Cost::SwitchProcesses,
     what: "the switch between processes",
-    experiment: "switch.pingpong",
+    experiment: pingpong::EXPERIMENT.name,
 };
 const USER_SWITCH: Source = Source {
     figure: Cost::SwitchAsync,
     what: "the user-space switch",
-    experiment: "switch.userspace",
+    experiment: userspace::EXPERIMENT.name,
 };
 const KERNEL_STACK: Source = Source {
     figure: Cost::KernelStack,
     what: "the kernel stack per task",
-    experiment: "memory.threads",
+    experiment: threads::EXPERIMENT.name,
 };
 /// The memory.threads figures a thread's memory is made of.
 const THREAD_MEM: &[Cost] = &[Cost::ThreadRss, Cost::KernelStack, Cost::ThreadPte];
@@ -150,7 +153,7 @@ impl Model {
         let heap = |figure, what| Source {
             figure,
             what,
-            experiment: "spawn.heap",
+            experiment: heap::EXPERIMENT.name,
         };
         match self {
             Model::Process => heap(Cost::Fork, "fork creation"),
@@ -209,7 +212,7 @@ impl Model {
                     t.from,
                 ),
                 None => {
-                    miss.push(c.missing(THREAD_MEM, "thread memory", "memory.threads"));
+                    miss.push(c.missing(THREAD_MEM, "thread memory", threads::EXPERIMENT.name));
                     Memory::none()
                 }
             },
@@ -254,7 +257,7 @@ impl Model {
                                 &Source {
                                     figure: Cost::ProcessPte,
                                     what: "page tables at your heap (vm_pte_kib)",
-                                    experiment: "spawn.heap",
+                                    experiment: heap::EXPERIMENT.name,
                                 },
                             );
                         }
@@ -277,7 +280,7 @@ impl Model {
                     )
                 }
                 None => {
-                    miss.push(c.missing(THREAD_MEM, "thread memory", "memory.threads"));
+                    miss.push(c.missing(THREAD_MEM, "thread memory", threads::EXPERIMENT.name));
                     Memory::none()
                 }
             },

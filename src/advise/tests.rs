@@ -595,7 +595,12 @@ fn the_typed_presets_plan_what_the_old_param_strings_planned() {
     let threads = mine
         .experiments
         .iter()
-        .find(|p| p.exp.name == "memory.threads")
+        .find(|p| p.exp.name == crate::experiments::memory::threads::EXPERIMENT.name)
         .unwrap();
-    assert_eq!(threads.params.list("threads"), vec![7]);
+    assert_eq!(
+        threads
+            .params
+            .get(&crate::experiments::memory::threads::THREADS_PARAM),
+        vec![7]
+    );
 }

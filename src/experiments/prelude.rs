@@ -6,12 +6,13 @@ pub use super::seeds::{
     SYSEL_HW, SYSEL_SWEEP,
 };
 pub use super::spec::{
-    always_supported, no_analysis, single_point, Analysis, Experiment, PlanCtx, Points, SeedFigure,
+    always_supported, no_analysis, single_point, Analysis, Experiment, Helper, PlanCtx, Points,
+    SeedFigure,
 };
 pub use crate::env::Env;
 pub use crate::error::UsageError;
 pub use crate::measure::params::{
-    find, names, Choice, ParamKind, ParamSpec, ParamValue, Params, Row,
+    find, names, Choice, Param, ParamKind, ParamSpec, ParamValue, Params, Row,
 };
 pub use crate::measure::protocol::{labels, Job, RawSeries, WorkerOutput};
 pub use crate::measure::sizing::{Profile, Sizing};

@@ -3,13 +3,17 @@
 //! within their intervals; the Summary quotes one source for each.
 
 use super::spawn::engine::LIFECYCLE_NS;
+use super::spawn::heap;
 use super::spawn::heap::BASE_THP;
+use super::spawn::methods as spawn_methods;
 use super::spawn::placement::Placement;
 use super::spawn::table as spawn;
 use super::switch::indirect::WORKING_SET;
 use super::switch::methods as switch;
 use super::switch::pingpong::BASELINE_NS;
 use super::switch::series::SWITCH_NS;
+use super::switch::{indirect, pingpong, userspace};
+use super::yardstick::memcpy;
 use crate::measure::copy::{COPY_NS, LAYOUT};
 use crate::metric::key::{HEAP, METHOD, PLACEMENT, SIZE, THP, VARIANT};
 use crate::metric::MetricSpec;
@@ -34,7 +38,7 @@ pub const QUANTITIES: &[Quantity] = &[
         name: "a same-CPU pipe switch between threads",
         sources: &[
             Source {
-                experiment: "switch.pingpong",
+                experiment: pingpong::EXPERIMENT.name,
                 metric: &SWITCH_NS,
                 labels: &[
                     (METHOD, switch::PIPE_THREADS.choice.name),
@@ -42,12 +46,12 @@ pub const QUANTITIES: &[Quantity] = &[
                 ],
             },
             Source {
-                experiment: "switch.indirect",
+                experiment: indirect::EXPERIMENT.name,
                 metric: &SWITCH_NS,
                 labels: &[(WORKING_SET, "0 B")],
             },
             Source {
-                experiment: "switch.userspace",
+                experiment: userspace::EXPERIMENT.name,
                 metric: &SWITCH_NS,
                 labels: &[(VARIANT, switch::KERNEL_PIPE.choice.name)],
             },
@@ -57,12 +61,12 @@ pub const QUANTITIES: &[Quantity] = &[
         name: "one pipe write and read by one task (the pipe baseline)",
         sources: &[
             Source {
-                experiment: "switch.pingpong",
+                experiment: pingpong::EXPERIMENT.name,
                 metric: &BASELINE_NS,
                 labels: &[(METHOD, switch::PIPE_THREADS.choice.name)],
             },
             Source {
-                experiment: "switch.pingpong",
+                experiment: pingpong::EXPERIMENT.name,
                 metric: &BASELINE_NS,
                 labels: &[(METHOD, switch::PIPE_PROCESSES.choice.name)],
             },
@@ -72,12 +76,12 @@ pub const QUANTITIES: &[Quantity] = &[
         name: "a memcpy of 64 KiB between page-aligned buffers",
         sources: &[
             Source {
-                experiment: "yardstick.memcpy",
+                experiment: memcpy::EXPERIMENT.name,
                 metric: &COPY_NS,
                 labels: &[(SIZE, "64 KiB"), (LAYOUT, "aligned")],
             },
             Source {
-                experiment: "switch.pingpong",
+                experiment: pingpong::EXPERIMENT.name,
                 metric: &COPY_NS,
                 labels: &[(SIZE, "64 KiB"), (LAYOUT, "aligned")],
             },
@@ -87,7 +91,7 @@ pub const QUANTITIES: &[Quantity] = &[
         name: "a process forked and reaped, with no heap",
         sources: &[
             Source {
-                experiment: "spawn.heap",
+                experiment: heap::EXPERIMENT.name,
                 metric: &LIFECYCLE_NS,
                 labels: &[
                     (METHOD, spawn::FORK.choice.name),
@@ -96,7 +100,7 @@ pub const QUANTITIES: &[Quantity] = &[
                 ],
             },
             Source {
-                experiment: "spawn.methods",
+                experiment: spawn_methods::EXPERIMENT.name,
                 metric: &LIFECYCLE_NS,
                 labels: &[(METHOD, spawn::FORK.choice.name), (PLACEMENT, ONE_CPU)],
             },
@@ -106,7 +110,7 @@ pub const QUANTITIES: &[Quantity] = &[
         name: "a thread created and joined (pthread_create), with no heap",
         sources: &[
             Source {
-                experiment: "spawn.heap",
+                experiment: heap::EXPERIMENT.name,
                 metric: &LIFECYCLE_NS,
                 labels: &[
                     (METHOD, spawn::PTHREAD_CREATE.choice.name),
@@ -115,7 +119,7 @@ pub const QUANTITIES: &[Quantity] = &[
                 ],
             },
             Source {
-                experiment: "spawn.methods",
+                experiment: spawn_methods::EXPERIMENT.name,
                 metric: &LIFECYCLE_NS,
                 labels: &[
                     (METHOD, spawn::PTHREAD_CREATE.choice.name),

@@ -3,7 +3,7 @@
 //! so an experiment file names only what it has.
 
 use crate::env::Env;
-use crate::measure::params::{ParamSpec, Params};
+use crate::measure::params::{Param, ParamSpec, Params};
 use crate::measure::probe::ProbeFn;
 use crate::measure::protocol::{Job, WorkerOutput};
 use crate::measure::sizing::{Profile, Sizing};
@@ -126,6 +126,13 @@ pub struct PlanCtx<'a> {
     pub sizing: Sizing,
 }
 
+impl PlanCtx<'_> {
+    /// Whether the user set `param` on the command line (not its default).
+    pub fn set_by_user<T>(&self, param: &Param<T>) -> bool {
+        self.user_set.iter().any(|n| n == param.name())
+    }
+}
+
 /// The worker jobs of an experiment, and notes on what was clamped or dropped.
 #[derive(Default)]
 pub struct Points {
@@ -220,6 +227,20 @@ pub struct Experiment {
     pub analyze: fn(&ExperimentResult) -> Analysis,
     /// A measurement that needs a fresh process of its own (`tasklab __probe`).
     pub probe: Option<ProbeFn>,
+    /// A helper its first job may have to build.
+    pub helper: Option<Helper>,
+}
+
+/// Something an experiment's first job builds before it measures, when it
+/// is not built yet (switch.userspace's Go helper): the progress line says
+/// so, since that job takes longer.
+pub struct Helper {
+    /// What the progress line calls it: "the Go helper".
+    pub name: &'static str,
+    /// Whether a job with these parameters uses it.
+    pub used: fn(&Params) -> bool,
+    /// Whether it is built already (cached), asked once until a job builds it.
+    pub ready: fn() -> bool,
 }
 
 /// Metrics no experiment writes any more, declared with the direction they
@@ -304,6 +325,7 @@ impl Experiment {
         measure: nothing_to_measure,
         analyze: no_analysis,
         probe: None,
+        helper: None,
     };
 
     /// The group: `spawn` for `spawn.heap`.

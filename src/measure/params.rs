@@ -1,10 +1,13 @@
 //! Typed experiment parameters with bounds: one table per experiment feeds
-//! the parser, `tasklab list` and the error messages.
+//! the parser, `tasklab list` and the error messages. Each parameter is a
+//! [`Param`] constant, read back through it with [`Params::get`] as its own
+//! type: no parameter is read by its name.
 
 use super::sizing::Profile;
 use crate::units::{fmt_size, group_digits, parse_count, parse_size};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::marker::PhantomData;
 
 #[derive(Clone, Copy, Debug)]
 pub enum ParamKind {
@@ -120,6 +123,9 @@ pub fn parse_bool(text: &str) -> Option<bool> {
     }
 }
 
+/// One row of an experiment's parameter table: what `-p` accepts, what
+/// `tasklab list` prints. Declared inside a typed [`Param`] constant.
+#[derive(Clone, Copy, Debug)]
 pub struct ParamSpec {
     pub name: &'static str,
     pub help: &'static str,
@@ -261,6 +267,156 @@ impl ParamSpec {
     }
 }
 
+/// A parameter declared once, as a constant whose type is what it reads
+/// back as: `u64` for a count or a size, `Vec<u64>` for a list of them,
+/// `bool`, `String` for a choice, `Vec<String>` for names from a table.
+/// Its constructor checks, when the crate compiles, that the kind of its
+/// [`ParamSpec`] reads back as that type. The experiment's table lists
+/// `X.spec`; its code reads `params.get(&X)`.
+#[derive(Clone, Copy, Debug)]
+pub struct Param<T> {
+    pub spec: ParamSpec,
+    ty: PhantomData<fn() -> T>,
+}
+
+impl<T> Param<T> {
+    const fn of(spec: ParamSpec) -> Param<T> {
+        Param {
+            spec,
+            ty: PhantomData,
+        }
+    }
+
+    /// Its name in `-p`, in results.json and in `tasklab list`.
+    pub const fn name(&self) -> &'static str {
+        self.spec.name
+    }
+}
+
+impl Param<u64> {
+    /// A whole number or a size.
+    pub const fn number(spec: ParamSpec) -> Param<u64> {
+        assert!(
+            matches!(spec.kind, ParamKind::Count { .. } | ParamKind::Size { .. }),
+            "Param::number takes a Count or a Size"
+        );
+        Param::of(spec)
+    }
+}
+
+impl Param<Vec<u64>> {
+    /// A list of whole numbers or of sizes.
+    pub const fn numbers(spec: ParamSpec) -> Param<Vec<u64>> {
+        assert!(
+            matches!(
+                spec.kind,
+                ParamKind::CountList { .. } | ParamKind::SizeList { .. }
+            ),
+            "Param::numbers takes a CountList or a SizeList"
+        );
+        Param::of(spec)
+    }
+}
+
+impl Param<bool> {
+    pub const fn flag(spec: ParamSpec) -> Param<bool> {
+        assert!(
+            matches!(spec.kind, ParamKind::Bool),
+            "Param::flag takes a Bool"
+        );
+        Param::of(spec)
+    }
+}
+
+impl Param<String> {
+    /// One of a fixed list of words.
+    pub const fn choice(spec: ParamSpec) -> Param<String> {
+        assert!(
+            matches!(spec.kind, ParamKind::Choice(_)),
+            "Param::choice takes a Choice"
+        );
+        Param::of(spec)
+    }
+}
+
+impl Param<Vec<String>> {
+    /// A subset of the names in a method or variant table.
+    pub const fn names(spec: ParamSpec) -> Param<Vec<String>> {
+        assert!(
+            matches!(spec.kind, ParamKind::Names(_)),
+            "Param::names takes Names"
+        );
+        Param::of(spec)
+    }
+}
+
+/// A Rust type a parameter reads back as, and is preset as.
+pub trait ParamType: Sized + Default {
+    fn read(v: &ParamValue) -> Option<Self>;
+    fn value(self) -> ParamValue;
+}
+
+impl ParamType for u64 {
+    fn read(v: &ParamValue) -> Option<u64> {
+        match v {
+            ParamValue::Int(n) => Some(*n),
+            _ => None,
+        }
+    }
+    fn value(self) -> ParamValue {
+        ParamValue::Int(self)
+    }
+}
+
+impl ParamType for Vec<u64> {
+    fn read(v: &ParamValue) -> Option<Vec<u64>> {
+        match v {
+            ParamValue::List(l) => Some(l.clone()),
+            ParamValue::Int(n) => Some(vec![*n]),
+            _ => None,
+        }
+    }
+    fn value(self) -> ParamValue {
+        ParamValue::List(self)
+    }
+}
+
+impl ParamType for bool {
+    fn read(v: &ParamValue) -> Option<bool> {
+        match v {
+            ParamValue::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+    fn value(self) -> ParamValue {
+        ParamValue::Bool(self)
+    }
+}
+
+impl ParamType for String {
+    fn read(v: &ParamValue) -> Option<String> {
+        match v {
+            ParamValue::Text(t) => Some(t.clone()),
+            _ => None,
+        }
+    }
+    fn value(self) -> ParamValue {
+        ParamValue::Text(self)
+    }
+}
+
+impl ParamType for Vec<String> {
+    fn read(v: &ParamValue) -> Option<Vec<String>> {
+        match v {
+            ParamValue::Names(n) => Some(n.clone()),
+            _ => None,
+        }
+    }
+    fn value(self) -> ParamValue {
+        ParamValue::Names(self)
+    }
+}
+
 /// An experiment's parameter values, defaults filled in.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Params(pub BTreeMap<String, ParamValue>);
@@ -285,40 +441,16 @@ impl Params {
         Ok(Params(map))
     }
 
-    pub fn int(&self, name: &str) -> u64 {
-        match self.0.get(name) {
-            Some(ParamValue::Int(v)) => *v,
-            other => panic!("parameter {name} is not a number: {other:?}"),
-        }
-    }
-
-    pub fn list(&self, name: &str) -> Vec<u64> {
-        match self.0.get(name) {
-            Some(ParamValue::List(v)) => v.clone(),
-            Some(ParamValue::Int(v)) => vec![*v],
-            other => panic!("parameter {name} is not a list: {other:?}"),
-        }
-    }
-
-    pub fn flag(&self, name: &str) -> bool {
-        match self.0.get(name) {
-            Some(ParamValue::Bool(v)) => *v,
-            other => panic!("parameter {name} is not a boolean: {other:?}"),
-        }
-    }
-
-    pub fn text(&self, name: &str) -> &str {
-        match self.0.get(name) {
-            Some(ParamValue::Text(v)) => v,
-            other => panic!("parameter {name} is not text: {other:?}"),
-        }
-    }
-
-    pub fn names(&self, name: &str) -> Vec<String> {
-        match self.0.get(name) {
-            Some(ParamValue::Names(v)) => v.clone(),
-            other => panic!("parameter {name} is not a list of names: {other:?}"),
-        }
+    /// The value of `param`, as its type. Values resolved from the
+    /// experiment's own table always hold it; a parameter of another table
+    /// reads as its quick default.
+    pub fn get<T: ParamType>(&self, param: &Param<T>) -> T {
+        let spec = &param.spec;
+        self.0
+            .get(spec.name)
+            .and_then(T::read)
+            .or_else(|| spec.parse(spec.quick).ok().as_ref().and_then(T::read))
+            .unwrap_or_default()
     }
 
     pub fn to_json(&self) -> BTreeMap<String, serde_json::Value> {

@@ -89,20 +89,54 @@ fn names_are_checked_against_the_choices() {
     );
 }
 
+const N: Param<u64> = Param::number(ParamSpec {
+    name: "n",
+    help: "",
+    kind: ParamKind::Count { min: 1, max: 10 },
+    quick: "3",
+    thorough: "9",
+});
+
 #[test]
 fn overrides_win_over_defaults() {
-    let specs = [ParamSpec {
-        name: "n",
-        help: "",
-        kind: ParamKind::Count { min: 1, max: 10 },
-        quick: "3",
-        thorough: "9",
-    }];
+    let specs = [N.spec];
     let p = Params::resolve(&specs, Profile::Quick, &[]).unwrap();
-    assert_eq!(p.int("n"), 3);
+    assert_eq!(p.get(&N), 3);
     let p = Params::resolve(&specs, Profile::Thorough, &[]).unwrap();
-    assert_eq!(p.int("n"), 9);
+    assert_eq!(p.get(&N), 9);
     let p = Params::resolve(&specs, Profile::Quick, &[("n".into(), "5".into())]).unwrap();
-    assert_eq!(p.int("n"), 5);
+    assert_eq!(p.get(&N), 5);
     assert!(Params::resolve(&specs, Profile::Quick, &[("n".into(), "11".into())]).is_err());
+}
+
+const FLAG: Param<bool> = Param::flag(ParamSpec {
+    name: "flag",
+    help: "",
+    kind: ParamKind::Bool,
+    quick: "yes",
+    thorough: "no",
+});
+
+const WORDS: Param<String> = Param::choice(ParamSpec {
+    name: "words",
+    help: "",
+    kind: ParamKind::Choice(&["on", "off"]),
+    quick: "off",
+    thorough: "on",
+});
+
+#[test]
+fn each_param_reads_back_as_its_own_type() {
+    let specs = [N.spec, FLAG.spec, WORDS.spec];
+    let over = [("words".to_string(), "on".to_string())];
+    let p = Params::resolve(&specs, Profile::Thorough, &over).unwrap();
+    let (n, flag, words): (u64, bool, String) = (p.get(&N), p.get(&FLAG), p.get(&WORDS));
+    assert_eq!((n, flag, words.as_str()), (9, false, "on"));
+}
+
+#[test]
+fn a_param_of_another_table_reads_as_its_quick_default() {
+    let p = Params::resolve(&[N.spec], Profile::Thorough, &[]).unwrap();
+    assert!(p.get(&FLAG));
+    assert_eq!(p.get(&WORDS), "off");
 }

@@ -13,7 +13,7 @@ pub mod model;
 use crate::cli::PredictArgs;
 use crate::error::UsageError;
 use crate::experiments::spawn::heap_fit::signed_ns;
-use crate::measure::params::ParamValue;
+use crate::experiments::spawn::{cow, heap, table};
 use crate::results::{RunResults, RunStatus, Status};
 use crate::run::plan::{Preset, Request};
 use crate::sys::procfs;
@@ -24,7 +24,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 /// The experiments predict takes its slopes from.
-pub const NEEDED: &[&str] = &["spawn.heap", "spawn.cow"];
+pub const NEEDED: &[&str] = &[heap::EXPERIMENT.name, cow::EXPERIMENT.name];
 
 const NO_PID: &str = "predict needs --pid PID: the process whose fork to predict. \
 Find one with `pgrep -n NAME` (newest process of that name), `pidof NAME`, \
@@ -196,28 +196,24 @@ fn fresh_run(p: &Process, writes_pct: f64) -> anyhow::Result<RunResults> {
         shares.push(asked);
         shares.sort_unstable();
     }
-    let set = |experiment, param, value| Preset {
-        experiment,
-        param,
-        value,
-    };
+    let (spawn_heap, spawn_cow) = (&heap::EXPERIMENT, &cow::EXPERIMENT);
     let presets = vec![
-        set(
-            "spawn.heap",
-            "heap_sizes",
-            ParamValue::List(vec![0, 64 << 20, 256 << 20]),
+        Preset::of(
+            spawn_heap,
+            &heap::HEAP_SIZES_PARAM,
+            vec![0, 64 << 20, 256 << 20],
         ),
-        set(
-            "spawn.heap",
-            "methods",
-            ParamValue::Names(vec!["fork".into()]),
+        Preset::of(
+            spawn_heap,
+            &heap::METHODS_PARAM,
+            vec![table::FORK.choice.name.to_string()],
         ),
-        set("spawn.heap", "thp", ParamValue::Bool(false)),
-        set("spawn.heap", "untouched", ParamValue::Bool(false)),
-        set("spawn.cow", "heap", ParamValue::Int(256 << 20)),
-        set("spawn.cow", "writes", ParamValue::List(shares.clone())),
-        set("spawn.cow", "thp_writes", ParamValue::List(shares)),
-        set("spawn.cow", "thp", ParamValue::Bool(p.anon_huge_kib > 0)),
+        Preset::of(spawn_heap, &heap::THP_PARAM, false),
+        Preset::of(spawn_heap, &heap::UNTOUCHED_PARAM, false),
+        Preset::of(spawn_cow, &cow::HEAP_PARAM, 256 << 20),
+        Preset::of(spawn_cow, &cow::WRITES_PARAM, shares.clone()),
+        Preset::of(spawn_cow, &cow::THP_WRITES_PARAM, shares),
+        Preset::of(spawn_cow, &cow::THP_PARAM, p.anon_huge_kib > 0),
     ];
     eprintln!(
         "predict: measuring the slopes here ({}; the quick profile's rounds within its budget, as `tasklab run`): this takes 10 to 60 seconds",

@@ -9,6 +9,7 @@ use crate::experiments::spawn::cow::WRITE_NS;
 use crate::experiments::spawn::engine::PARENT_RETURN_NS;
 use crate::experiments::spawn::heap::base_thp;
 use crate::experiments::spawn::heap_image as image;
+use crate::experiments::spawn::{cow, heap};
 use crate::measure::rss::VM_PTE_KIB;
 use crate::metric::key::{CALL, CHILD, HEAP, METHOD, PAGES, THP, WRITES};
 use crate::metric::MetricSpec;
@@ -118,7 +119,11 @@ impl Slopes {
     /// a wide interval, not an error.
     pub fn from_results(r: &RunResults) -> Slopes {
         let mut s = Slopes::default();
-        if let Some(heap) = r.experiments.iter().find(|x| x.name == "spawn.heap") {
+        if let Some(heap) = r
+            .experiments
+            .iter()
+            .find(|x| x.name == heap::EXPERIMENT.name)
+        {
             let base = base_thp(heap);
             for m in all_named(heap, &PARENT_RETURN_NS).filter(|m| {
                 // The warm series: a first call (`call=first`, one
@@ -150,7 +155,11 @@ impl Slopes {
             s.per_mapping = per("mappings", &image::IMAGE_WORKER_MAPPINGS);
             s.per_fd = per("fds", &image::IMAGE_WORKER_FDS);
         }
-        if let Some(cow) = r.experiments.iter().find(|x| x.name == "spawn.cow") {
+        if let Some(cow) = r
+            .experiments
+            .iter()
+            .find(|x| x.name == cow::EXPERIMENT.name)
+        {
             s.cow_4k = cow_shares(cow, "4k", &mut s.flagged);
             s.cow_thp = cow_shares(cow, "thp", &mut s.flagged);
         }

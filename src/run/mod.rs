@@ -631,26 +631,21 @@ pub fn measure_with(
         *begun = Some(b);
         first
     };
-    // Whether the Go helper is built: asked at the first Go job, and again
-    // after a job that built it.
-    let mut go_ready: Option<bool> = None;
+    // Whether an experiment's helper is built: asked at the first job that
+    // uses it, and again after a job that built it.
+    let mut helper_ready: Option<bool> = None;
     let spent = execute::run(plan, &ctx, |ev| {
         match ev {
             Event::Start(planned, slot) => {
                 before(planned)?;
                 let name = progress::job_name(planned, slot, plan);
-                // The first Go job builds the helper, unless it is cached.
-                let building = planned.exp.name == "switch.userspace"
-                    && planned
-                        .params
-                        .names("variants")
-                        .iter()
-                        .any(|v| v.starts_with("go"))
-                    && !*go_ready.get_or_insert_with(crate::experiments::switch::go_helper_ready);
-                progress.start(if building {
-                    format!("building the Go helper (first run only) · {name}")
-                } else {
-                    name
+                // The first job that uses a helper builds it, unless it is cached.
+                let building = planned.exp.helper.as_ref().filter(|h| {
+                    (h.used)(&planned.params) && !*helper_ready.get_or_insert_with(h.ready)
+                });
+                progress.start(match building {
+                    Some(h) => format!("building {} (first run only) · {name}", h.name),
+                    None => name,
                 });
             }
             Event::More { jobs, adaptive } => {
@@ -667,8 +662,8 @@ pub fn measure_with(
             Event::End => {
                 busy.sample();
                 progress.end();
-                if go_ready == Some(false) {
-                    go_ready = None;
+                if helper_ready == Some(false) {
+                    helper_ready = None;
                 }
             }
             Event::Done(result) => {

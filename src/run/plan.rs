@@ -6,7 +6,7 @@ use crate::env::{self, Env};
 use crate::error::{usage, UsageError};
 use crate::experiments::spec::{PlanCtx, Points};
 use crate::experiments::{self, Experiment};
-use crate::measure::params::{ParamValue, Params};
+use crate::measure::params::{Param, ParamType, ParamValue, Params};
 use crate::measure::sizing::{Profile, Sizing, MAX_ROUNDS, MIN_ROUNDS};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::seq::SliceRandom;
@@ -194,6 +194,15 @@ pub struct Preset {
 }
 
 impl Preset {
+    /// `param` of `experiment` set to `value`, of the parameter's own type.
+    pub fn of<T: ParamType>(experiment: &'static Experiment, param: &Param<T>, value: T) -> Preset {
+        Preset {
+            experiment: experiment.name,
+            param: param.name(),
+            value: value.value(),
+        }
+    }
+
     /// The value as `-p` would write it, so that it is checked by the one
     /// parser, against the same bounds as the user's values.
     fn text(&self) -> String {

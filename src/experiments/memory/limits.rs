@@ -50,22 +50,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     metrics: &[&MAX_THREADS, &THREAD_BOUND, &PROBE_SECONDS],
     summary: "the most threads one process may start here, from every limit, naming the binding one; opt-in probe",
     reproduces: "Bendersky: \"the maximal number of threads the OS lets one process start is about 32K\"",
-    params: &[
-        ParamSpec {
-            name: "probe",
-            help: "also start threads (default stack) until the first refusal, then join them all; may briefly exhaust pids for the whole machine",
-            kind: ParamKind::Bool,
-            quick: "false",
-            thorough: "false",
-        },
-        ParamSpec {
-            name: "probe_ceiling",
-            help: "the probe stops after this many threads",
-            kind: ParamKind::Count { min: 1, max: 4_194_304 },
-            quick: "40000",
-            thorough: "40000",
-        },
-    ],
+    params: &[PROBE_PARAM.spec, PROBE_CEILING_PARAM.spec],
     seeds: &[SeedFigure::of(
         &MAX_THREADS,
         (32_000.0, 32_768.0),
@@ -81,6 +66,25 @@ pub static EXPERIMENT: Experiment = Experiment {
     ..Experiment::DEFAULT
 };
 
+pub const PROBE_PARAM: Param<bool> = Param::flag(ParamSpec {
+        name: "probe",
+        help: "also start threads (default stack) until the first refusal, then join them all; may briefly exhaust pids for the whole machine",
+        kind: ParamKind::Bool,
+        quick: "false",
+        thorough: "false",
+    });
+
+pub const PROBE_CEILING_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "probe_ceiling",
+    help: "the probe stops after this many threads",
+    kind: ParamKind::Count {
+        min: 1,
+        max: 4_194_304,
+    },
+    quick: "40000",
+    thorough: "40000",
+});
+
 /// The one memory.limits job: whether to start threads until refused, and
 /// the most it may start.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -92,8 +96,8 @@ pub struct LimitsPoint {
 
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
-    let mut ceiling = ctx.params.int("probe_ceiling");
-    let probe = ctx.params.flag("probe");
+    let mut ceiling = ctx.params.get(&PROBE_CEILING_PARAM);
+    let probe = ctx.params.get(&PROBE_PARAM);
     let usable_bytes = usable_memory(ctx.env);
     let fits = (usable_bytes / 2) / THREAD_FLOOR_BYTES;
     if probe && ceiling > fits {
@@ -102,7 +106,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
             fmt_size(THREAD_FLOOR_BYTES),
             fmt_size(usable_bytes)
         );
-        if ctx.user_set.iter().any(|n| n == "probe_ceiling") {
+        if ctx.set_by_user(&PROBE_CEILING_PARAM) {
             return Err(msg);
         }
         ceiling = fits;

@@ -66,25 +66,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     summary:
         "malloc then touch: VmSize and VmRSS at start, after malloc, after writing every element",
     reproduces: "Bendersky's malloc-memusage: VM 416,128 kB; RSS 4,780 → 410,916 kB",
-    params: &[
-        ParamSpec {
-            name: "size",
-            help: "bytes to malloc and then touch (the seed: 100 Mi ints = 400 MiB)",
-            kind: ParamKind::Size {
-                min: 1 << 20,
-                max: 1 << 40,
-            },
-            quick: "400M",
-            thorough: "400M",
-        },
-        ParamSpec {
-            name: "reps",
-            help: "malloc-touch-free repetitions per round (one sample each)",
-            kind: ParamKind::Count { min: 1, max: 1000 },
-            quick: "1",
-            thorough: "4",
-        },
-    ],
+    params: &[SIZE_PARAM.spec, REPS_PARAM.spec],
     seeds: &[
         SeedFigure::of(
             &VM_SIZE_KIB,
@@ -133,6 +115,25 @@ pub static EXPERIMENT: Experiment = Experiment {
     ..Experiment::DEFAULT
 };
 
+pub const SIZE_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "size",
+    help: "bytes to malloc and then touch (the seed: 100 Mi ints = 400 MiB)",
+    kind: ParamKind::Size {
+        min: 1 << 20,
+        max: 1 << 40,
+    },
+    quick: "400M",
+    thorough: "400M",
+});
+
+pub const REPS_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "reps",
+    help: "malloc-touch-free repetitions per round (one sample each)",
+    kind: ParamKind::Count { min: 1, max: 1000 },
+    quick: "1",
+    thorough: "4",
+});
+
 /// The one memory.malloc job: the bytes it allocates.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -142,7 +143,7 @@ pub struct MallocPoint {
 
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
-    let mut size_bytes = ctx.params.int("size");
+    let mut size_bytes = ctx.params.get(&SIZE_PARAM);
     let usable_bytes = usable_memory(ctx.env);
     let limit_bytes = usable_bytes / 2;
     if size_bytes > limit_bytes {
@@ -152,7 +153,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
             fmt_size(usable_bytes),
             fmt_size(limit_bytes)
         );
-        if ctx.user_set.iter().any(|n| n == "size") {
+        if ctx.set_by_user(&SIZE_PARAM) {
             return Err(msg);
         }
         size_bytes = limit_bytes & !((1 << 20) - 1);
@@ -166,7 +167,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let size_bytes = job.point::<MallocPoint>()?.size as usize;
     let n = size_bytes / 4;
-    let reps = job.params.int("reps") as usize;
+    let reps = job.params.get(&REPS_PARAM) as usize;
     let size_name = fmt_size(size_bytes as u64);
     let mut out = WorkerOutput::default();
     let stages = [START, AFTER_MALLOC, AFTER_TOUCH];

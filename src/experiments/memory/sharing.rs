@@ -70,18 +70,20 @@ pub static EXPERIMENT: Experiment = Experiment {
     metrics: &[&SHARED],
     summary: "which changes a clone()d child makes the parent sees, per CLONE_* flag: memory, fds, cwd, signals, tgid",
     reproduces: "Bendersky's clone-vm-sample (the CLONE_VM row) and the flags it names: CLONE_FILES, CLONE_SIGHAND, CLONE_THREAD",
-    params: &[ParamSpec {
-        name: "reps",
-        help: "times each row is observed (must agree every time)",
-        kind: ParamKind::Count { min: 1, max: 1000 },
-        quick: "3",
-        thorough: "20",
-    }],
+    params: &[REPS_PARAM.spec],
     seeds: &[],
     measure,
     analyze,
     ..Experiment::DEFAULT
 };
+
+pub const REPS_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "reps",
+    help: "times each row is observed (must agree every time)",
+    kind: ParamKind::Count { min: 1, max: 1000 },
+    quick: "3",
+    thorough: "20",
+});
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
@@ -92,7 +94,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         "/".into()
     };
     let elsewhere = std::ffi::CString::new(elsewhere.as_os_str().as_encoded_bytes())?;
-    let reps = job.params.int("reps") as usize;
+    let reps = job.params.get(&REPS_PARAM) as usize;
     for (row, flags) in SHARE_ROWS {
         let mut seen: Vec<share::Sharing> = Vec::new();
         for _ in 0..reps {

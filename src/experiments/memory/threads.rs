@@ -35,38 +35,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     ],
     summary: "N blocked threads: VmSize, VmRSS (vs the exact smaps count), VmPTE, KernelStack; per thread; creation time",
     reproduces: "Bendersky: 10,000 threads ≈ 80 GiB virtual, ≈ 80 MiB resident; 400 KiB touched each ≈ 2.6 GiB, not 4 GiB",
-    params: &[
-        ParamSpec {
-            name: "threads",
-            help: "thread counts to start and block, each in its own rounds (clamped to this machine's limits)",
-            kind: ParamKind::CountList { min: 1, max: 4_194_304 },
-            // Two counts give the per-thread slope; eight rounds of a third
-            // cost 2.4 s of the quick minute.
-            quick: "500,2000",
-            thorough: "1000,5000,10000",
-        },
-        ParamSpec {
-            name: "variants",
-            help: "default stack; a small stack (pthread_attr_setstacksize); default stack with `touch` bytes used",
-            kind: ParamKind::Names(VARIANTS),
-            quick: "all",
-            thorough: "all",
-        },
-        ParamSpec {
-            name: "small_stack",
-            help: "stack size of the small variant",
-            kind: ParamKind::Size { min: 16 << 10, max: 1 << 30 },
-            quick: "64K",
-            thorough: "64K",
-        },
-        ParamSpec {
-            name: "touch",
-            help: "stack each thread of the touch variant uses",
-            kind: ParamKind::Size { min: 4 << 10, max: 1 << 30 },
-            quick: "400K",
-            thorough: "400K",
-        },
-    ],
+    params: &[THREADS_PARAM.spec, VARIANTS_PARAM.spec, SMALL_STACK_PARAM.spec, TOUCH_PARAM.spec],
     seeds: &[
         SeedFigure::of(
             &VM_SIZE_GROWTH_KIB,
@@ -129,6 +98,46 @@ pub static EXPERIMENT: Experiment = Experiment {
     ..Experiment::DEFAULT
 };
 
+pub const THREADS_PARAM: Param<Vec<u64>> = Param::numbers(ParamSpec {
+        name: "threads",
+        help: "thread counts to start and block, each in its own rounds (clamped to this machine's limits)",
+        kind: ParamKind::CountList { min: 1, max: 4_194_304 },
+        // Two counts give the per-thread slope; eight rounds of a third
+        // cost 2.4 s of the quick minute.
+        quick: "500,2000",
+        thorough: "1000,5000,10000",
+    });
+
+pub const VARIANTS_PARAM: Param<Vec<String>> = Param::names(ParamSpec {
+        name: "variants",
+        help: "default stack; a small stack (pthread_attr_setstacksize); default stack with `touch` bytes used",
+        kind: ParamKind::Names(VARIANTS),
+        quick: "all",
+        thorough: "all",
+    });
+
+pub const SMALL_STACK_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "small_stack",
+    help: "stack size of the small variant",
+    kind: ParamKind::Size {
+        min: 16 << 10,
+        max: 1 << 30,
+    },
+    quick: "64K",
+    thorough: "64K",
+});
+
+pub const TOUCH_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "touch",
+    help: "stack each thread of the touch variant uses",
+    kind: ParamKind::Size {
+        min: 4 << 10,
+        max: 1 << 30,
+    },
+    quick: "400K",
+    thorough: "400K",
+});
+
 /// Resident memory one thread is expected to need at most, when it
 /// touches `touch_bytes` of its stack.
 fn thread_resident_estimate(touch_bytes: u64) -> u64 {
@@ -162,12 +171,11 @@ pub struct ThreadsPoint {
 
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
-    let set = |n: &str| ctx.user_set.iter().any(|u| u == n);
-    let variants = ctx.params.names("variants");
-    let counts = ctx.params.list("threads");
+    let variants = ctx.params.get(&VARIANTS_PARAM);
+    let counts = ctx.params.get(&THREADS_PARAM);
     let mut n = counts.iter().copied().max().unwrap_or(1);
-    let small_bytes = ctx.params.int("small_stack");
-    let mut touch_bytes = ctx.params.int("touch");
+    let small_bytes = ctx.params.get(&SMALL_STACK_PARAM);
+    let mut touch_bytes = ctx.params.get(&TOUCH_PARAM);
     let stack_bytes = default_stack(ctx.env);
     let min_stack_bytes = crate::sys::pthread::min_thread_stack() as u64;
     if small_bytes < min_stack_bytes {
@@ -187,7 +195,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
             fmt_size(stack_bytes),
             fmt_size(room_bytes)
         );
-        if set("touch") {
+        if ctx.set_by_user(&TOUCH_PARAM) {
             return Err(msg);
         }
         touch_bytes = room_bytes;
@@ -211,7 +219,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
                     "leaves room for the rest of the system"
                 }
             );
-            if set("threads") {
+            if ctx.set_by_user(&THREADS_PARAM) {
                 return Err(msg);
             }
             n = allowed;
@@ -232,7 +240,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
             fmt_size(n * per_thread_bytes),
             fmt_size(usable_bytes),
         );
-        if set("threads") || set("touch") {
+        if ctx.set_by_user(&THREADS_PARAM) || ctx.set_by_user(&TOUCH_PARAM) {
             return Err(msg);
         }
         n = fits.max(1);

@@ -93,41 +93,53 @@ pub static EXPERIMENT: Experiment = Experiment {
     summary: "the seed's array average, average phase only: serial vs W forked processes (partial sums through pipes), W threads, a rayon pool; speedup, efficiency, fork+reap cost",
     reproduces: "Linux Fu: 55,256,000 doubles averaged serially vs split across forked processes",
     params: &[
-        N_PARAM,
-        ParamSpec {
-            name: "workers",
-            help: WORKERS_HELP,
-            kind: ParamKind::CountList { min: 0, max: MAX_WORKERS },
-            quick: "0",
-            thorough: "0",
-        },
-        ParamSpec {
-            name: "variants",
-            help: "parallel variants measured beside serial",
-            kind: ParamKind::Names(VARIANTS),
-            quick: "all",
-            thorough: "all",
-        },
-        ParamSpec {
-            name: "reps",
-            help: "repetitions of every variant per round (each a sample)",
-            kind: ParamKind::Count { min: 2, max: 1000 },
-            quick: "3",
-            thorough: "4",
-        },
-        ParamSpec {
-            name: "thp",
-            help: "back the array with transparent huge pages (on: fork copies one entry per 2 MiB, not 512)",
-            kind: ParamKind::Choice(&["on", "off", "default"]),
-            quick: "on",
-            thorough: "on",
-        },
+        N_PARAM.spec,
+        WORKERS_PARAM.spec,
+        VARIANTS_PARAM.spec,
+        REPS_PARAM.spec,
+        THP_PARAM.spec,
     ],
     points,
     measure,
     analyze,
     ..Experiment::DEFAULT
 };
+
+pub const WORKERS_PARAM: Param<Vec<u64>> = Param::numbers(ParamSpec {
+    name: "workers",
+    help: WORKERS_HELP,
+    kind: ParamKind::CountList {
+        min: 0,
+        max: MAX_WORKERS,
+    },
+    quick: "0",
+    thorough: "0",
+});
+
+pub const VARIANTS_PARAM: Param<Vec<String>> = Param::names(ParamSpec {
+    name: "variants",
+    help: "parallel variants measured beside serial",
+    kind: ParamKind::Names(VARIANTS),
+    quick: "all",
+    thorough: "all",
+});
+
+pub const REPS_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "reps",
+    help: "repetitions of every variant per round (each a sample)",
+    kind: ParamKind::Count { min: 2, max: 1000 },
+    quick: "3",
+    thorough: "4",
+});
+
+pub const THP_PARAM: Param<String> = Param::choice(ParamSpec {
+    name: "thp",
+    help:
+        "back the array with transparent huge pages (on: fork copies one entry per 2 MiB, not 512)",
+    kind: ParamKind::Choice(&["on", "off", "default"]),
+    quick: "on",
+    thorough: "on",
+});
 
 /// One parallel.average job: `n` doubles, averaged by each of `workers`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -139,8 +151,8 @@ pub struct AveragePoint {
 
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
-    let sizes = fitting_sizes(ctx, "n", &mut pts.notes)?;
-    let workers = worker_counts(ctx, "workers")?;
+    let sizes = fitting_sizes(ctx, &N_PARAM, &mut pts.notes)?;
+    let workers = worker_counts(ctx, &WORKERS_PARAM)?;
     for n in sizes {
         let workers = workers.clone();
         pts.push(&AveragePoint { n, workers });
@@ -164,10 +176,10 @@ fn push_speedups(
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let AveragePoint { n, workers } = job.point()?;
-    let reps = job.params.int("reps") as usize;
+    let reps = job.params.get(&REPS_PARAM) as usize;
     let variants: Vec<Variant> = job
         .params
-        .names("variants")
+        .get(&VARIANTS_PARAM)
         .iter()
         .filter_map(|v| Variant::named(v))
         .collect();
@@ -175,7 +187,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     notes_for_cpus(&mut out, &workers);
     let nl = n.to_string();
 
-    let mut buf = F64Buf::new(n as usize, thp_of(job.params.text("thp")))?;
+    let mut buf = F64Buf::new(n as usize, thp_of(&job.params.get(&THP_PARAM)))?;
     let t0 = sys::monotonic_ns();
     fill(buf.as_mut_slice());
     let fill_ns = (sys::monotonic_ns() - t0) as f64;
@@ -187,7 +199,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     if let Some(huge_kib) = procfs::smaps_rollup_kib("AnonHugePages") {
         out.reading(&ANON_HUGE_KIB, labels(&[(N, &nl)]), huge_kib as f64);
         let bytes = n as f64 * 8.0;
-        if job.params.text("thp") == "on"
+        if job.params.get(&THP_PARAM) == "on"
             && bytes >= 8e6
             && (huge_kib as f64) < bytes / 1024.0 / 2.0
         {

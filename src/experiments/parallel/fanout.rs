@@ -55,47 +55,66 @@ pub static EXPERIMENT: Experiment = Experiment {
     summary: "the line-printer story: K reports, each some CPU work then output to a slow sink, serial vs one forked child per report",
     reproduces: "Linux Fu's client: a 14-hour report run cut to 5 hours by forking one child per printer",
     params: &[
-        ParamSpec {
-            name: "jobs",
-            help: "reports K (one forked child each)",
-            kind: ParamKind::Count { min: 1, max: 256 },
-            quick: "4",
-            thorough: "8",
-        },
-        ParamSpec {
-            name: "cpu_ms",
-            help: "CPU work per report, in milliseconds of this machine's time",
-            kind: ParamKind::Count { min: 0, max: 60_000 },
-            quick: "10",
-            thorough: "50",
-        },
-        ParamSpec {
-            name: "output",
-            help: "bytes each report writes to its sink",
-            kind: ParamKind::Size { min: 1, max: 1 << 30 },
-            quick: "32K",
-            thorough: "256K",
-        },
-        ParamSpec {
-            name: "sink_rate",
-            help: "how fast a sink (a printer) accepts output, bytes per second; must be above 0",
-            kind: ParamKind::Size { min: 0, max: 1 << 40 },
-            quick: "1M",
-            thorough: "1M",
-        },
-        ParamSpec {
-            name: "reps",
-            help: "repetitions of each mode per round",
-            kind: ParamKind::Count { min: 1, max: 1000 },
-            quick: "1",
-            thorough: "2",
-        },
+        JOBS_PARAM.spec,
+        CPU_MS_PARAM.spec,
+        OUTPUT_PARAM.spec,
+        SINK_RATE_PARAM.spec,
+        REPS_PARAM.spec,
     ],
     points,
     measure,
     analyze,
     ..Experiment::DEFAULT
 };
+
+pub const JOBS_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "jobs",
+    help: "reports K (one forked child each)",
+    kind: ParamKind::Count { min: 1, max: 256 },
+    quick: "4",
+    thorough: "8",
+});
+
+pub const CPU_MS_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "cpu_ms",
+    help: "CPU work per report, in milliseconds of this machine's time",
+    kind: ParamKind::Count {
+        min: 0,
+        max: 60_000,
+    },
+    quick: "10",
+    thorough: "50",
+});
+
+pub const OUTPUT_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "output",
+    help: "bytes each report writes to its sink",
+    kind: ParamKind::Size {
+        min: 1,
+        max: 1 << 30,
+    },
+    quick: "32K",
+    thorough: "256K",
+});
+
+pub const SINK_RATE_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "sink_rate",
+    help: "how fast a sink (a printer) accepts output, bytes per second; must be above 0",
+    kind: ParamKind::Size {
+        min: 0,
+        max: 1 << 40,
+    },
+    quick: "1M",
+    thorough: "1M",
+});
+
+pub const REPS_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "reps",
+    help: "repetitions of each mode per round",
+    kind: ParamKind::Count { min: 1, max: 1000 },
+    quick: "1",
+    thorough: "2",
+});
 
 /// The longest a fan-out run may take, serial side included.
 const FANOUT_MAX_S: f64 = 600.0;
@@ -104,18 +123,19 @@ const FANOUT_MAX_S: f64 = 600.0;
 /// time limit (the user's `--timeout`, else the profile's).
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let p = ctx.params;
-    let rate_bytes_per_s = p.int("sink_rate");
+    let rate_bytes_per_s = p.get(&SINK_RATE_PARAM);
     if rate_bytes_per_s == 0 {
         return Err(
             "sink_rate=0: a sink that accepts no bytes per second never finishes a report; give a rate above 0 (e.g. 1M)"
                 .into(),
         );
     }
-    let jobs = p.int("jobs") as f64;
-    let per_job_s = p.int("cpu_ms") as f64 / 1e3 + p.int("output") as f64 / rate_bytes_per_s as f64;
+    let jobs = p.get(&JOBS_PARAM) as f64;
+    let per_job_s =
+        p.get(&CPU_MS_PARAM) as f64 / 1e3 + p.get(&OUTPUT_PARAM) as f64 / rate_bytes_per_s as f64;
     // Every report serially, then fanned out, each repetition; the 1.3
     // covers the fan-out and the start-up.
-    let est_s = jobs * per_job_s * p.int("reps") as f64 * 1.3;
+    let est_s = jobs * per_job_s * p.get(&REPS_PARAM) as f64 * 1.3;
     let max_s = FANOUT_MAX_S.min(0.8 * ctx.sizing.timeout_s);
     if est_s > max_s {
         return Err(format!(
@@ -124,10 +144,10 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
         ));
     }
     let cap = (ctx.env.limits.rlimit_nproc.unwrap_or(u64::MAX) / 2).max(1);
-    if p.int("jobs") > cap {
+    if p.get(&JOBS_PARAM) > cap {
         return Err(format!(
             "jobs={} forked children would exceed half of this user's process limit ({cap})",
-            p.int("jobs")
+            p.get(&JOBS_PARAM)
         ));
     }
     Ok(Points::single())
@@ -149,11 +169,11 @@ fn math_iters_per_ms() -> f64 {
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let p = &job.params;
-    let jobs = p.int("jobs") as usize;
-    let cpu_ms = p.int("cpu_ms") as f64;
-    let output_bytes = p.int("output") as usize;
-    let rate_bytes_per_s = p.int("sink_rate");
-    let reps = p.int("reps") as usize;
+    let jobs = p.get(&JOBS_PARAM) as usize;
+    let cpu_ms = p.get(&CPU_MS_PARAM) as f64;
+    let output_bytes = p.get(&OUTPUT_PARAM) as usize;
+    let rate_bytes_per_s = p.get(&SINK_RATE_PARAM);
+    let reps = p.get(&REPS_PARAM) as usize;
     let iters = (math_iters_per_ms() * cpu_ms) as u64;
     let output: Vec<u8> = (0..output_bytes)
         .map(|i| if i % 80 == 79 { b'\n' } else { b'#' })

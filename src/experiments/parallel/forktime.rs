@@ -6,7 +6,7 @@
 use super::array::{check_against_serial, fill, split};
 use super::variants::{thp_choice, thp_of};
 use super::{cpus, fitting_sizes, notes_for_cpus, worker_counts, workers_chosen, Contention};
-use super::{MAX_WORKERS, N_PARAM, OTHERS_CPUS};
+use super::{MAX_WORKERS, OTHERS_CPUS};
 use crate::experiments::prelude::*;
 use crate::experiments::spawn::engine::{CHILD_START_NS, REAP_NS};
 use crate::measure::rss::{
@@ -77,33 +77,36 @@ pub static EXPERIMENT: Experiment = Experiment {
     ],
     summary: "where a forked average's time goes: fork() itself, the child's first vs second pass over its inherited slice, the reap; 4 KiB pages vs huge pages",
     reproduces: "Linux Fu's fork variant, taken apart (the seed timed only the whole program)",
-    params: &[
-        ParamSpec {
-            name: "n",
-            help: "array size (doubles)",
-            thorough: "55256000",
-            ..N_PARAM
-        },
-        ParamSpec {
-            name: "workers",
-            help: "workers: the parent and W-1 children, W from 2 to 4×CPUs; 0 (alone), the default, means the CPU count, at least 2",
-            kind: ParamKind::CountList { min: 0, max: MAX_WORKERS },
-            quick: "0",
-            thorough: "0",
-        },
-        ParamSpec {
-            name: "reps",
-            help: "repetitions per page size per round",
-            kind: ParamKind::Count { min: 2, max: 1000 },
-            quick: "2",
-            thorough: "4",
-        },
-    ],
+    params: &[N_PARAM.spec, WORKERS_PARAM.spec, REPS_PARAM.spec],
     points,
     measure,
     analyze,
     ..Experiment::DEFAULT
 };
+
+/// One array size: the shared `n`, with one size in the thorough profile too.
+pub const N_PARAM: Param<Vec<u64>> = Param::numbers(ParamSpec {
+    name: "n",
+    help: "array size (doubles)",
+    thorough: "55256000",
+    ..super::N_PARAM.spec
+});
+
+pub const WORKERS_PARAM: Param<Vec<u64>> = Param::numbers(ParamSpec {
+        name: "workers",
+        help: "workers: the parent and W-1 children, W from 2 to 4×CPUs; 0 (alone), the default, means the CPU count, at least 2",
+        kind: ParamKind::CountList { min: 0, max: MAX_WORKERS },
+        quick: "0",
+        thorough: "0",
+    });
+
+pub const REPS_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "reps",
+    help: "repetitions per page size per round",
+    kind: ParamKind::Count { min: 2, max: 1000 },
+    quick: "2",
+    thorough: "4",
+});
 
 /// One parallel.forktime job: `n` doubles split between the parent and
 /// its children, `workers` in all (one count), on the pages `thp` names.
@@ -117,9 +120,12 @@ pub struct ForktimePoint {
 
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
-    let sizes = fitting_sizes(ctx, "n", &mut pts.notes)?;
-    let w = if workers_chosen(ctx, "workers") {
-        *worker_counts(ctx, "workers")?.iter().max().unwrap_or(&2)
+    let sizes = fitting_sizes(ctx, &N_PARAM, &mut pts.notes)?;
+    let w = if workers_chosen(ctx, &WORKERS_PARAM) {
+        *worker_counts(ctx, &WORKERS_PARAM)?
+            .iter()
+            .max()
+            .unwrap_or(&2)
     } else {
         cpus(ctx.env).max(2)
     };
@@ -158,7 +164,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         Thp::Off
     };
     let thp_label = thp_choice(thp).name;
-    let reps = job.params.int("reps") as usize;
+    let reps = job.params.get(&REPS_PARAM) as usize;
     let mut out = WorkerOutput::default();
     notes_for_cpus(&mut out, &[w]);
     let mut buf = F64Buf::new(n as usize, thp)?;

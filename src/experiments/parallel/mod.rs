@@ -83,12 +83,17 @@ fn margin_bytes(env: &Env) -> u64 {
 /// Keeps the sizes `n` whose arrays fit in the memory available now. A size
 /// the user asked for that does not fit is an error; a default one is
 /// dropped with a note.
-fn fitting_sizes(ctx: &PlanCtx, name: &str, notes: &mut Vec<String>) -> Result<Vec<u64>, String> {
+fn fitting_sizes(
+    ctx: &PlanCtx,
+    param: &Param<Vec<u64>>,
+    notes: &mut Vec<String>,
+) -> Result<Vec<u64>, String> {
+    let name = param.name();
     let available_bytes = crate::env::mem_available_bytes().unwrap_or(ctx.env.mem_available_bytes);
     let limit_bytes = available_bytes.saturating_sub(margin_bytes(ctx.env));
-    let user_set = ctx.user_set.iter().any(|n| n == name);
+    let user_set = ctx.set_by_user(param);
     let mut out = Vec::new();
-    for n in ctx.params.list(name) {
+    for n in ctx.params.get(param) {
         let bytes = n.saturating_mul(8);
         if bytes > limit_bytes {
             let msg = format!(
@@ -115,18 +120,19 @@ fn fitting_sizes(ctx: &PlanCtx, name: &str, notes: &mut Vec<String>) -> Result<V
 
 /// Whether the user chose the worker counts: set with `-p`, and not to 0,
 /// which means the default counts (as `tasklab list` shows it).
-fn workers_chosen(ctx: &PlanCtx, name: &str) -> bool {
-    ctx.user_set.iter().any(|n| n == name) && ctx.params.list(name) != [0]
+fn workers_chosen(ctx: &PlanCtx, param: &Param<Vec<u64>>) -> bool {
+    ctx.set_by_user(param) && ctx.params.get(param) != [0]
 }
 
 /// The worker counts: the user's list (each 1..=4×CPUs), or by default 2 up
 /// to the CPU count and one more, to show oversubscription. `0` alone is
 /// the default; in a list with other counts it is refused (it is no count).
-fn worker_counts(ctx: &PlanCtx, name: &str) -> Result<Vec<usize>, String> {
+fn worker_counts(ctx: &PlanCtx, param: &Param<Vec<u64>>) -> Result<Vec<usize>, String> {
+    let name = param.name();
     let c = cpus(ctx.env);
     let cap = (4 * c as u64).clamp(4, MAX_WORKERS);
-    let asked = ctx.params.list(name);
-    if !workers_chosen(ctx, name) || asked.is_empty() {
+    let asked = ctx.params.get(param);
+    if !workers_chosen(ctx, param) || asked.is_empty() {
         return Ok((2..=c.max(2) + 1).collect());
     }
     let mut out = Vec::new();
@@ -149,7 +155,7 @@ fn worker_counts(ctx: &PlanCtx, name: &str) -> Result<Vec<usize>, String> {
 }
 
 /// The array sizes, shared by the average and the whole program.
-const N_PARAM: ParamSpec = ParamSpec {
+const N_PARAM: Param<Vec<u64>> = Param::numbers(ParamSpec {
     name: "n",
     help: "array sizes (doubles); each must fit in the memory available",
     kind: ParamKind::CountList {
@@ -158,7 +164,7 @@ const N_PARAM: ParamSpec = ParamSpec {
     },
     quick: "55256000",
     thorough: "55256000,155256000",
-};
+});
 
 const WORKERS_HELP: &str =
     "worker counts W, each 1 to 4×CPUs; 0 (alone), the default, means 2 up to the CPU count plus one";

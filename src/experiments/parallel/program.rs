@@ -89,30 +89,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     ],
     summary: "the seed's whole program (fresh array, fill, average, unmap), serial vs forked vs threads, with Amdahl's bound from the serial fill",
     reproduces: "Linux Fu: `time stress` 458 ms vs `time stress F` 395 ms; about 150 ms saved at 155,256,000",
-    params: &[
-        N_PARAM,
-        ParamSpec {
-            name: "workers",
-            help: "workers for the parallel variants, each 1 to 4×CPUs; 0 (alone), the default, means 2, as in the seed, or the CPU count when larger",
-            kind: ParamKind::CountList { min: 0, max: MAX_WORKERS },
-            quick: "0",
-            thorough: "0",
-        },
-        ParamSpec {
-            name: "reps",
-            help: "repetitions of the whole program per variant per round",
-            kind: ParamKind::Count { min: 1, max: 1000 },
-            quick: "1",
-            thorough: "2",
-        },
-        ParamSpec {
-            name: "thp",
-            help: "huge-page settings to run the program with: default leaves it to the system, as for the seed's static array; on asks for huge pages (madvise)",
-            kind: ParamKind::Names(THP_SETTINGS),
-            quick: "default,on",
-            thorough: "default,on",
-        },
-    ],
+    params: &[N_PARAM.spec, WORKERS_PARAM.spec, REPS_PARAM.spec, THP_PARAM.spec],
     seeds: &[
         SeedFigure::of(
             &WHOLE_NS,
@@ -171,6 +148,30 @@ pub static EXPERIMENT: Experiment = Experiment {
     ..Experiment::DEFAULT
 };
 
+pub const WORKERS_PARAM: Param<Vec<u64>> = Param::numbers(ParamSpec {
+        name: "workers",
+        help: "workers for the parallel variants, each 1 to 4×CPUs; 0 (alone), the default, means 2, as in the seed, or the CPU count when larger",
+        kind: ParamKind::CountList { min: 0, max: MAX_WORKERS },
+        quick: "0",
+        thorough: "0",
+    });
+
+pub const REPS_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "reps",
+    help: "repetitions of the whole program per variant per round",
+    kind: ParamKind::Count { min: 1, max: 1000 },
+    quick: "1",
+    thorough: "2",
+});
+
+pub const THP_PARAM: Param<Vec<String>> = Param::names(ParamSpec {
+        name: "thp",
+        help: "huge-page settings to run the program with: default leaves it to the system, as for the seed's static array; on asks for huge pages (madvise)",
+        kind: ParamKind::Names(THP_SETTINGS),
+        quick: "default,on",
+        thorough: "default,on",
+    });
+
 /// One parallel.program job: the whole program on `n` doubles, forked and
 /// threaded by each of `workers`, with the huge-page setting `thp` names.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -183,9 +184,9 @@ pub struct ProgramPoint {
 
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
-    let sizes = fitting_sizes(ctx, "n", &mut pts.notes)?;
-    let mut workers = worker_counts(ctx, "workers")?;
-    if !workers_chosen(ctx, "workers") {
+    let sizes = fitting_sizes(ctx, &N_PARAM, &mut pts.notes)?;
+    let mut workers = worker_counts(ctx, &WORKERS_PARAM)?;
+    if !workers_chosen(ctx, &WORKERS_PARAM) {
         // The seed's 2, and the CPU count when it is more.
         workers = vec![2];
         if cpus(ctx.env) > 2 {
@@ -193,7 +194,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
         }
     }
     for n in sizes {
-        for thp in ctx.params.names("thp") {
+        for thp in ctx.params.get(&THP_PARAM) {
             let workers = workers.clone();
             pts.push(&ProgramPoint { n, workers, thp });
         }
@@ -207,7 +208,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         workers,
         thp: thp_label,
     } = job.point()?;
-    let reps = job.params.int("reps") as usize;
+    let reps = job.params.get(&REPS_PARAM) as usize;
     let thp = thp_of(&thp_label);
     let nl = n.to_string();
     let mut out = WorkerOutput::default();

@@ -3,7 +3,7 @@
 //! Reproduces no seed experiment: it checks that a hung worker is killed
 //! with everything it started.
 
-use super::{behave, misbehaves, points, FAIL_AT, POINTS, READ_NS};
+use super::{behave, misbehaves, points, FAIL_AT_PARAM, POINTS_PARAM, READ_NS};
 use crate::experiments::prelude::*;
 
 pub static EXPERIMENT: Experiment = Experiment {
@@ -11,7 +11,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     summary: "a worker that starts a child and then both hang (for tests)",
     reproduces: "nothing: a fault-handling check",
     hidden: true,
-    params: &[POINTS, FAIL_AT],
+    params: &[POINTS_PARAM.spec, FAIL_AT_PARAM.spec],
     metrics: &[&READ_NS],
     points,
     measure,

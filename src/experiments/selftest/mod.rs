@@ -24,22 +24,22 @@ pub const READ_NS: MetricSpec = MetricSpec::new(
 );
 
 /// How many points.
-pub const POINTS: ParamSpec = ParamSpec {
+pub const POINTS_PARAM: Param<u64> = Param::number(ParamSpec {
     name: "points",
     help: "how many points (jobs a round) the experiment has",
     kind: ParamKind::Count { min: 1, max: 16 },
     quick: "1",
     thorough: "1",
-};
+});
 
 /// The point that misbehaves.
-pub const FAIL_AT: ParamSpec = ParamSpec {
+pub const FAIL_AT_PARAM: Param<u64> = Param::number(ParamSpec {
     name: "fail_at",
     help: "the point (from 0) that misbehaves; the others measure a clock read",
     kind: ParamKind::Count { min: 0, max: 15 },
     quick: "0",
     thorough: "0",
-};
+});
 
 /// One point of a selftest.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -49,8 +49,8 @@ pub struct SelftestPoint {
 
 /// `points` points, unless there is one (then the single point, as before).
 pub fn points(ctx: &PlanCtx) -> Result<Points, String> {
-    let n = ctx.params.int("points");
-    let at = ctx.params.int("fail_at");
+    let n = ctx.params.get(&POINTS_PARAM);
+    let at = ctx.params.get(&FAIL_AT_PARAM);
     if at >= n {
         return Err(format!(
             "fail_at={at} is not one of the {n} points (0 to {})",
@@ -72,7 +72,7 @@ pub fn misbehaves(job: &Job) -> anyhow::Result<bool> {
         return Ok(true);
     }
     let p: SelftestPoint = job.point()?;
-    Ok(p.point == job.params.int("fail_at"))
+    Ok(p.point == job.params.get(&FAIL_AT_PARAM))
 }
 
 /// What a point that behaves measures.

@@ -24,22 +24,24 @@ pub static EXPERIMENT: Experiment = Experiment {
     summary: "a loop that spins for a known time (for tests of power and false alarms)",
     reproduces: "nothing: a known change to detect",
     hidden: true,
-    params: &[ParamSpec {
-        name: "ns",
-        help: "how long one spin lasts, in ns",
-        kind: ParamKind::Count {
-            min: 100,
-            max: 10_000_000,
-        },
-        quick: "1000",
-        thorough: "1000",
-    }],
+    params: &[NS_PARAM.spec],
     measure,
     ..Experiment::DEFAULT
 };
 
+pub const NS_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "ns",
+    help: "how long one spin lasts, in ns",
+    kind: ParamKind::Count {
+        min: 100,
+        max: 10_000_000,
+    },
+    quick: "1000",
+    thorough: "1000",
+});
+
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
-    let ns = job.params.int("ns");
+    let ns = job.params.get(&NS_PARAM);
     let mut out = WorkerOutput::default();
     let b = Budget::from_job(job).scaled(0.5);
     // The spin is the calibrated part: the monotonic clock is the

@@ -25,25 +25,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     metrics: &[&PARENT_RETURN_NS, &CHILD_START_NS, &LIFECYCLE_NS, &CPU_NS],
     summary: "the first creation in a fresh process vs the second and the steady state, per method",
     reproduces: "Sysel Table 1 (single cold calls) beside Bendersky's averages: why they disagree",
-    params: &[
-        ParamSpec {
-            name: "probes",
-            help: "fresh processes per method per round (one cold launch each)",
-            kind: ParamKind::Count {
-                min: 2,
-                max: 10_000,
-            },
-            quick: "6",
-            thorough: "10",
-        },
-        ParamSpec {
-            name: "methods",
-            help: "methods to probe",
-            kind: ParamKind::Names(CHOICES),
-            quick: "fork,vfork,posix_spawn,fork_exec_static,pthread_create,std_thread,clone_thread_flags",
-            thorough: "all",
-        },
-    ],
+    params: &[PROBES_PARAM.spec, METHODS_PARAM.spec],
     seeds: &[
         SeedFigure::of(
             &PARENT_RETURN_NS,
@@ -105,6 +87,25 @@ pub static EXPERIMENT: Experiment = Experiment {
     probe: Some(cold_probe),
     ..Experiment::DEFAULT
 };
+
+pub const PROBES_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "probes",
+    help: "fresh processes per method per round (one cold launch each)",
+    kind: ParamKind::Count {
+        min: 2,
+        max: 10_000,
+    },
+    quick: "6",
+    thorough: "10",
+});
+
+pub const METHODS_PARAM: Param<Vec<String>> = Param::names(ParamSpec {
+    name: "methods",
+    help: "methods to probe",
+    kind: ParamKind::Names(CHOICES),
+    quick: "fork,vfork,posix_spawn,fork_exec_static,pthread_create,std_thread,clone_thread_flags",
+    thorough: "all",
+});
 
 /// How many launches a cold probe makes after the first; the last half of
 /// them is its steady state.
@@ -178,8 +179,8 @@ fn cold_launches(
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
-    let methods = job.params.names("methods");
-    let probes = job.params.int("probes") as usize;
+    let methods = job.params.get(&METHODS_PARAM);
+    let probes = job.params.get(&PROBES_PARAM) as usize;
     if let Some(cpu) = sys::allowed_cpus()?.first() {
         out.notes.push(format!(
             "each fresh process is pinned to CPU {cpu} before its first launch, and its children start there (as spawn.methods' one_cpu)"

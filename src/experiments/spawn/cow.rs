@@ -34,54 +34,64 @@ pub static EXPERIMENT: Experiment = Experiment {
     summary: "copy-on-write after fork: ns per page the parent writes while its child lives vs with no child, the extra memory (smaps_rollup of both) and minor faults; 4 KiB pages vs THP",
     reproduces: "no seed measures it; anchors: a first write after fork 0.74 µs per page (QEMU guest), Redis fork 9-13 ms per GB (bare metal)",
     params: &[
-        ParamSpec {
-            name: "heap",
-            help: "the parent's touched heap; it may double while the child lives",
-            kind: ParamKind::Size {
-                min: 2 << 20,
-                max: 1 << 40,
-            },
-            // 128 MiB in the quick profile: on a KVM guest with free page
-            // reporting a round at 512 MiB took 1.3-2.8 s (the host
-            // faulting the heap back in), at 256 MiB 0.5-0.8 s, and the
-            // quick profile runs eight rounds; the figures are per page.
-            quick: "128M",
-            thorough: "2G",
-        },
-        ParamSpec {
-            name: "writes",
-            help: "shares of the heap's pages the parent writes, in percent",
-            kind: ParamKind::CountList { min: 0, max: 100 },
-            quick: "0,1,10,50,100",
-            thorough: "0,1,10,50,100",
-        },
-        ParamSpec {
-            name: "thp",
-            help: "also measure the heap on transparent huge pages (MADV_HUGEPAGE)",
-            kind: ParamKind::Bool,
-            quick: "true",
-            thorough: "true",
-        },
-        ParamSpec {
-            name: "thp_writes",
-            help: "write shares on huge pages, in percent; each cycle needs a fresh heap (a write after fork splits huge pages for good), and the split shows most at small shares",
-            kind: ParamKind::CountList { min: 0, max: 100 },
-            quick: "1,10",
-            thorough: "0,1,10,50,100",
-        },
-        ParamSpec {
-            name: "cycles",
-            help: "forks per write share per round",
-            kind: ParamKind::Count { min: 1, max: 100 },
-            quick: "1",
-            thorough: "3",
-        },
+        HEAP_PARAM.spec,
+        WRITES_PARAM.spec,
+        THP_PARAM.spec,
+        THP_WRITES_PARAM.spec,
+        CYCLES_PARAM.spec,
     ],
     points,
     measure,
     analyze,
     ..Experiment::DEFAULT
 };
+
+pub const HEAP_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "heap",
+    help: "the parent's touched heap; it may double while the child lives",
+    kind: ParamKind::Size {
+        min: 2 << 20,
+        max: 1 << 40,
+    },
+    // 128 MiB in the quick profile: on a KVM guest with free page
+    // reporting a round at 512 MiB took 1.3-2.8 s (the host
+    // faulting the heap back in), at 256 MiB 0.5-0.8 s, and the
+    // quick profile runs eight rounds; the figures are per page.
+    quick: "128M",
+    thorough: "2G",
+});
+
+pub const WRITES_PARAM: Param<Vec<u64>> = Param::numbers(ParamSpec {
+    name: "writes",
+    help: "shares of the heap's pages the parent writes, in percent",
+    kind: ParamKind::CountList { min: 0, max: 100 },
+    quick: "0,1,10,50,100",
+    thorough: "0,1,10,50,100",
+});
+
+pub const THP_PARAM: Param<bool> = Param::flag(ParamSpec {
+    name: "thp",
+    help: "also measure the heap on transparent huge pages (MADV_HUGEPAGE)",
+    kind: ParamKind::Bool,
+    quick: "true",
+    thorough: "true",
+});
+
+pub const THP_WRITES_PARAM: Param<Vec<u64>> = Param::numbers(ParamSpec {
+        name: "thp_writes",
+        help: "write shares on huge pages, in percent; each cycle needs a fresh heap (a write after fork splits huge pages for good), and the split shows most at small shares",
+        kind: ParamKind::CountList { min: 0, max: 100 },
+        quick: "1,10",
+        thorough: "0,1,10,50,100",
+    });
+
+pub const CYCLES_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "cycles",
+    help: "forks per write share per round",
+    kind: ParamKind::Count { min: 1, max: 100 },
+    quick: "1",
+    thorough: "3",
+});
 
 /// The `child` label: the parent wrote with no child, or while its child
 /// lived.
@@ -183,7 +193,7 @@ pub struct CowPoint {
 
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
-    let heap_bytes = ctx.params.int("heap");
+    let heap_bytes = ctx.params.get(&HEAP_PARAM);
     let available = crate::env::mem_available_bytes().unwrap_or(ctx.env.mem_available_bytes);
     let (room, why) = heap_room(ctx.env, available);
     // Parent and child may each end up with a private copy of every page.
@@ -193,14 +203,14 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
             fmt_size(heap_bytes),
             fmt_size(room / 2)
         );
-        if ctx.user_set.iter().any(|n| n == "heap") {
+        if ctx.set_by_user(&HEAP_PARAM) {
             return Err(msg);
         }
         pts.notes.push(format!("{msg}; nothing measured"));
         return Ok(pts);
     }
     let mut pages = vec!["4k"];
-    if ctx.params.flag("thp") {
+    if ctx.params.get(&THP_PARAM) {
         if ctx.env.thp_enabled.as_deref() == Some("never") {
             pts.notes.push(
                 "transparent huge pages are disabled here (enabled=never): the THP heap was skipped"
@@ -304,12 +314,12 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         labels(&v)
     };
     let mut out = WorkerOutput::default();
-    let shares = job.params.list(if thp == Thp::On {
-        "thp_writes"
+    let shares = job.params.get(if thp == Thp::On {
+        &THP_WRITES_PARAM
     } else {
-        "writes"
+        &WRITES_PARAM
     });
-    let cycles = job.params.int("cycles") as usize;
+    let cycles = job.params.get(&CYCLES_PARAM) as usize;
     let written: Vec<u64> = shares.iter().copied().filter(|&p| p > 0).collect();
     let timer = job.timer_overhead_ns;
     let mut huge_kib = Vec::new();

@@ -47,65 +47,14 @@ pub static EXPERIMENT: Experiment = Experiment {
     summary: "creation cost vs the parent's touched heap (0 to 4 GiB), pinned to one CPU: VmPTE, cost per page, THP on vs off, the first call apart",
     reproduces: "Bendersky's \"launch time vs memory image\" figure; Sysel's 4 GB fork ≈ 20 ms",
     params: &[
-        ParamSpec {
-            name: "heap_sizes",
-            help: "parent heap sizes, touched so they are resident",
-            kind: ParamKind::SizeList { min: 0, max: 1 << 40 },
-            // 256 MiB where 512 MiB was: eight rounds of a 512 MiB heap cost
-            // 6.6 s of the quick minute on a KVM guest, and the slope comes
-            // from the whole sweep up to 1 GiB either way.
-            quick: "0,2M,64M,256M,1G",
-            thorough: "0,2M,16M,64M,256M,512M,1G,2G,4G",
-        },
-        ParamSpec {
-            name: "methods",
-            help: "methods swept over the heap",
-            kind: ParamKind::Names(CHOICES),
-            quick: "fork,fork_exec_static,vfork,clone_vfork,posix_spawn,clone_vm,pthread_create",
-            thorough: "fork,fork_exec_static,vfork,clone_vfork,posix_spawn,clone_vm,pthread_create,clone_thread_flags",
-        },
-        ParamSpec {
-            name: "thp",
-            help: "also measure fork and pthread_create with each heap of 64 MiB and more on transparent huge pages (MADV_HUGEPAGE); the other points leave the heap as the system's THP setting backs it (thp=system)",
-            kind: ParamKind::Bool,
-            quick: "true",
-            thorough: "true",
-        },
-        ParamSpec {
-            name: "thp_max",
-            help: "the largest heap also measured on huge pages (touching a huge-page heap is slow in a VM, 1.3 s a round at 512 MiB on a KVM guest: the quick profile stops at 64 MiB; spawn.cow measures huge pages at its own heap, quick 128 MiB)",
-            kind: ParamKind::Size { min: 0, max: 1 << 40 },
-            quick: "64M",
-            thorough: "4G",
-        },
-        ParamSpec {
-            name: "untouched",
-            help: "also fork with each heap mapped but never written (untouched_* series): fork skips it, so that line stays flat",
-            kind: ParamKind::Bool,
-            quick: "true",
-            thorough: "true",
-        },
-        ParamSpec {
-            name: "image",
-            help: "also fork with extra one-page mappings and extra open descriptors (image_* series): what each adds to fork, the slopes `tasklab predict` prices them with",
-            kind: ParamKind::Bool,
-            quick: "true",
-            thorough: "true",
-        },
-        ParamSpec {
-            name: "extra_mappings",
-            help: "extra one-page private mappings (each written once, kept apart so none merge) for the image series",
-            kind: ParamKind::Count { min: 1, max: 60_000 },
-            quick: "1000",
-            thorough: "2000",
-        },
-        ParamSpec {
-            name: "extra_fds",
-            help: "extra open descriptors (dups of /dev/null) for the image series; must fit under the open-files limit (ulimit -n)",
-            kind: ParamKind::Count { min: 1, max: 1_000_000 },
-            quick: "1000",
-            thorough: "1000",
-        },
+        HEAP_SIZES_PARAM.spec,
+        METHODS_PARAM.spec,
+        THP_PARAM.spec,
+        THP_MAX_PARAM.spec,
+        UNTOUCHED_PARAM.spec,
+        IMAGE_PARAM.spec,
+        image::EXTRA_MAPPINGS_PARAM.spec,
+        image::EXTRA_FDS_PARAM.spec,
     ],
     seeds: &[
         SeedFigure::of(
@@ -135,6 +84,60 @@ pub static EXPERIMENT: Experiment = Experiment {
     analyze,
     ..Experiment::DEFAULT
 };
+
+pub const HEAP_SIZES_PARAM: Param<Vec<u64>> = Param::numbers(ParamSpec {
+    name: "heap_sizes",
+    help: "parent heap sizes, touched so they are resident",
+    kind: ParamKind::SizeList {
+        min: 0,
+        max: 1 << 40,
+    },
+    // 256 MiB where 512 MiB was: eight rounds of a 512 MiB heap cost
+    // 6.6 s of the quick minute on a KVM guest, and the slope comes
+    // from the whole sweep up to 1 GiB either way.
+    quick: "0,2M,64M,256M,1G",
+    thorough: "0,2M,16M,64M,256M,512M,1G,2G,4G",
+});
+
+pub const METHODS_PARAM: Param<Vec<String>> = Param::names(ParamSpec {
+        name: "methods",
+        help: "methods swept over the heap",
+        kind: ParamKind::Names(CHOICES),
+        quick: "fork,fork_exec_static,vfork,clone_vfork,posix_spawn,clone_vm,pthread_create",
+        thorough: "fork,fork_exec_static,vfork,clone_vfork,posix_spawn,clone_vm,pthread_create,clone_thread_flags",
+    });
+
+pub const THP_PARAM: Param<bool> = Param::flag(ParamSpec {
+        name: "thp",
+        help: "also measure fork and pthread_create with each heap of 64 MiB and more on transparent huge pages (MADV_HUGEPAGE); the other points leave the heap as the system's THP setting backs it (thp=system)",
+        kind: ParamKind::Bool,
+        quick: "true",
+        thorough: "true",
+    });
+
+pub const THP_MAX_PARAM: Param<u64> = Param::number(ParamSpec {
+        name: "thp_max",
+        help: "the largest heap also measured on huge pages (touching a huge-page heap is slow in a VM, 1.3 s a round at 512 MiB on a KVM guest: the quick profile stops at 64 MiB; spawn.cow measures huge pages at its own heap, quick 128 MiB)",
+        kind: ParamKind::Size { min: 0, max: 1 << 40 },
+        quick: "64M",
+        thorough: "4G",
+    });
+
+pub const UNTOUCHED_PARAM: Param<bool> = Param::flag(ParamSpec {
+        name: "untouched",
+        help: "also fork with each heap mapped but never written (untouched_* series): fork skips it, so that line stays flat",
+        kind: ParamKind::Bool,
+        quick: "true",
+        thorough: "true",
+    });
+
+pub const IMAGE_PARAM: Param<bool> = Param::flag(ParamSpec {
+        name: "image",
+        help: "also fork with extra one-page mappings and extra open descriptors (image_* series): what each adds to fork, the slopes `tasklab predict` prices them with",
+        kind: ParamKind::Bool,
+        quick: "true",
+        thorough: "true",
+    });
 
 /// What one spawn.heap job measures. Untagged, so each kind keeps the JSON
 /// it always had, told apart by its marker (`touch`, `image`); the most
@@ -240,9 +243,9 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
     let available_bytes = crate::env::mem_available_bytes().unwrap_or(ctx.env.mem_available_bytes);
     let (limit_bytes, why) = heap_room(ctx.env, available_bytes);
-    let user_set = ctx.user_set.iter().any(|n| n == "heap_sizes");
+    let user_set = ctx.set_by_user(&HEAP_SIZES_PARAM);
     let mut sizes_bytes = Vec::new();
-    for s in ctx.params.list("heap_sizes") {
+    for s in ctx.params.get(&HEAP_SIZES_PARAM) {
         if s > limit_bytes {
             let msg = format!(
                 "heap size {} does not fit: {why} (largest allowed here: {})",
@@ -258,7 +261,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
         sizes_bytes.push(s);
     }
     let thp_possible = ctx.env.thp_enabled.as_deref() != Some("never");
-    if ctx.params.flag("thp") && !thp_possible {
+    if ctx.params.get(&THP_PARAM) && !thp_possible {
         pts.notes
             .push("transparent huge pages are disabled here (enabled=never): no THP points".into());
     }
@@ -269,7 +272,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
     for &s in &sizes_bytes {
         pts.push(&touched(s, BASE_THP));
     }
-    if ctx.params.flag("untouched") {
+    if ctx.params.get(&UNTOUCHED_PARAM) {
         for &s in sizes_bytes.iter().filter(|&&s| s > 0) {
             pts.push(&HeapPoint::Untouched {
                 heap: s,
@@ -278,7 +281,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
             });
         }
     }
-    if ctx.params.flag("image") {
+    if ctx.params.get(&IMAGE_PARAM) {
         if let Some((mappings, fds)) = image::extras(ctx, &mut pts.notes)? {
             pts.push(&HeapPoint::Image {
                 heap: 0,
@@ -289,8 +292,8 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
             });
         }
     }
-    if ctx.params.flag("thp") && thp_possible {
-        let thp_max = ctx.params.int("thp_max");
+    if ctx.params.get(&THP_PARAM) && thp_possible {
+        let thp_max = ctx.params.get(&THP_MAX_PARAM);
         for &s in sizes_bytes
             .iter()
             .filter(|&&s| s >= THP_MIN_HEAP_BYTES && s <= thp_max)
@@ -344,7 +347,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     if let Some(v) = procfs::smaps_rollup_kib("AnonHugePages") {
         out.reading(&ANON_HUGE_KIB, point_labels.clone(), v as f64);
     }
-    let chosen = job.params.names("methods");
+    let chosen = job.params.get(&METHODS_PARAM);
     let names = chosen
         .iter()
         .map(String::as_str)

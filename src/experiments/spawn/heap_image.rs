@@ -96,31 +96,46 @@ pub fn fds_short(soft_limit: Option<u64>, open: u64, want: u64) -> Option<String
     })
 }
 
+pub const EXTRA_MAPPINGS_PARAM: Param<u64> = Param::number(ParamSpec {
+        name: "extra_mappings",
+        help: "extra one-page private mappings (each written once, kept apart so none merge) for the image series",
+        kind: ParamKind::Count { min: 1, max: 60_000 },
+        quick: "1000",
+        thorough: "2000",
+    });
+
+pub const EXTRA_FDS_PARAM: Param<u64> = Param::number(ParamSpec {
+        name: "extra_fds",
+        help: "extra open descriptors (dups of /dev/null) for the image series; must fit under the open-files limit (ulimit -n)",
+        kind: ParamKind::Count { min: 1, max: 1_000_000 },
+        quick: "1000",
+        thorough: "1000",
+    });
+
 /// The extra mappings and descriptors of the image point, if any extra
 /// fits. Checked against this machine's limits before anything is measured:
 /// a count the user set that does not fit is an error, a default one is
 /// dropped with a note.
 pub fn extras(ctx: &PlanCtx, notes: &mut Vec<String>) -> Result<Option<(u64, u64)>, String> {
-    let user_set = |name: &str| ctx.user_set.iter().any(|n| n == name);
-    let mut fit = |name: &str, short: Option<String>, want: u64| match short {
+    let mut fit = |param: &Param<u64>, short: Option<String>, want: u64| match short {
         None => Ok(want),
-        Some(why) if user_set(name) => Err(why),
+        Some(why) if ctx.set_by_user(param) => Err(why),
         Some(why) => {
             notes.push(format!("{why}; that series was dropped"));
             Ok(0)
         }
     };
-    let want_maps = ctx.params.int("extra_mappings");
+    let want_maps = ctx.params.get(&EXTRA_MAPPINGS_PARAM);
     let have_maps = procfs::self_maps().unwrap_or(0);
     let maps = fit(
-        "extra_mappings",
+        &EXTRA_MAPPINGS_PARAM,
         mappings_short(ctx.env.limits.max_map_count, have_maps, want_maps),
         want_maps,
     )?;
-    let want_fds = ctx.params.int("extra_fds");
+    let want_fds = ctx.params.get(&EXTRA_FDS_PARAM);
     let soft = sys::rlimit(sys::Resource::Nofile).ok().and_then(|l| l.0);
     let open = procfs::fds_of(std::process::id()).unwrap_or(0);
-    let fds = fit("extra_fds", fds_short(soft, open, want_fds), want_fds)?;
+    let fds = fit(&EXTRA_FDS_PARAM, fds_short(soft, open, want_fds), want_fds)?;
     Ok((maps > 0 || fds > 0).then_some((maps, fds)))
 }
 

@@ -30,34 +30,36 @@ pub static EXPERIMENT: Experiment = Experiment {
     ],
     summary: "every creation method, warm (steady state), pinned to one CPU or free: to the parent's return, to the child's start, create+reap",
     reproduces: "Sysel Table 1's methods, warm (his single cold calls: spawn.cold)",
-    params: &[
-        ParamSpec {
-            name: "methods",
-            help: "creation methods to measure",
-            kind: ParamKind::Names(CHOICES),
-            quick: "all",
-            thorough: "all",
-        },
-        ParamSpec {
-            name: "placements",
-            help: "pinned to one CPU, and/or free with each launch filed by where the child started",
-            kind: ParamKind::Names(&PLACEMENTS),
-            quick: "one_cpu",
-            thorough: "one_cpu,free",
-        },
-    ],
+    params: &[METHODS_PARAM.spec, PLACEMENTS_PARAM.spec],
     measure,
     analyze,
     ..Experiment::DEFAULT
 };
 
+pub const METHODS_PARAM: Param<Vec<String>> = Param::names(ParamSpec {
+    name: "methods",
+    help: "creation methods to measure",
+    kind: ParamKind::Names(CHOICES),
+    quick: "all",
+    thorough: "all",
+});
+
+pub const PLACEMENTS_PARAM: Param<Vec<String>> = Param::names(ParamSpec {
+    name: "placements",
+    help: "pinned to one CPU, and/or free with each launch filed by where the child started",
+    kind: ParamKind::Names(&PLACEMENTS),
+    quick: "one_cpu",
+    thorough: "one_cpu,free",
+});
+
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let l = Launcher::new(job.scratch.as_deref(), job.timer_overhead_ns)?;
     let mut out = WorkerOutput::default();
     let allowed = sys::allowed_cpus()?;
-    let placements = placement::chosen(job, &allowed, &mut out.notes);
+    let placements =
+        placement::chosen(&job.params.get(&PLACEMENTS_PARAM), &allowed, &mut out.notes);
     let mut runnable = Vec::new();
-    for name in job.params.names("methods") {
+    for name in job.params.get(&METHODS_PARAM) {
         let method =
             find(table::METHODS, &name).ok_or_else(|| anyhow::anyhow!("unknown method {name}"))?;
         match l.unsupported(method) {

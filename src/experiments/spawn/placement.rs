@@ -61,13 +61,8 @@ impl Placement {
 
 /// The placements asked for that can differ here: with one CPU allowed,
 /// `free` is `one_cpu` again and is dropped with a note.
-pub fn chosen(job: &Job, allowed: &[usize], notes: &mut Vec<String>) -> Vec<Placement> {
-    let mut out: Vec<Placement> = job
-        .params
-        .names("placements")
-        .iter()
-        .filter_map(|n| Placement::parse(n))
-        .collect();
+pub fn chosen(names: &[String], allowed: &[usize], notes: &mut Vec<String>) -> Vec<Placement> {
+    let mut out: Vec<Placement> = names.iter().filter_map(|n| Placement::parse(n)).collect();
     if allowed.len() < 2 && out.contains(&Placement::Free) {
         out.retain(|p| *p != Placement::Free);
         if !out.contains(&Placement::OneCpu) {

@@ -5,7 +5,7 @@
 use super::engine::Place;
 use super::methods::{SAME_CPU, UNPINNED};
 use super::series::ITERATIONS_PER_S;
-use super::{plan_cpus, worker_cpus, CpusPoint, CPUS};
+use super::{plan_cpus, worker_cpus, CpusPoint, CPUS_PARAM};
 use crate::experiments::prelude::*;
 use crate::measure::explain::cpu_of_wall;
 use crate::measure::sampler::{cpu_over, interleave, push_cpu, CpuPerOp, CPU_NS};
@@ -55,28 +55,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     ],
     summary: "pipe echo throughput: a 16-byte message out on one pipe, echoed back by another thread on a second pipe; iterations/s pinned to one CPU and unpinned",
     reproduces: "Bendersky's pipe echo: ~400,000 iterations/s pinned, about half unpinned",
-    params: &[
-        ParamSpec {
-            name: "iterations",
-            help: "echoes per run (each run is one sample)",
-            kind: ParamKind::Count {
-                min: 1,
-                max: 100_000_000,
-            },
-            quick: "5000",
-            thorough: "100000",
-        },
-        ParamSpec {
-            name: "runs",
-            help: "timed runs per placement per round",
-            kind: ParamKind::Count { min: 1, max: 1000 },
-            // One a round in the quick profile: its eight rounds are the
-            // repetitions that count (the variance lives between them).
-            quick: "1",
-            thorough: "2",
-        },
-        CPUS,
-    ],
+    params: &[ITERATIONS_PARAM.spec, RUNS_PARAM.spec, CPUS_PARAM.spec],
     seeds: &[
         SeedFigure::of(
             &ITERATIONS_PER_S,
@@ -102,6 +81,27 @@ pub static EXPERIMENT: Experiment = Experiment {
     analyze,
     ..Experiment::DEFAULT
 };
+
+pub const ITERATIONS_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "iterations",
+    help: "echoes per run (each run is one sample)",
+    kind: ParamKind::Count {
+        min: 1,
+        max: 100_000_000,
+    },
+    quick: "5000",
+    thorough: "100000",
+});
+
+pub const RUNS_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "runs",
+    help: "timed runs per placement per round",
+    kind: ParamKind::Count { min: 1, max: 1000 },
+    // One a round in the quick profile: its eight rounds are the
+    // repetitions that count (the variance lives between them).
+    quick: "1",
+    thorough: "2",
+});
 
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
@@ -188,8 +188,8 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
     let point: CpusPoint = job.point()?;
     let (all, cpus) = worker_cpus(&point.cpus, &mut out.notes)?;
-    let iterations = job.params.int("iterations");
-    let runs = job.params.int("runs");
+    let iterations = job.params.get(&ITERATIONS_PARAM);
+    let runs = job.params.get(&RUNS_PARAM);
     let places = [Place::same(cpus[0]), Place::unpinned(&all)];
     // The placements take turns, one timed run at a time.
     let passes = interleave(&places, runs as usize, job.seed, |place| {

@@ -13,7 +13,7 @@ use super::series::{
     SWITCHES_PER_ROUND_TRIP, SWITCH_NS, VOLUNTARY_PER_ROUND_TRIP,
 };
 use super::working_set::{Walk, Walking, WorkingSet};
-use super::{plan_cpus, worker_cpus, CPUS, PER_SWITCH_NOTE};
+use super::{plan_cpus, worker_cpus, CPUS_PARAM, PER_SWITCH_NOTE};
 use crate::experiments::prelude::*;
 use crate::measure::sampler::{interleave, per_op, Budget, CPU_NS, PASSES};
 use crate::metric::key::BYTES;
@@ -85,39 +85,40 @@ pub static EXPERIMENT: Experiment = Experiment {
     ],
     summary: "indirect cost of a switch: each task walks W KiB of its own between switches (in order or a random pointer-chase; threads or processes over a pipe, one CPU); extra ns per switch vs W",
     reproduces: "the cache-refill cost Bendersky leaves unmeasured (no seed figure)",
-    params: &[
-        ParamSpec {
-            name: "working_sets",
-            help: "bytes each task walks (one write per cache line) between switches",
-            kind: ParamKind::SizeList {
-                min: 0,
-                max: 256 << 20,
-            },
-            quick: "0,64K,1M",
-            thorough: "0,16K,64K,256K,1M,4M,16M",
-        },
-        ParamSpec {
-            name: "walks",
-            help: "how each task walks its working set",
-            kind: ParamKind::Names(WALK_CHOICES),
-            quick: "all",
-            thorough: "all",
-        },
-        ParamSpec {
-            name: "tasks",
-            help: "threads or processes (a fresh worker each)",
-            kind: ParamKind::Names(TASK_CHOICES),
-            quick: "all",
-            thorough: "all",
-        },
-        CPUS,
-    ],
+    params: &[WORKING_SETS_PARAM.spec, WALKS_PARAM.spec, TASKS_PARAM.spec, CPUS_PARAM.spec],
     seeds: &[],
     points,
     measure,
     analyze,
     ..Experiment::DEFAULT
 };
+
+pub const WORKING_SETS_PARAM: Param<Vec<u64>> = Param::numbers(ParamSpec {
+    name: "working_sets",
+    help: "bytes each task walks (one write per cache line) between switches",
+    kind: ParamKind::SizeList {
+        min: 0,
+        max: 256 << 20,
+    },
+    quick: "0,64K,1M",
+    thorough: "0,16K,64K,256K,1M,4M,16M",
+});
+
+pub const WALKS_PARAM: Param<Vec<String>> = Param::names(ParamSpec {
+    name: "walks",
+    help: "how each task walks its working set",
+    kind: ParamKind::Names(WALK_CHOICES),
+    quick: "all",
+    thorough: "all",
+});
+
+pub const TASKS_PARAM: Param<Vec<String>> = Param::names(ParamSpec {
+    name: "tasks",
+    help: "threads or processes (a fresh worker each)",
+    kind: ParamKind::Names(TASK_CHOICES),
+    quick: "all",
+    thorough: "all",
+});
 
 /// The one switch.indirect job: the CPUs, and the working sets (bytes) that
 /// take turns in it.
@@ -138,7 +139,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
     let cpus = plan_cpus(ctx, &mut pts.notes)?;
     let available_bytes = crate::env::mem_available_bytes().unwrap_or(ctx.env.mem_available_bytes);
-    let mut ws = ctx.params.list("working_sets");
+    let mut ws = ctx.params.get(&WORKING_SETS_PARAM);
     // Two tasks, a buffer each, plus a warm-walk copy: at most a quarter of
     // what is free.
     if let Some(big) = ws.iter().find(|&&w| w.saturating_mul(4) > available_bytes) {
@@ -147,7 +148,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
             fmt_size(*big),
             fmt_size(available_bytes)
         );
-        if ctx.user_set.iter().any(|n| n == "working_sets") {
+        if ctx.set_by_user(&WORKING_SETS_PARAM) {
             return Err(msg);
         }
         pts.notes.push(format!("{msg}; dropped"));
@@ -161,14 +162,14 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
     pts.notes.push(PER_SWITCH_NOTE.into());
     let walks: Vec<Walk> = ctx
         .params
-        .names("walks")
+        .get(&WALKS_PARAM)
         .iter()
         .filter_map(|w| Walk::ALL.into_iter().find(|k| k.name() == w))
         .collect();
     // One fresh worker per kind of task: a forked partner needs a
     // single-threaded parent. Threads first, so the thread switch with
     // nothing walked is the first series of its labels.
-    for tasks in ctx.params.names("tasks") {
+    for tasks in ctx.params.get(&TASKS_PARAM) {
         pts.push(&IndirectPoint {
             cpus: cpus.clone(),
             working_sets: ws.clone(),

@@ -22,7 +22,6 @@ pub mod echo;
 pub mod engine;
 mod go;
 pub mod handoff;
-pub use go::helper_ready as go_helper_ready;
 pub mod indirect;
 pub mod methods;
 pub mod pingpong;
@@ -39,13 +38,13 @@ use std::io;
 
 /// Which CPUs the two tasks use: the first for same-CPU runs, the second
 /// for two-CPU runs.
-pub const CPUS: ParamSpec = ParamSpec {
+pub const CPUS_PARAM: Param<Vec<u64>> = Param::numbers(ParamSpec {
     name: "cpus",
     help: "the CPU for same-CPU runs, then the second CPU for two-CPU runs",
     kind: ParamKind::CountList { min: 0, max: 4095 },
     quick: "0,1",
     thorough: "0,1",
-};
+});
 
 /// Said once per run of an experiment that reports `switch_ns`, so no reader
 /// takes a round trip for a switch.
@@ -59,11 +58,11 @@ pub fn plan_cpus(ctx: &PlanCtx, notes: &mut Vec<String>) -> Result<Vec<usize>, S
     let allowed = &ctx.env.cpus_allowed;
     let asked: Vec<usize> = ctx
         .params
-        .list("cpus")
+        .get(&CPUS_PARAM)
         .iter()
         .map(|&c| c as usize)
         .collect();
-    let user_set = ctx.user_set.iter().any(|n| n == "cpus");
+    let user_set = ctx.set_by_user(&CPUS_PARAM);
     if let Some(bad) = asked.iter().find(|c| !allowed.contains(c)) {
         let msg = format!(
             "CPU {bad} does not exist or is not in this process's affinity mask (allowed: {})",

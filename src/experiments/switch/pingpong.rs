@@ -13,7 +13,7 @@ use super::series::{
     INVOLUNTARY_PER_ROUND_TRIP, ROUND_TRIPS_PER_SAMPLE, ROUND_TRIP_NS, SAME_CPU_FRACTION,
     SWITCHES_PER_ROUND_TRIP, SWITCH_NS, VOLUNTARY_PER_ROUND_TRIP,
 };
-use super::{plan_cpus, worker_cpus, CPUS, PER_SWITCH_NOTE};
+use super::{plan_cpus, worker_cpus, CPUS_PARAM, PER_SWITCH_NOTE};
 use crate::experiments::prelude::*;
 use crate::measure::copy::{copy_samples, COPY_NS, LAYOUT, SIZE};
 use crate::measure::explain::cpu_of_wall;
@@ -72,23 +72,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     ],
     summary: "ns per switch (round trip / 2) of two tasks ping-ponging: pipe, futex, condvar, sched_yield; threads and processes; one CPU, two CPUs, two CPUs kept awake, unpinned",
     reproduces: "Bendersky \"How expensive are context switches?\": 1.2–1.5 µs per switch pinned, ~2.2 µs unpinned",
-    params: &[
-        ParamSpec {
-            name: "methods",
-            help: "ping-pong methods",
-            kind: ParamKind::Names(METHOD_CHOICES),
-            quick: "all",
-            thorough: "all",
-        },
-        ParamSpec {
-            name: "placements",
-            help: "same_cpu: both pinned to one CPU; two_cpus: pinned apart; two_cpus_awake: apart, with SCHED_IDLE spinners keeping both CPUs out of idle; unpinned",
-            kind: ParamKind::Names(PLACEMENT_CHOICES),
-            quick: "all",
-            thorough: "all",
-        },
-        CPUS,
-    ],
+    params: &[METHODS_PARAM.spec, PLACEMENTS_PARAM.spec, CPUS_PARAM.spec],
     seeds: &[
         SeedFigure::of(
             &SWITCH_NS,
@@ -142,6 +126,22 @@ pub static EXPERIMENT: Experiment = Experiment {
     ..Experiment::DEFAULT
 };
 
+pub const METHODS_PARAM: Param<Vec<String>> = Param::names(ParamSpec {
+    name: "methods",
+    help: "ping-pong methods",
+    kind: ParamKind::Names(METHOD_CHOICES),
+    quick: "all",
+    thorough: "all",
+});
+
+pub const PLACEMENTS_PARAM: Param<Vec<String>> = Param::names(ParamSpec {
+        name: "placements",
+        help: "same_cpu: both pinned to one CPU; two_cpus: pinned apart; two_cpus_awake: apart, with SCHED_IDLE spinners keeping both CPUs out of idle; unpinned",
+        kind: ParamKind::Names(PLACEMENT_CHOICES),
+        quick: "all",
+        thorough: "all",
+    });
+
 /// One switch.pingpong job: a method, the placements it takes turns in, and
 /// the CPUs they use.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -159,7 +159,7 @@ pub struct PingPongPoint {
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
     let cpus = plan_cpus(ctx, &mut pts.notes)?;
-    let mut placements = ctx.params.names("placements");
+    let mut placements = ctx.params.get(&PLACEMENTS_PARAM);
     let two_cpus = |p: &str| find(PLACEMENTS, p).is_some_and(|p| p.two_cpus());
     if cpus.len() < 2 && placements.iter().any(|p| two_cpus(p)) {
         let why = if ctx.env.cpus_allowed.len() < 2 {
@@ -169,7 +169,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
         };
         // The user's own two-CPU placement cannot run: refused, as a
         // value the machine cannot honour; a default one is dropped.
-        if ctx.user_set.iter().any(|n| n == "placements") {
+        if ctx.set_by_user(&PLACEMENTS_PARAM) {
             let asked: Vec<&str> = placements
                 .iter()
                 .filter(|p| two_cpus(p))
@@ -186,7 +186,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
     pts.notes.push(PER_SWITCH_NOTE.into());
     // One fresh worker per method: a forked partner needs a single-threaded
     // parent, and no method inherits another's warm caches or leftovers.
-    for m in ctx.params.names("methods") {
+    for m in ctx.params.get(&METHODS_PARAM) {
         let same_cpu_only = find(METHODS, &m).is_some_and(Method::same_cpu_only);
         let one_cpu = |p: &str| find(PLACEMENTS, p).is_some_and(|p| p.spread == Spread::OneCpu);
         let place: Vec<String> = placements

@@ -10,7 +10,7 @@ use super::methods::{
     VARIANTS, VARIANT_CHOICES,
 };
 use super::series::{ITERATIONS_PER_S, ROUND_TRIP_NS, SWITCH_NS};
-use super::{plan_cpus, worker_cpus, CpusPoint, CPUS, PER_SWITCH_NOTE};
+use super::{plan_cpus, worker_cpus, CpusPoint, CPUS_PARAM, PER_SWITCH_NOTE};
 use crate::experiments::prelude::*;
 use crate::measure::explain::cpu_of_wall;
 use crate::measure::sampler::{
@@ -27,16 +27,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     metrics: &[&SWITCH_NS, &ROUND_TRIP_NS, &ITERATIONS_PER_S, &CPU_NS],
     summary: "user-space switching: a stackful coroutine (corosensei), async tasks on a single-threaded tokio runtime, Go goroutines over an unbuffered channel; beside a kernel pipe switch",
     reproduces: "Bendersky's goroutine ping-pong: ~2.8 M iterations/s, ~170 ns per switch",
-    params: &[
-        ParamSpec {
-            name: "variants",
-            help: "coroutine, async, kernel_pipe (the kernel reference, pipe threads on one CPU), go_default (GOMAXPROCS default), go_maxprocs1 (GOMAXPROCS=1, one CPU), go_locked (runtime.LockOSThread, on one CPU)",
-            kind: ParamKind::Names(VARIANT_CHOICES),
-            quick: "all",
-            thorough: "all",
-        },
-        CPUS,
-    ],
+    params: &[VARIANTS_PARAM.spec, CPUS_PARAM.spec],
     seeds: &[
         SeedFigure::of(
             &SWITCH_NS,
@@ -60,8 +51,31 @@ pub static EXPERIMENT: Experiment = Experiment {
     points,
     measure,
     analyze,
+    helper: Some(Helper {
+        name: "the Go helper",
+        used: uses_go,
+        ready: super::go::helper_ready,
+    }),
     ..Experiment::DEFAULT
 };
+
+/// Whether the variants asked for run Go (the first such job builds the
+/// helper, unless it is cached).
+fn uses_go(params: &Params) -> bool {
+    params
+        .get(&VARIANTS_PARAM)
+        .iter()
+        .filter_map(|n| find(VARIANTS, n))
+        .any(|v| matches!(v.switch, UserSwitch::Go(_)))
+}
+
+pub const VARIANTS_PARAM: Param<Vec<String>> = Param::names(ParamSpec {
+        name: "variants",
+        help: "coroutine, async, kernel_pipe (the kernel reference, pipe threads on one CPU), go_default (GOMAXPROCS default), go_maxprocs1 (GOMAXPROCS=1, one CPU), go_locked (runtime.LockOSThread, on one CPU)",
+        kind: ParamKind::Names(VARIANT_CHOICES),
+        quick: "all",
+        thorough: "all",
+    });
 
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
     let mut pts = Points::default();
@@ -93,7 +107,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
     let point: CpusPoint = job.point()?;
     let (all, cpus) = worker_cpus(&point.cpus, &mut out.notes)?;
-    let variants = job.params.names("variants");
+    let variants = job.params.get(&VARIANTS_PARAM);
     let share = Budget::from_job(job).split(PASSES);
     let chosen = variants
         .iter()

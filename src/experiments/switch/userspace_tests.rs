@@ -92,3 +92,16 @@ fn a_switch_within_the_kernel_pipe_interval_gets_no_ratio() {
     // interval is printed
     assert!(all.contains("(476x [424x, 530x] cheaper)"), "{all}");
 }
+
+#[test]
+fn only_the_go_variants_use_the_go_helper() {
+    let with = |variants: &str| {
+        let over = [(VARIANTS_PARAM.name().to_string(), variants.to_string())];
+        let p = Params::resolve(EXPERIMENT.params, Profile::Quick, &over).unwrap();
+        (EXPERIMENT.helper.as_ref().unwrap().used)(&p)
+    };
+    assert!(!with("coroutine,async,kernel_pipe"));
+    for go in [GO_DEFAULT, GO_MAXPROCS1, GO_LOCKED] {
+        assert!(with(&format!("coroutine,{}", go.name())), "{}", go.name());
+    }
+}

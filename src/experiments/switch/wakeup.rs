@@ -18,7 +18,7 @@
 
 use super::series::ROUND_TRIP_NS;
 pub use super::wakeup_parts::*;
-use super::{plan_cpus, worker_cpus, CpusPoint, CPUS};
+use super::{plan_cpus, worker_cpus, CpusPoint, CPUS_PARAM};
 use crate::experiments::prelude::*;
 use crate::measure::explain::{contamination, per_op_phrase};
 use crate::measure::sampler::{interleave, per_op, Budget, CPU_NS, PASSES};
@@ -56,22 +56,24 @@ pub static EXPERIMENT: Experiment = Experiment {
     ],
     summary: "waking a thread on another CPU, measured: the one-way wake-up by the invariant TSC (halting, kept awake, one CPU), the waker's FUTEX_WAKE, a timer on a halted CPU, an IPI round trip to a running CPU, the idle states entered",
     reproduces: "beyond the seeds: why switch.pingpong's two_cpus placement costs several same-CPU switches",
-    params: &[
-        ParamSpec {
-            name: "timer_us",
-            help: "the period of the timer probe's absolute sleeps, µs",
-            kind: ParamKind::Count { min: 20, max: 100_000 },
-            quick: "200",
-            thorough: "200",
-        },
-        CPUS,
-    ],
+    params: &[TIMER_US_PARAM.spec, CPUS_PARAM.spec],
     supported,
     points,
     measure,
     analyze,
     ..Experiment::DEFAULT
 };
+
+pub const TIMER_US_PARAM: Param<u64> = Param::number(ParamSpec {
+    name: "timer_us",
+    help: "the period of the timer probe's absolute sleeps, µs",
+    kind: ParamKind::Count {
+        min: 20,
+        max: 100_000,
+    },
+    quick: "200",
+    thorough: "200",
+});
 
 fn supported(env: &Env) -> Result<(), String> {
     if env.cpus_allowed.len() < 2 {
@@ -113,7 +115,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         "switch.wakeup needs two CPUs in this worker's mask"
     );
     let pair = (cpus[0], cpus[1]);
-    let period_ns = job.params.int("timer_us") * 1_000;
+    let period_ns = job.params.get(&TIMER_US_PARAM) * 1_000;
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let rate = match tsc::invariant_tsc(&cpuinfo) {
         Ok(()) => TscRate::measure(20),

@@ -12,16 +12,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     summary: "memcpy of 64 KiB (about a process's page tables) and of 2 MiB",
     reproduces:
         "Bendersky (clone): memcpy 64 KiB ≈ 3 µs, 2 MB ≈ 60 µs, the yardstick for launch cost",
-    params: &[ParamSpec {
-        name: "sizes",
-        help: "copy sizes",
-        kind: ParamKind::SizeList {
-            min: 1,
-            max: 1 << 30,
-        },
-        quick: "64K,2M",
-        thorough: "4K,64K,2M,64M",
-    }],
+    params: &[SIZES_PARAM.spec],
     seeds: &[
         SeedFigure::of(
             &COPY_NS,
@@ -47,9 +38,20 @@ pub static EXPERIMENT: Experiment = Experiment {
     ..Experiment::DEFAULT
 };
 
+pub const SIZES_PARAM: Param<Vec<u64>> = Param::numbers(ParamSpec {
+    name: "sizes",
+    help: "copy sizes",
+    kind: ParamKind::SizeList {
+        min: 1,
+        max: 1 << 30,
+    },
+    quick: "64K,2M",
+    thorough: "4K,64K,2M,64M",
+});
+
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
-    let sizes = job.params.list("sizes");
+    let sizes = job.params.get(&SIZES_PARAM);
     let b = Budget::from_job(job).scaled(0.5 / sizes.len() as f64);
     // Both halves of one buffer page-aligned ("aligned"), then the
     // destination moved 16 bytes on ("dst+16"): where two malloc'd

@@ -19,6 +19,7 @@ mod wakeup;
 mod tests;
 
 use super::doc::Chart;
+use crate::experiments;
 use crate::results::{ExperimentResult, RunResults};
 
 /// Draws one chart from its experiment's result: `None` when the result has
@@ -37,37 +38,37 @@ pub struct ChartSpec {
 /// Every chart, in the order the report shows them within a group.
 pub static CHARTS: &[ChartSpec] = &[
     ChartSpec {
-        experiment: "spawn.heap",
+        experiment: experiments::spawn::heap::EXPERIMENT.name,
         file: "chart-launch-vs-heap.svg",
         draw: launch_vs_heap::draw,
     },
     ChartSpec {
-        experiment: "spawn.cow",
+        experiment: experiments::spawn::cow::EXPERIMENT.name,
         file: "chart-cow.svg",
         draw: cow::draw,
     },
     ChartSpec {
-        experiment: "switch.pingpong",
+        experiment: experiments::switch::pingpong::EXPERIMENT.name,
         file: "chart-switch-placement.svg",
         draw: switch_placement::draw,
     },
     ChartSpec {
-        experiment: "switch.wakeup",
+        experiment: experiments::switch::wakeup::EXPERIMENT.name,
         file: "chart-switch-wakeup.svg",
         draw: wakeup::draw,
     },
     ChartSpec {
-        experiment: "switch.indirect",
+        experiment: experiments::switch::indirect::EXPERIMENT.name,
         file: "chart-switch-indirect.svg",
         draw: indirect::draw,
     },
     ChartSpec {
-        experiment: "memory.threads",
+        experiment: experiments::memory::threads::EXPERIMENT.name,
         file: "chart-thread-memory.svg",
         draw: thread_memory::draw,
     },
     ChartSpec {
-        experiment: "parallel.average",
+        experiment: experiments::parallel::average::EXPERIMENT.name,
         file: "chart-speedup.svg",
         draw: speedup::draw,
     },

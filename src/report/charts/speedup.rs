@@ -5,8 +5,8 @@
 use super::style::{
     chart, color, dot, entry, framed, mesh_style, plot, solid, solid_runs, Mark, H, HOLLOW,
 };
-use crate::experiments::parallel::{CPUS, SPEEDUP};
-use crate::experiments::{self, seeds::cite_short};
+use crate::experiments::parallel::{program, CPUS, SPEEDUP};
+use crate::experiments::seeds::cite_short;
 use crate::metric::key::{N, VARIANT, WORKERS};
 use crate::report::doc::Chart;
 use crate::results::ExperimentResult;
@@ -78,11 +78,14 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     let serial = fit_serial_fraction(&measured);
     // The seed's own speedup: the whole program with one fork (seed 003),
     // as parallel.program records it.
-    let seed = experiments::find("parallel.program").and_then(|x| {
-        let s = x.seeds.iter().find(|s| s.metric == SPEEDUP.name)?;
-        let w: f64 = s.labels.iter().find(|l| l.0 == WORKERS)?.1.parse().ok()?;
-        Some((w, (s.lo + s.hi) / 2.0, cite_short(s.source)))
-    });
+    let seed = program::EXPERIMENT
+        .seeds
+        .iter()
+        .find(|s| s.metric == SPEEDUP.name)
+        .and_then(|s| {
+            let w: f64 = s.labels.iter().find(|l| l.0 == WORKERS)?.1.parse().ok()?;
+            Some((w, (s.lo + s.hi) / 2.0, cite_short(s.source)))
+        });
     let wmax = lines
         .iter()
         .flat_map(|l| l.1.iter().map(|p| p.0))
