@@ -124,7 +124,7 @@ pub type LabelKey = &'static str;
 /// predict, the report): declared once, like the series. A key one
 /// experiment group alone reads is declared in that group.
 pub mod key {
-    use super::LabelKey;
+    use crate::metric::LabelKey;
 
     /// The creation method or hand-off mechanism (a method table's row).
     pub const METHOD: LabelKey = "method";

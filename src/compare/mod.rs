@@ -94,8 +94,9 @@ pub struct Comparison {
     pub setting: next::Setting,
 }
 
-/// One of the Summary's quantities in a comparison: its name, as the
-/// matrix names it (`matrix::rows`), and the index of its row.
+/// One of the Summary's quantities in a comparison: its name, as its
+/// experiment declares it (`experiments::headline`), and the index of its
+/// row.
 #[derive(Debug, Clone, Serialize)]
 pub struct SummaryRow {
     pub name: String,
@@ -105,14 +106,15 @@ pub struct SummaryRow {
 /// The Summary's quantities of `run` among `rows`, in the Summary's order
 /// (a slope between two heaps is not a row: its two series are).
 pub fn summary_rows(run: &RunResults, rows: &[Row]) -> Vec<SummaryRow> {
-    crate::matrix::rows::summary_picks(run)
+    crate::experiments::summary_quantities(run)
         .into_iter()
-        .filter(|p| p.slope_from.is_none())
-        .filter_map(|p| {
+        .filter(|q| q.headline.slope.is_none())
+        .filter_map(|q| {
+            let h = q.headline;
             let row = rows.iter().position(|r| {
-                r.experiment == p.experiment && r.metric == p.metric && r.labels == p.labels
+                r.experiment == q.experiment && r.metric == h.spec.name && r.labels == h.labels
             })?;
-            Some(SummaryRow { name: p.name, row })
+            Some(SummaryRow { name: h.name, row })
         })
         .collect()
 }

@@ -3,6 +3,7 @@
 //! its group's folder and one line in [`REGISTRY`]. The CLI, `tasklab list`,
 //! the worker, the report and the docs all find it here.
 
+pub mod headline;
 pub mod memory;
 pub mod parallel;
 pub mod prelude;
@@ -27,7 +28,8 @@ mod tests;
 
 use crate::measure::probe::ProbeFn;
 use crate::measure::worker::MeasureFn;
-use crate::results::Group;
+use crate::results::{Group, RunResults};
+use headline::Quantity;
 pub use spec::Experiment;
 
 /// Every experiment, in the order a full run takes them.
@@ -101,6 +103,21 @@ pub fn group_records() -> Vec<Group> {
 
 pub fn find(name: &str) -> Option<&'static Experiment> {
     REGISTRY.iter().copied().find(|e| e.name == name)
+}
+
+/// The Summary's quantities measured in `r`, in the Summary's order (the
+/// registry's), each as its experiment's `headlines` picks it.
+pub fn summary_quantities(r: &RunResults) -> Vec<Quantity> {
+    REGISTRY
+        .iter()
+        .filter_map(|x| Some((x.name, x.headlines, r.measured(x.name)?)))
+        .flat_map(|(experiment, headlines, e)| {
+            headlines(e).into_iter().map(move |headline| Quantity {
+                experiment,
+                headline,
+            })
+        })
+        .collect()
 }
 
 /// What a worker measures for `name`: the lookup handed to the worker.

@@ -1,6 +1,7 @@
 //! What every experiment file imports, and nothing from above the
 //! experiments floor.
 
+pub use super::headline::Headline;
 pub use super::seeds::{
     cite_short, BENDERSKY_HW, SEED_CLONE, SEED_FORK, SEED_FORK_HW, SEED_SWITCH, SEED_SYSEL,
     SYSEL_HW, SYSEL_SWEEP,

@@ -2,6 +2,7 @@
 //! functions the run calls. `Experiment::DEFAULT` fills the optional fields,
 //! so an experiment file names only what it has.
 
+use super::headline::{no_headlines, Headline};
 use crate::env::Env;
 use crate::measure::params::{Param, ParamSpec, Params};
 use crate::measure::probe::ProbeFn;
@@ -225,6 +226,11 @@ pub struct Experiment {
     pub measure: fn(&Job) -> anyhow::Result<WorkerOutput>,
     /// What the parent computes from the summarised series.
     pub analyze: fn(&ExperimentResult) -> Analysis,
+    /// The Summary's quantities in a result, picked by labels alone: the
+    /// one declaration its Summary sentence, the matrix's rows, the
+    /// OpenMetrics summary families and the run's budget all read
+    /// ([`crate::experiments::headline`]).
+    pub headlines: fn(&ExperimentResult) -> Vec<Headline>,
     /// A measurement that needs a fresh process of its own (`tasklab __probe`).
     pub probe: Option<ProbeFn>,
     /// A helper its first job may have to build.
@@ -324,6 +330,7 @@ impl Experiment {
         points: single_point,
         measure: nothing_to_measure,
         analyze: no_analysis,
+        headlines: no_headlines,
         probe: None,
         helper: None,
     };

@@ -158,3 +158,43 @@ fn the_summary_keeps_its_subjects_and_their_order_whatever_is_imprecise_or_flagg
         "{all_imprecise:#?}"
     );
 }
+
+/// The Summary's quantities are the sentences' figures: every experiment
+/// that declares one writes a sentence and the reverse; each is found in
+/// the run it was picked from; and the picks do not move when the figures
+/// do (labels only), so the matrix's rows and the budget's points stay put.
+#[test]
+fn the_declared_quantities_are_the_sentences_figures_and_read_labels_only() {
+    let base = fixture();
+    let quantities = super::summary_quantities(&base);
+    assert!(quantities.len() >= 10, "{} quantities", quantities.len());
+    let declaring: Vec<&str> = quantities.iter().map(|q| q.experiment).collect();
+    let mut writing: Vec<String> = summary(&base).into_iter().map(|(e, _)| e).collect();
+    writing.dedup();
+    let mut declared = declaring.clone();
+    declared.dedup();
+    assert_eq!(declared, writing);
+    for q in &quantities {
+        let e = base.measured(q.experiment).unwrap();
+        let f = q.headline.figure(e);
+        assert!(f.is_some(), "{} has no figure", q.headline.name);
+        assert_eq!(
+            q.headline.slope.is_some(),
+            q.headline.find_from(e).is_some()
+        );
+        assert!(super::find(q.experiment)
+            .unwrap()
+            .metric(q.headline.spec.name)
+            .is_some());
+    }
+    let same = |r: &RunResults| {
+        super::summary_quantities(r)
+            .into_iter()
+            .map(|q| (q.experiment, q.headline))
+            .collect::<Vec<_>>()
+    };
+    let flagged_all = perturbed(&base, |_, m| flagged(m));
+    let imprecise_all = perturbed(&base, |_, m| imprecise(m, 40.0));
+    assert_eq!(same(&flagged_all), same(&base));
+    assert_eq!(same(&imprecise_all), same(&base));
+}

@@ -334,22 +334,26 @@ fn add_run(fam: &mut Families, label: &str, r: &RunResults) {
     }
 }
 
-/// The report Summary's quantities (the matrix's rows: `matrix::rows`),
-/// each its median and interval bounds, labelled `quantity` with the row's
+/// The report Summary's quantities, as each experiment declares them
+/// (`experiments::headline`, which the matrix's rows read too), each its
+/// median and interval bounds, labelled `quantity` with the quantity's
 /// words: a dashboard's handful of figures, fork's growth per 100 MiB of
 /// heap among them. An A/B file's Summary is its sides'; none is written.
 fn summary(fam: &mut Families, run: &LabelSet, r: &RunResults) {
     if r.ab.is_some() {
         return;
     }
-    for p in crate::matrix::rows::summary_picks(r) {
-        let Some(f) = p.figure(r) else { continue };
+    for q in experiments::summary_quantities(r) {
+        let h = &q.headline;
+        let Some(f) = r.measured(q.experiment).and_then(|e| h.figure(e)) else {
+            continue;
+        };
         let (_, unit, k) = base_unit(f.unit);
         let mut labels = run.clone();
-        labels.push(("quantity".into(), p.name.clone()));
+        labels.push(("quantity".into(), h.name.clone()));
         // fork's growth is per 100 MiB of heap: a family of its own, so a
         // family's unit is the unit of each of its samples.
-        let (family, about) = if p.slope_from.is_some() {
+        let (family, about) = if h.slope.is_some() {
             (
                 "summary_fork_growth_per_100mib",
                 "fork's growth per 100 MiB of touched heap, of the report's Summary",

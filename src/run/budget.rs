@@ -8,7 +8,6 @@
 //! out; nothing here measures or reads a clock.
 
 use crate::experiments::Experiment;
-use crate::matrix::rows;
 use crate::measure::protocol::WorkerOutput;
 use crate::results::{ExperimentResult, Metric, Reading, Unit};
 use crate::stats::rounds::t975;
@@ -163,21 +162,14 @@ pub fn left_s(queued_s: f64, elapsed_s: f64, deadline_s: Option<f64>) -> f64 {
 /// The points of `exp` that carry the Summary's quantities, from the
 /// series and readings of its rounds so far (one round of each point is
 /// enough: the Summary picks by labels, never by figures,
-/// `matrix::rows::picks_in`). Sorted, each once.
+/// `experiments::headline`). Sorted, each once.
 pub fn summary_points(exp: &Experiment, outputs: &[(usize, usize, WorkerOutput)]) -> Vec<usize> {
     let r = skeleton(exp, outputs);
-    let mut points: Vec<usize> = rows::picks_in(&|name| (name == exp.name).then_some(&r))
+    let mut points: Vec<usize> = (exp.headlines)(&r)
         .iter()
-        .flat_map(|p| {
-            let at = |labels: &crate::results::Labels| {
-                r.metrics
-                    .iter()
-                    .find(|m| m.name == p.metric && m.labels == *labels)
-                    .and_then(|m| m.point)
-            };
-            [at(&p.labels), p.slope_from.as_ref().and_then(at)]
-        })
+        .flat_map(|h| [h.find(&r), h.find_from(&r)])
         .flatten()
+        .filter_map(|m| m.point)
         .collect();
     points.sort_unstable();
     points.dedup();

@@ -318,20 +318,13 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
 }
 
 /// The fewest and the most rounds among the series the Summary's
-/// quantities are read from (`matrix::rows::summary_picks`); None when the
-/// run measured none of them.
+/// quantities are read from (`experiments::summary_quantities`); None when
+/// the run measured none of them.
 pub fn summary_rounds(r: &RunResults) -> Option<(usize, usize)> {
-    let rounds: Vec<usize> = crate::matrix::rows::summary_picks(r)
+    let rounds: Vec<usize> = crate::experiments::summary_quantities(r)
         .iter()
-        .flat_map(|p| {
-            let from = p.slope_from.as_ref().and_then(|labels| {
-                r.measured(&p.experiment)?
-                    .metrics
-                    .iter()
-                    .find(|m| m.name == p.metric && m.labels == *labels)
-            });
-            [p.find(r), from]
-        })
+        .filter_map(|q| Some((&q.headline, r.measured(q.experiment)?)))
+        .flat_map(|(h, e)| [h.find(e), h.find_from(e)])
         .flatten()
         .map(|m| m.summary.rounds)
         .collect();

@@ -95,6 +95,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     points,
     measure,
     analyze,
+    headlines,
     ..Experiment::DEFAULT
 };
 

@@ -632,15 +632,54 @@ fn growth(r: &ExperimentResult, fits: &[NamedFit]) -> Option<String> {
     })
 }
 
-/// What a blocked thread with the default stack reserves and keeps.
+/// The Summary's figures, picked by labels: a default-stack thread's
+/// address space and exact resident memory at the largest count measured,
+/// whatever their state.
+struct Picks<'a> {
+    /// The count, as its label.
+    n: String,
+    virt: Option<&'a Metric>,
+    resident: Option<&'a Metric>,
+}
+
+fn picks(e: &ExperimentResult) -> Picks<'_> {
+    let n = most_threads(e, DEFAULT.name);
+    let at = [(VARIANT, DEFAULT.name), (THREADS, n.as_str())];
+    Picks {
+        virt: e.find(&VIRT_PER_THREAD_KIB, &at),
+        resident: e.find(&RSS_EXACT_PER_THREAD_KIB, &at),
+        n,
+    }
+}
+
+/// The Summary's quantities: [`Picks`] in words.
+pub fn headlines(e: &ExperimentResult) -> Vec<Headline> {
+    let p = picks(e);
+    [
+        (p.virt, &VIRT_PER_THREAD_KIB, "a thread's address space"),
+        (
+            p.resident,
+            &RSS_EXACT_PER_THREAD_KIB,
+            "a thread's resident memory",
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(m, spec, what)| Some(Headline::of(format!("{what} ({} threads)", p.n), spec, m?)))
+    .collect()
+}
+
+/// What a blocked thread with the default stack reserves and keeps
+/// ([`Picks`]; VmRSS's figure where the exact count is missing, and the
+/// kernel stack beside them).
 fn thread_memory_headline(e: &ExperimentResult) -> Option<String> {
     // One wording in every run: the figures at the largest count measured,
     // flagged or imprecise ones quoted with their mark.
-    let n = most_threads(e, DEFAULT.name);
+    let p = picks(e);
+    let n = p.n;
     let at = [(VARIANT, DEFAULT.name), (THREADS, n.as_str())];
-    let virt = e.find(&VIRT_PER_THREAD_KIB, &at)?;
+    let virt = p.virt?;
     let stack = virt.label(STACK).unwrap_or("default");
-    let (res, res_metric) = match e.find(&RSS_EXACT_PER_THREAD_KIB, &at) {
+    let (res, res_metric) = match p.resident {
         Some(m) => (&m.summary, &RSS_EXACT_PER_THREAD_KIB),
         None => (
             &e.find(&RSS_PER_THREAD_KIB, &at)?.summary,

@@ -102,6 +102,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     points,
     measure,
     analyze,
+    headlines,
     ..Experiment::DEFAULT
 };
 
@@ -512,12 +513,16 @@ fn pages(e: &ExperimentResult) -> &'static str {
     }
 }
 
-/// The Summary's sentence: each variant's speedup of the average phase
-/// alone, at one fixed worker count (the most workers within the CPUs
-/// there are) and the largest array, with its page size; parallel.program
-/// gives the whole program beside it. A flagged or imprecise figure is
-/// quoted with its mark, never swapped for another worker count.
-fn speedup_headline(e: &ExperimentResult) -> Option<String> {
+/// The Summary's figures, picked by labels: each variant's speedup at the
+/// most workers the machine's CPUs allowed and the largest array.
+struct Picks<'a> {
+    cpus: f64,
+    workers: u64,
+    /// Fork, threads, pool: each where measured.
+    of: [(Variant, Option<&'a Metric>); 3],
+}
+
+fn picks(e: &ExperimentResult) -> Option<Picks<'_>> {
     let cpus = e.reading(&CPUS, &[]).unwrap_or(1.0);
     let all = || e.metrics.iter().filter(|m| m.name == SPEEDUP.name);
     let workers = all()
@@ -527,22 +532,41 @@ fn speedup_headline(e: &ExperimentResult) -> Option<String> {
     let n = all().filter_map(|m| m.label_num(N)).max()?;
     let (w, nl) = (workers.to_string(), n.to_string());
     let of = |v: Variant| {
-        all().find(|m| {
-            m.label(VARIANT) == Some(v.name())
-                && m.label(WORKERS) == Some(w.as_str())
-                && m.label(N) == Some(nl.as_str())
-        })
+        let at = [(VARIANT, v.name()), (WORKERS, w.as_str()), (N, nl.as_str())];
+        (v, e.find(&SPEEDUP, &at))
     };
-    let fork = of(Variant::Fork)?;
-    let others: Vec<String> = [Variant::Threads, Variant::Pool]
-        .into_iter()
-        .filter_map(|v| {
-            Some(format!(
-                "{} {}",
-                v.name(),
-                quoted(&of(v)?.summary, Unit::Ratio)
-            ))
+    Some(Picks {
+        cpus,
+        workers,
+        of: [of(Variant::Fork), of(Variant::Threads), of(Variant::Pool)],
+    })
+}
+
+/// The Summary's quantities: [`Picks`] in words.
+fn headlines(e: &ExperimentResult) -> Vec<Headline> {
+    let Some(p) = picks(e) else {
+        return Vec::new();
+    };
+    p.of.iter()
+        .filter_map(|&(v, m)| {
+            let what = format!("speedup, {} × {}", v.name(), p.workers);
+            Some(Headline::of(what, &SPEEDUP, m?))
         })
+        .collect()
+}
+
+/// The Summary's sentence: each variant's speedup of the average phase
+/// alone, at one fixed worker count (the most workers within the CPUs
+/// there are) and the largest array, with its page size; parallel.program
+/// gives the whole program beside it. A flagged or imprecise figure is
+/// quoted with its mark, never swapped for another worker count.
+fn speedup_headline(e: &ExperimentResult) -> Option<String> {
+    let p = picks(e)?;
+    let (cpus, workers) = (p.cpus, p.workers);
+    let fork = p.of[0].1?;
+    let others: Vec<String> = p.of[1..]
+        .iter()
+        .filter_map(|&(v, m)| Some(format!("{} {}", v.name(), quoted(&m?.summary, Unit::Ratio))))
         .collect();
     Some(format!(
         "the average phase alone (the array already filled, {}): {workers} forked processes average the seed's array {} as fast as serially on {cpus:.0} CPUs{}",

@@ -145,6 +145,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     points,
     measure,
     analyze,
+    headlines,
     ..Experiment::DEFAULT
 };
 
@@ -350,22 +351,47 @@ fn first_fills(r: &ExperimentResult) -> Vec<String> {
     out
 }
 
+/// The Summary's figures, picked by labels: the whole program's speedup of
+/// 2 forked processes at the largest array, for each THP setting measured
+/// (in order of the setting), and that array's length.
+fn picks(r: &ExperimentResult) -> Option<(u64, Vec<&Metric>)> {
+    let all = || r.metrics.iter().filter(|m| m.name == SPEEDUP.name);
+    let n = all().filter_map(|m| m.label_num(N)).max()?;
+    let nl = n.to_string();
+    let mut cases: Vec<&Metric> = all()
+        .filter(|m| {
+            m.label(VARIANT) == Some(Variant::Fork.name())
+                && m.label(WORKERS) == Some("2")
+                && m.label(N) == Some(nl.as_str())
+        })
+        .collect();
+    cases.sort_by_key(|m| m.label(THP).map(String::from));
+    Some((n, cases))
+}
+
+/// The Summary's quantities: [`picks`] in words.
+fn headlines(r: &ExperimentResult) -> Vec<Headline> {
+    let (_, cases) = picks(r).unwrap_or_default();
+    cases
+        .into_iter()
+        .map(|m| {
+            let thp = m.label(THP).unwrap_or("?");
+            Headline::of(
+                format!("the whole program, fork × 2, thp={thp}"),
+                &SPEEDUP,
+                m,
+            )
+        })
+        .collect()
+}
+
 /// The Summary's sentence beside parallel.average's phase figure: the
 /// seed's whole program, forked across 2 workers against serial, on each
 /// page size measured (the largest array). Every page size is quoted,
 /// flagged or imprecise ones with their mark, and one the rounds cannot
 /// bound with the words that say so (never its interval as a result).
 fn whole_program_headline(r: &ExperimentResult) -> Option<String> {
-    let all = || r.metrics.iter().filter(|m| m.name == SPEEDUP.name);
-    let n = all().filter_map(|m| m.label_num(N)).max()?.to_string();
-    let mut cases: Vec<&Metric> = all()
-        .filter(|m| {
-            m.label(VARIANT) == Some(Variant::Fork.name())
-                && m.label(WORKERS) == Some("2")
-                && m.label(N) == Some(n.as_str())
-        })
-        .collect();
-    cases.sort_by_key(|m| m.label(THP).map(String::from));
+    let (n, cases) = picks(r)?;
     if cases.is_empty() {
         return None;
     }
@@ -381,7 +407,7 @@ fn whole_program_headline(r: &ExperimentResult) -> Option<String> {
         .collect();
     Some(format!(
         "the seed's whole program (map, fill, average, unmap of {} doubles), 2 forked processes against serial: {}; the fill stays serial",
-        group_digits(n.parse::<i64>().unwrap_or(0)),
+        group_digits(n as i64),
         parts.join(", ")
     ))
 }

@@ -43,6 +43,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     points,
     measure,
     analyze,
+    headlines,
     ..Experiment::DEFAULT
 };
 
@@ -640,9 +641,16 @@ fn fork_per_gib(r: &ExperimentResult) -> Option<String> {
     ))
 }
 
-/// The Summary's copy-on-write cost: a write with the child alive against
-/// the same write with no child, at a fixed share, quoted whatever its state.
-fn headline(r: &ExperimentResult) -> Option<String> {
+/// The Summary's figures, picked by labels: a page written with the child
+/// alive and with no child, at a fixed share of 4 KiB pages (a run asked
+/// for other shares takes its largest), whatever their state.
+struct Picks<'a> {
+    pct: u64,
+    alive: Option<&'a Metric>,
+    none: Option<&'a Metric>,
+}
+
+fn picks(r: &ExperimentResult) -> Option<Picks<'_>> {
     let with = |child: &str, pct: u64| {
         r.find(
             &WRITE_NS,
@@ -665,8 +673,32 @@ fn headline(r: &ExperimentResult) -> Option<String> {
             .filter_map(|m| m.label(WRITES)?.trim_end_matches('%').parse().ok())
             .max()?
     };
-    let cow = &with(CHILD_ALIVE, pct)?.summary;
-    let none = &with(NO_CHILD, pct)?.summary;
+    Some(Picks {
+        pct,
+        alive: with(CHILD_ALIVE, pct),
+        none: with(NO_CHILD, pct),
+    })
+}
+
+/// The Summary's quantities: [`Picks`] in words.
+fn headlines(r: &ExperimentResult) -> Vec<Headline> {
+    let Some(p) = picks(r) else {
+        return Vec::new();
+    };
+    [
+        (p.alive, "a page written after fork, the child alive (COW)"),
+        (p.none, "a page written, no child"),
+    ]
+    .into_iter()
+    .filter_map(|(m, what)| Some(Headline::of(what, &WRITE_NS, m?)))
+    .collect()
+}
+
+/// The Summary's copy-on-write cost: a write with the child alive against
+/// the same write with no child ([`Picks`]), quoted whatever its state.
+fn headline(r: &ExperimentResult) -> Option<String> {
+    let p = picks(r)?;
+    let (cow, none, pct) = (&p.alive?.summary, &p.none?.summary, p.pct);
     let why = if apart(cow, none) && cow.median > none.median && !cow.unstable && !none.unstable {
         ": the copy fork deferred"
     } else {

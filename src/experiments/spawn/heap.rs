@@ -82,6 +82,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     points,
     measure,
     analyze,
+    headlines,
     ..Experiment::DEFAULT
 };
 
@@ -446,8 +447,9 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             "advice: a process with a large heap that must start programs should use posix_spawn{vfork}, whose cost was not seen to grow with the heap here (its intervals at the smallest and largest heap overlap, or it was lower); fork+exec pays for copying the page tables first"
         ));
     }
+    let p = picks(r);
     a.headlines
-        .extend(fork_vs_thread(r).into_iter().chain(program_start(r)));
+        .extend(fork_vs_thread(&p).into_iter().chain(program_start(&p)));
     a
 }
 
@@ -537,19 +539,81 @@ fn huge_pages(r: &ExperimentResult) -> Option<String> {
     ))
 }
 
-/// Headline: warm fork against a thread at the smallest heap (pinned to one
-/// CPU since spawn.methods had placements), and fork's growth per 100 MiB
-/// between the two largest heaps. The two figures are the Summary's basic
-/// ones: a flagged one is quoted with its interval and flag, and the ratio
-/// is said only when both settled and their intervals part.
-fn fork_vs_thread(e: &ExperimentResult) -> Option<String> {
+/// The Summary's figures, picked by labels: fork and a thread at the
+/// smallest heap (pinned to one CPU since spawn.methods had placements),
+/// fork's two largest heaps (its growth), posix_spawn and fork+exec at the
+/// largest heap posix_spawn was measured at. Flagged points included: the
+/// Summary quotes them with their flag.
+pub(super) struct Picks<'a> {
+    fork: Option<(u64, &'a Metric)>,
+    thread: Option<&'a Metric>,
+    growth: Option<Growth<'a>>,
+    spawn: Option<(u64, &'a Metric)>,
+    exec: Option<&'a Metric>,
+}
+
+/// Fork's two largest heaps, the smaller first.
+type Growth<'a> = ((u64, &'a Metric), (u64, &'a Metric));
+
+pub(super) fn picks(e: &ExperimentResult) -> Picks<'_> {
     let base = base_thp(e);
-    let fork_all = heap_fit::all_by_heap(e, table::FORK.name(), base);
-    let &(heap_bytes, fork_m) = fork_all.first()?;
-    let Some((_, thread_m)) = heap_fit::all_by_heap(e, table::PTHREAD_CREATE.name(), base)
-        .into_iter()
-        .find(|p| p.0 == heap_bytes)
-    else {
+    let line = |m: &table::Method| heap_fit::all_by_heap(e, m.name(), base);
+    let at = |m: &table::Method, bytes: u64| line(m).into_iter().find(|p| p.0 == bytes);
+    let fork = line(&table::FORK);
+    let n = fork.len();
+    let spawn = line(&table::POSIX_SPAWN).last().copied();
+    Picks {
+        fork: fork.first().copied(),
+        thread: fork
+            .first()
+            .and_then(|&(b, _)| at(&table::PTHREAD_CREATE, b))
+            .map(|p| p.1),
+        growth: (n >= 3 && fork[n - 1].0 > fork[n - 2].0).then(|| (fork[n - 2], fork[n - 1])),
+        spawn,
+        exec: spawn
+            .and_then(|(b, _)| at(&table::FORK_EXEC_STATIC, b))
+            .map(|p| p.1),
+    }
+}
+
+/// The Summary's quantities: [`Picks`] in words.
+fn headlines(e: &ExperimentResult) -> Vec<Headline> {
+    let p = picks(e);
+    let mut v = Vec::new();
+    let of = |what: String, m: &Metric| Headline::of(what, &LIFECYCLE_NS, m);
+    if let Some((bytes, fork)) = p.fork {
+        v.push(of(format!("fork+reap, {} heap", fmt_size(bytes)), fork));
+        if let Some(t) = p.thread {
+            let what = format!("thread create+join, {} heap", fmt_size(bytes));
+            v.push(of(what, t));
+        }
+    }
+    if let Some(((b0, m0), (b1, m1))) = p.growth {
+        let what = format!(
+            "fork's growth per 100 MiB of heap ({} to {})",
+            fmt_size(b0),
+            fmt_size(b1)
+        );
+        v.push(of(what, m1).sloped(m0, b1 - b0));
+    }
+    if let Some((bytes, s)) = p.spawn {
+        let size = fmt_size(bytes);
+        v.push(of(format!("posix_spawn, {size} heap"), s));
+        if let Some(x) = p.exec {
+            v.push(of(format!("fork+exec, {size} heap"), x));
+        }
+    }
+    v
+}
+
+/// Headline: warm fork against a thread at the smallest heap, and fork's
+/// growth per 100 MiB between the two largest heaps ([`Picks`]). The two
+/// figures are the Summary's basic ones: a flagged one is quoted with its
+/// interval and flag, and the ratio is said only when both settled and
+/// their intervals part.
+fn fork_vs_thread(p: &Picks) -> Option<String> {
+    let (heap_bytes, fork_m) = p.fork?;
+    let Some(thread_m) = p.thread else {
         // No thread at that heap (not asked for): fork's figure alone.
         return Some(format!(
             "with a {} heap, a fork+reap costs {}",
@@ -565,7 +629,7 @@ fn fork_vs_thread(e: &ExperimentResult) -> Option<String> {
         quoted(thread_s, Unit::Ns),
         summary_ratio(fork_s, thread_s),
     );
-    if let Some(slope) = fork_slope(&fork_all) {
+    if let Some(slope) = p.growth.and_then(fork_slope) {
         s.push_str(&slope);
     }
     Some(s)
@@ -575,12 +639,7 @@ fn fork_vs_thread(e: &ExperimentResult) -> Option<String> {
 /// always with its interval, flagged points quoted with their mark rather
 /// than dropped: "; fork then grows 5.20 ms [4.1 ms, 6.3 ms] per 100 MiB
 /// of touched heap (49.2 ms at 1 GiB)".
-fn fork_slope(fork: &[(u64, &Metric)]) -> Option<String> {
-    let n = fork.len();
-    if n < 3 {
-        return None;
-    }
-    let ((b0, m0), (b1, m1)) = (fork[n - 2], fork[n - 1]);
+fn fork_slope(((b0, m0), (b1, m1)): Growth) -> Option<String> {
     let pages_per_100mib = 100.0 * 256.0;
     let pages = (b1 as f64 - b0 as f64) / 4096.0;
     if pages <= 0.0 {
@@ -620,12 +679,8 @@ fn fork_slope(fork: &[(u64, &Metric)]) -> Option<String> {
 /// posix_spawn against fork+exec from the largest heap measured: always
 /// quoted, the reason given only when the two differ and neither is
 /// flagged.
-fn program_start(e: &ExperimentResult) -> Option<String> {
-    let base = base_thp(e);
-    let spawn = heap_fit::all_by_heap(e, table::POSIX_SPAWN.name(), base);
-    let &(bytes, spawn_m) = spawn.last()?;
-    let exec = heap_fit::all_by_heap(e, table::FORK_EXEC_STATIC.name(), base);
-    let &(_, exec_m) = exec.iter().find(|p| p.0 == bytes)?;
+fn program_start(p: &Picks) -> Option<String> {
+    let ((bytes, spawn_m), exec_m) = (p.spawn?, p.exec?);
     let (spawn_s, exec_s) = (&spawn_m.summary, &exec_m.summary);
     let why = if apart(exec_s, spawn_s)
         && exec_s.median > spawn_s.median

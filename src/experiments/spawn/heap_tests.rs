@@ -26,7 +26,7 @@ fn fork_is_compared_with_a_thread_at_the_smallest_heap_and_grows_per_page() {
         lifecycle("pthread_create", 0, "system", 10e3),
         lifecycle("pthread_create", 200 * mib, "system", 10e3),
     ]);
-    let s = fork_vs_thread(&r).unwrap();
+    let s = fork_vs_thread(&picks(&r)).unwrap();
     assert!(
         s.starts_with(
             "with a 0 B heap, a fork+reap costs 50.0 µs and a thread create+join 10.0 µs (5.0x)"
@@ -128,7 +128,7 @@ fn posix_spawn_is_put_against_fork_exec_at_the_largest_heap() {
         lifecycle("posix_spawn", gib, "system", 100e3),
         lifecycle("fork_exec_static", gib, "system", 3e6),
     ]);
-    let s = program_start(&r).unwrap();
+    let s = program_start(&picks(&r)).unwrap();
     assert!(
         s.starts_with("to start a program from a process with a 1 GiB heap"),
         "{s}"
@@ -339,7 +339,7 @@ fn the_summary_keeps_fork_and_thread_when_one_is_flagged_quoting_its_interval_an
         lifecycle("fork", 200 * mib, "system", 260e3),
         lifecycle("pthread_create", 0, "system", 10e3),
     ]);
-    let s = fork_vs_thread(&r).unwrap();
+    let s = fork_vs_thread(&picks(&r)).unwrap();
     // the same subject as when it settled, the ratio quoted with the flag
     assert!(
         s.starts_with("with a 0 B heap, a fork+reap costs 50.0 µs ±1.0% ! (two modes: "),
@@ -360,7 +360,7 @@ fn the_summary_keeps_forks_slope_with_its_interval_when_it_holds_no_growth() {
         lifecycle("fork", 200 * mib, "system", 161e3),
         lifecycle("pthread_create", 0, "system", 10e3),
     ]);
-    let s = fork_vs_thread(&r).unwrap();
+    let s = fork_vs_thread(&picks(&r)).unwrap();
     // the subject stays, with an interval that reaches below zero, and no
     // growth is claimed
     assert!(

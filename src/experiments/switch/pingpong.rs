@@ -123,6 +123,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     points,
     measure,
     analyze,
+    headlines,
     ..Experiment::DEFAULT
 };
 
@@ -699,16 +700,44 @@ pub fn sign_test(k: usize, n: usize) -> f64 {
     (2.0 * tail / 2f64.powi(n as i32)).min(1.0)
 }
 
-/// The same-CPU switch against the wake-up on the other CPU, always of the
-/// seed's method (pipe_threads), so the Summary's subject never changes
-/// from run to run; a flagged figure is quoted with its interval and flag.
-fn placement_headline(e: &ExperimentResult) -> Option<String> {
-    // Always the same method, so the subject never changes between runs;
-    // a flagged or imprecise figure is quoted with its mark.
+/// The Summary's figures, picked by labels: the same-CPU switch and the
+/// wake-up on the other CPU, always of the seed's method (pipe_threads), so
+/// the Summary's subject never changes from run to run.
+struct Picks<'a> {
+    same: Option<&'a Metric>,
+    other: Option<&'a Metric>,
+}
+
+fn picks(e: &ExperimentResult) -> Picks<'_> {
     let method = PIPE_THREADS.name();
-    let same = e.find(&SWITCH_NS, &at(method, SAME_CPU.name()))?;
-    let head = format!("per switch ({method}, round trip / 2, the IPC included)");
-    let Some(other) = e.find(&SWITCH_NS, &at(method, TWO_CPUS.name())) else {
+    Picks {
+        same: e.find(&SWITCH_NS, &at(method, SAME_CPU.name())),
+        other: e.find(&SWITCH_NS, &at(method, TWO_CPUS.name())),
+    }
+}
+
+/// The Summary's quantities: [`Picks`] in words.
+fn headlines(e: &ExperimentResult) -> Vec<Headline> {
+    let p = picks(e);
+    [
+        (p.same, "a same-CPU switch (pipe, threads)"),
+        (p.other, "a cross-CPU wake-up (pipe, threads)"),
+    ]
+    .into_iter()
+    .filter_map(|(m, what)| Some(Headline::of(what, &SWITCH_NS, m?)))
+    .collect()
+}
+
+/// The same-CPU switch against the wake-up on the other CPU ([`Picks`]); a
+/// flagged or imprecise figure is quoted with its interval and mark.
+fn placement_headline(e: &ExperimentResult) -> Option<String> {
+    let p = picks(e);
+    let same = p.same?;
+    let head = format!(
+        "per switch ({}, round trip / 2, the IPC included)",
+        PIPE_THREADS.name()
+    );
+    let Some(other) = p.other else {
         return Some(format!(
             "{head}, a same-CPU switch costs {}",
             quoted(&same.summary, Unit::Ns)

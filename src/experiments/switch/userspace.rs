@@ -56,6 +56,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         used: uses_go,
         ready: super::go::helper_ready,
     }),
+    headlines,
     ..Experiment::DEFAULT
 };
 
@@ -318,20 +319,40 @@ fn async_round_trips(budget: &Budget) -> io::Result<(Vec<f64>, Option<CpuPerOp>)
     })
 }
 
-/// User-space switches beside the kernel's.
+/// The Summary's figures, picked by labels: a switch of each user-space
+/// variant the Summary names, with its words in the sentence and in the
+/// Summary's list.
+fn picks(e: &ExperimentResult) -> Vec<(&'static str, &'static str, &Metric)> {
+    [
+        (
+            COROUTINE.name(),
+            "a stackful coroutine",
+            "a stackful coroutine switch",
+        ),
+        (ASYNC.name(), "an async task", "an async task switch"),
+        (GO_DEFAULT.name(), "a goroutine", "a goroutine switch"),
+    ]
+    .into_iter()
+    .filter_map(|(v, name, what)| Some((name, what, e.find(&SWITCH_NS, &[(VARIANT, v)])?)))
+    .collect()
+}
+
+/// The Summary's quantities: [`picks`] in words.
+fn headlines(e: &ExperimentResult) -> Vec<Headline> {
+    picks(e)
+        .into_iter()
+        .map(|(_, what, m)| Headline::of(what, &SWITCH_NS, m))
+        .collect()
+}
+
+/// User-space switches beside the kernel's ([`picks`]).
 /// (The kernel switch beside them is switch.pingpong's to quote: one source
 /// per quantity.)
 fn userspace_headline(e: &ExperimentResult) -> Option<String> {
-    let mut parts = Vec::new();
-    for (v, name) in [
-        (COROUTINE.name(), "a stackful coroutine"),
-        (ASYNC.name(), "an async task"),
-        (GO_DEFAULT.name(), "a goroutine"),
-    ] {
-        if let Some(m) = e.find(&SWITCH_NS, &[(VARIANT, v)]) {
-            parts.push(format!("{name} {}", quoted(&m.summary, Unit::Ns)));
-        }
-    }
+    let parts: Vec<String> = picks(e)
+        .into_iter()
+        .map(|(name, _, m)| format!("{name} {}", quoted(&m.summary, Unit::Ns)))
+        .collect();
     (!parts.is_empty()).then(|| {
         format!(
             "switching in user space: {} per switch, without entering the kernel",

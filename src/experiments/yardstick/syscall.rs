@@ -14,6 +14,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     reproduces: "a yardstick the seeds imply: every switch and creation enters the kernel",
     measure,
     analyze,
+    headlines,
     ..Experiment::DEFAULT
 };
 
@@ -39,11 +40,19 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         ));
     }
     // The Summary's first figure, flagged or not: a flag is quoted with it.
-    if let Some(m) = r.find(&CALL_NS, &[]) {
+    for m in headlines(r).iter().filter_map(|h| h.find(r)) {
         a.headlines.push(format!(
             "a bare system call costs {}: the scale every other figure is measured against",
             quoted(&m.summary, m.unit)
         ));
     }
     a
+}
+
+/// The Summary's quantity: the bare call.
+fn headlines(r: &ExperimentResult) -> Vec<Headline> {
+    r.find(&CALL_NS, &[])
+        .map(|m| Headline::of("a bare system call", &CALL_NS, m))
+        .into_iter()
+        .collect()
 }
