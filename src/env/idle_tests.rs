@@ -1,0 +1,167 @@
+//! The idle path: whether an idle CPU polls, what this boot allows to
+//! change it, and what `--idle-poll` sets.
+
+use super::*;
+
+fn idle_state(name: &str) -> IdleState {
+    IdleState {
+        name: name.into(),
+        exit_latency_us: 1,
+        disabled: false,
+    }
+}
+
+/// The idle path is a run-time setting: no message says it needs a
+/// reboot or is a boot setting while a writable knob exists.
+#[test]
+fn the_idle_path_is_said_to_be_writable_at_run_time() {
+    let mut f = Facts {
+        cpuidle: Some(CpuIdle {
+            driver: Some("haltpoll".into()),
+            governor: Some("haltpoll".into()),
+            states: vec![idle_state("POLL"), idle_state("haltpoll idle")],
+            haltpoll_poll_ns: Some(0),
+        }),
+        ..Facts::default()
+    };
+    for governor in ["haltpoll", "menu"] {
+        f.cpuidle.as_mut().unwrap().governor = Some(governor.into());
+        let why = f.polling_idle().unwrap_err();
+        assert!(
+            !why.contains("reboot") && !why.contains("boot setting"),
+            "{why}"
+        );
+        assert!(why.contains("--idle-poll"), "{why}");
+    }
+}
+
+/// A boot with no cpuidle driver (`current_driver` none, no states, as
+/// recorded `cpuidle {driver: null, states: []}`): idle is HLT and only the
+/// kernel command line changes it, which the line says (issue 39 item 2).
+#[test]
+fn with_no_cpuidle_driver_polling_idle_needs_a_reboot_and_says_so() {
+    for cpuidle in [
+        None,
+        Some(CpuIdle::default()),
+        Some(CpuIdle {
+            driver: Some("none".into()),
+            ..CpuIdle::default()
+        }),
+    ] {
+        let f = Facts {
+            cpuidle,
+            ..Facts::default()
+        };
+        let why = f.polling_idle().unwrap_err();
+        assert!(
+            why.contains("no cpuidle driver") && why.contains("HLT"),
+            "{why}"
+        );
+        assert!(
+            why.contains("reboot") && !why.contains("--idle-poll"),
+            "{why}"
+        );
+    }
+    // a driver without a POLL state to fall back on: no run-time knob either
+    let f = Facts {
+        cpuidle: Some(CpuIdle {
+            driver: Some("acpi_idle".into()),
+            governor: Some("menu".into()),
+            states: vec![idle_state("C1")],
+            haltpoll_poll_ns: None,
+        }),
+        ..Facts::default()
+    };
+    let why = f.polling_idle().unwrap_err();
+    assert!(
+        why.contains("reboot") && !why.contains("--idle-poll"),
+        "{why}"
+    );
+}
+
+/// guest_halt_poll_ns does something only under the haltpoll governor: the
+/// environment line says so under another (issue 39 item 5).
+#[test]
+fn the_haltpoll_limit_is_shown_in_force_only_under_its_governor() {
+    let line = |governor: &str| {
+        let f = Facts {
+            cpuidle: Some(CpuIdle {
+                driver: Some("haltpoll".into()),
+                governor: Some(governor.into()),
+                states: vec![idle_state("POLL"), idle_state("haltpoll idle")],
+                haltpoll_poll_ns: Some(200_000),
+            }),
+            ..Facts::default()
+        };
+        f.describe()
+            .into_iter()
+            .find(|(k, _)| k == "cpuidle")
+            .unwrap()
+            .1
+    };
+    assert!(line("haltpoll").ends_with("; haltpoll guest_halt_poll_ns=200000"));
+    let menu = line("menu");
+    assert!(
+        menu.contains("not in force under the menu governor"),
+        "{menu}"
+    );
+}
+
+fn haltpoll_root(poll_ns: &str) -> TempRoot {
+    let t = TempRoot::new("idlepoll");
+    t.write("/proc/cmdline", "console=ttyS0\n");
+    t.write(
+        "/sys/devices/system/cpu/cpuidle/current_governor",
+        "haltpoll\n",
+    );
+    t.write(
+        "/sys/module/haltpoll/parameters/guest_halt_poll_ns",
+        poll_ns,
+    );
+    t
+}
+
+#[test]
+fn idle_poll_sets_the_haltpoll_limit_or_disables_the_halting_states() {
+    let t = haltpoll_root("0\n");
+    let p = idle_poll_plan(&t.0).unwrap();
+    assert_eq!(
+        p.knobs,
+        [crate::sys::sysfs_knob::Knob {
+            path: "/sys/module/haltpoll/parameters/guest_halt_poll_ns".into(),
+            value: "200000".into()
+        }]
+    );
+    assert!(p.how.contains("from 0 to 200000"), "{}", p.how);
+    let t = haltpoll_root("50000\n");
+    assert!(idle_poll_plan(&t.0).unwrap().knobs.is_empty());
+    // The menu governor: every state but POLL disabled, on every CPU.
+    let t = TempRoot::new("idlepoll-menu");
+    t.write("/sys/devices/system/cpu/cpuidle/current_governor", "menu\n");
+    for cpu in 0..2 {
+        let d = format!("/sys/devices/system/cpu/cpu{cpu}/cpuidle");
+        t.write(&format!("{d}/state0/name"), "POLL\n");
+        t.write(&format!("{d}/state0/disable"), "0\n");
+        t.write(&format!("{d}/state1/name"), "C1\n");
+        t.write(&format!("{d}/state1/disable"), "0\n");
+        t.write(&format!("{d}/state2/name"), "C6\n");
+        t.write(&format!("{d}/state2/disable"), "1\n");
+    }
+    let p = idle_poll_plan(&t.0).unwrap();
+    let paths: Vec<&str> = p.knobs.iter().map(|k| k.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "/sys/devices/system/cpu/cpu0/cpuidle/state1/disable",
+            "/sys/devices/system/cpu/cpu1/cpuidle/state1/disable"
+        ]
+    );
+    assert!(p.how.contains("C1"), "{}", p.how);
+    // No POLL state and no haltpoll: nothing at run time can.
+    let t = TempRoot::new("idlepoll-none");
+    t.write("/sys/devices/system/cpu/cpu0/cpuidle/state0/name", "C1\n");
+    t.write("/sys/devices/system/cpu/cpu0/cpuidle/state0/disable", "0\n");
+    assert!(idle_poll_plan(&t.0)
+        .unwrap_err()
+        .contains("kernel command line"));
+}
