@@ -126,7 +126,14 @@ fn adaptive_rounds_go_on_and_the_precision_record_counts_what_was_reached() {
                 - least
         })
         .sum();
-    assert_eq!(p["summary_rounds"][0], 8, "the Summary's system call");
+    // the Summary's system call: its eight at least, and more when the
+    // budget gave it more (a loaded machine's wide intervals ask for them)
+    let syscall = experiment(&r, "yardstick.syscall")["metrics"][0]["rounds"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(syscall >= 8, "{syscall}");
+    assert_eq!(p["summary_rounds"][0], syscall, "the Summary's system call");
     assert_eq!(p["budget_s"], 60.0);
     assert_eq!(p["adaptive_jobs"], extra, "adaptive rounds");
 }
