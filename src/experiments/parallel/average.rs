@@ -8,8 +8,8 @@ use super::array::{
 };
 use super::variants::{thp_of, VARIANTS};
 use super::{
-    column, fitting_sizes, notes_for_cpus, reading_cpus, speedups, worker_counts, Contention,
-    AVERAGE_NS, CPUS, MAX_WORKERS, N_PARAM, OTHERS_CPUS, SPEEDUP, WORKERS_HELP,
+    column, fitting_sizes, notes_for_cpus, reading_cpus, speedup_quoted, speedups, worker_counts,
+    Contention, AVERAGE_NS, CPUS, MAX_WORKERS, N_PARAM, OTHERS_CPUS, SPEEDUP, WORKERS_HELP,
 };
 use crate::experiments::prelude::*;
 use crate::measure::rss::{ANON_HUGE_KIB, VM_PTE_KIB};
@@ -566,12 +566,12 @@ fn speedup_headline(e: &ExperimentResult) -> Option<String> {
     let fork = p.of[0].1?;
     let others: Vec<String> = p.of[1..]
         .iter()
-        .filter_map(|&(v, m)| Some(format!("{} {}", v.name(), quoted(&m?.summary, Unit::Ratio))))
+        .filter_map(|&(v, m)| Some(format!("{} {}", v.name(), speedup_quoted(&m?.summary))))
         .collect();
     Some(format!(
         "the average phase alone (the array already filled, {}): {workers} forked processes average the seed's array {} as fast as serially on {cpus:.0} CPUs{}",
         pages(e),
-        quoted(&fork.summary, Unit::Ratio),
+        speedup_quoted(&fork.summary),
         if others.is_empty() {
             String::new()
         } else {

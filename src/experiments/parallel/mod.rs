@@ -67,6 +67,25 @@ pub const OTHERS_CPUS: MetricSpec = MetricSpec::new(
 const MAX_WORKERS: u64 = 256;
 
 /// The CPUs this process may run on.
+/// A speedup as the Summary quotes it (`quoted`), with the words a figure
+/// not above 1 beyond its interval needs (docs/REPORT.md): "slower than
+/// serially" when its interval lies wholly below 1x, "not told apart from
+/// serial" when it holds 1x. A flagged figure, or one its interval cannot
+/// bound, is quoted as it is: no conclusion rests on it.
+fn speedup_quoted(s: &Summary) -> String {
+    let text = quoted(s, Unit::Ratio);
+    if s.unstable || !crate::stats::compare_text::summary_bounds(s, Unit::Ratio) {
+        return text;
+    }
+    if s.ci95_hi < 1.0 {
+        format!("{text} (slower than serially)")
+    } else if s.ci95_lo <= 1.0 {
+        format!("{text} (not told apart from serial)")
+    } else {
+        text
+    }
+}
+
 fn cpus(env: &Env) -> usize {
     if env.cpus_allowed.is_empty() {
         env.cpus_online.max(1)

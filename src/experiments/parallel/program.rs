@@ -6,8 +6,9 @@
 use super::array::{check_against_serial, exact_average, fill, sum_by, Pools, Variant, SEED_N};
 use super::variants::{thp_choice, thp_of, THP_SETTINGS};
 use super::{
-    column, cpus, fitting_sizes, notes_for_cpus, reading_cpus, speedups, worker_counts,
-    workers_chosen, Contention, AVERAGE_NS, CPUS, MAX_WORKERS, N_PARAM, OTHERS_CPUS, SPEEDUP,
+    column, cpus, fitting_sizes, notes_for_cpus, reading_cpus, speedup_quoted, speedups,
+    worker_counts, workers_chosen, Contention, AVERAGE_NS, CPUS, MAX_WORKERS, N_PARAM, OTHERS_CPUS,
+    SPEEDUP,
 };
 use crate::experiments::prelude::*;
 use crate::measure::rss::ANON_HUGE_KIB;
@@ -400,7 +401,7 @@ fn whole_program_headline(r: &ExperimentResult) -> Option<String> {
         .map(|m| {
             format!(
                 "{} with thp={}",
-                quoted(&m.summary, Unit::Ratio),
+                speedup_quoted(&m.summary),
                 m.label(THP).unwrap_or("?")
             )
         })

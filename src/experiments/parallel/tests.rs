@@ -12,3 +12,22 @@ fn the_median_speedup_is_the_ratio_of_medians() {
     );
     assert_eq!(sp[0], 2.0);
 }
+
+/// A speedup not above 1 beyond its interval says so in the Summary
+/// (issue 39 item 10); a flagged one draws no conclusion.
+#[test]
+fn a_speedup_below_or_around_one_is_worded_as_such() {
+    let at = |median: f64, lo: f64, hi: f64| {
+        let mut s = crate::stats::summarize(&[median]).unwrap();
+        (s.median, s.ci95_lo, s.ci95_hi, s.min, s.max) = (median, lo, hi, lo, hi);
+        s.noisy = false;
+        s
+    };
+    assert!(speedup_quoted(&at(0.80, 0.78, 0.82)).ends_with("(slower than serially)"));
+    assert!(speedup_quoted(&at(1.01, 0.98, 1.04)).ends_with("(not told apart from serial)"));
+    let fast = speedup_quoted(&at(1.90, 1.85, 1.95));
+    assert!(!fast.contains('('), "{fast}");
+    let mut flagged = at(0.80, 0.78, 0.82);
+    flagged.unstable = true;
+    assert!(!speedup_quoted(&flagged).contains("slower"));
+}

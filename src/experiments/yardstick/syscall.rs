@@ -42,7 +42,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     // The Summary's first figure, flagged or not: a flag is quoted with it.
     for m in headlines(r).iter().filter_map(|h| h.find(r)) {
         a.headlines.push(format!(
-            "a bare system call costs {}: the scale every other figure is measured against",
+            "a bare system call costs {}: entering and leaving the kernel, the floor under every switch and creation here",
             quoted(&m.summary, m.unit)
         ));
     }
