@@ -83,7 +83,10 @@ fn said(r: &compare::Row) -> String {
         r.change,
         r.ci_lo,
         r.ci_hi,
-        r.why.as_deref().unwrap_or("")
+        r.inconclusive
+            .as_ref()
+            .map(|i| i.why.as_str())
+            .unwrap_or("")
     )
 }
 

@@ -64,7 +64,7 @@ pub fn render_at(a: &Advice, header: &str, width: usize) -> String {
         .enumerate()
         .map(|(i, (head, _))| Column { head, right: i > 0 })
         .collect();
-    match fit::table(&columns, &rows, width, None, &|_, t| t.to_string()) {
+    match fit::table(&columns, &rows, width, None, &|_, _, t| t.to_string()) {
         Some(t) => s.push_str(&t),
         None => {
             for r in &rows {

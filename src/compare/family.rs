@@ -95,18 +95,22 @@ pub fn control(rows: &mut [Row], q: f64) -> Discoveries {
             if called && !found {
                 not_discovered += 1;
                 r.verdict = Verdict::Inconclusive;
-                r.reason = Some(Reason::NotDiscovered);
-                r.why = Some(format!(
-                    "its interval lies beyond the threshold, but at p = {} it is not a discovery once the false discovery rate across {families} families is held to {:.0}% (an experiment at one point is a family)",
-                    p_words(r.p),
-                    q * 100.0
-                ));
-                r.next = Some(super::next::step(
-                    Reason::NotDiscovered,
-                    super::next::Narrow::NotWidth,
-                    &Default::default(),
-                    f64::NAN,
-                ));
+                let narrow = (super::next::Narrow::NotWidth, f64::NAN);
+                r.inconclusive = Some(super::verdict::Inconclusive {
+                    reason: Reason::NotDiscovered,
+                    why: format!(
+                        "its interval lies beyond the threshold, but at p = {} it is not a discovery once the false discovery rate across {families} families is held to {:.0}% (an experiment at one point is a family)",
+                        p_words(r.p),
+                        q * 100.0
+                    ),
+                    next: super::next::step(
+                        Reason::NotDiscovered,
+                        narrow.0,
+                        &Default::default(),
+                        narrow.1,
+                    ),
+                    narrow,
+                });
             }
         }
     }

@@ -213,10 +213,15 @@ fn a_change_beyond_the_threshold_in_one_of_many_families_with_a_weak_p_is_not_a_
     let found = super::control(&mut many, 0.05);
     assert_eq!(found.not_discovered, 1);
     assert_eq!(many[7].verdict, Verdict::Inconclusive);
-    assert!(many[7].why.as_deref().unwrap().contains("not a discovery"));
+    assert!(many[7]
+        .inconclusive
+        .as_ref()
+        .map(|i| i.why.as_str())
+        .unwrap()
+        .contains("not a discovery"));
     // a strong one is kept
     many[7].verdict = Verdict::Regressed;
-    many[7].reason = None;
+    many[7].inconclusive = None;
     many[7].p = 1e-6;
     let found = super::control(&mut many, 0.05);
     assert_eq!(found.not_discovered, 0);

@@ -80,7 +80,7 @@ pub struct Column<'a> {
 const GAP: &str = "  ";
 
 /// `rows` under `columns` in at most `width` columns, each cell painted by
-/// `paint(column, text)` after its padding is measured; column `flex` (if
+/// `paint(row, column, text)` after its padding is measured; column `flex` (if
 /// any) wraps its words inside itself to what the others leave. None when
 /// it cannot fit (the flexible column would have to break a word).
 pub fn table(
@@ -88,7 +88,7 @@ pub fn table(
     rows: &[Vec<String>],
     width: usize,
     flex: Option<usize>,
-    paint: &dyn Fn(usize, &str) -> String,
+    paint: &dyn Fn(usize, usize, &str) -> String,
 ) -> Option<String> {
     let cols = |s: &str| s.chars().count();
     let mut w: Vec<usize> = columns.iter().map(|c| cols(c.head)).collect();
@@ -115,7 +115,7 @@ pub fn table(
         w[f] = room;
     }
     let mut out = String::new();
-    let mut emit = |cells: &[String], head: bool| {
+    let mut emit = |cells: &[String], row: Option<usize>| {
         // Each cell as lines: the flexible one wrapped, the others whole.
         let lines: Vec<Vec<String>> = cells
             .iter()
@@ -134,10 +134,9 @@ pub fn table(
             for (i, cell) in lines.iter().enumerate() {
                 let text = cell.get(k).map_or("", String::as_str);
                 let pad = " ".repeat(w[i].saturating_sub(cols(text)));
-                let painted = if head {
-                    text.to_string()
-                } else {
-                    paint(i, text)
+                let painted = match row {
+                    None => text.to_string(),
+                    Some(row) => paint(row, i, text),
                 };
                 if i > 0 {
                     l.push_str(GAP);
@@ -155,9 +154,9 @@ pub fn table(
         }
     };
     let head: Vec<String> = columns.iter().map(|c| c.head.to_string()).collect();
-    emit(&head, true);
-    for r in rows {
-        emit(r, false);
+    emit(&head, None);
+    for (k, r) in rows.iter().enumerate() {
+        emit(r, Some(k));
     }
     // A rule under the header, as wide as the table.
     let rule = "─".repeat(total(&w));

@@ -205,7 +205,7 @@ impl Comparison {
     /// How many inconclusive rows each reason holds, the most common first.
     pub fn inconclusive_reasons(&self) -> Vec<(Reason, usize)> {
         let mut out: Vec<(Reason, usize)> = Vec::new();
-        for why in self.rows.iter().filter_map(|r| r.reason) {
+        for why in self.rows.iter().filter_map(Row::reason) {
             match out.iter_mut().find(|(w, _)| *w == why) {
                 Some((_, n)) => *n += 1,
                 None => out.push((why, 1)),

@@ -195,12 +195,10 @@ pub fn target(reason: Reason, (ratio, lo): (f64, f64), threshold: f64) -> f64 {
 /// The next step for a row of `reason`, with how far rounds could narrow
 /// it (`narrow`) and to what (`target_pct`).
 pub fn step(reason: Reason, narrow: Narrow, s: &Setting, target_pct: f64) -> String {
-    let quieter =
-        || (!s.busy.is_empty()).then(|| format!("a quieter machine ({})", s.busy.join("; ")));
     match reason {
         Reason::Flagged => {
             let mut t = "rerun the flagged side when the machine is steady: a trend or two modes may be the machine's state while it ran (or the operation's own), which more rounds do not fix (its report names the flag)".to_string();
-            if let Some(q) = quieter() {
+            if let Some(q) = quieter(s) {
                 t.push_str(&format!("; {q}"));
             }
             t
@@ -215,53 +213,80 @@ pub fn step(reason: Reason, narrow: Narrow, s: &Setting, target_pct: f64) -> Str
             "no ratio with an interval exists here (a median of zero, or an interval that is not finite): judge base against new by their figures in the --all table".into()
         }
         Reason::TooWide | Reason::NearThreshold => {
-            let mut steps = Vec::new();
-            let both = if s.ab { "" } else { " on both sides" };
-            match narrow {
-                Narrow::Rounds(n) => {
-                    steps.push(format!("--rounds {n}{both} (about ±{target_pct:.1}%)"))
-                }
-                Narrow::Runs(n) => steps.push(format!(
-                    "{n} runs per side with --vs (about ±{target_pct:.1}%)"
-                )),
-                Narrow::Cap => steps.push(format!(
-                    "even --rounds {MAX_ROUNDS} would not narrow it to ±{target_pct:.1}%"
-                )),
-                Narrow::Floor => steps.push(format!(
-                    "rounds cannot narrow it to ±{target_pct:.1}% (the run-to-run noise alone is as wide): more runs per side (A1 .. A4 --vs B1 .. B4) average it down"
-                )),
-                Narrow::NotWidth => {}
-            }
-            if !s.ab && s.runs < 2 {
-                steps.push("two runs per side (A1 A2 --vs B1 B2)".into());
-            }
-            if s.quick {
-                steps.push("--profile thorough".into());
-            }
-            steps.extend(quieter());
-            let head = if reason == Reason::NearThreshold {
-                "a change about the threshold's size; to tell which side of it"
-            } else {
-                "narrow it"
-            };
-            if steps.is_empty() {
-                format!("{head}: more runs per side")
-            } else {
-                format!("{head}: {}", steps.join("; or "))
-            }
+            format!("{}: {}", width_head(reason), narrowing(narrow, s, target_pct))
         }
+    }
+}
+
+/// A quieter machine, when a side recorded other work on its own.
+fn quieter(s: &Setting) -> Option<String> {
+    (!s.busy.is_empty()).then(|| format!("a quieter machine ({})", s.busy.join("; ")))
+}
+
+/// What the steps of a row whose interval must narrow are for.
+fn width_head(reason: Reason) -> &'static str {
+    if reason == Reason::NearThreshold {
+        "a change about the threshold's size; to tell which side of it"
+    } else {
+        "narrow it"
+    }
+}
+
+/// The steps that would narrow an interval: the rounds or runs (`narrow`,
+/// to about `target_pct`), more runs, the thorough profile, a quieter
+/// machine, each an alternative.
+fn narrowing(narrow: Narrow, s: &Setting, target_pct: f64) -> String {
+    let mut steps = Vec::new();
+    let both = if s.ab { "" } else { " on both sides" };
+    match narrow {
+        Narrow::Rounds(n) => steps.push(format!("--rounds {n}{both} (about ±{target_pct:.1}%)")),
+        Narrow::Runs(n) => steps.push(format!(
+            "{n} runs per side with --vs (about ±{target_pct:.1}%)"
+        )),
+        Narrow::Cap => steps.push(format!(
+            "even --rounds {MAX_ROUNDS} would not narrow it to ±{target_pct:.1}%"
+        )),
+        Narrow::Floor => steps.push(format!(
+            "rounds cannot narrow it to ±{target_pct:.1}% (the run-to-run noise alone is as wide): more runs per side (A1 .. A4 --vs B1 .. B4) average it down"
+        )),
+        Narrow::NotWidth => {}
+    }
+    if !s.ab && s.runs < 2 {
+        steps.push("two runs per side (A1 A2 --vs B1 B2)".into());
+    }
+    if s.quick {
+        steps.push("--profile thorough".into());
+    }
+    steps.extend(quieter(s));
+    if steps.is_empty() {
+        "more runs per side".into()
+    } else {
+        steps.join("; or ")
     }
 }
 
 /// The step for a group of rows of one reason: the median row's need, and
 /// how many need more than the cap or cannot be narrowed by rounds.
 pub fn group_step(reason: Reason, rows: &[(Narrow, f64)], s: &Setting) -> String {
+    match reason {
+        Reason::TooWide | Reason::NearThreshold => {
+            format!("{}: {}", width_head(reason), group_narrowing(rows, s))
+        }
+        _ => step(reason, Narrow::NotWidth, s, f64::NAN),
+    }
+}
+
+/// The steps that would narrow a group of rows' intervals, by the median
+/// row's need, and how many need more than the cap or cannot be narrowed
+/// by rounds.
+pub fn group_narrowing(rows: &[(Narrow, f64)], s: &Setting) -> String {
     let mut v: Vec<(Narrow, f64)> = rows.to_vec();
     v.sort_by_key(|(n, _)| n.need());
-    let Some(&(narrow, target)) = v.get(v.len() / 2) else {
-        return step(reason, Narrow::NotWidth, s, 0.0);
-    };
-    let mut t = step(reason, narrow, s, target);
+    let (narrow, target) = v
+        .get(v.len() / 2)
+        .copied()
+        .unwrap_or((Narrow::NotWidth, 0.0));
+    let mut t = narrowing(narrow, s, target);
     let beyond = v
         .iter()
         .filter(|(n, _)| matches!(n, Narrow::Cap | Narrow::Floor))

@@ -77,8 +77,8 @@ fn every_inconclusive_reason_comes_with_a_specific_next_step() {
     // Too wide: the rounds that would narrow it, runs per side.
     let (b, n) = (series(100.0, 0.08, 8), series(100.0, 0.08, 8));
     let r = row(&b, &n, 0.05, &one);
-    assert_eq!(r.reason, Some(Reason::TooWide), "{r:?}");
-    let next = r.next.clone().unwrap();
+    assert_eq!(r.reason(), Some(Reason::TooWide), "{r:?}");
+    let next = r.inconclusive.clone().unwrap().next;
     let k = rounds_in(&next).unwrap_or_else(|| panic!("{next}"));
     assert!((9..=MAX_ROUNDS).contains(&k), "{next}");
     assert!(
@@ -91,7 +91,12 @@ fn every_inconclusive_reason_comes_with_a_specific_next_step() {
     );
     // A wider one needs more rounds.
     let wider = row(&series(100.0, 0.12, 8), &series(100.0, 0.12, 8), 0.05, &one);
-    if let Some(k2) = wider.next.as_deref().and_then(rounds_in) {
+    if let Some(k2) = wider
+        .inconclusive
+        .as_ref()
+        .map(|i| i.next.as_str())
+        .and_then(rounds_in)
+    {
         assert!(k2 > k, "{k2} vs {k}");
     }
     // A quick side, a busy machine, a threshold under the floor.
@@ -100,7 +105,7 @@ fn every_inconclusive_reason_comes_with_a_specific_next_step() {
         busy: vec!["new: 1.5 runnable tasks of other work".into()],
         ..setting(1)
     };
-    let next = row(&b, &n, 0.05, &s).next.unwrap();
+    let next = row(&b, &n, 0.05, &s).inconclusive.unwrap().next;
     assert!(next.contains("--profile thorough"), "{next}");
     assert!(
         next.contains("a quieter machine (new: 1.5 runnable tasks of other work)"),
@@ -109,11 +114,11 @@ fn every_inconclusive_reason_comes_with_a_specific_next_step() {
     // ±1% is within the two sides' run-to-run floor (0.5% sd each: a
     // half-width of 1.4%): rounds cannot reach it
     let r = row(&b, &n, 0.01, &one);
-    assert_eq!(r.reason, Some(Reason::TooWide));
-    let next = r.next.unwrap();
+    assert_eq!(r.reason(), Some(Reason::TooWide));
+    let next = r.inconclusive.unwrap().next;
     assert!(next.contains("runs per side (A1 .. A4"), "{next}");
     // Four runs a side: more runs, not rounds.
-    let next = row(&b, &n, 0.05, &setting(4)).next.unwrap();
+    let next = row(&b, &n, 0.05, &setting(4)).inconclusive.unwrap().next;
     assert!(
         next.contains("runs per side with --vs") && rounds_in(&next).is_none(),
         "{next}"
@@ -123,7 +128,7 @@ fn every_inconclusive_reason_comes_with_a_specific_next_step() {
         ab: true,
         ..setting(1)
     };
-    let next = row(&b, &n, 0.05, &ab).next.unwrap();
+    let next = row(&b, &n, 0.05, &ab).inconclusive.unwrap().next;
     assert!(
         rounds_in(&next).is_some() && !next.contains("--vs"),
         "{next}"
@@ -135,27 +140,27 @@ fn every_inconclusive_reason_comes_with_a_specific_next_step() {
         0.05,
         &one,
     );
-    assert_eq!(r.reason, Some(Reason::NearThreshold), "{r:?}");
-    assert!(r.next.unwrap().contains("which side of it"));
+    assert_eq!(r.reason(), Some(Reason::NearThreshold), "{r:?}");
+    assert!(r.inconclusive.unwrap().next.contains("which side of it"));
     // Flagged, huge pages, no ratio: each its own step.
     let mut f = series(100.0, 0.01, 8);
     f.flagged = Some("b.json: two modes".into());
     let r = row(&series(100.0, 0.01, 8), &f, 0.05, &one);
-    assert_eq!(r.reason, Some(Reason::Flagged));
-    assert!(r.next.unwrap().contains("steady"));
+    assert_eq!(r.reason(), Some(Reason::Flagged));
+    assert!(r.inconclusive.unwrap().next.contains("steady"));
     let (mut h1, mut h2) = (series(100.0, 0.01, 8), series(100.0, 0.01, 8));
     (h1.huge_kib, h2.huge_kib) = (vec![0.0], vec![400_000.0]);
     let r = row(&h1, &h2, 0.05, &one);
-    assert_eq!(r.reason, Some(Reason::HugePages));
-    assert!(r.next.unwrap().contains("THP"));
+    assert_eq!(r.reason(), Some(Reason::HugePages));
+    assert!(r.inconclusive.unwrap().next.contains("THP"));
     let mut z = series(1.0, 0.5, 8);
     z.unit = Unit::Count;
     z.summary.median = 0.0;
     // a median of zero has no log: no run's figure either
     z.runs.clear();
     let r = row(&z, &series(1.0, 0.01, 8), 0.05, &one);
-    assert_eq!(r.reason, Some(Reason::NoRatio));
-    assert!(r.next.unwrap().contains("--all table"));
+    assert_eq!(r.reason(), Some(Reason::NoRatio));
+    assert!(r.inconclusive.unwrap().next.contains("--all table"));
     // A zero median whose interval reaches above zero is not unchanged.
     let r = row(&z, &z, 0.05, &one);
     assert_eq!(r.verdict, Verdict::Inconclusive, "{r:?}");
@@ -174,8 +179,9 @@ fn unchanged_only_when_the_whole_interval_lies_within_the_threshold() {
         if !within {
             assert_eq!(r.verdict, Verdict::Inconclusive);
             assert!(r
-                .why
-                .as_deref()
+                .inconclusive
+                .as_ref()
+                .map(|i| i.why.as_str())
                 .unwrap()
                 .contains(&format!("{:.0}%", r.mde)));
         }

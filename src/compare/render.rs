@@ -188,7 +188,7 @@ fn summary(c: &Comparison, width: usize) -> String {
         let plain = fit::line(&line, width, "  ", "    ");
         let word = verdict_word(r);
         s.push_str(&if paint::on() {
-            plain.replacen(&word, &painted(&word), 1)
+            plain.replacen(&word, &Tone::of(r).paint(&word), 1)
         } else {
             plain
         });
@@ -244,11 +244,11 @@ fn resolution(c: &Comparison) -> String {
         let needs: Vec<_> = c
             .rows
             .iter()
-            .filter(|r| r.reason == Some(super::Reason::TooWide))
-            .map(|r| r.narrow)
+            .filter_map(|r| r.inconclusive.as_ref())
+            .filter(|i| i.reason == super::Reason::TooWide)
+            .map(|i| i.narrow)
             .collect();
-        let step = super::next::group_step(super::Reason::TooWide, &needs, &c.setting);
-        let step = step.strip_prefix("narrow it: ").unwrap_or(&step);
+        let step = super::next::group_narrowing(&needs, &c.setting);
         s.push_str(&format!("  to see smaller changes: {step}\n"));
     }
     s
@@ -256,23 +256,39 @@ fn resolution(c: &Comparison) -> String {
 
 /// A verdict as the table says it.
 fn verdict_word(r: &Row) -> String {
-    match r.reason {
+    match r.reason() {
         Some(why) => format!("inconclusive: {}", why.short()),
         None => format!("{:?}", r.verdict).to_lowercase(),
     }
 }
 
-/// A verdict word painted: regressed red, improved green, inconclusive as
-/// a warning.
-fn painted(text: &str) -> String {
-    if text.starts_with("regressed") {
-        paint::bad(text)
-    } else if text.starts_with("improved") {
-        paint::good(text)
-    } else if text.starts_with("inconclusive") {
-        paint::warn(text)
-    } else {
-        text.to_string()
+/// How a row's verdict is painted: regressed red, improved green,
+/// inconclusive as a warning, any other plain.
+#[derive(Clone, Copy)]
+enum Tone {
+    Bad,
+    Good,
+    Warn,
+    Plain,
+}
+
+impl Tone {
+    fn of(r: &Row) -> Tone {
+        match (r.reason(), r.verdict) {
+            (Some(_), _) | (None, Verdict::Inconclusive) => Tone::Warn,
+            (None, Verdict::Regressed) => Tone::Bad,
+            (None, Verdict::Improved) => Tone::Good,
+            (None, Verdict::Changed | Verdict::Unchanged) => Tone::Plain,
+        }
+    }
+
+    fn paint(self, text: &str) -> String {
+        match self {
+            Tone::Bad => paint::bad(text),
+            Tone::Good => paint::good(text),
+            Tone::Warn => paint::warn(text),
+            Tone::Plain => text.to_string(),
+        }
     }
 }
 
@@ -328,12 +344,10 @@ fn table(c: &Comparison, all: bool, width: usize) -> String {
         col("verdict", false),
     ];
     let paint_last = |last: usize| {
-        move |i: usize, t: &str| {
-            if i == last {
-                painted(t)
-            } else {
-                t.to_string()
-            }
+        let shown = &shown;
+        move |row: usize, i: usize, t: &str| match shown.get(row) {
+            Some(r) if i == last => Tone::of(r).paint(t),
+            _ => t.to_string(),
         }
     };
     let mut wide = vec![
@@ -384,7 +398,7 @@ fn table(c: &Comparison, all: bool, width: usize) -> String {
             Some(i) => format!(
                 "{}{}{}",
                 &text[..i],
-                painted(&verdict),
+                Tone::of(r).paint(&verdict),
                 &text[i + verdict.len()..]
             ),
             None => text,
@@ -547,7 +561,7 @@ fn counts(c: &Comparison, all: bool, width: usize) -> String {
             "  ",
         ));
         for (why, k) in reasons {
-            let rows: Vec<&Row> = c.rows.iter().filter(|r| r.reason == Some(why)).collect();
+            let rows: Vec<&Row> = c.rows.iter().filter(|r| r.reason() == Some(why)).collect();
             let mdes: Vec<f64> = rows
                 .iter()
                 .map(|r| r.mde)
@@ -555,7 +569,11 @@ fn counts(c: &Comparison, all: bool, width: usize) -> String {
                 .collect();
             let mde = crate::stats::median(&mdes)
                 .map_or(String::new(), |m| format!(" (median mde {m:.0}%)"));
-            let needs: Vec<_> = rows.iter().map(|r| r.narrow).collect();
+            let needs: Vec<_> = rows
+                .iter()
+                .filter_map(|r| r.inconclusive.as_ref())
+                .map(|i| i.narrow)
+                .collect();
             let step = super::next::group_step(why, &needs, setting);
             s.push_str(&fit::line(
                 &format!("{k} {}{mde}: {step}", why.short()),

@@ -159,9 +159,10 @@ fn a_flagged_series_is_inconclusive_with_the_flag_named() {
     n.flagged = Some("b.json: two modes: 530 ns and 680 ns, 40% / 60% of rounds".into());
     let r = row(&b, &n, 0.05);
     assert_eq!(r.verdict, Verdict::Inconclusive);
-    assert_eq!(r.reason, Some(Reason::Flagged));
-    assert!(r.why.unwrap().contains("two modes"));
-    assert!(r.next.is_some());
+    assert_eq!(r.reason(), Some(Reason::Flagged));
+    let i = r.inconclusive.unwrap();
+    assert!(i.why.contains("two modes"));
+    assert!(!i.next.is_empty());
 }
 
 #[test]
@@ -172,8 +173,16 @@ fn every_inconclusive_row_says_why_and_what_to_do() {
     let n = series("m", Unit::Ns, Better::Lower, 105.0);
     let r = row(&b, &n, 0.05);
     assert_eq!(r.verdict, Verdict::Inconclusive);
-    assert_eq!(r.reason, Some(Reason::NearThreshold));
-    assert!(r.why.as_deref().unwrap().contains("±5%"), "{:?}", r.why);
+    assert_eq!(r.reason(), Some(Reason::NearThreshold));
+    assert!(
+        r.inconclusive
+            .as_ref()
+            .map(|i| i.why.as_str())
+            .unwrap()
+            .contains("±5%"),
+        "{:?}",
+        r.inconclusive
+    );
     // the threshold, plus 1.96 standard errors of the two sides' run-to-run
     // floor (1% each): about 7.9%
     assert!(r.mde < 8.5, "{}", r.mde);
@@ -182,21 +191,29 @@ fn every_inconclusive_row_says_why_and_what_to_do() {
     // its rounds gave a standard error of 10% in logs: about ±20%
     wide.runs[0].se2 = 0.1f64.powi(2);
     let r = row(&b, &wide, 0.05);
-    assert_eq!(r.reason, Some(Reason::TooWide));
+    assert_eq!(r.reason(), Some(Reason::TooWide));
     assert!(r.mde > 20.0, "{}", r.mde);
-    assert!(r.next.as_deref().unwrap().contains("--vs"), "{:?}", r.next);
+    assert!(
+        r.inconclusive
+            .as_ref()
+            .map(|i| i.next.as_str())
+            .unwrap()
+            .contains("--vs"),
+        "{:?}",
+        r.inconclusive
+    );
     // A base of zero has no ratio.
     let zero = series("m", Unit::Count, Better::Neither, 0.0);
     let one = series("m", Unit::Count, Better::Neither, 1.0);
     let r = row(&zero, &one, 0.05);
     assert_eq!(r.verdict, Verdict::Inconclusive);
-    assert_eq!(r.reason, Some(Reason::NoRatio));
+    assert_eq!(r.reason(), Some(Reason::NoRatio));
     // Zero on both sides agrees, though it has no ratio.
     let r = row(&zero, &zero, 0.05);
-    assert_eq!((r.verdict, r.reason), (Verdict::Unchanged, None));
+    assert_eq!((r.verdict, r.reason()), (Verdict::Unchanged, None));
     // A settled verdict carries no reason.
     let r = row(&b, &series("m", Unit::Ns, Better::Lower, 150.0), 0.05);
-    assert_eq!((r.verdict, r.reason), (Verdict::Regressed, None));
+    assert_eq!((r.verdict, r.reason()), (Verdict::Regressed, None));
     // The text counts them by reason with the next step, and --all names
     // each row's; inconclusive rows do not fail the gate.
     let c = comparison(compare(
@@ -263,8 +280,13 @@ fn huge_pages_found_on_one_side_only_make_a_row_inconclusive_unless_thp_changed(
     };
     let same = compare(&side(&b, "madvise"), &side(&n, "madvise"), 0.05, 1.0);
     assert_eq!(same[0].verdict, Verdict::Inconclusive);
-    assert_eq!(same[0].reason, Some(Reason::HugePages));
-    assert!(same[0].why.as_deref().unwrap().contains("huge pages"));
+    assert_eq!(same[0].reason(), Some(Reason::HugePages));
+    assert!(same[0]
+        .inconclusive
+        .as_ref()
+        .map(|i| i.why.as_str())
+        .unwrap()
+        .contains("huge pages"));
     // The THP setting itself changed: the difference is the change, judged.
     let changed = compare(&side(&b, "madvise"), &side(&n, "always"), 0.05, 1.0);
     assert_eq!(changed[0].verdict, Verdict::Improved);

@@ -62,19 +62,33 @@ pub struct Row {
     /// rows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub consistent: Option<bool>,
-    /// Why the verdict is inconclusive (every inconclusive row has one).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<Reason>,
+    /// Why the verdict is inconclusive and what would decide it (every
+    /// inconclusive row has one); its fields sit in the row's JSON.
+    #[serde(flatten)]
+    pub inconclusive: Option<Inconclusive>,
+}
+
+/// Why a row is inconclusive, in a word and in full, and what would decide
+/// it: one value, so the three are set and cleared together.
+#[derive(Debug, Clone, Serialize)]
+pub struct Inconclusive {
+    /// For a reader who groups or filters rows.
+    pub reason: Reason,
     /// The same, said in full.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub why: Option<String>,
+    pub why: String,
     /// What would decide it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next: Option<String>,
+    pub next: String,
     /// How far rounds could narrow it, and to what half-width (percent):
     /// what the counts' next step per reason is made of.
     #[serde(skip)]
     pub narrow: (Narrow, f64),
+}
+
+impl Row {
+    /// Why the row is inconclusive, when it is.
+    pub fn reason(&self) -> Option<Reason> {
+        self.inconclusive.as_ref().map(|i| i.reason)
+    }
 }
 
 /// A change measured, with what the false discovery rate and the power
@@ -150,59 +164,67 @@ pub fn row(
     same_thp: bool,
     noise: (f64, Basis),
 ) -> Row {
-    let better = match n.better {
-        Better::Unknown => b.better,
-        x => x,
-    };
     let (tau, basis) = noise;
-    let measured = match twoside::diff(&b.runs, &n.runs, tau) {
-        Some(d) => {
-            let d = d.scaled(relative_k(better, factor));
-            let step = |s: &Series| {
-                let (q, m) = (s.summary.quantum, s.summary.median);
-                if q > 0.0 && m > 0.0 {
-                    (1.0 + q / 2.0 / m).ln()
-                } else {
-                    0.0
-                }
-            };
-            let steps = step(b) + step(n);
-            if steps > 0.0 {
-                // Figures read in steps (a clock that ticks in 10 ns) have
-                // a bounded error of half a step each: the ends are taken
-                // end to end, outside the random part (`stats::contrast`).
-                let (ratio, lo, hi) = d.ratio_interval();
-                let w = steps.exp();
-                Some(Measured::of_interval(
-                    Change {
-                        ratio,
-                        lo: lo / w,
-                        hi: hi * w,
-                    },
-                    threshold,
-                ))
-            } else {
-                Some(Measured::of_diff(&d, threshold))
-            }
-        }
-        None => {
-            // Not positive throughout: the sides' intervals, each widened
-            // by the run-to-run noise over the square root of its runs.
-            let widen = |s: &Series| {
-                let mut x = s.summary.clone();
-                let runs = s.runs.len().max(1) as f64;
-                stats::rounds::widen_by_run_noise(&mut x, tau / runs.sqrt());
-                x
-            };
-            stats::change(&widen(b), &widen(n))
-                .map(|c| relative(c, better, factor))
-                .map(|c| Measured::of_interval(c, threshold))
-        }
-    };
+    let measured = measure((b, n), threshold, factor, tau);
     let mut r = judged_measured((b, n), measured, threshold, setting, same_thp, tau);
     r.run_noise_pct = tau * 100.0;
     r.noise_basis = basis;
     r
+}
+
+/// The direction a row is judged in: the new side's, else the base's.
+fn better_of(b: &Series, n: &Series) -> Better {
+    match n.better {
+        Better::Unknown => b.better,
+        x => x,
+    }
+}
+
+/// The change from `b` to `n` by the model of runs, with the run-to-run
+/// noise `tau` in its interval and `factor` divided out; by the sides'
+/// intervals for a figure not positive throughout. None when no ratio can
+/// be formed.
+fn measure((b, n): (&Series, &Series), threshold: f64, factor: f64, tau: f64) -> Option<Measured> {
+    let better = better_of(b, n);
+    let Some(d) = twoside::diff(&b.runs, &n.runs, tau) else {
+        // Not positive throughout: the sides' intervals, each widened
+        // by the run-to-run noise over the square root of its runs.
+        let widen = |s: &Series| {
+            let mut x = s.summary.clone();
+            let runs = s.runs.len().max(1) as f64;
+            stats::rounds::widen_by_run_noise(&mut x, tau / runs.sqrt());
+            x
+        };
+        return stats::change(&widen(b), &widen(n))
+            .map(|c| relative(c, better, factor))
+            .map(|c| Measured::of_interval(c, threshold));
+    };
+    let d = d.scaled(relative_k(better, factor));
+    let step = |s: &Series| {
+        let (q, m) = (s.summary.quantum, s.summary.median);
+        if q > 0.0 && m > 0.0 {
+            (1.0 + q / 2.0 / m).ln()
+        } else {
+            0.0
+        }
+    };
+    let steps = step(b) + step(n);
+    if steps <= 0.0 {
+        return Some(Measured::of_diff(&d, threshold));
+    }
+    // Figures read in steps (a clock that ticks in 10 ns) have a bounded
+    // error of half a step each: the ends are taken end to end, outside
+    // the random part (`stats::contrast`).
+    let (ratio, lo, hi) = d.ratio_interval();
+    let w = steps.exp();
+    Some(Measured::of_interval(
+        Change {
+            ratio,
+            lo: lo / w,
+            hi: hi * w,
+        },
+        threshold,
+    ))
 }
 
 /// The row of `b` against `n` for a change already measured (`None`: no
@@ -231,120 +253,39 @@ pub fn judged_measured(
     same_thp: bool,
     tau: f64,
 ) -> Row {
-    let better = match n.better {
-        Better::Unknown => b.better,
-        x => x,
+    let better = better_of(b, n);
+    let change = measured.as_ref().map(|m| &m.change);
+    let (measured_verdict, mde) = verdict_of((b, n), change, threshold, better);
+    let inconclusive = inconclusive_of((b, n), change, measured_verdict, threshold, mde, same_thp)
+        .map(|(reason, why)| {
+            let narrow = narrowing(reason, (b, n), change, threshold, setting, tau);
+            Inconclusive {
+                reason,
+                why,
+                next: next::step(reason, narrow.0, setting, narrow.1),
+                narrow,
+            }
+        });
+    let verdict = if inconclusive.is_some() {
+        Verdict::Inconclusive
+    } else {
+        measured_verdict
     };
-    let change = measured.as_ref().map(|m| m.change.clone());
     let (p, mde80, z) = measured
         .as_ref()
         .map_or((f64::NAN, f64::NAN, f64::NAN), |m| (m.p, m.mde80, m.z));
-    let (mut verdict, mde) = match &change {
-        Some(c) => (
-            stats::verdict(c, threshold, better),
-            stats::mde(c, threshold),
-        ),
-        // Zero on both sides, every interval too (no involuntary switch
-        // in any round of either run): nothing changed, though no ratio
-        // can be formed. A zero median with an interval above it has not
-        // shown that.
-        None if [&b.summary, &n.summary]
-            .iter()
-            .all(|s| s.median == 0.0 && s.ci95_lo == 0.0 && s.ci95_hi == 0.0) =>
-        {
-            (Verdict::Unchanged, f64::NAN)
-        }
-        None => (Verdict::Inconclusive, f64::NAN),
-    };
-    let pct = |x: f64| (x - 1.0) * 100.0;
-    let (ratio, lo, hi) = change
-        .as_ref()
-        .map_or((f64::NAN, f64::NAN, f64::NAN), |c| (c.ratio, c.lo, c.hi));
-    let ratio = if change.is_none() && verdict == Verdict::Unchanged {
-        1.0
-    } else {
-        ratio
-    };
-    let flagged: Vec<&str> = [&b.flagged, &n.flagged]
-        .into_iter()
-        .flatten()
-        .map(String::as_str)
-        .collect();
-    let (reason, why) = if !flagged.is_empty() {
-        (
-            Some(Reason::Flagged),
-            Some(format!(
-                "flagged, so no verdict rests on it: {}",
-                flagged.join("; ")
-            )),
-        )
-    } else if let Some(why) = same_thp.then(|| super::huge_pages_differ(b, n)).flatten() {
-        (Some(Reason::HugePages), Some(why))
-    } else if verdict != Verdict::Inconclusive {
-        (None, None)
-    } else if change.is_none() {
-        (
-            Some(Reason::NoRatio),
-            Some(if b.summary.median == 0.0 && n.summary.median == 0.0 {
-                "no ratio can be formed: both medians are zero, but an interval reaches above zero, so it has not shown that nothing changed".into()
-            } else {
-                "no ratio can be formed: the base median is zero and the new one is not, or an interval is not finite".into()
-            }),
-        )
-    } else if too_wide(lo, hi, threshold) {
-        (
-            Some(Reason::TooWide),
-            Some(format!(
-                "its interval [{}, {}] is wider than ±{:.0}%: it could see only a change of {:.0}% or more",
-                signed(pct(lo)),
-                signed(pct(hi)),
-                threshold * 100.0,
-                mde * 100.0
-            )),
-        )
-    } else {
-        (
-            Some(Reason::NearThreshold),
-            Some(format!(
-                "its interval [{}, {}] straddles the ±{:.0}% threshold: it could see a change of {:.0}% or more",
-                signed(pct(lo)),
-                signed(pct(hi)),
-                threshold * 100.0,
-                mde * 100.0
-            )),
-        )
-    };
-    if reason.is_some() {
-        verdict = Verdict::Inconclusive;
-    }
     // A row no verdict may rest on (flagged, huge pages that differ, no
     // ratio) takes no part in the false discovery rate: its p would select
     // its family and loosen every other family's level.
-    let p = match reason {
+    let p = match inconclusive.as_ref().map(|i| i.reason) {
         Some(Reason::Flagged | Reason::HugePages | Reason::NoRatio) => 1.0,
         _ => p,
     };
-    let narrow = match (reason, &change) {
-        (Some(why @ (Reason::TooWide | Reason::NearThreshold)), Some(c)) => {
-            let target = next::target(why, (c.ratio, c.lo), threshold);
-            let narrow = if setting.ab {
-                let half = if c.lo > 0.0 {
-                    (c.hi / c.lo).ln() / 2.0
-                } else {
-                    (c.hi - c.lo) / 2.0
-                };
-                next::rounds_to_paired(half, b.summary.rounds.min(n.summary.rounds), target)
-            } else {
-                next::rounds_to(&b.summary, &n.summary, setting.runs, target, tau)
-            };
-            let target_pct = if c.lo > 0.0 {
-                (target.exp() - 1.0) * 100.0
-            } else {
-                target * 100.0
-            };
-            (narrow, target_pct)
-        }
-        _ => (Narrow::NotWidth, f64::NAN),
+    let (ratio, lo, hi) = match change {
+        Some(c) => (c.ratio, c.lo, c.hi),
+        // no ratio, though nothing changed: zero on both sides throughout
+        None if measured_verdict == Verdict::Unchanged => (1.0, f64::NAN, f64::NAN),
+        None => (f64::NAN, f64::NAN, f64::NAN),
     };
     Row {
         experiment: n.experiment.clone(),
@@ -368,11 +309,128 @@ pub fn judged_measured(
         noise_basis: Basis::Floor,
         verdict,
         consistent: None,
-        next: reason.map(|r| next::step(r, narrow.0, setting, narrow.1)),
-        reason,
-        why,
-        narrow,
+        inconclusive,
     }
+}
+
+/// A ratio as a change in percent.
+fn pct(x: f64) -> f64 {
+    (x - 1.0) * 100.0
+}
+
+/// The verdict of `change` at `threshold` in the direction `better`, and
+/// the smallest change it calls; with no ratio, unchanged only when both
+/// sides are zero throughout.
+fn verdict_of(
+    (b, n): (&Series, &Series),
+    change: Option<&Change>,
+    threshold: f64,
+    better: Better,
+) -> (Verdict, f64) {
+    match change {
+        Some(c) => (
+            stats::verdict(c, threshold, better),
+            stats::mde(c, threshold),
+        ),
+        // Zero on both sides, every interval too (no involuntary switch
+        // in any round of either run): nothing changed, though no ratio
+        // can be formed. A zero median with an interval above it has not
+        // shown that.
+        None if [&b.summary, &n.summary]
+            .iter()
+            .all(|s| s.median == 0.0 && s.ci95_lo == 0.0 && s.ci95_hi == 0.0) =>
+        {
+            (Verdict::Unchanged, f64::NAN)
+        }
+        None => (Verdict::Inconclusive, f64::NAN),
+    }
+}
+
+/// Why a row is inconclusive, in a word and in full; None when its
+/// `verdict` stands. A flag or huge pages that differ hold back any
+/// verdict; an inconclusive one is so for want of a ratio, or for an
+/// interval too wide or about the threshold's size.
+fn inconclusive_of(
+    (b, n): (&Series, &Series),
+    change: Option<&Change>,
+    verdict: Verdict,
+    threshold: f64,
+    mde: f64,
+    same_thp: bool,
+) -> Option<(Reason, String)> {
+    let flagged: Vec<&str> = [&b.flagged, &n.flagged]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    if !flagged.is_empty() {
+        let why = format!("flagged, so no verdict rests on it: {}", flagged.join("; "));
+        return Some((Reason::Flagged, why));
+    }
+    if let Some(why) = same_thp.then(|| super::huge_pages_differ(b, n)).flatten() {
+        return Some((Reason::HugePages, why));
+    }
+    if verdict != Verdict::Inconclusive {
+        return None;
+    }
+    let Some(c) = change else {
+        let why = if b.summary.median == 0.0 && n.summary.median == 0.0 {
+            "no ratio can be formed: both medians are zero, but an interval reaches above zero, so it has not shown that nothing changed"
+        } else {
+            "no ratio can be formed: the base median is zero and the new one is not, or an interval is not finite"
+        };
+        return Some((Reason::NoRatio, why.into()));
+    };
+    let interval = format!(
+        "its interval [{}, {}]",
+        signed(pct(c.lo)),
+        signed(pct(c.hi))
+    );
+    let (t, mde) = (threshold * 100.0, mde * 100.0);
+    Some(if too_wide(c.lo, c.hi, threshold) {
+        let why = format!(
+            "{interval} is wider than ±{t:.0}%: it could see only a change of {mde:.0}% or more"
+        );
+        (Reason::TooWide, why)
+    } else {
+        let why = format!(
+            "{interval} straddles the ±{t:.0}% threshold: it could see a change of {mde:.0}% or more"
+        );
+        (Reason::NearThreshold, why)
+    })
+}
+
+/// How far rounds could narrow an inconclusive row of `reason`, and to
+/// what half-width in percent: by pairs of rounds in `ab`, by rounds and
+/// runs in `compare`; not a matter of width for any other reason.
+fn narrowing(
+    reason: Reason,
+    (b, n): (&Series, &Series),
+    change: Option<&Change>,
+    threshold: f64,
+    setting: &Setting,
+    tau: f64,
+) -> (Narrow, f64) {
+    let (Reason::TooWide | Reason::NearThreshold, Some(c)) = (reason, change) else {
+        return (Narrow::NotWidth, f64::NAN);
+    };
+    let target = next::target(reason, (c.ratio, c.lo), threshold);
+    let narrow = if setting.ab {
+        let half = if c.lo > 0.0 {
+            (c.hi / c.lo).ln() / 2.0
+        } else {
+            (c.hi - c.lo) / 2.0
+        };
+        next::rounds_to_paired(half, b.summary.rounds.min(n.summary.rounds), target)
+    } else {
+        next::rounds_to(&b.summary, &n.summary, setting.runs, target, tau)
+    };
+    let target_pct = if c.lo > 0.0 {
+        (target.exp() - 1.0) * 100.0
+    } else {
+        target * 100.0
+    };
+    (narrow, target_pct)
 }
 
 /// Whether an interval of a change is too wide to lie within ±`threshold`

@@ -236,7 +236,7 @@ fn versus(rows: &HashMap<Key, Row>, p: &Pick, cross_class: bool) -> Option<Versu
         hi: 1.0 + r.ci_hi / 100.0,
         verdict: r.verdict,
         mde_pct: r.mde,
-        reason: r.reason.map(|x| x.short()),
+        reason: r.reason().map(|x| x.short()),
         cross_class,
     })
 }
