@@ -120,9 +120,13 @@ fn a_doubled_spin_runs_both_sides_into_one_file_that_compare_reads() {
     assert_eq!(o.status.code() == Some(1), regressed, "{err}");
     let file = out.path().join("results.json");
     let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
-    assert_eq!(r["ab"]["a"][0], "param:ns=1000");
-    assert_eq!(r["ab"]["b"][0], "param:ns=2000");
+    // the SPECs parsed, the verdicts' threshold kept (the report draws them)
+    let spec = |name: &str, value: &str| serde_json::json!({"kind": "param", "name": name, "value": value});
+    assert_eq!(r["ab"]["a"][0], spec("ns", "1000"));
+    assert_eq!(r["ab"]["b"][0], spec("ns", "2000"));
     assert_eq!(r["ab"]["blocks"], 8);
+    assert_eq!(r["ab"]["judged"]["threshold_pct"], 5.0);
+    assert!(r["ab"].get("verdicts").is_none());
     let exps = r["experiments"].as_array().unwrap();
     for e in exps {
         common::assert_ok(e);
@@ -161,6 +165,8 @@ fn a_doubled_spin_runs_both_sides_into_one_file_that_compare_reads() {
     // the report holds both sides
     let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
     assert!(md.contains("Side A: param:ns=1000") && md.contains("Side B: param:ns=2000"));
+    // with the verdicts, drawn as ab printed them
+    assert!(md.contains("A/B inside one run:"), "{md}");
 }
 
 /// An A/B results file made from the fixture: yardstick.syscall steady at

@@ -556,7 +556,7 @@ fn yardsticks_and_results_file_round_trip() {
     let (code, r) = run_json(&["yardstick"], d.path());
     assert_eq!(code, 0);
     assert_eq!(r["schema"], "tasklab-results");
-    assert_eq!(r["schema_version"], 2);
+    assert_eq!(r["schema_version"], tasklab::results::SCHEMA_VERSION);
     assert!(r["env"]["cpu_model"].is_string());
     // schema 2: the report needs nothing but the file
     assert_eq!(r["groups"][0]["name"], "yardstick");

@@ -790,14 +790,11 @@ fn bad_results_files_and_folders_are_usage_errors() {
         ),
         (write("cut.json", &full[..full.len() / 2]), "truncated"),
         (
-            write(
-                "v9.json",
-                &full.replacen(
-                    &format!("\"schema_version\":{}", tasklab::results::SCHEMA_VERSION),
-                    "\"schema_version\":9",
-                    1,
-                ),
-            ),
+            write("v9.json", &{
+                let mut v: serde_json::Value = serde_json::from_str(&full).unwrap();
+                v["schema_version"] = 9.into();
+                v.to_string()
+            }),
             "schema version 9",
         ),
         (d.path().join("missing.json"), "cannot read"),

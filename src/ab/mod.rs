@@ -19,7 +19,7 @@ pub mod verdict;
 
 use crate::cli::AbArgs;
 use crate::error::UsageError;
-use crate::results::AbRecord;
+use crate::results::{AbJudged, AbRecord};
 use crate::run::plan::{self, Plan, Planned};
 use crate::run::{self as runner, Show};
 use crate::stats::paired::Side;
@@ -227,32 +227,25 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
             e.side,
         )
     });
-    let mut record = AbRecord {
-        a: a.specs.iter().map(Spec::text).collect(),
-        b: b.specs.iter().map(Spec::text).collect(),
+    let interrupted = stopped_by.is_some();
+    results.ab = Some(AbRecord {
+        a: a.specs.clone(),
+        b: b.specs.clone(),
         blocks: 2 * rounds,
-        verdicts: String::new(),
-    };
+        // No verdict from part of the blocks.
+        judged: (!interrupted).then_some(AbJudged {
+            threshold_pct: args.threshold.pct(),
+            fdr_pct: args.gate.fdr,
+        }),
+        printed: None,
+    });
     let results_path = out
         .shown(crate::results::RESULTS_FILE)
         .display()
         .to_string();
-    let interrupted = stopped_by.is_some();
-    results.ab = Some(record.clone());
     let c = verdict::comparison(&results, args.threshold.pct(), args.gate.fdr);
-    if !interrupted {
-        // Plain, at the terminal's default width: the report shows it.
-        record.verdicts = crate::paint::strip(&verdict::render(
-            &results,
-            &c,
-            true,
-            &results_path,
-            crate::report::terse::DEFAULT_WIDTH,
-        ));
-        results.ab = Some(record);
-    }
     results.write_in(&out)?;
-    crate::report::write_folder(&results, &out)?;
+    crate::report::write_ab_folder(&results, &out, verdict::words)?;
     if interrupted {
         eprintln!("interrupted: every setting is restored; no verdict from part of the blocks");
         return Ok(ExitCode::from(130));

@@ -5,24 +5,8 @@
 //! (`cpus:LIST`). Everything is checked here, before anything is measured.
 
 use crate::error::UsageError;
+pub use crate::results::ab::{Spec, KINDS};
 use std::path::Path;
-
-/// One change a side makes.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum Spec {
-    /// `-p NAME=VALUE` for this side (NAME may be EXPERIMENT.NAME).
-    Param { name: String, value: String },
-    /// Set in the workers' environment.
-    Env { name: String, value: String },
-    /// Written before each of this side's blocks, restored at the end.
-    Sysfs { path: String, value: String },
-    /// The CPUs the workers may use (as `--pin`).
-    Cpus { list: String },
-}
-
-/// The kinds a SPEC may have, for the error that names them.
-const KINDS: &str = "param:NAME=VALUE, env:NAME=VALUE, sysfs:PATH=VALUE or cpus:LIST";
 
 /// Variables whose value names files the dynamic loader reads into every
 /// worker: each file must be one no other user could have written.
@@ -30,75 +14,6 @@ const LOADER_VARS: &[&str] = &["LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT"];
 
 fn bad(text: &str, why: impl std::fmt::Display) -> UsageError {
     UsageError(format!("ab: SPEC '{text}': {why}"))
-}
-
-impl Spec {
-    /// Parses one SPEC as the user wrote it.
-    pub fn parse(text: &str) -> Result<Spec, UsageError> {
-        let Some((kind, rest)) = text.split_once(':') else {
-            return Err(bad(text, format!("no kind: give one of {KINDS}")));
-        };
-        let pair = |what: &str| -> Result<(String, String), UsageError> {
-            match rest.split_once('=') {
-                Some((n, v)) if !n.is_empty() => Ok((n.to_string(), v.to_string())),
-                _ => Err(bad(text, format!("takes {kind}:{what}=VALUE"))),
-            }
-        };
-        match kind {
-            "param" => {
-                let (name, value) = pair("NAME")?;
-                Ok(Spec::Param { name, value })
-            }
-            "env" => {
-                let (name, value) = pair("NAME")?;
-                let valid = name
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
-                    && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric());
-                if !valid {
-                    return Err(bad(text, format!("'{name}' is not a variable name")));
-                }
-                Ok(Spec::Env { name, value })
-            }
-            "sysfs" => {
-                let (path, value) = pair("PATH")?;
-                if value.contains('\n') {
-                    return Err(bad(text, "a value is one line"));
-                }
-                Ok(Spec::Sysfs { path, value })
-            }
-            "cpus" if !rest.is_empty() => Ok(Spec::Cpus {
-                list: rest.to_string(),
-            }),
-            "cpus" => Err(bad(text, "takes cpus:LIST (0, 0-1, 0,2)")),
-            other => Err(bad(
-                text,
-                format!("unknown kind '{other}': give one of {KINDS}"),
-            )),
-        }
-    }
-
-    /// The SPEC as the user would write it.
-    pub fn text(&self) -> String {
-        match self {
-            Spec::Param { name, value } => format!("param:{name}={value}"),
-            Spec::Env { name, value } => format!("env:{name}={value}"),
-            Spec::Sysfs { path, value } => format!("sysfs:{path}={value}"),
-            Spec::Cpus { list } => format!("cpus:{list}"),
-        }
-    }
-
-    /// What the SPEC sets, for telling the two sides' SPECs apart: two SPECs
-    /// with one target set the same thing.
-    fn target(&self) -> String {
-        match self {
-            Spec::Param { name, .. } => format!("param:{name}"),
-            Spec::Env { name, .. } => format!("env:{name}"),
-            Spec::Sysfs { path, .. } => format!("sysfs:{path}"),
-            Spec::Cpus { .. } => "cpus".into(),
-        }
-    }
 }
 
 /// Both sides, parsed and checked against each other: neither empty, no

@@ -4,6 +4,7 @@
 
 use crate::compare::pool::{self, Series};
 use crate::compare::{self, next::Setting, render, verdict::judged, Comparison};
+use crate::results::ab::{specs_text, Spec};
 use crate::results::{Labels, Metric, RunResults};
 use crate::stats::paired::{paired_change, Side};
 use std::collections::HashMap;
@@ -30,21 +31,12 @@ pub fn round_medians(m: &Metric) -> Vec<f64> {
         .collect()
 }
 
-/// Whether a SPEC changes what backs memory with huge pages: then huge pages
-/// found for one side and not the other are the change itself, not a
-/// condition that spoils it.
-fn sets_huge_pages(specs: &[String]) -> bool {
-    specs
-        .iter()
-        .any(|s| s.contains("hugepage") || s.contains("thp"))
-}
-
 /// Side A against side B of an A/B results file, at `threshold_pct`, the
 /// false discovery rate across families held to `fdr_pct` (as in
 /// `compare`: `compare::family::control`).
 pub fn comparison(results: &RunResults, threshold_pct: f64, fdr_pct: f64) -> Comparison {
     let (ra, rb) = (results.side(Side::A), results.side(Side::B));
-    let names = |_: Side, specs: &[String]| vec![specs.join(" ")];
+    let names = |_: Side, specs: &[Spec]| vec![specs_text(specs)];
     let (spec_a, spec_b) = results
         .ab
         .as_ref()
@@ -52,7 +44,7 @@ pub fn comparison(results: &RunResults, threshold_pct: f64, fdr_pct: f64) -> Com
     let bs = pool::side(std::slice::from_ref(&ra), &names(Side::A, &spec_a));
     let ns = pool::side(std::slice::from_ref(&rb), &names(Side::B, &spec_b));
     let (ia, ib) = (index(&ra), index(&rb));
-    let same_thp = !sets_huge_pages(&spec_a) && !sets_huge_pages(&spec_b);
+    let same_thp = !spec_a.iter().chain(&spec_b).any(Spec::sets_huge_pages);
     let threshold = threshold_pct / 100.0;
     let shared = compare::pairs(&bs, &ns);
     // One run: no runs per side to add, and its busy record is both sides'.
@@ -131,18 +123,30 @@ pub fn render(results: &RunResults, c: &Comparison, all: bool, file: &str, width
     if let Some(m) = &c.missing {
         s.push_str(&format!("missing: {m}\n"));
     }
-    s.push_str(&format!(
-        "results: {file} (compare reads a side as {file}:a or {file}:b)\n"
-    ));
     let mut out = render::fitted(&s, width);
     // The table and counts before the results line.
-    let last = out[..out.len() - 1]
-        .rfind("\nresults: ")
-        .map_or(0, |i| i + 1);
-    let tail = out.split_off(last);
     out.push_str(&render::body_at(c, all, width));
-    out.push_str(&tail);
+    out.push_str(&render::fitted(
+        &format!("results: {file} (compare reads a side as {file}:a or {file}:b)\n"),
+        width,
+    ));
     out
+}
+
+/// The verdicts of an A/B run as the report shows them (plain, every
+/// series, at the terminal's default width), drawn from its results at the
+/// threshold they are judged at; None when its run was interrupted.
+/// `results`: the results file as shown.
+pub fn words(results: &RunResults, file: &std::path::Path) -> Option<String> {
+    let judged = results.ab.as_ref()?.judged?;
+    let c = comparison(results, judged.threshold_pct, judged.fdr_pct);
+    Some(crate::paint::strip(&render(
+        results,
+        &c,
+        true,
+        &file.display().to_string(),
+        crate::report::terse::DEFAULT_WIDTH,
+    )))
 }
 
 #[cfg(test)]

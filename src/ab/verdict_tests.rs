@@ -60,10 +60,11 @@ fn ab_run(k: f64) -> RunResults {
     }
     r.experiments = sides;
     r.ab = Some(AbRecord {
-        a: vec!["param:x=1".into()],
-        b: vec!["param:x=2".into()],
+        a: vec![Spec::parse("param:x=1").unwrap()],
+        b: vec![Spec::parse("param:x=2").unwrap()],
         blocks: 2 * DRIFT.len(),
-        verdicts: String::new(),
+        judged: None,
+        printed: None,
     });
     r
 }

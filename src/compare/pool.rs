@@ -258,9 +258,9 @@ pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
                                 labels: m.labels.clone(),
                                 // Files from before the percentage unit
                                 // recorded a share as a count.
-                                unit: match m.unit {
-                                    Unit::Count if m.name.ends_with("_pct") => Unit::Percent,
-                                    u => u,
+                                unit: match (m.unit, declared_unit(&e.name, &m.name)) {
+                                    (Unit::Count, Some(Unit::Percent)) => Unit::Percent,
+                                    (u, _) => u,
                                 },
                                 better,
                                 summary: m.summary.clone(),
@@ -300,4 +300,12 @@ pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
         busy,
         partial,
     }
+}
+
+/// The unit this tasklab declares for a series (its `MetricSpec`), when
+/// it declares it.
+fn declared_unit(experiment: &str, metric: &str) -> Option<Unit> {
+    experiments::find(experiment)?
+        .metric(metric)
+        .map(|spec| spec.unit)
 }

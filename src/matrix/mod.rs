@@ -44,7 +44,7 @@ pub fn report(a: &Args) -> anyhow::Result<ExitCode> {
             .into());
         }
         let file = inputs::files_of(&a.files[0])?.remove(0);
-        return report::rerender(&file, a.out, a.output);
+        return report::rerender(&file, a.out, a.output, crate::ab::verdict::words);
     }
     inputs::refuse_ab(&runs)?;
     inputs::check_distinct(&runs)?;

@@ -248,20 +248,39 @@ fn read_owner(path: &Path) -> Option<Owner> {
     Owner::parse(&text)
 }
 
+/// Why a helper program may not be executed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HelperRefused {
+    /// The build did not produce it.
+    NotBuilt(String),
+    /// It, or its folder, could be changed by another user: the reason.
+    NotPrivate(String),
+}
+
+impl std::fmt::Display for HelperRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HelperRefused::NotBuilt(name) => write!(
+                f,
+                "{name} was not built (the C compiler could not link it when tasklab was compiled)"
+            ),
+            HelperRefused::NotPrivate(why) => f.write_str(why),
+        }
+    }
+}
+
 /// A helper program inside a scratch directory, if the build produced it
 /// and it may be executed by path: the scratch directory is private (yours,
 /// mode 0700, in a temp directory no other user can rename entries in) and
 /// the program a regular file of yours that no one else can write. Checked
 /// in the process that executes it, before it prepares the exec; `Err`
 /// holds the reason.
-pub fn helper(scratch: &Path, name: &str) -> Result<PathBuf, String> {
+pub fn helper(scratch: &Path, name: &str) -> Result<PathBuf, HelperRefused> {
     let p = scratch.join(name);
     if !p.exists() {
-        return Err(format!(
-            "{name} was not built (the C compiler could not link it when tasklab was compiled)"
-        ));
+        return Err(HelperRefused::NotBuilt(name.to_string()));
     }
-    let refuse = |why: String| format!("{name} is not run: {why}");
+    let refuse = |why: String| HelperRefused::NotPrivate(format!("{name} is not run: {why}"));
     sys::private::check_private_dir(scratch).map_err(refuse)?;
     sys::private::open_private_file(&p).map_err(|e| refuse(e.to_string()))?;
     Ok(p)

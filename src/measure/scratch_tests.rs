@@ -112,7 +112,7 @@ fn a_helper_is_refused_unless_its_folder_and_file_are_private() {
     };
     // The scratch folder others can write (or rename entries in).
     set(s.path(), 0o770);
-    let e = helper(s.path(), STATIC_NAME).unwrap_err();
+    let e = helper(s.path(), STATIC_NAME).unwrap_err().to_string();
     assert!(
         e.contains("is not run") && e.contains("group or by others"),
         "{e}"
@@ -120,7 +120,7 @@ fn a_helper_is_refused_unless_its_folder_and_file_are_private() {
     set(s.path(), 0o700);
     // The folder above it writable by others, not sticky.
     set(parent.path(), 0o777);
-    let e = helper(s.path(), STATIC_NAME).unwrap_err();
+    let e = helper(s.path(), STATIC_NAME).unwrap_err().to_string();
     assert!(e.contains("group or by others"), "{e}");
     set(parent.path(), 0o1777);
     helper(s.path(), STATIC_NAME).unwrap();
@@ -128,16 +128,16 @@ fn a_helper_is_refused_unless_its_folder_and_file_are_private() {
     // The program writable by others, or swapped for a link.
     let p = s.path().join(STATIC_NAME);
     set(&p, 0o722);
-    let e = helper(s.path(), STATIC_NAME).unwrap_err();
+    let e = helper(s.path(), STATIC_NAME).unwrap_err().to_string();
     assert!(e.contains("group or by others"), "{e}");
     std::fs::remove_file(&p).unwrap();
     std::os::unix::fs::symlink("/bin/true", &p).unwrap();
-    let e = helper(s.path(), STATIC_NAME).unwrap_err();
+    let e = helper(s.path(), STATIC_NAME).unwrap_err().to_string();
     assert!(e.contains("symbolic link"), "{e}");
     // A scratch folder reached through a link is not the private one.
     let link = parent.path().join("link");
     std::os::unix::fs::symlink(s.path(), &link).unwrap();
-    let e = helper(&link, DYNAMIC_NAME).unwrap_err();
+    let e = helper(&link, DYNAMIC_NAME).unwrap_err().to_string();
     assert!(e.contains("symbolic link"), "{e}");
 }
 

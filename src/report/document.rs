@@ -47,24 +47,28 @@ pub fn build(r: &RunResults) -> Doc {
 /// paired verdicts first, then each side's own report, one after the other,
 /// its headings a level down, its anchors and chart files marked with the
 /// side (`a-…`, `b-…`) so the two never collide.
-pub fn build_ab(r: &RunResults, ab: &crate::results::AbRecord) -> Doc {
+pub fn build_ab(r: &RunResults, ab: &crate::results::AbRecord, verdicts: Option<String>) -> Doc {
+    use crate::results::ab::specs_text;
     let mut d = Doc {
-        title: format!("tasklab ab: {} against {}", ab.a.join(" "), ab.b.join(" ")),
+        title: format!(
+            "tasklab ab: {} against {}",
+            specs_text(&ab.a),
+            specs_text(&ab.b)
+        ),
         ..Doc::default()
     };
     d.heading(2, "A/B", "ab");
     d.push(Block::Para(format!(
         "Side A ({}) and side B ({}) ran inside one run, in {} blocks in the order A B B A, each block one round of every series of its side in fresh workers. Each verdict pairs the rounds of A and B that ran next to each other, so what the host did over the run falls on both; its interval is resampled over those pairs.",
-        ab.a.join(" "),
-        ab.b.join(" "),
+        specs_text(&ab.a),
+        specs_text(&ab.b),
         ab.blocks
     )));
-    if ab.verdicts.is_empty() {
-        d.push(Block::Aside(
+    match verdicts {
+        Some(v) => d.push(Block::Pre(v)),
+        None => d.push(Block::Aside(
             "No verdicts: the run ended before its blocks did.".into(),
-        ));
-    } else {
-        d.push(Block::Pre(ab.verdicts.clone()));
+        )),
     }
     for (side, specs) in [
         (crate::stats::paired::Side::A, &ab.a),
@@ -74,7 +78,7 @@ pub fn build_ab(r: &RunResults, ab: &crate::results::AbRecord) -> Doc {
         let sd = build(&r.side(side));
         d.heading(
             2,
-            format!("Side {}: {}", side.name(), specs.join(" ")),
+            format!("Side {}: {}", side.name(), specs_text(specs)),
             format!("side-{tag}"),
         );
         d.links.extend(sd.links);

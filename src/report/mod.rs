@@ -61,12 +61,42 @@ impl Output {
     }
 }
 
+/// Draws an A/B run's paired verdicts in words from its results and the
+/// results file as shown (None: no verdicts, the run was interrupted). They
+/// are compare's rules, a floor above the report: the command that writes
+/// an A/B run's report hands them down (`ab::verdict::words`).
+pub type AbVerdicts = fn(&RunResults, &Path) -> Option<String>;
+
 /// Writes report.md, report.html and the charts into `dir`, each file
 /// atomically (a failure leaves the previous file and no temporary one);
-/// returns the files written.
+/// returns the files written. An A/B run's verdicts are those its file
+/// printed, if it is an older one; [`write_ab_folder`] draws them.
 pub fn write_folder(r: &RunResults, dir: &OutDir) -> anyhow::Result<Vec<PathBuf>> {
+    write_drawn(r, dir, None)
+}
+
+/// [`write_folder`] for an A/B run, its verdicts drawn by `verdicts`.
+pub fn write_ab_folder(
+    r: &RunResults,
+    dir: &OutDir,
+    verdicts: AbVerdicts,
+) -> anyhow::Result<Vec<PathBuf>> {
+    write_drawn(r, dir, Some(verdicts))
+}
+
+fn write_drawn(
+    r: &RunResults,
+    dir: &OutDir,
+    verdicts: Option<AbVerdicts>,
+) -> anyhow::Result<Vec<PathBuf>> {
     let d = match &r.ab {
-        Some(ab) => build_ab(r, ab),
+        Some(ab) => {
+            let drawn = ab
+                .printed
+                .clone()
+                .or_else(|| verdicts.and_then(|words| words(r, &dir.shown(RESULTS_FILE))));
+            build_ab(r, ab, drawn)
+        }
         None => build(r),
     };
     let mut written = Vec::new();
@@ -101,6 +131,7 @@ pub fn rerender(
     file: &Path,
     out: Option<&Path>,
     output: &Output,
+    ab_verdicts: AbVerdicts,
 ) -> anyhow::Result<std::process::ExitCode> {
     let saved = RunResults::read(file).map_err(|e| UsageError(format!("{e:#}")))?;
     let exports = export::plan(output)?;
@@ -124,7 +155,7 @@ pub fn rerender(
     if !own {
         saved.write_in(&dir)?;
     }
-    write_folder(&r, &dir)?;
+    write_ab_folder(&r, &dir, ab_verdicts)?;
     let print = |t: &str| -> anyhow::Result<()> {
         crate::error::out(t)?;
         Ok(())

@@ -192,10 +192,9 @@ pub fn experiment(e: &ExperimentResult, verbose: bool, width: usize) -> String {
             "    ",
         ),
         Status::Ok => {
-            if let Some(words) = e.partial_words() {
+            if let Some(detail) = e.partial_detail() {
                 // "PARTIAL: …", as a failure reads "FAILED: …".
-                let rest = words.strip_prefix("partial").unwrap_or(&words);
-                line(&format!("PARTIAL{rest}"), "  ", "    ");
+                line(&format!("PARTIAL: {detail}"), "  ", "    ");
             }
         }
     }

@@ -380,11 +380,7 @@ pub fn body(
     let summary = summary_lines(r, width);
     let mut bottom = Vec::new();
     // An interrupted run says how far it came in a warning of its own.
-    let said = r
-        .warnings
-        .iter()
-        .any(|w| w.starts_with("interrupted at job"));
-    if r.status == RunStatus::Partial && !said {
+    if r.status == RunStatus::Partial && r.interrupted.is_none() {
         bottom.push(wrap(
             "warning: this run was interrupted: the results are partial",
             width,

@@ -9,13 +9,17 @@ use crate::sys::safefile::{self, OutDir};
 /// The unit of every figure in the file (defined with its formatters).
 pub use crate::units::{Better, Unit};
 
+pub mod ab;
 mod identity;
+mod interruption;
 pub mod merged;
 mod precision;
 pub mod redact;
 mod round;
 mod seed;
+pub use ab::{AbJudged, AbRecord};
 pub use identity::{new_run_id, Build, UNKNOWN};
+pub use interruption::Interruption;
 pub use precision::Precision;
 pub use round::{Canary, RoundRecord, RoundTelemetry};
 pub use seed::{SeedCompare, SeedRef, SeedStat};
@@ -26,9 +30,12 @@ use std::path::Path;
 pub const SCHEMA_NAME: &str = "tasklab-results";
 /// Version 2 added the group titles, each experiment's `reproduces` text and
 /// its Summary sentences (`headlines`), so the report reads the file alone.
-pub const SCHEMA_VERSION: u32 = 2;
+/// Version 3 keeps data where 2 kept words: an A/B run's SPECs parsed and
+/// the threshold its verdicts are judged at (drawn when shown, no longer
+/// stored as printed), and an interruption as numbers (`interrupted`).
+pub const SCHEMA_VERSION: u32 = 3;
 /// Older versions this tasklab still reads.
-pub const READS_VERSIONS: &[u32] = &[1, 2];
+pub const READS_VERSIONS: &[u32] = &[1, 2, 3];
 
 /// The results file's name in an output folder.
 pub const RESULTS_FILE: &str = "results.json";
@@ -374,6 +381,11 @@ impl ExperimentResult {
     /// What the report says of a partial experiment: how many points
     /// failed, each named with why, and that the figures are the others'.
     pub fn partial_words(&self) -> Option<String> {
+        self.partial_detail().map(|d| format!("partial: {d}"))
+    }
+
+    /// [`ExperimentResult::partial_words`] without its first word.
+    pub fn partial_detail(&self) -> Option<String> {
         if !self.partial() {
             return None;
         }
@@ -394,7 +406,7 @@ impl ExperimentResult {
                 named.join("; ")
             ));
         }
-        Some(format!("partial: {}", parts.join("; ")))
+        Some(parts.join("; "))
     }
 
     /// A result with nothing in it yet, for `name`.
@@ -552,9 +564,14 @@ pub struct RunResults {
     pub seed: Option<u64>,
     pub env: Env,
     pub calibration: Calibration,
-    /// Conditions that inflate every figure (a busy machine, ...).
+    /// Conditions that inflate every figure (a busy machine, ...), and how
+    /// far an interrupted run came, in words.
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// Where the run was interrupted (schema 3; an older file's is read
+    /// back from its warning).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<Interruption>,
     /// What other work the machine had (schema 2).
     #[serde(default)]
     pub busy: Option<Busy>,
@@ -571,20 +588,6 @@ pub struct RunResults {
     /// rounds in the order they ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ab: Option<AbRecord>,
-}
-
-/// What the two sides of an A/B run set, as the user wrote it, and how its
-/// blocks ran.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AbRecord {
-    pub a: Vec<String>,
-    pub b: Vec<String>,
-    /// Blocks of one round of every series each, in the order A B B A.
-    pub blocks: usize,
-    /// The paired verdicts as `ab` printed them (empty when the run was
-    /// interrupted): the report shows them as they were.
-    #[serde(default)]
-    pub verdicts: String,
 }
 
 impl RunResults {
@@ -718,8 +721,22 @@ impl RunResults {
                     .join(" and ")
             );
         }
+        let mut v = v;
+        let printed = if ver.is_some_and(|v| v <= 2) {
+            ab::read_version_2(&mut v).map_err(|e| {
+                anyhow::anyhow!("{} does not match the schema: {}", path.display(), e.0)
+            })?
+        } else {
+            None
+        };
         let mut r: RunResults = serde_json::from_value(v)
             .map_err(|e| anyhow::anyhow!("{} does not match the schema: {e}", path.display()))?;
+        if let Some(ab) = &mut r.ab {
+            ab.printed = printed;
+        }
+        if r.schema_version <= 2 && r.interrupted.is_none() {
+            r.interrupted = Interruption::from_old_warnings(&r.warnings);
+        }
         // An older file holds the whole kernel command line: only what
         // shapes figures is kept (it may hold secrets).
         r.env.facts.cmdline = r

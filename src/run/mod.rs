@@ -295,11 +295,8 @@ pub fn run_series(args: &RunArgs, summary: bool) -> anyhow::Result<(ExitCode, Ve
     }
     if was_interrupted {
         let how = results
-            .warnings
-            .iter()
-            .rev()
-            .find(|w| w.starts_with("interrupted at job"))
-            .map_or("interrupted".to_string(), |w| w.clone());
+            .interrupted
+            .map_or("interrupted".to_string(), |i| i.words(&results));
         eprintln!("{how}; partial results written and marked partial");
         return Ok((ExitCode::from(130), complete));
     }
@@ -440,41 +437,13 @@ pub fn measure(
     })
 }
 
-/// What an interrupted run had: "interrupted at job 15 of 48: 2 of 5
-/// experiments have figures from their complete rounds (partial, marked);
-/// 3 had too few rounds complete".
+/// What an interrupted run had ([`crate::results::Interruption::words`]).
 pub fn interrupted_words(r: &RunResults, done: usize, total: usize) -> String {
-    let n = r.experiments.len();
-    let kept = r
-        .experiments
-        .iter()
-        .filter(|e| e.interrupted.is_some())
-        .count();
-    let cut = r
-        .experiments
-        .iter()
-        .filter(|e| e.status == crate::results::Status::Failed && e.interrupted.is_none())
-        .count();
-    let whole = r
-        .experiments
-        .iter()
-        .filter(|e| e.status == crate::results::Status::Ok && e.interrupted.is_none())
-        .count();
-    let mut parts = Vec::new();
-    if whole > 0 {
-        parts.push(format!("{whole} of {n} experiments ran every round"));
+    crate::results::Interruption {
+        job: done,
+        jobs: total,
     }
-    if kept > 0 {
-        parts.push(format!(
-            "{kept} of {n} have figures from their complete rounds only (marked partial)"
-        ));
-    }
-    if cut > 0 {
-        parts.push(format!(
-            "{cut} of {n} had too few rounds complete for figures"
-        ));
-    }
-    format!("interrupted at job {done} of {total}: {}", parts.join("; "))
+    .words(r)
 }
 
 /// A flag that SIGINT, SIGTERM and SIGHUP set (to the signal's number, for
@@ -581,6 +550,7 @@ pub fn measure_with(
         experiments: Vec::new(),
         precision: None,
         ab: None,
+        interrupted: None,
     };
     if let Some((_, how)) = &_idle {
         results.warnings.push(format!(
@@ -697,10 +667,10 @@ pub fn measure_with(
     }
     let stopped_by = worker::stopped_by(&stop);
     if stopped_by.is_some() {
-        let (done, total) = progress.jobs();
-        results
-            .warnings
-            .push(interrupted_words(&results, done, total));
+        let (job, jobs) = progress.jobs();
+        let at = crate::results::Interruption { job, jobs };
+        results.warnings.push(at.words(&results));
+        results.interrupted = Some(at);
     }
     let mut precision =
         crate::results::Precision::of(&results.experiments, plan.precision * 100.0, adaptive_jobs);

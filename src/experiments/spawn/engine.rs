@@ -80,8 +80,8 @@ impl Launcher {
             };
             let p = match scratch::helper(scratch, name) {
                 Ok(p) => p,
-                Err(why) if why.contains("was not built") => return Err(missing()),
-                Err(why) => return Err(why),
+                Err(scratch::HelperRefused::NotBuilt(_)) => return Err(missing()),
+                Err(why) => return Err(why.to_string()),
             };
             let p = p.to_str().ok_or_else(missing)?.to_string();
             let made = if sh {

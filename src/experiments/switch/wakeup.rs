@@ -546,15 +546,33 @@ fn fig(s: &Summary) -> String {
     }
 }
 
-/// How the CPUs of variant `v` idled, from the idle states entered per
-/// operation: "halting" when a state other than POLL was entered at least
-/// every other operation, "polling" when only POLL was, None otherwise.
-fn idled(r: &ExperimentResult, v: Variant) -> Option<&'static str> {
+/// How a variant's CPUs idled, from the idle states entered per operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Idled {
+    /// A state other than POLL, at least every other operation.
+    Halting,
+    /// Only POLL, at least every other operation.
+    Polling,
+}
+
+impl Idled {
+    fn word(self) -> &'static str {
+        match self {
+            Idled::Halting => "halting",
+            Idled::Polling => "polling",
+        }
+    }
+}
+
+/// How the CPUs of variant `v` idled; None when they entered no idle
+/// state in most operations.
+fn idled(r: &ExperimentResult, v: Variant) -> Option<Idled> {
     let (mut halts, mut polls) = (0.0, 0.0);
     for m in r
         .metrics_named(&IDLE_ENTRIES_PER_OP)
         .filter(|m| m.label(VARIANT) == Some(v.name()))
     {
+        // the kernel's name of the polling idle state (cpuidle's state0)
         if m.label(STATE) == Some("POLL") {
             polls += m.summary.median;
         } else {
@@ -562,9 +580,9 @@ fn idled(r: &ExperimentResult, v: Variant) -> Option<&'static str> {
         }
     }
     if halts >= 0.5 {
-        Some("halting")
+        Some(Idled::Halting)
     } else if polls >= 0.5 {
-        Some("polling")
+        Some(Idled::Polling)
     } else {
         None
     }
@@ -607,7 +625,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     // The one-way wake-up, where each CPU idled, kept awake, and on one CPU.
     if let Some(cross) = get(&WAKE_NS, Variant::CrossCpu) {
         let how = match idled(r, Variant::CrossCpu) {
-            Some(h) => format!(", the CPUs {h} when idle"),
+            Some(h) => format!(", the CPUs {} when idle", h.word()),
             None => ", the CPUs entering no idle state in most hand-offs".into(),
         };
         let mut s = format!(
@@ -671,9 +689,10 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         get(&TIMER_LATE_NS, Variant::TimerIdle),
         get(&TIMER_LATE_NS, Variant::TimerAwake),
     ) {
-        let cpu = match idled(r, Variant::TimerIdle) {
-            Some("halting") => "a halted CPU",
-            Some(_) => "an idle CPU that polled",
+        let idle_state = idled(r, Variant::TimerIdle);
+        let cpu = match idle_state {
+            Some(Idled::Halting) => "a halted CPU",
+            Some(Idled::Polling) => "an idle CPU that polled",
             None => "a CPU left without work (it entered no idle state in most wakes)",
         };
         let mut s = format!(
@@ -682,10 +701,10 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             fig(awake)
         );
         if let Some(d) = diff(idle, awake, ns) {
-            let more = match cpu {
-                "a halted CPU" => "leaving the halt (no IPI) costs",
-                "an idle CPU that polled" => "leaving the polling idle loop (no IPI) costs",
-                _ => "not being kept awake costs",
+            let more = match idle_state {
+                Some(Idled::Halting) => "leaving the halt (no IPI) costs",
+                Some(Idled::Polling) => "leaving the polling idle loop (no IPI) costs",
+                None => "not being kept awake costs",
             };
             s.push_str(&match bound(&d, more, "the kept-awake CPU is later by") {
                 Some(b) => format!(": {b}"),
