@@ -102,11 +102,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "vfork_exec_static",
         "a method's name in the series' labels",
     ),
-    (
-        "src/run/mod.rs",
-        "go",
-        "a method's name (go_*): the Go hint, which issue 38 moves behind an Experiment hook",
-    ),
     // Left to do: the threads experiment finds the note that names its
     // limit by its words; the limit belongs in the results as data.
     (
