@@ -3,12 +3,12 @@
 
 pub use super::headline::Headline;
 pub use super::seeds::{
-    cite_short, BENDERSKY_HW, SEED_CLONE, SEED_FORK, SEED_FORK_HW, SEED_SWITCH, SEED_SYSEL,
-    SYSEL_HW, SYSEL_SWEEP,
+    cite_short, BENDERSKY_COPY_LAYOUT, BENDERSKY_HW, SEED_CLONE, SEED_FORK, SEED_FORK_HW,
+    SEED_SWITCH, SEED_SYSEL, SYSEL_BASE_MHZ, SYSEL_HW, SYSEL_SWEEP, SYSEL_TURBO_MHZ,
 };
 pub use super::spec::{
-    always_supported, no_analysis, single_point, Analysis, Experiment, Helper, PlanCtx, Points,
-    SeedFigure,
+    always_supported, no_analysis, single_point, Analysis, Beside, Experiment, Helper, PlanCtx,
+    Points, SeedFigure,
 };
 pub use crate::env::Env;
 pub use crate::error::UsageError;

@@ -12,7 +12,16 @@ pub const SYSEL_HW: &str = "Intel Core i7-1065G7, 1.3-3.9 GHz, Ubuntu 20.04, Lin
 /// mainly by different CPU frequencies" (1.3 GHz base to 3.4 GHz turbo), not
 /// a spread of repetitions.
 pub const SYSEL_SWEEP: &str = "the CPU frequency, 3.4 GHz (turbo) to 1.3 GHz (base)";
+/// The clock of the near end of Sysel's sweep (Turbo Boost), in MHz: his
+/// low figures, and the one clock his timer figures name.
+pub const SYSEL_TURBO_MHZ: f64 = 3400.0;
+/// The clock of the far end of Sysel's sweep (the base clock), in MHz.
+pub const SYSEL_BASE_MHZ: f64 = 1300.0;
 pub const BENDERSKY_HW: &str = "Intel Core i7-4771 (Haswell), 2018";
+/// Bendersky's memcpy figures name no layout of their buffers: what a copy
+/// row says beside ours.
+pub const BENDERSKY_COPY_LAYOUT: &str =
+    "the seed does not say where its buffers lay; ours compared is the page-aligned copy";
 pub const SEED_FORK_HW: &str =
     "the author's machine, not described (Hackaday Linux Fu, c. 2022); built with `gcc -o stress stress.c` (no -O)";
 

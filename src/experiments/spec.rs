@@ -35,6 +35,30 @@ pub struct SeedFigure {
     /// How the seed's protocol differs from ours, where that is the likely
     /// cause of a gap ([`SeedFigure::protocol`]); empty when they match.
     pub protocol: &'static str,
+    /// The CPU clock (MHz) the seed took `lo` and `hi` at, where it says:
+    /// the figure is compared scaled to the run's clock.
+    pub clock_mhz: Option<(f64, f64)>,
+    /// Why ours is not the same quantity as the seed's, where it is not:
+    /// both are shown, neither compared. Empty when they compare.
+    pub unlike: &'static str,
+    /// What the seed table's row says besides the figures: what differs
+    /// between ours and the seed's that the ratio does not show.
+    pub caveat: &'static str,
+    /// Another series of ours the row shows beside this one: the same
+    /// name and labels with these replaced, or another name (empty for
+    /// the same) with the same labels.
+    pub beside: Option<Beside>,
+}
+
+/// Another series of ours a seed row shows beside the compared one.
+#[derive(Clone, Copy, Debug)]
+pub struct Beside {
+    /// The series' name; empty for the compared series' own.
+    pub metric: &'static str,
+    /// Labels replaced in the compared series' labels.
+    pub labels: &'static [(&'static str, &'static str)],
+    /// What it is, in a few words ("malloc'd neighbours: dst+16").
+    pub words: &'static str,
 }
 
 impl SeedFigure {
@@ -62,6 +86,41 @@ impl SeedFigure {
             cold: false,
             sweep: None,
             protocol: "",
+            clock_mhz: None,
+            unlike: "",
+            caveat: "",
+            beside: None,
+        }
+    }
+
+    /// The same figure, `lo` taken at `lo_mhz` and `hi` at `hi_mhz` of the
+    /// CPU's clock: compared scaled to the run's clock.
+    pub const fn at_clock(self, lo_mhz: f64, hi_mhz: f64) -> SeedFigure {
+        SeedFigure {
+            clock_mhz: Some((lo_mhz, hi_mhz)),
+            ..self
+        }
+    }
+
+    /// The same figure, not the quantity ours is (`why`): shown beside
+    /// ours, never compared.
+    pub const fn unlike(self, why: &'static str) -> SeedFigure {
+        SeedFigure {
+            unlike: why,
+            ..self
+        }
+    }
+
+    /// The same figure, with what its row says besides the figures.
+    pub const fn caveat(self, caveat: &'static str) -> SeedFigure {
+        SeedFigure { caveat, ..self }
+    }
+
+    /// The same figure, its row showing another series of ours beside.
+    pub const fn beside(self, beside: Beside) -> SeedFigure {
+        SeedFigure {
+            beside: Some(beside),
+            ..self
         }
     }
 
@@ -110,6 +169,9 @@ impl SeedFigure {
             cold: self.cold,
             sweep: self.sweep.map(String::from),
             protocol: self.protocol.to_string(),
+            clock_mhz: self.clock_mhz,
+            ours_mhz: None,
+            unlike: self.unlike.to_string(),
         }
     }
 }
@@ -364,6 +426,11 @@ impl Experiment {
             Better::Unknown => recorded,
             b => b,
         }
+    }
+
+    /// The declared seed figure that matches a series, if any.
+    pub fn seed_figure(&self, name: &str, labels: &Labels) -> Option<&'static SeedFigure> {
+        self.seeds.iter().find(|f| f.matches(name, labels))
     }
 
     /// The seed figure that matches a series, if any.

@@ -369,8 +369,14 @@ fn seeds_section(d: &mut Doc, r: &RunResults, refs: &[Cited]) {
                 .sweep
                 .as_deref()
                 .map(|w| {
+                    let at = r
+                        .calibration
+                        .measured_mhz
+                        .map_or(" (none was measured here, so they are not compared)".into(), |m| {
+                            format!(", {m:.0} MHz")
+                        });
                     format!(
-                        " Its ranges are a sweep of {w}: within one means within the range swept."
+                        " Its ranges are a sweep of {w}: a figure he gives at a clock is compared scaled to the clock this run measured{at}, never as published."
                     )
                 })
                 .unwrap_or_default();

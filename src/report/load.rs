@@ -47,6 +47,8 @@ pub fn upgrade(r: &mut RunResults) {
                 m.better = reg.better_or(&m.name, &m.labels, m.better);
             }
         }
+        // A clock-bound seed figure is compared scaled to this run's clock.
+        crate::results::set_seed_clock(&mut x.metrics, r.calibration.measured_mhz);
     }
     if r.schema_version >= 2 {
         return;

@@ -6,9 +6,12 @@ use super::doc::Table;
 use super::table::seed_text;
 use crate::experiments;
 use crate::experiments::spawn::placement::Placement;
+use crate::experiments::spec::Beside;
 use crate::metric::key::PLACEMENT;
 use crate::metric::Kind as SeriesKind;
-use crate::results::{case, Metric, RunResults, SeedCompare, SeedStat, Unit};
+use crate::results::{
+    case, ExperimentResult, Metric, RunResults, SeedCompare, SeedRef, SeedStat, Unit,
+};
 use crate::stats::compare_text::{imprecise, plus_minus};
 use crate::units::fmt_value;
 
@@ -45,13 +48,14 @@ pub const EXPLAIN_BEYOND: f64 = 2.0;
 
 /// The seed table's columns, the seed's machine and the likely causes
 /// among them.
-const HEAD: [&str; 7] = [
+const HEAD: [&str; 8] = [
     "experiment",
     "figure",
     "ours (same statistic)",
     "seed",
     "seed's machine",
     "ours/seed",
+    "statistic and protocol",
     "likely causes (from this machine's recorded facts)",
 ];
 /// The column of the seed's machine, given once per article when grouped.
@@ -196,9 +200,12 @@ fn rows(r: &RunResults) -> Vec<(String, Vec<String>)> {
                     apart_words(x)
                 ),
                 Some(SeedCompare::Unlike(why)) => why,
-                Some(SeedCompare::Within) => {
+                // A scaled figure is one value: "within" a sweep is said
+                // only of a range compared as published.
+                Some(SeedCompare::Within) if s.clock_mhz.is_none() => {
                     s.sweep.as_deref().map(sweep_words).unwrap_or_default()
                 }
+                Some(SeedCompare::Within) => String::new(),
                 _ => String::new(),
             };
             let mark = sm.spaced_mark();
@@ -206,6 +213,13 @@ fn rows(r: &RunResults) -> Vec<(String, Vec<String>)> {
             // single calls, compared by their median), not a mean or a
             // minimum, which carry the mark alone.
             let by_median = matches!(s.statistic, SeedStat::Median | SeedStat::Single);
+            let declared =
+                experiments::find(&e.name).and_then(|x| x.seed_figure(&m.name, &m.labels));
+            let beside = declared
+                .and_then(|f| f.beside)
+                .and_then(|b| beside_text(e, m, s.statistic, &b))
+                .map(|t| format!("; {t}"))
+                .unwrap_or_default();
             let pm = if by_median && (sm.unstable || imprecise(sm)) && sm.half_width().is_finite() {
                 format!(" {}", plus_minus(sm.half_width()))
             } else {
@@ -217,7 +231,7 @@ fn rows(r: &RunResults) -> Vec<(String, Vec<String>)> {
                     e.name.clone(),
                     format!("{} {}", m.name, case(m)).trim().to_string(),
                     format!(
-                        "{}{pm}{mark} ({})",
+                        "{}{pm}{mark} ({}){beside}",
                         fmt_value(ours, m.unit),
                         if s.protocol.is_empty() {
                             s.statistic.word()
@@ -228,12 +242,68 @@ fn rows(r: &RunResults) -> Vec<(String, Vec<String>)> {
                     seed_text(m),
                     s.hardware.clone(),
                     m.seed_compare_text(),
+                    how(s, declared.map_or("", |f| f.caveat)),
                     why,
                 ],
             ));
         }
     }
     rows
+}
+
+/// What a row says of how each figure was taken: the seed's statistic
+/// and protocol, ours where it differs, the seed's figure scaled to our
+/// clock where it was, and what else differs (`caveat`).
+fn how(s: &SeedRef, caveat: &str) -> String {
+    let ours = match s.statistic {
+        SeedStat::Single if s.cold => "ours the median of first calls, each in a fresh process",
+        SeedStat::Single => "ours the median of repetitions",
+        SeedStat::CountOverTime => {
+            "ours all runs' iterations over all their time (not the mean of the runs' rates)"
+        }
+        SeedStat::Mean => "ours the mean of repetitions",
+        SeedStat::Median => "ours the median of repetitions",
+        SeedStat::Min => "ours the fastest repetition",
+    };
+    let mut parts = vec![
+        format!("the seed: {}, {}", s.statistic.word(), s.method),
+        ours.to_string(),
+    ];
+    parts.extend(s.scaling_text());
+    if !caveat.is_empty() {
+        parts.push(caveat.to_string());
+    }
+    parts.join("; ")
+}
+
+/// Ours of the series a seed row shows beside the compared one (`b`), by
+/// the seed's statistic: "885.0 ns malloc'd neighbours (dst+16)".
+fn beside_text(e: &ExperimentResult, m: &Metric, stat: SeedStat, b: &Beside) -> Option<String> {
+    let name = if b.metric.is_empty() {
+        m.name.as_str()
+    } else {
+        b.metric
+    };
+    let mut labels = m.labels.clone();
+    for (k, v) in b.labels {
+        labels.insert((*k).to_string(), (*v).to_string());
+    }
+    let other = e
+        .metrics
+        .iter()
+        .find(|o| o.name == name && o.labels == labels)?;
+    let v = match stat {
+        SeedStat::Mean => other.summary.mean,
+        SeedStat::Min => other.summary.min,
+        SeedStat::CountOverTime => crate::results::count_over_time(&other.samples)?,
+        SeedStat::Median | SeedStat::Single => other.summary.median,
+    };
+    let text = if other.unit == Unit::Count {
+        crate::units::fmt_num(v, 1)
+    } else {
+        fmt_value(v, other.unit)
+    };
+    Some(format!("{text} {}{}", b.words, other.summary.spaced_mark()))
 }
 
 /// Whether the whole interval of ours over the seed's lies beyond

@@ -25,6 +25,9 @@ fn with_seed(
         cold,
         sweep: None,
         protocol: String::new(),
+        clock_mhz: None,
+        ours_mhz: None,
+        unlike: String::new(),
     });
     m
 }
@@ -182,18 +185,21 @@ fn an_imprecise_or_flagged_figure_far_from_the_seeds_states_no_cause() {
     assert!(row[2].contains("±37% ~"), "{row:?}");
     assert!(row[5].contains("3.19x [2.13x, 4.47x] ~"), "{row:?}");
     assert_eq!(
-        row[6],
+        row[7],
         "3.2x higher: ours is imprecise (~), so no cause is stated"
     );
     let mut flagged = m;
     flagged.summary.unstable = true;
     let row = table(&run_with(flagged)).rows[0].clone();
     assert!(
-        row[6].contains("ours is flagged (!), so no cause is stated"),
+        row[7].contains("ours is flagged (!), so no cause is stated"),
         "{row:?}"
     );
 }
 
+/// A sweep with no clock declared (as a results file may carry) is still
+/// compared as published, and says what "within" means; a declared clock
+/// replaces it with the figure at ours.
 #[test]
 fn a_swept_range_reads_within_the_range_he_swept() {
     let mut m = with_seed(
@@ -207,7 +213,16 @@ fn a_swept_range_reads_within_the_range_he_swept() {
     m.seed.as_mut().unwrap().sweep = Some("the CPU frequency".into());
     let row = table(&run_with(m.clone())).rows[0].clone();
     assert_eq!(row[5], "within the range swept");
-    assert!(row[6].contains("a sweep of the CPU frequency"), "{row:?}");
+    assert!(row[7].contains("a sweep of the CPU frequency"), "{row:?}");
+    let mut at = m.clone();
+    let s = at.seed.as_mut().unwrap();
+    s.clock_mhz = Some((3400.0, 1300.0));
+    s.ours_mhz = Some(3400.0);
+    // at the near end of the sweep, the near end's figure
+    assert_eq!(s.compared(), Ok((34e3, 34e3)));
+    let row = table(&run_with(at)).rows[0].clone();
+    assert_eq!(row[5], "1.76x");
+    assert!(!row[7].contains("within"), "{row:?}");
     // an interval that reaches the range is within it, like any finding
     m.seed.as_mut().unwrap().sweep = None;
     m.summary.median = 100e3;

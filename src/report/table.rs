@@ -19,7 +19,15 @@ pub fn seed_text(m: &Metric) -> String {
     } else {
         format!("{}–{}", v(s.lo), v(s.hi))
     };
-    format!("{fig} ({})", seeds::cite_short(&s.source))
+    // A clock-bound figure is compared scaled to our clock: that figure
+    // is shown too, so the ratio beside it reads against it.
+    let scaled = match (s.compared(), s.ours_mhz) {
+        (Ok((x, _)), Some(mhz)) if s.clock_mhz.is_some() => {
+            format!(", {} at our {mhz:.0} MHz", v(x))
+        }
+        _ => String::new(),
+    };
+    format!("{fig}{scaled} ({})", seeds::cite_short(&s.source))
 }
 
 /// The environment line that heads every table: the figures mean little

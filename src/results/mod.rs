@@ -22,7 +22,7 @@ pub use identity::{new_run_id, Build, UNKNOWN};
 pub use interruption::Interruption;
 pub use precision::Precision;
 pub use round::{Canary, RoundRecord, RoundTelemetry};
-pub use seed::{SeedCompare, SeedRef, SeedStat};
+pub use seed::{set_clock as set_seed_clock, SeedCompare, SeedRef, SeedStat};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -156,6 +156,7 @@ impl Metric {
             SeedStat::Mean => self.summary.mean,
             SeedStat::Min => self.summary.min,
             SeedStat::Median | SeedStat::Single => self.summary.median,
+            SeedStat::CountOverTime => count_over_time(&self.samples)?,
         })
     }
 
@@ -167,7 +168,7 @@ impl Metric {
         let ours = self.seed_ours()?;
         Some(match s.statistic {
             SeedStat::Median | SeedStat::Single => (self.summary.ci95_lo, self.summary.ci95_hi),
-            SeedStat::Mean | SeedStat::Min => (ours, ours),
+            SeedStat::Mean | SeedStat::Min | SeedStat::CountOverTime => (ours, ours),
         })
     }
 
@@ -175,9 +176,9 @@ impl Metric {
     /// the interval ours allows: `(ratio, lo, hi)`, when they compare.
     pub fn seed_ratio_interval(&self) -> Option<(f64, f64, f64)> {
         let r = self.seed_ratio()?;
-        let s = self.seed.as_ref()?;
+        let (slo, shi) = self.seed.as_ref()?.compared().ok()?;
         let ours = self.seed_ours()?;
-        let edge = if ours > s.hi { s.hi } else { s.lo };
+        let edge = if ours > shi { shi } else { slo };
         let (lo, hi) = self.seed_ours_interval()?;
         Some((r, lo / edge, hi / edge))
     }
@@ -195,19 +196,26 @@ impl Metric {
                 "the seed timed single cold calls; this series is warm".into(),
             ));
         }
-        if !(ours.is_finite() && ours > 0.0 && s.lo > 0.0 && s.hi >= s.lo) {
+        if !s.unlike.is_empty() {
+            return Some(SeedCompare::Unlike(s.unlike.clone()));
+        }
+        let (slo, shi) = match s.compared() {
+            Ok(f) => f,
+            Err(why) => return Some(SeedCompare::Unlike(why)),
+        };
+        if !(ours.is_finite() && ours > 0.0 && slo > 0.0 && shi >= slo) {
             return Some(SeedCompare::Unlike(
                 "no meaningful ratio (a zero or negative figure)".into(),
             ));
         }
         let (lo, hi) = self.seed_ours_interval().unwrap_or((ours, ours));
         Some(
-            if (ours >= s.lo && ours <= s.hi) || (lo <= s.hi && hi >= s.lo) {
+            if (ours >= slo && ours <= shi) || (lo <= shi && hi >= slo) {
                 SeedCompare::Within
-            } else if ours > s.hi {
-                SeedCompare::Ratio(ours / s.hi)
+            } else if ours > shi {
+                SeedCompare::Ratio(ours / shi)
             } else {
-                SeedCompare::Ratio(ours / s.lo)
+                SeedCompare::Ratio(ours / slo)
             },
         )
     }
@@ -234,12 +242,15 @@ impl Metric {
         } else {
             ""
         };
-        let single = self.seed.as_ref().is_some_and(|s| s.lo == s.hi);
+        let single = self
+            .seed
+            .as_ref()
+            .is_some_and(|s| s.compared().is_ok_and(|(lo, hi)| lo == hi));
         let text = match self.seed_compare() {
             None => return String::new(),
             Some(SeedCompare::Within) => match self.seed.as_ref().and_then(|s| s.sweep.as_ref()) {
+                _ if single => "indistinguishable".into(),
                 Some(_) => "within the range swept".into(),
-                None if single => "indistinguishable".into(),
                 None => "within".into(),
             },
             Some(SeedCompare::Ratio(r)) => match self.seed_ratio_interval() {
@@ -269,6 +280,16 @@ impl Metric {
     pub fn label_num(&self, key: &str) -> Option<u64> {
         self.label(key)?.parse().ok()
     }
+}
+
+/// All samples' count over all their time, where each sample is a rate
+/// of the same count: the harmonic mean of the rates. None for no sample
+/// or a rate that is not positive.
+pub fn count_over_time(rates: &[f64]) -> Option<f64> {
+    if rates.is_empty() || rates.iter().any(|r| !(r.is_finite() && *r > 0.0)) {
+        return None;
+    }
+    Some(rates.len() as f64 / rates.iter().map(|r| 1.0 / r).sum::<f64>())
 }
 
 /// A single reading, not a distribution (a page-table size, a limit).

@@ -35,6 +35,21 @@ pub struct SeedRef {
     /// a loop of warm calls); empty when the protocols match.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub protocol: String,
+    /// The CPU clock, in MHz, the seed took `lo` and `hi` at, where it says
+    /// (Sysel: 34 µs at 3,400 MHz, 94 µs at 1,300 MHz): the figure is then
+    /// compared scaled to our clock ([`SeedRef::compared`]), never as
+    /// published.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_mhz: Option<(f64, f64)>,
+    /// Our CPU clock, in MHz, the figure is scaled to: the run's measured
+    /// clock, set when the seed is paired with a run's series.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ours_mhz: Option<f64>,
+    /// Why ours and the seed's are not the same quantity, where they are
+    /// not (the worker's own baseline against the seed's small program):
+    /// the row shows both and compares neither. Empty when they compare.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub unlike: String,
 }
 
 /// The statistic a seed figure is: what of ours it may be compared with.
@@ -50,6 +65,11 @@ pub enum SeedStat {
     Min,
     /// Single calls: one value or the range a few of them spanned.
     Single,
+    /// A count over the total time of one long run (iterations per second
+    /// as iterations / elapsed): ours is all samples' count over all their
+    /// time, the harmonic mean of the per-run rates (each run the same
+    /// count), never the mean of the rates.
+    CountOverTime,
 }
 
 impl SeedStat {
@@ -59,6 +79,7 @@ impl SeedStat {
             SeedStat::Mean => "mean",
             SeedStat::Min => "minimum",
             SeedStat::Single => "single calls",
+            SeedStat::CountOverTime => "count over total time",
         }
     }
 }
@@ -66,6 +87,77 @@ impl SeedStat {
 impl SeedRef {
     pub fn mid(&self) -> f64 {
         (self.lo + self.hi) / 2.0
+    }
+
+    /// The seed's figure as ours is compared with it: as published, or,
+    /// where the seed gives the CPU clock it ran at, scaled to ours (one
+    /// value). Err says why there is none: a clock-bound figure and no
+    /// clock of ours to scale it to.
+    pub fn compared(&self) -> Result<(f64, f64), String> {
+        match (self.clock_mhz, self.ours_mhz) {
+            (None, _) => Ok((self.lo, self.hi)),
+            (Some(at), Some(ours)) => {
+                let v = scaled(self.lo, self.hi, at, ours);
+                if v.is_finite() && v > 0.0 {
+                    Ok((v, v))
+                } else {
+                    Err("the seed's clock scaling gives no positive figure at ours".into())
+                }
+            }
+            (Some(_), None) => Err(
+                "the seed's figure depends on the CPU clock it ran at, and this run recorded no clock of its own to scale it to".into(),
+            ),
+        }
+    }
+
+    /// How the seed's figure was scaled to our clock, in words, where it
+    /// was: "34.0 µs at 3.4 GHz and 94.0 µs at 1.3 GHz, taken as linear in
+    /// the clock period, give 31.4 µs at our 3,655 MHz".
+    pub fn scaling_text(&self) -> Option<String> {
+        let (at, ours) = (self.clock_mhz?, self.ours_mhz?);
+        let (v, _) = self.compared().ok()?;
+        let f = |x: f64| crate::units::fmt_value(x, self.unit);
+        let ghz = |m: f64| format!("{} GHz", m / 1000.0);
+        let from = if self.lo == self.hi || at.0 == at.1 {
+            format!(
+                "{} at {}, the same cycles at our {:.0} MHz",
+                f(self.lo),
+                ghz(at.0),
+                ours
+            )
+        } else {
+            format!(
+                "{} at {} and {} at {}, taken as linear in the clock period, at our {:.0} MHz",
+                f(self.lo),
+                ghz(at.0),
+                f(self.hi),
+                ghz(at.1),
+                ours
+            )
+        };
+        Some(format!("scaled to our clock: {} (his {from})", f(v)))
+    }
+}
+
+/// A figure taken at two clocks (`lo` at `at.0` MHz, `hi` at `at.1`),
+/// at `ours` MHz: linear in the clock period through both ends; a single
+/// clock (or a single figure) keeps its cycles, so time goes as 1/clock.
+pub fn scaled(lo: f64, hi: f64, at: (f64, f64), ours: f64) -> f64 {
+    let (p0, p1, p) = (1.0 / at.0, 1.0 / at.1, 1.0 / ours);
+    if at.0 == at.1 || lo == hi {
+        lo * at.0 / ours
+    } else {
+        lo + (hi - lo) * (p - p0) / (p1 - p0)
+    }
+}
+
+/// Sets our clock on every seed figure of `metrics` (the run's measured
+/// clock, in MHz), so a clock-bound seed figure is compared scaled to it.
+pub fn set_clock(metrics: &mut [super::Metric], ours_mhz: Option<f64>) {
+    for m in metrics {
+        if let Some(s) = &mut m.seed {
+            s.ours_mhz = ours_mhz.filter(|v| v.is_finite() && *v > 0.0);
+        }
     }
 }
 

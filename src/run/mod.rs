@@ -629,7 +629,10 @@ pub fn measure_with(
                     helper_ready = None;
                 }
             }
-            Event::Done(result) => {
+            Event::Done(mut result) => {
+                // A clock-bound seed figure is compared scaled to the clock
+                // this run measured.
+                crate::results::set_seed_clock(&mut result.metrics, calibration.measured_mhz);
                 any_failed |= result.status == crate::results::Status::Failed || result.partial();
                 if tables {
                     say(&table::experiment(&result, verbose, width));

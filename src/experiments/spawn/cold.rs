@@ -37,7 +37,8 @@ pub static EXPERIMENT: Experiment = Experiment {
         )
         .labels(&[(METHOD, table::FORK.name()), (CALL, "first")])
         .cold()
-        .swept(SYSEL_SWEEP),
+        .swept(SYSEL_SWEEP)
+        .at_clock(SYSEL_TURBO_MHZ, SYSEL_BASE_MHZ),
         SeedFigure::of(
             &CHILD_START_NS,
             (60_000.0, 170_000.0),
@@ -48,7 +49,8 @@ pub static EXPERIMENT: Experiment = Experiment {
         )
         .labels(&[(METHOD, table::FORK.name()), (CALL, "first")])
         .cold()
-        .swept(SYSEL_SWEEP),
+        .swept(SYSEL_SWEEP)
+        .at_clock(SYSEL_TURBO_MHZ, SYSEL_BASE_MHZ),
         SeedFigure::of(
             &PARENT_RETURN_NS,
             (49_000.0, 143_000.0),
@@ -59,7 +61,8 @@ pub static EXPERIMENT: Experiment = Experiment {
         )
         .labels(&[(METHOD, table::PTHREAD_CREATE.name()), (CALL, "first")])
         .cold()
-        .swept(SYSEL_SWEEP),
+        .swept(SYSEL_SWEEP)
+        .at_clock(SYSEL_TURBO_MHZ, SYSEL_BASE_MHZ),
         SeedFigure::of(
             &CHILD_START_NS,
             (94_000.0, 260_000.0),
@@ -70,7 +73,8 @@ pub static EXPERIMENT: Experiment = Experiment {
         )
         .labels(&[(METHOD, table::PTHREAD_CREATE.name()), (CALL, "first")])
         .cold()
-        .swept(SYSEL_SWEEP),
+        .swept(SYSEL_SWEEP)
+        .at_clock(SYSEL_TURBO_MHZ, SYSEL_BASE_MHZ),
         SeedFigure::of(
             &LIFECYCLE_NS,
             (700_000.0, 700_000.0),

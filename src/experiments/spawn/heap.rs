@@ -77,7 +77,8 @@ pub static EXPERIMENT: Experiment = Experiment {
         )
         .labels(&[(METHOD, table::PTHREAD_CREATE.name()), (HEAP, "4 GiB"), (THP, BASE_THP), (CALL, "first")])
         .cold()
-        .swept(SYSEL_SWEEP),
+        .swept(SYSEL_SWEEP)
+        .at_clock(SYSEL_TURBO_MHZ, SYSEL_BASE_MHZ),
     ],
     points,
     measure,

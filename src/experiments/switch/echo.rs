@@ -60,7 +60,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         SeedFigure::of(
             &ITERATIONS_PER_S,
             (400_000.0, 400_000.0),
-            SeedStat::Mean,
+            SeedStat::CountOverTime,
             SEED_SWITCH,
             BENDERSKY_HW,
             "pipe echo between two threads, taskset to one core",
@@ -69,7 +69,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         SeedFigure::of(
             &ITERATIONS_PER_S,
             (200_000.0, 200_000.0),
-            SeedStat::Mean,
+            SeedStat::CountOverTime,
             SEED_SWITCH,
             BENDERSKY_HW,
             "pipe echo, unpinned (\"the number of iterations per second halves\")",

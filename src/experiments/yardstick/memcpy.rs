@@ -22,7 +22,9 @@ pub static EXPERIMENT: Experiment = Experiment {
             BENDERSKY_HW,
             "memcpy in a loop",
         )
-        .labels(&[(SIZE, "64 KiB"), (LAYOUT, "aligned")]),
+        .labels(&[(SIZE, "64 KiB"), (LAYOUT, "aligned")])
+        .caveat(BENDERSKY_COPY_LAYOUT)
+        .beside(NEIGHBOURS),
         SeedFigure::of(
             &COPY_NS,
             (60000.0, 60000.0),
@@ -31,11 +33,21 @@ pub static EXPERIMENT: Experiment = Experiment {
             BENDERSKY_HW,
             "memcpy of 2 MB (\"over 60 us\")",
         )
-        .labels(&[(SIZE, "2 MiB"), (LAYOUT, "aligned")]),
+        .labels(&[(SIZE, "2 MiB"), (LAYOUT, "aligned")])
+        .caveat(BENDERSKY_COPY_LAYOUT)
+        .beside(NEIGHBOURS),
     ],
     measure,
     analyze,
     ..Experiment::DEFAULT
+};
+
+/// The copy a seed row shows beside the aligned one: the destination
+/// where two malloc'd neighbours land.
+const NEIGHBOURS: Beside = Beside {
+    metric: "",
+    labels: &[(LAYOUT, "dst+16")],
+    words: "malloc'd neighbours (dst+16)",
 };
 
 pub const SIZES_PARAM: Param<Vec<u64>> = Param::numbers(ParamSpec {
