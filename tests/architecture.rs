@@ -667,3 +667,90 @@ fn the_worked_example_is_the_current_code() {
         "docs/ARCHITECTURE.md does not show CALL_NS as declared"
     );
 }
+
+/// The section of docs/ARCHITECTURE.md under `## {title}`, up to the next
+/// `## ` heading.
+fn section<'a>(doc: &'a str, title: &str) -> &'a str {
+    let start = doc
+        .find(&format!("\n## {title}\n"))
+        .unwrap_or_else(|| panic!("docs/ARCHITECTURE.md has a `## {title}` section"));
+    let body = &doc[start + 1..];
+    let end = body[3..].find("\n## ").map_or(body.len(), |e| e + 4);
+    &body[..end]
+}
+
+/// The map opens the document in one screen: the floors in at most 30
+/// lines, the whole opening (floors, start here, data paths) in at most 70,
+/// before the index starts; the floors table names every module of
+/// [`FLOORS`].
+#[test]
+fn the_map_opens_in_one_screen() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ARCHITECTURE.md"))
+            .unwrap();
+    let floors = section(&doc, "The floors");
+    assert!(
+        floors.lines().count() <= 30,
+        "the floors take {} lines, at most 30",
+        floors.lines().count()
+    );
+    let opening = doc
+        .split("\n## The index")
+        .next()
+        .expect("docs/ARCHITECTURE.md has a `## The index` section");
+    assert!(
+        opening.lines().count() <= 70,
+        "the map takes {} lines before the index, at most 70",
+        opening.lines().count()
+    );
+    let unnamed: Vec<&str> = FLOORS
+        .iter()
+        .flat_map(|f| f.iter().copied())
+        .filter(|m| !floors.contains(&format!("`{m}`")) && !floors.contains(&format!("`{m}.rs`")))
+        .collect();
+    assert!(
+        unnamed.is_empty(),
+        "the floors table does not name {unnamed:?}"
+    );
+}
+
+/// Every path the start-here table and the data paths name exists (a path is
+/// a backticked word with a `/` or a file extension; one with a `<placeholder>`
+/// is checked up to it).
+#[test]
+fn the_start_here_paths_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).unwrap();
+    let mut missing = Vec::new();
+    let mut seen = 0;
+    for (title, base) in [("Start here", ""), ("Each command's data path", "src/")] {
+        for (i, word) in section(&doc, title).split('`').enumerate() {
+            let is_path = word.contains('/')
+                || [".rs", ".md", ".py", ".tsv"]
+                    .iter()
+                    .any(|e| word.ends_with(e));
+            if i % 2 == 0 || !is_path || word.contains(' ') || word.contains("::") {
+                continue;
+            }
+            let word = word.split('<').next().unwrap_or(word);
+            let path = if word.starts_with("src/")
+                || word.starts_with("tests/")
+                || word.starts_with("docs/")
+                || word.starts_with("deploy/")
+            {
+                root.join(word)
+            } else {
+                root.join(base).join(word)
+            };
+            seen += 1;
+            if !path.exists() {
+                missing.push(word.to_string());
+            }
+        }
+    }
+    assert!(seen > 20, "the checker found only {seen} paths in the map");
+    assert!(
+        missing.is_empty(),
+        "docs/ARCHITECTURE.md names paths that do not exist: {missing:?}"
+    );
+}
