@@ -674,10 +674,6 @@ const MAX_LONG_FN_PCT: f64 = 1.0;
 const MAX_FN_LINES: usize = 100;
 /// The folders every change passes through hold no long function.
 const NO_LONG_FN: &[&str] = &["run/", "ab/", "compare/"];
-/// Long functions being cut on another branch (issue 38, item 5), spared
-/// the rule for run/, ab/ and compare/ (still counted in the share) until
-/// that lands; then this list is empty.
-const BEING_CUT: &[(&str, &str)] = &[("compare/verdict.rs", "judged_measured")];
 
 /// `text` with its comments and the insides of its string and char
 /// literals (raw and byte strings too) made spaces, every newline kept:
@@ -830,7 +826,6 @@ fn functions_over_100_lines_are_the_exception() {
     let central: Vec<_> = long
         .iter()
         .filter(|(f, _, _)| NO_LONG_FN.iter().any(|d| f.starts_with(d)))
-        .filter(|(f, n, _)| !BEING_CUT.contains(&(f.as_str(), n.as_str())))
         .collect();
     assert!(
         central.is_empty(),
