@@ -622,12 +622,9 @@ fn get<'a>(r: &'a ExperimentResult, spec: &MetricSpec, v: Variant) -> Option<&'a
     r.find(spec, &[(VARIANT, v.name())]).map(|m| &m.summary)
 }
 
-/// How a difference is set in its sentence.
-#[derive(Clone, Copy)]
+/// How a difference is set in its sentence: " (… per hand-off)" or ": …".
 enum Wrap {
-    /// " (… per hand-off)"
     PerHandoff,
-    /// ": …"
     Colon,
 }
 
