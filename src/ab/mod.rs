@@ -18,8 +18,9 @@ pub mod spec;
 pub mod verdict;
 
 use crate::cli::AbArgs;
+use crate::compare::Comparison;
 use crate::error::UsageError;
-use crate::results::{AbJudged, AbRecord};
+use crate::results::{AbJudged, AbRecord, RunResults};
 use crate::run::plan::{self, Plan, Planned};
 use crate::run::{self as runner, Show};
 use crate::stats::paired::Side;
@@ -116,15 +117,13 @@ fn try_knobs(root: &Path, a: &[Knob], b: &[Knob]) -> Result<(), UsageError> {
     Ok(())
 }
 
-/// The `ab` command. Exit status as `compare`'s: 0 nothing regressed, 1 a
-/// regression beyond the threshold (or an experiment failed), 2 bad input,
-/// 130 interrupted.
-pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
+/// The two sides, checked: their SPECs parsed, their settings read and
+/// their environment checked; root when a side writes a kernel setting.
+fn check_sides(args: &AbArgs, root: &Path) -> anyhow::Result<(SideSpec, SideSpec)> {
     crate::compare::gate::check(&args.gate)?;
     let (sa, sb) = spec::sides(&args.a, &args.b)?;
-    let root = sysfs_root();
-    let a = side_spec(sa, &root)?;
-    let b = side_spec(sb, &root)?;
+    let a = side_spec(sa, root)?;
+    let b = side_spec(sb, root)?;
     let writes = !(a.knobs.is_empty() && b.knobs.is_empty());
     if writes && root == Path::new("/") && crate::sys::effective_uid() != 0 {
         return Err(UsageError(
@@ -132,53 +131,56 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
-    let env = crate::env::probe();
-    let profile = runner::profile_of(args.measure.profile);
-    let rounds = args
-        .measure
-        .rounds
-        .unwrap_or(crate::measure::sizing::Sizing::of(profile).rounds);
-    let seed = args.measure.seed.unwrap_or_else(plan::fresh_seed);
-    let pa = plan_side(args, &a, rounds, seed, &env)?;
-    let pb = plan_side(args, &b, rounds, seed, &env)?;
-    if same_effect(&pa, &pb, &a, &b) {
+    Ok((a, b))
+}
+
+/// Both sides planned as `run` plans, `rounds` each from one `seed`, and
+/// combined into blocks A B B A; refused when they would run the same.
+fn plan_both(
+    args: &AbArgs,
+    (a, b): (&SideSpec, &SideSpec),
+    rounds: usize,
+    seed: u64,
+    env: &crate::env::Env,
+) -> anyhow::Result<Plan> {
+    let pa = plan_side(args, a, rounds, seed, env)?;
+    let pb = plan_side(args, b, rounds, seed, env)?;
+    if same_effect(&pa, &pb, a, b) {
         return Err(UsageError(
             "ab: A and B are identical: their SPECs set the same values (nothing to compare)"
                 .into(),
         )
         .into());
     }
-    let plan = blocks::combine(pa, pb, (&a.env, &b.env), rounds, seed);
-    // A signal from here on ends the run cleanly, its settings restored:
-    // the run stops on the same flag.
-    let stop = runner::stop_on_signals()?;
-    try_knobs(&root, &a.knobs, &b.knobs)?;
-    if crate::measure::worker::stopped_by(&stop).is_some() {
-        eprintln!("interrupted before measuring: every setting is restored");
-        return Ok(ExitCode::from(130));
-    }
+    Ok(blocks::combine(pa, pb, (&a.env, &b.env), rounds, seed))
+}
+
+/// The output folder: `--out`, trusted as given, or [`DEFAULT_OUT`].
+fn open_out(args: &AbArgs) -> anyhow::Result<crate::sys::safefile::OutDir> {
     let out_path = args
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(DEFAULT_OUT));
-    let out = crate::report::open_out(
-        &out_path,
-        if args.out.is_some() {
-            Trust::Explicit
-        } else {
-            Trust::Default
-        },
-    )?;
-    let show = Show {
-        quiet: args.measure.quiet || args.json,
-        tables: false,
-        verbose: false,
-        width: crate::report::terse::width(),
-        warn: false,
-        folder: true,
+    let trust = if args.out.is_some() {
+        Trust::Explicit
+    } else {
+        Trust::Default
     };
-    // The side's settings are written before its block's first job; the
-    // guard restores the old values whenever it drops.
+    Ok(crate::report::open_out(&out_path, trust)?)
+}
+
+/// Measures the combined plan as `run` measures, each side's settings
+/// written before its block's first job and the old values restored when
+/// the run ends, however it ends.
+fn measure_sides(
+    plan: &Plan,
+    env: crate::env::Env,
+    out: &crate::sys::safefile::OutDir,
+    show: Show,
+    (root, a, b): (&Path, &SideSpec, &SideSpec),
+    stop: std::sync::Arc<crate::measure::worker::StopFlag>,
+) -> anyhow::Result<runner::Measured> {
+    // The guard restores the old values whenever it drops.
     let mut held: Option<(Side, Held)> = None;
     let measured = {
         let mut before = |p: &Planned| -> anyhow::Result<()> {
@@ -197,17 +199,77 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
                 h.restore()?;
             }
             if !knobs.is_empty() {
-                held = Some((setup.side, sysfs_knob::hold(&root, knobs)?));
+                held = Some((setup.side, sysfs_knob::hold(root, knobs)?));
             } else {
                 held = None;
             }
             Ok(())
         };
-        runner::measure_with(&plan, env, &out, show, None, stop, &mut before)
+        runner::measure_with(plan, env, out, show, None, stop, &mut before)
     };
     if let Some((_, mut h)) = held.take() {
         h.restore()?;
     }
+    measured
+}
+
+/// The record of what the sides set (judged unless the run was
+/// interrupted: no verdict from part of the blocks), and the comparison of
+/// their pairs of rounds.
+fn judge(
+    results: &mut RunResults,
+    (a, b): (&SideSpec, &SideSpec),
+    rounds: usize,
+    args: &AbArgs,
+    interrupted: bool,
+) -> Comparison {
+    // Registry order, side A before side B.
+    results.experiments.sort_by_key(|e| {
+        (
+            crate::experiments::REGISTRY
+                .iter()
+                .position(|r| r.name == e.name),
+            e.side,
+        )
+    });
+    results.ab = Some(AbRecord {
+        a: a.specs.clone(),
+        b: b.specs.clone(),
+        blocks: 2 * rounds,
+        judged: (!interrupted).then_some(AbJudged {
+            threshold_pct: args.threshold.pct(),
+            fdr_pct: args.gate.fdr,
+        }),
+        printed: None,
+    });
+    verdict::comparison(results, args.threshold.pct(), args.gate.fdr)
+}
+
+/// The `ab` command. Exit status as `compare`'s: 0 nothing regressed, 1 a
+/// regression beyond the threshold (or an experiment failed), 2 bad input,
+/// 130 interrupted.
+pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
+    let root = sysfs_root();
+    let (a, b) = check_sides(args, &root)?;
+    let env = crate::env::probe();
+    let profile = runner::profile_of(args.measure.profile);
+    let rounds = args
+        .measure
+        .rounds
+        .unwrap_or(crate::measure::sizing::Sizing::of(profile).rounds);
+    let seed = args.measure.seed.unwrap_or_else(plan::fresh_seed);
+    let plan = plan_both(args, (&a, &b), rounds, seed, &env)?;
+    // A signal from here on ends the run cleanly, its settings restored:
+    // the run stops on the same flag.
+    let stop = runner::stop_on_signals()?;
+    try_knobs(&root, &a.knobs, &b.knobs)?;
+    if crate::measure::worker::stopped_by(&stop).is_some() {
+        eprintln!("interrupted before measuring: every setting is restored");
+        return Ok(ExitCode::from(130));
+    }
+    let out = open_out(args)?;
+    let show = Show::progress_only(args.measure.quiet || args.json);
+    let measured = measure_sides(&plan, env, &out, show, (&root, &a, &b), stop);
     let runner::Measured {
         mut results,
         any_failed,
@@ -218,32 +280,12 @@ pub fn run(args: &AbArgs) -> anyhow::Result<ExitCode> {
         eprintln!("interrupted before anything was measured: every setting is restored; the folder is left as it was");
         return Ok(ExitCode::from(130));
     }
-    // Registry order, side A before side B.
-    results.experiments.sort_by_key(|e| {
-        (
-            crate::experiments::REGISTRY
-                .iter()
-                .position(|r| r.name == e.name),
-            e.side,
-        )
-    });
-    let interrupted = stopped_by.is_some();
-    results.ab = Some(AbRecord {
-        a: a.specs.clone(),
-        b: b.specs.clone(),
-        blocks: 2 * rounds,
-        // No verdict from part of the blocks.
-        judged: (!interrupted).then_some(AbJudged {
-            threshold_pct: args.threshold.pct(),
-            fdr_pct: args.gate.fdr,
-        }),
-        printed: None,
-    });
     let results_path = out
         .shown(crate::results::RESULTS_FILE)
         .display()
         .to_string();
-    let c = verdict::comparison(&results, args.threshold.pct(), args.gate.fdr);
+    let interrupted = stopped_by.is_some();
+    let c = judge(&mut results, (&a, &b), rounds, args, interrupted);
     results.write_in(&out)?;
     crate::report::write_ab_folder(&results, &out, verdict::words)?;
     if interrupted {

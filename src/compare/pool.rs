@@ -6,7 +6,8 @@
 use super::next::Setting;
 use crate::experiments;
 use crate::results::{
-    summarize_series, summarize_series_runs, Better, Labels, RunResults, RunStatus, Status, Unit,
+    summarize_series, summarize_series_runs, Better, ExperimentResult, Labels, Metric, RunResults,
+    RunStatus, Status, Unit,
 };
 use crate::stats::twoside::RunFig;
 use crate::stats::Summary;
@@ -175,12 +176,7 @@ pub fn side(files: &[RunResults], names: &[String]) -> Side {
 /// and spread; its summary, the side's runs pooled, is what the table
 /// shows.
 pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
-    // Each series with its rounds, one list per file that has it.
-    let mut pooled: Vec<(Series, Vec<Vec<Vec<f64>>>)> = Vec::new();
-    // Where each series sits in `pooled`: one lookup per series, so a side
-    // is read in time linear in its series.
-    let mut index: std::collections::HashMap<(String, String, Labels), usize> =
-        std::collections::HashMap::new();
+    let mut pool = Pool::default();
     let mut status = Vec::new();
     let mut thp = Vec::new();
     let mut canaries = Vec::new();
@@ -189,97 +185,16 @@ pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
         quick |= r.profile == "quick";
         busy = busy.or_else(|| super::next::busy_words(r));
         thp.push(r.env.thp_enabled.clone().unwrap_or_default());
-        if r.status == RunStatus::Partial {
-            status.push(format!("{name}: an interrupted run (partial results)"));
-        }
-        for e in &r.experiments {
-            let n = e.failed_points.len();
-            if e.status == Status::Failed {
-                partial.push((e.name.clone(), "failed".into()));
-            } else if e.partial() {
-                let points = if n == 1 { "point" } else { "points" };
-                partial.push((e.name.clone(), format!("{n} {points} failed")));
-            }
-            if e.status == Status::Failed {
-                status.push(format!(
-                    "{name}: {} failed ({})",
-                    e.name,
-                    e.reason.as_deref().unwrap_or("no reason given")
-                ));
-            }
-        }
-        for w in &r.warnings {
-            status.push(format!("{name}: {w}"));
-        }
+        status_of(r, name, &mut status, &mut partial);
         canaries.extend(r.canaries().iter().map(|c| c.syscall_ns));
         for e in r.experiments.iter().filter(|e| e.status == Status::Ok) {
             for m in &e.metrics {
-                let flagged = m.summary.unstable.then(|| {
-                    format!(
-                        "{name}: {}",
-                        m.summary
-                            .unsettled
-                            .as_ref()
-                            .map_or("its rounds disagree (an older file)".to_string(), |u| {
-                                u.words(m.unit)
-                            })
-                    )
-                });
-                let rounds = m.round_samples();
-                let huge: Vec<f64> = e
-                    .readings
-                    .iter()
-                    .filter(|r| {
-                        r.name == crate::measure::rss::ANON_HUGE_KIB.name
-                            && r.labels.iter().all(|(k, v)| m.labels.get(k) == Some(v))
-                    })
-                    .map(|r| r.value)
-                    .take(1)
-                    .collect();
-                let key = (e.name.clone(), m.name.clone(), m.labels.clone());
-                match index.get(&key).map(|&i| &mut pooled[i]) {
-                    Some((s, r)) => {
-                        r.push(rounds);
-                        s.flagged = match (s.flagged.take(), flagged) {
-                            (Some(a), Some(b)) => Some(format!("{a}; {b}")),
-                            (a, b) => a.or(b),
-                        };
-                        s.huge_kib.extend(huge);
-                    }
-                    None => {
-                        // This version's declaration where it has one (a file
-                        // may be older than it), else the file's.
-                        let better = experiments::find(&e.name)
-                            .map_or(m.better, |x| x.better_or(&m.name, &m.labels, m.better));
-                        pooled.push((
-                            Series {
-                                experiment: e.name.clone(),
-                                metric: m.name.clone(),
-                                labels: m.labels.clone(),
-                                // Files from before the percentage unit
-                                // recorded a share as a count.
-                                unit: match (m.unit, declared_unit(&e.name, &m.name)) {
-                                    (Unit::Count, Some(Unit::Percent)) => Unit::Percent,
-                                    (u, _) => u,
-                                },
-                                better,
-                                summary: m.summary.clone(),
-                                flagged,
-                                huge_kib: huge,
-                                point: m.point,
-                                runs: Vec::new(),
-                                spread2: Vec::new(),
-                                band: None,
-                            },
-                            vec![rounds],
-                        ));
-                        index.insert(key, pooled.len() - 1);
-                    }
-                }
+                pool.add(e, m, name);
             }
         }
     }
-    let series = pooled
+    let series = pool
+        .pooled
         .into_iter()
         .filter_map(|(mut s, runs)| {
             s.measured(&runs)?;
@@ -299,6 +214,118 @@ pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
         quick,
         busy,
         partial,
+    }
+}
+
+/// What file `name` says of itself: an interrupted run, its failed
+/// experiments and their reasons, its warnings (into `status`); its failed
+/// or partial experiments (into `partial`).
+fn status_of(
+    r: &RunResults,
+    name: &str,
+    status: &mut Vec<String>,
+    partial: &mut Vec<(String, String)>,
+) {
+    if r.status == RunStatus::Partial {
+        status.push(format!("{name}: an interrupted run (partial results)"));
+    }
+    for e in &r.experiments {
+        let n = e.failed_points.len();
+        if e.status == Status::Failed {
+            partial.push((e.name.clone(), "failed".into()));
+        } else if e.partial() {
+            let points = if n == 1 { "point" } else { "points" };
+            partial.push((e.name.clone(), format!("{n} {points} failed")));
+        }
+        if e.status == Status::Failed {
+            status.push(format!(
+                "{name}: {} failed ({})",
+                e.name,
+                e.reason.as_deref().unwrap_or("no reason given")
+            ));
+        }
+    }
+    for w in &r.warnings {
+        status.push(format!("{name}: {w}"));
+    }
+}
+
+/// Each series of a side with its rounds, one list per file that has it.
+#[derive(Default)]
+struct Pool {
+    pooled: Vec<(Series, Vec<Vec<Vec<f64>>>)>,
+    /// Where each series sits in `pooled`: one lookup per series, so a
+    /// side is read in time linear in its series.
+    index: std::collections::HashMap<(String, String, Labels), usize>,
+}
+
+impl Pool {
+    /// Adds series `m` of experiment `e` from file `name`.
+    fn add(&mut self, e: &ExperimentResult, m: &Metric, name: &str) {
+        let flagged = m.summary.unstable.then(|| {
+            format!(
+                "{name}: {}",
+                m.summary
+                    .unsettled
+                    .as_ref()
+                    .map_or("its rounds disagree (an older file)".to_string(), |u| {
+                        u.words(m.unit)
+                    })
+            )
+        });
+        let rounds = m.round_samples();
+        let huge: Vec<f64> = e
+            .readings
+            .iter()
+            .filter(|r| {
+                r.name == crate::measure::rss::ANON_HUGE_KIB.name
+                    && r.labels.iter().all(|(k, v)| m.labels.get(k) == Some(v))
+            })
+            .map(|r| r.value)
+            .take(1)
+            .collect();
+        let key = (e.name.clone(), m.name.clone(), m.labels.clone());
+        match self.index.get(&key).map(|&i| &mut self.pooled[i]) {
+            Some((s, r)) => {
+                r.push(rounds);
+                s.flagged = match (s.flagged.take(), flagged) {
+                    (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+                    (a, b) => a.or(b),
+                };
+                s.huge_kib.extend(huge);
+            }
+            None => {
+                self.pooled
+                    .push((new_series(e, m, flagged, huge), vec![rounds]));
+                self.index.insert(key, self.pooled.len() - 1);
+            }
+        }
+    }
+}
+
+/// A series as its first file has it.
+fn new_series(e: &ExperimentResult, m: &Metric, flagged: Option<String>, huge: Vec<f64>) -> Series {
+    // This version's declaration where it has one (a file may be older
+    // than it), else the file's.
+    let better =
+        experiments::find(&e.name).map_or(m.better, |x| x.better_or(&m.name, &m.labels, m.better));
+    Series {
+        experiment: e.name.clone(),
+        metric: m.name.clone(),
+        labels: m.labels.clone(),
+        // Files from before the percentage unit recorded a share as a count.
+        unit: match (m.unit, declared_unit(&e.name, &m.name)) {
+            (Unit::Count, Some(Unit::Percent)) => Unit::Percent,
+            (u, _) => u,
+        },
+        better,
+        summary: m.summary.clone(),
+        flagged,
+        huge_kib: huge,
+        point: m.point,
+        runs: Vec::new(),
+        spread2: Vec::new(),
+        band: None,
     }
 }
 

@@ -296,44 +296,10 @@ impl Tone {
 /// fit; else the series named in one column that wraps its words; else
 /// each row as its series on a line and its figures packed under it.
 fn table(c: &Comparison, all: bool, width: usize) -> String {
-    let mut shown: Vec<&Row> = c.rows.iter().filter(|r| all || changed(r)).collect();
+    let shown = shown_rows(c, all);
     if shown.is_empty() {
         return String::new();
     }
-    // By experiment, in the run's order; within one, the largest changes
-    // first, rows with no change to size (no ratio) last.
-    let mut order: Vec<&str> = Vec::new();
-    for r in &c.rows {
-        if !order.contains(&r.experiment.as_str()) {
-            order.push(&r.experiment);
-        }
-    }
-    let at = |r: &Row| order.iter().position(|e| *e == r.experiment);
-    shown.sort_by(|a, b| {
-        let size = |r: &Row| {
-            let x = (1.0 + r.change / 100.0).abs().ln().abs();
-            if x.is_nan() {
-                f64::NEG_INFINITY
-            } else {
-                x
-            }
-        };
-        at(a).cmp(&at(b)).then(size(b).total_cmp(&size(a)))
-    });
-    let figures = |r: &Row| {
-        vec![
-            fmt_value(r.base, r.unit),
-            fmt_value(r.new, r.unit),
-            signed(r.change),
-            crate::units::fmt_interval(&signed(r.ci_lo), &signed(r.ci_hi)),
-            if r.mde.is_finite() {
-                format!("{:.0}%", r.mde)
-            } else {
-                "n/a".into()
-            },
-            verdict_word(r),
-        ]
-    };
     let col = |head, right| Column { head, right };
     let tail = [
         col("base", true),
@@ -380,7 +346,53 @@ fn table(c: &Comparison, all: bool, width: usize) -> String {
     if let Some(t) = fit::table(&named, &rows, width, Some(0), &paint_last(6)) {
         return t;
     }
-    // Too narrow for columns: a series a line, its figures under it.
+    stacked(&shown, width)
+}
+
+/// The rows shown (all, or those that changed), by experiment in the
+/// run's order; within one, the largest changes first, rows with no change
+/// to size (no ratio) last.
+fn shown_rows(c: &Comparison, all: bool) -> Vec<&Row> {
+    let mut shown: Vec<&Row> = c.rows.iter().filter(|r| all || changed(r)).collect();
+    let mut order: Vec<&str> = Vec::new();
+    for r in &c.rows {
+        if !order.contains(&r.experiment.as_str()) {
+            order.push(&r.experiment);
+        }
+    }
+    let at = |r: &Row| order.iter().position(|e| *e == r.experiment);
+    shown.sort_by(|a, b| {
+        let size = |r: &Row| {
+            let x = (1.0 + r.change / 100.0).abs().ln().abs();
+            if x.is_nan() {
+                f64::NEG_INFINITY
+            } else {
+                x
+            }
+        };
+        at(a).cmp(&at(b)).then(size(b).total_cmp(&size(a)))
+    });
+    shown
+}
+
+/// A row's figures: base, new, change, interval, mde, verdict.
+fn figures(r: &Row) -> Vec<String> {
+    vec![
+        fmt_value(r.base, r.unit),
+        fmt_value(r.new, r.unit),
+        signed(r.change),
+        crate::units::fmt_interval(&signed(r.ci_lo), &signed(r.ci_hi)),
+        if r.mde.is_finite() {
+            format!("{:.0}%", r.mde)
+        } else {
+            "n/a".into()
+        },
+        verdict_word(r),
+    ]
+}
+
+/// Too narrow for columns: a series a line, its figures under it.
+fn stacked(shown: &[&Row], width: usize) -> String {
     let mut s = String::new();
     for r in shown {
         s.push_str(&fit::line(&series_name(r), width, "", "  "));

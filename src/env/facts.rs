@@ -341,11 +341,9 @@ impl Facts {
         ))
     }
 
-    /// Lines "key: value" for humans.
-    pub fn describe(&self) -> Vec<(String, String)> {
-        let mut out = Vec::new();
-        let mut push = |k: &str, v: String| out.push((k.to_string(), v));
-        let idle = match &self.cpuidle {
+    /// The cpuidle driver, governor and states in a line.
+    fn cpuidle_words(&self) -> String {
+        match &self.cpuidle {
             None => "no cpuidle driver".to_string(),
             Some(ci) => {
                 let states: Vec<String> = ci
@@ -384,8 +382,33 @@ impl Facts {
                 }
                 v
             }
-        };
-        push("cpuidle", idle);
+        }
+    }
+
+    /// The cgroup's version, CPU quota and throttling in a line.
+    fn cgroup_words(&self) -> String {
+        let c = &self.cgroup;
+        format!(
+            "{}; CPU quota {}; throttled periods {}",
+            c.version.as_deref().unwrap_or("not mounted"),
+            c.cpu_quota_cpus
+                .map_or("none".into(), |q| format!("{q:.2} CPUs")),
+            c.nr_throttled.map_or("unknown".into(), |n| format!(
+                "{}{} since the cgroup was made",
+                crate::units::group_digits(n as i64),
+                c.throttled_usec.map_or(String::new(), |us| format!(
+                    " ({} held back)",
+                    crate::units::fmt_ns(us as f64 * 1000.0)
+                ))
+            ))
+        )
+    }
+
+    /// Lines "key: value" for humans.
+    pub fn describe(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut push = |k: &str, v: String| out.push((k.to_string(), v));
+        push("cpuidle", self.cpuidle_words());
         push(
             "polling idle",
             match self.polling_idle() {
@@ -438,24 +461,7 @@ impl Facts {
             "seccomp",
             self.seccomp.clone().unwrap_or_else(|| "unknown".into()),
         );
-        let c = &self.cgroup;
-        push(
-            "cgroup",
-            format!(
-                "{}; CPU quota {}; throttled periods {}",
-                c.version.as_deref().unwrap_or("not mounted"),
-                c.cpu_quota_cpus
-                    .map_or("none".into(), |q| format!("{q:.2} CPUs")),
-                c.nr_throttled.map_or("unknown".into(), |n| format!(
-                    "{}{} since the cgroup was made",
-                    crate::units::group_digits(n as i64),
-                    c.throttled_usec.map_or(String::new(), |us| format!(
-                        " ({} held back)",
-                        crate::units::fmt_ns(us as f64 * 1000.0)
-                    ))
-                ))
-            ),
-        );
+        push("cgroup", self.cgroup_words());
         push(
             "NUMA nodes",
             self.numa_nodes.map_or("unknown".into(), |n| n.to_string()),

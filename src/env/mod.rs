@@ -163,31 +163,9 @@ impl Env {
             .filter(|m| m.is_finite() && *m > 0.0);
 
         let proc_version = fs.read("/proc/version").unwrap_or_default();
-        let virtualization = {
-            let vendor = fs.read_trim("/sys/class/dmi/id/sys_vendor");
-            let product = fs.read_trim("/sys/class/dmi/id/product_name");
-            let hv_type = fs.read_trim("/sys/hypervisor/type");
-            let wsl = proc_version.to_ascii_lowercase().contains("microsoft");
-            classify_virt(
-                vendor.as_deref().unwrap_or(""),
-                product.as_deref().unwrap_or(""),
-                hv_type.as_deref().unwrap_or(""),
-                has_flag("hypervisor"),
-                wsl,
-            )
-        };
+        let virtualization = read_virtualization(&fs, &proc_version, has_flag("hypervisor"));
 
-        let preempt = fs
-            .read("/sys/kernel/debug/sched/preempt")
-            .and_then(|s| bracketed_choice(&s))
-            .or_else(|| {
-                let version = fs
-                    .read("/proc/sys/kernel/version")
-                    .filter(|v| !v.trim().is_empty())
-                    .unwrap_or_else(|| proc_version.clone());
-                let cmdline = fs.read("/proc/cmdline").unwrap_or_default();
-                preempt_from_version(&version, &cmdline)
-            });
+        let preempt = read_preempt(&fs, &proc_version);
 
         let facts = Facts::read(&fs, flags, &kernel_release, cpus_online);
         Env {
@@ -308,41 +286,41 @@ impl Env {
             ),
         );
 
-        let l = &self.limits;
-        let count = |v: Option<u64>| {
-            v.map_or_else(
-                || "unknown".to_string(),
-                |n| crate::units::group_digits(n as i64),
-            )
-        };
-        let rl_count = |v: Option<u64>| {
-            v.map_or_else(
-                || "unlimited".to_string(),
-                |n| crate::units::group_digits(n as i64),
-            )
-        };
-        let rl_bytes = |v: Option<u64>| {
-            v.map_or_else(|| "unlimited".to_string(), crate::units::fmt_size_approx)
-        };
-        push(
-            "limits",
-            format!(
-                "threads-max {}; pid_max {}; max_map_count {}; RLIMIT_NPROC {}; \
-                 RLIMIT_STACK {}; RLIMIT_AS {}; cgroup pids.max {}; cgroup memory.max {}",
-                count(l.threads_max),
-                count(l.pid_max),
-                count(l.max_map_count),
-                rl_count(l.rlimit_nproc),
-                rl_bytes(l.rlimit_stack),
-                rl_bytes(l.rlimit_as),
-                rl_count(l.cgroup_pids_max),
-                rl_bytes(l.cgroup_memory_max),
-            ),
-        );
+        push("limits", limits_words(&self.limits));
         out.extend(self.hardware.describe());
         out.extend(self.facts.describe());
         out
     }
+}
+
+/// The limits in one line: the kernel's, the rlimits, the cgroup's.
+fn limits_words(l: &Limits) -> String {
+    let count = |v: Option<u64>| {
+        v.map_or_else(
+            || "unknown".to_string(),
+            |n| crate::units::group_digits(n as i64),
+        )
+    };
+    let rl_count = |v: Option<u64>| {
+        v.map_or_else(
+            || "unlimited".to_string(),
+            |n| crate::units::group_digits(n as i64),
+        )
+    };
+    let rl_bytes =
+        |v: Option<u64>| v.map_or_else(|| "unlimited".to_string(), crate::units::fmt_size_approx);
+    format!(
+        "threads-max {}; pid_max {}; max_map_count {}; RLIMIT_NPROC {}; \
+             RLIMIT_STACK {}; RLIMIT_AS {}; cgroup pids.max {}; cgroup memory.max {}",
+        count(l.threads_max),
+        count(l.pid_max),
+        count(l.max_map_count),
+        rl_count(l.rlimit_nproc),
+        rl_bytes(l.rlimit_stack),
+        rl_bytes(l.rlimit_as),
+        rl_count(l.cgroup_pids_max),
+        rl_bytes(l.cgroup_memory_max),
+    )
 }
 
 /// MemAvailable from /proc/meminfo in bytes, read fresh each call (used to check sizes before running). None if unreadable.
@@ -506,6 +484,37 @@ fn bracketed_choice(s: &str) -> Option<String> {
     let t = s.trim();
     let lone_word = !t.is_empty() && !t.contains(|c: char| c.is_whitespace() || "[]()".contains(c));
     lone_word.then(|| t.to_string())
+}
+
+/// The hypervisor the machine runs under, if any (by DMI, the
+/// hypervisor's type, the CPU's flag), or WSL.
+fn read_virtualization(fs: &Root, proc_version: &str, hypervisor_flag: bool) -> Option<String> {
+    let vendor = fs.read_trim("/sys/class/dmi/id/sys_vendor");
+    let product = fs.read_trim("/sys/class/dmi/id/product_name");
+    let hv_type = fs.read_trim("/sys/hypervisor/type");
+    let wsl = proc_version.to_ascii_lowercase().contains("microsoft");
+    classify_virt(
+        vendor.as_deref().unwrap_or(""),
+        product.as_deref().unwrap_or(""),
+        hv_type.as_deref().unwrap_or(""),
+        hypervisor_flag,
+        wsl,
+    )
+}
+
+/// The kernel's preemption model: the debugfs switch, else the version
+/// string and the command line.
+fn read_preempt(fs: &Root, proc_version: &str) -> Option<String> {
+    fs.read("/sys/kernel/debug/sched/preempt")
+        .and_then(|s| bracketed_choice(&s))
+        .or_else(|| {
+            let version = fs
+                .read("/proc/sys/kernel/version")
+                .filter(|v| !v.trim().is_empty())
+                .unwrap_or_else(|| proc_version.to_string());
+            let cmdline = fs.read("/proc/cmdline").unwrap_or_default();
+            preempt_from_version(&version, &cmdline)
+        })
 }
 
 /// Names the hypervisor from DMI strings and the cpuinfo "hypervisor" flag.

@@ -79,18 +79,8 @@ pub fn run_job(job: &Job, limit: Duration, stop: &StopFlag) -> Result<WorkerOutp
     let _ = stdin.write_all(&job_json);
     drop(stdin);
 
-    let mut out = child.stdout.take().expect("piped stdout");
-    let mut err = child.stderr.take().expect("piped stderr");
-    let out_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = out.read_to_end(&mut buf);
-        buf
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = err.read_to_end(&mut buf);
-        buf
-    });
+    let out_reader = read_all(child.stdout.take().expect("piped stdout"));
+    let err_reader = read_all(child.stderr.take().expect("piped stderr"));
     let (tx, rx) = mpsc::channel::<std::io::Result<ExitStatus>>();
     let waiter = std::thread::spawn(move || {
         let _ = tx.send(child.wait());
@@ -141,14 +131,7 @@ pub fn run_job(job: &Job, limit: Duration, stop: &StopFlag) -> Result<WorkerOutp
     }
     let status = status.map_err(|e| fail(format!("cannot wait for the worker: {e}")))?;
     if !status.success() {
-        use std::os::unix::process::ExitStatusExt;
-        let how = match (status.code(), status.signal()) {
-            (_, Some(sig)) => {
-                format!("worker killed by signal {sig} ({})", sys::signal_name(sig))
-            }
-            (Some(code), _) => format!("worker exited with status {code}"),
-            _ => "worker ended abnormally".into(),
-        };
+        let how = how_it_ended(status);
         return Err(fail(if stderr_tail.is_empty() {
             how
         } else {
@@ -160,6 +143,28 @@ pub fn run_job(job: &Job, limit: Duration, stop: &StopFlag) -> Result<WorkerOutp
             "worker sent no valid result ({e}); stderr: {stderr_tail}"
         ))
     })
+}
+
+/// Reads `r` to its end on a thread of its own (a worker's pipe, read
+/// while the worker runs so that it never blocks on a full one).
+fn read_all(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = r.read_to_end(&mut buf);
+        buf
+    })
+}
+
+/// How a worker that failed ended, in words.
+fn how_it_ended(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (_, Some(sig)) => {
+            format!("worker killed by signal {sig} ({})", sys::signal_name(sig))
+        }
+        (Some(code), _) => format!("worker exited with status {code}"),
+        _ => "worker ended abnormally".into(),
+    }
 }
 
 fn tail(text: &str, lines: usize) -> String {

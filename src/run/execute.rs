@@ -104,35 +104,7 @@ pub fn run(
     ctx: &JobContext,
     mut on: impl FnMut(Event) -> anyhow::Result<()>,
 ) -> anyhow::Result<Spent> {
-    let mut pending: Vec<Pending> = plan
-        .experiments
-        .iter()
-        .enumerate()
-        .map(|(e, p)| {
-            let mut next_round = vec![0; p.points.len()];
-            let mut jobs = 0;
-            for s in plan.schedule.iter().filter(|s| s.experiment == e) {
-                next_round[s.point] = next_round[s.point].max(s.round + 1);
-                jobs += 1;
-            }
-            Pending {
-                outputs: Vec::new(),
-                took_s: vec![Vec::new(); p.points.len()],
-                jobs_left: jobs,
-                jobs,
-                failed: None,
-                failed_points: Vec::new(),
-                extra_failed: false,
-                extra_notes: Vec::new(),
-                reached: Vec::new(),
-                summary: None,
-                next_round,
-                interrupted: None,
-                busy_s: 0.0,
-                done: false,
-            }
-        })
-        .collect();
+    let mut pending = pending_of(plan);
     // What needs no worker is done at once: unsupported, or nothing to run.
     for (i, p) in plan.experiments.iter().enumerate() {
         if pending[i].jobs == 0 {
@@ -206,6 +178,53 @@ pub fn run(
         floor_s,
         deadline_s,
     };
+    finish_left(plan, ctx, &mut pending, &mut on)?;
+    Ok(spent)
+}
+
+/// Every planned experiment's state before its first job: its jobs
+/// counted, each point's next round numbered.
+fn pending_of(plan: &Plan) -> Vec<Pending> {
+    plan.experiments
+        .iter()
+        .enumerate()
+        .map(|(e, p)| {
+            let mut next_round = vec![0; p.points.len()];
+            let mut jobs = 0;
+            for s in plan.schedule.iter().filter(|s| s.experiment == e) {
+                next_round[s.point] = next_round[s.point].max(s.round + 1);
+                jobs += 1;
+            }
+            Pending {
+                outputs: Vec::new(),
+                took_s: vec![Vec::new(); p.points.len()],
+                jobs_left: jobs,
+                jobs,
+                failed: None,
+                failed_points: Vec::new(),
+                extra_failed: false,
+                extra_notes: Vec::new(),
+                reached: Vec::new(),
+                summary: None,
+                next_round,
+                interrupted: None,
+                busy_s: 0.0,
+                done: false,
+            }
+        })
+        .collect()
+}
+
+/// The schedule is over: every experiment not done yet is reported. With
+/// adaptive rounds, one whose planned rounds are all in is done, also when
+/// a signal cut the adaptive rounds short (they are extra); an interrupted
+/// one with what it measured.
+fn finish_left(
+    plan: &Plan,
+    ctx: &JobContext,
+    pending: &mut [Pending],
+    on: &mut impl FnMut(Event) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     if plan.adaptive.is_some() {
         // Every experiment whose planned rounds are all in is done, also
         // when a signal cut the adaptive rounds short: they are extra.
@@ -233,7 +252,7 @@ pub fn run(
             on(Event::Done(Box::new(finish(p, state))))?;
         }
     }
-    Ok(spent)
+    Ok(())
 }
 
 /// Seconds a round of each point is expected to take: the median of its

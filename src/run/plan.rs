@@ -217,11 +217,8 @@ impl Preset {
     }
 }
 
-/// Checks the request against the registry and this machine, and plans
-/// every experiment's worker jobs.
-pub fn plan(req: &Request, env: &Env) -> anyhow::Result<Plan> {
-    let selected = experiments::select(req.names).map_err(UsageError)?;
-    let overrides = overrides_for(&selected, req.params)?;
+/// Every preset names a parameter of a selected experiment.
+fn check_presets(req: &Request, selected: &[&'static Experiment]) -> anyhow::Result<()> {
     for p in req.presets {
         let known = selected
             .iter()
@@ -234,10 +231,12 @@ pub fn plan(req: &Request, env: &Env) -> anyhow::Result<Plan> {
             );
         }
     }
-    let pin = match req.pin {
-        None => None,
-        Some(text) => Some(check_pin(text, env)?),
-    };
+    Ok(())
+}
+
+/// `--timeout`, `--rounds`, `--precision` and `--budget` in their ranges;
+/// returns the precision asked, as a fraction.
+fn check_numbers(req: &Request) -> anyhow::Result<f64> {
     if let Some(t) = req.timeout_s {
         if !(t.is_finite() && t > 0.0 && t <= MAX_TIMEOUT_S) {
             return usage(format!(
@@ -270,44 +269,71 @@ pub fn plan(req: &Request, env: &Env) -> anyhow::Result<Plan> {
             ));
         }
     }
+    Ok(precision)
+}
+
+/// One selected experiment planned: its parameters resolved (presets, then
+/// the user's `ov`), its points, or why this machine cannot run it.
+fn plan_one(
+    e: &'static Experiment,
+    ov: &[(String, String)],
+    req: &Request,
+    env: &Env,
+    sizing: Sizing,
+) -> anyhow::Result<Planned> {
+    // Presets first, so that the user's own values come last and win.
+    let mut values: Vec<(String, String)> = req
+        .presets
+        .iter()
+        .filter(|p| p.experiment == e.name)
+        .map(|p| (p.param.to_string(), p.text()))
+        .collect();
+    values.extend(ov.iter().cloned());
+    let params = Params::resolve(e.params, req.profile, &values)
+        .map_err(|m| UsageError(format!("{}: {m}", e.name)))?;
+    let unsupported = (e.supported)(env).err();
+    let user_set: Vec<String> = ov.iter().map(|(n, _)| n.clone()).collect();
+    let ctx = PlanCtx {
+        env,
+        user_set: &user_set,
+        profile: req.profile,
+        params: &params,
+        sizing,
+    };
+    let pts = if unsupported.is_some() {
+        Points::default()
+    } else {
+        (e.points)(&ctx).map_err(|m| UsageError(format!("{}: {m}", e.name)))?
+    };
+    Ok(Planned {
+        exp: e,
+        params,
+        points: pts.points,
+        notes: pts.notes,
+        unsupported,
+        side: None,
+    })
+}
+
+/// Checks the request against the registry and this machine, and plans
+/// every experiment's worker jobs.
+pub fn plan(req: &Request, env: &Env) -> anyhow::Result<Plan> {
+    let selected = experiments::select(req.names).map_err(UsageError)?;
+    let overrides = overrides_for(&selected, req.params)?;
+    check_presets(req, &selected)?;
+    let pin = match req.pin {
+        None => None,
+        Some(text) => Some(check_pin(text, env)?),
+    };
+    let precision = check_numbers(req)?;
     let sizing = Sizing::of(req.profile)
         .with_timeout(req.timeout_s)
         .with_rounds(req.rounds);
-    let mut planned = Vec::new();
-    for (e, ov) in selected.iter().zip(&overrides) {
-        // Presets first, so that the user's own values come last and win.
-        let mut values: Vec<(String, String)> = req
-            .presets
-            .iter()
-            .filter(|p| p.experiment == e.name)
-            .map(|p| (p.param.to_string(), p.text()))
-            .collect();
-        values.extend(ov.iter().cloned());
-        let params = Params::resolve(e.params, req.profile, &values)
-            .map_err(|m| UsageError(format!("{}: {m}", e.name)))?;
-        let unsupported = (e.supported)(env).err();
-        let user_set: Vec<String> = ov.iter().map(|(n, _)| n.clone()).collect();
-        let ctx = PlanCtx {
-            env,
-            user_set: &user_set,
-            profile: req.profile,
-            params: &params,
-            sizing,
-        };
-        let pts = if unsupported.is_some() {
-            Points::default()
-        } else {
-            (e.points)(&ctx).map_err(|m| UsageError(format!("{}: {m}", e.name)))?
-        };
-        planned.push(Planned {
-            exp: e,
-            params,
-            points: pts.points,
-            notes: pts.notes,
-            unsupported,
-            side: None,
-        });
-    }
+    let planned = selected
+        .iter()
+        .zip(&overrides)
+        .map(|(e, ov)| plan_one(e, ov, req, env, sizing))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     // The limits the run lives under: one clear refusal up front, not every
     // experiment failing.
     if let Some(why) = super::limits::Room::now().problem() {

@@ -98,15 +98,7 @@ pub fn summarize_runs(runs: &[&[Vec<f64>]], seed: u64) -> Result<Summary, StatsE
         // figures scatter by factors, and an interval of a duration must not
         // reach below zero (three rounds at 0.77, 0.84 and 1.42 ms gave
         // [-0.05, 1.73] ms on the plain values).
-        let values: Vec<f64> = if positive_medians {
-            s.round_medians.iter().map(|m| m.ln()).collect()
-        } else {
-            s.round_medians.clone()
-        };
-        let r = values.len() as f64;
-        let mean = values.iter().sum::<f64>() / r;
-        let var = values.iter().map(|m| (m - mean) * (m - mean)).sum::<f64>() / (r - 1.0);
-        let se = (var / r).sqrt();
+        let se = se_of_mean(&s.round_medians, positive_medians);
         let half = t975(rounds.len() - 1) * se;
         (s.ci95_lo, s.ci95_hi) = if positive_medians {
             s.se_ln = Some(se);
@@ -120,34 +112,17 @@ pub fn summarize_runs(runs: &[&[Vec<f64>]], seed: u64) -> Result<Summary, StatsE
         widen_by_quantum(&mut s, sorted);
         within_the_data(&mut s);
         s.ci_covers_95 = true;
-        let (few, most) = rounds.iter().fold((usize::MAX, 0), |(a, b), r| {
-            (a.min(r.len()), b.max(r.len()))
-        });
-        let per = if few == most {
-            few.to_string()
-        } else {
-            format!("{few}–{most}")
-        };
-        s.interval = format!("95% (t), {} rounds of {per}", rounds.len());
+        s.interval = format!(
+            "95% (t), {} rounds of {}",
+            rounds.len(),
+            points_per(&rounds)
+        );
         if groups.len() == 1 {
             flag(&mut s);
         }
         return Ok(with_noise(s));
     }
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut reps = Vec::with_capacity(REPLICATES);
-    let mut draw: Vec<f64> = Vec::with_capacity(sorted.len() * 2);
-    for _ in 0..REPLICATES {
-        draw.clear();
-        for _ in 0..groups.len() {
-            let run = &groups[rng.random_range(0..groups.len())];
-            for _ in 0..run.len() {
-                draw.extend_from_slice(run[rng.random_range(0..run.len())]);
-            }
-        }
-        reps.push(median_in_place(&mut draw));
-    }
-    reps.sort_unstable_by(f64::total_cmp);
+    let reps = run_replicates(&groups, seed, sorted.len() * 2);
     let q = |p: f64| reps[((REPLICATES - 1) as f64 * p).round() as usize];
     let k = small_rounds_factor(rounds.len());
     if s.min > 0.0 && s.median > 0.0 {
@@ -185,6 +160,52 @@ pub fn summarize_runs(runs: &[&[Vec<f64>]], seed: u64) -> Result<Summary, StatsE
         flag(&mut s);
     }
     Ok(with_noise(s))
+}
+
+/// The standard error of the mean of `medians` (at least two), taken over
+/// their logs when `logs`.
+fn se_of_mean(medians: &[f64], logs: bool) -> f64 {
+    let values: Vec<f64> = if logs {
+        medians.iter().map(|m| m.ln()).collect()
+    } else {
+        medians.to_vec()
+    };
+    let r = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / r;
+    let var = values.iter().map(|m| (m - mean) * (m - mean)).sum::<f64>() / (r - 1.0);
+    (var / r).sqrt()
+}
+
+/// Points per round in words: "5", or "3–5" when they differ.
+fn points_per(rounds: &[&Vec<f64>]) -> String {
+    let (few, most) = rounds.iter().fold((usize::MAX, 0), |(a, b), r| {
+        (a.min(r.len()), b.max(r.len()))
+    });
+    if few == most {
+        few.to_string()
+    } else {
+        format!("{few}–{most}")
+    }
+}
+
+/// The bootstrap's medians, sorted: each replicate draws the runs, then
+/// the rounds of each run drawn (`capacity`: a replicate's points, about).
+fn run_replicates(groups: &[Vec<&Vec<f64>>], seed: u64, capacity: usize) -> Vec<f64> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut reps = Vec::with_capacity(REPLICATES);
+    let mut draw: Vec<f64> = Vec::with_capacity(capacity);
+    for _ in 0..REPLICATES {
+        draw.clear();
+        for _ in 0..groups.len() {
+            let run = &groups[rng.random_range(0..groups.len())];
+            for _ in 0..run.len() {
+                draw.extend_from_slice(run[rng.random_range(0..run.len())]);
+            }
+        }
+        reps.push(median_in_place(&mut draw));
+    }
+    reps.sort_unstable_by(f64::total_cmp);
+    reps
 }
 
 /// The sample standard deviation (N - 1); 0 for fewer than two.

@@ -230,7 +230,7 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
             .unwrap_or("?")
             .to_string()
     };
-    let (default, touch) = (DEFAULT.name, TOUCH.name);
+    let default = DEFAULT.name;
     // The bound of one VmRSS reading at the quoted count: a growth is two
     // readings, a per-thread figure that divided by the threads.
     let bound = |variant: &str| rss::bound(r, &[(VARIANT, variant), (THREADS, at(variant))]);
@@ -282,36 +282,40 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
         footnote = Some(n);
     }
     f.extend(kernel_memory(r, at(default)));
-    // The two times, one sentence.
-    let mut times = Vec::new();
-    if let (Some(c), Some(per)) = (s(&CREATE_NS, default), s(&CREATE_PER_THREAD_NS, default)) {
-        times.push(format!(
-            "creating {} threads took {} ({} each, the threads blocked until all exist)",
-            at(default),
-            figure(c, Unit::Ns),
-            figure(per, Unit::Ns)
-        ));
-    }
-    if let Some(t) = s(&TOUCH_ALL_NS, touch) {
-        let n: f64 = at(touch).parse().unwrap_or(1.0);
-        times.push(format!(
-            "faulting in {} of stack in each of {} threads took {} ({} per thread, on {} CPUs' worth of page faults)",
-            label(touch, TOUCHED),
-            at(touch),
-            figure(t, Unit::Ns),
-            fmt_ns(t.median / n.max(1.0)),
-            std::thread::available_parallelism().map_or(1, |p| p.get())
-        ));
-    }
-    if !times.is_empty() {
-        f.push(times.join("; "));
-    }
+    f.extend(times(&s, &label, (at(default), at(TOUCH.name))));
     // How the figures hold across counts is the method's check: a note.
     a.notes.extend(footnote);
     a.notes.extend(growth(r, &fits));
     a.fits.extend(fits);
     a.headlines.extend(thread_memory_headline(r));
     a
+}
+
+/// The two times, one sentence: creating the default variant's threads,
+/// and faulting in the touched variant's stacks.
+fn times(s: &Get, label: &Label, (at_default, at_touch): (&str, &str)) -> Option<String> {
+    let (default, touch) = (DEFAULT.name, TOUCH.name);
+    let mut times = Vec::new();
+    if let (Some(c), Some(per)) = (s(&CREATE_NS, default), s(&CREATE_PER_THREAD_NS, default)) {
+        times.push(format!(
+            "creating {} threads took {} ({} each, the threads blocked until all exist)",
+            at_default,
+            figure(c, Unit::Ns),
+            figure(per, Unit::Ns)
+        ));
+    }
+    if let Some(t) = s(&TOUCH_ALL_NS, touch) {
+        let n: f64 = at_touch.parse().unwrap_or(1.0);
+        times.push(format!(
+            "faulting in {} of stack in each of {} threads took {} ({} per thread, on {} CPUs' worth of page faults)",
+            label(touch, TOUCHED),
+            at_touch,
+            figure(t, Unit::Ns),
+            fmt_ns(t.median / n.max(1.0)),
+            std::thread::available_parallelism().map_or(1, |p| p.get())
+        ));
+    }
+    (!times.is_empty()).then(|| times.join("; "))
 }
 
 /// When the most threads measured (`measured`, of the default variant) is

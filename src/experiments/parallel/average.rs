@@ -401,32 +401,39 @@ fn findings_and_notes(r: &ExperimentResult) -> Analysis {
         if cpus >= 1.0 {
             a.findings.extend(oversubscribed(cpus, &settled));
         }
-        // Fork vs threads at W = CPUs, with the measured reason.
-        let wl = (cpus.max(2.0) as usize).to_string();
-        if let (Some(fork), Some(threads)) = (
-            settled(&AVERAGE_NS, Variant::Fork.name(), wl.as_str()),
-            settled(&AVERAGE_NS, Variant::Threads.name(), wl.as_str()),
-        ) {
-            let mut s = format!(
-                "with {wl} workers, {}",
-                compare("fork", fork, "threads", threads, Unit::Ns)
-            );
-            if let Some(reap) = r.settled(&FORK_REAP_NS, &[(WORKERS, wl.as_str()), (N, nn)]) {
-                let kids = wl.parse::<usize>().unwrap_or(2) - 1;
-                let gap = difference(fork, threads, Unit::Ns);
-                s.push_str(&format!(
-                    "; creating and reaping the {kids} child process(es) alone with this {} array costs {}",
-                    fmt_size(n * 8),
-                    share_text(&amount(reap, Unit::Ns), &gap)
-                ));
-                if matches!(share(&amount(reap, Unit::Ns), &gap), Share::Of(_)) {
-                    s.push_str(" (parallel.forktime shows the rest)");
-                }
-            }
-            a.findings.push(s);
-        }
+        a.findings.extend(fork_vs_threads(r, cpus, n, nn));
     }
     a
+}
+
+/// Fork against threads at W = CPUs for `n` elements (`nn` as labelled),
+/// with the measured reason: what creating and reaping the children costs.
+fn fork_vs_threads(r: &ExperimentResult, cpus: f64, n: u64, nn: &str) -> Option<String> {
+    let wl = (cpus.max(2.0) as usize).to_string();
+    let settled = |v: Variant| {
+        r.settled(
+            &AVERAGE_NS,
+            &[(VARIANT, v.name()), (WORKERS, wl.as_str()), (N, nn)],
+        )
+    };
+    let (fork, threads) = (settled(Variant::Fork)?, settled(Variant::Threads)?);
+    let mut s = format!(
+        "with {wl} workers, {}",
+        compare("fork", fork, "threads", threads, Unit::Ns)
+    );
+    if let Some(reap) = r.settled(&FORK_REAP_NS, &[(WORKERS, wl.as_str()), (N, nn)]) {
+        let kids = wl.parse::<usize>().unwrap_or(2) - 1;
+        let gap = difference(fork, threads, Unit::Ns);
+        s.push_str(&format!(
+            "; creating and reaping the {kids} child process(es) alone with this {} array costs {}",
+            fmt_size(n * 8),
+            share_text(&amount(reap, Unit::Ns), &gap)
+        ));
+        if matches!(share(&amount(reap, Unit::Ns), &gap), Share::Of(_)) {
+            s.push_str(" (parallel.forktime shows the rest)");
+        }
+    }
+    Some(s)
 }
 
 /// The check that every variant computed the serial average: a fact about

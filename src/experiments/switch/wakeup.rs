@@ -617,121 +617,131 @@ fn path_of(r: &ExperimentResult, v: Variant, per: &str) -> Option<String> {
     Some(s)
 }
 
-fn analyze(r: &ExperimentResult) -> Analysis {
-    let mut a = Analysis::default();
-    let get =
-        |spec: &MetricSpec, v: Variant| r.find(spec, &[(VARIANT, v.name())]).map(|m| &m.summary);
-    let ns = Unit::Ns;
-    // The one-way wake-up, where each CPU idled, kept awake, and on one CPU.
-    if let Some(cross) = get(&WAKE_NS, Variant::CrossCpu) {
-        let how = match idled(r, Variant::CrossCpu) {
-            Some(h) => format!(", the CPUs {} when idle", h.word()),
-            None => ", the CPUs entering no idle state in most hand-offs".into(),
-        };
-        let mut s = format!(
-            "a one-way futex wake-up to the other CPU (invariant TSC, from just before FUTEX_WAKE to the return from FUTEX_WAIT{how}) takes {}",
-            fig(cross)
-        );
-        if let Some(awake) = get(&WAKE_NS, Variant::CrossCpuAwake) {
-            s.push_str(&format!(
-                "; with each CPU kept awake by a SCHED_IDLE spinner {}",
-                fig(awake)
-            ));
-            if let Some(d) = diff(cross, awake, ns) {
-                s.push_str(&match bound(
-                    &d,
-                    "keeping the peer awake saves",
-                    "keeping the peer awake costs",
-                ) {
-                    Some(b) => format!(" ({b} per hand-off)"),
-                    None => format!(" (indistinguishable here: {})", d.text()),
-                });
-            }
-        }
-        if let Some(same) = get(&WAKE_NS, Variant::SameCpu) {
-            s.push_str(&format!("; on one CPU {}", fig(same)));
-            if let Some(b) = diff(cross, same, ns).and_then(|d| {
-                bound(
-                    &d,
-                    "the other CPU takes longer, by",
-                    "the other CPU is quicker, by",
-                )
-            }) {
-                s.push_str(&format!(" ({b} per hand-off)"));
-            }
-        }
-        a.findings.push(s);
+/// A series' summary at one variant.
+fn get<'a>(r: &'a ExperimentResult, spec: &MetricSpec, v: Variant) -> Option<&'a Summary> {
+    r.find(spec, &[(VARIANT, v.name())]).map(|m| &m.summary)
+}
+
+/// How a difference is set in its sentence: " (… per hand-off)" or ": …".
+enum Wrap {
+    PerHandoff,
+    Colon,
+}
+
+/// `x` against `y` in words: the bound of their difference (`more` when
+/// `x` is the larger, `less` when it is the smaller), set as `wrap` says;
+/// when the interval cannot tell them apart, its own text if `unclear`
+/// says so, or nothing.
+fn versus(
+    x: &Summary,
+    y: &Summary,
+    (more, less): (&str, &str),
+    wrap: Wrap,
+    unclear: bool,
+) -> String {
+    let Some(d) = diff(x, y, Unit::Ns) else {
+        return String::new();
+    };
+    match (bound(&d, more, less), wrap) {
+        (Some(b), Wrap::PerHandoff) => format!(" ({b} per hand-off)"),
+        (Some(b), Wrap::Colon) => format!(": {b}"),
+        (None, _) if !unclear => String::new(),
+        (None, Wrap::PerHandoff) => format!(" (indistinguishable here: {})", d.text()),
+        (None, Wrap::Colon) => format!(": indistinguishable here ({})", d.text()),
     }
-    // The waker's own call.
-    if let (Some(cross), Some(same)) = (
-        get(&WAKE_CALL_NS, Variant::CrossCpu),
-        get(&WAKE_CALL_NS, Variant::SameCpu),
-    ) {
-        let mut s = format!(
-            "the waker's FUTEX_WAKE call takes {} when the sleeper is on the other CPU, {} when it is on the same CPU",
-            fig(cross),
-            fig(same)
-        );
-        if let Some(d) = diff(cross, same, ns) {
-            s.push_str(&match bound(
-                &d,
-                "waking across CPUs costs the waker more, by",
-                "waking across CPUs costs the waker less, by",
-            ) {
-                Some(b) => format!(": {b}"),
-                None => format!(": indistinguishable here ({})", d.text()),
-            });
-        }
-        a.findings.push(s);
-    }
-    // A timer: halt to run with no IPI.
-    if let (Some(idle), Some(awake)) = (
-        get(&TIMER_LATE_NS, Variant::TimerIdle),
-        get(&TIMER_LATE_NS, Variant::TimerAwake),
-    ) {
-        let idle_state = idled(r, Variant::TimerIdle);
-        let cpu = match idle_state {
-            Some(Idled::Halting) => "a halted CPU",
-            Some(Idled::Polling) => "an idle CPU that polled",
-            None => "a CPU left without work (it entered no idle state in most wakes)",
-        };
-        let mut s = format!(
-            "a timer fires {} late on {cpu}, {} late on one kept awake by a SCHED_IDLE spinner",
-            fig(idle),
+}
+
+/// The one-way wake-up, where each CPU idled, kept awake, and on one CPU.
+fn handoff_finding(r: &ExperimentResult) -> Option<String> {
+    let cross = get(r, &WAKE_NS, Variant::CrossCpu)?;
+    let how = match idled(r, Variant::CrossCpu) {
+        Some(h) => format!(", the CPUs {} when idle", h.word()),
+        None => ", the CPUs entering no idle state in most hand-offs".into(),
+    };
+    let mut s = format!(
+        "a one-way futex wake-up to the other CPU (invariant TSC, from just before FUTEX_WAKE to the return from FUTEX_WAIT{how}) takes {}",
+        fig(cross)
+    );
+    if let Some(awake) = get(r, &WAKE_NS, Variant::CrossCpuAwake) {
+        s.push_str(&format!(
+            "; with each CPU kept awake by a SCHED_IDLE spinner {}",
             fig(awake)
+        ));
+        let words = (
+            "keeping the peer awake saves",
+            "keeping the peer awake costs",
         );
-        if let Some(d) = diff(idle, awake, ns) {
-            let more = match idle_state {
-                Some(Idled::Halting) => "leaving the halt (no IPI) costs",
-                Some(Idled::Polling) => "leaving the polling idle loop (no IPI) costs",
-                None => "not being kept awake costs",
-            };
-            s.push_str(&match bound(&d, more, "the kept-awake CPU is later by") {
-                Some(b) => format!(": {b}"),
-                None => format!(": indistinguishable here ({})", d.text()),
-            });
-        }
-        a.findings.push(s);
+        s.push_str(&versus(cross, awake, words, Wrap::PerHandoff, true));
     }
-    // The membarrier figure, under its real name.
-    let barrier = |v: Variant| get(&BARRIER_NS, v);
-    if let Some(run) = barrier(Variant::IpiRunning) {
-        let mut s = format!(
-            "a synchronous IPI round trip to a running CPU (membarrier, the peer thread spinning there) takes {}",
-            fig(run)
+    if let Some(same) = get(r, &WAKE_NS, Variant::SameCpu) {
+        s.push_str(&format!("; on one CPU {}", fig(same)));
+        let words = (
+            "the other CPU takes longer, by",
+            "the other CPU is quicker, by",
         );
-        if let Some(blk) = barrier(Variant::IpiBlocked) {
-            s.push_str(&format!(", {} with the peer blocked (no IPI)", fig(blk)));
-            if let Some(b) = diff(run, blk, ns)
-                .and_then(|d| bound(&d, "the round trip adds", "the round trip saves"))
-            {
-                s.push_str(&format!(": {b}"));
-            }
-        }
-        s.push_str("; it is not a part of the hand-off, whose IPI is one-way and goes to a CPU that may have halted");
-        a.findings.push(s);
+        s.push_str(&versus(cross, same, words, Wrap::PerHandoff, false));
     }
-    // The path each probe took.
+    Some(s)
+}
+
+/// The waker's own call.
+fn wake_call_finding(r: &ExperimentResult) -> Option<String> {
+    let cross = get(r, &WAKE_CALL_NS, Variant::CrossCpu)?;
+    let same = get(r, &WAKE_CALL_NS, Variant::SameCpu)?;
+    let words = (
+        "waking across CPUs costs the waker more, by",
+        "waking across CPUs costs the waker less, by",
+    );
+    Some(format!(
+        "the waker's FUTEX_WAKE call takes {} when the sleeper is on the other CPU, {} when it is on the same CPU{}",
+        fig(cross),
+        fig(same),
+        versus(cross, same, words, Wrap::Colon, true)
+    ))
+}
+
+/// A timer: halt to run with no IPI.
+fn timer_finding(r: &ExperimentResult) -> Option<String> {
+    let idle = get(r, &TIMER_LATE_NS, Variant::TimerIdle)?;
+    let awake = get(r, &TIMER_LATE_NS, Variant::TimerAwake)?;
+    let idle_state = idled(r, Variant::TimerIdle);
+    let cpu = match idle_state {
+        Some(Idled::Halting) => "a halted CPU",
+        Some(Idled::Polling) => "an idle CPU that polled",
+        None => "a CPU left without work (it entered no idle state in most wakes)",
+    };
+    let more = match idle_state {
+        Some(Idled::Halting) => "leaving the halt (no IPI) costs",
+        Some(Idled::Polling) => "leaving the polling idle loop (no IPI) costs",
+        None => "not being kept awake costs",
+    };
+    let words = (more, "the kept-awake CPU is later by");
+    Some(format!(
+        "a timer fires {} late on {cpu}, {} late on one kept awake by a SCHED_IDLE spinner{}",
+        fig(idle),
+        fig(awake),
+        versus(idle, awake, words, Wrap::Colon, true)
+    ))
+}
+
+/// The membarrier figure, under its real name.
+fn barrier_finding(r: &ExperimentResult) -> Option<String> {
+    let run = get(r, &BARRIER_NS, Variant::IpiRunning)?;
+    let mut s = format!(
+        "a synchronous IPI round trip to a running CPU (membarrier, the peer thread spinning there) takes {}",
+        fig(run)
+    );
+    if let Some(blk) = get(r, &BARRIER_NS, Variant::IpiBlocked) {
+        s.push_str(&format!(", {} with the peer blocked (no IPI)", fig(blk)));
+        let words = ("the round trip adds", "the round trip saves");
+        s.push_str(&versus(run, blk, words, Wrap::Colon, false));
+    }
+    s.push_str("; it is not a part of the hand-off, whose IPI is one-way and goes to a CPU that may have halted");
+    Some(s)
+}
+
+/// The path each probe took.
+fn paths_finding(r: &ExperimentResult) -> Option<String> {
     let paths: Vec<String> = [
         (Variant::CrossCpu, "cross-CPU hand-off", "hand-off"),
         (Variant::CrossCpuAwake, "kept-awake hand-off", "hand-off"),
@@ -741,23 +751,46 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     .iter()
     .filter_map(|&(v, what, per)| Some(format!("{what}: {}", path_of(r, v, per)?)))
     .collect();
-    if !paths.is_empty() {
-        a.findings.push(format!(
+    (!paths.is_empty()).then(|| {
+        format!(
             "the path each took (counted on its CPUs, machine-wide): {}",
             paths.join("; ")
-        ));
-    }
+        )
+    })
+}
+
+/// The hand-off variants whose probes were timed for fewer than 90% of
+/// the hand-offs.
+fn timed_notes(r: &ExperimentResult) -> Vec<String> {
+    let mut notes = Vec::new();
     for v in [Variant::CrossCpu, Variant::CrossCpuAwake, Variant::SameCpu] {
         let pct = |of: &str| r.median(&TIMED_PCT, &[(VARIANT, v.name()), (OF, of)]);
         if let (Some(w), Some(c)) = (pct(WAKE_NS.name), pct(WAKE_CALL_NS.name)) {
             if w < 90.0 || c < 90.0 {
-                a.notes.push(format!(
+                notes.push(format!(
                     "{}: {w:.0}% of the hand-offs timed for the wake-up, {c:.0}% for the wake call (the others: the wakee was not asleep, ran on another CPU, or on one CPU ran before the call returned)",
                     v.name()
                 ));
             }
         }
     }
+    notes
+}
+
+fn analyze(r: &ExperimentResult) -> Analysis {
+    let mut a = Analysis::default();
+    a.findings.extend(
+        [
+            handoff_finding(r),
+            wake_call_finding(r),
+            timer_finding(r),
+            barrier_finding(r),
+            paths_finding(r),
+        ]
+        .into_iter()
+        .flatten(),
+    );
+    a.notes.extend(timed_notes(r));
     a.notes.extend(contamination(&r.round_log, None));
     a
 }

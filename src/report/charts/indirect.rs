@@ -23,8 +23,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 /// (bytes, median, CI low, CI high, drawn solid)
 type Point = (f64, f64, f64, f64, bool);
 
-/// The indirect cost of a switch (caches refilled) against the working set.
-pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
+/// The bare switch (nothing walked), the raw switch at each working set,
+/// and the indirect cost at each, sorted by size.
+fn points(e: &ExperimentResult) -> (Option<&crate::stats::Summary>, Vec<Point>, Vec<Point>) {
     // The sequential walk between threads, the variant every file has (one
     // from before the walk and tasks labels measured only it); every point,
     // flagged or imprecise ones drawn hollow, not left out.
@@ -58,6 +59,12 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     }
     total.sort_by(|a, b| a.0.total_cmp(&b.0));
     indirect.sort_by(|a, b| a.0.total_cmp(&b.0));
+    (zero, total, indirect)
+}
+
+/// The indirect cost of a switch (caches refilled) against the working set.
+pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
+    let (zero, total, indirect) = points(e);
     if total.is_empty() {
         return Ok(None);
     }
