@@ -28,6 +28,7 @@ pub mod pingpong;
 pub mod series;
 pub mod userspace;
 pub mod wakeup;
+mod wakeup_idle;
 mod wakeup_parts;
 pub mod working_set;
 

@@ -17,10 +17,11 @@
 //! docs/switch-wakeup.md gives the model and its limits on a VM.
 
 use super::series::ROUND_TRIP_NS;
+use super::wakeup_idle::{idled, path_of, Idled};
 pub use super::wakeup_parts::*;
 use super::{plan_cpus, worker_cpus, CpusPoint, CPUS_PARAM};
 use crate::experiments::prelude::*;
-use crate::measure::explain::{contamination, per_op_phrase};
+use crate::measure::explain::contamination;
 use crate::measure::sampler::{interleave, per_op, Budget, CPU_NS, PASSES};
 use crate::metric::key::VARIANT;
 use crate::sys;
@@ -168,7 +169,9 @@ struct Pass {
     ops: u64,
     /// Shares of the hand-offs timed: wake-up, wake call.
     timed: Option<(f64, f64)>,
-    res_cal: [u64; 2],
+    /// RES and CAL over the pass; None when /proc/interrupts (or a row of
+    /// it) could not be read: unknown, never zero.
+    res_cal: Option<[u64; 2]>,
     idle: Vec<(String, f64)>,
 }
 
@@ -204,11 +207,15 @@ fn push_pass(out: &mut WorkerOutput, v: Variant, passes: &[Pass]) {
     let per = |i: usize| {
         passes
             .iter()
-            .map(|p| p.res_cal[i] as f64 / p.ops.max(1) as f64)
-            .collect()
+            .filter_map(|p| Some(p.res_cal?[i] as f64 / p.ops.max(1) as f64))
+            .collect::<Vec<f64>>()
     };
-    out.push_detail(&RES_PER_OP, l.clone(), per(0));
-    out.push_detail(&CAL_PER_OP, l.clone(), per(1));
+    for (spec, i) in [(&RES_PER_OP, 0), (&CAL_PER_OP, 1)] {
+        let v = per(i);
+        if !v.is_empty() {
+            out.push_detail(spec, l.clone(), v);
+        }
+    }
     let mut states: Vec<&str> = Vec::new();
     for p in passes {
         for (s, _) in &p.idle {
@@ -220,7 +227,7 @@ fn push_pass(out: &mut WorkerOutput, v: Variant, passes: &[Pass]) {
     for s in states {
         let v: Vec<f64> = passes
             .iter()
-            .map(|p| p.idle.iter().find(|(n, _)| n == s).map_or(0.0, |x| x.1))
+            .filter_map(|p| p.idle.iter().find(|(n, _)| n == s).map(|x| x.1))
             .collect();
         out.push_detail(
             &IDLE_ENTRIES_PER_OP,
@@ -244,11 +251,13 @@ fn snapshot(cpus: &[usize]) -> Snapshot {
 }
 
 fn counters(pass: &mut Pass, start: &Snapshot, end: &Snapshot, cpus: &[usize]) {
-    let (a, b) = (
+    pass.res_cal = match (
         res_cal(&start.interrupts, cpus),
         res_cal(&end.interrupts, cpus),
-    );
-    pass.res_cal = [b[0].saturating_sub(a[0]), b[1].saturating_sub(a[1])];
+    ) {
+        (Some(a), Some(b)) => Some([b[0].saturating_sub(a[0]), b[1].saturating_sub(a[1])]),
+        _ => None,
+    };
     pass.idle = idle_entries_per_op(&start.idle, &end.idle, pass.ops);
 }
 
@@ -546,77 +555,6 @@ fn fig(s: &Summary) -> String {
     }
 }
 
-/// How a variant's CPUs idled, from the idle states entered per operation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Idled {
-    /// A state other than POLL, at least every other operation.
-    Halting,
-    /// Only POLL, at least every other operation.
-    Polling,
-}
-
-impl Idled {
-    fn word(self) -> &'static str {
-        match self {
-            Idled::Halting => "halting",
-            Idled::Polling => "polling",
-        }
-    }
-}
-
-/// How the CPUs of variant `v` idled; None when they entered no idle
-/// state in most operations.
-fn idled(r: &ExperimentResult, v: Variant) -> Option<Idled> {
-    let (mut halts, mut polls) = (0.0, 0.0);
-    for m in r
-        .metrics_named(&IDLE_ENTRIES_PER_OP)
-        .filter(|m| m.label(VARIANT) == Some(v.name()))
-    {
-        // the kernel's name of the polling idle state (cpuidle's state0)
-        if m.label(STATE) == Some("POLL") {
-            polls += m.summary.median;
-        } else {
-            halts += m.summary.median;
-        }
-    }
-    if halts >= 0.5 {
-        Some(Idled::Halting)
-    } else if polls >= 0.5 {
-        Some(Idled::Polling)
-    } else {
-        None
-    }
-}
-
-/// "; idle states entered per hand-off: haltpoll idle 1.0, POLL 0.00; 1.0
-/// RES and 0.00 CAL" for variant `v`.
-fn path_of(r: &ExperimentResult, v: Variant, per: &str) -> Option<String> {
-    let states: Vec<String> = r
-        .metrics_named(&IDLE_ENTRIES_PER_OP)
-        .filter(|m| m.label(VARIANT) == Some(v.name()) && m.summary.median >= 0.01)
-        .map(|m| {
-            format!(
-                "{} {}",
-                m.label(STATE).unwrap_or("?"),
-                per_op_phrase(m.summary.median, "entry", "entries", per)
-            )
-        })
-        .collect();
-    let med = |spec: &MetricSpec| r.median(spec, &[(VARIANT, v.name())]);
-    let (res, cal) = (med(&RES_PER_OP)?, med(&CAL_PER_OP)?);
-    let mut s = format!(
-        "{} and {}",
-        per_op_phrase(res, "RES", "RES", per),
-        per_op_phrase(cal, "CAL", "CAL", per)
-    );
-    if states.is_empty() {
-        s.push_str(", no idle state entered");
-    } else {
-        s.push_str(&format!(", idle states entered: {}", states.join(", ")));
-    }
-    Some(s)
-}
-
 /// A series' summary at one variant.
 fn get<'a>(r: &'a ExperimentResult, spec: &MetricSpec, v: Variant) -> Option<&'a Summary> {
     r.find(spec, &[(VARIANT, v.name())]).map(|m| &m.summary)
@@ -655,6 +593,7 @@ fn versus(
 fn handoff_finding(r: &ExperimentResult) -> Option<String> {
     let cross = get(r, &WAKE_NS, Variant::CrossCpu)?;
     let how = match idled(r, Variant::CrossCpu) {
+        Some(Idled::Uncounted) => format!(", {}", Idled::Uncounted.word()),
         Some(h) => format!(", the CPUs {} when idle", h.word()),
         None => ", the CPUs entering no idle state in most hand-offs".into(),
     };
@@ -708,12 +647,13 @@ fn timer_finding(r: &ExperimentResult) -> Option<String> {
     let cpu = match idle_state {
         Some(Idled::Halting) => "a halted CPU",
         Some(Idled::Polling) => "an idle CPU that polled",
+        Some(Idled::Uncounted) => "a CPU left without work (no cpuidle driver: HLT, not counted)",
         None => "a CPU left without work (it entered no idle state in most wakes)",
     };
     let more = match idle_state {
         Some(Idled::Halting) => "leaving the halt (no IPI) costs",
         Some(Idled::Polling) => "leaving the polling idle loop (no IPI) costs",
-        None => "not being kept awake costs",
+        Some(Idled::Uncounted) | None => "not being kept awake costs",
     };
     let words = (more, "the kept-awake CPU is later by");
     Some(format!(

@@ -274,12 +274,14 @@ pub fn idle_entries_per_op(
     out
 }
 
-/// RES and CAL on `cpus` in a /proc/interrupts text.
-pub fn res_cal(text: &str, cpus: &[usize]) -> [u64; 2] {
-    ["RES", "CAL"].map(|name| {
-        crate::sys::procfs::interrupt_row(text, name)
-            .map_or(0, |row| cpus.iter().filter_map(|&c| row.get(c)).sum())
-    })
+/// RES and CAL on `cpus` in a /proc/interrupts text; None when a row or a
+/// CPU's column is missing (unknown, never zero).
+pub fn res_cal(text: &str, cpus: &[usize]) -> Option<[u64; 2]> {
+    let count = |name: &str| -> Option<u64> {
+        let row = crate::sys::procfs::interrupt_row(text, name)?;
+        cpus.iter().map(|&c| row.get(c).copied()).sum()
+    };
+    Some([count("RES")?, count("CAL")?])
 }
 
 /// `a − b` with the interval of the difference itself

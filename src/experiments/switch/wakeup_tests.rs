@@ -106,10 +106,11 @@ fn res_and_cal_are_summed_over_the_chosen_cpus() {
                 RES:      79196      64468         11   Rescheduling interrupts\n\
                 CAL:       1200        300          5   Function call interrupts\n\
                 TLB:          7          8          9   TLB shootdowns\n";
-    assert_eq!(res_cal(text, &[0, 1]), [143_664, 1_500]);
-    assert_eq!(res_cal(text, &[2]), [11, 5]);
-    assert_eq!(res_cal(text, &[9]), [0, 0]);
-    assert_eq!(res_cal("", &[0]), [0, 0]);
+    assert_eq!(res_cal(text, &[0, 1]), Some([143_664, 1_500]));
+    assert_eq!(res_cal(text, &[2]), Some([11, 5]));
+    // a CPU with no column, or no rows: unknown, never zero
+    assert_eq!(res_cal(text, &[9]), None);
+    assert_eq!(res_cal("", &[0]), None);
 }
 
 fn summary(m: f64, lo: f64, hi: f64) -> Summary {
@@ -283,6 +284,25 @@ fn a_polling_machine_is_named_as_such() {
     assert!(finding(&a, "a one-way futex wake-up").contains("the CPUs polling when idle"));
     let t = finding(&a, "a timer fires");
     assert!(t.contains("an idle CPU") && !t.contains("halted"), "{t}");
+}
+
+/// A boot with no cpuidle driver records no idle-state counters: the
+/// findings say idle is HLT and not counted, never that no idle state was
+/// entered (issue 39 item 1).
+#[test]
+fn with_no_cpuidle_driver_a_missing_counter_is_unknown_not_zero() {
+    let mut r = fixture();
+    r.metrics.retain(|x| x.name != IDLE_ENTRIES_PER_OP.name);
+    let a = analyze(&r);
+    let all = a.findings.join("\n") + &a.notes.join("\n");
+    assert!(!all.contains("no idle state"), "{all}");
+    let w = finding(&a, "a one-way futex wake-up");
+    assert!(w.contains("no cpuidle driver: HLT, not counted"), "{w}");
+    let t = finding(&a, "a timer fires");
+    assert!(
+        t.contains("no cpuidle driver") && !t.contains("halted"),
+        "{t}"
+    );
 }
 
 /// What always holds on any machine: an absolute sleep never returns
