@@ -3,7 +3,6 @@
 //! (idle states, RES and CAL). With no cpuidle driver there are no
 //! idle-state counters: that is unknown, said as such, never a zero.
 
-use super::wakeup::STATE;
 use super::wakeup_parts::*;
 use crate::experiments::prelude::*;
 use crate::measure::explain::per_op_phrase;

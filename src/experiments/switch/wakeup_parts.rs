@@ -71,6 +71,9 @@ pub const CAL_PER_OP: MetricSpec = MetricSpec::new(
     "function-call interrupts (CAL) per operation on the two CPUs",
 );
 
+/// The cpuidle state an `idle_entries_per_op` reading counts.
+pub const STATE: LabelKey = "state";
+
 /// Idle-state entries per operation, by state (`state`), from
 /// cpuN/cpuidle/stateK/usage on the CPUs of the pass.
 pub const IDLE_ENTRIES_PER_OP: MetricSpec = MetricSpec::new(

@@ -305,6 +305,26 @@ fn with_no_cpuidle_driver_a_missing_counter_is_unknown_not_zero() {
     );
 }
 
+/// A same-CPU wake call is timed only when the sleeper had not run yet:
+/// the finding says which share its figure rests on (issue 39 item 12).
+#[test]
+fn the_same_cpu_wake_call_names_the_share_it_rests_on() {
+    let mut r = fixture();
+    r.metrics.push(settled(
+        TIMED_PCT.name,
+        &[(VARIANT, Variant::SameCpu.name()), (OF, WAKE_CALL_NS.name)],
+        16.4,
+        16.0,
+        17.0,
+    ));
+    let a = analyze(&r);
+    let f = finding(&a, "the waker's FUTEX_WAKE call");
+    assert!(f.contains("of the 16% of its calls timed there"), "{f}");
+    // all timed: nothing to say
+    let f = finding(&analyze(&fixture()), "the waker's FUTEX_WAKE call").to_string();
+    assert!(!f.contains("calls timed"), "{f}");
+}
+
 /// What always holds on any machine: an absolute sleep never returns
 /// early, and a cross-CPU hand-off pass times its wake-ups as positive
 /// durations on the CPUs it was given.
