@@ -110,7 +110,7 @@ pub static EXPERIMENT: Experiment = Experiment {
             SeedStat::Median,
             SEED_SWITCH,
             BENDERSKY_HW,
-            "416,128 − 6,524 kB: vm size after malloc less at start",
+            "416,128 − 6,524 kB: VmSize after malloc less VmSize at start",
         )
         .labels(&[(STAGE, AFTER_MALLOC), (SIZE, "400 MiB")]),
     ],
