@@ -441,10 +441,7 @@ pub fn compare_at(
             let family = noise
                 .get(&family::noise_key(p.1))
                 .copied()
-                .unwrap_or(FamilyNoise::Share(
-                    noise::SPREAD_SHARE.powi(2),
-                    noise::Basis::Spread,
-                ));
+                .unwrap_or(FamilyNoise::PRIOR);
             // each series' own: its calibrated band shrunk toward its
             // family's, or the family's share of its spread (both sides')
             let spread = match (family::spread_of(p.0), family::spread_of(p.1)) {

@@ -198,6 +198,12 @@ pub enum FamilyNoise {
     Share(f64, Basis),
 }
 
+impl FamilyNoise {
+    /// What a family has with nothing measured: [`SPREAD_SHARE`] of each
+    /// series' spread.
+    pub const PRIOR: FamilyNoise = FamilyNoise::Share(SPREAD_SHARE * SPREAD_SHARE, Basis::Spread);
+}
+
 /// A family's run-to-run noise from the best evidence it has:
 /// - series with a calibrated band (`calibrated`: each series' s_b² and
 ///   its runs' degrees of freedom): their mean;
@@ -223,7 +229,7 @@ pub fn family_noise(calibrated: &[(f64, f64)], between: &[(f64, f64, f64)]) -> F
         let s2 = (per_series * share + PRIOR_DF * prior) / (per_series + PRIOR_DF);
         return FamilyNoise::Share(s2, Basis::Runs);
     }
-    FamilyNoise::Share(prior, Basis::Spread)
+    FamilyNoise::PRIOR
 }
 
 /// One series' run-to-run standard deviation in logs and what it rests
@@ -252,12 +258,7 @@ pub fn series_noise(
 /// One run's series, with no other run to learn from: its own spread times
 /// [`SPREAD_SHARE`], in quadrature with [`FLOOR`].
 pub fn one_run_tau(round_medians: &[f64]) -> f64 {
-    series_noise(
-        FamilyNoise::Share(SPREAD_SHARE * SPREAD_SHARE, Basis::Spread),
-        None,
-        spread2(round_medians),
-    )
-    .0
+    series_noise(FamilyNoise::PRIOR, None, spread2(round_medians)).0
 }
 
 /// A series' own calibrated run-to-run variance `own` (and its degrees of
