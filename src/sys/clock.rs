@@ -20,6 +20,14 @@ pub fn monotonic_ns() -> u64 {
     clock_ns(libc::CLOCK_MONOTONIC)
 }
 
+/// `CLOCK_THREAD_CPUTIME_ID` in nanoseconds: the calling thread's CPU time,
+/// user and system, to the nanosecond and up to date at the call (the
+/// scheduler adds the running slice so far; `getrusage` can lag by a tick).
+#[inline(always)]
+pub fn thread_cpu_ns() -> u64 {
+    clock_ns(libc::CLOCK_THREAD_CPUTIME_ID)
+}
+
 /// `CLOCK_REALTIME` in nanoseconds (the clock the Sysel paper used).
 #[inline(always)]
 pub fn realtime_ns() -> u64 {

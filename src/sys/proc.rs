@@ -441,14 +441,18 @@ pub enum CpuOf {
     Thread,
 }
 
-/// CPU time so far, user and system together, ns (getrusage: the sum is
-/// exact to the µs; the split follows tick samples, which count a task that
-/// took no tick as all user time, so it is not read).
+/// CPU time so far, user and system together, ns (getrusage for a process
+/// and its children: the sum is exact to the µs; the split follows tick
+/// samples, which count a task that took no tick as all user time, so it is
+/// not read; the calling thread's own CPU clock for [`CpuOf::Thread`]).
 pub fn cpu_ns(of: CpuOf) -> io::Result<u64> {
     let whos: &[libc::c_int] = match of {
         CpuOf::ProcessAndChildren => &[libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN],
         CpuOf::Children => &[libc::RUSAGE_CHILDREN],
-        CpuOf::Thread => &[libc::RUSAGE_THREAD],
+        // The thread's own clock: up to date at the call, where
+        // RUSAGE_THREAD of a thread that never sleeps lags by up to a
+        // tick (a short window under load could read no time at all).
+        CpuOf::Thread => return Ok(super::clock::thread_cpu_ns()),
     };
     let mut total = 0u64;
     for &who in whos {
