@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Checks the deploy/ recipes that are not run here: every YAML file parses,
-and the Kubernetes Job has the fields the recipe rests on (an Indexed Job,
-one pod per node by required anti-affinity on its own pods, Guaranteed QoS
-with whole CPUs, a results volume, the run's --label and --out). Needs
-PyYAML (ansible-core brings it). Exits 1 with one line per problem.
+"""Checks what no schema says of the deploy/ recipes: every YAML file
+parses, and the Kubernetes Job has the fields the recipe rests on (an
+Indexed Job, one pod per node by required anti-affinity on its own pods,
+Guaranteed QoS with whole CPUs, a results volume, the run's --label and
+--out). The Job's validity against the Kubernetes API's schemas is
+deploy/kubernetes/test.sh's, which runs this too. Needs PyYAML. Exits 1
+with one line per problem.
 
     deploy/check.py [--job FILE]     # from the repository's root
 """

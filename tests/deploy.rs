@@ -1,8 +1,10 @@
-//! The recipes in deploy/ that CI cannot run (no cluster, no systemd as the
-//! init here), checked for what they rest on: the systemd units verified by
-//! systemd-analyze, the Kubernetes Job's fields by deploy/check.py (PyYAML),
-//! the sbatch script's lines, the Ansible files in place. The Ansible
-//! playbook itself runs for real in deploy/ansible/test.sh.
+//! The recipes in deploy/, checked for what they rest on: the systemd units
+//! verified by systemd-analyze, the Kubernetes Job's fields by
+//! deploy/check.py (PyYAML), the sbatch script's lines, the Ansible files in
+//! place. What runs for real is in .ci/run: the Ansible playbook
+//! (deploy/ansible/test.sh), the sbatch script on a one-node Slurm cluster
+//! (deploy/slurm/test.sh), and the Job against the API's schemas
+//! (deploy/kubernetes/test.sh); docs/FLEET.md says which is which.
 
 mod common;
 
@@ -134,7 +136,7 @@ fn the_systemd_units_run_a_quick_suite_nightly_into_the_textfile_collector() {
 #[test]
 fn the_kubernetes_job_has_the_fields_the_recipe_rests_on() {
     let Some(py) = python_with_yaml() else {
-        eprintln!("skipped: no python3 with PyYAML here (deploy/ansible/test.sh runs deploy/check.py in its venv)");
+        eprintln!("skipped: no python3 with PyYAML here (deploy/kubernetes/test.sh runs deploy/check.py in its venv)");
         return;
     };
     let check = |job: Option<&Path>| {
@@ -228,7 +230,9 @@ fn the_sbatch_script_is_an_array_of_whole_nodes_one_task_each() {
         .skip_while(|l| !l.starts_with("srun"))
         .collect::<Vec<_>>()
         .join(" ");
-    for want in ["--ntasks=1", "run --profile", "--label", "--out"] {
+    // The script's own arguments (experiments, flags) go to `tasklab run`:
+    // deploy/slurm/test.sh submits it unchanged with a short list.
+    for want in ["--ntasks=1", "run --profile", "--label", "--out", "\"$@\""] {
         assert!(run.contains(want), "the srun line lacks {want}: {run}");
     }
 }

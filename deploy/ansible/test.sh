@@ -2,8 +2,8 @@
 # The Ansible recipe, for real: ansible-core from the Python package registry
 # in a virtual environment, the playbook against two hosts on this machine
 # (the local connection, each its own folder and label), a tiny selection
-# (after deploy/check.py and a syntax check of the playbook)
-# (selftest.spin, 3 rounds), then the checks:
+# (selftest.spin, 3 rounds; after a syntax check of the playbook), then the
+# checks:
 #   1. each host's results.json was fetched to the controller,
 #   2. each carries its own label (read back with tasklab itself),
 #   3. the matrix the playbook rendered has a column for each.
@@ -31,8 +31,6 @@ if [[ ! -x "$venv/bin/ansible-playbook" ]]; then
 fi
 py=$venv/bin/python
 
-# The recipes not run here, parsed and checked with the venv's PyYAML.
-"$py" deploy/check.py
 "$venv/bin/ansible-playbook" --syntax-check -i localhost, deploy/ansible/playbook.yml
 
 work=$(mktemp -d /tmp/tasklab-ansible.XXXXXX)
