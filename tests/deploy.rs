@@ -1,10 +1,13 @@
 //! The recipes in deploy/, checked for what they rest on: the systemd units
 //! verified by systemd-analyze, the Kubernetes Job's fields by
 //! deploy/check.py (PyYAML), the sbatch script's lines, the Ansible files in
-//! place. What runs for real is in .ci/run: the Ansible playbook
+//! place, the Prometheus rules against the families tasklab writes. What
+//! runs for real is in .ci/run: the Ansible playbook
 //! (deploy/ansible/test.sh), the sbatch script on a one-node Slurm cluster
-//! (deploy/slurm/test.sh), and the Job against the API's schemas
-//! (deploy/kubernetes/test.sh); docs/FLEET.md says which is which.
+//! (deploy/slurm/test.sh), the Job against the API's schemas
+//! (deploy/kubernetes/test.sh), and the nightly unit's export scraped by a
+//! Prometheus server (deploy/prometheus/test.sh); docs/FLEET.md says which
+//! is which.
 
 mod common;
 
@@ -294,5 +297,55 @@ fn the_ansible_recipe_checks_hosts_runs_one_at_a_time_and_fetches_the_results() 
             .max_by_key(|v| key(v))
             .unwrap();
         assert_eq!(glibc, newest);
+    }
+}
+
+#[test]
+fn the_prometheus_rules_cover_every_summary_family_tasklab_writes() {
+    // deploy/prometheus/test.sh runs them for real (promtool and a
+    // server); here: the families they name are the ones an export
+    // writes, and every Summary median family has a rule.
+    bash_n("deploy/prometheus/test.sh");
+    bash_n("deploy/daemons.sh");
+    let rules = read("deploy/prometheus/tasklab-rules.yml");
+    let tests = read("deploy/prometheus/tasklab-rules.test.yml");
+    assert!(
+        tests.contains("- tasklab-rules.yml"),
+        "the rules test does not load the rules"
+    );
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = tasklab()
+        .arg("report")
+        .arg(root().join("tests/data/report-results.json"))
+        .arg("--out")
+        .arg(out_dir.path().join("report"))
+        .args(["--export-openmetrics", "-"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let written: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("# TYPE "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    let named: Vec<&str> = rules
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with("tasklab_summary"))
+        .collect();
+    for n in &named {
+        assert!(
+            written.contains(n),
+            "the rules name {n}, which no export writes"
+        );
+    }
+    for f in written.iter().filter(|f| {
+        f.starts_with("tasklab_summary") && !f.contains("_ci95_") && !f.ends_with("_unstable")
+    }) {
+        assert!(named.contains(f), "no rule for the Summary family {f}");
     }
 }
