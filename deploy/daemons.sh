@@ -6,8 +6,9 @@
 #   die MESSAGE               "NAME: MESSAGE" on stderr, exit 2: the script
 #                             cannot run as asked (what it refuses, below)
 #   need CMD PACKAGE          CMD on PATH, else `apt-get install PACKAGE`
-#                             (root only; apt-get update once if the
-#                             package is not known); die when it cannot be had
+#                             (root only; apt-get update first when the
+#                             lists are missing or the install fails for
+#                             another reason); die when it cannot be had
 #   port=$(free_port)         a port on 127.0.0.1 nobody listens on now
 #   check_port WHAT PORT VAR  die with a message naming the port, WHAT
 #                             wants it and VAR to choose another, when it
@@ -42,9 +43,17 @@ need() {
     echo "$me: $cmd is missing: apt-get install $pkg" >&2
     export DEBIAN_FRONTEND=noninteractive
     if ! out=$(apt-get install -y -q "$pkg" </dev/null 2>&1); then
-        # The package lists may be missing or old (a fresh machine).
-        apt-get update -q </dev/null >/dev/null 2>&1 || true
-        out=$(apt-get install -y -q "$pkg" </dev/null 2>&1) ||
+        # The package lists may be missing (a fresh machine) or old (a
+        # version no longer served): read them again, once. A package the
+        # lists there are do not know is not asked for again.
+        if ! grep -q 'Unable to locate package' <<<"$out" ||
+            ! compgen -G '/var/lib/apt/lists/*Packages*' >/dev/null; then
+            apt-get update -q </dev/null >/dev/null 2>&1 || true
+            out=$(apt-get install -y -q "$pkg" </dev/null 2>&1) || out="failed: $out"
+        else
+            out="failed: $out"
+        fi
+        [[ $out != failed:* ]] ||
             die "$cmd is not installed and the Debian package $pkg cannot be installed: $(grep '^E:' <<<"$out" | head -2 | tr '\n' ' ')(apt-get install $pkg)"
     fi
     command -v "$cmd" >/dev/null 2>&1 ||

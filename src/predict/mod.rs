@@ -288,13 +288,13 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
     let fork = &p.parent_return_ns;
     s.push_str(&if p.below_smallest {
         format!(
-            "fork() would return to the parent in {} to {} (its page tables are below the smallest heap measured: at most that heap's figure, at least that figure scaled down to its page tables)\n",
+            "fork() would return to the parent in {} to {}, the median fork (its page tables are below the smallest heap measured: at most that heap's figure, at least that figure scaled down to its page tables)\n",
             fmt_ns(fork.lo),
             fmt_ns(fork.hi)
         )
     } else {
         format!(
-            "fork() would return to the parent in {}{}\n",
+            "fork() would return to the parent in {}, the median fork and its 95% interval{}\n",
             range_ns(fork),
             if p.extrapolated {
                 " (its page tables are beyond the largest heap measured: the line is extrapolated)"
@@ -303,6 +303,13 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
             }
         )
     });
+    if let Some(one) = p.single_fork_ns {
+        s.push_str(&format!(
+            "  a single fork (what one fork sees): {} to {}, the 10th to 90th percentile of single forks\n",
+            fmt_ns(one.p10),
+            fmt_ns(one.p90)
+        ));
+    }
     let extras: Vec<String> = [
         p.mappings.map(|e| extra_line("mappings", proc_.vmas, &e)),
         p.descriptors

@@ -87,6 +87,10 @@ pub struct Slopes {
     /// figure is on the line between them; beyond the largest, on along
     /// the least-squares slope.
     pub fork: Vec<(f64, Range)>,
+    /// One fork's spread at the same heaps: (VmPTE KiB, the 10th and 90th
+    /// percentiles of the single forks pooled over the rounds, as `lo` and
+    /// `hi`, the median between). Empty: no single-fork spread is given.
+    pub fork_single: Vec<(f64, Range)>,
     /// ns per page written with the child alive, by write share in percent:
     /// on 4 KiB pages and on huge pages.
     pub cow_4k: Vec<(f64, Range)>,
@@ -135,12 +139,14 @@ impl Slopes {
                 let h = m.label(HEAP).unwrap_or("");
                 if let Some(pte) = heap.reading(&VM_PTE_KIB, &[(HEAP, h), (THP, base)]) {
                     s.fork.push((pte, range(&m.summary)));
+                    s.fork_single.push((pte, single(&m.summary)));
                     if m.summary.unstable {
                         s.flagged.push(format!("fork at a heap of {h}"));
                     }
                 }
             }
             s.fork.sort_by(|a, b| a.0.total_cmp(&b.0));
+            s.fork_single.sort_by(|a, b| a.0.total_cmp(&b.0));
             let per = |kind: &str, worker: &MetricSpec| {
                 let slope = image::slope(heap, &image::IMAGE_PARENT_RETURN_NS, kind)?;
                 Some(PerExtra {
@@ -194,6 +200,17 @@ fn range(s: &crate::stats::Summary) -> Range {
     r
 }
 
+/// One sample's spread: the 10th to the 90th percentile of the samples
+/// pooled over the rounds (each sample of fork's return is one fork), the
+/// median between.
+fn single(s: &crate::stats::Summary) -> Range {
+    Range {
+        median: s.median,
+        lo: s.p10.min(s.median),
+        hi: s.p90.max(s.median),
+    }
+}
+
 fn cow_shares(r: &ExperimentResult, pages: &str, flagged: &mut Vec<String>) -> Vec<(f64, Range)> {
     let mut v: Vec<(f64, Range)> = all_named(r, &WRITE_NS)
         .filter(|m| m.label(PAGES) == Some(pages) && m.label(CHILD) == Some("alive"))
@@ -213,9 +230,15 @@ fn cow_shares(r: &ExperimentResult, pages: &str, flagged: &mut Vec<String>) -> V
 /// What fork would cost the process here.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Prediction {
-    /// fork's return to the parent, ns: the page tables' figure plus the
-    /// mappings' and descriptors' below.
+    /// The median fork's return to the parent, ns, and the 95% interval of
+    /// that median: the page tables' figure plus the mappings' and
+    /// descriptors' below.
     pub parent_return_ns: Range,
+    /// A single fork's return (what one fork sees, one BGSAVE): the 10th
+    /// to the 90th percentile, ns, on the same lines as the median, with
+    /// the mappings' and descriptors' interval ends; None when the slopes
+    /// have no single-fork spread.
+    pub single_fork_ns: Option<Spread>,
     /// What the process's mappings and descriptors beyond the measured
     /// worker's add to fork's return (fewer than the worker's: a negative
     /// figure); None when the slopes lack them.
@@ -239,6 +262,13 @@ pub struct Prediction {
     pub cow_first_pass_ns: Range,
     /// Huge pages were priced at the 4 KiB rate: no huge-page figures.
     pub thp_at_4k_rate: bool,
+}
+
+/// Where single forks fall: 80% of them between `p10` and `p90`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Spread {
+    pub p10: f64,
+    pub p90: f64,
 }
 
 /// The process's mappings or descriptors against the measured worker's.
@@ -279,42 +309,26 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
     }
     let x = p.copied_pte_kib();
     let (first, last) = (s.fork.first()?, s.fork.last()?);
-    let parent_return_ns = if x < first.0 {
-        // Fewer page tables than the smallest heap: at most its figure. A
-        // cost a + b·pte with a, b ≥ 0 is at least its figure scaled by
-        // x/first (the fixed part a shrinks too), so that is the floor; the
-        // figure given is the middle of the two.
-        let k = (x / first.0).max(0.0);
-        let lo = first.1.lo * k;
-        Range {
-            median: (lo + first.1.hi) / 2.0,
-            lo,
-            hi: first.1.hi,
-        }
-    } else if x == first.0 {
-        first.1
-    } else if x <= last.0 {
-        between(&s.fork, x)?
-    } else {
-        // Beyond the largest heap: on from it along the least-squares
-        // slope of all the heaps, for the median and each end alike.
-        let xs: Vec<f64> = s.fork.iter().map(|(k, _)| *k).collect();
-        let slope = |f: fn(&Range) -> f64| {
-            let ys: Vec<f64> = s.fork.iter().map(|(_, r)| f(r)).collect();
-            linear_fit(&xs, &ys).map(|fit| fit.slope * (x - last.0))
-        };
-        Range {
-            median: last.1.median + slope(|r| r.median)?,
-            lo: last.1.lo + slope(|r| r.lo)?,
-            hi: last.1.hi + slope(|r| r.hi)?,
-        }
-    };
     let mappings = ExtraCost::of(s.per_mapping, p.vmas);
     let descriptors = ExtraCost::of(s.per_fd, p.fds);
-    let parent_return_ns = [mappings, descriptors]
-        .iter()
-        .flatten()
-        .fold(parent_return_ns, |sum, e| sum.plus(e.ns));
+    let with_extras = |r: Range| {
+        [mappings, descriptors]
+            .iter()
+            .flatten()
+            .fold(r, |sum, e| sum.plus(e.ns))
+    };
+    let parent_return_ns = with_extras(on_the_line(&s.fork, x)?);
+    // One fork's spread: the percentiles' own lines, the same extras.
+    let single_fork_ns = if s.fork_single.len() == s.fork.len() {
+        on_the_line(&s.fork_single, x)
+            .map(with_extras)
+            .map(|r| Spread {
+                p10: r.lo,
+                p90: r.hi,
+            })
+    } else {
+        None
+    };
     let huge_kib = p.anon_huge_kib.min(p.rss_anon_kib) as f64;
     let small_kib = p.rss_anon_kib as f64 - huge_kib;
     let share = writes_pct / 100.0;
@@ -325,6 +339,7 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
     let per_thp = at_share(&s.cow_thp, writes_pct).unwrap_or(per_4k);
     Some(Prediction {
         parent_return_ns,
+        single_fork_ns,
         mappings,
         descriptors,
         extrapolated: x > last.0,
@@ -337,6 +352,42 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
             .scaled(written_4k_pages)
             .plus(per_thp.scaled(written_thp_pages)),
         thp_at_4k_rate,
+    })
+}
+
+/// The figure at `x` KiB of page tables on the points measured (by VmPTE,
+/// smallest first), the median and each end alike: at a point, its
+/// figure; between two, on the straight line joining them; beyond the
+/// largest, on from it along the least-squares slope of all the points.
+/// Below the smallest, at most its figure: a cost a + b·pte with a, b ≥ 0
+/// is at least its figure scaled by x/first (the fixed part a shrinks
+/// too), so that is the floor, and the figure given is the middle of the
+/// two.
+fn on_the_line(points: &[(f64, Range)], x: f64) -> Option<Range> {
+    let (first, last) = (points.first()?, points.last()?);
+    Some(if x < first.0 {
+        let k = (x / first.0).max(0.0);
+        let lo = first.1.lo * k;
+        Range {
+            median: (lo + first.1.hi) / 2.0,
+            lo,
+            hi: first.1.hi,
+        }
+    } else if x == first.0 {
+        first.1
+    } else if x <= last.0 {
+        between(points, x)?
+    } else {
+        let xs: Vec<f64> = points.iter().map(|(k, _)| *k).collect();
+        let slope = |f: fn(&Range) -> f64| {
+            let ys: Vec<f64> = points.iter().map(|(_, r)| f(r)).collect();
+            linear_fit(&xs, &ys).map(|fit| fit.slope * (x - last.0))
+        };
+        Range {
+            median: last.1.median + slope(|r| r.median)?,
+            lo: last.1.lo + slope(|r| r.lo)?,
+            hi: last.1.hi + slope(|r| r.hi)?,
+        }
     })
 }
 

@@ -9,10 +9,25 @@ fn r(median: f64) -> Range {
     }
 }
 
+fn spread(median: f64, p10: f64, p90: f64) -> Range {
+    Range {
+        median,
+        lo: p10,
+        hi: p90,
+    }
+}
+
 /// Slopes as a run on some machine could give them.
 fn fixture() -> Slopes {
     Slopes {
         fork: vec![(100.0, r(60e3)), (1_000.0, r(500e3)), (8_000.0, r(4e6))],
+        // One fork's 10th and 90th percentiles at the same heaps, wider
+        // than the median's interval.
+        fork_single: vec![
+            (100.0, spread(60e3, 50e3, 80e3)),
+            (1_000.0, spread(500e3, 420e3, 650e3)),
+            (8_000.0, spread(4e6, 3.5e6, 5e6)),
+        ],
         cow_4k: vec![(1.0, r(2_000.0)), (10.0, r(1_500.0)), (100.0, r(1_000.0))],
         cow_thp: vec![],
         per_mapping: None,
@@ -363,4 +378,104 @@ fn the_interval_is_exact_between_heaps_and_along_the_least_squares_slope_beyond(
         "{f:?}"
     );
     assert!(f.lo <= f.median && f.median <= f.hi, "{f:?}");
+}
+
+#[test]
+fn a_single_fork_spread_is_on_the_percentiles_lines_and_holds_the_median() {
+    let s = fixture();
+    let near = |a: f64, b: f64| (a - b).abs() < 1e-6 * b.abs().max(1.0);
+    // At a heap measured: that heap's 10th and 90th percentiles.
+    let at = predict(&s, &process(1_000), 10.0).unwrap();
+    assert_eq!(
+        at.single_fork_ns,
+        Some(Spread {
+            p10: 420e3,
+            p90: 650e3
+        })
+    );
+    // Halfway between two heaps: halfway between their percentiles.
+    let mid = predict(&s, &process(550), 10.0).unwrap();
+    let one = mid.single_fork_ns.unwrap();
+    assert!(near(one.p10, (50e3 + 420e3) / 2.0), "{one:?}");
+    assert!(near(one.p90, (80e3 + 650e3) / 2.0), "{one:?}");
+    // Below, at, between and beyond the heaps: the median fork's figure
+    // lies within one fork's spread, which is wider than the median's
+    // interval wherever the fixture's percentiles are.
+    for pte in [40, 100, 550, 2_750, 8_000, 16_000, 64_000] {
+        let p = predict(&s, &process(pte), 10.0).unwrap();
+        let (m, one) = (p.parent_return_ns, p.single_fork_ns.unwrap());
+        assert!(
+            one.p10 <= m.median && m.median <= one.p90,
+            "{pte}: {m:?} {one:?}"
+        );
+        assert!(one.p10 <= m.lo && m.hi <= one.p90, "{pte}: {m:?} {one:?}");
+    }
+    // The mappings and descriptors beyond the worker's add their
+    // interval's ends: 1,000 more mappings at 1,710 to 2,090 ns, 1,000 more
+    // descriptors at -5 to 45 ns.
+    let p = Process {
+        vmas: 1_100,
+        fds: 1_010,
+        ..process(1_000)
+    };
+    let one = predict(&with_image(), &p, 10.0)
+        .unwrap()
+        .single_fork_ns
+        .unwrap();
+    assert!(near(one.p10, 420e3 + 1_710e3 - 5e3), "{one:?}");
+    assert!(near(one.p90, 650e3 + 2_090e3 + 45e3), "{one:?}");
+    // Both named as such.
+    let text = render(&process(550), &mid, "a fixture");
+    assert!(
+        text.contains("the median fork and its 95% interval"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "a single fork (what one fork sees): 235 µs to 365 µs, the 10th to 90th percentile"
+        ),
+        "{text}"
+    );
+    // Slopes without the percentiles (built by hand): no spread, none said.
+    let bare = Slopes {
+        fork_single: vec![],
+        ..fixture()
+    };
+    let p = predict(&bare, &process(550), 10.0).unwrap();
+    assert_eq!(p.single_fork_ns, None);
+    assert!(!render(&process(550), &p, "a fixture").contains("a single fork"));
+}
+
+#[test]
+fn the_single_fork_spread_is_read_from_the_fork_series_percentiles() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/report-results.json"
+    );
+    let r = RunResults::read(std::path::Path::new(path)).unwrap();
+    let s = Slopes::from_results(&r);
+    assert_eq!(s.fork_single.len(), s.fork.len());
+    let heap = r
+        .experiments
+        .iter()
+        .find(|e| e.name == "spawn.heap")
+        .unwrap();
+    for ((pte, m), (pte1, one)) in s.fork.iter().zip(&s.fork_single) {
+        assert_eq!(pte, pte1);
+        assert_eq!(m.median, one.median);
+        // The series it comes from: the same median, its p10 and p90.
+        let series = heap
+            .metrics
+            .iter()
+            .find(|x| {
+                x.name == "parent_return_ns"
+                    && x.label("method") == Some("fork")
+                    && x.label("call").is_none()
+                    && x.summary.median == m.median
+            })
+            .unwrap();
+        assert_eq!(one.lo, series.summary.p10.min(m.median));
+        assert_eq!(one.hi, series.summary.p90.max(m.median));
+        assert!(one.lo <= one.median && one.median <= one.hi);
+    }
 }
