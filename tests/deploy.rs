@@ -349,3 +349,85 @@ fn the_prometheus_rules_cover_every_summary_family_tasklab_writes() {
         assert!(named.contains(f), "no rule for the Summary family {f}");
     }
 }
+
+/// bench/predict-redis.sh run with `args` and `env` in a private TMPDIR;
+/// its exit status and stderr, and what it left in the TMPDIR.
+fn predict_redis(args: &[&str], env: &[(&str, &str)], path: Option<&Path>) -> (i32, String, usize) {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new("bash");
+    cmd.arg(root().join("bench/predict-redis.sh"))
+        .args(args)
+        .env("TMPDIR", tmp.path())
+        .env("TASKLAB_BIN", env!("CARGO_BIN_EXE_tasklab"))
+        .env_remove("TASKLAB_REDIS_PORT")
+        .env_remove("TASKLAB_REDIS_NEEDS");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    if let Some(dir) = path {
+        let old = std::env::var("PATH").unwrap_or_default();
+        cmd.env("PATH", format!("{}:{old}", dir.display()));
+    }
+    let out = cmd.output().unwrap();
+    let left = std::fs::read_dir(tmp.path()).unwrap().count();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        left,
+    )
+}
+
+#[test]
+fn predict_redis_refuses_bad_input_naming_the_cause_and_starts_nothing() {
+    bash_n("bench/predict-redis.sh");
+    // A size that is not one.
+    for bad in ["0", "ten", "-5"] {
+        let (code, err, left) = predict_redis(&[bad], &[], None);
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert!(
+            err.contains(&format!("'{bad}' is not a size in MiB")),
+            "{err}"
+        );
+        assert_eq!(left, 0, "{bad}: it left files behind");
+    }
+    // A port in use (a listener of this test's).
+    let held = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = held.local_addr().unwrap().port().to_string();
+    let (code, err, left) = predict_redis(&["100"], &[("TASKLAB_REDIS_PORT", &port)], None);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "port {port} on 127.0.0.1, for redis-server, is in use"
+        )) && err.contains("TASKLAB_REDIS_PORT"),
+        "{err}"
+    );
+    assert_eq!(left, 0);
+    drop(held);
+    // A package that cannot be installed: apt-get (a stand-in here, which
+    // fails as Debian's does for a package it does not know) is asked,
+    // and its error named; deploy/prometheus/test.sh asks the real one.
+    let fake = tempfile::tempdir().unwrap();
+    let apt = fake.path().join("apt-get");
+    std::fs::write(
+        &apt,
+        "#!/bin/sh\necho 'E: Unable to locate package tasklab-no-such-package' >&2\nexit 100\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&apt, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (code, err, left) = predict_redis(
+        &["100"],
+        &[(
+            "TASKLAB_REDIS_NEEDS",
+            "tasklab-no-such-command:tasklab-no-such-package",
+        )],
+        Some(fake.path()),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("tasklab-no-such-command is not installed")
+            && err.contains("tasklab-no-such-package"),
+        "{err}"
+    );
+    assert_eq!(left, 0);
+}

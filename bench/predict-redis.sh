@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# `tasklab predict` held against a real program's own fork timing: Redis's
+# latest_fork_usec (the time its fork() took in the parent, which Redis
+# measures itself around the call), at a few sizes.
+#
+#   bench/predict-redis.sh [MIB...]      # default: 100 1024 4096
+#
+# For each size, smallest first, in one Redis grown from size to size:
+#   1. fills it to MIB MiB of used_memory (DEBUG POPULATE, values of 1 KiB);
+#   2. runs `tasklab predict --pid <redis> --json` (its slopes from a fresh
+#      short run, as a user's first call);
+#   3. triggers BGSAVE K times, one at a time, reads latest_fork_usec
+#      after each (INFO stats), and stops the saving child at once (SIGUSR1,
+#      which Redis takes as an aborted save, not an error) unless
+#      TASKLAB_REDIS_FULL_SAVE=1: the fork is timed in the parent before the
+#      child does anything, so writing gigabytes to disk adds nothing to it;
+#      each save is waited for before the next;
+# then prints, per size, the predicted median fork (with its 95% interval)
+# and the spread of a single fork (10th to 90th percentile) beside Redis's
+# median fork and how many of its single forks fell in that spread.
+#
+# Redis runs on 127.0.0.1 only, in a private folder (its config, its dir:
+# no file written anywhere else), `enable-debug-command local` in its own
+# config (DEBUG for this instance alone, from loopback), no persistence
+# (`save ""`, no AOF). Redis, its saving child and the folder are gone on
+# every exit.
+#
+# TASKLAB_REDIS_PORT     the port (default: a free one, chosen)
+# TASKLAB_REDIS_BGSAVES  K, the forks per size (default 20)
+# TASKLAB_REDIS_FULL_SAVE=1  let each save write its file (slow at 4 GiB)
+# TASKLAB_REDIS_NEEDS    the commands needed and their Debian packages,
+#                        "cmd:package ..." (for the bad-input test)
+# TASKLAB_BIN            the binary (default: target/release/tasklab, built)
+# Needs root to install redis-server when it is missing (apt-get).
+set -euo pipefail
+
+me=bench/predict-redis.sh
+root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=../deploy/daemons.sh
+source "$root/deploy/daemons.sh"
+
+# Everything asked is checked before anything is installed or started.
+sizes=("$@")
+((${#sizes[@]})) || sizes=(100 1024 4096)
+for s in "${sizes[@]}"; do
+    [[ "$s" =~ ^[0-9]{1,6}$ ]] && ((10#$s >= 1)) || die "'$s' is not a size in MiB (a whole number from 1)"
+done
+mapfile -t sizes < <(for s in "${sizes[@]}"; do echo $((10#$s)); done | sort -n -u)
+avail_mib=$(awk '/^MemAvailable:/ {print int($2 / 1024)}' /proc/meminfo)
+largest=${sizes[${#sizes[@]} - 1]}
+# Redis's own overhead and the save child's copies: room for 1.5 times.
+((largest * 3 / 2 <= avail_mib)) ||
+    die "$largest MiB asked, but only $avail_mib MiB of memory is available (1.5 times the size is needed)"
+k=${TASKLAB_REDIS_BGSAVES:-20}
+[[ "$k" =~ ^[0-9]{1,4}$ ]] && ((10#$k >= 1)) || die "TASKLAB_REDIS_BGSAVES=$k is not a count from 1"
+k=$((10#$k))
+port=${TASKLAB_REDIS_PORT:-$(free_port)}
+check_port redis-server "$port" TASKLAB_REDIS_PORT
+
+for need_pair in ${TASKLAB_REDIS_NEEDS:-redis-server:redis-server redis-cli:redis-tools}; do
+    need "${need_pair%%:*}" "${need_pair#*:}"
+done
+if [[ -z "${TASKLAB_BIN:-}" ]]; then
+    (cd "$root" && cargo build --release --locked --quiet)
+    TASKLAB_BIN=$root/target/release/tasklab
+fi
+bin=$(cd "$(dirname "$TASKLAB_BIN")" && pwd)/$(basename "$TASKLAB_BIN")
+[[ -x "$bin" ]] || die "TASKLAB_BIN=$TASKLAB_BIN is not an executable"
+
+work=""
+redis_pid=""
+# The saving child, if one runs: stopped (SIGUSR1: an aborted save) and
+# waited for until it is gone.
+stop_child() {
+    local c t
+    [[ -n "$redis_pid" ]] || return 0
+    for ((t = 0; t < 100; t++)); do
+        c=$(cat "/proc/$redis_pid/task/$redis_pid/children" 2>/dev/null) || return 0
+        [[ -n "${c// /}" ]] || return 0
+        # shellcheck disable=SC2086
+        kill -USR1 $c 2>/dev/null || true
+        sleep 0.1
+    done
+    # shellcheck disable=SC2086
+    kill -KILL $c 2>/dev/null || true
+}
+cleanup() {
+    stop_child
+    stop_daemons
+    [[ -z "$work" ]] || rm -rf -- "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/tasklab-redis.XXXXXX")
+mkdir "$work/data"
+cat >"$work/redis.conf" <<EOF
+bind 127.0.0.1
+port $port
+protected-mode yes
+daemonize no
+dir $work/data
+dbfilename dump.rdb
+save ""
+appendonly no
+enable-debug-command local
+rdbcompression no
+rdbchecksum no
+EOF
+start_daemon redis-server "$work/redis.log" redis-server "$work/redis.conf"
+redis_pid=$daemon_pid
+cli() { redis-cli -h 127.0.0.1 -p "$port" "$@"; }
+wait_for redis-server 30 cli ping
+info() { cli INFO "$1" | tr -d '\r' | sed -n "s/^$2:\(.*\)/\1/p"; }
+echo "redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p') on 127.0.0.1:$port, pid $redis_pid, in $work" >&2
+echo "tasklab env:" >&2
+"$bin" env 2>&1 | sed 's/^/  /' >&2
+
+results=$work/rows.jsonl
+prefix=0
+for mib in "${sizes[@]}"; do
+    # 1. Filled to MIB MiB of used_memory, in steps of what is missing.
+    target=$((mib << 20))
+    while :; do
+        used=$(info memory used_memory)
+        ((used < target)) || break
+        prefix=$((prefix + 1))
+        count=$(((target - used) / 1200 + 1))
+        cli DEBUG POPULATE "$count" "k$prefix:" 1024 >/dev/null
+    done
+    # 2. The prediction, as a user would ask it.
+    pred=$work/predict-$mib.json
+    "$bin" predict --pid "$redis_pid" --json >"$pred" 2>"$work/predict-$mib.err" ||
+        die "tasklab predict failed at $mib MiB: $(tail -n 5 "$work/predict-$mib.err")"
+    # 3. K forks of Redis's own, each waited for.
+    forks=()
+    for ((i = 0; i < k; i++)); do
+        reply=$(cli BGSAVE | tr -d '\r')
+        [[ $reply == "Background saving started" ]] || die "BGSAVE at $mib MiB: $reply"
+        forks+=("$(info stats latest_fork_usec)")
+        [[ "${TASKLAB_REDIS_FULL_SAVE:-0}" == 1 ]] || stop_child
+        end=$((SECONDS + 600))
+        until [[ $(info persistence rdb_bgsave_in_progress) == 0 ]]; do
+            ((SECONDS < end)) || die "the save at $mib MiB did not finish in 600 s"
+            sleep 0.05
+        done
+    done
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    python3 - "$pred" "$mib" "$(info memory used_memory)" "$load" "${forks[@]}" >>"$results" <<'EOF'
+import json, sys
+pred, mib, used, load, *forks = sys.argv[1:]
+v = json.load(open(pred))
+print(json.dumps({"mib": int(mib), "used_memory": int(used), "load": float(load),
+                  "process": v["process"], "prediction": v["prediction"],
+                  "forks_us": [int(f) for f in forks]}))
+EOF
+    echo "$mib MiB: predicted and $k forks measured (load average $load)" >&2
+done
+
+python3 - "$results" "$k" <<'EOF'
+import json, os, statistics, sys
+path, k = sys.argv[1], int(sys.argv[2])
+def ms(ns):
+    return f"{ns / 1e6:.2f} ms" if ns >= 1e6 else f"{ns / 1e3:.0f} µs"
+rows = [json.loads(l) for l in open(path)]
+print(f"Redis's fork (latest_fork_usec, {k} BGSAVEs a size) against tasklab predict --pid")
+print()
+print("| used_memory | VmPTE | predicted median fork [95% interval] | predicted single fork (p10 to p90) "
+      "| Redis: median fork | Redis: single forks (min to max) | median inside | singles inside | load |")
+print("|---|---|---|---|---|---|---|---|---|")
+met = True
+for r in rows:
+    p, proc = r["prediction"], r["process"]
+    m, one = p["parent_return_ns"], p.get("single_fork_ns")
+    forks = [f * 1e3 for f in r["forks_us"]]
+    med = statistics.median(forks)
+    # latest_fork_usec is whole µs: a fork within half a µs of an end is in.
+    inside = m["lo"] - 500 <= med <= m["hi"] + 500
+    if one:
+        n_in = sum(one["p10"] - 500 <= f <= one["p90"] + 500 for f in forks)
+        single = f"{ms(one['p10'])} to {ms(one['p90'])}"
+        share = f"{n_in}/{len(forks)} ({100 * n_in / len(forks):.0f}%)"
+        met = met and n_in >= 0.8 * len(forks)
+    else:
+        single, share, met = "(none)", "-", False
+    met = met and inside
+    extra = " (extrapolated)" if p["extrapolated"] else ""
+    print(f"| {r['used_memory'] / 2**20:,.0f} MiB | {proc['vm_pte_kib']:,} KiB "
+          f"| {ms(m['median'])} [{ms(m['lo'])}, {ms(m['hi'])}]{extra} | {single} "
+          f"| {ms(med)} | {ms(min(forks))} to {ms(max(forks))} | {'yes' if inside else 'no'} | {share} | {r['load']:.1f} |")
+print()
+print(f"load: the 1-minute load average after the forks, on {os.cpu_count()} CPUs")
+print("target met: " + ("yes" if met else "no") +
+      " (Redis's median fork inside the median's interval at every size, and at least 80% of its single forks inside the single-fork spread)")
+EOF
