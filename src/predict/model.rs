@@ -318,13 +318,17 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
             .fold(r, |sum, e| sum.plus(e.ns))
     };
     let parent_return_ns = with_extras(on_the_line(&s.fork, x)?);
-    // One fork's spread: the percentiles' own lines, the same extras.
+    // One fork's spread: the percentiles' own lines, the same extras. Each
+    // line is ordered at every heap, but beyond the largest their slopes
+    // may cross: the spread always holds the median fork's figure, and a
+    // fork takes no less than no time.
+    let m = parent_return_ns.median;
     let single_fork_ns = if s.fork_single.len() == s.fork.len() {
         on_the_line(&s.fork_single, x)
             .map(with_extras)
             .map(|r| Spread {
-                p10: r.lo,
-                p90: r.hi,
+                p10: r.lo.min(m).max(0.0),
+                p90: r.hi.max(m),
             })
     } else {
         None

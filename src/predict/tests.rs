@@ -436,6 +436,24 @@ fn a_single_fork_spread_is_on_the_percentiles_lines_and_holds_the_median() {
         ),
         "{text}"
     );
+    // Percentile lines whose slopes cross beyond the largest heap (a p10
+    // steeper than the median): the spread still holds the median, above 0.
+    let crossing = Slopes {
+        fork_single: vec![
+            (100.0, spread(60e3, 10e3, 80e3)),
+            (1_000.0, spread(500e3, 20e3, 650e3)),
+            (8_000.0, spread(4e6, 3.9e6, 5e6)),
+        ],
+        ..fixture()
+    };
+    for pte in [16_000, 64_000] {
+        let p = predict(&crossing, &process(pte), 10.0).unwrap();
+        let (m, one) = (p.parent_return_ns.median, p.single_fork_ns.unwrap());
+        assert!(
+            0.0 <= one.p10 && one.p10 <= m && m <= one.p90,
+            "{pte}: {m} {one:?}"
+        );
+    }
     // Slopes without the percentiles (built by hand): no spread, none said.
     let bare = Slopes {
         fork_single: vec![],
