@@ -5,7 +5,7 @@
 //! `--color always` colours even then.
 //!
 //! Paint a piece of text after it has been fitted to the width: the escape
-//! codes take no columns, and [`visible_width`] counts without them.
+//! codes take no columns, and [`strip`] removes them.
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -83,11 +83,6 @@ pub fn warn(s: &str) -> String {
     )
 }
 
-/// Dim: what the eye may skip (a path, a basis line).
-pub fn dim(s: &str) -> String {
-    styled(anstyle::Style::new().dimmed(), s)
-}
-
 /// `s` with every SGR escape (`ESC [ ... m`) removed.
 pub fn strip(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -105,11 +100,6 @@ pub fn strip(s: &str) -> String {
         }
     }
     out
-}
-
-/// The columns `s` takes on a terminal: its characters without escapes.
-pub fn visible_width(s: &str) -> usize {
-    strip(s).chars().count()
 }
 
 #[cfg(test)]

@@ -763,7 +763,7 @@ fn a_report_of_part_of_a_run_draws_only_what_it_has() {
     r.experiments.retain(|e| e.group == "yardstick");
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("results.json");
-    r.write_atomic(&f).unwrap();
+    std::fs::write(&f, r.to_json().unwrap()).unwrap();
     tasklab().arg("report").arg(&f).assert().success();
     assert!(d.path().join("report.html").is_file());
     assert!(!d.path().join("chart-speedup.svg").exists());
@@ -933,7 +933,7 @@ fn the_wakeup_chart_draws_every_figure_it_measures() {
     assert!(w.headlines.is_empty(), "no Summary sentence");
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("settled.json");
-    r.write_atomic(&f).unwrap();
+    std::fs::write(&f, r.to_json().unwrap()).unwrap();
     let out = d.path().join("report");
     tasklab()
         .arg("report")

@@ -17,6 +17,13 @@ fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-results.json")
 }
 
+/// The fixture as `tasklab report` renders it: read, then upgraded.
+fn load() -> RunResults {
+    let mut r = RunResults::read(&fixture()).unwrap();
+    tasklab::report::upgrade(&mut r);
+    r
+}
+
 /// `tasklab report FILE --out DIR ARGS`: stdout, with DIR written `[DIR]`.
 fn report(file: &Path, dir: &Path, extra: &[&str]) -> String {
     report_stdout(file, dir, extra).replace(&dir.display().to_string(), "[DIR]")
@@ -42,7 +49,7 @@ fn the_terse_output_fits_one_screen_and_carries_the_summary() {
         assert!(cols(l) <= terse::DEFAULT_WIDTH, "{} columns: {l}", cols(l));
     }
     // The same Summary sentences as the report's, and every experiment.
-    let r = tasklab::report::load(&fixture()).unwrap();
+    let r = load();
     let sentences = tasklab::report::summary(&r);
     assert!(!sentences.is_empty());
     let md = std::fs::read_to_string(d.path().join("report.md")).unwrap();
@@ -65,7 +72,7 @@ fn the_terse_output_fits_one_screen_and_carries_the_summary() {
 
 #[test]
 fn the_terse_output_fits_a_narrow_terminal_too() {
-    let r = tasklab::report::load(&fixture()).unwrap();
+    let r = load();
     let paths = Paths {
         report: "r/report.html".into(),
         results: "r/results.json".into(),
@@ -120,7 +127,7 @@ fn exports_combine_and_one_may_take_stdout() {
     assert!(!stdout.contains("Findings"));
     // The results as rendered: the fixture, upgraded to this schema.
     let r = RunResults::read(&json).unwrap();
-    assert!(r == tasklab::report::load(&fixture()).unwrap());
+    assert!(r == load());
     let rows = std::fs::read_to_string(&csv).unwrap();
     assert!(rows.starts_with("experiment,group,metric"));
     // The old names still work: --json is --export-json, --csv is --export-csv -.
@@ -137,7 +144,7 @@ fn without(name: &str, dir: &Path) -> PathBuf {
     let mut r = RunResults::read(&fixture()).unwrap();
     r.experiments.retain(|e| e.name != name);
     let p = dir.join("smaller.json");
-    r.write_atomic(&p).unwrap();
+    std::fs::write(&p, r.to_json().unwrap()).unwrap();
     p
 }
 
@@ -222,7 +229,7 @@ fn a_link_planted_under_a_listed_name_is_never_followed() {
 
 #[test]
 fn every_table_fits_60_80_and_120_columns_without_splitting_a_word() {
-    let r = tasklab::report::load(&fixture()).unwrap();
+    let r = load();
     for width in [60, 80, 120] {
         for e in &r.experiments {
             let text = tasklab::report::table::experiment(e, false, width);
@@ -255,7 +262,7 @@ fn every_table_fits_60_80_and_120_columns_without_splitting_a_word() {
 
 #[test]
 fn spawn_methods_is_a_method_by_metric_grid_with_intervals() {
-    let r = tasklab::report::load(&fixture()).unwrap();
+    let r = load();
     let e = r
         .experiments
         .iter()
@@ -278,7 +285,7 @@ fn spawn_methods_is_a_method_by_metric_grid_with_intervals() {
 
 #[test]
 fn the_summary_is_the_last_block_before_the_warnings_and_paths() {
-    let r = tasklab::report::load(&fixture()).unwrap();
+    let r = load();
     let paths = Paths {
         report: "r/report.html".into(),
         results: "r/results.json".into(),

@@ -17,14 +17,10 @@ pub mod recommend;
 pub mod render;
 pub mod workload;
 
-pub use costs::{costs_from, Cost, Costs, Rejected};
-pub use figure::{Curve, Figure, FAR_BEYOND, MIN_R2};
-pub use models::{Model, Row};
-pub use recommend::{advise, Advice};
+pub use costs::costs_from;
+pub use recommend::advise;
 pub use render::{header, render};
-pub use workload::{
-    Workload, MAX_CONCURRENT, MAX_HEAP, MAX_LIFETIME_S, MAX_RATE, MAX_STACK, MAX_SWITCHES,
-};
+pub use workload::Workload;
 
 use crate::cli::AdviseArgs;
 use crate::env::{Env, Limits};

@@ -1,3 +1,7 @@
+use super::costs::Costs;
+use super::figure::{Curve, Figure};
+use super::models::{Model, Row};
+use super::recommend::Advice;
 use super::*;
 use crate::env::Limits;
 use crate::measure::params::ParamValue;

@@ -45,6 +45,7 @@ impl Series {
     /// A series of one side from its runs (each a list of rounds, each
     /// round its samples), with nothing flagged, no point and no band: what
     /// tests build sides of.
+    #[cfg(test)]
     pub fn of_runs(
         experiment: &str,
         metric: &str,

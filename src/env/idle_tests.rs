@@ -1,6 +1,7 @@
 //! The idle path: whether an idle CPU polls, what this boot allows to
 //! change it, and what `--idle-poll` sets.
 
+use super::facts::{CpuIdle, IdleState};
 use super::*;
 
 fn idle_state(name: &str) -> IdleState {

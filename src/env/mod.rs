@@ -21,8 +21,8 @@ pub mod label;
 mod mitigations;
 mod probe;
 pub use facts::{
-    cpuidle_at, idle_poll_plan, rss_counting, throttling_now, CpuIdle, Facts, IdlePollPlan,
-    IdleState, RssCounting, Throttling,
+    cpuidle_at, idle_poll_plan, rss_counting, throttling_now, Facts, IdlePollPlan, RssCounting,
+    Throttling,
 };
 pub use fingerprint::Fingerprint;
 pub use hardware::Hardware;

@@ -1,3 +1,4 @@
+use super::facts::CpuIdle;
 use super::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -48,29 +48,6 @@ impl Citation {
         let year = self.year.map(|y| format!(" ({y})")).unwrap_or_default();
         format!("{}, \u{201c}{}\u{201d}{year}", self.author, self.title)
     }
-
-    /// Author, "Title" (year), the title a Markdown link to the article
-    /// where its address is known.
-    pub fn markdown(&self) -> String {
-        match self.url {
-            Some(url) => {
-                let year = self.year.map(|y| format!(" ({y})")).unwrap_or_default();
-                format!(
-                    "{}, [\u{201c}{}\u{201d}]({url}){year}",
-                    self.author, self.title
-                )
-            }
-            None => self.full(),
-        }
-    }
-
-    /// Author, "Title" (year) and the address after it, for plain text.
-    pub fn with_url(&self) -> String {
-        match self.url {
-            Some(url) => format!("{} {url}", self.full()),
-            None => self.full(),
-        }
-    }
 }
 
 const SYSEL_AUTHOR: &str = "Martin Sysel";

@@ -7,7 +7,7 @@ use crate::env::Env;
 use crate::measure::params::{Param, ParamSpec, Params};
 use crate::measure::probe::ProbeFn;
 use crate::measure::protocol::{Job, WorkerOutput};
-use crate::measure::sizing::{Profile, Sizing};
+use crate::measure::sizing::Sizing;
 use crate::metric::MetricSpec;
 use crate::results::{
     Better, ExperimentResult, Labels, NamedFit, Reading, SeedRef, SeedStat, Unit,
@@ -183,7 +183,6 @@ pub struct PlanCtx<'a> {
     /// Parameters the user set on the command line (not defaults): a value
     /// the machine cannot honour is then an error, not a clamp.
     pub user_set: &'a [String],
-    pub profile: Profile,
     pub params: &'a Params,
     /// The run's real sizing, the user's `--timeout` included.
     pub sizing: Sizing,

@@ -29,12 +29,6 @@ const COHERENCE_LIMIT_NS: u64 = 20_000_000;
 /// must back every page again (about 10 µs a page).
 const TOUCH_BYTES: usize = 2 << 20;
 
-/// Measures the canary now on the CPUs this thread may use: see
-/// [`canary_on`].
-pub fn canary() -> Canary {
-    canary_on(&sys::allowed_cpus().unwrap_or_default())
-}
-
 /// Measures the canary now (about half a millisecond per CPU, the
 /// coherence floor's 2,000 round trips and the memory canary's two blocks):
 /// the bare system call pinned to each of `cpus` in turn (a vCPU the host

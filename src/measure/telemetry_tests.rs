@@ -1,5 +1,10 @@
 use super::*;
 
+/// The canary on the CPUs this thread may use.
+fn canary() -> Canary {
+    canary_on(&sys::allowed_cpus().unwrap_or_default())
+}
+
 #[test]
 fn a_round_records_its_canary_and_counters() {
     let rec = Recorder::start();

@@ -1,20 +1,9 @@
-//! Loading a saved results file for rendering, and upgrading an old one:
-//! what a schema-1 file lacks comes from this tasklab's registry, and every
+//! A saved results file made ready to render, an old one upgraded: what a
+//! schema-1 file lacks comes from this tasklab's registry, and every
 //! file's seed pairings and directions are taken anew from its declarations.
 
-use crate::error::UsageError;
 use crate::experiments;
 use crate::results::{RunResults, Status};
-use std::path::Path;
-
-/// A saved results file, ready to render: a file of an older schema gets
-/// what it lacks from this tasklab's registry (group titles, `reproduces`,
-/// the Summary sentences computed from its own figures).
-pub fn load(file: &Path) -> anyhow::Result<RunResults> {
-    let mut r = RunResults::read(file).map_err(|e| UsageError(format!("{e:#}")))?;
-    upgrade(&mut r);
-    Ok(r)
-}
 
 /// Fills in what a schema-1 file lacks; a current file is left as it is.
 pub fn upgrade(r: &mut RunResults) {

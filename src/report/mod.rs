@@ -22,8 +22,8 @@ pub mod table;
 pub mod terminal;
 pub mod terse;
 
-pub use document::{build, build_ab, failures, measured_sentence, summary, NO_SUMMARY};
-pub use load::{load, upgrade};
+pub use document::{build, build_ab, failures, measured_sentence, summary};
+pub use load::upgrade;
 pub use terminal::{terminal, timer_line, View};
 
 use crate::error::UsageError;

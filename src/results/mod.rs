@@ -691,17 +691,9 @@ impl RunResults {
         Ok(serde_json::to_vec_pretty(self)?)
     }
 
-    /// Writes the file `path` atomically: a fresh temporary file in the same
-    /// folder, synced, then renamed over it, so a reader never sees half a
-    /// file, a failure (a full disk) leaves the previous one and no
-    /// temporary file, and a link planted at `path` is replaced, not
-    /// followed. The error names the file.
-    pub fn write_atomic(&self, path: &Path) -> anyhow::Result<()> {
-        Ok(safefile::write_file(path, &self.to_json()?)?)
-    }
-
-    /// Writes `results.json` into the output folder `dir`, as
-    /// [`RunResults::write_atomic`] does.
+    /// Writes `results.json` into the output folder `dir` atomically
+    /// ([`OutDir::write`]: a fresh temporary file, synced, then renamed over
+    /// the old one, so a reader never sees half a file).
     pub fn write_in(&self, dir: &OutDir) -> anyhow::Result<()> {
         Ok(dir.write(RESULTS_FILE, &self.to_json()?)?)
     }

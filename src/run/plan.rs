@@ -296,7 +296,6 @@ fn plan_one(
     let ctx = PlanCtx {
         env,
         user_set: &user_set,
-        profile: req.profile,
         params: &params,
         sizing,
     };

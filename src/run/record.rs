@@ -108,15 +108,6 @@ pub fn finish(results: &mut RunResults, plan: &Plan, end: Ending) {
     };
 }
 
-/// What an interrupted run had ([`crate::results::Interruption::words`]).
-pub fn interrupted_words(r: &RunResults, done: usize, total: usize) -> String {
-    crate::results::Interruption {
-        job: done,
-        jobs: total,
-    }
-    .words(r)
-}
-
 /// The fewest and the most rounds among the series the Summary's
 /// quantities are read from (`experiments::summary_quantities`); None when
 /// the run measured none of them.

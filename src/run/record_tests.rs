@@ -13,7 +13,7 @@ fn an_interrupt_says_how_far_the_run_came_and_what_kept_figures() {
     let mut cut = ExperimentResult::default_named("a.cut");
     cut.status = Status::Failed;
     r.experiments = vec![whole, kept, cut];
-    let w = interrupted_words(&r, 15, 48);
+    let w = crate::results::Interruption { job: 15, jobs: 48 }.words(&r);
     assert!(w.starts_with("interrupted at job 15 of 48: "), "{w}");
     assert!(w.contains("1 of 3 experiments ran every round"), "{w}");
     assert!(

@@ -435,21 +435,6 @@ impl Difference {
             self.text()
         }
     }
-
-    /// "A − B = D [lo, hi]" with what the difference means: within noise
-    /// when its interval holds zero, and `more`/`less` said in words
-    /// otherwise (e.g. "slower"/"faster", so a negative difference reads
-    /// "faster, not slower" where slower was expected).
-    pub fn sentence(&self, a: &str, b: &str, more: &str, less: &str) -> String {
-        let head = format!("{a} − {b} = {}", self.text());
-        match self.sign() {
-            Order::Above => format!("{head}: {a} is {more}"),
-            Order::Below => format!("{head}: {a} is {less}, not {more}"),
-            Order::Overlap => {
-                format!("{head}: within noise, {a} is indistinguishable from {b} here")
-            }
-        }
-    }
 }
 
 /// A part of a gap, as a share that can be quoted or the reason it cannot.

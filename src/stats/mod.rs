@@ -20,7 +20,6 @@ pub mod rounds;
 pub mod twoside;
 
 pub use change::{change, drift, drift_of, drift_range, mde, verdict, Change, Verdict};
-pub use rounds::{summarize_rounds, summarize_runs};
 use std::fmt;
 
 /// Interquartile range relative to the median above which a sample is noisy.
@@ -171,11 +170,10 @@ impl fmt::Display for StatsError {
 
 impl std::error::Error for StatsError {}
 
-/// A validated sample: at least one point, all finite. Keeps the values
-/// sorted ascending internally as well as in the original order.
+/// A validated sample: at least one point, all finite, kept sorted
+/// ascending.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sample {
-    values: Vec<f64>,
     sorted: Vec<f64>,
 }
 
@@ -188,30 +186,16 @@ impl Sample {
         if let Some(i) = values.iter().position(|v| !v.is_finite()) {
             return Err(StatsError::NonFinite(i));
         }
-        let mut sorted = values.clone();
+        let mut sorted = values;
         // All values are finite, so total_cmp agrees with numeric order
         // (apart from -0.0 < 0.0, which is harmless).
         sorted.sort_unstable_by(f64::total_cmp);
-        Ok(Sample { values, sorted })
-    }
-
-    pub fn len(&self) -> usize {
-        self.values.len()
-    }
-
-    /// Always false: a `Sample` cannot be constructed empty.
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        Ok(Sample { sorted })
     }
 
     /// The values in ascending order.
     pub fn sorted(&self) -> &[f64] {
         &self.sorted
-    }
-
-    /// The values in their original (measurement) order.
-    pub fn values(&self) -> &[f64] {
-        &self.values
     }
 
     /// Quantile by linear interpolation between closest ranks (Hyndman–Fan

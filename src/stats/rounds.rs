@@ -52,17 +52,12 @@ pub fn small_rounds_factor(rounds: usize) -> f64 {
     t975(rounds - 1) / Z95 * (r / (r - 1.0)).sqrt()
 }
 
-/// Summarises a series measured in rounds: the figures of all samples
-/// pooled, the interval from the rounds. `seed` makes the bootstrap
-/// reproducible (derive it from the series, not the clock).
-pub fn summarize_rounds(rounds: &[Vec<f64>], seed: u64) -> Result<Summary, StatsError> {
-    summarize_runs(&[rounds], seed)
-}
-
-/// [`summarize_rounds`] over several runs of the same series (`compare A1
-/// A2 --vs B1 B2`): the bootstrap resamples the runs, then the rounds of
-/// each run drawn, so the variance between runs enters the interval. With
-/// one run it is [`summarize_rounds`], whose rounds are the only level.
+/// Summarises a series measured in rounds, over one run or several runs of
+/// the same series (`compare A1 A2 --vs B1 B2`): the figures of all samples
+/// pooled, the interval from the bootstrap, which resamples the runs, then
+/// the rounds of each run drawn, so the variance between runs enters the
+/// interval (with one run, its rounds are the only level). `seed` makes the
+/// bootstrap reproducible (derive it from the series, not the clock).
 /// No run-to-run noise is added: that is [`widen_by_run_noise`]'s, from a
 /// measured figure.
 pub fn summarize_runs(runs: &[&[Vec<f64>]], seed: u64) -> Result<Summary, StatsError> {

@@ -1,6 +1,11 @@
 use super::*;
 use rand::rngs::Xoshiro256PlusPlus;
 
+/// One run's rounds summarised.
+fn summarize_rounds(rounds: &[Vec<f64>], seed: u64) -> Result<Summary, StatsError> {
+    summarize_runs(&[rounds], seed)
+}
+
 /// A standard normal draw (Box–Muller).
 fn normal(rng: &mut Xoshiro256PlusPlus) -> f64 {
     let u1: f64 = rng.random_range(f64::EPSILON..1.0);

@@ -60,10 +60,7 @@ fn quantiles_of_one_to_ten() {
 #[test]
 fn quantile_is_order_independent() {
     let s = Sample::new(vec![10.0, 1.0, 7.0, 3.0]).unwrap();
-    assert_eq!(s.values(), &[10.0, 1.0, 7.0, 3.0]);
     assert_eq!(s.sorted(), &[1.0, 3.0, 7.0, 10.0]);
-    assert_eq!(s.len(), 4);
-    assert!(!s.is_empty());
     assert_eq!(s.quantile(0.5), 5.0);
 }
 

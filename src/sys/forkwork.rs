@@ -81,14 +81,6 @@ impl F64Buf {
         // SAFETY: as for as_slice, and &mut self guarantees exclusive access.
         unsafe { std::slice::from_raw_parts_mut(self.data.as_ptr(), self.len) }
     }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
 }
 
 impl Drop for F64Buf {

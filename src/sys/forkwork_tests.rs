@@ -9,7 +9,7 @@ fn a_buffer_holds_what_is_written_and_starts_aligned() {
     }
     assert_eq!(seed_sum(b.as_slice()), 499_500.0);
     assert_eq!(b.as_slice().as_ptr() as usize % HUGE, 0);
-    assert!(F64Buf::new(0, Thp::On).unwrap().is_empty());
+    assert!(F64Buf::new(0, Thp::On).unwrap().as_slice().is_empty());
 }
 
 #[test]

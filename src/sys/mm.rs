@@ -120,7 +120,8 @@ pub enum Thp {
 /// Touched (every page written once, resident, with page-table entries fork
 /// must copy) or untouched (mapped only).
 pub struct Heap {
-    map: Option<Mapping>,
+    /// Held only to be unmapped when the heap is dropped.
+    _map: Option<Mapping>,
     start: usize,
     len: usize,
 }
@@ -140,7 +141,7 @@ impl Heap {
     pub fn untouched(len: usize, thp: Thp) -> io::Result<Self> {
         if len == 0 {
             return Ok(Heap {
-                map: None,
+                _map: None,
                 start: 0,
                 len: 0,
             });
@@ -164,7 +165,7 @@ impl Heap {
             }
         }
         Ok(Heap {
-            map: Some(map),
+            _map: Some(map),
             start,
             len,
         })
@@ -192,19 +193,11 @@ impl Heap {
         unsafe { std::ptr::write_volatile((self.start + i * PAGE) as *mut u8, 1) };
     }
 
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
     /// The physical frame behind each page ([`super::procfs::page_frames`]):
     /// 0 for a page not touched yet, and for all of them without
     /// CAP_SYS_ADMIN.
     pub fn frames(&self) -> Option<Vec<u64>> {
         super::procfs::page_frames(self.start / PAGE, self.pages())
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.map.is_none()
     }
 }
 
@@ -282,10 +275,6 @@ impl ScatteredPages {
             unsafe { std::ptr::write_volatile((pages.base + 2 * i * PAGE) as *mut u8, 1) };
         }
         Ok(pages)
-    }
-
-    pub fn count(&self) -> usize {
-        self.count
     }
 }
 

@@ -140,7 +140,6 @@ pub fn kill_group(pgid: i32, sig: i32) -> io::Result<()> {
 }
 
 pub const SIGKILL: i32 = libc::SIGKILL;
-pub const SIGTERM: i32 = libc::SIGTERM;
 
 /// Asks the kernel to SIGKILL this process when its parent dies, so a worker
 /// never outlives a tasklab that was itself killed. Returns an error when the

@@ -296,25 +296,6 @@ pub fn parse_per_cpu(text: &str) -> Vec<CpuTimes> {
         .collect()
 }
 
-/// Time CPU `cpu` spent in its cpuidle states since boot, in ns (the sum of
-/// /sys/devices/system/cpu/cpuN/cpuidle/state*/time, kept in µs): finer
-/// than /proc/stat's ticks. None without a cpuidle driver.
-pub fn cpuidle_ns(cpu: usize) -> Option<u64> {
-    let dir = std::fs::read_dir(format!("/sys/devices/system/cpu/cpu{cpu}/cpuidle")).ok()?;
-    let mut total = None;
-    for e in dir.flatten() {
-        if e.file_name().to_string_lossy().starts_with("state") {
-            if let Some(us) = std::fs::read_to_string(e.path().join("time"))
-                .ok()
-                .and_then(|t| t.trim().parse::<u64>().ok())
-            {
-                total = Some(total.unwrap_or(0) + us * 1_000);
-            }
-        }
-    }
-    total
-}
-
 /// /proc/PID/status of any process, as text: NotFound when there is no
 /// such process, PermissionDenied when it is not ours to read.
 pub fn status_of(pid: u32) -> std::io::Result<String> {

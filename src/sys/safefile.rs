@@ -188,11 +188,6 @@ impl OutDir {
         })
     }
 
-    /// The folder as the user named it.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Takes the folder for this process (flock, exclusive, not waiting):
     /// held until the `OutDir` is dropped. A file system without flock
     /// gives no lock and no error.

@@ -264,15 +264,6 @@ pub fn hold(root: &Path, set: &[Knob]) -> io::Result<Held> {
 }
 
 impl Held {
-    /// (path, old value, value set) of each setting changed.
-    pub fn changes(&self) -> Vec<(String, String, String)> {
-        self.old
-            .iter()
-            .zip(&self.new)
-            .map(|(o, n)| (o.path.clone(), o.value.clone(), n.value.clone()))
-            .collect()
-    }
-
     /// Puts every old value back (last changed first) and removes the
     /// record; the first error is returned after every value was tried, and
     /// then the record stays for the next run.

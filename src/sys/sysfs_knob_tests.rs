@@ -40,7 +40,7 @@ fn a_normal_end_restores_every_value_and_removes_the_record() {
         assert_eq!(read(root, POLL_NS).unwrap(), "200000");
         assert_eq!(read(root, GOVERNOR).unwrap(), "haltpoll");
         assert!(has_record(root), "the record is written before the change");
-        assert_eq!(held.changes().len(), 2);
+        assert_eq!(held.new.len(), 2);
     }
     assert_eq!(read(root, POLL_NS).unwrap(), "0");
     assert_eq!(read(root, GOVERNOR).unwrap(), "menu");
@@ -51,7 +51,7 @@ fn a_normal_end_restores_every_value_and_removes_the_record() {
 fn a_value_already_set_is_left_alone_and_needs_no_record() {
     let d = fake_root();
     let held = hold(d.path(), &[knob(POLL_NS, "0")]).unwrap();
-    assert!(held.changes().is_empty());
+    assert!(held.new.is_empty());
     assert!(!has_record(d.path()));
 }
 
@@ -198,7 +198,7 @@ fn a_setting_of_choices_is_read_and_restored_as_the_choice_in_force() {
     assert_eq!(read(root, thp).unwrap(), "madvise");
     // already in force: nothing to change, no record
     let held = hold(root, &[knob(thp, "madvise")]).unwrap();
-    assert!(held.changes().is_empty());
+    assert!(held.new.is_empty());
     drop(held);
     let mut held = hold(root, &[knob(thp, "always")]).unwrap();
     assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), "always");

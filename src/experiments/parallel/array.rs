@@ -8,16 +8,11 @@ use rayon::prelude::*;
 /// The seed's array size.
 pub const SEED_N: u64 = 55_256_000;
 
-/// The fill formula: `k_i / 10007` with `k_i = 7919·i mod 10007`. Both are
-/// prime, so each run of 10007 consecutive `i` takes every `k` once, which
-/// gives the exact sum in integers (see [`exact_sum_k`]).
-#[inline(always)]
-pub fn value(i: usize) -> f64 {
-    ((i as u64).wrapping_mul(7919) % 10007) as f64 / 10007.0
-}
-
-/// Fills `xs` with [`value`]`(i)`, stepping `k` instead of dividing: the same
-/// numbers, without a 64-bit modulo per element.
+/// Fills `xs` with the fill formula, `x_i = k_i / 10007` with `k_i = 7919·i
+/// mod 10007`, stepping `k` instead of dividing (no 64-bit modulo per
+/// element). Both are prime, so each run of 10007 consecutive `i` takes
+/// every `k` once, which gives the exact sum in integers (see
+/// [`exact_sum_k`]).
 pub fn fill(xs: &mut [f64]) {
     let mut k = 0u64;
     for x in xs.iter_mut() {

@@ -1,5 +1,10 @@
 use super::*;
 
+/// The fill formula as written, element by element: what [`fill`] steps to.
+fn value(i: usize) -> f64 {
+    ((i as u64).wrapping_mul(7919) % 10007) as f64 / 10007.0
+}
+
 #[test]
 fn the_exact_sum_matches_a_direct_one() {
     for n in [0u64, 1, 10006, 10007, 10008, 123_457] {

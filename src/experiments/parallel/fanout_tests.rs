@@ -1,5 +1,6 @@
 use super::*;
 use crate::experiments::testing::{metric, result};
+use crate::measure::sizing::{Profile, Sizing};
 
 /// Plans the fan-out with `overrides` under `sizing`.
 fn plan(overrides: &[(&str, &str)], sizing: Sizing) -> Result<Points, String> {
@@ -14,7 +15,6 @@ fn plan(overrides: &[(&str, &str)], sizing: Sizing) -> Result<Points, String> {
     (EXPERIMENT.points)(&PlanCtx {
         env: &env,
         user_set: &user_set,
-        profile: Profile::Quick,
         params: &params,
         sizing,
     })

@@ -251,7 +251,6 @@ fn the_untouched_finding_reads_the_warm_fork_not_the_first_call() {
 fn scattered_pages_are_as_many_mappings() {
     let before = procfs::self_maps().unwrap();
     let pages = sys::ScatteredPages::new(1_000).unwrap();
-    assert_eq!(pages.count(), 1_000);
     // Other tests' threads may map or unmap a few meanwhile.
     let during = procfs::self_maps().unwrap();
     assert!(during >= before + 900, "{before} then {during}");

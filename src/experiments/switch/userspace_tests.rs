@@ -1,5 +1,6 @@
 use super::*;
 use crate::experiments::testing::{metric, result};
+use crate::measure::sizing::Profile;
 
 #[test]
 fn user_space_switches_are_read_against_the_kernel_pipe() {

@@ -80,11 +80,6 @@ impl WorkingSet {
         }
     }
 
-    /// Lines in the set.
-    pub fn len(&self) -> usize {
-        self.lines.len()
-    }
-
     pub fn is_empty(&self) -> bool {
         self.lines.is_empty()
     }
@@ -109,11 +104,6 @@ impl WorkingSet {
             }
         }
         black_box(&mut self.lines);
-    }
-
-    /// How many times each line was visited, in line order (for tests).
-    pub fn visits(&self) -> Vec<u64> {
-        self.lines.iter().map(|l| l.visits).collect()
     }
 }
 

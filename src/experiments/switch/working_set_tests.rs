@@ -30,13 +30,13 @@ fn both_walks_write_every_line_once_per_walk() {
             },
             7,
         );
-        assert_eq!(ws.len(), 256);
+        assert_eq!(ws.lines.len(), 256);
         ws.walk();
         ws.walk();
-        assert!(ws.visits().iter().all(|v| *v == 2), "{walk:?}");
+        assert!(ws.lines.iter().all(|l| l.visits == 2), "{walk:?}");
     }
     let mut none = WorkingSet::new(Walking::default(), 1);
-    assert!(none.is_empty());
+    assert!(none.lines.is_empty());
     none.walk();
 }
 
@@ -49,8 +49,7 @@ fn a_random_walk_is_not_in_address_order() {
         },
         3,
     );
-    let in_order = (0..ws.len())
-        .filter(|&i| ws.lines[i].next == (i + 1) % ws.len())
-        .count();
-    assert!(in_order < ws.len() / 10, "{in_order} of {}", ws.len());
+    let n = ws.lines.len();
+    let in_order = (0..n).filter(|&i| ws.lines[i].next == (i + 1) % n).count();
+    assert!(in_order < n / 10, "{in_order} of {n}");
 }
