@@ -341,14 +341,17 @@ fn the_table_names_every_source_and_recommends() {
 fn advise_text(args: &[&str], width: usize) -> String {
     use clap::Parser;
     let argv = ["tasklab", "advise"].iter().chain(args);
-    let Some(tasklab::cli::Command::Advise(a)) = tasklab::cli::Cli::parse_from(argv).command else {
+    let Some(tasklab::api::cli::Command::Advise(a)) =
+        tasklab::api::cli::Cli::parse_from(argv).command
+    else {
         panic!("not advise")
     };
-    let w = tasklab::advise::Workload::from_args(&a).unwrap();
-    let results = tasklab::results::RunResults::read(Path::new(FIXTURE)).unwrap();
-    let advice = tasklab::advise::advise(&w, &tasklab::advise::costs_from(&results, FIXTURE));
-    let header = tasklab::advise::header(&results, FIXTURE);
-    tasklab::advise::render::render_at(&advice, &header, width)
+    let w = tasklab::api::advise::Workload::from_args(&a).unwrap();
+    let results = tasklab::api::results::RunResults::read(Path::new(FIXTURE)).unwrap();
+    let advice =
+        tasklab::api::advise::advise(&w, &tasklab::api::advise::costs_from(&results, FIXTURE));
+    let header = tasklab::api::advise::header(&results, FIXTURE);
+    tasklab::api::advise::render::render_at(&advice, &header, width)
 }
 
 #[test]

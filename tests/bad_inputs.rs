@@ -74,14 +74,16 @@ fn fixtures() -> Fixtures {
     std::fs::write(p("small.json"), serde_json::to_vec(&small).unwrap()).unwrap();
     // Noise files: one of another machine (a consistent fingerprint of
     // another kernel) and one of another schema version.
-    let mut env = tasklab::results::RunResults::read(&results).unwrap().env;
+    let mut env = tasklab::api::results::RunResults::read(&results)
+        .unwrap()
+        .env;
     env.kernel = "0.0.1-another".into();
     let noise = serde_json::json!({
         "schema": "tasklab-noise",
         "schema_version": 1,
         "tool_version": "0",
         "created_unix_s": 0.0,
-        "fingerprint": tasklab::env::Fingerprint::of(&env),
+        "fingerprint": tasklab::api::env::Fingerprint::of(&env),
         "profile": "quick",
         "rounds": 8,
         "runs": 4,

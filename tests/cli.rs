@@ -556,7 +556,7 @@ fn yardsticks_and_results_file_round_trip() {
     let (code, r) = run_json(&["yardstick"], d.path());
     assert_eq!(code, 0);
     assert_eq!(r["schema"], "tasklab-results");
-    assert_eq!(r["schema_version"], tasklab::results::SCHEMA_VERSION);
+    assert_eq!(r["schema_version"], tasklab::api::results::SCHEMA_VERSION);
     assert!(r["env"]["cpu_model"].is_string());
     // schema 2: the report needs nothing but the file
     assert_eq!(r["groups"][0]["name"], "yardstick");
@@ -585,7 +585,7 @@ fn yardsticks_and_results_file_round_trip() {
     assert_eq!(realtime["seed"]["source"], "004_37eeb410f17232cd.txt");
     // the file on disk is the same run, and reads back through the schema
     let path = d.path().join("results.json");
-    let on_disk = tasklab::results::RunResults::read(&path).unwrap();
+    let on_disk = tasklab::api::results::RunResults::read(&path).unwrap();
     let again: Value = serde_json::to_value(&on_disk).unwrap();
     assert_eq!(again, r);
 }
@@ -728,7 +728,7 @@ fn a_temporary_folder_others_could_rename_entries_in_is_refused_before_measuring
     assert!(!out.join("results.json").exists());
     assert_eq!(std::fs::read_dir(&open).unwrap().count(), 0);
     // as root, a folder another user owns is refused too
-    if tasklab::sys::effective_uid() == 0 {
+    if tasklab::api::sys::effective_uid() == 0 {
         let theirs = d.path().join("theirs");
         std::fs::create_dir(&theirs).unwrap();
         std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
@@ -906,7 +906,7 @@ fn idle_poll_needs_root_and_changes_nothing_when_refused() {
     let d = tmp();
     const POLL: &str = "/sys/module/haltpoll/parameters/guest_halt_poll_ns";
     let before = std::fs::read_to_string(POLL).ok();
-    if tasklab::sys::is_root() {
+    if tasklab::api::sys::is_root() {
         tasklab()
             .args(["run", "no.such", "--idle-poll", "--out"])
             .arg(d.path())

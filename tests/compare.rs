@@ -359,12 +359,12 @@ fn a_partial_run_says_what_it_lacks_in_one_line_and_regressions_are_red_when_ask
     ]);
     let painted = String::from_utf8(o.stdout).unwrap();
     assert!(painted.contains("\x1b[31mregressed\x1b[0m"), "{painted}");
-    assert_eq!(tasklab::paint::strip(&painted), text);
+    assert_eq!(tasklab::api::paint::strip(&painted), text);
 }
 
 /// compare's comparison of the fixture against `new`.
-fn comparison_with(new: &std::path::Path) -> tasklab::compare::Comparison {
-    use tasklab::compare::{comparison, read_for_compare};
+fn comparison_with(new: &std::path::Path) -> tasklab::api::compare::Comparison {
+    use tasklab::api::compare::{comparison, read_for_compare};
     let b = vec![read_for_compare(std::path::Path::new(FIXTURE)).unwrap()];
     let n = vec![read_for_compare(new).unwrap()];
     let names = (vec![FIXTURE.to_string()], vec![new.display().to_string()]);
@@ -373,7 +373,7 @@ fn comparison_with(new: &std::path::Path) -> tasklab::compare::Comparison {
 
 #[test]
 fn every_line_fits_the_width_and_no_word_breaks() {
-    use tasklab::compare::render::render_at;
+    use tasklab::api::compare::render::render_at;
     let d = tempfile::tempdir().unwrap();
     let new = edited(d.path(), "new.json", partial_and_slower);
     let c = comparison_with(&new);

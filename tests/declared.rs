@@ -44,7 +44,7 @@ fn declared() -> BTreeMap<String, BTreeSet<String>> {
 /// `experiment name` for each metric or reading of a listed experiment that
 /// is neither among its metrics nor retired.
 fn undeclared(results: &Value, declared: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
-    let retired: Vec<&str> = tasklab::experiments::spec::RETIRED
+    let retired: Vec<&str> = tasklab::api::experiments::spec::RETIRED
         .iter()
         .map(|m| m.name)
         .collect();

@@ -106,7 +106,7 @@ fn root_never_runs_a_program_planted_through_tmpdir() {
     use std::os::unix::fs::PermissionsExt;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
-    if !tasklab::sys::is_root() {
+    if !tasklab::api::sys::is_root() {
         eprintln!("skipped: the attack needs root (a folder given to another user)");
         return;
     }
@@ -235,7 +235,7 @@ fn a_worker_never_runs_a_helper_from_a_swapped_scratch_folder() {
     use std::os::unix::fs::PermissionsExt;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
-    if !tasklab::sys::is_root() {
+    if !tasklab::api::sys::is_root() {
         eprintln!("skipped: the planted folder must be another user's (needs root)");
         return;
     }

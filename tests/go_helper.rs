@@ -184,7 +184,7 @@ fn listing(dir: &Path) -> Vec<String> {
 }
 
 fn is_root() -> bool {
-    tasklab::sys::is_root()
+    tasklab::api::sys::is_root()
 }
 
 fn chown_all(p: &Path, uid: u32) {

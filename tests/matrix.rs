@@ -6,11 +6,11 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use tasklab::matrix::build::{build, Matrix};
-use tasklab::matrix::inputs::{check_distinct, labelled, read_all, Input};
-use tasklab::matrix::{page, render};
-use tasklab::results::RunResults;
-use tasklab::stats::Verdict;
+use tasklab::api::matrix::build::{build, Matrix};
+use tasklab::api::matrix::inputs::{check_distinct, labelled, read_all, Input};
+use tasklab::api::matrix::{page, render};
+use tasklab::api::results::RunResults;
+use tasklab::api::stats::Verdict;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -29,7 +29,7 @@ fn matrix(names: &[&str], baseline: usize) -> Matrix {
     build(&inputs(names), baseline, false)
 }
 
-fn row<'a>(m: &'a Matrix, name: &str) -> &'a tasklab::matrix::build::MatrixRow {
+fn row<'a>(m: &'a Matrix, name: &str) -> &'a tasklab::api::matrix::build::MatrixRow {
     m.rows
         .iter()
         .find(|r| r.pick.name == name)
@@ -196,8 +196,8 @@ fn baseline_ratios_are_compares() {
         read_all(&[fixture("gamma")]).unwrap(),
     );
     let side =
-        |r: &RunResults| tasklab::compare::pool::side(std::slice::from_ref(r), &["x".into()]);
-    let rows = tasklab::compare::compare(&side(&base[0].1), &side(&new[0].1), 0.05, 1.0);
+        |r: &RunResults| tasklab::api::compare::pool::side(std::slice::from_ref(r), &["x".into()]);
+    let rows = tasklab::api::compare::compare(&side(&base[0].1), &side(&new[0].1), 0.05, 1.0);
     let c = rows
         .iter()
         .find(|x| {
@@ -297,7 +297,7 @@ fn merge_writes_one_file_that_report_and_compare_read_as_its_runs() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let runs = tasklab::results::merged::read_runs(&merged).unwrap();
+    let runs = tasklab::api::results::merged::read_runs(&merged).unwrap();
     let plain: Vec<RunResults> = ["alpha", "beta"]
         .iter()
         .map(|n| RunResults::read(&fixture(n)).unwrap())

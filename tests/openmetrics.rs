@@ -13,9 +13,9 @@ use openmetrics_parser::{
     OpenMetricsType, OpenMetricsValue,
 };
 use std::path::{Path, PathBuf};
-use tasklab::report::openmetrics::{base_unit, family_name, label_name};
-use tasklab::results::{Metric, RunResults};
-use tasklab::units::Unit;
+use tasklab::api::report::openmetrics::{base_unit, family_name, label_name};
+use tasklab::api::results::{Metric, RunResults};
+use tasklab::api::units::Unit;
 
 type Parsed = MetricsExposition<OpenMetricsType, OpenMetricsValue>;
 
@@ -378,7 +378,7 @@ fn the_summarys_quantities_are_their_own_family_the_fork_slope_among_them() {
     let (text, _d) = export(&fixture());
     let p = parse(&text);
     let r = results();
-    let picks = tasklab::matrix::rows::summary_picks(&r);
+    let picks = tasklab::api::matrix::rows::summary_picks(&r);
     assert!(picks.len() >= 10, "{} picks", picks.len());
     // The system call's row is the yardstick's median, in seconds.
     let call = r

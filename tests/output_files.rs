@@ -10,7 +10,7 @@ use common::tasklab;
 use predicates::prelude::*;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
-use tasklab::sys::safefile::{OutDir, Trust};
+use tasklab::api::sys::safefile::{OutDir, Trust};
 
 /// The quickest experiment: a run of it takes well under a second.
 const QUICK: &str = "yardstick.syscall";
@@ -18,7 +18,7 @@ const QUICK: &str = "yardstick.syscall";
 const NOBODY: u32 = 65534;
 
 fn root() -> bool {
-    tasklab::sys::is_root()
+    tasklab::api::sys::is_root()
 }
 
 /// A 0600 file with a secret in it, and a folder of links to it under every

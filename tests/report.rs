@@ -10,7 +10,7 @@ mod common;
 use common::{report_stdout, tasklab};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
-use tasklab::results::RunResults;
+use tasklab::api::results::RunResults;
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-results.json")
@@ -18,12 +18,12 @@ fn fixture() -> PathBuf {
 
 fn results() -> RunResults {
     let mut r = RunResults::read(&fixture()).expect("the fixture reads");
-    tasklab::report::upgrade(&mut r);
+    tasklab::api::report::upgrade(&mut r);
     r
 }
 
 /// The fixture's experiment `name`.
-fn experiment<'a>(r: &'a RunResults, name: &str) -> &'a tasklab::results::ExperimentResult {
+fn experiment<'a>(r: &'a RunResults, name: &str) -> &'a tasklab::api::results::ExperimentResult {
     r.experiments
         .iter()
         .find(|e| e.name == name)
@@ -325,7 +325,7 @@ fn html_is_one_self_contained_page_with_every_chart_inline() {
         html.matches("href=\"http").count(),
         refs.matches("<a href=\"http").count()
     );
-    for c in tasklab::experiments::seeds::CITATIONS {
+    for c in tasklab::api::experiments::seeds::CITATIONS {
         if let Some(u) = c.url {
             assert!(refs.contains(&format!("<a href=\"{u}\">")), "{u}");
         }
@@ -499,7 +499,7 @@ fn every_chart_is_valid_svg_with_labelled_axes_and_legends() {
 #[test]
 fn the_seed_table_lists_every_seed_figure_and_explains_the_far_ones() {
     let r = results();
-    let t = tasklab::report::seeds::table(&r);
+    let t = tasklab::api::report::seeds::table(&r);
     let seeded: usize = r
         .experiments
         .iter()
@@ -614,14 +614,14 @@ fn the_clock_of_every_round_and_the_thp_counters_are_reported() {
 /// ("fit fork lifecycle_ns vs VmPTE KiB: -1.52 ms + 26,334.2 ns per KiB").
 #[test]
 fn a_negative_intercept_is_no_cost_and_a_negative_slope_no_plus_minus() {
-    use tasklab::report::table::fit_text;
-    use tasklab::results::NamedFit;
+    use tasklab::api::report::table::fit_text;
+    use tasklab::api::results::NamedFit;
     let fit = |intercept: f64, slope: f64, y: &str| NamedFit {
         name: "fork lifecycle_ns vs VmPTE KiB".into(),
         labels: Default::default(),
         x_unit: "KiB of page tables".into(),
         y_unit: y.into(),
-        fit: tasklab::stats::Fit {
+        fit: tasklab::api::stats::Fit {
             intercept,
             slope,
             r2: 1.0,
@@ -665,7 +665,7 @@ fn the_pooled_compare_is_said_for_what_it_is() {
 #[test]
 fn the_seed_clock_rows_give_the_protocol_as_the_cause_not_the_cpu() {
     let r = results();
-    let t = tasklab::report::seeds::table(&r);
+    let t = tasklab::api::report::seeds::table(&r);
     let why_col = t
         .head
         .iter()
@@ -695,13 +695,13 @@ fn the_seed_clock_rows_give_the_protocol_as_the_cause_not_the_cpu() {
     let seeded: Vec<_> = e.metrics.iter().filter_map(|m| m.seed.as_ref()).collect();
     assert!(seeded
         .iter()
-        .all(|s| s.statistic == tasklab::results::SeedStat::Single));
+        .all(|s| s.statistic == tasklab::api::results::SeedStat::Single));
 }
 
 #[test]
 fn the_summary_findings_are_computed_from_the_medians() {
     let r = results();
-    let heads = tasklab::report::headlines::headlines(&r);
+    let heads = tasklab::api::report::headlines::headlines(&r);
     let e = experiment(&r, "spawn.heap");
     let fork = heads.iter().find(|h| h.0 == "spawn").unwrap();
     // The smallest heap at which both settled: the headline names it.
@@ -735,7 +735,7 @@ fn the_summary_findings_are_computed_from_the_medians() {
     let sw = experiment(&r, "switch.pingpong");
     let same = sw
         .find(
-            &tasklab::experiments::switch::series::SWITCH_NS,
+            &tasklab::api::experiments::switch::series::SWITCH_NS,
             &[("method", "pipe_threads"), ("placement", "same_cpu")],
         )
         .unwrap()
@@ -746,7 +746,7 @@ fn the_summary_findings_are_computed_from_the_medians() {
         line.1.starts_with("per switch (pipe_threads")
             && line.1.contains(&format!(
                 "a same-CPU switch ({})",
-                tasklab::units::fmt_ns(same)
+                tasklab::api::units::fmt_ns(same)
             )),
         "{}",
         line.1
@@ -855,11 +855,11 @@ fn every_metric_of_a_full_run_declares_which_way_is_better() {
     let r = results();
     let mut seen = 0;
     for e in &r.experiments {
-        let exp = tasklab::experiments::find(&e.name).expect("a registered experiment");
+        let exp = tasklab::api::experiments::find(&e.name).expect("a registered experiment");
         for m in &e.metrics {
             assert_ne!(
                 exp.better_for(&m.name, &m.labels),
-                tasklab::results::Better::Unknown,
+                tasklab::api::results::Better::Unknown,
                 "{} {} declares no direction",
                 e.name,
                 m.name
@@ -894,7 +894,7 @@ fn no_figure_of_seed_000_is_paired_with_a_lifecycle_even_in_an_old_file() {
 /// bar per figure.
 #[test]
 fn the_wakeup_chart_draws_every_figure_it_measures() {
-    use tasklab::experiments::switch::wakeup::{Variant, BARRIER_NS, TIMER_LATE_NS, WAKE_NS};
+    use tasklab::api::experiments::switch::wakeup::{Variant, BARRIER_NS, TIMER_LATE_NS, WAKE_NS};
     let (d, _) = render(&[]);
     let old = read(d.path(), "chart-switch-wakeup.svg");
     assert!(old.contains("IPI round trip") && !old.contains("residual"));
@@ -928,7 +928,7 @@ fn the_wakeup_chart_draws_every_figure_it_measures() {
     w.findings.clear();
     w.notes.clear();
     w.headlines.clear();
-    let reg = tasklab::experiments::find("switch.wakeup").expect("registered");
+    let reg = tasklab::api::experiments::find("switch.wakeup").expect("registered");
     (reg.analyze)(w).apply(w);
     assert!(w.headlines.is_empty(), "no Summary sentence");
     let d = tempfile::tempdir().unwrap();
@@ -962,13 +962,13 @@ fn the_environment_says_how_fast_and_steady_the_machine_was_during_the_run() {
     let rounds: usize = r
         .experiments
         .iter()
-        .filter(|e| e.status == tasklab::results::Status::Ok)
+        .filter(|e| e.status == tasklab::api::results::Status::Ok)
         .map(|e| e.round_log.len())
         .sum();
     assert_eq!(canaries.len(), 2 * rounds);
     let syscall: Vec<f64> = canaries.iter().map(|c| c.syscall_ns).collect();
-    let median = tasklab::stats::median(&syscall).unwrap();
-    let drift = tasklab::stats::drift(&syscall).unwrap();
+    let median = tasklab::api::stats::median(&syscall).unwrap();
+    let drift = tasklab::api::stats::drift(&syscall).unwrap();
     let (d, _) = render(&[]);
     let md = read(d.path(), "report.md");
     let row = md
@@ -978,7 +978,7 @@ fn the_environment_says_how_fast_and_steady_the_machine_was_during_the_run() {
     assert!(
         row.contains(&format!(
             "a bare system call {} at the median of {} readings",
-            tasklab::units::fmt_ns(median),
+            tasklab::api::units::fmt_ns(median),
             syscall.len()
         )),
         "{row}"
@@ -991,8 +991,8 @@ fn the_environment_says_how_fast_and_steady_the_machine_was_during_the_run() {
 #[test]
 fn the_seed_tables_give_each_articles_machine_once_and_no_backticks_show() {
     let r = results();
-    let groups = tasklab::report::seeds::groups(&r);
-    let flat = tasklab::report::seeds::table(&r);
+    let groups = tasklab::api::report::seeds::groups(&r);
+    let flat = tasklab::api::report::seeds::table(&r);
     let rows: usize = groups.iter().map(|g| g.table.rows.len()).sum();
     assert_eq!(rows, flat.rows.len());
     assert!(groups.len() >= 3, "{groups:?}");

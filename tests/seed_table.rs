@@ -5,7 +5,7 @@
 //! never compared, and every row naming its statistic and protocol.
 
 use std::path::Path;
-use tasklab::results::{count_over_time, ExperimentResult, Metric, RunResults, SeedStat};
+use tasklab::api::results::{count_over_time, ExperimentResult, Metric, RunResults, SeedStat};
 
 fn fixture(mhz: Option<f64>) -> RunResults {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-results.json");
@@ -13,7 +13,7 @@ fn fixture(mhz: Option<f64>) -> RunResults {
     if let Some(m) = mhz {
         r.calibration.measured_mhz = Some(m);
     }
-    tasklab::report::upgrade(&mut r);
+    tasklab::api::report::upgrade(&mut r);
     r
 }
 
@@ -25,7 +25,7 @@ struct Rows {
 
 impl Rows {
     fn of(r: &RunResults) -> Rows {
-        let t = tasklab::report::seeds::table(r);
+        let t = tasklab::api::report::seeds::table(r);
         Rows {
             head: t.head,
             rows: t.rows,
@@ -103,7 +103,7 @@ fn sysels_fork_figures_are_scaled_to_the_runs_clock() {
 fn without_a_clock_a_clock_bound_figure_is_not_compared() {
     let mut r = fixture(None);
     r.calibration.measured_mhz = None;
-    tasklab::report::upgrade(&mut r);
+    tasklab::api::report::upgrade(&mut r);
     let t = Rows::of(&r);
     let row = t.row("spawn.cold", "parent_return_ns call=first method=fork");
     assert_eq!(row[t.col("ours/seed")], "not compared", "{row:?}");
@@ -121,7 +121,7 @@ fn the_copy_row_shows_both_layouts_and_says_the_seeds_is_unknown() {
     let aligned = metric(e, "copy_ns", &[("size", "64 KiB"), ("layout", "aligned")]);
     let shifted = metric(e, "copy_ns", &[("size", "64 KiB"), ("layout", "dst+16")]);
     for m in [aligned, shifted] {
-        let v = tasklab::units::fmt_value(m.summary.mean, m.unit);
+        let v = tasklab::api::units::fmt_value(m.summary.mean, m.unit);
         assert!(ours.contains(&v), "{v} in {ours}");
     }
     assert!(ours.contains("dst+16"), "{ours}");
@@ -150,7 +150,7 @@ fn the_echo_is_compared_as_a_count_over_total_time() {
     assert_eq!(m.seed_ours(), Some(want));
     let row = t.row("switch.echo", "iterations_per_s placement=same_cpu");
     assert!(
-        row[t.col("ours (same")].contains(&tasklab::units::fmt_value(want, m.unit)),
+        row[t.col("ours (same")].contains(&tasklab::api::units::fmt_value(want, m.unit)),
         "{row:?}"
     );
     assert!(
@@ -179,7 +179,7 @@ fn the_condvar_rows_say_what_counts_as_one_switch() {
     assert!(
         ours.contains(&format!(
             "{} context switches per round trip",
-            tasklab::units::fmt_num(n.summary.mean, 1)
+            tasklab::api::units::fmt_num(n.summary.mean, 1)
         )),
         "{ours}"
     );
@@ -213,7 +213,7 @@ fn the_malloc_baselines_are_shown_not_compared() {
     let mut start = metric(e, "rss_kib", &[("stage", "start")]).clone();
     start.name = "max_rss_kib".into();
     e.metrics.push(start);
-    tasklab::report::upgrade(&mut r);
+    tasklab::api::report::upgrade(&mut r);
     let t = Rows::of(&r);
     let row = t.row("memory.malloc", "max_rss_kib size=400 MiB stage=start");
     assert_eq!(row[t.col("ours/seed")], "not compared", "{row:?}");

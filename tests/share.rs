@@ -7,8 +7,8 @@ mod common;
 
 use common::tasklab;
 use std::path::{Path, PathBuf};
-use tasklab::env::Env;
-use tasklab::results::RunResults;
+use tasklab::api::env::Env;
+use tasklab::api::results::RunResults;
 
 const SECRET: &str = "s3cr3t-TOKEN-123";
 const MACHINE_ID: &str = "0123456789abcdef0123456789abcdef";

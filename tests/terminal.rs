@@ -9,9 +9,9 @@ mod common;
 
 use common::report_stdout;
 use std::path::{Path, PathBuf};
-use tasklab::report::folder::MANIFEST;
-use tasklab::report::terse::{self, Paths};
-use tasklab::results::RunResults;
+use tasklab::api::report::folder::MANIFEST;
+use tasklab::api::report::terse::{self, Paths};
+use tasklab::api::results::RunResults;
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-results.json")
@@ -20,7 +20,7 @@ fn fixture() -> PathBuf {
 /// The fixture as `tasklab report` renders it: read, then upgraded.
 fn load() -> RunResults {
     let mut r = RunResults::read(&fixture()).unwrap();
-    tasklab::report::upgrade(&mut r);
+    tasklab::api::report::upgrade(&mut r);
     r
 }
 
@@ -50,7 +50,7 @@ fn the_terse_output_fits_one_screen_and_carries_the_summary() {
     }
     // The same Summary sentences as the report's, and every experiment.
     let r = load();
-    let sentences = tasklab::report::summary(&r);
+    let sentences = tasklab::api::report::summary(&r);
     assert!(!sentences.is_empty());
     let md = std::fs::read_to_string(d.path().join("report.md")).unwrap();
     for s in &sentences {
@@ -187,7 +187,7 @@ fn the_manifest_never_removes_a_file_tasklab_did_not_write() {
     // A manifest that lists what tasklab never wrote, with the right hashes.
     let outside = d.path().join("outside.txt");
     std::fs::write(&outside, "precious").unwrap();
-    let hash = |p: &Path| tasklab::sys::safefile::sha256_hex(&std::fs::read(p).unwrap());
+    let hash = |p: &Path| tasklab::api::sys::safefile::sha256_hex(&std::fs::read(p).unwrap());
     let mut manifest = std::fs::read_to_string(out.join(MANIFEST)).unwrap();
     for (p, name) in [
         (out.join("notes.txt"), "notes.txt".to_string()),
@@ -232,7 +232,7 @@ fn every_table_fits_60_80_and_120_columns_without_splitting_a_word() {
     let r = load();
     for width in [60, 80, 120] {
         for e in &r.experiments {
-            let text = tasklab::report::table::experiment(e, false, width);
+            let text = tasklab::api::report::table::experiment(e, false, width);
             for l in text.lines() {
                 // Only a single word longer than the line may overflow.
                 assert!(
@@ -245,7 +245,7 @@ fn every_table_fits_60_80_and_120_columns_without_splitting_a_word() {
             let words: Vec<&str> = text.split_whitespace().collect();
             for m in e.metrics.iter().filter(|m| !m.detail) {
                 // A grid heads a column with the name without its unit.
-                let heading = tasklab::report::grid::heading(&m.name);
+                let heading = tasklab::api::report::grid::heading(&m.name);
                 assert!(
                     words.contains(&m.name.as_str())
                         || text
@@ -269,7 +269,7 @@ fn spawn_methods_is_a_method_by_metric_grid_with_intervals() {
         .find(|e| e.name == "spawn.methods")
         .unwrap();
     for width in [80, 120] {
-        let text = tasklab::report::table::experiment(e, false, width);
+        let text = tasklab::api::report::table::experiment(e, false, width);
         let head = text
             .lines()
             .find(|l| l.starts_with("method "))
@@ -381,7 +381,7 @@ fn ctrl_c_keeps_the_figures_of_the_rounds_already_complete() {
         .find(|e| e.name == "yardstick.syscall")
         .unwrap();
     // Measured from its two complete rounds, and marked partial.
-    assert_eq!(syscall.status, tasklab::results::Status::Ok, "{err}");
+    assert_eq!(syscall.status, tasklab::api::results::Status::Ok, "{err}");
     assert!(syscall.partial());
     assert!(syscall.metrics.iter().all(|m| m.rounds.len() == 2));
     assert!(syscall
@@ -393,5 +393,5 @@ fn ctrl_c_keeps_the_figures_of_the_rounds_already_complete() {
         .iter()
         .find(|e| e.name == "selftest.hang")
         .unwrap();
-    assert_eq!(hang.status, tasklab::results::Status::Failed);
+    assert_eq!(hang.status, tasklab::api::results::Status::Failed);
 }
