@@ -78,11 +78,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ),
     ("src/baseline.rs", ".json", "a baseline's file name"),
     (
-        "src/run/progress.rs",
-        "_bytes",
-        "a parameter's name says its unit (heap_bytes): the house's naming rule",
-    ),
-    (
         "src/experiments/seeds.rs",
         "",
         "'seed NNN' in prose made a link: text turned into text, no decision",
@@ -91,28 +86,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "src/results/interruption.rs",
         " of ",
         "a results file of schema 2 or older held an interruption only in words",
-    ),
-    (
-        "src/report/seeds.rs",
-        "same",
-        "a switch placement's name (same_cpu)",
-    ),
-    (
-        "src/advise/recommend.rs",
-        "vfork_exec_static",
-        "a method's name in the series' labels",
-    ),
-    // Left to do: the threads experiment finds the note that names its
-    // limit by its words; the limit belongs in the results as data.
-    (
-        "src/experiments/memory/threads_findings.rs",
-        "clamped to",
-        "to do (issue 38)",
-    ),
-    (
-        "src/experiments/memory/threads_findings.rs",
-        "was refused",
-        "to do (issue 38)",
     ),
 ];
 

@@ -8,6 +8,7 @@ fn planned(name: &str, points: usize, side: Side) -> Planned {
         params: Params::default(),
         points: vec![serde_json::Value::Null; points],
         notes: vec![],
+        fewer_than_asked: vec![],
         unsupported: None,
         side: Some(SideSetup {
             side,

@@ -86,6 +86,15 @@ pub struct Rejected {
 }
 
 /// The measured costs advise needs; `None` where the results lack one.
+/// What vfork's figure measured: vfork + execve of the tiny static program
+/// (`vfork_exec_static`, in files that have it), or vfork alone (`vfork`,
+/// what a fresh run measures).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Vfork {
+    Exec(Curve),
+    Alone(Curve),
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Costs {
     /// Where they come from, for "not measured in ..." messages.
@@ -98,8 +107,8 @@ pub struct Costs {
     /// fork + execve of the tiny static program posix_spawn starts: the
     /// like-for-like comparison for posix_spawn.
     pub fork_exec: Option<Curve>,
-    /// vfork + execve where measured, else vfork alone (its labels say which).
-    pub vfork: Option<Curve>,
+    /// vfork + execve where measured, else vfork alone.
+    pub vfork: Option<Vfork>,
     /// The parent's page tables (VmPTE, KiB) vs its heap: what a forked
     /// child copies.
     pub process_pte: Option<Curve>,
@@ -452,7 +461,8 @@ pub fn costs_from(r: &RunResults, source: &str) -> Costs {
     let fork_exec = heap.and_then(|e| p.heap_curve(e, FORK_EXEC_STATIC, Cost::ForkExec));
     let vfork = heap.and_then(|e| {
         p.heap_curve(e, VFORK_EXEC_STATIC, Cost::Vfork)
-            .or_else(|| p.heap_curve(e, VFORK, Cost::Vfork))
+            .map(Vfork::Exec)
+            .or_else(|| p.heap_curve(e, VFORK, Cost::Vfork).map(Vfork::Alone))
     });
     let process_pte = p.process_pte();
     let (switch_threads, switch_threads_cross_cpu) =

@@ -1,7 +1,7 @@
 //! The advice: every model's row for a workload, a few notes, and a
 //! recommendation computed from the rows.
 
-use super::costs::Costs;
+use super::costs::{Costs, Vfork};
 use super::figure::{mark, Figure};
 use super::models::{Model, Row};
 use super::workload::Workload;
@@ -180,16 +180,19 @@ fn recommend(w: &Workload, c: &Costs, rows: &[Row]) -> String {
                 c.source
             )),
         }
-        if let Some(k) = &c.vfork {
-            let v = k.at(w.heap_bytes);
-            if k.labels.contains("vfork_exec_static") {
+        match &c.vfork {
+            Some(Vfork::Exec(k)) => {
+                let v = k.at(w.heap_bytes);
                 t.push_str(&format!(" and {} for vfork+exec", fmt_ns(v.value)));
-            } else {
+            }
+            Some(Vfork::Alone(k)) => {
+                let v = k.at(w.heap_bytes);
                 t.push_str(&format!(
                     "; vfork, which posix_spawn builds on, costs {} without the exec",
                     fmt_ns(v.value)
                 ));
             }
+            None => {}
         }
         t.push_str(&format!(" at a {} heap", fmt_size(w.heap_bytes)));
         s.push(t);

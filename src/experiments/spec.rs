@@ -200,13 +200,15 @@ impl PlanCtx<'_> {
 pub struct Points {
     pub points: Vec<serde_json::Value>,
     pub notes: Vec<String>,
+    /// Why fewer are planned than asked ([`Points::fewer`]).
+    pub fewer_than_asked: Vec<String>,
 }
 
 impl Points {
     pub fn single() -> Points {
         Points {
             points: vec![serde_json::Value::Null],
-            notes: vec![],
+            ..Points::default()
         }
     }
 
@@ -218,6 +220,14 @@ impl Points {
             pts.push(&p);
         }
         pts
+    }
+
+    /// Plans fewer than asked: `why` in a clause (the result's
+    /// `fewer_than_asked`, what a finding quotes), then `rest` in the note
+    /// that says it at length ("{why}; {rest}").
+    pub fn fewer(&mut self, why: String, rest: &str) {
+        self.notes.push(format!("{why}; {rest}"));
+        self.fewer_than_asked.push(why);
     }
 
     /// Plans one more job, at `point`.

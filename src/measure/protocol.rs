@@ -95,6 +95,10 @@ pub struct WorkerOutput {
     pub series: Vec<RawSeries>,
     pub readings: Vec<Reading>,
     pub notes: Vec<String>,
+    /// Why this round measured fewer than its point asked, each in a clause
+    /// (the result's `fewer_than_asked`); its note says it at length.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fewer_than_asked: Vec<String>,
     /// What the machine did around this round.
     #[serde(default)]
     pub telemetry: Option<super::telemetry::RoundTelemetry>,

@@ -7,6 +7,7 @@ use super::table::seed_text;
 use crate::experiments;
 use crate::experiments::spawn::placement::Placement;
 use crate::experiments::spec::Beside;
+use crate::experiments::switch;
 use crate::metric::key::PLACEMENT;
 use crate::metric::Kind as SeriesKind;
 use crate::results::{
@@ -438,9 +439,11 @@ fn quantity(experiment: &str, m: &Metric) -> Kind {
     }
 }
 
-/// A placement that keeps both tasks on one CPU (`same_cpu`, `one_cpu`).
+/// A placement that keeps both tasks on one CPU: a switch placement whose
+/// declared spread is one CPU (`same_cpu`), or spawn's `one_cpu`.
 fn one_cpu(placement: &str) -> bool {
-    placement.contains("same") || placement == Placement::OneCpu.choice().name
+    switch::methods::Placement::named(placement).is_some_and(|p| p.one_cpu())
+        || Placement::parse(placement) == Some(Placement::OneCpu)
 }
 
 /// "Intel Core i7-4771 (Haswell), 2018" -> "i7-4771": the model people know.

@@ -362,6 +362,12 @@ pub struct ExperimentResult {
     pub headlines: Vec<String>,
     /// Clamps, skipped variants and anything odd the run noticed.
     pub notes: Vec<String>,
+    /// Why the run measured less than its parameters asked, each in a
+    /// clause (a count the plan clamped to this machine's limits, a task a
+    /// worker was refused); a note says each at length. Empty when all that
+    /// was asked was measured (and in files from before it was recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fewer_than_asked: Vec<String>,
     /// Every round's contamination record, in point order, then the order the rounds ran
     /// (schema 2).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -447,6 +453,7 @@ impl ExperimentResult {
             findings: vec![],
             headlines: vec![],
             notes: vec![],
+            fewer_than_asked: vec![],
             round_log: vec![],
             side: None,
             failed_points: vec![],

@@ -679,6 +679,7 @@ fn finish(plan: &Planned, state: &mut Pending) -> ExperimentResult {
             .chain(&state.extra_notes)
             .cloned()
             .collect(),
+        fewer_than_asked: plan.fewer_than_asked.clone(),
         round_log: vec![],
         side: plan.side.as_ref().map(|s| s.side),
         failed_points: vec![],

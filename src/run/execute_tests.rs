@@ -88,6 +88,7 @@ fn timer(points: usize) -> Planned {
         params: Default::default(),
         points: vec![serde_json::Value::Null; points],
         notes: vec![],
+        fewer_than_asked: vec![],
         unsupported: None,
         side: None,
     }

@@ -23,6 +23,8 @@ pub struct Planned {
     pub params: Params,
     pub points: Vec<serde_json::Value>,
     pub notes: Vec<String>,
+    /// Why fewer are planned than asked (the result's `fewer_than_asked`).
+    pub fewer_than_asked: Vec<String>,
     /// Why the machine cannot run it, when it cannot.
     pub unsupported: Option<String>,
     /// The side of an A/B run it measures (`tasklab ab`), with that side's
@@ -309,6 +311,7 @@ fn plan_one(
         params,
         points: pts.points,
         notes: pts.notes,
+        fewer_than_asked: pts.fewer_than_asked,
         unsupported,
         side: None,
     })

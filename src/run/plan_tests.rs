@@ -6,6 +6,7 @@ fn planned(name: &str, points: usize) -> Planned {
         params: Params::default(),
         points: vec![serde_json::Value::Null; points],
         notes: vec![],
+        fewer_than_asked: vec![],
         unsupported: None,
         side: None,
     }

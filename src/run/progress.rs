@@ -346,12 +346,12 @@ pub fn point_words(point: &serde_json::Value) -> String {
     words(point)
 }
 
-/// Keys whose numbers are sizes in bytes.
+/// Keys whose numbers are sizes in bytes: the points' fields that hold one.
 fn is_size_key(k: &str) -> bool {
     matches!(
         k,
         "heap" | "size" | "stack" | "bytes" | "working_sets" | "working_set"
-    ) || k.ends_with("_bytes")
+    )
 }
 
 /// A JSON value in words: `0,1` for a list, `a=1 b=2` for an object, a

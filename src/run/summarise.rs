@@ -80,6 +80,11 @@ pub fn absorb(
                 result.notes.push(n);
             }
         }
+        for w in out.fewer_than_asked {
+            if !result.fewer_than_asked.contains(&w) {
+                result.fewer_than_asked.push(w);
+            }
+        }
     }
     for s in series {
         let ids: Vec<usize> = s.rounds.iter().map(|(r, _)| *r).collect();

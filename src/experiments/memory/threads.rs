@@ -212,8 +212,11 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
         let kept = if own { 0 } else { 100.min(most / 4) };
         let allowed = (most - most / 10).saturating_sub(kept).max(1);
         if n > allowed {
-            let msg = format!(
-                "{n} threads is more than this machine allows one process now: {name} bounds it at {most} ({why}); {allowed} {}",
+            let bound = format!(
+                "{n} threads is more than this machine allows one process now: {name} bounds it at {most} ({why})"
+            );
+            let room = format!(
+                "{allowed} {}",
                 if own {
                     "leaves a tenth of it spare"
                 } else {
@@ -221,10 +224,10 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
                 }
             );
             if ctx.set_by_user(&THREADS_PARAM) {
-                return Err(msg);
+                return Err(format!("{bound}; {room}"));
             }
             n = allowed;
-            pts.notes.push(format!("{msg}; clamped to {n} threads"));
+            pts.fewer(bound, &format!("{room}; clamped to {n} threads"));
         }
     }
     // Memory: the touched variant makes every thread resident.
@@ -245,7 +248,7 @@ fn points(ctx: &PlanCtx) -> Result<Points, String> {
             return Err(msg);
         }
         n = fits.max(1);
-        pts.notes.push(format!("{msg}; clamped to {n} threads"));
+        pts.fewer(msg, &format!("clamped to {n} threads"));
     }
     // `n` is now the most this machine takes; larger counts become `n`.
     let mut counts: Vec<u64> = counts.iter().map(|&c| c.min(n)).collect();
@@ -300,10 +303,10 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let bound = rss::bound_now();
     drop(crowd);
     if let Some(e) = refused {
-        out.notes.push(format!(
-            "{variant}: thread {} of {n} was refused ({e}); figures are for the {started} started",
-            started + 1
-        ));
+        let why = format!("{variant}: thread {} of {n} was refused ({e})", started + 1);
+        out.notes
+            .push(format!("{why}; figures are for the {started} started"));
+        out.fewer_than_asked.push(why);
     }
     if started == 0 {
         anyhow::bail!("no thread could be started");

@@ -333,12 +333,8 @@ fn fewer_than_asked(r: &ExperimentResult, measured: &str) -> Option<String> {
     if got >= asked {
         return None;
     }
-    // The plan's clamp or the worker's refusal, up to its first clause.
-    let why = r
-        .notes
-        .iter()
-        .find(|n| n.contains("clamped to") || n.contains("was refused"))
-        .map(|n| n.split("; ").next().unwrap_or(n).to_string());
+    // The plan's clamp or the worker's refusal.
+    let why = r.fewer_than_asked.first();
     Some(format!(
         "fewer threads than asked: at most {} measured of the {} asked{}; every figure here is for the counts measured, and none is scaled beyond them",
         group_digits(got as i64),

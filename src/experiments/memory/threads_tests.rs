@@ -284,8 +284,8 @@ fn fewer_threads_than_asked_is_said_first_and_nothing_is_scaled_beyond_them() {
     // A limit held the run to 2000 of the 50,000 asked.
     r.params
         .insert("threads".into(), serde_json::json!([50_000]));
-    r.notes.push(
-        "50000 threads is more than this machine allows one process now: RLIMIT_NPROC bounds it at 2300 (ulimit -u 2300 tasks); 2000 leaves room for the rest of the system; clamped to 2000 threads".into(),
+    r.fewer_than_asked.push(
+        "50000 threads is more than this machine allows one process now: RLIMIT_NPROC bounds it at 2300 (ulimit -u 2300 tasks)".into(),
     );
     let a = analyze(&r);
     assert!(

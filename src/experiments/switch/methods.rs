@@ -143,6 +143,17 @@ impl Placement {
     pub fn two_cpus(&self) -> bool {
         matches!(self.spread, Spread::TwoCpus { .. })
     }
+
+    /// The placement a series' `placement` label names, if it is one of
+    /// [`PLACEMENTS`].
+    pub fn named(name: &str) -> Option<&'static Placement> {
+        PLACEMENTS.iter().find(|p| p.name() == name)
+    }
+
+    /// Both tasks on one CPU: a hand-off wakes no other CPU.
+    pub fn one_cpu(&self) -> bool {
+        matches!(self.spread, Spread::OneCpu)
+    }
 }
 
 pub const SAME_CPU: Placement = Placement {
