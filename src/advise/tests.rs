@@ -5,7 +5,6 @@ use super::recommend::Advice;
 use super::*;
 use crate::env::Limits;
 use crate::measure::params::ParamValue;
-use crate::measure::sizing::Profile;
 use crate::results::Unit;
 use crate::run::plan::{Preset, Request};
 use crate::units::{fmt_share, fmt_short_size, parse_duration, parse_number};
@@ -446,16 +445,7 @@ fn one_format_for_a_figure_and_its_formula() {
 /// A machine with room to spare: no task limit, 16 GiB available.
 fn roomy() -> Room {
     Room {
-        limits: Limits {
-            threads_max: None,
-            pid_max: None,
-            max_map_count: None,
-            rlimit_nproc: None,
-            rlimit_stack: None,
-            rlimit_as: None,
-            cgroup_pids_max: None,
-            cgroup_memory_max: None,
-        },
+        limits: Limits::default(),
         root: false,
         tasks_now: 40,
         mem_available_bytes: 16 << 30,
@@ -560,16 +550,8 @@ fn the_typed_presets_plan_what_the_old_param_strings_planned() {
     let request = |params: &[String], presets: &[Preset]| {
         crate::run::plan::plan(
             &Request {
-                names: &names,
-                profile: Profile::Quick,
                 params,
-                presets,
-                pin: None,
-                timeout_s: None,
-                rounds: None,
-                precision_pct: None,
-                budget_s: None,
-                seed: None,
+                ..Request::quick(&names, presets)
             },
             &env,
         )

@@ -97,7 +97,7 @@ pub struct Env {
 }
 
 /// Limits that cap how many threads/processes/mappings a run can create.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq)]
 pub struct Limits {
     pub threads_max: Option<u64>,
     pub pid_max: Option<u64>,

@@ -387,19 +387,7 @@ fn read_from_empty_root() {
     assert_eq!(e.preempt, None);
     assert_eq!(e.mem_total_bytes, 0);
     assert_eq!(e.mem_available_bytes, 0);
-    assert_eq!(
-        e.limits,
-        Limits {
-            threads_max: None,
-            pid_max: None,
-            max_map_count: None,
-            rlimit_nproc: None,
-            rlimit_stack: None,
-            rlimit_as: None,
-            cgroup_pids_max: None,
-            cgroup_memory_max: None,
-        }
-    );
+    assert_eq!(e.limits, Limits::default());
     assert!(!e.describe().is_empty());
     // A root that does not exist at all behaves the same.
     let gone = Env::read_from(&t.0.join("missing"), String::new(), String::new());

@@ -203,7 +203,7 @@ const ADDRESS_MARGIN_BYTES: u64 = 512 << 20;
 /// a tenth of it (at least 256 MiB): the tightest of the three.
 pub fn heap_room(env: &Env, available_bytes: u64) -> (u64, String) {
     let margin = heap_margin(env);
-    let mut room = (
+    let memory = (
         available_bytes.saturating_sub(margin),
         format!(
             "{} is available and {} must stay free",
@@ -211,34 +211,32 @@ pub fn heap_room(env: &Env, available_bytes: u64) -> (u64, String) {
             fmt_size(margin)
         ),
     );
-    if let Some(limit) = env.limits.rlimit_as {
-        let r = limit.saturating_sub(ADDRESS_MARGIN_BYTES);
-        if r < room.0 {
-            room = (
-                r,
-                format!(
-                    "the address-space limit (RLIMIT_AS, ulimit -v) is {} and a worker's own mappings take up to {}",
-                    fmt_size(limit),
-                    fmt_size(ADDRESS_MARGIN_BYTES)
-                ),
-            );
-        }
-    }
-    if let Some(limit) = env.limits.cgroup_memory_max {
+    let address = env.limits.rlimit_as.map(|limit| {
+        (
+            limit.saturating_sub(ADDRESS_MARGIN_BYTES),
+            format!(
+                "the address-space limit (RLIMIT_AS, ulimit -v) is {} and a worker's own mappings take up to {}",
+                fmt_size(limit),
+                fmt_size(ADDRESS_MARGIN_BYTES)
+            ),
+        )
+    });
+    let cgroup = env.limits.cgroup_memory_max.map(|limit| {
         let keep = (256u64 << 20).max(limit / 10);
-        let r = limit.saturating_sub(keep);
-        if r < room.0 {
-            room = (
-                r,
-                format!(
-                    "the cgroup's memory limit is {} and {} of it must stay free",
-                    fmt_size(limit),
-                    fmt_size(keep)
-                ),
-            );
-        }
-    }
-    room
+        (
+            limit.saturating_sub(keep),
+            format!(
+                "the cgroup's memory limit is {} and {} of it must stay free",
+                fmt_size(limit),
+                fmt_size(keep)
+            ),
+        )
+    });
+    // The tightest; of two equal, the first.
+    [address, cgroup]
+        .into_iter()
+        .flatten()
+        .fold(memory, |room, b| if b.0 < room.0 { b } else { room })
 }
 
 fn points(ctx: &PlanCtx) -> Result<Points, String> {
