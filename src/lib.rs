@@ -247,18 +247,23 @@ pub fn main_entry() -> ExitCode {
 /// Kernel settings a killed `ab` (or `run --idle-poll`) left changed get
 /// their old values back before anything else runs, and the user is told.
 fn restore_settings() {
+    for file in sys::sysfs_knob::RECORD_FILES {
+        restore_record(file);
+    }
+}
+
+/// Applies the restore record `file` a killed run or worker left, if any.
+fn restore_record(file: &'static str) {
     use std::os::unix::fs::MetadataExt;
     let root = ab::sysfs_root();
-    let record = root
-        .join(sys::sysfs_knob::RECORD_DIR)
-        .join(sys::sysfs_knob::RECORD_FILE);
+    let record = root.join(sys::sysfs_knob::RECORD_DIR).join(file);
     // Only a record of this user's is this user's to apply (root's, for
     // settings under /sys); none at all is the common case.
     match std::fs::symlink_metadata(&record) {
         Ok(m) if m.uid() == sys::effective_uid() => {}
         _ => return,
     }
-    match sys::sysfs_knob::recover(&root) {
+    match sys::sysfs_knob::recover_in(&root, file) {
         Ok(restored) => {
             for k in restored {
                 eprintln!(

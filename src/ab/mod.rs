@@ -38,9 +38,7 @@ pub const DEFAULT_OUT: &str = "tasklab-ab";
 /// tests the folder in `TASKLAB_SYSFS_ROOT` (a stand-in for /sys, as `env`
 /// reads its facts below a configurable root).
 pub fn sysfs_root() -> PathBuf {
-    std::env::var_os("TASKLAB_SYSFS_ROOT")
-        .filter(|v| !v.is_empty())
-        .map_or_else(|| PathBuf::from("/"), PathBuf::from)
+    sysfs_knob::root()
 }
 
 /// One side, checked: what it sets, in every form the run needs.

@@ -428,6 +428,7 @@ fn run_slot(
         };
         let started = Instant::now();
         let outcome = worker::run_job(&job, limit, ctx.stop);
+        restore_workers_settings();
         let took = started.elapsed().as_secs_f64();
         state.busy_s += took;
         state.took_s[slot.point].push(took);
@@ -457,6 +458,31 @@ fn run_slot(
         }
     }
     on(Event::End)
+}
+
+/// A worker killed while it held a kernel setting (Ctrl-C, a time-out, a
+/// crash: `sysfs_knob::WORKER_RECORD_FILE`) left its restore record: the
+/// setting gets its old value back before the next job.
+fn restore_workers_settings() {
+    use crate::sys::sysfs_knob;
+    let root = sysfs_knob::root();
+    let file = sysfs_knob::WORKER_RECORD_FILE;
+    if !root.join(sysfs_knob::RECORD_DIR).join(file).exists() {
+        return;
+    }
+    match sysfs_knob::recover_in(&root, file) {
+        Ok(restored) => {
+            for k in restored {
+                eprintln!(
+                    "tasklab: restored {} to {} (the worker that changed it was stopped)",
+                    k.path, k.value
+                );
+            }
+        }
+        // Another run's live worker holds it: its own until it ends.
+        Err(e) if e.kind() == std::io::ErrorKind::ResourceBusy => {}
+        Err(e) => eprintln!("warning: cannot restore a setting a worker left changed: {e}"),
+    }
 }
 
 /// Adaptive rounds: until `deadline` (`budget::deadline_s`), passes

@@ -6,6 +6,12 @@
 //! run's [`recover`]. `tasklab run --idle-poll` uses it for the idle path;
 //! any other `sysfs:` setting can.
 //!
+//! A worker that changes a setting for some of its passes (switch.wakeup's
+//! scheduler feature, [`SCHED_FEATURES`]) holds it under a record of its
+//! own ([`WORKER_RECORD_FILE`]): the worker is killed, never signalled, on
+//! Ctrl-C or a time-out, so the run applies that record after every job
+//! ([`recover_in`]), and the next run at its start.
+//!
 //! Every path is below a root (`/` for real; a temporary folder in tests),
 //! and only paths under `/sys/` or `/proc/sys/` are ever written. The record lives in
 //! `<root>/run/tasklab/` (mode 0700, root's): `/run` is emptied by a reboot,
@@ -20,6 +26,23 @@ use std::path::{Path, PathBuf};
 /// The record's folder and file, below the root.
 pub const RECORD_DIR: &str = "run/tasklab";
 pub const RECORD_FILE: &str = "sysfs-restore.json";
+/// The record of a worker's settings (held for some of its passes).
+pub const WORKER_RECORD_FILE: &str = "sysfs-restore-worker.json";
+/// Every record a run applies at its start.
+pub const RECORD_FILES: [&str; 2] = [RECORD_FILE, WORKER_RECORD_FILE];
+
+/// The scheduler's features (debugfs): a list of flags, each `NAME` or
+/// `NO_NAME`, one of which a write of `NAME` or `NO_NAME` sets. A knob on
+/// it names one flag (`NO_TTWU_QUEUE`), and it reads as that flag's state.
+pub const SCHED_FEATURES: &str = "/sys/kernel/debug/sched/features";
+
+/// The root settings are read and written below: `/`, or
+/// `TASKLAB_SYSFS_ROOT` (a fake tree, for tests).
+pub fn root() -> PathBuf {
+    std::env::var_os("TASKLAB_SYSFS_ROOT")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| PathBuf::from("/"), PathBuf::from)
+}
 
 /// One setting: its path as on the real system (`/sys/...`) and a value.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,6 +65,7 @@ struct Record {
 #[derive(Debug)]
 pub struct Held {
     root: PathBuf,
+    file: &'static str,
     old: Vec<Knob>,
     new: Vec<Knob>,
     done: bool,
@@ -117,6 +141,35 @@ pub fn chosen(text: &str) -> String {
     }
 }
 
+/// The state of `flag`'s feature (`NAME` or `NO_NAME`, either spelling
+/// names it) in a list of flags as [`SCHED_FEATURES`] reads; None when the
+/// list has no such feature.
+pub fn flag_state(text: &str, flag: &str) -> Option<String> {
+    let name = flag.strip_prefix("NO_").unwrap_or(flag);
+    let off = format!("NO_{name}");
+    text.split_whitespace()
+        .find(|t| *t == name || *t == off)
+        .map(str::to_string)
+}
+
+/// A knob's value now: the flag's state for [`SCHED_FEATURES`], else
+/// [`read`].
+fn current(root: &Path, k: &Knob) -> io::Result<String> {
+    if k.path != SCHED_FEATURES {
+        return read(root, &k.path);
+    }
+    let p = under(root, &k.path)?;
+    let text = fs::read_to_string(&p)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot read {}: {e}", k.path)))?;
+    flag_state(&text, &k.value).ok_or_else(|| {
+        invalid(format!(
+            "{}: this kernel has no scheduler feature {}",
+            k.path,
+            k.value.trim_start_matches("NO_")
+        ))
+    })
+}
+
 fn write(root: &Path, k: &Knob) -> io::Result<()> {
     let p = under(root, &k.path)?;
     // sysfs files exist already; never create one, never truncate a
@@ -133,11 +186,21 @@ fn write(root: &Path, k: &Knob) -> io::Result<()> {
         .map_err(|e| io::Error::new(e.kind(), format!("cannot write {}: {e}", k.path)))
 }
 
+#[cfg(test)]
 fn record_path(root: &Path) -> PathBuf {
-    root.join(RECORD_DIR).join(RECORD_FILE)
+    record_path_in(root, RECORD_FILE)
 }
 
+fn record_path_in(root: &Path, file: &str) -> PathBuf {
+    root.join(RECORD_DIR).join(file)
+}
+
+#[cfg(test)]
 fn write_record(root: &Path, r: &Record) -> io::Result<()> {
+    write_record_in(root, RECORD_FILE, r)
+}
+
+fn write_record_in(root: &Path, file: &str, r: &Record) -> io::Result<()> {
     let dir = root.join(RECORD_DIR);
     fs::DirBuilder::new()
         .recursive(true)
@@ -150,7 +213,7 @@ fn write_record(root: &Path, r: &Record) -> io::Result<()> {
             dir.display()
         )));
     }
-    let tmp = dir.join(format!(".{RECORD_FILE}.{}", std::process::id()));
+    let tmp = dir.join(format!(".{file}.{}", std::process::id()));
     let bytes = serde_json::to_vec_pretty(r).map_err(io::Error::other)?;
     {
         let mut f = fs::OpenOptions::new()
@@ -161,13 +224,13 @@ fn write_record(root: &Path, r: &Record) -> io::Result<()> {
         io::Write::write_all(&mut f, &bytes)?;
         f.sync_all()?;
     }
-    fs::rename(&tmp, record_path(root))?;
+    fs::rename(&tmp, record_path_in(root, file))?;
     fs::File::open(&dir)?.sync_all()
 }
 
 /// The record there is, when it is a regular file of this user's.
-fn read_record(root: &Path) -> io::Result<Option<Record>> {
-    let path = record_path(root);
+fn read_record(root: &Path, file: &str) -> io::Result<Option<Record>> {
+    let path = record_path_in(root, file);
     let md = match fs::symlink_metadata(&path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         r => r?,
@@ -195,7 +258,12 @@ fn alive(r: &Record) -> bool {
 /// (nothing without a record); `ResourceBusy` when the record's run is
 /// still alive (its settings are its own until it ends).
 pub fn recover(root: &Path) -> io::Result<Vec<Knob>> {
-    let Some(r) = read_record(root)? else {
+    recover_in(root, RECORD_FILE)
+}
+
+/// [`recover`] of the record `file` ([`RECORD_FILES`]).
+pub fn recover_in(root: &Path, file: &'static str) -> io::Result<Vec<Knob>> {
+    let Some(r) = read_record(root, file)? else {
         return Ok(Vec::new());
     };
     if alive(&r) {
@@ -210,7 +278,7 @@ pub fn recover(root: &Path) -> io::Result<Vec<Knob>> {
     for k in &r.old {
         write(root, k)?;
     }
-    fs::remove_file(record_path(root))?;
+    fs::remove_file(record_path_in(root, file))?;
     Ok(r.old)
 }
 
@@ -219,11 +287,16 @@ pub fn recover(root: &Path) -> io::Result<Vec<Knob>> {
 /// that already has its value is left alone. A failure part way restores
 /// what was changed and removes the record.
 pub fn hold(root: &Path, set: &[Knob]) -> io::Result<Held> {
-    recover(root)?;
+    hold_in(root, RECORD_FILE, set)
+}
+
+/// [`hold`] under the record `file` (a worker's: [`WORKER_RECORD_FILE`]).
+pub fn hold_in(root: &Path, file: &'static str, set: &[Knob]) -> io::Result<Held> {
+    recover_in(root, file)?;
     let mut old = Vec::new();
     let mut new = Vec::new();
     for k in set {
-        let now = read(root, &k.path)?;
+        let now = current(root, k)?;
         if now != k.value {
             old.push(Knob {
                 path: k.path.clone(),
@@ -234,6 +307,7 @@ pub fn hold(root: &Path, set: &[Knob]) -> io::Result<Held> {
     }
     let mut held = Held {
         root: root.to_path_buf(),
+        file,
         old: Vec::new(),
         new: Vec::new(),
         done: false,
@@ -242,8 +316,9 @@ pub fn hold(root: &Path, set: &[Knob]) -> io::Result<Held> {
         return Ok(held);
     }
     let pid = std::process::id() as i32;
-    write_record(
+    write_record_in(
         root,
+        file,
         &Record {
             pid,
             start_ticks: super::procfs::start_ticks(pid),
@@ -254,7 +329,7 @@ pub fn hold(root: &Path, set: &[Knob]) -> io::Result<Held> {
         if let Err(e) = write(root, k) {
             held.restore()?;
             // The record goes even when nothing had been written yet.
-            let _ = fs::remove_file(record_path(root));
+            let _ = fs::remove_file(record_path_in(root, file));
             return Err(e);
         }
         held.old.push(was.clone());
@@ -281,7 +356,7 @@ impl Held {
         match first {
             Some(e) => Err(e),
             None if self.old.is_empty() => Ok(()),
-            None => match fs::remove_file(record_path(&self.root)) {
+            None => match fs::remove_file(record_path_in(&self.root, self.file)) {
                 Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
                 _ => Ok(()),
             },
@@ -294,7 +369,7 @@ impl Drop for Held {
         if let Err(e) = self.restore() {
             eprintln!(
                 "warning: {e}; the next tasklab run restores it from {}",
-                record_path(&self.root).display()
+                record_path_in(&self.root, self.file).display()
             );
         }
     }

@@ -207,3 +207,95 @@ fn a_setting_of_choices_is_read_and_restored_as_the_choice_in_force() {
     assert_eq!(chosen(" [never]\n"), "never");
     assert_eq!(chosen("200000\n"), "200000");
 }
+
+/// The scheduler's features file as the kernel shows it (a list of flags);
+/// a regular file in tests, so a write leaves just the flag written.
+fn features_root(text: &str) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join(SCHED_FEATURES.trim_start_matches('/'));
+    fs::create_dir_all(f.parent().unwrap()).unwrap();
+    fs::write(f, text).unwrap();
+    d
+}
+
+fn features(root: &Path) -> String {
+    fs::read_to_string(root.join(SCHED_FEATURES.trim_start_matches('/'))).unwrap()
+}
+
+#[test]
+fn a_scheduler_feature_is_read_as_its_flag_and_restored_as_it_was() {
+    assert_eq!(
+        flag_state("PLACE_LAG TTWU_QUEUE NO_SIS_UTIL\n", "NO_TTWU_QUEUE").as_deref(),
+        Some("TTWU_QUEUE")
+    );
+    assert_eq!(
+        flag_state("NO_TTWU_QUEUE", "TTWU_QUEUE").as_deref(),
+        Some("NO_TTWU_QUEUE")
+    );
+    // a longer name that starts alike is another feature
+    assert_eq!(flag_state("TTWU_QUEUE_DEFAULT", "TTWU_QUEUE"), None);
+    let d = features_root("PLACE_LAG TTWU_QUEUE NO_SIS_UTIL\n");
+    let root = d.path();
+    let off = knob(SCHED_FEATURES, "NO_TTWU_QUEUE");
+    {
+        let held = hold_in(root, WORKER_RECORD_FILE, std::slice::from_ref(&off)).unwrap();
+        assert_eq!(features(root).trim(), "NO_TTWU_QUEUE");
+        assert!(record_path_in(root, WORKER_RECORD_FILE).exists());
+        assert!(!has_record(root), "the run's own record is another file");
+        assert_eq!(held.changes()[0].1, "TTWU_QUEUE");
+    }
+    assert_eq!(features(root).trim(), "TTWU_QUEUE", "restored on drop");
+    assert!(!record_path_in(root, WORKER_RECORD_FILE).exists());
+    // a kernel without the feature: refused, nothing written
+    let d = features_root("PLACE_LAG NO_SIS_UTIL\n");
+    let e = hold_in(d.path(), WORKER_RECORD_FILE, &[off]).unwrap_err();
+    assert!(
+        e.to_string().contains("no scheduler feature TTWU_QUEUE"),
+        "{e}"
+    );
+    assert_eq!(features(d.path()), "PLACE_LAG NO_SIS_UTIL\n");
+}
+
+/// A worker is killed, never signalled (Ctrl-C, a time-out): its record,
+/// apart from the run's own (which a live `--idle-poll` run holds), gives
+/// the feature back when the run applies it after the job.
+#[test]
+fn a_killed_workers_feature_is_restored_from_its_own_record() {
+    let d = features_root("TTWU_QUEUE\n");
+    let root = d.path();
+    // The run's live record (our parent's pid) does not block the worker's.
+    let ppid = std::os::unix::process::parent_id() as i32;
+    write_record(
+        root,
+        &Record {
+            pid: ppid,
+            start_ticks: crate::sys::procfs::start_ticks(ppid),
+            old: vec![],
+        },
+    )
+    .unwrap();
+    // A worker that is gone: its pid no longer names a live process.
+    let mut gone = Command::new("true").spawn().unwrap();
+    let pid = gone.id() as i32;
+    gone.wait().unwrap();
+    write_record_in(
+        root,
+        WORKER_RECORD_FILE,
+        &Record {
+            pid,
+            start_ticks: Some(1),
+            old: vec![knob(SCHED_FEATURES, "TTWU_QUEUE")],
+        },
+    )
+    .unwrap();
+    fs::write(
+        root.join(SCHED_FEATURES.trim_start_matches('/')),
+        "NO_TTWU_QUEUE\n",
+    )
+    .unwrap();
+    let back = recover_in(root, WORKER_RECORD_FILE).unwrap();
+    assert_eq!(back.len(), 1);
+    assert_eq!(features(root).trim(), "TTWU_QUEUE");
+    assert!(!record_path_in(root, WORKER_RECORD_FILE).exists());
+    assert!(has_record(root), "the run's record is left alone");
+}

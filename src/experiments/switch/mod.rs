@@ -28,8 +28,11 @@ pub mod pingpong;
 pub mod series;
 pub mod userspace;
 pub mod wakeup;
+mod wakeup_findings;
 mod wakeup_idle;
 mod wakeup_parts;
+mod wakeup_path;
+mod wakeup_sweep;
 pub mod working_set;
 
 use crate::experiments::prelude::*;

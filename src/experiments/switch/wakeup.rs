@@ -7,7 +7,11 @@
 //!   awake, and between two threads on one CPU;
 //! - the waker's FUTEX_WAKE call alone, in the same hand-offs;
 //! - how late a timer fires on a halted CPU against one kept awake (halt
-//!   to run with no IPI);
+//!   to run with no IPI), and on the halted CPU by the timer's period (the
+//!   sweep: where the host stops polling a halted vCPU, lateness steps up);
+//! - as root with debugfs's sched/features writable, the halted wake-up
+//!   with the TTWU_QUEUE feature off for its passes (restored after): the
+//!   kept-awake control's kernel path, so the two compare like for like;
 //! - a membarrier with the peer running (a synchronous IPI round trip to a
 //!   running CPU) against it blocked;
 //! - per operation, the cpuidle states entered and the RES/CAL interrupts,
@@ -17,11 +21,12 @@
 //! docs/switch-wakeup.md gives the model and its limits on a VM.
 
 use super::series::ROUND_TRIP_NS;
-use super::wakeup_idle::{idled, path_of, Idled};
+use super::wakeup_findings::analyze;
 pub use super::wakeup_parts::*;
+use super::wakeup_path;
+use super::wakeup_sweep::{self, TIMER_SWEEP_PARAM};
 use super::{plan_cpus, worker_cpus, CpusPoint, CPUS_PARAM};
 use crate::experiments::prelude::*;
-use crate::measure::explain::contamination;
 use crate::measure::sampler::{interleave, per_op, Budget, CPU_NS, PASSES};
 use crate::metric::key::VARIANT;
 use crate::sys;
@@ -31,17 +36,14 @@ use std::io;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
-/// Whether the barrier's peer was `running` or `blocked`.
-pub const PEER: LabelKey = "peer";
-/// Which figure a `timed_pct` reading is the share of.
-pub const OF: LabelKey = "of";
-
 pub static EXPERIMENT: Experiment = Experiment {
     name: "switch.wakeup",
     metrics: &[
         &WAKE_NS,
+        &WAKE_DIR_NS,
         &WAKE_CALL_NS,
         &TIMER_LATE_NS,
+        &TIMER_SWEEP_NS,
         &BARRIER_NS,
         &RES_PER_OP,
         &CAL_PER_OP,
@@ -55,7 +57,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     ],
     summary: "waking a thread on another CPU, measured: the one-way wake-up by the invariant TSC (halting, kept awake, one CPU), the waker's FUTEX_WAKE, a timer on a halted CPU, an IPI round trip to a running CPU, the idle states entered",
     reproduces: "beyond the seeds: why switch.pingpong's two_cpus placement costs several same-CPU switches",
-    params: &[TIMER_US_PARAM.spec, CPUS_PARAM.spec],
+    params: &[TIMER_US_PARAM.spec, TIMER_SWEEP_PARAM.spec, CPUS_PARAM.spec],
     supported,
     points,
     measure,
@@ -128,8 +130,18 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut variants = Vec::new();
     if rate.is_some() {
         variants.extend([Variant::CrossCpu, Variant::CrossCpuAwake, Variant::SameCpu]);
+        match wakeup_path::same_path_plan(&sys::sysfs_knob::root()) {
+            Ok(()) => {
+                variants.push(Variant::CrossCpuRemote);
+                out.notes.push(wakeup_path::SWITCHED_NOTE.into());
+            }
+            Err(why) => out
+                .notes
+                .push(format!("{} {why}", wakeup_path::NOT_SWITCHED_NOTE)),
+        }
     }
     variants.extend([Variant::TimerIdle, Variant::TimerAwake]);
+    variants.extend(wakeup_sweep::periods(job).map(Variant::TimerSweep));
     match sys::membarrier_register_private_expedited() {
         Ok(()) => variants.extend([Variant::IpiRunning, Variant::IpiBlocked]),
         Err(e) => out.notes.push(format!(
@@ -167,6 +179,12 @@ struct Pass {
     ops: u64,
     /// Shares of the hand-offs timed: wake-up, wake call.
     timed: Option<(f64, f64)>,
+    /// ns: batch medians of the one-way wake-ups of each direction, A to B
+    /// and B to A (cross-CPU hand-offs only).
+    directions: [Vec<f64>; 2],
+    /// Why the pass measured nothing (the feature it needs was held by
+    /// another run).
+    skipped: Option<String>,
     /// RES and CAL over the pass; None when /proc/interrupts (or a row of
     /// it) could not be read: unknown, never zero.
     res_cal: Option<[u64; 2]>,
@@ -174,8 +192,14 @@ struct Pass {
 }
 
 fn push_pass(out: &mut WorkerOutput, v: Variant, passes: &[Pass]) {
+    out.notes
+        .extend(passes.iter().filter_map(|p| p.skipped.clone()));
+    let passes: Vec<&Pass> = passes.iter().filter(|p| p.skipped.is_none()).collect();
+    if passes.is_empty() {
+        return;
+    }
     let l = labels(&[(VARIANT, v.name())]);
-    let all = |f: &dyn Fn(&Pass) -> &Vec<f64>| passes.iter().flat_map(f).copied().collect();
+    let all = |f: &dyn Fn(&Pass) -> &Vec<f64>| passes.iter().flat_map(|p| f(p)).copied().collect();
     match v {
         Variant::IpiRunning | Variant::IpiBlocked => {
             let peer = if v == Variant::IpiRunning {
@@ -189,9 +213,23 @@ fn push_pass(out: &mut WorkerOutput, v: Variant, passes: &[Pass]) {
                 all(&|p| &p.samples),
             );
         }
+        Variant::TimerSweep(us) => out.push(
+            &TIMER_SWEEP_NS,
+            labels(&[(PERIOD_US, &us.to_string())]),
+            all(&|p| &p.samples),
+        ),
         _ if v.is_timer() => out.push(&TIMER_LATE_NS, l.clone(), all(&|p| &p.samples)),
         _ => {
             out.push(&WAKE_NS, l.clone(), all(&|p| &p.samples));
+            if v != Variant::SameCpu {
+                for (i, dir) in [A_TO_B, B_TO_A].into_iter().enumerate() {
+                    out.push(
+                        &WAKE_DIR_NS,
+                        labels(&[(VARIANT, v.name()), (DIRECTION, dir)]),
+                        all(&|p| &p.directions[i]),
+                    );
+                }
+            }
             out.push(&WAKE_CALL_NS, l.clone(), all(&|p| &p.calls));
             for (of, i) in [(WAKE_NS.name, 0), (WAKE_CALL_NS.name, 1)] {
                 let pct = passes
@@ -215,7 +253,7 @@ fn push_pass(out: &mut WorkerOutput, v: Variant, passes: &[Pass]) {
         }
     }
     let mut states: Vec<&str> = Vec::new();
-    for p in passes {
+    for p in &passes {
         for (s, _) in &p.idle {
             if !states.contains(&s.as_str()) {
                 states.push(s);
@@ -299,11 +337,38 @@ fn run_pass(
             Vec::new()
         };
         let r = match v {
+            Variant::CrossCpuRemote => {
+                let rate = rate.ok_or_else(|| anyhow::anyhow!("no TSC rate"))?;
+                // The feature is off for this pass only: restored when the
+                // pass ends, by the guard on an error, and by the run from
+                // the worker's record when the worker is killed.
+                match wakeup_path::hold_same_path(&sys::sysfs_knob::root()) {
+                    Ok(mut held) => {
+                        let r = handoffs(v, a, peer_cpu, &cpus, rate, budget);
+                        held.restore()?;
+                        r
+                    }
+                    Err(e) => Ok(Pass {
+                        skipped: Some(format!(
+                            "a pass of {} skipped: {e}",
+                            Variant::CrossCpuRemote.name()
+                        )),
+                        ..Pass::default()
+                    }),
+                }
+            }
             _ if v.is_handoff() => {
                 let rate = rate.ok_or_else(|| anyhow::anyhow!("no TSC rate"))?;
                 handoffs(v, a, peer_cpu, &cpus, rate, budget)
             }
-            _ if v.is_timer() => timer(b, &cpus, period_ns, budget),
+            Variant::TimerSweep(us) => timer(
+                b,
+                &cpus,
+                us * 1_000,
+                &wakeup_sweep::budget(budget),
+                wakeup_sweep::MIN_SLEEPS,
+            ),
+            _ if v.is_timer() => timer(b, &cpus, period_ns, budget, MIN_HANDOFFS),
             _ => barrier(v, a, b, &cpus, budget, loop_ns),
         };
         stop_spin.store(true, Ordering::Relaxed);
@@ -432,6 +497,10 @@ fn handoffs(
     let ns =
         |c: &[u64], d: &[u64]| -> Vec<f64> { c.iter().chain(d).map(|&x| rate.ns(x)).collect() };
     let wake = ns(&to_peer.wake_cycles, &to_me.wake_cycles);
+    let directions = [
+        batch_medians(&ns(&to_peer.wake_cycles, &[]), BATCH),
+        batch_medians(&ns(&to_me.wake_cycles, &[]), BATCH),
+    ];
     let calls = ns(&to_peer.call_cycles, &to_me.call_cycles);
     let n = (to_peer.handoffs + to_me.handoffs).max(1) as f64;
     let mut pass = Pass {
@@ -443,14 +512,22 @@ fn handoffs(
             wake.len() as f64 / n * 100.0,
             calls.len() as f64 / n * 100.0,
         )),
+        directions,
         ..Pass::default()
     };
     counters(&mut pass, &start, &end, cpus);
     Ok(pass)
 }
 
-/// Absolute sleeps of `period_ns` on `cpu`: how late each returns.
-fn timer(cpu: usize, cpus: &[usize], period_ns: u64, budget: &Budget) -> anyhow::Result<Pass> {
+/// Absolute sleeps of `period_ns` on `cpu`, `min_ops` at least: how late
+/// each returns.
+fn timer(
+    cpu: usize,
+    cpus: &[usize],
+    period_ns: u64,
+    budget: &Budget,
+    min_ops: usize,
+) -> anyhow::Result<Pass> {
     let r = std::thread::scope(|s| {
         s.spawn(|| -> io::Result<(Vec<f64>, Snapshot, Snapshot, u64)> {
             sys::pin_current_thread(&[cpu])?;
@@ -461,7 +538,7 @@ fn timer(cpu: usize, cpus: &[usize], period_ns: u64, budget: &Budget) -> anyhow:
             let mut ops = 0;
             loop {
                 let target = sys::monotonic_ns() + period_ns;
-                if target > until && ops >= MIN_HANDOFFS as u64 {
+                if target > until && ops >= min_ops as u64 {
                     break;
                 }
                 tsc::sleep_until_ns(target)?;
@@ -542,206 +619,6 @@ fn barrier(
         counters(&mut pass, &start, &end, cpus);
         Ok(pass)
     })
-}
-
-/// A series' figure: median and interval, with the flag when flagged.
-fn fig(s: &Summary) -> String {
-    if s.unstable {
-        quoted(s, Unit::Ns)
-    } else {
-        figure(s, Unit::Ns)
-    }
-}
-
-/// A series' summary at one variant.
-fn get<'a>(r: &'a ExperimentResult, spec: &MetricSpec, v: Variant) -> Option<&'a Summary> {
-    r.find(spec, &[(VARIANT, v.name())]).map(|m| &m.summary)
-}
-
-/// How a difference is set in its sentence: " (… per hand-off)" or ": …".
-enum Wrap {
-    PerHandoff,
-    Colon,
-}
-
-/// `x` against `y` in words: the bound of their difference (`more` when
-/// `x` is the larger, `less` when it is the smaller), set as `wrap` says;
-/// when the interval cannot tell them apart, its own text if `unclear`
-/// says so, or nothing.
-fn versus(
-    x: &Summary,
-    y: &Summary,
-    (more, less): (&str, &str),
-    wrap: Wrap,
-    unclear: bool,
-) -> String {
-    let Some(d) = diff(x, y, Unit::Ns) else {
-        return String::new();
-    };
-    match (bound(&d, more, less), wrap) {
-        (Some(b), Wrap::PerHandoff) => format!(" ({b} per hand-off)"),
-        (Some(b), Wrap::Colon) => format!(": {b}"),
-        (None, _) if !unclear => String::new(),
-        (None, Wrap::PerHandoff) => format!(" (indistinguishable here: {})", d.text()),
-        (None, Wrap::Colon) => format!(": indistinguishable here ({})", d.text()),
-    }
-}
-
-/// The one-way wake-up, where each CPU idled, kept awake, and on one CPU.
-fn handoff_finding(r: &ExperimentResult) -> Option<String> {
-    let cross = get(r, &WAKE_NS, Variant::CrossCpu)?;
-    let how = match idled(r, Variant::CrossCpu) {
-        Some(Idled::Uncounted) => format!(", {}", Idled::Uncounted.word()),
-        Some(h) => format!(", the CPUs {} when idle", h.word()),
-        None => ", the CPUs entering no idle state in most hand-offs".into(),
-    };
-    let mut s = format!(
-        "a one-way futex wake-up to the other CPU (invariant TSC, from just before FUTEX_WAKE to the return from FUTEX_WAIT{how}) takes {}",
-        fig(cross)
-    );
-    if let Some(awake) = get(r, &WAKE_NS, Variant::CrossCpuAwake) {
-        s.push_str(&format!(
-            "; with each CPU kept awake by a SCHED_IDLE spinner {}",
-            fig(awake)
-        ));
-        let words = (
-            "keeping the peer awake saves",
-            "keeping the peer awake costs",
-        );
-        s.push_str(&versus(cross, awake, words, Wrap::PerHandoff, true));
-    }
-    if let Some(same) = get(r, &WAKE_NS, Variant::SameCpu) {
-        s.push_str(&format!("; on one CPU {}", fig(same)));
-        let words = (
-            "the other CPU takes longer, by",
-            "the other CPU is quicker, by",
-        );
-        s.push_str(&versus(cross, same, words, Wrap::PerHandoff, false));
-    }
-    Some(s)
-}
-
-/// The waker's own call.
-fn wake_call_finding(r: &ExperimentResult) -> Option<String> {
-    let cross = get(r, &WAKE_CALL_NS, Variant::CrossCpu)?;
-    let same = get(r, &WAKE_CALL_NS, Variant::SameCpu)?;
-    let words = (
-        "waking across CPUs costs the waker more, by",
-        "waking across CPUs costs the waker less, by",
-    );
-    // On one CPU a call is timed only when the sleeper had not run before
-    // it returned: the figure (and any bound on it) is of those calls.
-    let subset = r
-        .median(
-            &TIMED_PCT,
-            &[(VARIANT, Variant::SameCpu.name()), (OF, WAKE_CALL_NS.name)],
-        )
-        .filter(|pct| *pct < 90.0)
-        .map_or(String::new(), |pct| {
-            format!(" (of the {pct:.0}% of its calls timed there: those the sleeper did not run before)")
-        });
-    Some(format!(
-        "the waker's FUTEX_WAKE call takes {} when the sleeper is on the other CPU, {} when it is on the same CPU{subset}{}",
-        fig(cross),
-        fig(same),
-        versus(cross, same, words, Wrap::Colon, true)
-    ))
-}
-
-/// A timer: halt to run with no IPI.
-fn timer_finding(r: &ExperimentResult) -> Option<String> {
-    let idle = get(r, &TIMER_LATE_NS, Variant::TimerIdle)?;
-    let awake = get(r, &TIMER_LATE_NS, Variant::TimerAwake)?;
-    let idle_state = idled(r, Variant::TimerIdle);
-    let cpu = match idle_state {
-        Some(Idled::Halting) => "a halted CPU",
-        Some(Idled::Polling) => "an idle CPU that polled",
-        Some(Idled::Uncounted) => "a CPU left without work (no cpuidle driver: HLT, not counted)",
-        None => "a CPU left without work (it entered no idle state in most wakes)",
-    };
-    let more = match idle_state {
-        Some(Idled::Halting) => "leaving the halt (no IPI) costs",
-        Some(Idled::Polling) => "leaving the polling idle loop (no IPI) costs",
-        Some(Idled::Uncounted) | None => "not being kept awake costs",
-    };
-    let words = (more, "the kept-awake CPU is later by");
-    Some(format!(
-        "a timer fires {} late on {cpu}, {} late on one kept awake by a SCHED_IDLE spinner{}",
-        fig(idle),
-        fig(awake),
-        versus(idle, awake, words, Wrap::Colon, true)
-    ))
-}
-
-/// The membarrier figure, under its real name.
-fn barrier_finding(r: &ExperimentResult) -> Option<String> {
-    let run = get(r, &BARRIER_NS, Variant::IpiRunning)?;
-    let mut s = format!(
-        "a synchronous IPI round trip to a running CPU (membarrier, the peer thread spinning there) takes {}",
-        fig(run)
-    );
-    if let Some(blk) = get(r, &BARRIER_NS, Variant::IpiBlocked) {
-        s.push_str(&format!(", {} with the peer blocked (no IPI)", fig(blk)));
-        let words = ("the round trip adds", "the round trip saves");
-        s.push_str(&versus(run, blk, words, Wrap::Colon, false));
-    }
-    s.push_str("; it is not a part of the hand-off, whose IPI is one-way and goes to a CPU that may have halted");
-    Some(s)
-}
-
-/// The path each probe took.
-fn paths_finding(r: &ExperimentResult) -> Option<String> {
-    let paths: Vec<String> = [
-        (Variant::CrossCpu, "cross-CPU hand-off", "hand-off"),
-        (Variant::CrossCpuAwake, "kept-awake hand-off", "hand-off"),
-        (Variant::SameCpu, "one-CPU hand-off", "hand-off"),
-        (Variant::TimerIdle, "timer on an idle CPU", "wake"),
-    ]
-    .iter()
-    .filter_map(|&(v, what, per)| Some(format!("{what}: {}", path_of(r, v, per)?)))
-    .collect();
-    (!paths.is_empty()).then(|| {
-        format!(
-            "the path each took (counted on its CPUs, machine-wide): {}",
-            paths.join("; ")
-        )
-    })
-}
-
-/// The hand-off variants whose probes were timed for fewer than 90% of
-/// the hand-offs.
-fn timed_notes(r: &ExperimentResult) -> Vec<String> {
-    let mut notes = Vec::new();
-    for v in [Variant::CrossCpu, Variant::CrossCpuAwake, Variant::SameCpu] {
-        let pct = |of: &str| r.median(&TIMED_PCT, &[(VARIANT, v.name()), (OF, of)]);
-        if let (Some(w), Some(c)) = (pct(WAKE_NS.name), pct(WAKE_CALL_NS.name)) {
-            if w < 90.0 || c < 90.0 {
-                notes.push(format!(
-                    "{}: {w:.0}% of the hand-offs timed for the wake-up, {c:.0}% for the wake call (the others: the wakee was not asleep, ran on another CPU, or on one CPU ran before the call returned)",
-                    v.name()
-                ));
-            }
-        }
-    }
-    notes
-}
-
-fn analyze(r: &ExperimentResult) -> Analysis {
-    let mut a = Analysis::default();
-    a.findings.extend(
-        [
-            handoff_finding(r),
-            wake_call_finding(r),
-            timer_finding(r),
-            barrier_finding(r),
-            paths_finding(r),
-        ]
-        .into_iter()
-        .flatten(),
-    );
-    a.notes.extend(timed_notes(r));
-    a.notes.extend(contamination(&r.round_log, None));
-    a
 }
 
 #[cfg(test)]

@@ -3,8 +3,9 @@
 //! interrupt counters per hand-off, and the interval of a difference.
 //!
 //! The model (docs/switch-wakeup.md): a futex hand-off to another CPU is
-//! the waker's FUTEX_WAKE (which, when the wakee's CPU halted, sends it a
-//! one-way reschedule IPI) and then the wakee's CPU leaving its idle state
+//! the waker's FUTEX_WAKE (which, when the wakee's CPU halted, queues the
+//! wakee on that CPU's wake list and sends it a one-way function-call IPI)
+//! and then the wakee's CPU leaving its idle state
 //! and switching to the wakee. On a VM the IPI and the idle exit overlap in
 //! the host (the halted vCPU's thread is woken and re-enters the guest):
 //! they do not add, so no part here is a difference taken under a stacking
@@ -12,6 +13,7 @@
 //! the low end of its interval, and only when the interval excludes zero.
 
 use crate::experiments::prelude::*;
+use crate::metric::key::VARIANT;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -24,6 +26,36 @@ pub const WAKE_NS: MetricSpec = MetricSpec::new(
     Kind::HandOff,
     "one-way futex wake-up, invariant TSC: the waker's stamp just before FUTEX_WAKE to the wakee's return from FUTEX_WAIT",
 );
+
+/// The one-way wake-up of one direction (label `direction`: `a_to_b` from
+/// the pair's first CPU to its second, `b_to_a` back): a TSC offset
+/// between the two CPUs adds to one and takes from the other.
+pub const WAKE_DIR_NS: MetricSpec = MetricSpec::new(
+    "wake_dir_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::HandOff,
+    "one-way futex wake-up of one direction (label direction: a_to_b, from the pair's first CPU to its second, or b_to_a), invariant TSC",
+);
+
+/// Which way a [`WAKE_DIR_NS`] series goes.
+pub const DIRECTION: LabelKey = "direction";
+/// [`DIRECTION`]'s values: from the pair's first CPU to its second, and back.
+pub const A_TO_B: &str = "a_to_b";
+pub const B_TO_A: &str = "b_to_a";
+
+/// How late an absolute timer sleep returns on an idle CPU, by the sleep's
+/// period (label `period_us`): the timer sweep.
+pub const TIMER_SWEEP_NS: MetricSpec = MetricSpec::new(
+    "timer_sweep_late_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Other,
+    "how late an absolute CLOCK_MONOTONIC sleep (timer slack 1 ns) returns on an idle CPU, by its period (label period_us)",
+);
+
+/// The period of a [`TIMER_SWEEP_NS`] series, µs.
+pub const PERIOD_US: LabelKey = "period_us";
 
 /// The waker's FUTEX_WAKE system call alone.
 pub const WAKE_CALL_NS: MetricSpec = MetricSpec::new(
@@ -71,6 +103,11 @@ pub const CAL_PER_OP: MetricSpec = MetricSpec::new(
     "function-call interrupts (CAL) per operation on the two CPUs",
 );
 
+/// Whether the barrier's peer was `running` or `blocked`.
+pub const PEER: LabelKey = "peer";
+/// Which figure a `timed_pct` reading is the share of.
+pub const OF: LabelKey = "of";
+
 /// The cpuidle state an `idle_entries_per_op` reading counts.
 pub const STATE: LabelKey = "state";
 
@@ -109,12 +146,17 @@ pub enum Variant {
     CrossCpu,
     /// The same with a SCHED_IDLE spinner on each CPU: never idle.
     CrossCpuAwake,
+    /// Halting when idle, with the TTWU_QUEUE scheduler feature off for the
+    /// pass: the wake a remote enqueue and RES, the kept-awake one's path.
+    CrossCpuRemote,
     /// Futex hand-offs between two threads on one CPU: no IPI, no idle.
     SameCpu,
     /// Absolute timer sleeps on the second CPU, idle in between.
     TimerIdle,
     /// The same with a SCHED_IDLE spinner there.
     TimerAwake,
+    /// Absolute sleeps of this period (µs) on the idle second CPU.
+    TimerSweep(u64),
     /// membarrier with the peer thread spinning on the second CPU.
     IpiRunning,
     /// membarrier with the peer thread blocked.
@@ -126,9 +168,11 @@ impl Variant {
         match self {
             Variant::CrossCpu => "cross_cpu",
             Variant::CrossCpuAwake => "cross_cpu_awake",
+            Variant::CrossCpuRemote => "cross_cpu_remote",
             Variant::SameCpu => "same_cpu",
             Variant::TimerIdle => "idle",
             Variant::TimerAwake => "kept_awake",
+            Variant::TimerSweep(_) => "idle_sweep",
             Variant::IpiRunning => "ipi_peer_running",
             Variant::IpiBlocked => "ipi_peer_blocked",
         }
@@ -137,12 +181,15 @@ impl Variant {
     pub fn is_handoff(self) -> bool {
         matches!(
             self,
-            Variant::CrossCpu | Variant::CrossCpuAwake | Variant::SameCpu
+            Variant::CrossCpu | Variant::CrossCpuAwake | Variant::CrossCpuRemote | Variant::SameCpu
         )
     }
 
     pub fn is_timer(self) -> bool {
-        matches!(self, Variant::TimerIdle | Variant::TimerAwake)
+        matches!(
+            self,
+            Variant::TimerIdle | Variant::TimerAwake | Variant::TimerSweep(_)
+        )
     }
 }
 
@@ -315,5 +362,52 @@ pub fn bound(d: &Difference, more: &str, less: &str) -> Option<String> {
         Some(format!("{less} ≥ {}", fmt_ns(-d.hi)))
     } else {
         None
+    }
+}
+
+/// A series' figure: median and interval, with the flag when flagged.
+pub(super) fn fig(s: &Summary) -> String {
+    if s.unstable {
+        quoted(s, Unit::Ns)
+    } else {
+        figure(s, Unit::Ns)
+    }
+}
+
+/// A series' summary at one variant.
+pub(super) fn get<'a>(
+    r: &'a ExperimentResult,
+    spec: &MetricSpec,
+    v: Variant,
+) -> Option<&'a Summary> {
+    r.find(spec, &[(VARIANT, v.name())]).map(|m| &m.summary)
+}
+
+/// How a difference is set in its sentence: " (… per hand-off)" or ": …".
+pub(super) enum Wrap {
+    PerHandoff,
+    Colon,
+}
+
+/// `x` against `y` in words: the bound of their difference (`more` when
+/// `x` is the larger, `less` when it is the smaller), set as `wrap` says;
+/// when the interval cannot tell them apart, its own text if `unclear`
+/// says so, or nothing.
+pub(super) fn against(
+    x: &Summary,
+    y: &Summary,
+    (more, less): (&str, &str),
+    wrap: Wrap,
+    unclear: bool,
+) -> String {
+    let Some(d) = diff(x, y, Unit::Ns) else {
+        return String::new();
+    };
+    match (bound(&d, more, less), wrap) {
+        (Some(b), Wrap::PerHandoff) => format!(" ({b} per hand-off)"),
+        (Some(b), Wrap::Colon) => format!(": {b}"),
+        (None, _) if !unclear => String::new(),
+        (None, Wrap::PerHandoff) => format!(" (indistinguishable here: {})", d.text()),
+        (None, Wrap::Colon) => format!(": indistinguishable here ({})", d.text()),
     }
 }

@@ -162,7 +162,9 @@ fn count(spec: &MetricSpec, v: Variant, state: Option<&str>, med: f64) -> Metric
 }
 
 /// A halting VM: the kept-awake hand-off is faster by a clear margin, the
-/// timer's difference holds zero.
+/// timer's difference holds zero. The IPI counts are issue 39's recorded
+/// runs': per hand-off to a halted CPU 0.98 CAL and 0.001 RES (the wake
+/// list), to the kept-awake one 1.00 RES and no CAL (a remote enqueue).
 fn fixture() -> ExperimentResult {
     use Variant::*;
     result(vec![
@@ -187,8 +189,10 @@ fn fixture() -> ExperimentResult {
             380.0,
             420.0,
         ),
-        count(&RES_PER_OP, CrossCpu, None, 1.0),
-        count(&CAL_PER_OP, CrossCpu, None, 0.0),
+        count(&RES_PER_OP, CrossCpu, None, 0.001),
+        count(&CAL_PER_OP, CrossCpu, None, 0.98),
+        count(&RES_PER_OP, CrossCpuAwake, None, 1.0),
+        count(&CAL_PER_OP, CrossCpuAwake, None, 0.0),
         count(&IDLE_ENTRIES_PER_OP, CrossCpu, Some("POLL"), 0.0),
         count(&IDLE_ENTRIES_PER_OP, CrossCpu, Some("haltpoll idle"), 1.0),
         count(&IDLE_ENTRIES_PER_OP, TimerIdle, Some("POLL"), 0.0),
@@ -211,9 +215,12 @@ fn each_figure_is_named_for_what_it_measured_and_nothing_goes_to_the_summary() {
     assert!(a.headlines.is_empty(), "{:?}", a.headlines);
     let w = finding(&a, "a one-way futex wake-up to the other CPU");
     assert!(w.contains("the CPUs halting when idle"), "{w}");
-    // 20 − 15 µs, less √(1² + 0.5²) = 1.118 µs: ≥ 3.88 µs.
+    // The kept-awake control took another kernel path: no bound compares
+    // the two (issue 39 item 6).
     assert!(
-        w.contains("keeping the peer awake saves ≥ 3.88 µs per hand-off"),
+        w.contains("another kernel path: the halted peer is woken through the wake list and a function-call IPI (CAL), the running one through a remote enqueue and a reschedule IPI (RES)")
+            && w.contains("bounds nothing about leaving idle")
+            && !w.contains("keeping the peer awake"),
         "{w}"
     );
     assert!(w.contains("the other CPU takes longer, by ≥"), "{w}");
@@ -231,7 +238,8 @@ fn each_figure_is_named_for_what_it_measured_and_nothing_goes_to_the_summary() {
     assert!(i.contains("not a part of the hand-off"), "{i}");
     let p = finding(&a, "the path each took");
     assert!(
-        p.contains("cross-CPU hand-off: 1.0 RES per hand-off")
+        p.contains("cross-CPU hand-off: 0.00 RES per hand-off and 1.0 CAL per hand-off")
+            && p.contains("kept-awake hand-off: 1.0 RES per hand-off")
             && p.contains("haltpoll idle 1.0 entry per hand-off")
             && !p.contains("POLL"),
         "{p}"
@@ -263,10 +271,7 @@ fn overlapping_or_flagged_figures_state_no_bound() {
     }
     let a = analyze(&r);
     let w = finding(&a, "a one-way futex wake-up to the other CPU");
-    assert!(
-        w.contains("(indistinguishable here:") && !w.contains("keeping the peer awake saves"),
-        "{w}"
-    );
+    assert!(!w.contains("halted peer takes longer"), "{w}");
     let c = finding(&a, "the waker's FUTEX_WAKE call");
     assert!(c.contains('!') && !c.contains("≥"), "{c}");
 }
@@ -325,6 +330,122 @@ fn the_same_cpu_wake_call_names_the_share_it_rests_on() {
     assert!(!f.contains("calls timed"), "{f}");
 }
 
+/// Where TTWU_QUEUE could be turned off, the halted wake-up takes the
+/// kept-awake control's path (its counts say so) and the two compare like
+/// for like; a halted pass whose counts show another path is not compared
+/// (issue 39 item 6).
+#[test]
+fn the_halted_wake_with_ttwu_queue_off_is_compared_only_on_one_path() {
+    use Variant::*;
+    let with = |res: f64, cal: f64| {
+        let mut r = fixture();
+        r.metrics.extend([
+            m(&WAKE_NS, CrossCpuRemote, 18_000.0, 17_500.0, 18_500.0),
+            count(&RES_PER_OP, CrossCpuRemote, None, res),
+            count(&CAL_PER_OP, CrossCpuRemote, None, cal),
+        ]);
+        analyze(&r)
+    };
+    let a = with(1.0, 0.002);
+    let f = finding(&a, "with TTWU_QUEUE off for its passes");
+    // 18 − 15 µs, less √(0.5² + 0.5²) = 0.707 µs: ≥ 2.29 µs.
+    assert!(
+        f.contains("by a remote enqueue and a reschedule IPI (RES) as the kept-awake control")
+            && f.contains("on one path, waking the halted peer costs more, by ≥ 2.29 µs"),
+        "{f}"
+    );
+    let p = finding(&a, "the path each took");
+    assert!(
+        p.contains("hand-off with TTWU_QUEUE off: 1.0 RES per hand-off"),
+        "{p}"
+    );
+    let f = with(0.0, 1.0);
+    let f = finding(&f, "with TTWU_QUEUE off for its passes");
+    assert!(f.ends_with("not compared") && !f.contains("≥"), "{f}");
+    // Not measured (no root, no debugfs): no such finding.
+    assert!(!analyze(&fixture())
+        .findings
+        .iter()
+        .any(|f| f.starts_with("with TTWU_QUEUE off")));
+}
+
+fn dir(v: Variant, d: &str, med: f64, lo: f64, hi: f64) -> Metric {
+    settled(
+        WAKE_DIR_NS.name,
+        &[(VARIANT, v.name()), (DIRECTION, d)],
+        med,
+        lo,
+        hi,
+    )
+}
+
+/// Each direction apart: a TSC offset between the CPUs shows as half the
+/// difference of the two (issue 39 item 8).
+#[test]
+fn each_direction_is_reported_apart_with_the_tsc_offset_it_allows() {
+    use Variant::*;
+    let mut r = fixture();
+    r.metrics.extend([
+        dir(CrossCpu, A_TO_B, 21_000.0, 20_800.0, 21_200.0),
+        dir(CrossCpu, B_TO_A, 19_000.0, 18_800.0, 19_200.0),
+        dir(CrossCpuAwake, A_TO_B, 15_000.0, 14_000.0, 16_000.0),
+        dir(CrossCpuAwake, B_TO_A, 15_100.0, 14_100.0, 16_100.0),
+    ]);
+    let a = analyze(&r);
+    let f = finding(&a, "each direction of the one-way wake-up apart");
+    assert!(
+        f.contains("cross_cpu A→B 21.0 µs [20.8 µs, 21.2 µs], B→A 19.0 µs"),
+        "{f}"
+    );
+    // 2 µs − √(0.2² + 0.2²): ≥ 1.72 µs; half of 2 ± 0.283 µs.
+    assert!(f.contains("A→B takes longer, by ≥ 1.72 µs"), "{f}");
+    assert!(
+        f.contains("B's TSC would be ahead of A's by +858.6 ns to +1.14 µs"),
+        "{f}"
+    );
+    assert!(
+        f.contains("cross_cpu_awake A→B 15.0 µs") && f.contains("not told apart"),
+        "{f}"
+    );
+    // The pooled series stays as it was.
+    assert!(finding(&a, "a one-way futex wake-up").contains("takes 20.0 µs"));
+}
+
+fn sweep(us: &str, med: f64, lo: f64, hi: f64) -> Metric {
+    settled(TIMER_SWEEP_NS.name, &[(PERIOD_US, us)], med, lo, hi)
+}
+
+/// The timer sweep names the step its intervals tell apart, or says none
+/// was seen (issue 39 item 7).
+#[test]
+fn the_timer_sweep_names_the_step_or_says_none_was_seen() {
+    let mut r = fixture();
+    r.metrics.extend([
+        sweep("20", 9_000.0, 8_500.0, 9_500.0),
+        sweep("200", 9_500.0, 8_800.0, 10_200.0),
+        sweep("2000", 40_000.0, 38_000.0, 42_000.0),
+        sweep("600", 10_000.0, 9_000.0, 11_000.0),
+    ]);
+    let a = analyze(&r);
+    let f = finding(&a, "a timer on the idle CPU by its period");
+    assert!(
+        f.contains("how late it fires: 20.0 µs 9.00 µs [8.50 µs, 9.50 µs], 200 µs 9.50 µs")
+            && f.contains("2.00 ms 40.0 µs [38.0 µs, 42.0 µs]"),
+        "{f}"
+    );
+    assert!(
+        f.contains("lateness steps up between 600 µs and 2.00 ms (by ≥ 27.8 µs"),
+        "{f}"
+    );
+    // No neighbours told apart: no step.
+    r.metrics.retain(|m| m.label(PERIOD_US) != Some("2000"));
+    let f = finding(&analyze(&r), "a timer on the idle CPU by its period").to_string();
+    assert!(
+        f.ends_with("no step seen in the range (20.0 µs to 600 µs): no two neighbouring periods told apart upward by their intervals"),
+        "{f}"
+    );
+}
+
 /// What always holds on any machine: an absolute sleep never returns
 /// early, and a cross-CPU hand-off pass times its wake-ups as positive
 /// durations on the CPUs it was given.
@@ -341,6 +462,8 @@ fn a_real_pass_times_positive_wake_ups_and_no_early_timer() {
     };
     let pair = (cpus[0], cpus[1]);
     let t = run_pass(Variant::TimerIdle, pair, None, 200_000, &b, 0.0).unwrap();
+    assert!(t.ops > 0 && t.samples.iter().all(|&x| x >= 0.0));
+    let t = run_pass(Variant::TimerSweep(50), pair, None, 0, &b, 0.0).unwrap();
     assert!(t.ops > 0 && t.samples.iter().all(|&x| x >= 0.0));
     let text = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     if tsc::invariant_tsc(&text).is_ok() {
