@@ -668,9 +668,54 @@ pub fn headlines(e: &ExperimentResult) -> Vec<Headline> {
     .collect()
 }
 
+/// The kernel's memory per thread beside the user memory, as the Summary
+/// says it: the kernel stack (KernelStack), the page tables (the process's
+/// own VmPTE) and the slab (Slab, system-wide), each quoted with its mark;
+/// what a run did not measure is named as left out (issue 39 item 10).
+fn kernel_per_thread(e: &ExperimentResult, at: &[(&str, &str)]) -> String {
+    let summary = |spec: &MetricSpec, with: &[(&str, &str)]| e.find(spec, with).map(|m| &m.summary);
+    let mut slab_at = at.to_vec();
+    slab_at.push((MEMINFO, "Slab"));
+    let parts = [
+        (
+            "kernel stack",
+            summary(&KERNEL_STACK_PER_THREAD_KIB, at).cloned(),
+        ),
+        (
+            "page tables (VmPTE)",
+            summary(&PAGE_TABLES_PER_THREAD_BYTES, at).map(|s| scaled(s, 1.0 / 1024.0)),
+        ),
+        (
+            "slab (Slab, system-wide)",
+            summary(&KERNEL_KIB_PER_1000_THREADS, &slab_at).map(|s| scaled(s, 1.0 / 1000.0)),
+        ),
+    ];
+    let have: Vec<String> = parts
+        .iter()
+        .filter_map(|(what, s)| Some(format!("{} of {what}", quoted(s.as_ref()?, Unit::Kib))))
+        .collect();
+    let missing: Vec<&str> = parts
+        .iter()
+        .filter(|(_, s)| s.is_none())
+        .map(|(what, _)| what.split(" (").next().unwrap_or(what))
+        .collect();
+    let mut out = match have.len() {
+        0 => String::new(),
+        1 => format!(", plus {}", have[0]),
+        k => format!(", plus {} and {}", have[..k - 1].join(", "), have[k - 1]),
+    };
+    if !missing.is_empty() && !have.is_empty() {
+        out.push_str(&format!(
+            " ({} not measured: left out)",
+            missing.join(" and ")
+        ));
+    }
+    out
+}
+
 /// What a blocked thread with the default stack reserves and keeps
 /// ([`Picks`]; VmRSS's figure where the exact count is missing, and the
-/// kernel stack beside them).
+/// kernel's memory beside them: [`kernel_per_thread`]).
 fn thread_memory_headline(e: &ExperimentResult) -> Option<String> {
     // One wording in every run: the figures at the largest count measured,
     // flagged or imprecise ones quoted with their mark.
@@ -686,7 +731,6 @@ fn thread_memory_headline(e: &ExperimentResult) -> Option<String> {
             &RSS_PER_THREAD_KIB,
         ),
     };
-    let kernel = e.find(&KERNEL_STACK_PER_THREAD_KIB, &at);
     Some(format!(
         "a blocked thread with the {stack} default stack reserves {} of address space but keeps {}{} resident{} (at {n} threads{})",
         quoted(&virt.summary, Unit::Kib),
@@ -697,9 +741,7 @@ fn thread_memory_headline(e: &ExperimentResult) -> Option<String> {
         } else {
             String::new()
         },
-        kernel
-            .map(|k| format!(", plus {} of kernel stack", quoted(&k.summary, Unit::Kib)))
-            .unwrap_or_default(),
+        kernel_per_thread(e, &at),
         if fewer_than_asked(e, &n).is_some() {
             ", fewer threads than asked"
         } else {
