@@ -73,7 +73,9 @@ const SUBJECTS: &[&str] = &[
     "a goroutine",
     "reserves",
     "resident",
-    "of kernel stack (at ",
+    "of kernel stack, ",
+    "of page tables (VmPTE) and ",
+    "of slab (Slab, system-wide) (at ",
     "forked processes average the seed's array",
     "(threads ",
     ", pool ",
@@ -197,4 +199,114 @@ fn the_declared_quantities_are_the_sentences_figures_and_read_labels_only() {
     let imprecise_all = perturbed(&base, |_, m| imprecise(m, 40.0));
     assert_eq!(same(&flagged_all), same(&base));
     assert_eq!(same(&imprecise_all), same(&base));
+}
+
+/// The findings that keep a fixed subject (issue 39 item 9): each named in
+/// every run, whatever settled, as the Summary's quantities are.
+const FINDING_SUBJECTS: &[(&str, &str)] = &[
+    (
+        "switch.pingpong",
+        "same CPU, pipe_threads (the seed's method)",
+    ),
+    ("switch.echo", "pipe echo"),
+    ("spawn.cold", "fork"),
+    ("spawn.cold", "pthread_create"),
+    ("spawn.cold", "why the seeds disagree"),
+    (
+        "parallel.program",
+        "Linux Fu gained #.#x (# → # ms) with one fork",
+    ),
+];
+
+/// A finding with its figures stripped: its head, up to the first ':' or
+/// ';', every digit run made '#'.
+fn stripped(finding: &str) -> String {
+    let head = finding.split([':', ';']).next().unwrap_or(finding);
+    let mut out = String::new();
+    let mut digits = false;
+    for c in head.chars() {
+        if c.is_ascii_digit() || (digits && c == ',') {
+            if !digits {
+                out.push('#');
+            }
+            digits = true;
+        } else {
+            digits = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The fixed-subject findings of a run, analysed anew, figures stripped.
+fn finding_subjects(r: &RunResults) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for e in &r.experiments {
+        let Some(x) = super::find(&e.name) else {
+            continue;
+        };
+        for f in (x.analyze)(e).findings {
+            let head = stripped(&f);
+            if FINDING_SUBJECTS.contains(&(e.name.as_str(), head.as_str())) {
+                out.push((e.name.clone(), head));
+            }
+        }
+    }
+    out
+}
+
+/// Findings from the recorded runs (the report fixture, and the matrix's
+/// three runs of switch.pingpong), each also with every series flagged,
+/// imprecise, or scaled: with the figures stripped, the same subjects.
+#[test]
+fn the_findings_keep_their_subjects_in_every_recorded_run_whatever_settled() {
+    let base = fixture();
+    let sorted = |mut v: Vec<(String, String)>| {
+        v.sort();
+        v
+    };
+    let expected = sorted(finding_subjects(&base));
+    let want = sorted(
+        FINDING_SUBJECTS
+            .iter()
+            .map(|(e, s)| (e.to_string(), s.to_string()))
+            .collect(),
+    );
+    assert_eq!(expected, want, "the recorded run names every subject");
+    let scaled = |k: f64| {
+        move |_: usize, m: &mut Metric| {
+            let s = &mut m.summary;
+            for v in [&mut s.median, &mut s.ci95_lo, &mut s.ci95_hi] {
+                *v *= k;
+            }
+        }
+    };
+    let cases: Vec<(&str, RunResults)> = vec![
+        ("every series flagged", perturbed(&base, |_, m| flagged(m))),
+        (
+            "every series imprecise",
+            perturbed(&base, |_, m| imprecise(m, 40.0)),
+        ),
+        (
+            "every other series flagged",
+            perturbed(&base, |i, m| {
+                if i % 2 == 0 {
+                    flagged(m)
+                }
+            }),
+        ),
+        ("every figure 0.7x", perturbed(&base, scaled(0.7))),
+        ("every figure 1.5x", perturbed(&base, scaled(1.5))),
+    ];
+    for (what, r) in &cases {
+        assert_eq!(sorted(finding_subjects(r)), expected, "{what}");
+    }
+    // The matrix's three recorded runs: pingpong's lead subject in each.
+    for run in ["alpha", "beta", "gamma"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("tests/data/matrix/{run}.json"));
+        let r = RunResults::read(&path).expect("the matrix fixture reads");
+        let heads: Vec<String> = finding_subjects(&r).into_iter().map(|x| x.1).collect();
+        assert_eq!(heads, [FINDING_SUBJECTS[0].1], "{run}");
+    }
 }

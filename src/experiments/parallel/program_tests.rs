@@ -105,7 +105,7 @@ fn a_speedup_is_called_a_gain_only_when_its_interval_is_above_one() {
     assert!(slower.starts_with("runs slower, 0.8"), "{slower}");
     let wide = s(&[0.6, 0.9, 1.1, 1.4, 0.7, 1.3]);
     assert!(
-        super::gain(&wide).contains("indistinguishable from no gain"),
+        super::gain(&wide).contains("not told apart from no gain"),
         "{}",
         super::gain(&wide)
     );

@@ -294,20 +294,32 @@ fn cold_findings(r: &ExperimentResult) -> Vec<String> {
             .filter(|m| !m.summary.unstable)
             .map(|m| &m.summary)
     };
+    // One subject per method in every run (issue 39 item 9): a figure that
+    // did not settle is quoted with its mark and tells nothing apart.
+    let any = |method: &str, call: &str| {
+        r.find(&CHILD_START_NS, &[(METHOD, method), (CALL, call)])
+            .map(|m| &m.summary)
+    };
+    let shown = |s: &Summary| {
+        if s.unstable {
+            quoted(s, Unit::Ns)
+        } else {
+            figure(s, Unit::Ns)
+        }
+    };
     for m in [table::FORK.name(), table::PTHREAD_CREATE.name()] {
-        if let (Some(first), Some(steady)) = (
-            summary(&CHILD_START_NS, m, "first"),
-            summary(&CHILD_START_NS, m, "steady"),
-        ) {
-            let how = if apart(first, steady) {
+        if let (Some(first), Some(steady)) = (any(m, "first"), any(m, "steady")) {
+            let how = if first.unstable || steady.unstable {
+                "not told apart: a figure did not settle".into()
+            } else if apart(first, steady) {
                 ratio_text(first, steady).unwrap_or_else(|| fmt_ratio(first.median / steady.median))
             } else {
-                "indistinguishable here".into()
+                "not told apart here".into()
             };
             out.push(format!(
                 "{m}: the first call in a fresh process reaches the child in {}, the steady state in {} ({how})",
-                figure(first, Unit::Ns),
-                figure(steady, Unit::Ns),
+                shown(first),
+                shown(steady),
             ));
         }
     }
@@ -321,9 +333,25 @@ fn cold_findings(r: &ExperimentResult) -> Vec<String> {
         summary(&CHILD_START_NS, table::FORK.name(), "steady"),
         summary(&CHILD_START_NS, table::PTHREAD_CREATE.name(), "steady"),
     ) else {
+        // Measured but unsettled: the subject stays, told apart by nothing.
+        if let (Some(t), Some(f)) = (
+            any(table::PTHREAD_CREATE.name(), "first"),
+            any(table::FORK.name(), "first"),
+        ) {
+            out.push(format!(
+                "why the seeds disagree: cold, to the child's first instruction (Sysel's measure), a thread ({}) against a fork ({}) is not told apart here: a figure did not settle",
+                shown(t),
+                shown(f)
+            ));
+        }
         return out;
     };
     let Some(cold) = contrast::ratio(thr_first, fork_first) else {
+        out.push(format!(
+            "why the seeds disagree: cold, to the child's first instruction (Sysel's measure), a thread ({}) against a fork ({}) is not told apart here: an interval bounds no ratio",
+            fmt_ns(thr_first.median),
+            fmt_ns(fork_first.median)
+        ));
         return out;
     };
     let warm = match (

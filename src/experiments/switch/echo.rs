@@ -225,18 +225,32 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
-    if let (Some(pin), Some(un)) = (
-        r.settled(&ITERATIONS_PER_S, &[(PLACEMENT, SAME_CPU.name())]),
-        r.settled(&ITERATIONS_PER_S, &[(PLACEMENT, UNPINNED.name())]),
-    ) {
+    // One subject in every run (issue 39 item 9): the pinned rate, quoted
+    // with its mark whether it settled or not, and the unpinned one beside
+    // it, compared only when both settled.
+    if let Some(pin) = r.find(&ITERATIONS_PER_S, &[(PLACEMENT, SAME_CPU.name())]) {
+        let pin = &pin.summary;
         let per = |rate: f64| fmt_ns(1e9 / rate.max(1e-9));
         let src = cite_short(SEED_SWITCH);
+        let un = match r.find(&ITERATIONS_PER_S, &[(PLACEMENT, UNPINNED.name())]) {
+            Some(u) if !u.summary.unstable && !pin.unstable => {
+                unpinned_against_pinned(&u.summary, pin)
+            }
+            Some(u) => format!(
+                "unpinned {}: not told apart from the pinned rate (a figure did not settle)",
+                quoted(&u.summary, Unit::PerSecond)
+            ),
+            None => "unpinned not measured".to_string(),
+        };
+        let rate = if pin.unstable {
+            quoted(pin, Unit::PerSecond)
+        } else {
+            figure(pin, Unit::PerSecond)
+        };
         a.findings.push(format!(
-            "pipe echo: {} pinned to one CPU ({} per iteration, i.e. {} per switch); {} ({src}: ~400,000 and about half)",
-            figure(pin, Unit::PerSecond),
+            "pipe echo: {rate} pinned to one CPU ({} per iteration, i.e. {} per switch); {un} ({src}: ~400,000 and about half)",
             per(pin.median),
             fmt_ns(0.5e9 / pin.median.max(1e-9)),
-            unpinned_against_pinned(un, pin)
         ));
     }
     for (place, what) in [

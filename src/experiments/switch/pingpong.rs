@@ -437,45 +437,46 @@ fn raw_baseline_net(r: &ExperimentResult, m: &str, readings: &mut Vec<Reading>) 
     })
 }
 
-/// The methods that may speak for the same-CPU switch path, in the order
-/// one is chosen: the table's, the seed's own method first; those whose
-/// waiting task blocks (a yielding one stays runnable: no block-and-wake).
-fn path_order() -> Vec<&'static str> {
-    METHODS
-        .iter()
-        .filter(|m| m.handoff.blocks())
-        .map(Method::name)
-        .collect()
-}
-
 /// The same-CPU switch: what its figure includes and, over a pipe, threads
 /// against processes (the finding); what its switches were, the voluntary
-/// and involuntary counts (a note).
+/// and involuntary counts (a note). Always of the seed's method
+/// (pipe_threads), as the Summary: a flagged figure is quoted with its
+/// mark and its net left "not told apart", never swapped for another
+/// method's (issue 39 item 9).
 fn switch_path(r: &ExperimentResult) -> Option<(String, String)> {
-    let order = path_order();
-    let (m, s, n) = order.iter().find_map(|m| {
-        Some((
-            *m,
-            r.settled(&SWITCH_NS, &at(m, SAME_CPU.name()))?,
-            r.median(&SWITCHES_PER_ROUND_TRIP, &at(m, SAME_CPU.name()))?,
-        ))
-    })?;
-    let chosen = if m == PIPE_THREADS.name() {
-        "the seed's method".to_string()
-    } else {
-        format!("the first settled of {}", order.join(", "))
-    };
+    let m = PIPE_THREADS.name();
+    let s = &r.find(&SWITCH_NS, &at(m, SAME_CPU.name()))?.summary;
     let includes = match (
         r.find(&BASELINE_NS, &[(METHOD, m)]),
         r.settled(&BASELINE_NS, &[(METHOD, m)]),
     ) {
-        (Some(bm), Some(b)) => format!(
+        (Some(bm), Some(b)) if !s.unstable => format!(
             "it includes {} ({} by one task with no switch), so net of that the switch path is {}",
             bm.label(WHAT).unwrap_or("the IPC"),
             figure(b, Unit::Ns),
             difference(s, b, Unit::Ns).text()
         ),
+        (Some(bm), _) => format!(
+            "it includes {} ({} by one task with no switch), so net of that the switch path is not told apart: a figure did not settle",
+            bm.label(WHAT).unwrap_or("the IPC"),
+            quoted(&bm.summary, Unit::Ns)
+        ),
         _ => "it includes the IPC's own work, which this run did not measure apart".to_string(),
+    };
+    let finding = format!(
+        "same CPU, {m} (the seed's method): {} per switch is the round trip / 2 (raw): {includes}{}",
+        if s.unstable {
+            quoted(s, Unit::Ns)
+        } else {
+            figure(s, Unit::Ns)
+        },
+        process_switch(r)
+    );
+    let Some(n) = r.median(&SWITCHES_PER_ROUND_TRIP, &at(m, SAME_CPU.name())) else {
+        return Some((
+            finding,
+            format!("same CPU, {m}: its switches per round trip were not counted"),
+        ));
     };
     let vol = r.median(&VOLUNTARY_PER_ROUND_TRIP, &at(m, SAME_CPU.name()));
     let inv = r
@@ -495,12 +496,8 @@ fn switch_path(r: &ExperimentResult) -> Option<(String, String)> {
         (Some(v), _) => format!(": {v:.2} voluntary, each a task blocking on its read"),
         _ => String::new(),
     };
-    let processes = process_switch(r);
     Some((
-        format!(
-            "same CPU, {m} ({chosen}): {} per switch is the round trip / 2 (raw): {includes}{processes}",
-            figure(s, Unit::Ns)
-        ),
+        finding,
         format!("same CPU, {m}: {n:.2} switches per round trip, {count}{kinds}"),
     ))
 }
