@@ -114,9 +114,11 @@ pub(super) fn taken(r: &ExperimentResult, v: Variant) -> Option<KernelPath> {
 pub(super) fn kept_awake_words(r: &ExperimentResult, cross: &Summary, awake: &Summary) -> String {
     match (taken(r, Variant::CrossCpu), taken(r, Variant::CrossCpuAwake)) {
         (Some(a), Some(b)) if a == b => {
+            // One path: the peer's CPU was not halted either (a busy
+            // machine), so the words name the spinners, not a halt.
             let words = (
-                "the halted peer takes longer, by",
-                "the halted peer is quicker, by",
+                "without the spinners it takes longer, by",
+                "without the spinners it is quicker, by",
             );
             format!(
                 ", both by {}{}",
