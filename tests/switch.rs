@@ -212,3 +212,54 @@ fn default_two_cpu_placements_are_skipped_with_a_note_when_one_cpu_is_given() {
         "{placements:?}"
     );
 }
+
+/// switch.wakeup's like-for-like control turns a scheduler feature off for
+/// its passes and always gives it back (issue 39 item 6). Against a fake
+/// debugfs (`TASKLAB_SYSFS_ROOT`), as root: the feature reads as it was
+/// after the run, no restore record is left, and the variant and its note
+/// are in the results. Not root: the variant is not measured and the note
+/// says why.
+#[test]
+fn wakeup_turns_ttwu_queue_off_for_its_passes_and_gives_it_back() {
+    let root = tempfile::tempdir().unwrap();
+    let features = root.path().join("sys/kernel/debug/sched/features");
+    std::fs::create_dir_all(features.parent().unwrap()).unwrap();
+    std::fs::write(&features, "PLACE_LAG TTWU_QUEUE NO_SIS_UTIL\n").unwrap();
+    let (v, _d) = run(
+        &["switch.wakeup", "--rounds", "3", "-p", "timer_sweep_us=0"],
+        &[("TASKLAB_SYSFS_ROOT", root.path().to_str().unwrap())],
+    );
+    let e = experiment(&v, "switch.wakeup");
+    let notes = e["notes"].to_string();
+    let remote = metric(e, "wake_ns", "variant", "cross_cpu_remote");
+    if nix_root() {
+        if !notes.contains("the one-way wake-up and the FUTEX_WAKE call are not measured") {
+            assert!(remote.is_some(), "{notes}");
+            assert!(notes.contains("TTWU_QUEUE was off"), "{notes}");
+        }
+        // Written back as the flag it was (a regular file keeps the last
+        // write alone).
+        let now = std::fs::read_to_string(&features).unwrap();
+        assert!(
+            now.trim() == "TTWU_QUEUE" || now.contains("PLACE_LAG TTWU_QUEUE"),
+            "{now}"
+        );
+        assert!(!root
+            .path()
+            .join("run/tasklab/sysfs-restore-worker.json")
+            .exists());
+    } else {
+        assert!(remote.is_none());
+        assert!(notes.contains("needs root"), "{notes}");
+    }
+}
+
+fn nix_root() -> bool {
+    // The effective uid, from /proc.
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("Uid:"))
+        .and_then(|l| l.split_whitespace().nth(2).map(|u| u == "0"))
+        .unwrap_or(false)
+}
