@@ -238,11 +238,16 @@ fn a_scheduler_feature_is_read_as_its_flag_and_restored_as_it_was() {
     let root = d.path();
     let off = knob(SCHED_FEATURES, "NO_TTWU_QUEUE");
     {
-        let held = hold_in(root, WORKER_RECORD_FILE, std::slice::from_ref(&off)).unwrap();
+        let _held = hold_in(root, WORKER_RECORD_FILE, std::slice::from_ref(&off)).unwrap();
         assert_eq!(features(root).trim(), "NO_TTWU_QUEUE");
         assert!(record_path_in(root, WORKER_RECORD_FILE).exists());
         assert!(!has_record(root), "the run's own record is another file");
-        assert_eq!(held.changes()[0].1, "TTWU_QUEUE");
+        let r = read_record(root, WORKER_RECORD_FILE).unwrap().unwrap();
+        assert_eq!(
+            r.old,
+            [knob(SCHED_FEATURES, "TTWU_QUEUE")],
+            "the old flag recorded"
+        );
     }
     assert_eq!(features(root).trim(), "TTWU_QUEUE", "restored on drop");
     assert!(!record_path_in(root, WORKER_RECORD_FILE).exists());
