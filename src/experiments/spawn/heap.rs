@@ -53,6 +53,8 @@ pub static EXPERIMENT: Experiment = Experiment {
         THP_MAX_PARAM.spec,
         UNTOUCHED_PARAM.spec,
         IMAGE_PARAM.spec,
+        PAUSED_FORKS_PARAM.spec,
+        PAUSE_MS_PARAM.spec,
         image::EXTRA_MAPPINGS_PARAM.spec,
         image::EXTRA_FDS_PARAM.spec,
     ],
@@ -140,6 +142,25 @@ pub const IMAGE_PARAM: Param<bool> = Param::flag(ParamSpec {
         quick: "true",
         thorough: "true",
     });
+
+pub const PAUSED_FORKS_PARAM: Param<u64> = Param::number(ParamSpec {
+        name: "paused_forks",
+        help: "also time this many forks a round at each heap (thp=system), each after sleeping pause_ms (call=paused series): a cold fork, as a server that forks now and then (Redis's BGSAVE) sees, where the other series fork back to back (warm); 0 for none (`tasklab predict` asks for 2)",
+        kind: ParamKind::Count { min: 0, max: 100 },
+        quick: "0",
+        thorough: "0",
+    });
+
+pub const PAUSE_MS_PARAM: Param<u64> = Param::number(ParamSpec {
+        name: "pause_ms",
+        help: "the pause before each paused fork, ms (on a busy 2-vCPU KVM guest a fork of 100 MiB cost 1.7 ms back to back, 2.1 ms after 10 ms, 4.4 ms after 100 ms and 7 to 9 ms after 0.3, 1 or 3 s)",
+        kind: ParamKind::Count { min: 1, max: 10_000 },
+        quick: "300",
+        thorough: "300",
+    });
+
+/// The `call` label of the forks timed after a pause.
+pub const PAUSED_CALL: &str = "paused";
 
 /// What one spawn.heap job measures. Untagged, so each kind keeps the JSON
 /// it always had, told apart by its marker (`touch`, `image`); the most
@@ -383,6 +404,25 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         let (launches, cpu): (Vec<_>, Vec<_>) = passes.into_iter().unzip();
         push_launches(&mut out, &base(name), &launches.concat(), true);
         push_cpu(&mut out, &base(name), &cpu);
+    }
+    // Forks after a pause, in the same worker and round as the warm ones:
+    // the caches and whatever else a fork finds warm back to back have had
+    // pause_ms to go cold, as between two BGSAVEs of an idle server.
+    let paused = job.params.get(&PAUSED_FORKS_PARAM);
+    let fork = runnable.iter().find(|(n, _)| *n == table::FORK.name());
+    if let (Some((name, method)), true) = (fork, paused > 0 && thp == sys::Thp::Default) {
+        let pause = std::time::Duration::from_millis(job.params.get(&PAUSE_MS_PARAM));
+        let mut forks = Vec::new();
+        for _ in 0..paused {
+            std::thread::sleep(pause);
+            forks.push(
+                l.launch(method)
+                    .map_err(|e| anyhow::anyhow!("{name}: {e} (after a pause)"))?,
+            );
+        }
+        let mut with = base(name);
+        with.insert(CALL.into(), PAUSED_CALL.into());
+        push_launches(&mut out, &with, &forks, true);
     }
     drop(heap);
     Ok(out)
