@@ -23,6 +23,10 @@ use std::io;
 use std::path::Path;
 use std::process::ExitCode;
 
+/// Forks after a pause a round at each heap in predict's own run (the
+/// pause is spawn.heap's default): 3 heaps × 2 × 0.3 s is 1.8 s a round.
+pub const PAUSED_FORKS: u64 = 2;
+
 /// The experiments predict takes its slopes from.
 pub const NEEDED: &[&str] = &[heap::EXPERIMENT.name, cow::EXPERIMENT.name];
 
@@ -210,6 +214,8 @@ fn fresh_run(p: &Process, writes_pct: f64) -> anyhow::Result<RunResults> {
         ),
         Preset::of(spawn_heap, &heap::THP_PARAM, false),
         Preset::of(spawn_heap, &heap::UNTOUCHED_PARAM, false),
+        // Two forks a round at each heap after a pause: the cold figure.
+        Preset::of(spawn_heap, &heap::PAUSED_FORKS_PARAM, PAUSED_FORKS),
         Preset::of(spawn_cow, &cow::HEAP_PARAM, 256 << 20),
         Preset::of(spawn_cow, &cow::WRITES_PARAM, shares.clone()),
         Preset::of(spawn_cow, &cow::THP_WRITES_PARAM, shares),
@@ -255,6 +261,39 @@ fn extra_line(what: &str, count: u64, e: &ExtraCost) -> String {
         "its {} {what}, {against} the measured worker's: {}",
         group_digits(count as i64),
         signed_range_ns(&e.ns)
+    )
+}
+
+/// The cold fork's lines, and which figures to read: the warm ones are
+/// forks back to back, the cold ones forks after a pause.
+fn cold_lines(p: &Prediction) -> String {
+    let Some(c) = p.cold_fork else {
+        return "  (these are warm forks, timed back to back: a process that forks now and then, as a server's background save after idling, pays more; the slopes have no forks after a pause, spawn.heap -p paused_forks=N)\n".into();
+    };
+    let pause = c.pause_ms.map_or("a pause".to_string(), |ms| {
+        format!("a {} pause", fmt_ns(ms * 1e6))
+    });
+    let median = if c.below_smallest {
+        format!(
+            "{} to {}, the median cold fork (below the smallest heap measured after a pause: at most that heap's figure, at least that figure scaled down to its page tables)",
+            fmt_ns(c.parent_return_ns.lo),
+            fmt_ns(c.parent_return_ns.hi)
+        )
+    } else {
+        format!(
+            "{}, the median cold fork and its 95% interval{}",
+            range_ns(&c.parent_return_ns),
+            if c.extrapolated {
+                " (beyond the largest heap measured after a pause: the line is extrapolated)"
+            } else {
+                ""
+            }
+        )
+    };
+    format!(
+        "a cold fork, after {pause}: {median}\n  a single cold fork: {} to {}, the 10th to 90th percentile of single cold forks\n  (the figures before these are warm forks, timed back to back, as a process forking in a loop pays; a server that forks after idling, as Redis's BGSAVE, should read the cold ones; mappings and descriptors are priced warm in both)\n",
+        fmt_ns(c.single_fork_ns.p10),
+        fmt_ns(c.single_fork_ns.p90),
     )
 }
 
@@ -321,6 +360,7 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
     if !extras.is_empty() {
         s.push_str(&format!("  including {}\n", extras.join("; ")));
     }
+    s.push_str(&cold_lines(p));
     s.push_str(&format!(
         "writing {}% of its anonymous memory while the child lives ({} pages of 4 KiB) would then cost {} of copy-on-write{}\n",
         crate::units::fmt_value(p.writes_pct, crate::units::Unit::Count),

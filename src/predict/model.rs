@@ -7,7 +7,7 @@
 
 use crate::experiments::spawn::cow::WRITE_NS;
 use crate::experiments::spawn::engine::PARENT_RETURN_NS;
-use crate::experiments::spawn::heap::base_thp;
+use crate::experiments::spawn::heap::{base_thp, PAUSED_CALL, PAUSE_MS_PARAM};
 use crate::experiments::spawn::heap_image as image;
 use crate::experiments::spawn::{cow, heap};
 use crate::measure::rss::VM_PTE_KIB;
@@ -91,6 +91,13 @@ pub struct Slopes {
     /// percentiles of the single forks pooled over the rounds, as `lo` and
     /// `hi`, the median between). Empty: no single-fork spread is given.
     pub fork_single: Vec<(f64, Range)>,
+    /// The same two for forks after a pause (spawn.heap's `call=paused`,
+    /// `-p paused_forks=`): a cold fork, as a server forking now and then
+    /// sees. Empty: no cold figures are given.
+    pub fork_paused: Vec<(f64, Range)>,
+    pub fork_paused_single: Vec<(f64, Range)>,
+    /// The pause before each of those forks, ms (the run's `pause_ms`).
+    pub pause_ms: Option<f64>,
     /// ns per page written with the child alive, by write share in percent:
     /// on 4 KiB pages and on huge pages.
     pub cow_4k: Vec<(f64, Range)>,
@@ -130,23 +137,46 @@ impl Slopes {
         {
             let base = base_thp(heap);
             for m in all_named(heap, &PARENT_RETURN_NS).filter(|m| {
-                // The warm series: a first call (`call=first`, one
-                // sample a round) is not what a running process pays.
+                // The warm series (back to back) and the paused one: a
+                // first call (`call=first`, a fresh worker's first fork,
+                // one sample a round) is neither.
                 m.label(METHOD) == Some("fork")
                     && m.label(THP) == Some(base)
-                    && m.label(CALL).is_none()
+                    && matches!(m.label(CALL), None | Some(PAUSED_CALL))
             }) {
                 let h = m.label(HEAP).unwrap_or("");
-                if let Some(pte) = heap.reading(&VM_PTE_KIB, &[(HEAP, h), (THP, base)]) {
-                    s.fork.push((pte, range(&m.summary)));
-                    s.fork_single.push((pte, single(&m.summary)));
-                    if m.summary.unstable {
-                        s.flagged.push(format!("fork at a heap of {h}"));
-                    }
+                let Some(pte) = heap.reading(&VM_PTE_KIB, &[(HEAP, h), (THP, base)]) else {
+                    continue;
+                };
+                let (median, one, what) = if m.label(CALL).is_none() {
+                    (&mut s.fork, &mut s.fork_single, "fork")
+                } else {
+                    (
+                        &mut s.fork_paused,
+                        &mut s.fork_paused_single,
+                        "fork after a pause",
+                    )
+                };
+                median.push((pte, range(&m.summary)));
+                one.push((pte, single(&m.summary)));
+                if m.summary.unstable {
+                    s.flagged.push(format!("{what} at a heap of {h}"));
                 }
             }
-            s.fork.sort_by(|a, b| a.0.total_cmp(&b.0));
-            s.fork_single.sort_by(|a, b| a.0.total_cmp(&b.0));
+            for v in [
+                &mut s.fork,
+                &mut s.fork_single,
+                &mut s.fork_paused,
+                &mut s.fork_paused_single,
+            ] {
+                v.sort_by(|a, b| a.0.total_cmp(&b.0));
+            }
+            if !s.fork_paused.is_empty() {
+                s.pause_ms = heap
+                    .params
+                    .get(PAUSE_MS_PARAM.spec.name)
+                    .and_then(|v| v.as_f64());
+            }
             let per = |kind: &str, worker: &MetricSpec| {
                 let slope = image::slope(heap, &image::IMAGE_PARENT_RETURN_NS, kind)?;
                 Some(PerExtra {
@@ -239,6 +269,10 @@ pub struct Prediction {
     /// the mappings' and descriptors' interval ends; None when the slopes
     /// have no single-fork spread.
     pub single_fork_ns: Option<Spread>,
+    /// The same two for a fork after a pause (a cold fork: what a server
+    /// forking now and then, as Redis's BGSAVE, sees); None when the slopes
+    /// have no paused forks at two heaps.
+    pub cold_fork: Option<ColdFork>,
     /// What the process's mappings and descriptors beyond the measured
     /// worker's add to fork's return (fewer than the worker's: a negative
     /// figure); None when the slopes lack them.
@@ -262,6 +296,20 @@ pub struct Prediction {
     pub cow_first_pass_ns: Range,
     /// Huge pages were priced at the 4 KiB rate: no huge-page figures.
     pub thp_at_4k_rate: bool,
+}
+
+/// A fork after a pause, priced as the warm one on its own series.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ColdFork {
+    /// The pause measured before each fork, ms (None: not recorded).
+    pub pause_ms: Option<f64>,
+    /// The median cold fork and the 95% interval of that median, ns.
+    pub parent_return_ns: Range,
+    /// A single cold fork: its 10th to 90th percentile, ns.
+    pub single_fork_ns: Spread,
+    /// Beyond the largest heap measured after a pause / below the smallest.
+    pub extrapolated: bool,
+    pub below_smallest: bool,
 }
 
 /// Where single forks fall: 80% of them between `p10` and `p90`.
@@ -317,21 +365,23 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
             .flatten()
             .fold(r, |sum, e| sum.plus(e.ns))
     };
-    let parent_return_ns = with_extras(on_the_line(&s.fork, x)?);
-    // One fork's spread: the percentiles' own lines, the same extras. Each
-    // line is ordered at every heap, but beyond the largest their slopes
-    // may cross: the spread always holds the median fork's figure, and a
-    // fork takes no less than no time.
-    let m = parent_return_ns.median;
-    let single_fork_ns = if s.fork_single.len() == s.fork.len() {
-        on_the_line(&s.fork_single, x)
-            .map(with_extras)
-            .map(|r| Spread {
-                p10: r.lo.min(m).max(0.0),
-                p90: r.hi.max(m),
-            })
-    } else {
-        None
+    let (parent_return_ns, single_fork_ns) = fork_figures(&s.fork, &s.fork_single, x, with_extras)?;
+    // The cold fork on its own series, with the same (warm) mappings and
+    // descriptors: only where it was measured at two heaps.
+    let cold_fork = match (s.fork_paused.first(), s.fork_paused.last()) {
+        (Some(lo), Some(hi)) if s.fork_paused.len() >= 2 => {
+            match fork_figures(&s.fork_paused, &s.fork_paused_single, x, with_extras) {
+                Some((median, Some(one))) => Some(ColdFork {
+                    pause_ms: s.pause_ms,
+                    parent_return_ns: median,
+                    single_fork_ns: one,
+                    extrapolated: x > hi.0,
+                    below_smallest: x < lo.0,
+                }),
+                _ => None,
+            }
+        }
+        _ => None,
     };
     let huge_kib = p.anon_huge_kib.min(p.rss_anon_kib) as f64;
     let small_kib = p.rss_anon_kib as f64 - huge_kib;
@@ -344,6 +394,7 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
     Some(Prediction {
         parent_return_ns,
         single_fork_ns,
+        cold_fork,
         mappings,
         descriptors,
         extrapolated: x > last.0,
@@ -357,6 +408,30 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
             .plus(per_thp.scaled(written_thp_pages)),
         thp_at_4k_rate,
     })
+}
+
+/// The median fork at `x` KiB of page tables on `points`, and one fork's
+/// spread on `singles` (the percentiles' own lines), both with the extras.
+/// Each line is ordered at every heap, but beyond the largest their slopes
+/// may cross: the spread always holds the median fork's figure, and a fork
+/// takes no less than no time. No spread when `singles` does not match.
+fn fork_figures(
+    points: &[(f64, Range)],
+    singles: &[(f64, Range)],
+    x: f64,
+    with_extras: impl Fn(Range) -> Range,
+) -> Option<(Range, Option<Spread>)> {
+    let median = with_extras(on_the_line(points, x)?);
+    let m = median.median;
+    let one = if singles.len() == points.len() {
+        on_the_line(singles, x).map(&with_extras).map(|r| Spread {
+            p10: r.lo.min(m).max(0.0),
+            p90: r.hi.max(m),
+        })
+    } else {
+        None
+    };
+    Some((median, one))
 }
 
 /// The figure at `x` KiB of page tables on the points measured (by VmPTE,

@@ -33,6 +33,24 @@ fn fixture() -> Slopes {
         per_mapping: None,
         per_fd: None,
         flagged: vec![],
+        fork_paused: vec![],
+        fork_paused_single: vec![],
+        pause_ms: None,
+    }
+}
+
+/// The fixture with forks after a 300 ms pause at its heaps: three times
+/// the warm ones, and wider.
+fn with_cold() -> Slopes {
+    Slopes {
+        fork_paused: vec![(100.0, r(180e3)), (1_000.0, r(1.5e6)), (8_000.0, r(12e6))],
+        fork_paused_single: vec![
+            (100.0, spread(180e3, 120e3, 400e3)),
+            (1_000.0, spread(1.5e6, 1.0e6, 3.0e6)),
+            (8_000.0, spread(12e6, 8e6, 20e6)),
+        ],
+        pause_ms: Some(300.0),
+        ..fixture()
     }
 }
 
@@ -496,4 +514,147 @@ fn the_single_fork_spread_is_read_from_the_fork_series_percentiles() {
         assert_eq!(one.hi, series.summary.p90.max(m.median));
         assert!(one.lo <= one.median && one.median <= one.hi);
     }
+}
+
+#[test]
+fn a_cold_fork_is_priced_on_the_paused_series_and_named_apart() {
+    let near = |a: f64, b: f64| (a - b).abs() < 1e-6 * b.abs().max(1.0);
+    // Without paused forks: no cold figure, and the warm ones said to be warm.
+    let warm = predict(&fixture(), &process(550), 10.0).unwrap();
+    assert_eq!(warm.cold_fork, None);
+    let text = render(&process(550), &warm, "a fixture");
+    assert!(
+        text.contains("these are warm forks, timed back to back"),
+        "{text}"
+    );
+    assert!(!text.contains("a cold fork"), "{text}");
+    // With them: the same construction on their own lines, the warm
+    // figures unchanged.
+    let s = with_cold();
+    let p = predict(&s, &process(550), 10.0).unwrap();
+    assert_eq!(p.parent_return_ns, warm.parent_return_ns);
+    assert_eq!(p.single_fork_ns, warm.single_fork_ns);
+    let c = p.cold_fork.unwrap();
+    assert_eq!(c.pause_ms, Some(300.0));
+    assert!(
+        near(c.parent_return_ns.median, (180e3 + 1.5e6) / 2.0),
+        "{c:?}"
+    );
+    assert!(near(c.single_fork_ns.p10, (120e3 + 1.0e6) / 2.0), "{c:?}");
+    assert!(near(c.single_fork_ns.p90, (400e3 + 3.0e6) / 2.0), "{c:?}");
+    assert!(!c.extrapolated && !c.below_smallest);
+    // Below, between and beyond the heaps: the median cold fork lies in
+    // its interval and its interval in the single cold forks' spread.
+    for pte in [40, 100, 550, 8_000, 64_000] {
+        let c = predict(&s, &process(pte), 10.0).unwrap().cold_fork.unwrap();
+        let (m, one) = (c.parent_return_ns, c.single_fork_ns);
+        assert!(m.lo <= m.median && m.median <= m.hi, "{pte}: {m:?}");
+        assert!(one.p10 <= m.median && m.median <= one.p90, "{pte}: {c:?}");
+        assert_eq!(c.extrapolated, pte > 8_000);
+        assert_eq!(c.below_smallest, pte < 100);
+    }
+    // The mappings and descriptors beyond the worker's are added alike.
+    let proc_ = Process {
+        vmas: 1_100,
+        fds: 1_010,
+        ..process(1_000)
+    };
+    let both = Slopes {
+        per_mapping: with_image().per_mapping,
+        per_fd: with_image().per_fd,
+        ..with_cold()
+    };
+    let c = predict(&both, &proc_, 10.0).unwrap().cold_fork.unwrap();
+    assert!(
+        near(c.parent_return_ns.median, 1.5e6 + 1_900e3 + 20e3),
+        "{c:?}"
+    );
+    // Named as such, with which to read.
+    let text = render(&process(550), &p, "a fixture");
+    assert!(text.contains("a cold fork, after a 300 ms pause"), "{text}");
+    assert!(
+        text.contains("the median cold fork and its 95% interval"),
+        "{text}"
+    );
+    assert!(
+        text.contains("a single cold fork: 560 µs to 1.70 ms, the 10th to 90th percentile"),
+        "{text}"
+    );
+    assert!(text.contains("should read the cold ones"), "{text}");
+    // One heap after a pause is no line: no cold figure.
+    let one_heap = Slopes {
+        fork_paused: with_cold().fork_paused[..1].to_vec(),
+        fork_paused_single: with_cold().fork_paused_single[..1].to_vec(),
+        ..with_cold()
+    };
+    assert_eq!(
+        predict(&one_heap, &process(550), 10.0).unwrap().cold_fork,
+        None
+    );
+    // In --json, beside the warm figures.
+    let v = serde_json::to_value(&p).unwrap();
+    assert_eq!(v["cold_fork"]["pause_ms"], 300.0);
+    for key in ["parent_return_ns", "single_fork_ns"] {
+        assert!(v["cold_fork"][key].is_object(), "{v}");
+        assert!(v[key].is_object(), "{v}");
+    }
+}
+
+#[test]
+fn the_cold_fork_is_read_from_spawn_heaps_paused_series() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/report-results.json"
+    );
+    let mut r = RunResults::read(std::path::Path::new(path)).unwrap();
+    let warm = Slopes::from_results(&r);
+    assert!(warm.fork_paused.is_empty() && warm.pause_ms.is_none());
+    // The warm fork series copied as paused ones, three times as slow, as
+    // a run with -p paused_forks=2 -p pause_ms=250 records them.
+    let heap = r
+        .experiments
+        .iter_mut()
+        .find(|e| e.name == "spawn.heap")
+        .unwrap();
+    let paused: Vec<_> = heap
+        .metrics
+        .iter()
+        .filter(|m| {
+            m.name == "parent_return_ns"
+                && m.label("method") == Some("fork")
+                && m.label("call").is_none()
+                && m.label("thp") != Some("on")
+        })
+        .map(|m| {
+            let mut m = m.clone();
+            m.labels.insert("call".into(), "paused".into());
+            let s = &mut m.summary;
+            for v in [
+                &mut s.median,
+                &mut s.ci95_lo,
+                &mut s.ci95_hi,
+                &mut s.p10,
+                &mut s.p90,
+            ] {
+                *v *= 3.0;
+            }
+            m
+        })
+        .collect();
+    assert!(paused.len() >= 2);
+    heap.metrics.extend(paused);
+    heap.params
+        .insert("pause_ms".into(), serde_json::json!(250));
+    let s = Slopes::from_results(&r);
+    // The warm lines unchanged; the cold ones three times them.
+    assert_eq!(s.fork, warm.fork);
+    assert_eq!(s.fork_single, warm.fork_single);
+    assert_eq!(s.pause_ms, Some(250.0));
+    assert_eq!(s.fork_paused.len(), s.fork.len());
+    for ((pte, w), (pte1, c)) in s.fork.iter().zip(&s.fork_paused) {
+        assert_eq!(pte, pte1);
+        assert_eq!(c.median, w.median * 3.0);
+    }
+    let p = predict(&s, &process(300), 10.0).unwrap();
+    assert!(p.cold_fork.unwrap().parent_return_ns.median > p.parent_return_ns.median);
 }
