@@ -39,6 +39,12 @@ pub struct Precision {
     /// The fewest and the most rounds of the Summary's quantities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary_rounds: Option<(usize, usize)>,
+    /// The first touch of a 4 KiB page of fresh memory and of recycled
+    /// memory, ns: the medians over every round's starting canary (the
+    /// host's memory state, which sets how long memory-heavy rounds take).
+    /// None without canaries and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub touch_ns: Option<(f64, f64)>,
 }
 
 impl Precision {
@@ -57,6 +63,15 @@ impl Precision {
             .collect();
         let widths: Vec<f64> = counted.iter().map(|c| c.0).collect();
         let rounds = counted.iter().map(|c| c.1);
+        let canaries = || {
+            experiments
+                .iter()
+                .flat_map(|e| &e.round_log)
+                .map(|r| &r.telemetry.canary_start)
+        };
+        let fresh: Vec<f64> = canaries().filter_map(|c| c.fresh_page_ns).collect();
+        let recycled: Vec<f64> = canaries().filter_map(|c| c.recycled_page_ns).collect();
+        let median = |v: &[f64]| crate::stats::median(v).filter(|m| m.is_finite() && *m > 0.0);
         Precision {
             target_pct,
             series: widths.len(),
@@ -69,6 +84,7 @@ impl Precision {
             deadline_s: None,
             rounds: rounds.clone().min().zip(rounds.max()),
             summary_rounds: None,
+            touch_ns: median(&fresh).zip(median(&recycled)),
         }
     }
 
@@ -114,9 +130,10 @@ impl Precision {
         let d = self.deadline_s.unwrap_or(b);
         if f > b {
             format!(
-                "The rounds every series must have took {}, past the {} budget, and bought {bought}",
+                "The rounds every series must have took {}, past the {} budget, and bought {bought}{}",
                 secs(f),
-                secs(b)
+                secs(b),
+                self.touch_words()
             )
         } else if m < 0.9 * d {
             format!(
@@ -133,6 +150,21 @@ impl Precision {
         } else {
             format!("The {} budget bought {bought}", secs(b))
         }
+    }
+
+    /// Why memory-heavy rounds took what they took, for a run whose
+    /// minimum rounds overran its budget: "; fresh memory took 2.2x as long
+    /// to touch as recycled memory (…)". Empty without both canaries.
+    fn touch_words(&self) -> String {
+        let Some((fresh, recycled)) = self.touch_ns else {
+            return String::new();
+        };
+        format!(
+            ". A page of fresh memory took {:.1}x as long to touch as a recycled one ({} against {} per 4 KiB page, the medians of the rounds' canaries): memory the host must back again costs a fault on the host per page, and every memory-heavy round grows with it (docs/REPEATABILITY.md)",
+            fresh / recycled,
+            crate::units::fmt_ns(fresh),
+            crate::units::fmt_ns(recycled)
+        )
     }
 
     /// The sentence of a file from before budgets: "612 of 640 series

@@ -14,6 +14,7 @@ fn record() -> Precision {
         deadline_s: Some(70.0),
         rounds: Some((3, 24)),
         summary_rounds: Some((8, 24)),
+        touch_ns: None,
     }
 }
 
@@ -41,6 +42,23 @@ fn minimum_rounds_past_the_budget_are_said_so() {
         "{s}"
     );
     assert!(s.ends_with("the Summary's quantities 8 rounds)"), "{s}");
+    // With the rounds' canaries: how dear fresh memory was, as a fact.
+    let canaries = Precision {
+        touch_ns: Some((2_480.0, 1_150.0)),
+        ..slow.clone()
+    };
+    let s = canaries.sentence();
+    assert!(
+        s.contains("the Summary's quantities 8 rounds). A page of fresh memory took 2.2x as long to touch as a recycled one (2.48 µs against 1.15 µs per 4 KiB page"),
+        "{s}"
+    );
+    // Within the budget the canaries are not the run's story.
+    assert!(!Precision {
+        touch_ns: Some((2_480.0, 1_150.0)),
+        ..record()
+    }
+    .sentence()
+    .contains("fresh memory"));
 }
 
 #[test]
