@@ -46,6 +46,7 @@ pub fn combine(
         experiments,
         seed,
         schedule,
+        why: a.why.clone(),
     }
 }
 

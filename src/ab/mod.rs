@@ -150,7 +150,9 @@ fn plan_both(
         )
         .into());
     }
-    Ok(blocks::combine(pa, pb, (&a.env, &b.env), rounds, seed))
+    let mut both = blocks::combine(pa, pb, (&a.env, &b.env), rounds, seed);
+    both.why = runner::why_of(&args.measure)?;
+    Ok(both)
 }
 
 /// The output folder: `--out`, trusted as given, or [`DEFAULT_OUT`].

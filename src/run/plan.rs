@@ -84,6 +84,8 @@ pub struct Plan {
     pub seed: u64,
     /// Every round of every point, in the order they run.
     pub schedule: Vec<Slot>,
+    /// `--why`: what each worker samples (None: nothing).
+    pub why: Option<crate::measure::why::WhyPlan>,
 }
 
 impl Plan {
@@ -373,6 +375,7 @@ pub fn plan(req: &Request, env: &Env) -> anyhow::Result<Plan> {
         schedule,
         experiments: planned,
         seed,
+        why: None,
     })
 }
 

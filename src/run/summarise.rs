@@ -31,7 +31,9 @@ pub fn absorb(
 ) {
     let mut series: Vec<Series> = Vec::new();
     let mut readings: Vec<(Reading, Vec<f64>)> = Vec::new();
+    let mut why: Vec<(usize, crate::measure::why::RawStacks)> = Vec::new();
     for (point, round, out) in outputs {
+        why.extend(out.why.into_iter().map(|w| (round, w)));
         if let Some(telemetry) = out.telemetry {
             result.round_log.push(crate::results::RoundRecord {
                 point,
@@ -117,10 +119,34 @@ pub fn absorb(
         });
     }
     with_run_noise(&mut result.metrics);
+    attribute_why(result, exp, why);
     for (mut r, values) in readings {
         r.value = stats::median(&values).unwrap_or(r.value);
         result.readings.push(r);
     }
+}
+
+/// `run --why`: each sampled series' call chains named and shared out
+/// over its rounds (`measure::attribution`).
+fn attribute_why(
+    result: &mut ExperimentResult,
+    exp: &Experiment,
+    why: Vec<(usize, crate::measure::why::RawStacks)>,
+) {
+    use crate::measure::attribution::{attribute, Symbols};
+    if why.is_empty() {
+        return;
+    }
+    let symbols = Symbols::of_this_kernel();
+    if symbols.is_empty() {
+        result.notes.push(
+            "--why: /proc/kallsyms shows no addresses (kernel.kptr_restrict): \
+             kernel functions named by address"
+                .into(),
+        );
+    }
+    let seed = stats::seed_for(&format!("{}/why", exp.name));
+    result.why = attribute(&why, symbols, seed);
 }
 
 /// Widens each series' interval by its run-to-run noise: a share of its
