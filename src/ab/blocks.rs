@@ -29,6 +29,7 @@ pub fn combine(
                     side,
                     pin: pin.clone(),
                     env: env.to_vec(),
+                    why: None,
                 });
                 e
             })

@@ -143,7 +143,15 @@ pub fn section(d: &mut Doc, r: &RunResults) {
         d.push(Block::Warning(format!("Nothing attributed: {no}.")));
         return;
     }
-    for (i, x) in attributed(r).iter().enumerate() {
+    let all = attributed(r);
+    if all.is_empty() {
+        d.push(Block::Aside(
+            "No series of this run was sampled (an A/B side with why:off, or no timed window \
+             of an experiment that names its series)."
+                .into(),
+        ));
+    }
+    for (i, x) in all.iter().enumerate() {
         d.heading(2, x.title.clone(), format!("why-{i}"));
         d.push(Block::Table(table(x.attribution)));
         let a = x.attribution;

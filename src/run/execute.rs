@@ -425,7 +425,10 @@ fn run_slot(
                 .side
                 .as_ref()
                 .map_or_else(Vec::new, |s| s.env.clone()),
-            why: plan.why.as_ref().and_then(|w| w.job()),
+            why: match planned.side.as_ref().and_then(|s| s.why) {
+                Some(false) => None,
+                _ => plan.why.as_ref().and_then(|w| w.job()),
+            },
         };
         let started = Instant::now();
         let outcome = worker::run_job(&job, limit, ctx.stop);

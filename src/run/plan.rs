@@ -40,6 +40,8 @@ pub struct SideSetup {
     pub pin: Option<Vec<usize>>,
     /// Variables set in its workers' environment.
     pub env: Vec<(String, String)>,
+    /// Whether its workers sample (a `why:` SPEC); None: as the run's `--why`.
+    pub why: Option<bool>,
 }
 
 /// One job of the schedule: a round of a point of an experiment.
