@@ -111,12 +111,19 @@ pub fn terminal_lines(r: &RunResults) -> Vec<String> {
         .iter()
         .map(|x| {
             let a = x.attribution;
+            let top = top_words(a, 3);
             format!(
-                "why: {}: kernel {}, user {}; {}",
+                "why: {} ({} samples, {} rounds): kernel {}, user {}{}",
                 x.title,
+                a.samples,
+                a.rounds,
                 share_words(&a.kernel),
                 share_words(&a.user),
-                top_words(a, 3)
+                if top.is_empty() {
+                    String::new()
+                } else {
+                    format!("; {top}")
+                }
             )
         })
         .collect()
