@@ -29,10 +29,12 @@ pub const DEFAULT_RATE_HZ: u64 = 1000;
 /// samples to share out; above 10 kHz the sampling costs more than it
 /// tells (each sample is an interrupt and a call-chain walk).
 pub const RATE_RANGE: std::ops::RangeInclusive<u64> = 10..=10_000;
-/// Ring pages per CPU (4 KiB each): 1 MiB holds about three seconds of
-/// samples at 1 kHz with 30-frame chains, more than any window between
-/// two drains.
-const RING_PAGES: usize = 256;
+/// Ring pages of all CPUs together (4 KiB each): 2 MiB, so 1 MiB a CPU on
+/// two, which holds about three seconds of samples at 1 kHz with 30-frame
+/// chains, more than any window between two drains; on many CPUs each
+/// ring is smaller (at least 64 KiB), and a sample a full ring drops is
+/// counted (`lost`).
+const RING_PAGES: usize = 512;
 
 /// A run's `--why`: the rate, and why sampling is refused here if it is.
 #[derive(Clone, Debug, PartialEq)]

@@ -245,19 +245,25 @@ pub fn parse_records(bytes: &[u8], into: &mut Drained) {
 impl CpuClock {
     /// Opens a disabled cpu-clock event for this process and the tasks it
     /// starts from now on, on every CPU, sampling every `period_ns` of CPU
-    /// time, each with a ring of `pages` pages (a power of two; halved
-    /// down to 8 while the kernel refuses the size, as a user's locked
-    /// memory limit can).
-    pub fn open(period_ns: u64, pages: usize) -> io::Result<CpuClock> {
+    /// time, the CPUs' rings sharing `total_pages` pages (each a power of
+    /// two, at least 16; halved down to 8 while the kernel refuses the
+    /// size, as a user's locked memory limit can).
+    pub fn open(period_ns: u64, total_pages: usize) -> io::Result<CpuClock> {
         let mut rings = Vec::new();
-        for cpu in 0..sysconf(libc::_SC_NPROCESSORS_CONF).max(1) {
+        let cpus = sysconf(libc::_SC_NPROCESSORS_CONF).max(1);
+        let pages = (total_pages / cpus).max(16);
+        for cpu in 0..cpus {
             let fd = match open_event(period_ns, cpu as i32) {
                 Ok(fd) => fd,
                 // An offline CPU.
                 Err(e) if e.raw_os_error() == Some(libc::ENODEV) => continue,
                 Err(e) => return Err(e),
             };
-            let mut n = pages.next_power_of_two().max(8);
+            let mut n = if pages.is_power_of_two() {
+                pages
+            } else {
+                pages.next_power_of_two() / 2
+            };
             let ring = loop {
                 match Ring::map(fd.try_clone()?, n) {
                     Ok(r) => break r,
