@@ -34,8 +34,20 @@ pub fn attributed(r: &RunResults) -> Vec<Attributed<'_>> {
         };
         if let Some(a) = covering(e, &q.headline.labels) {
             if !out.iter().any(|x| std::ptr::eq(x.attribution, a)) {
+                // A slope is attributed at its larger point, whose windows
+                // hold the growth it measures.
+                let to = &q.headline.labels;
+                let at = q
+                    .headline
+                    .slope
+                    .as_ref()
+                    .and_then(|s| to.iter().find(|(k, v)| s.from.get(*k) != Some(*v)));
+                let title = match at {
+                    Some((k, v)) => format!("{}, sampled at {k} {v}", q.headline.name),
+                    None => q.headline.name.clone(),
+                };
                 out.push(Attributed {
-                    title: q.headline.name.clone(),
+                    title,
                     summary: true,
                     attribution: a,
                 });
