@@ -129,7 +129,7 @@ fn share(per_round: &[(u64, u64)], seed: u64) -> Share {
         .iter()
         .map(|(n, total)| vec![*n as f64 / *total as f64])
         .collect();
-    match crate::stats::rounds::summarize_rounds(&rounds, seed) {
+    match crate::stats::rounds::summarize_runs(&[&rounds], seed) {
         Ok(s) => Share {
             median: s.median.clamp(0.0, 1.0),
             lo: s.ci95_lo.clamp(0.0, 1.0),
