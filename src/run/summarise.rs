@@ -27,13 +27,12 @@ struct Series {
 pub fn absorb(
     result: &mut ExperimentResult,
     exp: &Experiment,
-    outputs: Vec<(usize, usize, WorkerOutput)>,
+    mut outputs: Vec<(usize, usize, WorkerOutput)>,
 ) {
+    attribute_why(result, exp, &mut outputs);
     let mut series: Vec<Series> = Vec::new();
     let mut readings: Vec<(Reading, Vec<f64>)> = Vec::new();
-    let mut why: Vec<(usize, crate::measure::why::RawStacks)> = Vec::new();
     for (point, round, out) in outputs {
-        why.extend(out.why.into_iter().map(|w| (round, w)));
         if let Some(telemetry) = out.telemetry {
             result.round_log.push(crate::results::RoundRecord {
                 point,
@@ -119,7 +118,6 @@ pub fn absorb(
         });
     }
     with_run_noise(&mut result.metrics);
-    attribute_why(result, exp, why);
     for (mut r, values) in readings {
         r.value = stats::median(&values).unwrap_or(r.value);
         result.readings.push(r);
@@ -131,9 +129,18 @@ pub fn absorb(
 fn attribute_why(
     result: &mut ExperimentResult,
     exp: &Experiment,
-    why: Vec<(usize, crate::measure::why::RawStacks)>,
+    outputs: &mut [(usize, usize, WorkerOutput)],
 ) {
     use crate::measure::attribution::{attribute, Symbols};
+    let why: Vec<(usize, crate::measure::why::RawStacks)> = outputs
+        .iter_mut()
+        .flat_map(|(_, round, out)| {
+            let round = *round;
+            std::mem::take(&mut out.why)
+                .into_iter()
+                .map(move |w| (round, w))
+        })
+        .collect();
     if why.is_empty() {
         return;
     }
