@@ -231,6 +231,33 @@ pub struct MeasureArgs {
     /// path and the false alarms)
     #[arg(short, long)]
     pub quiet: bool,
+
+    /// Attribute the time to the kernel functions that spend it: sample the
+    /// workers and their children inside the timed windows (EVENT: cpu-clock,
+    /// software, kernel call chains); where the kernel refuses, the run goes
+    /// on and says which setting to change. See docs/WHY.md
+    #[arg(
+        long,
+        value_enum,
+        value_name = "EVENT",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "cpu-clock"
+    )]
+    pub why: Option<WhyEvent>,
+
+    /// Samples per second of each sampled task's CPU time under --why (10 to
+    /// 10000; default 1000)
+    #[arg(long, value_name = "HZ", allow_negative_numbers = true)]
+    pub why_rate: Option<i64>,
+}
+
+/// What `--why` samples.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WhyEvent {
+    /// The software CPU clock: a sample per period of CPU time a task ran
+    /// (works without a hardware PMU, as on most VMs)
+    CpuClock,
 }
 
 /// `--pause`, of the commands that run the suite several times (`run

@@ -29,6 +29,7 @@ pub fn combine(
                     side,
                     pin: pin.clone(),
                     env: env.to_vec(),
+                    why: None,
                 });
                 e
             })
@@ -46,6 +47,7 @@ pub fn combine(
         experiments,
         seed,
         schedule,
+        why: a.why.clone(),
     }
 }
 

@@ -14,6 +14,7 @@ fn planned(name: &str, points: usize, side: Side) -> Planned {
             side,
             pin: None,
             env: vec![],
+            why: None,
         }),
     }
 }

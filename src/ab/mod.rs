@@ -150,7 +150,23 @@ fn plan_both(
         )
         .into());
     }
-    Ok(blocks::combine(pa, pb, (&a.env, &b.env), rounds, seed))
+    let mut both = blocks::combine(pa, pb, (&a.env, &b.env), rounds, seed);
+    both.why = runner::why_of(&args.measure)?;
+    let (wa, wb) = (spec::why(&a.specs), spec::why(&b.specs));
+    if both.why.is_none() && (wa == Some(true) || wb == Some(true)) {
+        both.why = Some(crate::measure::why::WhyPlan::here(
+            crate::measure::why::DEFAULT_RATE_HZ,
+        ));
+    }
+    for e in &mut both.experiments {
+        if let Some(s) = e.side.as_mut() {
+            s.why = match s.side {
+                crate::stats::paired::Side::A => wa,
+                crate::stats::paired::Side::B => wb,
+            };
+        }
+    }
+    Ok(both)
 }
 
 /// The output folder: `--out`, trusted as given, or [`DEFAULT_OUT`].
@@ -326,5 +342,9 @@ fn same_effect(pa: &Plan, pb: &Plan, a: &SideSpec, b: &SideSpec) -> bool {
     let mut eb = b.env.clone();
     ea.sort();
     eb.sort();
-    params(pa) == params(pb) && pa.pin == pb.pin && ea == eb && ka == kb
+    params(pa) == params(pb)
+        && pa.pin == pb.pin
+        && ea == eb
+        && ka == kb
+        && spec::why(&a.specs).unwrap_or(false) == spec::why(&b.specs).unwrap_or(false)
 }

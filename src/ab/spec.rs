@@ -106,6 +106,15 @@ pub fn cpus(specs: &[Spec]) -> Option<&str> {
     })
 }
 
+/// Whether a side's workers sample: Some(true) for `why:cpu-clock`,
+/// Some(false) for `why:off`, None when the side leaves it to `--why`.
+pub fn why(specs: &[Spec]) -> Option<bool> {
+    specs.iter().find_map(|s| match s {
+        Spec::Why { event } => Some(event != "off"),
+        _ => None,
+    })
+}
+
 /// The kernel settings a side writes, each a file under /sys or /proc/sys
 /// that resolves (links followed) to a file still under one of them.
 pub fn knobs(specs: &[Spec], root: &Path) -> Result<Vec<crate::sys::sysfs_knob::Knob>, UsageError> {

@@ -3,6 +3,7 @@
 //! overhead, the sampler that sizes iterations to a time budget, fresh-process
 //! probes and the run's private scratch folder.
 
+pub mod attribution;
 pub mod copy;
 pub mod explain;
 pub mod params;
@@ -14,6 +15,7 @@ pub mod scratch;
 pub mod sizing;
 pub mod telemetry;
 pub mod timer;
+pub mod why;
 pub mod worker;
 
 /// tasklab's own binary, for workers and probes to re-execute:

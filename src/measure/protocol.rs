@@ -36,6 +36,9 @@ pub struct Job {
     /// `env:` SPECs): what the loader and libc read at a process's start.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub env: Vec<(String, String)>,
+    /// `run --why`: sample the timed windows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<super::why::WhyJob>,
 }
 
 impl Job {
@@ -74,6 +77,7 @@ impl Job {
             pin: None,
             scratch: None,
             env: Vec::new(),
+            why: None,
         }
     }
 }
@@ -102,6 +106,9 @@ pub struct WorkerOutput {
     /// What the machine did around this round.
     #[serde(default)]
     pub telemetry: Option<super::telemetry::RoundTelemetry>,
+    /// `run --why`: each sampled series' call chains in this round.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub why: Vec<super::why::RawStacks>,
 }
 
 impl WorkerOutput {

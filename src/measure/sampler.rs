@@ -131,6 +131,7 @@ pub fn per_op_cpu(
     .unwrap_or_else(|never| match never {});
     let ops = (samples as u64 * n) as f64;
     cpu_over(sys::CpuOf::Thread, ops, || {
+        let _window = super::why::Window::open();
         (0..samples)
             .map(|_| {
                 let t0 = sys::monotonic_ns();
@@ -250,7 +251,9 @@ pub fn events_cpu<T>(
     let n = ((budget.seconds * 1e9 / per_event.max(1.0)) as usize)
         .clamp(budget.min_samples.max(1), budget.max_samples.max(1));
     let cpu0 = sys::cpu_ns(sys::CpuOf::ProcessAndChildren)?;
+    let window = super::why::Window::open();
     let got = (0..n).map(|_| f()).collect::<io::Result<Vec<T>>>()?;
+    drop(window);
     let cpu1 = sys::cpu_ns(sys::CpuOf::ProcessAndChildren)?;
     Ok((got, CpuPerOp::between(cpu0, cpu1, n as f64)))
 }

@@ -194,9 +194,17 @@ pub fn worker_main(lookup: fn(&str) -> Option<MeasureFn>) -> i32 {
             sys::pin_current_thread(cpus)
                 .map_err(|e| format!("tasklab worker: cannot pin to CPUs {cpus:?}: {e}"))?;
         }
+        // The parent checked that sampling works here; a worker that
+        // still cannot start it (out of descriptors) says so in a note.
+        let sampling = job.why.map(|w| super::why::start(&w));
         let round = super::telemetry::Recorder::start();
         let mut out = measure(&job).map_err(|e| format!("{e:#}"))?;
         out.telemetry = Some(round.finish());
+        out.why = super::why::finish();
+        if let Some(Err(e)) = sampling {
+            out.notes
+                .push(format!("--why: this worker could not sample: {e}"));
+        }
         Ok(out)
     })
 }

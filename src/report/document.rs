@@ -37,6 +37,7 @@ pub fn build(r: &RunResults) -> Doc {
     opening(&mut d, r);
     summary_section(&mut d, r);
     group_sections(&mut d, r);
+    super::why::section(&mut d, r);
     quantities_section(&mut d, r);
     seeds_section(&mut d, r, &refs);
     environment_section(&mut d, r);

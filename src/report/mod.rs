@@ -21,6 +21,7 @@ pub mod sentence;
 pub mod table;
 pub mod terminal;
 pub mod terse;
+pub mod why;
 
 pub use document::{build, build_ab, failures, measured_sentence, summary};
 pub use load::upgrade;

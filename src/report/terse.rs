@@ -354,6 +354,9 @@ fn summary_lines(r: &RunResults, width: usize) -> Vec<String> {
     }
     let indent = if sentences.is_empty() { "" } else { "  " };
     let rest = if sentences.is_empty() { "  " } else { "    " };
+    for line in super::why::terminal_lines(r) {
+        out.extend(wrap(&line, width, indent, rest).lines().map(String::from));
+    }
     out.extend(
         wrap(&super::measured_sentence(r), width, indent, rest)
             .lines()

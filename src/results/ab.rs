@@ -63,10 +63,18 @@ pub enum Spec {
     Sysfs { path: String, value: String },
     /// The CPUs the workers may use (as `--pin`).
     Cpus { list: String },
+    /// Whether the side's workers sample (`--why`): `cpu-clock` or `off`;
+    /// an A/B run of `why:off` against `why:cpu-clock` measures what the
+    /// sampling costs, paired.
+    Why { event: String },
 }
 
+/// What a `why:` SPEC takes.
+pub const WHY_EVENTS: &[&str] = &["cpu-clock", "off"];
+
 /// The kinds a SPEC may have, for the error that names them.
-pub const KINDS: &str = "param:NAME=VALUE, env:NAME=VALUE, sysfs:PATH=VALUE or cpus:LIST";
+pub const KINDS: &str =
+    "param:NAME=VALUE, env:NAME=VALUE, sysfs:PATH=VALUE, cpus:LIST or why:cpu-clock|off";
 
 fn bad(text: &str, why: impl std::fmt::Display) -> UsageError {
     UsageError(format!("ab: SPEC '{text}': {why}"))
@@ -112,6 +120,10 @@ impl Spec {
                 list: rest.to_string(),
             }),
             "cpus" => Err(bad(text, "takes cpus:LIST (0, 0-1, 0,2)")),
+            "why" if WHY_EVENTS.contains(&rest) => Ok(Spec::Why {
+                event: rest.to_string(),
+            }),
+            "why" => Err(bad(text, "takes why:cpu-clock or why:off")),
             other => Err(bad(
                 text,
                 format!("unknown kind '{other}': give one of {KINDS}"),
@@ -126,6 +138,7 @@ impl Spec {
             Spec::Env { name, value } => format!("env:{name}={value}"),
             Spec::Sysfs { path, value } => format!("sysfs:{path}={value}"),
             Spec::Cpus { list } => format!("cpus:{list}"),
+            Spec::Why { event } => format!("why:{event}"),
         }
     }
 
@@ -137,6 +150,7 @@ impl Spec {
             Spec::Env { name, .. } => format!("env:{name}"),
             Spec::Sysfs { path, .. } => format!("sysfs:{path}"),
             Spec::Cpus { .. } => "cpus".into(),
+            Spec::Why { .. } => "why".into(),
         }
     }
 
@@ -147,7 +161,7 @@ impl Spec {
         match self {
             Spec::Param { name, .. } => name.rsplit('.').next() == Some(THP_PARAM),
             Spec::Sysfs { path, .. } => path.split('/').any(|c| HUGE_PAGE_FILES.contains(&c)),
-            Spec::Env { .. } | Spec::Cpus { .. } => false,
+            Spec::Env { .. } | Spec::Cpus { .. } | Spec::Why { .. } => false,
         }
     }
 }

@@ -17,6 +17,7 @@ mod precision;
 pub mod redact;
 mod round;
 mod seed;
+pub mod why;
 pub use ab::{AbJudged, AbRecord};
 pub use identity::{new_run_id, Build, UNKNOWN};
 pub use interruption::Interruption;
@@ -388,6 +389,10 @@ pub struct ExperimentResult {
     /// when its rounds all ran (and in files from before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<String>,
+    /// `run --why`: where the timed windows of each attributed series
+    /// spent their time. Empty without `--why` (and in older files).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub why: Vec<why::Attribution>,
 }
 
 /// A point of an experiment whose job failed.
@@ -458,6 +463,7 @@ impl ExperimentResult {
             side: None,
             failed_points: vec![],
             interrupted: None,
+            why: vec![],
         }
     }
 
@@ -616,6 +622,9 @@ pub struct RunResults {
     /// rounds in the order they ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ab: Option<AbRecord>,
+    /// `run --why`: the sampling, or why it could not be done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<why::WhyRecord>,
 }
 
 impl RunResults {

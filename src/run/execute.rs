@@ -425,6 +425,10 @@ fn run_slot(
                 .side
                 .as_ref()
                 .map_or_else(Vec::new, |s| s.env.clone()),
+            why: match planned.side.as_ref().and_then(|s| s.why) {
+                Some(false) => None,
+                _ => plan.why.as_ref().and_then(|w| w.job()),
+            },
         };
         let started = Instant::now();
         let outcome = worker::run_job(&job, limit, ctx.stop);
@@ -710,6 +714,7 @@ fn finish(plan: &Planned, state: &mut Pending) -> ExperimentResult {
         side: plan.side.as_ref().map(|s| s.side),
         failed_points: vec![],
         interrupted: state.interrupted.take(),
+        why: vec![],
     };
     if let Some(why) = &plan.unsupported {
         result.status = Status::Skipped;

@@ -53,9 +53,36 @@ pub fn output_of(a: &OutputArgs) -> report::Output {
     }
 }
 
+/// `--why` and `--why-rate`, checked before anything is measured, and
+/// whether this machine lets the run sample (a refusal is no error: the
+/// run goes on and says why).
+pub fn why_of(
+    m: &crate::cli::MeasureArgs,
+) -> Result<Option<crate::measure::why::WhyPlan>, crate::error::UsageError> {
+    use crate::measure::why::{WhyPlan, DEFAULT_RATE_HZ, RATE_RANGE};
+    let rate = match m.why_rate {
+        None => DEFAULT_RATE_HZ,
+        Some(_) if m.why.is_none() => {
+            return Err(crate::error::UsageError(
+                "--why-rate needs --why (the rate of its sampling)".into(),
+            ))
+        }
+        Some(r) if r >= 0 && RATE_RANGE.contains(&(r as u64)) => r as u64,
+        Some(r) => {
+            return Err(crate::error::UsageError(format!(
+                "--why-rate takes samples per second from {} to {}, not {r}",
+                RATE_RANGE.start(),
+                RATE_RANGE.end()
+            )))
+        }
+    };
+    Ok(m.why.map(|_| WhyPlan::here(rate)))
+}
+
 /// The run `args` asks for, planned and checked, without measuring.
 pub fn plan_of(args: &RunArgs, env: &crate::env::Env) -> anyhow::Result<plan::Plan> {
-    plan::plan(
+    let why = why_of(&args.measure)?;
+    let mut planned = plan::plan(
         &plan::Request {
             names: &args.measure.names,
             profile: profile_of(args.measure.profile),
@@ -69,7 +96,9 @@ pub fn plan_of(args: &RunArgs, env: &crate::env::Env) -> anyhow::Result<plan::Pl
             seed: args.measure.seed,
         },
         env,
-    )
+    )?;
+    planned.why = why;
+    Ok(planned)
 }
 
 /// The most runs `--repeat` (and `calibrate --runs`) asks for.

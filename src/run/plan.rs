@@ -40,6 +40,8 @@ pub struct SideSetup {
     pub pin: Option<Vec<usize>>,
     /// Variables set in its workers' environment.
     pub env: Vec<(String, String)>,
+    /// Whether its workers sample (a `why:` SPEC); None: as the run's `--why`.
+    pub why: Option<bool>,
 }
 
 /// One job of the schedule: a round of a point of an experiment.
@@ -84,6 +86,8 @@ pub struct Plan {
     pub seed: u64,
     /// Every round of every point, in the order they run.
     pub schedule: Vec<Slot>,
+    /// `--why`: what each worker samples (None: nothing).
+    pub why: Option<crate::measure::why::WhyPlan>,
 }
 
 impl Plan {
@@ -373,6 +377,7 @@ pub fn plan(req: &Request, env: &Env) -> anyhow::Result<Plan> {
         schedule,
         experiments: planned,
         seed,
+        why: None,
     })
 }
 

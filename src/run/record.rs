@@ -47,8 +47,14 @@ pub fn open(
         experiments: Vec::new(),
         precision: None,
         ab: None,
+        why: plan.why.as_ref().map(|w| w.record()),
         interrupted: None,
     };
+    if let Some(no) = plan.why.as_ref().and_then(|w| w.refused.as_ref()) {
+        results
+            .warnings
+            .push(format!("--why: nothing attributed: {no}"));
+    }
     if let Some(how) = idle_how {
         results.warnings.push(format!(
             "--idle-poll: {how}; the old values are restored when the run ends"

@@ -27,8 +27,9 @@ struct Series {
 pub fn absorb(
     result: &mut ExperimentResult,
     exp: &Experiment,
-    outputs: Vec<(usize, usize, WorkerOutput)>,
+    mut outputs: Vec<(usize, usize, WorkerOutput)>,
 ) {
+    attribute_why(result, exp, &mut outputs);
     let mut series: Vec<Series> = Vec::new();
     let mut readings: Vec<(Reading, Vec<f64>)> = Vec::new();
     for (point, round, out) in outputs {
@@ -121,6 +122,38 @@ pub fn absorb(
         r.value = stats::median(&values).unwrap_or(r.value);
         result.readings.push(r);
     }
+}
+
+/// `run --why`: each sampled series' call chains named and shared out
+/// over its rounds (`measure::attribution`).
+fn attribute_why(
+    result: &mut ExperimentResult,
+    exp: &Experiment,
+    outputs: &mut [(usize, usize, WorkerOutput)],
+) {
+    use crate::measure::attribution::{attribute, Symbols};
+    let why: Vec<(usize, crate::measure::why::RawStacks)> = outputs
+        .iter_mut()
+        .flat_map(|(_, round, out)| {
+            let round = *round;
+            std::mem::take(&mut out.why)
+                .into_iter()
+                .map(move |w| (round, w))
+        })
+        .collect();
+    if why.is_empty() {
+        return;
+    }
+    let symbols = Symbols::of_this_kernel();
+    if symbols.is_empty() {
+        result.notes.push(
+            "--why: /proc/kallsyms shows no addresses (kernel.kptr_restrict): \
+             kernel functions named by address"
+                .into(),
+        );
+    }
+    let seed = stats::seed_for(&format!("{}/why", exp.name));
+    result.why = attribute(&why, symbols, seed);
 }
 
 /// Widens each series' interval by its run-to-run noise: a share of its

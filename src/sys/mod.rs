@@ -14,6 +14,7 @@ pub mod forkwork;
 pub mod futex;
 pub mod membarrier;
 pub mod mm;
+pub mod perf;
 pub mod private;
 pub mod proc;
 pub mod procfs;

@@ -28,6 +28,18 @@ pub fn kernel_release() -> Option<String> {
     Some(s.trim().to_string()).filter(|s| !s.is_empty())
 }
 
+/// The text of /proc/kallsyms (the kernel's symbols: addresses are zero
+/// unless `kptr_restrict` lets this process see them).
+pub fn kallsyms_text() -> Option<String> {
+    std::fs::read_to_string("/proc/kallsyms").ok()
+}
+
+/// `kernel.perf_event_paranoid`, from /proc/sys/kernel/perf_event_paranoid.
+pub fn perf_event_paranoid() -> Option<i64> {
+    let s = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid").ok()?;
+    s.trim().parse().ok()
+}
+
 /// The CPU list online now ("0-1"), from /sys/devices/system/cpu/online.
 pub fn cpus_online_list() -> Option<String> {
     std::fs::read_to_string("/sys/devices/system/cpu/online").ok()

@@ -16,6 +16,7 @@ use crate::measure::rss::{
     ANON_HUGE_KIB, RSS_BOUND_KIB, RSS_CROSS_CHECK_KIB, VM_PTE_KIB, VM_RSS_KIB, VM_SIZE_KIB,
 };
 use crate::measure::sampler::{events_cpu, interleave, push_cpu, Budget, CPU_NS, PASSES};
+use crate::measure::why;
 use crate::metric::key::{CALL, HEAP, HEAP_BYTES, METHOD, THP};
 use crate::stats::linear_fit;
 use crate::sys;
@@ -398,6 +399,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     }
     // The methods take turns on the same heap, a share of the budget at a time.
     let per_method = interleave(&runnable, PASSES, job.seed, |(name, method)| {
+        let _why = why::Scope::enter(&base(name));
         events_cpu(&share, 2, || l.launch(method)).map_err(|e| anyhow::anyhow!("{name}: {e}"))
     })?;
     for ((name, _), passes) in runnable.iter().zip(per_method) {
@@ -462,6 +464,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             a.notes.push(text);
         }
     }
+    a.findings.extend(measured_causes(r));
     a.findings.extend(trends(r, &methods, base));
     if let Some(h) = huge_pages(r) {
         a.findings.push(h);
@@ -490,6 +493,56 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     a.headlines
         .extend(fork_vs_thread(&p).into_iter().chain(program_start(&p)));
     a
+}
+
+/// What the kernel functions a name stands for do, where it is plain.
+const DOES: &[(&str, &str)] = &[
+    ("copy_page_range", "copying the page tables"),
+    ("copy_pte_range", "copying the page tables"),
+    ("clear_page_erms", "zeroing pages"),
+    ("clear_page_rep", "zeroing pages"),
+    ("unmap_page_range", "unmapping pages"),
+    ("zap_pte_range", "unmapping pages"),
+];
+
+/// `run --why`: the measured cause of fork and fork+exec at the largest
+/// sampled heap, the kernel function with the largest self share, with
+/// its interval across rounds.
+fn measured_causes(r: &ExperimentResult) -> Vec<String> {
+    let largest = r
+        .why
+        .iter()
+        .filter_map(|w| w.labels.get(HEAP_BYTES)?.parse::<u64>().ok())
+        .max();
+    let forks = [table::FORK.name(), table::FORK_EXEC_STATIC.name()];
+    r.why
+        .iter()
+        .filter(|w| w.labels.get(HEAP_BYTES).and_then(|b| b.parse().ok()) == largest)
+        .filter(|w| w.labels.get(METHOD).is_some_and(|m| forks.contains(&m.as_str())))
+        .filter_map(|w| {
+            let top = w
+                .functions
+                .iter()
+                .max_by(|x, y| x.self_share.median.total_cmp(&y.self_share.median))
+                .filter(|f| f.self_share.median > 0.0)?;
+            let s = &top.self_share;
+            let does = DOES
+                .iter()
+                .find(|(n, _)| *n == top.function)
+                .map_or(String::new(), |(_, d)| format!(" ({d})"));
+            Some(format!(
+                "{} at {}: {} [{}, {}] of its sampled CPU time in {}{does}, measured (--why: {} samples in {} rounds)",
+                w.labels.get(METHOD)?,
+                w.labels.get(HEAP)?,
+                crate::units::fmt_share(s.median),
+                crate::units::fmt_share(s.lo),
+                crate::units::fmt_share(s.hi),
+                top.function,
+                w.samples,
+                w.rounds
+            ))
+        })
+        .collect()
 }
 
 /// Every method's trend in one sentence: the ones that grow with their

@@ -371,3 +371,58 @@ fn the_summary_keeps_forks_slope_with_its_interval_when_it_holds_no_growth() {
     assert!(s.contains("holds no growth (161 µs at 200 MiB)"), "{s}");
     assert!(!s.contains("grows 1.00 µs"), "{s}");
 }
+
+fn attribution(
+    method: &str,
+    heap_bytes: u64,
+    top: (&str, f64),
+) -> crate::results::why::Attribution {
+    use crate::results::why::{Attribution, FunctionShare, Share};
+    let s = |m: f64| Share {
+        median: m,
+        lo: m * 0.9,
+        hi: m * 1.05,
+    };
+    Attribution {
+        labels: labels(&[
+            (METHOD, method),
+            (HEAP, &fmt_size(heap_bytes)),
+            (HEAP_BYTES, &heap_bytes.to_string()),
+            (THP, BASE_THP),
+        ]),
+        rounds: 8,
+        samples: 390,
+        lost: 0,
+        user: s(0.0),
+        kernel: s(1.0),
+        functions: vec![
+            FunctionShare {
+                function: "dup_mmap".into(),
+                self_share: s(0.0),
+                total: s(1.0),
+            },
+            FunctionShare {
+                function: top.0.into(),
+                self_share: s(top.1),
+                total: s(top.1),
+            },
+        ],
+        folded: vec![],
+    }
+}
+
+#[test]
+fn the_cause_of_forks_cost_is_the_measured_one_at_the_largest_sampled_heap() {
+    let mut r = result(vec![]);
+    r.why = vec![
+        attribution("fork", 256 << 20, ("clear_page_erms", 0.5)),
+        attribution("fork", 1 << 30, ("copy_page_range", 0.8)),
+        attribution("vfork", 1 << 30, ("finish_task_switch", 0.3)),
+    ];
+    let got = measured_causes(&r);
+    assert_eq!(
+        got,
+        vec!["fork at 1 GiB: 80.0% [72.0%, 84.0%] of its sampled CPU time in copy_page_range (copying the page tables), measured (--why: 390 samples in 8 rounds)".to_string()]
+    );
+    assert!(measured_causes(&result(vec![])).is_empty());
+}

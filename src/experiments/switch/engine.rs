@@ -378,7 +378,12 @@ fn drive(
         let a0 = sys::switches(false)?;
         let cpu = sys::current_cpu();
         r.a_cpu_mask |= cpu_bit(cpu);
-        let dt = batch(a, n)?;
+        // `run --why` samples the timed batch alone (its switches on and
+        // off are outside it).
+        let dt = {
+            let _why = crate::measure::why::Window::open();
+            batch(a, n)?
+        };
         let a1 = sys::switches(false)?;
         let a_cpu1 = sys::cpu_ns(sys::CpuOf::Thread)?;
         let a_cpu = sys::current_cpu();

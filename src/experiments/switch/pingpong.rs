@@ -257,6 +257,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     // The placements take turns, a share of the budget at a time.
     let share = budget.split(PASSES);
     let per_place = interleave(&runnable, PASSES, job.seed, |place| {
+        let _why = crate::measure::why::Scope::enter(&labels(&at(name, place.name)));
         run_pair(m, place, &share, &all, 0)
             .map_err(|e| anyhow::anyhow!("{name} {}: {e}", place.name))
     })?;

@@ -1,0 +1,239 @@
+//! `run --why` in the parent: the workers' raw call chains named from
+//! /proc/kallsyms, folded per series, and shared out per round, each share
+//! with a 95% interval across rounds (`stats::rounds`: the rounds are the
+//! unit, as for every other figure).
+//!
+//! A share is of the series' samples in its timed windows: user space and
+//! the kernel add up to 1; a function's self share counts the samples whose
+//! sampled address is in it (the self shares of all functions add up to the
+//! kernel's share), its total share the samples it is anywhere on the
+//! chain of (once per sample, however often it recurs), so no share is
+//! above 1.
+
+use super::why::RawStacks;
+use crate::results::why::{Attribution, FunctionShare, Share, FOLDED_KEPT};
+use std::collections::{BTreeMap, HashMap};
+
+/// The functions shown per series: the top ones by self share and the top
+/// ones by total share, this many of each.
+pub const TOP: usize = 8;
+/// What a user-space sample folds to.
+pub const USER_FRAME: &str = "[user]";
+
+/// The kernel's text symbols, sorted by address.
+pub struct Symbols {
+    by_address: Vec<(u64, String)>,
+}
+
+impl Symbols {
+    /// From the text of /proc/kallsyms ("ADDRESS TYPE NAME [MODULE]"): the
+    /// text symbols (t, T, w, W), a module's named "name [module]".
+    /// All-zero addresses (hidden by `kptr_restrict`) leave it empty.
+    pub fn parse(text: &str) -> Symbols {
+        let mut by_address: Vec<(u64, String)> = text
+            .lines()
+            .filter_map(|l| {
+                let mut f = l.split_whitespace();
+                let addr = u64::from_str_radix(f.next()?, 16).ok()?;
+                let kind = f.next()?;
+                let name = f.next()?;
+                if addr == 0 || !matches!(kind, "t" | "T" | "w" | "W") {
+                    return None;
+                }
+                Some((addr, name.to_string()))
+            })
+            .collect();
+        by_address.sort();
+        Symbols { by_address }
+    }
+
+    /// This machine's, read once per process.
+    pub fn of_this_kernel() -> &'static Symbols {
+        static SYMBOLS: std::sync::OnceLock<Symbols> = std::sync::OnceLock::new();
+        SYMBOLS.get_or_init(|| {
+            Symbols::parse(&crate::sys::procfs::kallsyms_text().unwrap_or_default())
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_address.is_empty()
+    }
+
+    /// The function `ip` is in: the symbol at the greatest address at or
+    /// below it; its address in hex when none is.
+    pub fn name(&self, ip: u64) -> String {
+        let at = self.by_address.partition_point(|(a, _)| *a <= ip);
+        match at.checked_sub(1) {
+            Some(i) => self.by_address[i].1.clone(),
+            None => format!("{ip:#x}"),
+        }
+    }
+}
+
+/// One round of one series, folded: names root first.
+struct Folded {
+    user: u64,
+    total: u64,
+    /// (frames root first, samples)
+    kernel: Vec<(Vec<String>, u64)>,
+}
+
+fn fold(raw: &RawStacks, symbols: &Symbols) -> Folded {
+    let kernel: Vec<(Vec<String>, u64)> = raw
+        .kernel
+        .iter()
+        .map(|(ips, n)| (ips.iter().rev().map(|ip| symbols.name(*ip)).collect(), *n))
+        .collect();
+    let total = raw.user + kernel.iter().map(|(_, n)| n).sum::<u64>();
+    Folded {
+        user: raw.user,
+        total,
+        kernel,
+    }
+}
+
+/// Each series' attribution from its rounds' raw stacks (`(round, stacks)`
+/// in any order), series in the order they first appear.
+pub fn attribute(rounds: &[(usize, RawStacks)], symbols: &Symbols, seed: u64) -> Vec<Attribution> {
+    let mut order: Vec<&crate::results::Labels> = Vec::new();
+    for (_, r) in rounds {
+        if !order.contains(&&r.labels) {
+            order.push(&r.labels);
+        }
+    }
+    order
+        .into_iter()
+        .filter_map(|labels| {
+            // A series measured twice in a round (passes) is one round.
+            let mut per_round: BTreeMap<usize, RawStacks> = BTreeMap::new();
+            for (round, r) in rounds.iter().filter(|(_, r)| &r.labels == labels) {
+                let e = per_round.entry(*round).or_insert_with(|| RawStacks {
+                    labels: labels.clone(),
+                    ..RawStacks::default()
+                });
+                e.user += r.user;
+                e.lost += r.lost;
+                e.kernel.extend(r.kernel.iter().cloned());
+            }
+            let folded: Vec<Folded> = per_round.values().map(|r| fold(r, symbols)).collect();
+            let lost = per_round.values().map(|r| r.lost).sum();
+            series(labels, &folded, lost, seed)
+        })
+        .collect()
+}
+
+/// A share across rounds: each round's count over its samples, summarised
+/// as every figure is; never outside [0, 1].
+fn share(per_round: &[(u64, u64)], seed: u64) -> Share {
+    let rounds: Vec<Vec<f64>> = per_round
+        .iter()
+        .map(|(n, total)| vec![*n as f64 / *total as f64])
+        .collect();
+    match crate::stats::rounds::summarize_runs(&[&rounds], seed) {
+        Ok(s) => Share {
+            median: s.median.clamp(0.0, 1.0),
+            lo: s.ci95_lo.clamp(0.0, 1.0),
+            hi: s.ci95_hi.clamp(0.0, 1.0),
+        },
+        Err(_) => Share::default(),
+    }
+}
+
+fn series(
+    labels: &crate::results::Labels,
+    rounds: &[Folded],
+    lost: u64,
+    seed: u64,
+) -> Option<Attribution> {
+    let rounds: Vec<&Folded> = rounds.iter().filter(|f| f.total > 0).collect();
+    if rounds.is_empty() {
+        return None;
+    }
+    // Per round: each function's self and total samples.
+    let counted: Vec<Pair> = rounds
+        .iter()
+        .map(|f| {
+            let (mut own, mut total) = (HashMap::new(), HashMap::new());
+            for (frames, n) in &f.kernel {
+                if let Some(leaf) = frames.last() {
+                    *own.entry(leaf.as_str()).or_insert(0) += n;
+                }
+                let mut seen: Vec<&str> = frames.iter().map(String::as_str).collect();
+                seen.sort_unstable();
+                seen.dedup();
+                for name in seen {
+                    *total.entry(name).or_insert(0) += n;
+                }
+            }
+            (own, total)
+        })
+        .collect();
+    type Pair<'a> = (HashMap<&'a str, u64>, HashMap<&'a str, u64>);
+    fn pooled<'a>(counted: &[Pair<'a>], total: bool) -> Vec<(&'a str, u64)> {
+        let mut sum: HashMap<&str, u64> = HashMap::new();
+        for c in counted {
+            for (k, v) in if total { &c.1 } else { &c.0 } {
+                *sum.entry(k).or_insert(0) += v;
+            }
+        }
+        let mut v: Vec<(&str, u64)> = sum.into_iter().collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        v
+    }
+    let mut names: Vec<&str> = pooled(&counted, false)
+        .into_iter()
+        .take(TOP)
+        .map(|x| x.0)
+        .collect();
+    for (n, _) in pooled(&counted, true).into_iter().take(TOP) {
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    let of = |counts: &dyn Fn(usize) -> u64| -> Vec<(u64, u64)> {
+        (0..rounds.len())
+            .map(|i| (counts(i), rounds[i].total))
+            .collect()
+    };
+    let functions = names
+        .iter()
+        .map(|name| FunctionShare {
+            function: name.to_string(),
+            self_share: share(&of(&|i| *counted[i].0.get(name).unwrap_or(&0)), seed),
+            total: share(&of(&|i| *counted[i].1.get(name).unwrap_or(&0)), seed),
+        })
+        .collect();
+    let samples: u64 = rounds.iter().map(|f| f.total).sum();
+    Some(Attribution {
+        labels: labels.clone(),
+        rounds: rounds.len(),
+        samples,
+        lost,
+        user: share(&of(&|i| rounds[i].user), seed),
+        kernel: share(&of(&|i| rounds[i].total - rounds[i].user), seed),
+        functions,
+        folded: folded_lines(&rounds),
+    })
+}
+
+/// The stacks pooled over the rounds, `a;b;c COUNT` form (root first),
+/// the heaviest [`FOLDED_KEPT`].
+fn folded_lines(rounds: &[&Folded]) -> Vec<(String, u64)> {
+    let mut sum: HashMap<String, u64> = HashMap::new();
+    for f in rounds {
+        if f.user > 0 {
+            *sum.entry(USER_FRAME.to_string()).or_insert(0) += f.user;
+        }
+        for (frames, n) in &f.kernel {
+            *sum.entry(frames.join(";")).or_insert(0) += n;
+        }
+    }
+    let mut v: Vec<(String, u64)> = sum.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    v.truncate(FOLDED_KEPT);
+    v
+}
+
+#[cfg(test)]
+#[path = "attribution_tests.rs"]
+mod tests;

@@ -1,0 +1,120 @@
+use super::*;
+use crate::measure::protocol::labels;
+
+const KALLSYMS: &str = "\
+0000000000000000 A fixed_percpu_data
+ffffffff81000000 T _stext
+ffffffff81001000 T entry_SYSCALL_64
+ffffffff81002000 t __do_sys_clone
+ffffffff81003000 T copy_page_range
+ffffffff81004000 D some_data
+ffffffff81005000 T clear_page_erms
+ffffffffc0001000 t mod_fn\t[kvm]
+";
+
+fn stacks(user: u64, kernel: &[(&[u64], u64)]) -> RawStacks {
+    RawStacks {
+        labels: labels(&[("method", "fork")]),
+        user,
+        lost: 0,
+        kernel: kernel.iter().map(|(ips, n)| (ips.to_vec(), *n)).collect(),
+    }
+}
+
+// Leaf first, as the kernel writes a chain.
+const COPY: &[u64] = &[
+    0xffff_ffff_8100_3010,
+    0xffff_ffff_8100_2010,
+    0xffff_ffff_8100_1010,
+];
+const CLEAR: &[u64] = &[0xffff_ffff_8100_5010, 0xffff_ffff_8100_1010];
+
+#[test]
+fn symbols_name_the_function_below_an_address_and_skip_data() {
+    let s = Symbols::parse(KALLSYMS);
+    assert_eq!(s.name(0xffff_ffff_8100_3fff), "copy_page_range");
+    // Data symbols are no function: the address is in copy_page_range still.
+    assert_eq!(s.name(0xffff_ffff_8100_4010), "copy_page_range");
+    assert_eq!(s.name(0xffff_ffff_c000_1008), "mod_fn");
+    assert_eq!(s.name(0x1000), "0x1000");
+    assert!(Symbols::parse("0000000000000000 T _stext\n").is_empty());
+}
+
+#[test]
+fn exact_shares_from_fixture_rounds() {
+    let s = Symbols::parse(KALLSYMS);
+    // Three rounds of 10 samples: 2 user, 6 copying, 2 clearing.
+    let rounds: Vec<(usize, RawStacks)> = (0..3)
+        .map(|r| (r, stacks(2, &[(COPY, 6), (CLEAR, 2)])))
+        .collect();
+    let a = &attribute(&rounds, &s, 1)[0];
+    assert_eq!(a.rounds, 3);
+    assert_eq!(a.samples, 30);
+    let exact = |x: Share, v: f64| x.median == v && x.lo == v && x.hi == v;
+    assert!(exact(a.user, 0.2), "{:?}", a.user);
+    assert!(exact(a.kernel, 0.8), "{:?}", a.kernel);
+    let f = |n: &str| a.functions.iter().find(|f| f.function == n).unwrap();
+    assert!(exact(f("copy_page_range").self_share, 0.6));
+    assert!(exact(f("copy_page_range").total, 0.6));
+    assert!(exact(f("__do_sys_clone").self_share, 0.0));
+    assert!(exact(f("__do_sys_clone").total, 0.6));
+    assert!(exact(f("entry_SYSCALL_64").total, 0.8));
+    assert!(exact(f("clear_page_erms").self_share, 0.2));
+    assert_eq!(a.functions[0].function, "copy_page_range");
+    assert_eq!(
+        a.folded[0],
+        (
+            "entry_SYSCALL_64;__do_sys_clone;copy_page_range".to_string(),
+            18
+        )
+    );
+    assert!(a.folded.contains(&(USER_FRAME.to_string(), 6)));
+}
+
+#[test]
+fn shares_never_exceed_one_and_self_shares_add_up_to_the_kernels() {
+    let s = Symbols::parse(KALLSYMS);
+    // Rounds that disagree, a recursive chain, a round with nothing sampled.
+    let recursive: &[u64] = &[
+        0xffff_ffff_8100_3010,
+        0xffff_ffff_8100_3020,
+        0xffff_ffff_8100_1010,
+    ];
+    let rounds = vec![
+        (0, stacks(0, &[(recursive, 9), (CLEAR, 1)])),
+        (1, stacks(5, &[(COPY, 1)])),
+        (2, stacks(1, &[(COPY, 3), (CLEAR, 7)])),
+        (3, stacks(0, &[])),
+        (4, stacks(3, &[(recursive, 3), (COPY, 3)])),
+    ];
+    let a = &attribute(&rounds, &s, 7)[0];
+    assert_eq!(a.rounds, 4, "a round with no sample is no round");
+    for f in &a.functions {
+        for x in [f.self_share, f.total] {
+            assert!(0.0 <= x.lo && x.lo <= x.median && x.median <= x.hi && x.hi <= 1.0);
+        }
+        assert!(f.self_share.median <= f.total.median);
+    }
+    assert!(a.user.hi <= 1.0 && a.kernel.hi <= 1.0);
+    // Per round, self shares add up to the kernel's share (one leaf a sample).
+    let per_round_kernel = [10.0 / 10.0, 1.0 / 6.0, 10.0 / 11.0, 6.0 / 9.0];
+    let self_sum: f64 = a.functions.iter().map(|f| f.self_share.median).sum();
+    assert!(self_sum <= per_round_kernel.iter().cloned().fold(0.0, f64::max) + 1e-9);
+}
+
+#[test]
+fn series_are_kept_apart_and_passes_of_a_round_pooled() {
+    let s = Symbols::parse(KALLSYMS);
+    let mut vfork = stacks(4, &[]);
+    vfork.labels = labels(&[("method", "vfork")]);
+    let rounds = vec![
+        (0, stacks(1, &[(COPY, 1)])),
+        (0, stacks(1, &[(COPY, 1)])),
+        (0, vfork),
+    ];
+    let got = attribute(&rounds, &s, 1);
+    assert_eq!(got.len(), 2);
+    assert_eq!((got[0].rounds, got[0].samples), (1, 4));
+    assert_eq!(got[1].user.median, 1.0);
+    assert!(got[1].functions.is_empty());
+}

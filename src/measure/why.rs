@@ -1,0 +1,255 @@
+//! `run --why` in the worker: cpu-clock samples of the worker and its
+//! children (`sys::perf`), taken only inside the timed windows of the
+//! series an experiment names ([`Scope`]), their kernel call chains
+//! counted per series as raw addresses. The parent names the addresses
+//! (`measure::attribution`), once per run, from /proc/kallsyms.
+//!
+//! A window is what the sampler times: the recorded calls of
+//! `sampler::events_cpu` and `sampler::per_op_cpu` (warm-ups are not
+//! sampled), while a [`Scope`] says which series they are. Sampling is
+//! switched on at the window's start and off at its end with one ioctl per
+//! CPU, outside any timed call, and the rings are drained then.
+
+use crate::results::Labels;
+use crate::sys::perf::CpuClock;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// The sampling a job asks its worker for.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WhyJob {
+    /// Samples per second of CPU time of each sampled task.
+    pub rate_hz: u64,
+}
+
+/// The default rate: about 1 kHz, as `perf record`'s software default.
+pub const DEFAULT_RATE_HZ: u64 = 1000;
+/// The rates `--why-rate` takes: below 10 Hz a round holds too few
+/// samples to share out; above 10 kHz the sampling costs more than it
+/// tells (each sample is an interrupt and a call-chain walk).
+pub const RATE_RANGE: std::ops::RangeInclusive<u64> = 10..=10_000;
+/// Ring pages of all CPUs together (4 KiB each): 2 MiB, so 1 MiB a CPU on
+/// two, which holds about three seconds of samples at 1 kHz with 30-frame
+/// chains, more than any window between two drains; on many CPUs each
+/// ring is smaller (at least 64 KiB), and a sample a full ring drops is
+/// counted (`lost`).
+const RING_PAGES: usize = 512;
+
+/// A run's `--why`: the rate, and why sampling is refused here if it is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WhyPlan {
+    pub rate_hz: u64,
+    pub refused: Option<String>,
+}
+
+impl WhyPlan {
+    /// At `rate_hz`, checked against this machine ([`unavailable`]).
+    pub fn here(rate_hz: u64) -> WhyPlan {
+        WhyPlan {
+            rate_hz,
+            refused: unavailable(),
+        }
+    }
+
+    /// What each job asks its worker for: nothing when refused.
+    pub fn job(&self) -> Option<WhyJob> {
+        self.refused.is_none().then_some(WhyJob {
+            rate_hz: self.rate_hz,
+        })
+    }
+
+    /// What the results file records of it.
+    pub fn record(&self) -> crate::results::why::WhyRecord {
+        crate::results::why::WhyRecord {
+            event: "cpu-clock".into(),
+            rate_hz: self.rate_hz,
+            unavailable: self.refused.clone(),
+        }
+    }
+}
+
+/// One round's samples of the series with `labels`: user-space samples
+/// counted, kernel ones by call chain (sampled address first).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RawStacks {
+    pub labels: Labels,
+    pub user: u64,
+    pub lost: u64,
+    pub kernel: Vec<(Vec<u64>, u64)>,
+}
+
+#[derive(Default)]
+struct Counts {
+    user: u64,
+    lost: u64,
+    kernel: HashMap<Vec<u64>, u64>,
+}
+
+struct Recorder {
+    clock: CpuClock,
+    scope: Option<Labels>,
+    on: bool,
+    got: Vec<(Labels, Counts)>,
+}
+
+static RECORDER: Mutex<Option<Recorder>> = Mutex::new(None);
+
+fn with<R>(f: impl FnOnce(&mut Recorder) -> R) -> Option<R> {
+    let mut guard = RECORDER.lock().unwrap_or_else(|p| p.into_inner());
+    guard.as_mut().map(f)
+}
+
+impl Recorder {
+    fn stop(&mut self) {
+        if !self.on {
+            return;
+        }
+        let _ = self.clock.disable();
+        self.on = false;
+        let d = self.clock.drain();
+        let Some(labels) = &self.scope else { return };
+        let at = match self.got.iter().position(|(l, _)| l == labels) {
+            Some(i) => i,
+            None => {
+                self.got.push((labels.clone(), Counts::default()));
+                self.got.len() - 1
+            }
+        };
+        let c = &mut self.got[at].1;
+        c.lost += d.lost;
+        for s in d.samples {
+            if s.kernel {
+                *c.kernel.entry(s.kernel_ips).or_default() += 1;
+            } else {
+                c.user += 1;
+            }
+        }
+    }
+}
+
+/// Starts this worker's sampling (disabled until a window opens). An
+/// error says why; the worker then measures without it.
+pub fn start(job: &WhyJob) -> std::io::Result<()> {
+    let clock = CpuClock::open(1_000_000_000 / job.rate_hz.max(1), RING_PAGES)?;
+    *RECORDER.lock().unwrap_or_else(|p| p.into_inner()) = Some(Recorder {
+        clock,
+        scope: None,
+        on: false,
+        got: Vec::new(),
+    });
+    Ok(())
+}
+
+/// Ends the sampling and gives what each series' windows collected.
+pub fn finish() -> Vec<RawStacks> {
+    let taken = RECORDER.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let Some(mut r) = taken else {
+        return Vec::new();
+    };
+    r.stop();
+    r.got
+        .into_iter()
+        .map(|(labels, c)| {
+            let mut kernel: Vec<(Vec<u64>, u64)> = c.kernel.into_iter().collect();
+            kernel.sort();
+            RawStacks {
+                labels,
+                user: c.user,
+                lost: c.lost,
+                kernel,
+            }
+        })
+        .collect()
+}
+
+/// While it lives, the windows timed are those of the series with these
+/// labels (every series the experiment pushes with them).
+pub struct Scope(());
+
+impl Scope {
+    pub fn enter(labels: &Labels) -> Scope {
+        with(|r| {
+            r.stop();
+            r.scope = Some(labels.clone());
+        });
+        Scope(())
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        with(|r| {
+            r.stop();
+            r.scope = None;
+        });
+    }
+}
+
+/// A timed window: sampling on while it lives, if this worker samples and
+/// a [`Scope`] names the series; when it drops, sampling off and the
+/// samples counted to the scope.
+pub struct Window(());
+
+impl Window {
+    pub fn open() -> Window {
+        with(|r| {
+            if r.scope.is_some() && !r.on && r.clock.enable().is_ok() {
+                r.on = true;
+            }
+        });
+        Window(())
+    }
+}
+
+impl Drop for Window {
+    fn drop(&mut self) {
+        with(Recorder::stop);
+    }
+}
+
+/// Whether this process may sample itself with kernel call chains: None
+/// if a cpu-clock event opens, maps and enables here, else why not,
+/// naming the setting to change.
+pub fn unavailable() -> Option<String> {
+    let opened = CpuClock::open(1_000_000, 8).and_then(|c| {
+        c.enable()?;
+        c.disable()
+    });
+    let e = opened.err()?;
+    Some(refusal_words(
+        &e,
+        crate::sys::procfs::perf_event_paranoid(),
+        crate::sys::effective_uid() == 0,
+    ))
+}
+
+/// Why the kernel refused the event `e`, in words that name the setting.
+pub fn refusal_words(e: &std::io::Error, paranoid: Option<i64>, root: bool) -> String {
+    let setting = match paranoid {
+        Some(p) => format!("kernel.perf_event_paranoid is {p}"),
+        None => "kernel.perf_event_paranoid cannot be read".into(),
+    };
+    match e.raw_os_error() {
+        Some(libc::EACCES) | Some(libc::EPERM) if root => format!(
+            "sampling refused ({e}) although tasklab runs as root: a container without \
+             CAP_PERFMON (or CAP_SYS_ADMIN), or a seccomp profile that blocks perf_event_open; \
+             run it with --cap-add PERFMON (and a seccomp profile that allows the call)"
+        ),
+        Some(libc::EACCES) | Some(libc::EPERM) => format!(
+            "sampling refused ({e}): {setting}; kernel call chains of your own processes need \
+             it at 1 or below (sysctl kernel.perf_event_paranoid=1), or CAP_PERFMON, or root"
+        ),
+        Some(libc::ENOENT) | Some(libc::ENOSYS) | Some(libc::EOPNOTSUPP) | Some(libc::ENODEV) => {
+            format!(
+                "this kernel has no software cpu-clock event to sample ({e}): it needs \
+                 CONFIG_PERF_EVENTS"
+            )
+        }
+        _ => format!("sampling could not start: {e}"),
+    }
+}
+
+#[cfg(test)]
+#[path = "why_tests.rs"]
+mod tests;

@@ -1,0 +1,211 @@
+//! `run --why` shown: where each attributed figure's time went, as shares
+//! of the cpu-clock samples taken inside its timed windows, each with its
+//! 95% interval across rounds. The report has a table per attributed
+//! Summary quantity (then the other attributed series); the terminal the
+//! top three kernel functions of each Summary quantity.
+
+use super::doc::{self, Block, Doc};
+use crate::experiments::summary_quantities;
+use crate::results::why::{Attribution, Share};
+use crate::results::{ExperimentResult, Labels, RunResults};
+
+/// An attributed series: what it is called, and its attribution.
+pub struct Attributed<'a> {
+    pub title: String,
+    pub summary: bool,
+    pub attribution: &'a Attribution,
+}
+
+/// The attribution that covers a series with `labels`: the one whose
+/// labels it all carries (a window times every series pushed with them).
+pub fn covering<'a>(e: &'a ExperimentResult, labels: &Labels) -> Option<&'a Attribution> {
+    e.why
+        .iter()
+        .find(|a| a.labels.iter().all(|(k, v)| labels.get(k) == Some(v)))
+}
+
+/// The run's attributed series: the Summary's quantities first (in the
+/// Summary's order), then every other attributed series of each experiment.
+pub fn attributed(r: &RunResults) -> Vec<Attributed<'_>> {
+    let mut out: Vec<Attributed> = Vec::new();
+    for q in summary_quantities(r) {
+        let Some(e) = r.measured(q.experiment) else {
+            continue;
+        };
+        if let Some(a) = covering(e, &q.headline.labels) {
+            if !out.iter().any(|x| std::ptr::eq(x.attribution, a)) {
+                // A slope is attributed at its larger point, whose windows
+                // hold the growth it measures.
+                let to = &q.headline.labels;
+                let at = q
+                    .headline
+                    .slope
+                    .as_ref()
+                    .and_then(|s| to.iter().find(|(k, v)| s.from.get(*k) != Some(*v)));
+                let title = match at {
+                    Some((k, v)) => format!("{}, sampled at {k} {v}", q.headline.name),
+                    None => q.headline.name.clone(),
+                };
+                out.push(Attributed {
+                    title,
+                    summary: true,
+                    attribution: a,
+                });
+            }
+        }
+    }
+    for e in r
+        .experiments
+        .iter()
+        .filter(|e| e.status == crate::results::Status::Ok)
+    {
+        for a in &e.why {
+            if !out.iter().any(|x| std::ptr::eq(x.attribution, a)) {
+                out.push(Attributed {
+                    title: format!("{} {}", e.name, label_words(&a.labels)),
+                    summary: false,
+                    attribution: a,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn label_words(labels: &Labels) -> String {
+    labels
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A share with its interval: "84.8% [80.1%, 88.0%]".
+pub fn share_words(s: &Share) -> String {
+    use crate::units::fmt_share;
+    format!(
+        "{} [{}, {}]",
+        fmt_share(s.median),
+        fmt_share(s.lo),
+        fmt_share(s.hi)
+    )
+}
+
+/// The top `n` kernel functions by self share, in words.
+pub fn top_words(a: &Attribution, n: usize) -> String {
+    let mut f: Vec<_> = a.functions.iter().collect();
+    f.sort_by(|x, y| y.self_share.median.total_cmp(&x.self_share.median));
+    f.iter()
+        .take(n)
+        .filter(|f| f.self_share.median > 0.0)
+        .map(|f| format!("{} {}", f.function, share_words(&f.self_share)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One line per attributed Summary quantity (or, when none is, per
+/// attributed series): its kernel share and top three functions; the
+/// refusal when sampling was asked for and refused. Empty without --why.
+pub fn terminal_lines(r: &RunResults) -> Vec<String> {
+    let Some(w) = &r.why else {
+        return Vec::new();
+    };
+    if let Some(no) = &w.unavailable {
+        return vec![format!("why: nothing attributed: {no}")];
+    }
+    let all = attributed(r);
+    let shown: Vec<&Attributed> = if all.iter().any(|a| a.summary) {
+        all.iter().filter(|a| a.summary).collect()
+    } else {
+        all.iter().collect()
+    };
+    shown
+        .iter()
+        .map(|x| {
+            let a = x.attribution;
+            let top = top_words(a, 3);
+            format!(
+                "why: {} ({} samples, {} rounds): kernel {}, user {}{}",
+                x.title,
+                a.samples,
+                a.rounds,
+                share_words(&a.kernel),
+                share_words(&a.user),
+                if top.is_empty() {
+                    String::new()
+                } else {
+                    format!("; {top}")
+                }
+            )
+        })
+        .collect()
+}
+
+/// The report's section: a table per attributed series, the Summary's
+/// quantities first. Nothing without --why.
+pub fn section(d: &mut Doc, r: &RunResults) {
+    let Some(w) = &r.why else {
+        return;
+    };
+    d.heading(1, "Where the time goes", "why");
+    d.push(Block::Para(format!(
+        "Each attributed figure's time shared out from {} samples at {} Hz of the \
+         tasks' CPU time, taken only inside the timed windows of its rounds (its \
+         worker and the children it started); each share is the median over the \
+         rounds with its 95% interval, the rounds the unit. A function's self share \
+         counts the samples taken in it, its total share those it is on the call \
+         chain of. Halted time (a task asleep, a CPU idle) is not sampled, and a \
+         child's exit teardown is not seen (see docs/WHY.md).",
+        w.event, w.rate_hz
+    )));
+    if let Some(no) = &w.unavailable {
+        d.push(Block::Warning(format!("Nothing attributed: {no}.")));
+        return;
+    }
+    let all = attributed(r);
+    if all.is_empty() {
+        d.push(Block::Aside(
+            "No series of this run was sampled (an A/B side with why:off, or no timed window \
+             of an experiment that names its series)."
+                .into(),
+        ));
+    }
+    for (i, x) in all.iter().enumerate() {
+        d.heading(2, x.title.clone(), format!("why-{i}"));
+        d.push(Block::Table(table(x.attribution)));
+        let a = x.attribution;
+        let mut aside = format!(
+            "{} samples in {} rounds; labels {}",
+            a.samples,
+            a.rounds,
+            label_words(&a.labels)
+        );
+        if a.lost > 0 {
+            aside.push_str(&format!("; {} samples lost (a full ring)", a.lost));
+        }
+        d.push(Block::Aside(aside));
+    }
+}
+
+fn table(a: &Attribution) -> doc::Table {
+    let mut rows = vec![
+        vec!["user space".into(), share_words(&a.user), String::new()],
+        vec!["the kernel".into(), share_words(&a.kernel), String::new()],
+    ];
+    for f in &a.functions {
+        rows.push(vec![
+            f.function.clone(),
+            share_words(&f.self_share),
+            share_words(&f.total),
+        ]);
+    }
+    doc::Table {
+        head: vec!["where".into(), "self share".into(), "total share".into()],
+        rows,
+        right: vec![1, 2],
+    }
+}
+
+#[cfg(test)]
+#[path = "why_tests.rs"]
+mod tests;

@@ -1,0 +1,63 @@
+//! `run --why`'s record: where each attributed series spent its time, as
+//! shares of the cpu-clock samples taken inside its timed windows, each
+//! with a 95% interval across rounds (`measure::attribution` computes it).
+
+use super::Labels;
+use serde::{Deserialize, Serialize};
+
+/// A share of a series' samples (0 to 1): the median over its rounds and
+/// the 95% interval, the rounds the unit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Share {
+    pub median: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+/// One kernel function's shares: its own samples (the sampled address in
+/// it) and every sample it is on the call chain of.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FunctionShare {
+    pub function: String,
+    #[serde(rename = "self")]
+    pub self_share: Share,
+    pub total: Share,
+}
+
+/// Where the timed windows of the series with `labels` spent their CPU time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Attribution {
+    /// The labels of the series the windows timed (every series the
+    /// experiment pushes with them).
+    pub labels: Labels,
+    /// Rounds with at least one sample.
+    pub rounds: usize,
+    pub samples: u64,
+    /// Samples the kernel dropped (a full ring); none in a sound record.
+    #[serde(default)]
+    pub lost: u64,
+    pub user: Share,
+    pub kernel: Share,
+    /// The top kernel functions by self share, then by total share.
+    pub functions: Vec<FunctionShare>,
+    /// The stacks folded (root first, `;` between frames, user time as
+    /// `[user]`), pooled over the rounds, the heaviest first, at most
+    /// [`FOLDED_KEPT`] of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub folded: Vec<(String, u64)>,
+}
+
+/// The most folded stacks kept per series.
+pub const FOLDED_KEPT: usize = 400;
+
+/// The sampling of a `--why` run: what was sampled and how often, or why
+/// it could not be.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WhyRecord {
+    /// The event sampled ("cpu-clock").
+    pub event: String,
+    pub rate_hz: u64,
+    /// Why nothing was attributed, naming the setting to change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
+}

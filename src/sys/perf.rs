@@ -1,0 +1,314 @@
+//! perf_event_open(2) for `run --why`: software `cpu-clock` sampling of
+//! this process and the tasks it starts, with kernel call chains, read from
+//! the kernel's mmap ring buffers. No `perf` binary, no crate: the attribute
+//! is the kernel's own layout (`linux/perf_event.h`, `PERF_ATTR_SIZE_VER5`),
+//! and the records read are the three this event makes (sample, lost,
+//! throttle, the last skipped).
+//!
+//! One event per CPU: the kernel refuses to map the buffer of an inherited
+//! event that follows a task on every CPU (`perf_mmap`: "Don't allow mmap()
+//! of inherited per-task counters"), so, as `perf record` does, each CPU has
+//! an event of its own for this process and its children (`inherit`), each
+//! with its ring. The events start disabled; [`CpuClock::enable`] and
+//! [`CpuClock::disable`] turn them (and their inherited copies in children
+//! alive then) on and off around a timed window.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+const PERF_TYPE_SOFTWARE: u32 = 1;
+const PERF_COUNT_SW_CPU_CLOCK: u64 = 0;
+const PERF_SAMPLE_IP: u64 = 1 << 0;
+const PERF_SAMPLE_TID: u64 = 1 << 1;
+const PERF_SAMPLE_CALLCHAIN: u64 = 1 << 5;
+const ATTR_SIZE_VER5: u32 = 112;
+/// `attr.flags` bits: disabled, inherit, exclude_hv, exclude_callchain_user.
+const FLAG_DISABLED: u64 = 1 << 0;
+const FLAG_INHERIT: u64 = 1 << 1;
+const FLAG_EXCLUDE_HV: u64 = 1 << 6;
+const FLAG_EXCLUDE_CALLCHAIN_USER: u64 = 1 << 22;
+const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 1 << 3;
+const IOC_ENABLE: libc::c_ulong = 0x2400;
+const IOC_DISABLE: libc::c_ulong = 0x2401;
+const PERF_RECORD_LOST: u32 = 2;
+const PERF_RECORD_SAMPLE: u32 = 9;
+const MISC_CPUMODE_MASK: u16 = 7;
+const MISC_KERNEL: u16 = 1;
+/// Call-chain entries at or above this are context markers
+/// (`PERF_CONTEXT_MAX`, -4095), not addresses.
+const CONTEXT_MAX: u64 = (-4095i64) as u64;
+/// Where `data_head` and `data_tail` sit in the first mapped page.
+const DATA_HEAD: usize = 1024;
+const DATA_TAIL: usize = 1032;
+
+/// `struct perf_event_attr` up to `PERF_ATTR_SIZE_VER5`.
+#[repr(C)]
+#[derive(Default)]
+struct Attr {
+    kind: u32,
+    size: u32,
+    config: u64,
+    sample_period: u64,
+    sample_type: u64,
+    read_format: u64,
+    flags: u64,
+    wakeup_events: u32,
+    bp_type: u32,
+    config1: u64,
+    config2: u64,
+    branch_sample_type: u64,
+    sample_regs_user: u64,
+    sample_stack_user: u32,
+    clockid: i32,
+    sample_regs_intr: u64,
+    aux_watermark: u32,
+    sample_max_stack: u16,
+    reserved: u16,
+}
+
+/// One sample: where the task was, and its kernel call chain.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    /// The task was in the kernel (else in user space).
+    pub kernel: bool,
+    /// The kernel call chain, the sampled address first (empty for a
+    /// sample in user space).
+    pub kernel_ips: Vec<u64>,
+}
+
+/// What a drain of the rings found.
+#[derive(Debug, Default)]
+pub struct Drained {
+    pub samples: Vec<Sample>,
+    /// Samples the kernel dropped because a ring was full.
+    pub lost: u64,
+}
+
+/// The cpu-clock events of this process and its children, one per CPU.
+pub struct CpuClock {
+    rings: Vec<Ring>,
+}
+
+struct Ring {
+    fd: OwnedFd,
+    base: *mut u8,
+    len: usize,
+    page: usize,
+}
+
+// SAFETY: the mapping belongs to the ring alone (unmapped when it drops)
+// and is read only through `&mut self`, so moving it to another thread
+// moves sole access with it.
+unsafe impl Send for Ring {}
+
+impl Drop for Ring {
+    fn drop(&mut self) {
+        // SAFETY: base and len are the mapping made in `Ring::map`, unmapped
+        // once, here; nothing refers to it after the ring drops.
+        unsafe { libc::munmap(self.base.cast(), self.len) };
+    }
+}
+
+fn sysconf(name: libc::c_int) -> usize {
+    // SAFETY: sysconf reads a system value and touches no memory of ours.
+    let v = unsafe { libc::sysconf(name) };
+    v.max(0) as usize
+}
+
+fn open_event(period_ns: u64, cpu: i32) -> io::Result<OwnedFd> {
+    let attr = Attr {
+        kind: PERF_TYPE_SOFTWARE,
+        size: ATTR_SIZE_VER5,
+        config: PERF_COUNT_SW_CPU_CLOCK,
+        sample_period: period_ns.max(10_000),
+        sample_type: PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN,
+        flags: FLAG_DISABLED | FLAG_INHERIT | FLAG_EXCLUDE_HV | FLAG_EXCLUDE_CALLCHAIN_USER,
+        ..Attr::default()
+    };
+    // SAFETY: perf_event_open reads `attr.size` bytes of the attribute,
+    // which is that long and lives across the call; pid 0 is this process,
+    // group -1 none, flags 0; the fd it returns is owned below.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_perf_event_open,
+            &attr as *const Attr,
+            0 as libc::pid_t,
+            cpu as libc::c_int,
+            -1 as libc::c_int,
+            PERF_FLAG_FD_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a new descriptor the kernel just returned, owned by no one else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
+}
+
+impl Ring {
+    /// Maps `fd`'s ring: one header page and `pages` (a power of two) of data.
+    fn map(fd: OwnedFd, pages: usize) -> io::Result<Ring> {
+        let page = sysconf(libc::_SC_PAGESIZE).max(4096);
+        let len = (pages + 1) * page;
+        // SAFETY: a fresh shared mapping of the event's descriptor, of the
+        // length the kernel expects (1 + 2^n pages); checked for MAP_FAILED.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd.as_raw_fd(),
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Ring {
+            fd,
+            base: base.cast(),
+            len,
+            page,
+        })
+    }
+
+    /// The records written since the last drain, copied out (a record may
+    /// wrap around the ring's end), and the tail moved past them.
+    fn take(&mut self) -> Vec<u8> {
+        let size = self.len - self.page;
+        // SAFETY: DATA_HEAD and DATA_TAIL are 8-aligned u64 fields of the
+        // header page, inside the mapping; the kernel writes data_head and
+        // reads data_tail concurrently, so both are accessed atomically.
+        let (head_at, tail_at) = unsafe {
+            (
+                &*(self.base.add(DATA_HEAD) as *const std::sync::atomic::AtomicU64),
+                &*(self.base.add(DATA_TAIL) as *const std::sync::atomic::AtomicU64),
+            )
+        };
+        use std::sync::atomic::Ordering;
+        let head = head_at.load(Ordering::Acquire);
+        let tail = tail_at.load(Ordering::Relaxed);
+        let n = head.saturating_sub(tail).min(size as u64) as usize;
+        let mut out = Vec::with_capacity(n);
+        let start = (tail % size as u64) as usize;
+        let first = n.min(size - start);
+        // SAFETY: the data area is `size` bytes from `base + page`; the two
+        // copies read [start, start + first) and [0, n - first), both within
+        // it, which the kernel does not write again until data_tail moves.
+        unsafe {
+            let data = self.base.add(self.page);
+            out.extend_from_slice(std::slice::from_raw_parts(data.add(start), first));
+            out.extend_from_slice(std::slice::from_raw_parts(data, n - first));
+        }
+        tail_at.store(head, Ordering::Release);
+        out
+    }
+}
+
+/// Walks the records in `bytes` (as a ring holds them) into `into`.
+pub fn parse_records(bytes: &[u8], into: &mut Drained) {
+    let u16_at = |i: usize| u16::from_ne_bytes([bytes[i], bytes[i + 1]]);
+    let u32_at = |i: usize| u32::from_ne_bytes(bytes[i..i + 4].try_into().expect("4 bytes"));
+    let u64_at = |i: usize| u64::from_ne_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
+    let mut at = 0;
+    while at + 8 <= bytes.len() {
+        let kind = u32_at(at);
+        let misc = u16_at(at + 4);
+        let size = u16_at(at + 6) as usize;
+        if size < 8 || at + size > bytes.len() {
+            break;
+        }
+        let body = at + 8;
+        match kind {
+            // ip, pid and tid, nr, then nr call-chain entries.
+            PERF_RECORD_SAMPLE if size >= 8 + 24 => {
+                let nr = u64_at(body + 16) as usize;
+                let chain = body + 24;
+                let kernel = misc & MISC_CPUMODE_MASK == MISC_KERNEL;
+                let mut kernel_ips = Vec::new();
+                if kernel && chain + nr * 8 <= at + size {
+                    kernel_ips = (0..nr)
+                        .map(|k| u64_at(chain + 8 * k))
+                        .filter(|ip| *ip < CONTEXT_MAX)
+                        .collect();
+                }
+                into.samples.push(Sample { kernel, kernel_ips });
+            }
+            PERF_RECORD_LOST if size >= 8 + 16 => into.lost += u64_at(body + 8),
+            _ => {}
+        }
+        at += size;
+    }
+}
+
+impl CpuClock {
+    /// Opens a disabled cpu-clock event for this process and the tasks it
+    /// starts from now on, on every CPU, sampling every `period_ns` of CPU
+    /// time, the CPUs' rings sharing `total_pages` pages (each a power of
+    /// two, at least 16; halved down to 8 while the kernel refuses the
+    /// size, as a user's locked memory limit can).
+    pub fn open(period_ns: u64, total_pages: usize) -> io::Result<CpuClock> {
+        let mut rings = Vec::new();
+        let cpus = sysconf(libc::_SC_NPROCESSORS_CONF).max(1);
+        let pages = (total_pages / cpus).max(16);
+        for cpu in 0..cpus {
+            let fd = match open_event(period_ns, cpu as i32) {
+                Ok(fd) => fd,
+                // An offline CPU.
+                Err(e) if e.raw_os_error() == Some(libc::ENODEV) => continue,
+                Err(e) => return Err(e),
+            };
+            let mut n = if pages.is_power_of_two() {
+                pages
+            } else {
+                pages.next_power_of_two() / 2
+            };
+            let ring = loop {
+                match Ring::map(fd.try_clone()?, n) {
+                    Ok(r) => break r,
+                    Err(e) if n > 8 && e.raw_os_error() == Some(libc::EPERM) => n /= 2,
+                    Err(e) => return Err(e),
+                }
+            };
+            drop(fd);
+            rings.push(ring);
+        }
+        if rings.is_empty() {
+            return Err(io::Error::from_raw_os_error(libc::ENODEV));
+        }
+        Ok(CpuClock { rings })
+    }
+
+    fn ioctl_all(&self, request: libc::c_ulong) -> io::Result<()> {
+        for r in &self.rings {
+            // SAFETY: ENABLE and DISABLE take no argument and touch no
+            // memory of ours; the descriptor is the ring's own.
+            super::check(unsafe { libc::ioctl(r.fd.as_raw_fd(), request as _, 0) })?;
+        }
+        Ok(())
+    }
+
+    /// Starts sampling (this process and its children alive or to come).
+    pub fn enable(&self) -> io::Result<()> {
+        self.ioctl_all(IOC_ENABLE)
+    }
+
+    /// Stops sampling.
+    pub fn disable(&self) -> io::Result<()> {
+        self.ioctl_all(IOC_DISABLE)
+    }
+
+    /// The samples every ring holds now, and how many were lost.
+    pub fn drain(&mut self) -> Drained {
+        let mut d = Drained::default();
+        for r in &mut self.rings {
+            parse_records(&r.take(), &mut d);
+        }
+        d
+    }
+}
+
+#[cfg(test)]
+#[path = "perf_tests.rs"]
+mod tests;

@@ -1,0 +1,73 @@
+//! `run --why` end to end: a real sampled fork of a touched heap names the
+//! page-table copy, and every share is a share. Where this machine does not
+//! let tasklab sample, the run still measures, says why, and the test says
+//! it skipped and why.
+
+mod common;
+
+use common::{json_of_success, tasklab};
+use serde_json::Value;
+
+/// The kernel's names for the page-table copy fork makes (copy_page_range
+/// and the levels below it, which a kernel may or may not inline).
+const PAGE_TABLE_COPY: &[&str] = &[
+    "copy_page_range",
+    "copy_p4d_range",
+    "copy_pud_range",
+    "copy_pmd_range",
+    "copy_pte_range",
+];
+
+fn share_ok(s: &Value) -> bool {
+    let (lo, m, hi) = (
+        s["lo"].as_f64().unwrap(),
+        s["median"].as_f64().unwrap(),
+        s["hi"].as_f64().unwrap(),
+    );
+    0.0 <= lo && lo <= m && m <= hi && hi <= 1.0
+}
+
+#[test]
+fn a_sampled_fork_of_a_touched_heap_names_the_page_table_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = json_of_success(
+        tasklab()
+            .args(["run", "--why", "spawn.heap", "--rounds", "3", "--out"])
+            .arg(dir.path())
+            .args([
+                "-p",
+                "heap_sizes=256M",
+                "-p",
+                "methods=fork",
+                "-p",
+                "thp=false",
+            ])
+            .args(["--json", "-"]),
+    );
+    let why = &v["why"];
+    assert_eq!(why["event"], "cpu-clock");
+    if let Some(no) = why["unavailable"].as_str() {
+        eprintln!("skipped: sampling is not allowed here: {no}");
+        assert!(v["warnings"].to_string().contains("nothing attributed"));
+        return;
+    }
+    let e = &v["experiments"][0];
+    let a = e["why"]
+        .as_array()
+        .and_then(|w| w.iter().find(|a| a["labels"]["method"] == "fork"))
+        .unwrap_or_else(|| panic!("no attribution of fork: {}", common::brief(e)));
+    assert!(a["samples"].as_u64().unwrap() > 0);
+    assert!(share_ok(&a["user"]) && share_ok(&a["kernel"]));
+    let functions = a["functions"].as_array().unwrap();
+    for f in functions {
+        assert!(share_ok(&f["self"]) && share_ok(&f["total"]), "{f}");
+    }
+    let names: Vec<&str> = functions
+        .iter()
+        .map(|f| f["function"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.iter().any(|n| PAGE_TABLE_COPY.contains(n)),
+        "no page-table copy among {names:?}"
+    );
+}
