@@ -459,14 +459,32 @@ fn fresh_cycles(
     Ok((alone, held))
 }
 
-/// `a` against `b` (named `what`): "3.0x what b", or "indistinguishable
-/// here from what b" when the intervals overlap.
-fn against(a: &Summary, b: &Summary, what: &str) -> String {
+/// `a` against `b` (`b_text`, which quotes `b`): "3.0x b_text", or
+/// "indistinguishable here from b_text" when the intervals overlap; and
+/// when either figure is flagged or its interval bounds nothing, "cannot
+/// be compared with b_text: <name> is flagged" (`names` name `a` and `b`),
+/// so no finding rests on such a figure.
+fn against(a: &Summary, b: &Summary, b_text: &str, names: [&str; 2]) -> String {
+    if let Some(why) = unusable(a, names[0]).or_else(|| unusable(b, names[1])) {
+        return format!("cannot be compared with {b_text}: {why}");
+    }
     if apart(a, b) {
         let r = ratio_text(a, b).unwrap_or_else(|| fmt_ratio(a.median / b.median));
-        format!("{r} {what} {}", with_ci(b))
+        format!("{r} {b_text}")
     } else {
-        format!("indistinguishable here from {what} {}", with_ci(b))
+        format!("indistinguishable here from {b_text}")
+    }
+}
+
+/// Why no comparison may rest on `s` (named `name`): flagged, or an
+/// interval that bounds nothing; None when it may.
+fn unusable(s: &Summary, name: &str) -> Option<String> {
+    if s.unstable {
+        Some(format!("{name} is flagged (the notes say why)"))
+    } else if bounds_nothing(s, Unit::Ns) {
+        Some(format!("{name} has no usable interval"))
+    } else {
+        None
     }
 }
 
@@ -516,7 +534,12 @@ fn cow_vs_alone(r: &ExperimentResult, pages: &str, what: &str) -> Option<String>
         .find(|(pct, _)| alone(r, pages, *pct).is_some())?;
     let none = alone(r, pages, pct)?;
     let heap = cow.label(HEAP).unwrap_or("the");
-    let verdict = against(&cow.summary, &none.summary, "the same write with no child,");
+    let verdict = against(
+        &cow.summary,
+        &none.summary,
+        &format!("the same write with no child, {}", with_ci(&none.summary)),
+        ["the write with the child alive", "the write with no child"],
+    );
     let faults = r
         .median(
             &FAULTS_PER_PAGE,
@@ -589,9 +612,11 @@ fn huge_vs_small(r: &ExperimentResult) -> Option<String> {
                 .into(),
         );
     }
-    let cmp = format!(
-        "{} on 4 KiB pages",
-        against(&thp.summary, &small.summary, "the")
+    let cmp = against(
+        &thp.summary,
+        &small.summary,
+        &format!("the {} on 4 KiB pages", with_ci(&small.summary)),
+        ["the write on huge pages", "the write on 4 KiB pages"],
     );
     let mut s = format!(
         "on huge pages ({} of the heap in 2 MiB pages) a write after fork at {share} costs {} per page, {cmp}",
@@ -699,7 +724,9 @@ fn headlines(r: &ExperimentResult) -> Vec<Headline> {
 fn headline(r: &ExperimentResult) -> Option<String> {
     let p = picks(r)?;
     let (cow, none, pct) = (&p.alive?.summary, &p.none?.summary, p.pct);
-    let why = if apart(cow, none) && cow.median > none.median && !cow.unstable && !none.unstable {
+    // A cause only on two figures that bound something, neither flagged.
+    let usable = |s: &Summary| !s.unstable && summary_bounds(s, Unit::Ns);
+    let why = if apart(cow, none) && cow.median > none.median && usable(cow) && usable(none) {
         ": the copy fork deferred"
     } else {
         ""

@@ -62,3 +62,77 @@ fn a_difference_is_stated_only_when_the_intervals_separate() {
     );
     assert_eq!(a.headlines.len(), 1);
 }
+
+/// A write series with a recorded run's median, interval and flag.
+fn recorded(pages: &str, pct: &str, child: &str, fig: [f64; 3], unstable: bool) -> Metric {
+    let mut m = write(pages, pct, child, fig[0]);
+    m.summary.median = fig[0];
+    m.summary.ci95_lo = fig[1];
+    m.summary.ci95_hi = fig[2];
+    m.summary.unstable = unstable;
+    m.summary.noisy = true;
+    m
+}
+
+#[test]
+fn a_flagged_figure_is_not_told_apart_from_anything() {
+    // Run 1 of the reviewer's three: the 4 KiB write at 1% with the child
+    // alive is flagged (two modes), the huge-page one is not.
+    let small = recorded("4k", "1%", "alive", [10_382.2, 2_260.2, 23_800.3], true);
+    let huge = recorded("thp", "1%", "alive", [3_434.9, 2_860.9, 3_982.0], false);
+    let s = against(
+        &huge.summary,
+        &small.summary,
+        "the 10.4 µs on 4 KiB pages",
+        ["the write on huge pages", "the write on 4 KiB pages"],
+    );
+    assert_eq!(
+        s,
+        "cannot be compared with the 10.4 µs on 4 KiB pages: the write on 4 KiB pages is flagged (the notes say why)"
+    );
+    assert!(!s.contains("indistinguishable"), "{s}");
+}
+
+#[test]
+fn no_ratio_and_no_cause_against_a_figure_whose_interval_bounds_nothing() {
+    // Run 3: the write with no child, 875.5 ns [217 ns, 9.45 µs], bounds
+    // nothing; the write with the child alive, 11.7 µs [8.11, 18.3], does.
+    let r = result(vec![
+        recorded("4k", "100%", "alive", [11_745.8, 8_110.9, 18_318.8], false),
+        recorded("4k", "100%", "none", [875.5, 217.0, 9_451.7], false),
+    ]);
+    let a = analyze(&r);
+    let f = a
+        .findings
+        .iter()
+        .find(|f| f.starts_with("4 KiB pages: with the child alive"))
+        .expect("the 4 KiB finding");
+    assert!(
+        f.contains(
+            "cannot be compared with the same write with no child, 875.5 ns (no usable interval"
+        ),
+        "{f}"
+    );
+    assert!(
+        f.contains("the write with no child has no usable interval"),
+        "{f}"
+    );
+    assert!(!f.contains("13.4x"), "{f}");
+    let h = headline(&r).expect("the Summary's line");
+    assert!(!h.contains("the copy fork deferred"), "{h}");
+    // Run 1's Summary: 11.9 µs against 2.45 µs [843 ns, 5.84 µs], which
+    // the Summary cannot state: no cause either.
+    let r = result(vec![
+        recorded("4k", "100%", "alive", [11_934.9, 8_968.2, 15_513.7], false),
+        recorded("4k", "100%", "none", [2_453.7, 843.2, 5_844.4], false),
+    ]);
+    let h = headline(&r).expect("the Summary's line");
+    assert!(!h.contains("the copy fork deferred"), "{h}");
+    // Both bounded and apart: the cause is named.
+    let r = result(vec![
+        recorded("4k", "100%", "alive", [11_934.9, 10_968.2, 12_513.7], false),
+        recorded("4k", "100%", "none", [875.5, 800.0, 950.0], false),
+    ]);
+    let h = headline(&r).expect("the Summary's line");
+    assert!(h.ends_with(": the copy fork deferred"), "{h}");
+}
