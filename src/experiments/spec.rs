@@ -59,6 +59,9 @@ pub struct Beside {
     pub labels: &'static [(&'static str, &'static str)],
     /// What it is, in a few words ("malloc'd neighbours: dst+16").
     pub words: &'static str,
+    /// Words said after it only when its interval lies wholly above the
+    /// value ("more than two: ..." only of a count above 2 by its interval).
+    pub above: Option<(f64, &'static str)>,
 }
 
 impl SeedFigure {

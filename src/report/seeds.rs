@@ -304,7 +304,15 @@ fn beside_text(e: &ExperimentResult, m: &Metric, stat: SeedStat, b: &Beside) -> 
     } else {
         fmt_value(v, other.unit)
     };
-    Some(format!("{text} {}{}", b.words, other.summary.spaced_mark()))
+    let above = match b.above {
+        Some((v, words)) if other.summary.ci95_lo > v => format!(" ({words})"),
+        _ => String::new(),
+    };
+    Some(format!(
+        "{text} {}{}{above}",
+        b.words,
+        other.summary.spaced_mark()
+    ))
 }
 
 /// Whether the whole interval of ours over the seed's lies beyond

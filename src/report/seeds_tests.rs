@@ -262,3 +262,46 @@ fn the_terminal_cites_each_seed_it_names_once_with_its_address_where_it_fits() {
     );
     assert!(sources("no seed here", 100).is_empty());
 }
+
+#[test]
+fn a_condvar_row_says_more_than_two_switches_only_when_its_count_is_above_two() {
+    use crate::experiments::spec::Beside;
+    use crate::experiments::testing::{metric, result};
+    // The recorded runs: 2.0 [1.98, 2.02] per round trip unpinned, 4.28
+    // [4.18, 4.35] on one CPU.
+    let count = |placement: &str, fig: [f64; 3]| {
+        let mut m = metric(
+            "switches_per_round_trip",
+            &[("method", "condvar"), ("placement", placement)],
+            &[fig[0]; 5],
+        );
+        m.unit = crate::results::Unit::Count;
+        (m.summary.median, m.summary.mean) = (fig[0], fig[0]);
+        (m.summary.ci95_lo, m.summary.ci95_hi) = (fig[1], fig[2]);
+        m
+    };
+    let switch = |placement: &str| {
+        metric(
+            "switch_ns",
+            &[("method", "condvar"), ("placement", placement)],
+            &[2000.0; 5],
+        )
+    };
+    let e = result(vec![
+        count("unpinned", [2.0, 1.98, 2.02]),
+        count("same_cpu", [4.28, 4.18, 4.35]),
+    ]);
+    let b = Beside {
+        metric: "switches_per_round_trip",
+        labels: &[],
+        words: "context switches per round trip",
+        above: Some((2.0, "more than two: the waker's mutex")),
+    };
+    let two = super::beside_text(&e, &switch("unpinned"), SeedStat::Mean, &b).unwrap();
+    assert_eq!(two, "2.0 context switches per round trip");
+    let more = super::beside_text(&e, &switch("same_cpu"), SeedStat::Mean, &b).unwrap();
+    assert_eq!(
+        more,
+        "4.3 context switches per round trip (more than two: the waker's mutex)"
+    );
+}

@@ -132,6 +132,7 @@ const AT_START: Beside = Beside {
     metric: "",
     labels: &[(STAGE, START)],
     words: "at start",
+    above: None,
 };
 
 pub const SIZE_PARAM: Param<u64> = Param::number(ParamSpec {

@@ -53,13 +53,14 @@ pub const PCID: MetricSpec = MetricSpec::new(
 
 /// What a condvar row of the seed table says: what the seed and ours
 /// count as one switch.
-const CONDVAR_COUNT: &str = "per switch here means per hand-off, half a round trip, as the seed counts it; a condvar round trip makes more context switches than two (the waker's mutex), counted beside";
+const CONDVAR_COUNT: &str = "per switch here means per hand-off, half a round trip, as the seed counts it; the context switches a condvar round trip makes are counted beside";
 
 /// The context switches a round trip made, shown beside a condvar row.
 const SWITCHES_COUNTED: Beside = Beside {
     metric: SWITCHES_PER_ROUND_TRIP.name,
     labels: &[],
     words: "context switches per round trip",
+    above: Some((2.0, "more than two: the waker's mutex")),
 };
 
 /// What the baseline times, in words (a label of `baseline_ns`).

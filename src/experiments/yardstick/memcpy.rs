@@ -48,6 +48,7 @@ const NEIGHBOURS: Beside = Beside {
     metric: "",
     labels: &[(LAYOUT, "dst+16")],
     words: "malloc'd neighbours (dst+16)",
+    above: None,
 };
 
 pub const SIZES_PARAM: Param<Vec<u64>> = Param::numbers(ParamSpec {
