@@ -183,7 +183,7 @@ type ReadOf = fn(&Canary) -> Option<f64>;
 struct Covariate {
     read: ReadOf,
     apart: fn(f64, f64) -> bool,
-    words: fn(f64, f64, &dyn Fn(f64) -> String) -> String,
+    words: fn(f64, f64, &dyn Fn(f64) -> String, &str) -> String,
 }
 
 /// Two costs at least 20% apart.
@@ -213,7 +213,7 @@ const COVARIATES: [Covariate; 4] = [
     Covariate {
         read: |c| c.coherence_ns,
         apart: ratio_apart,
-        words: |lo, hi, unit| {
+        words: |lo, hi, unit, _| {
             format!(
                 "the coherence floor between the CPUs read {} in the low mode's rounds and {} in the high mode's: where the rounds ran, or the host's state, sets them apart",
                 unit(lo),
@@ -224,7 +224,7 @@ const COVARIATES: [Covariate; 4] = [
     Covariate {
         read: |c| Some(c.syscall_ns).filter(|x| *x > 0.0),
         apart: ratio_apart,
-        words: |lo, hi, unit| {
+        words: |lo, hi, unit, _| {
             format!(
                 "the canary (a bare system call) read {} in the low mode's rounds and {} in the high mode's: where the rounds ran, or the host's state, sets them apart",
                 unit(lo),
@@ -235,27 +235,39 @@ const COVARIATES: [Covariate; 4] = [
     Covariate {
         read: |c| c.fresh_page_ns.filter(|x| *x > 0.0),
         apart: ratio_apart,
-        words: |lo, hi, unit| {
-            format!(
-                "the rounds of the {} mode found fresh memory dearer to touch ({} against {} per 4 KiB page): the host's memory state (memory the guest gave back to the host, with free page reporting, costs a fault on the host again on every page touched)",
+        words: |lo, hi, unit, slow| {
+            let fact = format!(
+                "the rounds of the {} mode found fresh memory dearer to touch ({} against {} per 4 KiB page)",
                 mode_of(lo, hi),
                 unit(lo.max(hi)),
                 unit(lo.min(hi))
-            )
+            );
+            // Dearer memory explains the slow mode only.
+            if mode_of(lo, hi) == slow {
+                format!("{fact}: the host's memory state (memory the guest gave back to the host, with free page reporting, costs a fault on the host again on every page touched)")
+            } else {
+                format!("{fact}, the mode that is not the slow one: no cause is named")
+            }
         },
     },
     Covariate {
         read: |c| c.fresh_in_order,
         apart: share_apart,
-        words: |lo, hi, _| {
-            format!(
-                "the rounds of the {} mode found free memory more scattered ({} of fresh pages in physical order against {}): the guest's free memory (a heap built of scattered pages makes fork and exit walk scattered page records)",
+        words: |lo, hi, _, slow| {
+            let fact = format!(
+                "the rounds of the {} mode found free memory more scattered ({} of fresh pages in physical order against {})",
                 // the mode whose rounds read the smaller share: the larger
                 // of the shares turned round
                 mode_of(hi, lo),
                 pct(lo.min(hi)),
                 pct(lo.max(hi))
-            )
+            );
+            // Scattered memory explains the slow mode only.
+            if mode_of(hi, lo) == slow {
+                format!("{fact}: the guest's free memory (a heap built of scattered pages makes fork and exit walk scattered page records)")
+            } else {
+                format!("{fact}, the mode that is not the slow one: no cause is named")
+            }
         },
     },
 ];
@@ -268,12 +280,17 @@ const COVARIATES: [Covariate; 4] = [
 /// memory). `low_mode` says which rounds fell in the low mode; `rounds` is
 /// each round's record, in the same order; `unit_of` writes a time. Said
 /// only when the record splits the rounds exactly as the modes do, and its
-/// two medians are at least 20% apart (20 points for a share).
+/// two medians are at least 20% apart (20 points for a share). A memory
+/// record names a cause only when it is the slow mode's rounds (the high
+/// mode's when `high_is_slow`, as for a time; the low mode's for a rate)
+/// that had the dearer or more scattered memory: else the fact alone.
 pub fn mode_covariate(
     low_mode: &[bool],
     rounds: &[&RoundTelemetry],
     unit_of: impl Fn(f64) -> String,
+    high_is_slow: bool,
 ) -> Option<String> {
+    let slow = if high_is_slow { "high" } else { "low" };
     let mid = |c: &Canary, d: &Canary, f: ReadOf| match (f(c), f(d)) {
         (Some(a), Some(b)) => Some((a + b) / 2.0),
         (a, b) => a.or(b),
@@ -302,7 +319,7 @@ pub fn mode_covariate(
         let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
         let split = max(&lo) < min(&hi) || max(&hi) < min(&lo);
         if split && (cov.apart)(ml, mh) {
-            return Some((cov.words)(ml, mh, &unit_of));
+            return Some((cov.words)(ml, mh, &unit_of, slow));
         }
     }
     None

@@ -150,7 +150,7 @@ fn two_modes_are_explained_only_by_a_record_that_splits_them_as_they_split() {
         })
         .collect();
     let refs: Vec<&RoundTelemetry> = recs.iter().collect();
-    let why = mode_covariate(&low, &refs, ns).unwrap();
+    let why = mode_covariate(&low, &refs, ns, true).unwrap();
     assert!(
         why.starts_with(
             "the coherence floor between the CPUs read 27 ns in the low mode's rounds and 198 ns"
@@ -163,7 +163,7 @@ fn two_modes_are_explained_only_by_a_record_that_splits_them_as_they_split() {
         .map(|c| round(*c, 120.0))
         .collect();
     let refs: Vec<&RoundTelemetry> = mixed.iter().collect();
-    assert_eq!(mode_covariate(&low, &refs, ns), None);
+    assert_eq!(mode_covariate(&low, &refs, ns, true), None);
     // the host's state: the canary slower in the high mode's rounds
     let host: Vec<RoundTelemetry> = low
         .iter()
@@ -176,7 +176,7 @@ fn two_modes_are_explained_only_by_a_record_that_splits_them_as_they_split() {
         })
         .collect();
     let refs: Vec<&RoundTelemetry> = host.iter().collect();
-    let why = mode_covariate(&low, &refs, ns).unwrap();
+    let why = mode_covariate(&low, &refs, ns, true).unwrap();
     assert!(
         why.starts_with("the canary (a bare system call) read 120 ns"),
         "{why}"
@@ -218,7 +218,7 @@ fn two_modes_are_explained_by_the_memory_canary_when_it_splits_them() {
         })
         .collect();
     let refs: Vec<&RoundTelemetry> = host.iter().collect();
-    let why = mode_covariate(&low, &refs, ns).unwrap();
+    let why = mode_covariate(&low, &refs, ns, true).unwrap();
     assert!(
         why.starts_with(
             "the rounds of the high mode found fresh memory dearer to touch (9.80 µs against 1.20 µs per 4 KiB page): the host's memory state"
@@ -237,9 +237,22 @@ fn two_modes_are_explained_by_the_memory_canary_when_it_splits_them() {
         })
         .collect();
     let refs: Vec<&RoundTelemetry> = flipped.iter().collect();
-    assert!(mode_covariate(&low, &refs, ns)
-        .unwrap()
-        .starts_with("the rounds of the low mode found fresh memory dearer"));
+    let why = mode_covariate(&low, &refs, ns, false).unwrap();
+    assert!(
+        why.starts_with("the rounds of the low mode found fresh memory dearer")
+            && why.contains("the host's memory state"),
+        "{why}"
+    );
+    // a time whose fast (low) mode had the dearer memory: the fact, no
+    // cause (run 1's pthread_create, 53.6 µs and 155 µs: 8.39 µs against
+    // 5.20 µs per page in the 53.6 µs mode's rounds)
+    let why = mode_covariate(&low, &refs, ns, true).unwrap();
+    assert!(
+        why.starts_with("the rounds of the low mode found fresh memory dearer")
+            && !why.contains("the host's memory state"),
+        "{why}"
+    );
+    assert!(why.ends_with("no cause is named"), "{why}");
     // 10% apart is not named, though it splits them
     let near: Vec<RoundTelemetry> = low
         .iter()
@@ -252,7 +265,7 @@ fn two_modes_are_explained_by_the_memory_canary_when_it_splits_them() {
         })
         .collect();
     let refs: Vec<&RoundTelemetry> = near.iter().collect();
-    assert_eq!(mode_covariate(&low, &refs, ns), None);
+    assert_eq!(mode_covariate(&low, &refs, ns, true), None);
     // the guest's free memory: scattered in the high mode's rounds
     let guest: Vec<RoundTelemetry> = low
         .iter()
@@ -265,7 +278,7 @@ fn two_modes_are_explained_by_the_memory_canary_when_it_splits_them() {
         })
         .collect();
     let refs: Vec<&RoundTelemetry> = guest.iter().collect();
-    let why = mode_covariate(&low, &refs, ns).unwrap();
+    let why = mode_covariate(&low, &refs, ns, true).unwrap();
     assert!(
         why.starts_with(
             "the rounds of the high mode found free memory more scattered (5.0% of fresh pages in physical order against 85%): the guest's free memory"
@@ -284,7 +297,7 @@ fn two_modes_are_explained_by_the_memory_canary_when_it_splits_them() {
         })
         .collect();
     let refs: Vec<&RoundTelemetry> = close.iter().collect();
-    assert_eq!(mode_covariate(&low, &refs, ns), None);
+    assert_eq!(mode_covariate(&low, &refs, ns, true), None);
     // an older file, with no memory canary, explains nothing by it
     let old: Vec<RoundTelemetry> = low
         .iter()
@@ -297,5 +310,5 @@ fn two_modes_are_explained_by_the_memory_canary_when_it_splits_them() {
         })
         .collect();
     let refs: Vec<&RoundTelemetry> = old.iter().collect();
-    assert_eq!(mode_covariate(&low, &refs, ns), None);
+    assert_eq!(mode_covariate(&low, &refs, ns, true), None);
 }

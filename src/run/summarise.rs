@@ -101,9 +101,10 @@ pub fn absorb(
                 }
             };
         let mut summary = summary;
-        explain_modes(&mut summary, &result.round_log, s.point, &ids);
         let seed = exp.seed_for(&s.name, &s.labels);
         let better = exp.better_for(&s.name, &s.labels);
+        let high_is_slow = better != crate::results::Better::Higher;
+        explain_modes(&mut summary, &result.round_log, s.point, &ids, high_is_slow);
         result.metrics.push(Metric {
             name: s.name,
             unit: s.unit,
@@ -179,6 +180,7 @@ fn explain_modes(
     log: &[crate::results::RoundRecord],
     point: usize,
     ids: &[usize],
+    high_is_slow: bool,
 ) {
     let Some(stats::rounds::Unsettled::TwoModes {
         low,
@@ -200,9 +202,12 @@ fn explain_modes(
         })
         .collect();
     if let Some(records) = records {
-        *explained = crate::measure::explain::mode_covariate(&low_mode, &records, |x| {
-            fmt_value(x, Unit::Ns)
-        });
+        *explained = crate::measure::explain::mode_covariate(
+            &low_mode,
+            &records,
+            |x| fmt_value(x, Unit::Ns),
+            high_is_slow,
+        );
     }
 }
 

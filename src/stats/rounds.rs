@@ -407,9 +407,9 @@ impl Unsettled {
                 v(high),
                 100.0 * low_share,
                 100.0 * (1.0 - low_share),
-                explained
-                    .as_ref()
-                    .map_or(String::new(), |why| format!(": {why}"))
+                explained.as_ref().map_or(String::new(), |why| format!(
+                    " (in this series' rounds: {why})"
+                ))
             ),
         }
     }
