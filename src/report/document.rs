@@ -506,7 +506,8 @@ pub(super) fn rounds_sentence(r: &RunResults) -> String {
             p.summary_rounds.map_or(String::new(), |(s, _)| format!(
                 ", {s} for the Summary's quantities"
             )),
-            if hi > lo {
+            // Said only when adaptive rounds ran: else no round was bought.
+            if hi > lo && p.adaptive_jobs > 0 {
                 format!(", up to {hi} where a round bought the most precision per second")
             } else {
                 String::new()
@@ -633,3 +634,7 @@ fn machine_during(r: &RunResults) -> Option<String> {
     ));
     Some(text)
 }
+
+#[cfg(test)]
+#[path = "document_tests.rs"]
+mod tests;
