@@ -505,23 +505,30 @@ fn kernel_memory(r: &ExperimentResult, n: &str) -> Option<String> {
             &[(VARIANT, d), (THREADS, n), (MEMINFO, kind)],
         )
     };
-    let mut kinds: Vec<(&str, Summary)> = ["KernelStack", "PageTables", "Slab", "SUnreclaim"]
-        .into_iter()
-        .filter_map(|k| Some((k, at(k)?.clone())))
-        .collect();
+    // Each kind: its label, its figure, and words after the figure.
+    let mut kinds: Vec<(String, Summary, String)> =
+        ["KernelStack", "PageTables", "Slab", "SUnreclaim"]
+            .into_iter()
+            .filter_map(|k| Some((k.to_string(), at(k)?.clone(), String::new())))
+            .collect();
     // The page tables from this process's own VmPTE where it settled: the
     // same quantity as /proc/meminfo's system-wide PageTables, exact and
     // unmoved by other processes (4,036 KiB per 1,000 in every run where
-    // PageTables read 2,596 to 3,926).
+    // PageTables read 2,596 to 3,926). Its label names it, and the
+    // system-wide PageTables it stands in for is quoted beside.
     let own_pte = r.settled(&PAGE_TABLES_PER_THREAD_BYTES, &[(VARIANT, d), (THREADS, n)]);
     if let (Some(own), false) = (own_pte, kinds.is_empty()) {
-        let own = (
-            "PageTables (this process's VmPTE)",
-            scaled(own, 1000.0 / 1024.0),
-        );
-        match kinds.iter_mut().find(|(k, _)| *k == "PageTables") {
-            Some(slot) => *slot = own,
-            None => kinds.insert(1.min(kinds.len()), own),
+        let label = "page tables from this process's own VmPTE".to_string();
+        let own = scaled(own, 1000.0 / 1024.0);
+        match kinds.iter_mut().find(|(k, _, _)| k == "PageTables") {
+            Some(slot) => {
+                let system = format!(
+                    " (the system-wide PageTables read {})",
+                    figure(&slot.1, Unit::Kib)
+                );
+                *slot = (label, own, system);
+            }
+            None => kinds.insert(1.min(kinds.len()), (label, own, String::new())),
         }
     }
     if kinds.is_empty() {
@@ -534,13 +541,13 @@ fn kernel_memory(r: &ExperimentResult, n: &str) -> Option<String> {
     }
     let parts: Vec<String> = kinds
         .iter()
-        .map(|(k, s)| {
+        .map(|(k, s, beside)| {
             let noise = if s.ci95_lo <= 0.0 && s.ci95_hi >= 0.0 {
                 ", within noise"
             } else {
                 ""
             };
-            format!("{k} {}{noise}", figure(s, Unit::Kib))
+            format!("{k} {}{noise}{beside}", figure(s, Unit::Kib))
         })
         .collect();
     let user = r
@@ -565,15 +572,16 @@ fn kernel_memory(r: &ExperimentResult, n: &str) -> Option<String> {
 /// SUnreclaim is part of Slab and is not added again. Only when all three
 /// were measured and settled; the kernel stack's size is set beside the
 /// known one, with its source.
-fn per_thread_total(kinds: &[(&str, Summary)]) -> String {
+fn per_thread_total(kinds: &[(String, Summary, String)]) -> String {
     let find = |prefix: &str| {
         kinds
             .iter()
-            .find(|(k, _)| k.starts_with(prefix))
-            .map(|(_, s)| scaled(s, 1.0 / 1000.0))
+            .find(|(k, _, _)| k.starts_with(prefix))
+            .map(|(_, s, _)| scaled(s, 1.0 / 1000.0))
     };
-    let (Some(stack), Some(tables), Some(slab)) =
-        (find("KernelStack"), find("PageTables"), find("Slab"))
+    // The page tables: this process's own VmPTE where it stands in.
+    let tables = find("PageTables").or_else(|| find("page tables"));
+    let (Some(stack), Some(tables), Some(slab)) = (find("KernelStack"), tables, find("Slab"))
     else {
         return String::new();
     };

@@ -242,10 +242,15 @@ fn kernel_memory_per_1000_threads_sits_beside_user_rss() {
     ));
     let f = analyze(&result(with)).findings.join("\n");
     assert!(
-        f.contains("PageTables (this process's VmPTE) 4,036 KiB ["),
+        f.contains("page tables from this process's own VmPTE 4,036 KiB ["),
         "{f}"
     );
     assert!(!f.contains("PageTables 4,100 KiB"), "{f}");
+    // The system-wide PageTables it stands in for, named as such beside.
+    assert!(
+        f.contains("4,036 KiB [") && f.contains(" (the system-wide PageTables read 4,100 KiB ["),
+        "{f}"
+    );
     // A file from before the /proc/meminfo series keeps its kernel-stack
     // sentence, VmPTE or not.
     let old = result(vec![
