@@ -90,10 +90,7 @@ cleanup() {
     stop_daemons
     [[ -z "$work" ]] || rm -rf -- "$work"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
+on_exit cleanup
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tasklab-redis.XXXXXX")
 mkdir "$work/data"

@@ -21,6 +21,9 @@
 #                             when it died or the time ran out
 #   stop_daemons              SIGTERM to each, newest first, SIGKILL after
 #                             10 s, each waited for; the caller's trap runs it
+#   on_exit FUNCTION          FUNCTION runs however the script ends: EXIT,
+#                             and INT, TERM, HUP turned into exits 130, 143,
+#                             129 (so EXIT's trap runs for them too)
 #
 # A daemon is started as a child of the script (never daemonized), so its
 # pid is the one stopped, and nothing else is.
@@ -158,4 +161,12 @@ stop_daemons() {
     daemon_pids=()
     daemon_names=()
     daemon_logs=()
+}
+
+on_exit() {
+    # shellcheck disable=SC2064 # the function's name, fixed now
+    trap "$1" EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    trap 'exit 129' HUP
 }

@@ -41,10 +41,7 @@ cleanup() {
     stop_daemons
     [[ -z "$work" ]] || rm -rf -- "$work"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
+on_exit cleanup
 
 for need_pair in ${TASKLAB_PROM_NEEDS:-prometheus:prometheus promtool:prometheus \
     prometheus-node-exporter:prometheus-node-exporter curl:curl}; do
