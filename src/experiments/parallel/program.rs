@@ -494,8 +494,9 @@ fn amdahl_bound(whole_ns: f64, average_ns: f64, cpus: f64) -> f64 {
 
 /// The Amdahl sentence of one array size and page size. The serial whole,
 /// the fill and the average are medians of separate series: they are
-/// called parts "of which" the whole consists only when their sum lies in
-/// the whole's interval, else "measured apart". The bound comes with its
+/// called parts "of which" the whole consists only when their sum lies
+/// between the whole's interval's low end and its median (the whole also
+/// unmaps), else "measured apart". The bound comes with its
 /// interval (the average's and the whole's interval ends), and is called
 /// "at most" only when no measured speedup's median exceeds it; one that
 /// does is said to reach past it, within noise or beyond the bound's
@@ -514,18 +515,17 @@ fn amdahl_sentence(
     let lo = amdahl_bound(whole.ci95_hi, average.ci95_lo, cpus).min(best);
     let hi = amdahl_bound(whole.ci95_lo, average.ci95_hi, cpus).max(best);
     let parts_sum = fill_ns + average_ns;
-    let parts = if parts_sum >= whole.ci95_lo && parts_sum <= whole.ci95_hi {
+    let size = fmt_size(n.parse::<u64>().unwrap_or(0) * 8);
+    let parts = if parts_sum >= whole.ci95_lo && parts_sum <= whole_ns {
         format!(
-            "of which mapping and filling {} takes {} and the average only {}",
-            fmt_size(n.parse::<u64>().unwrap_or(0) * 8),
+            ", of which mapping and filling {size} takes {} and the average only {}",
             fmt_ns(fill_ns),
             fmt_ns(average_ns)
         )
     } else {
         format!(
-            "and measured apart, mapping and filling {} takes {} and the average {} (medians of their own series: \
-             together {}, outside the whole's interval)",
-            fmt_size(n.parse::<u64>().unwrap_or(0) * 8),
+            "; measured apart, mapping and filling {size} takes {} and the average {} \
+             (medians of their own series, together {})",
             fmt_ns(fill_ns),
             fmt_ns(average_ns),
             fmt_ns(parts_sum)
@@ -563,9 +563,9 @@ fn amdahl_sentence(
         )
     };
     format!(
-        "n={n}, thp={t}: the whole program takes {} serially, {parts}: \
+        "n={n}, thp={t}: the whole program takes {} serially{parts}: \
          the serial fraction is {:.0}%, so by Amdahl's law {cpus:.0} CPUs can speed the program up {verb} {best:.2}x \
-         [{lo:.2}x, {hi:.2}x] (no number of CPUs beyond {:.2}x) unless the fill is parallelised too; measured: {}{after}",
+         [{lo:.2}x, {hi:.2}x] (by the medians, no number of CPUs beyond {:.2}x) unless the fill is parallelised too; measured: {}{after}",
         fmt_ns(whole_ns),
         s * 100.0,
         1.0 / s.max(1e-9),
