@@ -210,3 +210,35 @@ fn parts_larger_than_the_whole_are_measured_apart() {
         "{holds}"
     );
 }
+
+/// A measured speedup whose interval lies above the bound's whole interval
+/// is said to pass it beyond noise, never "within noise" and never under
+/// "at most" (issue 39).
+#[test]
+fn a_speedup_beyond_the_bounds_interval_is_said_so() {
+    use crate::experiments::testing::near;
+    let (n, t) = (("n", "55256000"), ("thp", "default"));
+    let r = result(vec![
+        near("whole_ns", &[("variant", "serial"), n, t], 400e6, 1.0),
+        near("fill_ns", &[n, t], 298e6, 1.0),
+        near(
+            "average_ns",
+            &[("variant", "serial"), ("phase", "average"), n, t],
+            100e6,
+            1.0,
+        ),
+        near(
+            "speedup",
+            &[("variant", "fork"), ("workers", "2"), n, t],
+            1.5,
+            2.0,
+        ),
+    ]);
+    let f = &findings(&r)[0];
+    assert!(f.contains("about 1.14x ["), "{f}");
+    assert!(!f.contains("at most"), "{f}");
+    assert!(f.contains("beyond its interval"), "{f}");
+    assert!(!f.contains("within noise"), "{f}");
+    // 298 + 100 ms within [396 ms, 400 ms]: parts of the whole.
+    assert!(f.contains("400 ms serially, of which"), "{f}");
+}
