@@ -143,6 +143,30 @@ pub fn cpu_of_wall(
     wall: &MetricSpec,
     with: &[(&str, &str)],
 ) -> Option<String> {
+    cpu_against_wall(r, what, wall, with, false)
+}
+
+/// [`cpu_of_wall`] for a series whose tasks are all pinned to one CPU:
+/// they cannot keep more than that CPU busy, so CPU time above the wall
+/// time is never read as "more than one CPU busy"; the sentence says what
+/// the figure counts instead (every thread of the worker and its reaped
+/// children: [`crate::sys::proc::cpu_ns`], issue 39).
+pub fn cpu_of_wall_pinned(
+    r: &ExperimentResult,
+    what: &str,
+    wall: &MetricSpec,
+    with: &[(&str, &str)],
+) -> Option<String> {
+    cpu_against_wall(r, what, wall, with, true)
+}
+
+fn cpu_against_wall(
+    r: &ExperimentResult,
+    what: &str,
+    wall: &MetricSpec,
+    with: &[(&str, &str)],
+    pinned: bool,
+) -> Option<String> {
     use crate::stats::compare_text::{apart, figure};
     use crate::units::Unit;
     let w = r.settled(wall, with)?;
@@ -156,6 +180,12 @@ pub fn cpu_of_wall(
         format!(
             "{what} is {} idle: CPU time {cpu} of {wall_fig} wall (both sides); the rest is waiting (a wake-up, an idle CPU's exit)",
             pct(1.0 - c.median / w.median)
+        )
+    } else if pinned {
+        format!(
+            "{what}: CPU time {cpu} for {wall_fig} wall; tasks pinned to one CPU cannot use more than the wall time, \
+             so the excess is work the figure counts beside them (it sums every thread of the worker and its reaped children, \
+             RUSAGE_SELF + RUSAGE_CHILDREN)"
         )
     } else {
         format!(

@@ -449,9 +449,16 @@ pub enum Share {
     PartWithinNoise,
     /// The part is larger than the gap: the parts do not add up.
     Exceeds,
+    /// The share's own interval (the part's interval over the gap's,
+    /// `[part.lo / gap.hi, part.hi / gap.lo]`) reaches past 0% or 100%:
+    /// the point share would be quoted as a bound it is not.
+    Unbounded,
 }
 
-/// What share of `gap` the `part` is, never above 100%.
+/// What share of `gap` the `part` is, quoted only when the share's own
+/// interval (the ratio of the two intervals) stays within 0–100%: a part
+/// whose interval reaches past the gap's lower end could be more than all
+/// of it (issue 39).
 pub fn share(part: &Difference, gap: &Difference) -> Share {
     if gap.sign() != Order::Above {
         Share::GapWithinNoise
@@ -459,6 +466,8 @@ pub fn share(part: &Difference, gap: &Difference) -> Share {
         Share::PartWithinNoise
     } else if part.d > gap.d || part.d < 0.0 {
         Share::Exceeds
+    } else if part.lo < 0.0 || part.hi > gap.lo {
+        Share::Unbounded
     } else {
         Share::Of(part.d / gap.d)
     }
@@ -486,6 +495,11 @@ pub fn share_text(part: &Difference, gap: &Difference) -> String {
         ),
         Share::Exceeds => format!(
             "{}, against a gap of {}: the parts do not add up to the gap, so no share is quoted",
+            part.text(),
+            gap.text()
+        ),
+        Share::Unbounded => format!(
+            "{}, against a gap of {}: not bounded as a share (the part's interval reaches past the gap's lower end, so it could be all of it)",
             part.text(),
             gap.text()
         ),

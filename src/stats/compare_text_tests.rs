@@ -85,6 +85,34 @@ fn a_share_is_never_above_100_percent() {
     assert!(share_text(&part, &gap).contains("(25% of the 2.00 µs"));
 }
 
+/// parallel.average's reap against the fork gap in a default run (issue 39):
+/// 803 µs [535 µs, 1.69 ms] of a 2.70 ms [340 µs, 4.93 ms] gap is "30%"
+/// by the medians, but the share's interval runs to 1.69 / 0.34 = 497%.
+#[test]
+fn a_share_whose_interval_reaches_past_the_gap_is_not_quoted() {
+    let gap = Difference {
+        d: 2.70e6,
+        lo: 340e3,
+        hi: 4.93e6,
+        unit: Unit::Ns,
+        weak: None,
+    };
+    let part = Difference {
+        d: 803e3,
+        lo: 535e3,
+        hi: 1.69e6,
+        unit: Unit::Ns,
+        weak: None,
+    };
+    assert_eq!(share(&part, &gap), Share::Unbounded);
+    let t = share_text(&part, &gap);
+    assert!(t.contains("not bounded as a share"), "{t}");
+    assert!(!t.contains('%'), "{t}");
+    // The same part inside a gap whose lower end clears it: quoted.
+    let gap = Difference { lo: 1.8e6, ..gap };
+    assert!(matches!(share(&part, &gap), Share::Of(f) if (f - 803.0 / 2700.0).abs() < 1e-9));
+}
+
 #[test]
 fn nothing_prints_minus_zero() {
     assert_eq!(fmt_signed(-0.0, Unit::Ns), "0.00 ns");

@@ -110,3 +110,135 @@ fn a_speedup_is_called_a_gain_only_when_its_interval_is_above_one() {
         super::gain(&wide)
     );
 }
+
+/// Run 3 of a default run on a slow host (thp=default, n=55256000): the
+/// serial whole 735 ms [549 ms, 1.60 s], the fill 517 ms [427 ms, 742 ms],
+/// the average 237 ms [148 ms, 683 ms]; fork 1.23x [0.76x, 1.77x], threads
+/// 1.22x [0.98x, 1.46x]. The bound's point (1.19x) is below both measured
+/// speedups: never "at most" it; its interval is quoted. The parts' sum
+/// (754 ms) is more than the whole's median: "measured apart" (issue 39).
+#[test]
+fn a_bound_the_measured_speedups_pass_is_not_called_at_most() {
+    use crate::experiments::testing::settled;
+    let (n, t) = (("n", "55256000"), ("thp", "default"));
+    let r = result(vec![
+        settled(
+            "whole_ns",
+            &[("variant", "serial"), n, t],
+            735.4e6,
+            549.1e6,
+            1601e6,
+        ),
+        settled("fill_ns", &[n, t], 517.1e6, 427.4e6, 742.5e6),
+        settled(
+            "average_ns",
+            &[("variant", "serial"), ("phase", "average"), n, t],
+            237.0e6,
+            147.8e6,
+            682.9e6,
+        ),
+        settled(
+            "speedup",
+            &[("variant", "fork"), ("workers", "2"), n, t],
+            1.2308,
+            0.7643,
+            1.7721,
+        ),
+        settled(
+            "speedup",
+            &[("variant", "threads"), ("workers", "2"), n, t],
+            1.2219,
+            0.9832,
+            1.4614,
+        ),
+    ]);
+    let f = &findings(&r)[0];
+    assert!(!f.contains("at most"), "{f}");
+    assert!(f.contains("about 1.19x [1.05x, 2.00x]"), "{f}");
+    assert!(
+        f.contains("reach past the bound's point estimate, within noise"),
+        "{f}"
+    );
+    assert!(f.contains("; measured apart, mapping and filling"), "{f}");
+}
+
+/// Run 1 (thp=default): the serial whole 947 ms [528 ms, 1.71 s], the fill
+/// 639 ms [363 ms, 1.14 s], the average 339 ms [160 ms, 614 ms]: their sum,
+/// 978 ms, is more than the whole, so they are "measured apart", not parts
+/// "of which" it consists (issue 39). A whole of 985 ms [970 ms, 1.0 s]
+/// holds them; a speedup below the bound keeps "at most".
+#[test]
+fn parts_larger_than_the_whole_are_measured_apart() {
+    use crate::experiments::testing::settled;
+    let (n, t) = (("n", "55256000"), ("thp", "default"));
+    let r = |whole: f64, whole_lo: f64, whole_hi: f64| {
+        result(vec![
+            settled(
+                "whole_ns",
+                &[("variant", "serial"), n, t],
+                whole,
+                whole_lo,
+                whole_hi,
+            ),
+            settled("fill_ns", &[n, t], 638.7e6, 362.8e6, 1136e6),
+            settled(
+                "average_ns",
+                &[("variant", "serial"), ("phase", "average"), n, t],
+                339.0e6,
+                160.3e6,
+                614.1e6,
+            ),
+            settled(
+                "speedup",
+                &[("variant", "fork"), ("workers", "2"), n, t],
+                1.1032,
+                0.9601,
+                1.2903,
+            ),
+        ])
+    };
+    let run1 = &findings(&r(947.0e6, 527.8e6, 1707e6))[0];
+    assert!(!run1.contains("of which"), "{run1}");
+    assert!(
+        run1.contains("takes 947 ms serially; measured apart, mapping and filling 421.6 MiB takes 639 ms and the average 339 ms"),
+        "{run1}"
+    );
+    assert!(run1.contains("at most 1.22x ["), "{run1}");
+    let holds = &findings(&r(985e6, 970e6, 1000e6))[0];
+    assert!(
+        holds.contains("985 ms serially, of which mapping and filling"),
+        "{holds}"
+    );
+}
+
+/// A measured speedup whose interval lies above the bound's whole interval
+/// is said to pass it beyond noise, never "within noise" and never under
+/// "at most" (issue 39).
+#[test]
+fn a_speedup_beyond_the_bounds_interval_is_said_so() {
+    use crate::experiments::testing::near;
+    let (n, t) = (("n", "55256000"), ("thp", "default"));
+    let r = result(vec![
+        near("whole_ns", &[("variant", "serial"), n, t], 400e6, 1.0),
+        near("fill_ns", &[n, t], 298e6, 1.0),
+        near(
+            "average_ns",
+            &[("variant", "serial"), ("phase", "average"), n, t],
+            100e6,
+            1.0,
+        ),
+        near(
+            "speedup",
+            &[("variant", "fork"), ("workers", "2"), n, t],
+            1.5,
+            2.0,
+        ),
+    ]);
+    let f = &findings(&r)[0];
+    assert!(f.contains("about 1.14x ["), "{f}");
+    assert!(!f.contains("at most"), "{f}");
+    assert!(f.contains("beyond its interval"), "{f}");
+    assert!(!f.contains("within noise"), "{f}");
+    // 298 + 100 ms within [396 ms, 400 ms]: parts of the whole.
+    assert!(f.contains("400 ms serially, of which"), "{f}");
+}

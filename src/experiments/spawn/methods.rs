@@ -10,7 +10,7 @@ use super::engine::{
 use super::placement::{self, push_placed, PLACEMENTS};
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
-use crate::measure::explain::cpu_of_wall;
+use crate::measure::explain::cpu_of_wall_pinned;
 use crate::measure::rss::RSS_BOUND_KIB;
 use crate::measure::sampler::{events_cpu, interleave, push_cpu, Budget, CPU_NS, PASSES};
 use crate::metric::key::{METHOD, PLACEMENT};
@@ -158,7 +158,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         let mut why = Vec::new();
         a.notes.extend(placement_findings(r, placement, &mut why));
     }
-    a.notes.extend(cpu_of_wall(
+    a.notes.extend(cpu_of_wall_pinned(
         r,
         "a fork+reap pinned to one CPU",
         &LIFECYCLE_NS,

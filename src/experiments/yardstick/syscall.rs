@@ -42,7 +42,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     // The Summary's first figure, flagged or not: a flag is quoted with it.
     for m in headlines(r).iter().filter_map(|h| h.find(r)) {
         a.headlines.push(format!(
-            "a bare system call costs {}: entering and leaving the kernel, the floor under every switch and creation here",
+            "a bare system call costs {}: entering and leaving the kernel, the floor under every switch through the kernel and every creation here",
             quoted(&m.summary, m.unit)
         ));
     }
@@ -56,3 +56,7 @@ fn headlines(r: &ExperimentResult) -> Vec<Headline> {
         .into_iter()
         .collect()
 }
+
+#[cfg(test)]
+#[path = "syscall_tests.rs"]
+mod tests;
