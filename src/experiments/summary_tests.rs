@@ -216,7 +216,39 @@ const FINDING_SUBJECTS: &[(&str, &str)] = &[
         "parallel.program",
         "Linux Fu gained #.#x (# → # ms) with one fork",
     ),
+    ("spawn.methods", "starting a program"),
+    (
+        "spawn.launch",
+        "by the seed's protocol (# MiB heap, launch, sleep # µs, reap)",
+    ),
+    ("spawn.launch", "the seed's mean against the median"),
 ];
+
+/// Phrases past a finding's head that name its later subjects, each found
+/// in its experiment's findings in every run, whatever the verdict.
+const FINDING_PHRASES: &[(&str, &str)] = &[
+    (
+        "spawn.methods",
+        "; the exec'd program's own start-up is part of the bill: static ",
+    ),
+    ("spawn.launch", " on average (mean), fork against a thread "),
+    ("spawn.launch", "the seed's mean against the median: fork "),
+];
+
+/// Every phrase of [`FINDING_PHRASES`] in `r`'s findings, panicking with
+/// the findings when one is missing.
+fn phrases_found(r: &RunResults, what: &str) {
+    for (name, phrase) in FINDING_PHRASES {
+        let Some(e) = r.experiments.iter().find(|e| e.name == *name) else {
+            panic!("{what}: {name} not in the run");
+        };
+        let findings = (super::find(name).unwrap().analyze)(e).findings;
+        assert!(
+            findings.iter().any(|f| f.contains(phrase)),
+            "{what}: {name}: {phrase:?} missing in {findings:#?}"
+        );
+    }
+}
 
 /// A finding with its figures stripped: its head, up to the first ':' or
 /// ';', every digit run made '#'.
@@ -273,6 +305,7 @@ fn the_findings_keep_their_subjects_in_every_recorded_run_whatever_settled() {
             .collect(),
     );
     assert_eq!(expected, want, "the recorded run names every subject");
+    phrases_found(&base, "as measured");
     let scaled = |k: f64| {
         move |_: usize, m: &mut Metric| {
             let s = &mut m.summary;
@@ -300,6 +333,7 @@ fn the_findings_keep_their_subjects_in_every_recorded_run_whatever_settled() {
     ];
     for (what, r) in &cases {
         assert_eq!(sorted(finding_subjects(r)), expected, "{what}");
+        phrases_found(r, what);
     }
     // The matrix's three recorded runs: pingpong's lead subject in each.
     for run in ["alpha", "beta", "gamma"] {

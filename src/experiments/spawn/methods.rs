@@ -222,40 +222,53 @@ fn placement_findings(r: &ExperimentResult, placement: &str, why: &mut Vec<Strin
         return out;
     }
     // Starting a program, and what the program's own start-up adds: one
-    // finding.
+    // finding, with fixed subjects in every run (issue 39 item 9): a figure
+    // that did not settle is quoted with its mark and tells nothing apart.
+    let any = |method: &str| {
+        r.find(&LIFECYCLE_NS, &[(METHOD, method), (PLACEMENT, placement)])
+            .map(|m| &m.summary)
+    };
+    let shown = |s: &Summary| {
+        if s.unstable {
+            quoted(s, Unit::Ns)
+        } else {
+            figure(s, Unit::Ns)
+        }
+    };
     let mut start = Vec::new();
     if let (Some(fork), Some(vfork), Some(spawn)) = (
-        life(table::FORK_EXEC_STATIC.name()),
-        life(table::VFORK_EXEC_STATIC.name()),
-        life(table::POSIX_SPAWN.name()),
+        any(table::FORK_EXEC_STATIC.name()),
+        any(table::VFORK_EXEC_STATIC.name()),
+        any(table::POSIX_SPAWN.name()),
     ) {
         start.push(format!(
             "starting a program: fork+exec {}, vfork+exec {}, posix_spawn {}",
-            figure(fork, Unit::Ns),
-            figure(vfork, Unit::Ns),
-            figure(spawn, Unit::Ns)
+            shown(fork),
+            shown(vfork),
+            shown(spawn)
         ));
     }
     if let (Some(st), Some(dy)) = (
-        life(table::FORK_EXEC_STATIC.name()),
-        life("fork_exec_dynamic"),
+        any(table::FORK_EXEC_STATIC.name()),
+        any("fork_exec_dynamic"),
     ) {
         let d = dy.median - st.median;
-        start.push(if apart(st, dy) {
+        let verdict = if st.unstable || dy.unstable {
+            "the loader's share not told apart here: a figure did not settle".to_string()
+        } else if apart(st, dy) {
             format!(
-                "the exec'd program's own start-up is part of the bill: static {}, dynamically linked {} ({} {} with the loader)",
-                figure(st, Unit::Ns),
-                figure(dy, Unit::Ns),
+                "{} {} with the loader",
                 fmt_ns(d.abs()),
                 if d > 0.0 { "more" } else { "less" }
             )
         } else {
-            format!(
-                "a static and a dynamically linked program start in indistinguishable times here ({} and {})",
-                figure(st, Unit::Ns),
-                figure(dy, Unit::Ns)
-            )
-        });
+            "the loader's share not told apart here".to_string()
+        };
+        start.push(format!(
+            "the exec'd program's own start-up is part of the bill: static {}, dynamically linked {} ({verdict})",
+            shown(st),
+            shown(dy),
+        ));
     }
     if !start.is_empty() {
         out.push(start.join("; "));
