@@ -7,7 +7,7 @@
 //! ([`super::heap_image`]) give what each adds to fork.
 
 use super::engine::{push_launches, Launcher, CHILD_START_NS, LIFECYCLE_NS, PARENT_RETURN_NS};
-use super::heap_fit::{self, Trend};
+use super::heap_fit;
 use super::heap_image as image;
 use super::heap_untouched as untouched;
 use super::table::{self, CHOICES};
@@ -433,8 +433,11 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
     let base = base_thp(r);
+    // Every method measured, settled or not: the trend finding names each.
     let mut methods: Vec<String> = r
-        .metrics_named(&LIFECYCLE_NS)
+        .metrics
+        .iter()
+        .filter(|m| m.name == LIFECYCLE_NS.name)
         .filter_map(|m| m.label(METHOD).map(String::from))
         .collect();
     methods.sort();
@@ -465,7 +468,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         }
     }
     a.findings.extend(measured_causes(r));
-    a.findings.extend(trends(r, &methods, base));
+    a.findings.extend(heap_fit::trends(r, &methods, base));
     if let Some(h) = huge_pages(r) {
         a.findings.push(h);
         a.notes.push("on huge pages VmPTE barely changes, because the kernel keeps a spare page table deposited for every huge page in case it must be split".into());
@@ -473,22 +476,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     a.findings.extend(untouched::finding(r, base));
     a.notes.extend(untouched::seed_row_note(r, base));
     a.findings.extend(image::findings(r));
-    let trend = |m: &str| heap_fit::trend(&heap_fit::spanning(r, m, base));
-    if trend(table::FORK_EXEC_STATIC.name()) == Some(Trend::Grows)
-        && matches!(
-            trend(table::POSIX_SPAWN.name()),
-            Some(Trend::Flat | Trend::Lower)
-        )
-    {
-        let vfork = if matches!(trend(table::VFORK.name()), Some(Trend::Flat | Trend::Lower)) {
-            " or vfork"
-        } else {
-            ""
-        };
-        a.findings.push(format!(
-            "advice: a process with a large heap that must start programs should use posix_spawn{vfork}, whose cost was not seen to grow with the heap here (its intervals at the smallest and largest heap overlap, or it was lower); fork+exec pays for copying the page tables first"
-        ));
-    }
+    a.findings.extend(heap_fit::advice(r, base));
     let p = picks(r);
     a.headlines
         .extend(fork_vs_thread(&p).into_iter().chain(program_start(&p)));
@@ -543,52 +531,6 @@ fn measured_causes(r: &ExperimentResult) -> Vec<String> {
             ))
         })
         .collect()
-}
-
-/// Every method's trend in one sentence: the ones that grow with their
-/// figures at the smallest and the largest heap, the others by name (each
-/// method's sentence is in the notes).
-fn trends(r: &ExperimentResult, methods: &[String], base: &str) -> Option<String> {
-    let (mut grows, mut flat, mut lower) = (Vec::new(), Vec::<String>::new(), Vec::new());
-    for m in methods {
-        let pts = heap_fit::spanning(r, m, base);
-        let (Some(t), Some(&(from_b, from)), Some(&(to_b, to))) =
-            (heap_fit::trend(&pts), pts.first(), pts.last())
-        else {
-            continue;
-        };
-        match t {
-            Trend::Grows => grows.push(format!(
-                "{m} {} at {} → {} at {}",
-                fmt_ns(from.median),
-                fmt_size(from_b),
-                fmt_ns(to.median),
-                fmt_size(to_b)
-            )),
-            Trend::Flat => flat.push(format!("{m} ({} → {})", fmt_size(from_b), fmt_size(to_b))),
-            Trend::Lower => lower.push(m.as_str()),
-        }
-    }
-    let mut parts = Vec::new();
-    if !grows.is_empty() {
-        parts.push(format!(
-            "launch+reap grows with the heap for {}",
-            grows.join(", ")
-        ));
-    }
-    if !flat.is_empty() {
-        parts.push(format!(
-            "no growth is told apart (the intervals at the smallest and largest heap overlap) for {}",
-            flat.join(", ")
-        ));
-    }
-    if !lower.is_empty() {
-        parts.push(format!(
-            "it is lower at the largest heap, which is not the heap's doing, for {}",
-            lower.join(", ")
-        ));
-    }
-    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// The `thp` label of the heap points without huge-page advice: "system"

@@ -5,6 +5,7 @@
 //! look better than it is.
 
 use super::engine::LIFECYCLE_NS;
+use super::table;
 use crate::experiments::prelude::*;
 use crate::metric::key::{CALL, HEAP_BYTES, METHOD, THP};
 use crate::stats::Summary;
@@ -179,4 +180,84 @@ pub fn growth(method: &str, points: &[(u64, &Summary)]) -> Option<String> {
 /// A difference with its sign, never clamped.
 pub fn signed_ns(ns: f64) -> String {
     fmt_delta(ns, Unit::Ns)
+}
+
+/// What a method's trend says, in the advice's words.
+fn seen(t: Option<Trend>) -> &'static str {
+    match t {
+        Some(Trend::Grows) => "grows with the heap",
+        Some(Trend::Flat) => "was not seen to grow with the heap (its intervals at the smallest and largest heap overlap)",
+        Some(Trend::Lower) => "was lower at the largest heap",
+        None => "not told apart (an end did not settle)",
+    }
+}
+
+/// The advice for a process with a large heap that starts programs, with
+/// fixed subjects (issue 39 item 9): posix_spawn, vfork and fork+exec each
+/// with its own verdict, in every run that measured fork+exec and
+/// posix_spawn.
+pub fn advice(r: &ExperimentResult, base: &str) -> Option<String> {
+    let measured = |m: &str| !all_by_heap(r, m, base).is_empty();
+    let (exec, spawn, vfork) = (
+        table::FORK_EXEC_STATIC.name(),
+        table::POSIX_SPAWN.name(),
+        table::VFORK.name(),
+    );
+    if !measured(exec) || !measured(spawn) {
+        return None;
+    }
+    let trend = |m: &str| trend(&spanning(r, m, base));
+    let flat = |m: &str| matches!(trend(m), Some(Trend::Flat | Trend::Lower));
+    let vfork_text = if measured(vfork) {
+        seen(trend(vfork))
+    } else {
+        "not measured"
+    };
+    let use_ = if trend(exec) == Some(Trend::Grows) && flat(spawn) {
+        let or_vfork = if flat(vfork) { " or vfork" } else { "" };
+        format!("use posix_spawn{or_vfork}: fork+exec pays for copying the page tables first")
+    } else {
+        "no method is told apart as the cheaper one with a large heap here".to_string()
+    };
+    Some(format!(
+        "advice for a process with a large heap that must start programs: posix_spawn {}, vfork {vfork_text}, fork+exec {}; {use_}",
+        seen(trend(spawn)),
+        seen(trend(exec)),
+    ))
+}
+
+/// Every method's trend in one sentence, each method with its own verdict
+/// (fixed subjects, issue 39 item 9): its figures at the smallest and the
+/// largest heap, then whether it grows (each method's sentence is in the
+/// notes).
+pub fn trends(r: &ExperimentResult, methods: &[String], base: &str) -> Option<String> {
+    let mut parts = Vec::new();
+    for m in methods {
+        let all = all_by_heap(r, m, base);
+        let (Some(&(from_b, from)), Some(&(to_b, to))) = (all.first(), all.last()) else {
+            continue;
+        };
+        let (from, to) = (&from.summary, &to.summary);
+        let verdict = match trend(&spanning(r, m, base)) {
+            Some(Trend::Grows) => "grows",
+            Some(Trend::Flat) => "no growth told apart",
+            Some(Trend::Lower) => "lower at the largest heap, not the heap's doing",
+            None => "not told apart: an end did not settle",
+        };
+        parts.push(format!(
+            "{m} {}{} at {} → {}{} at {} ({verdict})",
+            fmt_ns(from.median),
+            from.spaced_mark(),
+            fmt_size(from_b),
+            fmt_ns(to.median),
+            to.spaced_mark(),
+            fmt_size(to_b)
+        ));
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "launch+reap against the heap, smallest to largest (grows: the intervals at the two ends part): {}",
+            parts.join("; ")
+        )
+    })
 }

@@ -41,15 +41,17 @@ fn fork_is_compared_with_a_thread_at_the_smallest_heap_and_grows_per_page() {
     let all = a.findings.join("\n");
     // One finding names every method's trend; each method's sentence is a
     // note.
+    let trend = a
+        .findings
+        .iter()
+        .find(|f| f.starts_with("launch+reap against the heap, smallest to largest"))
+        .expect("the trend finding");
+    assert!(trend.contains(": fork "), "{trend}");
+    assert!(trend.contains(" at 200 MiB (grows)"), "{trend}");
     assert!(
-        all.contains("launch+reap grows with the heap for fork "),
-        "{all}"
-    );
-    assert!(
-        all.contains(
-            "no growth is told apart (the intervals at the smallest and largest heap overlap) for pthread_create (0 B → 200 MiB)"
-        ),
-        "{all}"
+        trend.contains("pthread_create 10.0 µs at 0 B → ")
+            && trend.contains(" at 200 MiB (no growth told apart)"),
+        "{trend}"
     );
     let notes = a.notes.join("\n");
     assert!(notes.contains("fork grows with the heap"), "{notes}");
@@ -75,7 +77,7 @@ fn a_method_lower_at_the_largest_heap_is_not_called_flat() {
     assert!(!all.contains("no growth"), "{all}");
     let f = a.findings.join("\n");
     assert!(
-        f.contains("lower at the largest heap, which is not the heap's doing, for pthread_create"),
+        f.contains("pthread_create 50.0 µs at 0 B → 25.0 µs at 1 GiB (lower at the largest heap, not the heap's doing)"),
         "{f}"
     );
 }
@@ -84,7 +86,7 @@ fn a_method_lower_at_the_largest_heap_is_not_called_flat() {
 fn no_trend_is_read_off_the_middle_points_when_an_end_did_not_settle() {
     // fork grows from 0 B to 1 GiB, but its 0 B series did not settle: the
     // two largest heaps that remain overlap, and saying fork stays flat
-    // would be false. Nothing is said of fork's trend.
+    // would be false. fork is named, its trend not told apart.
     let mib = 1u64 << 20;
     let mut wide = lifecycle("fork", 512 * mib, "system", 35e6);
     wide.summary.ci95_lo = 2.5e6;
@@ -99,8 +101,16 @@ fn no_trend_is_read_off_the_middle_points_when_an_end_did_not_settle() {
     let a = analyze(&r);
     let all = format!("{}\n{}", a.findings.join("\n"), a.notes.join("\n"));
     assert!(!a.notes.iter().any(|n| n.starts_with("fork ")), "{all}");
-    assert!(!all.contains(" fork ("), "{all}");
-    assert!(all.contains("for vfork (0 B → 1 GiB)"), "{all}");
+    assert!(
+        all.contains(
+            "fork 180 µs ! at 0 B → 39.0 ms at 1 GiB (not told apart: an end did not settle)"
+        ),
+        "{all}"
+    );
+    assert!(
+        all.contains("vfork 30.0 µs at 0 B → 30.0 µs at 1 GiB (no growth told apart)"),
+        "{all}"
+    );
 }
 
 #[test]
@@ -425,4 +435,49 @@ fn the_cause_of_forks_cost_is_the_measured_one_at_the_largest_sampled_heap() {
         vec!["fork at 1 GiB: 80.0% [72.0%, 84.0%] of its sampled CPU time in copy_page_range (copying the page tables), measured (--why: 390 samples in 8 rounds)".to_string()]
     );
     assert!(measured_causes(&result(vec![])).is_empty());
+}
+
+#[test]
+fn the_advice_names_posix_spawn_vfork_and_fork_exec_whatever_settled() {
+    let gib = 1u64 << 30;
+    let points = |spawn_end: Metric| {
+        vec![
+            lifecycle("fork_exec_static", 0, "system", 600e3),
+            lifecycle("fork_exec_static", gib, "system", 30e6),
+            lifecycle("posix_spawn", 0, "system", 500e3),
+            spawn_end,
+            lifecycle("vfork", 0, "system", 10e3),
+            lifecycle("vfork", gib, "system", 10e3),
+        ]
+    };
+    let advice = |r: &ExperimentResult| {
+        analyze(r)
+            .findings
+            .into_iter()
+            .find(|f| f.starts_with("advice for a process with a large heap"))
+            .expect("the advice")
+    };
+    let settled = advice(&result(points(lifecycle(
+        "posix_spawn",
+        gib,
+        "system",
+        500e3,
+    ))));
+    assert!(
+        settled.contains(": posix_spawn was not seen to grow")
+            && settled.contains(", vfork was not seen to grow")
+            && settled.contains(", fork+exec grows with the heap; use posix_spawn or vfork"),
+        "{settled}"
+    );
+    let flagged = advice(&result(points(unsettled(lifecycle(
+        "posix_spawn",
+        gib,
+        "system",
+        500e3,
+    )))));
+    assert!(
+        flagged.contains(": posix_spawn not told apart (an end did not settle)")
+            && flagged.contains("; no method is told apart as the cheaper one"),
+        "{flagged}"
+    );
 }
