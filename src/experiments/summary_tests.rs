@@ -230,6 +230,10 @@ const FINDING_SUBJECTS: &[(&str, &str)] = &[
         "spawn.heap",
         "advice for a process with a large heap that must start programs",
     ),
+    (
+        "spawn.heap",
+        "what extras add to fork, which copies every mapping and the descriptor table (the child's exit tears them down)",
+    ),
 ];
 
 /// Phrases past a finding's head that name its later subjects, each found
@@ -247,6 +251,8 @@ const FINDING_PHRASES: &[(&str, &str)] = &[
     ("spawn.heap", ": posix_spawn "),
     ("spawn.heap", ", vfork "),
     ("spawn.heap", ", fork+exec "),
+    ("spawn.heap", ": each extra one-page mapping adds "),
+    ("spawn.heap", "; each extra open descriptor adds "),
 ];
 
 /// Every phrase of [`FINDING_PHRASES`] in `r`'s findings, panicking with

@@ -253,55 +253,64 @@ pub fn slope<'a>(r: &'a ExperimentResult, metric: &MetricSpec, kind: &str) -> Op
     })
 }
 
-/// One finding for the extras: what each kind adds to fork+reap and to
-/// fork's return, a difference stated only when the intervals are apart.
+/// One finding for the extras, with fixed subjects (issue 39 item 9): each
+/// kind measured, with what it adds to fork+reap and to fork's return, a
+/// difference stated only when the intervals are apart, a figure that did
+/// not settle quoted with its mark and told apart from nothing.
 pub fn findings(r: &ExperimentResult) -> Vec<String> {
     let mut parts = Vec::new();
-    let mut priced = false;
+    // (count, with, without), settled or not.
+    let sides = |metric: &MetricSpec, kind: &str| {
+        let without = r.find(metric, &[(METHOD, table::FORK.name()), (EXTRA, "none")])?;
+        let m = r.find(metric, &[(METHOD, table::FORK.name()), (EXTRA, kind)])?;
+        Some((m.label_num(COUNT)?, &m.summary, &without.summary))
+    };
+    let shown = |s: &Summary| {
+        if s.unstable {
+            quoted(s, Unit::Ns)
+        } else {
+            figure(s, Unit::Ns)
+        }
+    };
+    let clause = |metric: &MetricSpec, kind: &str, target: &str| {
+        match sides(metric, kind) {
+        None => format!("nothing measured to {target}"),
+        Some((_, with, without)) if with.unstable || without.unstable => {
+            format!("nothing told apart to {target} (a figure did not settle)")
+        }
+        Some(_) => match slope(r, metric, kind) {
+            Some(s) if !apart(s.with, s.without) => {
+                format!("nothing told apart to {target} (the intervals overlap)")
+            }
+            Some(s) if s.per.ns >= 0.0 && s.count > 0 => format!("{} to {target}", s.per.text()),
+            Some(_) => format!(
+                "nothing to {target} that copying could explain: it was faster with them, so something else changed between the series"
+            ),
+            None => format!("nothing told apart to {target} (no interval)"),
+        },
+    }
+    };
     for (kind, one, many) in [
         ("mappings", "one-page mapping", "mappings"),
         ("fds", "open descriptor", "descriptors"),
     ] {
-        let (Some(life), parent) = (
-            slope(r, &IMAGE_LIFECYCLE_NS, kind),
-            slope(r, &IMAGE_PARENT_RETURN_NS, kind),
-        ) else {
+        let Some((count, with, without)) = sides(&IMAGE_LIFECYCLE_NS, kind) else {
             continue;
         };
-        let n = group_digits(life.count as i64);
-        let sides = format!(
-            "fork+reap {} with {n} extra {many}, {} without",
-            figure(life.with, Unit::Ns),
-            figure(life.without, Unit::Ns)
-        );
-        if !apart(life.with, life.without) {
-            parts.push(format!(
-                "{n} extra {many} do not change fork+reap measurably here ({sides}: the intervals overlap)"
-            ));
-        } else if life.per.ns < 0.0 {
-            parts.push(format!(
-                "fork+reap is faster with {n} extra {many} here ({sides}): copying them cannot make it faster, so something else changed between the series"
-            ));
-        } else {
-            priced = true;
-            let to_parent = parent
-                .filter(|p| apart(p.with, p.without))
-                .map_or(String::new(), |p| {
-                    format!(" and {} to fork's return to the parent", p.per.text())
-                });
-            parts.push(format!(
-                "each extra {one} adds {} to fork+reap here{to_parent} ({sides})",
-                life.per.text()
-            ));
-        }
+        let n = group_digits(count as i64);
+        parts.push(format!(
+            "each extra {one} adds {} and {} (fork+reap {} with {n} extra {many}, {} without)",
+            clause(&IMAGE_LIFECYCLE_NS, kind, "fork+reap"),
+            clause(&IMAGE_PARENT_RETURN_NS, kind, "fork's return to the parent"),
+            shown(with),
+            shown(without)
+        ));
     }
     if parts.is_empty() {
         return Vec::new();
     }
-    let why = if priced {
-        ": fork copies every mapping and the descriptor table, and the child's exit tears them down"
-    } else {
-        ""
-    };
-    vec![format!("{}{why}", parts.join("; "))]
+    vec![format!(
+        "what extras add to fork, which copies every mapping and the descriptor table (the child's exit tears them down): {}",
+        parts.join("; ")
+    )]
 }
