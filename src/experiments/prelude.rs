@@ -16,8 +16,8 @@ pub use crate::results::{
 };
 pub use crate::stats::compare_text::{
     amount, apart, bounds_nothing, compare, difference, figure, fmt_delta, fmt_ratio, order,
-    quoted, ratio_text, share, share_text, summary_bounds, summary_ratio, versus, Difference,
-    Order, Share,
+    quoted, ratio_text, share, share_text, shown, summary_bounds, summary_ratio, versus,
+    Difference, Order, Share,
 };
 pub use crate::stats::contrast;
 pub use crate::stats::Summary;

@@ -236,6 +236,17 @@ pub fn summary_ratio(a: &Summary, b: &Summary) -> String {
     }
 }
 
+/// A finding's figure whatever its state, so that its subject stays:
+/// [`figure`] (the median and its interval) when the series settled,
+/// [`quoted`] (the median with its mark and why) when it is flagged.
+pub fn shown(s: &Summary, unit: Unit) -> String {
+    if s.unstable {
+        quoted(s, unit)
+    } else {
+        figure(s, unit)
+    }
+}
+
 /// A median with its interval: "2.59 µs [2.50 µs, 2.70 µs]", and what the
 /// interval is when it is not a 95% one: "[…; min–max of 3, 75%]".
 pub fn figure(s: &Summary, unit: Unit) -> String {

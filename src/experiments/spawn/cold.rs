@@ -300,13 +300,6 @@ fn cold_findings(r: &ExperimentResult) -> Vec<String> {
         r.find(&CHILD_START_NS, &[(METHOD, method), (CALL, call)])
             .map(|m| &m.summary)
     };
-    let shown = |s: &Summary| {
-        if s.unstable {
-            quoted(s, Unit::Ns)
-        } else {
-            figure(s, Unit::Ns)
-        }
-    };
     for m in [table::FORK.name(), table::PTHREAD_CREATE.name()] {
         if let (Some(first), Some(steady)) = (any(m, "first"), any(m, "steady")) {
             let how = if first.unstable || steady.unstable {
@@ -318,8 +311,8 @@ fn cold_findings(r: &ExperimentResult) -> Vec<String> {
             };
             out.push(format!(
                 "{m}: the first call in a fresh process reaches the child in {}, the steady state in {} ({how})",
-                shown(first),
-                shown(steady),
+                shown(first, Unit::Ns),
+                shown(steady, Unit::Ns),
             ));
         }
     }
@@ -340,8 +333,8 @@ fn cold_findings(r: &ExperimentResult) -> Vec<String> {
         ) {
             out.push(format!(
                 "why the seeds disagree: cold, to the child's first instruction (Sysel's measure), a thread ({}) against a fork ({}) is not told apart here: a figure did not settle",
-                shown(t),
-                shown(f)
+                shown(t, Unit::Ns),
+                shown(f, Unit::Ns)
             ));
         }
         return out;

@@ -265,13 +265,6 @@ pub fn findings(r: &ExperimentResult) -> Vec<String> {
         let m = r.find(metric, &[(METHOD, table::FORK.name()), (EXTRA, kind)])?;
         Some((m.label_num(COUNT)?, &m.summary, &without.summary))
     };
-    let shown = |s: &Summary| {
-        if s.unstable {
-            quoted(s, Unit::Ns)
-        } else {
-            figure(s, Unit::Ns)
-        }
-    };
     let clause = |metric: &MetricSpec, kind: &str, target: &str| {
         match sides(metric, kind) {
         None => format!("nothing measured to {target}"),
@@ -302,8 +295,8 @@ pub fn findings(r: &ExperimentResult) -> Vec<String> {
             "each extra {one} adds {} and {} (fork+reap {} with {n} extra {many}, {} without)",
             clause(&IMAGE_LIFECYCLE_NS, kind, "fork+reap"),
             clause(&IMAGE_PARENT_RETURN_NS, kind, "fork's return to the parent"),
-            shown(with),
-            shown(without)
+            shown(with, Unit::Ns),
+            shown(without, Unit::Ns)
         ));
     }
     if parts.is_empty() {

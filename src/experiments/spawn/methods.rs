@@ -228,13 +228,6 @@ fn placement_findings(r: &ExperimentResult, placement: &str, why: &mut Vec<Strin
         r.find(&LIFECYCLE_NS, &[(METHOD, method), (PLACEMENT, placement)])
             .map(|m| &m.summary)
     };
-    let shown = |s: &Summary| {
-        if s.unstable {
-            quoted(s, Unit::Ns)
-        } else {
-            figure(s, Unit::Ns)
-        }
-    };
     let mut start = Vec::new();
     if let (Some(fork), Some(vfork), Some(spawn)) = (
         any(table::FORK_EXEC_STATIC.name()),
@@ -243,9 +236,9 @@ fn placement_findings(r: &ExperimentResult, placement: &str, why: &mut Vec<Strin
     ) {
         start.push(format!(
             "starting a program: fork+exec {}, vfork+exec {}, posix_spawn {}",
-            shown(fork),
-            shown(vfork),
-            shown(spawn)
+            shown(fork, Unit::Ns),
+            shown(vfork, Unit::Ns),
+            shown(spawn, Unit::Ns)
         ));
     }
     if let (Some(st), Some(dy)) = (
@@ -266,8 +259,8 @@ fn placement_findings(r: &ExperimentResult, placement: &str, why: &mut Vec<Strin
         };
         start.push(format!(
             "the exec'd program's own start-up is part of the bill: static {}, dynamically linked {} ({verdict})",
-            shown(st),
-            shown(dy),
+            shown(st, Unit::Ns),
+            shown(dy, Unit::Ns),
         ));
     }
     if !start.is_empty() {

@@ -467,11 +467,7 @@ fn switch_path(r: &ExperimentResult) -> Option<(String, String)> {
     };
     let finding = format!(
         "same CPU, {m} (the seed's method): {} per switch is the round trip / 2 (raw): {includes}{}",
-        if s.unstable {
-            quoted(s, Unit::Ns)
-        } else {
-            figure(s, Unit::Ns)
-        },
+        shown(s, Unit::Ns),
         process_switch(r)
     );
     let Some(n) = r.median(&SWITCHES_PER_ROUND_TRIP, &at(m, SAME_CPU.name())) else {

@@ -369,11 +369,7 @@ pub fn bound(d: &Difference, more: &str, less: &str) -> Option<String> {
 
 /// A series' figure: median and interval, with the flag when flagged.
 pub(super) fn fig(s: &Summary) -> String {
-    if s.unstable {
-        quoted(s, Unit::Ns)
-    } else {
-        figure(s, Unit::Ns)
-    }
+    shown(s, Unit::Ns)
 }
 
 /// A series' summary at one variant.
