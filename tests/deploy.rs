@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::tasklab;
+use common::{report_stdout, tasklab};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -314,20 +314,11 @@ fn the_prometheus_rules_cover_every_summary_family_tasklab_writes() {
         "the rules test does not load the rules"
     );
     let out_dir = tempfile::tempdir().unwrap();
-    let out = tasklab()
-        .arg("report")
-        .arg(root().join("tests/data/report-results.json"))
-        .arg("--out")
-        .arg(out_dir.path().join("report"))
-        .args(["--export-openmetrics", "-"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = report_stdout(
+        &root().join("tests/data/report-results.json"),
+        &out_dir.path().join("report"),
+        &["--export-openmetrics", "-"],
     );
-    let text = String::from_utf8_lossy(&out.stdout);
     let written: Vec<&str> = text
         .lines()
         .filter_map(|l| l.strip_prefix("# TYPE "))

@@ -23,6 +23,17 @@ fn knob(path: &str, value: &str) -> Knob {
     }
 }
 
+/// A record held by a live run: our parent's (cargo's test runner or a
+/// shell), which outlives the test.
+fn live_record(old: Vec<Knob>) -> Record {
+    let ppid = std::os::unix::process::parent_id() as i32;
+    Record {
+        pid: ppid,
+        start_ticks: crate::sys::procfs::start_ticks(ppid),
+        old,
+    }
+}
+
 fn set() -> Vec<Knob> {
     vec![knob(POLL_NS, "200000"), knob(GOVERNOR, "haltpoll")]
 }
@@ -85,17 +96,7 @@ fn only_paths_under_sys_are_written() {
 fn a_live_runs_record_is_not_applied() {
     let d = fake_root();
     let root = d.path();
-    // Our parent (cargo's test runner or a shell) is alive.
-    let ppid = std::os::unix::process::parent_id() as i32;
-    write_record(
-        root,
-        &Record {
-            pid: ppid,
-            start_ticks: crate::sys::procfs::start_ticks(ppid),
-            old: vec![knob(POLL_NS, "7")],
-        },
-    )
-    .unwrap();
+    write_record(root, &live_record(vec![knob(POLL_NS, "7")])).unwrap();
     let e = hold(root, &set()).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::ResourceBusy, "{e}");
     assert_eq!(read(root, POLL_NS).unwrap(), "0", "nothing written");
@@ -268,17 +269,8 @@ fn a_scheduler_feature_is_read_as_its_flag_and_restored_as_it_was() {
 fn a_killed_workers_feature_is_restored_from_its_own_record() {
     let d = features_root("TTWU_QUEUE\n");
     let root = d.path();
-    // The run's live record (our parent's pid) does not block the worker's.
-    let ppid = std::os::unix::process::parent_id() as i32;
-    write_record(
-        root,
-        &Record {
-            pid: ppid,
-            start_ticks: crate::sys::procfs::start_ticks(ppid),
-            old: vec![],
-        },
-    )
-    .unwrap();
+    // The run's live record (our parent's) does not block the worker's.
+    write_record(root, &live_record(vec![])).unwrap();
     // A worker that is gone: its pid no longer names a live process.
     let mut gone = Command::new("true").spawn().unwrap();
     let pid = gone.id() as i32;
