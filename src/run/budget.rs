@@ -1,7 +1,9 @@
 //! The run's time shared out. Every point first gets the profile's minimum
-//! rounds, and the points that carry the Summary's quantities the profile's
-//! rounds ([`summary_points`]); then, until the budget is spent, passes of
-//! one more round each go to the points where a round buys the most
+//! rounds, and the points that carry the Summary's quantities
+//! ([`summary_points`]) the profile's Summary minimum; then, until the
+//! budget is spent, the Summary's points get the rest of the profile's
+//! rounds, a layer at a time, the cheapest first ([`top_up`]), and passes
+//! of one more round each go to the points where a round buys the most
 //! precision per second ([`pass`]), in a shuffled order. Also when the
 //! run's measuring ends ([`deadline_s`]) and the time left the progress
 //! line shows ([`left_s`]). Pure: costs, rounds and widths in, choices
@@ -104,6 +106,29 @@ pub fn pass(points: &[Point], target: f64, left_s: f64, max_rounds: usize) -> Ve
         let fits = spent + c <= room || (chosen.len() < 2 && spent + c <= left_s);
         if fits {
             spent += c;
+            chosen.push(i);
+        }
+    }
+    chosen
+}
+
+/// One layer of the Summary's rounds beyond its minimum: of the Summary's
+/// points still below the profile's rounds, each `costs[i]` seconds a
+/// round, the cheapest first while their sum fits in `left_s`. Indices
+/// into `costs`, cheapest first; empty when none fits. On a slow host the
+/// dearest points (a 1 GiB heap, the seed's whole program) are the ones
+/// left at the minimum, and the Summary's last line says how many rounds
+/// each got.
+pub fn top_up(costs: &[f64], left_s: f64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..costs.len())
+        .filter(|&i| costs[i].is_finite() && costs[i] >= 0.0)
+        .collect();
+    order.sort_by(|&a, &b| costs[a].total_cmp(&costs[b]).then(a.cmp(&b)));
+    let mut spent = 0.0;
+    let mut chosen = Vec::new();
+    for i in order {
+        if spent + costs[i] <= left_s {
+            spent += costs[i];
             chosen.push(i);
         }
     }

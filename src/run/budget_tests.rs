@@ -231,3 +231,18 @@ fn the_summary_quantities_points_are_found_by_their_labels() {
     // Nothing measured yet: nothing to pick.
     assert!(summary_points(exp, &[]).is_empty());
 }
+
+#[test]
+fn a_summary_layer_takes_the_cheapest_points_that_fit() {
+    // Everything fits: every point, cheapest first.
+    assert_eq!(top_up(&[3.0, 1.0, 2.0], 10.0), vec![1, 2, 0]);
+    // 1 + 2 fit in 4 s; the 3 s point would overrun, so it keeps its rounds.
+    assert_eq!(top_up(&[3.0, 1.0, 2.0], 4.0), vec![1, 2]);
+    // A dear point past the time left does not stop a cheaper one after it.
+    assert_eq!(top_up(&[5.0, 0.5], 1.0), vec![1]);
+    // Nothing fits, or nothing is left: an empty layer ends the top-up.
+    assert!(top_up(&[3.0, 2.0], 1.0).is_empty());
+    assert!(top_up(&[], 10.0).is_empty());
+    // A cost not measured (NaN) is never chosen.
+    assert_eq!(top_up(&[f64::NAN, 1.0], 10.0), vec![1]);
+}

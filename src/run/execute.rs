@@ -298,7 +298,9 @@ fn rounds_s(plan: &Plan, pending: &[Pending], costs: &[Vec<f64>]) -> f64 {
 
 /// Once every point of experiment `e` has a round in (or failed), the
 /// points that carry the Summary's quantities get the rest of the profile's
-/// rounds, spread over what is left of the queue (`budget::spread`).
+/// Summary minimum (`Sizing::summary_min_rounds`), spread over what is left
+/// of the queue (`budget::spread`); the rest of its rounds come from the
+/// budget (`summary_layer`).
 /// Returns the jobs added.
 fn summary_rounds(
     plan: &Plan,
@@ -323,7 +325,7 @@ fn summary_rounds(
     let mut added = 0;
     for pt in live {
         let have = state.next_round[pt];
-        let need = plan.sizing.rounds.saturating_sub(have);
+        let need = plan.sizing.summary_min_rounds.saturating_sub(have);
         let at = budget::spread(queue.len(), need, |m| rng.random_range(0..m));
         for (k, i) in at.into_iter().enumerate() {
             let slot = Slot {
@@ -340,6 +342,35 @@ fn summary_rounds(
     state.jobs += added;
     state.jobs_left += added;
     added
+}
+
+/// The next layer of the Summary's rounds beyond its minimum: a round of
+/// each Summary point still below the profile's rounds, the cheapest first
+/// while they fit in `left_s` seconds (`budget::top_up`). Empty when every
+/// Summary point has the profile's rounds or none fits.
+fn summary_layer(
+    plan: &Plan,
+    pending: &[Pending],
+    costs: &[Vec<f64>],
+    left_s: f64,
+) -> Vec<(usize, usize)> {
+    let mut keys = Vec::new();
+    for (e, state) in pending.iter().enumerate() {
+        if state.failed.is_some() || state.extra_failed {
+            continue;
+        }
+        for &pt in state.summary.iter().flatten() {
+            let failed = state.failed_points.iter().any(|(f, _)| *f == pt);
+            if !failed && state.next_round[pt] < plan.sizing.rounds {
+                keys.push((e, pt));
+            }
+        }
+    }
+    let layer: Vec<f64> = keys.iter().map(|&(e, pt)| costs[e][pt]).collect();
+    budget::top_up(&layer, left_s)
+        .into_iter()
+        .map(|i| keys[i])
+        .collect()
 }
 
 /// Complete rounds an interrupted experiment needs for figures of its own:
@@ -548,11 +579,15 @@ fn adaptive_rounds(
             pending[e].reached.extend(reached);
         }
         let left = deadline - started.elapsed().as_secs_f64();
-        let mut chosen: Vec<(usize, usize)> =
-            budget::pass(&points, target.precision, left, MAX_ROUNDS)
+        // The Summary's rounds come first; then the passes for precision.
+        let mut chosen = summary_layer(plan, pending, &costs, left);
+        let adaptive = chosen.is_empty();
+        if adaptive {
+            chosen = budget::pass(&points, target.precision, left, MAX_ROUNDS)
                 .into_iter()
                 .map(|i| keys[i])
                 .collect();
+        }
         if chosen.is_empty() {
             return Ok(());
         }
@@ -560,7 +595,7 @@ fn adaptive_rounds(
         budget::not_first(&mut chosen, last.as_ref());
         on(Event::More {
             jobs: chosen.len(),
-            adaptive: true,
+            adaptive,
         })?;
         let mut queued_s: f64 = chosen.iter().map(|&(e, pt)| costs[e][pt]).sum();
         for (e, point) in chosen {
