@@ -470,11 +470,11 @@ pub fn measured_sentence(r: &RunResults) -> String {
 }
 
 /// How many of the run's series have an interval that reaches past their
-/// least or greatest sample, counted from the file, and why (issue 39): an
-/// interval that holds the run-to-run noise (`stats::rounds::
-/// widen_by_run_noise`) is widened for what one run's samples cannot show,
-/// and one of fewer than [`BOUNDED_FROM`] rounds is widened for its few
-/// rounds and not held within the samples. None when no interval does.
+/// least or greatest sample, counted from the file, and why (issue 39): one
+/// of [`BOUNDED_FROM`] rounds or more is held within the samples and then
+/// widened by the run-to-run noise (`stats::rounds::widen_by_run_noise`),
+/// for what one run's samples cannot show; one of fewer rounds is widened
+/// for its few rounds and not held within them. None when no interval does.
 pub(super) fn past_the_samples(r: &RunResults) -> Option<String> {
     let all: Vec<&crate::stats::Summary> = r
         .experiments
@@ -488,17 +488,35 @@ pub(super) fn past_the_samples(r: &RunResults) -> Option<String> {
     if past.is_empty() {
         return None;
     }
-    let noise = past.iter().filter(|s| s.run_noise.is_some()).count();
-    let few = past.iter().filter(|s| s.rounds < BOUNDED_FROM).count();
+    const NOISE: &str = "the run-to-run noise (what one run's samples cannot show: the host's state from one run to the next)";
+    let many = |noise: bool| {
+        past.iter()
+            .filter(|s| s.rounds >= BOUNDED_FROM && s.run_noise.is_some() == noise)
+            .count()
+    };
+    let few: Vec<_> = past.iter().filter(|s| s.rounds < BOUNDED_FROM).collect();
     let mut why = Vec::new();
-    if noise > 0 {
+    if many(true) > 0 {
         why.push(format!(
-            "{noise} of them hold the run-to-run noise (what one run's samples cannot show: the host's state from one run to the next), which widens an interval past them"
+            "{} with {BOUNDED_FROM} rounds or more, whose interval is held within the samples and then widened by {NOISE}",
+            many(true)
         ));
     }
-    if few > 0 {
+    if many(false) > 0 {
         why.push(format!(
-            "{few} of them have fewer than {BOUNDED_FROM} rounds, whose interval is widened for their few rounds and not held within the samples"
+            "{} with {BOUNDED_FROM} rounds or more and no run-to-run noise recorded (a file from before its interval was held within the samples)",
+            many(false)
+        ));
+    }
+    if !few.is_empty() {
+        why.push(format!(
+            "{} with fewer than {BOUNDED_FROM} rounds, whose interval is widened for its few rounds and not held within the samples{}",
+            few.len(),
+            if few.iter().any(|s| s.run_noise.is_some()) {
+                format!(", and widened by {NOISE}")
+            } else {
+                String::new()
+            }
         ));
     }
     Some(format!(
