@@ -579,7 +579,14 @@ fn amdahl_sentence(
         .filter(|m| m.summary.median > best)
         .collect();
     let (verb, after) = if past.is_empty() {
-        ("at most".to_string(), String::new())
+        // With no upper end to its interval the bound holds only by the
+        // medians, and says so.
+        let verb = if hi.is_some() {
+            "at most"
+        } else {
+            "at most, by the medians,"
+        };
+        (verb.to_string(), String::new())
     } else if past
         .iter()
         .any(|m| hi.is_some_and(|hi| m.summary.ci95_lo > hi))

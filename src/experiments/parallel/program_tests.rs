@@ -213,7 +213,12 @@ fn parts_larger_than_the_whole_are_measured_apart() {
         run1.contains("takes 947 ms serially; measured apart, mapping and filling 421.6 MiB takes 639 ms and the average 339 ms"),
         "{run1}"
     );
-    assert!(run1.contains("at most 1.22x ["), "{run1}");
+    // The least serial end, (528 - 614) / 528 ms, is below 0%: "at most"
+    // holds by the medians only, and says so (issue 39).
+    assert!(
+        run1.contains("at most, by the medians, 1.22x [1.05x, no bound]"),
+        "{run1}"
+    );
     let holds = &findings(&r(985e6, 970e6, 1000e6))[0];
     assert!(
         holds.contains("985 ms serially, of which mapping and filling"),
