@@ -481,7 +481,7 @@ fn across_cpus_reason(
         _ => "within the seed's range".to_string(),
     };
     let mut parts = vec![format!(
-        "only across CPUs: on one CPU ({}) the same figure is {on_one}, so neither the mitigations nor the CPU, which it pays too, make the gap; it comes with the hand-off to the other CPU",
+        "only across CPUs: on one CPU ({}) the same figure is {on_one}, so the gap comes with the hand-off to the other CPU, not with what the one-CPU hand-off pays as well (the mitigations on each kernel entry, the CPU's speed)",
         same.label(PLACEMENT).unwrap_or("")
     )];
     let idle = env.facts.cpuidle.as_ref().and_then(|c| c.driver.clone());
