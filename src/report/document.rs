@@ -512,10 +512,10 @@ pub(super) fn past_the_samples(r: &RunResults) -> Option<String> {
         why.push(format!(
             "{} with fewer than {BOUNDED_FROM} rounds, whose interval is widened for its few rounds and not held within the samples{}",
             few.len(),
-            if few.iter().any(|s| s.run_noise.is_some()) {
-                format!(", and widened by {NOISE}")
-            } else {
-                String::new()
+            match (few.iter().any(|s| s.run_noise.is_some()), many(true) > 0) {
+                (true, true) => ", and widened by that noise too".to_string(),
+                (true, false) => format!(", and widened by {NOISE}"),
+                (false, _) => String::new(),
             }
         ));
     }

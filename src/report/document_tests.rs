@@ -58,6 +58,25 @@ fn intervals_past_the_samples_are_counted_and_explained() {
         s.ends_with("; 522 with fewer than 8 rounds, whose interval is widened for its few rounds and not held within the samples."),
         "{s}"
     );
+    // A series of fewer rounds that holds the run noise too: said once.
+    let few = r
+        .experiments
+        .iter_mut()
+        .flat_map(|x| x.metrics.iter_mut())
+        .map(|m| &mut m.summary)
+        .find(|s| s.rounds < 8 && s.ci95_lo < s.min)
+        .expect("a series past its samples");
+    few.run_noise = Some(0.01);
+    let s = past_the_samples(&r).expect("some");
+    assert!(
+        s.ends_with("not held within the samples, and widened by that noise too."),
+        "{s}"
+    );
+    assert_eq!(
+        s.matches("what one run's samples cannot show").count(),
+        1,
+        "{s}"
+    );
     // Every interval within its samples: nothing said.
     for x in &mut r.experiments {
         for m in &mut x.metrics {
