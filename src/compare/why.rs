@@ -6,7 +6,7 @@
 
 use super::{fit, Comparison, Row};
 use crate::measure::why_diff::{self, Design, Part, Run, WhyDiff};
-use crate::results::RunResults;
+use crate::results::{Labels, RunResults};
 use crate::stats::contrast::Order;
 use crate::stats::Verdict;
 use crate::units::{fmt_num, fmt_share, Unit};
@@ -20,6 +20,9 @@ pub const TOP: usize = 3;
 pub struct WhyRow {
     /// The row's index in the comparison's rows.
     pub row: usize,
+    /// The labels of the sampled windows that time it (every series
+    /// pushed with them shares its functions' shares).
+    pub windows: Labels,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff: Option<WhyDiff>,
     /// Why no difference of attributions is shown.
@@ -107,17 +110,19 @@ pub fn rows(
                 Some(w) => Err(format!("{w}: no difference of attributions")),
                 None => why_diff::diff(&b, &n, design(r), TOP, seed),
             };
-            Some(match found {
-                Ok(d) => WhyRow {
-                    row: i,
-                    diff: Some(d),
-                    none: None,
-                },
-                Err(e) => WhyRow {
-                    row: i,
-                    diff: None,
-                    none: Some(e),
-                },
+            let windows = n
+                .first()
+                .or(b.first())
+                .map_or_else(Labels::new, |x| x.attribution.labels.clone());
+            let (diff, none) = match found {
+                Ok(d) => (Some(d), None),
+                Err(e) => (None, Some(e)),
+            };
+            Some(WhyRow {
+                row: i,
+                windows,
+                diff,
+                none,
             })
         })
         .collect()
@@ -195,9 +200,82 @@ fn part_words(p: &Part, shares: bool) -> String {
     )
 }
 
-/// Each changed row's difference of attributions, a row's series and its
-/// change on a line and its parts on the next, fitted to `width`; empty
-/// when no row has one.
+/// A row's series in words, without the labels in `skip`.
+fn named(r: &Row, skip: &Labels) -> String {
+    let extra: Vec<String> = r
+        .labels
+        .iter()
+        .filter(|(k, _)| !skip.contains_key(*k))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    [r.metric.clone(), extra.join(" ")]
+        .into_iter()
+        .filter(|x| !x.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// One windows' entry told in full: the lead row's change and its parts,
+/// then the other rows the windows time by their change alone.
+fn told(
+    name: &str,
+    d: &WhyDiff,
+    rest: &[(&Row, &WhyRow)],
+    windows: &Labels,
+    width: usize,
+) -> String {
+    let mut s = String::new();
+    let t = &d.total;
+    let mut parts = vec![part_words(&d.kernel, false), part_words(&d.user, false)];
+    parts.extend(d.functions.iter().map(|f| part_words(f, true)));
+    let o = &d.other;
+    if o.base_ns != 0.0 || o.new_ns != 0.0 {
+        parts.push(part_words(o, false));
+    }
+    let head = format!(
+        "{name}: {} ({} -> {} samples in {} -> {} rounds)",
+        time_change(t.change_ns, t.lo_ns, t.hi_ns),
+        d.base_samples,
+        d.new_samples,
+        d.base_rounds,
+        d.new_rounds,
+    );
+    s.push_str(&fit::line(&head, width, "  ", "    "));
+    s.push_str(&fit::line(&parts.join("; "), width, "    ", "      "));
+    if !rest.is_empty() {
+        let each: Vec<String> = rest
+            .iter()
+            .map(|(r, w)| match &w.diff {
+                Some(d) => format!(
+                    "{} {}",
+                    named(r, windows),
+                    time_change(d.total.change_ns, d.total.lo_ns, d.total.hi_ns)
+                ),
+                None => format!(
+                    "{} ({})",
+                    named(r, windows),
+                    w.none.as_deref().unwrap_or("")
+                ),
+            })
+            .collect();
+        s.push_str(&fit::line(
+            &format!(
+                "the same windows time {}: the same shares (each one's parts in --json)",
+                each.join(", ")
+            ),
+            width,
+            "    ",
+            "      ",
+        ));
+    }
+    s
+}
+
+/// The changed rows' differences of attributions, fitted to `width`: one
+/// entry per sampled windows (the rows they time share their functions'
+/// shares), told for the Summary's row among them, else the row whose
+/// labels are the windows' own, else the first; the other rows by their
+/// change alone (`--json` has each one's parts). Empty when no row has one.
 pub fn lines(c: &Comparison, width: usize) -> String {
     if c.why.is_empty() {
         return String::new();
@@ -209,8 +287,28 @@ pub fn lines(c: &Comparison, width: usize) -> String {
         "",
         "  ",
     );
+    let mut groups: Vec<Vec<&WhyRow>> = Vec::new();
     for w in &c.why {
-        let Some(r) = c.rows.get(w.row) else {
+        let same = |g: &Vec<&WhyRow>| {
+            g[0].windows == w.windows
+                && g[0].none == w.none
+                && c.rows.get(g[0].row).map(|r| &r.experiment)
+                    == c.rows.get(w.row).map(|r| &r.experiment)
+        };
+        match groups.iter_mut().find(|g| same(g)) {
+            Some(g) => g.push(w),
+            None => groups.push(vec![w]),
+        }
+    }
+    for g in groups {
+        let in_summary = |w: &&&WhyRow| c.summary.iter().any(|q| q.row == w.row);
+        let own = |w: &&&WhyRow| c.rows.get(w.row).is_some_and(|r| r.labels == w.windows);
+        let lead = *g
+            .iter()
+            .find(in_summary)
+            .or(g.iter().find(own))
+            .unwrap_or(&g[0]);
+        let Some(r) = c.rows.get(lead.row) else {
             continue;
         };
         let name = [r.experiment.as_str(), r.metric.as_str(), r.case.as_str()]
@@ -219,28 +317,27 @@ pub fn lines(c: &Comparison, width: usize) -> String {
             .copied()
             .collect::<Vec<_>>()
             .join(" ");
-        match (&w.diff, &w.none) {
-            (Some(d), _) => {
-                let t = &d.total;
-                let mut parts = vec![part_words(&d.kernel, false), part_words(&d.user, false)];
-                parts.extend(d.functions.iter().map(|f| part_words(f, true)));
-                let o = &d.other;
-                if o.base_ns != 0.0 || o.new_ns != 0.0 {
-                    parts.push(part_words(o, false));
-                }
-                let head = format!(
-                    "{name}: {} ({} -> {} samples in {} -> {} rounds)",
-                    time_change(t.change_ns, t.lo_ns, t.hi_ns),
-                    d.base_samples,
-                    d.new_samples,
-                    d.base_rounds,
-                    d.new_rounds,
-                );
-                s.push_str(&fit::line(&head, width, "  ", "    "));
-                s.push_str(&fit::line(&parts.join("; "), width, "    ", "      "));
-            }
+        let rest: Vec<(&Row, &WhyRow)> = g
+            .iter()
+            .filter(|w| w.row != lead.row)
+            .filter_map(|w| Some((c.rows.get(w.row)?, *w)))
+            .collect();
+        match (&lead.diff, &lead.none) {
+            (Some(d), _) => s.push_str(&told(&name, d, &rest, &lead.windows, width)),
             (None, Some(why)) => {
-                s.push_str(&fit::line(&format!("{name}: {why}"), width, "  ", "    "));
+                let also = if rest.is_empty() {
+                    String::new()
+                } else {
+                    let names: Vec<String> =
+                        rest.iter().map(|(r, _)| named(r, &lead.windows)).collect();
+                    format!(" (and {})", names.join(", "))
+                };
+                s.push_str(&fit::line(
+                    &format!("{name}{also}: {why}"),
+                    width,
+                    "  ",
+                    "    ",
+                ));
             }
             (None, None) => {}
         }
