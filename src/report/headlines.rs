@@ -2,13 +2,13 @@
 //! computed from its own figures (`headlines` in the results file), in
 //! report order. A sentence whose figures the run lacks was never written.
 
-use crate::results::{RunResults, Status};
+use crate::results::{ExperimentResult, RunResults, Status};
 
-/// (group, sentence) in report order.
-pub fn headlines(r: &RunResults) -> Vec<(&str, &str)> {
+/// (experiment, sentence) in report order.
+pub fn headlines(r: &RunResults) -> Vec<(&ExperimentResult, &str)> {
     r.experiments
         .iter()
         .filter(|e| e.status == Status::Ok)
-        .flat_map(|e| e.headlines.iter().map(|h| (e.group.as_str(), h.as_str())))
+        .flat_map(|e| e.headlines.iter().map(move |h| (e, h.as_str())))
         .collect()
 }

@@ -13,6 +13,8 @@ use crate::results::{ExperimentResult, Labels, RunResults};
 
 /// An attributed series: what it is called, and its attribution.
 pub struct Attributed<'a> {
+    /// The experiment whose series it is.
+    pub experiment: &'a str,
     pub title: String,
     pub summary: bool,
     pub attribution: &'a Attribution,
@@ -37,6 +39,7 @@ pub fn attributed(r: &RunResults) -> Vec<Attributed<'_>> {
         if let Some(a) = covering(e, &q.headline.labels) {
             if !out.iter().any(|x| std::ptr::eq(x.attribution, a)) {
                 out.push(Attributed {
+                    experiment: &e.name,
                     title: title(&q),
                     summary: true,
                     attribution: a,
@@ -52,6 +55,7 @@ pub fn attributed(r: &RunResults) -> Vec<Attributed<'_>> {
         for a in &e.why {
             if !out.iter().any(|x| std::ptr::eq(x.attribution, a)) {
                 out.push(Attributed {
+                    experiment: &e.name,
                     title: format!("{} {}", e.name, label_words(&a.labels)),
                     summary: false,
                     attribution: a,
@@ -110,14 +114,16 @@ pub fn top_words(a: &Attribution, n: usize) -> String {
 }
 
 /// One line per attributed Summary quantity (or, when none is, per
-/// attributed series): its kernel share and top three functions; the
-/// refusal when sampling was asked for and refused. Empty without --why.
-pub fn terminal_lines(r: &RunResults) -> Vec<String> {
+/// attributed series): its kernel share and top three functions, with the
+/// experiment it is of (the terminal sets it under that experiment's
+/// Summary sentences); the refusal, of none, when sampling was asked for
+/// and refused. Empty without --why.
+pub fn terminal_lines(r: &RunResults) -> Vec<(Option<&str>, String)> {
     let Some(w) = &r.why else {
         return Vec::new();
     };
     if let Some(no) = &w.unavailable {
-        return vec![format!("why: nothing attributed: {no}")];
+        return vec![(None, format!("why: nothing attributed: {no}"))];
     }
     let all = attributed(r);
     let shown: Vec<&Attributed> = if all.iter().any(|a| a.summary) {
@@ -130,7 +136,7 @@ pub fn terminal_lines(r: &RunResults) -> Vec<String> {
         .map(|x| {
             let a = x.attribution;
             let top = top_words(a, 3);
-            format!(
+            let line = format!(
                 "why: {} ({} samples, {} rounds): kernel {}, user {}{}",
                 x.title,
                 a.samples,
@@ -142,7 +148,8 @@ pub fn terminal_lines(r: &RunResults) -> Vec<String> {
                 } else {
                     format!("; {top}")
                 }
-            )
+            );
+            (Some(x.experiment), line)
         })
         .collect()
 }

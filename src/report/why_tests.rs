@@ -70,7 +70,8 @@ fn the_terminal_names_the_top_three_by_self_share_of_each_summary_quantity() {
     let r = attributed_fixture();
     let lines = terminal_lines(&r);
     assert_eq!(lines.len(), 1, "{lines:?}");
-    let l = &lines[0];
+    let (experiment, l) = &lines[0];
+    assert_eq!(*experiment, Some("spawn.heap"));
     assert!(l.contains("kernel 90.0% [90.0%, 90.0%]"), "{l}");
     let at = |f: &str| l.find(f).unwrap_or_else(|| panic!("{f} missing: {l}"));
     assert!(
@@ -94,7 +95,10 @@ fn without_why_nothing_is_shown_and_a_refusal_is_said() {
     });
     assert_eq!(
         terminal_lines(&r),
-        vec!["why: nothing attributed: kernel.perf_event_paranoid is 3".to_string()]
+        vec![(
+            None,
+            "why: nothing attributed: kernel.perf_event_paranoid is 3".to_string()
+        )]
     );
 }
 
@@ -247,4 +251,45 @@ fn a_changed_summary_quantity_attributed_on_both_sides_gets_a_differential_graph
     assert!(d.blocks.is_empty());
     differentials(&mut d, &fixture(), &b, &changed);
     assert!(d.blocks.is_empty());
+}
+
+#[test]
+fn the_terminal_sets_each_attribution_under_its_experiments_summary_sentences() {
+    let r = two_attributed();
+    let paths = crate::report::terse::Paths {
+        report: "report.html".into(),
+        results: "results.json".into(),
+        previous: None,
+    };
+    let text = crate::paint::strip(&crate::report::terse::body(&r, 200, false, &paths, 400));
+    let lines: Vec<&str> = text.lines().collect();
+    let sentences = crate::report::document::summary_of(&r);
+    let whys = terminal_lines(&r);
+    assert_eq!(whys.len(), 2);
+    for (experiment, why) in &whys {
+        let at = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with(&why[..40]))
+            .unwrap_or_else(|| panic!("{why} not shown:\n{text}"));
+        assert!(
+            lines[at].starts_with("    why: "),
+            "indented under a bullet"
+        );
+        // The bullet above it is its experiment's last sentence.
+        let bullet = lines[..at]
+            .iter()
+            .rposition(|l| l.starts_with("  • "))
+            .expect("a sentence above");
+        let last = sentences
+            .iter()
+            .rev()
+            .find(|(e, _)| Some(*e) == *experiment)
+            .expect("its experiment has a sentence");
+        let words: String = last.1.chars().take(30).collect();
+        assert!(
+            lines[bullet].contains(&words),
+            "{} is not under {words}:\n{text}",
+            why
+        );
+    }
 }
