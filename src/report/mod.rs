@@ -24,7 +24,7 @@ pub mod terminal;
 pub mod terse;
 pub mod why;
 
-pub use document::{build, build_ab, failures, measured_sentence, summary};
+pub use document::{build, build_ab, failures, measured_sentence};
 pub use load::upgrade;
 pub use terminal::{terminal, timer_line, View};
 
