@@ -461,19 +461,9 @@ fn environment_section(d: &mut Doc, r: &RunResults) {
 
 /// The Summary's sentences, as the report and the terminal print them.
 pub fn summary(r: &RunResults) -> Vec<String> {
-    summary_of(r).into_iter().map(|(_, s)| s).collect()
-}
-
-/// The Summary's sentences with the experiment each is of, in report order.
-pub fn summary_of(r: &RunResults) -> Vec<(&str, String)> {
-    headlines::headlines(r)
+    headlines::sentences(r)
         .into_iter()
-        .map(|(e, s)| {
-            (
-                e.name.as_str(),
-                capitalise(s, &group_identifiers(r, &e.group)),
-            )
-        })
+        .map(|(_, s)| s)
         .collect()
 }
 

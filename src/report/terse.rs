@@ -340,7 +340,7 @@ pub fn bold_figures(line: &str, bold: impl Fn(&str) -> String) -> String {
 /// the Summary is made of (a few experiments named) gets no Summary title:
 /// its tables or findings are the answer.
 fn summary_lines(r: &RunResults, width: usize) -> Vec<String> {
-    let sentences = super::document::summary_of(r);
+    let sentences = super::headlines::sentences(r);
     let mut why = super::why::terminal_lines(r);
     let mut out = vec![String::new()];
     if !sentences.is_empty() {

@@ -263,7 +263,7 @@ fn the_terminal_sets_each_attribution_under_its_experiments_summary_sentences() 
     };
     let text = crate::paint::strip(&crate::report::terse::body(&r, 200, false, &paths, 400));
     let lines: Vec<&str> = text.lines().collect();
-    let sentences = crate::report::document::summary_of(&r);
+    let sentences = crate::report::headlines::sentences(&r);
     let whys = terminal_lines(&r);
     assert_eq!(whys.len(), 2);
     for (experiment, why) in &whys {
