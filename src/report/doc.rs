@@ -14,9 +14,10 @@ pub struct Chart {
     pub caption: String,
     pub svg: String,
     /// The SVG carries a script that reads its page's ids (a flame graph):
-    /// the HTML shows it as a page of its own, in a frame, where its ids
-    /// and script meet no other chart's; drawn inline otherwise.
-    pub own_page: bool,
+    /// the HTML shows it as a page of its own, in a frame this many px
+    /// tall, where its ids and script meet no other chart's; drawn inline
+    /// when None.
+    pub own_page: Option<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -275,10 +276,10 @@ impl Html<'_> {
                             self.text(rest)
                         )
                     };
-                    if c.own_page {
+                    if let Some(height) = c.own_page {
                         format!(
                             "<figure>\n<div class=\"flame\">{}</div>\n<figcaption>{caption}</figcaption>\n</figure>\n",
-                            own_page(c)
+                            own_page(c, height)
                         )
                     } else {
                         format!(
@@ -349,9 +350,8 @@ fn first_sentence(text: &str) -> (&str, &str) {
 /// nothing else; the frame has no address of its own, so the zoom the
 /// script would keep in it (`history.replaceState`, refused there) is
 /// not kept.
-fn own_page(c: &Chart) -> String {
+fn own_page(c: &Chart, height: u32) -> String {
     let svg = strip_xml_prolog(&c.svg);
-    let height = svg_height(svg).unwrap_or(400.0);
     let page = format!(
         "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>html,body{{margin:0;background:#fff}}svg{{display:block;width:100%}}</style><script>history.replaceState=function(){{}};</script></head><body>{svg}</body></html>"
     );
@@ -360,18 +360,6 @@ fn own_page(c: &Chart) -> String {
         html_escape::encode_double_quoted_attribute(&c.title),
         html_escape::encode_double_quoted_attribute(&page)
     )
-}
-
-/// The `height` of an SVG's root element, in px.
-fn svg_height(svg: &str) -> Option<f64> {
-    let root = &svg[..svg.find('>')?];
-    let at = root.find(" height=\"")? + " height=\"".len();
-    root[at..]
-        .split('"')
-        .next()?
-        .trim_end_matches("px")
-        .parse()
-        .ok()
 }
 
 /// An inline SVG must not carry an XML declaration.

@@ -94,15 +94,24 @@ pub fn differential(
 }
 
 /// A flame graph as the report shows it: in a frame of its own in the
-/// HTML, a file beside report.md.
+/// HTML, as tall as the graph, a file beside report.md.
 pub fn chart(file: String, title: &str, caption: String, svg: String) -> Chart {
+    let height = height(&svg).unwrap_or(400);
     Chart {
         file,
         title: title.into(),
         caption,
         svg,
-        own_page: true,
+        own_page: Some(height),
     }
+}
+
+/// The height inferno gave its SVG's root element, in px.
+fn height(svg: &str) -> Option<u32> {
+    let root = &svg[svg.find("<svg")?..];
+    let root = &root[..root.find('>')?];
+    let at = root.find(" height=\"")? + " height=\"".len();
+    root[at..].split('"').next()?.parse().ok()
 }
 
 #[cfg(test)]

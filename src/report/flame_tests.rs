@@ -80,3 +80,18 @@ fn a_frame_with_a_space_in_its_name_keeps_its_count() {
     assert!(svg.contains("b_c"), "{svg:.400}");
     assert!(svg.contains("5 samples"), "{svg:.2000}");
 }
+
+#[test]
+fn the_frame_is_as_tall_as_the_graph() {
+    let svg = graph("t", "s", &folded()).unwrap().unwrap();
+    let c = chart("flame-x.svg".into(), "t", "c".into(), svg.clone());
+    let doc = parsed(&svg);
+    let h: u32 = doc
+        .root_element()
+        .attribute("height")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(c.own_page, Some(h));
+    assert!(h > 100, "eight frames deep and a title: {h}");
+}

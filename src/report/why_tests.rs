@@ -167,7 +167,7 @@ fn page_ids(html: &str) -> Vec<&str> {
 #[test]
 fn each_attributed_summary_quantity_gets_a_flame_graph_in_a_page_of_its_own() {
     let d = super::super::document::build(&two_attributed());
-    let flames: Vec<_> = d.charts().filter(|c| c.own_page).collect();
+    let flames: Vec<_> = d.charts().filter(|c| c.own_page.is_some()).collect();
     assert_eq!(flames.len(), 2);
     assert_ne!(flames[0].file, flames[1].file);
     for c in &flames {
@@ -202,12 +202,12 @@ fn each_attributed_summary_quantity_gets_a_flame_graph_in_a_page_of_its_own() {
 #[test]
 fn nothing_is_drawn_without_attribution_or_without_stacks() {
     let d = super::super::document::build(&fixture());
-    assert_eq!(d.charts().filter(|c| c.own_page).count(), 0);
+    assert_eq!(d.charts().filter(|c| c.own_page.is_some()).count(), 0);
     assert!(!d.html().contains("<iframe"));
     // Attributed, but an older file kept no folded stacks: the table only.
     let d = super::super::document::build(&attributed_fixture());
     assert!(d.markdown("").contains("Where the time goes"));
-    assert_eq!(d.charts().filter(|c| c.own_page).count(), 0);
+    assert_eq!(d.charts().filter(|c| c.own_page.is_some()).count(), 0);
 }
 
 #[test]
@@ -234,7 +234,7 @@ fn a_changed_summary_quantity_attributed_on_both_sides_gets_a_differential_graph
     let charts: Vec<_> = d.charts().collect();
     assert_eq!(charts.len(), 1, "the changed quantity only");
     let c = charts[0];
-    assert!(c.own_page && c.file == "flame-diff-0.svg");
+    assert!(c.own_page.is_some() && c.file == "flame-diff-0.svg");
     roxmltree::Document::parse_with_options(
         &c.svg,
         roxmltree::ParsingOptions {
