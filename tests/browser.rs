@@ -410,43 +410,46 @@ fn a_screenshot_of_the_dark_scheme_is_dark() {
     assert!(num(&light, "light") > 0.8, "{light}");
 }
 
-/// Run inside each flame graph's frame once it has loaded: what it drew,
-/// whether a click on copy_page_range zoomed (inferno's script showed its
-/// "Reset Zoom"), and every error, posted to the page.
-const FRAME_PROBE: &str = r##"<script>
+/// Put in each flame graph's frame: every error in it recorded.
+const FRAME_ERRORS: &str = r#"<script>
 window.__errors = [];
 window.addEventListener("error", function (e) { window.__errors.push(String(e.message)); });
-window.addEventListener("load", function () {
-  var out = { errors: window.__errors };
-  try {
-    var gs = Array.prototype.slice.call(document.querySelectorAll("#frames > g"));
-    var names = gs.map(function (g) { return g.querySelector("title").textContent; });
-    out.frames = gs.length;
-    out.copy_page_range = names.some(function (n) { return n.indexOf("copy_page_range ") === 0; });
-    out.user = names.some(function (n) { return n.indexOf("[user] ") === 0; });
-    var reset = document.getElementById("unzoom");
-    out.reset_hidden_before = reset.classList.contains("hide");
-    var target = gs.filter(function (g, i) { return names[i].indexOf("copy_page_range ") === 0; })[0];
-    target.dispatchEvent(new MouseEvent("click", { bubbles: true }));
-    out.zoomed = !reset.classList.contains("hide");
-  } catch (e) { out.errors.push(String(e)); }
-  parent.postMessage(JSON.stringify(out), "*");
-});
-</script>"##;
+</script>"#;
 
-/// The page's side: each frame's report gathered into the probe's <pre>.
-const FLAMES_PROBE: &str = r#"<pre id="tasklab-probe">[]</pre><script>
-var __flames = [];
-window.addEventListener("message", function (e) {
-  __flames.push(JSON.parse(e.data));
+/// Run once the page and its frames have loaded (a page's load waits for
+/// its frames'): in each frame, what it drew, whether a click on
+/// copy_page_range zoomed (inferno's script showed its "Reset Zoom"), and
+/// every error; the frames' sizes in the page.
+const FLAMES_PROBE: &str = r##"<script>
+window.addEventListener("load", function () {
   var frames = Array.prototype.slice.call(document.querySelectorAll("iframe"));
-  document.getElementById("tasklab-probe").textContent = JSON.stringify({
-    errors: window.__tasklabErrors, frames: frames.length, flames: __flames,
+  var flames = frames.map(function (f) {
+    var w = f.contentWindow, doc = f.contentDocument;
+    var out = { errors: w.__errors };
+    try {
+      var gs = Array.prototype.slice.call(doc.querySelectorAll("#frames > g"));
+      var names = gs.map(function (g) { return g.querySelector("title").textContent; });
+      out.frames = gs.length;
+      out.copy_page_range = names.some(function (n) { return n.indexOf("copy_page_range ") === 0; });
+      out.user = names.some(function (n) { return n.indexOf("[user] ") === 0; });
+      var reset = doc.getElementById("unzoom");
+      out.reset_hidden_before = reset.classList.contains("hide");
+      var target = gs.filter(function (g, i) { return names[i].indexOf("copy_page_range ") === 0; })[0];
+      target.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
+      out.zoomed = !reset.classList.contains("hide");
+    } catch (e) { out.errors = (out.errors || []).concat([String(e)]); }
+    return out;
+  });
+  var pre = document.createElement("pre");
+  pre.id = "tasklab-probe";
+  pre.textContent = JSON.stringify({
+    errors: window.__tasklabErrors, frames: frames.length, flames: flames,
     widths: frames.map(function (f) { return f.getBoundingClientRect().width; }),
     heights: frames.map(function (f) { return f.getBoundingClientRect().height; })
   });
+  document.body.appendChild(pre);
 });
-</script>"#;
+</script>"##;
 
 /// Text as it stands in a double-quoted attribute.
 fn attribute(text: &str) -> String {
@@ -527,9 +530,22 @@ fn flame_graphs_load_zoom_and_turn_dark() {
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     let end = format!("{}\"></iframe>", attribute("</body></html>"));
     assert_eq!(html.matches(&end).count(), flames, "each graph in a frame");
+    // The probe reads each frame's page: the test lets the page reach
+    // into its frames (allow-same-origin); the report's frames keep to
+    // their script alone.
+    let sandbox = "sandbox=\"allow-scripts allow-modals\"";
+    assert_eq!(
+        html.matches(sandbox).count(),
+        flames,
+        "each frame sandboxed"
+    );
     let probed_html = html
         .replacen("<head>", &format!("<head>\n{RECORD_ERRORS}"), 1)
-        .replace(&end, &format!("{}{end}", attribute(FRAME_PROBE)))
+        .replace(
+            sandbox,
+            "sandbox=\"allow-scripts allow-modals allow-same-origin\"",
+        )
+        .replace(&end, &format!("{}{end}", attribute(FRAME_ERRORS)))
         .replacen("</body>", &format!("{FLAMES_PROBE}\n</body>"), 1);
     let page = d.path().join("flames.html");
     std::fs::write(&page, probed_html).unwrap();
