@@ -104,7 +104,8 @@ pub mod api {
         pub use crate::paint::strip;
     }
     pub mod report {
-        pub use crate::report::{summary, upgrade};
+        pub use crate::report::document::summary;
+        pub use crate::report::upgrade;
         pub mod folder {
             pub use crate::report::folder::MANIFEST;
         }

@@ -11,6 +11,11 @@
 //! of the page is dark: its pixels, decoded by Chromium itself on a canvas,
 //! are mostly dark and the light scheme's are mostly light.
 //!
+//! A run attributed by `--why` (the fixture with call chains added) shows a
+//! flame graph per attributed Summary quantity, each a page of its own in
+//! a frame: each loads without an error, draws its functions, zooms on a
+//! click, and is dark in the dark scheme and light in the light one.
+//!
 //! Without Chromium the test says why and passes, except under CI (`CI` set,
 //! as `.ci/run` is run), where it must run: `.ci/run` installs Chromium.
 
@@ -403,4 +408,218 @@ fn a_screenshot_of_the_dark_scheme_is_dark() {
     // Light: the other way round.
     assert!(num(&light, "median") > 0.8, "{light}");
     assert!(num(&light, "light") > 0.8, "{light}");
+}
+
+/// Put in each flame graph's frame: every error in it recorded.
+const FRAME_ERRORS: &str = r#"<script>
+window.__errors = [];
+window.addEventListener("error", function (e) { window.__errors.push(String(e.message)); });
+</script>"#;
+
+/// Run once the page and its frames have loaded (a page's load waits for
+/// its frames'): in each frame, what it drew, whether a click on
+/// copy_page_range zoomed (inferno's script showed its "Reset Zoom"), and
+/// every error; the frames' sizes in the page.
+const FLAMES_PROBE: &str = r##"<script>
+window.addEventListener("load", function () {
+  var frames = Array.prototype.slice.call(document.querySelectorAll("iframe"));
+  var flames = frames.map(function (f) {
+    var w = f.contentWindow, doc = f.contentDocument;
+    var out = { errors: w.__errors };
+    try {
+      var gs = Array.prototype.slice.call(doc.querySelectorAll("#frames > g"));
+      var names = gs.map(function (g) { return g.querySelector("title").textContent; });
+      out.frames = gs.length;
+      out.copy_page_range = names.some(function (n) { return n.indexOf("copy_page_range ") === 0; });
+      out.user = names.some(function (n) { return n.indexOf("[user] ") === 0; });
+      var reset = doc.getElementById("unzoom");
+      out.reset_hidden_before = reset.classList.contains("hide");
+      var target = gs.filter(function (g, i) { return names[i].indexOf("copy_page_range ") === 0; })[0];
+      target.dispatchEvent(new w.MouseEvent("click", { bubbles: true }));
+      out.zoomed = !reset.classList.contains("hide");
+    } catch (e) { out.errors = (out.errors || []).concat([String(e)]); }
+    return out;
+  });
+  var pre = document.createElement("pre");
+  pre.id = "tasklab-probe";
+  pre.textContent = JSON.stringify({
+    errors: window.__tasklabErrors, frames: frames.length, flames: flames,
+    widths: frames.map(function (f) { return f.getBoundingClientRect().width; }),
+    heights: frames.map(function (f) { return f.getBoundingClientRect().height; })
+  });
+  document.body.appendChild(pre);
+});
+</script>"##;
+
+/// Text as it stands in a double-quoted attribute.
+fn attribute(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The report fixture as a run attributed by `--why`: spawn.heap and
+/// switch.pingpong each with call chains covering every series they
+/// measure, so the first Summary quantity of each is attributed.
+fn attributed_fixture(dir: &Path) -> PathBuf {
+    let mut v: Value = serde_json::from_slice(&std::fs::read(fixture()).unwrap()).unwrap();
+    v["why"] = serde_json::json!({"event": "cpu-clock", "rate_hz": 1000});
+    let share = |m: f64| serde_json::json!({"median": m, "lo": m, "hi": m});
+    let chain = "entry_SYSCALL_64_after_hwframe;do_syscall_64;__do_sys_clone;kernel_clone;copy_process;dup_mmap";
+    let mut attributed = 0;
+    for e in v["experiments"].as_array_mut().unwrap() {
+        if e["name"] != "spawn.heap" && e["name"] != "switch.pingpong" {
+            continue;
+        }
+        e["why"] = serde_json::json!([{
+            "labels": {},
+            "rounds": 8,
+            "samples": 390,
+            "user": share(0.05),
+            "kernel": share(0.95),
+            "functions": [{"function": "copy_page_range", "self": share(0.85), "total": share(0.9)}],
+            "folded": [
+                [format!("{chain};copy_page_range"), 330],
+                [format!("{chain};__pte_alloc;alloc_pages_noprof"), 30],
+                ["[user]", 20],
+                [format!("{chain};vm_normal_page"), 10],
+            ],
+        }]);
+        attributed += 1;
+    }
+    assert_eq!(
+        attributed, 2,
+        "the fixture has spawn.heap and switch.pingpong"
+    );
+    let path = dir.join("attributed.json");
+    std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
+    path
+}
+
+/// Issue 40: each attributed Summary quantity's flame graph is a page of
+/// its own in a frame (its script and ids apart from the other graph's),
+/// loads without an error, draws the functions, zooms on a click, and
+/// turns dark with the page.
+#[test]
+fn flame_graphs_load_zoom_and_turn_dark() {
+    let Some(browser) = chromium() else {
+        assert!(
+            !under_ci(),
+            "CI is set but chromium is not on PATH: .ci/run installs it"
+        );
+        eprintln!("skipped: chromium is not installed (apt-get install chromium); CI runs it");
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("report");
+    tasklab()
+        .arg("report")
+        .arg(attributed_fixture(d.path()))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let flames = std::fs::read_dir(&out)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("flame-") && n.ends_with(".svg"))
+        .count();
+    assert_eq!(flames, 2, "a flame graph per attributed Summary quantity");
+
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let end = format!("{}\"></iframe>", attribute("</body></html>"));
+    assert_eq!(html.matches(&end).count(), flames, "each graph in a frame");
+    // The probe reads each frame's page: the test lets the page reach
+    // into its frames (allow-same-origin); the report's frames keep to
+    // their script alone.
+    let sandbox = "sandbox=\"allow-scripts allow-modals\"";
+    assert_eq!(
+        html.matches(sandbox).count(),
+        flames,
+        "each frame sandboxed"
+    );
+    let probed_html = html
+        .replacen("<head>", &format!("<head>\n{RECORD_ERRORS}"), 1)
+        .replace(
+            sandbox,
+            "sandbox=\"allow-scripts allow-modals allow-same-origin\"",
+        )
+        .replace(&end, &format!("{}{end}", attribute(FRAME_ERRORS)))
+        .replacen("</body>", &format!("{FLAMES_PROBE}\n</body>"), 1);
+    let page = d.path().join("flames.html");
+    std::fs::write(&page, probed_html).unwrap();
+    let dump = d.path().join("flames-dom.html");
+    chromium_run(
+        &browser,
+        &[
+            format!(
+                "--user-data-dir={}",
+                d.path().join("profile-flames").display()
+            ),
+            "--window-size=1400,1000".into(),
+            "--dump-dom".into(),
+            format!("file://{}", page.display()),
+        ],
+        Stdio::from(std::fs::File::create(&dump).unwrap()),
+    );
+    let seen = probed(&std::fs::read_to_string(&dump).unwrap());
+    eprintln!("flame graphs: {seen}");
+    assert_eq!(seen["errors"], serde_json::json!([]), "{seen}");
+    assert_eq!(seen["frames"], flames, "{seen}");
+    let each = seen["flames"].as_array().unwrap();
+    assert_eq!(each.len(), flames, "every frame reported: {seen}");
+    for (w, h) in seen["widths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(seen["heights"].as_array().unwrap())
+    {
+        let (w, h) = (w.as_f64().unwrap(), h.as_f64().unwrap());
+        assert!(
+            w > 1000.0 && h > 150.0,
+            "a frame as wide as the page: {seen}"
+        );
+    }
+    for f in each {
+        assert_eq!(f["errors"], serde_json::json!([]), "{f}");
+        assert!(f["frames"].as_f64().unwrap() >= 8.0, "{f}");
+        assert_eq!(f["copy_page_range"], true, "{f}");
+        assert_eq!(f["user"], true, "{f}");
+        assert_eq!(f["reset_hidden_before"], true, "{f}");
+        assert_eq!(f["zoomed"], true, "a click zooms: {f}");
+    }
+
+    // The graphs alone on the report's page, in each scheme.
+    let figures: String = html
+        .split("<figure>")
+        .skip(1)
+        .filter(|f| f.contains("<div class=\"flame\">"))
+        .map(|f| format!("<figure>{}</figure>\n", &f[..f.find("</figure>").unwrap()]))
+        .collect();
+    let alone = format!(
+        "{}<body><main>{figures}</main></body></html>",
+        &html[..html.find("<body>").unwrap()]
+    );
+    let page = d.path().join("flames-alone.html");
+    std::fs::write(&page, alone).unwrap();
+    let height = 900;
+    let (dark_png, light_png) = (
+        d.path().join("flames-dark.png"),
+        d.path().join("flames-light.png"),
+    );
+    screenshot(&browser, d.path(), &page, &dark_png, true, height);
+    screenshot(&browser, d.path(), &page, &light_png, false, height);
+    let dark = luminance(&browser, d.path(), &dark_png);
+    let light = luminance(&browser, d.path(), &light_png);
+    eprintln!("flame graphs, dark scheme: {dark}\nlight scheme: {light}");
+    let num = |v: &Value, k: &str| v[k].as_f64().unwrap_or_else(|| panic!("{k} in {v}"));
+    assert!(
+        num(&dark, "median") < 0.2 && num(&dark, "dark") > 0.6,
+        "{dark}"
+    );
+    assert!(
+        num(&light, "median") > 0.8 && num(&light, "light") > 0.6,
+        "{light}"
+    );
 }

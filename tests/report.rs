@@ -703,7 +703,7 @@ fn the_summary_findings_are_computed_from_the_medians() {
     let r = results();
     let heads = tasklab::api::report::headlines::headlines(&r);
     let e = experiment(&r, "spawn.heap");
-    let fork = heads.iter().find(|h| h.0 == "spawn").unwrap();
+    let fork = heads.iter().find(|h| h.0.group == "spawn").unwrap();
     // The smallest heap at which both settled: the headline names it.
     let heap = fork
         .1
@@ -741,7 +741,7 @@ fn the_summary_findings_are_computed_from_the_medians() {
         .unwrap()
         .summary
         .median;
-    let line = heads.iter().find(|h| h.0 == "switch").unwrap();
+    let line = heads.iter().find(|h| h.0.group == "switch").unwrap();
     assert!(
         line.1.starts_with("per switch (pipe_threads")
             && line.1.contains(&format!(
@@ -751,7 +751,7 @@ fn the_summary_findings_are_computed_from_the_medians() {
         "{}",
         line.1
     );
-    let groups: Vec<&str> = heads.iter().map(|h| h.0).collect();
+    let groups: Vec<&str> = heads.iter().map(|h| h.0.group.as_str()).collect();
     for g in ["yardstick", "spawn", "switch", "memory", "parallel"] {
         assert!(groups.contains(&g), "no headline for {g}");
     }

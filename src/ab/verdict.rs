@@ -4,9 +4,11 @@
 
 use crate::compare::pool::{self, Series};
 use crate::compare::{self, next::Setting, render, verdict::judged, Comparison};
+use crate::report::AbDrawn;
 use crate::results::ab::{specs_text, Spec};
 use crate::results::{Labels, Metric, RunResults};
 use crate::stats::paired::{paired_change, Side};
+use crate::stats::Verdict;
 use std::collections::HashMap;
 
 type Key<'a> = (&'a str, &'a str, &'a Labels);
@@ -141,19 +143,33 @@ pub fn render(results: &RunResults, c: &Comparison, all: bool, file: &str, width
 }
 
 /// The verdicts of an A/B run as the report shows them (plain, every
-/// series, at the terminal's default width), drawn from its results at the
-/// threshold they are judged at; None when its run was interrupted.
-/// `results`: the results file as shown.
-pub fn words(results: &RunResults, file: &std::path::Path) -> Option<String> {
+/// series, at the terminal's default width) and the series they call
+/// changed, drawn from its results at the threshold they are judged at;
+/// None when its run was interrupted. `results`: the results file as shown.
+pub fn words(results: &RunResults, file: &std::path::Path) -> Option<AbDrawn> {
     let judged = results.ab.as_ref()?.judged?;
     let c = comparison(results, judged.threshold_pct, judged.fdr_pct);
-    Some(crate::paint::strip(&render(
-        results,
-        &c,
-        true,
-        &file.display().to_string(),
-        crate::report::terse::DEFAULT_WIDTH,
-    )))
+    let changed = c
+        .rows
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.verdict,
+                Verdict::Improved | Verdict::Regressed | Verdict::Changed
+            )
+        })
+        .map(|r| (r.experiment.clone(), r.metric.clone(), r.labels.clone()))
+        .collect();
+    Some(AbDrawn {
+        words: crate::paint::strip(&render(
+            results,
+            &c,
+            true,
+            &file.display().to_string(),
+            crate::report::terse::DEFAULT_WIDTH,
+        )),
+        changed,
+    })
 }
 
 #[cfg(test)]

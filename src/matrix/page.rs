@@ -159,5 +159,6 @@ fn chart(m: &Matrix, r: &MatrixRow, i: usize) -> anyhow::Result<Option<Chart>> {
             r.pick.experiment, r.pick.metric
         ),
         svg,
+        own_page: None,
     }))
 }

@@ -13,6 +13,11 @@ pub struct Chart {
     /// What to look at, in a sentence.
     pub caption: String,
     pub svg: String,
+    /// The SVG carries a script that reads its page's ids (a flame graph):
+    /// the HTML shows it as a page of its own, in a frame this many px
+    /// tall, where its ids and script meet no other chart's; drawn inline
+    /// when None.
+    pub own_page: Option<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -271,10 +276,17 @@ impl Html<'_> {
                             self.text(rest)
                         )
                     };
-                    format!(
-                        "<figure>\n<div class=\"chart\">{}</div>\n<figcaption>{caption}</figcaption>\n</figure>\n",
-                        strip_xml_prolog(&c.svg),
-                    )
+                    if let Some(height) = c.own_page {
+                        format!(
+                            "<figure>\n<div class=\"flame\">{}</div>\n<figcaption>{caption}</figcaption>\n</figure>\n",
+                            own_page(c, height)
+                        )
+                    } else {
+                        format!(
+                            "<figure>\n<div class=\"chart\">{}</div>\n<figcaption>{caption}</figcaption>\n</figure>\n",
+                            strip_xml_prolog(&c.svg),
+                        )
+                    }
                 }
                 Block::Details(line, inner) => {
                     self.body
@@ -329,6 +341,25 @@ fn first_sentence(text: &str) -> (&str, &str) {
         from = i + 2;
     }
     (text, "")
+}
+
+/// A chart as a page of its own: a frame whose document is the SVG (its
+/// `srcdoc`, so the page stays one file that opens offline), as tall as
+/// the SVG says, as wide as the page. Its script runs there, in the
+/// frame's sandbox, which lets it run and ask (a search's prompt) and
+/// nothing else; the frame has no address of its own, so the zoom the
+/// script would keep in it (`history.replaceState`, refused there) is
+/// not kept.
+fn own_page(c: &Chart, height: u32) -> String {
+    let svg = strip_xml_prolog(&c.svg);
+    let page = format!(
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>html,body{{margin:0;background:#fff}}svg{{display:block;width:100%}}</style><script>history.replaceState=function(){{}};</script></head><body>{svg}</body></html>"
+    );
+    format!(
+        "<iframe title=\"{}\" sandbox=\"allow-scripts allow-modals\" style=\"height:{height}px\" srcdoc=\"{}\"></iframe>",
+        html_escape::encode_double_quoted_attribute(&c.title),
+        html_escape::encode_double_quoted_attribute(&page)
+    )
 }
 
 /// An inline SVG must not carry an XML declaration.
@@ -392,6 +423,7 @@ code { font: 0.92em ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; ba
 pre { background: var(--bg-soft); padding: 8px 12px; overflow-x: auto; }
 figure { margin: 10px 0 14px; }
 .chart svg { max-width: 100%; height: auto; display: block; border: 1px solid var(--line); border-radius: 4px; }
+.flame iframe { width: 100%; display: block; border: 1px solid var(--line); border-radius: 4px; }
 figcaption { color: var(--muted); font-size: 13px; line-height: 1.4; margin-top: 4px; max-width: 1100px; }
 figcaption details.caption { margin: 0; }
 figcaption details.caption > summary { color: var(--muted); font-size: 13px; list-style: none; }
@@ -413,7 +445,7 @@ figcaption a, td a, li a, p a { color: var(--accent); }
 @media screen and (prefers-color-scheme: dark) {
   :root { --fg: #e2e6ee; --muted: #a3acbb; --line: #39414f; --accent: #8db4ff; --bg: #12161d; --bg-soft: #1c222c;
     --head-bg: #0a0d12; --head-fg: #e2e6ee; --nav: #a9c2ff; --warn-bg: #3b2c0c; --warn-line: #e0a030; --hover: #1a1f28; }
-  .chart svg { filter: invert(0.9) hue-rotate(180deg); border-color: #cfc7bb; }
+  .chart svg, .flame iframe { filter: invert(0.9) hue-rotate(180deg); border-color: #cfc7bb; }
 }
 /* Print: black on white, no sticky header or menu, every table and note
    shown, figures and tables kept whole on a page, links' addresses given. */

@@ -17,6 +17,7 @@ fn sample() -> Doc {
         title: "X".into(),
         caption: "c".into(),
         svg: "<?xml version=\"1.0\"?>\n<svg></svg>".into(),
+        own_page: None,
     }));
     d
 }
@@ -56,6 +57,7 @@ fn a_caption_shows_its_first_sentence_and_folds_the_rest() {
         title: "Y".into(),
         caption: "First. Second.".into(),
         svg: "<svg></svg>".into(),
+        own_page: None,
     }));
     let h = d.html();
     assert!(h.contains("<figcaption><b>X.</b> c</figcaption>"), "{h}");

@@ -49,7 +49,11 @@ pub fn build(r: &RunResults) -> Doc {
 /// paired verdicts first, then each side's own report, one after the other,
 /// its headings a level down, its anchors and chart files marked with the
 /// side (`a-…`, `b-…`) so the two never collide.
-pub fn build_ab(r: &RunResults, ab: &crate::results::AbRecord, verdicts: Option<String>) -> Doc {
+pub fn build_ab(
+    r: &RunResults,
+    ab: &crate::results::AbRecord,
+    verdicts: Option<super::AbDrawn>,
+) -> Doc {
     use crate::results::ab::specs_text;
     let mut d = Doc {
         title: format!(
@@ -67,7 +71,15 @@ pub fn build_ab(r: &RunResults, ab: &crate::results::AbRecord, verdicts: Option<
         ab.blocks
     )));
     match verdicts {
-        Some(v) => d.push(Block::Pre(v)),
+        Some(v) => {
+            d.push(Block::Pre(v.words));
+            super::why::differentials(
+                &mut d,
+                &r.side(crate::stats::paired::Side::A),
+                &r.side(crate::stats::paired::Side::B),
+                &v.changed,
+            );
+        }
         None => d.push(Block::Aside(
             "No verdicts: the run ended before its blocks did.".into(),
         )),
@@ -449,9 +461,9 @@ fn environment_section(d: &mut Doc, r: &RunResults) {
 
 /// The Summary's sentences, as the report and the terminal print them.
 pub fn summary(r: &RunResults) -> Vec<String> {
-    headlines::headlines(r)
+    headlines::sentences(r)
         .into_iter()
-        .map(|(g, s)| capitalise(s, &group_identifiers(r, g)))
+        .map(|(_, s)| s)
         .collect()
 }
 

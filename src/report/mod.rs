@@ -10,6 +10,7 @@ pub mod csv;
 pub mod doc;
 pub mod document;
 pub mod export;
+pub mod flame;
 pub mod folder;
 pub mod grid;
 pub mod headlines;
@@ -23,7 +24,7 @@ pub mod terminal;
 pub mod terse;
 pub mod why;
 
-pub use document::{build, build_ab, failures, measured_sentence, summary};
+pub use document::{build, build_ab, failures, measured_sentence};
 pub use load::upgrade;
 pub use terminal::{terminal, timer_line, View};
 
@@ -62,11 +63,22 @@ impl Output {
     }
 }
 
-/// Draws an A/B run's paired verdicts in words from its results and the
-/// results file as shown (None: no verdicts, the run was interrupted). They
-/// are compare's rules, a floor above the report: the command that writes
-/// an A/B run's report hands them down (`ab::verdict::words`).
-pub type AbVerdicts = fn(&RunResults, &Path) -> Option<String>;
+/// Draws an A/B run's paired verdicts from its results and the results
+/// file as shown (None: no verdicts, the run was interrupted). They are
+/// compare's rules, a floor above the report: the command that writes an
+/// A/B run's report hands them down (`ab::verdict::words`).
+pub type AbVerdicts = fn(&RunResults, &Path) -> Option<AbDrawn>;
+
+/// An A/B run's verdicts as its report shows them.
+#[derive(Clone, Debug, Default)]
+pub struct AbDrawn {
+    /// In words, as `ab` prints them.
+    pub words: String,
+    /// The series whose verdict is a change (improved, regressed or
+    /// changed), each drawn as a differential flame graph where it is a
+    /// Summary quantity both sides attributed.
+    pub changed: Vec<why::Changed>,
+}
 
 /// Writes report.md, report.html and the charts into `dir`, each file
 /// atomically (a failure leaves the previous file and no temporary one);
@@ -95,7 +107,11 @@ fn write_drawn(
             let drawn = ab
                 .printed
                 .clone()
-                .or_else(|| verdicts.and_then(|words| words(r, &dir.shown(RESULTS_FILE))));
+                .map(|words| AbDrawn {
+                    words,
+                    changed: Vec::new(),
+                })
+                .or_else(|| verdicts.and_then(|draw| draw(r, &dir.shown(RESULTS_FILE))));
             build_ab(r, ab, drawn)
         }
         None => build(r),

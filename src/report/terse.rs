@@ -340,21 +340,35 @@ pub fn bold_figures(line: &str, bold: impl Fn(&str) -> String) -> String {
 /// the Summary is made of (a few experiments named) gets no Summary title:
 /// its tables or findings are the answer.
 fn summary_lines(r: &RunResults, width: usize) -> Vec<String> {
-    let sentences = super::summary(r);
+    let sentences = super::headlines::sentences(r);
+    let mut why = super::why::terminal_lines(r);
     let mut out = vec![String::new()];
     if !sentences.is_empty() {
         out.push(crate::paint::bold("Summary"));
     }
-    for s in &sentences {
+    for (i, (experiment, s)) in sentences.iter().enumerate() {
         out.extend(
             wrap(s, width, "  • ", "    ")
                 .lines()
                 .map(|l| bold_figures(l, crate::paint::bold)),
         );
+        // --why: an experiment's attributions under its last sentence.
+        if sentences
+            .get(i + 1)
+            .is_none_or(|(next, _)| next != experiment)
+        {
+            for (_, line) in why.extract_if(.., |(e, _)| *e == Some(*experiment)) {
+                out.extend(
+                    wrap(&line, width, "    ", "      ")
+                        .lines()
+                        .map(String::from),
+                );
+            }
+        }
     }
     let indent = if sentences.is_empty() { "" } else { "  " };
     let rest = if sentences.is_empty() { "  " } else { "    " };
-    for line in super::why::terminal_lines(r) {
+    for (_, line) in why {
         out.extend(wrap(&line, width, indent, rest).lines().map(String::from));
     }
     out.extend(

@@ -1,16 +1,20 @@
 //! `run --why` shown: where each attributed figure's time went, as shares
 //! of the cpu-clock samples taken inside its timed windows, each with its
-//! 95% interval across rounds. The report has a table per attributed
-//! Summary quantity (then the other attributed series); the terminal the
-//! top three kernel functions of each Summary quantity.
+//! 95% interval across rounds. The report has a table and a flame graph
+//! per attributed Summary quantity (then a table per other attributed
+//! series); the terminal the top three kernel functions of each Summary
+//! quantity.
 
-use super::doc::{self, Block, Doc};
+use super::doc::{self, Block, Chart, Doc};
+use crate::experiments::headline::Quantity;
 use crate::experiments::summary_quantities;
 use crate::results::why::{Attribution, Share};
 use crate::results::{ExperimentResult, Labels, RunResults};
 
 /// An attributed series: what it is called, and its attribution.
 pub struct Attributed<'a> {
+    /// The experiment whose series it is.
+    pub experiment: &'a str,
     pub title: String,
     pub summary: bool,
     pub attribution: &'a Attribution,
@@ -34,20 +38,9 @@ pub fn attributed(r: &RunResults) -> Vec<Attributed<'_>> {
         };
         if let Some(a) = covering(e, &q.headline.labels) {
             if !out.iter().any(|x| std::ptr::eq(x.attribution, a)) {
-                // A slope is attributed at its larger point, whose windows
-                // hold the growth it measures.
-                let to = &q.headline.labels;
-                let at = q
-                    .headline
-                    .slope
-                    .as_ref()
-                    .and_then(|s| to.iter().find(|(k, v)| s.from.get(*k) != Some(*v)));
-                let title = match at {
-                    Some((k, v)) => format!("{}, sampled at {k} {v}", q.headline.name),
-                    None => q.headline.name.clone(),
-                };
                 out.push(Attributed {
-                    title,
+                    experiment: &e.name,
+                    title: title(&q),
                     summary: true,
                     attribution: a,
                 });
@@ -62,6 +55,7 @@ pub fn attributed(r: &RunResults) -> Vec<Attributed<'_>> {
         for a in &e.why {
             if !out.iter().any(|x| std::ptr::eq(x.attribution, a)) {
                 out.push(Attributed {
+                    experiment: &e.name,
                     title: format!("{} {}", e.name, label_words(&a.labels)),
                     summary: false,
                     attribution: a,
@@ -70,6 +64,22 @@ pub fn attributed(r: &RunResults) -> Vec<Attributed<'_>> {
         }
     }
     out
+}
+
+/// A Summary quantity's name as its attribution is titled: a slope is
+/// attributed at its larger point, whose windows hold the growth it
+/// measures, and says so.
+fn title(q: &Quantity) -> String {
+    let to = &q.headline.labels;
+    let at = q
+        .headline
+        .slope
+        .as_ref()
+        .and_then(|s| to.iter().find(|(k, v)| s.from.get(*k) != Some(*v)));
+    match at {
+        Some((k, v)) => format!("{}, sampled at {k} {v}", q.headline.name),
+        None => q.headline.name.clone(),
+    }
 }
 
 fn label_words(labels: &Labels) -> String {
@@ -104,14 +114,16 @@ pub fn top_words(a: &Attribution, n: usize) -> String {
 }
 
 /// One line per attributed Summary quantity (or, when none is, per
-/// attributed series): its kernel share and top three functions; the
-/// refusal when sampling was asked for and refused. Empty without --why.
-pub fn terminal_lines(r: &RunResults) -> Vec<String> {
+/// attributed series): its kernel share and top three functions, with the
+/// experiment it is of (the terminal sets it under that experiment's
+/// Summary sentences); the refusal, of none, when sampling was asked for
+/// and refused. Empty without --why.
+pub fn terminal_lines(r: &RunResults) -> Vec<(Option<&str>, String)> {
     let Some(w) = &r.why else {
         return Vec::new();
     };
     if let Some(no) = &w.unavailable {
-        return vec![format!("why: nothing attributed: {no}")];
+        return vec![(None, format!("why: nothing attributed: {no}"))];
     }
     let all = attributed(r);
     let shown: Vec<&Attributed> = if all.iter().any(|a| a.summary) {
@@ -124,7 +136,7 @@ pub fn terminal_lines(r: &RunResults) -> Vec<String> {
         .map(|x| {
             let a = x.attribution;
             let top = top_words(a, 3);
-            format!(
+            let line = format!(
                 "why: {} ({} samples, {} rounds): kernel {}, user {}{}",
                 x.title,
                 a.samples,
@@ -136,7 +148,8 @@ pub fn terminal_lines(r: &RunResults) -> Vec<String> {
                 } else {
                     format!("; {top}")
                 }
-            )
+            );
+            (Some(x.experiment), line)
         })
         .collect()
 }
@@ -184,6 +197,56 @@ pub fn section(d: &mut Doc, r: &RunResults) {
             aside.push_str(&format!("; {} samples lost (a full ring)", a.lost));
         }
         d.push(Block::Aside(aside));
+        if x.summary {
+            if let Some(c) = flame_chart(x, &format!("flame-why-{i}.svg")) {
+                d.push(Block::Chart(c));
+            }
+        }
+    }
+}
+
+/// What a flame graph's caption says after its first sentence.
+pub const FLAME_HOW: &str = "Each box is a function on the call chains sampled inside the \
+     figure's timed windows, as wide as its share of the samples pooled over the rounds, \
+     the functions it called stacked on it; `[user]` is time in user space. In the HTML \
+     page (or the SVG file opened alone) a click on a box zooms to it and Ctrl+F searches.";
+
+/// The samples and rounds a graph is drawn from, and how much of them.
+fn drawn_from(a: &Attribution) -> String {
+    let drawn: u64 = a.folded.iter().map(|(_, n)| n).sum();
+    let mut s = format!("{} samples in {} rounds", a.samples, a.rounds);
+    if drawn < a.samples {
+        s.push_str(&format!(
+            "; the heaviest {} call chains drawn ({drawn} samples)",
+            a.folded.len()
+        ));
+    }
+    s
+}
+
+/// The flame graph of an attributed Summary quantity: None when it kept no
+/// folded stacks (an older file) or a drawing error, said (a bug, never a
+/// reason to lose the report).
+pub fn flame_chart(x: &Attributed, file: &str) -> Option<Chart> {
+    let a = x.attribution;
+    let title = format!("Where the time goes: {}", x.title);
+    match super::flame::graph(&title, &drawn_from(a), &a.folded) {
+        Ok(svg) => svg.map(|svg| {
+            super::flame::chart(
+                file.into(),
+                &title,
+                format!(
+                    "Where the sampled CPU time of {} went, function by function ({}). {FLAME_HOW}",
+                    x.title,
+                    drawn_from(a)
+                ),
+                svg,
+            )
+        }),
+        Err(e) => {
+            eprintln!("tasklab: a flame graph could not be drawn: {e:#}");
+            None
+        }
     }
 }
 
@@ -205,6 +268,68 @@ fn table(a: &Attribution) -> doc::Table {
         right: vec![1, 2],
     }
 }
+
+/// What a differential flame graph's caption says after its first
+/// sentence.
+pub const DIFF_HOW: &str = "Each box is a function on side B's sampled call chains, as wide \
+     as its share of B's samples; red where its share grew from A to B, blue where it fell, \
+     the deeper the more (A's samples scaled to B's count, so the colours compare shares, \
+     not times: the verdict above says how much the figure itself changed). In the HTML \
+     page (or the SVG file opened alone) a click on a box zooms to it and Ctrl+F searches.";
+
+/// An A/B run's section: a differential flame graph, side A to side B, of
+/// each Summary quantity whose verdict is a change (`changed`: experiment,
+/// series and labels) and that both sides attributed with folded stacks.
+/// Nothing, not even the heading, when there is none.
+pub fn differentials(d: &mut Doc, a: &RunResults, b: &RunResults, changed: &[Changed]) {
+    let mut charts = Vec::new();
+    for q in summary_quantities(b) {
+        let key = (q.experiment, q.headline.spec.name, &q.headline.labels);
+        if !changed
+            .iter()
+            .any(|c| (c.0.as_str(), c.1.as_str(), &c.2) == key)
+        {
+            continue;
+        }
+        let of = |r: &RunResults| {
+            r.measured(q.experiment)
+                .and_then(|e| covering(e, &q.headline.labels))
+                .filter(|at| !at.folded.is_empty())
+                .cloned()
+        };
+        let (Some(wa), Some(wb)) = (of(a), of(b)) else {
+            continue;
+        };
+        let name = title(&q);
+        let title = format!("What changed from A to B: {name}");
+        let from = format!(
+            "A: {} samples in {} rounds; B: {} samples in {} rounds",
+            wa.samples, wa.rounds, wb.samples, wb.rounds
+        );
+        match super::flame::differential(&title, &from, &wa.folded, &wb.folded) {
+            Ok(Some(svg)) => charts.push(super::flame::chart(
+                format!("flame-diff-{}.svg", charts.len()),
+                &title,
+                format!(
+                    "How the sampled CPU time of {name} shifted between functions from side A to side B ({from}). {DIFF_HOW}"
+                ),
+                svg,
+            )),
+            Ok(None) => {}
+            Err(e) => eprintln!("tasklab: a flame graph could not be drawn: {e:#}"),
+        }
+    }
+    if charts.is_empty() {
+        return;
+    }
+    d.heading(2, "Where the change went", "ab-why");
+    for c in charts {
+        d.push(Block::Chart(c));
+    }
+}
+
+/// A series whose A/B verdict is a change: experiment, series, labels.
+pub type Changed = (String, String, Labels);
 
 #[cfg(test)]
 #[path = "why_tests.rs"]

@@ -71,7 +71,8 @@ fn the_terminal_names_the_top_three_by_self_share_of_each_summary_quantity() {
     let r = attributed_fixture();
     let lines = terminal_lines(&r);
     assert_eq!(lines.len(), 1, "{lines:?}");
-    let l = &lines[0];
+    let (experiment, l) = &lines[0];
+    assert_eq!(*experiment, Some("spawn.heap"));
     assert!(l.contains("kernel 90.0% [90.0%, 90.0%]"), "{l}");
     let at = |f: &str| l.find(f).unwrap_or_else(|| panic!("{f} missing: {l}"));
     assert!(
@@ -95,7 +96,10 @@ fn without_why_nothing_is_shown_and_a_refusal_is_said() {
     });
     assert_eq!(
         terminal_lines(&r),
-        vec!["why: nothing attributed: kernel.perf_event_paranoid is 3".to_string()]
+        vec![(
+            None,
+            "why: nothing attributed: kernel.perf_event_paranoid is 3".to_string()
+        )]
     );
 }
 
@@ -105,4 +109,188 @@ fn the_report_has_a_table_per_attributed_quantity() {
     let md = super::super::document::build(&r).markdown("");
     assert!(md.contains("Where the time goes"), "no section");
     assert!(md.contains("| copy_page_range | 60.0% [60.0%, 60.0%] | 70.0% [70.0%, 70.0%] |"));
+}
+
+fn stacks() -> Vec<(String, u64)> {
+    vec![
+        (
+            "entry_SYSCALL_64;do_syscall_64;__do_sys_clone;kernel_clone;copy_process;dup_mmap;copy_page_range".into(),
+            180,
+        ),
+        (
+            "entry_SYSCALL_64;do_syscall_64;__do_sys_clone;kernel_clone;copy_process;dup_mmap;__pte_alloc".into(),
+            30,
+        ),
+        ("[user]".into(), 30),
+    ]
+}
+
+/// The fixture with its first two Summary quantities attributed, each
+/// with folded stacks.
+fn two_attributed() -> RunResults {
+    let mut r = fixture();
+    let qs: Vec<_> = summary_quantities(&r).into_iter().take(2).collect();
+    assert_eq!(qs.len(), 2, "the fixture's Summary has two quantities");
+    for q in qs {
+        let e = r
+            .experiments
+            .iter_mut()
+            .find(|e| e.name == q.experiment)
+            .unwrap();
+        e.why.push(Attribution {
+            labels: q.headline.labels.clone(),
+            rounds: 3,
+            samples: 240,
+            lost: 0,
+            user: exact(0.125),
+            kernel: exact(0.875),
+            functions: vec![function("copy_page_range", 0.75, 0.75)],
+            folded: stacks(),
+        });
+    }
+    r.why = Some(WhyRecord {
+        event: "cpu-clock".into(),
+        rate_hz: 1000,
+        unavailable: None,
+    });
+    r
+}
+
+/// Every `id="…"` of the page itself (a frame's page is an attribute,
+/// its quotes escaped, so its ids are not among them).
+fn page_ids(html: &str) -> Vec<&str> {
+    html.split(" id=\"")
+        .skip(1)
+        .map(|s| &s[..s.find('"').unwrap()])
+        .collect()
+}
+
+#[test]
+fn each_attributed_summary_quantity_gets_a_flame_graph_in_a_page_of_its_own() {
+    let d = super::super::document::build(&two_attributed());
+    let flames: Vec<_> = d.charts().filter(|c| c.own_page.is_some()).collect();
+    assert_eq!(flames.len(), 2);
+    assert_ne!(flames[0].file, flames[1].file);
+    for c in &flames {
+        assert!(c.file.starts_with("flame-") && c.file.ends_with(".svg"));
+        assert!(c.svg.contains("copy_page_range") && c.svg.contains("[user]"));
+    }
+    let md = d.markdown("");
+    assert!(md.contains(&format!("]({})", flames[0].file)), "linked");
+    let html = d.html();
+    assert_eq!(html.matches("<iframe ").count(), 2);
+    assert_eq!(
+        html.matches("srcdoc=\"").count(),
+        2,
+        "each graph a page of its own"
+    );
+    // The graphs' ids (frames, details, search, ...) are each in its own
+    // frame's page: the page's own ids stay unique.
+    let ids = page_ids(&html);
+    assert!(!ids.contains(&"frames"), "a graph's id in the page");
+    let mut unique = ids.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), ids.len(), "an id twice in the page");
+    // Inside each frame's page, the graph's ids once each.
+    for page in html.split("srcdoc=\"").skip(1) {
+        let page = html_escape::decode_html_entities(&page[..page.find('"').unwrap()]).into_owned();
+        assert_eq!(page.matches("<svg id=\"frames\"").count(), 1);
+        assert!(page.contains("<script"), "interactive");
+    }
+}
+
+#[test]
+fn nothing_is_drawn_without_attribution_or_without_stacks() {
+    let d = super::super::document::build(&fixture());
+    assert_eq!(d.charts().filter(|c| c.own_page.is_some()).count(), 0);
+    assert!(!d.html().contains("<iframe"));
+    // Attributed, but an older file kept no folded stacks: the table only.
+    let d = super::super::document::build(&attributed_fixture());
+    assert!(d.markdown("").contains("Where the time goes"));
+    assert_eq!(d.charts().filter(|c| c.own_page.is_some()).count(), 0);
+}
+
+#[test]
+fn a_changed_summary_quantity_attributed_on_both_sides_gets_a_differential_graph() {
+    let a = two_attributed();
+    let mut b = two_attributed();
+    for e in &mut b.experiments {
+        for w in &mut e.why {
+            w.folded[0].1 = 60;
+            w.folded.push((
+                "entry_SYSCALL_64;do_syscall_64;__do_sys_clone;kernel_clone;copy_process;dup_mmap;copy_huge_pmd".into(),
+                120,
+            ));
+        }
+    }
+    let q = summary_quantities(&b).into_iter().next().unwrap();
+    let changed = vec![(
+        q.experiment.to_string(),
+        q.headline.spec.name.to_string(),
+        q.headline.labels.clone(),
+    )];
+    let mut d = Doc::default();
+    differentials(&mut d, &a, &b, &changed);
+    let charts: Vec<_> = d.charts().collect();
+    assert_eq!(charts.len(), 1, "the changed quantity only");
+    let c = charts[0];
+    assert!(c.own_page.is_some() && c.file == "flame-diff-0.svg");
+    roxmltree::Document::parse_with_options(
+        &c.svg,
+        roxmltree::ParsingOptions {
+            allow_dtd: true,
+            ..Default::default()
+        },
+    )
+    .expect("well-formed");
+    assert!(c.svg.contains("copy_huge_pmd") && c.svg.contains("copy_page_range"));
+
+    // Nothing changed, or a side not attributed: no graph and no heading.
+    let mut d = Doc::default();
+    differentials(&mut d, &a, &b, &[]);
+    assert!(d.blocks.is_empty());
+    differentials(&mut d, &fixture(), &b, &changed);
+    assert!(d.blocks.is_empty());
+}
+
+#[test]
+fn the_terminal_sets_each_attribution_under_its_experiments_summary_sentences() {
+    let r = two_attributed();
+    let paths = crate::report::terse::Paths {
+        report: "report.html".into(),
+        results: "results.json".into(),
+        previous: None,
+    };
+    let text = crate::paint::strip(&crate::report::terse::body(&r, 200, false, &paths, 400));
+    let lines: Vec<&str> = text.lines().collect();
+    let sentences = crate::report::headlines::sentences(&r);
+    let whys = terminal_lines(&r);
+    assert_eq!(whys.len(), 2);
+    for (experiment, why) in &whys {
+        let at = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with(&why[..40]))
+            .unwrap_or_else(|| panic!("{why} not shown:\n{text}"));
+        assert!(
+            lines[at].starts_with("    why: "),
+            "indented under a bullet"
+        );
+        // The bullet above it is its experiment's last sentence.
+        let bullet = lines[..at]
+            .iter()
+            .rposition(|l| l.starts_with("  • "))
+            .expect("a sentence above");
+        let last = sentences
+            .iter()
+            .rev()
+            .find(|(e, _)| Some(*e) == *experiment)
+            .expect("its experiment has a sentence");
+        let words: String = last.1.chars().take(30).collect();
+        assert!(
+            lines[bullet].contains(&words),
+            "{} is not under {words}:\n{text}",
+            why
+        );
+    }
 }

@@ -365,6 +365,7 @@ pub(super) fn chart(title: &str, caption: &str, svg: String) -> Chart {
         title: title.into(),
         caption: caption.into(),
         svg,
+        own_page: None,
     }
 }
 
