@@ -317,6 +317,26 @@ pub fn compare(a_name: &str, a: &Summary, b_name: &str, b: &Summary, unit: Unit)
     )
 }
 
+/// [`compare`] whatever the figures' state, so that its subject stays
+/// (issue 39 item 9): when either is flagged, or its interval bounds
+/// nothing, "a_name (X !) is not told apart from b_name (Y) here: a figure
+/// did not settle" (or "an interval bounds nothing"), each quoted with its
+/// mark ([`quoted`]); else [`compare`].
+pub fn compare_shown(a_name: &str, a: &Summary, b_name: &str, b: &Summary, unit: Unit) -> String {
+    let why = if a.unstable || b.unstable {
+        "a figure did not settle"
+    } else if bounds_nothing(a, unit) || bounds_nothing(b, unit) {
+        "an interval bounds nothing"
+    } else {
+        return compare(a_name, a, b_name, b, unit);
+    };
+    format!(
+        "{a_name} ({}) is not told apart from {b_name} ({}) here: {why}",
+        quoted(a, unit),
+        quoted(b, unit)
+    )
+}
+
 /// `a − b` with its 95% interval ([`contrast::difference`]: the half-widths
 /// in quadrature, as independent errors). Never clamped.
 #[derive(Clone, Debug, PartialEq)]
