@@ -417,7 +417,8 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
     let mut out = Vec::new();
     let cpus = r.reading(&CPUS, &[]).unwrap_or(2.0).max(1.0);
     let mut cases: Vec<(String, String)> = Vec::new();
-    for m in r.metrics_named(&WHOLE_NS) {
+    // Every case measured, settled or not (issue 39 item 9).
+    for m in r.metrics.iter().filter(|m| m.name == WHOLE_NS.name) {
         let key = (
             m.label(N).unwrap_or("").to_string(),
             m.label(THP)
@@ -449,7 +450,9 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
             continue;
         };
         let speedups: Vec<&Metric> = r
-            .metrics_named(&SPEEDUP)
+            .metrics
+            .iter()
+            .filter(|m| m.name == SPEEDUP.name)
             .filter(|m| m.label(N) == Some(n) && m.label(THP) == Some(t))
             .collect();
         out.push(amdahl_sentence(
@@ -531,23 +534,34 @@ fn amdahl_sentence(
             fmt_ns(parts_sum)
         )
     };
+    // Every speedup measured, each quoted with its mark; a conclusion only
+    // from those that settled and bound something.
     let measured: Vec<String> = speedups
         .iter()
         .map(|m| {
             format!(
-                "{} with {} workers {:.2}x",
+                "{} with {} workers {}",
                 m.label(VARIANT).unwrap_or("?"),
                 m.label(WORKERS).unwrap_or("?"),
-                m.summary.median
+                quoted(&m.summary, Unit::Ratio)
             )
         })
         .collect();
+    let past_any = speedups.iter().any(|m| m.summary.median > best);
     let past: Vec<&&Metric> = speedups
         .iter()
+        .filter(|m| !m.summary.unstable && summary_bounds(&m.summary, Unit::Ratio))
         .filter(|m| m.summary.median > best)
         .collect();
-    let (verb, after) = if past.is_empty() {
+    let (verb, after) = if !past_any {
         ("at most".to_string(), String::new())
+    } else if past.is_empty() {
+        (
+            "about".to_string(),
+            "; a speedup whose rounds did not settle or bound nothing reaches past the bound's point estimate, \
+             so nothing is concluded from it"
+                .to_string(),
+        )
     } else if past.iter().any(|m| m.summary.ci95_lo > hi) {
         (
             "about".to_string(),
@@ -562,6 +576,16 @@ fn amdahl_sentence(
                 .to_string(),
         )
     };
+    if [whole, fill, average].iter().any(|s| s.unstable) {
+        return format!(
+            "n={n}, thp={t}: the whole program takes {} serially; measured apart, mapping and filling {size} takes {} \
+             and the average {}: Amdahl's bound not given (a figure did not settle); measured: {}",
+            quoted(whole, Unit::Ns),
+            quoted(fill, Unit::Ns),
+            quoted(average, Unit::Ns),
+            measured.join(", ")
+        );
+    }
     format!(
         "n={n}, thp={t}: the whole program takes {} serially{parts}: \
          the serial fraction is {:.0}%, so by Amdahl's law {cpus:.0} CPUs can speed the program up {verb} {best:.2}x \
