@@ -180,6 +180,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     let any_measured = r.metrics.iter().any(|m| m.name == SWITCH_NS.name);
     let kernel = get(KERNEL_PIPE.name());
     let mut parts = Vec::new();
+    let mut any_variant = false;
     for v in [COROUTINE, ASYNC, GO_MAXPROCS1, GO_DEFAULT, GO_LOCKED].map(|v| v.name()) {
         let Some(s) = get(v) else {
             if any_measured {
@@ -187,6 +188,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             }
             continue;
         };
+        any_variant = true;
         let m = s.median;
         // A ratio only where both settled and the intervals part.
         parts.push(match kernel {
@@ -211,7 +213,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             None => format!("{v} {}", shown(s, Unit::Ns)),
         });
     }
-    if parts.iter().any(|p| !p.ends_with(" not measured")) {
+    if any_variant {
         let k = kernel.map_or(
             " (no kernel pipe switch measured to set them against)".to_string(),
             |k| {
