@@ -313,6 +313,10 @@ const FINDING_PHRASES: &[(&str, &str)] = &[
         "switch.wakeup",
         " late on one kept awake by a SCHED_IDLE spinner: ",
     ),
+    (
+        "parallel.program",
+        "n=55256000: the fill on huge pages against 4 KiB pages: ",
+    ),
     ("parallel.average", "with 2 workers, fork ("),
     (
         "parallel.average",
