@@ -296,6 +296,12 @@ const FINDING_PHRASES: &[(&str, &str)] = &[
     ),
     ("switch.pingpong", "yardstick: a pinned pipe switch ("),
     ("switch.pingpong", ". Over a pipe, a process switch ("),
+    (
+        "switch.pingpong",
+        "a hand-off to the other CPU vs one on the same CPU, per switch: pipe_threads ",
+    ),
+    ("switch.pingpong", "; futex_threads "),
+    ("switch.pingpong", "; futex_processes "),
     ("switch.echo", "; unpinned "),
     ("switch.echo", " against the pinned rate: "),
     ("switch.userspace", "per switch: coroutine "),

@@ -557,12 +557,21 @@ fn two_cpus(r: &ExperimentResult) -> Option<String> {
     let mut remains = false;
     let mut counts = None;
     for m in METHODS.iter().map(Method::name) {
-        let (Some(same), Some(cross)) = (
-            r.settled(&SWITCH_NS, &at(m, SAME_CPU.name())),
-            r.settled(&SWITCH_NS, &at(m, TWO_CPUS.name())),
-        ) else {
+        // Every method measured in both placements, settled or not (issue
+        // 39 item 9): a flagged figure is quoted with its mark and tells
+        // nothing apart, and no reason rests on it.
+        let find = |p: &str| r.find(&SWITCH_NS, &at(m, p)).map(|x| &x.summary);
+        let (Some(same), Some(cross)) = (find(SAME_CPU.name()), find(TWO_CPUS.name())) else {
             continue;
         };
+        if same.unstable || cross.unstable {
+            parts.push(format!(
+                "{m} {} vs {} (not told apart: a figure did not settle)",
+                quoted(cross, Unit::Ns),
+                quoted(same, Unit::Ns)
+            ));
+            continue;
+        }
         above |= order(cross, same) == Order::Above;
         let mut kept = String::new();
         if let Some(awake) = r.settled(&SWITCH_NS, &at(m, TWO_CPUS_AWAKE.name())) {
