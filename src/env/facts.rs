@@ -7,11 +7,11 @@
 //! counters may lag. Read below the same configurable root as the rest of
 //! `env`, so each parser is tested on fixture text.
 
+use super::idle::read_cpuidle;
+pub use super::idle::{cpuidle_at, idle_poll_plan, CpuIdle, IdlePollPlan};
 use super::{bracketed_choice, cgroup_v1_path, cgroup_v2_path, Root};
-pub use crate::sys::sysfs_knob::Knob;
 use serde::{Deserialize, Serialize};
 use std::fs;
-use std::path::Path;
 
 /// The machine facts beyond [`super::Env`]'s first-generation fields.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -57,129 +57,6 @@ pub struct PageReporting {
     /// `reported_kib` parameter, not upstream's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reported_kib: Option<u64>,
-}
-
-/// What the haltpoll messages say about changing it: the setting is
-/// writable at run time, no reboot needed.
-const RUN_TIME: &str = "writable at run time in /sys/module/haltpoll/parameters/guest_halt_poll_ns; `tasklab run --idle-poll` sets it for one run";
-
-/// The polling limit `--idle-poll` gives the haltpoll governor: the
-/// module's own default, 200 µs.
-pub const IDLE_POLL_NS: u64 = 200_000;
-
-/// What `tasklab run --idle-poll` changes to make idle CPUs poll, and how
-/// it says so; no knobs when the machine polls already.
-#[derive(Clone, Debug, PartialEq)]
-pub struct IdlePollPlan {
-    pub knobs: Vec<Knob>,
-    pub how: String,
-}
-
-/// The run-time settings that make an idle CPU poll here, read below
-/// `root`: the haltpoll governor's `guest_halt_poll_ns`, else every idle
-/// state but POLL disabled on every CPU; Err(why none can) otherwise.
-pub fn idle_poll_plan(root: &Path) -> Result<IdlePollPlan, String> {
-    let fs = Root { root };
-    let cmdline = fs.read("/proc/cmdline").unwrap_or_default();
-    let none = |how: String| {
-        Ok(IdlePollPlan {
-            knobs: Vec::new(),
-            how,
-        })
-    };
-    if cmdline.split_whitespace().any(|a| a == "idle=poll") {
-        return none(
-            "idle CPUs poll already (idle=poll on the kernel command line): nothing changed".into(),
-        );
-    }
-    const POLL_NS: &str = "/sys/module/haltpoll/parameters/guest_halt_poll_ns";
-    let governor = fs.read_trim("/sys/devices/system/cpu/cpuidle/current_governor");
-    if governor.as_deref() == Some("haltpoll") && fs.exists(POLL_NS) {
-        return match fs.read_u64(POLL_NS) {
-            Some(0) => Ok(IdlePollPlan {
-                knobs: vec![Knob {
-                    path: POLL_NS.into(),
-                    value: IDLE_POLL_NS.to_string(),
-                }],
-                how: format!(
-                    "guest_halt_poll_ns set from 0 to {IDLE_POLL_NS} for this run: the haltpoll governor polls up to 200 µs before it halts"
-                ),
-            }),
-            Some(ns) => none(format!(
-                "idle CPUs poll already (guest_halt_poll_ns={ns}): nothing changed"
-            )),
-            None => Err(format!("{POLL_NS} cannot be read")),
-        };
-    }
-    let cpu_dir = "/sys/devices/system/cpu";
-    let mut cpus: Vec<usize> = fs::read_dir(fs.path(cpu_dir))
-        .map(|d| {
-            d.flatten()
-                .filter_map(|e| e.file_name().to_str()?.strip_prefix("cpu")?.parse().ok())
-                .collect()
-        })
-        .unwrap_or_default();
-    cpus.sort_unstable();
-    let mut knobs = Vec::new();
-    let mut polls = false;
-    let mut names = Vec::new();
-    for cpu in cpus {
-        for k in 0.. {
-            let dir = format!("{cpu_dir}/cpu{cpu}/cpuidle/state{k}");
-            let Some(name) = fs.read_trim(&format!("{dir}/name")) else {
-                break;
-            };
-            if name == "POLL" {
-                polls = true;
-                continue;
-            }
-            if fs.read_u64(&format!("{dir}/disable")) == Some(0) {
-                if !names.contains(&name) {
-                    names.push(name);
-                }
-                knobs.push(Knob {
-                    path: format!("{dir}/disable"),
-                    value: "1".into(),
-                });
-            }
-        }
-    }
-    if !polls {
-        return Err(
-            "no POLL idle state and no haltpoll governor: only idle=poll on the kernel command line (a reboot) makes an idle CPU poll here".into(),
-        );
-    }
-    if knobs.is_empty() {
-        return none("every idle state but POLL is disabled already: nothing changed".into());
-    }
-    Ok(IdlePollPlan {
-        how: format!(
-            "idle states {} disabled on every CPU for this run: an idle CPU polls (state POLL)",
-            names.join(", ")
-        ),
-        knobs,
-    })
-}
-
-/// How the CPUs idle.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct CpuIdle {
-    pub driver: Option<String>,
-    pub governor: Option<String>,
-    /// CPU 0's idle states, shallowest first.
-    pub states: Vec<IdleState>,
-    /// The haltpoll governor's polling limit (`guest_halt_poll_ns`), when
-    /// the module is loaded.
-    pub haltpoll_poll_ns: Option<u64>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct IdleState {
-    pub name: String,
-    /// The driver's declared exit latency, µs.
-    pub exit_latency_us: u64,
-    pub disabled: bool,
 }
 
 /// cgroup facts: the version mounted and the CPU limit (memory and pids
@@ -288,101 +165,15 @@ impl Facts {
     }
 
     /// Ok(how) when an idle CPU here polls for work instead of halting, so
-    /// a wake-up needs no interrupt; Err(why not).
+    /// a wake-up needs no interrupt; Err(why not), with what this boot
+    /// allows to change it (`idle::polling_idle`).
     pub fn polling_idle(&self) -> Result<String, String> {
-        let cmdline = self.cmdline.as_deref().unwrap_or("");
-        if cmdline.split_whitespace().any(|a| a == "idle=poll") {
-            return Ok("idle=poll on the kernel command line".into());
-        }
-        const REBOOT: &str = "no cpuidle driver: an idle CPU runs HLT, which exits to the host; only idle=poll (or cpuidle_haltpoll.force=1) on the kernel command line makes it poll, a reboot";
-        let Some(ci) = &self.cpuidle else {
-            return Err(REBOOT.into());
-        };
-        let Some(driver) = ci.driver.as_deref().filter(|d| *d != "none") else {
-            return Err(REBOOT.into());
-        };
-        let governor = ci.governor.as_deref().unwrap_or("none");
-        if governor == "haltpoll" {
-            return match ci.haltpoll_poll_ns {
-                Some(0) => Err(format!(
-                    "the {driver} cpuidle driver runs the haltpoll governor with guest_halt_poll_ns=0: it never polls ({RUN_TIME})"
-                )),
-                Some(ns) => Ok(format!(
-                    "the haltpoll governor polls up to {} before it halts",
-                    crate::units::fmt_ns(ns as f64)
-                )),
-                None => Err("the haltpoll governor's polling limit cannot be read".into()),
-            };
-        }
-        // What --idle-poll can do on this boot (`idle_poll_plan`): disable
-        // every state but POLL, when there is a POLL state to fall back on.
-        let poll_state = ci.states.iter().any(|s| s.name == "POLL");
-        let deeper: Vec<&str> = ci
-            .states
-            .iter()
-            .filter(|s| s.name != "POLL" && !s.disabled)
-            .map(|s| s.name.as_str())
-            .collect();
-        if poll_state && deeper.is_empty() {
-            return Ok(format!(
-                "cpuidle driver {driver} has every state but POLL disabled"
-            ));
-        }
-        let change = if poll_state {
-            format!(
-                "each idle state's `disable` is writable at run time; `tasklab run --idle-poll` disables {} for one run",
-                deeper.join(", ")
-            )
-        } else {
-            "there is no POLL state to fall back on: only idle=poll on the kernel command line makes it poll, a reboot".to_string()
-        };
-        Err(format!(
-            "cpuidle driver {driver} with governor {governor} halts an idle CPU, and idle=poll is not on the kernel command line ({change})"
-        ))
+        super::idle::polling_idle(self.cmdline.as_deref(), self.cpuidle.as_ref())
     }
 
     /// The cpuidle driver, governor and states in a line.
     fn cpuidle_words(&self) -> String {
-        match &self.cpuidle {
-            None => "no cpuidle driver".to_string(),
-            Some(ci) => {
-                let states: Vec<String> = ci
-                    .states
-                    .iter()
-                    .map(|s| {
-                        format!(
-                            "{} (exit {} µs{})",
-                            s.name,
-                            s.exit_latency_us,
-                            if s.disabled { ", disabled" } else { "" }
-                        )
-                    })
-                    .collect();
-                let mut v = format!(
-                    "driver {}, governor {}; states {}",
-                    ci.driver.as_deref().unwrap_or("none"),
-                    ci.governor.as_deref().unwrap_or("none"),
-                    if states.is_empty() {
-                        "none".into()
-                    } else {
-                        states.join(", ")
-                    }
-                );
-                // The haltpoll module's limit is in force only under its
-                // governor; under menu or ladder it does nothing.
-                match (ci.haltpoll_poll_ns, ci.governor.as_deref()) {
-                    (Some(ns), Some("haltpoll")) => {
-                        v.push_str(&format!("; haltpoll guest_halt_poll_ns={ns}"))
-                    }
-                    (Some(ns), g) => v.push_str(&format!(
-                        "; the haltpoll module's guest_halt_poll_ns={ns} is not in force under the {} governor",
-                        g.unwrap_or("none")
-                    )),
-                    (None, _) => {}
-                }
-                v
-            }
-        }
+        super::idle::cpuidle_words(self.cpuidle.as_ref())
     }
 
     /// The cgroup's version, CPU quota and throttling in a line.
@@ -530,39 +321,6 @@ pub(super) fn steal_ticks(stat: &str) -> Option<u64> {
         .nth(8)?
         .parse()
         .ok()
-}
-
-/// How the CPUs idle now, read below `root` (after `--idle-poll` changed it).
-pub fn cpuidle_at(root: &Path) -> Option<CpuIdle> {
-    read_cpuidle(&Root { root })
-}
-
-fn read_cpuidle(fs: &Root) -> Option<CpuIdle> {
-    let driver = fs.read_trim("/sys/devices/system/cpu/cpuidle/current_driver");
-    let governor = fs
-        .read_trim("/sys/devices/system/cpu/cpuidle/current_governor")
-        .or_else(|| fs.read_trim("/sys/devices/system/cpu/cpuidle/current_governor_ro"));
-    let mut states = Vec::new();
-    for i in 0.. {
-        let dir = format!("/sys/devices/system/cpu/cpu0/cpuidle/state{i}");
-        let Some(name) = fs.read_trim(&format!("{dir}/name")) else {
-            break;
-        };
-        states.push(IdleState {
-            name,
-            exit_latency_us: fs.read_u64(&format!("{dir}/latency")).unwrap_or(0),
-            disabled: fs.read_u64(&format!("{dir}/disable")).unwrap_or(0) != 0,
-        });
-    }
-    if driver.is_none() && governor.is_none() && states.is_empty() {
-        return None;
-    }
-    Some(CpuIdle {
-        driver: driver.filter(|d| d != "none"),
-        governor,
-        states,
-        haltpoll_poll_ns: fs.read_u64("/sys/module/haltpoll/parameters/guest_halt_poll_ns"),
-    })
 }
 
 /// virtio device id 5 is the balloon; its feature bit 5 is free page

@@ -1,8 +1,8 @@
 //! The idle path: whether an idle CPU polls, what this boot allows to
 //! change it, and what `--idle-poll` sets.
 
-use super::facts::{CpuIdle, IdleState};
 use super::*;
+use crate::env::idle::{CpuIdle, IdleState};
 
 fn idle_state(name: &str) -> IdleState {
     IdleState {
@@ -12,28 +12,95 @@ fn idle_state(name: &str) -> IdleState {
     }
 }
 
-/// The idle path is a run-time setting: no message says it needs a
-/// reboot or is a boot setting while a writable knob exists.
+/// The idle path is a run-time setting only as far as this process could
+/// write its knobs, probed when the run began (access(2), nothing
+/// written): the environment row says what this boot allowed, and a file
+/// from before the probe says it was not probed (issue 39).
 #[test]
-fn the_idle_path_is_said_to_be_writable_at_run_time() {
+fn what_this_boot_allows_follows_the_probe_of_the_knobs() {
     let mut f = Facts {
         cpuidle: Some(CpuIdle {
             driver: Some("haltpoll".into()),
             governor: Some("haltpoll".into()),
             states: vec![idle_state("POLL"), idle_state("haltpoll idle")],
             haltpoll_poll_ns: Some(0),
+            ..CpuIdle::default()
         }),
         ..Facts::default()
     };
+    let why = |f: &Facts| f.polling_idle().unwrap_err();
     for governor in ["haltpoll", "menu"] {
-        f.cpuidle.as_mut().unwrap().governor = Some(governor.into());
-        let why = f.polling_idle().unwrap_err();
+        let ci = f.cpuidle.as_mut().unwrap();
+        ci.governor = Some(governor.into());
+        (ci.poll_ns_writable, ci.disable_writable) = (Some(true), Some(true));
+        let yes = why(&f);
         assert!(
-            !why.contains("reboot") && !why.contains("boot setting"),
-            "{why}"
+            !yes.contains("reboot") && !yes.contains("boot setting"),
+            "{yes}"
         );
-        assert!(why.contains("--idle-poll"), "{why}");
+        assert!(
+            yes.contains("writable by tasklab's process (probed with access(2), nothing written)")
+                && yes.contains("`tasklab run --idle-poll`"),
+            "{yes}"
+        );
+        let ci = f.cpuidle.as_mut().unwrap();
+        (ci.poll_ns_writable, ci.disable_writable) = (Some(false), Some(false));
+        let no = why(&f);
+        assert!(
+            no.contains("not")
+                && no.contains("writable by tasklab's process (probed with access(2))"),
+            "{no}"
+        );
+        assert!(no.contains("needs a user who may write"), "{no}");
+        let ci = f.cpuidle.as_mut().unwrap();
+        (ci.poll_ns_writable, ci.disable_writable) = (None, None);
+        let unknown = why(&f);
+        assert!(
+            unknown.contains("was not probed when this file was written"),
+            "{unknown}"
+        );
+        assert!(!unknown.contains("writable at run time"), "{unknown}");
     }
+    // A driver with no idle states: none to disable, said so.
+    let f = Facts {
+        cpuidle: Some(CpuIdle {
+            driver: Some("acpi_idle".into()),
+            governor: Some("menu".into()),
+            ..CpuIdle::default()
+        }),
+        ..Facts::default()
+    };
+    assert!(
+        why(&f).contains("it has no idle states, so none to disable"),
+        "{}",
+        why(&f)
+    );
+}
+
+/// The probe below a root: the haltpoll limit and every CPU's `disable`
+/// files, each probed where it exists; none probed where none exists.
+#[test]
+fn the_knobs_are_probed_where_they_exist() {
+    let t = haltpoll_root("0\n");
+    for cpu in 0..2 {
+        let d = format!("/sys/devices/system/cpu/cpu{cpu}/cpuidle");
+        t.write(&format!("{d}/state0/name"), "POLL\n");
+        t.write(&format!("{d}/state0/disable"), "0\n");
+    }
+    let ci = cpuidle_at(&t.0).expect("cpuidle");
+    // The test's own files: this process may write them.
+    assert_eq!(ci.poll_ns_writable, Some(true));
+    assert_eq!(ci.disable_writable, Some(true));
+    // The recorded boot with no cpuidle driver: a governor, no states, no
+    // haltpoll module: nothing to probe, so nothing claimed.
+    let t = TempRoot::new("idle-none");
+    t.write("/sys/devices/system/cpu/cpuidle/current_driver", "none\n");
+    t.write("/sys/devices/system/cpu/cpuidle/current_governor", "menu\n");
+    let ci = cpuidle_at(&t.0).expect("a governor is read");
+    assert_eq!(
+        (ci.driver, ci.poll_ns_writable, ci.disable_writable),
+        (None, None, None)
+    );
 }
 
 /// A boot with no cpuidle driver (`current_driver` none, no states, as
@@ -70,6 +137,7 @@ fn with_no_cpuidle_driver_polling_idle_needs_a_reboot_and_says_so() {
             governor: Some("menu".into()),
             states: vec![idle_state("C1")],
             haltpoll_poll_ns: None,
+            ..CpuIdle::default()
         }),
         ..Facts::default()
     };
@@ -91,6 +159,7 @@ fn the_haltpoll_limit_is_shown_in_force_only_under_its_governor() {
                 governor: Some(governor.into()),
                 states: vec![idle_state("POLL"), idle_state("haltpoll idle")],
                 haltpoll_poll_ns: Some(200_000),
+                ..CpuIdle::default()
             }),
             ..Facts::default()
         };

@@ -17,6 +17,7 @@ pub mod cmdline;
 mod facts;
 pub mod fingerprint;
 pub mod hardware;
+mod idle;
 pub mod label;
 mod mitigations;
 mod probe;

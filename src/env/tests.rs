@@ -572,6 +572,7 @@ fn polling_idle_is_recognised() {
         governor: Some("haltpoll".into()),
         states: vec![],
         haltpoll_poll_ns: Some(200_000),
+        ..CpuIdle::default()
     });
     assert!(f.polling_idle().unwrap().contains("200"));
 }

@@ -9,6 +9,7 @@ use super::{charts, headlines, quantities, seeds, table, terse};
 use crate::env::cpu_list;
 use crate::experiments;
 use crate::results::{ExperimentResult, Group, RunResults, RunStatus, Status};
+use crate::stats::rounds::BOUNDED_FROM;
 use crate::units::fmt_ns;
 
 /// The group shown after the others: the scale the main groups are read
@@ -188,9 +189,10 @@ fn summary_section(d: &mut Doc, r: &RunResults) {
     }
     let failed = failures(r);
     d.push(Block::Aside(format!(
-        "{} {} a ~ marks a wide spread, a ! a figure flagged for a trend over the run or two modes (its interval is shown; no finding rests on it); ±X% is half a figure's 95% interval over its median, given where it is wider than ±10% or the figure is marked; two figures differ only where the interval of their ratio excludes 1. The seeds' figures appear only beside ours, labelled with their source.",
+        "{} {} a ~ marks a wide spread, a ! a figure flagged for a trend over the run or two modes (its interval is shown; no finding rests on it); ±X% is half a figure's 95% interval over its median, given where it is wider than ±10% or the figure is marked; two figures differ only where the interval of their ratio excludes 1.{} The seeds' figures appear only beside ours, labelled with their source.",
         measured_sentence(r),
-        rounds_sentence(r)
+        rounds_sentence(r),
+        past_the_samples(r).map_or(String::new(), |s| format!(" {s}"))
     )));
     if !failed.is_empty() {
         d.push(Block::Bullets(failed));
@@ -465,6 +467,64 @@ pub fn measured_sentence(r: &RunResults) -> String {
         s.push_str(&format!(" {}.", p.sentence()));
     }
     s
+}
+
+/// How many of the run's series have an interval that reaches past their
+/// least or greatest sample, counted from the file, and why (issue 39): one
+/// of [`BOUNDED_FROM`] rounds or more is held within the samples and then
+/// widened by the run-to-run noise (`stats::rounds::widen_by_run_noise`),
+/// for what one run's samples cannot show; one of fewer rounds is widened
+/// for its few rounds and not held within them. None when no interval does.
+pub(super) fn past_the_samples(r: &RunResults) -> Option<String> {
+    let all: Vec<&crate::stats::Summary> = r
+        .experiments
+        .iter()
+        .flat_map(|x| x.metrics.iter().map(|m| &m.summary))
+        .collect();
+    let past: Vec<_> = all
+        .iter()
+        .filter(|s| s.ci95_lo < s.min || s.ci95_hi > s.max)
+        .collect();
+    if past.is_empty() {
+        return None;
+    }
+    const NOISE: &str = "the run-to-run noise (what one run's samples cannot show: the host's state from one run to the next)";
+    let many = |noise: bool| {
+        past.iter()
+            .filter(|s| s.rounds >= BOUNDED_FROM && s.run_noise.is_some() == noise)
+            .count()
+    };
+    let few: Vec<_> = past.iter().filter(|s| s.rounds < BOUNDED_FROM).collect();
+    let mut why = Vec::new();
+    if many(true) > 0 {
+        why.push(format!(
+            "{} with {BOUNDED_FROM} rounds or more, whose interval is held within the samples and then widened by {NOISE}",
+            many(true)
+        ));
+    }
+    if many(false) > 0 {
+        why.push(format!(
+            "{} with {BOUNDED_FROM} rounds or more and no run-to-run noise recorded (a file from before its interval was held within the samples)",
+            many(false)
+        ));
+    }
+    if !few.is_empty() {
+        why.push(format!(
+            "{} with fewer than {BOUNDED_FROM} rounds, whose interval is widened for its few rounds and not held within the samples{}",
+            few.len(),
+            match (few.iter().any(|s| s.run_noise.is_some()), many(true) > 0) {
+                (true, true) => ", and widened by that noise too".to_string(),
+                (true, false) => format!(", and widened by {NOISE}"),
+                (false, _) => String::new(),
+            }
+        ));
+    }
+    Some(format!(
+        "{} of {} series have an interval that reaches past their least or greatest sample: {}.",
+        past.len(),
+        all.len(),
+        why.join("; ")
+    ))
 }
 
 /// One line per experiment that failed, was skipped or is partial, with why.

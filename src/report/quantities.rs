@@ -62,11 +62,13 @@ pub fn verdict(sources: &[(&str, &Metric)]) -> String {
             }
         }
     }
+    // What sets two sources apart is not among what the run records: said
+    // as such, no cause guessed (issue 39).
     if apart.is_empty() {
         "the sources agree within their intervals".into()
     } else {
         format!(
-            "the sources disagree beyond their intervals ({}): the same operation measured in different workers, so what differs is the context around it",
+            "the sources disagree beyond their intervals ({}): the same operation, measured by different experiments, each in workers of its own; what sets them apart is not recorded",
             apart.join("; ")
         )
     }

@@ -361,6 +361,11 @@ pub fn reason(r: &RunResults, experiment: &str, m: &Metric, ratio: f64) -> Strin
     let slower = timing && ((ratio > 1.0) == (m.unit == Unit::Ns));
     let kind = quantity(experiment, m);
     let guest = env.virtualization.as_deref();
+    // A gap only across CPUs: what every kernel entry or the CPU costs
+    // would show on one CPU too, so only the hand-off's path is named.
+    if let Some(same) = gap_only_across_cpus(r, experiment, m, ratio) {
+        return across_cpus_reason(r, experiment, m, same, ratio);
+    }
     if slower {
         match (kind, guest) {
             (Kind::PageTables, Some(v)) => {
@@ -414,6 +419,118 @@ pub fn reason(r: &RunResults, experiment: &str, m: &Metric, ratio: f64) -> Strin
     let more = ratio > 1.0;
     format!(
         "{:.1}x {}: {}",
+        if more { ratio } else { 1.0 / ratio },
+        if more { "higher" } else { "lower" },
+        parts.join("; ")
+    )
+}
+
+/// The same figure on one CPU, when `m` is a figure across CPUs whose gap
+/// from its seed ([`beyond`]) does not show there: the one-CPU figure of
+/// the same series and labels, but for a one-CPU placement, is settled and
+/// the whole interval of its ratio to its own seed lies within
+/// [`EXPLAIN_BEYOND`]x (or it reaches the seed). None when there is no
+/// such figure, when it shows a gap too, or when its interval cannot tell.
+fn gap_only_across_cpus<'a>(
+    r: &'a RunResults,
+    experiment: &str,
+    m: &Metric,
+    ratio: f64,
+) -> Option<&'a Metric> {
+    if quantity(experiment, m) != Kind::WakeUp || !beyond(m) || !outside(ratio) {
+        return None;
+    }
+    let e = r.experiments.iter().find(|e| e.name == experiment)?;
+    let same = e.metrics.iter().find(|o| {
+        o.name == m.name
+            && o.label(PLACEMENT).is_some_and(one_cpu)
+            && o.labels.len() == m.labels.len()
+            && o.labels
+                .iter()
+                .all(|(k, v)| k == PLACEMENT || m.label(k) == Some(v.as_str()))
+    })?;
+    if same.summary.unstable {
+        return None;
+    }
+    let matches = match same.seed_compare()? {
+        SeedCompare::Within => true,
+        SeedCompare::Ratio(_) => same
+            .seed_ratio_interval()
+            .is_some_and(|(x, lo, hi)| !outside(x) && !outside(lo) && !outside(hi)),
+        SeedCompare::Unlike(_) => false,
+    };
+    matches.then_some(same)
+}
+
+/// The likely causes of a gap that shows only across CPUs (`same`, the
+/// one-CPU figure, matches its seed): not the mitigations or the CPU,
+/// which the one-CPU figure would pay too, but the hand-off's path to the
+/// other CPU, in what this run recorded of it: how its CPUs idle, the IPIs
+/// switch.wakeup counted per cross-CPU hand-off, and the same hand-off
+/// with both CPUs kept awake (issue 39).
+fn across_cpus_reason(
+    r: &RunResults,
+    experiment: &str,
+    m: &Metric,
+    same: &Metric,
+    ratio: f64,
+) -> String {
+    let env = &r.env;
+    let on_one = match same.seed_compare() {
+        Some(SeedCompare::Ratio(x)) => format!("{x:.2}x the seed's"),
+        _ => "within the seed's range".to_string(),
+    };
+    let mut parts = vec![format!(
+        "only across CPUs: on one CPU ({}) the same figure is {on_one}, so the gap comes with the hand-off to the other CPU, not with what the one-CPU hand-off pays as well (the mitigations on each kernel entry, the CPU's speed)",
+        same.label(PLACEMENT).unwrap_or("")
+    )];
+    let idle = env.facts.cpuidle.as_ref().and_then(|c| c.driver.clone());
+    let idle_words = match (env.facts.polling_idle(), idle) {
+        (Ok(how), _) => format!("idle CPUs poll here ({how})"),
+        (Err(_), Some(d)) => format!("idle CPUs halt here (cpuidle driver {d})"),
+        (Err(_), None) => "idle CPUs halt here (no cpuidle driver: HLT)".to_string(),
+    };
+    parts.push(match env.virtualization.as_deref() {
+        Some(v) => format!("a {v} guest whose {idle_words}"),
+        None => idle_words,
+    });
+    if let Some(w) = r.measured(switch::wakeup::EXPERIMENT.name) {
+        let at = [(
+            crate::metric::key::VARIANT,
+            switch::wakeup::Variant::CrossCpu.name(),
+        )];
+        if let (Some(cal), Some(res)) = (
+            w.median(&switch::wakeup::CAL_PER_OP, &at),
+            w.median(&switch::wakeup::RES_PER_OP, &at),
+        ) {
+            parts.push(format!(
+                "switch.wakeup counted {cal:.2} function-call (CAL) and {res:.2} reschedule (RES) IPIs per cross-CPU hand-off"
+            ));
+        }
+    }
+    let awake = r
+        .experiments
+        .iter()
+        .find(|e| e.name == experiment)
+        .and_then(|e| {
+            e.metrics.iter().find(|o| {
+                o.name == m.name
+                    && o.label(PLACEMENT) == Some(switch::methods::TWO_CPUS_AWAKE.name())
+                    && o.labels.len() == m.labels.len()
+                    && o.labels
+                        .iter()
+                        .all(|(k, v)| k == PLACEMENT || m.label(k) == Some(v.as_str()))
+            })
+        });
+    if let Some(a) = awake.filter(|a| !a.summary.unstable) {
+        parts.push(format!(
+            "with both CPUs kept awake by SCHED_IDLE spinners (no idle to leave, another kernel path) its median is {}",
+            crate::stats::compare_text::figure(&a.summary, a.unit)
+        ));
+    }
+    let more = ratio > 1.0;
+    format!(
+        "{:.1}x {}, {}",
         if more { ratio } else { 1.0 / ratio },
         if more { "higher" } else { "lower" },
         parts.join("; ")

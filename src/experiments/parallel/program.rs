@@ -501,22 +501,39 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
     out
 }
 
-/// Amdahl's bound on `cpus` CPUs when a share `1 - average / whole` of
-/// the program stays serial (the fraction clamped to 0–1).
-fn amdahl_bound(whole_ns: f64, average_ns: f64, cpus: f64) -> f64 {
-    let s = ((whole_ns - average_ns) / whole_ns).clamp(0.0, 1.0);
-    crate::stats::amdahl_speedup(s, cpus)
+/// The serial fraction `1 - average / whole`, not clamped: outside 0–1
+/// it is a fraction no program has, and Amdahl's law bounds nothing there.
+fn serial_fraction(whole_ns: f64, average_ns: f64) -> f64 {
+    (whole_ns - average_ns) / whole_ns
+}
+
+/// One end of Amdahl's bound: the speedup at a serial fraction `s`, or
+/// None where `s` lies outside 0–1 (no bound at that end; never held at
+/// 0% or 100%, issue 39).
+fn amdahl_end(s: f64, cpus: f64) -> Option<f64> {
+    ((0.0..=1.0).contains(&s)).then(|| crate::stats::amdahl_speedup(s, cpus))
+}
+
+/// "1.22x", or "no bound" for an end the serial fraction's interval
+/// leaves undetermined.
+fn end_text(b: Option<f64>) -> String {
+    b.map_or("no bound".to_string(), |b| format!("{b:.2}x"))
 }
 
 /// The Amdahl sentence of one array size and page size. The serial whole,
 /// the fill and the average are medians of separate series: they are
 /// called parts "of which" the whole consists only when their sum lies
 /// between the whole's interval's low end and its median (the whole also
-/// unmaps), else "measured apart". The bound comes with its
-/// interval (the average's and the whole's interval ends), and is called
+/// unmaps), else "measured apart". The serial fraction comes with the
+/// interval its parts' interval ends give, never clamped: an end past 0%
+/// or 100% leaves the bound unbounded at that end, and a fraction whose
+/// median lies outside 0–100% gives no bound at all. The bound is called
 /// "at most" only when no measured speedup's median exceeds it; one that
 /// does is said to reach past it, within noise or beyond the bound's
-/// interval (issue 39).
+/// interval, and only a speedup that settled and bounds something is
+/// concluded from. Where the whole, the fill or the average is flagged
+/// the three are quoted with their marks and the bound is not given
+/// (issue 39).
 fn amdahl_sentence(
     n: &str,
     t: &str,
@@ -525,11 +542,12 @@ fn amdahl_sentence(
     speedups: &[&Metric],
 ) -> String {
     let (whole_ns, fill_ns, average_ns) = (whole.median, fill.median, average.median);
-    let s = ((whole_ns - average_ns) / whole_ns).clamp(0.0, 1.0);
-    let best = amdahl_bound(whole_ns, average_ns, cpus);
+    let s = serial_fraction(whole_ns, average_ns);
     // A larger average or a smaller whole leaves less serial: the ends.
-    let lo = amdahl_bound(whole.ci95_hi, average.ci95_lo, cpus).min(best);
-    let hi = amdahl_bound(whole.ci95_lo, average.ci95_hi, cpus).max(best);
+    let (s_lo, s_hi) = (
+        serial_fraction(whole.ci95_lo, average.ci95_hi),
+        serial_fraction(whole.ci95_hi, average.ci95_lo),
+    );
     let parts_sum = fill_ns + average_ns;
     let size = fmt_size(n.parse::<u64>().unwrap_or(0) * 8);
     let parts = if parts_sum >= whole.ci95_lo && parts_sum <= whole_ns {
@@ -560,6 +578,33 @@ fn amdahl_sentence(
             )
         })
         .collect();
+    if [whole, fill, average].iter().any(|s| s.unstable) {
+        return format!(
+            "n={n}, thp={t}: the whole program takes {} serially; measured apart, mapping and filling {size} takes {} \
+             and the average {}: Amdahl's bound not given (a figure did not settle); measured: {}",
+            quoted(whole, Unit::Ns),
+            quoted(fill, Unit::Ns),
+            quoted(average, Unit::Ns),
+            measured.join(", ")
+        );
+    }
+    let fraction = format!(
+        "the serial fraction is {:.0}% [{:.0}%, {:.0}%]",
+        s * 100.0,
+        s_lo * 100.0,
+        s_hi * 100.0
+    );
+    let Some(best) = amdahl_end(s, cpus) else {
+        return format!(
+            "n={n}, thp={t}: the whole program takes {} serially{parts}: {fraction}, outside 0–100% by the medians \
+             (the average alone takes no less than the whole), so Amdahl's law gives no bound here; measured: {}",
+            fmt_ns(whole_ns),
+            measured.join(", ")
+        );
+    };
+    // The bound's ends from the fraction's: the most serial end gives the
+    // low one. Past 0% or 100% an end is unbounded, never held there.
+    let (lo, hi) = (amdahl_end(s_hi, cpus), amdahl_end(s_lo, cpus));
     let past_any = speedups.iter().any(|m| m.summary.median > best);
     let past: Vec<&&Metric> = speedups
         .iter()
@@ -567,7 +612,14 @@ fn amdahl_sentence(
         .filter(|m| m.summary.median > best)
         .collect();
     let (verb, after) = if !past_any {
-        ("at most".to_string(), String::new())
+        // With no upper end to its interval the bound holds only by the
+        // medians, and says so.
+        let verb = if hi.is_some() {
+            "at most"
+        } else {
+            "at most, by the medians,"
+        };
+        (verb.to_string(), String::new())
     } else if past.is_empty() {
         (
             "about".to_string(),
@@ -575,7 +627,10 @@ fn amdahl_sentence(
              so nothing is concluded from it"
                 .to_string(),
         )
-    } else if past.iter().any(|m| m.summary.ci95_lo > hi) {
+    } else if past
+        .iter()
+        .any(|m| hi.is_some_and(|hi| m.summary.ci95_lo > hi))
+    {
         (
             "about".to_string(),
             "; the measured speedups reach past the bound, beyond its interval: the program is less serial than \
@@ -589,23 +644,31 @@ fn amdahl_sentence(
                 .to_string(),
         )
     };
-    if [whole, fill, average].iter().any(|s| s.unstable) {
-        return format!(
-            "n={n}, thp={t}: the whole program takes {} serially; measured apart, mapping and filling {size} takes {} \
-             and the average {}: Amdahl's bound not given (a figure did not settle); measured: {}",
-            quoted(whole, Unit::Ns),
-            quoted(fill, Unit::Ns),
-            quoted(average, Unit::Ns),
-            measured.join(", ")
-        );
-    }
+    let open: Vec<&str> = [(s_lo < 0.0, "below 0%"), (s_hi > 1.0, "above 100%")]
+        .iter()
+        .filter(|x| x.0)
+        .map(|x| x.1)
+        .collect();
+    let unbounded = match open.len() {
+        0 => String::new(),
+        k => format!(
+            "; the serial fraction's interval reaches {}, where Amdahl's law gives no bound, so the bound's interval has none at {}",
+            open.join(" and "),
+            if k == 1 { "that end" } else { "either end" }
+        ),
+    };
+    let limit = if s > 0.0 {
+        format!("by the medians, no number of CPUs beyond {:.2}x", 1.0 / s)
+    } else {
+        "by the medians, a serial fraction of 0%: no limit however many CPUs".to_string()
+    };
     format!(
         "n={n}, thp={t}: the whole program takes {} serially{parts}: \
-         the serial fraction is {:.0}%, so by Amdahl's law {cpus:.0} CPUs can speed the program up {verb} {best:.2}x \
-         [{lo:.2}x, {hi:.2}x] (by the medians, no number of CPUs beyond {:.2}x) unless the fill is parallelised too; measured: {}{after}",
+         {fraction}, so by Amdahl's law {cpus:.0} CPUs can speed the program up {verb} {best:.2}x \
+         [{}, {}] ({limit}) unless the fill is parallelised too{unbounded}; measured: {}{after}",
         fmt_ns(whole_ns),
-        s * 100.0,
-        1.0 / s.max(1e-9),
+        end_text(lo),
+        end_text(hi),
         measured.join(", ")
     )
 }

@@ -136,3 +136,83 @@ fn no_ratio_and_no_cause_against_a_figure_whose_interval_bounds_nothing() {
     let h = headline(&r).expect("the Summary's line");
     assert!(h.ends_with(": the copy fork deferred"), "{h}");
 }
+
+/// Faults per written page with a recorded run's median.
+fn faults(child: &str, per_page: f64) -> Metric {
+    let mut m = metric(
+        "faults_per_page",
+        &[
+            ("pages", "4k"),
+            ("heap", "512 MiB"),
+            ("heap_bytes", "536870912"),
+            ("writes", "100%"),
+            ("child", child),
+        ],
+        &[per_page; 7],
+    );
+    m.unit = crate::results::Unit::Count;
+    m
+}
+
+/// The reviewer's run 1: the write with no child, 2.45 µs [843 ns, 5.84
+/// µs] a page with 0 faults, is no negligible control beside the write
+/// after fork, 11.9 µs [8.97 µs, 15.5 µs]: the ratio is a fact, but the
+/// finding says the comparison does not isolate the copy, and the Summary
+/// names no copy as its cause (issue 39).
+#[test]
+fn a_control_that_is_not_negligible_isolates_no_copy() {
+    let run1 = result(vec![
+        recorded("4k", "100%", "alive", [11_934.9, 8_968.2, 15_513.7], false),
+        recorded("4k", "100%", "none", [2_453.7, 843.2, 5_844.4], false),
+        faults("alive", 1.0),
+        faults("none", 0.0),
+    ]);
+    let a = analyze(&run1);
+    let f = a
+        .findings
+        .iter()
+        .find(|f| f.starts_with("4 KiB pages: with the child alive"))
+        .expect("the 4 KiB finding");
+    assert!(f.contains("the same write with no child, 2.45 µs"), "{f}");
+    assert!(
+        f.contains("the write with no child (0.00 minor faults per page) is not negligible"),
+        "{f}"
+    );
+    assert!(
+        f.ends_with(
+            "this comparison does not isolate the copy-on-write copy, by ratio or by difference"
+        ),
+        "{f}"
+    );
+    let h = headline(&run1).expect("the Summary's line");
+    assert!(!h.contains(": the copy fork deferred"), "{h}");
+    // Both figures bounded and apart, the control still not negligible:
+    // the Summary says it isolates nothing.
+    let tight = result(vec![
+        recorded("4k", "100%", "alive", [11_934.9, 10_968.2, 12_513.7], false),
+        recorded("4k", "100%", "none", [2_453.7, 2_200.0, 2_700.0], false),
+    ]);
+    let h = headline(&tight).expect("the Summary's line");
+    assert!(
+        h.ends_with("; the write with no child is not negligible beside it, so this does not isolate the copy fork deferred"),
+        "{h}"
+    );
+    // A control a tenth of the write after fork or less: the difference is
+    // the child's doing, and nothing more is said.
+    let small = result(vec![
+        recorded("4k", "100%", "alive", [11_934.9, 10_968.2, 12_513.7], false),
+        recorded("4k", "100%", "none", [875.5, 800.0, 950.0], false),
+        faults("none", 0.0),
+    ]);
+    let f = analyze(&small).findings.join("\n");
+    assert!(f.contains("the same write with no child"), "{f}");
+    assert!(!f.contains("does not isolate"), "{f}");
+    // Not told apart: no comparison stated, so nothing said of isolation.
+    let same = result(vec![
+        recorded("4k", "100%", "alive", [1_000.0, 900.0, 1_100.0], false),
+        recorded("4k", "100%", "none", [1_000.0, 900.0, 1_100.0], false),
+    ]);
+    let f = analyze(&same).findings.join("\n");
+    assert!(f.contains("indistinguishable here"), "{f}");
+    assert!(!f.contains("does not isolate"), "{f}");
+}

@@ -48,7 +48,7 @@ pub const PCID: MetricSpec = MetricSpec::new(
     Unit::Count,
     Better::Neither,
     Kind::Other,
-    "1 when the CPU has PCID (a switch of page tables keeps the TLB's entries), 0 when not",
+    "1 when the CPU has PCID (with it the kernel can switch page tables without flushing the TLB), 0 when not",
 );
 
 /// What a condvar row of the seed table says: what the seed and ours
@@ -513,10 +513,10 @@ fn switch_path(r: &ExperimentResult) -> Option<(String, String)> {
 }
 
 /// Over a pipe on one CPU, a process switch against a thread switch, with
-/// what the machine says a switch of page tables costs the TLB: with PCID
-/// it keeps the TLB's entries (tagged per address space), so no flush is
-/// in the process figure; without it, each switch flushes the TLB. No cause
-/// is given for figures that are indistinguishable.
+/// what the CPU's PCID flag (the one TLB fact recorded) implies: with PCID
+/// the kernel can switch page tables without a TLB flush, but none is
+/// counted, so none is ruled in or out; without it, every such switch
+/// flushes the TLB's non-global entries. Indistinguishable figures get no cause.
 fn process_switch(r: &ExperimentResult) -> String {
     let find = |m: &str| {
         r.find(&SWITCH_NS, &at(m, SAME_CPU.name()))
@@ -536,11 +536,11 @@ fn process_switch(r: &ExperimentResult) -> String {
     }
     let pcid = r.reading(&PCID, &[]).map(|v| v > 0.5);
     let why = match (order(p, t), pcid) {
-        (Order::Overlap, Some(true)) => ": switching page tables added nothing this run could see; this CPU has PCID, so the switch keeps the TLB's entries (tagged per address space) and flushes nothing",
-        (Order::Overlap, Some(false)) => ": switching page tables added nothing this run could see, although this CPU has no PCID and so flushes the TLB at each such switch",
+        (Order::Overlap, Some(true)) => ": switching page tables added nothing this run could see; this CPU has PCID, with which the kernel can switch page tables without flushing the TLB (no flush was counted here)",
+        (Order::Overlap, Some(false)) => ": switching page tables added nothing this run could see, although this CPU has no PCID, so each such switch flushes the TLB's non-global entries",
         (Order::Overlap, None) => ": switching page tables added nothing this run could see",
-        (Order::Above, Some(true)) => ": a process switch also switches page tables; this CPU has PCID, so that keeps the TLB's entries and the difference is not a TLB flush",
-        (Order::Above, Some(false)) => ": a process switch also switches page tables, and this CPU has no PCID, so each one flushes the TLB",
+        (Order::Above, Some(true)) => ": a process switch also switches page tables; this CPU has PCID, with which the kernel can do that without flushing the TLB, but no flush was counted here, so whether the difference holds one is not known",
+        (Order::Above, Some(false)) => ": a process switch also switches page tables, and this CPU has no PCID, so each one flushes the TLB's non-global entries",
         (Order::Above, None) => ": a process switch also switches page tables",
         (Order::Below, _) => ": switching page tables made the process switch no dearer here",
     };
