@@ -70,4 +70,28 @@ fn a_sampled_fork_of_a_touched_heap_names_the_page_table_copy() {
         names.iter().any(|n| PAGE_TABLE_COPY.contains(n)),
         "no page-table copy among {names:?}"
     );
+    // Each round's counts, a round for each of the timed series' rounds
+    // (what a comparison pairs them by), adding up to the samples.
+    let p = &a["per_round"];
+    let samples: Vec<u64> = p["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    assert_eq!(samples.iter().sum::<u64>(), a["samples"].as_u64().unwrap());
+    let covered: Vec<&Value> = e["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| {
+            let labels = a["labels"].as_object().unwrap();
+            labels.iter().all(|(k, v)| &m["labels"][k] == v)
+        })
+        .collect();
+    assert!(!covered.is_empty());
+    for m in covered {
+        let rounds = m["rounds"].as_array().unwrap().len();
+        assert_eq!(samples.len(), rounds, "{}", m["name"]);
+    }
 }

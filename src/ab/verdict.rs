@@ -81,9 +81,16 @@ pub fn comparison(results: &RunResults, threshold_pct: f64, fdr_pct: f64) -> Com
     // One file a side (runs 1), no environment difference (one machine,
     // one run), no common mode, and no calibrated band between runs: the
     // pairs give the interval inside one run.
+    let why = compare::why::rows(
+        (std::slice::from_ref(&ra), std::slice::from_ref(&rb)),
+        &rows,
+        |_| crate::measure::why_diff::Design::Paired,
+        ("A", "B"),
+    );
     Comparison {
         setting,
         discoveries,
+        why,
         // the pairs cancel the host's drift: no run-to-run noise is added
         noise_bases: Vec::new(),
         median_run_noise_pct: None,

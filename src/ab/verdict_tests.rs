@@ -131,3 +131,52 @@ fn round_medians_are_in_the_order_the_rounds_ran() {
         assert!((got / (100.0 * d) - 1.0).abs() < 1e-3, "{got} vs {d}");
     }
 }
+
+/// `ab_run(k)` with each side's windows attributed (`copy` of every 100
+/// samples a round in copy_page_range, the rest in user space), or not.
+fn attributed_run(k: f64, copy: [Option<u64>; 2]) -> RunResults {
+    use crate::results::why::{Attribution, PerRound, Share};
+    let mut r = ab_run(k);
+    let n = DRIFT.len();
+    for (e, copy) in r.experiments.iter_mut().zip(copy) {
+        let Some(copy) = copy else { continue };
+        e.why.push(Attribution {
+            labels: e.metrics[0].labels.clone(),
+            rounds: n,
+            samples: 100 * n as u64,
+            lost: 0,
+            user: Share::default(),
+            kernel: Share::default(),
+            functions: vec![],
+            folded: vec![],
+            per_round: Some(PerRound {
+                round: (0..n).collect(),
+                samples: vec![100; n],
+                user: vec![100 - copy; n],
+                functions: vec![("copy_page_range".into(), vec![copy; n])],
+            }),
+        });
+    }
+    r
+}
+
+#[test]
+fn a_changed_row_of_two_sampled_sides_is_shared_out_by_its_pairs() {
+    use crate::stats::contrast::Order;
+    let c = comparison(&attributed_run(0.5, [Some(80), Some(30)]), 5.0, 5.0);
+    assert_eq!(c.rows[0].verdict, Verdict::Improved);
+    let d = c.why[0].diff.as_ref().expect("a difference");
+    let copy = &d.functions[0];
+    assert_eq!(copy.what, "copy_page_range");
+    // The same shares in every round: the pairs' share change is exact.
+    assert!((copy.share_change + 0.5).abs() < 1e-12, "{copy:?}");
+    assert!((copy.share_lo + 0.5).abs() < 1e-12 && (copy.share_hi + 0.5).abs() < 1e-12);
+    // Its time fell in every pair, through the machine's drift.
+    assert_eq!(copy.time_order(), Order::Below, "{copy:?}");
+    // A's side unsampled: why, naming the side as ab does.
+    let c = comparison(&attributed_run(0.5, [None, Some(30)]), 5.0, 5.0);
+    assert_eq!(
+        c.why[0].none.as_deref(),
+        Some("A was not sampled (--why): no difference of attributions")
+    );
+}

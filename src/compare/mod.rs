@@ -22,6 +22,7 @@ pub mod noise;
 pub mod pool;
 pub mod render;
 pub mod verdict;
+pub mod why;
 
 use crate::error::UsageError;
 use crate::results::RunResults;
@@ -92,6 +93,9 @@ pub struct Comparison {
     /// What the sides allow as next steps (runs, profile, busy machine).
     #[serde(skip)]
     pub setting: next::Setting,
+    /// Each changed row's difference of attributions (`--why` runs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub why: Vec<why::WhyRow>,
 }
 
 /// One of the Summary's quantities in a comparison: its name, as its
@@ -179,6 +183,7 @@ impl Comparison {
             noise_bases,
             median_run_noise_pct,
             setting: pool::setting(bs, ns),
+            why: Vec::new(),
         }
     }
 
@@ -662,6 +667,7 @@ pub fn comparison_at(
         relative,
         noise,
         discoveries,
+        why: why::of_runs(base, new, &rows),
         ..Comparison::of((&bs, bn), (&ns, nn), shared.len(), rows, threshold_pct)
     })
 }

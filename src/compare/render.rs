@@ -158,9 +158,10 @@ fn noise_line(n: &super::NoiseUse, width: usize) -> String {
 /// shows under its own header.
 pub fn body_at(c: &Comparison, all: bool, width: usize) -> String {
     format!(
-        "{}{}{}",
+        "{}{}{}{}",
         summary(c, width),
         table(c, all, width),
+        super::why::lines(c, width),
         counts(c, all, width)
     )
 }

@@ -74,6 +74,7 @@ fn comparison(rows: Vec<Row>) -> Comparison {
             runs: 1,
             ..Default::default()
         },
+        why: vec![],
     }
 }
 

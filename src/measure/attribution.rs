@@ -11,7 +11,9 @@
 //! above 1.
 
 use super::why::RawStacks;
-use crate::results::why::{Attribution, FunctionShare, Share, FOLDED_KEPT};
+use crate::results::why::{
+    Attribution, FunctionShare, PerRound, Share, FOLDED_KEPT, ROUND_FUNCTIONS_KEPT,
+};
 use std::collections::{BTreeMap, HashMap};
 
 /// The functions shown per series: the top ones by self share and the top
@@ -106,7 +108,13 @@ pub fn attribute(rounds: &[(usize, RawStacks)], symbols: &Symbols, seed: u64) ->
         .filter_map(|labels| {
             // A series measured twice in a round (passes) is one round.
             let mut per_round: BTreeMap<usize, RawStacks> = BTreeMap::new();
+            // The rounds in the order they first came, as a series keeps
+            // its rounds (`run::summarise`).
+            let mut came: Vec<usize> = Vec::new();
             for (round, r) in rounds.iter().filter(|(_, r)| &r.labels == labels) {
+                if !came.contains(round) {
+                    came.push(*round);
+                }
                 let e = per_round.entry(*round).or_insert_with(|| RawStacks {
                     labels: labels.clone(),
                     ..RawStacks::default()
@@ -117,7 +125,16 @@ pub fn attribute(rounds: &[(usize, RawStacks)], symbols: &Symbols, seed: u64) ->
             }
             let folded: Vec<Folded> = per_round.values().map(|r| fold(r, symbols)).collect();
             let lost = per_round.values().map(|r| r.lost).sum();
-            series(labels, &folded, lost, seed)
+            let ids: Vec<usize> = per_round.keys().copied().collect();
+            let in_order: Vec<(usize, &Folded)> = came
+                .iter()
+                .filter_map(|id| Some((*id, &folded[ids.binary_search(id).ok()?])))
+                .collect();
+            let counts = round_counts(&in_order);
+            series(labels, &folded, lost, seed).map(|a| Attribution {
+                per_round: Some(counts),
+                ..a
+            })
         })
         .collect()
 }
@@ -213,7 +230,45 @@ fn series(
         kernel: share(&of(&|i| rounds[i].total - rounds[i].user), seed),
         functions,
         folded: folded_lines(&rounds),
+        per_round: None,
     })
+}
+
+/// Each round's samples, user-space ones and the self samples of the
+/// functions with the most of them pooled ([`ROUND_FUNCTIONS_KEPT`]), the
+/// rounds in the order given (a round with no sample kept).
+fn round_counts(rounds: &[(usize, &Folded)]) -> PerRound {
+    fn own(f: &Folded) -> HashMap<&str, u64> {
+        let mut m: HashMap<&str, u64> = HashMap::new();
+        for (frames, n) in &f.kernel {
+            if let Some(leaf) = frames.last() {
+                *m.entry(leaf.as_str()).or_insert(0) += n;
+            }
+        }
+        m
+    }
+    let each: Vec<HashMap<&str, u64>> = rounds.iter().map(|(_, f)| own(f)).collect();
+    let mut pooled: HashMap<&str, u64> = HashMap::new();
+    for m in &each {
+        for (k, v) in m {
+            *pooled.entry(k).or_insert(0) += v;
+        }
+    }
+    let mut names: Vec<(&str, u64)> = pooled.into_iter().collect();
+    names.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    names.truncate(ROUND_FUNCTIONS_KEPT);
+    PerRound {
+        round: rounds.iter().map(|(id, _)| *id).collect(),
+        samples: rounds.iter().map(|(_, f)| f.total).collect(),
+        user: rounds.iter().map(|(_, f)| f.user).collect(),
+        functions: names
+            .into_iter()
+            .map(|(name, _)| {
+                let per: Vec<u64> = each.iter().map(|m| *m.get(name).unwrap_or(&0)).collect();
+                (name.to_string(), per)
+            })
+            .collect(),
+    }
 }
 
 /// The stacks pooled over the rounds, `a;b;c COUNT` form (root first),

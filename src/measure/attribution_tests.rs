@@ -118,3 +118,28 @@ fn series_are_kept_apart_and_passes_of_a_round_pooled() {
     assert_eq!(got[1].user.median, 1.0);
     assert!(got[1].functions.is_empty());
 }
+
+#[test]
+fn per_round_counts_keep_the_order_rounds_came_in_and_empty_rounds() {
+    let s = Symbols::parse(KALLSYMS);
+    // Round 2 came first and twice (two passes), round 1 took no sample.
+    let rounds = vec![
+        (2, stacks(1, &[(COPY, 3)])),
+        (0, stacks(2, &[(COPY, 6), (CLEAR, 2)])),
+        (2, stacks(0, &[(CLEAR, 1)])),
+        (1, stacks(0, &[])),
+    ];
+    let a = &attribute(&rounds, &s, 1)[0];
+    assert_eq!(a.rounds, 2);
+    let p = a.per_round.as_ref().unwrap();
+    assert_eq!(p.round, [2, 0, 1]);
+    assert_eq!(p.samples, [5, 10, 0]);
+    assert_eq!(p.user, [1, 2, 0]);
+    assert_eq!(
+        p.functions,
+        [
+            ("copy_page_range".to_string(), vec![3, 6, 0]),
+            ("clear_page_erms".to_string(), vec![1, 2, 0]),
+        ]
+    );
+}

@@ -16,6 +16,7 @@ pub mod sizing;
 pub mod telemetry;
 pub mod timer;
 pub mod why;
+pub mod why_diff;
 pub mod worker;
 
 /// tasklab's own binary, for workers and probes to re-execute:

@@ -56,6 +56,7 @@ fn attributed_fixture() -> RunResults {
             function("vm_normal_page", 0.05, 0.05),
         ],
         folded: vec![],
+        per_round: None,
     });
     r.why = Some(WhyRecord {
         event: "cpu-clock".into(),

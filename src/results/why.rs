@@ -45,7 +45,33 @@ pub struct Attribution {
     /// [`FOLDED_KEPT`] of them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub folded: Vec<(String, u64)>,
+    /// Each round's counts, for a comparison that decomposes a change of
+    /// the series' figures by function (`measure::why_diff`); absent in
+    /// files from before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_round: Option<PerRound>,
 }
+
+/// An attributed series' samples round by round, its rounds in the order
+/// the series keeps them (`Metric::round_samples`: the order they ran), a
+/// round with no sample included, so that round `i` here is round `i` of
+/// every series the windows timed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PerRound {
+    /// The jobs' round numbers.
+    pub round: Vec<usize>,
+    /// Each round's samples, and those in user space among them.
+    pub samples: Vec<u64>,
+    pub user: Vec<u64>,
+    /// The kernel functions with the most self samples pooled over the
+    /// rounds (at most [`ROUND_FUNCTIONS_KEPT`]), each with its self samples
+    /// in every round. A round whose kernel samples these do not all hold
+    /// had samples in a function left out.
+    pub functions: Vec<(String, Vec<u64>)>,
+}
+
+/// The most functions [`PerRound`] keeps per series.
+pub const ROUND_FUNCTIONS_KEPT: usize = 32;
 
 /// The most folded stacks kept per series.
 pub const FOLDED_KEPT: usize = 400;

@@ -79,6 +79,20 @@ pub fn paired_change(a: &[f64], b: &[f64], seed: u64) -> Option<Change> {
         .then_some(c)
 }
 
+/// The mean of the pairs' differences `b[i] - a[i]` in the figures' own
+/// unit, with its 95% interval by the same bootstrap over the pairs as
+/// [`paired_change`]: for a quantity that is often zero on one side (a
+/// function's time), where no ratio can be formed. None as
+/// [`paired_change`].
+pub fn paired_difference(a: &[f64], b: &[f64], seed: u64) -> Option<super::contrast::Interval> {
+    if a.len() != b.len() || a.len() < MIN_PAIRS || a.iter().chain(b).any(|v| !v.is_finite()) {
+        return None;
+    }
+    let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| y - x).collect();
+    let (value, lo, hi) = mean_interval(&d, seed);
+    Some(super::contrast::Interval { value, lo, hi })
+}
+
 /// The mean of `d` and its 95% interval: the bootstrap percentiles of the
 /// mean over resampled values, each half-width widened for few values.
 fn mean_interval(d: &[f64], seed: u64) -> (f64, f64, f64) {

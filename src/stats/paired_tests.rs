@@ -84,3 +84,15 @@ fn a_figure_that_can_be_negative_is_compared_by_difference() {
     assert!((c.ratio - 2.0).abs() < 1e-12, "{c:?}");
     assert!((c.lo - 2.0).abs() < 1e-12 && (c.hi - 2.0).abs() < 1e-12);
 }
+
+#[test]
+fn a_paired_difference_is_the_mean_of_the_pairs_in_their_own_unit() {
+    // The same difference in every pair, zeros included: exactly it.
+    let d = paired_difference(&[0.0, 2.0, 4.0], &[3.0, 5.0, 7.0], 1).unwrap();
+    assert_eq!((d.value, d.lo, d.hi), (3.0, 3.0, 3.0));
+    // Differences of both signs: an interval that holds zero.
+    let d = paired_difference(&[5.0; 4], &[6.0, 4.0, 7.0, 3.0], 1).unwrap();
+    assert_eq!(d.value, 0.0);
+    assert!(d.lo < 0.0 && d.hi > 0.0, "{d:?}");
+    assert!(paired_difference(&[1.0, 2.0], &[1.0, 2.0], 1).is_none());
+}

@@ -426,6 +426,7 @@ fn attribution(
             },
         ],
         folded: vec![],
+        per_round: None,
     }
 }
 
