@@ -15,9 +15,9 @@ pub use crate::results::{
     Better, ExperimentResult, Labels, Metric, NamedFit, Reading, SeedStat, Unit,
 };
 pub use crate::stats::compare_text::{
-    amount, apart, bounds_nothing, compare, difference, figure, fmt_delta, fmt_ratio, order,
-    quoted, ratio_text, share, share_text, shown, summary_bounds, summary_ratio, versus,
-    Difference, Order, Share,
+    amount, apart, bounds_nothing, compare, compare_shown, difference, figure, fmt_delta,
+    fmt_ratio, order, quoted, ratio_text, share, share_text, shown, summary_bounds, summary_ratio,
+    versus, Difference, Order, Share,
 };
 pub use crate::stats::contrast;
 pub use crate::stats::Summary;

@@ -6,6 +6,7 @@ use super::table::interval_text;
 use crate::experiments::quantities::{Quantity, QUANTITIES};
 use crate::metric::key::CALL;
 use crate::results::{case, Metric, RunResults};
+use crate::stats::compare_text::bounds_nothing;
 use crate::units::fmt_value;
 
 /// The sources of `q` this run measured, with their experiment.
@@ -26,11 +27,23 @@ fn found<'a>(r: &'a RunResults, q: &Quantity) -> Vec<(&'a str, &'a Metric)> {
         .collect()
 }
 
-/// Whether the sources agree, in a sentence.
+/// Whether the sources agree, in a sentence that opens the same way in every
+/// run (issue 39 item 9): "the sources agree within their intervals", "the
+/// sources disagree beyond their intervals (…)", or "the sources are not
+/// compared: …" when one is flagged or its interval bounds nothing.
 pub fn verdict(sources: &[(&str, &Metric)]) -> String {
     if let Some((e, m)) = sources.iter().find(|(_, m)| m.summary.unstable) {
         return format!(
-            "{e} ({}) is flagged here, so no agreement is claimed",
+            "the sources are not compared: {e} ({}) is flagged here, so no agreement is claimed",
+            case(m)
+        );
+    }
+    if let Some((e, m)) = sources
+        .iter()
+        .find(|(_, m)| bounds_nothing(&m.summary, m.unit))
+    {
+        return format!(
+            "the sources are not compared: {e} ({}) has an interval that bounds nothing, so no agreement is claimed",
             case(m)
         );
     }
@@ -52,10 +65,10 @@ pub fn verdict(sources: &[(&str, &Metric)]) -> String {
     // What sets two sources apart is not among what the run records: said
     // as such, no cause guessed (issue 39).
     if apart.is_empty() {
-        "they agree within their intervals".into()
+        "the sources agree within their intervals".into()
     } else {
         format!(
-            "they disagree beyond their intervals ({}): the same operation, measured by different experiments, each in workers of its own; what sets them apart is not recorded",
+            "the sources disagree beyond their intervals ({}): the same operation, measured by different experiments, each in workers of its own; what sets them apart is not recorded",
             apart.join("; ")
         )
     }

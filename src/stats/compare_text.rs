@@ -317,6 +317,26 @@ pub fn compare(a_name: &str, a: &Summary, b_name: &str, b: &Summary, unit: Unit)
     )
 }
 
+/// [`compare`] whatever the figures' state, so that its subject stays
+/// (issue 39 item 9): when either is flagged, or its interval bounds
+/// nothing, "a_name (X !) is not told apart from b_name (Y) here: a figure
+/// did not settle" (or "an interval bounds nothing"), each quoted with its
+/// mark ([`quoted`]); else [`compare`].
+pub fn compare_shown(a_name: &str, a: &Summary, b_name: &str, b: &Summary, unit: Unit) -> String {
+    let why = if a.unstable || b.unstable {
+        "a figure did not settle"
+    } else if bounds_nothing(a, unit) || bounds_nothing(b, unit) {
+        "an interval bounds nothing"
+    } else {
+        return compare(a_name, a, b_name, b, unit);
+    };
+    format!(
+        "{a_name} ({}) is not told apart from {b_name} ({}) here: {why}",
+        quoted(a, unit),
+        quoted(b, unit)
+    )
+}
+
 /// `a − b` with its 95% interval ([`contrast::difference`]: the half-widths
 /// in quadrature, as independent errors). Never clamped.
 #[derive(Clone, Debug, PartialEq)]
@@ -484,37 +504,24 @@ pub fn share(part: &Difference, gap: &Difference) -> Share {
     }
 }
 
-/// `part` described against `gap` in words: "1.29 ms [..] (45% of the
-/// 2.87 ms [..] gap)", or why no share is quoted.
+/// `part` described against `gap` in words, one phrase whatever the share
+/// (issue 39 item 9): "1.29 ms [..]; its share of the 2.87 ms [..] gap:
+/// 45%", or "…: not quoted, " and why.
 pub fn share_text(part: &Difference, gap: &Difference) -> String {
-    match share(part, gap) {
-        Share::Of(f) => format!(
-            "{} ({:.0}% of the {} gap)",
-            part.text(),
-            (f * 100.0).min(100.0),
-            gap.text()
-        ),
-        Share::GapWithinNoise => format!(
-            "{}, beside a gap of {} that is within noise, so no share of it is quoted",
-            part.text(),
-            gap.text()
-        ),
-        Share::PartWithinNoise => format!(
-            "{}, within noise, so no share of the {} gap is quoted",
-            part.text(),
-            gap.text()
-        ),
-        Share::Exceeds => format!(
-            "{}, against a gap of {}: the parts do not add up to the gap, so no share is quoted",
-            part.text(),
-            gap.text()
-        ),
-        Share::Unbounded => format!(
-            "{}, against a gap of {}: not bounded as a share (the part's interval reaches past the gap's lower end, so it could be all of it)",
-            part.text(),
-            gap.text()
-        ),
-    }
+    let why = match share(part, gap) {
+        Share::Of(f) => format!("{:.0}%", (f * 100.0).min(100.0)),
+        Share::GapWithinNoise => "not quoted, the gap is within noise".into(),
+        Share::PartWithinNoise => "not quoted, the part is within noise".into(),
+        Share::Exceeds => {
+            "not quoted, the part is larger than the gap: the parts do not add up".into()
+        }
+        Share::Unbounded => "not quoted, the part's interval reaches past the gap's lower end, so it could be all of it".into(),
+    };
+    format!(
+        "{}; its share of the {} gap: {why}",
+        part.text(),
+        gap.text()
+    )
 }
 
 #[cfg(test)]

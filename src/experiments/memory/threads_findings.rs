@@ -164,16 +164,26 @@ fn agree(r: &ExperimentResult, metric: &MetricSpec, variant: &str) -> Option<boo
         .then(|| all.len() == c.len() && all.iter().all(|s| order(s, top) == Order::Overlap))
 }
 
-/// Where a per-thread claim holds: "over 500–2000 threads" when every
-/// count measured agrees with the largest within the intervals, else "at
-/// 2000 threads" (the largest).
+/// Where a per-thread figure was read, one phrase in every run (issue 39
+/// item 9): "at 2000 threads, of 500–2000 measured, the same at every
+/// count within the intervals", the figures being the largest count's, and
+/// whether the other counts agree with it: "the counts differ beyond their
+/// intervals", "a count did not settle", or "the only count measured".
 fn span(r: &ExperimentResult, metric: &MetricSpec, variant: &str) -> String {
     let c = counts(r, variant);
-    match (c.first(), c.last(), agree(r, metric, variant)) {
-        (Some(lo), Some(hi), Some(true)) => format!("over {lo}–{hi} threads"),
-        (_, Some(hi), _) => format!("at {hi} threads"),
-        _ => "at ? threads".into(),
+    let (Some(lo), Some(hi)) = (c.first(), c.last()) else {
+        return "at ? threads".into();
+    };
+    if c.len() == 1 {
+        return format!("at {hi} threads, the only count measured");
     }
+    let settled = per_count(r, metric, variant).len() == c.len();
+    let how = match agree(r, metric, variant) {
+        Some(true) => "the same at every count within the intervals",
+        _ if !settled => "a count did not settle, so they are not compared",
+        _ => "the counts differ beyond their intervals",
+    };
+    format!("at {hi} threads, of {lo}–{hi} measured, {how}")
 }
 
 /// Per variant, how resident and virtual memory grow with the thread
@@ -619,13 +629,15 @@ fn growth(r: &ExperimentResult, fits: &[NamedFit]) -> Option<String> {
         .filter(|x| x.labels.get(WHAT).is_some_and(|w| w == RESIDENT))
         .map(|x| {
             let v = x.labels.get(VARIANT).map_or("?", String::as_str);
-            let at = span(r, &RSS_EXACT_PER_THREAD_KIB, v);
-            let verdict = match agree(r, &RSS_EXACT_PER_THREAD_KIB, v) {
-                Some(true) => format!(" (the per-thread figures agree within their intervals {at})"),
-                Some(false) => format!(
-                    " (the per-thread figures differ between counts beyond their intervals, so they hold {at})"
+            let c = counts(r, v);
+            let verdict = match (agree(r, &RSS_EXACT_PER_THREAD_KIB, v), c.first(), c.last()) {
+                (Some(true), Some(lo), Some(hi)) => {
+                    format!(" (the per-thread figures agree within their intervals over {lo}–{hi} threads)")
+                }
+                (Some(false), _, Some(hi)) => format!(
+                    " (the per-thread figures differ between counts, or a count did not settle, so they hold at {hi} threads)"
                 ),
-                None => String::new(),
+                _ => String::new(),
             };
             format!("{v} {}{verdict}", fmt_value(x.fit.slope, Unit::Kib))
         })

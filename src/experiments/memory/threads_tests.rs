@@ -107,7 +107,7 @@ fn per_thread_claims_name_the_counts_they_hold_over() {
     let a = analyze(&three_counts());
     let all = a.findings.join("\n");
     assert!(
-        all.contains("Per thread, over 500–2000 threads: 8,196 KiB ["),
+        all.contains("Per thread, at 2000 threads, of 500–2000 measured, the same at every count within the intervals: 8,196 KiB ["),
         "{all}"
     );
     assert!(

@@ -327,16 +327,22 @@ fn analyze(r: &ExperimentResult) -> Analysis {
 fn findings_and_notes(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
     let cpus = r.reading(&CPUS, &[]).unwrap_or(0.0);
+    // Every size measured, settled or not: fork against threads keeps its
+    // subject whatever settled (issue 39 item 9).
     let mut sizes: Vec<String> = r
-        .metrics_named(&AVERAGE_NS)
+        .metrics
+        .iter()
+        .filter(|m| m.name == AVERAGE_NS.name)
         .filter_map(|m| m.label(N).map(String::from))
         .collect();
     sizes.dedup();
     for nl in &sizes {
         let n: u64 = nl.parse().unwrap_or(0);
         let nn = nl.as_str();
+        let versus = fork_vs_threads(r, cpus, n, nn);
         let Some(serial_ns) = r.median(&AVERAGE_NS, &[(VARIANT, Variant::Serial.name()), (N, nn)])
         else {
+            a.findings.extend(versus);
             continue;
         };
         let med = |spec: &MetricSpec, v: &str, w: &str| {
@@ -401,37 +407,65 @@ fn findings_and_notes(r: &ExperimentResult) -> Analysis {
         if cpus >= 1.0 {
             a.findings.extend(oversubscribed(cpus, &settled));
         }
-        a.findings.extend(fork_vs_threads(r, cpus, n, nn));
+        a.findings.extend(versus);
     }
     a
 }
 
 /// Fork against threads at W = CPUs for `n` elements (`nn` as labelled),
-/// with the measured reason: what creating and reaping the children costs.
+/// with the measured reason: what creating and reaping the children costs,
+/// and its share of the gap. One subject in every run (issue 39 item 9): a
+/// figure that did not settle is quoted with its mark and no share drawn
+/// from it; a variant not measured is named.
 fn fork_vs_threads(r: &ExperimentResult, cpus: f64, n: u64, nn: &str) -> Option<String> {
     let wl = (cpus.max(2.0) as usize).to_string();
-    let settled = |v: Variant| {
-        r.settled(
+    let any = |v: Variant| {
+        r.find(
             &AVERAGE_NS,
             &[(VARIANT, v.name()), (WORKERS, wl.as_str()), (N, nn)],
         )
+        .map(|m| &m.summary)
     };
-    let (fork, threads) = (settled(Variant::Fork)?, settled(Variant::Threads)?);
+    let (fork, threads) = match (any(Variant::Fork), any(Variant::Threads)) {
+        (Some(f), Some(t)) => (f, t),
+        (None, None) => return None,
+        (f, _) => {
+            let missing = if f.is_none() { "fork" } else { "threads" };
+            return Some(format!(
+                "with {wl} workers, fork against threads: not measured ({missing} not in this run's variants)"
+            ));
+        }
+    };
     let mut s = format!(
         "with {wl} workers, {}",
-        compare("fork", fork, "threads", threads, Unit::Ns)
+        compare_shown("fork", fork, "threads", threads, Unit::Ns)
     );
-    if let Some(reap) = r.settled(&FORK_REAP_NS, &[(WORKERS, wl.as_str()), (N, nn)]) {
-        let kids = wl.parse::<usize>().unwrap_or(2) - 1;
-        let gap = difference(fork, threads, Unit::Ns);
-        s.push_str(&format!(
-            "; creating and reaping the {kids} child process(es) alone with this {} array costs {}",
-            fmt_size(n * 8),
-            share_text(&amount(reap, Unit::Ns), &gap)
-        ));
-        if matches!(share(&amount(reap, Unit::Ns), &gap), Share::Of(_)) {
-            s.push_str(" (parallel.forktime shows the rest)");
+    let kids = wl.parse::<usize>().unwrap_or(2) - 1;
+    let what = format!(
+        "; creating and reaping the {kids} child process(es) alone with this {} array costs",
+        fmt_size(n * 8)
+    );
+    match r.find(&FORK_REAP_NS, &[(WORKERS, wl.as_str()), (N, nn)]) {
+        Some(m) if m.summary.unstable || fork.unstable || threads.unstable => {
+            s.push_str(&format!(
+                "{what} {}; its share of the gap: not quoted, a figure did not settle",
+                shown(&m.summary, Unit::Ns)
+            ));
         }
+        Some(m) => {
+            let reap = &m.summary;
+            let gap = difference(fork, threads, Unit::Ns);
+            s.push_str(&format!(
+                "{what} {}",
+                share_text(&amount(reap, Unit::Ns), &gap)
+            ));
+            if matches!(share(&amount(reap, Unit::Ns), &gap), Share::Of(_)) {
+                s.push_str(" (parallel.forktime shows the rest)");
+            }
+        }
+        None => s.push_str(&format!(
+            "; creating and reaping the {kids} child process(es) alone: not measured"
+        )),
     }
     Some(s)
 }

@@ -82,7 +82,8 @@ fn no_share_of_a_gap_within_noise_and_never_above_100_percent() {
         "{all}"
     );
     assert!(
-        all.contains("within noise, so no share of it is quoted"),
+        all.contains("its share of the ")
+            && all.contains(" gap: not quoted, the gap is within noise"),
         "{all}"
     );
     assert!(!all.contains("% of the"), "{all}");

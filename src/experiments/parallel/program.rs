@@ -417,7 +417,8 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
     let mut out = Vec::new();
     let cpus = r.reading(&CPUS, &[]).unwrap_or(2.0).max(1.0);
     let mut cases: Vec<(String, String)> = Vec::new();
-    for m in r.metrics_named(&WHOLE_NS) {
+    // Every case measured, settled or not (issue 39 item 9).
+    for m in r.metrics.iter().filter(|m| m.name == WHOLE_NS.name) {
         let key = (
             m.label(N).unwrap_or("").to_string(),
             m.label(THP)
@@ -449,7 +450,9 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
             continue;
         };
         let speedups: Vec<&Metric> = r
-            .metrics_named(&SPEEDUP)
+            .metrics
+            .iter()
+            .filter(|m| m.name == SPEEDUP.name)
             .filter(|m| m.label(N) == Some(n) && m.label(THP) == Some(t))
             .collect();
         out.push(amdahl_sentence(
@@ -465,18 +468,31 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
         .filter(|(_, t)| t == thp_choice(Thp::Default).name)
     {
         let n = nl.as_str();
-        if let (Some(default_ns), Some(huge_ns)) = (
-            r.median(&FILL_NS, &[(N, n), (THP, thp_choice(Thp::Default).name)]),
-            r.median(&FILL_NS, &[(N, n), (THP, thp_choice(Thp::On).name)]),
-        ) {
+        // One subject in every run that measured both page sizes (issue 39
+        // item 9): the saving stated only when the fills' interval of the
+        // difference excludes none and neither is flagged.
+        let fill_at = |thp: Thp| {
+            r.find(&FILL_NS, &[(N, n), (THP, thp_choice(thp).name)])
+                .map(|m| &m.summary)
+        };
+        if let (Some(default), Some(huge)) = (fill_at(Thp::Default), fill_at(Thp::On)) {
             let pages = n.parse::<f64>().unwrap_or(0.0) * 8.0 / 4096.0;
-            if default_ns > huge_ns && pages > 0.0 {
+            let saved = !default.unstable
+                && !huge.unstable
+                && order(default, huge) == Order::Above
+                && pages > 0.0;
+            if saved {
                 out.push(format!(
-                    "n={n}: most of the fill is the kernel handing out memory, not the formula: on huge pages it takes {} \
-                     instead of {}, about {} saved per 4 KiB page fault avoided",
-                    fmt_ns(huge_ns),
-                    fmt_ns(default_ns),
-                    fmt_ns((default_ns - huge_ns) / pages)
+                    "n={n}: the fill on huge pages against 4 KiB pages: it takes {} instead of {}, about {} saved per \
+                     4 KiB page fault avoided: most of the fill is the kernel handing out memory, not the formula",
+                    fmt_ns(huge.median),
+                    fmt_ns(default.median),
+                    fmt_ns((default.median - huge.median) / pages)
+                ));
+            } else {
+                out.push(format!(
+                    "n={n}: the fill on huge pages against 4 KiB pages: {}",
+                    compare_shown("on huge pages", huge, "on 4 KiB pages", default, Unit::Ns)
                 ));
             }
         }
@@ -514,7 +530,10 @@ fn end_text(b: Option<f64>) -> String {
 /// median lies outside 0–100% gives no bound at all. The bound is called
 /// "at most" only when no measured speedup's median exceeds it; one that
 /// does is said to reach past it, within noise or beyond the bound's
-/// interval (issue 39).
+/// interval, and only a speedup that settled and bounds something is
+/// concluded from. Where the whole, the fill or the average is flagged
+/// the three are quoted with their marks and the bound is not given
+/// (issue 39).
 fn amdahl_sentence(
     n: &str,
     t: &str,
@@ -546,17 +565,29 @@ fn amdahl_sentence(
             fmt_ns(parts_sum)
         )
     };
+    // Every speedup measured, each quoted with its mark; a conclusion only
+    // from those that settled and bound something.
     let measured: Vec<String> = speedups
         .iter()
         .map(|m| {
             format!(
-                "{} with {} workers {:.2}x",
+                "{} with {} workers {}",
                 m.label(VARIANT).unwrap_or("?"),
                 m.label(WORKERS).unwrap_or("?"),
-                m.summary.median
+                quoted(&m.summary, Unit::Ratio)
             )
         })
         .collect();
+    if [whole, fill, average].iter().any(|s| s.unstable) {
+        return format!(
+            "n={n}, thp={t}: the whole program takes {} serially; measured apart, mapping and filling {size} takes {} \
+             and the average {}: Amdahl's bound not given (a figure did not settle); measured: {}",
+            quoted(whole, Unit::Ns),
+            quoted(fill, Unit::Ns),
+            quoted(average, Unit::Ns),
+            measured.join(", ")
+        );
+    }
     let fraction = format!(
         "the serial fraction is {:.0}% [{:.0}%, {:.0}%]",
         s * 100.0,
@@ -574,11 +605,13 @@ fn amdahl_sentence(
     // The bound's ends from the fraction's: the most serial end gives the
     // low one. Past 0% or 100% an end is unbounded, never held there.
     let (lo, hi) = (amdahl_end(s_hi, cpus), amdahl_end(s_lo, cpus));
+    let past_any = speedups.iter().any(|m| m.summary.median > best);
     let past: Vec<&&Metric> = speedups
         .iter()
+        .filter(|m| !m.summary.unstable && summary_bounds(&m.summary, Unit::Ratio))
         .filter(|m| m.summary.median > best)
         .collect();
-    let (verb, after) = if past.is_empty() {
+    let (verb, after) = if !past_any {
         // With no upper end to its interval the bound holds only by the
         // medians, and says so.
         let verb = if hi.is_some() {
@@ -587,6 +620,13 @@ fn amdahl_sentence(
             "at most, by the medians,"
         };
         (verb.to_string(), String::new())
+    } else if past.is_empty() {
+        (
+            "about".to_string(),
+            "; a speedup whose rounds did not settle or bound nothing reaches past the bound's point estimate, \
+             so nothing is concluded from it"
+                .to_string(),
+        )
     } else if past
         .iter()
         .any(|m| hi.is_some_and(|hi| m.summary.ci95_lo > hi))

@@ -488,16 +488,20 @@ fn unusable(s: &Summary, name: &str) -> Option<String> {
     }
 }
 
-/// A median with its interval: "1.20 µs [1.10 µs, 1.31 µs]".
+/// A median with its interval, "1.20 µs [1.10 µs, 1.31 µs]", or with its
+/// mark when it is flagged ([`shown`]): the subject stays either way.
 fn with_ci(s: &Summary) -> String {
-    figure(s, Unit::Ns)
+    shown(s, Unit::Ns)
 }
 
 /// The write shares measured with a child alive, smallest first, for one
-/// page size: (pct, metric).
+/// page size: (pct, metric), settled or not, so a finding's share is the
+/// same in every run (issue 39 item 9).
 fn shares<'a>(r: &'a ExperimentResult, pages: &str) -> Vec<(u64, &'a Metric)> {
     let mut v: Vec<(u64, &Metric)> = r
-        .metrics_named(&WRITE_NS)
+        .metrics
+        .iter()
+        .filter(|m| m.name == WRITE_NS.name)
         .filter(|m| m.label(key::PAGES) == Some(pages) && m.label(CHILD) == Some(CHILD_ALIVE))
         .filter_map(|m| Some((m.label(WRITES)?.trim_end_matches('%').parse().ok()?, m)))
         .collect();
@@ -526,7 +530,9 @@ fn analyze(r: &ExperimentResult) -> Analysis {
 }
 
 /// Writes after fork against the same writes with no child, at the largest
-/// share both were measured at.
+/// share both were measured at, settled or not: one subject in every run
+/// (issue 39 item 9), a flagged figure quoted with its mark and compared
+/// with nothing ([`against`]).
 fn cow_vs_alone(r: &ExperimentResult, pages: &str, what: &str) -> Option<String> {
     let (pct, cow) = shares(r, pages)
         .into_iter()
@@ -541,7 +547,7 @@ fn cow_vs_alone(r: &ExperimentResult, pages: &str, what: &str) -> Option<String>
         ["the write with the child alive", "the write with no child"],
     );
     let faults_of = |child: &str| {
-        r.median(
+        r.find(
             &FAULTS_PER_PAGE,
             &[
                 (key::PAGES, pages),
@@ -549,9 +555,10 @@ fn cow_vs_alone(r: &ExperimentResult, pages: &str, what: &str) -> Option<String>
                 (CHILD, child),
             ],
         )
+        .map(|f| format!("{:.2}{}", f.summary.median, f.summary.spaced_mark()))
     };
     let faults = faults_of(CHILD_ALIVE)
-        .map(|f| format!("; {f:.2} minor faults per written page"))
+        .map(|f| format!("; {f} minor faults per written page"))
         .unwrap_or_default();
     let compared = unusable(&cow.summary, "").is_none()
         && unusable(&none.summary, "").is_none()
@@ -562,7 +569,7 @@ fn cow_vs_alone(r: &ExperimentResult, pages: &str, what: &str) -> Option<String>
              past a tenth of that one's low end), and whether the write with the child alive pays that cost too is not \
              measured: this comparison does not isolate the copy-on-write copy, by ratio or by difference",
             faults_of(NO_CHILD)
-                .map(|f| format!(" ({f:.2} minor faults per page)"))
+                .map(|f| format!(" ({f} minor faults per page)"))
                 .unwrap_or_default()
         )
     } else {
@@ -598,7 +605,6 @@ fn alone<'a>(r: &'a ExperimentResult, pages: &str, pct: u64) -> Option<&'a Metri
             (CHILD, NO_CHILD),
         ],
     )
-    .filter(|m| !m.summary.unstable)
 }
 
 /// The memory parent and child hold together beyond the parent's before
@@ -630,6 +636,9 @@ fn extra_memory(r: &ExperimentResult, pages: &str, what: &str) -> Option<String>
 
 /// What a huge-page copy-on-write does: copies 2 MiB, or splits the huge
 /// page and copies 4 KiB, read off the extra memory at the smallest share.
+/// One subject in every run (issue 39 item 9): the write on huge pages
+/// against the same share on 4 KiB pages, settled or not, and the huge
+/// pages the heap got, none included.
 fn huge_vs_small(r: &ExperimentResult) -> Option<String> {
     let (pct, thp) = shares(r, "thp").into_iter().find(|(p, _)| *p > 0)?;
     let share = format!("{pct}%");
@@ -637,13 +646,12 @@ fn huge_vs_small(r: &ExperimentResult) -> Option<String> {
         &WRITE_NS,
         &[(key::PAGES, "4k"), (WRITES, &share), (CHILD, CHILD_ALIVE)],
     )?;
-    let huge_kib = r.reading(&ANON_HUGE_KIB, &[(key::PAGES, "thp")])?;
-    if huge_kib <= 0.0 {
-        return Some(
-            "the THP heap got no huge pages here, so 4 KiB and THP figures are the same kind"
-                .into(),
-        );
-    }
+    let huge_kib = r.reading(&ANON_HUGE_KIB, &[(key::PAGES, "thp")]);
+    let got = match huge_kib {
+        Some(k) if k > 0.0 => format!("{} of the heap in 2 MiB pages", fmt_size((k * 1024.0) as u64)),
+        Some(_) => "none of the heap in 2 MiB pages: the THP heap got no huge pages here, so both figures are of 4 KiB pages".into(),
+        None => "the heap's huge pages not read".into(),
+    };
     let cmp = against(
         &thp.summary,
         &small.summary,
@@ -651,10 +659,12 @@ fn huge_vs_small(r: &ExperimentResult) -> Option<String> {
         ["the write on huge pages", "the write on 4 KiB pages"],
     );
     let mut s = format!(
-        "on huge pages ({} of the heap in 2 MiB pages) a write after fork at {share} costs {} per page, {cmp}",
-        fmt_size((huge_kib * 1024.0) as u64),
+        "on huge pages ({got}), a write after fork at {share} costs {} per page, {cmp}",
         with_ci(&thp.summary)
     );
+    let Some(huge_kib) = huge_kib.filter(|k| *k > 0.0) else {
+        return Some(s);
+    };
     let extra = r.median(&EXTRA_KIB, &[(key::PAGES, "thp"), (WRITES, &share)]);
     let heap_bytes = thp.label_num(HEAP_BYTES)?;
     let huge_after = r.reading(
@@ -682,19 +692,23 @@ fn huge_vs_small(r: &ExperimentResult) -> Option<String> {
     Some(s)
 }
 
-/// fork's return with the heap, per GiB, against Redis's 9-13 ms per GB.
+/// fork's return with the heap, per GiB, against Redis's 9-13 ms per GB;
+/// a flagged figure is quoted with its mark and no rate is drawn from it.
 fn fork_per_gib(r: &ExperimentResult) -> Option<String> {
     let m = r
         .metrics
         .iter()
-        .find(|m| m.name == FORK_NS.name && m.label(key::PAGES) == Some("4k"))
-        .filter(|m| !m.summary.unstable)?;
+        .find(|m| m.name == FORK_NS.name && m.label(key::PAGES) == Some("4k"))?;
     let gib = m.label_num(HEAP_BYTES)? as f64 / (1u64 << 30) as f64;
+    let rate = if m.summary.unstable {
+        "per GiB not given (a figure did not settle)".to_string()
+    } else {
+        format!("{} per GiB", fmt_ns(m.summary.median / gib))
+    };
     Some(format!(
-        "fork with a touched {} heap on 4 KiB pages returns to the parent in {}: {} per GiB (Redis reports 9-13 ms per GB on bare metal)",
+        "fork with a touched {} heap on 4 KiB pages returns to the parent in {}: {rate} (Redis reports 9-13 ms per GB on bare metal)",
         m.label(HEAP)?,
         with_ci(&m.summary),
-        fmt_ns(m.summary.median / gib)
     ))
 }
 

@@ -127,7 +127,10 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
         fmt_ns(t.min)
     ));
     let against = |s: &Summary| {
-        let how = if s.mean > 1.5 * s.median {
+        // No reason rests on a figure that did not settle.
+        let how = if s.unstable {
+            "not told apart: a figure did not settle"
+        } else if s.mean > 1.5 * s.median {
             "well above: a few slow launches pull the seed's statistic up"
         } else {
             "within 1.5x"

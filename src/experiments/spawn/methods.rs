@@ -196,9 +196,11 @@ const STD_WORK: &str = "Rust's std::thread::spawn does its own start-up work aro
 /// goes to `why`.
 fn placement_findings(r: &ExperimentResult, placement: &str, why: &mut Vec<String>) -> Vec<String> {
     let mut out = Vec::new();
-    let life = |method: &str| {
+    // Every subject in every run (issue 39 item 9): a figure that did not
+    // settle is quoted with its mark and tells nothing apart; a method the
+    // run did not measure is said to be missing, never left out silently.
+    let any = |method: &str| {
         r.find(&LIFECYCLE_NS, &[(METHOD, method), (PLACEMENT, placement)])
-            .filter(|m| !m.summary.unstable)
             .map(|m| &m.summary)
     };
     let where_ = match placement {
@@ -207,27 +209,33 @@ fn placement_findings(r: &ExperimentResult, placement: &str, why: &mut Vec<Strin
         "free_other_cpu" => "free, the child on the other CPU",
         _ => "free",
     };
-    if let (Some(fork), Some(thread)) =
-        (life(table::FORK.name()), life(table::PTHREAD_CREATE.name()))
-    {
-        out.push(format!(
-            "warm, {where_}: a fork+reap costs {} and a pthread_create+join {}: {}",
-            figure(fork, Unit::Ns),
-            figure(thread, Unit::Ns),
-            compare("fork", fork, "a thread", thread, Unit::Ns)
-        ));
+    let (fork, thread) = (any(table::FORK.name()), any(table::PTHREAD_CREATE.name()));
+    let one_missing = |have: &str, s: &Summary, missing: &str| {
+        format!(
+            "{have} costs {}; {missing} was not measured (not in this run's methods), so nothing is compared",
+            shown(s, Unit::Ns)
+        )
+    };
+    let warm = match (fork, thread) {
+        (Some(f), Some(t)) => Some(format!(
+            "a fork+reap costs {} and a pthread_create+join {}: {}",
+            shown(f, Unit::Ns),
+            shown(t, Unit::Ns),
+            compare_shown("fork", f, "a thread", t, Unit::Ns)
+        )),
+        (Some(f), None) => Some(one_missing("a fork+reap", f, "a pthread_create+join")),
+        (None, Some(t)) => Some(one_missing("a pthread_create+join", t, "a fork+reap")),
+        (None, None) => None,
+    };
+    if let Some(text) = warm {
+        out.push(format!("warm, {where_}: {text}"));
         why.push(FORK_VS_THREAD_ENDS.into());
     }
     if placement != "one_cpu" {
         return out;
     }
     // Starting a program, and what the program's own start-up adds: one
-    // finding, with fixed subjects in every run (issue 39 item 9): a figure
-    // that did not settle is quoted with its mark and tells nothing apart.
-    let any = |method: &str| {
-        r.find(&LIFECYCLE_NS, &[(METHOD, method), (PLACEMENT, placement)])
-            .map(|m| &m.summary)
-    };
+    // finding.
     let mut start = Vec::new();
     if let (Some(fork), Some(vfork), Some(spawn)) = (
         any(table::FORK_EXEC_STATIC.name()),
@@ -266,51 +274,70 @@ fn placement_findings(r: &ExperimentResult, placement: &str, why: &mut Vec<Strin
     if !start.is_empty() {
         out.push(start.join("; "));
     }
-    out.extend(library_work(&life, why));
+    out.extend(library_work(&any, why));
     out
 }
 
 /// pthread_create against the system call it makes, and Rust's std against
-/// pthread_create: each difference stated only where the intervals part.
+/// pthread_create: each difference stated only where the intervals part,
+/// each subject kept whatever settled ([`compare_shown`]), and a method the
+/// run did not measure named as such.
 fn library_work<'a>(
-    life: &dyn Fn(&str) -> Option<&'a Summary>,
+    any: &dyn Fn(&str) -> Option<&'a Summary>,
     why: &mut Vec<String>,
 ) -> Vec<String> {
     let mut out = Vec::new();
-    let (Some(pthread), Some(raw)) = (life(table::PTHREAD_CREATE.name()), life("clone3_thread"))
-    else {
+    let Some(pthread) = any(table::PTHREAD_CREATE.name()) else {
         return out;
     };
-    let mut text = format!(
-        "pthread_create+join {} against clone3 with the same flags, a stack and a TLS block {}: {}",
-        figure(pthread, Unit::Ns),
-        figure(raw, Unit::Ns),
-        compare("pthread_create", pthread, "the bare call", raw, Unit::Ns)
-    );
-    if let Some(flags) = life("clone_thread_flags") {
-        text.push_str(&format!(
+    let mut text = match any("clone3_thread") {
+        Some(raw) => {
+            let mut t = format!(
+                "pthread_create+join {} against clone3 with the same flags, a stack and a TLS block {}: {}",
+                shown(pthread, Unit::Ns),
+                shown(raw, Unit::Ns),
+                compare_shown("pthread_create", pthread, "the bare call", raw, Unit::Ns)
+            );
+            // The fastest launches, of figures that settled only.
+            let settled = !pthread.unstable && !raw.unstable;
+            if settled && (pthread.median > raw.median) != (pthread.min > raw.min) {
+                t.push_str(&format!(
+                    "; the fastest launches order the other way ({} against {}), so the gap is not a fixed cost",
+                    fmt_ns(pthread.min),
+                    fmt_ns(raw.min)
+                ));
+            }
+            t
+        }
+        None => format!(
+            "pthread_create+join {} against clone3 with the same flags, a stack and a TLS block: clone3 was not measured (not in this run's methods, or the kernel lacks it: the notes say which)",
+            shown(pthread, Unit::Ns)
+        ),
+    };
+    text.push_str(&match any("clone_thread_flags") {
+        Some(flags) => format!(
             "; clone() with those flags and no TLS {}",
-            figure(flags, Unit::Ns)
-        ));
-    }
+            shown(flags, Unit::Ns)
+        ),
+        None => "; clone() with those flags and no TLS not measured".to_string(),
+    });
     why.push(BEYOND_CLONE3.into());
-    if (pthread.median > raw.median) != (pthread.min > raw.min) {
-        text.push_str(&format!(
-            "; the fastest launches order the other way ({} against {}), so the gap is not a fixed cost",
-            fmt_ns(pthread.min),
-            fmt_ns(raw.min)
-        ));
-    }
     out.push(text);
-    if let Some(std) = life("std_thread") {
-        out.push(format!(
-            "Rust's std::thread::spawn+join {} against pthread_create+join {}: {}",
-            figure(std, Unit::Ns),
-            figure(pthread, Unit::Ns),
-            compare("std", std, "pthread_create", pthread, Unit::Ns)
-        ));
-        why.push(STD_WORK.into());
-    }
+    out.push(match any("std_thread") {
+        Some(std) => {
+            why.push(STD_WORK.into());
+            format!(
+                "Rust's std::thread::spawn+join {} against pthread_create+join {}: {}",
+                shown(std, Unit::Ns),
+                shown(pthread, Unit::Ns),
+                compare_shown("std", std, "pthread_create", pthread, Unit::Ns)
+            )
+        }
+        None => format!(
+            "Rust's std::thread::spawn+join against pthread_create+join {}: std_thread was not measured (not in this run's methods)",
+            shown(pthread, Unit::Ns)
+        ),
+    });
     out
 }
 

@@ -233,20 +233,10 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         let per = |rate: f64| fmt_ns(1e9 / rate.max(1e-9));
         let src = cite_short(SEED_SWITCH);
         let un = match r.find(&ITERATIONS_PER_S, &[(PLACEMENT, UNPINNED.name())]) {
-            Some(u) if !u.summary.unstable && !pin.unstable => {
-                unpinned_against_pinned(&u.summary, pin)
-            }
-            Some(u) => format!(
-                "unpinned {}: not told apart from the pinned rate (a figure did not settle)",
-                quoted(&u.summary, Unit::PerSecond)
-            ),
+            Some(u) => unpinned_against_pinned(&u.summary, pin),
             None => "unpinned not measured".to_string(),
         };
-        let rate = if pin.unstable {
-            quoted(pin, Unit::PerSecond)
-        } else {
-            figure(pin, Unit::PerSecond)
-        };
+        let rate = shown(pin, Unit::PerSecond);
         a.findings.push(format!(
             "pipe echo: {rate} pinned to one CPU ({} per iteration, i.e. {} per switch); {un} ({src}: ~400,000 and about half)",
             per(pin.median),
@@ -263,22 +253,32 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     a
 }
 
-/// Unpinned against pinned, only when both intervals bound something: an
-/// interval that bounds nothing (it reaches zero, or its ends are an order
-/// of magnitude apart) supports no sentence, "indistinguishable" included.
+/// Unpinned against pinned, one phrase in every run (issue 39 item 9):
+/// "unpinned R against the pinned rate: V", the rate quoted with its mark,
+/// V a ratio only when both settled, both intervals bound something (an
+/// interval that bounds nothing supports no sentence, "indistinguishable"
+/// included) and the ratio's interval excludes 1.
 fn unpinned_against_pinned(un: &Summary, pin: &Summary) -> String {
     let unusable: Vec<&str> = [("unpinned", un), ("pinned", pin)]
         .iter()
         .filter(|(_, s)| bounds_nothing(s, Unit::PerSecond))
         .map(|(name, _)| *name)
         .collect();
-    if unusable.is_empty() {
-        return compare("unpinned", un, "the pinned rate", pin, Unit::PerSecond);
-    }
+    let verdict = if un.unstable || pin.unstable {
+        "not told apart (a figure did not settle)".to_string()
+    } else if !unusable.is_empty() {
+        format!(
+            "not compared, the {} rate's rounds disagree too much to bound it",
+            unusable.join(" and the ")
+        )
+    } else if apart(un, pin) {
+        ratio_text(un, pin).unwrap_or_else(|| fmt_ratio(un.median / pin.median.max(1e-9)))
+    } else {
+        "indistinguishable here".to_string()
+    };
     format!(
-        "unpinned {}: no comparison is made, the {} rate's rounds disagree too much to bound it",
-        figure(un, Unit::PerSecond),
-        unusable.join(" and the ")
+        "unpinned {} against the pinned rate: {verdict}",
+        shown(un, Unit::PerSecond)
     )
 }
 

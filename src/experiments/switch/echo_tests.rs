@@ -23,7 +23,8 @@ fn the_echo_finding_compares_unpinned_with_pinned() {
         a.findings[0]
     );
     assert!(
-        a.findings[0].contains("unpinned (200,000/s) is 0.50x the pinned rate (400,000/s)"),
+        a.findings[0].contains("; unpinned 200,000/s [")
+            && a.findings[0].contains("] against the pinned rate: 0.50x ("),
         "{}",
         a.findings[0]
     );
@@ -48,9 +49,8 @@ fn no_ratio_through_noise() {
     ]);
     let f = &analyze(&r).findings[0];
     assert!(
-        f.contains(
-            "unpinned (190,000/s) is indistinguishable from the pinned rate (200,000/s) here"
-        ),
+        f.contains("unpinned 190,000/s [")
+            && f.contains("] against the pinned rate: indistinguishable here"),
         "{f}"
     );
     assert!(!f.contains("0.95x"), "{f}");
@@ -82,7 +82,9 @@ fn an_interval_that_bounds_nothing_is_compared_with_nothing() {
     assert!(!f.contains("0.12x"), "{f}");
     assert!(
         f.contains("unpinned 22,993/s (no usable interval")
-            && f.contains("no comparison is made, the unpinned rate's rounds disagree"),
+            && f.contains(
+                "against the pinned rate: not compared, the unpinned rate's rounds disagree"
+            ),
         "{f}"
     );
 }

@@ -173,60 +173,96 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
     let mut findings = Vec::new();
-    let kernel = r.settled(&SWITCH_NS, &[(VARIANT, KERNEL_PIPE.name())]);
+    // Every subject in every run that measured a switch (issue 39 item 9):
+    // each variant in a fixed order, a figure that did not settle quoted
+    // with its mark and set against nothing, a variant not measured named.
+    let get = |v: &str| r.find(&SWITCH_NS, &[(VARIANT, v)]).map(|m| &m.summary);
+    let any_measured = r.metrics.iter().any(|m| m.name == SWITCH_NS.name);
+    let kernel = get(KERNEL_PIPE.name());
     let mut parts = Vec::new();
+    let mut any_variant = false;
     for v in [COROUTINE, ASYNC, GO_MAXPROCS1, GO_DEFAULT, GO_LOCKED].map(|v| v.name()) {
-        // Settled series only, and a ratio only where the intervals part.
-        if let Some(s) = r.settled(&SWITCH_NS, &[(VARIANT, v)]) {
-            let m = s.median;
-            parts.push(match kernel {
-                Some(k) if !apart(s, k) => format!("{v} {} (indistinguishable)", fmt_ns(m)),
-                Some(k) if m <= k.median => {
-                    format!(
-                        "{v} {} ({} cheaper)",
-                        fmt_ns(m),
-                        ratio_text(k, s).unwrap_or_else(|| fmt_ratio(k.median / m.max(0.01)))
-                    )
-                }
-                Some(k) => format!(
-                    "{v} {} ({} dearer)",
+        let Some(s) = get(v) else {
+            if any_measured {
+                parts.push(format!("{v} not measured"));
+            }
+            continue;
+        };
+        any_variant = true;
+        let m = s.median;
+        // A ratio only where both settled and the intervals part.
+        parts.push(match kernel {
+            Some(k) if unsettled(s, k).is_some() => format!(
+                "{v} {} (not told apart: {})",
+                shown(s, Unit::Ns),
+                unsettled(s, k).unwrap_or_default()
+            ),
+            Some(k) if !apart(s, k) => format!("{v} {} (indistinguishable)", fmt_ns(m)),
+            Some(k) if m <= k.median => {
+                format!(
+                    "{v} {} ({} cheaper)",
                     fmt_ns(m),
-                    ratio_text(s, k).unwrap_or_else(|| fmt_ratio(m / k.median.max(0.01)))
-                ),
-                None => format!("{v} {}", fmt_ns(m)),
-            });
-        }
-    }
-    if !parts.is_empty() {
-        let k = kernel.map_or(String::new(), |k| {
-            format!(
-                " against {} for a kernel pipe switch on one CPU",
-                fmt_ns(k.median)
-            )
+                    ratio_text(k, s).unwrap_or_else(|| fmt_ratio(k.median / m.max(0.01)))
+                )
+            }
+            Some(k) => format!(
+                "{v} {} ({} dearer)",
+                fmt_ns(m),
+                ratio_text(s, k).unwrap_or_else(|| fmt_ratio(m / k.median.max(0.01)))
+            ),
+            None => format!("{v} {}", shown(s, Unit::Ns)),
         });
+    }
+    if any_variant {
+        let k = kernel.map_or(
+            " (no kernel pipe switch measured to set them against)".to_string(),
+            |k| {
+                format!(
+                    " against {} for a kernel pipe switch on one CPU",
+                    quoted(k, Unit::Ns)
+                )
+            },
+        );
         findings.push(format!(
             "per switch: {}{k}; a coroutine, an async task or an unlocked goroutine switches without a system call or the kernel scheduler",
             parts.join(", ")
         ));
     }
-    if let (Some(d), Some(l)) = (
-        r.median(&SWITCH_NS, &[(VARIANT, GO_DEFAULT.name())]),
-        r.median(&SWITCH_NS, &[(VARIANT, GO_LOCKED.name())]),
-    ) {
+    let (default, locked, one) = (
+        get(GO_DEFAULT.name()),
+        get(GO_LOCKED.name()),
+        get(GO_MAXPROCS1.name()),
+    );
+    if any_measured {
+        let pair = |x: Option<&Summary>, xn: &str, y: Option<&Summary>, yn: &str| match (x, y) {
+            (Some(x), Some(y)) => match unsettled(x, y) {
+                Some(why) => format!(
+                    "{xn} {} vs {yn} {} (not told apart: {why})",
+                    quoted(x, Unit::Ns),
+                    quoted(y, Unit::Ns)
+                ),
+                None => format!(
+                    "{xn} {}",
+                    versus(x, y).replacen(" vs ", &format!(" vs {yn} "), 1)
+                ),
+            },
+            _ => format!(
+                "not measured ({} not in this run: the notes say why)",
+                [(x, xn), (y, yn)]
+                    .iter()
+                    .filter(|(s, _)| s.is_none())
+                    .map(|(_, n)| *n)
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ),
+        };
         findings.push(format!(
-            "locking the goroutines to OS threads (on one CPU) turns {} into {} per switch: every channel hand-off becomes a kernel switch between threads",
-            fmt_ns(d),
-            fmt_ns(l)
+            "locking the goroutines to OS threads (on one CPU), per switch: {}; locked, every channel hand-off is a kernel switch between threads",
+            pair(locked, GO_LOCKED.name(), default, GO_DEFAULT.name())
         ));
-    }
-    if let (Some(d), Some(one)) = (
-        r.settled(&SWITCH_NS, &[(VARIANT, GO_DEFAULT.name())]),
-        r.settled(&SWITCH_NS, &[(VARIANT, GO_MAXPROCS1.name())]),
-    ) {
-        // The ratio only where the intervals part.
         findings.push(format!(
             "GOMAXPROCS=1 on one CPU against the default, per switch: {} ({} saw pinning gain only ~10%)",
-            versus(one, d),
+            pair(one, GO_MAXPROCS1.name(), default, GO_DEFAULT.name()),
             cite_short(SEED_SWITCH)
         ));
     }
@@ -246,6 +282,18 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     }
     a.headlines.extend(userspace_headline(r));
     a
+}
+
+/// Why two figures are compared with nothing: one did not settle, or an
+/// interval bounds nothing; None when they may be compared.
+fn unsettled(a: &Summary, b: &Summary) -> Option<&'static str> {
+    if a.unstable || b.unstable {
+        Some("a figure did not settle")
+    } else if bounds_nothing(a, Unit::Ns) || bounds_nothing(b, Unit::Ns) {
+        Some("an interval bounds nothing")
+    } else {
+        None
+    }
 }
 
 /// Round trips (ns) of a stackful coroutine: resume into it, it suspends

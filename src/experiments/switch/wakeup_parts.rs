@@ -390,7 +390,9 @@ pub(super) enum Wrap {
 /// `x` against `y` in words: the bound of their difference (`more` when
 /// `x` is the larger, `less` when it is the smaller), set as `wrap` says;
 /// when the interval cannot tell them apart, its own text if `unclear`
-/// says so, or nothing.
+/// says so, or nothing. With `unclear`, a pair that gives no difference (a
+/// figure flagged, or an interval that bounds nothing) says so too, so the
+/// subject stays (issue 39 item 9).
 pub(super) fn against(
     x: &Summary,
     y: &Summary,
@@ -399,7 +401,18 @@ pub(super) fn against(
     unclear: bool,
 ) -> String {
     let Some(d) = diff(x, y, Unit::Ns) else {
-        return String::new();
+        if !unclear {
+            return String::new();
+        }
+        let why = if x.unstable || y.unstable {
+            "a figure did not settle"
+        } else {
+            "an interval bounds nothing"
+        };
+        return match wrap {
+            Wrap::PerHandoff => format!(" (not told apart here: {why})"),
+            Wrap::Colon => format!(": not told apart here ({why})"),
+        };
     };
     match (bound(&d, more, less), wrap) {
         (Some(b), Wrap::PerHandoff) => format!(" ({b} per hand-off)"),

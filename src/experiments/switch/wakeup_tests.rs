@@ -227,7 +227,7 @@ fn each_figure_is_named_for_what_it_measured_and_nothing_goes_to_the_summary() {
     let c = finding(&a, "the waker's FUTEX_WAKE call takes 8.00 µs");
     assert!(c.contains("costs the waker more, by ≥"), "{c}");
     let t = finding(&a, "a timer fires");
-    assert!(t.contains("on a halted CPU"), "{t}");
+    assert!(t.contains("on a CPU left without work (it halted)"), "{t}");
     // The timer's difference holds zero: no bound, the interval instead.
     assert!(
         t.contains("indistinguishable here") && !t.contains("≥"),
@@ -288,7 +288,7 @@ fn a_polling_machine_is_named_as_such() {
     let a = analyze(&r);
     assert!(finding(&a, "a one-way futex wake-up").contains("the CPUs polling when idle"));
     let t = finding(&a, "a timer fires");
-    assert!(t.contains("an idle CPU") && !t.contains("halted"), "{t}");
+    assert!(t.contains("(it polled)") && !t.contains("halt"), "{t}");
 }
 
 /// A boot with no cpuidle driver records no idle-state counters: the

@@ -108,8 +108,10 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
     // Every size and layout in one sentence: "memcpy of 64 KiB: aligned
     // 604 ns (108.6 GB/s), dst+16 861 ns (76.1 GB/s); of 2 MiB: ...".
+    // Every size and layout measured, settled or not, each with its mark
+    // (issue 39 item 9).
     let mut sizes: Vec<(String, Vec<String>)> = Vec::new();
-    for m in r.metrics_named(&COPY_NS) {
+    for m in r.metrics.iter().filter(|m| m.name == COPY_NS.name) {
         let size_bytes = m
             .label(BYTES)
             .and_then(|b| b.parse::<f64>().ok())
@@ -117,9 +119,10 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         if size_bytes > 0.0 {
             let size = m.label(SIZE).unwrap_or("?").to_string();
             let text = format!(
-                "{} {} ({:.1} GB/s)",
+                "{} {}{} ({:.1} GB/s)",
                 m.label(LAYOUT).unwrap_or("?"),
                 fmt_ns(m.summary.median),
+                m.summary.spaced_mark(),
                 size_bytes / m.summary.median.max(1e-9)
             );
             match sizes.iter_mut().find(|(s, _)| *s == size) {
