@@ -8,7 +8,8 @@
 # For each size, smallest first, in one Redis grown from size to size:
 #   1. fills it to MIB MiB of used_memory (DEBUG POPULATE, values of 1 KiB);
 #   2. runs `tasklab predict --pid <redis> --json` (its slopes from a fresh
-#      short run, as a user's first call);
+#      short run, as a user's first call, which adds a heap reaching Redis's
+#      page tables where memory allows: about the size's again, briefly);
 #   3. triggers BGSAVE K times, one at a time, reads latest_fork_usec
 #      after each (INFO stats), and stops the saving child at once (SIGUSR1,
 #      which Redis takes as an aborted save, not an error) unless
@@ -201,6 +202,10 @@ for r in rows:
               f"| {redis} | {'yes' if inside else 'no'} | {share} | {r['load']:.1f} |")
 print()
 print(f"load: the 1-minute load average after the forks, on {os.cpu_count()} CPUs")
+for r in rows:
+    why = r["prediction"].get("extrapolated_why")
+    if why:
+        print(f"extrapolated at {r['mib']} MiB: {why}")
 for kind in ("warm", "cold"):
     print(f"target met by the {kind} prediction: " + ("yes" if met[kind] else "no") +
           " (Redis's median fork inside the median's interval at every size, and at least 80% of its single forks inside the single-fork spread)")

@@ -161,7 +161,7 @@ pub fn run(p: &Process, heaps: &FreshHeaps, writes_pct: f64) -> anyhow::Result<R
     ];
     let sizes: Vec<String> = heaps.bytes.iter().map(|&b| fmt_size(b)).collect();
     eprintln!(
-        "predict: measuring the slopes here ({}; the quick profile's rounds within its budget, as `tasklab run`; fork at heaps of {}{}): this takes 20 to 90 seconds{}",
+        "predict: measuring the slopes here ({}; the quick profile's rounds within its budget, as `tasklab run`; fork at heaps of {}{}): this takes 20 to 75 seconds{}",
         NEEDED.join(", "),
         sizes.join(", "),
         heaps.wanted.filter(|_| heaps.short.is_none()).map_or(String::new(), |_| format!(
@@ -169,7 +169,7 @@ pub fn run(p: &Process, heaps: &FreshHeaps, writes_pct: f64) -> anyhow::Result<R
             kib_text(p.copied_pte_kib())
         )),
         heaps.bytes.last().filter(|&&b| b > 1 << 30).map_or(String::new(), |&b| format!(
-            ", more for the heap of {} (touched afresh each round)",
+            ", and more for the heap of {}, touched afresh each round",
             fmt_size(b)
         )),
     );
