@@ -8,13 +8,15 @@
 # For each size, smallest first, in one Redis grown from size to size:
 #   1. fills it to MIB MiB of used_memory (DEBUG POPULATE, values of 1 KiB);
 #   2. runs `tasklab predict --pid <redis> --json` (its slopes from a fresh
-#      short run, as a user's first call);
+#      short run, as a user's first call, which adds a heap reaching Redis's
+#      page tables where memory allows: about the size's again, briefly);
 #   3. triggers BGSAVE K times, one at a time, reads latest_fork_usec
 #      after each (INFO stats), and stops the saving child at once (SIGUSR1,
 #      which Redis takes as an aborted save, not an error) unless
 #      TASKLAB_REDIS_FULL_SAVE=1: the fork is timed in the parent before the
 #      child does anything, so writing gigabytes to disk adds nothing to it;
-#      each save is waited for before the next;
+#      each save is waited for before the next, and Redis then left idle
+#      TASKLAB_REDIS_IDLE_MS before the next BGSAVE;
 # then prints, per size, the predicted median fork (with its 95% interval)
 # and the spread of a single fork (10th to 90th percentile), warm (forks
 # back to back) and cold (forks after a pause), beside Redis's median fork
@@ -29,6 +31,10 @@
 # TASKLAB_REDIS_PORT     the port (default: a free one, chosen)
 # TASKLAB_REDIS_BGSAVES  K, the forks per size (default 20)
 # TASKLAB_REDIS_FULL_SAVE=1  let each save write its file (slow at 4 GiB)
+# TASKLAB_REDIS_IDLE_MS  Redis left idle this long after each save, before the
+#                        next BGSAVE, ms (default 0: the next as soon as
+#                        the last is seen gone, at least 0.1 s after its
+#                        fork; 300 is predict's cold pause, pause_ms)
 # TASKLAB_REDIS_NEEDS    the commands needed and their Debian packages,
 #                        "cmd:package ..." (for the bad-input test)
 # TASKLAB_BIN            the binary (default: target/release/tasklab, built)
@@ -55,6 +61,9 @@ largest=${sizes[${#sizes[@]} - 1]}
 k=${TASKLAB_REDIS_BGSAVES:-20}
 [[ "$k" =~ ^[0-9]{1,4}$ ]] && ((10#$k >= 1)) || die "TASKLAB_REDIS_BGSAVES=$k is not a count from 1"
 k=$((10#$k))
+idle_ms=${TASKLAB_REDIS_IDLE_MS:-0}
+[[ "$idle_ms" =~ ^[0-9]{1,5}$ ]] || die "TASKLAB_REDIS_IDLE_MS=$idle_ms is not a whole number of ms (0 to 99999)"
+idle_ms=$((10#$idle_ms))
 port=${TASKLAB_REDIS_PORT:-$(free_port)}
 check_port redis-server "$port" TASKLAB_REDIS_PORT
 
@@ -144,6 +153,7 @@ for mib in "${sizes[@]}"; do
             ((SECONDS < end)) || die "the save at $mib MiB did not finish in 600 s"
             sleep 0.05
         done
+        ((idle_ms == 0)) || sleep "$((idle_ms / 1000)).$(printf %03d $((idle_ms % 1000)))"
     done
     load=$(cut -d' ' -f1 /proc/loadavg)
     python3 - "$pred" "$mib" "$(info memory used_memory)" "$load" "${forks[@]}" >>"$results" <<'EOF'
@@ -157,13 +167,14 @@ EOF
     echo "$mib MiB: predicted and $k forks measured (load average $load)" >&2
 done
 
-python3 - "$results" "$k" <<'EOF'
+python3 - "$results" "$k" "$idle_ms" <<'EOF'
 import json, os, statistics, sys
-path, k = sys.argv[1], int(sys.argv[2])
+path, k, idle_ms = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 def ms(ns):
     return f"{ns / 1e6:.2f} ms" if ns >= 1e6 else f"{ns / 1e3:.0f} µs"
 rows = [json.loads(l) for l in open(path)]
-print(f"Redis's fork (latest_fork_usec, {k} BGSAVEs a size) against tasklab predict --pid:")
+idle = f", Redis idle {idle_ms} ms before each" if idle_ms else ", each at once after the last"
+print(f"Redis's fork (latest_fork_usec, {k} BGSAVEs a size{idle}) against tasklab predict --pid:")
 print("the warm prediction (forks back to back) and the cold one (forks after a pause), each held against it")
 print()
 print("| used_memory | VmPTE | prediction | median fork [95% interval] | single fork (p10 to p90) "
@@ -201,6 +212,10 @@ for r in rows:
               f"| {redis} | {'yes' if inside else 'no'} | {share} | {r['load']:.1f} |")
 print()
 print(f"load: the 1-minute load average after the forks, on {os.cpu_count()} CPUs")
+for r in rows:
+    why = r["prediction"].get("extrapolated_why")
+    if why:
+        print(f"extrapolated at {r['mib']} MiB: {why}")
 for kind in ("warm", "cold"):
     print(f"target met by the {kind} prediction: " + ("yes" if met[kind] else "no") +
           " (Redis's median fork inside the median's interval at every size, and at least 80% of its single forks inside the single-fork spread)")

@@ -351,6 +351,7 @@ fn predict_redis(args: &[&str], env: &[(&str, &str)], path: Option<&Path>) -> (i
         .env("TMPDIR", tmp.path())
         .env("TASKLAB_BIN", env!("CARGO_BIN_EXE_tasklab"))
         .env_remove("TASKLAB_REDIS_PORT")
+        .env_remove("TASKLAB_REDIS_IDLE_MS")
         .env_remove("TASKLAB_REDIS_NEEDS");
     for (k, v) in env {
         cmd.env(k, v);
@@ -377,6 +378,18 @@ fn predict_redis_refuses_bad_input_naming_the_cause_and_starts_nothing() {
         assert_eq!(code, 2, "{bad}: {err}");
         assert!(
             err.contains(&format!("'{bad}' is not a size in MiB")),
+            "{err}"
+        );
+        assert_eq!(left, 0, "{bad}: it left files behind");
+    }
+    // An idle time that is not one.
+    for bad in ["0.3", "-1", "300ms"] {
+        let (code, err, left) = predict_redis(&["100"], &[("TASKLAB_REDIS_IDLE_MS", bad)], None);
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert!(
+            err.contains(&format!(
+                "TASKLAB_REDIS_IDLE_MS={bad} is not a whole number of ms"
+            )),
             "{err}"
         );
         assert_eq!(left, 0, "{bad}: it left files behind");

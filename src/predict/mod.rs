@@ -6,26 +6,25 @@
 //! `--results FILE` or a short run.
 //!
 //! - [`model`]: the pure model (process, slopes, prediction).
+//! - [`fresh`]: the short run without `--results`, its heaps fitted to the
+//!   process.
 
 pub mod denied;
+pub mod fresh;
 pub mod model;
 
 use crate::cli::PredictArgs;
 use crate::error::UsageError;
 use crate::experiments::spawn::heap_fit::signed_ns;
-use crate::experiments::spawn::{cow, heap, table};
+use crate::experiments::spawn::{cow, heap};
 use crate::results::{RunResults, RunStatus, Status};
-use crate::run::plan::{Preset, Request};
 use crate::sys::procfs;
 use crate::units::{fmt_ns, fmt_size, group_digits};
+use fresh::FreshHeaps;
 use model::{ExtraCost, Prediction, Process, Range, Slopes};
 use std::io;
 use std::path::Path;
 use std::process::ExitCode;
-
-/// Forks after a pause a round at each heap in predict's own run (the
-/// pause is spawn.heap's default): 3 heaps × 2 × 0.3 s is 1.8 s a round.
-pub const PAUSED_FORKS: u64 = 2;
 
 /// The experiments predict takes its slopes from.
 pub const NEEDED: &[&str] = &[heap::EXPERIMENT.name, cow::EXPERIMENT.name];
@@ -52,10 +51,14 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<ExitCode> {
     };
     let process = read_process(pid).map_err(UsageError)?;
     let given = file.is_some();
-    let (slopes, source) = match file {
-        Some((r, source)) => (Slopes::from_results(&r), source),
+    let (slopes, source, heaps) = match file {
+        Some((r, source)) => (Slopes::from_results(&r), source, None),
         None => {
-            let r = fresh_run(&process, writes_pct)?;
+            let env = crate::env::probe();
+            let available = crate::env::mem_available_bytes().unwrap_or(env.mem_available_bytes);
+            let (room, why) = heap::heap_room(&env, available);
+            let heaps = FreshHeaps::for_process(&process, room, &why);
+            let r = fresh::run(&process, &heaps, writes_pct)?;
             // A signal during its own run: no prediction from part of it.
             if r.status == RunStatus::Partial {
                 eprintln!("interrupted: no prediction");
@@ -73,10 +76,10 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<ExitCode> {
                     why_not_measured(&r)
                 );
             }
-            (slopes, "a short run".into())
+            (slopes, "a short run".into(), Some(heaps))
         }
     };
-    let Some(p) = model::predict(&slopes, &process, writes_pct) else {
+    let Some(mut p) = model::predict(&slopes, &process, writes_pct) else {
         let what = model::missing(&slopes).unwrap_or("the slopes");
         debug_assert!(given, "a short run without the slopes stopped above");
         return Err(UsageError(format!(
@@ -85,6 +88,18 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<ExitCode> {
         ))
         .into());
     };
+    // From its own run, a prediction beyond the heaps measured says why
+    // they did not reach the process.
+    let cold_beyond = p.cold_fork.is_some_and(|c| c.extrapolated);
+    if let (Some(h), true) = (&heaps, p.extrapolated || cold_beyond) {
+        let largest = if p.extrapolated {
+            slopes.fork.last()
+        } else {
+            slopes.fork_paused.last()
+        };
+        p.extrapolated_why =
+            Some(h.why_extrapolated(largest.map_or(0.0, |l| l.0), process.copied_pte_kib()));
+    }
     if args.json {
         let v = serde_json::json!({"process": process, "source": source, "prediction": p});
         crate::error::out(&format!("{}\n", serde_json::to_string_pretty(&v)?))?;
@@ -185,51 +200,6 @@ pub fn unreadable_with(pid: u32, what: &str, e: &io::Error, f: &denied::Facts) -
         io::ErrorKind::PermissionDenied => denied::cause(pid, what, f),
         _ => format!("--pid {pid}: cannot read its {what}: {e}"),
     }
-}
-
-/// Measures the slopes quietly: fork at a few heaps, writes after fork at
-/// the shares either side of the one asked for.
-fn fresh_run(p: &Process, writes_pct: f64) -> anyhow::Result<RunResults> {
-    // Private, in the checked TMPDIR (a bad one is exit 2, naming it), and
-    // named with its owner: a run killed here leaves a folder the next start
-    // removes.
-    let dir = crate::measure::scratch::Scratch::temporary()?;
-    let mut shares = vec![1, 10, 100];
-    let asked = writes_pct.round() as u64;
-    if !shares.contains(&asked) && asked > 0 {
-        shares.push(asked);
-        shares.sort_unstable();
-    }
-    let (spawn_heap, spawn_cow) = (&heap::EXPERIMENT, &cow::EXPERIMENT);
-    let presets = vec![
-        Preset::of(
-            spawn_heap,
-            &heap::HEAP_SIZES_PARAM,
-            vec![0, 64 << 20, 256 << 20],
-        ),
-        Preset::of(
-            spawn_heap,
-            &heap::METHODS_PARAM,
-            vec![table::FORK.choice.name.to_string()],
-        ),
-        Preset::of(spawn_heap, &heap::THP_PARAM, false),
-        Preset::of(spawn_heap, &heap::UNTOUCHED_PARAM, false),
-        // Two forks a round at each heap after a pause: the cold figure.
-        Preset::of(spawn_heap, &heap::PAUSED_FORKS_PARAM, PAUSED_FORKS),
-        Preset::of(spawn_cow, &cow::HEAP_PARAM, 256 << 20),
-        Preset::of(spawn_cow, &cow::WRITES_PARAM, shares.clone()),
-        Preset::of(spawn_cow, &cow::THP_WRITES_PARAM, shares),
-        Preset::of(spawn_cow, &cow::THP_PARAM, p.anon_huge_kib > 0),
-    ];
-    eprintln!(
-        "predict: measuring the slopes here ({}; the quick profile's rounds within its budget, as `tasklab run`): this takes 10 to 60 seconds",
-        NEEDED.join(", ")
-    );
-    let names: Vec<String> = NEEDED.iter().map(|s| s.to_string()).collect();
-    crate::run::run_request(
-        &Request::quick(&names, &presets),
-        &dir.path().join("results"),
-    )
 }
 
 fn range_ns(r: &Range) -> String {
@@ -378,6 +348,9 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
         (false, true) => "descriptors priced per extra one beyond the measured worker's; mappings are not in the model (no spawn.heap image series for them)",
         (false, false) => "mappings and descriptors are not in the model (the slopes have no spawn.heap image series: run it with -p image=true)",
     };
+    if let Some(why) = &p.extrapolated_why {
+        s.push_str(&format!("  (extrapolated: {why})\n"));
+    }
     if !p.flagged.is_empty() {
         s.push_str(&format!(
             "  flagged: {} did not settle over the run's rounds (a trend or two modes), so each interval spans its rounds' medians; the figures are no better than that\n",

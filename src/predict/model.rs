@@ -88,8 +88,9 @@ pub struct Slopes {
     /// the least-squares slope.
     pub fork: Vec<(f64, Range)>,
     /// One fork's spread at the same heaps: (VmPTE KiB, the 10th and 90th
-    /// percentiles of the single forks pooled over the rounds, as `lo` and
-    /// `hi`, the median between). Empty: no single-fork spread is given.
+    /// percentiles of the single forks pooled over the rounds, as
+    /// [`spread_of`] takes them, as `lo` and `hi`, the median between).
+    /// Empty, or not one a heap: no single-fork spread is given.
     pub fork_single: Vec<(f64, Range)>,
     /// The same two for forks after a pause (spawn.heap's `call=paused`,
     /// `-p paused_forks=`): a cold fork, as a server forking now and then
@@ -158,7 +159,11 @@ impl Slopes {
                     )
                 };
                 median.push((pte, range(&m.summary)));
-                one.push((pte, single(&m.summary)));
+                // A heap whose forks give no spread (one fork) gives none
+                // to the line, so the prediction gives none either.
+                if let Some(spread) = single(m) {
+                    one.push((pte, spread));
+                }
                 if m.summary.unstable {
                     s.flagged.push(format!("{what} at a heap of {h}"));
                 }
@@ -230,15 +235,68 @@ fn range(s: &crate::stats::Summary) -> Range {
     r
 }
 
-/// One sample's spread: the 10th to the 90th percentile of the samples
-/// pooled over the rounds (each sample of fork's return is one fork), the
-/// median between.
-fn single(s: &crate::stats::Summary) -> Range {
-    Range {
+/// One fork's spread at a heap: where four in five single forks fall
+/// ([`spread_of`] over the series' samples, each one fork, pooled over the
+/// rounds), the median between. From a file without samples, the summary's
+/// 10th and 90th percentiles; None from a single fork.
+fn single(m: &crate::results::Metric) -> Option<Range> {
+    let s = &m.summary;
+    let (lo, hi) = if m.samples.is_empty() {
+        (s.p10, s.p90)
+    } else {
+        spread_of(&m.samples)?
+    };
+    Some(Range {
         median: s.median,
-        lo: s.p10.min(s.median),
-        hi: s.p90.max(s.median),
+        lo: lo.min(s.median),
+        hi: hi.max(s.median),
+    })
+}
+
+/// Student's t, one-sided 90% (a two-sided 80% interval), for 1 to 8
+/// degrees of freedom.
+const T90: [f64; 8] = [3.078, 1.886, 1.638, 1.533, 1.476, 1.440, 1.415, 1.397];
+
+/// Samples from which order statistics alone hold four in five of the
+/// next ones on average: [X(1), X(n)] holds (n − 1)/(n + 1) of them.
+pub const SPREAD_FROM: usize = 9;
+
+/// The 10th to the 90th percentile of what `samples` come from, honest for
+/// few of them: the order statistics X(r) and X(n+1−r), r = ⌊(n+1)/10⌋,
+/// which hold (n+1−2r)/(n+1) ≥ 80% of a next sample on average, whatever
+/// the distribution (the sample's own p10 and p90 hold less than that from
+/// few samples: 62% from 8); from many samples they are the percentiles.
+/// From 2 to 8 samples, where even [min, max] holds less than 80%, the
+/// range widened to the 80% prediction interval of a log-normal
+/// (Student's t over the logs, √(1 + 1/n)), which widens as the samples
+/// get fewer. None from fewer than two: one fork says nothing of the next.
+pub fn spread_of(samples: &[f64]) -> Option<(f64, f64)> {
+    let mut v: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n < 2 {
+        return None;
     }
+    if n >= SPREAD_FROM {
+        let r = (n + 1) / 10;
+        return Some((v[r - 1], v[n - r]));
+    }
+    let (min, max) = (v[0], v[n - 1]);
+    let t = T90[n - 2] * (1.0 + 1.0 / n as f64).sqrt();
+    let positive = min > 0.0;
+    let xs: Vec<f64> = if positive {
+        v.iter().map(|x| x.ln()).collect()
+    } else {
+        v.clone()
+    };
+    let mean = xs.iter().sum::<f64>() / n as f64;
+    let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
+    let (lo, hi) = (mean - t * sd, mean + t * sd);
+    Some(if positive {
+        (min.min(lo.exp()), max.max(hi.exp()))
+    } else {
+        (min.min(lo), max.max(hi))
+    })
 }
 
 fn cow_shares(r: &ExperimentResult, pages: &str, flagged: &mut Vec<String>) -> Vec<(f64, Range)> {
@@ -285,6 +343,11 @@ pub struct Prediction {
     /// at most that heap's, and at least that heap's scaled down to its
     /// page tables (fork's fixed costs make the scaled figure a floor).
     pub below_smallest: bool,
+    /// Why the heaps measured did not reach the process's page tables,
+    /// when the warm or the cold figure is extrapolated and the slopes come
+    /// from predict's own run (set by the caller; None from `predict`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extrapolated_why: Option<String>,
     /// The flagged series the prediction rests on (see [`Slopes::flagged`]).
     pub flagged: Vec<String>,
     /// The write share the COW cost is for, percent.
@@ -399,6 +462,7 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
         descriptors,
         extrapolated: x > last.0,
         below_smallest: x < first.0,
+        extrapolated_why: None,
         flagged: s.flagged.clone(),
         writes_pct,
         written_4k_pages,
@@ -412,19 +476,28 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
 
 /// The median fork at `x` KiB of page tables on `points`, and one fork's
 /// spread on `singles` (the percentiles' own lines), both with the extras.
-/// Each line is ordered at every heap, but beyond the largest their slopes
-/// may cross: the spread always holds the median fork's figure, and a fork
-/// takes no less than no time. No spread when `singles` does not match.
+/// Beyond the largest heap the percentiles are not extrapolated on their
+/// own lines (from few forks their slopes are rough and may cross the
+/// median's, which collapsed the spread onto it): the spread is the median's
+/// interval there, each end widened by the factor that heap's spread has
+/// over its interval ([`beyond_spread`]). It always holds the median fork's
+/// figure, and a fork takes no less than no time. No spread when `singles`
+/// does not match.
 fn fork_figures(
     points: &[(f64, Range)],
     singles: &[(f64, Range)],
     x: f64,
     with_extras: impl Fn(Range) -> Range,
 ) -> Option<(Range, Option<Spread>)> {
-    let median = with_extras(on_the_line(points, x)?);
+    let tables = on_the_line(points, x)?;
+    let median = with_extras(tables);
     let m = median.median;
     let one = if singles.len() == points.len() {
-        on_the_line(singles, x).map(&with_extras).map(|r| Spread {
+        let line = match (points.last(), singles.last()) {
+            (Some(last), Some(one)) if x > last.0 => Some(beyond_spread(tables, last.1, one.1)),
+            _ => on_the_line(singles, x),
+        };
+        line.map(&with_extras).map(|r| Spread {
             p10: r.lo.min(m).max(0.0),
             p90: r.hi.max(m),
         })
@@ -434,14 +507,36 @@ fn fork_figures(
     Some((median, one))
 }
 
+/// One fork's spread beyond the largest heap: the median's interval `at`
+/// there, its low end times that heap's p10 over its interval's low end
+/// (at most 1), its high end times its p90 over its high end (at least 1):
+/// at the heap itself, that heap's own spread; farther on, as wide by
+/// factors around an interval that widens.
+fn beyond_spread(at: Range, last: Range, one: Range) -> Range {
+    let down = if last.lo > 0.0 {
+        (one.lo / last.lo).min(1.0)
+    } else {
+        1.0
+    };
+    let up = if last.hi > 0.0 {
+        (one.hi / last.hi).max(1.0)
+    } else {
+        1.0
+    };
+    Range {
+        median: at.median,
+        lo: at.lo * down,
+        hi: at.hi * up,
+    }
+}
+
 /// The figure at `x` KiB of page tables on the points measured (by VmPTE,
-/// smallest first), the median and each end alike: at a point, its
-/// figure; between two, on the straight line joining them; beyond the
-/// largest, on from it along the least-squares slope of all the points.
-/// Below the smallest, at most its figure: a cost a + b·pte with a, b ≥ 0
-/// is at least its figure scaled by x/first (the fixed part a shrinks
-/// too), so that is the floor, and the figure given is the middle of the
-/// two.
+/// smallest first): at a point, its figure; between two, on the straight
+/// line joining them, the median and each end alike; below the smallest,
+/// at most its figure: a cost a + b·pte with a, b ≥ 0 is at least its
+/// figure scaled by x/first (the fixed part a shrinks too), so that is the
+/// floor, and the figure given is the middle of the two. Beyond the
+/// largest, see [`beyond`].
 fn on_the_line(points: &[(f64, Range)], x: f64) -> Option<Range> {
     let (first, last) = (points.first()?, points.last()?);
     Some(if x < first.0 {
@@ -457,16 +552,42 @@ fn on_the_line(points: &[(f64, Range)], x: f64) -> Option<Range> {
     } else if x <= last.0 {
         between(points, x)?
     } else {
-        let xs: Vec<f64> = points.iter().map(|(k, _)| *k).collect();
-        let slope = |f: fn(&Range) -> f64| {
-            let ys: Vec<f64> = points.iter().map(|(_, r)| f(r)).collect();
-            linear_fit(&xs, &ys).map(|fit| fit.slope * (x - last.0))
-        };
-        Range {
-            median: last.1.median + slope(|r| r.median)?,
-            lo: last.1.lo + slope(|r| r.lo)?,
-            hi: last.1.hi + slope(|r| r.hi)?,
+        beyond(points, x)?
+    })
+}
+
+/// Beyond the largest point: the median on from its figure along the
+/// least-squares slope of all the points' medians; the interval's ends
+/// along the shallowest and the steepest lines the measured intervals
+/// allow: through the largest point's low end and another point's high
+/// end, and through its high end and the other's low end (the slopes of
+/// the medians' line between them). The ends thus never cross the median,
+/// and the interval widens with the distance and with the points' own
+/// intervals (few forks, wide intervals, a wide extrapolation), where
+/// each end's own least-squares slope could bring it onto the median. A
+/// slope of the low end below zero is taken as zero (a fork does not get
+/// cheaper with more page tables) unless the medians' own slope falls.
+fn beyond(points: &[(f64, Range)], x: f64) -> Option<Range> {
+    let last = points.last()?;
+    let xs: Vec<f64> = points.iter().map(|(k, _)| *k).collect();
+    let ys: Vec<f64> = points.iter().map(|(_, r)| r.median).collect();
+    let b = linear_fit(&xs, &ys)?.slope;
+    let (mut b_lo, mut b_hi) = (b, b);
+    for (px, pr) in &points[..points.len() - 1] {
+        let d = last.0 - px;
+        if d > 0.0 {
+            b_lo = b_lo.min((last.1.lo - pr.hi) / d);
+            b_hi = b_hi.max((last.1.hi - pr.lo) / d);
         }
+    }
+    let b_lo = b_lo.max(b.min(0.0));
+    let dx = x - last.0;
+    // A fork takes no less than no time, however the medians fall.
+    let median = (last.1.median + b * dx).max(0.0);
+    Some(Range {
+        median,
+        lo: (last.1.lo + b_lo * dx).clamp(0.0, median),
+        hi: last.1.hi + b_hi * dx,
     })
 }
 
@@ -499,3 +620,7 @@ fn between(v: &[(f64, Range)], x: f64) -> Option<Range> {
         hi: mix(a.hi, b.hi),
     })
 }
+
+#[cfg(test)]
+#[path = "model_tests.rs"]
+mod tests;

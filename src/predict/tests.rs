@@ -358,7 +358,7 @@ fn a_flagged_series_widens_the_interval_to_its_rounds_and_is_named() {
 }
 
 #[test]
-fn the_interval_is_exact_between_heaps_and_along_the_least_squares_slope_beyond() {
+fn the_interval_is_exact_between_heaps_and_on_the_lines_the_intervals_allow_beyond() {
     let s = fixture();
     // Halfway between 100 and 1,000 KiB of page tables: halfway between
     // the two heaps' figures, each end of the interval alike.
@@ -370,32 +370,27 @@ fn the_interval_is_exact_between_heaps_and_along_the_least_squares_slope_beyond(
     // A quarter of the way from 1,000 to 8,000 KiB.
     let q = predict(&s, &process(2_750), 10.0).unwrap().parent_return_ns;
     assert!(near(q.median, 500e3 + (4e6 - 500e3) / 4.0), "{q:?}");
-    // Beyond the largest heap: on from its figure along the least-squares
-    // slope of all three heaps, for the median and for each end.
+    // Beyond the largest heap: the median on from its figure along the
+    // least-squares slope of all three heaps; the high end along the
+    // steepest line through the largest heap's high end and another's low
+    // end, the low end along the shallowest through its low end and
+    // another's high end.
     let xs = [100.0, 1_000.0, 8_000.0];
-    let slope = |ys: [f64; 3]| {
-        let (mx, my) = (xs.iter().sum::<f64>() / 3.0, ys.iter().sum::<f64>() / 3.0);
-        let num: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
-        let den: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
-        num / den
-    };
+    let ys = [60e3, 500e3, 4e6];
+    let (mx, my) = (xs.iter().sum::<f64>() / 3.0, ys.iter().sum::<f64>() / 3.0);
+    let num: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let den: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
+    let slope = num / den;
     let far = predict(&s, &process(16_000), 10.0).unwrap();
     assert!(far.extrapolated);
     let f = far.parent_return_ns;
     let dx = 16_000.0 - 8_000.0;
-    assert!(
-        near(f.median, 4e6 + slope([60e3, 500e3, 4e6]) * dx),
-        "{f:?}"
-    );
-    assert!(
-        near(f.lo, 3.6e6 + slope([54e3, 450e3, 3.6e6]) * dx),
-        "{f:?}"
-    );
-    assert!(
-        near(f.hi, 4.4e6 + slope([66e3, 550e3, 4.4e6]) * dx),
-        "{f:?}"
-    );
-    assert!(f.lo <= f.median && f.median <= f.hi, "{f:?}");
+    assert!(near(f.median, 4e6 + slope * dx), "{f:?}");
+    let steep = ((4.4e6 - 54e3) / 7_900.0_f64).max((4.4e6 - 450e3) / 7_000.0);
+    let shallow = ((3.6e6 - 66e3) / 7_900.0_f64).min((3.6e6 - 550e3) / 7_000.0);
+    assert!(near(f.hi, 4.4e6 + steep.max(slope) * dx), "{f:?}");
+    assert!(near(f.lo, 3.6e6 + shallow.min(slope) * dx), "{f:?}");
+    assert!(f.lo < f.median && f.median < f.hi, "{f:?}");
 }
 
 #[test]
@@ -483,7 +478,7 @@ fn a_single_fork_spread_is_on_the_percentiles_lines_and_holds_the_median() {
 }
 
 #[test]
-fn the_single_fork_spread_is_read_from_the_fork_series_percentiles() {
+fn the_single_fork_spread_is_read_from_the_fork_series_samples() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/data/report-results.json"
@@ -510,8 +505,10 @@ fn the_single_fork_spread_is_read_from_the_fork_series_percentiles() {
                     && x.summary.median == m.median
             })
             .unwrap();
-        assert_eq!(one.lo, series.summary.p10.min(m.median));
-        assert_eq!(one.hi, series.summary.p90.max(m.median));
+        // Its forks' spread, as few or many as they are.
+        let (lo, hi) = spread_of(&series.samples).unwrap();
+        assert_eq!(one.lo, lo.min(m.median));
+        assert_eq!(one.hi, hi.max(m.median));
         assert!(one.lo <= one.median && one.median <= one.hi);
     }
 }
@@ -657,4 +654,29 @@ fn the_cold_fork_is_read_from_spawn_heaps_paused_series() {
     }
     let p = predict(&s, &process(300), 10.0).unwrap();
     assert!(p.cold_fork.unwrap().parent_return_ns.median > p.parent_return_ns.median);
+}
+
+#[test]
+fn an_extrapolated_prediction_from_the_short_run_says_why() {
+    let mut p = predict(&with_cold(), &process(16_000), 10.0).unwrap();
+    assert!(p.extrapolated && p.cold_fork.unwrap().extrapolated);
+    // From a results file: the line says it is extrapolated, no more.
+    let text = render(&process(16_000), &p, "a fixture");
+    assert!(text.contains("the line is extrapolated"), "{text}");
+    assert!(!text.contains("(extrapolated:"), "{text}");
+    assert!(serde_json::to_value(&p)
+        .unwrap()
+        .get("extrapolated_why")
+        .is_none());
+    // From its own run: why its heaps did not reach the process.
+    p.extrapolated_why = Some("only 3 GiB fits here".into());
+    let text = render(&process(16_000), &p, "a short run");
+    assert!(
+        text.contains("  (extrapolated: only 3 GiB fits here)\n"),
+        "{text}"
+    );
+    assert_eq!(
+        serde_json::to_value(&p).unwrap()["extrapolated_why"],
+        "only 3 GiB fits here"
+    );
 }

@@ -146,7 +146,7 @@ pub const IMAGE_PARAM: Param<bool> = Param::flag(ParamSpec {
 
 pub const PAUSED_FORKS_PARAM: Param<u64> = Param::number(ParamSpec {
         name: "paused_forks",
-        help: "also time this many forks a round at each heap (thp=system), each after sleeping pause_ms (call=paused series): a cold fork, as a server that forks now and then (Redis's BGSAVE) sees, where the other series fork back to back (warm); 0 for none (`tasklab predict` asks for 2)",
+        help: "also time this many forks a round at each heap (thp=system), each after sleeping pause_ms (call=paused series): a cold fork, as a server that forks now and then (Redis's BGSAVE) sees, where the other series fork back to back (warm); 0 for none (`tasklab predict` asks for 4)",
         kind: ParamKind::Count { min: 0, max: 100 },
         quick: "0",
         thorough: "0",
