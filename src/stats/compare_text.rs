@@ -487,13 +487,21 @@ pub fn share(part: &Difference, gap: &Difference) -> Share {
 /// `part` described against `gap` in words: "1.29 ms [..] (45% of the
 /// 2.87 ms [..] gap)", or why no share is quoted.
 pub fn share_text(part: &Difference, gap: &Difference) -> String {
-    match share(part, gap) {
-        Share::Of(f) => format!(
+    share_words(share(part, gap), part, gap)
+}
+
+/// [`share_text`] for a share already decided: a share is quoted as it
+/// is, never clamped; one above 100% is not quoted at all but said to be
+/// a part that does not add up to the gap (issue 39).
+fn share_words(s: Share, part: &Difference, gap: &Difference) -> String {
+    match s {
+        Share::Of(f) if f <= 1.0 => format!(
             "{} ({:.0}% of the {} gap)",
             part.text(),
-            (f * 100.0).min(100.0),
+            f * 100.0,
             gap.text()
         ),
+        Share::Of(_) => share_words(Share::Exceeds, part, gap),
         Share::GapWithinNoise => format!(
             "{}, beside a gap of {} that is within noise, so no share of it is quoted",
             part.text(),
