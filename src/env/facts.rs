@@ -166,9 +166,11 @@ impl Facts {
 
     /// Ok(how) when an idle CPU here polls for work instead of halting, so
     /// a wake-up needs no interrupt; Err(why not), with what this boot
-    /// allows to change it (`idle::polling_idle`).
-    pub fn polling_idle(&self) -> Result<String, String> {
-        super::idle::polling_idle(self.cmdline.as_deref(), self.cpuidle.as_ref())
+    /// allows to change it (`idle::polling_idle`). `hypervisor` is the
+    /// environment's virtualisation (`Env::virtualization`, None on bare
+    /// metal): a HLT is said to exit to the host only under one.
+    pub fn polling_idle(&self, hypervisor: Option<&str>) -> Result<String, String> {
+        super::idle::polling_idle(self.cmdline.as_deref(), self.cpuidle.as_ref(), hypervisor)
     }
 
     /// The cpuidle driver, governor and states in a line.
@@ -195,14 +197,15 @@ impl Facts {
         )
     }
 
-    /// Lines "key: value" for humans.
-    pub fn describe(&self) -> Vec<(String, String)> {
+    /// Lines "key: value" for humans; `hypervisor` as for
+    /// [`Facts::polling_idle`].
+    pub fn describe(&self, hypervisor: Option<&str>) -> Vec<(String, String)> {
         let mut out = Vec::new();
         let mut push = |k: &str, v: String| out.push((k.to_string(), v));
         push("cpuidle", self.cpuidle_words());
         push(
             "polling idle",
-            match self.polling_idle() {
+            match self.polling_idle(hypervisor) {
                 Ok(how) => format!("yes: {how}"),
                 Err(why) => format!("no: {why}"),
             },

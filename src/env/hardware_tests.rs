@@ -119,7 +119,7 @@ fn only_the_allowlisted_cmdline_is_stored_and_the_derived_facts_still_hold() {
     );
     // Derived from the whole line at run time.
     assert_eq!(e.preempt.as_deref(), Some("PREEMPT_DYNAMIC (preempt=full)"));
-    assert!(e.facts.polling_idle().is_ok());
+    assert!(e.facts.polling_idle(None).is_ok());
     let json = serde_json::to_string(&e).unwrap();
     assert!(
         !json.contains(SECRET) && !json.contains("auth-required"),

@@ -146,20 +146,28 @@ pub struct IdleState {
 /// Ok(how) when an idle CPU here polls for work instead of halting, so
 /// a wake-up needs no interrupt; Err(why not): from the kernel command
 /// line's parameters and how the CPUs idle ([`super::Facts::polling_idle`]).
+/// `hypervisor` is the environment's record of virtualisation (None on
+/// bare metal): only under one does a HLT exit to a host.
 pub(super) fn polling_idle(
     cmdline: Option<&str>,
     cpuidle: Option<&CpuIdle>,
+    hypervisor: Option<&str>,
 ) -> Result<String, String> {
     let cmdline = cmdline.unwrap_or("");
     if cmdline.split_whitespace().any(|a| a == "idle=poll") {
         return Ok("idle=poll on the kernel command line".into());
     }
-    const REBOOT: &str = "no cpuidle driver, so no idle state to disable: an idle CPU runs HLT, which exits to the host; only idle=poll (or cpuidle_haltpoll.force=1) on the kernel command line makes it poll, a reboot";
+    let reboot = || {
+        Err(format!(
+            "no cpuidle driver, so no idle state to disable: an idle CPU runs HLT{}; only idle=poll (or cpuidle_haltpoll.force=1) on the kernel command line makes it poll, a reboot",
+            hlt_exit(hypervisor)
+        ))
+    };
     let Some(ci) = cpuidle else {
-        return Err(REBOOT.into());
+        return reboot();
     };
     let Some(driver) = ci.driver.as_deref().filter(|d| *d != "none") else {
-        return Err(REBOOT.into());
+        return reboot();
     };
     let governor = ci.governor.as_deref().unwrap_or("none");
     if governor == "haltpoll" {
@@ -199,6 +207,15 @@ pub(super) fn polling_idle(
     Err(format!(
         "cpuidle driver {driver} with governor {governor} halts an idle CPU, and idle=poll is not on the kernel command line ({change})"
     ))
+}
+
+/// What a HLT does beyond halting the CPU, by the environment's record of
+/// virtualisation: under a hypervisor it exits to the host; on bare metal
+/// (none recorded) nothing is said of an exit, since there is none.
+fn hlt_exit(hypervisor: Option<&str>) -> String {
+    hypervisor.map_or(String::new(), |v| {
+        format!(", which exits to the host (virtualisation: {v})")
+    })
 }
 
 /// The cpuidle driver, governor and states in a line.

@@ -28,7 +28,7 @@ fn what_this_boot_allows_follows_the_probe_of_the_knobs() {
         }),
         ..Facts::default()
     };
-    let why = |f: &Facts| f.polling_idle().unwrap_err();
+    let why = |f: &Facts| f.polling_idle(None).unwrap_err();
     for governor in ["haltpoll", "menu"] {
         let ci = f.cpuidle.as_mut().unwrap();
         ci.governor = Some(governor.into());
@@ -103,6 +103,52 @@ fn the_knobs_are_probed_where_they_exist() {
     );
 }
 
+/// The environment's row with no cpuidle driver says HLT "exits to the
+/// host" only where the environment records virtualisation: on bare metal
+/// a HLT exits to nothing. Built from an environment read from an empty
+/// root (no cpuidle driver, as issue 39's boot recorded it), once with
+/// the hypervisor issue 39's runs recorded and once with none.
+#[test]
+fn hlt_exits_to_the_host_only_under_a_recorded_hypervisor() {
+    let mut e = Env::read_from(
+        std::path::Path::new("/nonexistent-tasklab-root"),
+        "6.18.44-test".into(),
+        "x86_64".into(),
+    );
+    e.facts.cpuidle = Some(CpuIdle::default());
+    let row = |e: &Env| {
+        e.describe()
+            .into_iter()
+            .find(|(k, _)| k == "polling idle")
+            .expect("the polling idle row")
+            .1
+    };
+    e.virtualization = Some("kvm".into());
+    let guest = row(&e);
+    assert!(
+        guest.contains("an idle CPU runs HLT, which exits to the host (virtualisation: kvm)"),
+        "{guest}"
+    );
+    e.virtualization = None;
+    let metal = row(&e);
+    assert!(
+        metal.contains("an idle CPU runs HLT; only idle=poll"),
+        "{metal}"
+    );
+    assert!(
+        !metal.contains("host") && !metal.contains("exit"),
+        "{metal}"
+    );
+    // The same words from the facts alone, and with no cpuidle record at all.
+    e.facts.cpuidle = None;
+    assert!(!e.facts.polling_idle(None).unwrap_err().contains("host"));
+    assert!(e
+        .facts
+        .polling_idle(Some("kvm"))
+        .unwrap_err()
+        .contains("which exits to the host (virtualisation: kvm)"));
+}
+
 /// A boot with no cpuidle driver (`current_driver` none, no states, as
 /// recorded `cpuidle {driver: null, states: []}`): idle is HLT and only the
 /// kernel command line changes it, which the line says (issue 39 item 2).
@@ -120,7 +166,7 @@ fn with_no_cpuidle_driver_polling_idle_needs_a_reboot_and_says_so() {
             cpuidle,
             ..Facts::default()
         };
-        let why = f.polling_idle().unwrap_err();
+        let why = f.polling_idle(None).unwrap_err();
         assert!(
             why.contains("no cpuidle driver") && why.contains("HLT"),
             "{why}"
@@ -141,7 +187,7 @@ fn with_no_cpuidle_driver_polling_idle_needs_a_reboot_and_says_so() {
         }),
         ..Facts::default()
     };
-    let why = f.polling_idle().unwrap_err();
+    let why = f.polling_idle(None).unwrap_err();
     assert!(
         why.contains("reboot") && !why.contains("--idle-poll"),
         "{why}"
@@ -163,7 +209,7 @@ fn the_haltpoll_limit_is_shown_in_force_only_under_its_governor() {
             }),
             ..Facts::default()
         };
-        f.describe()
+        f.describe(Some("kvm"))
             .into_iter()
             .find(|(k, _)| k == "cpuidle")
             .unwrap()

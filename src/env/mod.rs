@@ -289,7 +289,7 @@ impl Env {
 
         push("limits", limits_words(&self.limits));
         out.extend(self.hardware.describe());
-        out.extend(self.facts.describe());
+        out.extend(self.facts.describe(self.virtualization.as_deref()));
         out
     }
 }

@@ -400,7 +400,7 @@ fn read_from_real_root_does_not_panic() {
     assert!(e.cpus_online >= 1);
     assert_eq!(
         e.describe().len(),
-        13 + e.hardware.describe().len() + e.facts.describe().len()
+        13 + e.hardware.describe().len() + e.facts.describe(e.virtualization.as_deref()).len()
     );
 }
 
@@ -517,7 +517,7 @@ fn facts_are_read_from_fixture_text() {
     assert_eq!(ci.states.len(), 2);
     assert_eq!(ci.states[1].exit_latency_us, 1);
     assert!(ci.states[1].disabled && !ci.states[0].disabled);
-    let why = f.polling_idle().unwrap_err();
+    let why = f.polling_idle(None).unwrap_err();
     assert!(why.contains("guest_halt_poll_ns=0"), "{why}");
     assert_eq!(f.balloon, vec!["virtio_balloon (free page reporting)"]);
     assert_eq!(
@@ -527,7 +527,7 @@ fn facts_are_read_from_fixture_text() {
             reported_kib: Some(2 << 20)
         })
     );
-    assert!(f.describe().iter().any(|(k, v)| {
+    assert!(f.describe(None).iter().any(|(k, v)| {
         k == "page reporting"
         && v == "free blocks of 2 MiB and more (page_reporting_order 9); 2 GiB reported since boot"
     }));
@@ -564,9 +564,9 @@ fn polling_idle_is_recognised() {
         cmdline: Some("quiet idle=poll".into()),
         ..Facts::default()
     };
-    assert!(f.polling_idle().is_ok());
+    assert!(f.polling_idle(None).is_ok());
     f.cmdline = None;
-    assert!(f.polling_idle().is_err());
+    assert!(f.polling_idle(None).is_err());
     f.cpuidle = Some(CpuIdle {
         driver: Some("haltpoll".into()),
         governor: Some("haltpoll".into()),
@@ -574,7 +574,7 @@ fn polling_idle_is_recognised() {
         haltpoll_poll_ns: Some(200_000),
         ..CpuIdle::default()
     });
-    assert!(f.polling_idle().unwrap().contains("200"));
+    assert!(f.polling_idle(None).unwrap().contains("200"));
 }
 
 #[test]

@@ -485,7 +485,7 @@ fn across_cpus_reason(
         same.label(PLACEMENT).unwrap_or("")
     )];
     let idle = env.facts.cpuidle.as_ref().and_then(|c| c.driver.clone());
-    let idle_words = match (env.facts.polling_idle(), idle) {
+    let idle_words = match (env.facts.polling_idle(env.virtualization.as_deref()), idle) {
         (Ok(how), _) => format!("idle CPUs poll here ({how})"),
         (Err(_), Some(d)) => format!("idle CPUs halt here (cpuidle driver {d})"),
         (Err(_), None) => "idle CPUs halt here (no cpuidle driver: HLT)".to_string(),

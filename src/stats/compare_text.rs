@@ -508,13 +508,20 @@ pub fn share(part: &Difference, gap: &Difference) -> Share {
 /// (issue 39 item 9): "1.29 ms [..]; its share of the 2.87 ms [..] gap:
 /// 45%", or "…: not quoted, " and why.
 pub fn share_text(part: &Difference, gap: &Difference) -> String {
-    let why = match share(part, gap) {
-        Share::Of(f) => format!("{:.0}%", (f * 100.0).min(100.0)),
-        Share::GapWithinNoise => "not quoted, the gap is within noise".into(),
-        Share::PartWithinNoise => "not quoted, the part is within noise".into(),
-        Share::Exceeds => {
+    share_words(share(part, gap), part, gap)
+}
+
+/// [`share_text`] for a share already decided: a share is quoted as it
+/// is, never clamped; one above 100% is not quoted at all, the parts not
+/// adding up to the gap (issue 39).
+fn share_words(s: Share, part: &Difference, gap: &Difference) -> String {
+    let why = match s {
+        Share::Of(f) if f <= 1.0 => format!("{:.0}%", f * 100.0),
+        Share::Of(_) | Share::Exceeds => {
             "not quoted, the part is larger than the gap: the parts do not add up".into()
         }
+        Share::GapWithinNoise => "not quoted, the gap is within noise".into(),
+        Share::PartWithinNoise => "not quoted, the part is within noise".into(),
         Share::Unbounded => "not quoted, the part's interval reaches past the gap's lower end, so it could be all of it".into(),
     };
     format!(

@@ -89,6 +89,31 @@ fn a_share_is_never_above_100_percent() {
     );
 }
 
+/// A share is quoted as computed, never clamped to 100%, and a share
+/// above 100% is not quoted at all: the words say the part does not add
+/// up to the gap (issue 39).
+#[test]
+fn a_share_above_100_percent_is_never_quoted() {
+    let gap = difference(&tight(4000.0), &tight(2000.0), Unit::Ns);
+    let part = difference(&tight(3990.0), &tight(2000.0), Unit::Ns);
+    // 1.99 of 2.00 µs: quoted as it is (rounded, never clamped)
+    let t = share_words(Share::Of(0.995), &part, &gap);
+    assert!(
+        t.contains("share of the 2.00 µs [2.00 µs, 2.00 µs] gap: 100%") || t.ends_with("gap: 100%"),
+        "{t}"
+    );
+    let t = share_words(Share::Of(0.5), &part, &gap);
+    assert!(t.ends_with("gap: 50%"), "{t}");
+    for over in [1.000_001, 1.2, 7.5] {
+        let t = share_words(Share::Of(over), &part, &gap);
+        assert!(!t.contains('%'), "{over}: {t}");
+        assert!(
+            t.contains("not quoted, the part is larger than the gap: the parts do not add up"),
+            "{t}"
+        );
+    }
+}
+
 /// parallel.average's reap against the fork gap in a default run (issue 39):
 /// 803 µs [535 µs, 1.69 ms] of a 2.70 ms [340 µs, 4.93 ms] gap is "30%"
 /// by the medians, but the share's interval runs to 1.69 / 0.34 = 497%.

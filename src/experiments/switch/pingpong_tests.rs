@@ -1,5 +1,5 @@
 use super::*;
-use crate::experiments::testing::{metric, near, result};
+use crate::experiments::testing::{metric, near, result, settled};
 
 fn at(m: &'static str, p: &'static str) -> [(&'static str, &'static str); 2] {
     [("method", m), ("placement", p)]
@@ -349,7 +349,10 @@ fn every_method_faster_is_said_of_every_method() {
 
 /// Issue 28: "the extra is waking a task on another CPU … not the switch
 /// path" while the awake variant, with no idle to leave, kept 64–72% of the
-/// extra. The sentence now says what remains, and the switch counts.
+/// extra. Issue 39: that share was taken across two kernel paths (the
+/// kept-awake hand-off is a remote enqueue and RES, the halted one the wake
+/// list and CAL), so no share is quoted and nothing is concluded from the
+/// kept-awake variant; the switch counts stay.
 #[test]
 fn the_cross_cpu_extra_is_not_said_to_be_all_wake_up() {
     let mut r = faster_when_awake();
@@ -372,10 +375,9 @@ fn the_cross_cpu_extra_is_not_said_to_be_all_wake_up() {
         .find(|f| f.starts_with("a hand-off to the other CPU"))
         .unwrap();
     assert!(!f.contains("not the switch path"), "{f}");
-    // (6.0 − 1.5) / (10.0 − 1.5) = 53% of pipe_threads' extra remains
-    assert!(f.contains("of the extra remains (53%)"), "{f}");
+    assert!(!f.contains("remains") && !f.contains('%'), "{f}");
     assert!(
-        f.contains("part of it remains, but that control takes another kernel path")
+        f.contains("is not set against this extra, and no share of it is read from that variant: that control takes another kernel path")
             && !f.contains("leaving idle when"),
         "{f}"
     );
@@ -385,6 +387,68 @@ fn the_cross_cpu_extra_is_not_said_to_be_all_wake_up() {
         ),
         "{f}"
     );
+}
+
+/// The reviewer's run 1 (issue 39): pipe_threads 1.00 µs on one CPU, 25.1
+/// µs across CPUs to a halted peer, 21.0 µs to one kept awake. The finding
+/// quoted "kept awake, 19.9 µs of the extra remains (83%)", a share of one
+/// kernel path's extra taken from another's. Now it quotes neither the
+/// share nor a part that "remains", names the two paths and points to the
+/// one-path comparison (switch.wakeup's cross_cpu_remote), which these
+/// results do not hold; the note still gives each difference as measured.
+#[test]
+fn no_share_is_taken_across_the_two_kernel_paths() {
+    let r = result(vec![
+        settled(
+            "switch_ns",
+            &at("pipe_threads", "same_cpu"),
+            1_003.4,
+            982.1,
+            1_030.0,
+        ),
+        settled(
+            "switch_ns",
+            &at("pipe_threads", "two_cpus"),
+            25_100.0,
+            23_300.0,
+            27_100.0,
+        ),
+        settled(
+            "switch_ns",
+            &at("pipe_threads", "two_cpus_awake"),
+            20_960.0,
+            20_500.0,
+            21_400.0,
+        ),
+    ]);
+    let a = analyze(&r);
+    let f = a
+        .findings
+        .iter()
+        .find(|f| f.starts_with("a hand-off to the other CPU"))
+        .expect("the cross-CPU finding");
+    assert!(f.starts_with("a hand-off to the other CPU vs one on the same CPU, per switch: pipe_threads 25.1 µs vs 1.00 µs"), "{f}");
+    for gone in ["remains", "of the extra (", "83%", "%)"] {
+        assert!(!f.contains(gone), "{gone}: {f}");
+    }
+    assert!(
+        f.contains("to a halted CPU it goes through the wake list and a function-call IPI, CAL")
+            && f.contains("bounds nothing about leaving idle")
+            && f.contains(
+                "switch.wakeup's cross_cpu_remote variant, the halted wake with TTWU_QUEUE off"
+            ),
+        "{f}"
+    );
+    // The note gives the difference as measured, with the same words on
+    // the two paths, and no saving.
+    let n = a
+        .notes
+        .iter()
+        .find(|n| n.contains("two_cpus_awake) the hand-off was"))
+        .expect("the kept-awake note");
+    assert!(n.contains("pipe_threads 21.0 µs against 25.1 µs"), "{n}");
+    assert!(n.contains("that control takes another kernel path"), "{n}");
+    assert!(!n.contains("saves") && !n.contains("remains"), "{n}");
 }
 
 /// Issue 28: "a process switch also changes the address space" was the
