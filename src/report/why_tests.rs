@@ -57,6 +57,7 @@ fn attributed_fixture() -> RunResults {
         ],
         folded: vec![],
         per_round: None,
+        overhead: vec![],
     });
     r.why = Some(WhyRecord {
         event: "cpu-clock".into(),

@@ -55,6 +55,8 @@ pub enum Event<'a> {
 struct Pending {
     /// (point, round, what the worker sent), in the order they ran
     outputs: Vec<(usize, usize, WorkerOutput)>,
+    /// `run --why`: the sampled twins of those rounds (`run::twin`).
+    twins: Vec<(usize, usize, WorkerOutput)>,
     /// Seconds each point's rounds took, for sizing adaptive rounds.
     took_s: Vec<Vec<f64>>,
     jobs_left: usize,
@@ -197,6 +199,7 @@ fn pending_of(plan: &Plan) -> Vec<Pending> {
             }
             Pending {
                 outputs: Vec::new(),
+                twins: Vec::new(),
                 took_s: vec![Vec::new(); p.points.len()],
                 jobs_left: jobs,
                 jobs,
@@ -456,14 +459,36 @@ fn run_slot(
                 .side
                 .as_ref()
                 .map_or_else(Vec::new, |s| s.env.clone()),
-            why: match planned.side.as_ref().and_then(|s| s.why) {
-                Some(false) => None,
-                _ => plan.why.as_ref().and_then(|w| w.job()),
-            },
+            why: None,
         };
+        let (own, twin) = super::twin::sampling(planned, plan.why.as_ref());
+        let job = Job { why: own, ..job };
         let started = Instant::now();
-        let outcome = worker::run_job(&job, limit, ctx.stop);
-        restore_workers_settings();
+        let run = |j: &Job| {
+            let got = worker::run_job(j, limit, ctx.stop);
+            restore_workers_settings();
+            got
+        };
+        let outcome = match twin {
+            None => run(&job),
+            Some(why) => {
+                let (plain, sampled) = super::twin::run_both(&job, why, ctx.stop, run);
+                match sampled {
+                    Some(Ok(out)) => state.twins.push((slot.point, slot.round, out)),
+                    Some(Err(f)) if worker::stopped_by(ctx.stop).is_none() => {
+                        let note = format!(
+                            "--why: a sampled round failed, so its round is not attributed: {}",
+                            f.reason
+                        );
+                        if !state.extra_notes.contains(&note) {
+                            state.extra_notes.push(note);
+                        }
+                    }
+                    _ => {}
+                }
+                plain
+            }
+        };
         let took = started.elapsed().as_secs_f64();
         state.busy_s += took;
         state.took_s[slot.point].push(took);
@@ -681,7 +706,7 @@ fn point_width_exact(p: &Planned, state: &Pending, point: usize) -> f64 {
         .cloned()
         .collect();
     let mut r = ExperimentResult::default_named(p.exp.name);
-    absorb(&mut r, p.exp, outputs);
+    absorb(&mut r, p.exp, outputs, Vec::new());
     r.metrics
         .iter()
         .filter(|m| m.has_precision_target() && !m.summary.unstable)
@@ -781,7 +806,9 @@ fn finish(plan: &Planned, state: &mut Pending) -> ExperimentResult {
     let mut outputs = std::mem::take(&mut state.outputs);
     outputs.retain(|(p, _, _)| !failed_points.iter().any(|(f, _)| f == p));
     outputs.sort_by_key(|(point, _, _)| *point);
-    absorb(&mut result, plan.exp, outputs);
+    let mut twins = std::mem::take(&mut state.twins);
+    twins.retain(|(p, _, _)| !failed_points.iter().any(|(f, _)| f == p));
+    absorb(&mut result, plan.exp, outputs, twins);
     if result.status == Status::Ok {
         (plan.exp.analyze)(&result).apply(&mut result);
         if let Some((finding, list)) = unsettled(&result) {

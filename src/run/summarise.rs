@@ -23,13 +23,23 @@ struct Series {
 /// Turns the workers' raw series into metrics: each job's samples of a
 /// series are one round of it; the summary's interval comes from the rounds.
 /// Readings repeated by every round become their median; notes are kept
-/// once each.
+/// once each. `twins`, under `run --why`, are the sampled twins of those
+/// rounds (`run::twin`): they give the attribution and the cost of
+/// sampling, never a figure.
 pub fn absorb(
     result: &mut ExperimentResult,
     exp: &Experiment,
     mut outputs: Vec<(usize, usize, WorkerOutput)>,
+    mut twins: Vec<(usize, usize, WorkerOutput)>,
 ) {
-    attribute_why(result, exp, &mut outputs);
+    attribute_why(result, exp, &mut outputs, &mut twins);
+    for (_, _, out) in &twins {
+        for n in &out.notes {
+            if n.starts_with("--why") && !result.notes.contains(n) {
+                result.notes.push(n.clone());
+            }
+        }
+    }
     let mut series: Vec<Series> = Vec::new();
     let mut readings: Vec<(Reading, Vec<f64>)> = Vec::new();
     for (point, round, out) in outputs {
@@ -131,10 +141,12 @@ fn attribute_why(
     result: &mut ExperimentResult,
     exp: &Experiment,
     outputs: &mut [(usize, usize, WorkerOutput)],
+    twins: &mut [(usize, usize, WorkerOutput)],
 ) {
-    use crate::measure::attribution::{attribute, Symbols};
+    use crate::measure::attribution::{attribute, overheads, Symbols};
     let why: Vec<(usize, crate::measure::why::RawStacks)> = outputs
         .iter_mut()
+        .chain(twins.iter_mut())
         .flat_map(|(_, round, out)| {
             let round = *round;
             std::mem::take(&mut out.why)
@@ -155,6 +167,7 @@ fn attribute_why(
     }
     let seed = stats::seed_for(&format!("{}/why", exp.name));
     result.why = attribute(&why, symbols, seed);
+    overheads(&mut result.why, outputs, twins, seed);
 }
 
 /// Widens each series' interval by its run-to-run noise: a share of its
