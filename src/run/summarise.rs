@@ -33,13 +33,6 @@ pub fn absorb(
     mut twins: Vec<(usize, usize, WorkerOutput)>,
 ) {
     attribute_why(result, exp, &mut outputs, &mut twins);
-    for (_, _, out) in &twins {
-        for n in &out.notes {
-            if n.starts_with("--why") && !result.notes.contains(n) {
-                result.notes.push(n.clone());
-            }
-        }
-    }
     let mut series: Vec<Series> = Vec::new();
     let mut readings: Vec<(Reading, Vec<f64>)> = Vec::new();
     for (point, round, out) in outputs {
@@ -86,16 +79,8 @@ pub fn absorb(
                 }
             }
         }
-        for n in out.notes {
-            if !result.notes.contains(&n) {
-                result.notes.push(n);
-            }
-        }
-        for w in out.fewer_than_asked {
-            if !result.fewer_than_asked.contains(&w) {
-                result.fewer_than_asked.push(w);
-            }
-        }
+        once_each(&mut result.notes, out.notes);
+        once_each(&mut result.fewer_than_asked, out.fewer_than_asked);
     }
     for s in series {
         let ids: Vec<usize> = s.rounds.iter().map(|(r, _)| *r).collect();
@@ -135,6 +120,15 @@ pub fn absorb(
     }
 }
 
+/// Adds each of `more` to `kept` unless it is there already.
+fn once_each(kept: &mut Vec<String>, more: impl IntoIterator<Item = String>) {
+    for x in more {
+        if !kept.contains(&x) {
+            kept.push(x);
+        }
+    }
+}
+
 /// `run --why`: each sampled series' call chains named and shared out
 /// over its rounds (`measure::attribution`).
 fn attribute_why(
@@ -144,6 +138,12 @@ fn attribute_why(
     twins: &mut [(usize, usize, WorkerOutput)],
 ) {
     use crate::measure::attribution::{attribute, overheads, Symbols};
+    // A twin's notes are its unsampled round's, but for sampling's own.
+    let own = twins.iter().flat_map(|(_, _, out)| &out.notes);
+    once_each(
+        &mut result.notes,
+        own.filter(|n| n.starts_with("--why")).cloned(),
+    );
     let why: Vec<(usize, crate::measure::why::RawStacks)> = outputs
         .iter_mut()
         .chain(twins.iter_mut())
