@@ -436,6 +436,7 @@ fn run_slot(
     if state.failed.is_none() && !point_failed && !(extra && state.extra_failed) {
         on(Event::Start(planned, slot))?;
         let point = &planned.points[slot.point];
+        let (own, twin) = super::twin::sampling(planned, plan.why.as_ref());
         let job = Job {
             experiment: planned.exp.name.into(),
             profile: ctx.profile,
@@ -459,36 +460,19 @@ fn run_slot(
                 .side
                 .as_ref()
                 .map_or_else(Vec::new, |s| s.env.clone()),
-            why: None,
+            why: own,
         };
-        let (own, twin) = super::twin::sampling(planned, plan.why.as_ref());
-        let job = Job { why: own, ..job };
         let started = Instant::now();
-        let run = |j: &Job| {
+        let keep = (
+            &mut state.twins,
+            &mut state.extra_notes,
+            (slot.point, slot.round),
+        );
+        let outcome = super::twin::run_round(&job, twin, ctx.stop, keep, |j| {
             let got = worker::run_job(j, limit, ctx.stop);
             restore_workers_settings();
             got
-        };
-        let outcome = match twin {
-            None => run(&job),
-            Some(why) => {
-                let (plain, sampled) = super::twin::run_both(&job, why, ctx.stop, run);
-                match sampled {
-                    Some(Ok(out)) => state.twins.push((slot.point, slot.round, out)),
-                    Some(Err(f)) if worker::stopped_by(ctx.stop).is_none() => {
-                        let note = format!(
-                            "--why: a sampled round failed, so its round is not attributed: {}",
-                            f.reason
-                        );
-                        if !state.extra_notes.contains(&note) {
-                            state.extra_notes.push(note);
-                        }
-                    }
-                    _ => {}
-                }
-                plain
-            }
-        };
+        });
         let took = started.elapsed().as_secs_f64();
         state.busy_s += took;
         state.took_s[slot.point].push(took);
@@ -646,16 +630,6 @@ fn adaptive_rounds(
             last = Some((e, point));
         }
     }
-}
-
-/// Each point's widest interval, as a half-width over its median, among
-/// its series that count ([`series_widths`]).
-#[cfg(test)]
-fn point_widths(p: &Planned, state: &Pending) -> Vec<(usize, f64)> {
-    series_widths(p, state)
-        .into_iter()
-        .map(|(point, w)| (point, w.into_iter().fold(0.0, f64::max)))
-        .collect()
 }
 
 /// Each point's intervals, as half-widths over their medians, of its

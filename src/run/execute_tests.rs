@@ -278,3 +278,12 @@ fn under_why_a_figure_comes_from_the_unsampled_rounds_alone() {
     assert_eq!(o.pairs, 4);
     assert!((o.ratio - 2.0).abs() < 1e-9, "{o:?}");
 }
+
+/// Each point's widest interval, as a half-width over its median, among
+/// its series that count ([`series_widths`]).
+fn point_widths(p: &Planned, state: &Pending) -> Vec<(usize, f64)> {
+    series_widths(p, state)
+        .into_iter()
+        .map(|(point, w)| (point, w.into_iter().fold(0.0, f64::max)))
+        .collect()
+}

@@ -73,6 +73,45 @@ pub fn run_both(
     }
 }
 
+/// Where a round's sampled twin is kept: the twins, the experiment's
+/// notes (a failed twin's, once), and the round's (point, round).
+pub type Keep<'a> = (
+    &'a mut Vec<(usize, usize, WorkerOutput)>,
+    &'a mut Vec<String>,
+    (usize, usize),
+);
+
+/// Runs a round by `run`: with a `twin` to sample, both jobs
+/// ([`run_both`]), the sampled one kept in `keep` (a failed one said in a
+/// note: its round is not attributed, its figures stand); gives the
+/// unsampled job's outcome, which the figures come from.
+pub fn run_round(
+    job: &Job,
+    twin: Option<WhyJob>,
+    stop: &StopFlag,
+    (twins, notes, at): Keep,
+    mut run: impl FnMut(&Job) -> Result<WorkerOutput, Failure>,
+) -> Result<WorkerOutput, Failure> {
+    let Some(why) = twin else {
+        return run(job);
+    };
+    let (plain, sampled) = run_both(job, why, stop, run);
+    match sampled {
+        Some(Ok(out)) => twins.push((at.0, at.1, out)),
+        Some(Err(f)) if worker::stopped_by(stop).is_none() => {
+            let note = format!(
+                "--why: a sampled round failed, so its round is not attributed: {}",
+                f.reason
+            );
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+        _ => {}
+    }
+    plain
+}
+
 #[cfg(test)]
 #[path = "twin_tests.rs"]
 mod tests;

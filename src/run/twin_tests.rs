@@ -102,3 +102,39 @@ fn a_stop_after_the_first_twin_leaves_the_second_unrun() {
     assert_eq!(ran, 1);
     assert!(plain.is_ok() && sampled.is_none());
 }
+
+#[test]
+fn a_failed_twin_costs_its_round_the_attribution_not_the_figures() {
+    let stop = StopFlag::new(0);
+    let (mut twins, mut notes) = (Vec::new(), Vec::new());
+    for round in 0..2 {
+        let keep = (&mut twins, &mut notes, (0, round));
+        let plain = run_round(&job(round), Some(JOB), &stop, keep, |j| match j.why {
+            Some(_) => Err(Failure {
+                reason: "worker killed by signal 9 (SIGKILL)".into(),
+                interrupted: false,
+            }),
+            None => Ok(WorkerOutput::default()),
+        });
+        assert!(plain.is_ok());
+    }
+    assert!(twins.is_empty());
+    // Said once however many rounds lost theirs.
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].starts_with("--why: a sampled round failed"));
+    // Kept when it ran; no twin without --why.
+    let keep = (&mut twins, &mut notes, (2, 5));
+    assert!(run_round(&job(5), Some(JOB), &stop, keep, |_| Ok(
+        WorkerOutput::default()
+    ))
+    .is_ok());
+    assert_eq!(twins.len(), 1);
+    assert_eq!((twins[0].0, twins[0].1), (2, 5));
+    let mut runs = 0;
+    let keep = (&mut twins, &mut notes, (0, 0));
+    let _ = run_round(&job(0), None, &stop, keep, |_| {
+        runs += 1;
+        Ok(WorkerOutput::default())
+    });
+    assert_eq!((runs, twins.len()), (1, 1));
+}
