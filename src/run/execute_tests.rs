@@ -261,7 +261,8 @@ fn under_why_a_figure_comes_from_the_unsampled_rounds_alone() {
     };
     let plain: Vec<_> = (0..4).map(|r| round(r, 100.0, false)).collect();
     // The sampled twins are twice as slow: the figure must not see them.
-    let twins: Vec<_> = (0..4).map(|r| round(r, 200.0, true)).collect();
+    let mut twins: Vec<_> = (0..4).map(|r| round(r, 200.0, true)).collect();
+    twins[1].2.why_failed = Some("--why: this worker could not sample: EMFILE".into());
     let mut r = ExperimentResult::default_named(exp.name);
     absorb(&mut r, exp, plain.clone(), twins);
     let m = r.metrics.iter().find(|m| m.labels == clock).unwrap();
@@ -277,6 +278,11 @@ fn under_why_a_figure_comes_from_the_unsampled_rounds_alone() {
     let o = r.why[0].overhead_of("call_ns", &clock).unwrap();
     assert_eq!(o.pairs, 4);
     assert!((o.ratio - 2.0).abs() < 1e-9, "{o:?}");
+    // A twin that could not sample says so in a note.
+    assert!(r
+        .notes
+        .iter()
+        .any(|n| n.ends_with("could not sample: EMFILE")));
 }
 
 /// Each point's widest interval, as a half-width over its median, among

@@ -138,12 +138,13 @@ fn attribute_why(
     twins: &mut [(usize, usize, WorkerOutput)],
 ) {
     use crate::measure::attribution::{attribute, overheads, Symbols};
-    // A twin's notes are its unsampled round's, but for sampling's own.
-    let own = twins.iter().flat_map(|(_, _, out)| &out.notes);
-    once_each(
-        &mut result.notes,
-        own.filter(|n| n.starts_with("--why")).cloned(),
-    );
+    // A sampled round's notes are its unsampled twin's, but for sampling's
+    // own failure.
+    let failed = outputs
+        .iter()
+        .chain(twins.iter())
+        .map(|(_, _, o)| &o.why_failed);
+    once_each(&mut result.notes, failed.flatten().cloned());
     let why: Vec<(usize, crate::measure::why::RawStacks)> = outputs
         .iter_mut()
         .chain(twins.iter_mut())
