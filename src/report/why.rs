@@ -276,7 +276,12 @@ fn overview(all: &[Attributed]) -> doc::Table {
                 format!("{} ({} rounds)", a.samples, a.rounds),
                 share_words(&a.kernel),
                 top_words(a, 1),
-                x.overhead.map_or("not measured".into(), overhead_words),
+                // A Summary quantity's own series; else the series named.
+                x.overhead
+                    .map_or("not measured".into(), |o| match x.summary {
+                        true => overhead_words(o),
+                        false => format!("{}: {}", o.metric, overhead_words(o)),
+                    }),
             ]
         })
         .collect();
