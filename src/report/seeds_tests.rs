@@ -388,6 +388,8 @@ fn a_gap_only_across_cpus_is_put_down_to_the_hand_off_not_the_cpu() {
         .clone();
     assert!(!why.contains("only across CPUs"), "{why}");
     assert!(why.contains("CPU: "), "{why}");
+}
+
 #[test]
 fn a_measured_attribution_is_the_likely_cause_in_place_of_the_page_table_guesses() {
     use crate::results::why::{Attribution, FunctionShare, Share};

@@ -69,6 +69,7 @@ fn pipe_same_cpu() -> ExperimentResult {
                 10,
             ),
         ],
+        per_round: None,
         overhead: vec![],
     });
     r
