@@ -94,4 +94,30 @@ fn a_sampled_fork_of_a_touched_heap_names_the_page_table_copy() {
         let rounds = m["rounds"].as_array().unwrap().len();
         assert_eq!(samples.len(), rounds, "{}", m["name"]);
     }
+    // Sampling's cost, from the three rounds and their sampled twins; the
+    // figures keep their three (unsampled) rounds.
+    let overhead = a["overhead"].as_array().expect("sampling's cost measured");
+    let fork_reap = overhead
+        .iter()
+        .find(|o| o["metric"] == "lifecycle_ns")
+        .unwrap_or_else(|| panic!("no cost of fork+reap: {overhead:?}"));
+    assert_eq!(fork_reap["pairs"], 3);
+    let (lo, r, hi) = (
+        fork_reap["lo"].as_f64().unwrap(),
+        fork_reap["ratio"].as_f64().unwrap(),
+        fork_reap["hi"].as_f64().unwrap(),
+    );
+    assert!(0.0 < lo && lo <= r && r <= hi, "{fork_reap}");
+    let m = e["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "lifecycle_ns" && m["labels"]["method"] == "fork")
+        .unwrap();
+    assert_eq!(
+        m["rounds"].as_array().map(Vec::len),
+        Some(3),
+        "{}",
+        m["rounds"]
+    );
 }

@@ -149,6 +149,7 @@ fn attributed_run(k: f64, copy: [Option<u64>; 2]) -> RunResults {
             kernel: Share::default(),
             functions: vec![],
             folded: vec![],
+            overhead: vec![],
             per_round: Some(PerRound {
                 round: (0..n).collect(),
                 samples: vec![100; n],

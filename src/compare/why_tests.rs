@@ -57,6 +57,7 @@ fn run(scale: f64, copy: Option<u64>) -> RunResults {
             kernel: Share::default(),
             functions: vec![],
             folded: vec![],
+            overhead: vec![],
             per_round: Some(PerRound {
                 round: (0..rounds).collect(),
                 samples: vec![100; rounds],

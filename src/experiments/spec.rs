@@ -309,6 +309,11 @@ pub struct Experiment {
     pub probe: Option<ProbeFn>,
     /// A helper its first job may have to build.
     pub helper: Option<Helper>,
+    /// Whether `run --why` attributes its series: its `measure` names the
+    /// series of its timed windows (`measure::why::Scope`). Only such an
+    /// experiment's rounds are sampled, each beside an unsampled twin
+    /// (`run::execute`); the others run under `--why` as without it.
+    pub attributed: bool,
 }
 
 /// Something an experiment's first job builds before it measures, when it
@@ -407,6 +412,7 @@ impl Experiment {
         headlines: no_headlines,
         probe: None,
         helper: None,
+        attributed: false,
     };
 
     /// The group: `spawn` for `spawn.heap`.

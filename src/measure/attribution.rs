@@ -10,10 +10,12 @@
 //! chain of (once per sample, however often it recurs), so no share is
 //! above 1.
 
+use super::protocol::WorkerOutput;
 use super::why::RawStacks;
 use crate::results::why::{
-    Attribution, FunctionShare, PerRound, Share, FOLDED_KEPT, ROUND_FUNCTIONS_KEPT,
+    Attribution, FunctionShare, Overhead, PerRound, Share, FOLDED_KEPT, ROUND_FUNCTIONS_KEPT,
 };
+use crate::results::Labels;
 use std::collections::{BTreeMap, HashMap};
 
 /// The functions shown per series: the top ones by self share and the top
@@ -231,6 +233,7 @@ fn series(
         functions,
         folded: folded_lines(&rounds),
         per_round: None,
+        overhead: Vec::new(),
     })
 }
 
@@ -287,6 +290,66 @@ fn folded_lines(rounds: &[&Folded]) -> Vec<(String, u64)> {
     v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     v.truncate(FOLDED_KEPT);
     v
+}
+
+/// Rounds as `(point, round, what the worker sent)`.
+pub type Rounds = [(usize, usize, WorkerOutput)];
+
+/// Each series' median per round: (point, name, labels) -> round -> median
+/// of its samples in that round.
+fn round_medians(rounds: &Rounds) -> BTreeMap<(usize, &str, &Labels), BTreeMap<usize, f64>> {
+    let mut samples: BTreeMap<(usize, &str, &Labels), BTreeMap<usize, Vec<f64>>> = BTreeMap::new();
+    for (point, round, out) in rounds {
+        for s in &out.series {
+            samples
+                .entry((*point, s.name.as_str(), &s.labels))
+                .or_default()
+                .entry(*round)
+                .or_default()
+                .extend(&s.samples);
+        }
+    }
+    samples
+        .into_iter()
+        .map(|(k, by_round)| {
+            let m = by_round
+                .into_iter()
+                .filter_map(|(r, v)| Some((r, crate::stats::median(&v)?)))
+                .collect();
+            (k, m)
+        })
+        .collect()
+}
+
+/// What sampling cost each series an attribution covers: its unsampled
+/// rounds (`plain`) against their sampled twins (`sampled`), paired by
+/// round (`stats::paired::paired_change`, as `tasklab ab` pairs its sides).
+/// A series with fewer than `stats::paired::MIN_PAIRS` pairs gets none.
+pub fn overheads(attributions: &mut [Attribution], plain: &Rounds, sampled: &Rounds, seed: u64) {
+    let (a, b) = (round_medians(plain), round_medians(sampled));
+    for ((point, name, labels), twins) in &b {
+        let Some(at) = attributions.iter().position(|x| x.covers(labels)) else {
+            continue;
+        };
+        let Some(own) = a.get(&(*point, *name, *labels)) else {
+            continue;
+        };
+        let (xs, ys): (Vec<f64>, Vec<f64>) = twins
+            .iter()
+            .filter_map(|(r, y)| Some((*own.get(r)?, *y)))
+            .unzip();
+        let seed = crate::stats::seed_for(&format!("{seed}/{name}/{labels:?}"));
+        if let Some(c) = crate::stats::paired::paired_change(&xs, &ys, seed) {
+            attributions[at].overhead.push(Overhead {
+                metric: name.to_string(),
+                labels: (*labels).clone(),
+                pairs: xs.len(),
+                ratio: c.ratio,
+                lo: c.lo,
+                hi: c.hi,
+            });
+        }
+    }
 }
 
 #[cfg(test)]

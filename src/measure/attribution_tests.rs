@@ -143,3 +143,61 @@ fn per_round_counts_keep_the_order_rounds_came_in_and_empty_rounds() {
         ]
     );
 }
+/// A round of `name` at `labels`: five samples around `at`.
+fn round_of(point: usize, round: usize, at: f64) -> (usize, usize, WorkerOutput) {
+    let mut out = WorkerOutput::default();
+    out.series.push(crate::measure::protocol::RawSeries {
+        name: "lifecycle_ns".into(),
+        unit: Some(crate::results::Unit::Ns),
+        labels: labels(&[("method", "fork"), ("heap", "1 GiB")]),
+        samples: vec![at * 0.9, at * 0.95, at, at * 1.05, at * 1.1],
+        detail: false,
+    });
+    (point, round, out)
+}
+
+#[test]
+fn the_cost_of_sampling_is_the_paired_change_of_the_twins() {
+    let s = Symbols::parse(KALLSYMS);
+    let rounds: Vec<(usize, RawStacks)> = (0..4).map(|r| (r, stacks(1, &[(COPY, 9)]))).collect();
+    let mut a = attribute(&rounds, &s, 1);
+    // Rounds drifting from 10 to 40 ms; each sampled twin 10% dearer than
+    // the round next to it: the pairs cancel the drift.
+    let plain: Vec<_> = (0..4)
+        .map(|r| round_of(0, r, 10e6 * (r + 1) as f64))
+        .collect();
+    let sampled: Vec<_> = (0..4)
+        .map(|r| round_of(0, r, 11e6 * (r + 1) as f64))
+        .collect();
+    overheads(&mut a, &plain, &sampled, 7);
+    let o = &a[0].overhead;
+    assert_eq!(o.len(), 1);
+    assert_eq!(o[0].metric, "lifecycle_ns");
+    assert_eq!(o[0].pairs, 4);
+    assert!((o[0].ratio - 1.1).abs() < 1e-9, "{:?}", o[0]);
+    assert!((o[0].lo - 1.1).abs() < 1e-9 && (o[0].hi - 1.1).abs() < 1e-9);
+    assert_eq!(
+        a[0].overhead_of("lifecycle_ns", &o[0].labels)
+            .map(|x| x.pairs),
+        Some(4)
+    );
+}
+
+#[test]
+fn too_few_pairs_or_an_uncovered_series_give_no_cost() {
+    let s = Symbols::parse(KALLSYMS);
+    let rounds: Vec<(usize, RawStacks)> = (0..2).map(|r| (r, stacks(1, &[(COPY, 9)]))).collect();
+    let mut a = attribute(&rounds, &s, 1);
+    // Two pairs: below stats::paired::MIN_PAIRS.
+    let plain: Vec<_> = (0..2).map(|r| round_of(0, r, 10e6)).collect();
+    let sampled: Vec<_> = (0..2).map(|r| round_of(0, r, 11e6)).collect();
+    overheads(&mut a, &plain, &sampled, 7);
+    assert!(a[0].overhead.is_empty());
+    // A series the attribution's labels do not cover.
+    let mut other = attribute(&rounds, &s, 1);
+    other[0].labels = labels(&[("method", "vfork")]);
+    let plain: Vec<_> = (0..4).map(|r| round_of(0, r, 10e6)).collect();
+    let sampled: Vec<_> = (0..4).map(|r| round_of(0, r, 11e6)).collect();
+    overheads(&mut other, &plain, &sampled, 7);
+    assert!(other[0].overhead.is_empty());
+}

@@ -109,6 +109,9 @@ pub struct WorkerOutput {
     /// `run --why`: each sampled series' call chains in this round.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub why: Vec<super::why::RawStacks>,
+    /// `run --why`: why this worker, asked to sample, could not (a note).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why_failed: Option<String>,
 }
 
 impl WorkerOutput {

@@ -14,6 +14,7 @@ use crate::results::Labels;
 use crate::sys::perf::CpuClock;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// The sampling a job asks its worker for.
@@ -94,8 +95,20 @@ struct Recorder {
 }
 
 static RECORDER: Mutex<Option<Recorder>> = Mutex::new(None);
+/// Whether [`RECORDER`] holds a recorder: checked before its mutex, so a
+/// worker that does not sample (no `--why`, or an unsampled round) never
+/// takes the lock at a timed batch.
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+/// Whether this worker samples (a recorder started and not finished).
+pub fn active() -> bool {
+    ACTIVE.load(Ordering::Acquire)
+}
 
 fn with<R>(f: impl FnOnce(&mut Recorder) -> R) -> Option<R> {
+    if !active() {
+        return None;
+    }
     let mut guard = RECORDER.lock().unwrap_or_else(|p| p.into_inner());
     guard.as_mut().map(f)
 }
@@ -138,11 +151,13 @@ pub fn start(job: &WhyJob) -> std::io::Result<()> {
         on: false,
         got: Vec::new(),
     });
+    ACTIVE.store(true, Ordering::Release);
     Ok(())
 }
 
 /// Ends the sampling and gives what each series' windows collected.
 pub fn finish() -> Vec<RawStacks> {
+    ACTIVE.store(false, Ordering::Release);
     let taken = RECORDER.lock().unwrap_or_else(|p| p.into_inner()).take();
     let Some(mut r) = taken else {
         return Vec::new();
@@ -188,23 +203,32 @@ impl Drop for Scope {
 
 /// A timed window: sampling on while it lives, if this worker samples and
 /// a [`Scope`] names the series; when it drops, sampling off and the
-/// samples counted to the scope.
-pub struct Window(());
+/// samples counted to the scope. A window opened inside another (a timed
+/// call inside a timed batch) leaves the outer one's sampling as it is.
+pub struct Window {
+    opened: bool,
+}
 
 impl Window {
     pub fn open() -> Window {
-        with(|r| {
-            if r.scope.is_some() && !r.on && r.clock.enable().is_ok() {
+        let opened = with(|r| {
+            let now = r.scope.is_some() && !r.on && r.clock.enable().is_ok();
+            if now {
                 r.on = true;
             }
+            now
         });
-        Window(())
+        Window {
+            opened: opened.unwrap_or(false),
+        }
     }
 }
 
 impl Drop for Window {
     fn drop(&mut self) {
-        with(Recorder::stop);
+        if self.opened {
+            with(Recorder::stop);
+        }
     }
 }
 

@@ -24,6 +24,7 @@ fn attributed(rounds: &[Round]) -> Attribution {
         kernel: Share::default(),
         functions: vec![],
         folded: vec![],
+        overhead: vec![],
         per_round: Some(PerRound {
             round: (0..rounds.len()).collect(),
             samples: rounds.iter().map(|r| r.0).collect(),

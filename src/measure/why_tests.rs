@@ -19,3 +19,16 @@ fn no_scope_no_sampling_and_nothing_to_finish() {
     let _s = Scope::enter(&crate::measure::protocol::labels(&[("method", "fork")]));
     assert!(finish().is_empty());
 }
+
+#[test]
+fn without_a_recorder_nothing_is_active_and_nothing_recorded() {
+    // The no-`--why` path: the flag says no recorder, so a window and a
+    // scope never reach the recorder's lock, and nothing is kept.
+    assert!(!active());
+    let _s = Scope::enter(&crate::measure::protocol::labels(&[("call", "getppid")]));
+    let w = Window::open();
+    assert!(!w.opened);
+    drop(w);
+    assert!(!active());
+    assert!(finish().is_empty());
+}

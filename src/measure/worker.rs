@@ -202,8 +202,7 @@ pub fn worker_main(lookup: fn(&str) -> Option<MeasureFn>) -> i32 {
         out.telemetry = Some(round.finish());
         out.why = super::why::finish();
         if let Some(Err(e)) = sampling {
-            out.notes
-                .push(format!("--why: this worker could not sample: {e}"));
+            out.why_failed = Some(format!("--why: this worker could not sample: {e}"));
         }
         Ok(out)
     })

@@ -366,8 +366,31 @@ pub fn reason(r: &RunResults, experiment: &str, m: &Metric, ratio: f64) -> Strin
     if let Some(same) = gap_only_across_cpus(r, experiment, m, ratio) {
         return across_cpus_reason(r, experiment, m, same, ratio);
     }
+    // `run --why`: where the figure's time went, measured, comes first; it
+    // replaces the guesses about page tables (a measured copy of them or
+    // zeroing of pages is the cause, not nested paging in general). A
+    // wake-up's waiting is halted time, which no sample sees: its guess
+    // stays.
+    let measured = r
+        .measured(experiment)
+        .and_then(|e| super::why::covering(e, &m.labels))
+        .map(|a| (a, super::why::top_words(a, 2)))
+        .filter(|(_, top)| !top.is_empty());
+    if let Some((a, top)) = &measured {
+        parts.push(format!(
+            "measured here (--why, {} samples in {} rounds): {top} of its sampled CPU time{}",
+            a.samples,
+            a.rounds,
+            if kind == Kind::WakeUp {
+                ", the wait for the woken CPU unsampled (halted)"
+            } else {
+                ""
+            }
+        ));
+    }
     if slower {
         match (kind, guest) {
+            (Kind::PageTables, Some(_)) if measured.is_some() => {}
             (Kind::PageTables, Some(v)) => {
                 parts.push(format!(
                     "a {v} guest: with nested paging a TLB miss walks two levels of page tables"

@@ -389,3 +389,44 @@ fn a_gap_only_across_cpus_is_put_down_to_the_hand_off_not_the_cpu() {
     assert!(!why.contains("only across CPUs"), "{why}");
     assert!(why.contains("CPU: "), "{why}");
 }
+
+#[test]
+fn a_measured_attribution_is_the_likely_cause_in_place_of_the_page_table_guesses() {
+    use crate::results::why::{Attribution, FunctionShare, Share};
+    let m = with_seed(&[5000.0; 8], None, 100.0, 200.0, SeedStat::Median, false);
+    let mut r = run_with(m.clone());
+    let guessed = super::reason(&r, "spawn.cold", &m, 25.0);
+    let exact = |v: f64| Share {
+        median: v,
+        lo: v,
+        hi: v,
+    };
+    r.experiments[0].why.push(Attribution {
+        labels: crate::measure::protocol::labels(&[("method", "fork")]),
+        rounds: 8,
+        samples: 400,
+        lost: 0,
+        user: exact(0.0),
+        kernel: exact(1.0),
+        functions: vec![FunctionShare {
+            function: "copy_page_range".into(),
+            self_share: exact(0.9),
+            total: exact(1.0),
+        }],
+        folded: vec![],
+        per_round: None,
+        overhead: vec![],
+    });
+    let measured = super::reason(&r, "spawn.cold", &m, 25.0);
+    assert!(
+        measured.contains(
+            "measured here (--why, 400 samples in 8 rounds): copy_page_range 90.0% [90.0%, 90.0%] of its sampled CPU time"
+        ),
+        "{measured}"
+    );
+    assert!(!measured.contains("nested paging"), "{measured}");
+    assert!(!guessed.contains("measured here"), "{guessed}");
+    if r.env.virtualization.is_some() {
+        assert!(guessed.contains("nested paging"), "{guessed}");
+    }
+}

@@ -8,24 +8,35 @@
 use super::doc::{self, Block, Chart, Doc};
 use crate::experiments::headline::Quantity;
 use crate::experiments::summary_quantities;
-use crate::results::why::{Attribution, Share};
+use crate::results::why::{Attribution, Overhead, Share};
 use crate::results::{ExperimentResult, Labels, RunResults};
 
-/// An attributed series: what it is called, and its attribution.
+/// An attributed series: what it is called, its attribution, and what
+/// sampling cost the figure it stands for (a Summary quantity's series, or
+/// the first series shown in tables that its windows timed).
 pub struct Attributed<'a> {
     /// The experiment whose series it is.
     pub experiment: &'a str,
     pub title: String,
     pub summary: bool,
     pub attribution: &'a Attribution,
+    pub overhead: Option<&'a Overhead>,
 }
 
 /// The attribution that covers a series with `labels`: the one whose
 /// labels it all carries (a window times every series pushed with them).
 pub fn covering<'a>(e: &'a ExperimentResult, labels: &Labels) -> Option<&'a Attribution> {
-    e.why
-        .iter()
-        .find(|a| a.labels.iter().all(|(k, v)| labels.get(k) == Some(v)))
+    e.why.iter().find(|a| a.covers(labels))
+}
+
+/// The cost of sampling of the first series shown in tables that `a`'s
+/// windows timed.
+fn shown_overhead<'a>(e: &ExperimentResult, a: &'a Attribution) -> Option<&'a Overhead> {
+    a.overhead.iter().find(|o| {
+        e.metrics
+            .iter()
+            .any(|m| m.name == o.metric && m.labels == o.labels && !m.detail)
+    })
 }
 
 /// The run's attributed series: the Summary's quantities first (in the
@@ -43,6 +54,7 @@ pub fn attributed(r: &RunResults) -> Vec<Attributed<'_>> {
                     title: title(&q),
                     summary: true,
                     attribution: a,
+                    overhead: a.overhead_of(q.headline.spec.name, &q.headline.labels),
                 });
             }
         }
@@ -59,6 +71,7 @@ pub fn attributed(r: &RunResults) -> Vec<Attributed<'_>> {
                     title: format!("{} {}", e.name, label_words(&a.labels)),
                     summary: false,
                     attribution: a,
+                    overhead: shown_overhead(e, a),
                 });
             }
         }
@@ -101,6 +114,29 @@ pub fn share_words(s: &Share) -> String {
     )
 }
 
+/// What sampling cost a figure, in words: "+3.1% [+1.2%, +5.0%]" where the
+/// interval of the paired change excludes none, else "within ±2.4%" (no
+/// change told apart, and none larger than that); with its pairs.
+pub fn overhead_words(o: &Overhead) -> String {
+    let pct = |r: f64| (r - 1.0) * 100.0;
+    let (m, lo, hi) = (pct(o.ratio), pct(o.lo), pct(o.hi));
+    let pairs = format!("{} pairs", o.pairs);
+    if lo <= 0.0 && hi >= 0.0 {
+        format!("within ±{:.1}% ({pairs})", lo.abs().max(hi.abs()))
+    } else {
+        format!("{m:+.1}% [{lo:+.1}%, {hi:+.1}%] ({pairs})")
+    }
+}
+
+/// The target the sampling's cost is held to at the default rate: 2%.
+pub const OVERHEAD_TARGET: f64 = 0.02;
+
+/// Whether a cost is shown within the target: its whole interval inside
+/// ±[`OVERHEAD_TARGET`].
+pub fn within_target(o: &Overhead) -> bool {
+    (o.lo - 1.0).abs() <= OVERHEAD_TARGET && (o.hi - 1.0).abs() <= OVERHEAD_TARGET
+}
+
 /// The top `n` kernel functions by self share, in words.
 pub fn top_words(a: &Attribution, n: usize) -> String {
     let mut f: Vec<_> = a.functions.iter().collect();
@@ -137,7 +173,7 @@ pub fn terminal_lines(r: &RunResults) -> Vec<(Option<&str>, String)> {
             let a = x.attribution;
             let top = top_words(a, 3);
             let line = format!(
-                "why: {} ({} samples, {} rounds): kernel {}, user {}{}",
+                "why: {} ({} samples, {} rounds): kernel {}, user {}{}{}",
                 x.title,
                 a.samples,
                 a.rounds,
@@ -147,7 +183,11 @@ pub fn terminal_lines(r: &RunResults) -> Vec<(Option<&str>, String)> {
                     String::new()
                 } else {
                     format!("; {top}")
-                }
+                },
+                x.overhead.map_or(String::new(), |o| format!(
+                    "; sampling's cost {}",
+                    overhead_words(o)
+                ))
             );
             (Some(x.experiment), line)
         })
@@ -176,6 +216,10 @@ pub fn section(d: &mut Doc, r: &RunResults) {
         return;
     }
     let all = attributed(r);
+    if all.iter().any(|x| x.overhead.is_some()) {
+        d.push(Block::Para(cost_words(&all, w.rate_hz)));
+        d.push(Block::Table(overview(&all)));
+    }
     if all.is_empty() {
         d.push(Block::Aside(
             "No series of this run was sampled (an A/B side with why:off, or no timed window \
@@ -247,6 +291,73 @@ pub fn flame_chart(x: &Attributed, file: &str) -> Option<Chart> {
             eprintln!("tasklab: a flame graph could not be drawn: {e:#}");
             None
         }
+    }
+}
+
+/// What the figures and the cost of sampling rest on, and whether the
+/// Summary's quantities met the target.
+fn cost_words(all: &[Attributed], rate_hz: u64) -> String {
+    let quantities: Vec<&Attributed> = all.iter().filter(|x| x.summary).collect();
+    let costed: Vec<&Overhead> = quantities.iter().filter_map(|x| x.overhead).collect();
+    let met = costed.iter().filter(|o| within_target(o)).count();
+    let mut s = format!(
+        "Each sampled round ran beside an unsampled twin, next to it in time: the figures \
+         come from the unsampled rounds alone, the shares from the sampled ones, and \
+         sampling's cost is the change from each unsampled round to its twin, paired as \
+         tasklab ab pairs its sides (\"within ±x%\": no change told apart, the interval \
+         reaching x% at most). At {rate_hz} Hz"
+    );
+    if costed.is_empty() {
+        s.push_str(", no Summary quantity has a cost measured.");
+    } else {
+        s.push_str(&format!(
+            ", {met} of the {} Summary quantities costed are shown within the {:.0}% target \
+             (the whole interval inside ±{:.0}%){}.",
+            costed.len(),
+            OVERHEAD_TARGET * 100.0,
+            OVERHEAD_TARGET * 100.0,
+            if met < costed.len() {
+                "; for the others the pairs cannot tell so: a cost larger than that, or rounds \
+                 too scattered to bound it"
+            } else {
+                ""
+            }
+        ));
+    }
+    s
+}
+
+/// One row per attributed series: its samples, the kernel's share, the top
+/// function by self share, and what sampling cost its figure.
+fn overview(all: &[Attributed]) -> doc::Table {
+    let rows = all
+        .iter()
+        .map(|x| {
+            let a = x.attribution;
+            vec![
+                x.title.clone(),
+                format!("{} ({} rounds)", a.samples, a.rounds),
+                share_words(&a.kernel),
+                top_words(a, 1),
+                // A Summary quantity's own series; else the series named.
+                x.overhead
+                    .map_or("not measured".into(), |o| match x.summary {
+                        true => overhead_words(o),
+                        false => format!("{}: {}", o.metric, overhead_words(o)),
+                    }),
+            ]
+        })
+        .collect();
+    doc::Table {
+        head: vec![
+            "figure".into(),
+            "samples".into(),
+            "the kernel".into(),
+            "top function (self)".into(),
+            "sampling's cost".into(),
+        ],
+        rows,
+        right: vec![1, 2, 4],
     }
 }
 

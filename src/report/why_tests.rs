@@ -57,6 +57,7 @@ fn attributed_fixture() -> RunResults {
         ],
         folded: vec![],
         per_round: None,
+        overhead: vec![],
     });
     r.why = Some(WhyRecord {
         event: "cpu-clock".into(),
@@ -146,6 +147,8 @@ fn two_attributed() -> RunResults {
             kernel: exact(0.875),
             functions: vec![function("copy_page_range", 0.75, 0.75)],
             folded: stacks(),
+            per_round: None,
+            overhead: vec![],
         });
     }
     r.why = Some(WhyRecord {
@@ -293,4 +296,69 @@ fn the_terminal_sets_each_attribution_under_its_experiments_summary_sentences() 
             why
         );
     }
+}
+
+#[test]
+fn the_cost_of_sampling_is_said_within_its_bound_or_with_its_interval() {
+    use crate::results::why::Overhead;
+    let o = |ratio: f64, lo: f64, hi: f64| Overhead {
+        metric: "lifecycle_ns".into(),
+        labels: Labels::new(),
+        pairs: 8,
+        ratio,
+        lo,
+        hi,
+    };
+    assert_eq!(
+        overhead_words(&o(1.005, 0.99, 1.015)),
+        "within ±1.5% (8 pairs)"
+    );
+    assert_eq!(
+        overhead_words(&o(1.05, 1.03, 1.07)),
+        "+5.0% [+3.0%, +7.0%] (8 pairs)"
+    );
+    assert!(within_target(&o(1.005, 0.99, 1.015)));
+    assert!(!within_target(&o(1.005, 0.97, 1.015)));
+    assert!(!within_target(&o(1.05, 1.03, 1.07)));
+}
+
+#[test]
+fn a_summary_quantity_carries_the_cost_measured_for_its_own_series() {
+    use crate::results::why::Overhead;
+    let mut r = attributed_fixture();
+    let q = summary_quantities(&r)
+        .into_iter()
+        .find(|q| q.headline.labels.get("method").map(String::as_str) == Some("fork"))
+        .unwrap();
+    let e = r
+        .experiments
+        .iter_mut()
+        .find(|e| e.name == q.experiment)
+        .unwrap();
+    let a = e.why.last_mut().unwrap();
+    a.overhead.push(Overhead {
+        metric: q.headline.spec.name.into(),
+        labels: q.headline.labels.clone(),
+        pairs: 3,
+        ratio: 1.01,
+        lo: 0.995,
+        hi: 1.018,
+    });
+    let lines = terminal_lines(&r);
+    assert!(
+        lines[0]
+            .1
+            .ends_with("; sampling's cost within ±1.8% (3 pairs)"),
+        "{lines:?}"
+    );
+    let md = super::super::document::build(&r).markdown("");
+    assert!(md.contains("sampling's cost"), "no column");
+    assert!(
+        md.contains("within ±1.8% (3 pairs)"),
+        "no cost in the table"
+    );
+    assert!(
+        md.contains("1 of the 1 Summary quantities costed are shown within the 2% target"),
+        "no target sentence"
+    );
 }

@@ -50,6 +50,42 @@ pub struct Attribution {
     /// files from before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_round: Option<PerRound>,
+    /// What sampling cost each series these windows timed: its sampled
+    /// rounds against its unsampled twins (`run::twin`). Empty where no
+    /// round had a twin (an A/B run, or a results file older than it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overhead: Vec<Overhead>,
+}
+
+impl Attribution {
+    /// Whether these windows timed the series with `labels`: it carries
+    /// every one of the attribution's labels.
+    pub fn covers(&self, labels: &Labels) -> bool {
+        self.labels.iter().all(|(k, v)| labels.get(k) == Some(v))
+    }
+
+    /// The sampling cost measured for the series `metric` at `labels`.
+    pub fn overhead_of(&self, metric: &str, labels: &Labels) -> Option<&Overhead> {
+        self.overhead
+            .iter()
+            .find(|o| o.metric == metric && &o.labels == labels)
+    }
+}
+
+/// What sampling cost one series: the change from its unsampled rounds to
+/// their sampled twins, each pair two rounds that ran next to each other
+/// (`stats::paired`: the geometric mean of the pairs' ratios, its 95%
+/// interval resampled over the pairs), as `tasklab ab` judges a change.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Overhead {
+    pub metric: String,
+    pub labels: Labels,
+    /// Pairs of rounds it rests on.
+    pub pairs: usize,
+    /// Sampled over unsampled: 1.02 is 2% dearer with sampling.
+    pub ratio: f64,
+    pub lo: f64,
+    pub hi: f64,
 }
 
 /// An attributed series' samples round by round, its rounds in the order

@@ -55,6 +55,8 @@ pub enum Event<'a> {
 struct Pending {
     /// (point, round, what the worker sent), in the order they ran
     outputs: Vec<(usize, usize, WorkerOutput)>,
+    /// `run --why`: the sampled twins of those rounds (`run::twin`).
+    twins: Vec<(usize, usize, WorkerOutput)>,
     /// Seconds each point's rounds took, for sizing adaptive rounds.
     took_s: Vec<Vec<f64>>,
     jobs_left: usize,
@@ -197,6 +199,7 @@ fn pending_of(plan: &Plan) -> Vec<Pending> {
             }
             Pending {
                 outputs: Vec::new(),
+                twins: Vec::new(),
                 took_s: vec![Vec::new(); p.points.len()],
                 jobs_left: jobs,
                 jobs,
@@ -433,6 +436,7 @@ fn run_slot(
     if state.failed.is_none() && !point_failed && !(extra && state.extra_failed) {
         on(Event::Start(planned, slot))?;
         let point = &planned.points[slot.point];
+        let (own, twin) = super::twin::sampling(planned, plan.why.as_ref());
         let job = Job {
             experiment: planned.exp.name.into(),
             profile: ctx.profile,
@@ -456,14 +460,19 @@ fn run_slot(
                 .side
                 .as_ref()
                 .map_or_else(Vec::new, |s| s.env.clone()),
-            why: match planned.side.as_ref().and_then(|s| s.why) {
-                Some(false) => None,
-                _ => plan.why.as_ref().and_then(|w| w.job()),
-            },
+            why: own,
         };
         let started = Instant::now();
-        let outcome = worker::run_job(&job, limit, ctx.stop);
-        restore_workers_settings();
+        let keep = (
+            &mut state.twins,
+            &mut state.extra_notes,
+            (slot.point, slot.round),
+        );
+        let outcome = super::twin::run_round(&job, twin, ctx.stop, keep, |j| {
+            let got = worker::run_job(j, limit, ctx.stop);
+            restore_workers_settings();
+            got
+        });
         let took = started.elapsed().as_secs_f64();
         state.busy_s += took;
         state.took_s[slot.point].push(took);
@@ -623,16 +632,6 @@ fn adaptive_rounds(
     }
 }
 
-/// Each point's widest interval, as a half-width over its median, among
-/// its series that count ([`series_widths`]).
-#[cfg(test)]
-fn point_widths(p: &Planned, state: &Pending) -> Vec<(usize, f64)> {
-    series_widths(p, state)
-        .into_iter()
-        .map(|(point, w)| (point, w.into_iter().fold(0.0, f64::max)))
-        .collect()
-}
-
 /// Each point's intervals, as half-widths over their medians, of its
 /// series that are better one way and shown in tables and not flagged
 /// (more rounds do not fix a flag), from the rounds in so far; a point
@@ -681,7 +680,7 @@ fn point_width_exact(p: &Planned, state: &Pending, point: usize) -> f64 {
         .cloned()
         .collect();
     let mut r = ExperimentResult::default_named(p.exp.name);
-    absorb(&mut r, p.exp, outputs);
+    absorb(&mut r, p.exp, outputs, Vec::new());
     r.metrics
         .iter()
         .filter(|m| m.has_precision_target() && !m.summary.unstable)
@@ -781,7 +780,9 @@ fn finish(plan: &Planned, state: &mut Pending) -> ExperimentResult {
     let mut outputs = std::mem::take(&mut state.outputs);
     outputs.retain(|(p, _, _)| !failed_points.iter().any(|(f, _)| f == p));
     outputs.sort_by_key(|(point, _, _)| *point);
-    absorb(&mut result, plan.exp, outputs);
+    let mut twins = std::mem::take(&mut state.twins);
+    twins.retain(|(p, _, _)| !failed_points.iter().any(|(f, _)| f == p));
+    absorb(&mut result, plan.exp, outputs, twins);
     if result.status == Status::Ok {
         (plan.exp.analyze)(&result).apply(&mut result);
         if let Some((finding, list)) = unsettled(&result) {

@@ -123,6 +123,7 @@ fn pending_of(rounds: Vec<(usize, usize, Vec<RawSeries>)>) -> Pending {
                 )
             })
             .collect(),
+        twins: vec![],
         took_s: vec![],
         jobs_left: 0,
         jobs: 0,
@@ -236,4 +237,59 @@ fn a_series_that_drifts_one_way_gets_no_more_rounds() {
         .collect();
     let w = point_widths(&timer(1), &pending_of(drifting));
     assert!(w[0].1 <= DEFAULT_PRECISION, "±{:.2}%", 100.0 * w[0].1);
+}
+
+#[test]
+fn under_why_a_figure_comes_from_the_unsampled_rounds_alone() {
+    use crate::measure::why::RawStacks;
+    let exp = crate::experiments::find("yardstick.timer").unwrap();
+    let clock = [("clock".to_string(), "x".to_string())].into();
+    let round = |round: usize, at: f64, sampled: bool| {
+        let mut out = WorkerOutput {
+            series: vec![raw("x", at, false)],
+            ..WorkerOutput::default()
+        };
+        if sampled {
+            out.why.push(RawStacks {
+                labels: [("clock".to_string(), "x".to_string())].into(),
+                user: 10,
+                lost: 0,
+                kernel: vec![],
+            });
+        }
+        (0, round, out)
+    };
+    let plain: Vec<_> = (0..4).map(|r| round(r, 100.0, false)).collect();
+    // The sampled twins are twice as slow: the figure must not see them.
+    let mut twins: Vec<_> = (0..4).map(|r| round(r, 200.0, true)).collect();
+    twins[1].2.why_failed = Some("--why: this worker could not sample: EMFILE".into());
+    let mut r = ExperimentResult::default_named(exp.name);
+    absorb(&mut r, exp, plain.clone(), twins);
+    let m = r.metrics.iter().find(|m| m.labels == clock).unwrap();
+    let mut alone = ExperimentResult::default_named(exp.name);
+    absorb(&mut alone, exp, plain, Vec::new());
+    let n = alone.metrics.iter().find(|m| m.labels == clock).unwrap();
+    assert_eq!(m.summary, n.summary);
+    assert_eq!(m.samples.len(), 80);
+    assert!(m.samples.iter().all(|x| *x < 101.0));
+    // The twins give the attribution (all user time) and the cost.
+    assert_eq!(r.why.len(), 1);
+    assert_eq!(r.why[0].samples, 40);
+    let o = r.why[0].overhead_of("call_ns", &clock).unwrap();
+    assert_eq!(o.pairs, 4);
+    assert!((o.ratio - 2.0).abs() < 1e-9, "{o:?}");
+    // A twin that could not sample says so in a note.
+    assert!(r
+        .notes
+        .iter()
+        .any(|n| n.ends_with("could not sample: EMFILE")));
+}
+
+/// Each point's widest interval, as a half-width over its median, among
+/// its series that count ([`series_widths`]).
+fn point_widths(p: &Planned, state: &Pending) -> Vec<(usize, f64)> {
+    series_widths(p, state)
+        .into_iter()
+        .map(|(point, w)| (point, w.into_iter().fold(0.0, f64::max)))
+        .collect()
 }

@@ -12,6 +12,7 @@ pub mod plan;
 pub mod progress;
 pub mod record;
 pub mod summarise;
+pub mod twin;
 pub mod writer;
 
 use crate::cli::{OutputArgs, ProfileArg, RunArgs};

@@ -23,13 +23,16 @@ struct Series {
 /// Turns the workers' raw series into metrics: each job's samples of a
 /// series are one round of it; the summary's interval comes from the rounds.
 /// Readings repeated by every round become their median; notes are kept
-/// once each.
+/// once each. `twins`, under `run --why`, are the sampled twins of those
+/// rounds (`run::twin`): they give the attribution and the cost of
+/// sampling, never a figure.
 pub fn absorb(
     result: &mut ExperimentResult,
     exp: &Experiment,
     mut outputs: Vec<(usize, usize, WorkerOutput)>,
+    mut twins: Vec<(usize, usize, WorkerOutput)>,
 ) {
-    attribute_why(result, exp, &mut outputs);
+    attribute_why(result, exp, &mut outputs, &mut twins);
     let mut series: Vec<Series> = Vec::new();
     let mut readings: Vec<(Reading, Vec<f64>)> = Vec::new();
     for (point, round, out) in outputs {
@@ -76,16 +79,8 @@ pub fn absorb(
                 }
             }
         }
-        for n in out.notes {
-            if !result.notes.contains(&n) {
-                result.notes.push(n);
-            }
-        }
-        for w in out.fewer_than_asked {
-            if !result.fewer_than_asked.contains(&w) {
-                result.fewer_than_asked.push(w);
-            }
-        }
+        once_each(&mut result.notes, out.notes);
+        once_each(&mut result.fewer_than_asked, out.fewer_than_asked);
     }
     for s in series {
         let ids: Vec<usize> = s.rounds.iter().map(|(r, _)| *r).collect();
@@ -125,16 +120,34 @@ pub fn absorb(
     }
 }
 
+/// Adds each of `more` to `kept` unless it is there already.
+fn once_each(kept: &mut Vec<String>, more: impl IntoIterator<Item = String>) {
+    for x in more {
+        if !kept.contains(&x) {
+            kept.push(x);
+        }
+    }
+}
+
 /// `run --why`: each sampled series' call chains named and shared out
 /// over its rounds (`measure::attribution`).
 fn attribute_why(
     result: &mut ExperimentResult,
     exp: &Experiment,
     outputs: &mut [(usize, usize, WorkerOutput)],
+    twins: &mut [(usize, usize, WorkerOutput)],
 ) {
-    use crate::measure::attribution::{attribute, Symbols};
+    use crate::measure::attribution::{attribute, overheads, Symbols};
+    // A sampled round's notes are its unsampled twin's, but for sampling's
+    // own failure.
+    let failed = outputs
+        .iter()
+        .chain(twins.iter())
+        .map(|(_, _, o)| &o.why_failed);
+    once_each(&mut result.notes, failed.flatten().cloned());
     let why: Vec<(usize, crate::measure::why::RawStacks)> = outputs
         .iter_mut()
+        .chain(twins.iter_mut())
         .flat_map(|(_, round, out)| {
             let round = *round;
             std::mem::take(&mut out.why)
@@ -155,6 +168,7 @@ fn attribute_why(
     }
     let seed = stats::seed_for(&format!("{}/why", exp.name));
     result.why = attribute(&why, symbols, seed);
+    overheads(&mut result.why, outputs, twins, seed);
 }
 
 /// Widens each series' interval by its run-to-run noise: a share of its

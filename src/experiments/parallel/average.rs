@@ -103,6 +103,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     measure,
     analyze,
     headlines,
+    attributed: true,
     ..Experiment::DEFAULT
 };
 
@@ -238,10 +239,19 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         reps,
         job.seed,
         |&(v, w)| -> anyhow::Result<[f64; 3]> {
+            // `run --why`: the timed average is its series' window (the
+            // forked workers and the pool's threads sampled with it).
+            let _why = crate::measure::why::Scope::enter(&labels(&[
+                (VARIANT, v.name()),
+                (WORKERS, &w.to_string()),
+                (N, &nl),
+            ]));
+            let window = crate::measure::why::Window::open();
             let c0 = par::cpu_ns(par::CpuOf::ProcessAndChildren)?;
             let t0 = sys::monotonic_ns();
             let s = sum_by(xs, v, w, &pools)?;
             let t1 = sys::monotonic_ns();
+            drop(window);
             let granted = (par::cpu_ns(par::CpuOf::ProcessAndChildren)? - c0) as f64
                 / (t1 - t0).max(1) as f64;
             let mut worst = 0.0;

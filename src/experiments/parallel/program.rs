@@ -147,6 +147,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     measure,
     analyze,
     headlines,
+    attributed: true,
     ..Experiment::DEFAULT
 };
 
@@ -244,6 +245,14 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         reps,
         job.seed,
         |&(v, w)| -> anyhow::Result<[f64; 4]> {
+            // `run --why`: the whole program timed is its series' window.
+            let _why = crate::measure::why::Scope::enter(&labels(&[
+                (VARIANT, v.name()),
+                (WORKERS, &w.to_string()),
+                (N, &nl),
+                (THP, &thp_label),
+            ]));
+            let window = crate::measure::why::Window::open();
             // The seed's program: a fresh array faulted in by the fill, the
             // average, and the unmap an exiting process would do.
             let t0 = sys::monotonic_ns();
@@ -254,6 +263,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             let t2 = sys::monotonic_ns();
             drop(buf);
             let t3 = sys::monotonic_ns();
+            drop(window);
             let mut worst = 0.0;
             check_against_serial(
                 &format!("{} with {w} workers (whole program)", v.name()),

@@ -44,6 +44,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     measure,
     analyze,
     headlines,
+    attributed: true,
     ..Experiment::DEFAULT
 };
 
@@ -237,12 +238,20 @@ pub fn written_pages(pages: usize, pct: u64) -> Vec<usize> {
 }
 
 /// Writes `pages`, timed in up to 32 chunks of at least 16 pages: ns per
-/// page of each chunk (one sample each), and the minor faults taken.
-fn timed_writes(heap: &Heap, pages: &[usize], timer_ns: f64) -> anyhow::Result<Alone> {
+/// page of each chunk (one sample each), and the minor faults taken. Under
+/// `run --why` the chunks are the windows of the series with labels `why`.
+fn timed_writes(
+    heap: &Heap,
+    pages: &[usize],
+    timer_ns: f64,
+    why: &Labels,
+) -> anyhow::Result<Alone> {
     let chunks = (pages.len() / 16).clamp(1, 32);
     let per = pages.len().div_ceil(chunks).max(1);
     let faults0 = sys::own_minor_faults()?;
     let mut ns = Vec::with_capacity(chunks);
+    let _scope = crate::measure::why::Scope::enter(why);
+    let _window = crate::measure::why::Window::open();
     for chunk in pages.chunks(per) {
         let t0 = sys::monotonic_ns();
         for &i in chunk {
@@ -267,7 +276,8 @@ struct CowCycle {
     extra_kib: f64,
 }
 
-fn cow_cycle(heap: &Heap, pct: u64, timer_ns: f64) -> anyhow::Result<CowCycle> {
+/// `why`: the labels of the written series with the child alive.
+fn cow_cycle(heap: &Heap, pct: u64, timer_ns: f64, why: &Labels) -> anyhow::Result<CowCycle> {
     let me = std::process::id();
     let pages = written_pages(heap.pages(), pct);
     let before = Sharing::of(me)?;
@@ -275,7 +285,7 @@ fn cow_cycle(heap: &Heap, pct: u64, timer_ns: f64) -> anyhow::Result<CowCycle> {
     let child = HeldChild::fork()?;
     let fork_ns = (sys::monotonic_ns() - t0) as f64;
     let measured = (|| {
-        let (write_ns, faults) = timed_writes(heap, &pages, timer_ns)?;
+        let (write_ns, faults) = timed_writes(heap, &pages, timer_ns, why)?;
         let parent = Sharing::of(me)?;
         let child_mem = Sharing::of(child.pid() as u32)?;
         anyhow::Ok((write_ns, faults, parent, child_mem))
@@ -314,6 +324,8 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         v.extend_from_slice(extra);
         labels(&v)
     };
+    // The series a share's writes are timed for (`run --why`'s windows).
+    let written_at = |pct: u64, child: &str| with(&[(WRITES, &format!("{pct}%")), (CHILD, child)]);
     let mut out = WorkerOutput::default();
     let shares = job.params.get(if thp == Thp::On {
         &THP_WRITES_PARAM
@@ -327,10 +339,10 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let (alone, held) = if thp == Thp::On {
         fresh_cycles(
             heap_bytes as usize,
-            &shares,
-            cycles,
+            (&shares, cycles),
             job.seed,
             timer,
+            &written_at,
             &mut huge_kib,
         )?
     } else {
@@ -344,10 +356,11 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         // child or not. Each fork write-protects the whole heap again, so
         // the forks need no fresh heap.
         let alone = interleave(&written, cycles, job.seed, |&pct| {
-            timed_writes(&heap, &written_pages(heap.pages(), pct), timer)
+            let why = written_at(pct, NO_CHILD);
+            timed_writes(&heap, &written_pages(heap.pages(), pct), timer, &why)
         })?;
         let held = interleave(&shares, cycles, job.seed.rotate_left(1), |&pct| {
-            cow_cycle(&heap, pct, timer)
+            cow_cycle(&heap, pct, timer, &written_at(pct, CHILD_ALIVE))
         })?;
         (alone, held)
     };
@@ -430,10 +443,10 @@ type Cycles = (Vec<Vec<Alone>>, Vec<Vec<CowCycle>>);
 /// out) and the forks by share.
 fn fresh_cycles(
     len: usize,
-    shares: &[u64],
-    cycles: usize,
+    (shares, cycles): (&[u64], usize),
     seed: u64,
     timer_ns: f64,
+    written_at: &dyn Fn(u64, &str) -> Labels,
     huge_kib: &mut Vec<u64>,
 ) -> anyhow::Result<Cycles> {
     let both = interleave(shares, cycles, seed, |&pct| {
@@ -442,9 +455,15 @@ fn fresh_cycles(
         let pages = written_pages(heap.pages(), pct);
         let alone = match pct {
             0 => None,
-            _ => Some(timed_writes(&heap, &pages, timer_ns)?),
+            _ => Some(timed_writes(
+                &heap,
+                &pages,
+                timer_ns,
+                &written_at(pct, NO_CHILD),
+            )?),
         };
-        anyhow::Ok((alone, cow_cycle(&heap, pct, timer_ns)?))
+        let held = cow_cycle(&heap, pct, timer_ns, &written_at(pct, CHILD_ALIVE))?;
+        anyhow::Ok((alone, held))
     })?;
     let mut alone = Vec::new();
     let mut held = Vec::new();

@@ -87,6 +87,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     measure,
     analyze,
     headlines,
+    attributed: true,
     ..Experiment::DEFAULT
 };
 

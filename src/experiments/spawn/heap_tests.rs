@@ -427,6 +427,7 @@ fn attribution(
         ],
         folded: vec![],
         per_round: None,
+        overhead: vec![],
     }
 }
 

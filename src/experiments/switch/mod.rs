@@ -25,6 +25,7 @@ pub mod handoff;
 pub mod indirect;
 pub mod methods;
 pub mod pingpong;
+mod pingpong_why;
 pub mod series;
 pub mod userspace;
 pub mod wakeup;

@@ -141,6 +141,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     measure,
     analyze,
     headlines,
+    attributed: true,
     ..Experiment::DEFAULT
 };
 
@@ -317,6 +318,12 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         a.findings.push(finding);
         a.notes.push(counts);
     }
+    a.findings.extend(super::pingpong_why::measured_path(
+        r,
+        PIPE_THREADS.name(),
+        SAME_CPU.name(),
+    ));
+    a.notes.extend(super::pingpong_why::other_paths(r));
     if let Some(n) = r.median(
         &SWITCHES_PER_ROUND_TRIP,
         &at(CONDVAR.name(), SAME_CPU.name()),

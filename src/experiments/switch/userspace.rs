@@ -57,6 +57,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         ready: super::go::helper_ready,
     }),
     headlines,
+    attributed: true,
     ..Experiment::DEFAULT
 };
 
@@ -123,6 +124,10 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         let one = |(rt, cpu): (Vec<f64>, Option<CpuPerOp>)| -> (Vec<f64>, Vec<CpuPerOp>) {
             (rt, cpu.into_iter().collect())
         };
+        // `run --why`: the variants timed here are their series' windows;
+        // a Go variant is timed inside its own program, and not sampled.
+        let _why = (!matches!(v.switch, UserSwitch::Go(_)))
+            .then(|| crate::measure::why::Scope::enter(&labels(&[(VARIANT, name)])));
         Ok::<_, anyhow::Error>(match v.switch {
             UserSwitch::Coroutine => Ok(one(coroutine_round_trips(&share, job.loop_overhead_ns))),
             UserSwitch::Async => Ok(one(async_round_trips(&share)?)),
@@ -356,9 +361,11 @@ fn async_round_trips(budget: &Budget) -> io::Result<(Vec<f64>, Option<CpuPerOp>)
         }
         let mut out = Vec::with_capacity(samples);
         let cpu0 = sys::cpu_ns(sys::CpuOf::Thread);
+        let window = crate::measure::why::Window::open();
         while out.len() < samples {
             out.push(async_batch(&tx1, &mut rx2, n).await? / n as f64);
         }
+        drop(window);
         let cpu1 = sys::cpu_ns(sys::CpuOf::Thread);
         let cpu = CpuPerOp::between_reads(cpu0, cpu1, (samples as u64 * n) as f64);
         drop(tx1);

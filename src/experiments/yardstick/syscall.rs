@@ -15,19 +15,20 @@ pub static EXPERIMENT: Experiment = Experiment {
     measure,
     analyze,
     headlines,
+    attributed: true,
     ..Experiment::DEFAULT
 };
 
 fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let mut out = WorkerOutput::default();
     let b = Budget::from_job(job).scaled(0.5);
-    out.push(
-        &CALL_NS,
-        labels(&[(CALL, "getppid")]),
-        per_op(&b, job.loop_overhead_ns, || {
-            black_box(sys::bare_syscall());
-        }),
-    );
+    let l = labels(&[(CALL, "getppid")]);
+    // `run --why`: per_op's timed batches are this series' windows.
+    let _why = crate::measure::why::Scope::enter(&l);
+    let samples = per_op(&b, job.loop_overhead_ns, || {
+        black_box(sys::bare_syscall());
+    });
+    out.push(&CALL_NS, l, samples);
     Ok(out)
 }
 
