@@ -135,28 +135,20 @@ fn round_medians_are_in_the_order_the_rounds_ran() {
 /// `ab_run(k)` with each side's windows attributed (`copy` of every 100
 /// samples a round in copy_page_range, the rest in user space), or not.
 fn attributed_run(k: f64, copy: [Option<u64>; 2]) -> RunResults {
-    use crate::results::why::{Attribution, PerRound, Share};
+    use crate::results::why::{Attribution, PerRound};
     let mut r = ab_run(k);
     let n = DRIFT.len();
     for (e, copy) in r.experiments.iter_mut().zip(copy) {
         let Some(copy) = copy else { continue };
-        e.why.push(Attribution {
-            labels: e.metrics[0].labels.clone(),
-            rounds: n,
-            samples: 100 * n as u64,
-            lost: 0,
-            user: Share::default(),
-            kernel: Share::default(),
-            functions: vec![],
-            folded: vec![],
-            overhead: vec![],
-            per_round: Some(PerRound {
+        e.why.push(Attribution::of_rounds(
+            e.metrics[0].labels.clone(),
+            PerRound {
                 round: (0..n).collect(),
                 samples: vec![100; n],
                 user: vec![100 - copy; n],
                 functions: vec![("copy_page_range".into(), vec![copy; n])],
-            }),
-        });
+            },
+        ));
     }
     r
 }

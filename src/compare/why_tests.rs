@@ -1,5 +1,5 @@
 use super::*;
-use crate::results::why::{Attribution, PerRound, Share};
+use crate::results::why::{Attribution, PerRound};
 use crate::results::Labels;
 
 fn fixture() -> RunResults {
@@ -48,17 +48,9 @@ fn run(scale: f64, copy: Option<u64>) -> RunResults {
         rounds = m.rounds.len();
     }
     if let Some(copy) = copy {
-        e.why.push(Attribution {
+        e.why.push(Attribution::of_rounds(
             labels,
-            rounds,
-            samples: 100 * rounds as u64,
-            lost: 0,
-            user: Share::default(),
-            kernel: Share::default(),
-            functions: vec![],
-            folded: vec![],
-            overhead: vec![],
-            per_round: Some(PerRound {
+            PerRound {
                 round: (0..rounds).collect(),
                 samples: vec![100; rounds],
                 user: vec![0; rounds],
@@ -66,8 +58,8 @@ fn run(scale: f64, copy: Option<u64>) -> RunResults {
                     ("copy_page_range".into(), vec![copy; rounds]),
                     ("clear_page_erms".into(), vec![100 - copy; rounds]),
                 ],
-            }),
-        });
+            },
+        ));
     }
     r
 }

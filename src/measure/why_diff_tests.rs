@@ -1,6 +1,5 @@
 use super::*;
 use crate::measure::protocol::labels;
-use crate::results::why::Share;
 
 const MS: f64 = 1e6;
 
@@ -15,17 +14,9 @@ fn attributed(rounds: &[Round]) -> Attribution {
         .collect();
     names.sort_unstable();
     names.dedup();
-    Attribution {
-        labels: labels(&[("method", "fork")]),
-        rounds: rounds.len(),
-        samples: rounds.iter().map(|r| r.0).sum(),
-        lost: 0,
-        user: Share::default(),
-        kernel: Share::default(),
-        functions: vec![],
-        folded: vec![],
-        overhead: vec![],
-        per_round: Some(PerRound {
+    Attribution::of_rounds(
+        labels(&[("method", "fork")]),
+        PerRound {
             round: (0..rounds.len()).collect(),
             samples: rounds.iter().map(|r| r.0).collect(),
             user: rounds.iter().map(|r| r.1).collect(),
@@ -39,8 +30,8 @@ fn attributed(rounds: &[Round]) -> Attribution {
                     (n.to_string(), per)
                 })
                 .collect(),
-        }),
-    }
+        },
+    )
 }
 
 fn close(x: f64, y: f64) -> bool {

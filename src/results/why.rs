@@ -58,6 +58,25 @@ pub struct Attribution {
 }
 
 impl Attribution {
+    /// An attribution that holds only per-round counts (its summarised
+    /// shares left empty): its rounds and samples read off `per_round`.
+    /// What the tests of the attribution's differences build.
+    #[cfg(test)]
+    pub fn of_rounds(labels: Labels, per_round: PerRound) -> Attribution {
+        Attribution {
+            labels,
+            rounds: per_round.round.len(),
+            samples: per_round.samples.iter().sum(),
+            lost: 0,
+            user: Share::default(),
+            kernel: Share::default(),
+            functions: vec![],
+            folded: vec![],
+            overhead: vec![],
+            per_round: Some(per_round),
+        }
+    }
+
     /// Whether these windows timed the series with `labels`: it carries
     /// every one of the attribution's labels.
     pub fn covers(&self, labels: &Labels) -> bool {
