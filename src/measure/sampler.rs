@@ -86,18 +86,65 @@ pub fn next_batch(n: u64, dt_ns: f64, target_ns: f64, cap: u64) -> Option<u64> {
     Some((n as f64 * grow).ceil() as u64)
 }
 
+/// The warm-up of a batch size, a batch at a time: [`Warmup::n`] calls are
+/// run, what they took is given to [`Warmup::took`], until it says the size
+/// is found. Sizes follow [`next_batch`] from 1, and a batch that reaches
+/// the target is run once more before it is believed: one preemption makes
+/// a batch of a few calls look as long as the target, and a batch sized by
+/// it would leave every sample dominated by the clock reads around it (a
+/// coroutine's 2 ns round trip read as 100 ns). The faster of the two runs
+/// decides; a second preemption in a row is needed to stop it early.
+#[derive(Clone, Copy, Debug)]
+pub struct Warmup {
+    n: u64,
+    confirming: bool,
+    target_ns: f64,
+    cap: u64,
+}
+
+impl Warmup {
+    pub fn new(target_ns: f64, cap: u64) -> Warmup {
+        Warmup {
+            n: 1,
+            confirming: false,
+            target_ns,
+            cap,
+        }
+    }
+
+    /// The calls of the next batch to run, or of the batch found.
+    pub fn n(&self) -> u64 {
+        self.n
+    }
+
+    /// The last batch of [`Warmup::n`] calls took `dt_ns`: true while
+    /// another batch is to be run, false once [`Warmup::n`] is the size.
+    pub fn took(&mut self, dt_ns: f64) -> bool {
+        match next_batch(self.n, dt_ns, self.target_ns, self.cap) {
+            Some(next) => {
+                self.n = next;
+                self.confirming = false;
+                true
+            }
+            None if self.n >= self.cap || self.confirming => false,
+            None => {
+                self.confirming = true;
+                true
+            }
+        }
+    }
+}
+
 /// How many calls make one batch of about `target_ns`: `run(n)` makes `n`
-/// calls and returns the ns they took; the sizes follow [`next_batch`] from 1.
+/// calls and returns the ns they took; the sizes follow [`Warmup`].
 pub fn size_batch<E>(
     target_ns: f64,
     cap: u64,
     mut run: impl FnMut(u64) -> Result<f64, E>,
 ) -> Result<u64, E> {
-    let mut n = 1;
-    while let Some(next) = next_batch(n, run(n)?, target_ns, cap) {
-        n = next;
-    }
-    Ok(n)
+    let mut w = Warmup::new(target_ns, cap);
+    while w.took(run(w.n())?) {}
+    Ok(w.n())
 }
 
 /// Per-operation cost of `f` in ns, one sample per batch: the batch size is
@@ -130,7 +177,7 @@ pub fn per_op_cpu(
     })
     .unwrap_or_else(|never| match never {});
     let ops = (samples as u64 * n) as f64;
-    cpu_over(sys::CpuOf::Thread, ops, || {
+    let (walls, cpu) = cpu_over(sys::CpuOf::Thread, ops, || {
         let _window = super::why::Window::open();
         (0..samples)
             .map(|_| {
@@ -144,7 +191,13 @@ pub fn per_op_cpu(
                 dt / n as f64 - loop_overhead_ns
             })
             .collect()
-    })
+    });
+    // The loop's own overhead comes off the CPU time too, as off the wall
+    // time: else a 2 ns coroutine round trip reads more CPU than wall.
+    let cpu = cpu.map(|c| CpuPerOp {
+        ns: c.ns - loop_overhead_ns,
+    });
+    (walls, cpu)
 }
 
 /// Runs `f`, `ops` operations, and gives what it returned with the CPU time

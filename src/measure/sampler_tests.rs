@@ -66,6 +66,33 @@ fn batches_grow_between_2x_and_10x_until_the_target() {
 }
 
 #[test]
+fn one_preempted_warm_up_batch_does_not_fix_the_batch_size() {
+    // Calls of 7 ns; the first batch (1 call) is preempted and reads as
+    // long as the target: the warm-up runs it again and grows past it.
+    let mut calls = 0;
+    let n = size_batch(1000.0, 1 << 40, |n| {
+        calls += 1;
+        Ok::<_, ()>(if calls == 1 { 5000.0 } else { n as f64 * 7.0 })
+    })
+    .unwrap();
+    assert!(n as f64 * 7.0 >= 1000.0 && n <= 1000, "{n}");
+    // A batch that reaches the target twice in a row is believed: a call
+    // that really takes longer than the target is a batch of one.
+    let mut runs = Vec::new();
+    let n = size_batch(1000.0, 1 << 40, |n| {
+        runs.push(n);
+        Ok::<_, ()>(n as f64 * 3000.0)
+    })
+    .unwrap();
+    assert_eq!((n, runs), (1, vec![1, 1]));
+    // The size found is run twice: the faster decides, then it is kept.
+    let mut w = Warmup::new(1000.0, 1 << 40);
+    assert!(w.took(10.0) && w.n() == 10);
+    assert!(w.took(1200.0) && w.n() == 10);
+    assert!(!w.took(1100.0) && w.n() == 10);
+}
+
+#[test]
 fn interleaving_visits_every_item_once_per_pass_in_shuffled_orders() {
     let items = ["a", "b", "c", "d", "e", "f"];
     let mut seen: Vec<&str> = Vec::new();

@@ -14,7 +14,7 @@ use super::{plan_cpus, worker_cpus, CpusPoint, CPUS_PARAM, PER_SWITCH_NOTE};
 use crate::experiments::prelude::*;
 use crate::measure::explain::cpu_of_wall;
 use crate::measure::sampler::{
-    interleave, next_batch, per_op_cpu, push_cpu, Budget, CpuPerOp, CPU_NS, PASSES,
+    interleave, per_op_cpu, push_cpu, Budget, CpuPerOp, Warmup, CPU_NS, PASSES,
 };
 use crate::metric::key::VARIANT;
 use crate::sys;
@@ -350,15 +350,9 @@ fn async_round_trips(budget: &Budget) -> io::Result<(Vec<f64>, Option<CpuPerOp>)
         let (samples, target_ns) = batches(budget);
         // The warm-up of sampler::size_batch, awaited: grow the batch until
         // one takes its share of the budget (that batch is not recorded).
-        let mut n: u64 = 1;
-        while let Some(next) = next_batch(
-            n,
-            async_batch(&tx1, &mut rx2, n).await?,
-            target_ns,
-            MAX_BATCH,
-        ) {
-            n = next;
-        }
+        let mut w = Warmup::new(target_ns, MAX_BATCH);
+        while w.took(async_batch(&tx1, &mut rx2, w.n()).await?) {}
+        let n = w.n();
         let mut out = Vec::with_capacity(samples);
         let cpu0 = sys::cpu_ns(sys::CpuOf::Thread);
         let window = crate::measure::why::Window::open();
