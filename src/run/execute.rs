@@ -40,8 +40,8 @@ pub enum Event<'a> {
     /// rounds (`adaptive` false), or a pass of rounds the budget shares out.
     More { jobs: usize, adaptive: bool },
     /// Seconds of measuring left once the job about to start is done, the
-    /// seconds that job should take, and whether every experiment's cost
-    /// is measured yet: the progress line's estimate.
+    /// seconds that job should take, and whether every point's cost is
+    /// measured yet: the progress line's estimate.
     Left {
         after_s: f64,
         job_s: f64,
@@ -130,10 +130,10 @@ pub fn run(
             .adaptive
             .map(|a| budget::deadline_s(a.budget_s, a.asked, rounds_s(plan, &pending, &costs)));
         let after_s = budget::left_s(queued_s, started.elapsed().as_secs_f64() + job_s, deadline);
-        // Every experiment that still runs has a round's cost measured.
+        // Every point that still runs has a round's cost measured.
         let settled = pending
             .iter()
-            .all(|s| s.jobs == 0 || s.failed.is_some() || s.took_s.iter().any(|t| !t.is_empty()));
+            .all(|s| s.jobs == 0 || s.failed.is_some() || s.took_s.iter().all(|t| !t.is_empty()));
         on(Event::Left {
             after_s,
             job_s,

@@ -44,8 +44,9 @@ struct Pace {
     /// seconds left after the job that runs, that job's seconds, and when
     /// it started.
     told: Option<(f64, f64, Instant)>,
-    /// The estimate rests on measured costs (every experiment has run a
-    /// job): from then on the time shown holds instead of going up.
+    /// The estimate rests on measured costs (every point has run a round;
+    /// with a budget that is the schedule's first part, `plan::schedule`):
+    /// from then on the time shown holds instead of going up.
     settled: bool,
     /// The job that runs, in words.
     msg: String,
@@ -90,8 +91,9 @@ impl Pace {
     }
 
     /// The time left as the line says it. Once the estimate is settled
-    /// (every experiment ran a job) the number shown never goes up: it is the lowest estimate so far, so
-    /// it counts down as jobs finish and holds while a job runs long. When
+    /// (every point ran a round) the number shown never goes up: it is the
+    /// lowest estimate so far, so it counts down as jobs finish and holds
+    /// while a job runs long. When
     /// the estimate runs well past it ([`BEHIND_FACTOR`], [`BEHIND_S`]), the
     /// line says the run is slower than estimated instead of quoting a time
     /// it knows is too short, until the estimate comes back under the time
@@ -100,7 +102,7 @@ impl Pace {
         let est = self.left_s();
         let now = Instant::now();
         let shown = match self.shown {
-            // Until every experiment has run a job, its costs are guesses:
+            // Until every point has run a round, its costs are guesses:
             // the estimate is shown as it is, up or down.
             Some((s, _)) if self.settled => s.min(est),
             _ => est,
@@ -256,7 +258,7 @@ impl Progress {
 
     /// The run's estimate as a job starts: `after_s` seconds of measuring
     /// once it is done, `job_s` for the job itself, and whether it is
-    /// `settled` (every experiment's cost measured).
+    /// `settled` (every point's cost measured).
     pub fn left(&self, after_s: f64, job_s: f64, settled: bool) {
         let mut pace = self.pace.lock().unwrap_or_else(|e| e.into_inner());
         pace.told = Some((after_s, job_s, Instant::now()));
