@@ -39,7 +39,9 @@ pub(super) fn by_median(diffs: &[f64]) -> String {
     let p = sign_test(down.max(up), down + up);
     let way = if down >= up { "faster" } else { "slower" };
     let held = if p < 0.05 {
-        format!(", so across methods kept awake is {way} here")
+        format!(
+            ", so across methods the hand-off on the kept-awake control's kernel path (a remote enqueue and RES) is {way} here than on the halted peer's (the wake list and CAL): another path, which bounds nothing about leaving idle"
+        )
     } else {
         ", too few to claim a direction across methods".to_string()
     };
