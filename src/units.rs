@@ -258,6 +258,60 @@ pub fn fmt_share(share: f64) -> String {
     format!("{}%", fmt_num(p, decimals))
 }
 
+/// A share with its 95% interval, each a fraction of 1, as the report
+/// quotes it: "84.8% [80.1%, 88.0%]". A share is never clamped (issue 39):
+/// a bound computed past 100% or below 0% (the interval of a share
+/// estimated from a few rounds, widened by their spread) is kept as computed
+/// in the results, and here said to pass that end rather than quoted as a
+/// share of anything ("[97.0%, past 100%]"), with why.
+pub fn fmt_share_interval(median: f64, lo: f64, hi: f64) -> String {
+    let (lo_past, hi_past) = (lo < 0.0, hi > 1.0);
+    let bound = |v: f64, past: bool, words: &str| {
+        if past {
+            words.to_string()
+        } else {
+            fmt_share(v)
+        }
+    };
+    let interval = fmt_interval(
+        &bound(lo, lo_past, SHARE_BELOW_ZERO),
+        &bound(hi, hi_past, SHARE_PAST_WHOLE),
+    );
+    let note = if lo_past || hi_past {
+        format!(" ({SHARE_BOUND_PAST})")
+    } else {
+        String::new()
+    };
+    format!("{} {interval}{note}", fmt_share(median))
+}
+
+/// A percentage's interval as a table prints it: "[95.0%, 99.2%]"; a bound
+/// past 100% or below 0% said so in words, as [`fmt_share_interval`] does
+/// (`None` when both bounds are within 0–100%).
+pub fn percent_bounds_past(lo: f64, hi: f64) -> Option<String> {
+    let (lo_past, hi_past) = (lo < 0.0, hi > 100.0);
+    (lo_past || hi_past).then(|| {
+        let lo = if lo_past {
+            SHARE_BELOW_ZERO.to_string()
+        } else {
+            fmt_value(lo, Unit::Percent)
+        };
+        let hi = if hi_past {
+            SHARE_PAST_WHOLE.to_string()
+        } else {
+            fmt_value(hi, Unit::Percent)
+        };
+        format!("{} ({SHARE_BOUND_PAST})", fmt_interval(&lo, &hi))
+    })
+}
+
+/// A share's bound computed above 100%, in words.
+pub const SHARE_PAST_WHOLE: &str = "past 100%";
+/// A share's bound computed below 0%, in words.
+pub const SHARE_BELOW_ZERO: &str = "below 0%";
+/// Why a share's bound is said to pass an end rather than quoted.
+pub const SHARE_BOUND_PAST: &str = "the share is estimated from the rounds and its interval's bound, as computed, passes what a share can be by sampling noise: it is not quoted as a share; results.json keeps it as computed";
+
 /// A CPU load in multiples of one CPU: a share of it below one ("16.1%"),
 /// else a count of CPUs ("1.19 CPUs"), so no share is quoted above 100%.
 pub fn fmt_cpu_load(cpus: f64) -> String {

@@ -80,6 +80,30 @@ fn shares_and_counts_read_well() {
     assert_eq!(snap(0.5), 0.5);
 }
 
+/// Issue 39: a share's interval as computed, a bound past 100% or below 0%
+/// said so in words, never printed as a share.
+#[test]
+fn a_shares_bound_past_its_ends_is_said_never_quoted() {
+    assert_eq!(
+        fmt_share_interval(0.848, 0.801, 0.88),
+        "84.8% [80.1%, 88.0%]"
+    );
+    let past = fmt_share_interval(0.99, 0.97, 1.03);
+    assert!(
+        past.starts_with("99.0% [97.0%, past 100%] (the share is estimated"),
+        "{past}"
+    );
+    assert!(!past.contains("103"), "{past}");
+    let below = fmt_share_interval(0.001, -0.002, 0.004);
+    assert!(below.starts_with("0.10% [below 0%, 0.40%] ("), "{below}");
+    assert_eq!(percent_bounds_past(95.0, 99.2), None);
+    let table = percent_bounds_past(95.0, 101.3).unwrap();
+    assert!(table.starts_with("[95.0%, past 100%] ("), "{table}");
+    assert!(!table.contains("101"), "{table}");
+    // Exactly the whole is a share.
+    assert_eq!(percent_bounds_past(90.0, 100.0), None);
+}
+
 #[test]
 fn no_negative_zero_and_every_whole_part_grouped() {
     assert_eq!(fmt_num(-0.04, 1), "0.0");

@@ -51,8 +51,7 @@ fn ab_run(k: f64) -> RunResults {
             .collect();
         m.samples = rounds.concat();
         m.rounds = vec![20; rounds.len()];
-        m.summary =
-            crate::results::summarize_series(&x.name, &m.name, &m.labels, m.unit, &rounds).unwrap();
+        m.summary = crate::results::summarize_series(&x.name, &m.name, &m.labels, &rounds).unwrap();
         // The drift is the machine's, not the code's: the pairs judge.
         m.summary.unstable = false;
         m.summary.unsettled = None;

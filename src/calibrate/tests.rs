@@ -35,14 +35,9 @@ fn run_at(k: f64) -> RunResults {
                 28.0
             };
             (m.samples, m.rounds) = rounds_around(at, 8);
-            m.summary = crate::results::summarize_series(
-                &e.name,
-                &m.name,
-                &m.labels,
-                m.unit,
-                &m.round_samples(),
-            )
-            .unwrap();
+            m.summary =
+                crate::results::summarize_series(&e.name, &m.name, &m.labels, &m.round_samples())
+                    .unwrap();
         }
     }
     r.warnings.clear();

@@ -32,7 +32,7 @@ fn series(exp: &str, point: usize, heap: &str, method: &str, r: &[Vec<f64>]) -> 
     // freed together, or every line would hold one point
     labels.insert("heap_bytes".into(), format!("{heap} in bytes"));
     labels.insert("method".into(), method.into());
-    let summary = crate::results::summarize_series(exp, "lifecycle", &labels, Unit::Ns, r).unwrap();
+    let summary = crate::results::summarize_series(exp, "lifecycle", &labels, r).unwrap();
     let se = summary.se_ln.unwrap();
     Series {
         experiment: exp.into(),

@@ -76,16 +76,16 @@ impl Series {
     /// the table shows (the runs pooled). None when a run cannot be
     /// summarised.
     fn measured(&mut self, runs: &[Vec<Vec<f64>>]) -> Option<()> {
-        let (e, m, l, u) = (&self.experiment, &self.metric, &self.labels, self.unit);
+        let (e, m, l) = (&self.experiment, &self.metric, &self.labels);
         let each: Vec<Summary> = runs
             .iter()
-            .map(|r| summarize_series(e, m, l, u, r).ok())
+            .map(|r| summarize_series(e, m, l, r).ok())
             .collect::<Option<_>>()?;
         self.summary = if let [only] = &each[..] {
             only.clone()
         } else {
             let all: Vec<&[Vec<f64>]> = runs.iter().map(Vec::as_slice).collect();
-            summarize_series_runs(e, m, l, u, &all).ok()?
+            summarize_series_runs(e, m, l, &all).ok()?
         };
         self.runs = each
             .iter()

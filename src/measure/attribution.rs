@@ -8,7 +8,8 @@
 //! sampled address is in it (the self shares of all functions add up to the
 //! kernel's share), its total share the samples it is anywhere on the
 //! chain of (once per sample, however often it recurs), so no share is
-//! above 1.
+//! above 1; an interval's bound, widened by the rounds' spread, may pass
+//! 0 or 1 and is kept as computed.
 
 use super::protocol::WorkerOutput;
 use super::why::RawStacks;
@@ -142,17 +143,20 @@ pub fn attribute(rounds: &[(usize, RawStacks)], symbols: &Symbols, seed: u64) ->
 }
 
 /// A share across rounds: each round's count over its samples, summarised
-/// as every figure is; never outside [0, 1].
-fn share(per_round: &[(u64, u64)], seed: u64) -> Share {
+/// as every figure is. Its median lies in [0, 1] (each round's share does);
+/// its interval is kept as computed, never clamped (issue 39): widened by
+/// the rounds' spread, a bound may pass 0 or 1, and the report says so
+/// rather than quote it as a share (`units::fmt_share_interval`).
+pub(crate) fn share(per_round: &[(u64, u64)], seed: u64) -> Share {
     let rounds: Vec<Vec<f64>> = per_round
         .iter()
         .map(|(n, total)| vec![*n as f64 / *total as f64])
         .collect();
     match crate::stats::rounds::summarize_runs(&[&rounds], seed) {
         Ok(s) => Share {
-            median: s.median.clamp(0.0, 1.0),
-            lo: s.ci95_lo.clamp(0.0, 1.0),
-            hi: s.ci95_hi.clamp(0.0, 1.0),
+            median: s.median,
+            lo: s.ci95_lo,
+            hi: s.ci95_hi,
         },
         Err(_) => Share::default(),
     }

@@ -68,7 +68,8 @@ pub struct Part {
     /// Its share of each side's samples (the median over the rounds, 0 to 1).
     pub base_share: f64,
     pub new_share: f64,
-    /// The change of its share (-1 to 1), with its 95% interval.
+    /// The change of its share (-1 to 1), with its 95% interval as computed
+    /// (a bound may pass ±1 by sampling noise).
     pub share_change: f64,
     pub share_lo: f64,
     pub share_hi: f64,
@@ -310,7 +311,7 @@ fn part(
                 run.iter()
                     .map(|r| match r {
                         Some(r) => {
-                            let share = (count(r)? as f64 / r.samples as f64).clamp(0.0, 1.0);
+                            let share = count(r)? as f64 / r.samples as f64;
                             Some(Some((share * r.figure, share)))
                         }
                         None => Some(None),
@@ -353,9 +354,11 @@ fn part(
         hi_ns: t.hi,
         base_share: median_of(&pb, share)?,
         new_share: median_of(&pn, share)?,
-        share_change: s.value.clamp(-1.0, 1.0),
-        share_lo: s.lo.clamp(-1.0, 1.0),
-        share_hi: s.hi.clamp(-1.0, 1.0),
+        // As computed, never clamped (issue 39): a bound past ±1 stays in
+        // the JSON as the interval gave it.
+        share_change: s.value,
+        share_lo: s.lo,
+        share_hi: s.hi,
     })
 }
 

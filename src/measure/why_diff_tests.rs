@@ -152,14 +152,17 @@ fn a_change_that_straddles_zero_is_not_told_apart() {
         assert_eq!(p.time_order(), Order::Overlap, "{design:?} {p:?}");
         assert!(p.lo_ns < 0.0 && p.hi_ns > 0.0, "{p:?}");
         assert_eq!(p.share_order(), Order::Overlap);
-        // Every share and its change within their bounds.
+        // Every share and its change within their bounds; the change's
+        // interval as computed around it, never clamped (issue 39).
         for p in d.functions.iter().chain([&d.user, &d.kernel, &d.other]) {
             for s in [p.base_share, p.new_share] {
                 assert!((0.0..=1.0).contains(&s), "{p:?}");
             }
-            for s in [p.share_change, p.share_lo, p.share_hi] {
-                assert!((-1.0..=1.0).contains(&s), "{p:?}");
-            }
+            assert!((-1.0..=1.0).contains(&p.share_change), "{p:?}");
+            assert!(
+                p.share_lo <= p.share_change && p.share_change <= p.share_hi,
+                "{p:?}"
+            );
         }
     }
 }

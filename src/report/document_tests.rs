@@ -86,3 +86,20 @@ fn intervals_past_the_samples_are_counted_and_explained() {
     }
     assert_eq!(past_the_samples(&r), None);
 }
+
+/// Issue 39: a percentage's interval in a table as computed, its bound past
+/// 100% said so rather than printed as a share.
+#[test]
+fn a_percentage_bound_past_100_is_said_in_the_table() {
+    use crate::experiments::testing::settled;
+    let mut m = settled("timed_pct", &[("of", "wake_ns")], 97.0, 93.0, 101.5);
+    m.unit = crate::results::Unit::Percent;
+    let t = crate::report::table::interval_text(&m);
+    assert!(
+        t.starts_with("[93.0%, past 100%] (the share is estimated"),
+        "{t}"
+    );
+    assert!(!t.contains("101"), "{t}");
+    m.summary.ci95_hi = 99.0;
+    assert!(crate::report::table::interval_text(&m).starts_with("[93.0%, 99.0%]"));
+}

@@ -109,10 +109,17 @@ pub fn interval_text(m: &Metric) -> String {
     if crate::stats::compare_text::reaches_zero(sm, m.unit) {
         return "none usable (the rounds disagree too much)".into();
     }
-    let range = crate::units::fmt_interval(
-        &fmt_value(sm.ci95_lo, m.unit),
-        &fmt_value(sm.ci95_hi, m.unit),
-    );
+    // A percentage's bound past 100% or below 0% is kept as computed and
+    // said so, never printed as a share (issue 39).
+    let past = (m.unit == crate::units::Unit::Percent)
+        .then(|| crate::units::percent_bounds_past(sm.ci95_lo, sm.ci95_hi))
+        .flatten();
+    let range = past.unwrap_or_else(|| {
+        crate::units::fmt_interval(
+            &fmt_value(sm.ci95_lo, m.unit),
+            &fmt_value(sm.ci95_hi, m.unit),
+        )
+    });
     if sm.ci_covers_95 {
         range
     } else if sm.interval.is_empty() {

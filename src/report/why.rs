@@ -103,15 +103,10 @@ fn label_words(labels: &Labels) -> String {
         .join(" ")
 }
 
-/// A share with its interval: "84.8% [80.1%, 88.0%]".
+/// A share with its interval: "84.8% [80.1%, 88.0%]"; a bound computed
+/// past 100% or below 0% said so in words (`units::fmt_share_interval`).
 pub fn share_words(s: &Share) -> String {
-    use crate::units::fmt_share;
-    format!(
-        "{} [{}, {}]",
-        fmt_share(s.median),
-        fmt_share(s.lo),
-        fmt_share(s.hi)
-    )
+    crate::units::fmt_share_interval(s.median, s.lo, s.hi)
 }
 
 /// What sampling cost a figure, in words: "+3.1% [+1.2%, +5.0%]" where the

@@ -362,3 +362,25 @@ fn a_summary_quantity_carries_the_cost_measured_for_its_own_series() {
         "no target sentence"
     );
 }
+
+/// Issue 39: an attribution's share keeps its interval as computed; a
+/// bound past 100% is said so, never printed as a share.
+#[test]
+fn a_share_bound_past_the_whole_is_said_not_quoted() {
+    let s = Share {
+        median: 0.9375,
+        lo: 0.7846,
+        hi: 1.1202,
+    };
+    let w = share_words(&s);
+    assert!(w.starts_with("93.8% [78.5%, past 100%] ("), "{w}");
+    assert!(!w.contains("112"), "{w}");
+    assert_eq!(
+        share_words(&Share {
+            median: 0.5,
+            lo: 0.4,
+            hi: 0.6
+        }),
+        "50.0% [40.0%, 60.0%]"
+    );
+}

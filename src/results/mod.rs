@@ -102,10 +102,9 @@ pub fn summarize_series(
     experiment: &str,
     metric: &str,
     labels: &Labels,
-    unit: Unit,
     rounds: &[Vec<f64>],
 ) -> Result<Summary, crate::stats::StatsError> {
-    summarize_series_runs(experiment, metric, labels, unit, &[rounds])
+    summarize_series_runs(experiment, metric, labels, &[rounds])
 }
 
 /// [`summarize_series`] over several runs' rounds of one series: the runs
@@ -114,16 +113,13 @@ pub fn summarize_series_runs(
     experiment: &str,
     metric: &str,
     labels: &Labels,
-    unit: Unit,
     runs: &[&[Vec<f64>]],
 ) -> Result<Summary, crate::stats::StatsError> {
     let key = format!("{experiment}/{metric}/{labels:?}");
-    let mut s = crate::stats::rounds::summarize_runs(runs, crate::stats::seed_for(&key))?;
-    // A percentage cannot exceed 100: neither can its interval.
-    if unit == Unit::Percent {
-        s.ci95_hi = s.ci95_hi.min(100.0);
-    }
-    Ok(s)
+    // A percentage's interval is kept as computed, never clamped to 100
+    // (issue 39): a bound past it is the widening's arithmetic on an
+    // estimated share, and the report says so (`units::percent_bounds_past`).
+    crate::stats::rounds::summarize_runs(runs, crate::stats::seed_for(&key))
 }
 
 impl Metric {

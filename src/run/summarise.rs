@@ -85,16 +85,16 @@ pub fn absorb(
     for s in series {
         let ids: Vec<usize> = s.rounds.iter().map(|(r, _)| *r).collect();
         let rounds: Vec<Vec<f64>> = s.rounds.into_iter().map(|(_, v)| v).collect();
-        let summary =
-            match crate::results::summarize_series(exp.name, &s.name, &s.labels, s.unit, &rounds) {
-                Ok(sm) => sm,
-                Err(e) => {
-                    result
-                        .notes
-                        .push(format!("{} {:?}: no summary ({e})", s.name, s.labels));
-                    continue;
-                }
-            };
+        let summary = match crate::results::summarize_series(exp.name, &s.name, &s.labels, &rounds)
+        {
+            Ok(sm) => sm,
+            Err(e) => {
+                result
+                    .notes
+                    .push(format!("{} {:?}: no summary ({e})", s.name, s.labels));
+                continue;
+            }
+        };
         let mut summary = summary;
         let seed = exp.seed_for(&s.name, &s.labels);
         let better = exp.better_for(&s.name, &s.labels);
@@ -179,11 +179,9 @@ fn attribute_why(
 fn with_run_noise(metrics: &mut [Metric]) {
     for m in metrics.iter_mut() {
         let tau = stats::noise::one_run_tau(&m.summary.round_medians);
+        // A percentage's bound past 100 is kept as computed (issue 39): the
+        // report says it passes 100% rather than quote it as a share.
         stats::rounds::widen_by_run_noise(&mut m.summary, tau);
-        if m.unit == Unit::Percent {
-            // A percentage cannot exceed 100: neither can its interval.
-            m.summary.ci95_hi = m.summary.ci95_hi.min(100.0);
-        }
     }
 }
 

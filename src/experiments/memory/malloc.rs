@@ -285,7 +285,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             fmt_value(rss_touch_kib, Unit::Kib),
             pm(2.0),
             100.0 * rss_touch_kib / size_kib.max(1.0),
-            fmt_value((vm_touch_kib - vm_malloc_kib).max(0.0), Unit::Kib)
+            fmt_value(vm_touch_kib - vm_malloc_kib, Unit::Kib)
         ));
     }
     // a series over the rounds; a reading in files from before

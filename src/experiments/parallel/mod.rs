@@ -252,9 +252,10 @@ impl Contention {
             return;
         };
         let wall_ns = (sys::monotonic_ns() - self.wall_ns).max(1) as f64;
+        // As computed, never clamped (issue 39): /proc/stat's ticks against
+        // our own CPU time in ns may leave a small negative difference.
         let others = (busy_ns.saturating_sub(self.busy_ns) as f64
             - ours_ns.saturating_sub(self.ours_ns) as f64)
-            .max(0.0)
             / wall_ns;
         out.reading(&OTHERS_CPUS, l, others);
         // /proc/stat counts in 10 ms ticks and kernel threads always run a

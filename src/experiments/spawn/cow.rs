@@ -644,7 +644,8 @@ fn extra_memory(r: &ExperimentResult, pages: &str, what: &str) -> Option<String>
         "{what}: writing {pct}% of the {} heap while the child lives adds {} to parent and child together \
          ({:.1} KiB per written 4 KiB page; smaps_rollup Private and Shared of both, page-table walks, exact{})",
         m.label(HEAP)?,
-        fmt_size((m.summary.median * 1024.0).max(0.0) as u64),
+        // As measured, never clamped: a negative median is printed so.
+        crate::units::fmt_value(m.summary.median * 1024.0, Unit::Bytes),
         per_page_kib,
         crate::measure::rss::bound(r, &[(key::PAGES, pages)]).map_or(String::new(), |b| format!(
             " where the RSS counters may lag ± {}",

@@ -53,8 +53,8 @@ pub(super) fn huge_vs_small(r: &ExperimentResult) -> Option<String> {
         };
         s.push_str(&format!(
             "; the extra memory is {per_page:.1} KiB per written page ({copy_kib:.0} KiB if every touched 2 MiB page were copied whole, 4 KiB if split): {how}; the parent's huge pages went from {} to {}",
-            fmt_size((huge_kib * 1024.0) as u64),
-            fmt_size((after * 1024.0).max(0.0) as u64)
+            crate::units::fmt_value(huge_kib * 1024.0, crate::units::Unit::Bytes),
+            crate::units::fmt_value(after * 1024.0, crate::units::Unit::Bytes)
         ));
     }
     Some(s)

@@ -520,12 +520,10 @@ fn measured_causes(r: &ExperimentResult) -> Vec<String> {
                 .find(|(n, _)| *n == top.function)
                 .map_or(String::new(), |(_, d)| format!(" ({d})"));
             Some(format!(
-                "{} at {}: {} [{}, {}] of its sampled CPU time in {}{does}, measured (--why: {} samples in {} rounds)",
+                "{} at {}: {} of its sampled CPU time in {}{does}, measured (--why: {} samples in {} rounds)",
                 w.labels.get(METHOD)?,
                 w.labels.get(HEAP)?,
-                crate::units::fmt_share(s.median),
-                crate::units::fmt_share(s.lo),
-                crate::units::fmt_share(s.hi),
+                crate::units::fmt_share_interval(s.median, s.lo, s.hi),
                 top.function,
                 w.samples,
                 w.rounds

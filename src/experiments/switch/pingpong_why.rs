@@ -184,11 +184,9 @@ fn functions_in(a: &Attribution, part: &str) -> String {
         .map(|f| {
             let s = &f.self_share;
             format!(
-                "{} {} [{}, {}]",
+                "{} {}",
                 f.function,
-                fmt_share(s.median),
-                fmt_share(s.lo),
-                fmt_share(s.hi)
+                crate::units::fmt_share_interval(s.median, s.lo, s.hi)
             )
         })
         .collect::<Vec<_>>()
