@@ -588,3 +588,64 @@ fn memory_threads_names_the_counts_one_way_whatever_settled() {
         assert!(!all.contains("over 500"), "{what}: {all}");
     }
 }
+
+/// Issue 39 item 9, the leftovers: memory.threads, parallel.average,
+/// spawn.heap, yardstick.memcpy and switch.pingpong keep every finding when
+/// a series is flagged. On the recorded run, with every series flagged,
+/// every other one or every third, each experiment gives as many findings
+/// with the same heads (figures stripped) as unflagged: a flagged figure is
+/// quoted with its mark, never dropped with its bullet.
+#[test]
+fn flagged_series_drop_no_finding_of_the_leftover_experiments() {
+    const LEFTOVERS: &[&str] = &[
+        "memory.threads",
+        "parallel.average",
+        "spawn.heap",
+        "yardstick.memcpy",
+        "switch.pingpong",
+    ];
+    let base = fixture();
+    // A finding's head: its text to the first figure's interval or mark
+    // (a flagged figure's words hold a ':' of their own) or a figure in
+    // brackets, figures stripped.
+    let heads = |r: &RunResults, name: &str, what: &str| {
+        findings_of(r, name, what)
+            .iter()
+            .map(|f| {
+                let s = stripped(f);
+                let end = ["[", "±", "!", "~", "(#"]
+                    .iter()
+                    .filter_map(|c| s.find(c))
+                    .min()
+                    .unwrap_or(s.len());
+                s[..end].trim_end().to_string()
+            })
+            .collect::<Vec<_>>()
+    };
+    let cases: Vec<(&str, RunResults)> = vec![
+        ("every series flagged", perturbed(&base, |_, m| flagged(m))),
+        (
+            "every other series flagged",
+            perturbed(&base, |i, m| {
+                if i % 2 == 0 {
+                    flagged(m)
+                }
+            }),
+        ),
+        (
+            "every third series flagged",
+            perturbed(&base, |i, m| {
+                if i % 3 == 1 {
+                    flagged(m)
+                }
+            }),
+        ),
+    ];
+    for name in LEFTOVERS {
+        let want = heads(&base, name, "as measured");
+        assert!(!want.is_empty(), "{name}: no finding in the fixture");
+        for (what, r) in &cases {
+            assert_eq!(heads(r, name, what), want, "{name}: {what}");
+        }
+    }
+}

@@ -230,9 +230,12 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
             .find(|m| m.0 == variant)
             .map_or("?", |m| m.1.as_str())
     };
-    // The findings quote the largest count measured for each variant.
+    // The findings quote the largest count measured for each variant,
+    // settled or not: every finding keeps its subject, a flagged figure
+    // quoted with its mark and nothing drawn from it (issue 39 item 9).
     let s = |spec: &MetricSpec, variant: &str| {
-        r.settled(spec, &[(VARIANT, variant), (THREADS, at(variant))])
+        r.find(spec, &[(VARIANT, variant), (THREADS, at(variant))])
+            .map(|m| &m.summary)
     };
     let label = |variant: &str, key: &str| {
         r.find(&CREATE_NS, &[(VARIANT, variant), (THREADS, at(variant))])
@@ -264,6 +267,8 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
         let scale = |kib: f64| fmt_value(kib * 1024.0 * SEED_THREADS / n.max(1.0), Unit::Bytes);
         let scaled = if short.is_some() {
             "Not scaled to the seed's 10,000: fewer threads than asked were measured".to_string()
+        } else if vm.unstable || rss.unstable {
+            "Not scaled to the seed's 10,000: a figure did not settle".to_string()
         } else {
             format!(
                 "Scaled to the seed's 10,000: {} virtual, {} resident (seed: ~80 GiB, ~80 MiB)",
@@ -274,12 +279,12 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
         f.push(format!(
             "{n} threads with the default {} stack: VmSize +{}, VmRSS +{}{}. Per thread, {}: {} of address space (the stack and its guard page) and {}{} resident ({}): stacks are virtual until used. {scaled}",
             label(default, STACK),
-            fmt_value(vm.median * 1024.0, Unit::Bytes),
-            fmt_value(rss.median * 1024.0, Unit::Bytes),
+            bytes(vm),
+            bytes(rss),
             pm(default, false),
             span(r, &VIRT_PER_THREAD_KIB, default),
-            figure(virt, Unit::Kib),
-            figure(res, Unit::Kib),
+            shown(virt, Unit::Kib),
+            shown(res, Unit::Kib),
             pm(default, true),
             span(r, &RSS_PER_THREAD_KIB, default),
             n = at(default),
@@ -310,18 +315,22 @@ fn times(s: &Get, label: &Label, (at_default, at_touch): (&str, &str)) -> Option
         times.push(format!(
             "creating {} threads took {} ({} each, the threads blocked until all exist)",
             at_default,
-            figure(c, Unit::Ns),
-            figure(per, Unit::Ns)
+            shown(c, Unit::Ns),
+            shown(per, Unit::Ns)
         ));
     }
     if let Some(t) = s(&TOUCH_ALL_NS, touch) {
         let n: f64 = at_touch.parse().unwrap_or(1.0);
+        let per = if t.unstable {
+            "unstable: no per-thread time drawn".to_string()
+        } else {
+            format!("{} per thread", fmt_ns(t.median / n.max(1.0)))
+        };
         times.push(format!(
-            "faulting in {} of stack in each of {} threads took {} ({} per thread, on {} CPUs' worth of page faults)",
+            "faulting in {} of stack in each of {} threads took {} ({per}, on {} CPUs' worth of page faults)",
             label(touch, TOUCHED),
             at_touch,
-            figure(t, Unit::Ns),
-            fmt_ns(t.median / n.max(1.0)),
+            shown(t, Unit::Ns),
             std::thread::available_parallelism().map_or(1, |p| p.get())
         ));
     }
@@ -369,18 +378,19 @@ fn small_stack(r: &ExperimentResult, s: &Get, label: &Label, pm: &Pm) -> Option<
     let mut text = format!(
         "with a {} stack (pthread_attr_setstacksize) a thread reserves {} of address space and keeps {}{} resident (VmRSS, {})",
         label(small, STACK),
-        figure(virt, Unit::Kib),
-        figure(res, Unit::Kib),
+        shown(virt, Unit::Kib),
+        shown(res, Unit::Kib),
         pm(small, true),
         span(r, &RSS_PER_THREAD_KIB, small)
     );
     let Some(res_d) = s(&RSS_PER_THREAD_KIB, default) else {
         return Some(text);
     };
+    let mut unsettled = res.unstable || res_d.unstable;
     let resident = order(res, res_d);
     text.push_str(&format!(
         "; resident: {}",
-        compare("small", res, "default", res_d, Unit::Kib)
+        compare_shown("small", res, "default", res_d, Unit::Kib)
     ));
     let pt = match (
         s(&PAGE_TABLES_PER_THREAD_BYTES, small),
@@ -389,12 +399,17 @@ fn small_stack(r: &ExperimentResult, s: &Get, label: &Label, pm: &Pm) -> Option<
         (Some(p), Some(d)) => {
             text.push_str(&format!(
                 "; page tables (VmPTE) per thread: {}",
-                compare("small", p, "default", d, Unit::Bytes)
+                compare_shown("small", p, "default", d, Unit::Bytes)
             ));
+            unsettled |= p.unstable || d.unstable;
             Some(order(p, d))
         }
         _ => None,
     };
+    if unsettled {
+        text.push_str(": what a smaller stack saves is not said, a figure did not settle");
+        return Some(text);
+    }
     let verdict = match (resident, pt) {
         (Order::Below, Some(Order::Below)) => {
             "a smaller stack saves address space, resident memory and page tables"
@@ -423,7 +438,6 @@ fn touched(r: &ExperimentResult, s: &Get, label: &Label, pm: &Pm) -> Option<(Str
     let touched = label(t, TOUCHED);
     let touched_kib = crate::units::parse_size(&touched).unwrap_or(0) as f64 / 1024.0;
     let seed_total_kib = touched_kib * SEED_THREADS;
-    let kib = |v: f64| fmt_value(v * 1024.0, Unit::Bytes);
     // The seed's totals to two decimals: 10,000 x 400 KiB is 3.81 GiB.
     let gib = |v: f64| format!("{:.2} GiB", v / (1024.0 * 1024.0));
     let shortfall_kib = (seed_total_kib - SEED_TOUCHED_TOTAL_KIB) / SEED_THREADS;
@@ -445,6 +459,9 @@ fn touched(r: &ExperimentResult, s: &Get, label: &Label, pm: &Pm) -> Option<(Str
         )
     };
     let verdict = match order(rss, exact) {
+        _ if rss.unstable || exact.unstable => {
+            "VmRSS against the exact count: not told apart here, a figure did not settle, so no conclusion is drawn".to_string()
+        }
         Order::Overlap => format!(
             "On this kernel VmRSS is indistinguishable from the exact count (smaps_rollup walks the page tables): the threads did use {touched} each; the seed's VmRSS under-reported it (its footnote: see the notes)"
         ),
@@ -455,18 +472,32 @@ fn touched(r: &ExperimentResult, s: &Get, label: &Label, pm: &Pm) -> Option<(Str
         ),
     };
     let finding = format!(
-        "touching {touched} of stack in each of {} threads: per thread ({}), VmRSS +{}{}, exact (smaps_rollup Rss) +{}, {:.0}% of the touched size; total VmRSS +{}{}. The seed's 10,000 x {touched} is {}, and it saw ~2.6 GiB. {verdict}",
+        "touching {touched} of stack in each of {} threads: per thread ({}), VmRSS +{}{}, exact (smaps_rollup Rss) +{}, {}; total VmRSS +{}{}. The seed's 10,000 x {touched} is {}, and it saw ~2.6 GiB. {verdict}",
         label(t, THREADS),
         span(r, &RSS_EXACT_PER_THREAD_KIB, t),
-        figure(rss, Unit::Kib),
+        shown(rss, Unit::Kib),
         pm(t, true),
-        figure(exact, Unit::Kib),
-        100.0 * exact.median / touched_kib.max(1e-9),
-        kib(total.median),
+        shown(exact, Unit::Kib),
+        if exact.unstable {
+            "unstable: no share of the touched size drawn".to_string()
+        } else {
+            format!("{:.0}% of the touched size", 100.0 * exact.median / touched_kib.max(1e-9))
+        },
+        bytes(total),
         pm(t, false),
         gib(seed_total_kib),
     );
     Some((finding, footnote))
+}
+
+/// A KiB figure in bytes as the findings print a total: "1.2 GiB" when it
+/// settled, with its precision and mark ([`quoted`]) when it did not.
+fn bytes(s: &Summary) -> String {
+    if s.unstable {
+        quoted(&scaled(s, 1024.0), Unit::Bytes)
+    } else {
+        fmt_value(s.median * 1024.0, Unit::Bytes)
+    }
 }
 
 /// A figure's summary in another unit: every value of it times `k` (a
@@ -501,123 +532,6 @@ fn scaled(s: &Summary, k: f64) -> Summary {
         *v *= k;
     }
     out
-}
-
-/// Issue 14 item 6: what the kernel keeps per 1,000 default-stack threads
-/// (KernelStack, PageTables, Slab and SUnreclaim from /proc/meminfo, the
-/// page tables replaced by the process's own VmPTE where that settled),
-/// next to the user memory they keep resident.
-fn kernel_memory(r: &ExperimentResult, n: &str) -> Option<String> {
-    let d = DEFAULT.name;
-    let at = |kind: &'static str| {
-        r.settled(
-            &KERNEL_KIB_PER_1000_THREADS,
-            &[(VARIANT, d), (THREADS, n), (MEMINFO, kind)],
-        )
-    };
-    // Each kind: its label, its figure, and words after the figure.
-    let mut kinds: Vec<(String, Summary, String)> =
-        ["KernelStack", "PageTables", "Slab", "SUnreclaim"]
-            .into_iter()
-            .filter_map(|k| Some((k.to_string(), at(k)?.clone(), String::new())))
-            .collect();
-    // The page tables from this process's own VmPTE where it settled: the
-    // same quantity as /proc/meminfo's system-wide PageTables, exact and
-    // unmoved by other processes (4,036 KiB per 1,000 in every run where
-    // PageTables read 2,596 to 3,926). Its label names it, and the
-    // system-wide PageTables it stands in for is quoted beside.
-    let own_pte = r.settled(&PAGE_TABLES_PER_THREAD_BYTES, &[(VARIANT, d), (THREADS, n)]);
-    if let (Some(own), false) = (own_pte, kinds.is_empty()) {
-        let label = "page tables from this process's own VmPTE".to_string();
-        let own = scaled(own, 1000.0 / 1024.0);
-        match kinds.iter_mut().find(|(k, _, _)| k == "PageTables") {
-            Some(slot) => {
-                let system = format!(
-                    " (the system-wide PageTables read {})",
-                    figure(&slot.1, Unit::Kib)
-                );
-                *slot = (label, own, system);
-            }
-            None => kinds.insert(1.min(kinds.len()), (label, own, String::new())),
-        }
-    }
-    if kinds.is_empty() {
-        // A file from before these series: the kernel stack per thread.
-        let k = r.settled(&KERNEL_STACK_PER_THREAD_KIB, &[(VARIANT, d), (THREADS, n)])?;
-        return Some(format!(
-            "beyond its user memory each thread also costs the kernel {} of kernel stack (KernelStack, system-wide, so other activity adds noise; at {n} threads)",
-            figure(k, Unit::Kib)
-        ));
-    }
-    let parts: Vec<String> = kinds
-        .iter()
-        .map(|(k, s, beside)| {
-            let noise = if s.ci95_lo <= 0.0 && s.ci95_hi >= 0.0 {
-                ", within noise"
-            } else {
-                ""
-            };
-            format!("{k} {}{noise}{beside}", figure(s, Unit::Kib))
-        })
-        .collect();
-    let user = r
-        .settled(&RSS_EXACT_PER_THREAD_KIB, &[(VARIANT, d), (THREADS, n)])
-        .map(|u| {
-            format!(
-                "; beside them the threads' user memory, resident (smaps_rollup), is {} per 1,000",
-                fmt_value(u.median * 1000.0, Unit::Kib)
-            )
-        })
-        .unwrap_or_default();
-    Some(format!(
-        "beyond the threads' user memory the kernel keeps, per 1,000 default-stack threads (at {n} threads): {}{user}{}",
-        parts.join(", "),
-        per_thread_total(&kinds)
-    ))
-}
-
-/// The kernel's memory for one thread, in all: its kernel stack, its page
-/// tables and its slab objects, each measured (the growth of a counter per
-/// thread), summed with an interval that adds the three intervals' ends.
-/// SUnreclaim is part of Slab and is not added again. Only when all three
-/// were measured and settled; the kernel stack's size is set beside the
-/// known one, with its source.
-fn per_thread_total(kinds: &[(String, Summary, String)]) -> String {
-    let find = |prefix: &str| {
-        kinds
-            .iter()
-            .find(|(k, _, _)| k.starts_with(prefix))
-            .map(|(_, s, _)| scaled(s, 1.0 / 1000.0))
-    };
-    // The page tables: this process's own VmPTE where it stands in.
-    let tables = find("PageTables").or_else(|| find("page tables"));
-    let (Some(stack), Some(tables), Some(slab)) = (find("KernelStack"), tables, find("Slab"))
-    else {
-        return String::new();
-    };
-    let all = [&stack, &tables, &slab];
-    let total = Difference {
-        d: all.iter().map(|s| s.median).sum(),
-        lo: all.iter().map(|s| s.ci95_lo).sum(),
-        hi: all.iter().map(|s| s.ci95_hi).sum(),
-        unit: Unit::Kib,
-        weak: None,
-    };
-    let kib = |s: &Summary| {
-        let noise = if s.ci95_lo <= 0.0 {
-            " (within noise)"
-        } else {
-            ""
-        };
-        format!("{}{noise}", fmt_value(s.median, Unit::Kib))
-    };
-    format!(
-        ". Per thread that is {} of kernel memory in all, measured: {} of kernel stack, {} of page tables and {} of slab (the thread's task_struct and what is allocated with it), each the growth of its counter per thread; the known size beside the measured stack: x86-64's kernel stack is THREAD_SIZE, 16 KiB (arch/x86/include/asm/page_64_types.h, without KASAN)",
-        total.text(),
-        kib(&stack),
-        kib(&tables),
-        kib(&slab)
-    )
 }
 
 /// The resident slopes: the cost of one more thread, and whether the
@@ -769,3 +683,7 @@ fn thread_memory_headline(e: &ExperimentResult) -> Option<String> {
         },
     ))
 }
+
+#[path = "threads_kernel.rs"]
+mod kernel;
+use kernel::kernel_memory;

@@ -350,11 +350,14 @@ fn findings_and_notes(r: &ExperimentResult) -> Analysis {
         let n: u64 = nl.parse().unwrap_or(0);
         let nn = nl.as_str();
         let versus = fork_vs_threads(r, cpus, n, nn);
-        let Some(serial_ns) = r.median(&AVERAGE_NS, &[(VARIANT, Variant::Serial.name()), (N, nn)])
+        let Some(serial) = r
+            .find(&AVERAGE_NS, &[(VARIANT, Variant::Serial.name()), (N, nn)])
+            .map(|m| &m.summary)
         else {
             a.findings.extend(versus);
             continue;
         };
+        let serial_ns = serial.median;
         let med = |spec: &MetricSpec, v: &str, w: &str| {
             r.median(spec, &[(VARIANT, v), (WORKERS, w), (N, nn)])
         };
@@ -363,8 +366,12 @@ fn findings_and_notes(r: &ExperimentResult) -> Analysis {
         let mut parts = Vec::new();
         let mut short = Vec::new();
         for v in names(VARIANTS) {
+            // Every variant's speedups, flagged ones included: a variant
+            // keeps its place whatever settled (issue 39 item 9).
             let best = r
-                .metrics_named(&SPEEDUP)
+                .metrics
+                .iter()
+                .filter(|m| m.name == SPEEDUP.name)
                 .filter(|m| m.label(VARIANT) == Some(v) && m.label(N) == Some(nn))
                 .filter(|m| {
                     m.label(WORKERS)
@@ -376,16 +383,26 @@ fn findings_and_notes(r: &ExperimentResult) -> Analysis {
             let wl = b.label(WORKERS).unwrap_or("2");
             let w: f64 = wl.parse().unwrap_or(2.0);
             let sp = b.summary.median;
+            let granted = med(&CPUS_GRANTED, v, wl);
+            let granted_text = granted
+                .map(|g| format!(", {g:.2} CPUs granted"))
+                .unwrap_or_default();
+            // A speedup that did not settle, or one over a serial time that
+            // did not, keeps its place, quoted with its mark; no efficiency
+            // or serial fraction is drawn from it (issue 39 item 9).
+            if b.summary.unstable || serial.unstable {
+                parts.push(format!(
+                    "{v} {} with {w} workers (unstable: no efficiency drawn{granted_text})",
+                    quoted(&b.summary, Unit::Ratio)
+                ));
+                continue;
+            }
             let kf = crate::stats::karp_flatt(sp, w)
                 .map(|e| format!(", Karp-Flatt serial fraction {:.1}%", e * 100.0))
                 .unwrap_or_default();
-            let granted = med(&CPUS_GRANTED, v, wl);
             parts.push(format!(
-                "{v} {sp:.2}x with {w} workers ({:.0}% efficiency{kf}{})",
+                "{v} {sp:.2}x with {w} workers ({:.0}% efficiency{kf}{granted_text})",
                 sp / w * 100.0,
-                granted
-                    .map(|g| format!(", {g:.2} CPUs granted"))
-                    .unwrap_or_default()
             ));
             if let Some(g) = granted {
                 if g < 0.9 * w && sp < 0.9 * w {
@@ -395,13 +412,22 @@ fn findings_and_notes(r: &ExperimentResult) -> Analysis {
                 }
             }
         }
+        // The serial time quoted whatever its state (issue 39 item 9): a
+        // flagged one with its mark, and no rate drawn from it.
+        let rate = if serial.unstable {
+            "unstable: no rate drawn".to_string()
+        } else {
+            format!(
+                "{:.1} GB/s, {:.2} ns per element",
+                n as f64 * 8.0 / serial_ns.max(1.0),
+                serial_ns / (n as f64).max(1.0)
+            )
+        };
         a.findings.push(format!(
-            "n={n}: the serial average phase takes {} ({:.1} GB/s, {:.2} ns per element: the seed's loop keeps one \
+            "n={n}: the serial average phase takes {} ({rate}: the seed's loop keeps one \
              accumulator, so each addition waits for the one before, and two CPUs can each run such a chain); \
              best speedups at up to {cpus:.0} workers: {}",
-            fmt_ns(serial_ns),
-            n as f64 * 8.0 / serial_ns.max(1.0),
-            serial_ns / (n as f64).max(1.0),
+            quoted(serial, Unit::Ns),
             parts.join("; ")
         ));
         if !short.is_empty() {
@@ -411,11 +437,13 @@ fn findings_and_notes(r: &ExperimentResult) -> Analysis {
                 short.join(", ")
             ));
         }
-        let settled = |spec: &MetricSpec, v: &str, w: &str| {
-            r.settled(spec, &[(VARIANT, v), (WORKERS, w), (N, nn)])
+        // Every figure measured, settled or not (issue 39 item 9).
+        let any = |spec: &MetricSpec, v: &str, w: &str| {
+            r.find(spec, &[(VARIANT, v), (WORKERS, w), (N, nn)])
+                .map(|m| &m.summary)
         };
         if cpus >= 1.0 {
-            a.findings.extend(oversubscribed(cpus, &settled));
+            a.findings.extend(oversubscribed(cpus, &any));
         }
         a.findings.extend(versus);
     }
@@ -516,10 +544,13 @@ fn sum_checks(r: &ExperimentResult) -> Vec<String> {
 
 /// The oversubscription finding: W = CPUs + 1 against W = CPUs, each
 /// variant decided from its intervals; the story of equal slices only when
-/// the numbers bear it out (threads and fork slower, the pool not).
+/// the numbers bear it out (threads and fork slower, the pool not). Every
+/// variant measured at both counts keeps its place whatever settled (issue
+/// 39 item 9): a flagged figure is quoted with its mark, not told apart,
+/// and no story rests on it.
 fn oversubscribed<'a>(
     cpus: f64,
-    settled: &dyn Fn(&MetricSpec, &str, &str) -> Option<&'a Summary>,
+    any: &dyn Fn(&MetricSpec, &str, &str) -> Option<&'a Summary>,
 ) -> Option<String> {
     let (at, over) = (
         (cpus as usize).max(2).to_string(),
@@ -529,20 +560,27 @@ fn oversubscribed<'a>(
     let mut slower = Vec::new();
     for v in names(VARIANTS) {
         if let (Some(a), Some(o)) = (
-            settled(&AVERAGE_NS, v, at.as_str()),
-            settled(&AVERAGE_NS, v, over.as_str()),
+            any(&AVERAGE_NS, v, at.as_str()),
+            any(&AVERAGE_NS, v, over.as_str()),
         ) {
             bits.push(format!(
                 "{v}: {}",
-                compare(&format!("{over} workers"), o, &at, a, Unit::Ns)
+                compare_shown(&format!("{over} workers"), o, &at, a, Unit::Ns)
             ));
-            slower.push((v, order(o, a) == Order::Above));
+            // A pair that did not settle tells no direction: no story.
+            let settled = !(a.unstable || o.unstable);
+            slower.push((v, settled.then(|| order(o, a) == Order::Above)));
         }
     }
     if bits.is_empty() {
         return None;
     }
-    let is = |name: &str| slower.iter().find(|(v, _)| *v == name).map(|(_, s)| *s);
+    let is = |name: &str| {
+        slower
+            .iter()
+            .find(|(v, _)| *v == name)
+            .and_then(|(_, s)| *s)
+    };
     let story = match (is(Variant::Threads.name()), is(Variant::Fork.name()), is(Variant::Pool.name())) {
         (Some(true), Some(true), Some(false)) => {
             ". Equal slices on threads or processes finish only when the last one has had its turn; the pool's work stealing rebalances chunks"

@@ -546,17 +546,23 @@ pub fn base_thp(r: &ExperimentResult) -> &'static str {
     }
 }
 
-/// Huge pages: fork with the largest heap measured both ways.
+/// Huge pages: fork with the largest heap measured both ways, flagged
+/// points included (issue 39 item 9): the finding keeps its heap whatever
+/// settled, a flagged figure quoted with its mark and nothing told apart.
 fn huge_pages(r: &ExperimentResult) -> Option<String> {
-    let on = heap_fit::by_heap(r, table::FORK.name(), "on");
-    let &(bytes, on_s) = on.last()?;
-    let off = heap_fit::by_heap(r, table::FORK.name(), base_thp(r));
-    let &(_, off_s) = off.iter().find(|p| p.0 == bytes)?;
+    let on = heap_fit::all_by_heap(r, table::FORK.name(), "on");
+    let off = heap_fit::all_by_heap(r, table::FORK.name(), base_thp(r));
+    let (bytes, on_s, off_s) = on.iter().rev().find_map(|&(b, on_m)| {
+        let off_m = off.iter().find(|p| p.0 == b)?.1;
+        Some((b, &on_m.summary, &off_m.summary))
+    })?;
     let heap = fmt_size(bytes);
     let huge_kib = r
         .reading(&ANON_HUGE_KIB, &[(HEAP, &heap), (THP, "on")])
         .unwrap_or(0.0);
-    let verdict = if apart(on_s, off_s) && on_s.median < off_s.median {
+    let verdict = if on_s.unstable || off_s.unstable {
+        "not told apart here: a figure did not settle".to_string()
+    } else if apart(on_s, off_s) && on_s.median < off_s.median {
         format!(
             "{} cheaper: fork copies one entry per 2 MiB instead of 512",
             ratio_text(off_s, on_s).unwrap_or_else(|| fmt_ratio(off_s.median / on_s.median))
@@ -566,9 +572,9 @@ fn huge_pages(r: &ExperimentResult) -> Option<String> {
     };
     Some(format!(
         "on transparent huge pages ({} of the heap in 2 MiB pages) a fork with a {heap} heap costs {} against {} as the system backs it: {verdict}",
-        fmt_size((huge_kib * 1024.0) as u64),
-        figure(on_s, Unit::Ns),
-        figure(off_s, Unit::Ns),
+        fmt_value(huge_kib * 1024.0, Unit::Bytes),
+        shown(on_s, Unit::Ns),
+        shown(off_s, Unit::Ns),
     ))
 }
 

@@ -97,9 +97,15 @@ pub fn measure(job: &Job, heap_bytes: u64) -> anyhow::Result<WorkerOutput> {
 /// Sysel's 4 GB fork, to the parent (seed 004).
 const SEED_4G_NS: f64 = 20e6;
 
+/// Every series named `spec`, flagged ones included: the untouched
+/// finding keeps its subject whatever settled (issue 39 item 9).
+fn every<'a>(r: &'a ExperimentResult, spec: &'a MetricSpec) -> impl Iterator<Item = &'a Metric> {
+    r.metrics.iter().filter(move |m| m.name == spec.name)
+}
+
 /// The untouched fork series at the largest heap also measured touched.
 fn largest_both_ways<'a>(r: &'a ExperimentResult, base: &str) -> Option<&'a Metric> {
-    r.metrics_named(&UNTOUCHED_PARENT_RETURN_NS)
+    every(r, &UNTOUCHED_PARENT_RETURN_NS)
         .filter(|m| m.label(METHOD) == Some(table::FORK.name()))
         .filter(|m| touched_fork(r, m.label(HEAP).unwrap_or(""), base).is_some())
         .max_by_key(|m| m.label_num(HEAP_BYTES))
@@ -109,7 +115,7 @@ fn largest_both_ways<'a>(r: &'a ExperimentResult, base: &str) -> Option<&'a Metr
 /// `call=first` series (the cold first fork of a fresh process), which
 /// carries the same method, heap and thp labels.
 fn touched_fork<'a>(r: &'a ExperimentResult, heap: &str, base: &str) -> Option<&'a Metric> {
-    r.metrics_named(&PARENT_RETURN_NS)
+    every(r, &PARENT_RETURN_NS)
         .find(|m| warm_line(m, table::FORK.name(), base) && m.label(HEAP) == Some(heap))
 }
 
@@ -146,14 +152,23 @@ pub fn finding(r: &ExperimentResult, base: &str) -> Vec<String> {
             .unwrap_or_default()
     };
     // Decided on the interval of the ratio (stats::contrast), as every
-    // other difference is.
-    let verdict = match crate::stats::contrast::order(touched, untouched) {
-        Order::Above => format!("{} faster", fmt_ratio(touched.median / untouched.median)),
-        Order::Below => "slower, which the page tables do not explain".to_string(),
-        Order::Overlap => "indistinguishable here".to_string(),
+    // other difference is; a figure that did not settle tells nothing apart
+    // and no reason rests on it (issue 39 item 9).
+    let unsettled = touched.unstable || untouched.unstable;
+    let verdict = if unsettled {
+        "not told apart here: a figure did not settle, so no reason is drawn".to_string()
+    } else {
+        let why = "because fork copies page tables only where pages were touched";
+        match crate::stats::contrast::order(touched, untouched) {
+            Order::Above => format!(
+                "{} faster, {why}",
+                fmt_ratio(touched.median / untouched.median)
+            ),
+            Order::Below => "slower, which the page tables do not explain".to_string(),
+            Order::Overlap => "indistinguishable here".to_string(),
+        }
     };
-    let smallest = r
-        .metrics_named(&UNTOUCHED_PARENT_RETURN_NS)
+    let smallest = every(r, &UNTOUCHED_PARENT_RETURN_NS)
         .filter(|m| m.label(METHOD) == Some(table::FORK.name()))
         .min_by_key(|m| m.label_num(HEAP_BYTES));
     let flat = smallest
@@ -162,20 +177,24 @@ pub fn finding(r: &ExperimentResult, base: &str) -> Vec<String> {
             format!(
                 "; from {} to {heap} untouched, fork goes from {} to {}",
                 s.label(HEAP).unwrap_or(""),
-                fmt_ns(s.summary.median),
-                fmt_ns(untouched.median)
+                quoted(&s.summary, Unit::Ns),
+                quoted(untouched, Unit::Ns)
             )
         })
         .unwrap_or_default();
     out.push(format!(
-        "an untouched {heap} heap (mapped, never written) forks to the parent in {}{}, a touched one in {}{}: {verdict}, \
-         because fork copies page tables only where pages were touched{flat}",
-        fmt_ns(untouched.median),
+        "an untouched {heap} heap (mapped, never written) forks to the parent in {}{}, a touched one in {}{}: {verdict}{flat}",
+        quoted(untouched, Unit::Ns),
         pte(&UNTOUCHED_VM_PTE_KIB, &[(HEAP, heap)]),
-        fmt_ns(touched.median),
+        quoted(touched, Unit::Ns),
         pte(&VM_PTE_KIB, &[(HEAP, heap), (THP, base)]),
     ));
-    if big.label_num(HEAP_BYTES) == Some(4 << 30) {
+    if big.label_num(HEAP_BYTES) == Some(4 << 30) && unsettled {
+        out.push(format!(
+            "{}'s 4 GB fork (about 20 ms to the parent after malloc(4 GB)) against the heaps here: not said, a figure did not settle",
+            cite_short(SEED_SYSEL),
+        ));
+    } else if big.label_num(HEAP_BYTES) == Some(4 << 30) {
         // Which line the seed's row sits closer to, by ratio.
         let off = |ns: f64| (SEED_4G_NS / ns).ln().abs();
         let (near, far) = if off(touched.median) <= off(untouched.median) {
