@@ -7,6 +7,7 @@ use super::RSS_GROWTH_KIB;
 use crate::experiments::prelude::*;
 use crate::measure::rss;
 use crate::metric::key::{THREADS, VARIANT};
+use crate::stats::rounds::Unsettled;
 
 pub const DEFAULT: Choice = Choice::new("default", "threads with the default stack size");
 pub const SMALL: Choice = Choice::new(
@@ -530,6 +531,20 @@ fn scaled(s: &Summary, k: f64) -> Summary {
     }
     for v in &mut out.round_medians {
         *v *= k;
+    }
+    // A flag's words quote the series' own figures: scaled with the rest,
+    // so "6.68 KiB ! (two modes: ...)" names its modes per thread too, not
+    // per 1,000 threads.
+    match &mut out.unsettled {
+        Some(Unsettled::TwoModes { low, high, .. }) => {
+            *low *= k;
+            *high *= k;
+        }
+        Some(Unsettled::Trend { first, last }) => {
+            *first *= k;
+            *last *= k;
+        }
+        None => {}
     }
     out
 }

@@ -341,3 +341,36 @@ fn the_summary_thread_memory_names_page_tables_and_slab() {
         "{h}"
     );
 }
+
+/// A flagged Slab figure is quoted per thread, and so are its two modes:
+/// the recorded run's Summary read "6.68 KiB ±18% ! (two modes: 5,422 KiB
+/// and 6,782 KiB ...)", the modes left per 1,000 threads (/tmp/s18 run 2).
+#[test]
+fn a_flagged_slab_figure_quotes_its_modes_per_thread() {
+    let mut r = three_counts();
+    r.metrics.push(near(
+        "kernel_stack_per_thread_kib",
+        &v("default", "2000"),
+        16.0,
+        2.0,
+    ));
+    let mut slab = v("default", "2000").to_vec();
+    slab.push(("kind", "Slab"));
+    let mut m = near("kernel_kib_per_1000_threads", &slab, 6_680.0, 18.0);
+    m.summary.unstable = true;
+    m.summary.unsettled = Some(crate::stats::rounds::Unsettled::TwoModes {
+        low: 5_422.0,
+        high: 6_782.0,
+        low_share: 0.38,
+        explained: None,
+    });
+    r.metrics.push(m);
+    let h = analyze(&r).headlines[0].clone();
+    assert!(
+        h.contains(
+            "6.68 KiB ±18% ! (two modes: 5.42 KiB and 6.78 KiB, 38% / 62% of rounds) of slab"
+        ),
+        "{h}"
+    );
+    assert!(!h.contains("5,422") && !h.contains("6,782"), "{h}");
+}
