@@ -75,6 +75,9 @@ fn sysels_to_the_child_figures_are_set_against_ours_to_the_child_not_a_lifecycle
         m("lifecycle_ns", "pthread_create", "first", 40e3),
         m("lifecycle_ns", "fork", "steady", 200e3),
         m("lifecycle_ns", "pthread_create", "steady", 20e3),
+        // Bendersky's: the parent's return, warm (SPEC, seed 000)
+        m("parent_return_ns", "fork", "steady", 40e3),
+        m("parent_return_ns", "pthread_create", "steady", 8e3),
     ]);
     let said = cold_findings(&r).pop().unwrap();
     assert!(
@@ -82,7 +85,14 @@ fn sysels_to_the_child_figures_are_set_against_ours_to_the_child_not_a_lifecycle
         "{said}"
     );
     assert!(
-        said.contains("warm create+reap (Bendersky's measure), 0.10x"),
+        said.contains(
+            "warm, to the parent's return (Bendersky's measure), 0.20x (8.00 µs vs 40.0 µs)"
+        ),
+        "{said}"
+    );
+    // never the create+reap, which he did not time
+    assert!(
+        !said.contains("create+reap") && !said.contains("0.10x"),
         "{said}"
     );
     assert!(!said.contains("0.10x a fork"), "{said}");
