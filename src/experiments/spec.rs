@@ -314,6 +314,12 @@ pub struct Experiment {
     /// experiment's rounds are sampled, each beside an unsampled twin
     /// (`run::execute`); the others run under `--why` as without it.
     pub attributed: bool,
+    /// Whether its timed work touches fresh memory or forks a process with
+    /// a heap (spawn, memory, parallel): only then may a flagged series'
+    /// words name the host's or the guest's memory as what set its two
+    /// modes apart (`measure::explain::mode_covariate`); elsewhere (a
+    /// ping-pong, a clock read) they give the rounds' fact and no cause.
+    pub memory_work: bool,
 }
 
 /// Something an experiment's first job builds before it measures, when it
@@ -413,6 +419,7 @@ impl Experiment {
         probe: None,
         helper: None,
         attributed: false,
+        memory_work: false,
     };
 
     /// The group: `spawn` for `spawn.heap`.

@@ -330,3 +330,18 @@ fn the_system_call_stays_in_the_summary_when_flagged_with_its_interval_and_flag(
         a.headlines
     );
 }
+
+/// Which experiments' timed work touches memory, so that a memory record
+/// may name a cause: spawn, memory and parallel do; switch and yardstick
+/// (a ping-pong, a clock read, a memcpy of warm buffers) do not.
+#[test]
+fn memory_work_is_declared_by_the_experiments_that_touch_memory() {
+    for e in REGISTRY {
+        let expected = matches!(e.group(), "spawn" | "memory" | "parallel")
+            && !matches!(e.name, "memory.limits" | "memory.sharing");
+        if e.hidden {
+            continue;
+        }
+        assert_eq!(e.memory_work, expected, "{}", e.name);
+    }
+}

@@ -209,11 +209,38 @@ type ReadOf = fn(&Canary) -> Option<f64>;
 
 /// A record of each round that may set two modes apart: how to read it
 /// from a canary, whether two medians are far enough apart to name, and
-/// the words (the low mode's median, the high mode's, the figure's unit).
+/// the words (the low mode's median, the high mode's, the figure's unit,
+/// the slow mode, whether the series' work touches memory: [`Cause`]).
 struct Covariate {
     read: ReadOf,
     apart: fn(f64, f64) -> bool,
-    words: fn(f64, f64, &dyn Fn(f64) -> String, &str) -> String,
+    words: fn(f64, f64, &dyn Fn(f64) -> String, Cause) -> String,
+}
+
+/// What a memory record may name as a cause of two modes: which mode is
+/// the slow one ("high" for a time, "low" for a rate), and whether the
+/// series' timed work touches fresh memory or forks a heap
+/// (`Experiment::memory_work`). Where it does not (a pipe ping-pong), the
+/// memory the rounds found is a fact beside the modes, never their cause.
+#[derive(Clone, Copy)]
+pub struct Cause {
+    pub slow: &'static str,
+    pub memory_work: bool,
+}
+
+impl Cause {
+    /// The words after a memory record's fact: its cause when the slow
+    /// mode's rounds had the worse memory and the work touches memory;
+    /// else that no cause is named, and why.
+    fn memory(self, fact: String, worse_mode: &str, cause: &str) -> String {
+        if worse_mode != self.slow {
+            format!("{fact}, the mode that is not the slow one: no cause is named")
+        } else if !self.memory_work {
+            format!("{fact}; this experiment's timed work neither touches fresh memory nor forks a heap: no cause is named")
+        } else {
+            format!("{fact}: {cause}")
+        }
+    }
 }
 
 /// Two costs at least 20% apart.
@@ -265,7 +292,7 @@ const COVARIATES: [Covariate; 4] = [
     Covariate {
         read: |c| c.fresh_page_ns.filter(|x| *x > 0.0),
         apart: ratio_apart,
-        words: |lo, hi, unit, slow| {
+        words: |lo, hi, unit, cause| {
             let fact = format!(
                 "the rounds of the {} mode found fresh memory dearer to touch ({} against {} per 4 KiB page)",
                 mode_of(lo, hi),
@@ -273,17 +300,17 @@ const COVARIATES: [Covariate; 4] = [
                 unit(lo.min(hi))
             );
             // Dearer memory explains the slow mode only.
-            if mode_of(lo, hi) == slow {
-                format!("{fact}: the host's memory state (memory the guest gave back to the host, with free page reporting, costs a fault on the host again on every page touched)")
-            } else {
-                format!("{fact}, the mode that is not the slow one: no cause is named")
-            }
+            cause.memory(
+                fact,
+                mode_of(lo, hi),
+                "the host's memory state (memory the guest gave back to the host, with free page reporting, costs a fault on the host again on every page touched)",
+            )
         },
     },
     Covariate {
         read: |c| c.fresh_in_order,
         apart: share_apart,
-        words: |lo, hi, _, slow| {
+        words: |lo, hi, _, cause| {
             let fact = format!(
                 "the rounds of the {} mode found free memory more scattered ({} of fresh pages in physical order against {})",
                 // the mode whose rounds read the smaller share: the larger
@@ -293,11 +320,11 @@ const COVARIATES: [Covariate; 4] = [
                 pct(lo.max(hi))
             );
             // Scattered memory explains the slow mode only.
-            if mode_of(hi, lo) == slow {
-                format!("{fact}: the guest's free memory (a heap built of scattered pages makes fork and exit walk scattered page records)")
-            } else {
-                format!("{fact}, the mode that is not the slow one: no cause is named")
-            }
+            cause.memory(
+                fact,
+                mode_of(hi, lo),
+                "the guest's free memory (a heap built of scattered pages makes fork and exit walk scattered page records)",
+            )
         },
     },
 ];
@@ -313,14 +340,19 @@ const COVARIATES: [Covariate; 4] = [
 /// two medians are at least 20% apart (20 points for a share). A memory
 /// record names a cause only when it is the slow mode's rounds (the high
 /// mode's when `high_is_slow`, as for a time; the low mode's for a rate)
-/// that had the dearer or more scattered memory: else the fact alone.
+/// that had the dearer or more scattered memory, and only in an experiment
+/// whose timed work touches memory (`memory_work`): else the fact alone.
 pub fn mode_covariate(
     low_mode: &[bool],
     rounds: &[&RoundTelemetry],
     unit_of: impl Fn(f64) -> String,
     high_is_slow: bool,
+    memory_work: bool,
 ) -> Option<String> {
-    let slow = if high_is_slow { "high" } else { "low" };
+    let cause = Cause {
+        slow: if high_is_slow { "high" } else { "low" },
+        memory_work,
+    };
     let mid = |c: &Canary, d: &Canary, f: ReadOf| match (f(c), f(d)) {
         (Some(a), Some(b)) => Some((a + b) / 2.0),
         (a, b) => a.or(b),
@@ -349,7 +381,7 @@ pub fn mode_covariate(
         let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
         let split = max(&lo) < min(&hi) || max(&hi) < min(&lo);
         if split && (cov.apart)(ml, mh) {
-            return Some((cov.words)(ml, mh, &unit_of, slow));
+            return Some((cov.words)(ml, mh, &unit_of, cause));
         }
     }
     None

@@ -99,7 +99,13 @@ pub fn absorb(
         let seed = exp.seed_for(&s.name, &s.labels);
         let better = exp.better_for(&s.name, &s.labels);
         let high_is_slow = better != crate::results::Better::Higher;
-        explain_modes(&mut summary, &result.round_log, s.point, &ids, high_is_slow);
+        explain_modes(
+            &mut summary,
+            &result.round_log,
+            (s.point, &ids),
+            high_is_slow,
+            exp.memory_work,
+        );
         result.metrics.push(Metric {
             name: s.name,
             unit: s.unit,
@@ -190,9 +196,9 @@ fn with_run_noise(metrics: &mut [Metric]) {
 fn explain_modes(
     s: &mut crate::stats::Summary,
     log: &[crate::results::RoundRecord],
-    point: usize,
-    ids: &[usize],
+    (point, ids): (usize, &[usize]),
     high_is_slow: bool,
+    memory_work: bool,
 ) {
     let Some(stats::rounds::Unsettled::TwoModes {
         low,
@@ -219,6 +225,7 @@ fn explain_modes(
             &records,
             |x| fmt_value(x, Unit::Ns),
             high_is_slow,
+            memory_work,
         );
     }
 }

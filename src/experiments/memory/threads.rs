@@ -96,6 +96,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     measure,
     analyze,
     headlines,
+    memory_work: true,
     ..Experiment::DEFAULT
 };
 

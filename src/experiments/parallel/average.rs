@@ -104,6 +104,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     analyze,
     headlines,
     attributed: true,
+    memory_work: true,
     ..Experiment::DEFAULT
 };
 

@@ -64,6 +64,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     points,
     measure,
     analyze,
+    memory_work: true,
     ..Experiment::DEFAULT
 };
 

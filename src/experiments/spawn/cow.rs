@@ -45,6 +45,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     analyze,
     headlines,
     attributed: true,
+    memory_work: true,
     ..Experiment::DEFAULT
 };
 

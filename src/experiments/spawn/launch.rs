@@ -56,6 +56,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     ],
     measure,
     analyze,
+    memory_work: true,
     ..Experiment::DEFAULT
 };
 

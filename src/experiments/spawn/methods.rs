@@ -33,6 +33,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     params: &[METHODS_PARAM.spec, PLACEMENTS_PARAM.spec],
     measure,
     analyze,
+    memory_work: true,
     ..Experiment::DEFAULT
 };
 
