@@ -384,21 +384,38 @@ fn yardstick(r: &ExperimentResult) -> Option<String> {
 }
 
 /// Unpinned against pinned to one CPU, per method that has both, in one
-/// sentence with how often the scheduler kept the pair on one CPU.
+/// sentence with how often the scheduler kept the pair on one CPU. The
+/// same subjects in every run (issue 39 item 9): a flagged figure is
+/// quoted with its mark and compared with nothing, never dropped. The
+/// share on one CPU is a reading per round, recorded as the median over
+/// rounds, and said as such: a series whose rounds fell in two modes may
+/// have kept the pair on one CPU in some rounds and never in the median
+/// one.
 fn unpinned(r: &ExperimentResult) -> Option<String> {
     let mut parts = Vec::new();
     for m in [PIPE_THREADS.name(), CONDVAR.name()] {
         if let (Some(pin), Some(un)) = (
-            r.settled(&SWITCH_NS, &at(m, SAME_CPU.name())),
-            r.settled(&SWITCH_NS, &at(m, UNPINNED.name())),
+            r.find(&SWITCH_NS, &at(m, SAME_CPU.name()))
+                .map(|x| &x.summary),
+            r.find(&SWITCH_NS, &at(m, UNPINNED.name()))
+                .map(|x| &x.summary),
         ) {
             let kept = r
                 .reading(&SAME_CPU_FRACTION, &at(m, UNPINNED.name()))
                 .map_or(String::new(), |f| {
-                    format!(", on one CPU in {:.0}% of batches", f * 100.0)
+                    format!(
+                        ", the pair on one CPU in {:.0}% of a round's batches (the median round)",
+                        f * 100.0
+                    )
                 });
-            // An interval that bounds nothing supports no comparison.
-            let vs = if bounds_nothing(un, Unit::Ns) || bounds_nothing(pin, Unit::Ns) {
+            let vs = if pin.unstable || un.unstable {
+                format!(
+                    "{} unpinned against {} pinned, not compared: a figure did not settle",
+                    quoted(un, Unit::Ns),
+                    quoted(pin, Unit::Ns)
+                )
+            } else if bounds_nothing(un, Unit::Ns) || bounds_nothing(pin, Unit::Ns) {
+                // An interval that bounds nothing supports no comparison.
                 format!(
                     "{} unpinned against {} pinned, not compared: an interval that bounds nothing",
                     figure(un, Unit::Ns),
