@@ -261,15 +261,45 @@ fn dominant<'a>(parts: &'a [(&'a str, Difference)]) -> Option<&'a (&'a str, Diff
     })
 }
 
-/// What the overhead is made of, in words: the dominant part when its
-/// interval separates from the others', else the parts named as of similar
-/// size.
+/// What the overhead is made of, in words, as a sentence of its own: the
+/// dominant part when its interval separates from the others', else that
+/// none is told apart as the largest (overlapping intervals do not show
+/// the parts alike either).
 fn made_of(parts: &[(&str, Difference)]) -> String {
     match dominant(parts) {
-        Some((name, d)) => format!("{name} dominates the overhead here, {}", d.text()),
+        Some((name, d)) => {
+            let mut c = name.chars();
+            let cap: String = c
+                .next()
+                .map(|f| f.to_uppercase().chain(c).collect())
+                .unwrap_or_default();
+            format!("{cap} dominates the overhead here, {}", d.text())
+        }
         // Each part's figure is in the sentence already.
-        None => "no part dominates: their intervals overlap, so they are of similar size here"
+        None => "No part dominates: their intervals overlap, so none is told apart as the largest"
             .to_string(),
+    }
+}
+
+/// The parts' sum, each half-width added in quadrature (as
+/// [`Difference::against`] weighs two): the overhead with an interval, so
+/// two page sizes' overheads are set against each other by the one rule.
+fn sum(parts: &[&Difference]) -> Difference {
+    let d: f64 = parts.iter().map(|p| p.d).sum();
+    let below = parts
+        .iter()
+        .map(|p| (p.d - p.lo).max(0.0))
+        .fold(0.0, f64::hypot);
+    let above = parts
+        .iter()
+        .map(|p| (p.hi - p.d).max(0.0))
+        .fold(0.0, f64::hypot);
+    Difference {
+        d,
+        lo: d - below,
+        hi: d + above,
+        unit: Unit::Ns,
+        weak: None,
     }
 }
 
@@ -329,7 +359,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
                 let whose = match child_extra.against(p) {
                     Order::Above => "the child's penalty is larger than the parent's: beyond what both pay, its fresh page-table copies cost it more",
                     Order::Below => "the parent's penalty is the larger",
-                    Order::Overlap => "the two penalties are indistinguishable here, so the child's is not all fresh page-table copies",
+                    Order::Overlap => "the two penalties are indistinguishable here, so this run does not isolate what of the child's is fresh page-table copies",
                 };
                 format!("; the parent's first pass over an equal slice, beyond its second: {} ({whose})", p.text())
             }
@@ -360,7 +390,12 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             figure(total, Unit::Ns),
             made_of(&parts)
         ));
-        overheads.push((thp, fork.median + child_extra.d + reap.median, child_extra));
+        let overhead = sum(&[
+            &amount(fork, Unit::Ns),
+            &child_extra,
+            &amount(reap, Unit::Ns),
+        ]);
+        overheads.push((thp, overhead, child_extra));
     }
     let [(_, off_ns, off_extra), (_, on_ns, on_extra)] = overheads.as_slice() else {
         return Analysis::findings(per_size);
@@ -369,14 +404,21 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         Order::Above => format!("{} extra", d.text()),
         _ => format!("{}, within noise", d.text()),
     };
+    // The advice only where the overheads are told apart, by the interval
+    // of their difference: a difference of two medians alone is no result.
+    let verdict = match on_ns.against(off_ns) {
+        Order::Below => ". Put a large array that children will read on huge pages (madvise MADV_HUGEPAGE) before forking",
+        Order::Above => ": larger on huge pages here",
+        Order::Overlap => ": not told apart here, so this run does not show huge pages paying off",
+    };
     let plain = format!(
         "in plain words: on 4 KiB pages fork copies one page-table entry per page, and later frees them; a child reading \
          inherited memory pays a first-pass penalty of {}; on huge pages there is one entry per 2 MiB instead of 512, and the \
-         overhead (fork + the child's first-pass penalty + reap, medians) is {} against {} on 4 KiB pages (first-pass penalty there: {}). \
-         Put a large array that children will read on huge pages (madvise MADV_HUGEPAGE) before forking",
+         overhead (fork + the child's first-pass penalty + reap, half-widths in quadrature) is {} against {} on 4 KiB pages \
+         (first-pass penalty there: {}){verdict}",
         penalty(off_extra),
-        fmt_ns(*on_ns),
-        fmt_ns(*off_ns),
+        on_ns.text(),
+        off_ns.text(),
         penalty(on_extra)
     );
     Analysis {
