@@ -6,7 +6,7 @@
 
 use super::table::wrap;
 use crate::results::{RunResults, RunStatus, Status};
-use crate::units::{fmt_ns, fmt_num};
+use crate::units::fmt_ns;
 use std::path::PathBuf;
 
 /// The most lines the terse output takes (the findings give way first).
@@ -70,10 +70,13 @@ fn joined(parts: &[String], width: usize) -> String {
 /// whether it is virtualised; ends with a newline.
 pub fn header(r: &RunResults, width: usize) -> String {
     let e = &r.env;
+    // A clock in MHz as the report writes it everywhere (the environment,
+    // the seed table, the rounds' range just after): no digit grouping, so
+    // one line never reads "3,979 MHz ... (rounds 3863–3983 MHz)".
     let mhz = match (r.calibration.measured_mhz, e.stated_mhz.or(e.cpuinfo_mhz)) {
-        (Some(m), Some(s)) => format!(", {} MHz measured, {} stated", fmt_num(m, 0), fmt_num(s, 0)),
-        (Some(m), None) => format!(", {} MHz measured", fmt_num(m, 0)),
-        (None, Some(s)) => format!(", {} MHz stated", fmt_num(s, 0)),
+        (Some(m), Some(s)) => format!(", {m:.0} MHz measured, {s:.0} stated"),
+        (Some(m), None) => format!(", {m:.0} MHz measured"),
+        (None, Some(s)) => format!(", {s:.0} MHz stated"),
         (None, None) => String::new(),
     };
     // The clock each round counted, where the file has it: the host may

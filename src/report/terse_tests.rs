@@ -28,3 +28,18 @@ fn the_summary_figures_are_bold_with_their_units_and_nothing_else() {
     let line = "a fork costs 246 µs";
     assert_eq!(bold_figures(line, crate::paint::bold), line);
 }
+
+/// The header's clocks as the report writes them: no digit grouping, so
+/// one line never reads "3,979 MHz measured, 2,600 stated (rounds
+/// 3863–3983 MHz ...)" (the three default runs of /tmp/s18).
+#[test]
+fn the_header_writes_every_clock_alike() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-results.json");
+    let mut r = crate::results::RunResults::read(&path).expect("the fixture reads");
+    r.calibration.measured_mhz = Some(3979.2);
+    r.env.stated_mhz = Some(2600.0);
+    let h = header(&r, 200);
+    assert!(h.contains("3979 MHz measured, 2600 stated"), "{h}");
+    assert!(!h.contains("3,979") && !h.contains("2,600"), "{h}");
+}
