@@ -192,8 +192,8 @@ pub(super) fn direction_findings(r: &ExperimentResult) -> Option<String> {
         if let Some(d) = diff(ab, ba, Unit::Ns) {
             let skew = format!(
                 "were the two directions to cost the same, B's TSC would be ahead of A's by {} to {}",
-                fmt_signed_ns(d.lo / 2.0),
-                fmt_signed_ns(d.hi / 2.0)
+                fmt_delta(d.lo / 2.0, Unit::Ns),
+                fmt_delta(d.hi / 2.0, Unit::Ns)
             );
             match bound(&d, "A→B takes longer, by", "A→B is quicker, by") {
                 Some(b) => s.push_str(&format!(" ({b}; {skew})")),
@@ -212,13 +212,4 @@ pub(super) fn direction_findings(r: &ExperimentResult) -> Option<String> {
             parts.join("; ")
         )
     })
-}
-
-/// A signed time: "+1.20 µs", "−300 ns".
-fn fmt_signed_ns(ns: f64) -> String {
-    if ns < 0.0 {
-        format!("−{}", fmt_ns(-ns))
-    } else {
-        format!("+{}", fmt_ns(ns))
-    }
 }

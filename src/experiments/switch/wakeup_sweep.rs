@@ -71,7 +71,10 @@ pub(super) fn sweep_finding(r: &ExperimentResult) -> Option<String> {
     let period = |us: u64| fmt_ns(us as f64 * 1e3);
     let each: Vec<String> = pts
         .iter()
-        .map(|(us, s)| format!("{} {}", period(*us), fig(s)))
+        // The lateness, then the period it was measured at: "9.00 µs [8.50
+        // µs, 9.50 µs] at 20.0 µs", never two times side by side ("20.0 µs
+        // 37.7 µs [...]", /tmp/s18).
+        .map(|(us, s)| format!("{} at {}", fig(s), period(*us)))
         .collect();
     let mut step: Option<(u64, u64, Difference)> = None;
     for w in pts.windows(2) {
@@ -112,7 +115,7 @@ pub(super) fn sweep_finding(r: &ExperimentResult) -> Option<String> {
         ),
     };
     Some(format!(
-        "a timer on the idle CPU by its period (absolute sleeps, timer slack 1 ns), how late it fires: {}; {verdict}",
+        "a timer on the idle CPU by its period (absolute sleeps, timer slack 1 ns), how late it fires at each period: {}; {verdict}",
         each.join(", ")
     ))
 }

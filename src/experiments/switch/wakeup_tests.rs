@@ -433,6 +433,11 @@ fn each_direction_is_reported_apart_with_the_tsc_offset_it_allows() {
         f.contains("cross_cpu_awake A→B 20.2 µs [20.0 µs, 20.5 µs], B→A 20.1 µs [19.9 µs, 20.4 µs] (not told apart") && f.contains("not told apart"),
         "{f}"
     );
+    // A negative bound is written as every other negative figure is, with
+    // a hyphen-minus ("-70.6 ns [-1.04 µs, 786.0 ns]" beside it), never
+    // U+2212 ("−522.0 ns to +393.0 ns" in /tmp/s18 run 1).
+    assert!(f.contains("ahead of A's by -"), "{f}");
+    assert!(!f.contains("by −"), "{f}");
     // The pooled series stays as it was.
     assert!(finding(&a, "a one-way futex wake-up").contains("takes 20.0 µs"));
 }
@@ -455,8 +460,9 @@ fn the_timer_sweep_names_the_step_or_says_none_was_seen() {
     let a = analyze(&r);
     let f = finding(&a, "a timer on the idle CPU by its period");
     assert!(
-        f.contains("how late it fires: 20.0 µs 9.00 µs [8.50 µs, 9.50 µs], 200 µs 9.50 µs")
-            && f.contains("2.00 ms 40.0 µs [38.0 µs, 42.0 µs]"),
+        f.contains(
+            "how late it fires at each period: 9.00 µs [8.50 µs, 9.50 µs] at 20.0 µs, 9.50 µs"
+        ) && f.contains("40.0 µs [38.0 µs, 42.0 µs] at 2.00 ms"),
         "{f}"
     );
     assert!(
