@@ -153,9 +153,11 @@ impl BusyProbe {
             });
         }
         if busy.during_other_runnable >= BUSY_TASKS {
-            seen.push(format!(
-                "{:.1} on average between its jobs (at most {:.0}, {} samples)",
-                busy.during_other_runnable, busy.during_max_other_runnable, busy.during_samples
+            seen.push(during_words(
+                self.all,
+                busy.during_other_runnable,
+                busy.during_max_other_runnable,
+                busy.during_samples,
             ));
         }
         if steal_share >= BUSY_STEAL {
@@ -174,6 +176,22 @@ impl BusyProbe {
         });
         let throttled = busy.throttled.and_then(throttle_warning);
         (busy, warning.into_iter().chain(throttled).collect())
+    }
+}
+
+/// What was seen between the jobs, in the words of what was seen before
+/// the run: tasks runnable (procs_running, where tasklab's CPUs are all
+/// the machine's) or CPUs' worth of other work (/proc/stat), never a bare
+/// "0.5 on average".
+fn during_words(all: bool, mean: f64, max: f64, samples: usize) -> String {
+    if all {
+        format!(
+            "{mean:.1} tasks of other work were runnable on average between its jobs (at most {max:.0}, {samples} samples of procs_running)"
+        )
+    } else {
+        format!(
+            "other work kept {mean:.1} of them busy on average between its jobs (at most {max:.1}, {samples} samples; their time neither idle nor stolen, /proc/stat)"
+        )
     }
 }
 

@@ -62,3 +62,21 @@ fn procs_running_counts_only_where_tasklabs_cpus_are_all_the_cpus() {
     assert!(!covers(&[0, 1], &[0, 1, 2, 3]));
     assert!(!covers(&[0, 1], &[]));
 }
+
+/// The warning between jobs says what it counts, as the one before the
+/// run does: /tmp/s18 run 1 read "busy ...: 0.5 on average between its
+/// jobs (at most 4, 177 samples)", run 3 "1.2 tasks of other work were
+/// runnable on average before the run".
+#[test]
+fn the_busy_warning_between_jobs_names_its_unit() {
+    let all = during_words(true, 0.5, 4.0, 177);
+    assert_eq!(
+        all,
+        "0.5 tasks of other work were runnable on average between its jobs (at most 4, 177 samples of procs_running)"
+    );
+    let some = during_words(false, 0.5, 1.0, 12);
+    assert!(
+        some.starts_with("other work kept 0.5 of them busy on average between its jobs"),
+        "{some}"
+    );
+}
