@@ -345,3 +345,24 @@ fn memory_work_is_declared_by_the_experiments_that_touch_memory() {
         assert_eq!(e.memory_work, expected, "{}", e.name);
     }
 }
+
+/// A seed row says "the seed: {statistic}, {method}": a method that opens
+/// with its statistic said it twice ("the seed: single calls, single call,
+/// to the child's first instruction", the Sysel rows of /tmp/s18).
+#[test]
+fn no_seed_method_repeats_its_statistic() {
+    for e in REGISTRY {
+        for f in e.seeds {
+            let word = f.statistic.word();
+            let singular = word.trim_end_matches('s');
+            let said = f.method.to_lowercase();
+            assert!(
+                !said.starts_with(singular) && !said.contains("single call"),
+                "{} {}: \"{}\" repeats \"{word}\"",
+                e.name,
+                f.metric,
+                f.method
+            );
+        }
+    }
+}

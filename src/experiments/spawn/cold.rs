@@ -33,7 +33,7 @@ pub static EXPERIMENT: Experiment = Experiment {
             SeedStat::Single,
             SEED_SYSEL,
             SYSEL_HW,
-            "single call, 3.4 GHz (34 µs) to 1.3 GHz (94 µs)",
+            "return to the parent, 3.4 GHz (34 µs) to 1.3 GHz (94 µs)",
         )
         .labels(&[(METHOD, table::FORK.name()), (CALL, "first")])
         .cold()
@@ -45,7 +45,7 @@ pub static EXPERIMENT: Experiment = Experiment {
             SeedStat::Single,
             SEED_SYSEL,
             SYSEL_HW,
-            "single call, to the child's first instruction",
+            "to the child's first instruction",
         )
         .labels(&[(METHOD, table::FORK.name()), (CALL, "first")])
         .cold()
@@ -57,7 +57,7 @@ pub static EXPERIMENT: Experiment = Experiment {
             SeedStat::Single,
             SEED_SYSEL,
             SYSEL_HW,
-            "single call, return to the parent",
+            "return to the parent",
         )
         .labels(&[(METHOD, table::PTHREAD_CREATE.name()), (CALL, "first")])
         .cold()
@@ -69,7 +69,7 @@ pub static EXPERIMENT: Experiment = Experiment {
             SeedStat::Single,
             SEED_SYSEL,
             SYSEL_HW,
-            "single call, to the new thread's first instruction",
+            "to the new thread's first instruction",
         )
         .labels(&[(METHOD, table::PTHREAD_CREATE.name()), (CALL, "first")])
         .cold()
@@ -81,7 +81,7 @@ pub static EXPERIMENT: Experiment = Experiment {
             SeedStat::Single,
             SEED_SYSEL,
             SYSEL_HW,
-            "fork+exec of HelloWorld, single call (\"about 700 and more\")",
+            "fork+exec of HelloWorld (\"about 700 and more\")",
         )
         .labels(&[(METHOD, table::FORK_EXEC_STATIC.name()), (CALL, "first")])
         .cold(),
