@@ -430,3 +430,36 @@ fn a_measured_attribution_is_the_likely_cause_in_place_of_the_page_table_guesses
         assert!(guessed.contains("nested paging"), "{guessed}");
     }
 }
+
+/// A table's ours/seed cell sits beside our median: when the seed's
+/// statistic is another, the cell names ours by it. /tmp/s18 run 1's echo
+/// row read "125,815/s ~ | ... | 200,000/s | 0.19x ~", the 0.19x being
+/// our count over total time (37,513/s), not the median beside it.
+#[test]
+fn a_ratio_by_another_statistic_than_the_median_says_which() {
+    let cell = crate::report::table::seed_ratio_cell;
+    let mean = with_seed(&[10.0, 20.0, 90.0], None, 10.0, 10.0, SeedStat::Mean, false);
+    assert_eq!(
+        cell(&mean),
+        format!("{} (our mean)", mean.seed_compare_text())
+    );
+    let median = with_seed(
+        &[10.0, 20.0, 90.0],
+        None,
+        10.0,
+        10.0,
+        SeedStat::Median,
+        false,
+    );
+    assert_eq!(cell(&median), median.seed_compare_text());
+    // no ratio, no statistic named
+    let cold = with_seed(
+        &[10.0, 20.0, 90.0],
+        Some("steady"),
+        10.0,
+        10.0,
+        SeedStat::Mean,
+        true,
+    );
+    assert_eq!(cell(&cold), "not compared");
+}
