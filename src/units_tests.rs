@@ -119,7 +119,8 @@ fn no_negative_zero_and_every_whole_part_grouped() {
     assert_eq!(fmt_value(-0.0, Unit::Kib), "0 KiB");
     assert_eq!(fmt_value(-0.001, Unit::Ratio), "0.00x");
     assert_eq!(fmt_value(12_345.5, Unit::Ratio), "12,345.50x");
-    assert_eq!(fmt_value(1_234.25, Unit::Count), "1,234.25");
+    assert_eq!(fmt_value(1_234.25, Unit::Count), "1,234");
+    assert_eq!(fmt_value(-1_234.0, Unit::Count), "-1,234");
     assert_eq!(fmt_share(-0.000001), "0.000%");
     assert_eq!(fmt_share(123.4), "12,340%");
 }
@@ -157,4 +158,14 @@ fn a_cpu_load_is_a_share_below_one_cpu_and_cpus_above() {
     assert_eq!(fmt_cpu_load(1.19), "1.19 CPUs");
     assert_eq!(fmt_cpu_load(214.51), "215 CPUs");
     assert!(!fmt_cpu_load(3.0).contains('%'));
+}
+
+/// A count from 100 up is whole, as KiB are: memory.limits' interval read
+/// "[32,098.78, 32,734.33]" beside a median of 32,415 threads (/tmp/s18).
+#[test]
+fn a_large_count_is_whole_and_a_small_one_keeps_its_decimals() {
+    assert_eq!(fmt_value(32_098.78, Unit::Count), "32,099");
+    assert_eq!(fmt_value(32_415.0, Unit::Count), "32,415");
+    assert_eq!(fmt_value(4.29, Unit::Count), "4.29");
+    assert_eq!(fmt_value(2.0, Unit::Count), "2");
 }
