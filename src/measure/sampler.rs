@@ -177,8 +177,10 @@ pub fn per_op_cpu(
     })
     .unwrap_or_else(|never| match never {});
     let ops = (samples as u64 * n) as f64;
+    // The window brackets the CPU time read, so switching sampling on and
+    // off (under --why, an interrupt to each other CPU) is not in it.
+    let _window = super::why::Window::open();
     let (walls, cpu) = cpu_over(sys::CpuOf::Thread, ops, || {
-        let _window = super::why::Window::open();
         (0..samples)
             .map(|_| {
                 let t0 = sys::monotonic_ns();
@@ -303,11 +305,13 @@ pub fn events_cpu<T>(
     let per_event = (sys::monotonic_ns() - t0) as f64 / warmed as f64;
     let n = ((budget.seconds * 1e9 / per_event.max(1.0)) as usize)
         .clamp(budget.min_samples.max(1), budget.max_samples.max(1));
-    let cpu0 = sys::cpu_ns(sys::CpuOf::ProcessAndChildren)?;
+    // The window brackets the CPU time read, so switching sampling on and
+    // off (under --why, an interrupt to each other CPU) is not in it.
     let window = super::why::Window::open();
+    let cpu0 = sys::cpu_ns(sys::CpuOf::ProcessAndChildren)?;
     let got = (0..n).map(|_| f()).collect::<io::Result<Vec<T>>>()?;
-    drop(window);
     let cpu1 = sys::cpu_ns(sys::CpuOf::ProcessAndChildren)?;
+    drop(window);
     Ok((got, CpuPerOp::between(cpu0, cpu1, n as f64)))
 }
 

@@ -4,6 +4,11 @@
 //! counted per series as raw addresses. The parent names the addresses
 //! (`measure::attribution`), once per run, from /proc/kallsyms.
 //!
+//! Sampling is CPU-wide where the kernel allows it (an event per CPU that
+//! samples every task there, the samples of other processes dropped by
+//! [`Tree`]), since then the kernel does nothing for it at a context switch
+//! or a fork; else per task, inherited by the children ([`choose`]).
+//!
 //! A window is what the sampler times: the recorded calls of
 //! `sampler::events_cpu` and `sampler::per_op_cpu` (warm-ups are not
 //! sampled), while a [`Scope`] says which series they are. Sampling is
@@ -11,7 +16,7 @@
 //! CPU, outside any timed call, and the rings are drained then.
 
 use crate::results::Labels;
-use crate::sys::perf::CpuClock;
+use crate::sys::perf::{CpuClock, Drained, Mode, Sample};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,6 +27,8 @@ use std::sync::Mutex;
 pub struct WhyJob {
     /// Samples per second of CPU time of each sampled task.
     pub rate_hz: u64,
+    /// The mode the run chose ([`choose`]), every worker alike.
+    pub mode: Mode,
 }
 
 /// The default rate: about 1 kHz, as `perf record`'s software default.
@@ -37,19 +44,29 @@ pub const RATE_RANGE: std::ops::RangeInclusive<u64> = 10..=10_000;
 /// counted (`lost`).
 const RING_PAGES: usize = 512;
 
-/// A run's `--why`: the rate, and why sampling is refused here if it is.
+/// A run's `--why`: the rate, the mode, and why sampling is refused here
+/// if it is.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WhyPlan {
     pub rate_hz: u64,
     pub refused: Option<String>,
+    pub mode: Mode,
+    /// Why the mode is per task, where CPU-wide sampling was refused.
+    pub per_task_why: Option<String>,
 }
 
 impl WhyPlan {
-    /// At `rate_hz`, checked against this machine ([`unavailable`]).
+    /// At `rate_hz`, checked against this machine ([`probe`]).
     pub fn here(rate_hz: u64) -> WhyPlan {
+        let (mode, per_task_why, refused) = match probe() {
+            Ok((mode, why)) => (mode, why, None),
+            Err(no) => (Mode::PerTask, None, Some(no)),
+        };
         WhyPlan {
             rate_hz,
-            refused: unavailable(),
+            refused,
+            mode,
+            per_task_why,
         }
     }
 
@@ -57,6 +74,7 @@ impl WhyPlan {
     pub fn job(&self) -> Option<WhyJob> {
         self.refused.is_none().then_some(WhyJob {
             rate_hz: self.rate_hz,
+            mode: self.mode,
         })
     }
 
@@ -66,7 +84,100 @@ impl WhyPlan {
             event: "cpu-clock".into(),
             rate_hz: self.rate_hz,
             unavailable: self.refused.clone(),
+            mode: self.refused.is_none().then(|| mode_name(self.mode).into()),
+            per_task_why: self.per_task_why.clone(),
         }
+    }
+}
+
+/// How the results file names a mode.
+pub fn mode_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::CpuWide => "cpu-wide",
+        Mode::PerTask => "per-task",
+    }
+}
+
+/// The processes a CPU-wide event's samples are kept for: the worker
+/// (`root`) and its descendants. A process is in the tree when its parent
+/// is: the parent from a fork record (a child started while sampling was
+/// on, kept after it was reaped, until an exit record says it ended), else
+/// from /proc (a child started before, alive at the drain). Verdicts are
+/// kept for one drain only: a pid is reused once the kernel's pids wrap
+/// (pid_max can be 32768), and a reaped stranger's pid may be a child's in
+/// the next window.
+#[derive(Debug)]
+pub struct Tree {
+    root: u32,
+    parents: HashMap<u32, u32>,
+    known: HashMap<u32, bool>,
+}
+
+impl Tree {
+    pub fn new(root: u32) -> Tree {
+        Tree {
+            root,
+            parents: HashMap::new(),
+            known: HashMap::new(),
+        }
+    }
+
+    /// Notes the children that fork records name, before the samples of
+    /// the same drain are judged.
+    pub fn forks(&mut self, forks: &[(u32, u32)]) {
+        for &(child, parent) in forks {
+            self.parents.insert(child, parent);
+            self.known.remove(&child);
+        }
+    }
+
+    /// Whether process `pid` is in the tree, a parent not named by a fork
+    /// record asked of `parent_of` (None: not visible, so not known to be
+    /// in it).
+    pub fn holds(&mut self, pid: u32, parent_of: &mut impl FnMut(u32) -> Option<u32>) -> bool {
+        let mut path = Vec::new();
+        let mut at = pid;
+        let verdict = loop {
+            if at == self.root {
+                break true;
+            }
+            if let Some(&v) = self.known.get(&at) {
+                break v;
+            }
+            // The idle task, init, or a chain too long to be a worker's.
+            if at <= 1 || path.len() >= 64 {
+                break false;
+            }
+            path.push(at);
+            match self.parents.get(&at).copied().or_else(|| parent_of(at)) {
+                Some(p) if p != at => at = p,
+                _ => break false,
+            }
+        };
+        for p in path {
+            self.known.insert(p, verdict);
+        }
+        verdict
+    }
+
+    /// The samples of a drain that belong to the tree: the drain's fork
+    /// records noted first, its exit records after its samples are judged.
+    pub fn keep(
+        &mut self,
+        d: Drained,
+        mut parent_of: impl FnMut(u32) -> Option<u32>,
+    ) -> Vec<Sample> {
+        self.known.clear();
+        self.forks(&d.forks);
+        let kept = d
+            .samples
+            .into_iter()
+            .filter(|s| self.holds(s.pid, &mut parent_of))
+            .collect();
+        for pid in &d.exits {
+            self.parents.remove(pid);
+        }
+        kept
     }
 }
 
@@ -89,6 +200,8 @@ struct Counts {
 
 struct Recorder {
     clock: CpuClock,
+    /// The worker's tree, for a CPU-wide clock's samples.
+    tree: Option<Tree>,
     scope: Option<Labels>,
     on: bool,
     got: Vec<(Labels, Counts)>,
@@ -121,6 +234,11 @@ impl Recorder {
         let _ = self.clock.disable();
         self.on = false;
         let d = self.clock.drain();
+        let lost = d.lost;
+        let samples = match &mut self.tree {
+            Some(t) => t.keep(d, crate::sys::procfs::parent_pid),
+            None => d.samples,
+        };
         let Some(labels) = &self.scope else { return };
         let at = match self.got.iter().position(|(l, _)| l == labels) {
             Some(i) => i,
@@ -130,8 +248,8 @@ impl Recorder {
             }
         };
         let c = &mut self.got[at].1;
-        c.lost += d.lost;
-        for s in d.samples {
+        c.lost += lost;
+        for s in samples {
             if s.kernel {
                 *c.kernel.entry(s.kernel_ips).or_default() += 1;
             } else {
@@ -144,9 +262,11 @@ impl Recorder {
 /// Starts this worker's sampling (disabled until a window opens). An
 /// error says why; the worker then measures without it.
 pub fn start(job: &WhyJob) -> std::io::Result<()> {
-    let clock = CpuClock::open(1_000_000_000 / job.rate_hz.max(1), RING_PAGES)?;
+    let clock = CpuClock::open(1_000_000_000 / job.rate_hz.max(1), RING_PAGES, job.mode)?;
+    let tree = (clock.mode() == Mode::CpuWide).then(|| Tree::new(std::process::id()));
     *RECORDER.lock().unwrap_or_else(|p| p.into_inner()) = Some(Recorder {
         clock,
+        tree,
         scope: None,
         on: false,
         got: Vec::new(),
@@ -232,20 +352,52 @@ impl Drop for Window {
     }
 }
 
-/// Whether this process may sample itself with kernel call chains: None
-/// if a cpu-clock event opens, maps and enables here, else why not,
-/// naming the setting to change.
-pub fn unavailable() -> Option<String> {
-    let opened = CpuClock::open(1_000_000, 8).and_then(|c| {
-        c.enable()?;
-        c.disable()
-    });
-    let e = opened.err()?;
-    Some(refusal_words(
-        &e,
-        crate::sys::procfs::perf_event_paranoid(),
-        crate::sys::effective_uid() == 0,
-    ))
+/// Whether a cpu-clock event of `mode` opens, maps and enables here.
+fn try_mode(mode: Mode) -> std::io::Result<()> {
+    let c = CpuClock::open(1_000_000, 8, mode)?;
+    c.enable()?;
+    c.disable()
+}
+
+/// The mode to sample in, from whether a CPU-wide event opens here
+/// (`wide`) and, only if not, whether a per-task one does (`per_task`):
+/// CPU-wide where it opens; else per task, with the CPU-wide refusal; else
+/// the per-task refusal.
+pub fn choose(
+    wide: std::io::Result<()>,
+    per_task: impl FnOnce() -> std::io::Result<()>,
+) -> Result<(Mode, Option<std::io::Error>), std::io::Error> {
+    match wide {
+        Ok(()) => Ok((Mode::CpuWide, None)),
+        Err(w) => per_task().map(|()| (Mode::PerTask, Some(w))),
+    }
+}
+
+/// Whether this process may sample itself with kernel call chains here,
+/// and how: the mode and, when per task, why not CPU-wide; else why not at
+/// all, naming the setting to change.
+pub fn probe() -> Result<(Mode, Option<String>), String> {
+    let paranoid = crate::sys::procfs::perf_event_paranoid();
+    let root = crate::sys::effective_uid() == 0;
+    match choose(try_mode(Mode::CpuWide), || try_mode(Mode::PerTask)) {
+        Ok((mode, wide)) => Ok((mode, wide.map(|e| per_task_words(&e, paranoid)))),
+        Err(e) => Err(refusal_words(&e, paranoid, root)),
+    }
+}
+
+/// Why the sampling is per task: the CPU-wide event's refusal `e`, the
+/// setting that allows it, and what per-task events cost.
+pub fn per_task_words(e: &std::io::Error, paranoid: Option<i64>) -> String {
+    let setting = match paranoid {
+        Some(p) => format!("kernel.perf_event_paranoid is {p}"),
+        None => "kernel.perf_event_paranoid cannot be read".into(),
+    };
+    format!(
+        "sampled with per-task events, as CPU-wide sampling was refused ({e}; {setting}, and \
+         CPU-wide events need it at 0 or below, or CAP_PERFMON, or root): the kernel switches \
+         a sampled task's events out and in at each of its context switches and copies them \
+         at each fork, which a figure made of context switches pays (see docs/WHY.md)"
+    )
 }
 
 /// Why the kernel refused the event `e`, in words that name the setting.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::sys::perf::{Drained, Mode, Sample};
 
 #[test]
 fn a_refusal_names_the_setting_to_change() {
@@ -31,4 +32,105 @@ fn without_a_recorder_nothing_is_active_and_nothing_recorded() {
     drop(w);
     assert!(!active());
     assert!(finish().is_empty());
+}
+
+fn io(code: i32) -> std::io::Error {
+    std::io::Error::from_raw_os_error(code)
+}
+
+#[test]
+fn cpu_wide_where_it_opens_else_per_task_with_the_reason_else_refused() {
+    // CPU-wide opens: per-task is not even tried.
+    let mut tried = false;
+    let got = choose(Ok(()), || {
+        tried = true;
+        Ok(())
+    });
+    assert_eq!(got.unwrap().0, Mode::CpuWide);
+    assert!(!tried);
+    // Refused CPU-wide (perf_event_paranoid 2, no CAP_PERFMON): per task,
+    // and the refusal kept for the report.
+    let (mode, why) = choose(Err(io(libc::EACCES)), || Ok(())).unwrap();
+    assert_eq!(mode, Mode::PerTask);
+    assert_eq!(why.unwrap().raw_os_error(), Some(libc::EACCES));
+    // Both refused: the per-task refusal is the run's.
+    let e = choose(Err(io(libc::EACCES)), || Err(io(libc::ENOENT))).unwrap_err();
+    assert_eq!(e.raw_os_error(), Some(libc::ENOENT));
+    let w = per_task_words(&io(libc::EACCES), Some(2));
+    assert!(w.contains("kernel.perf_event_paranoid is 2"), "{w}");
+    assert!(w.contains("CAP_PERFMON"), "{w}");
+}
+
+fn sample(pid: u32) -> Sample {
+    Sample {
+        pid,
+        kernel: true,
+        kernel_ips: vec![u64::from(pid)],
+    }
+}
+
+#[test]
+fn the_tree_keeps_the_worker_and_its_descendants_only() {
+    // Worker 100; 101 a child born in a window (a fork record) and reaped
+    // before the drain (no /proc); 102 its grandchild, whose fork record
+    // came first from another CPU's ring; 200 a child of /proc's 150 whose
+    // parent is the worker (born before the windows); 300 another
+    // process, child of 1; 0 the idle task.
+    let procfs = |pid: u32| match pid {
+        150 => Some(100),
+        200 => Some(150),
+        300 => Some(1),
+        _ => None,
+    };
+    let mut asked = Vec::new();
+    let mut t = Tree::new(100);
+    let d = Drained {
+        samples: [100, 101, 102, 200, 300, 0, 999].map(sample).to_vec(),
+        lost: 0,
+        forks: vec![(102, 101), (101, 100)],
+        exits: vec![],
+    };
+    let kept = t.keep(d, |p| {
+        asked.push(p);
+        procfs(p)
+    });
+    let pids: Vec<u32> = kept.iter().map(|s| s.pid).collect();
+    assert_eq!(pids, vec![100, 101, 102, 200]);
+    // Within a drain each verdict is asked once; in the next drain a
+    // reaped child of a fork record is still in the tree until its exit
+    // record, and /proc is asked again (a pid may have been reused).
+    asked.sort();
+    asked.dedup();
+    let once = asked.len();
+    asked.clear();
+    let again = Drained {
+        samples: [101, 200, 300, 150, 999, 101, 102].map(sample).to_vec(),
+        exits: vec![101],
+        ..Drained::default()
+    };
+    let kept = t.keep(again, |p| {
+        asked.push(p);
+        procfs(p)
+    });
+    assert_eq!(
+        kept.iter().map(|s| s.pid).collect::<Vec<_>>(),
+        vec![101, 200, 150, 101, 102]
+    );
+    assert_eq!(asked.len(), once, "{asked:?}");
+    // After 101's exit record: 101 is no longer known, nor its child 102.
+    let after = Drained {
+        samples: [101, 102].map(sample).to_vec(),
+        ..Drained::default()
+    };
+    assert!(t.keep(after, procfs).is_empty());
+    // A pid judged out joins when a fork record names it a child.
+    t.forks(&[(999, 100)]);
+    assert!(t.holds(999, &mut |_| None));
+}
+
+#[test]
+fn a_parent_loop_ends_outside_the_tree() {
+    let mut t = Tree::new(100);
+    assert!(!t.holds(7, &mut |p| Some(if p == 7 { 8 } else { 7 })));
+    assert!(!t.holds(5, &mut |p| Some(p)));
 }

@@ -202,13 +202,24 @@ pub fn section(d: &mut Doc, r: &RunResults) {
          worker and the children it started); each share is the median over the \
          rounds with its 95% interval, the rounds the unit. A function's self share \
          counts the samples taken in it, its total share those it is on the call \
-         chain of. Halted time (a task asleep, a CPU idle) is not sampled, and a \
-         child's exit teardown is not seen (see docs/WHY.md).",
-        w.event, w.rate_hz
+         chain of. Halted time (a task asleep, a CPU idle) is not sampled{} (see \
+         docs/WHY.md).",
+        w.event,
+        w.rate_hz,
+        // CPU-wide events see a child to its end; inherited ones leave it
+        // before its memory is torn down.
+        if w.mode.as_deref() == Some("cpu-wide") {
+            ""
+        } else {
+            ", and a child's exit teardown is not seen"
+        }
     )));
     if let Some(no) = &w.unavailable {
         d.push(Block::Warning(format!("Nothing attributed: {no}.")));
         return;
+    }
+    if let Some(m) = mode_words(w) {
+        d.push(Block::Para(m));
     }
     let all = attributed(r);
     if all.iter().any(|x| x.overhead.is_some()) {
@@ -241,6 +252,27 @@ pub fn section(d: &mut Doc, r: &RunResults) {
                 d.push(Block::Chart(c));
             }
         }
+    }
+}
+
+/// Which tasks the events sampled, and what that costs at a context
+/// switch; None in a file that does not say (from before both modes).
+pub fn mode_words(w: &crate::results::why::WhyRecord) -> Option<String> {
+    match w.mode.as_deref()? {
+        "cpu-wide" => Some(
+            "Sampled CPU-wide: an event on each CPU samples every task that runs there, and \
+             the samples of other processes are dropped (the worker's tree is followed by the \
+             kernel's fork records), so the kernel does no work for sampling at a context \
+             switch or a fork."
+                .into(),
+        ),
+        "per-task" => Some(format!(
+            "Sampled per task: {}.",
+            w.per_task_why
+                .as_deref()
+                .unwrap_or("the events follow the worker and the tasks it starts")
+        )),
+        other => Some(format!("Sampled in mode {other}.")),
     }
 }
 

@@ -63,6 +63,8 @@ fn attributed_fixture() -> RunResults {
         event: "cpu-clock".into(),
         rate_hz: 1000,
         unavailable: None,
+        mode: None,
+        per_task_why: None,
     });
     r
 }
@@ -94,6 +96,8 @@ fn without_why_nothing_is_shown_and_a_refusal_is_said() {
         event: "cpu-clock".into(),
         rate_hz: 1000,
         unavailable: Some("kernel.perf_event_paranoid is 3".into()),
+        mode: None,
+        per_task_why: None,
     });
     assert_eq!(
         terminal_lines(&r),
@@ -155,6 +159,8 @@ fn two_attributed() -> RunResults {
         event: "cpu-clock".into(),
         rate_hz: 1000,
         unavailable: None,
+        mode: None,
+        per_task_why: None,
     });
     r
 }
@@ -383,4 +389,37 @@ fn a_share_bound_past_the_whole_is_said_not_quoted() {
         }),
         "50.0% [40.0%, 60.0%]"
     );
+}
+
+#[test]
+fn the_mode_is_said_and_only_per_task_hides_the_exit_teardown() {
+    let rec = |mode: Option<&str>, per_task_why: Option<&str>| WhyRecord {
+        event: "cpu-clock".into(),
+        rate_hz: 1000,
+        unavailable: None,
+        mode: mode.map(Into::into),
+        per_task_why: per_task_why.map(Into::into),
+    };
+    assert!(mode_words(&rec(None, None)).is_none());
+    let wide = mode_words(&rec(Some("cpu-wide"), None)).unwrap();
+    assert!(wide.contains("CPU-wide"), "{wide}");
+    let per = mode_words(&rec(Some("per-task"), Some("refused (EACCES)"))).unwrap();
+    assert!(per.contains("per task: refused (EACCES)"), "{per}");
+    let text = |w: WhyRecord| {
+        let mut r = fixture();
+        r.why = Some(w);
+        let mut d = Doc::default();
+        section(&mut d, &r);
+        d.blocks
+            .iter()
+            .filter_map(|b| match b {
+                Block::Para(p) => Some(p.clone()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(!text(rec(Some("cpu-wide"), None)).contains("exit teardown"));
+    assert!(text(rec(Some("per-task"), None)).contains("exit teardown is not seen"));
+    assert!(text(rec(None, None)).contains("exit teardown is not seen"));
 }

@@ -141,4 +141,12 @@ pub struct WhyRecord {
     /// Why nothing was attributed, naming the setting to change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unavailable: Option<String>,
+    /// Which tasks the events sampled: "cpu-wide" (every task on each
+    /// CPU, this run's kept) or "per-task" (inherited events); absent
+    /// when refused, and in files from before both were tried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// Why per-task, where CPU-wide sampling was refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_task_why: Option<String>,
 }

@@ -18,8 +18,13 @@ fn planned(name: &str, side: Option<SideSetup>) -> Planned {
 const WHY: WhyPlan = WhyPlan {
     rate_hz: 1000,
     refused: None,
+    mode: crate::sys::perf::Mode::CpuWide,
+    per_task_why: None,
 };
-const JOB: WhyJob = WhyJob { rate_hz: 1000 };
+const JOB: WhyJob = WhyJob {
+    rate_hz: 1000,
+    mode: crate::sys::perf::Mode::CpuWide,
+};
 
 #[test]
 fn only_an_attributed_experiment_gets_a_sampled_twin() {

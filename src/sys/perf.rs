@@ -2,16 +2,22 @@
 //! this process and the tasks it starts, with kernel call chains, read from
 //! the kernel's mmap ring buffers. No `perf` binary, no crate: the attribute
 //! is the kernel's own layout (`linux/perf_event.h`, `PERF_ATTR_SIZE_VER5`),
-//! and the records read are the three this event makes (sample, lost,
-//! throttle, the last skipped).
+//! and the records read are those these events make (sample, lost, fork;
+//! the others skipped).
 //!
-//! One event per CPU: the kernel refuses to map the buffer of an inherited
-//! event that follows a task on every CPU (`perf_mmap`: "Don't allow mmap()
-//! of inherited per-task counters"), so, as `perf record` does, each CPU has
-//! an event of its own for this process and its children (`inherit`), each
-//! with its ring. The events start disabled; [`CpuClock::enable`] and
-//! [`CpuClock::disable`] turn them (and their inherited copies in children
-//! alive then) on and off around a timed window.
+//! One event per CPU, in one of two [`Mode`]s. [`Mode::CpuWide`]: each CPU's
+//! event samples every task that runs there (pid -1), and fork records
+//! (`task`) let the reader keep only this process's tree; the kernel does
+//! nothing for it at a context switch or a fork, which is why it is tried
+//! first, but it needs root, `CAP_PERFMON` or `perf_event_paranoid` at 0 or
+//! below. [`Mode::PerTask`], where that is refused: each CPU's event follows
+//! this process and its children (`inherit`; the kernel refuses to map the
+//! buffer of an inherited event that follows a task on every CPU, so, as
+//! `perf record` does, an event a CPU), and is switched out and in with
+//! every context switch of a task that carries it, and copied at each fork.
+//! The events start disabled; [`CpuClock::enable`] and [`CpuClock::disable`]
+//! turn them (and their inherited copies in children alive then) on and off
+//! around a timed window.
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -22,15 +28,20 @@ const PERF_SAMPLE_IP: u64 = 1 << 0;
 const PERF_SAMPLE_TID: u64 = 1 << 1;
 const PERF_SAMPLE_CALLCHAIN: u64 = 1 << 5;
 const ATTR_SIZE_VER5: u32 = 112;
-/// `attr.flags` bits: disabled, inherit, exclude_hv, exclude_callchain_user.
+/// `attr.flags` bits: disabled, inherit, exclude_hv, exclude_idle, task
+/// (fork and exit records), exclude_callchain_user.
 const FLAG_DISABLED: u64 = 1 << 0;
 const FLAG_INHERIT: u64 = 1 << 1;
 const FLAG_EXCLUDE_HV: u64 = 1 << 6;
+const FLAG_EXCLUDE_IDLE: u64 = 1 << 7;
+const FLAG_TASK: u64 = 1 << 13;
 const FLAG_EXCLUDE_CALLCHAIN_USER: u64 = 1 << 22;
 const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 1 << 3;
 const IOC_ENABLE: libc::c_ulong = 0x2400;
 const IOC_DISABLE: libc::c_ulong = 0x2401;
+const PERF_RECORD_EXIT: u32 = 4;
 const PERF_RECORD_LOST: u32 = 2;
+const PERF_RECORD_FORK: u32 = 7;
 const PERF_RECORD_SAMPLE: u32 = 9;
 const MISC_CPUMODE_MASK: u16 = 7;
 const MISC_KERNEL: u16 = 1;
@@ -66,9 +77,23 @@ struct Attr {
     reserved: u16,
 }
 
-/// One sample: where the task was, and its kernel call chain.
+/// Which tasks a CPU's event samples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Every task that runs on the CPU; the reader keeps this process's
+    /// tree (its pid and the children the fork records name).
+    CpuWide,
+    /// This process and the tasks it starts (inherited events).
+    PerTask,
+}
+
+/// One sample: the sampled task's process, where it was, and its kernel
+/// call chain.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sample {
+    /// The process (thread group) sampled.
+    pub pid: u32,
     /// The task was in the kernel (else in user space).
     pub kernel: bool,
     /// The kernel call chain, the sampled address first (empty for a
@@ -82,14 +107,22 @@ pub struct Drained {
     pub samples: Vec<Sample>,
     /// Samples the kernel dropped because a ring was full.
     pub lost: u64,
+    /// The processes started while sampling was on (fork records of
+    /// [`Mode::CpuWide`]): (child, parent), threads left out.
+    pub forks: Vec<(u32, u32)>,
+    /// The processes whose first thread exited while sampling was on
+    /// (exit records of [`Mode::CpuWide`]).
+    pub exits: Vec<u32>,
 }
 
 /// The cpu-clock events of this process and its children, one per CPU.
 pub struct CpuClock {
+    mode: Mode,
     rings: Vec<Ring>,
 }
 
 struct Ring {
+    cpu: i32,
     fd: OwnedFd,
     base: *mut u8,
     len: usize,
@@ -115,24 +148,37 @@ fn sysconf(name: libc::c_int) -> usize {
     v.max(0) as usize
 }
 
-fn open_event(period_ns: u64, cpu: i32) -> io::Result<OwnedFd> {
+/// The attribute `flags` and the pid to open an event of `mode` with.
+fn flags_and_pid(mode: Mode) -> (u64, libc::pid_t) {
+    let common = FLAG_DISABLED | FLAG_EXCLUDE_HV | FLAG_EXCLUDE_CALLCHAIN_USER;
+    match mode {
+        // The idle task's samples are not written (its timer still fires);
+        // fork records name the children to keep.
+        Mode::CpuWide => (common | FLAG_EXCLUDE_IDLE | FLAG_TASK, -1),
+        Mode::PerTask => (common | FLAG_INHERIT, 0),
+    }
+}
+
+fn open_event(period_ns: u64, cpu: i32, mode: Mode) -> io::Result<OwnedFd> {
+    let (flags, pid) = flags_and_pid(mode);
     let attr = Attr {
         kind: PERF_TYPE_SOFTWARE,
         size: ATTR_SIZE_VER5,
         config: PERF_COUNT_SW_CPU_CLOCK,
         sample_period: period_ns.max(10_000),
         sample_type: PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN,
-        flags: FLAG_DISABLED | FLAG_INHERIT | FLAG_EXCLUDE_HV | FLAG_EXCLUDE_CALLCHAIN_USER,
+        flags,
         ..Attr::default()
     };
     // SAFETY: perf_event_open reads `attr.size` bytes of the attribute,
     // which is that long and lives across the call; pid 0 is this process,
-    // group -1 none, flags 0; the fd it returns is owned below.
+    // -1 every task on `cpu`; group -1 none; the fd it returns is owned
+    // below.
     let fd = unsafe {
         libc::syscall(
             libc::SYS_perf_event_open,
             &attr as *const Attr,
-            0 as libc::pid_t,
+            pid,
             cpu as libc::c_int,
             -1 as libc::c_int,
             PERF_FLAG_FD_CLOEXEC,
@@ -147,7 +193,7 @@ fn open_event(period_ns: u64, cpu: i32) -> io::Result<OwnedFd> {
 
 impl Ring {
     /// Maps `fd`'s ring: one header page and `pages` (a power of two) of data.
-    fn map(fd: OwnedFd, pages: usize) -> io::Result<Ring> {
+    fn map(cpu: i32, fd: OwnedFd, pages: usize) -> io::Result<Ring> {
         let page = sysconf(libc::_SC_PAGESIZE).max(4096);
         let len = (pages + 1) * page;
         // SAFETY: a fresh shared mapping of the event's descriptor, of the
@@ -166,6 +212,7 @@ impl Ring {
             return Err(io::Error::last_os_error());
         }
         Ok(Ring {
+            cpu,
             fd,
             base: base.cast(),
             len,
@@ -206,6 +253,18 @@ impl Ring {
     }
 }
 
+/// The order to switch the events of `cpus` in (indices into it): the one
+/// of CPU `here` last when `last`, else first; the others as they come.
+pub fn switch_order(cpus: impl Iterator<Item = i32>, here: i32, last: bool) -> Vec<usize> {
+    let cpus: Vec<i32> = cpus.collect();
+    let (mine, others): (Vec<usize>, Vec<usize>) = (0..cpus.len()).partition(|&i| cpus[i] == here);
+    if last {
+        [others, mine].concat()
+    } else {
+        [mine, others].concat()
+    }
+}
+
 /// Walks the records in `bytes` (as a ring holds them) into `into`.
 pub fn parse_records(bytes: &[u8], into: &mut Drained) {
     let u16_at = |i: usize| u16::from_ne_bytes([bytes[i], bytes[i + 1]]);
@@ -225,6 +284,7 @@ pub fn parse_records(bytes: &[u8], into: &mut Drained) {
             PERF_RECORD_SAMPLE if size >= 8 + 24 => {
                 let nr = u64_at(body + 16) as usize;
                 let chain = body + 24;
+                let pid = u32_at(body + 8);
                 let kernel = misc & MISC_CPUMODE_MASK == MISC_KERNEL;
                 let mut kernel_ips = Vec::new();
                 if kernel && chain + nr * 8 <= at + size {
@@ -233,9 +293,26 @@ pub fn parse_records(bytes: &[u8], into: &mut Drained) {
                         .filter(|ip| *ip < CONTEXT_MAX)
                         .collect();
                 }
-                into.samples.push(Sample { kernel, kernel_ips });
+                into.samples.push(Sample {
+                    pid,
+                    kernel,
+                    kernel_ips,
+                });
             }
             PERF_RECORD_LOST if size >= 8 + 16 => into.lost += u64_at(body + 8),
+            // pid, ppid, tid, ptid, time: a new thread's pid is its parent's.
+            PERF_RECORD_FORK if size >= 8 + 16 => {
+                let (pid, ppid) = (u32_at(body), u32_at(body + 4));
+                if pid != ppid {
+                    into.forks.push((pid, ppid));
+                }
+            }
+            PERF_RECORD_EXIT if size >= 8 + 16 => {
+                let (pid, tid) = (u32_at(body), u32_at(body + 8));
+                if pid == tid {
+                    into.exits.push(pid);
+                }
+            }
             _ => {}
         }
         at += size;
@@ -243,17 +320,17 @@ pub fn parse_records(bytes: &[u8], into: &mut Drained) {
 }
 
 impl CpuClock {
-    /// Opens a disabled cpu-clock event for this process and the tasks it
-    /// starts from now on, on every CPU, sampling every `period_ns` of CPU
-    /// time, the CPUs' rings sharing `total_pages` pages (each a power of
-    /// two, at least 16; halved down to 8 while the kernel refuses the
-    /// size, as a user's locked memory limit can).
-    pub fn open(period_ns: u64, total_pages: usize) -> io::Result<CpuClock> {
+    /// Opens a disabled cpu-clock event of `mode` on every CPU (for this
+    /// process and the tasks it starts from now on), sampling every
+    /// `period_ns` of CPU time, the CPUs' rings sharing `total_pages` pages
+    /// (each a power of two, at least 16; halved down to 8 while the kernel
+    /// refuses the size, as a user's locked memory limit can).
+    pub fn open(period_ns: u64, total_pages: usize, mode: Mode) -> io::Result<CpuClock> {
         let mut rings = Vec::new();
         let cpus = sysconf(libc::_SC_NPROCESSORS_CONF).max(1);
         let pages = (total_pages / cpus).max(16);
         for cpu in 0..cpus {
-            let fd = match open_event(period_ns, cpu as i32) {
+            let fd = match open_event(period_ns, cpu as i32, mode) {
                 Ok(fd) => fd,
                 // An offline CPU.
                 Err(e) if e.raw_os_error() == Some(libc::ENODEV) => continue,
@@ -265,7 +342,7 @@ impl CpuClock {
                 pages.next_power_of_two() / 2
             };
             let ring = loop {
-                match Ring::map(fd.try_clone()?, n) {
+                match Ring::map(cpu as i32, fd.try_clone()?, n) {
                     Ok(r) => break r,
                     Err(e) if n > 8 && e.raw_os_error() == Some(libc::EPERM) => n /= 2,
                     Err(e) => return Err(e),
@@ -277,26 +354,39 @@ impl CpuClock {
         if rings.is_empty() {
             return Err(io::Error::from_raw_os_error(libc::ENODEV));
         }
-        Ok(CpuClock { rings })
+        Ok(CpuClock { mode, rings })
     }
 
-    fn ioctl_all(&self, request: libc::c_ulong) -> io::Result<()> {
-        for r in &self.rings {
+    /// Which tasks the events sample.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Sends `request` to every CPU's event, the event of the CPU this
+    /// thread runs on `last` or first. Switching another CPU's event sends
+    /// that CPU an interrupt and waits for it; with this CPU's own event
+    /// enabled last and disabled first, a CPU-wide event never samples this
+    /// thread waiting for those.
+    fn ioctl_all(&self, request: libc::c_ulong, last: bool) -> io::Result<()> {
+        let here = super::proc::current_cpu();
+        let order = switch_order(self.rings.iter().map(|r| r.cpu), here, last);
+        for i in order {
+            let fd = self.rings[i].fd.as_raw_fd();
             // SAFETY: ENABLE and DISABLE take no argument and touch no
             // memory of ours; the descriptor is the ring's own.
-            super::check(unsafe { libc::ioctl(r.fd.as_raw_fd(), request as _, 0) })?;
+            super::check(unsafe { libc::ioctl(fd, request as _, 0) })?;
         }
         Ok(())
     }
 
     /// Starts sampling (this process and its children alive or to come).
     pub fn enable(&self) -> io::Result<()> {
-        self.ioctl_all(IOC_ENABLE)
+        self.ioctl_all(IOC_ENABLE, true)
     }
 
     /// Stops sampling.
     pub fn disable(&self) -> io::Result<()> {
-        self.ioctl_all(IOC_DISABLE)
+        self.ioctl_all(IOC_DISABLE, false)
     }
 
     /// The samples every ring holds now, and how many were lost.

@@ -36,10 +36,12 @@ fn samples_and_lost_records_are_read_and_markers_dropped() {
         d.samples,
         vec![
             Sample {
+                pid: 7,
                 kernel: true,
                 kernel_ips: vec![0xffff_1000, 0xffff_2000]
             },
             Sample {
+                pid: 7,
                 kernel: false,
                 kernel_ips: vec![]
             }
@@ -60,4 +62,50 @@ fn a_truncated_record_ends_the_walk() {
 #[test]
 fn the_attribute_is_the_kernels_version_5_size() {
     assert_eq!(std::mem::size_of::<Attr>(), ATTR_SIZE_VER5 as usize);
+}
+
+#[test]
+fn fork_and_exit_records_name_processes_not_threads() {
+    // pid, ppid, tid, ptid (two u32 each to a u64), time.
+    let pair = |a: u64, b: u64| a | (b << 32);
+    let mut bytes = record(PERF_RECORD_FORK, 0, &[pair(20, 10), pair(20, 10), 99]);
+    bytes.extend(record(
+        PERF_RECORD_FORK,
+        0,
+        &[pair(10, 10), pair(21, 10), 99],
+    ));
+    // Exits: a process's first thread, then another thread of it.
+    bytes.extend(record(
+        PERF_RECORD_EXIT,
+        0,
+        &[pair(20, 10), pair(20, 10), 99],
+    ));
+    bytes.extend(record(PERF_RECORD_EXIT, 0, &[pair(10, 1), pair(21, 1), 99]));
+    let mut d = Drained::default();
+    parse_records(&bytes, &mut d);
+    assert_eq!(d.forks, vec![(20, 10)]);
+    assert_eq!(d.exits, vec![20]);
+    assert!(d.samples.is_empty());
+}
+
+#[test]
+fn a_cpu_wide_event_follows_no_task_and_records_forks() {
+    let (flags, pid) = flags_and_pid(Mode::CpuWide);
+    assert_eq!(pid, -1);
+    assert_eq!(flags & FLAG_INHERIT, 0);
+    assert_ne!(flags & FLAG_TASK, 0);
+    assert_ne!(flags & FLAG_DISABLED, 0);
+    let (flags, pid) = flags_and_pid(Mode::PerTask);
+    assert_eq!(pid, 0);
+    assert_ne!(flags & FLAG_INHERIT, 0);
+    assert_eq!(flags & FLAG_TASK, 0);
+}
+
+#[test]
+fn this_cpus_event_is_enabled_last_and_disabled_first() {
+    let cpus = [0, 1, 3];
+    assert_eq!(switch_order(cpus.into_iter(), 1, true), vec![0, 2, 1]);
+    assert_eq!(switch_order(cpus.into_iter(), 1, false), vec![1, 0, 2]);
+    // Not known (-1) or offline: the rings' own order.
+    assert_eq!(switch_order(cpus.into_iter(), -1, true), vec![0, 1, 2]);
 }

@@ -200,6 +200,14 @@ pub fn start_ticks(pid: i32) -> Option<u64> {
     rest.split_whitespace().nth(19)?.parse().ok()
 }
 
+/// The parent of process `pid` (field 4 of /proc/PID/stat), or `None`
+/// when no such process is visible (it was reaped, or another namespace's).
+pub fn parent_pid(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
 /// This process's pid namespace ("pid:[4026531836]"): a pid means the same
 /// process only inside one namespace.
 pub fn pid_namespace() -> Option<String> {

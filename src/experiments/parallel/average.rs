@@ -252,9 +252,9 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             let t0 = sys::monotonic_ns();
             let s = sum_by(xs, v, w, &pools)?;
             let t1 = sys::monotonic_ns();
+            let c1 = par::cpu_ns(par::CpuOf::ProcessAndChildren)?;
             drop(window);
-            let granted = (par::cpu_ns(par::CpuOf::ProcessAndChildren)? - c0) as f64
-                / (t1 - t0).max(1) as f64;
+            let granted = (c1 - c0) as f64 / (t1 - t0).max(1) as f64;
             let mut worst = 0.0;
             let what = if v == Variant::Serial {
                 "serial rerun".to_string()

@@ -374,18 +374,17 @@ fn drive(
     let mut b_cpu0 = b_cpu(record);
     let mut same = 0;
     for _ in 0..samples {
+        // `run --why` samples the batch (its switches on and off are outside
+        // the timed batch and the CPU time and switches read around it).
+        let why = crate::measure::why::Window::open();
         let a_cpu0 = sys::cpu_ns(sys::CpuOf::Thread)?;
         let a0 = sys::switches(false)?;
         let cpu = sys::current_cpu();
         r.a_cpu_mask |= cpu_bit(cpu);
-        // `run --why` samples the timed batch alone (its switches on and
-        // off are outside it).
-        let dt = {
-            let _why = crate::measure::why::Window::open();
-            batch(a, n)?
-        };
+        let dt = batch(a, n)?;
         let a1 = sys::switches(false)?;
         let a_cpu1 = sys::cpu_ns(sys::CpuOf::Thread)?;
+        drop(why);
         let a_cpu = sys::current_cpu();
         r.a_cpu_mask |= cpu_bit(a_cpu);
         a.round_trip(MARK)?;

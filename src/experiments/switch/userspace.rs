@@ -354,13 +354,14 @@ fn async_round_trips(budget: &Budget) -> io::Result<(Vec<f64>, Option<CpuPerOp>)
         while w.took(async_batch(&tx1, &mut rx2, w.n()).await?) {}
         let n = w.n();
         let mut out = Vec::with_capacity(samples);
-        let cpu0 = sys::cpu_ns(sys::CpuOf::Thread);
+        // The window brackets the CPU time read (--why's switching is not in it).
         let window = crate::measure::why::Window::open();
+        let cpu0 = sys::cpu_ns(sys::CpuOf::Thread);
         while out.len() < samples {
             out.push(async_batch(&tx1, &mut rx2, n).await? / n as f64);
         }
-        drop(window);
         let cpu1 = sys::cpu_ns(sys::CpuOf::Thread);
+        drop(window);
         let cpu = CpuPerOp::between_reads(cpu0, cpu1, (samples as u64 * n) as f64);
         drop(tx1);
         echo.await.map_err(|e| io::Error::other(e.to_string()))?;
