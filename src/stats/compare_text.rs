@@ -118,7 +118,7 @@ fn weak_label(s: &Summary) -> Option<String> {
 /// its figure from half or twice itself: then it bounds nothing the Summary
 /// can state (a speedup "0.90x [0.31x, 2.59x]" cannot even say whether the
 /// work got faster or slower).
-fn half_or_double(m: f64, lo: f64, hi: f64) -> bool {
+pub fn half_or_double(m: f64, lo: f64, hi: f64) -> bool {
     m > 0.0 && (lo < m / 2.0 || hi > 2.0 * m)
 }
 

@@ -390,6 +390,28 @@ fn the_summary_keeps_forks_slope_with_its_interval_when_it_holds_no_growth() {
     assert!(!s.contains("grows 1.00 µs"), "{s}");
 }
 
+#[test]
+fn a_slope_its_interval_cannot_tell_from_half_or_double_is_growth_of_no_stated_size() {
+    let mib = 1u64 << 20;
+    let r = result(vec![
+        lifecycle("fork", 0, "system", 50e3),
+        lifecycle("fork", 100 * mib, "system", 160e3),
+        lifecycle("fork", 200 * mib, "system", 164e3),
+        lifecycle("pthread_create", 0, "system", 10e3),
+    ]);
+    let s = fork_vs_thread(&picks(&r)).unwrap();
+    assert!(
+        s.contains("; fork then grows per 100 MiB of touched heap between 100 MiB and 200 MiB, by 4.00 µs ["),
+        "{s}"
+    );
+    assert!(
+        s.contains(
+            ": an amount its interval cannot tell from half or twice itself (164 µs at 200 MiB)"
+        ),
+        "{s}"
+    );
+}
+
 fn attribution(
     method: &str,
     heap_bytes: u64,
