@@ -142,6 +142,28 @@ pub fn interval(s: &crate::results::why::Share) -> String {
     )
 }
 
+/// The top `n` kernel functions by self share, largest first, each with
+/// its interval: ", most in finish_task_switch 30.0% [25.0%, 33.0%]", or
+/// nothing when no function has a self share.
+pub fn most_in(a: &Attribution, n: usize) -> String {
+    let mut f: Vec<_> = a
+        .functions
+        .iter()
+        .filter(|f| f.self_share.median > 0.0)
+        .collect();
+    f.sort_by(|x, y| y.self_share.median.total_cmp(&x.self_share.median));
+    let named: Vec<String> = f
+        .iter()
+        .take(n)
+        .map(|f| format!("{} {}", f.function, interval(&f.self_share)))
+        .collect();
+    if named.is_empty() {
+        String::new()
+    } else {
+        format!(", most in {}", named.join(", "))
+    }
+}
+
 /// Every part with samples, its pooled share and its top functions, then
 /// user space and the rest of the kernel: "fork's copy of the address
 /// space 41.0% (copy_page_range 38.2% [35.1%, 40.0%]), ...; user space
