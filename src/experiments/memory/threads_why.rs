@@ -3,8 +3,9 @@
 //! spent its sampled CPU time, one window per round, told as the parts of
 //! the path ([`crate::experiments::why_parts`]): each stack mapped (mmap,
 //! and mprotect for its guard page), the page faults of the stacks
-//! touched, the rest of creating each thread (clone3), the switches and
-//! wake-ups, and the gate's futexes.
+//! touched, the switches and wake-ups (a new thread's first run among
+//! them), the rest of creating each thread (clone3), and the gate's
+//! futexes.
 //!
 //! What sampling does not see: a thread asleep at the gate, the creating
 //! thread waiting for the others, a CPU idle: the window's wall time
@@ -44,16 +45,6 @@ pub const PARTS: &[Part] = &[
         ],
     },
     Part {
-        name: CREATE,
-        on_chain: &[
-            "kernel_clone",
-            "copy_process",
-            "__do_sys_clone*",
-            "__x64_sys_clone*",
-            "ret_from_fork*",
-        ],
-    },
-    Part {
         name: SWITCH,
         on_chain: &[
             "__schedule",
@@ -62,6 +53,16 @@ pub const PARTS: &[Part] = &[
             "__switch_to",
             "try_to_wake_up",
             "wake_up_new_task",
+        ],
+    },
+    Part {
+        name: CREATE,
+        on_chain: &[
+            "kernel_clone",
+            "copy_process",
+            "__do_sys_clone*",
+            "__x64_sys_clone*",
+            "ret_from_fork*",
         ],
     },
     Part {

@@ -3,7 +3,8 @@
 //! ([`crate::experiments::why_parts`]): the wake-up itself
 //! (`try_to_wake_up`, the IPI or the remote enqueue it sends), the switch,
 //! the interrupts taken, the futex's own functions, the timer's sleep, the
-//! membarrier, the system call's entry and exit.
+//! membarrier, and the other system-call work (the entry and exit, and
+//! whatever a call does that no part above names).
 //!
 //! What it cannot see is most of a cross-CPU wake-up: the time until the
 //! halted CPU leaves idle and the woken thread runs is halted time (on a VM
@@ -77,7 +78,7 @@ pub const PARTS: &[Part] = &[
         ],
     },
     Part {
-        name: "the system call's entry and exit",
+        name: "other system-call work (the entry and exit, and calls no part above names)",
         on_chain: &["entry_SYSCALL*", "do_syscall_64", "syscall_exit*"],
     },
 ];
