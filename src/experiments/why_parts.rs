@@ -132,14 +132,10 @@ pub fn functions_in(a: &Attribution, part: &str, parts: &[Part], n: usize) -> St
         .join(", ")
 }
 
-/// A share with its interval: "38.2% [35.1%, 40.0%]".
+/// A share with its interval: "38.2% [35.1%, 40.0%]"; a bound computed
+/// past 100% or below 0% said so, never clamped (`units::fmt_share_interval`).
 pub fn interval(s: &crate::results::why::Share) -> String {
-    format!(
-        "{} [{}, {}]",
-        fmt_share(s.median),
-        fmt_share(s.lo),
-        fmt_share(s.hi)
-    )
+    crate::units::fmt_share_interval(s.median, s.lo, s.hi)
 }
 
 /// The top `n` kernel functions by self share, largest first, each with
