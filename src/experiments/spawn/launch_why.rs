@@ -5,10 +5,11 @@
 //! dropping the copy fork made), the page faults, the switches between
 //! parent and child, the rest of creating the task, and its exit and reap.
 //!
-//! What sampling does not see here: the child's own teardown at exit (its
-//! inherited events are removed before its memory is unmapped, docs/WHY.md),
-//! and any time a task is asleep (the launch's pause in spawn.launch, a
-//! parent waiting for its child on another CPU).
+//! What sampling does not see here: any time a task is asleep (the
+//! launch's pause in spawn.launch, a parent waiting for its child on
+//! another CPU), and, sampled per task (where CPU-wide sampling is
+//! refused), the child's own teardown at exit (its inherited events are
+//! removed before its memory is unmapped, docs/WHY.md).
 
 use super::table;
 use crate::experiments::why_parts::{self, Part, Split};
