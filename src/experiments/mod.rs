@@ -13,6 +13,7 @@ pub mod selftest;
 pub mod spawn;
 pub mod spec;
 pub mod switch;
+pub mod why_parts;
 pub mod yardstick;
 
 #[cfg(test)]

@@ -321,6 +321,18 @@ impl Drop for Scope {
     }
 }
 
+/// Files what the windows of the series `from` collected under `to`: for
+/// an experiment whose series' labels are known only once its windows ran
+/// (memory.threads: the threads that did start).
+pub fn relabel(from: &Labels, to: &Labels) {
+    with(|r| {
+        r.stop();
+        for (l, _) in r.got.iter_mut().filter(|(l, _)| l == from) {
+            *l = to.clone();
+        }
+    });
+}
+
 /// A timed window: sampling on while it lives, if this worker samples and
 /// a [`Scope`] names the series; when it drops, sampling off and the
 /// samples counted to the scope. A window opened inside another (a timed

@@ -20,6 +20,7 @@ pub mod malloc;
 pub mod sharing;
 pub mod threads;
 pub mod threads_findings;
+pub mod threads_why;
 
 use crate::env::Env;
 use crate::metric::{Kind, MetricSpec};

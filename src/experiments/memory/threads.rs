@@ -8,6 +8,7 @@ use super::threads_findings::*;
 use super::{default_stack, usable_memory, Snap, RSS_GROWTH_KIB};
 use crate::experiments::prelude::*;
 use crate::measure::rss::{self, RSS_BOUND_KIB, RSS_CROSS_CHECK_KIB};
+use crate::measure::why;
 use crate::metric::key::{THREADS, VARIANT};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -95,6 +96,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     points,
     measure,
     analyze,
+    attributed: true,
     headlines,
     memory_work: true,
     ..Experiment::DEFAULT
@@ -283,6 +285,17 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 
     let mut crowd = Crowd::with_capacity(n);
     let before = Snap::now()?;
+    // `run --why` samples the creation and the readying, one window: the
+    // threads as asked, relabelled below if fewer started.
+    let asked = why_labels(
+        &variant,
+        &n.to_string(),
+        stack_bytes,
+        default_stack_bytes,
+        touch_bytes,
+    );
+    let scope = why::Scope::enter(&asked);
+    let window = why::Window::open();
     let t0 = crate::sys::monotonic_ns();
     let mut refused = None;
     for _ in 0..n {
@@ -300,6 +313,8 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     }
     // From "go" until every thread has touched its stack and blocked.
     let ready_ns = (crate::sys::monotonic_ns() - t1) as f64;
+    drop(window);
+    drop(scope);
     let after = Snap::now()?;
     let bound = rss::bound_now();
     drop(crowd);
@@ -325,6 +340,9 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         base.push((TOUCHED, touch_name.as_str()));
     }
     let l = labels(&base);
+    if l != asked {
+        why::relabel(&asked, &l);
+    }
     // The bound of one VmRSS reading, taken while the threads were alive
     // (before 6.2 it grows with them), and the cross-check against
     // smaps_rollup, read together.
@@ -401,6 +419,28 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         one(after.threads as f64 - before.threads as f64),
     );
     Ok(out)
+}
+
+/// The labels of a point's series: variant, threads, stack, and the bytes
+/// touched when any.
+fn why_labels(
+    variant: &str,
+    threads: &str,
+    stack_bytes: Option<usize>,
+    default_stack_bytes: u64,
+    touch_bytes: usize,
+) -> Labels {
+    let stack_name = fmt_size(stack_bytes.map_or(default_stack_bytes, |s| s as u64));
+    let touch_name = fmt_size(touch_bytes as u64);
+    let mut base = vec![
+        (VARIANT, variant),
+        (THREADS, threads),
+        (STACK, stack_name.as_str()),
+    ];
+    if touch_bytes > 0 {
+        base.push((TOUCHED, touch_name.as_str()));
+    }
+    labels(&base)
 }
 
 #[cfg(test)]

@@ -298,10 +298,12 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
         footnote = Some(n);
     }
     f.extend(kernel_memory(r, at(default)));
-    f.extend(times(&s, &label, (at(default), at(TOUCH.name))));
+    f.extend(times(r, &s, &label, (at(default), at(TOUCH.name))));
     // How the figures hold across counts is the method's check: a note.
     a.notes.extend(footnote);
     a.notes.extend(growth(r, &fits));
+    a.notes
+        .extend(super::threads_why::paths(r, &names(VARIANTS)));
     a.fits.extend(fits);
     a.headlines.extend(thread_memory_headline(r));
     a
@@ -309,7 +311,12 @@ pub fn analyze(r: &ExperimentResult) -> Analysis {
 
 /// The two times, one sentence: creating the default variant's threads,
 /// and faulting in the touched variant's stacks.
-fn times(s: &Get, label: &Label, (at_default, at_touch): (&str, &str)) -> Option<String> {
+fn times(
+    r: &ExperimentResult,
+    s: &Get,
+    label: &Label,
+    (at_default, at_touch): (&str, &str),
+) -> Option<String> {
     let (default, touch) = (DEFAULT.name, TOUCH.name);
     let mut times = Vec::new();
     if let (Some(c), Some(per)) = (s(&CREATE_NS, default), s(&CREATE_PER_THREAD_NS, default)) {
@@ -327,12 +334,17 @@ fn times(s: &Get, label: &Label, (at_default, at_touch): (&str, &str)) -> Option
         } else {
             format!("{} per thread", fmt_ns(t.median / n.max(1.0)))
         };
+        // Under `run --why` the faults' share is measured, not assumed.
+        let cpus = std::thread::available_parallelism().map_or(1, |p| p.get());
+        let how = match super::threads_why::faults(r, touch, at_touch) {
+            Some(measured) => format!("on {cpus} CPUs; {measured}"),
+            None => format!("on {cpus} CPUs' worth of page faults"),
+        };
         times.push(format!(
-            "faulting in {} of stack in each of {} threads took {} ({per}, on {} CPUs' worth of page faults)",
+            "faulting in {} of stack in each of {} threads took {} ({per}, {how})",
             label(touch, TOUCHED),
             at_touch,
             shown(t, Unit::Ns),
-            std::thread::available_parallelism().map_or(1, |p| p.get())
         ));
     }
     (!times.is_empty()).then(|| times.join("; "))

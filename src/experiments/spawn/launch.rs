@@ -57,6 +57,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     measure,
     analyze,
     memory_work: true,
+    attributed: true,
     ..Experiment::DEFAULT
 };
 
@@ -70,6 +71,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         .filter_map(|name| find(table::METHODS, name))
         .collect();
     let per_method = interleave(&methods, PASSES, job.seed, |method| {
+        let _why = crate::measure::why::Scope::enter(&labels(&[(METHOD, method.name())]));
         events_cpu(&share, 5, || l.launch_paused(method, Some(PAUSE)))
             .map_err(|e| anyhow::anyhow!("{}: {e}", method.name()))
     })?;
@@ -94,8 +96,12 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     Ok(out)
 }
 
+/// The findings; under `run --why`, where each launch's sampled CPU time
+/// went, a note each (the pause is asleep, so unsampled).
 fn analyze(r: &ExperimentResult) -> Analysis {
-    Analysis::findings(findings(r))
+    let mut a = Analysis::findings(findings(r));
+    a.notes.extend(super::launch_why::paths(r, None));
+    a
 }
 
 fn findings(r: &ExperimentResult) -> Vec<String> {

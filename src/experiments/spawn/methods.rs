@@ -7,12 +7,14 @@
 use super::engine::{
     Launcher, CHILD_ON_PARENT_CPU, CHILD_START_NS, LIFECYCLE_NS, PARENT_RETURN_NS,
 };
-use super::placement::{self, push_placed, PLACEMENTS};
+use super::launch_why;
+use super::placement::{self, push_placed, Placement, PLACEMENTS};
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
 use crate::measure::explain::cpu_of_wall_pinned;
 use crate::measure::rss::RSS_BOUND_KIB;
 use crate::measure::sampler::{events_cpu, interleave, push_cpu, Budget, CPU_NS, PASSES};
+use crate::measure::why;
 use crate::metric::key::{METHOD, PLACEMENT};
 use crate::sys;
 
@@ -34,6 +36,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     measure,
     analyze,
     memory_work: true,
+    attributed: true,
     ..Experiment::DEFAULT
 };
 
@@ -76,6 +79,11 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let share = Budget::from_job(job).split(PASSES);
     // Methods and placements take turns, a share of the budget at a time.
     let measured = interleave(&runnable, PASSES, job.seed, |(name, method, p)| {
+        // `run --why` samples the launches pinned to one CPU: a free
+        // launch is filed by where its child started only after it ran,
+        // which no window can know beforehand.
+        let _why = (*p == Placement::OneCpu)
+            .then(|| why::Scope::enter(&labels(&[(METHOD, name), (PLACEMENT, p.name())])));
         p.enter(&allowed)
             .and_then(|_| events_cpu(&share, 5, || l.launch(method)))
             .map_err(|e| anyhow::anyhow!("{name}: {e}"))
@@ -155,6 +163,9 @@ fn libraries_note(libs: &[String]) -> Option<String> {
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = Analysis::default();
     a.findings = placement_findings(r, "one_cpu", &mut a.notes);
+    a.findings
+        .extend(launch_why::program_start(r, Some(ONE_CPU)));
+    a.notes.extend(launch_why::paths(r, Some(ONE_CPU)));
     for placement in ["free_same_cpu", "free_other_cpu", "free"] {
         let mut why = Vec::new();
         a.notes.extend(placement_findings(r, placement, &mut why));
@@ -178,8 +189,10 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         r.reading(&WORKER_MAPPINGS, &[]),
         r.reading(&WORKER_ANON_KIB, &[]),
     ) {
+        let measured =
+            launch_why::fork_copy(r, Some(ONE_CPU)).map_or(String::new(), |m| format!("; {m}"));
         a.notes.push(format!(
-            "fork copied a worker of {maps:.0} mappings and {}{} of anonymous memory (RssAnon); fork's cost grows with both, so a smaller program forks faster and a bigger one slower (spawn.heap; docs/FIDELITY.md)",
+            "fork copied a worker of {maps:.0} mappings and {}{} of anonymous memory (RssAnon); fork's cost grows with both, so a smaller program forks faster and a bigger one slower (spawn.heap; docs/FIDELITY.md){measured}",
             fmt_value(anon, Unit::Kib),
             crate::measure::rss::pm(crate::measure::rss::bound(r, &[]), 1.0, 1.0)
         ));
@@ -187,6 +200,9 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     a.notes.extend(crate::measure::rss::note(r));
     a
 }
+
+/// The placement `run --why` samples.
+const ONE_CPU: &str = Placement::choice(Placement::OneCpu).name;
 
 /// What each comparison's figures include, once: a note beside the finding.
 const FORK_VS_THREAD_ENDS: &str = "a fork+reap and a pthread_create+join end at different points: the join returns when the kernel clears the thread's tid word as it exits, the reap after the process has fully exited";

@@ -22,6 +22,7 @@ pub mod heap_fit;
 pub mod heap_image;
 pub mod heap_untouched;
 pub mod launch;
+pub mod launch_why;
 pub mod methods;
 pub mod placement;
 pub mod table;

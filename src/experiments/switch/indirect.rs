@@ -90,6 +90,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     points,
     measure,
     analyze,
+    attributed: true,
     ..Experiment::DEFAULT
 };
 
@@ -208,7 +209,11 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     // The cases take turns, a share of the budget at a time.
     let share = budget.split(PASSES);
     let passes = interleave(&cases, PASSES, job.seed, |&walking| {
+        // `run --why` samples the switches with the set walked; the warm
+        // walk after them is not sampled.
+        let why = crate::measure::why::Scope::enter(&case_labels(walking, tasks));
         let r = run_pair_walking(method, &Place::same(cpus[0]), &share, &all, walking)?;
+        drop(why);
         // The same walk with no switch in between: the cache stays warm.
         sys::pin_current_thread(&cpus[..1])?;
         let mut ws = WorkingSet::new(walking, job.seed);
@@ -217,13 +222,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         anyhow::Ok((r, warm))
     })?;
     for (w, passes) in cases.iter().zip(passes) {
-        let size = fmt_size(w.bytes as u64);
-        let l = labels(&[
-            (WORKING_SET, &size),
-            (BYTES, &w.bytes.to_string()),
-            (WALK, w.walk.name()),
-            (TASKS, tasks),
-        ]);
+        let l = case_labels(*w, tasks);
         for (r, warm) in passes {
             push_pair(&mut out, &l, &r);
             out.push_detail(&WALK_WARM_NS, l.clone(), warm);
@@ -231,6 +230,48 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     }
     Ok(out)
 }
+
+/// A case's labels: its working set, walk and tasks.
+fn case_labels(w: Walking, tasks: &str) -> Labels {
+    labels(&[
+        (WORKING_SET, &fmt_size(w.bytes as u64)),
+        (BYTES, &w.bytes.to_string()),
+        (WALK, w.walk.name()),
+        (TASKS, tasks),
+    ])
+}
+
+/// `run --why`: where each case's switches with the set walked spent their
+/// sampled CPU time, user space (the walk) against the kernel (the switch),
+/// one note each, and what the samples cannot tell: a cache or TLB miss is
+/// charged to the instruction that waits for it, so the refill shows as a
+/// slower walk and a slower switch path, never as a part of its own.
+fn measured_split(r: &ExperimentResult) -> Vec<String> {
+    let mut out: Vec<String> = r
+        .why
+        .iter()
+        .filter_map(|a| {
+            let top = crate::experiments::why_parts::most_in(a, 2);
+            Some(format!(
+                "{}, {} walk, {}: the switches with the set walked spent {} of their sampled CPU time in user space (the walk) and {} in the kernel{top} (--why: {} samples in {} rounds)",
+                a.labels.get(TASKS)?,
+                a.labels.get(WALK)?,
+                a.labels.get(WORKING_SET)?,
+                crate::experiments::why_parts::interval(&a.user),
+                crate::experiments::why_parts::interval(&a.kernel),
+                a.samples,
+                a.rounds
+            ))
+        })
+        .collect();
+    if !out.is_empty() {
+        out.push(REFILL_UNSEEN.into());
+    }
+    out
+}
+
+/// What cpu-clock sampling cannot isolate in switch.indirect.
+pub const REFILL_UNSEEN: &str = "--why cannot isolate the refill: a cpu-clock sample lands on the instruction that was running, so a cache or TLB miss is charged to the load that waits for it (in the walk, user space, or in the switch path) and never shows as a function of its own; with no hardware PMU here there are no miss counts to sample either. The indirect cost is the difference of the figures above, not of the samples";
 
 /// A series' walk and tasks, a file from before them read as the one
 /// variant it measured: sequential, threads.
@@ -345,6 +386,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         "the indirect cost between processes minus between threads (sequential walk)",
         "switching page tables adds to the refill",
     ));
+    a.notes.extend(measured_split(r));
     a
 }
 

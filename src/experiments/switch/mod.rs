@@ -34,6 +34,7 @@ mod wakeup_idle;
 mod wakeup_parts;
 mod wakeup_path;
 mod wakeup_sweep;
+mod wakeup_why;
 pub mod working_set;
 
 use crate::experiments::prelude::*;

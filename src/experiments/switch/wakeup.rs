@@ -62,6 +62,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     points,
     measure,
     analyze,
+    attributed: true,
     ..Experiment::DEFAULT
 };
 
@@ -150,6 +151,11 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     }
     let share = Budget::from_job(job).split(PASSES);
     let passes = interleave(&variants, PASSES, job.seed, |v| {
+        // `run --why` samples the variants with no spinner: a SCHED_IDLE
+        // spinner (or the running peer of an IPI) would be sampled with
+        // them, its spinning most of their samples.
+        let _why = super::wakeup_why::sampled(*v)
+            .then(|| crate::measure::why::Scope::enter(&labels(&[(VARIANT, v.name())])));
         let r = run_pass(*v, pair, rate, period_ns, &share, job.loop_overhead_ns);
         sys::pin_current_thread(&all)?;
         r.map_err(|e| anyhow::anyhow!("{}: {e}", v.name()))
@@ -468,6 +474,7 @@ fn handoffs(
     let word = AtomicI32::new(0);
     let start = snapshot(cpus);
     let until = sys::monotonic_ns() + (budget.seconds * 1e9) as u64;
+    let window = crate::measure::why::Window::open();
     let (mine, theirs) = std::thread::scope(|s| {
         // A side that fails stops the other, which would wait for ever.
         let word = &word;
@@ -489,6 +496,7 @@ fn handoffs(
             .map_err(|_| anyhow::anyhow!("the peer panicked"));
         (mine, theirs)
     });
+    drop(window);
     let (mine, theirs) = (mine?, theirs??);
     let end = snapshot(cpus);
     let same = v == Variant::SameCpu;
@@ -536,6 +544,9 @@ fn timer(
             let start = snapshot(cpus);
             let until = sys::monotonic_ns() + (budget.seconds * 1e9) as u64;
             let mut ops = 0;
+            // Opened from the sleeper itself: sampling reaches it, and its
+            // snapshots stay outside.
+            let window = crate::measure::why::Window::open();
             loop {
                 let target = sys::monotonic_ns() + period_ns;
                 if target > until && ops >= min_ops as u64 {
@@ -545,6 +556,7 @@ fn timer(
                 late.push(sys::monotonic_ns().saturating_sub(target) as f64);
                 ops += 1;
             }
+            drop(window);
             Ok((late, start, snapshot(cpus), ops))
         })
         .join()

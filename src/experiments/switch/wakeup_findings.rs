@@ -217,6 +217,7 @@ pub(super) fn analyze(r: &ExperimentResult) -> Analysis {
     );
     a.findings.extend(direction_findings(r));
     a.notes.extend(timed_notes(r));
+    a.notes.extend(super::wakeup_why::paths(r));
     a.notes.extend(contamination(&r.round_log, None));
     a
 }

@@ -39,6 +39,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     ],
     measure,
     analyze,
+    attributed: true,
     ..Experiment::DEFAULT
 };
 
@@ -70,7 +71,8 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             .push("no time-stamp counter on this architecture: rdtsc skipped".into());
     }
     // The clocks take turns, a share of the budget at a time.
-    let per_clock = interleave(&clocks, PASSES, job.seed, |(_, read)| {
+    let per_clock = interleave(&clocks, PASSES, job.seed, |(clock, read)| {
+        let _why = crate::measure::why::Scope::enter(&labels(&[(CLOCK, clock)]));
         Ok::<_, std::convert::Infallible>(per_op(&share, loop_overhead_ns, read))
     })
     .unwrap_or_else(|never| match never {});
@@ -96,15 +98,43 @@ fn analyze(r: &ExperimentResult) -> Analysis {
             "reading CLOCK_MONOTONIC costs {} ({ratio} an rdtsc at {}): {}",
             fmt_ns(mono_ns),
             fmt_ns(rdtsc_ns),
-            if mono_ns < 100.0 {
-                "the vDSO serves it without entering the kernel"
-            } else {
-                "slow enough that the clock source may not be vDSO-readable (check `tasklab env`: clock source)"
-            }
+            where_served(r, mono_ns)
         ));
     }
     a
 }
+
+/// Where a clock read is served: measured under `run --why` (the share of
+/// its sampled CPU time in the kernel, with its interval), else guessed
+/// from its cost (a vDSO read costs well under 100 ns).
+fn where_served(r: &ExperimentResult, mono_ns: f64) -> String {
+    let at = labels(&[(CLOCK, "monotonic")]);
+    let Some(w) = r.why.iter().find(|w| w.covers(&at)) else {
+        return if mono_ns < 100.0 {
+            "the vDSO serves it without entering the kernel".into()
+        } else {
+            "slow enough that the clock source may not be vDSO-readable (check `tasklab env`: clock source)".into()
+        };
+    };
+    let k = &w.kernel;
+    let share = crate::experiments::why_parts::interval(k);
+    let on = format!("--why: {} samples in {} rounds", w.samples, w.rounds);
+    // The vDSO's read is user time: a kernel share whose interval reaches
+    // no further than a twentieth says the kernel is not entered.
+    if k.hi <= VDSO_KERNEL_MOST {
+        format!("measured in user space, the vDSO's read: {share} of its sampled CPU time in the kernel ({on})")
+    } else if k.lo > VDSO_KERNEL_MOST {
+        let top = crate::experiments::why_parts::most_in(w, 2);
+        format!(
+            "measured in the kernel, not the vDSO: {share} of its sampled CPU time there{top} ({on}); the clock source may not be vDSO-readable (check `tasklab env`: clock source)"
+        )
+    } else {
+        format!("where it is served not told apart: {share} of its sampled CPU time in the kernel ({on})")
+    }
+}
+
+/// The kernel share below which a clock read is the vDSO's.
+const VDSO_KERNEL_MOST: f64 = 0.05;
 
 #[cfg(test)]
 #[path = "timer_tests.rs"]

@@ -18,3 +18,51 @@ fn the_clock_read_is_put_against_rdtsc() {
         .findings
         .is_empty());
 }
+
+fn attributed(kernel: (f64, f64, f64)) -> crate::results::why::Attribution {
+    use crate::results::why::{Attribution, FunctionShare, Share};
+    let s = |(median, lo, hi): (f64, f64, f64)| Share { median, lo, hi };
+    Attribution {
+        labels: crate::measure::protocol::labels(&[("clock", "monotonic")]),
+        rounds: 4,
+        samples: 200,
+        lost: 0,
+        user: s((1.0 - kernel.0, 1.0 - kernel.2, 1.0 - kernel.1)),
+        kernel: s(kernel),
+        functions: vec![FunctionShare {
+            function: "read_hpet".into(),
+            self_share: s(kernel),
+            total: s(kernel),
+        }],
+        folded: vec![],
+        per_round: None,
+        overhead: vec![],
+    }
+}
+
+#[test]
+fn a_measured_kernel_share_replaces_the_guess_from_the_reads_cost() {
+    let m = |clock, ns: f64| metric("call_ns", &[("clock", clock)], &[ns, ns, ns]);
+    // Fast, and measured in user space.
+    let mut r = result(vec![m("monotonic", 20.0), m("rdtsc", 10.0)]);
+    r.why.push(attributed((0.0, 0.0, 0.02)));
+    let f = &analyze(&r).findings[0];
+    assert!(
+        f.ends_with("measured in user space, the vDSO's read: 0.000% [0.000%, 2.00%] of its sampled CPU time in the kernel (--why: 200 samples in 4 rounds)"),
+        "{f}"
+    );
+    // Fast, yet measured in the kernel: the measurement, not the guess.
+    let mut r = result(vec![m("monotonic", 60.0), m("rdtsc", 10.0)]);
+    r.why.push(attributed((0.8, 0.7, 0.9)));
+    let f = &analyze(&r).findings[0];
+    assert!(!f.contains("without entering the kernel"), "{f}");
+    assert!(
+        f.contains("measured in the kernel, not the vDSO: 80.0% [70.0%, 90.0%] of its sampled CPU time there, most in read_hpet 80.0% [70.0%, 90.0%]"),
+        "{f}"
+    );
+    // An interval across the line: neither claimed.
+    let mut r = result(vec![m("monotonic", 20.0), m("rdtsc", 10.0)]);
+    r.why.push(attributed((0.03, 0.0, 0.3)));
+    let f = &analyze(&r).findings[0];
+    assert!(f.contains("where it is served not told apart"), "{f}");
+}
