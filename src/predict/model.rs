@@ -169,15 +169,7 @@ impl Slopes {
                 let (median, one, what) = match m.label(CALL) {
                     None => (&mut s.fork, &mut s.fork_single, "fork"),
                     Some(SCATTERED_CALL) => {
-                        let at = |call| {
-                            heap.reading(
-                                &FRAMES_ADJACENT_PCT,
-                                &[(HEAP, h), (THP, base), (CALL, call)],
-                            )
-                        };
-                        let (Some(touched), Some(scattered)) =
-                            (at(PAUSED_CALL), at(SCATTERED_CALL))
-                        else {
+                        let Some((touched, scattered)) = frames_both_ways(heap, h, base) else {
                             continue;
                         };
                         s.frames_adjacent.push((pte, touched, scattered));
@@ -244,6 +236,17 @@ impl Slopes {
         }
         s
     }
+}
+
+/// The heap `h`'s share of frames in a row as touched and scattered.
+fn frames_both_ways(heap: &ExperimentResult, h: &str, base: &str) -> Option<(f64, f64)> {
+    let at = |call| {
+        heap.reading(
+            &FRAMES_ADJACENT_PCT,
+            &[(HEAP, h), (THP, base), (CALL, call)],
+        )
+    };
+    Some((at(PAUSED_CALL)?, at(SCATTERED_CALL)?))
 }
 
 /// Every series of `spec`, flagged or not (`metrics_named` leaves the

@@ -441,14 +441,8 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let fork = runnable.iter().find(|(n, _)| *n == table::FORK.name());
     if let (Some((name, method)), true) = (fork, paused > 0 && thp == sys::Thp::Default) {
         let pause = std::time::Duration::from_millis(job.params.get(&PAUSE_MS_PARAM));
-        let mut forks = Vec::new();
-        for _ in 0..paused {
-            std::thread::sleep(pause);
-            forks.push(
-                l.launch(method)
-                    .map_err(|e| anyhow::anyhow!("{name}: {e} (after a pause)"))?,
-            );
-        }
+        let forks = after_pauses(paused, pause, || l.launch(method))
+            .map_err(|e| anyhow::anyhow!("{name}: {e} (after a pause)"))?;
         let mut with = base(name);
         with.insert(CALL.into(), PAUSED_CALL.into());
         push_launches(&mut out, &with, &forks, true);
@@ -465,14 +459,8 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
                 at.insert(CALL.into(), SCATTERED_CALL.into());
                 out.reading(&FRAMES_ADJACENT_PCT, at, pct);
             }
-            let mut forks = Vec::new();
-            for _ in 0..paused {
-                std::thread::sleep(pause);
-                forks.push(
-                    l.launch(method)
-                        .map_err(|e| anyhow::anyhow!("{name}: {e} (after a pause, scattered)"))?,
-                );
-            }
+            let forks = after_pauses(paused, pause, || l.launch(method))
+                .map_err(|e| anyhow::anyhow!("{name}: {e} (after a pause, scattered)"))?;
             let mut with = base(name);
             with.insert(CALL.into(), SCATTERED_CALL.into());
             push_launches(&mut out, &with, &forks, true);
@@ -480,6 +468,20 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     }
     drop(heap);
     Ok(out)
+}
+
+/// `n` launches, each after sleeping `pause`.
+fn after_pauses<T>(
+    n: u64,
+    pause: std::time::Duration,
+    mut launch: impl FnMut() -> std::io::Result<T>,
+) -> std::io::Result<Vec<T>> {
+    (0..n)
+        .map(|_| {
+            std::thread::sleep(pause);
+            launch()
+        })
+        .collect()
 }
 
 fn analyze(r: &ExperimentResult) -> Analysis {
