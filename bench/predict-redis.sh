@@ -177,16 +177,18 @@ idle = f", Redis idle {idle_ms} ms before each" if idle_ms else ", each at once 
 print(f"Redis's fork (latest_fork_usec, {k} BGSAVEs a size{idle}) against tasklab predict --pid:")
 print("the warm prediction (forks back to back) and the cold one (forks after a pause), each held against it")
 print()
-print("| used_memory | VmPTE | prediction | median fork [95% interval] | single fork (p10 to p90) "
+print("| used_memory | VmPTE | frames in a row | prediction | median fork [95% interval] | single fork (p10 to p90) "
       "| Redis: median fork | Redis: single forks (min to max) | median inside | singles inside | load |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 met = {"warm": True, "cold": True}
 for r in rows:
     p, proc = r["prediction"], r["process"]
     forks = [f * 1e3 for f in r["forks_us"]]
     med = statistics.median(forks)
     cold = p.get("cold_fork")
-    size = f"| {r['used_memory'] / 2**20:,.0f} MiB | {proc['vm_pte_kib']:,} KiB"
+    adj = proc.get("frames_adjacent_pct")
+    size = (f"| {r['used_memory'] / 2**20:,.0f} MiB | {proc['vm_pte_kib']:,} KiB | "
+            + ("hidden" if adj is None else f"{adj:.0f}%"))
     redis = f"{ms(med)} | {ms(min(forks))} to {ms(max(forks))}"
     for kind, m, one, extrapolated in [
         ("warm", p["parent_return_ns"], p.get("single_fork_ns"), p["extrapolated"]),
@@ -212,6 +214,13 @@ for r in rows:
               f"| {redis} | {'yes' if inside else 'no'} | {share} | {r['load']:.1f} |")
 print()
 print(f"load: the 1-minute load average after the forks, on {os.cpu_count()} CPUs")
+print("frames in a row: the share of Redis's anonymous pages whose physical frame follows the page before's (root only)")
+for r in rows:
+    f = (r["prediction"].get("cold_fork") or {}).get("frames")
+    if f:
+        print(f"placed at {r['mib']} MiB: Redis {f['process_pct']:.0f}% of frames in a row, predict's heaps "
+              f"{f['touched_pct']:.0f}% as touched and {f['scattered_pct']:.0f}% scattered: the cold figures "
+              f"{100 * f['toward_scattered']:.0f}% of the way to the scattered heaps'")
 for r in rows:
     why = r["prediction"].get("extrapolated_why")
     if why:

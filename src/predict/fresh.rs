@@ -154,6 +154,9 @@ pub fn run(p: &Process, heaps: &FreshHeaps, writes_pct: f64) -> anyhow::Result<R
         Preset::of(spawn_heap, &heap::UNTOUCHED_PARAM, false),
         // Forks after a pause, a few a round at each heap: the cold figure.
         Preset::of(spawn_heap, &heap::PAUSED_FORKS_PARAM, PAUSED_FORKS),
+        // And again with each heap's pages scattered in physical memory
+        // (root only): the cold figure for a process whose pages are.
+        Preset::of(spawn_heap, &heap::SCATTERED_PARAM, true),
         Preset::of(spawn_cow, &cow::HEAP_PARAM, 256 << 20),
         Preset::of(spawn_cow, &cow::WRITES_PARAM, shares.clone()),
         Preset::of(spawn_cow, &cow::THP_WRITES_PARAM, shares),

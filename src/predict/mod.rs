@@ -178,6 +178,9 @@ fn read_process(pid: u32) -> Result<Process, String> {
         rss_cross_check_kib: field("VmRSS")
             .zip(procfs::kib_field(&rollup, "Rss"))
             .map(|(vm, exact)| vm as f64 - exact as f64),
+        // Hidden (no CAP_SYS_ADMIN) or unreadable: the cold figures are
+        // then for the worker's own placement, and the output says so.
+        frames_adjacent_pct: procfs::anon_frames_adjacent_pct(pid).ok().flatten(),
     })
 }
 
@@ -236,7 +239,7 @@ fn extra_line(what: &str, count: u64, e: &ExtraCost) -> String {
 
 /// The cold fork's lines, and which figures to read: the warm ones are
 /// forks back to back, the cold ones forks after a pause.
-fn cold_lines(p: &Prediction) -> String {
+fn cold_lines(proc_: &Process, p: &Prediction) -> String {
     let Some(c) = p.cold_fork else {
         return "  (these are warm forks, timed back to back: a process that forks now and then, as a server's background save after idling, pays more; the slopes have no forks after a pause, spawn.heap -p paused_forks=N)\n".into();
     };
@@ -260,8 +263,19 @@ fn cold_lines(p: &Prediction) -> String {
             }
         )
     };
+    let placement = match (c.frames, proc_.frames_adjacent_pct) {
+        (Some(f), _) => format!(
+            "  (placed by its pages in physical memory: {}% of its pages' frames follow the page before's, against {}% in the worker's heaps as touched and {}% scattered; the cold figures are {}% of the way from the first to the second)\n",
+            f.process_pct.round(),
+            f.touched_pct.round(),
+            f.scattered_pct.round(),
+            (100.0 * f.toward_scattered).round(),
+        ),
+        (None, None) => "  (its pages' physical frames are hidden from this user (no CAP_SYS_ADMIN): the cold figures are for pages as contiguous as a freshly written heap's, and a process whose pages are scattered in physical memory, as a long-running server's often are, may fork up to twice as slowly)\n".into(),
+        (None, Some(_)) => String::new(),
+    };
     format!(
-        "a cold fork, after {pause}: {median}\n  a single cold fork: {} to {}, the 10th to 90th percentile of single cold forks\n  (the figures before these are warm forks, timed back to back, as a process forking in a loop pays; a server that forks after idling, as Redis's BGSAVE, should read the cold ones; mappings and descriptors are priced warm in both)\n",
+        "a cold fork, after {pause}: {median}\n  a single cold fork: {} to {}, the 10th to 90th percentile of single cold forks\n{placement}  (the figures before these are warm forks, timed back to back, as a process forking in a loop pays; a server that forks after idling, as Redis's BGSAVE, should read the cold ones; mappings and descriptors are priced warm in both)\n",
         fmt_ns(c.single_fork_ns.p10),
         fmt_ns(c.single_fork_ns.p90),
     )
@@ -330,7 +344,7 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
     if !extras.is_empty() {
         s.push_str(&format!("  including {}\n", extras.join("; ")));
     }
-    s.push_str(&cold_lines(p));
+    s.push_str(&cold_lines(proc_, p));
     s.push_str(&format!(
         "writing {}% of its anonymous memory while the child lives ({} pages of 4 KiB) would then cost {} of copy-on-write{}\n",
         crate::units::fmt_value(p.writes_pct, crate::units::Unit::Count),

@@ -7,7 +7,9 @@
 
 use crate::experiments::spawn::cow::WRITE_NS;
 use crate::experiments::spawn::engine::PARENT_RETURN_NS;
-use crate::experiments::spawn::heap::{base_thp, PAUSED_CALL, PAUSE_MS_PARAM};
+use crate::experiments::spawn::heap::{
+    base_thp, FRAMES_ADJACENT_PCT, PAUSED_CALL, PAUSE_MS_PARAM, SCATTERED_CALL,
+};
 use crate::experiments::spawn::heap_image as image;
 use crate::experiments::spawn::{cow, heap};
 use crate::measure::rss::VM_PTE_KIB;
@@ -39,6 +41,10 @@ pub struct Process {
     /// VmRSS − smaps_rollup Rss, read one after the other: the counters
     /// against the page tables' exact count, KiB.
     pub rss_cross_check_kib: Option<f64>,
+    /// The share of its resident anonymous pages whose physical frame
+    /// follows the page before's, percent (`procfs::anon_frames_adjacent_pct`);
+    /// None when the frames are hidden (no CAP_SYS_ADMIN).
+    pub frames_adjacent_pct: Option<f64>,
 }
 
 impl Process {
@@ -97,6 +103,14 @@ pub struct Slopes {
     /// sees. Empty: no cold figures are given.
     pub fork_paused: Vec<(f64, Range)>,
     pub fork_paused_single: Vec<(f64, Range)>,
+    /// The same forks after a pause with each heap's pages scattered in
+    /// physical memory (`call=paused_scattered`, `-p scattered=true`), and
+    /// at each heap both ways (VmPTE KiB, the share of frames in a row as
+    /// touched, scattered; percent). Empty: the cold figures are for the
+    /// worker's own placement.
+    pub fork_scattered: Vec<(f64, Range)>,
+    pub fork_scattered_single: Vec<(f64, Range)>,
+    pub frames_adjacent: Vec<(f64, f64, f64)>,
     /// The pause before each of those forks, ms (the run's `pause_ms`).
     pub pause_ms: Option<f64>,
     /// ns per page written with the child alive, by write share in percent:
@@ -143,20 +157,33 @@ impl Slopes {
                 // one sample a round) is neither.
                 m.label(METHOD) == Some("fork")
                     && m.label(THP) == Some(base)
-                    && matches!(m.label(CALL), None | Some(PAUSED_CALL))
+                    && matches!(
+                        m.label(CALL),
+                        None | Some(PAUSED_CALL) | Some(SCATTERED_CALL)
+                    )
             }) {
                 let h = m.label(HEAP).unwrap_or("");
                 let Some(pte) = heap.reading(&VM_PTE_KIB, &[(HEAP, h), (THP, base)]) else {
                     continue;
                 };
-                let (median, one, what) = if m.label(CALL).is_none() {
-                    (&mut s.fork, &mut s.fork_single, "fork")
-                } else {
-                    (
+                let (median, one, what) = match m.label(CALL) {
+                    None => (&mut s.fork, &mut s.fork_single, "fork"),
+                    Some(SCATTERED_CALL) => {
+                        let Some((touched, scattered)) = frames_both_ways(heap, h, base) else {
+                            continue;
+                        };
+                        s.frames_adjacent.push((pte, touched, scattered));
+                        (
+                            &mut s.fork_scattered,
+                            &mut s.fork_scattered_single,
+                            "fork after a pause, its pages scattered,",
+                        )
+                    }
+                    _ => (
                         &mut s.fork_paused,
                         &mut s.fork_paused_single,
                         "fork after a pause",
-                    )
+                    ),
                 };
                 median.push((pte, range(&m.summary)));
                 // A heap whose forks give no spread (one fork) gives none
@@ -173,9 +200,12 @@ impl Slopes {
                 &mut s.fork_single,
                 &mut s.fork_paused,
                 &mut s.fork_paused_single,
+                &mut s.fork_scattered,
+                &mut s.fork_scattered_single,
             ] {
                 v.sort_by(|a, b| a.0.total_cmp(&b.0));
             }
+            s.frames_adjacent.sort_by(|a, b| a.0.total_cmp(&b.0));
             if !s.fork_paused.is_empty() {
                 s.pause_ms = heap
                     .params
@@ -206,6 +236,17 @@ impl Slopes {
         }
         s
     }
+}
+
+/// The heap `h`'s share of frames in a row as touched and scattered.
+fn frames_both_ways(heap: &ExperimentResult, h: &str, base: &str) -> Option<(f64, f64)> {
+    let at = |call| {
+        heap.reading(
+            &FRAMES_ADJACENT_PCT,
+            &[(HEAP, h), (THP, base), (CALL, call)],
+        )
+    };
+    Some((at(PAUSED_CALL)?, at(SCATTERED_CALL)?))
 }
 
 /// Every series of `spec`, flagged or not (`metrics_named` leaves the
@@ -373,6 +414,81 @@ pub struct ColdFork {
     /// Beyond the largest heap measured after a pause / below the smallest.
     pub extrapolated: bool,
     pub below_smallest: bool,
+    /// How the figures were placed between the worker's heaps as touched
+    /// and scattered, by the process's own physical placement; None when
+    /// they were not (no scattered heaps in the slopes, or the process's
+    /// frames hidden).
+    pub frames: Option<Placement>,
+}
+
+/// The process's pages against the worker's in physical memory.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Placement {
+    /// The share of frames in a row, percent: the process's, and the
+    /// worker's heaps' (the mean over the heaps) as touched and scattered.
+    pub process_pct: f64,
+    pub touched_pct: f64,
+    pub scattered_pct: f64,
+    /// How far the cold figures were moved from the heaps as touched
+    /// toward the scattered ones (0 to 1; the mean over the heaps).
+    pub toward_scattered: f64,
+}
+
+/// The cold series placed for a process with `process_pct` percent of its
+/// frames in a row: at each heap measured both ways, the figure (median
+/// and ends alike) on the straight line from the heap as touched (its
+/// share of frames in a row) to the heap scattered, at the process's share,
+/// kept between the two (a process more contiguous than the heap as
+/// touched is priced as that heap, one more scattered than the scattered
+/// heap as that one); a heap whose two shares are within 5 points of each
+/// other, or not measured scattered, is left as touched. None when no heap
+/// was measured both ways.
+pub fn placed(
+    touched: &[(f64, Range)],
+    scattered: &[(f64, Range)],
+    shares: &[(f64, f64, f64)],
+    process_pct: f64,
+) -> Option<(Vec<(f64, Range)>, Placement)> {
+    let mut weights = Vec::new();
+    let mut means = (0.0, 0.0);
+    let v = touched
+        .iter()
+        .map(|&(x, t)| {
+            let both = scattered.iter().find(|(sx, _)| *sx == x);
+            let share = shares.iter().find(|(sx, _, _)| *sx == x);
+            let (Some(&(_, sc)), Some(&(_, a_t, a_s))) = (both, share) else {
+                return (x, t);
+            };
+            let w = if a_t - a_s > 5.0 {
+                ((a_t - process_pct) / (a_t - a_s)).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            weights.push(w);
+            means = (means.0 + a_t, means.1 + a_s);
+            let mix = |p: f64, q: f64| p + (q - p) * w;
+            (
+                x,
+                Range {
+                    median: mix(t.median, sc.median),
+                    lo: mix(t.lo, sc.lo),
+                    hi: mix(t.hi, sc.hi),
+                },
+            )
+        })
+        .collect();
+    let n = weights.len() as f64;
+    (n > 0.0).then(|| {
+        (
+            v,
+            Placement {
+                process_pct,
+                touched_pct: means.0 / n,
+                scattered_pct: means.1 / n,
+                toward_scattered: weights.iter().sum::<f64>() / n,
+            },
+        )
+    })
 }
 
 /// Where single forks fall: 80% of them between `p10` and `p90`.
@@ -431,15 +547,32 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
     let (parent_return_ns, single_fork_ns) = fork_figures(&s.fork, &s.fork_single, x, with_extras)?;
     // The cold fork on its own series, with the same (warm) mappings and
     // descriptors: only where it was measured at two heaps.
-    let cold_fork = match (s.fork_paused.first(), s.fork_paused.last()) {
-        (Some(lo), Some(hi)) if s.fork_paused.len() >= 2 => {
-            match fork_figures(&s.fork_paused, &s.fork_paused_single, x, with_extras) {
+    // Placed by the process's pages in physical memory, where both are known.
+    let placed_median = p
+        .frames_adjacent_pct
+        .and_then(|a| placed(&s.fork_paused, &s.fork_scattered, &s.frames_adjacent, a));
+    let placed_single = p.frames_adjacent_pct.and_then(|a| {
+        placed(
+            &s.fork_paused_single,
+            &s.fork_scattered_single,
+            &s.frames_adjacent,
+            a,
+        )
+    });
+    let (paused, paused_single, frames) = match (placed_median, placed_single) {
+        (Some((m, how)), Some((one, _))) => (m, one, Some(how)),
+        _ => (s.fork_paused.clone(), s.fork_paused_single.clone(), None),
+    };
+    let cold_fork = match (paused.first(), paused.last()) {
+        (Some(lo), Some(hi)) if paused.len() >= 2 => {
+            match fork_figures(&paused, &paused_single, x, with_extras) {
                 Some((median, Some(one))) => Some(ColdFork {
                     pause_ms: s.pause_ms,
                     parent_return_ns: median,
                     single_fork_ns: one,
                     extrapolated: x > hi.0,
                     below_smallest: x < lo.0,
+                    frames,
                 }),
                 _ => None,
             }

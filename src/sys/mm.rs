@@ -178,6 +178,42 @@ impl Heap {
         }
     }
 
+    /// Drops every page of the heap (MADV_DONTNEED) and faults them in
+    /// again in a shuffled order (`seed`): the same heap, its pages now
+    /// physically scattered as a long-running program's often are, where a
+    /// heap written front to back tends to get frames in a row.
+    pub fn refault_shuffled(&self, seed: u64) -> io::Result<()> {
+        if self.len == 0 {
+            return Ok(());
+        }
+        // SAFETY: [start, start+len) lies inside the mapping this heap
+        // owns, private and anonymous, and no Rust reference points into
+        // it: dropping its pages only makes them read as zero again.
+        let r = unsafe {
+            libc::madvise(
+                self.start as *mut libc::c_void,
+                self.len,
+                libc::MADV_DONTNEED,
+            )
+        };
+        if r != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut order: Vec<usize> = (0..self.pages()).collect();
+        let mut x = seed | 1;
+        for i in (1..order.len()).rev() {
+            // xorshift64: enough to scatter the faults.
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            order.swap(i, (x % (i as u64 + 1)) as usize);
+        }
+        for i in order {
+            self.write_page(i);
+        }
+        Ok(())
+    }
+
     /// 4 KiB pages in the heap.
     pub fn pages(&self) -> usize {
         self.len.div_ceil(PAGE)

@@ -134,3 +134,51 @@ fn a_touched_heap_reads_one_frame_per_page() {
     let frames = heap.frames().expect("pagemap readable");
     assert_eq!(frames.len(), heap.pages());
 }
+
+#[test]
+fn adjacency_counts_frames_that_follow_the_one_before() {
+    // 10, 11, 12 follow each other; 0 is a hole (not resident, or hidden),
+    // after which 13 does not count as following 12; 40 does not follow.
+    assert_eq!(frames_adjacent_pct(&[10, 11, 12, 0, 13, 40]), Some(40.0));
+    assert_eq!(frames_adjacent_pct(&[7, 8]), Some(50.0));
+    // No frame seen (no CAP_SYS_ADMIN: all hidden): nothing to say.
+    assert_eq!(frames_adjacent_pct(&[0, 0, 0]), None);
+    assert_eq!(frames_adjacent_pct(&[]), None);
+    // Across chunks: the frame before the chunk carries over.
+    let mut a = Adjacency::default();
+    let last = a.add(&[5, 6], 0);
+    a.add(&[7, 9], last);
+    assert_eq!(a.pct(), Some(50.0));
+}
+
+#[test]
+fn only_anonymous_private_mappings_are_read_for_adjacency() {
+    let r = |l: &str| anon_private_range(l);
+    assert_eq!(
+        r("7f0000000000-7f0000002000 rw-p 00000000 00:00 0 "),
+        Some((0x7f00_0000_0000, 0x7f00_0000_2000))
+    );
+    assert_eq!(
+        r("55aa00000000-55aa00001000 rw-p 00000000 00:00 0    [heap]"),
+        Some((0x55aa_0000_0000, 0x55aa_0000_1000))
+    );
+    // A file, a shared mapping, a guard page, the stack: not read.
+    assert_eq!(r("400000-401000 r-xp 00000000 08:01 12 /usr/bin/x"), None);
+    assert_eq!(r("7f0000000000-7f0000001000 rw-s 00000000 00:01 9 "), None);
+    assert_eq!(r("7f0000000000-7f0000001000 ---p 00000000 00:00 0 "), None);
+    assert_eq!(
+        r("7ffc00000000-7ffc00021000 rw-p 00000000 00:00 0 [stack]"),
+        None
+    );
+}
+
+#[test]
+fn a_shuffled_refault_keeps_every_page_resident() {
+    let heap = crate::sys::Heap::touched(64 * crate::sys::PAGE, crate::sys::Thp::Off).unwrap();
+    heap.refault_shuffled(7).unwrap();
+    let frames = heap.frames().expect("pagemap readable");
+    assert_eq!(frames.len(), heap.pages());
+    // Its own process's adjacency reads (None without CAP_SYS_ADMIN).
+    let own = anon_frames_adjacent_pct(std::process::id()).unwrap();
+    assert!(own.is_none_or(|p| (0.0..=100.0).contains(&p)));
+}

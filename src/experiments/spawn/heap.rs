@@ -44,6 +44,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         &untouched::UNTOUCHED_VM_RSS_KIB,
         &image::IMAGE_WORKER_MAPPINGS,
         &image::IMAGE_WORKER_FDS,
+        &FRAMES_ADJACENT_PCT,
     ],
     summary: "creation cost vs the parent's touched heap (0 to 4 GiB), pinned to one CPU: VmPTE, cost per page, THP on vs off, the first call apart",
     reproduces: "Bendersky's \"launch time vs memory image\" figure; Sysel's 4 GB fork ≈ 20 ms",
@@ -56,6 +57,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         IMAGE_PARAM.spec,
         PAUSED_FORKS_PARAM.spec,
         PAUSE_MS_PARAM.spec,
+        SCATTERED_PARAM.spec,
         image::EXTRA_MAPPINGS_PARAM.spec,
         image::EXTRA_FDS_PARAM.spec,
     ],
@@ -162,8 +164,31 @@ pub const PAUSE_MS_PARAM: Param<u64> = Param::number(ParamSpec {
         thorough: "300",
     });
 
+pub const SCATTERED_PARAM: Param<bool> = Param::flag(ParamSpec {
+        name: "scattered",
+        help: "also time the forks after a pause with each heap faulted in again in a shuffled order (call=paused_scattered series; root only, where the physical frames can be read): its pages physically scattered, as a long-running server's often are (Redis's at 1 GiB: 28% of its pages' frames in a row, a fork 1.5 to 2 times a fresh heap's), with frames_adjacent_pct of both heaps; `tasklab predict` asks for it",
+        kind: ParamKind::Bool,
+        quick: "false",
+        thorough: "false",
+    });
+
 /// The `call` label of the forks timed after a pause.
 pub const PAUSED_CALL: &str = "paused";
+
+/// The `call` label of the forks timed after a pause with the heap's pages
+/// physically scattered (`-p scattered=true`).
+pub const SCATTERED_CALL: &str = "paused_scattered";
+
+/// The share of the heap's pages whose physical frame follows the frame of
+/// the page before (`call` = [`PAUSED_CALL`] as touched, [`SCATTERED_CALL`]
+/// after the shuffled refault).
+pub const FRAMES_ADJACENT_PCT: MetricSpec = MetricSpec::new(
+    "frames_adjacent_pct",
+    Unit::Percent,
+    Better::Neither,
+    Kind::Memory,
+    "share of the heap's pages whose physical frame directly follows the page before's (/proc/self/pagemap, root only): how contiguous the heap is in physical memory, which fork's per-page work reads in that order",
+);
 
 /// What one spawn.heap job measures. Untagged, so each kind keeps the JSON
 /// it always had, told apart by its marker (`touch`, `image`); the most
@@ -416,20 +441,47 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     let fork = runnable.iter().find(|(n, _)| *n == table::FORK.name());
     if let (Some((name, method)), true) = (fork, paused > 0 && thp == sys::Thp::Default) {
         let pause = std::time::Duration::from_millis(job.params.get(&PAUSE_MS_PARAM));
-        let mut forks = Vec::new();
-        for _ in 0..paused {
-            std::thread::sleep(pause);
-            forks.push(
-                l.launch(method)
-                    .map_err(|e| anyhow::anyhow!("{name}: {e} (after a pause)"))?,
-            );
-        }
+        let forks = after_pauses(paused, pause, || l.launch(method))
+            .map_err(|e| anyhow::anyhow!("{name}: {e} (after a pause)"))?;
         let mut with = base(name);
         with.insert(CALL.into(), PAUSED_CALL.into());
         push_launches(&mut out, &with, &forks, true);
+        // The same forks with the heap's pages scattered in physical
+        // memory, where the frames can be read (the share says how much).
+        let as_touched = heap.frames().and_then(|f| procfs::frames_adjacent_pct(&f));
+        if let (Some(pct), true) = (as_touched, job.params.get(&SCATTERED_PARAM)) {
+            let mut at = point_labels.clone();
+            at.insert(CALL.into(), PAUSED_CALL.into());
+            out.reading(&FRAMES_ADJACENT_PCT, at, pct);
+            heap.refault_shuffled(job.seed)?;
+            if let Some(pct) = heap.frames().and_then(|f| procfs::frames_adjacent_pct(&f)) {
+                let mut at = point_labels.clone();
+                at.insert(CALL.into(), SCATTERED_CALL.into());
+                out.reading(&FRAMES_ADJACENT_PCT, at, pct);
+            }
+            let forks = after_pauses(paused, pause, || l.launch(method))
+                .map_err(|e| anyhow::anyhow!("{name}: {e} (after a pause, scattered)"))?;
+            let mut with = base(name);
+            with.insert(CALL.into(), SCATTERED_CALL.into());
+            push_launches(&mut out, &with, &forks, true);
+        }
     }
     drop(heap);
     Ok(out)
+}
+
+/// `n` launches, each after sleeping `pause`.
+fn after_pauses<T>(
+    n: u64,
+    pause: std::time::Duration,
+    mut launch: impl FnMut() -> std::io::Result<T>,
+) -> std::io::Result<Vec<T>> {
+    (0..n)
+        .map(|_| {
+            std::thread::sleep(pause);
+            launch()
+        })
+        .collect()
 }
 
 fn analyze(r: &ExperimentResult) -> Analysis {
