@@ -752,30 +752,14 @@ fn fork_slope(((b0, m0), (b1, m1)): Growth) -> Option<String> {
         ""
     };
     let between = format!("between {} and {}", fmt_size(b0), fmt_size(b1));
+    // Growth is stated when its interval excludes none, its size only as
+    // the Summary's rule allows (told from half and twice itself).
+    let vague = crate::stats::compare_text::half_or_double(slope.d, slope.lo, slope.hi);
+    let (at, size) = (quoted(&m1.summary, Unit::Ns), fmt_size(b1));
     Some(match slope.sign() {
-        // Growth is stated (the interval excludes none), its size only as
-        // far as the Summary's rule allows: an interval that cannot tell
-        // the slope from half or twice itself says so.
-        Order::Above if crate::stats::compare_text::half_or_double(slope.d, slope.lo, slope.hi) => {
-            format!(
-                "; fork then grows per 100 MiB of touched heap {between}, by {}{flag}: an amount its interval cannot tell from half or twice itself ({} at {})",
-                slope.text(),
-                quoted(&m1.summary, Unit::Ns),
-                fmt_size(b1)
-            )
-        }
-        Order::Above => format!(
-            "; fork then grows {}{flag} per 100 MiB of touched heap {between} ({} at {})",
-            slope.text(),
-            quoted(&m1.summary, Unit::Ns),
-            fmt_size(b1)
-        ),
-        _ => format!(
-            "; fork's growth per 100 MiB of touched heap {between}, {}{flag}, holds no growth ({} at {})",
-            slope.text(),
-            quoted(&m1.summary, Unit::Ns),
-            fmt_size(b1)
-        ),
+        Order::Above if vague => format!("; fork then grows per 100 MiB of touched heap {between}, by {}{flag}: an amount its interval cannot tell from half or twice itself ({at} at {size})", slope.text()),
+        Order::Above => format!("; fork then grows {}{flag} per 100 MiB of touched heap {between} ({at} at {size})", slope.text()),
+        _ => format!("; fork's growth per 100 MiB of touched heap {between}, {}{flag}, holds no growth ({at} at {size})", slope.text()),
     })
 }
 
