@@ -22,6 +22,15 @@ pub struct Part {
     pub on_chain: &'static [&'static str],
 }
 
+/// The page-fault path's entry points: a stack with one of them on its
+/// chain is in a fault (a launch's, a thread's stack's).
+pub const FAULT_PATH: &[&str] = &[
+    "asm_exc_page_fault",
+    "exc_page_fault",
+    "do_user_addr_fault",
+    "handle_mm_fault",
+];
+
 /// A series' pooled samples split into parts.
 #[derive(Debug, PartialEq)]
 pub struct Split {

@@ -12,7 +12,7 @@
 //! beyond its CPU time is no part here. The memory figures (the Summary's
 //! quantities) are not times: no share is of them.
 
-use crate::experiments::why_parts::{self, Part};
+use crate::experiments::why_parts::{self, Part, FAULT_PATH};
 use crate::metric::key::{THREADS, VARIANT};
 use crate::results::ExperimentResult;
 
@@ -37,12 +37,7 @@ pub const PARTS: &[Part] = &[
     },
     Part {
         name: FAULTS,
-        on_chain: &[
-            "asm_exc_page_fault",
-            "exc_page_fault",
-            "do_user_addr_fault",
-            "handle_mm_fault",
-        ],
+        on_chain: FAULT_PATH,
     },
     Part {
         name: SWITCH,

@@ -12,7 +12,7 @@
 //! removed before its memory is unmapped, docs/WHY.md).
 
 use super::table;
-use crate::experiments::why_parts::{self, Part, Split};
+use crate::experiments::why_parts::{self, Part, Split, FAULT_PATH};
 use crate::metric::key::METHOD;
 use crate::results::why::Attribution;
 use crate::results::ExperimentResult;
@@ -58,12 +58,7 @@ pub const PARTS: &[Part] = &[
     },
     Part {
         name: FAULTS,
-        on_chain: &[
-            "asm_exc_page_fault",
-            "exc_page_fault",
-            "do_user_addr_fault",
-            "handle_mm_fault",
-        ],
+        on_chain: FAULT_PATH,
     },
     Part {
         name: SWITCH,
