@@ -22,8 +22,17 @@ pub struct Part {
     pub on_chain: &'static [&'static str],
 }
 
-/// The page-fault path's entry points: a stack with one of them on its
-/// chain is in a fault (a launch's, a thread's stack's).
+/// The page-fault part's name, the same in every path that has one.
+pub const FAULTS: &str = "page faults";
+
+/// The page-fault part: a stack with one of the fault path's entry points
+/// on its chain is in a fault (a launch's, a thread's stack's).
+pub const FAULT_PART: Part = Part {
+    name: FAULTS,
+    on_chain: FAULT_PATH,
+};
+
+/// The page-fault path's entry points.
 pub const FAULT_PATH: &[&str] = &[
     "asm_exc_page_fault",
     "exc_page_fault",

@@ -12,12 +12,11 @@
 //! beyond its CPU time is no part here. The memory figures (the Summary's
 //! quantities) are not times: no share is of them.
 
-use crate::experiments::why_parts::{self, Part, FAULT_PATH};
+use crate::experiments::why_parts::{self, Part, FAULTS, FAULT_PART};
 use crate::metric::key::{THREADS, VARIANT};
 use crate::results::ExperimentResult;
 
 pub const MAP: &str = "mapping each stack (mmap, mprotect)";
-pub const FAULTS: &str = "page faults";
 pub const CREATE: &str = "the rest of creating each thread";
 pub const SWITCH: &str = "the switches and wake-ups";
 pub const GATE: &str = "the gate's futexes";
@@ -35,10 +34,7 @@ pub const PARTS: &[Part] = &[
             "mprotect_fixup",
         ],
     },
-    Part {
-        name: FAULTS,
-        on_chain: FAULT_PATH,
-    },
+    FAULT_PART,
     Part {
         name: SWITCH,
         on_chain: &[

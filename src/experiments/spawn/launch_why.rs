@@ -12,7 +12,7 @@
 //! removed before its memory is unmapped, docs/WHY.md).
 
 use super::table;
-use crate::experiments::why_parts::{self, Part, Split, FAULT_PATH};
+use crate::experiments::why_parts::{self, Part, Split, FAULT_PART};
 use crate::metric::key::METHOD;
 use crate::results::why::Attribution;
 use crate::results::ExperimentResult;
@@ -25,7 +25,6 @@ pub const TEARDOWN: &str = "tearing an address space down";
 pub const COPY: &str = "fork's copy of the address space";
 /// exec's work: the program opened, its address space built, its ELF loaded.
 pub const LOAD: &str = "exec's load of the new program";
-pub const FAULTS: &str = "page faults";
 pub const SWITCH: &str = "the switches between parent and child";
 pub const CREATE: &str = "the rest of creating the task";
 pub const EXIT: &str = "the child's exit and its reap";
@@ -56,10 +55,7 @@ pub const PARTS: &[Part] = &[
             "__x64_sys_execve*",
         ],
     },
-    Part {
-        name: FAULTS,
-        on_chain: FAULT_PATH,
-    },
+    FAULT_PART,
     Part {
         name: SWITCH,
         on_chain: &[

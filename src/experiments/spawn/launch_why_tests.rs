@@ -1,4 +1,5 @@
 use super::*;
+use crate::experiments::why_parts::FAULTS;
 use crate::metric::key::PLACEMENT;
 use crate::results::why::{FunctionShare, Share};
 
