@@ -157,16 +157,7 @@ fn two_modes_are_explained_only_by_a_record_that_splits_them_as_they_split() {
     let ns = |x: f64| format!("{x:.0} ns");
     // the low mode's rounds all had the vCPUs on one cache (27 ns)
     let low = [true, false, true, false, true, true];
-    let recs: Vec<RoundTelemetry> = low
-        .iter()
-        .map(|l| {
-            if *l {
-                round(27.0, 120.0)
-            } else {
-                round(198.0, 121.0)
-            }
-        })
-        .collect();
+    let recs = by_mode(&low, round(27.0, 120.0), round(198.0, 121.0));
     let refs: Vec<&RoundTelemetry> = recs.iter().collect();
     let why = mode_covariate(&low, &refs, ns, true, true).unwrap();
     assert!(
@@ -183,16 +174,7 @@ fn two_modes_are_explained_only_by_a_record_that_splits_them_as_they_split() {
     let refs: Vec<&RoundTelemetry> = mixed.iter().collect();
     assert_eq!(mode_covariate(&low, &refs, ns, true, true), None);
     // the host's state: the canary slower in the high mode's rounds
-    let host: Vec<RoundTelemetry> = low
-        .iter()
-        .map(|l| {
-            if *l {
-                round(27.0, 120.0)
-            } else {
-                round(27.0, 180.0)
-            }
-        })
-        .collect();
+    let host = by_mode(&low, round(27.0, 120.0), round(27.0, 180.0));
     let refs: Vec<&RoundTelemetry> = host.iter().collect();
     let why = mode_covariate(&low, &refs, ns, true, true).unwrap();
     assert!(
@@ -206,35 +188,11 @@ fn two_modes_are_explained_only_by_a_record_that_splits_them_as_they_split() {
 /// guest's (free memory scattered), with the other records alike.
 #[test]
 fn two_modes_are_explained_by_the_memory_canary_when_it_splits_them() {
-    use crate::results::Canary;
-    let round = |fresh: f64, in_order: f64| {
-        let c = Canary {
-            syscall_ns: 75.0,
-            coherence_ns: Some(30.0),
-            fresh_page_ns: Some(fresh),
-            recycled_page_ns: Some(1100.0),
-            fresh_in_order: Some(in_order),
-            ..Canary::default()
-        };
-        RoundTelemetry {
-            canary_start: c.clone(),
-            canary_end: c,
-            ..RoundTelemetry::default()
-        }
-    };
+    let round = |fresh: f64, in_order: f64| canary_round(fresh, in_order, Some(1100.0));
     let ns = |x: f64| crate::units::fmt_value(x, crate::units::Unit::Ns);
     let low = [true, false, true, false, true, true, false, true];
     // the high mode's rounds drew memory the host had to back again
-    let host: Vec<RoundTelemetry> = low
-        .iter()
-        .map(|l| {
-            if *l {
-                round(1200.0, 0.9)
-            } else {
-                round(9800.0, 0.9)
-            }
-        })
-        .collect();
+    let host = by_mode(&low, round(1200.0, 0.9), round(9800.0, 0.9));
     let refs: Vec<&RoundTelemetry> = host.iter().collect();
     let why = mode_covariate(&low, &refs, ns, true, true).unwrap();
     assert!(
@@ -244,16 +202,7 @@ fn two_modes_are_explained_by_the_memory_canary_when_it_splits_them() {
         "{why}"
     );
     // the low mode's, the other way round (a rate: the low mode is slow)
-    let flipped: Vec<RoundTelemetry> = low
-        .iter()
-        .map(|l| {
-            if *l {
-                round(9800.0, 0.9)
-            } else {
-                round(1200.0, 0.9)
-            }
-        })
-        .collect();
+    let flipped = by_mode(&low, round(9800.0, 0.9), round(1200.0, 0.9));
     let refs: Vec<&RoundTelemetry> = flipped.iter().collect();
     let why = mode_covariate(&low, &refs, ns, false, true).unwrap();
     assert!(
@@ -272,29 +221,11 @@ fn two_modes_are_explained_by_the_memory_canary_when_it_splits_them() {
     );
     assert!(why.ends_with("no cause is named"), "{why}");
     // 10% apart is not named, though it splits them
-    let near: Vec<RoundTelemetry> = low
-        .iter()
-        .map(|l| {
-            if *l {
-                round(1200.0, 0.9)
-            } else {
-                round(1320.0, 0.9)
-            }
-        })
-        .collect();
+    let near = by_mode(&low, round(1200.0, 0.9), round(1320.0, 0.9));
     let refs: Vec<&RoundTelemetry> = near.iter().collect();
     assert_eq!(mode_covariate(&low, &refs, ns, true, true), None);
     // the guest's free memory: scattered in the high mode's rounds
-    let guest: Vec<RoundTelemetry> = low
-        .iter()
-        .map(|l| {
-            if *l {
-                round(1200.0, 0.85)
-            } else {
-                round(1250.0, 0.05)
-            }
-        })
-        .collect();
+    let guest = by_mode(&low, round(1200.0, 0.85), round(1250.0, 0.05));
     let refs: Vec<&RoundTelemetry> = guest.iter().collect();
     let why = mode_covariate(&low, &refs, ns, true, true).unwrap();
     assert!(
@@ -304,16 +235,7 @@ fn two_modes_are_explained_by_the_memory_canary_when_it_splits_them() {
         "{why}"
     );
     // shares 10 points apart are not named
-    let close: Vec<RoundTelemetry> = low
-        .iter()
-        .map(|l| {
-            if *l {
-                round(1200.0, 0.85)
-            } else {
-                round(1200.0, 0.75)
-            }
-        })
-        .collect();
+    let close = by_mode(&low, round(1200.0, 0.85), round(1200.0, 0.75));
     let refs: Vec<&RoundTelemetry> = close.iter().collect();
     assert_eq!(mode_covariate(&low, &refs, ns, true, true), None);
     // an older file, with no memory canary, explains nothing by it
@@ -339,33 +261,10 @@ fn two_modes_are_explained_by_the_memory_canary_when_it_splits_them() {
 /// work touches no fresh memory gets the fact and no cause.
 #[test]
 fn a_memory_record_names_no_cause_where_the_work_touches_no_memory() {
-    use crate::results::Canary;
-    let round = |fresh: f64, in_order: f64| {
-        let c = Canary {
-            syscall_ns: 75.0,
-            coherence_ns: Some(30.0),
-            fresh_page_ns: Some(fresh),
-            fresh_in_order: Some(in_order),
-            ..Canary::default()
-        };
-        RoundTelemetry {
-            canary_start: c.clone(),
-            canary_end: c,
-            ..RoundTelemetry::default()
-        }
-    };
+    let round = |fresh: f64, in_order: f64| canary_round(fresh, in_order, None);
     let ns = |x: f64| crate::units::fmt_value(x, crate::units::Unit::Ns);
     let low = [true, false, false, true, false, false, false];
-    let guest: Vec<RoundTelemetry> = low
-        .iter()
-        .map(|l| {
-            if *l {
-                round(1200.0, 0.84)
-            } else {
-                round(1250.0, 0.068)
-            }
-        })
-        .collect();
+    let guest = by_mode(&low, round(1200.0, 0.84), round(1250.0, 0.068));
     let refs: Vec<&RoundTelemetry> = guest.iter().collect();
     let ping = mode_covariate(&low, &refs, ns, true, false).unwrap();
     assert!(
@@ -381,20 +280,38 @@ fn a_memory_record_names_no_cause_where_the_work_touches_no_memory() {
     let heap = mode_covariate(&low, &refs, ns, true, true).unwrap();
     assert!(heap.contains(": the guest's free memory"), "{heap}");
     // and the host's memory likewise
-    let host: Vec<RoundTelemetry> = low
-        .iter()
-        .map(|l| {
-            if *l {
-                round(1200.0, 0.9)
-            } else {
-                round(9800.0, 0.9)
-            }
-        })
-        .collect();
+    let host = by_mode(&low, round(1200.0, 0.9), round(9800.0, 0.9));
     let refs: Vec<&RoundTelemetry> = host.iter().collect();
     let ping = mode_covariate(&low, &refs, ns, true, false).unwrap();
     assert!(
         !ping.contains("the host's memory state") && ping.ends_with("no cause is named"),
         "{ping}"
     );
+}
+
+/// A round whose canaries (start and end alike) read `fresh` ns a fresh
+/// page, `in_order` of it in physical order, and `recycled` ns a recycled
+/// page when given.
+fn canary_round(fresh: f64, in_order: f64, recycled: Option<f64>) -> RoundTelemetry {
+    let c = crate::results::Canary {
+        syscall_ns: 75.0,
+        coherence_ns: Some(30.0),
+        fresh_page_ns: Some(fresh),
+        recycled_page_ns: recycled,
+        fresh_in_order: Some(in_order),
+        ..crate::results::Canary::default()
+    };
+    RoundTelemetry {
+        canary_start: c.clone(),
+        canary_end: c,
+        ..RoundTelemetry::default()
+    }
+}
+
+/// One round per entry of `low`: `lo` for the low mode's, `hi` for the
+/// others.
+fn by_mode(low: &[bool], lo: RoundTelemetry, hi: RoundTelemetry) -> Vec<RoundTelemetry> {
+    low.iter()
+        .map(|l| if *l { lo.clone() } else { hi.clone() })
+        .collect()
 }
