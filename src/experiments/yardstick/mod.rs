@@ -20,6 +20,18 @@ pub const CALL_NS: MetricSpec = MetricSpec::new(
     "one call: a clock read (`clock`) or a bare system call (`call`), loop overhead taken off",
 );
 
+/// The seed's empty timed region (Sysel §4.1-4.2, yardstick.timer): two
+/// clock reads in a row and their difference, in a process just started
+/// (`call=first`: the first two reads it ever makes) and right after
+/// (`call=second`): one value of each per fresh process.
+pub const REGION_NS: MetricSpec = MetricSpec::new(
+    "region_ns",
+    Unit::Ns,
+    Better::Lower,
+    Kind::Other,
+    "an empty timed region: the difference of two clock reads in a row (`clock`), the first two in a fresh process (`call=first`) and the next two (`call=second`)",
+);
+
 /// Which clock was read, and which system call was made.
 pub const CLOCK: LabelKey = "clock";
 pub use crate::metric::key::CALL;

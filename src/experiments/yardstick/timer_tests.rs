@@ -66,3 +66,54 @@ fn a_measured_kernel_share_replaces_the_guess_from_the_reads_cost() {
     let f = &analyze(&r).findings[0];
     assert!(f.contains("where it is served not told apart"), "{f}");
 }
+
+#[test]
+fn the_seeds_region_is_set_against_the_next_one_and_the_warm_read() {
+    let region = |clock, call, ns: f64| {
+        metric(
+            "region_ns",
+            &[("clock", clock), ("call", call)],
+            &[ns, ns * 1.01, ns * 0.99],
+        )
+    };
+    let warm = |clock, ns: f64| metric("call_ns", &[("clock", clock)], &[ns, ns, ns]);
+    let a = analyze(&result(vec![
+        warm("realtime", 19.0),
+        region("realtime", "first", 60.0),
+        region("realtime", "second", 24.0),
+        region("instant", "first", 40.0),
+        region("instant", "second", 40.0),
+    ]));
+    let rt = a
+        .findings
+        .iter()
+        .find(|f| f.contains("CLOCK_REALTIME"))
+        .expect("a realtime region finding");
+    assert!(rt.contains("the first 2.5x"), "{rt}");
+    assert!(rt.contains("a read in a warm loop costs 19.0 ns ["), "{rt}");
+    let inst = a
+        .findings
+        .iter()
+        .find(|f| f.contains("Instant::now"))
+        .expect("an Instant region finding");
+    assert!(inst.contains("(not told apart here)"), "{inst}");
+    assert!(
+        !inst.contains("warm loop"),
+        "no warm read of instant: {inst}"
+    );
+    // No region measured: no region finding.
+    let none = analyze(&result(vec![warm("realtime", 19.0)]));
+    assert!(none.findings.iter().all(|f| !f.contains("empty region")));
+}
+
+#[test]
+fn the_region_probe_answers_each_seed_clock_and_refuses_others() {
+    for clock in ["realtime", "instant"] {
+        let answer = super::region_probe(&serde_json::json!(clock)).expect("a clock of the seed's");
+        assert!(
+            matches!(answer, crate::measure::probe::Answer::Measured(_)),
+            "{clock}: {answer:?}"
+        );
+    }
+    assert!(super::region_probe(&serde_json::json!("sundial")).is_err());
+}
