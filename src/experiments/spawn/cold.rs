@@ -13,7 +13,7 @@ use super::engine::{
 use super::placement::Placement;
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
-use crate::measure::explain::cpu_of_wall;
+use crate::measure::explain::cpu_of_wall_pinned;
 use crate::measure::probe::{self, Answer};
 use crate::measure::sampler::{cpu_over, interleave, push_cpu, CpuPerOp, CPU_NS};
 use crate::metric::key::{CALL, METHOD};
@@ -278,7 +278,7 @@ fn cold_cpu_notes(r: &ExperimentResult) -> Vec<String> {
             "a cold pthread_create+join (the first in a fresh process)",
         ),
     ] {
-        out.extend(cpu_of_wall(
+        out.extend(cpu_of_wall_pinned(
             r,
             what,
             &LIFECYCLE_NS,

@@ -144,3 +144,27 @@ fn a_method_the_launcher_cannot_run_is_answered_skipped() {
     assert!(reason.starts_with("posix_spawn skipped: "), "{reason}");
     assert!(super::cold_launches("spoon", None, 0.0).is_err());
 }
+
+/// Issue 39: the probe is pinned to one CPU before its first launch, and
+/// its children start there, so CPU time above the wall time is never read
+/// as "more than one CPU busy" (a session 18 run said "1.2 CPUs' worth").
+#[test]
+fn cold_cpu_time_above_the_wall_time_is_never_read_as_a_second_cpu() {
+    use crate::experiments::testing::settled;
+    let at = |method| [("method", method), ("call", "first")];
+    let r = result(vec![
+        settled(
+            "lifecycle_ns",
+            &at("pthread_create"),
+            65.9e3,
+            60.4e3,
+            67.4e3,
+        ),
+        settled("cpu_ns", &at("pthread_create"), 76.0e3, 70.6e3, 79.1e3),
+    ]);
+    let notes = cold_cpu_notes(&r);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(!notes[0].contains("more than one CPU"), "{notes:?}");
+    assert!(!notes[0].contains("CPUs' worth"), "{notes:?}");
+    assert!(notes[0].contains("pinned to one CPU"), "{notes:?}");
+}
