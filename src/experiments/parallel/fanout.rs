@@ -244,10 +244,10 @@ fn analyze(r: &ExperimentResult) -> Analysis {
 
 fn findings(r: &ExperimentResult) -> Vec<String> {
     let mut out = Vec::new();
-    let (Some(serial_ns), Some(forked_ns), Some(sp)) = (
-        r.median(&WALL_NS, &[(MODE, SERIAL)]),
-        r.median(&WALL_NS, &[(MODE, FORKED)]),
-        r.median(&SPEEDUP, &[(MODE, FORKED)]),
+    let (Some(serial), Some(forked), Some(sp)) = (
+        r.find(&WALL_NS, &[(MODE, SERIAL)]).map(|m| &m.summary),
+        r.find(&WALL_NS, &[(MODE, FORKED)]).map(|m| &m.summary),
+        r.find(&SPEEDUP, &[(MODE, FORKED)]).map(|m| &m.summary),
     ) else {
         return out;
     };
@@ -259,22 +259,33 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
     // CPU work, which the CPUs share.
     let ideal_ns = sink_ns + cpu_ns * (jobs / cpus.max(1.0)).max(1.0);
     out.push(format!(
-        "{jobs:.0} reports, each {} of CPU work and {} waiting on its sink: serially {}, one forked child per report {} — {sp:.2}x{}; \
+        "{jobs:.0} reports, each {} of CPU work and {} waiting on its sink: serially {}, one forked child per report {} — {}{}; \
          the best possible here is about {} (one sink's time after the shared CPU work)",
         fmt_ns(cpu_ns),
         fmt_ns(sink_ns),
-        fmt_ns(serial_ns),
-        fmt_ns(forked_ns),
-        if cpus > 0.0 && sp > cpus {
-            format!(
-                ", more than the {cpus:.0} CPUs could give, because the children spend most of their time waiting on their sinks, not computing"
-            )
-        } else {
-            String::new()
-        },
+        shown(serial, Unit::Ns),
+        shown(forked, Unit::Ns),
+        shown(sp, Unit::Ratio),
+        beyond_the_cpus(sp, cpus),
         fmt_ns(ideal_ns)
     ));
     out
+}
+
+/// Whether the speedup went past what the CPUs alone could give: said only
+/// when its interval lies above the CPU count (issue 39: never from the
+/// median alone), and said not to be told apart when the interval reaches
+/// down to it.
+fn beyond_the_cpus(sp: &Summary, cpus: f64) -> String {
+    if cpus <= 0.0 || sp.median <= cpus {
+        String::new()
+    } else if !sp.unstable && sp.ci95_lo > cpus {
+        format!(
+            ", more than the {cpus:.0} CPUs could give, because the children spend most of their time waiting on their sinks, not computing"
+        )
+    } else {
+        format!(", not told apart from the {cpus:.0}x the {cpus:.0} CPUs could give")
+    }
 }
 
 #[cfg(test)]

@@ -80,8 +80,48 @@ fn the_finding_explains_a_speedup_beyond_the_cpus() {
     let f = analyze(&r).findings;
     assert_eq!(f.len(), 1, "{f:?}");
     assert!(
-        f[0].starts_with("4 reports") && f[0].contains("3.70x, more than the 2 CPUs"),
+        f[0].starts_with("4 reports")
+            && f[0].contains("3.70x [")
+            && f[0].contains("], more than the 2 CPUs"),
         "{}",
         f[0]
+    );
+}
+
+/// Issue 39: "more than the CPUs could give" rests on the speedup's
+/// interval, never on its median alone.
+#[test]
+fn a_speedup_past_the_cpus_is_claimed_only_when_its_interval_is() {
+    use crate::experiments::testing::settled;
+    let with = |lo: f64, hi: f64| {
+        let mut r = result(vec![
+            metric("wall_ns", &[("mode", "serial"), ("jobs", "4")], &[166e6]),
+            metric("wall_ns", &[("mode", "forked"), ("jobs", "4")], &[60e6]),
+            settled(
+                "speedup",
+                &[("mode", "forked"), ("jobs", "4")],
+                2.74,
+                lo,
+                hi,
+            ),
+        ]);
+        r.readings.push(crate::results::Reading {
+            name: "cpus".into(),
+            unit: Unit::Count,
+            labels: Labels::new(),
+            value: 2.0,
+        });
+        analyze(&r).findings.remove(0)
+    };
+    let apart = with(2.3, 3.1);
+    assert!(
+        apart.contains(", more than the 2 CPUs could give"),
+        "{apart}"
+    );
+    let reaching = with(1.8, 3.4);
+    assert!(!reaching.contains("more than the 2 CPUs"), "{reaching}");
+    assert!(
+        reaching.contains("not told apart from the 2x the 2 CPUs could give"),
+        "{reaching}"
     );
 }
