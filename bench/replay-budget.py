@@ -4,7 +4,7 @@ recorded: what each rule for the minimum rounds would have measured for,
 and how far the progress line's estimate was from the run's end in its
 first minute. A replay, not a measured run.
 
-    python3 bench/replay-budget.py [--points] [--eta] RESULTS.json...
+    python3 bench/replay-budget.py [--points] [--eta] [--scale=EXP#POINT=F]... RESULTS.json...
 
 Each round's cost is its worker's wall time (`round_log[].wall_ns`) plus
 its experiment's share of what the parent spent around its workers
@@ -14,6 +14,10 @@ past those. The run's start and report add what they took in that run.
 The Summary's points are those with 8 or more rounds in the first file,
 which must be a run without adaptive rounds (`precision.adaptive_jobs`
 0, e.g. a run on a slow day) or one whose other points all kept 3.
+--scale=EXP#POINT=F (repeatable) multiplies that point's recorded worker
+time per round by F before the replay (its parent's share per job kept):
+what a change that makes the point's rounds cheaper by a measured factor
+would have bought on that day, e.g. --scale=spawn.heap#4=0.8.
 Only the standard library; reads the files, writes nothing.
 """
 import collections
@@ -26,7 +30,8 @@ BUDGET_S = 75.0
 PRIOR_S = 4 * 0.02 + 0.1  # run::progress::prior_s, quick
 
 
-def load(path):
+def load(path, scale=None):
+    scale = scale or {}
     with open(path) as f:
         d = json.load(f)
     costs, labels = {}, {}
@@ -37,7 +42,8 @@ def load(path):
         around = (e['duration_s'] - sum(r['wall_ns'] for r in log) / 1e9) / len(log)
         per = collections.defaultdict(list)
         for r in sorted(log, key=lambda r: r['round']):
-            per[r['point']].append(r['wall_ns'] / 1e9 + max(around, 0.0))
+            f = scale.get((e['name'], r['point']), 1.0)
+            per[r['point']].append(f * r['wall_ns'] / 1e9 + max(around, 0.0))
         for p, v in per.items():
             costs[(e['name'], p)] = v
         for m in e['metrics']:
@@ -143,6 +149,17 @@ def main(argv):
     files = [a for a in argv if not a.startswith('--')]
     if not files:
         sys.exit(__doc__)
+    scale = {}
+    for a in argv:
+        if a.startswith('--scale='):
+            point, _, f = a[len('--scale='):].rpartition('=')
+            name, _, p = point.partition('#')
+            try:
+                scale[(name, int(p))] = float(f)
+            except ValueError:
+                sys.exit(f'--scale takes EXP#POINT=FACTOR, e.g. spawn.heap#4=0.8, not {a}')
+    if scale:
+        print('scaled:', ', '.join(f'{e}#{p} x{f}' for (e, p), f in sorted(scale.items())))
     _, ref, _, _ = load(files[0])
     summary = sorted(k for k, v in ref.items() if len(v) >= 8)
     print("the Summary's points:", ', '.join(f'{e}#{p}' for e, p in summary))
@@ -151,7 +168,7 @@ def main(argv):
              ("the Summary's 8 first, others 2", 8, 2),
              ("the Summary's 5, layers to 8, others 2", 5, 2)]
     for path in files:
-        d, costs, labels, extra = load(path)
+        d, costs, labels, extra = load(path, scale)
         wall = d['finished_unix_s'] - d['started_unix_s']
         s8 = sum(span(costs, k, 0, 8) for k in summary if k in costs)
         o3 = sum(span(costs, k, 0, 3) for k in costs if k not in summary)

@@ -117,3 +117,36 @@ fn an_untouched_heap_forks_faster_than_a_touched_one_of_the_same_size() {
         "fork of a 256 MiB heap: untouched {untouched} ns, touched {touched} ns"
     );
 }
+
+/// spawn.heap's heap is populated whole before any launch: the worker's
+/// VmRSS holds at least the heap, and VmPTE at least its 4 KiB pages'
+/// entries (8 bytes each), on 4 KiB pages (thp=system, madvise or never
+/// here; a heap the system backs with huge pages needs fewer entries).
+#[test]
+fn a_populated_heap_is_resident_with_its_page_tables() {
+    let e = run_one(
+        "spawn.heap",
+        &[
+            "heap_sizes=64M",
+            "methods=pthread_create",
+            "thp=false",
+            "untouched=false",
+            "image=false",
+        ],
+    );
+    let at = [("heap", "64 MiB")];
+    let rss_kib = reading_value(&e, "vm_rss_kib", &at);
+    assert!(
+        rss_kib >= 64.0 * 1024.0,
+        "VmRSS {rss_kib} KiB with a 64 MiB heap"
+    );
+    let thp =
+        std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").unwrap_or_default();
+    if !thp.contains("[always]") {
+        let pte_kib = reading_value(&e, "vm_pte_kib", &at);
+        assert!(
+            pte_kib >= 64.0 * 1024.0 / 4.0 * 8.0 / 1024.0,
+            "VmPTE {pte_kib} KiB with a 64 MiB heap on 4 KiB pages"
+        );
+    }
+}

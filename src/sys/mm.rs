@@ -135,6 +135,58 @@ impl Heap {
         Ok(heap)
     }
 
+    /// A heap the kernel faults in whole at once (`MADV_POPULATE_WRITE`):
+    /// every page resident and written, with the page-table entries fork
+    /// must copy, as [`Heap::touched`] leaves it, allocated in the same
+    /// address order, without a page-fault exception per page (on a KVM
+    /// guest a 1 GiB heap took 25-40% less time: 1.5 against 2.1 µs a page
+    /// on memory the host still backed, 3.3-4.9 against 5.3-6.5 µs on
+    /// memory it had taken back). Where the kernel does not know the
+    /// advice (before Linux 5.14), touched page by page.
+    pub fn populated(len: usize, thp: Thp) -> io::Result<Self> {
+        let heap = Heap::untouched(len, thp)?;
+        if heap.len == 0 {
+            return Ok(heap);
+        }
+        // SAFETY: [start, start+len) lies inside the mapping this heap
+        // owns, private, anonymous and writable; populating only faults in
+        // its pages, zero-filled, and no Rust reference points into it.
+        let r = unsafe {
+            libc::madvise(
+                heap.start as *mut libc::c_void,
+                heap.len,
+                libc::MADV_POPULATE_WRITE,
+            )
+        };
+        if r != 0 {
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EINVAL) {
+                return Err(e);
+            }
+            heap.touch();
+        }
+        Ok(heap)
+    }
+
+    /// Pages of the heap resident now (mincore), of [`Heap::pages`]: what
+    /// the tests hold a populated heap to.
+    #[cfg(test)]
+    pub fn resident_pages(&self) -> io::Result<usize> {
+        if self.len == 0 {
+            return Ok(0);
+        }
+        let mut vec = vec![0u8; self.pages()];
+        // SAFETY: start is page-aligned (2 MiB-aligned) inside the mapping
+        // this heap owns, [start, start+len) is mapped, and vec holds one
+        // byte per page of it, as mincore writes.
+        let r =
+            unsafe { libc::mincore(self.start as *mut libc::c_void, self.len, vec.as_mut_ptr()) };
+        if r != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(vec.iter().filter(|&&b| b & 1 == 1).count())
+    }
+
     /// A heap mapped but never written: no page is resident and the mapping
     /// has no page tables yet, so fork has nothing of it to copy (what a
     /// `malloc` of gigabytes is until the program writes it).
@@ -323,3 +375,7 @@ impl Drop for ScatteredPages {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "mm_tests.rs"]
+mod tests;

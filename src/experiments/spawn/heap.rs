@@ -365,7 +365,10 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     } else {
         (sys::Thp::Default, BASE_THP)
     };
-    let heap = sys::Heap::touched(heap_bytes as usize, thp)?;
+    // Populated by the kernel: resident and written as a touch loop leaves
+    // it, in the same order, in 25-40% less time (the fill is most of an
+    // untimed round at 1 GiB: docs/REPEATABILITY.md, session 19).
+    let heap = sys::Heap::populated(heap_bytes as usize, thp)?;
     let l = Launcher::new(job.scratch.as_deref(), job.timer_overhead_ns)?;
     let heap_name = fmt_size(heap_bytes);
     let base = |m: &str| {
