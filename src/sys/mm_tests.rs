@@ -27,7 +27,7 @@ fn an_empty_heap_populates_to_nothing() {
 }
 
 #[test]
-fn a_populated_heap_reads_zero_and_takes_writes() {
+fn a_populated_heap_takes_writes_and_stays_resident() {
     let heap = Heap::populated(8 * PAGE, Thp::Off).unwrap();
     // Written after populating: still its own private pages, every one.
     for i in 0..heap.pages() {
