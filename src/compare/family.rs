@@ -8,8 +8,8 @@
 
 use super::pool::Series;
 use super::verdict::{Reason, Row};
-use crate::stats::noise;
-use crate::stats::{fdr, Verdict};
+use crate::results::Better;
+use crate::stats::{fdr, memstate, noise, Verdict};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -45,6 +45,65 @@ pub fn noise_of(
     }
     fams.into_iter()
         .map(|(k, a)| (k, noise::family_noise(&a.calibrated, &a.between)))
+        .collect()
+}
+
+/// Whether a series' row may hold the host's memory state: a figure
+/// better one way of an experiment whose timed work touches memory
+/// (`Experiment::memory_work`).
+pub fn memory_heavy(s: &Series) -> bool {
+    matches!(s.better, Better::Lower | Better::Higher)
+        && crate::experiments::find(&s.experiment).is_some_and(|e| e.memory_work)
+}
+
+/// Each memory-heavy family's sensitivity to the memory canary per unit
+/// (`stats::memstate::sensitivity`), from the rounds of every run of both
+/// sides: per run, the round medians of its series better one way (a
+/// rate's negated, so that up is dearer) against the run's canary.
+pub fn memory_of(
+    pairs: &[(&Series, &Series)],
+) -> BTreeMap<(String, crate::units::Unit), memstate::Sensitivity> {
+    // (family and unit, side, run) -> (the canary, each series' rounds)
+    type Run = (Vec<f64>, Vec<Vec<f64>>);
+    let mut runs: BTreeMap<((String, crate::units::Unit), usize, usize), Run> = BTreeMap::new();
+    for (b, n) in pairs
+        .iter()
+        .filter(|(b, n)| memory_heavy(b) && memory_heavy(n))
+    {
+        for (side, s) in [b, n].into_iter().enumerate() {
+            let sign = if s.better == Better::Higher {
+                -1.0
+            } else {
+                1.0
+            };
+            for (k, (canary, rounds)) in s.canary_ln.iter().zip(&s.rounds_ln).enumerate() {
+                if canary.is_empty() || canary.len() != rounds.len() {
+                    continue;
+                }
+                let run = runs
+                    .entry((noise_key(n), side, k))
+                    .or_insert_with(|| (canary.clone(), Vec::new()));
+                if run.0 == *canary {
+                    run.1.push(rounds.iter().map(|y| sign * y).collect());
+                }
+            }
+        }
+    }
+    let mut fams: BTreeMap<(String, crate::units::Unit), Vec<&Run>> = BTreeMap::new();
+    for ((key, _, _), run) in &runs {
+        fams.entry(key.clone()).or_default().push(run);
+    }
+    fams.into_iter()
+        .filter_map(|(key, runs)| {
+            let runs: Vec<memstate::FamilyRun> = runs
+                .iter()
+                .map(|(canary, series)| memstate::FamilyRun {
+                    canary,
+                    series: series.iter().map(Vec::as_slice).collect(),
+                })
+                .collect();
+            Some((key, memstate::sensitivity(&runs)?))
+        })
         .collect()
 }
 

@@ -52,6 +52,8 @@ fn series(exp: &str, point: usize, heap: &str, method: &str, r: &[Vec<f64>]) -> 
         flagged: None,
         huge_kib: vec![],
         point: Some(point),
+        rounds_ln: vec![],
+        canary_ln: vec![],
         band: None,
     }
 }

@@ -17,6 +17,7 @@ pub mod common;
 pub mod family;
 pub mod fit;
 pub mod gate;
+pub mod memory;
 pub mod next;
 pub mod noise;
 pub mod pool;
@@ -28,6 +29,7 @@ use crate::error::UsageError;
 use crate::results::RunResults;
 use crate::stats::Verdict;
 use common::CommonMode;
+pub use memory::{memory_state, MemoryCanary};
 use pool::{Series, Side};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -90,6 +92,10 @@ pub struct Comparison {
     /// most common first; and the median noise over families, in percent.
     pub noise_bases: Vec<(crate::stats::noise::Basis, usize)>,
     pub median_run_noise_pct: Option<f64>,
+    /// The host's memory state in the rows: the memory canary on each side
+    /// and what its shift added to the memory-heavy rows (null when a side
+    /// lacks the canary).
+    pub memory_canary: Option<MemoryCanary>,
     /// What the sides allow as next steps (runs, profile, busy machine).
     #[serde(skip)]
     pub setting: next::Setting,
@@ -153,6 +159,7 @@ impl Comparison {
     ) -> Comparison {
         let (see_10pct, with_mde, median_mde) = resolution(&rows);
         let (noise_bases, median_run_noise_pct) = bases(&rows);
+        let memory_canary = MemoryCanary::of(bs, ns, &rows);
         Comparison {
             env_differences: Vec::new(),
             base_files: bn,
@@ -182,6 +189,7 @@ impl Comparison {
             strict: false,
             noise_bases,
             median_run_noise_pct,
+            memory_canary,
             setting: pool::setting(bs, ns),
             why: Vec::new(),
         }
@@ -272,64 +280,13 @@ pub fn env_differences(base: &RunResults, new: &RunResults) -> Vec<(String, Stri
     out
 }
 
-/// The memory canary of every round of a side's runs, as environment
-/// lines when the two sides differ: "the host's memory state" when
-/// touching fresh memory cost more on one side (free page reporting: memory
-/// the guest gave back costs a fault on the host again), "the guest's free
-/// memory" when fresh pages came in physical order on one side and
-/// scattered on the other. Each side's figure is the median of its rounds'
-/// canaries (start and end) with its 95% interval; a line only when the
-/// interval of the change lies wholly beyond what the rounds of a flagged
-/// series must differ by to be named (`measure::explain::mode_covariate`):
-/// a ratio beyond 20%, a share beyond 20 points.
-pub fn memory_state(base: &[RunResults], new: &[RunResults]) -> Vec<(String, String, String)> {
-    use crate::results::Canary;
-    use crate::stats::contrast::{difference, ratio};
-    use crate::stats::Summary;
-    let of = |runs: &[RunResults], f: fn(&Canary) -> Option<f64>| {
-        let v: Vec<f64> = runs
-            .iter()
-            .flat_map(|r| r.canaries())
-            .filter_map(|c| f(&c))
-            .filter(|x| x.is_finite())
-            .collect();
-        crate::stats::summarize(&v).ok()
-    };
-    type Line = (
-        &'static str,
-        fn(&Canary) -> Option<f64>,
-        fn(&Summary, &Summary) -> bool,
-        fn(f64) -> String,
-    );
-    let lines: [Line; 2] = [
-        (
-            "the host's memory state differed between the runs (touching fresh memory, per 4 KiB page)",
-            |c| c.fresh_page_ns.filter(|x| *x > 0.0),
-            |n, b| ratio(n, b).is_some_and(|r| r.lo > 1.2 || r.hi < 1.0 / 1.2),
-            |x| crate::units::fmt_value(x, crate::units::Unit::Ns),
-        ),
-        (
-            "the guest's free memory differed between the runs (fresh pages in physical order)",
-            |c| c.fresh_in_order.map(|x| x * 100.0),
-            |n, b| {
-                let d = difference(n, b);
-                d.lo > 20.0 || d.hi < -20.0
-            },
-            |x| format!("{x:.0}%"),
-        ),
-    ];
-    lines
-        .into_iter()
-        .filter_map(|(what, f, apart, shown)| {
-            let (b, n) = (of(base, f)?, of(new, f)?);
-            apart(&n, &b).then(|| (what.to_string(), shown(b.median), shown(n.median)))
-        })
-        .collect()
-}
-
 #[cfg(test)]
 #[path = "memory_tests.rs"]
 mod memory_tests;
+
+#[cfg(test)]
+#[path = "memstate_tests.rs"]
+mod memstate_tests;
 
 /// What each side lacks of the other, in one line: whole experiments, then
 /// series of shared experiments (a partial experiment's failed points), and
@@ -439,6 +396,13 @@ pub fn compare_at(
     let setting = pool::setting(base, new);
     let shared = pairs(base, new);
     let noise = family::noise_of(&shared);
+    // The host's memory state: each memory-heavy family's sensitivity to
+    // the memory canary, times the canary's shift between the sides.
+    let memory = family::memory_of(&shared);
+    let shift = new
+        .memory_canary_ln
+        .zip(base.memory_canary_ln)
+        .map_or(0.0, |(n, b)| n - b);
     let mut rows: Vec<Row> = shared
         .into_iter()
         .map(|p| {
@@ -454,7 +418,13 @@ pub fn compare_at(
                 (a, b) => a.or(b),
             };
             let tau = noise::series_noise(family, p.1.band.or(p.0.band), spread);
-            verdict::row(p, threshold, &setting, factor, same_thp, tau)
+            let extra = match memory.get(&family::noise_key(p.1)) {
+                Some(s) if family::memory_heavy(p.0) && family::memory_heavy(p.1) => {
+                    crate::stats::memstate::extra_variance(s, shift)
+                }
+                _ => 0.0,
+            };
+            verdict::row(p, threshold, &setting, factor, same_thp, tau, extra)
         })
         .collect();
     let found = family::control(&mut rows, q);

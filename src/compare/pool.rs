@@ -36,6 +36,14 @@ pub struct Series {
     pub runs: Vec<RunFig>,
     /// Each run's spread over its rounds (`stats::noise::spread2`).
     pub spread2: Vec<f64>,
+    /// Each run's round medians in logs, in the order the rounds ran
+    /// (empty for a run with a median not positive).
+    pub rounds_ln: Vec<Vec<f64>>,
+    /// Each run's memory canary at each of those rounds, in logs (the
+    /// first touch of fresh memory per page, the geometric mean of the
+    /// round's start and end: `memory_canary`); empty for a run whose
+    /// rounds lack it.
+    pub canary_ln: Vec<Vec<f64>>,
     /// The calibrated run-to-run variance and its degrees of freedom, when
     /// a noise file has the series.
     pub band: Option<(f64, f64)>,
@@ -65,6 +73,8 @@ impl Series {
             point: None,
             runs: vec![],
             spread2: vec![],
+            rounds_ln: vec![],
+            canary_ln: vec![],
             band: None,
         };
         s.measured(runs)?;
@@ -103,6 +113,17 @@ impl Series {
             .iter()
             .filter_map(|x| crate::stats::noise::spread2(&x.round_medians))
             .collect();
+        self.rounds_ln = each
+            .iter()
+            .map(|x| {
+                let m = &x.round_medians;
+                if m.iter().all(|v| v.is_finite() && *v > 0.0) {
+                    m.iter().map(|v| v.ln()).collect()
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
         Some(())
     }
 
@@ -134,6 +155,10 @@ pub struct Side {
     /// The median of every round's canary (a bare system call), ns: the
     /// machine's own speed while this side was measured.
     pub canary_ns: Option<f64>,
+    /// The memory canary of the side, in logs: the mean over its runs of
+    /// each run's median over every round (start and end) of the first
+    /// touch of fresh memory per 4 KiB page; None when a run lacks it.
+    pub memory_canary_ln: Option<f64>,
     /// How many files (runs) the side pools.
     pub runs: usize,
     /// A file ran the quick profile.
@@ -181,6 +206,7 @@ pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
     let mut status = Vec::new();
     let mut thp = Vec::new();
     let mut canaries = Vec::new();
+    let mut memory = Vec::new();
     let (mut quick, mut busy, mut partial) = (false, None, Vec::new());
     for (r, name) in files.iter().zip(names) {
         quick |= r.profile == "quick";
@@ -188,6 +214,7 @@ pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
         thp.push(r.env.thp_enabled.clone().unwrap_or_default());
         status_of(r, name, &mut status, &mut partial);
         canaries.extend(r.canaries().iter().map(|c| c.syscall_ns));
+        memory.push(run_memory_canary(r));
         for e in r.experiments.iter().filter(|e| e.status == Status::Ok) {
             for m in &e.metrics {
                 pool.add(e, m, name);
@@ -211,10 +238,63 @@ pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
         thp,
         drift: crate::stats::drift(&canaries),
         canary_ns: crate::stats::median(&canaries),
+        memory_canary_ln: memory
+            .iter()
+            .copied()
+            .collect::<Option<Vec<f64>>>()
+            .filter(|v| !v.is_empty())
+            .map(|v| v.iter().sum::<f64>() / v.len() as f64),
         runs: files.len(),
         quick,
         busy,
         partial,
+    }
+}
+
+/// A run's memory canary in logs: the median over every round's canary
+/// (start and end) of the first touch of fresh memory per page; None in
+/// files without it.
+fn run_memory_canary(r: &RunResults) -> Option<f64> {
+    let v: Vec<f64> = r
+        .canaries()
+        .iter()
+        .filter_map(|c| c.fresh_page_ns)
+        .filter(|x| x.is_finite() && *x > 0.0)
+        .collect();
+    crate::stats::median(&v).map(f64::ln)
+}
+
+/// The memory canary at each round of series `m` of experiment `e`, in
+/// logs, in the order its rounds ran: the round records of its point, in
+/// the order they were written (each job's record and its samples come
+/// together). Empty when the records do not line up with its rounds or a
+/// round lacks the canary.
+pub fn memory_canary(e: &ExperimentResult, m: &Metric) -> Vec<f64> {
+    let Some(point) = m.point else {
+        return Vec::new();
+    };
+    let read = |c: &crate::results::Canary| c.fresh_page_ns.filter(|x| x.is_finite() && *x > 0.0);
+    let per_round: Option<Vec<f64>> = e
+        .round_log
+        .iter()
+        .filter(|l| l.point == point)
+        .map(|l| {
+            match (
+                read(&l.telemetry.canary_start),
+                read(&l.telemetry.canary_end),
+            ) {
+                (Some(a), Some(b)) => Some((a.ln() + b.ln()) / 2.0),
+                (a, b) => a.or(b).map(f64::ln),
+            }
+        })
+        .collect();
+    match per_round {
+        Some(v)
+            if v.len() == m.rounds.len() && m.rounds.iter().sum::<usize>() == m.samples.len() =>
+        {
+            v
+        }
+        _ => Vec::new(),
     }
 }
 
@@ -275,6 +355,7 @@ impl Pool {
             )
         });
         let rounds = m.round_samples();
+        let canary = memory_canary(e, m);
         let huge: Vec<f64> = e
             .readings
             .iter()
@@ -294,10 +375,12 @@ impl Pool {
                     (a, b) => a.or(b),
                 };
                 s.huge_kib.extend(huge);
+                s.canary_ln.push(canary);
             }
             None => {
-                self.pooled
-                    .push((new_series(e, m, flagged, huge), vec![rounds]));
+                let mut s = new_series(e, m, flagged, huge);
+                s.canary_ln.push(canary);
+                self.pooled.push((s, vec![rounds]));
                 self.index.insert(key, self.pooled.len() - 1);
             }
         }
@@ -326,6 +409,8 @@ fn new_series(e: &ExperimentResult, m: &Metric, flagged: Option<String>, huge: V
         point: m.point,
         runs: Vec::new(),
         spread2: Vec::new(),
+        rounds_ln: Vec::new(),
+        canary_ln: Vec::new(),
         band: None,
     }
 }

@@ -121,7 +121,27 @@ pub fn run_noise_line(c: &Comparison) -> String {
     if spread_only && c.base_runs.min(c.new_runs) < 3 {
         s.push_str("  one run's spread sees only the host states its rounds met: for a firmer footing, three runs a side (A1 A2 A3 --vs B1 B2 B3), or tasklab calibrate on this machine\n");
     }
+    s.push_str(&memory_line(c));
     s
+}
+
+/// What the host's memory state added to the memory-heavy rows, in one
+/// line, when it added anything: the memory canary on each side and the
+/// rows it widened (`stats::memstate`).
+fn memory_line(c: &Comparison) -> String {
+    let Some(m) = c.memory_canary.as_ref().filter(|m| m.rows > 0) else {
+        return String::new();
+    };
+    let ns = |x: f64| crate::units::fmt_value(x, crate::units::Unit::Ns);
+    let rows = if m.rows == 1 { "row" } else { "rows" };
+    format!(
+        "  and the host's memory state: the memory canary (a first touch of fresh memory, per 4 KiB page) {} base, {} new ({}), times each memory-heavy family's sensitivity to it over its rounds, with that sensitivity's standard error, widens {} {rows} by a median {:.1}% (sd); a canary that did not move widens none\n",
+        ns(m.base_ns),
+        ns(m.new_ns),
+        super::verdict::signed((m.new_ns / m.base_ns - 1.0) * 100.0),
+        m.rows,
+        m.median_pct.unwrap_or(0.0),
+    )
 }
 
 /// The header's line on the noise file: where it came from, what it is

@@ -56,6 +56,12 @@ pub struct Row {
     /// percent, and what it rests on.
     pub run_noise_pct: f64,
     pub noise_basis: Basis,
+    /// What the host's memory state adds to the change's standard
+    /// deviation, in percent: a memory-heavy family's sensitivity to the
+    /// memory canary times the canary's shift between the sides
+    /// (`stats::memstate`); 0 for other rows and when the canary did not
+    /// move.
+    pub memory_noise_pct: f64,
     pub verdict: Verdict,
     /// For a regressed row: whether the same series moved the same way
     /// across the experiment's points (`gate::consistency`); null for other
@@ -155,7 +161,8 @@ impl Measured {
 /// found for one side's memory and not the other's make the row
 /// inconclusive. `factor` divides a common move of the whole machine out
 /// of a directional series' cost (`--relative`); 1 leaves the figures as
-/// measured.
+/// measured. `memory`: the variance in logs the host's memory state adds
+/// to the change (`stats::memstate::extra_variance`; 0 for none).
 pub fn row(
     (b, n): (&Series, &Series),
     threshold: f64,
@@ -163,12 +170,22 @@ pub fn row(
     factor: f64,
     same_thp: bool,
     noise: (f64, Basis),
+    memory: f64,
 ) -> Row {
     let (tau, basis) = noise;
-    let measured = measure((b, n), threshold, factor, tau);
+    let memory = if memory.is_finite() && memory > 0.0 {
+        memory
+    } else {
+        0.0
+    };
+    let measured = measure((b, n), threshold, factor, (tau, memory));
     let mut r = judged_measured((b, n), measured, threshold, setting, same_thp, tau);
     r.run_noise_pct = tau * 100.0;
     r.noise_basis = basis;
+    // only where the model of runs holds it (a figure positive throughout)
+    if twoside::diff(&b.runs, &n.runs, tau).is_some() {
+        r.memory_noise_pct = memory.sqrt() * 100.0;
+    }
     r
 }
 
@@ -181,10 +198,16 @@ fn better_of(b: &Series, n: &Series) -> Better {
 }
 
 /// The change from `b` to `n` by the model of runs, with the run-to-run
-/// noise `tau` in its interval and `factor` divided out; by the sides'
-/// intervals for a figure not positive throughout. None when no ratio can
-/// be formed.
-fn measure((b, n): (&Series, &Series), threshold: f64, factor: f64, tau: f64) -> Option<Measured> {
+/// noise `tau` and the host's memory state's variance `memory` in its
+/// interval and `factor` divided out; by the sides' intervals for a figure
+/// not positive throughout (without `memory`). None when no ratio can be
+/// formed.
+fn measure(
+    (b, n): (&Series, &Series),
+    threshold: f64,
+    factor: f64,
+    (tau, memory): (f64, f64),
+) -> Option<Measured> {
     let better = better_of(b, n);
     let Some(d) = twoside::diff(&b.runs, &n.runs, tau) else {
         // Not positive throughout: the sides' intervals, each widened
@@ -199,7 +222,7 @@ fn measure((b, n): (&Series, &Series), threshold: f64, factor: f64, tau: f64) ->
             .map(|c| relative(c, better, factor))
             .map(|c| Measured::of_interval(c, threshold));
     };
-    let d = d.scaled(relative_k(better, factor));
+    let d = d.scaled(relative_k(better, factor)).widened(memory);
     let step = |s: &Series| {
         let (q, m) = (s.summary.quantum, s.summary.median);
         if q > 0.0 && m > 0.0 {
@@ -307,6 +330,7 @@ pub fn judged_measured(
         point: n.point,
         run_noise_pct: f64::NAN,
         noise_basis: Basis::Floor,
+        memory_noise_pct: 0.0,
         verdict,
         consistent: None,
         inconclusive,

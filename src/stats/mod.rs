@@ -14,6 +14,7 @@ pub mod change;
 pub mod compare_text;
 pub mod contrast;
 pub mod fdr;
+pub mod memstate;
 pub mod noise;
 pub mod paired;
 pub mod rounds;

@@ -68,6 +68,22 @@ impl Diff {
         ((1.0 + threshold.max(0.0)).ln() + h).exp() - 1.0
     }
 
+    /// The change with `var` (logs squared, known: the host's memory state,
+    /// `stats::memstate`) added to its variance; the degrees of freedom
+    /// grow as the known part does.
+    pub fn widened(self, var: f64) -> Diff {
+        if !(var.is_finite() && var > 0.0) {
+            return self;
+        }
+        let se2 = self.se * self.se;
+        let grown = se2 + var;
+        Diff {
+            se: grown.sqrt(),
+            df: self.df * (grown / se2).powi(2),
+            ..self
+        }
+    }
+
     /// Moves the change by a factor `k` (the machine's common move divided
     /// out: `compare --relative`).
     pub fn scaled(self, k: f64) -> Diff {

@@ -59,3 +59,16 @@ fn no_run_or_no_error_gives_none() {
     assert!(diff(&[run(1.0, 0.0, 8)], &[run(1.0, 0.0, 8)], 0.0).is_none());
     assert!(diff(&[run(1.0, f64::NAN, 8)], &[run(1.0, 0.1, 8)], 0.0).is_none());
 }
+
+#[test]
+fn a_known_variance_widens_the_change_and_nothing_else() {
+    let d = diff(&[run(100.0, 0.02, 8)], &[run(110.0, 0.02, 8)], 0.01).unwrap();
+    let w = d.widened(0.03 * 0.03);
+    assert_eq!(w.delta, d.delta);
+    assert!((w.se * w.se - d.se * d.se - 0.0009).abs() < 1e-12);
+    // the known part does not shrink the degrees of freedom
+    assert!(w.df >= d.df);
+    // nothing added: the same change
+    assert_eq!(d.widened(0.0), d);
+    assert_eq!(d.widened(f64::NAN), d);
+}

@@ -1,0 +1,98 @@
+//! The host's memory in a comparison (issue 37 item 4): the memory
+//! canary's difference between the sides as an environment line
+//! ([`memory_state`]), and what its shift adds to the memory-heavy rows
+//! ([`MemoryCanary`]; the term itself: `stats::memstate`, per family:
+//! `family::memory_of`).
+
+use super::pool::Side;
+use super::Row;
+use crate::results::RunResults;
+use serde::Serialize;
+
+/// The memory canary of each side (the first touch of fresh memory per
+/// 4 KiB page: the geometric mean of its runs' medians over every round)
+/// and what its shift added to the rows of memory-heavy families
+/// (`stats::memstate`).
+#[derive(Debug, Clone, Serialize)]
+pub struct MemoryCanary {
+    pub base_ns: f64,
+    pub new_ns: f64,
+    /// The rows it widened (`memory_noise_pct` above 0), and the median of
+    /// what it added to their standard deviation, in percent.
+    pub rows: usize,
+    pub median_pct: Option<f64>,
+}
+
+impl MemoryCanary {
+    /// The sides' canaries and what the rows hold of their shift; None when
+    /// a side lacks the canary.
+    pub fn of(base: &Side, new: &Side, rows: &[Row]) -> Option<MemoryCanary> {
+        let (b, n) = (base.memory_canary_ln?, new.memory_canary_ln?);
+        let widened: Vec<f64> = rows
+            .iter()
+            .map(|r| r.memory_noise_pct)
+            .filter(|x| x.is_finite() && *x > 0.0)
+            .collect();
+        Some(MemoryCanary {
+            base_ns: b.exp(),
+            new_ns: n.exp(),
+            rows: widened.len(),
+            median_pct: crate::stats::median(&widened),
+        })
+    }
+}
+
+/// The memory canary of every round of a side's runs, as environment
+/// lines when the two sides differ: "the host's memory state" when
+/// touching fresh memory cost more on one side (free page reporting: memory
+/// the guest gave back costs a fault on the host again), "the guest's free
+/// memory" when fresh pages came in physical order on one side and
+/// scattered on the other. Each side's figure is the median of its rounds'
+/// canaries (start and end) with its 95% interval; a line only when the
+/// interval of the change lies wholly beyond what the rounds of a flagged
+/// series must differ by to be named (`measure::explain::mode_covariate`):
+/// a ratio beyond 20%, a share beyond 20 points.
+pub fn memory_state(base: &[RunResults], new: &[RunResults]) -> Vec<(String, String, String)> {
+    use crate::results::Canary;
+    use crate::stats::contrast::{difference, ratio};
+    use crate::stats::Summary;
+    let of = |runs: &[RunResults], f: fn(&Canary) -> Option<f64>| {
+        let v: Vec<f64> = runs
+            .iter()
+            .flat_map(|r| r.canaries())
+            .filter_map(|c| f(&c))
+            .filter(|x| x.is_finite())
+            .collect();
+        crate::stats::summarize(&v).ok()
+    };
+    type Line = (
+        &'static str,
+        fn(&Canary) -> Option<f64>,
+        fn(&Summary, &Summary) -> bool,
+        fn(f64) -> String,
+    );
+    let lines: [Line; 2] = [
+        (
+            "the host's memory state differed between the runs (touching fresh memory, per 4 KiB page)",
+            |c| c.fresh_page_ns.filter(|x| *x > 0.0),
+            |n, b| ratio(n, b).is_some_and(|r| r.lo > 1.2 || r.hi < 1.0 / 1.2),
+            |x| crate::units::fmt_value(x, crate::units::Unit::Ns),
+        ),
+        (
+            "the guest's free memory differed between the runs (fresh pages in physical order)",
+            |c| c.fresh_in_order.map(|x| x * 100.0),
+            |n, b| {
+                let d = difference(n, b);
+                d.lo > 20.0 || d.hi < -20.0
+            },
+            |x| format!("{x:.0}%"),
+        ),
+    ];
+    lines
+        .into_iter()
+        .filter_map(|(what, f, apart, shown)| {
+            let (b, n) = (of(base, f)?, of(new, f)?);
+            apart(&n, &b).then(|| (what.to_string(), shown(b.median), shown(n.median)))
+        })
+        .collect()
+}
