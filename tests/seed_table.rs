@@ -2,7 +2,8 @@
 //! recorded fixture (no measurement): Sysel's clock-bound figures scaled to
 //! the run's clock, both copy layouts shown, the echo by the seed's
 //! statistic, the condvar's count of switches said, the malloc baselines
-//! never compared, and every row naming its statistic and protocol.
+//! never compared, a seed's one reading never called a median nor "within",
+//! and every row naming its statistic and protocol.
 
 use std::path::Path;
 use tasklab::api::results::{count_over_time, ExperimentResult, Metric, RunResults, SeedStat};
@@ -239,6 +240,7 @@ fn every_row_names_its_statistic_and_protocol() {
         "mean",
         "minimum",
         "single calls",
+        "one reading",
         "count over total time",
     ];
     for row in &t.rows {
@@ -253,4 +255,51 @@ fn every_row_names_its_statistic_and_protocol() {
             assert!(!row[t.col("likely causes")].is_empty(), "{row:?}");
         }
     }
+}
+
+/// Bendersky's malloc figures are one run's output ("a sample run") and his
+/// thread figures what top showed once: one reading each, never labelled a
+/// median. Ours, a median, is above or below a reading only by its whole
+/// interval, and neither otherwise; never "within" or "indistinguishable".
+#[test]
+fn a_seeds_one_reading_is_labelled_so_and_never_within() {
+    let r = fixture(None);
+    let t = Rows::of(&r);
+    let (ours, ratio, how) = (
+        t.col("ours (same"),
+        t.col("ours/seed"),
+        t.col("statistic and protocol"),
+    );
+    let mut seen = 0;
+    for name in ["memory.malloc", "memory.threads"] {
+        let e = experiment(&r, name);
+        let seeded: Vec<_> = e.metrics.iter().filter_map(|m| m.seed.as_ref()).collect();
+        assert!(seeded.iter().all(|s| s.statistic == SeedStat::OneReading));
+        let rows: Vec<_> = t.rows.iter().filter(|row| row[0] == name).collect();
+        assert_eq!(rows.len(), seeded.len());
+        for row in rows {
+            assert!(row[how].starts_with("the seed: one reading, "), "{row:?}");
+            assert!(row[how].contains("; ours the median of repetitions, above or below a reading (which has no interval) only where its whole 95% interval is, else neither"), "{row:?}");
+            assert!(!row[how].contains("the seed: median"), "{row:?}");
+            assert!(row[ours].contains("(median)"), "{row:?}");
+            assert!(!row[ratio].contains("within"), "{row:?}");
+            assert!(!row[ratio].contains("indistinguishable"), "{row:?}");
+            seen += 1;
+        }
+    }
+    assert!(seen >= 5, "{seen}");
+    // VmSize's growth after malloc: 409,604 KiB in every round, the
+    // seed's reading exactly: neither above nor below it.
+    let row = t.row(
+        "memory.malloc",
+        "vm_growth_kib size=400 MiB stage=after_malloc",
+    );
+    assert_eq!(row[ratio], "neither above nor below", "{row:?}");
+    // RSS per default thread: 8.42 KiB [8.25, 8.60] against 8.19 KiB, above
+    // it by the whole interval, so the ratio carries the interval's.
+    let row = t.row(
+        "memory.threads",
+        "rss_per_thread_kib stack=8 MiB threads=500 variant=default",
+    );
+    assert_eq!(row[ratio], "1.03x [1.01x, 1.05x]", "{row:?}");
 }

@@ -148,9 +148,10 @@ pub fn cpu_of_wall(
 
 /// [`cpu_of_wall`] for a series whose tasks are all pinned to one CPU:
 /// they cannot keep more than that CPU busy, so CPU time above the wall
-/// time is never read as "more than one CPU busy"; the sentence says what
-/// the figure counts instead (every thread of the worker and its reaped
-/// children: [`crate::sys::proc::cpu_ns`], issue 39).
+/// time is never read as "more than one CPU busy". The CPU time is a mean
+/// per call: where the same calls' mean wall time is not below it, the
+/// sentence says so from those figures; where it is, that the run does
+/// not record what the excess is, naming no cause (issue 39).
 pub fn cpu_of_wall_pinned(
     r: &ExperimentResult,
     what: &str,
@@ -177,15 +178,28 @@ fn cpu_against_wall(
             "{what}: CPU time {cpu} against {wall_fig} wall, not told apart from a CPU kept busy throughout"
         )
     } else if c.median < w.median {
+        // What the tasks did off the CPU (blocked, or runnable behind
+        // other work) is not recorded: no cause is named (issue 39).
         format!(
-            "{what} is {} idle: CPU time {cpu} of {wall_fig} wall (both sides); the rest is waiting (a wake-up, an idle CPU's exit)",
+            "{what} is {} idle: CPU time {cpu} of {wall_fig} wall (both sides); the rest is time off the CPU, which this figure does not split",
             pct(1.0 - c.median / w.median)
         )
-    } else if pinned {
+    } else if pinned && c.median <= w.mean {
+        // The CPU time is each window's total over its calls, a mean: the
+        // same calls' mean wall time is what it compares with.
         format!(
-            "{what}: CPU time {cpu} for {wall_fig} wall; tasks pinned to one CPU cannot use more than the wall time, \
-             so the excess is work the figure counts beside them (it sums every thread of the worker and its reaped children, \
-             RUSAGE_SELF + RUSAGE_CHILDREN)"
+            "{what}: CPU time {cpu} for {wall_fig} wall (the median); the CPU time is a mean per call, and the same calls' mean wall time, {}, is not below it",
+            crate::units::fmt_ns(w.mean)
+        )
+    } else if pinned {
+        // Tasks pinned to one CPU cannot use more than the wall time, and
+        // nothing this run records says what the rest is: it is said so,
+        // never given a cause (issue 39).
+        format!(
+            "{what}: CPU time {cpu} for {wall_fig} wall (mean {}); tasks pinned to one CPU cannot use more than the wall time, \
+             and what the excess is this run does not record (the CPU time sums every thread of the worker and its reaped children, \
+             RUSAGE_SELF + RUSAGE_CHILDREN, over each window of calls; the wall time is each call's own)",
+            crate::units::fmt_ns(w.mean)
         )
     } else {
         format!(

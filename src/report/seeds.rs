@@ -206,14 +206,16 @@ fn rows(r: &RunResults) -> Vec<(String, Vec<String>)> {
                 Some(SeedCompare::Within) if s.clock_mhz.is_none() => {
                     s.sweep.as_deref().map(sweep_words).unwrap_or_default()
                 }
-                Some(SeedCompare::Within) => String::new(),
-                _ => String::new(),
+                Some(SeedCompare::Within | SeedCompare::Reaches) | None => String::new(),
             };
             let mark = sm.spaced_mark();
             // ±X% is the median's interval: quoted beside a median (or
-            // single calls, compared by their median), not a mean or a
-            // minimum, which carry the mark alone.
-            let by_median = matches!(s.statistic, SeedStat::Median | SeedStat::Single);
+            // single calls or one reading, compared by our median), not a
+            // mean or a minimum, which carry the mark alone.
+            let by_median = matches!(
+                s.statistic,
+                SeedStat::Median | SeedStat::Single | SeedStat::OneReading
+            );
             let declared =
                 experiments::find(&e.name).and_then(|x| x.seed_figure(&m.name, &m.labels));
             let beside = declared
@@ -234,10 +236,12 @@ fn rows(r: &RunResults) -> Vec<(String, Vec<String>)> {
                     format!(
                         "{}{pm}{mark} ({}){beside}",
                         fmt_value(ours, m.unit),
-                        if s.protocol.is_empty() {
-                            s.statistic.word()
-                        } else {
-                            "median; not the seed's protocol"
+                        match s.statistic {
+                            _ if !s.protocol.is_empty() => "median; not the seed's protocol",
+                            // Ours is never one reading: the median of ours
+                            // is what is held against it.
+                            SeedStat::OneReading => SeedStat::Median.word(),
+                            stat => stat.word(),
                         }
                     ),
                     seed_text(m),
@@ -252,6 +256,10 @@ fn rows(r: &RunResults) -> Vec<(String, Vec<String>)> {
     rows
 }
 
+/// How ours, a median with its interval, is held against the seed's one
+/// reading, which has none.
+pub const ONE_READING: &str = "ours the median of repetitions, above or below a reading (which has no interval) only where its whole 95% interval is, else neither";
+
 /// What a row says of how each figure was taken: the seed's statistic
 /// and protocol, ours where it differs, the seed's figure scaled to our
 /// clock where it was, and what else differs (`caveat`).
@@ -265,6 +273,7 @@ fn how(s: &SeedRef, caveat: &str) -> String {
         SeedStat::Mean => "ours the mean of repetitions",
         SeedStat::Median => "ours the median of repetitions",
         SeedStat::Min => "ours the fastest repetition",
+        SeedStat::OneReading => ONE_READING,
     };
     let mut parts = vec![
         format!("the seed: {}, {}", s.statistic.word(), s.method),
@@ -297,7 +306,7 @@ fn beside_text(e: &ExperimentResult, m: &Metric, stat: SeedStat, b: &Beside) -> 
         SeedStat::Mean => other.summary.mean,
         SeedStat::Min => other.summary.min,
         SeedStat::CountOverTime => crate::results::count_over_time(&other.samples)?,
-        SeedStat::Median | SeedStat::Single => other.summary.median,
+        SeedStat::Median | SeedStat::Single | SeedStat::OneReading => other.summary.median,
     };
     let text = if other.unit == Unit::Count {
         crate::units::fmt_num(v, 1)
@@ -435,7 +444,7 @@ pub fn reason(r: &RunResults, experiment: &str, m: &Metric, ratio: f64) -> Strin
         ));
     } else {
         parts.push(format!(
-            "Linux {} here with tasklab's own process image; the seed's machine and program were smaller",
+            "Linux {} here, and tasklab's own process image, not the seed's program",
             env.kernel
         ));
     }
@@ -476,7 +485,7 @@ fn gap_only_across_cpus<'a>(
         return None;
     }
     let matches = match same.seed_compare()? {
-        SeedCompare::Within => true,
+        SeedCompare::Within | SeedCompare::Reaches => true,
         SeedCompare::Ratio(_) => same
             .seed_ratio_interval()
             .is_some_and(|(x, lo, hi)| !outside(x) && !outside(lo) && !outside(hi)),
@@ -501,6 +510,7 @@ fn across_cpus_reason(
     let env = &r.env;
     let on_one = match same.seed_compare() {
         Some(SeedCompare::Ratio(x)) => format!("{x:.2}x the seed's"),
+        Some(SeedCompare::Reaches) => "neither above nor below the seed's one reading".to_string(),
         _ => "within the seed's range".to_string(),
     };
     let mut parts = vec![format!(

@@ -463,3 +463,39 @@ fn a_ratio_by_another_statistic_than_the_median_says_which() {
     );
     assert_eq!(cell(&cold), "not compared");
 }
+
+/// A seed's one reading (what one run printed) has no interval: ours is
+/// above or below it only where our whole 95% interval is, and neither
+/// otherwise, even where the reading is a rounded range ("about 32K");
+/// never "within".
+#[test]
+fn a_single_reading_is_above_below_or_neither_never_within() {
+    let reading =
+        |v: &[f64], lo: f64, hi: f64| with_seed(v, None, lo, hi, SeedStat::OneReading, false);
+    let m = reading(&[9.0, 10.0, 11.0], 10.0, 10.0);
+    assert_eq!(m.seed_compare(), Some(SeedCompare::Reaches));
+    assert_eq!(m.seed_compare_text(), "neither above nor below");
+    assert_eq!(m.seed_ratio(), None);
+    let m = reading(&[32_100.0, 32_200.0, 32_300.0], 32_000.0, 32_768.0);
+    assert_eq!(m.seed_compare(), Some(SeedCompare::Reaches));
+    // With a statistic of its own, the same figures are within its range.
+    let mut median = m.clone();
+    median.seed.as_mut().unwrap().statistic = SeedStat::Median;
+    assert_eq!(median.seed_compare(), Some(SeedCompare::Within));
+    // Above it by the whole interval: the ratio, with our interval's.
+    let m = reading(&[15.0, 16.0, 17.0], 10.0, 10.0);
+    assert_eq!(m.seed_compare(), Some(SeedCompare::Ratio(1.6)));
+    let (_, lo, hi) = m.seed_ratio_interval().unwrap();
+    assert!(lo > 1.0 && hi > lo, "{lo} {hi}");
+    assert!(
+        m.seed_compare_text()
+            .starts_with(&format!("1.60x [{lo:.2}x, {hi:.2}x]")),
+        "{}",
+        m.seed_compare_text()
+    );
+    // Ours is a median beside it, never "one reading".
+    let row = &table(&run_with(m)).rows[0];
+    assert!(row[2].ends_with("(median)"), "{row:?}");
+    assert!(row[6].starts_with("the seed: one reading, "), "{row:?}");
+    assert!(row[6].contains(super::ONE_READING), "{row:?}");
+}

@@ -152,19 +152,22 @@ impl Metric {
         Some(match s.statistic {
             SeedStat::Mean => self.summary.mean,
             SeedStat::Min => self.summary.min,
-            SeedStat::Median | SeedStat::Single => self.summary.median,
+            SeedStat::Median | SeedStat::Single | SeedStat::OneReading => self.summary.median,
             SeedStat::CountOverTime => count_over_time(&self.samples)?,
         })
     }
 
     /// Our figure's interval by the seed's statistic: the median's 95%
-    /// interval for a median (or single calls, compared by their median);
+    /// interval for a median (or single calls, or one reading, each
+    /// compared by our median);
     /// the figure itself for a mean or a minimum, which have none here.
     pub fn seed_ours_interval(&self) -> Option<(f64, f64)> {
         let s = self.seed.as_ref()?;
         let ours = self.seed_ours()?;
         Some(match s.statistic {
-            SeedStat::Median | SeedStat::Single => (self.summary.ci95_lo, self.summary.ci95_hi),
+            SeedStat::Median | SeedStat::Single | SeedStat::OneReading => {
+                (self.summary.ci95_lo, self.summary.ci95_hi)
+            }
             SeedStat::Mean | SeedStat::Min | SeedStat::CountOverTime => (ours, ours),
         })
     }
@@ -184,7 +187,9 @@ impl Metric {
     /// interval reaches it (the same rule as every finding: no difference
     /// is stated that our interval cannot exclude), the ratio to its figure
     /// or to the nearer edge of its range, or why there is no ratio. Never
-    /// a negative or a meaningless ratio.
+    /// a negative or a meaningless ratio. A seed's one reading has no
+    /// interval of its own: ours is then only above or below it (a ratio)
+    /// or neither (`Reaches`), never within it.
     pub fn seed_compare(&self) -> Option<SeedCompare> {
         let s = self.seed.as_ref()?;
         let ours = self.seed_ours()?;
@@ -208,7 +213,11 @@ impl Metric {
         let (lo, hi) = self.seed_ours_interval().unwrap_or((ours, ours));
         Some(
             if (ours >= slo && ours <= shi) || (lo <= shi && hi >= slo) {
-                SeedCompare::Within
+                if s.statistic == SeedStat::OneReading {
+                    SeedCompare::Reaches
+                } else {
+                    SeedCompare::Within
+                }
             } else if ours > shi {
                 SeedCompare::Ratio(ours / shi)
             } else {
@@ -227,9 +236,11 @@ impl Metric {
     }
 
     /// The comparison in a few words: "within" (for a sweep, "within the
-    /// range swept"; "reaches the seed's figure" for a single figure),
-    /// "1.93x", "1.93x [1.52x, 2.41x]" when our figure is imprecise,
-    /// "not compared"; with our figure's mark (`~`, `!`).
+    /// range swept"; "indistinguishable" for a single figure), "1.93x",
+    /// "1.93x [1.52x, 2.41x]" when our figure is imprecise or the seed's is
+    /// one reading (ours is above or below a reading only by our
+    /// interval), "neither above nor below" a reading our interval
+    /// reaches, "not compared"; with our figure's mark (`~`, `!`).
     pub fn seed_compare_text(&self) -> String {
         let sm = &self.summary;
         let mark = if sm.unstable {
@@ -243,16 +254,24 @@ impl Metric {
             .seed
             .as_ref()
             .is_some_and(|s| s.compared().is_ok_and(|(lo, hi)| lo == hi));
+        let reading = self
+            .seed
+            .as_ref()
+            .is_some_and(|s| s.statistic == SeedStat::OneReading);
         let text = match self.seed_compare() {
             None => return String::new(),
+            Some(SeedCompare::Reaches) => "neither above nor below".into(),
             Some(SeedCompare::Within) => match self.seed.as_ref().and_then(|s| s.sweep.as_ref()) {
                 _ if single => "indistinguishable".into(),
                 Some(_) => "within the range swept".into(),
                 None => "within".into(),
             },
             Some(SeedCompare::Ratio(r)) => match self.seed_ratio_interval() {
+                // An interval that rounds to one figure ("1.50x [1.50x,
+                // 1.50x]") says nothing the ratio does not.
                 Some((_, lo, hi))
-                    if crate::stats::compare_text::imprecise(sm)
+                    if (reading || crate::stats::compare_text::imprecise(sm))
+                        && format!("{lo:.2}") != format!("{hi:.2}")
                         && lo < hi
                         && lo.is_finite()
                         && hi.is_finite() =>

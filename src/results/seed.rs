@@ -65,6 +65,13 @@ pub enum SeedStat {
     Min,
     /// Single calls: one value or the range a few of them spanned.
     Single,
+    /// One reading: what one run printed (Bendersky's malloc-memusage
+    /// "output from a sample run", what top showed for his 10,000
+    /// threads). It has no interval of its own, so ours (the median, with
+    /// its 95% interval) is above or below it only where our whole
+    /// interval is, and neither otherwise: never "within" it
+    /// ([`SeedCompare::Reaches`]).
+    OneReading,
     /// A count over the total time of one long run (iterations per second
     /// as iterations / elapsed): ours is all samples' count over all their
     /// time, the harmonic mean of the per-run rates (each run the same
@@ -79,6 +86,7 @@ impl SeedStat {
             SeedStat::Mean => "mean",
             SeedStat::Min => "minimum",
             SeedStat::Single => "single calls",
+            SeedStat::OneReading => "one reading",
             SeedStat::CountOverTime => "count over total time",
         }
     }
@@ -166,6 +174,10 @@ pub fn set_clock(metrics: &mut [super::Metric], ours_mhz: Option<f64>) {
 pub enum SeedCompare {
     /// Ours lies inside the seed's range.
     Within,
+    /// The seed's figure is one reading ([`SeedStat::OneReading`]) and our
+    /// 95% interval reaches it: ours is neither above nor below it. Never
+    /// "within": a reading has no range or interval of its own.
+    Reaches,
     /// Ours over the seed's figure, or over the nearer edge of its range.
     Ratio(f64),
     /// Not comparable, and why (another protocol, or a meaningless ratio).

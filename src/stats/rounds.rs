@@ -445,6 +445,10 @@ fn flag(s: &mut Summary) {
     s.unstable = s.unsettled.is_some();
 }
 
+/// The fewest rounds [`flag`]'s test reads a trend or two modes in: a
+/// series of fewer rounds is never flagged, however its rounds fell.
+pub const FLAG_ROUNDS: usize = 6;
+
 /// [`flag`]'s test, on round medians in run order.
 pub fn unsettled(medians: &[f64]) -> Option<Unsettled> {
     unsettled_in_steps(medians, 0.0)
@@ -456,7 +460,7 @@ pub fn unsettled(medians: &[f64]) -> Option<Unsettled> {
 /// is taken as at least a step's (a uniform step's sd, step/√3).
 pub fn unsettled_in_steps(medians: &[f64], step: f64) -> Option<Unsettled> {
     let r = medians.len();
-    if r < 6 || medians.iter().any(|m| !m.is_finite() || *m <= 0.0) {
+    if r < FLAG_ROUNDS || medians.iter().any(|m| !m.is_finite() || *m <= 0.0) {
         return None;
     }
     let logs: Vec<f64> = medians.iter().map(|m| m.ln()).collect();

@@ -71,7 +71,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         SeedFigure::of(
             &VM_SIZE_KIB,
             (416_128.0, 416_128.0),
-            SeedStat::Median,
+            SeedStat::OneReading,
             SEED_SWITCH,
             BENDERSKY_HW,
             "a tiny C program: VmSize from /proc/self/status; tasklab's own image is larger",
@@ -86,7 +86,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         SeedFigure::of(
             &MAX_RSS_KIB,
             (4_780.0, 4_780.0),
-            SeedStat::Median,
+            SeedStat::OneReading,
             SEED_SWITCH,
             BENDERSKY_HW,
             "ru_maxrss of a tiny C program at start; tasklab's own image is larger",
@@ -96,7 +96,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         SeedFigure::of(
             &MAX_RSS_KIB,
             (410_916.0, 410_916.0),
-            SeedStat::Median,
+            SeedStat::OneReading,
             SEED_SWITCH,
             BENDERSKY_HW,
             "ru_maxrss after writing every int",
@@ -107,7 +107,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         SeedFigure::of(
             &VM_GROWTH_KIB,
             (409_604.0, 409_604.0),
-            SeedStat::Median,
+            SeedStat::OneReading,
             SEED_SWITCH,
             BENDERSKY_HW,
             "416,128 − 6,524 kB: VmSize after malloc less VmSize at start",

@@ -266,7 +266,7 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
         shown(serial, Unit::Ns),
         shown(forked, Unit::Ns),
         shown(sp, Unit::Ratio),
-        beyond_the_cpus(sp, cpus),
+        beyond_the_cpus(sp, cpus, sink_ns, cpu_ns),
         fmt_ns(ideal_ns)
     ));
     out
@@ -275,14 +275,22 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
 /// Whether the speedup went past what the CPUs alone could give: said only
 /// when its interval lies above the CPU count (issue 39: never from the
 /// median alone), and said not to be told apart when the interval reaches
-/// down to it.
-fn beyond_the_cpus(sp: &Summary, cpus: f64) -> String {
+/// down to it. Its cause, the children waiting on their sinks, is named
+/// only where the readings say each waits longer than it computes.
+fn beyond_the_cpus(sp: &Summary, cpus: f64, sink_ns: f64, cpu_ns: f64) -> String {
     if cpus <= 0.0 || sp.median <= cpus {
         String::new()
-    } else if !sp.unstable && sp.ci95_lo > cpus {
+    } else if !sp.unstable && sp.ci95_lo > cpus && sink_ns > cpu_ns {
+        // The cause is the two readings the finding quotes, named only
+        // where they bear it out: each child waits on its sink longer than
+        // it computes.
         format!(
-            ", more than the {cpus:.0} CPUs could give, because the children spend most of their time waiting on their sinks, not computing"
+            ", more than the {cpus:.0} CPUs could give, because each child waits on its sink ({}) longer than it computes ({})",
+            fmt_ns(sink_ns),
+            fmt_ns(cpu_ns)
         )
+    } else if !sp.unstable && sp.ci95_lo > cpus {
+        format!(", more than the {cpus:.0} CPUs could give")
     } else {
         format!(", not told apart from the {cpus:.0}x the {cpus:.0} CPUs could give")
     }

@@ -86,6 +86,28 @@ fn the_finding_explains_a_speedup_beyond_the_cpus() {
         "{}",
         f[0]
     );
+    // The cause is the readings': each child waits on its sink longer
+    // than it computes.
+    assert!(
+        f[0].contains(
+            "because each child waits on its sink (62.5 ms) longer than it computes (1.00 ms)"
+        ),
+        "{}",
+        f[0]
+    );
+    // Where the readings do not bear it out, no cause is named.
+    for x in &mut r.readings {
+        if x.name == "cpu_ns_per_job" {
+            x.value = 80e6;
+        }
+    }
+    let f = analyze(&r).findings;
+    assert!(
+        f[0].contains("], more than the 2 CPUs could give;"),
+        "{}",
+        f[0]
+    );
+    assert!(!f[0].contains("because"), "{}", f[0]);
 }
 
 /// Issue 39: "more than the CPUs could give" rests on the speedup's

@@ -181,7 +181,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         &[(METHOD, table::FORK.name()), (PLACEMENT, "free")],
     ) {
         a.notes.push(format!(
-            "left free, {:.0}% of fork's children started on their parent's CPU; the rest paid for waking the other CPU (free_same_cpu and free_other_cpu are the two figures, never mixed)",
+            "left free, {:.0}% of fork's children started on their parent's CPU, the rest on another (free_same_cpu and free_other_cpu are the two figures, never mixed)",
             share * 100.0
         ));
     }

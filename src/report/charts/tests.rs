@@ -377,3 +377,25 @@ fn the_speedup_chart_never_shows_a_serial_fraction_above_100_percent() {
         .any(|p| p > 100.0);
     assert!(!over_100, "a share above 100% in the chart");
 }
+
+/// A summary with the given median and interval.
+fn summary_of(median: f64, lo: f64, hi: f64) -> crate::stats::Summary {
+    let mut s = crate::stats::summarize(&[lo, median, hi]).unwrap();
+    (s.median, s.ci95_lo, s.ci95_hi) = (median, lo, hi);
+    s
+}
+
+/// The wake-up chart's bars are durations and start at zero; a median or
+/// bound below zero widens the axis down to it instead of being clamped
+/// (issue 39: nothing drawn claims what the data does not).
+#[test]
+fn the_wakeup_axis_starts_at_zero_unless_a_figure_lies_below_it() {
+    let bars = [summary_of(5e3, 4e3, 6e3), summary_of(1e3, 0.5e3, 1.5e3)];
+    let (lo, hi) = super::wakeup::y_range(bars.iter());
+    assert_eq!(lo, 0.0);
+    assert!(hi >= 6e3, "{hi}");
+    let bars = [summary_of(5e3, 4e3, 6e3), summary_of(-200.0, -900.0, 300.0)];
+    let (lo, hi) = super::wakeup::y_range(bars.iter());
+    assert!(lo < -900.0, "{lo}");
+    assert!(hi >= 6e3, "{hi}");
+}

@@ -49,6 +49,25 @@ const BARS: &[(&MetricSpec, Variant, &str)] = &[
     (&BARRIER_NS, Variant::IpiBlocked, "membarrier, peer blocked"),
 ];
 
+/// The y axis of `bars`: from zero (every bar is a duration, whose zero
+/// means no time) or from the lowest median or interval bound where one
+/// lies below zero, to the highest, with a margin each way.
+pub(super) fn y_range<'a>(
+    bars: impl Iterator<Item = &'a crate::stats::Summary> + Clone,
+) -> (f64, f64) {
+    let hi = bars
+        .clone()
+        .map(|s| s.ci95_hi.max(s.median))
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, f64::max);
+    let lo = bars
+        .map(|s| s.ci95_lo.min(s.median))
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, f64::min);
+    let margin = (hi - lo) * 0.15;
+    (if lo < 0.0 { lo - margin } else { 0.0 }, hi + margin)
+}
+
 /// One bar per measured figure, numbered; linear y.
 pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     let bars: Vec<(usize, &str, &crate::stats::Summary)> = BARS
@@ -62,16 +81,12 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
     if !bars.iter().any(|b| b.2.median > 0.0 && !b.2.unstable) {
         return Ok(None);
     }
-    let ymax = bars
-        .iter()
-        .map(|b| b.2.ci95_hi.max(b.2.median))
-        .fold(0.0f64, f64::max)
-        * 1.15;
+    let (ymin, ymax) = y_range(bars.iter().map(|b| b.2));
     let n = bars.len();
     let title = "Waking a thread on another CPU, figure by figure";
     let text = framed(title, H, |root| {
         let mut legend = Vec::new();
-        let mut c = plot(root).build_cartesian_2d(0.5f64..n as f64 + 0.5, 0.0..ymax)?;
+        let mut c = plot(root).build_cartesian_2d(0.5f64..n as f64 + 0.5, ymin..ymax)?;
         let number = |v: &f64| {
             let r = v.round();
             if (v - r).abs() < 1e-6 && r >= 1.0 && r as usize <= n {
@@ -96,12 +111,16 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
             } else {
                 col.filled()
             };
+            // Each bar is a duration, from zero to its median, and its
+            // interval as computed: a median below zero (a one-way wake
+            // read across two CPUs' TSCs, an offset larger than the wake)
+            // or a bound below it is drawn there, never clamped to zero.
             c.draw_series([Rectangle::new(
-                [(x - 0.35, 0.0), (x + 0.35, s.median.max(0.0))],
+                [(x - 0.35, 0.0), (x + 0.35, s.median)],
                 style,
             )])?;
             c.draw_series([PathElement::new(
-                vec![(x, s.ci95_lo.max(0.0)), (x, s.ci95_hi)],
+                vec![(x, s.ci95_lo), (x, s.ci95_hi)],
                 BLACK.stroke_width(1),
             )])?;
             let flag = if s.unstable { ", flagged" } else { "" };
