@@ -31,15 +31,26 @@ pub struct WhyJob {
     pub mode: Mode,
 }
 
-/// The default rate: about 1 kHz, as `perf record`'s software default.
-pub const DEFAULT_RATE_HZ: u64 = 1000;
+/// The default rate. Each sample is a timer interrupt, and on a VM the
+/// interrupt itself is the cost, whatever the event asks for (a call chain
+/// or none, a ring or none): 18 to 24 µs taken from the
+/// sampled task and about 30 µs added to a same-CPU switch's batch on the
+/// 2-vCPU KVM guest of docs/WHY.md ("What a sample costs"), so 1 kHz costs
+/// 2% to 3% of each sampled second of CPU time and 250 Hz under 1%, inside
+/// the 2% the sampling may cost. `--why-rate` raises it where a window is
+/// too short to sample.
+pub const DEFAULT_RATE_HZ: u64 = 250;
 /// The rates `--why-rate` takes: below 10 Hz a round holds too few
 /// samples to share out; above 10 kHz the sampling costs more than it
 /// tells (each sample is an interrupt and a call-chain walk).
 pub const RATE_RANGE: std::ops::RangeInclusive<u64> = 10..=10_000;
+// The default is a rate `--why-rate` takes (checked when it is built).
+const _: () =
+    assert!(DEFAULT_RATE_HZ >= *RATE_RANGE.start() && DEFAULT_RATE_HZ <= *RATE_RANGE.end());
 /// Ring pages of all CPUs together (4 KiB each): 2 MiB, so 1 MiB a CPU on
 /// two, which holds about three seconds of samples at 1 kHz with 30-frame
-/// chains, more than any window between two drains; on many CPUs each
+/// chains (twelve at the default rate), more than any window between two
+/// drains; on many CPUs each
 /// ring is smaller (at least 64 KiB), and a sample a full ring drops is
 /// counted (`lost`).
 const RING_PAGES: usize = 512;
