@@ -168,45 +168,51 @@ fn cpu_against_wall(
     with: &[(&str, &str)],
     pinned: bool,
 ) -> Option<String> {
-    use crate::stats::compare_text::{apart, figure};
+    use crate::stats::compare_text::{apart, bounds_nothing, figure};
     use crate::units::Unit;
     let w = r.settled(wall, with)?;
     let c = r.settled(&crate::measure::sampler::CPU_NS, with)?;
     let (cpu, wall_fig) = (figure(c, Unit::Ns), figure(w, Unit::Ns));
-    Some(if !apart(c, w) {
-        format!(
+    Some(
+        if bounds_nothing(c, Unit::Ns) || bounds_nothing(w, Unit::Ns) {
+            // An interval that bounds nothing tells nothing apart, not even
+            // from a CPU kept busy (issue 39: session 18's unpinned echo).
+            format!("{what}: CPU time {cpu} against {wall_fig} wall: not compared")
+        } else if !apart(c, w) {
+            format!(
             "{what}: CPU time {cpu} against {wall_fig} wall, not told apart from a CPU kept busy throughout"
         )
-    } else if c.median < w.median {
-        // What the tasks did off the CPU (blocked, or runnable behind
-        // other work) is not recorded: no cause is named (issue 39).
-        format!(
+        } else if c.median < w.median {
+            // What the tasks did off the CPU (blocked, or runnable behind
+            // other work) is not recorded: no cause is named (issue 39).
+            format!(
             "{what} is {} idle: CPU time {cpu} of {wall_fig} wall (both sides); the rest is time off the CPU, which this figure does not split",
             pct(1.0 - c.median / w.median)
         )
-    } else if pinned && c.median <= w.mean {
-        // The CPU time is each window's total over its calls, a mean: the
-        // same calls' mean wall time is what it compares with.
-        format!(
+        } else if pinned && c.median <= w.mean {
+            // The CPU time is each window's total over its calls, a mean: the
+            // same calls' mean wall time is what it compares with.
+            format!(
             "{what}: CPU time {cpu} for {wall_fig} wall (the median); the CPU time is a mean per call, and the same calls' mean wall time, {}, is not below it",
             crate::units::fmt_ns(w.mean)
         )
-    } else if pinned {
-        // Tasks pinned to one CPU cannot use more than the wall time, and
-        // nothing this run records says what the rest is: it is said so,
-        // never given a cause (issue 39).
-        format!(
+        } else if pinned {
+            // Tasks pinned to one CPU cannot use more than the wall time, and
+            // nothing this run records says what the rest is: it is said so,
+            // never given a cause (issue 39).
+            format!(
             "{what}: CPU time {cpu} for {wall_fig} wall (mean {}); tasks pinned to one CPU cannot use more than the wall time, \
              and what the excess is this run does not record (the CPU time sums every thread of the worker and its reaped children, \
              RUSAGE_SELF + RUSAGE_CHILDREN, over each window of calls; the wall time is each call's own)",
             crate::units::fmt_ns(w.mean)
         )
-    } else {
-        format!(
+        } else {
+            format!(
             "{what} keeps more than one CPU busy: CPU time {cpu} for {wall_fig} wall ({:.1} CPUs' worth)",
             c.median / w.median
         )
-    })
+        },
+    )
 }
 
 fn pct(share: f64) -> String {

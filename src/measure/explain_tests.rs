@@ -62,6 +62,21 @@ fn cpu_time_is_called_idle_or_busy_only_when_the_intervals_say_so() {
     assert!(s.starts_with("the hand-off is 51% idle"), "{s}");
 }
 
+/// Session 18's unpinned echo: CPU time 35.8 µs and 49.5 µs wall, both
+/// with intervals that bound nothing. Nothing is told apart from them, not
+/// even "not told apart from a CPU kept busy" (issue 39).
+#[test]
+fn an_interval_that_bounds_nothing_compares_nothing() {
+    let cpu = |m, lo, hi| series(crate::measure::sampler::CPU_NS.name, m, lo, hi);
+    let r = with(vec![
+        series(WALL.name, 49.5e3, 0.0, 160e3),
+        cpu(35.8e3, 1e3, 120e3),
+    ]);
+    let s = cpu_of_wall(&r, "an unpinned echo iteration", &WALL, &[]).unwrap();
+    assert!(s.ends_with("wall: not compared"), "{s}");
+    assert!(!s.contains("told apart"), "{s}");
+}
+
 /// spawn.methods' pinned fork+reap in a default run: CPU time 107 µs
 /// [102 µs, 111 µs] for 98.4 µs [94.9 µs, 101 µs] wall. Tasks pinned to
 /// one CPU cannot keep more than one busy (issue 39); unpinned, the same
