@@ -67,11 +67,19 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
         .map(|b| b.2.ci95_hi.max(b.2.median))
         .fold(0.0f64, f64::max)
         * 1.15;
+    // A figure or a bound below zero (a one-way wake read across two CPUs'
+    // time-stamp counters can be) is drawn as computed, never raised to
+    // zero (issue 39): the axis reaches down to it.
+    let ymin = bars
+        .iter()
+        .map(|b| b.2.ci95_lo.min(b.2.median))
+        .fold(0.0f64, f64::min)
+        * 1.15;
     let n = bars.len();
     let title = "Waking a thread on another CPU, figure by figure";
     let text = framed(title, H, |root| {
         let mut legend = Vec::new();
-        let mut c = plot(root).build_cartesian_2d(0.5f64..n as f64 + 0.5, 0.0..ymax)?;
+        let mut c = plot(root).build_cartesian_2d(0.5f64..n as f64 + 0.5, ymin..ymax)?;
         let number = |v: &f64| {
             let r = v.round();
             if (v - r).abs() < 1e-6 && r >= 1.0 && r as usize <= n {
@@ -97,11 +105,11 @@ pub(super) fn draw(e: &ExperimentResult) -> anyhow::Result<Option<Chart>> {
                 col.filled()
             };
             c.draw_series([Rectangle::new(
-                [(x - 0.35, 0.0), (x + 0.35, s.median.max(0.0))],
+                [(x - 0.35, 0.0), (x + 0.35, s.median)],
                 style,
             )])?;
             c.draw_series([PathElement::new(
-                vec![(x, s.ci95_lo.max(0.0)), (x, s.ci95_hi)],
+                vec![(x, s.ci95_lo), (x, s.ci95_hi)],
                 BLACK.stroke_width(1),
             )])?;
             let flag = if s.unstable { ", flagged" } else { "" };
