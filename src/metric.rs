@@ -20,6 +20,13 @@ pub struct MetricSpec {
     pub kind: Kind,
     /// What it is, in a line (`tasklab list --json`).
     pub about: &'static str,
+    /// Whether its figure can be below zero: a difference (a growth, a
+    /// time less a baseline, a slope per thread) can; a time, a size, a
+    /// count or a rate cannot (the default). An interval is kept as its
+    /// estimator gives it (issue 39); where a bound of a figure that cannot
+    /// be negative comes out below zero, the report says so in words
+    /// (`units::bounds_below_zero`) rather than print it.
+    pub signed: bool,
 }
 
 /// Which way a series is better.
@@ -68,7 +75,22 @@ impl MetricSpec {
             better: Direction::Always(better),
             kind,
             about,
+            signed: false,
         }
+    }
+
+    /// The same series, declared as one whose figure can be below zero (a
+    /// difference: the field `signed`).
+    pub const fn signed(self) -> MetricSpec {
+        MetricSpec {
+            signed: true,
+            ..self
+        }
+    }
+
+    /// Whether its figure can never be below zero (not declared `signed`).
+    pub fn never_negative(&self) -> bool {
+        !self.signed
     }
 
     /// Which way the series labelled `label` (a lookup of one key) is better.

@@ -11,6 +11,7 @@ const CONTROLLED: MetricSpec = MetricSpec {
     },
     kind: Kind::Creation,
     about: "a write",
+    signed: false,
 };
 
 #[test]

@@ -308,6 +308,28 @@ pub fn percent_bounds_past(lo: f64, hi: f64) -> Option<String> {
     })
 }
 
+/// An interval of a figure that cannot be negative (a time, a size, a
+/// count: a series not declared `signed`) as a table prints it, when its
+/// lower bound as computed is below zero: "[below 0, 0.0019]" with why
+/// (`None` when the bound is not below zero). An interval is never
+/// clamped (issue 39): the bound is kept as computed in the results, and
+/// said here to pass zero rather than quoted as a figure the quantity
+/// could take, or printed as zero.
+pub fn bounds_below_zero(lo: f64, hi: f64, unit: Unit) -> Option<String> {
+    (lo < 0.0).then(|| {
+        format!(
+            "{} ({BOUND_BELOW_ZERO})",
+            fmt_interval(BELOW_ZERO, &fmt_value(hi, unit))
+        )
+    })
+}
+
+/// A bound computed below zero of a figure that cannot be negative, in
+/// words.
+pub const BELOW_ZERO: &str = "below 0";
+/// Why such a bound is said to pass zero rather than quoted.
+pub const BOUND_BELOW_ZERO: &str = "the interval is estimated from the rounds and its lower bound, as computed, is below zero, which this figure cannot be: it is not quoted; results.json keeps it as computed";
+
 /// A share's bound computed above 100%, in words.
 pub const SHARE_PAST_WHOLE: &str = "past 100%";
 /// A share's bound computed below 0%, in words.

@@ -104,6 +104,26 @@ fn a_shares_bound_past_its_ends_is_said_never_quoted() {
     assert_eq!(percent_bounds_past(90.0, 100.0), None);
 }
 
+/// Issue 39: a lower bound below zero of a figure that cannot be negative
+/// (three rounds of a count, two of them none) is said so in words, never
+/// printed as zero (a count's -0.0003 would print "0.00") nor dropped.
+#[test]
+fn a_bound_below_zero_of_a_figure_that_cannot_be_negative_is_said() {
+    assert_eq!(bounds_below_zero(0.0, 0.0019, Unit::Count), None);
+    assert_eq!(bounds_below_zero(2.0, 3.0, Unit::Ns), None);
+    let count = bounds_below_zero(-0.0003, 0.0019, Unit::Count).unwrap();
+    assert!(
+        count.starts_with("[below 0, 0.00] (the interval is estimated from the rounds"),
+        "{count}"
+    );
+    assert!(
+        !count.contains("0.0003") && !count.contains("[0.00"),
+        "{count}"
+    );
+    let size = bounds_below_zero(-512.0, 2048.0, Unit::Kib).unwrap();
+    assert!(size.starts_with("[below 0, 2,048 KiB] ("), "{size}");
+}
+
 #[test]
 fn no_negative_zero_and_every_whole_part_grouped() {
     assert_eq!(fmt_num(-0.04, 1), "0.0");

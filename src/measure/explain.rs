@@ -228,13 +228,16 @@ fn pct(share: f64) -> String {
 type ReadOf = fn(&Canary) -> Option<f64>;
 
 /// A record of each round that may set two modes apart: how to read it
-/// from a canary, whether two medians are far enough apart to name, and
-/// the words (the low mode's median, the high mode's, the figure's unit,
-/// the slow mode, whether the series' work touches memory: [`Cause`]).
+/// from a canary, whether two medians are far enough apart to name, the
+/// words (the low mode's median, the high mode's, the figure's unit, the
+/// slow mode, whether the series' work touches memory: [`Cause`]), and the
+/// bare fact, for a split chance could give (what the record is, its two
+/// medians in words).
 struct Covariate {
     read: ReadOf,
     apart: fn(f64, f64) -> bool,
     words: fn(f64, f64, &dyn Fn(f64) -> String, Cause) -> String,
+    fact: fn(f64, f64, &dyn Fn(f64) -> String) -> String,
 }
 
 /// What a memory record may name as a cause of two modes: which mode is
@@ -297,6 +300,13 @@ const COVARIATES: [Covariate; 4] = [
                 unit(hi)
             )
         },
+        fact: |lo, hi, unit| {
+            format!(
+                "the coherence floor between the CPUs read {} in the low mode's rounds and {} in the high mode's",
+                unit(lo),
+                unit(hi)
+            )
+        },
     },
     Covariate {
         read: |c| Some(c.syscall_ns).filter(|x| *x > 0.0),
@@ -304,6 +314,13 @@ const COVARIATES: [Covariate; 4] = [
         words: |lo, hi, unit, _| {
             format!(
                 "the canary (a bare system call) read {} in the low mode's rounds and {} in the high mode's: where the rounds ran, or the host's state, sets them apart",
+                unit(lo),
+                unit(hi)
+            )
+        },
+        fact: |lo, hi, unit| {
+            format!(
+                "the canary (a bare system call) read {} in the low mode's rounds and {} in the high mode's",
                 unit(lo),
                 unit(hi)
             )
@@ -326,6 +343,13 @@ const COVARIATES: [Covariate; 4] = [
                 "the host's memory state (memory the guest gave back to the host, with free page reporting, costs a fault on the host again on every page touched)",
             )
         },
+        fact: |lo, hi, unit| {
+            format!(
+                "a fresh 4 KiB page cost {} to touch in the low mode's rounds and {} in the high mode's",
+                unit(lo),
+                unit(hi)
+            )
+        },
     },
     Covariate {
         read: |c| c.fresh_in_order,
@@ -346,8 +370,20 @@ const COVARIATES: [Covariate; 4] = [
                 "the guest's free memory (a heap built of scattered pages makes fork and exit walk scattered page records)",
             )
         },
+        fact: |lo, hi, _| {
+            format!(
+                "{} of fresh pages came in physical order in the low mode's rounds and {} in the high mode's",
+                pct(lo),
+                pct(hi)
+            )
+        },
     },
 ];
+
+/// A clean split is named as what sets two modes apart only when chance
+/// alone gives one this clean less often than this (the exact permutation
+/// p of `stats::split`, times the records tried).
+pub const SPLIT_ALPHA: f64 = 0.05;
 
 /// What sets the two modes of a flagged series apart, when a record of
 /// each round does: the coherence floor between the two CPUs (a VM's vCPUs
@@ -355,13 +391,19 @@ const COVARIATES: [Covariate; 4] = [
 /// state), the first touch of fresh memory (the host's memory: free page
 /// reporting) or how much of it came in physical order (the guest's free
 /// memory). `low_mode` says which rounds fell in the low mode; `rounds` is
-/// each round's record, in the same order; `unit_of` writes a time. Said
-/// only when the record splits the rounds exactly as the modes do, and its
-/// two medians are at least 20% apart (20 points for a share). A memory
-/// record names a cause only when it is the slow mode's rounds (the high
-/// mode's when `high_is_slow`, as for a time; the low mode's for a rate)
-/// that had the dearer or more scattered memory, and only in an experiment
-/// whose timed work touches memory (`memory_work`): else the fact alone.
+/// each round's record, in the same order; `unit_of` writes a time. A record
+/// is a candidate only when it splits the rounds exactly as the modes do,
+/// and its two medians are at least 20% apart (20 points for a share). A
+/// clean split of few rounds is often chance (4 rounds against 2: 2 of
+/// the 15 ways to split them), so it is named only when chance alone gives
+/// one this clean with p below [`SPLIT_ALPHA`] (exact: `stats::split`,
+/// taken once for each record read, as each was a chance to find one);
+/// otherwise the words give the fact and its p, say it could be chance and
+/// name no cause. A memory record names a cause only when it is the slow
+/// mode's rounds (the high mode's when `high_is_slow`, as for a time; the
+/// low mode's for a rate) that had the dearer or more scattered memory,
+/// and only in an experiment whose timed work touches memory
+/// (`memory_work`): else the fact alone.
 pub fn mode_covariate(
     low_mode: &[bool],
     rounds: &[&RoundTelemetry],
@@ -380,7 +422,9 @@ pub fn mode_covariate(
     if low_mode.len() != rounds.len() || low_mode.len() < 4 {
         return None;
     }
-    for cov in COVARIATES {
+    let mut tried = 0usize;
+    let mut clean: Vec<(f64, &Covariate, f64, f64)> = Vec::new();
+    for cov in &COVARIATES {
         let v: Option<Vec<f64>> = rounds
             .iter()
             .map(|t| mid(&t.canary_start, &t.canary_end, cov.read))
@@ -397,14 +441,81 @@ pub fn mode_covariate(
         let (Some(ml), Some(mh)) = (crate::stats::median(&lo), crate::stats::median(&hi)) else {
             continue;
         };
-        let max = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
-        let split = max(&lo) < min(&hi) || max(&hi) < min(&lo);
-        if split && (cov.apart)(ml, mh) {
-            return Some((cov.words)(ml, mh, &unit_of, cause));
+        tried += 1;
+        let Some(p) = crate::stats::split::clean_split_p(&v, low_mode) else {
+            continue;
+        };
+        if p < 1.0 && (cov.apart)(ml, mh) {
+            clean.push((p, cov, ml, mh));
         }
     }
-    None
+    let chance = |p: f64| Chance {
+        p,
+        rounds: low_mode.len(),
+        low: low_mode.iter().filter(|l| **l).count(),
+        tried,
+    };
+    if let Some(&(p, cov, ml, mh)) = clean.iter().find(|c| chance(c.0).p_tried() < SPLIT_ALPHA) {
+        return Some(format!(
+            "{}; {}",
+            (cov.words)(ml, mh, &unit_of, cause),
+            chance(p).words()
+        ));
+    }
+    clean.first().map(|&(p, cov, ml, mh)| {
+        format!(
+            "{}, but {}: it could be chance, and no cause is named",
+            (cov.fact)(ml, mh, &unit_of),
+            chance(p).words()
+        )
+    })
+}
+
+/// How often chance alone splits the rounds this cleanly: the exact p of
+/// one record (`stats::split::clean_split_p`), the rounds and the low
+/// mode's share of them, and the records tried.
+struct Chance {
+    p: f64,
+    rounds: usize,
+    low: usize,
+    tried: usize,
+}
+
+impl Chance {
+    /// The p taken once for each record tried (Bonferroni), at most 1.
+    fn p_tried(&self) -> f64 {
+        (self.p * self.tried.max(1) as f64).min(1.0)
+    }
+
+    /// "chance alone splits 6 rounds 4 and 2 this cleanly with p = 0.53
+    /// (2 of the 15 ways to split them, for each of the 4 records tried)".
+    fn words(&self) -> String {
+        let ways = crate::stats::split::choose(self.rounds, self.low);
+        let p = self.p_tried();
+        let p = if p < 0.001 {
+            "p < 0.001".to_string()
+        } else {
+            format!("p = {}", fmt_p(p))
+        };
+        let tried = match self.tried {
+            0 | 1 => "the one record tried".to_string(),
+            n => format!("each of the {n} records tried"),
+        };
+        format!(
+            "chance alone splits {} rounds {} and {} this cleanly with {p} ({} of the {} ways to split them, for {tried})",
+            self.rounds,
+            self.low,
+            self.rounds - self.low,
+            (self.p * ways).round(),
+            crate::units::fmt_count(ways),
+        )
+    }
+}
+
+/// A p-value in two significant figures: 0.53, 0.029, 0.0041.
+fn fmt_p(p: f64) -> String {
+    let digits = (-p.log10().floor()) as usize + 1;
+    format!("{p:.digits$}")
 }
 
 #[cfg(test)]

@@ -32,7 +32,8 @@ pub const RSS_CROSS_CHECK_KIB: MetricSpec = MetricSpec::new(
     Better::Neither,
     Kind::Memory,
     "VmRSS less the exact smaps_rollup Rss, read one after the other",
-);
+)
+.signed();
 /// The kernel's RSS-counting regime a bound was computed under.
 pub const REGIME: LabelKey = "regime";
 

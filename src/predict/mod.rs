@@ -208,9 +208,36 @@ pub fn unreadable_with(pid: u32, what: &str, e: &io::Error, f: &denied::Facts) -
 fn range_ns(r: &Range) -> String {
     format!(
         "{} {}",
-        fmt_ns(r.median),
-        crate::units::fmt_interval(&fmt_ns(r.lo), &fmt_ns(r.hi))
+        time(r.median),
+        crate::units::fmt_interval(&time(r.lo), &time(r.hi))
     )
+}
+
+/// A time the model gives, as computed (issue 39: never raised to zero);
+/// one below zero, where a time cannot be, is said so in words, never
+/// printed as a time ([`BELOW_ZERO_NOTE`] says why).
+fn time(ns: f64) -> String {
+    if ns < 0.0 {
+        BELOW_ZERO_TIME.into()
+    } else {
+        fmt_ns(ns)
+    }
+}
+
+/// A time the model gives below zero, in words.
+const BELOW_ZERO_TIME: &str = "below 0 ns";
+
+/// Why a time is said to be below zero: the lines the heaps' intervals
+/// allow, extrapolated past the heaps measured, fall through zero.
+const BELOW_ZERO_NOTE: &str = "  (a figure below 0 ns, which a time cannot be, is where a straight line through the heaps measured, extrapolated past them, falls through zero: the line bounds nothing there; the JSON keeps it as computed)\n";
+
+/// [`BELOW_ZERO_NOTE`] when any of `figures` is below zero.
+fn below_zero_note(figures: &[f64]) -> &'static str {
+    if figures.iter().any(|x| *x < 0.0) {
+        BELOW_ZERO_NOTE
+    } else {
+        ""
+    }
 }
 
 /// A signed figure with its interval: "+1.90 ms [+1.80 ms, +2.00 ms]".
@@ -249,8 +276,8 @@ fn cold_lines(proc_: &Process, p: &Prediction) -> String {
     let median = if c.below_smallest {
         format!(
             "{} to {}, the median cold fork (below the smallest heap measured after a pause: at most that heap's figure, at least that figure scaled down to its page tables)",
-            fmt_ns(c.parent_return_ns.lo),
-            fmt_ns(c.parent_return_ns.hi)
+            time(c.parent_return_ns.lo),
+            time(c.parent_return_ns.hi)
         )
     } else {
         format!(
@@ -265,19 +292,26 @@ fn cold_lines(proc_: &Process, p: &Prediction) -> String {
     };
     let placement = match (c.frames, proc_.frames_adjacent_pct) {
         (Some(f), _) => format!(
-            "  (placed by its pages in physical memory: {}% of its pages' frames follow the page before's, against {}% in the worker's heaps as touched and {}% scattered; the cold figures are {}% of the way from the first to the second)\n",
+            "  (placed by its pages in physical memory: {}% of its pages' frames follow the page before's, against {}% in the worker's heaps as touched and {}% scattered; the cold figures are {}% of the way from the first to the second{})\n",
             f.process_pct.round(),
             f.touched_pct.round(),
             f.scattered_pct.round(),
             (100.0 * f.toward_scattered).round(),
+            if f.beyond_measured {
+                "; its share lies beyond the two a heap was measured at, so that heap is priced at the nearer of them, not on the line extrapolated: the figure may be further off"
+            } else {
+                ""
+            },
         ),
         (None, None) => "  (its pages' physical frames are hidden from this user (no CAP_SYS_ADMIN): the cold figures are for pages as contiguous as a freshly written heap's, and a process whose pages are scattered in physical memory, as a long-running server's often are, may fork up to twice as slowly)\n".into(),
         (None, Some(_)) => String::new(),
     };
+    let r = c.parent_return_ns;
+    let below = below_zero_note(&[r.median, r.lo, r.hi, c.single_fork_ns.p10]);
     format!(
-        "a cold fork, after {pause}: {median}\n  a single cold fork: {} to {}, the 10th to 90th percentile of single cold forks\n{placement}  (the figures before these are warm forks, timed back to back, as a process forking in a loop pays; a server that forks after idling, as Redis's BGSAVE, should read the cold ones; mappings and descriptors are priced warm in both)\n",
-        fmt_ns(c.single_fork_ns.p10),
-        fmt_ns(c.single_fork_ns.p90),
+        "a cold fork, after {pause}: {median}\n  a single cold fork: {} to {}, the 10th to 90th percentile of single cold forks\n{below}{placement}  (the figures before these are warm forks, timed back to back, as a process forking in a loop pays; a server that forks after idling, as Redis's BGSAVE, should read the cold ones; mappings and descriptors are priced warm in both)\n",
+        time(c.single_fork_ns.p10),
+        time(c.single_fork_ns.p90),
     )
 }
 
@@ -312,8 +346,8 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
     s.push_str(&if p.below_smallest {
         format!(
             "fork() would return to the parent in {} to {}, the median fork (its page tables are below the smallest heap measured: at most that heap's figure, at least that figure scaled down to its page tables)\n",
-            fmt_ns(fork.lo),
-            fmt_ns(fork.hi)
+            time(fork.lo),
+            time(fork.hi)
         )
     } else {
         format!(
@@ -329,10 +363,16 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
     if let Some(one) = p.single_fork_ns {
         s.push_str(&format!(
             "  a single fork (what one fork sees): {} to {}, the 10th to 90th percentile of single forks\n",
-            fmt_ns(one.p10),
-            fmt_ns(one.p90)
+            time(one.p10),
+            time(one.p90)
         ));
     }
+    s.push_str(below_zero_note(&[
+        fork.median,
+        fork.lo,
+        fork.hi,
+        p.single_fork_ns.map_or(0.0, |one| one.p10),
+    ]));
     let extras: Vec<String> = [
         p.mappings.map(|e| extra_line("mappings", proc_.vmas, &e)),
         p.descriptors

@@ -432,6 +432,11 @@ pub struct Placement {
     /// How far the cold figures were moved from the heaps as touched
     /// toward the scattered ones (0 to 1; the mean over the heaps).
     pub toward_scattered: f64,
+    /// Whether the process's share lay outside the two a heap was measured
+    /// at (more contiguous than as touched, or more scattered than
+    /// scattered): the model prices it as the nearer heap there, and says
+    /// so, rather than extrapolate the line past what was measured.
+    pub beyond_measured: bool,
 }
 
 /// The cold series placed for a process with `process_pct` percent of its
@@ -451,6 +456,7 @@ pub fn placed(
 ) -> Option<(Vec<(f64, Range)>, Placement)> {
     let mut weights = Vec::new();
     let mut means = (0.0, 0.0);
+    let mut beyond_measured = false;
     let v = touched
         .iter()
         .map(|&(x, t)| {
@@ -459,8 +465,15 @@ pub fn placed(
             let (Some(&(_, sc)), Some(&(_, a_t, a_s))) = (both, share) else {
                 return (x, t);
             };
+            // Where between the two heaps the process lies (0 as touched,
+            // 1 scattered): an interpolation weight, not a figure. Outside
+            // 0..1 the process lies beyond what was measured; it is priced
+            // as the nearer heap, not on the line extrapolated, and the
+            // words say so (`beyond_measured`).
             let w = if a_t - a_s > 5.0 {
-                ((a_t - process_pct) / (a_t - a_s)).clamp(0.0, 1.0)
+                let raw = (a_t - process_pct) / (a_t - a_s);
+                beyond_measured |= !(0.0..=1.0).contains(&raw);
+                raw.clamp(0.0, 1.0)
             } else {
                 0.0
             };
@@ -486,6 +499,7 @@ pub fn placed(
                 touched_pct: means.0 / n,
                 scattered_pct: means.1 / n,
                 toward_scattered: weights.iter().sum::<f64>() / n,
+                beyond_measured,
             },
         )
     })
@@ -614,8 +628,9 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
 /// median's, which collapsed the spread onto it): the spread is the median's
 /// interval there, each end widened by the factor that heap's spread has
 /// over its interval ([`beyond_spread`]). It always holds the median fork's
-/// figure, and a fork takes no less than no time. No spread when `singles`
-/// does not match.
+/// figure. An end below zero, where a time cannot be, is kept as computed
+/// (issue 39: never raised to zero) and said so by `render`. No spread when
+/// `singles` does not match.
 fn fork_figures(
     points: &[(f64, Range)],
     singles: &[(f64, Range)],
@@ -631,7 +646,7 @@ fn fork_figures(
             _ => on_the_line(singles, x),
         };
         line.map(&with_extras).map(|r| Spread {
-            p10: r.lo.min(m).max(0.0),
+            p10: r.lo.min(m),
             p90: r.hi.max(m),
         })
     } else {
@@ -697,9 +712,11 @@ fn on_the_line(points: &[(f64, Range)], x: f64) -> Option<Range> {
 /// the medians' line between them). The ends thus never cross the median,
 /// and the interval widens with the distance and with the points' own
 /// intervals (few forks, wide intervals, a wide extrapolation), where
-/// each end's own least-squares slope could bring it onto the median. A
-/// slope of the low end below zero is taken as zero (a fork does not get
-/// cheaper with more page tables) unless the medians' own slope falls.
+/// each end's own least-squares slope could bring it onto the median. The
+/// figures are kept as the lines give them (issue 39): where a falling line
+/// takes the median or the low end below zero, which a time cannot be, the
+/// line bounds nothing there, and `render` says so rather than print it or
+/// raise it to zero.
 fn beyond(points: &[(f64, Range)], x: f64) -> Option<Range> {
     let last = points.last()?;
     let xs: Vec<f64> = points.iter().map(|(k, _)| *k).collect();
@@ -713,13 +730,12 @@ fn beyond(points: &[(f64, Range)], x: f64) -> Option<Range> {
             b_hi = b_hi.max((last.1.hi - pr.lo) / d);
         }
     }
-    let b_lo = b_lo.max(b.min(0.0));
     let dx = x - last.0;
-    // A fork takes no less than no time, however the medians fall.
-    let median = (last.1.median + b * dx).max(0.0);
+    // b_lo <= b and last's low end is at most its median, so the low end
+    // stays at or below the median with no clamp.
     Some(Range {
-        median,
-        lo: (last.1.lo + b_lo * dx).clamp(0.0, median),
+        median: last.1.median + b * dx,
+        lo: last.1.lo + b_lo * dx,
         hi: last.1.hi + b_hi * dx,
     })
 }

@@ -157,7 +157,9 @@ fn beyond_the_largest_heap_the_single_spread_holds_the_interval_and_never_collap
 #[test]
 fn a_falling_line_still_keeps_its_median_inside() {
     // Medians that fall with the page tables (noise, not a cost): the low
-    // end falls with them, the interval still holds the median, above 0.
+    // end falls with them, the interval still holds the median. Far enough
+    // out the line falls through zero, and is kept so (issue 39: never
+    // raised to zero; `render` says it in words).
     let points = vec![
         (100.0, range(5e6, 4e6, 6e6)),
         (230.0, range(4.5e6, 4e6, 5e6)),
@@ -166,8 +168,9 @@ fn a_falling_line_still_keeps_its_median_inside() {
     for x in [1_000.0, 5_000.0, 100_000.0] {
         let r = on_the_line(&points, x).unwrap();
         assert!(r.lo <= r.median && r.median < r.hi, "{x}: {r:?}");
-        assert!(r.lo >= 0.0, "{x}: {r:?}");
     }
+    let far = on_the_line(&points, 100_000.0).unwrap();
+    assert!(far.median < 0.0 && far.lo < far.median, "{far:?}");
 }
 
 #[test]
@@ -193,10 +196,52 @@ fn placement_moves_each_heap_between_its_two_measurements_and_no_further() {
     let (v, how) = at(30.0);
     assert_eq!(v[1].1, range(15.0, 13.5, 16.5));
     assert_eq!(how.toward_scattered, 0.5);
+    assert!(!how.beyond_measured);
+    // Past either heap's share the process is beyond what was measured.
+    assert!(at(90.0).1.beyond_measured && at(0.0).1.beyond_measured);
+    assert!(!at(50.0).1.beyond_measured && !at(10.0).1.beyond_measured);
     // Two shares too close to tell apart: left as touched.
     let close = vec![(100.0, 12.0, 10.0)];
     let (v, how) = placed(&touched, &scattered, &close, 0.0).unwrap();
     assert_eq!((v[1].1, how.toward_scattered), (touched[1].1, 0.0));
     // No heap measured both ways: no placement.
     assert!(placed(&touched, &[], &[], 30.0).is_none());
+}
+
+/// Issue 39: beyond the largest heap a falling line is kept as it falls,
+/// never raised to zero; a time below zero is said so in words, never
+/// printed as one.
+#[test]
+fn a_line_falling_through_zero_is_kept_and_said_never_clamped() {
+    let r = |m: f64| range(m, 0.9 * m, 1.1 * m);
+    let s = Slopes {
+        fork: vec![(100.0, r(1e6)), (1_000.0, r(600e3)), (8_000.0, r(300e3))],
+        cow_4k: vec![(10.0, r(1_500.0))],
+        ..Slopes::default()
+    };
+    let process = |vm_pte_kib| Process {
+        pid: 1,
+        vm_pte_kib,
+        rss_anon_kib: 1 << 20,
+        ..Process::default()
+    };
+    let p = predict(&s, &process(200_000), 10.0).unwrap();
+    let f = p.parent_return_ns;
+    assert!(p.extrapolated);
+    assert!(f.median < 0.0 && f.lo < f.median && f.lo < 0.0, "{f:?}");
+    let text = crate::predict::render(&process(200_000), &p, "a test");
+    assert!(
+        text.contains("fork() would return to the parent in below 0 ns [below 0 ns, "),
+        "{text}"
+    );
+    assert!(text.contains("which a time cannot be"), "{text}");
+    // no time printed with a minus
+    let minus_digit = text
+        .split(['-', '−'])
+        .skip(1)
+        .any(|w| w.starts_with(|c: char| c.is_ascii_digit()));
+    assert!(!minus_digit, "{text}");
+    // Within the heaps, nothing is below zero and nothing is said.
+    let near = predict(&s, &process(2_000), 10.0).unwrap();
+    assert!(!crate::predict::render(&process(2_000), &near, "a test").contains("below 0"));
 }

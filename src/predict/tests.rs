@@ -754,6 +754,22 @@ fn the_cold_fork_is_placed_by_the_processs_pages_in_physical_memory() {
         (30.0, 60.0, 0.0)
     );
     assert_eq!(f.toward_scattered, 0.5);
+    assert!(!f.beyond_measured);
+    // More contiguous than the heaps as touched: priced as them, and the
+    // words say the share lies beyond what was measured.
+    let beyond = Process {
+        frames_adjacent_pct: Some(90.0),
+        ..process(4_000)
+    };
+    let b = predict(&s, &beyond, 10.0).unwrap();
+    let c = b.cold_fork.unwrap();
+    assert_eq!(c.parent_return_ns, as_touched.parent_return_ns);
+    assert!(c.frames.unwrap().beyond_measured);
+    let text = render(&beyond, &b, "a test");
+    assert!(
+        text.contains("its share lies beyond the two a heap was measured at"),
+        "{text}"
+    );
     // Between two heaps, half-way placed is half-way between the two lines.
     let mid = |c: &ColdFork| c.parent_return_ns.median;
     assert!((mid(&half) - (mid(&as_touched) + mid(&scattered)) / 2.0).abs() < 1e-6 * mid(&half));

@@ -94,12 +94,37 @@ fn a_percentage_bound_past_100_is_said_in_the_table() {
     use crate::experiments::testing::settled;
     let mut m = settled("timed_pct", &[("of", "wake_ns")], 97.0, 93.0, 101.5);
     m.unit = crate::results::Unit::Percent;
-    let t = crate::report::table::interval_text(&m);
+    let t = crate::report::table::interval_text(&m, true);
     assert!(
         t.starts_with("[93.0%, past 100%] (the share is estimated"),
         "{t}"
     );
     assert!(!t.contains("101"), "{t}");
     m.summary.ci95_hi = 99.0;
-    assert!(crate::report::table::interval_text(&m).starts_with("[93.0%, 99.0%]"));
+    assert!(crate::report::table::interval_text(&m, true).starts_with("[93.0%, 99.0%]"));
+}
+
+/// Issue 39: a count's interval as computed; a lower bound below zero is
+/// said so in words for a series declared never negative, and printed as
+/// computed for one declared signed (a growth) or not declared at all.
+#[test]
+fn a_bound_below_zero_is_said_only_for_a_figure_that_cannot_be_negative() {
+    use crate::experiments::switch::wakeup::RES_PER_OP;
+    use crate::report::table::{interval_text, never_negative};
+    let mut m = crate::experiments::testing::settled(RES_PER_OP.name, &[], 0.0, -0.0003, 0.0019);
+    m.unit = crate::results::Unit::Count;
+    assert!(never_negative("switch.wakeup", &m));
+    let t = interval_text(&m, never_negative("switch.wakeup", &m));
+    assert!(
+        t.starts_with("[below 0, 0.00] (the interval is estimated"),
+        "{t}"
+    );
+    // a growth can shrink: its bound is a figure
+    let growth = crate::experiments::memory::RSS_GROWTH_KIB;
+    let mut g = crate::experiments::testing::settled(growth.name, &[], 4.0, -512.0, 2048.0);
+    g.unit = crate::results::Unit::Kib;
+    assert!(!never_negative("memory.malloc", &g));
+    assert!(interval_text(&g, false).starts_with("[-512 KiB, 2,048 KiB]"));
+    // a foreign file's series is not known to be never negative
+    assert!(!never_negative("no.such", &m));
 }

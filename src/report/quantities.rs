@@ -2,7 +2,7 @@
 //! whether they agree within their intervals.
 
 use super::doc::{Block, Table};
-use super::table::interval_text;
+use super::table::{interval_text, never_negative};
 use crate::experiments::quantities::{Quantity, QUANTITIES};
 use crate::metric::key::CALL;
 use crate::results::{case, Metric, RunResults};
@@ -142,7 +142,7 @@ pub fn blocks(r: &RunResults) -> Vec<Block> {
                 q.name.to_string(),
                 format!("{e} {} {}", m.name, case(m)),
                 fmt_value(m.summary.median, m.unit),
-                interval_text(m),
+                interval_text(m, never_negative(e, m)),
             ]);
         }
         let mut name = q.name.to_string();

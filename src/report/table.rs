@@ -66,7 +66,7 @@ pub fn metric_table(e: &ExperimentResult, verbose: bool) -> doc::Table {
                 m.name.clone(),
                 case(m),
                 median,
-                interval_text(m),
+                interval_text(m, never_negative(&e.name, m)),
                 if single(m) {
                     String::new()
                 } else {
@@ -118,9 +118,22 @@ pub fn single(m: &Metric) -> bool {
     m.summary.n <= 1
 }
 
+/// Whether the series `m` of the experiment `experiment` is declared as
+/// one whose figure cannot be negative (a time, a size, a count: not
+/// `MetricSpec::signed`). A series this tasklab does not declare (a foreign
+/// file's) is not known to be: its bounds are printed as computed.
+pub fn never_negative(experiment: &str, m: &Metric) -> bool {
+    crate::experiments::find(experiment)
+        .and_then(|e| e.metric(&m.name))
+        .is_some_and(|spec| spec.never_negative())
+}
+
 /// The interval of a median, and what it is when it is not a 95% interval;
-/// nothing for a single reading.
-pub fn interval_text(m: &Metric) -> String {
+/// nothing for a single reading. `never_negative`: the series' figure
+/// cannot be below zero ([`never_negative`]), so a lower bound computed
+/// below zero is said so in words (`units::bounds_below_zero`), never
+/// printed.
+pub fn interval_text(m: &Metric, never_negative: bool) -> String {
     let sm = &m.summary;
     if single(m) {
         return String::new();
@@ -130,9 +143,13 @@ pub fn interval_text(m: &Metric) -> String {
     }
     // A percentage's bound past 100% or below 0% is kept as computed and
     // said so, never printed as a share (issue 39).
-    let past = (m.unit == crate::units::Unit::Percent)
-        .then(|| crate::units::percent_bounds_past(sm.ci95_lo, sm.ci95_hi))
-        .flatten();
+    let past = if m.unit == crate::units::Unit::Percent {
+        crate::units::percent_bounds_past(sm.ci95_lo, sm.ci95_hi)
+    } else if never_negative {
+        crate::units::bounds_below_zero(sm.ci95_lo, sm.ci95_hi, m.unit)
+    } else {
+        None
+    };
     let range = past.unwrap_or_else(|| {
         crate::units::fmt_interval(
             &fmt_value(sm.ci95_lo, m.unit),

@@ -18,6 +18,7 @@ pub mod memstate;
 pub mod noise;
 pub mod paired;
 pub mod rounds;
+pub mod split;
 pub mod twoside;
 
 pub use change::{change, drift, drift_of, drift_range, mde, verdict, Change, Verdict};

@@ -99,10 +99,10 @@ pub fn summarize_runs(runs: &[&[Vec<f64>]], seed: u64) -> Result<Summary, StatsE
             s.se_ln = Some(se);
             (s.median * (-half).exp(), s.median * half.exp())
         } else {
-            (
-                at_least_zero_if(s.min >= 0.0, s.median - half),
-                s.median + half,
-            )
+            // On the plain values: a lower bound below zero is kept as
+            // computed, never raised to zero (issue 39); the report says so
+            // in words for a figure that cannot be negative.
+            (s.median - half, s.median + half)
         };
         widen_by_quantum(&mut s, sorted);
         within_the_data(&mut s);
@@ -138,7 +138,8 @@ pub fn summarize_runs(runs: &[&[Vec<f64>]], seed: u64) -> Result<Summary, StatsE
     } else {
         let lo = s.median - k * (s.median - q(0.025)).max(0.0);
         let hi = s.median + k * (q(0.975) - s.median).max(0.0);
-        (at_least_zero_if(s.min >= 0.0, lo), hi)
+        // A bound below zero kept as computed, as above.
+        (lo, hi)
     };
     widen_by_quantum(&mut s, sorted);
     within_the_data(&mut s);
@@ -245,23 +246,13 @@ pub fn quantum(sorted: &[f64]) -> f64 {
 /// samples taken in steps is known to no better than a step, however many
 /// there are (two runs at 60.0 and 65.6 ns of a join read in 10 ns steps
 /// had intervals that did not meet, and compare called it a regression).
+/// The lower end may pass zero: it is kept as computed.
 fn widen_by_quantum(s: &mut Summary, sorted: &[f64]) {
     s.quantum = quantum(sorted);
     let half = s.quantum / 2.0;
     if half > 0.0 {
-        s.ci95_lo = at_least_zero_if(s.min >= 0.0, s.ci95_lo - half);
+        s.ci95_lo -= half;
         s.ci95_hi += half;
-    }
-}
-
-/// An interval's lower end, kept at zero or above when `nonnegative` (no
-/// sample was below zero: a count, a share): a bound below zero would be the
-/// widening's arithmetic, not a value the figure could take.
-fn at_least_zero_if(nonnegative: bool, lo: f64) -> f64 {
-    if nonnegative {
-        lo.max(0.0)
-    } else {
-        lo
     }
 }
 
@@ -320,8 +311,9 @@ pub const RUNS_MEASURED: usize = 4;
 /// Widens a one-run interval by the run-to-run noise `tau` (a standard
 /// deviation in logs, measured: `stats::noise`) in quadrature, so the
 /// interval speaks of the next run's median too: by factors for a figure
-/// positive throughout, by the same share of its median otherwise. Records
-/// `tau` in the summary.
+/// positive throughout, by the same share of its median otherwise (a lower
+/// end below zero kept as computed, never raised to it). Records `tau` in
+/// the summary.
 pub fn widen_by_run_noise(s: &mut Summary, tau: f64) {
     if !(tau.is_finite() && tau > 0.0) {
         return;
@@ -336,7 +328,7 @@ pub fn widen_by_run_noise(s: &mut Summary, tau: f64) {
         let floor = noise * s.median.abs();
         let below = (s.median - s.ci95_lo).hypot(floor);
         let above = (s.ci95_hi - s.median).hypot(floor);
-        s.ci95_lo = at_least_zero_if(s.min >= 0.0, s.median - below);
+        s.ci95_lo = s.median - below;
         s.ci95_hi = s.median + above;
     }
     s.run_noise = Some(tau);

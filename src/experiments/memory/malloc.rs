@@ -32,7 +32,8 @@ pub const VM_GROWTH_KIB: MetricSpec = MetricSpec::new(
     Better::Lower,
     Kind::Memory,
     "VmSize grown since the start, at a stage of the malloc demo",
-);
+)
+.signed();
 /// The seed's "max RSS": getrusage's ru_maxrss, a peak: each round's first
 /// repetition, in the round's fresh worker, as the seed's program read it
 /// (a series over the rounds, so it compares with the seed like for like).

@@ -34,7 +34,8 @@ pub const RSS_GROWTH_KIB: MetricSpec = MetricSpec::new(
     Better::Lower,
     Kind::Memory,
     "VmRSS grown since the start: at a stage of the malloc demo, or while the blocked threads started",
-);
+)
+.signed();
 
 /// The memory figures of this process (and the kernel's stacks) at a moment.
 #[derive(Clone, Copy, Debug, Default)]

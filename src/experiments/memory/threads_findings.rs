@@ -29,32 +29,38 @@ pub const VM_SIZE_GROWTH_KIB: MetricSpec = kib(
     "vm_size_growth_kib",
     Better::Lower,
     "VmSize grown while the threads started: their stacks and guard pages",
-);
+)
+.signed();
 pub const RSS_EXACT_GROWTH_KIB: MetricSpec = kib(
     "rss_exact_growth_kib",
     Better::Lower,
     "smaps_rollup Rss grown while the threads started and touched their stacks: exact",
-);
+)
+.signed();
 pub const VIRT_PER_THREAD_KIB: MetricSpec = kib(
     "virt_per_thread_kib",
     Better::Lower,
     "address space (VmSize) one blocked thread reserves",
-);
+)
+.signed();
 pub const RSS_PER_THREAD_KIB: MetricSpec = kib(
     "rss_per_thread_kib",
     Better::Lower,
     "resident memory (VmRSS, the kernel's counters) one blocked thread keeps",
-);
+)
+.signed();
 pub const RSS_EXACT_PER_THREAD_KIB: MetricSpec = kib(
     "rss_exact_per_thread_kib",
     Better::Lower,
     "resident memory (smaps_rollup Rss, exact) one blocked thread keeps",
-);
+)
+.signed();
 pub const KERNEL_STACK_PER_THREAD_KIB: MetricSpec = kib(
     "kernel_stack_per_thread_kib",
     Better::Lower,
     "KernelStack (/proc/meminfo, system-wide) grown per thread started",
-);
+)
+.signed();
 /// `Neither`: read from system-wide counters (/proc/meminfo) that the slab
 /// caches' reuse and other activity move between identical runs, so
 /// `compare` reports a change of it and never gates on it.
@@ -62,14 +68,16 @@ pub const KERNEL_KIB_PER_1000_THREADS: MetricSpec = kib(
     "kernel_kib_per_1000_threads",
     Better::Neither,
     "the kernel's own memory (a /proc/meminfo field, system-wide) grown per 1,000 threads started",
-);
+)
+.signed();
 pub const PAGE_TABLES_PER_THREAD_BYTES: MetricSpec = MetricSpec::new(
     "page_tables_per_thread_bytes",
     Unit::Bytes,
     Better::Lower,
     Kind::Memory,
     "the process's page tables (VmPTE) grown per thread started",
-);
+)
+.signed();
 pub const CREATE_NS: MetricSpec = MetricSpec::new(
     "create_ns",
     Unit::Ns,

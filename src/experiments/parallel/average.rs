@@ -55,7 +55,8 @@ pub const SERIAL_REL_ERROR: MetricSpec = MetricSpec::new(
     Better::Neither,
     Kind::Other,
     "the serial average's relative difference from the exact average",
-);
+)
+.signed();
 pub const TOLERANCE: MetricSpec = MetricSpec::new(
     "tolerance",
     Unit::Ratio,

@@ -61,7 +61,8 @@ pub const OTHERS_CPUS: MetricSpec = MetricSpec::new(
     Better::Neither,
     Kind::Other,
     "CPUs' worth of time other programs used while the point was measured (/proc/stat less our own)",
-);
+)
+.signed();
 
 /// The most workers anyone may ask for, whatever the machine.
 const MAX_WORKERS: u64 = 256;

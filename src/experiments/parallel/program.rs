@@ -52,7 +52,8 @@ pub const SAVED_NS: MetricSpec = MetricSpec::new(
     Better::Higher,
     Kind::Other,
     "the serial program's median less a parallel variant's whole program",
-);
+)
+.signed();
 
 /// Which part of the program a series times.
 pub const PHASE: LabelKey = "phase";

@@ -16,6 +16,7 @@ pub const SPIN_NS: MetricSpec = MetricSpec {
     better: Direction::Always(Better::Lower),
     kind: Kind::Other,
     about: "one spin of the asked length on the monotonic clock, plus the clock reads that end it",
+    signed: false,
 };
 
 pub static EXPERIMENT: Experiment = Experiment {

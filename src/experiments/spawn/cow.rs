@@ -116,6 +116,7 @@ pub const WRITE_NS: MetricSpec = MetricSpec {
     },
     kind: Kind::Creation,
     about: "ns per page of the parent's first writes to its heap, while its child lives (copy-on-write) or with no child (the control)",
+    signed: false,
 };
 
 /// fork's return to the parent with the touched heap.
@@ -134,7 +135,8 @@ pub const EXTRA_KIB: MetricSpec = MetricSpec::new(
     Better::Lower,
     Kind::Memory,
     "memory of parent and child together (smaps_rollup, shared pages once) less the parent's before the fork",
-);
+)
+.signed();
 
 /// Minor faults per page written.
 pub const FAULTS_PER_PAGE: MetricSpec = MetricSpec::new(

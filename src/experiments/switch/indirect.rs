@@ -38,7 +38,8 @@ pub const INDIRECT_NS_PER_SWITCH: MetricSpec = MetricSpec::new(
     Better::Lower,
     Kind::HandOff,
     "per switch, the switch with the set walked, minus the bare switch and the warm walk: the cache refill",
-);
+)
+.signed();
 
 /// The working set each task walks, in words (`64 KiB`; exact in `bytes`).
 pub const WORKING_SET: LabelKey = "working_set";

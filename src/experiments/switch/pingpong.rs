@@ -38,7 +38,8 @@ pub const NET_SWITCH_NS: MetricSpec = MetricSpec::new(
     Better::Lower,
     Kind::HandOff,
     "per switch, the raw switch minus the method's baseline: the switch without its IPC",
-);
+)
+.signed();
 
 /// A reading: 1 when the CPU has PCID (the TLB keeps entries, tagged by
 /// address space, across a switch of page tables), 0 when it has not; from

@@ -25,7 +25,8 @@ pub const WAKE_NS: MetricSpec = MetricSpec::new(
     Better::Lower,
     Kind::HandOff,
     "one-way futex wake-up, invariant TSC: the waker's stamp just before FUTEX_WAKE to the wakee's return from FUTEX_WAIT",
-);
+)
+.signed();
 
 /// The one-way wake-up of one direction (label `direction`: `a_to_b` from
 /// the pair's first CPU to its second, `b_to_a` back): a TSC offset
@@ -36,7 +37,8 @@ pub const WAKE_DIR_NS: MetricSpec = MetricSpec::new(
     Better::Lower,
     Kind::HandOff,
     "one-way futex wake-up of one direction (label direction: a_to_b, from the pair's first CPU to its second, or b_to_a), invariant TSC",
-);
+)
+.signed();
 
 /// Which way a [`WAKE_DIR_NS`] series goes.
 pub const DIRECTION: LabelKey = "direction";
