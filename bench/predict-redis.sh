@@ -214,13 +214,16 @@ for r in rows:
               f"| {redis} | {'yes' if inside else 'no'} | {share} | {r['load']:.1f} |")
 print()
 print(f"load: the 1-minute load average after the forks, on {os.cpu_count()} CPUs")
-print("frames in a row: the share of Redis's anonymous pages whose physical frame follows the page before's (root only)")
+print("frames in a row: the share of Redis's anonymous pages in runs of 8 or more whose physical frames are each next to the one before, after or before it (root only)")
 for r in rows:
     f = (r["prediction"].get("cold_fork") or {}).get("frames")
     if f:
-        print(f"placed at {r['mib']} MiB: Redis {f['process_pct']:.0f}% of frames in a row, predict's heaps "
-              f"{f['touched_pct']:.0f}% as touched and {f['scattered_pct']:.0f}% scattered: the cold figures "
-              f"{100 * f['toward_scattered']:.0f}% of the way to the scattered heaps'")
+        layouts = [f"{f[k]:.0f}% {w}" for k, w in (("scattered_pct", "scattered"), ("touched_pct", "as touched"),
+                                                   ("contiguous_pct", "in a row")) if f.get(k) is not None]
+        where = {None: "between two of them", "more_contiguous": "MORE CONTIGUOUS than every heap (priced as the most contiguous, not extrapolated)",
+                 "more_scattered": "MORE SCATTERED than every heap (priced as the most scattered, not extrapolated)"}[f.get("outside")]
+        print(f"placed at {r['mib']} MiB: Redis {f['process_pct']:.0f}% of its pages in runs of frames in a row, predict's heaps "
+              f"{', '.join(layouts)}: Redis {where}")
 for r in rows:
     why = r["prediction"].get("extrapolated_why")
     if why:

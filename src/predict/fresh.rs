@@ -157,6 +157,10 @@ pub fn run(p: &Process, heaps: &FreshHeaps, writes_pct: f64) -> anyhow::Result<R
         // And again with each heap's pages scattered in physical memory
         // (root only): the cold figure for a process whose pages are.
         Preset::of(spawn_heap, &heap::SCATTERED_PARAM, true),
+        // And on pages in a row (huge pages split into 4 KiB ones): the
+        // cold figure for a process more contiguous than a heap written
+        // page by page gets (root only too).
+        Preset::of(spawn_heap, &heap::CONTIGUOUS_PARAM, true),
         Preset::of(spawn_cow, &cow::HEAP_PARAM, 256 << 20),
         Preset::of(spawn_cow, &cow::WRITES_PARAM, shares.clone()),
         Preset::of(spawn_cow, &cow::THP_WRITES_PARAM, shares),

@@ -12,6 +12,8 @@
 pub mod denied;
 pub mod fresh;
 pub mod model;
+pub mod placement;
+pub mod range;
 
 use crate::cli::PredictArgs;
 use crate::error::UsageError;
@@ -291,20 +293,9 @@ fn cold_lines(proc_: &Process, p: &Prediction) -> String {
         )
     };
     let placement = match (c.frames, proc_.frames_adjacent_pct) {
-        (Some(f), _) => format!(
-            "  (placed by its pages in physical memory: {}% of its pages' frames follow the page before's, against {}% in the worker's heaps as touched and {}% scattered; the cold figures are {}% of the way from the first to the second{})\n",
-            f.process_pct.round(),
-            f.touched_pct.round(),
-            f.scattered_pct.round(),
-            (100.0 * f.toward_scattered).round(),
-            if f.beyond_measured {
-                "; its share lies beyond the two a heap was measured at, so that heap is priced at the nearer of them, not on the line extrapolated: the figure may be further off"
-            } else {
-                ""
-            },
-        ),
+        (Some(f), _) => placement_line(&f),
+        (None, Some(_)) => "  (not placed by its pages in physical memory: the slopes have no heap timed in two layouts told apart (spawn.heap -p scattered=true -p contiguous=true, as root; a results file from before the contiguous heaps counted frames one way only): the cold figures are for the worker's heaps as touched)\n".into(),
         (None, None) => "  (its pages' physical frames are hidden from this user (no CAP_SYS_ADMIN): the cold figures are for pages as contiguous as a freshly written heap's, and a process whose pages are scattered in physical memory, as a long-running server's often are, may fork up to twice as slowly)\n".into(),
-        (None, Some(_)) => String::new(),
     };
     let r = c.parent_return_ns;
     let below = below_zero_note(&[r.median, r.lo, r.hi, c.single_fork_ns.p10]);
@@ -312,6 +303,32 @@ fn cold_lines(proc_: &Process, p: &Prediction) -> String {
         "a cold fork, after {pause}: {median}\n  a single cold fork: {} to {}, the 10th to 90th percentile of single cold forks\n{below}{placement}  (the figures before these are warm forks, timed back to back, as a process forking in a loop pays; a server that forks after idling, as Redis's BGSAVE, should read the cold ones; mappings and descriptors are priced warm in both)\n",
         time(c.single_fork_ns.p10),
         time(c.single_fork_ns.p90),
+    )
+}
+
+/// Where the cold figures were placed by the process's pages in physical
+/// memory, in words: its share against each layout's, and whether it lies
+/// outside them.
+fn placement_line(f: &model::Placement) -> String {
+    let pct = |x: f64| format!("{}%", x.round());
+    let layouts: Vec<String> = [
+        f.scattered_pct.map(|x| format!("{} scattered", pct(x))),
+        Some(format!("{} as touched", pct(f.touched_pct))),
+        f.contiguous_pct.map(|x| format!("{} in a row", pct(x))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let place = match f.outside {
+        None => "the cold figures are on the line between the two layouts either side of its share",
+        Some(model::Outside::MoreContiguous) => "it lies more in a row than the most contiguous heap measured: priced as that heap, not extrapolated, so its cold fork may cost less",
+        Some(model::Outside::MoreScattered) => "it lies more scattered than the most scattered heap measured: priced as that heap, not extrapolated, so its cold fork may cost more",
+    };
+    format!(
+        "  (placed by its pages in physical memory: {} of its pages lie in runs of {} or more whose frames are each next to the one before, against {} in the worker's heaps; {place})\n",
+        pct(f.process_pct),
+        procfs::RUN_MIN_PAGES,
+        layouts.join(", "),
     )
 }
 

@@ -5,10 +5,14 @@
 //! extra descriptor, from spawn.heap's image series), and the prediction
 //! with its interval.
 
+use super::placement::{frame_shares, placed};
+pub use super::placement::{FrameShares, Outside, Placement};
+use super::range::between;
+pub use super::range::Range;
 use crate::experiments::spawn::cow::WRITE_NS;
 use crate::experiments::spawn::engine::PARENT_RETURN_NS;
 use crate::experiments::spawn::heap::{
-    base_thp, FRAMES_ADJACENT_PCT, PAUSED_CALL, PAUSE_MS_PARAM, SCATTERED_CALL,
+    base_thp, CONTIGUOUS_CALL, PAUSED_CALL, PAUSE_MS_PARAM, SCATTERED_CALL,
 };
 use crate::experiments::spawn::heap_image as image;
 use crate::experiments::spawn::{cow, heap};
@@ -56,35 +60,6 @@ impl Process {
     }
 }
 
-/// A figure and its 95% interval.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Range {
-    pub median: f64,
-    pub lo: f64,
-    pub hi: f64,
-}
-
-impl Range {
-    /// Every figure times `k`; a negative `k` swaps the ends, so `lo`
-    /// stays the lower.
-    fn scaled(self, k: f64) -> Range {
-        let (a, b) = (self.lo * k, self.hi * k);
-        Range {
-            median: self.median * k,
-            lo: a.min(b),
-            hi: a.max(b),
-        }
-    }
-
-    fn plus(self, o: Range) -> Range {
-        Range {
-            median: self.median + o.median,
-            lo: self.lo + o.lo,
-            hi: self.hi + o.hi,
-        }
-    }
-}
-
 /// What was measured here, reduced to what the model needs.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Slopes {
@@ -104,13 +79,15 @@ pub struct Slopes {
     pub fork_paused: Vec<(f64, Range)>,
     pub fork_paused_single: Vec<(f64, Range)>,
     /// The same forks after a pause with each heap's pages scattered in
-    /// physical memory (`call=paused_scattered`, `-p scattered=true`), and
-    /// at each heap both ways (VmPTE KiB, the share of frames in a row as
-    /// touched, scattered; percent). Empty: the cold figures are for the
-    /// worker's own placement.
+    /// physical memory (`call=paused_scattered`, `-p scattered=true`) and
+    /// in a row (`call=paused_contiguous`, `-p contiguous=true`), and each
+    /// heap's share of frames next to the page before's in each layout.
+    /// Empty: the cold figures are for the worker's own placement.
     pub fork_scattered: Vec<(f64, Range)>,
     pub fork_scattered_single: Vec<(f64, Range)>,
-    pub frames_adjacent: Vec<(f64, f64, f64)>,
+    pub fork_contiguous: Vec<(f64, Range)>,
+    pub fork_contiguous_single: Vec<(f64, Range)>,
+    pub frames_adjacent: Vec<FrameShares>,
     /// The pause before each of those forks, ms (the run's `pause_ms`).
     pub pause_ms: Option<f64>,
     /// ns per page written with the child alive, by write share in percent:
@@ -159,7 +136,7 @@ impl Slopes {
                     && m.label(THP) == Some(base)
                     && matches!(
                         m.label(CALL),
-                        None | Some(PAUSED_CALL) | Some(SCATTERED_CALL)
+                        None | Some(PAUSED_CALL) | Some(SCATTERED_CALL) | Some(CONTIGUOUS_CALL)
                     )
             }) {
                 let h = m.label(HEAP).unwrap_or("");
@@ -168,17 +145,16 @@ impl Slopes {
                 };
                 let (median, one, what) = match m.label(CALL) {
                     None => (&mut s.fork, &mut s.fork_single, "fork"),
-                    Some(SCATTERED_CALL) => {
-                        let Some((touched, scattered)) = frames_both_ways(heap, h, base) else {
-                            continue;
-                        };
-                        s.frames_adjacent.push((pte, touched, scattered));
-                        (
-                            &mut s.fork_scattered,
-                            &mut s.fork_scattered_single,
-                            "fork after a pause, its pages scattered,",
-                        )
-                    }
+                    Some(SCATTERED_CALL) => (
+                        &mut s.fork_scattered,
+                        &mut s.fork_scattered_single,
+                        "fork after a pause, its pages scattered,",
+                    ),
+                    Some(CONTIGUOUS_CALL) => (
+                        &mut s.fork_contiguous,
+                        &mut s.fork_contiguous_single,
+                        "fork after a pause, its pages in a row,",
+                    ),
                     _ => (
                         &mut s.fork_paused,
                         &mut s.fork_paused_single,
@@ -202,10 +178,12 @@ impl Slopes {
                 &mut s.fork_paused_single,
                 &mut s.fork_scattered,
                 &mut s.fork_scattered_single,
+                &mut s.fork_contiguous,
+                &mut s.fork_contiguous_single,
             ] {
                 v.sort_by(|a, b| a.0.total_cmp(&b.0));
             }
-            s.frames_adjacent.sort_by(|a, b| a.0.total_cmp(&b.0));
+            s.frames_adjacent = frame_shares(heap, base);
             if !s.fork_paused.is_empty() {
                 s.pause_ms = heap
                     .params
@@ -236,17 +214,6 @@ impl Slopes {
         }
         s
     }
-}
-
-/// The heap `h`'s share of frames in a row as touched and scattered.
-fn frames_both_ways(heap: &ExperimentResult, h: &str, base: &str) -> Option<(f64, f64)> {
-    let at = |call| {
-        heap.reading(
-            &FRAMES_ADJACENT_PCT,
-            &[(HEAP, h), (THP, base), (CALL, call)],
-        )
-    };
-    Some((at(PAUSED_CALL)?, at(SCATTERED_CALL)?))
 }
 
 /// Every series of `spec`, flagged or not (`metrics_named` leaves the
@@ -421,90 +388,6 @@ pub struct ColdFork {
     pub frames: Option<Placement>,
 }
 
-/// The process's pages against the worker's in physical memory.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Placement {
-    /// The share of frames in a row, percent: the process's, and the
-    /// worker's heaps' (the mean over the heaps) as touched and scattered.
-    pub process_pct: f64,
-    pub touched_pct: f64,
-    pub scattered_pct: f64,
-    /// How far the cold figures were moved from the heaps as touched
-    /// toward the scattered ones (0 to 1; the mean over the heaps).
-    pub toward_scattered: f64,
-    /// Whether the process's share lay outside the two a heap was measured
-    /// at (more contiguous than as touched, or more scattered than
-    /// scattered): the model prices it as the nearer heap there, and says
-    /// so, rather than extrapolate the line past what was measured.
-    pub beyond_measured: bool,
-}
-
-/// The cold series placed for a process with `process_pct` percent of its
-/// frames in a row: at each heap measured both ways, the figure (median
-/// and ends alike) on the straight line from the heap as touched (its
-/// share of frames in a row) to the heap scattered, at the process's share,
-/// kept between the two (a process more contiguous than the heap as
-/// touched is priced as that heap, one more scattered than the scattered
-/// heap as that one); a heap whose two shares are within 5 points of each
-/// other, or not measured scattered, is left as touched. None when no heap
-/// was measured both ways.
-pub fn placed(
-    touched: &[(f64, Range)],
-    scattered: &[(f64, Range)],
-    shares: &[(f64, f64, f64)],
-    process_pct: f64,
-) -> Option<(Vec<(f64, Range)>, Placement)> {
-    let mut weights = Vec::new();
-    let mut means = (0.0, 0.0);
-    let mut beyond_measured = false;
-    let v = touched
-        .iter()
-        .map(|&(x, t)| {
-            let both = scattered.iter().find(|(sx, _)| *sx == x);
-            let share = shares.iter().find(|(sx, _, _)| *sx == x);
-            let (Some(&(_, sc)), Some(&(_, a_t, a_s))) = (both, share) else {
-                return (x, t);
-            };
-            // Where between the two heaps the process lies (0 as touched,
-            // 1 scattered): an interpolation weight, not a figure. Outside
-            // 0..1 the process lies beyond what was measured; it is priced
-            // as the nearer heap, not on the line extrapolated, and the
-            // words say so (`beyond_measured`).
-            let w = if a_t - a_s > 5.0 {
-                let raw = (a_t - process_pct) / (a_t - a_s);
-                beyond_measured |= !(0.0..=1.0).contains(&raw);
-                raw.clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
-            weights.push(w);
-            means = (means.0 + a_t, means.1 + a_s);
-            let mix = |p: f64, q: f64| p + (q - p) * w;
-            (
-                x,
-                Range {
-                    median: mix(t.median, sc.median),
-                    lo: mix(t.lo, sc.lo),
-                    hi: mix(t.hi, sc.hi),
-                },
-            )
-        })
-        .collect();
-    let n = weights.len() as f64;
-    (n > 0.0).then(|| {
-        (
-            v,
-            Placement {
-                process_pct,
-                touched_pct: means.0 / n,
-                scattered_pct: means.1 / n,
-                toward_scattered: weights.iter().sum::<f64>() / n,
-                beyond_measured,
-            },
-        )
-    })
-}
-
 /// Where single forks fall: 80% of them between `p10` and `p90`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Spread {
@@ -562,13 +445,20 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
     // The cold fork on its own series, with the same (warm) mappings and
     // descriptors: only where it was measured at two heaps.
     // Placed by the process's pages in physical memory, where both are known.
-    let placed_median = p
-        .frames_adjacent_pct
-        .and_then(|a| placed(&s.fork_paused, &s.fork_scattered, &s.frames_adjacent, a));
+    let placed_median = p.frames_adjacent_pct.and_then(|a| {
+        placed(
+            &s.fork_paused,
+            &s.fork_scattered,
+            &s.fork_contiguous,
+            &s.frames_adjacent,
+            a,
+        )
+    });
     let placed_single = p.frames_adjacent_pct.and_then(|a| {
         placed(
             &s.fork_paused_single,
             &s.fork_scattered_single,
+            &s.fork_contiguous_single,
             &s.frames_adjacent,
             a,
         )
@@ -751,23 +641,6 @@ fn at_share(v: &[(f64, Range)], pct: f64) -> Option<Range> {
         return Some(last.1);
     }
     between(v, pct)
-}
-
-/// The straight line between the two points either side of `x` (which
-/// lies within the points, sorted by x).
-fn between(v: &[(f64, Range)], x: f64) -> Option<Range> {
-    let i = v.iter().position(|(p, _)| *p >= x)?;
-    if i == 0 {
-        return Some(v[0].1);
-    }
-    let ((x0, a), (x1, b)) = (v[i - 1], v[i]);
-    let t = (x - x0) / (x1 - x0);
-    let mix = |p: f64, q: f64| p + (q - p) * t;
-    Some(Range {
-        median: mix(a.median, b.median),
-        lo: mix(a.lo, b.lo),
-        hi: mix(a.hi, b.hi),
-    })
 }
 
 #[cfg(test)]

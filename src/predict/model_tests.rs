@@ -174,44 +174,6 @@ fn a_falling_line_still_keeps_its_median_inside() {
 }
 
 #[test]
-fn placement_moves_each_heap_between_its_two_measurements_and_no_further() {
-    let touched = vec![
-        (10.0, range(1.0, 0.9, 1.1)),
-        (100.0, range(10.0, 9.0, 11.0)),
-    ];
-    let scattered = vec![(100.0, range(20.0, 18.0, 22.0))];
-    let shares = vec![(100.0, 50.0, 10.0)];
-    let at = |pct| placed(&touched, &scattered, &shares, pct).unwrap();
-    // A heap not measured scattered (no pages: heap 0) is left as it is.
-    for pct in [0.0, 30.0, 50.0, 90.0] {
-        assert_eq!(at(pct).0[0], touched[0]);
-    }
-    // At the heap's own share as touched, or more contiguous: as touched.
-    assert_eq!(at(50.0).0[1].1, touched[1].1);
-    assert_eq!(at(90.0).0[1].1, touched[1].1);
-    // At the scattered heap's share, or more scattered: as scattered.
-    assert_eq!(at(10.0).0[1].1, scattered[0].1);
-    assert_eq!(at(0.0).0[1].1, scattered[0].1);
-    // Between: on the straight line, each end alike.
-    let (v, how) = at(30.0);
-    assert_eq!(v[1].1, range(15.0, 13.5, 16.5));
-    assert_eq!(how.toward_scattered, 0.5);
-    assert!(!how.beyond_measured);
-    // Past either heap's share the process is beyond what was measured.
-    assert!(at(90.0).1.beyond_measured && at(0.0).1.beyond_measured);
-    assert!(!at(50.0).1.beyond_measured && !at(10.0).1.beyond_measured);
-    // Two shares too close to tell apart: left as touched.
-    let close = vec![(100.0, 12.0, 10.0)];
-    let (v, how) = placed(&touched, &scattered, &close, 0.0).unwrap();
-    assert_eq!((v[1].1, how.toward_scattered), (touched[1].1, 0.0));
-    // No heap measured both ways: no placement.
-    assert!(placed(&touched, &[], &[], 30.0).is_none());
-}
-
-/// Issue 39: beyond the largest heap a falling line is kept as it falls,
-/// never raised to zero; a time below zero is said so in words, never
-/// printed as one.
-#[test]
 fn a_line_falling_through_zero_is_kept_and_said_never_clamped() {
     let r = |m: f64| range(m, 0.9 * m, 1.1 * m);
     let s = Slopes {

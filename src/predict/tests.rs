@@ -37,6 +37,8 @@ fn fixture() -> Slopes {
         fork_paused_single: vec![],
         fork_scattered: vec![],
         fork_scattered_single: vec![],
+        fork_contiguous: vec![],
+        fork_contiguous_single: vec![],
         frames_adjacent: vec![],
         pause_ms: None,
     }
@@ -44,7 +46,7 @@ fn fixture() -> Slopes {
 
 /// The fixture with forks after a 300 ms pause at its heaps: three times
 /// the warm ones, and wider.
-fn with_cold() -> Slopes {
+pub(super) fn with_cold() -> Slopes {
     Slopes {
         fork_paused: vec![(100.0, r(180e3)), (1_000.0, r(1.5e6)), (8_000.0, r(12e6))],
         fork_paused_single: vec![
@@ -78,7 +80,7 @@ fn with_image() -> Slopes {
     }
 }
 
-fn process(vm_pte_kib: u64) -> Process {
+pub(super) fn process(vm_pte_kib: u64) -> Process {
     Process {
         pid: 1,
         vm_pte_kib,
@@ -681,105 +683,5 @@ fn an_extrapolated_prediction_from_the_short_run_says_why() {
     assert_eq!(
         serde_json::to_value(&p).unwrap()["extrapolated_why"],
         "only 3 GiB fits here"
-    );
-}
-
-/// The cold fixture measured again with each heap's pages scattered: twice
-/// the cold figures at the heaps with pages (60% of their frames in a row
-/// as touched, none scattered).
-fn with_scattered() -> Slopes {
-    let c = with_cold();
-    let twice = |v: &[(f64, Range)]| -> Vec<(f64, Range)> {
-        v.iter()
-            .filter(|(x, _)| *x > 100.0)
-            .map(|&(x, r)| {
-                (
-                    x,
-                    Range {
-                        median: 2.0 * r.median,
-                        lo: 2.0 * r.lo,
-                        hi: 2.0 * r.hi,
-                    },
-                )
-            })
-            .collect()
-    };
-    Slopes {
-        fork_scattered: twice(&c.fork_paused),
-        fork_scattered_single: twice(&c.fork_paused_single),
-        frames_adjacent: vec![(1_000.0, 60.0, 0.0), (8_000.0, 60.0, 0.0)],
-        ..c
-    }
-}
-
-#[test]
-fn the_cold_fork_is_placed_by_the_processs_pages_in_physical_memory() {
-    let s = with_scattered();
-    let at = |pct: Option<f64>| {
-        let p = Process {
-            frames_adjacent_pct: pct,
-            ..process(4_000)
-        };
-        predict(&s, &p, 10.0).unwrap().cold_fork.unwrap()
-    };
-    let hidden = at(None);
-    let as_touched = at(Some(60.0));
-    let half = at(Some(30.0));
-    let scattered = at(Some(0.0));
-    // Frames hidden: the worker's own placement, and nothing said of it.
-    assert!(hidden.frames.is_none());
-    assert_eq!(
-        hidden.parent_return_ns,
-        predict(&with_cold(), &process(4_000), 10.0)
-            .unwrap()
-            .cold_fork
-            .unwrap()
-            .parent_return_ns
-    );
-    // As contiguous as the heaps as touched: their figures.
-    assert_eq!(as_touched.parent_return_ns, hidden.parent_return_ns);
-    assert_eq!(as_touched.frames.unwrap().toward_scattered, 0.0);
-    // More scattered: dearer, the median and both ends, single forks too.
-    for (a, b) in [(&as_touched, &half), (&half, &scattered)] {
-        let (x, y) = (a.parent_return_ns, b.parent_return_ns);
-        assert!(
-            x.median < y.median && x.lo < y.lo && x.hi < y.hi,
-            "{x:?} {y:?}"
-        );
-        assert!(a.single_fork_ns.p90 < b.single_fork_ns.p90);
-    }
-    let f = half.frames.unwrap();
-    assert_eq!(
-        (f.process_pct, f.touched_pct, f.scattered_pct),
-        (30.0, 60.0, 0.0)
-    );
-    assert_eq!(f.toward_scattered, 0.5);
-    assert!(!f.beyond_measured);
-    // More contiguous than the heaps as touched: priced as them, and the
-    // words say the share lies beyond what was measured.
-    let beyond = Process {
-        frames_adjacent_pct: Some(90.0),
-        ..process(4_000)
-    };
-    let b = predict(&s, &beyond, 10.0).unwrap();
-    let c = b.cold_fork.unwrap();
-    assert_eq!(c.parent_return_ns, as_touched.parent_return_ns);
-    assert!(c.frames.unwrap().beyond_measured);
-    let text = render(&beyond, &b, "a test");
-    assert!(
-        text.contains("its share lies beyond the two a heap was measured at"),
-        "{text}"
-    );
-    // Between two heaps, half-way placed is half-way between the two lines.
-    let mid = |c: &ColdFork| c.parent_return_ns.median;
-    assert!((mid(&half) - (mid(&as_touched) + mid(&scattered)) / 2.0).abs() < 1e-6 * mid(&half));
-    // The warm figures are not placed.
-    let p = Process {
-        frames_adjacent_pct: Some(0.0),
-        ..process(4_000)
-    };
-    assert_eq!(
-        predict(&s, &p, 10.0).unwrap().parent_return_ns,
-        predict(&s, &process(4_000), 10.0).unwrap().parent_return_ns
     );
 }

@@ -266,6 +266,59 @@ impl Heap {
         Ok(())
     }
 
+    /// Drops every page of the heap and faults it in again as transparent
+    /// huge pages (MADV_HUGEPAGE: each a physically contiguous 2 MiB
+    /// block), then splits each into 512 pages of 4 KiB: MADV_COLD over all
+    /// of a huge page but its first 4 KiB makes the kernel split the folio
+    /// itself (a partial `mprotect` or `munmap` would split only its
+    /// mapping, leaving a large folio that fork copies in batches, another
+    /// path), and MADV_NOHUGEPAGE keeps khugepaged from collapsing them
+    /// again. The same heap on order-0 pages, as a program without huge
+    /// pages has, its frames in a row 511 times in 512: the most contiguous
+    /// placement a program's 4 KiB pages get. Where huge pages are refused
+    /// (THP `never`, no free 2 MiB block) the pages are faulted front to
+    /// back instead; [`super::procfs::frames_adjacent_pct`] and
+    /// [`super::procfs::large_folio_pct`] of [`Heap::frames`] say what it got.
+    /// Returns the share of its pages that were on huge pages before the
+    /// split, percent (None: the frames or their flags cannot be read, as
+    /// without CAP_SYS_ADMIN).
+    pub fn refault_contiguous(&self) -> io::Result<Option<f64>> {
+        if self.len == 0 {
+            return Ok(None);
+        }
+        let advise = |at: usize, len: usize, advice: libc::c_int| {
+            // SAFETY: [at, at+len) lies inside the mapping this heap owns,
+            // private and anonymous, aliased by no Rust reference: dropping
+            // its pages makes them read as zero, and the other advice only
+            // changes how the kernel backs them.
+            let r = unsafe { libc::madvise(at as *mut libc::c_void, len, advice) };
+            if r == 0 {
+                Ok(())
+            } else {
+                Err(io::Error::last_os_error())
+            }
+        };
+        advise(self.start, self.len, libc::MADV_DONTNEED)?;
+        // THP `never` refuses the advice; the pages are then faulted in
+        // order below, and the share read afterwards says so.
+        let _ = advise(self.start, self.len, libc::MADV_HUGEPAGE);
+        for i in 0..self.pages() {
+            self.write_page(i);
+        }
+        let on_huge = self
+            .frames()
+            .and_then(|f| super::procfs::large_folio_pct(&f));
+        // The heap starts on a 2 MiB boundary ([`Heap::untouched`]).
+        for at in (self.start..self.start + self.len).step_by(HUGE_PAGE) {
+            let end = (at + HUGE_PAGE).min(self.start + self.len);
+            if end > at + PAGE {
+                advise(at + PAGE, end - at - PAGE, libc::MADV_COLD)?;
+            }
+        }
+        let _ = advise(self.start, self.len, libc::MADV_NOHUGEPAGE);
+        Ok(on_huge)
+    }
+
     /// 4 KiB pages in the heap.
     pub fn pages(&self) -> usize {
         self.len.div_ceil(PAGE)

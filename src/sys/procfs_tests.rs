@@ -136,19 +136,38 @@ fn a_touched_heap_reads_one_frame_per_page() {
 }
 
 #[test]
-fn adjacency_counts_frames_that_follow_the_one_before() {
-    // 10, 11, 12 follow each other; 0 is a hole (not resident, or hidden),
-    // after which 13 does not count as following 12; 40 does not follow.
-    assert_eq!(frames_adjacent_pct(&[10, 11, 12, 0, 13, 40]), Some(40.0));
-    assert_eq!(frames_adjacent_pct(&[7, 8]), Some(50.0));
+fn adjacency_counts_pages_in_long_runs_of_frames_next_to_each_other() {
+    let run = |from: u64, n: u64, up: bool| -> Vec<u64> {
+        (0..n)
+            .map(|i| if up { from + i } else { from - i })
+            .collect()
+    };
+    // A run of 8 ascending frames, then 2 scattered: 8 of 10 in a run.
+    let mut v = run(100, 8, true);
+    v.extend([500, 900]);
+    assert_eq!(frames_adjacent_pct(&v), Some(80.0));
+    // Descending frames are next to each other too (a per-CPU list hands
+    // them out so).
+    assert_eq!(frames_adjacent_pct(&run(300, 10, false)), Some(100.0));
+    // Runs shorter than RUN_MIN_PAGES do not count: pairs, as a
+    // long-running server's pages often lie, are no run.
+    let pairs: Vec<u64> = (0..8).flat_map(|i| [1000 * i + 1, 1000 * i + 2]).collect();
+    assert_eq!(frames_adjacent_pct(&pairs), Some(0.0));
+    // A hole (0: not resident, or hidden) ends a run; a gap of two is no
+    // neighbour.
+    let mut holed = run(100, 7, true);
+    holed.push(0);
+    holed.extend(run(107, 7, true));
+    assert_eq!(frames_adjacent_pct(&holed), Some(0.0));
+    assert_eq!(frames_adjacent_pct(&[1, 3, 5, 7, 9, 11, 13, 15]), Some(0.0));
     // No frame seen (no CAP_SYS_ADMIN: all hidden): nothing to say.
     assert_eq!(frames_adjacent_pct(&[0, 0, 0]), None);
     assert_eq!(frames_adjacent_pct(&[]), None);
-    // Across chunks: the frame before the chunk carries over.
+    // Across chunks: the frame before the chunk carries over, and the run.
     let mut a = Adjacency::default();
-    let last = a.add(&[5, 6], 0);
-    a.add(&[7, 9], last);
-    assert_eq!(a.pct(), Some(50.0));
+    let last = a.add(&run(5, 4, true), 0);
+    a.add(&run(9, 4, true), last);
+    assert_eq!(a.pct(), Some(100.0));
 }
 
 #[test]
@@ -181,4 +200,29 @@ fn a_shuffled_refault_keeps_every_page_resident() {
     // Its own process's adjacency reads (None without CAP_SYS_ADMIN).
     let own = anon_frames_adjacent_pct(std::process::id()).unwrap();
     assert!(own.is_none_or(|p| (0.0..=100.0).contains(&p)));
+}
+
+#[test]
+fn a_contiguous_refault_lies_more_in_a_row_than_a_shuffled_one() {
+    // 8 MiB: four huge pages' worth, on the order-0 path once split.
+    let heap = crate::sys::Heap::touched(8 << 20, crate::sys::Thp::Default).unwrap();
+    let on_huge = heap.refault_contiguous().unwrap();
+    let contiguous = heap.frames().expect("pagemap readable");
+    assert_eq!(contiguous.len(), heap.pages());
+    let Some(in_a_row) = frames_adjacent_pct(&contiguous) else {
+        eprintln!("skipped: the frames are hidden (no CAP_SYS_ADMIN), nothing to compare");
+        return;
+    };
+    let large = large_folio_pct(&contiguous);
+    if on_huge != Some(100.0) || large != Some(0.0) {
+        // Huge pages refused (THP never, no free 2 MiB block), or not
+        // split by this kernel: the heap is then only faulted in order,
+        // as contiguous as the free lists happen to be.
+        eprintln!("skipped: on huge pages before the split {on_huge:?}%, on large folios after {large:?}%");
+        return;
+    }
+    heap.refault_shuffled(11).unwrap();
+    let shuffled = frames_adjacent_pct(&heap.frames().unwrap()).unwrap();
+    // Split huge pages: 511 frames in 512 in a row, a shuffle about none.
+    assert!(in_a_row > shuffled, "{in_a_row}% against {shuffled}%");
 }

@@ -9,6 +9,11 @@
 use super::engine::{push_launches, Launcher, CHILD_START_NS, LIFECYCLE_NS, PARENT_RETURN_NS};
 use super::heap_fit;
 use super::heap_image as image;
+use super::heap_placed as placed;
+pub use super::heap_placed::{
+    CONTIGUOUS_CALL, CONTIGUOUS_PARAM, FRAMES_ADJACENT_PCT, PAUSED_CALL, PAUSED_FORKS_PARAM,
+    PAUSE_MS_PARAM, SCATTERED_CALL, SCATTERED_PARAM,
+};
 use super::heap_untouched as untouched;
 use super::table::{self, CHOICES};
 use crate::experiments::prelude::*;
@@ -58,6 +63,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         PAUSED_FORKS_PARAM.spec,
         PAUSE_MS_PARAM.spec,
         SCATTERED_PARAM.spec,
+        CONTIGUOUS_PARAM.spec,
         image::EXTRA_MAPPINGS_PARAM.spec,
         image::EXTRA_FDS_PARAM.spec,
     ],
@@ -147,48 +153,6 @@ pub const IMAGE_PARAM: Param<bool> = Param::flag(ParamSpec {
         quick: "true",
         thorough: "true",
     });
-
-pub const PAUSED_FORKS_PARAM: Param<u64> = Param::number(ParamSpec {
-        name: "paused_forks",
-        help: "also time this many forks a round at each heap (thp=system), each after sleeping pause_ms (call=paused series): a cold fork, as a server that forks now and then (Redis's BGSAVE) sees, where the other series fork back to back (warm); 0 for none (`tasklab predict` asks for 4)",
-        kind: ParamKind::Count { min: 0, max: 100 },
-        quick: "0",
-        thorough: "0",
-    });
-
-pub const PAUSE_MS_PARAM: Param<u64> = Param::number(ParamSpec {
-        name: "pause_ms",
-        help: "the pause before each paused fork, ms (on a busy 2-vCPU KVM guest a fork of 100 MiB cost 1.7 ms back to back, 2.1 ms after 10 ms, 4.4 ms after 100 ms and 7 to 9 ms after 0.3, 1 or 3 s)",
-        kind: ParamKind::Count { min: 1, max: 10_000 },
-        quick: "300",
-        thorough: "300",
-    });
-
-pub const SCATTERED_PARAM: Param<bool> = Param::flag(ParamSpec {
-        name: "scattered",
-        help: "also time the forks after a pause with each heap faulted in again in a shuffled order (call=paused_scattered series; root only, where the physical frames can be read): its pages physically scattered, as a long-running server's often are (Redis's at 1 GiB: 28% of its pages' frames in a row, a fork 1.5 to 2 times a fresh heap's), with frames_adjacent_pct of both heaps; `tasklab predict` asks for it",
-        kind: ParamKind::Bool,
-        quick: "false",
-        thorough: "false",
-    });
-
-/// The `call` label of the forks timed after a pause.
-pub const PAUSED_CALL: &str = "paused";
-
-/// The `call` label of the forks timed after a pause with the heap's pages
-/// physically scattered (`-p scattered=true`).
-pub const SCATTERED_CALL: &str = "paused_scattered";
-
-/// The share of the heap's pages whose physical frame follows the frame of
-/// the page before (`call` = [`PAUSED_CALL`] as touched, [`SCATTERED_CALL`]
-/// after the shuffled refault).
-pub const FRAMES_ADJACENT_PCT: MetricSpec = MetricSpec::new(
-    "frames_adjacent_pct",
-    Unit::Percent,
-    Better::Neither,
-    Kind::Memory,
-    "share of the heap's pages whose physical frame directly follows the page before's (/proc/self/pagemap, root only): how contiguous the heap is in physical memory, which fork's per-page work reads in that order",
-);
 
 /// What one spawn.heap job measures. Untagged, so each kind keeps the JSON
 /// it always had, told apart by its marker (`touch`, `image`); the most
@@ -437,54 +401,21 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         push_launches(&mut out, &base(name), &launches.concat(), true);
         push_cpu(&mut out, &base(name), &cpu);
     }
-    // Forks after a pause, in the same worker and round as the warm ones:
-    // the caches and whatever else a fork finds warm back to back have had
-    // pause_ms to go cold, as between two BGSAVEs of an idle server.
-    let paused = job.params.get(&PAUSED_FORKS_PARAM);
+    // Forks after a pause, in the same worker and round as the warm ones,
+    // and again with the heap's pages laid out otherwise in physical memory.
     let fork = runnable.iter().find(|(n, _)| *n == table::FORK.name());
-    if let (Some((name, method)), true) = (fork, paused > 0 && thp == sys::Thp::Default) {
-        let pause = std::time::Duration::from_millis(job.params.get(&PAUSE_MS_PARAM));
-        let forks = after_pauses(paused, pause, || l.launch(method))
-            .map_err(|e| anyhow::anyhow!("{name}: {e} (after a pause)"))?;
-        let mut with = base(name);
-        with.insert(CALL.into(), PAUSED_CALL.into());
-        push_launches(&mut out, &with, &forks, true);
-        // The same forks with the heap's pages scattered in physical
-        // memory, where the frames can be read (the share says how much).
-        let as_touched = heap.frames().and_then(|f| procfs::frames_adjacent_pct(&f));
-        if let (Some(pct), true) = (as_touched, job.params.get(&SCATTERED_PARAM)) {
-            let mut at = point_labels.clone();
-            at.insert(CALL.into(), PAUSED_CALL.into());
-            out.reading(&FRAMES_ADJACENT_PCT, at, pct);
-            heap.refault_shuffled(job.seed)?;
-            if let Some(pct) = heap.frames().and_then(|f| procfs::frames_adjacent_pct(&f)) {
-                let mut at = point_labels.clone();
-                at.insert(CALL.into(), SCATTERED_CALL.into());
-                out.reading(&FRAMES_ADJACENT_PCT, at, pct);
-            }
-            let forks = after_pauses(paused, pause, || l.launch(method))
-                .map_err(|e| anyhow::anyhow!("{name}: {e} (after a pause, scattered)"))?;
-            let mut with = base(name);
-            with.insert(CALL.into(), SCATTERED_CALL.into());
-            push_launches(&mut out, &with, &forks, true);
-        }
+    if let (Some((name, method)), true) = (fork, thp == sys::Thp::Default) {
+        placed::paused_forks(
+            job,
+            &mut out,
+            &heap,
+            || l.launch(method),
+            (name, &base(name)),
+            &point_labels,
+        )?;
     }
     drop(heap);
     Ok(out)
-}
-
-/// `n` launches, each after sleeping `pause`.
-fn after_pauses<T>(
-    n: u64,
-    pause: std::time::Duration,
-    mut launch: impl FnMut() -> std::io::Result<T>,
-) -> std::io::Result<Vec<T>> {
-    (0..n)
-        .map(|_| {
-            std::thread::sleep(pause);
-            launch()
-        })
-        .collect()
 }
 
 fn analyze(r: &ExperimentResult) -> Analysis {

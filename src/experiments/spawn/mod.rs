@@ -20,6 +20,7 @@ pub mod engine;
 pub mod heap;
 pub mod heap_fit;
 pub mod heap_image;
+pub mod heap_placed;
 pub mod heap_untouched;
 pub mod launch;
 pub mod launch_why;

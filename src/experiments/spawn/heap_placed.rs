@@ -1,0 +1,161 @@
+//! spawn.heap's forks after a pause (`-p paused_forks=N`): a cold fork, as
+//! a server forking now and then sees, with the heap as touched, and again
+//! with its pages laid out otherwise in physical memory (root only, where
+//! the frames can be read): scattered (`-p scattered=true`, refaulted in a
+//! shuffled order) and in a row (`-p contiguous=true`, refaulted on huge
+//! pages split into 4 KiB ones). `tasklab predict` places a process between
+//! these by its own share of frames in a row.
+
+use super::engine::{push_launches, Launch};
+use crate::experiments::prelude::*;
+use crate::metric::key::CALL;
+use crate::sys;
+use crate::sys::procfs;
+
+pub const PAUSED_FORKS_PARAM: Param<u64> = Param::number(ParamSpec {
+        name: "paused_forks",
+        help: "also time this many forks a round at each heap (thp=system), each after sleeping pause_ms (call=paused series): a cold fork, as a server that forks now and then (Redis's BGSAVE) sees, where the other series fork back to back (warm); 0 for none (`tasklab predict` asks for 4)",
+        kind: ParamKind::Count { min: 0, max: 100 },
+        quick: "0",
+        thorough: "0",
+    });
+
+pub const PAUSE_MS_PARAM: Param<u64> = Param::number(ParamSpec {
+        name: "pause_ms",
+        help: "the pause before each paused fork, ms (on a busy 2-vCPU KVM guest a fork of 100 MiB cost 1.7 ms back to back, 2.1 ms after 10 ms, 4.4 ms after 100 ms and 7 to 9 ms after 0.3, 1 or 3 s)",
+        kind: ParamKind::Count { min: 1, max: 10_000 },
+        quick: "300",
+        thorough: "300",
+    });
+
+pub const SCATTERED_PARAM: Param<bool> = Param::flag(ParamSpec {
+        name: "scattered",
+        help: "also time the forks after a pause with each heap faulted in again in a shuffled order (call=paused_scattered series; root only, where the physical frames can be read): its pages physically scattered, as a long-running server's often are (Redis's at 1 GiB: 28% of its pages' frames in a row, a fork 1.5 to 2 times a fresh heap's), with frames_adjacent_pct of both heaps; `tasklab predict` asks for it",
+        kind: ParamKind::Bool,
+        quick: "false",
+        thorough: "false",
+    });
+
+pub const CONTIGUOUS_PARAM: Param<bool> = Param::flag(ParamSpec {
+        name: "contiguous",
+        help: "also time the forks after a pause with each heap faulted in again on huge pages split into 4 KiB ones (call=paused_contiguous series; root only): its pages order-0 and physically in a row 511 times in 512, more contiguous than any heap written page by page, with frames_adjacent_pct; left out where huge pages are refused or not split; `tasklab predict` asks for it",
+        kind: ParamKind::Bool,
+        quick: "false",
+        thorough: "false",
+    });
+
+/// The `call` label of the forks timed after a pause.
+pub const PAUSED_CALL: &str = "paused";
+
+/// The `call` label of the forks timed after a pause with the heap's pages
+/// physically scattered (`-p scattered=true`).
+pub const SCATTERED_CALL: &str = "paused_scattered";
+
+/// The `call` label of the forks timed after a pause with the heap's pages
+/// in a row in physical memory (`-p contiguous=true`).
+pub const CONTIGUOUS_CALL: &str = "paused_contiguous";
+
+/// The share of the heap's pages whose physical frame follows the frame of
+/// the page before (`call` = [`PAUSED_CALL`] as touched, [`SCATTERED_CALL`]
+/// after the shuffled refault, [`CONTIGUOUS_CALL`] after the refault on
+/// split huge pages).
+pub const FRAMES_ADJACENT_PCT: MetricSpec = MetricSpec::new(
+    "frames_adjacent_pct",
+    Unit::Percent,
+    Better::Neither,
+    Kind::Memory,
+    "share of the heap's pages whose physical frame directly follows the page before's (/proc/self/pagemap, root only): how contiguous the heap is in physical memory, which fork's per-page work reads in that order",
+);
+
+/// A contiguous heap with more of its pages than this on large folios
+/// (the split refused) is left out: fork copies those in batches, another
+/// path than a program's order-0 pages take.
+const LARGE_FOLIO_MAX_PCT: f64 = 1.0;
+
+/// The forks after a pause at this heap: as touched, then scattered and
+/// contiguous where asked and the frames can be read, each with the heap's
+/// share of frames in a row. `fork` = (its method's name, its labels).
+pub fn paused_forks(
+    job: &Job,
+    out: &mut WorkerOutput,
+    heap: &sys::Heap,
+    mut launch: impl FnMut() -> std::io::Result<Launch>,
+    fork: (&str, &Labels),
+    point: &Labels,
+) -> anyhow::Result<()> {
+    let n = job.params.get(&PAUSED_FORKS_PARAM);
+    if n == 0 {
+        return Ok(());
+    }
+    let (name, base) = fork;
+    let pause = std::time::Duration::from_millis(job.params.get(&PAUSE_MS_PARAM));
+    let mut timed = |out: &mut WorkerOutput, call: &str, what: &str| -> anyhow::Result<()> {
+        let forks = after_pauses(n, pause, &mut launch)
+            .map_err(|e| anyhow::anyhow!("{name}: {e} (after a pause{what})"))?;
+        let mut with = base.clone();
+        with.insert(CALL.into(), call.into());
+        push_launches(out, &with, &forks, true);
+        Ok(())
+    };
+    let share = |out: &mut WorkerOutput, call: &str, pct: f64| {
+        let mut at = point.clone();
+        at.insert(CALL.into(), call.into());
+        out.reading(&FRAMES_ADJACENT_PCT, at, pct);
+    };
+    // The caches and whatever else a fork finds warm back to back have had
+    // pause_ms to go cold, as between two BGSAVEs of an idle server.
+    timed(out, PAUSED_CALL, "")?;
+    let scattered = job.params.get(&SCATTERED_PARAM);
+    let contiguous = job.params.get(&CONTIGUOUS_PARAM);
+    // Without the frames (not root) nothing says how the heap lies.
+    let Some(as_touched) = heap.frames().and_then(|f| procfs::frames_adjacent_pct(&f)) else {
+        return Ok(());
+    };
+    if scattered || contiguous {
+        share(out, PAUSED_CALL, as_touched);
+    }
+    if scattered {
+        heap.refault_shuffled(job.seed)?;
+        if let Some(pct) = heap.frames().and_then(|f| procfs::frames_adjacent_pct(&f)) {
+            share(out, SCATTERED_CALL, pct);
+        }
+        timed(out, SCATTERED_CALL, ", scattered")?;
+    }
+    if contiguous {
+        let on_huge = heap.refault_contiguous()?;
+        let frames = heap.frames().unwrap_or_default();
+        let large = procfs::large_folio_pct(&frames);
+        match (procfs::frames_adjacent_pct(&frames), large) {
+            (Some(pct), Some(l)) if l <= LARGE_FOLIO_MAX_PCT => {
+                share(out, CONTIGUOUS_CALL, pct);
+                timed(out, CONTIGUOUS_CALL, ", contiguous")?;
+            }
+            (_, l) => out.notes.push(format!(
+                "the contiguous heap was left out: {} (fork would copy a large folio's pages in batches, not one by one as a program's 4 KiB pages)",
+                l.map_or("its pages' folios could not be read (/proc/kpageflags)".into(), |l| {
+                    format!("{l:.0}% of its pages stayed on large folios, the split refused")
+                })
+            )),
+        }
+        if on_huge.is_some_and(|h| h < 100.0) {
+            out.notes.push(
+                "the contiguous heap got huge pages for only part of its pages (the rest faulted in order, as the free lists gave them): its share of frames in a row says what it got".into(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `n` launches, each after sleeping `pause`.
+fn after_pauses<T>(
+    n: u64,
+    pause: std::time::Duration,
+    mut launch: impl FnMut() -> std::io::Result<T>,
+) -> std::io::Result<Vec<T>> {
+    (0..n)
+        .map(|_| {
+            std::thread::sleep(pause);
+            launch()
+        })
+        .collect()
+}
