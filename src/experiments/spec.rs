@@ -33,7 +33,9 @@ pub struct SeedFigure {
     /// frequencies), not a spread of repetitions.
     pub sweep: Option<&'static str>,
     /// How the seed's protocol differs from ours, where that is the likely
-    /// cause of a gap ([`SeedFigure::protocol`]); empty when they match.
+    /// cause of a gap; empty when they match. No declared figure differs
+    /// since Sysel's clock reads are measured by his protocol (issue 39);
+    /// results files from before carry it (docs/results-schema.md).
     pub protocol: &'static str,
     /// The CPU clock (MHz) the seed took `lo` and `hi` at, where it says:
     /// the figure is compared scaled to the run's clock.
@@ -144,12 +146,6 @@ impl SeedFigure {
             sweep: Some(what),
             ..self
         }
-    }
-
-    /// The same figure, with how the seed's protocol differs from ours: the
-    /// seed table then gives that as the cause of a gap, not the machine.
-    pub const fn protocol(self, protocol: &'static str) -> SeedFigure {
-        SeedFigure { protocol, ..self }
     }
 
     pub fn matches(&self, name: &str, labels: &Labels) -> bool {
