@@ -153,7 +153,7 @@ pub fn plus_minus(half_width: f64) -> String {
 fn marked(mark: &str, why: Option<String>, bounds: bool) -> String {
     let mut words: Vec<String> = why.into_iter().collect();
     if !bounds {
-        words.push("its interval bounds nothing: the rounds disagree too much".into());
+        words.push(BOUNDS_NOTHING.into());
     }
     let mut s = String::new();
     if !mark.is_empty() {
@@ -164,6 +164,24 @@ fn marked(mark: &str, why: Option<String>, bounds: bool) -> String {
         s.push_str(&format!(" ({})", words.join("; ")));
     }
     s
+}
+
+/// What [`quoted`] adds to a figure whose interval bounds nothing.
+const BOUNDS_NOTHING: &str = "its interval bounds nothing: the rounds disagree too much";
+
+/// A sentence of `figures` [`quoted`] figures (two or more) that says "its
+/// interval bounds nothing" of every one of them: said once at its end
+/// instead ("no interval here bounds anything: ..."), the figures keeping
+/// their marks. A sentence where some figure's interval bounds something
+/// is returned as it is, so the words stay with the figures they are about.
+pub fn bounds_nothing_once(sentence: String, figures: usize) -> String {
+    if figures < 2 || sentence.matches(BOUNDS_NOTHING).count() != figures {
+        return sentence;
+    }
+    let s = sentence
+        .replace(&format!(" ({BOUNDS_NOTHING})"), "")
+        .replace(&format!("; {BOUNDS_NOTHING})"), ")");
+    format!("{s}; no interval here bounds anything: the rounds disagree too much")
 }
 
 /// A figure the Summary quotes whatever its state, so the basic figures

@@ -268,3 +268,23 @@ fn the_summary_quotes_a_ratio_with_its_half_width_when_imprecise() {
     assert!(quoted_ratio(&r(9.5, 9.2, 9.8), &[&f]).contains("±3.2% !"));
     assert!(quoted_ratio(&r(0.9, 0.31, 2.59), &[]).contains("bounds nothing"));
 }
+
+/// Session 18's copy-on-write Summary line said "its interval bounds
+/// nothing" three times in one sentence: it is said once, at the end.
+#[test]
+fn an_unbounded_interval_is_said_once_per_sentence() {
+    let b = "its interval bounds nothing: the rounds disagree too much";
+    let s18 = format!(
+        "after fork, a page the parent writes while the child lives costs 9.64 µs ~ ({b}) instead of 304.1 ns ! (flagged; {b}) with no child (31.7x ~ ({b}); 100% of the heap's 4 KiB pages written)"
+    );
+    let once = super::bounds_nothing_once(s18.clone(), 3);
+    assert_eq!(
+        once,
+        "after fork, a page the parent writes while the child lives costs 9.64 µs ~ instead of 304.1 ns ! (flagged) with no child (31.7x ~; 100% of the heap's 4 KiB pages written); no interval here bounds anything: the rounds disagree too much"
+    );
+    // A figure whose interval bounds something keeps the words beside
+    // the others: unchanged.
+    assert_eq!(super::bounds_nothing_once(s18.clone(), 4), s18);
+    let one = format!("a figure 9.64 µs ~ ({b}) against 1.0 µs");
+    assert_eq!(super::bounds_nothing_once(one.clone(), 2), one);
+}

@@ -720,12 +720,12 @@ fn headline(r: &ExperimentResult) -> Option<String> {
     } else {
         ""
     };
-    Some(format!(
+    Some(crate::stats::compare_text::bounds_nothing_once(format!(
         "after fork, a page the parent writes while the child lives costs {} instead of {} with no child ({}; {pct}% of the heap's 4 KiB pages written){why}",
         quoted(cow, Unit::Ns),
         quoted(none, Unit::Ns),
         summary_ratio(cow, none)
-    ))
+    ), 3))
 }
 
 /// The write share the Summary quotes the copy-on-write cost at.
