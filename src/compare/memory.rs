@@ -74,7 +74,7 @@ pub fn memory_state(base: &[RunResults], new: &[RunResults]) -> Vec<(String, Str
     let lines: [Line; 2] = [
         (
             "the host's memory state differed between the runs (touching fresh memory, per 4 KiB page)",
-            |c| c.fresh_page_ns.filter(|x| *x > 0.0),
+            |c| c.fresh_page(),
             |n, b| ratio(n, b).is_some_and(|r| r.lo > 1.2 || r.hi < 1.0 / 1.2),
             |x| crate::units::fmt_value(x, crate::units::Unit::Ns),
         ),

@@ -255,12 +255,7 @@ pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
 /// (start and end) of the first touch of fresh memory per page; None in
 /// files without it.
 fn run_memory_canary(r: &RunResults) -> Option<f64> {
-    let v: Vec<f64> = r
-        .canaries()
-        .iter()
-        .filter_map(|c| c.fresh_page_ns)
-        .filter(|x| x.is_finite() && *x > 0.0)
-        .collect();
+    let v: Vec<f64> = r.canaries().iter().filter_map(|c| c.fresh_page()).collect();
     crate::stats::median(&v).map(f64::ln)
 }
 
@@ -273,15 +268,14 @@ pub fn memory_canary(e: &ExperimentResult, m: &Metric) -> Vec<f64> {
     let Some(point) = m.point else {
         return Vec::new();
     };
-    let read = |c: &crate::results::Canary| c.fresh_page_ns.filter(|x| x.is_finite() && *x > 0.0);
     let per_round: Option<Vec<f64>> = e
         .round_log
         .iter()
         .filter(|l| l.point == point)
         .map(|l| {
             match (
-                read(&l.telemetry.canary_start),
-                read(&l.telemetry.canary_end),
+                l.telemetry.canary_start.fresh_page(),
+                l.telemetry.canary_end.fresh_page(),
             ) {
                 (Some(a), Some(b)) => Some((a.ln() + b.ln()) / 2.0),
                 (a, b) => a.or(b).map(f64::ln),

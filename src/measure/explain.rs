@@ -327,7 +327,7 @@ const COVARIATES: [Covariate; 4] = [
         },
     },
     Covariate {
-        read: |c| c.fresh_page_ns.filter(|x| *x > 0.0),
+        read: |c| c.fresh_page(),
         apart: ratio_apart,
         words: |lo, hi, unit, cause| {
             let fact = format!(

@@ -43,6 +43,14 @@ pub struct Canary {
     pub fresh_in_order: Option<f64>,
 }
 
+impl Canary {
+    /// [`Canary::fresh_page_ns`] where it is a reading: positive and
+    /// finite (None in older files, and never a zero or a NaN as one).
+    pub fn fresh_page(&self) -> Option<f64> {
+        self.fresh_page_ns.filter(|x| x.is_finite() && *x > 0.0)
+    }
+}
+
 /// One round's contamination record. The fields after
 /// `procs_running_end` are schema 2 additions, absent (empty) in older
 /// files.
