@@ -279,21 +279,24 @@ fn findings(r: &ExperimentResult) -> Vec<String> {
 /// only where the readings say each waits longer than it computes.
 fn beyond_the_cpus(sp: &Summary, cpus: f64, sink_ns: f64, cpu_ns: f64) -> String {
     if cpus <= 0.0 || sp.median <= cpus {
-        String::new()
-    } else if !sp.unstable && sp.ci95_lo > cpus && sink_ns > cpu_ns {
-        // The cause is the two readings the finding quotes, named only
-        // where they bear it out: each child waits on its sink longer than
-        // it computes.
+        return String::new();
+    }
+    if sp.unstable || sp.ci95_lo <= cpus {
+        return format!(", not told apart from the {cpus:.0}x the {cpus:.0} CPUs could give");
+    }
+    // The cause is the two readings the finding quotes, named only where
+    // they bear it out: each child waits on its sink longer than it
+    // computes.
+    let because = if sink_ns > cpu_ns {
         format!(
-            ", more than the {cpus:.0} CPUs could give, because each child waits on its sink ({}) longer than it computes ({})",
+            ", because each child waits on its sink ({}) longer than it computes ({})",
             fmt_ns(sink_ns),
             fmt_ns(cpu_ns)
         )
-    } else if !sp.unstable && sp.ci95_lo > cpus {
-        format!(", more than the {cpus:.0} CPUs could give")
     } else {
-        format!(", not told apart from the {cpus:.0}x the {cpus:.0} CPUs could give")
-    }
+        String::new()
+    };
+    format!(", more than the {cpus:.0} CPUs could give{because}")
 }
 
 #[cfg(test)]
