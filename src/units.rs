@@ -65,6 +65,11 @@ pub fn fmt_ns(ns: f64) -> String {
     let a = ns.abs();
     if !ns.is_finite() {
         "n/a".into()
+    } else if a > 0.0 && a < 0.01 {
+        // Two significant figures: a slope of 0.0006 ns per page is not
+        // "0.00 ns", which reads as exactly none.
+        let decimals = ((-a.log10()).ceil() as usize + 1).min(12);
+        format!("{} ns", fmt_num(ns, decimals))
     } else if a < 10.0 {
         format!("{} ns", fmt_num(ns, 2))
     } else if a < 1_000.0 {

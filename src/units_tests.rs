@@ -11,6 +11,16 @@ fn nanoseconds_read_well() {
 }
 
 #[test]
+fn a_tiny_figure_keeps_two_significant_digits_and_its_sign() {
+    // A slope of 0.0006 ns per page is not "0.00 ns", which reads as none.
+    assert_eq!(fmt_ns(0.000_61), "0.00061 ns");
+    assert_eq!(fmt_ns(-0.000_61), "-0.00061 ns");
+    assert_eq!(fmt_ns(0.004_2), "0.0042 ns");
+    assert_eq!(fmt_ns(0.0), "0.00 ns");
+    assert_eq!(fmt_ns(0.05), "0.05 ns");
+}
+
+#[test]
 fn digits_are_grouped() {
     assert_eq!(group_digits(0), "0");
     assert_eq!(group_digits(1234), "1,234");
@@ -132,7 +142,10 @@ fn no_negative_zero_and_every_whole_part_grouped() {
     assert_eq!(fmt_num(16_958.83, 1), "16,958.8");
     assert_eq!(fmt_num(-1_234_567.0, 0), "-1,234,567");
     assert_eq!(fmt_num(999.96, 1), "1,000.0");
-    assert_eq!(fmt_ns(-0.001), "0.00 ns");
+    // A tiny time keeps its sign and two digits (a per-page slope); a
+    // zero is never "-0".
+    assert_eq!(fmt_ns(-0.001), "-0.0010 ns");
+    assert_eq!(fmt_ns(-0.0), "0.00 ns");
     assert_eq!(fmt_ns(12_345e9), "12,345 s");
     // A negative size is shown as measured, never clamped; a zero is never "-0".
     assert_eq!(fmt_value(-0.3, Unit::Kib), "-0.30 KiB");

@@ -148,7 +148,9 @@ fn a_share_whose_interval_reaches_past_the_gap_is_not_quoted() {
 #[test]
 fn nothing_prints_minus_zero() {
     assert_eq!(fmt_signed(-0.0, Unit::Ns), "0.00 ns");
-    assert_eq!(fmt_signed(-0.001, Unit::Ns), "0.00 ns");
+    // A tiny time is no zero: it keeps two digits and its sign (a slope
+    // per page of 0.0006 ns read "0.00 ns [0.00 ns, 0.00 ns]").
+    assert_eq!(fmt_signed(-0.001, Unit::Ns), "-0.0010 ns");
     assert_eq!(fmt_signed(-5.0, Unit::Ns), "-5.00 ns");
     assert_eq!(fmt_ratio(1.001), "1.001x");
     assert_eq!(fmt_ratio(8.13), "8.1x");
@@ -188,7 +190,8 @@ fn a_delta_keeps_its_sign_and_never_reads_plus_or_minus_zero() {
     assert_eq!(fmt_delta(12.0, Unit::Kib), "+12.0 KiB");
     assert_eq!(fmt_delta(-4.0, Unit::Kib), "-4.00 KiB");
     assert_eq!(fmt_delta(0.0, Unit::Kib), "0 KiB");
-    assert_eq!(fmt_delta(-0.0001, Unit::Ns), fmt_delta(0.0001, Unit::Ns));
+    assert_eq!(fmt_delta(-0.0001, Unit::Kib), fmt_delta(0.0001, Unit::Kib));
+    assert_eq!(fmt_delta(-0.0001, Unit::Ns), "-0.00010 ns");
     assert_eq!(fmt_delta(1500.0, Unit::Ns), "+1.50 µs");
 }
 

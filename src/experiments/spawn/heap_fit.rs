@@ -106,10 +106,11 @@ pub fn per_unit(a: &Summary, b: &Summary, units: f64) -> Option<PerPage> {
 }
 
 /// Which way a method goes from the smallest heap to the largest, decided
-/// from the two intervals.
+/// by the interval of the ratio of the two ends (`stats::contrast`): two
+/// ends whose own intervals overlap a little can still be told apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Trend {
-    /// The intervals overlap.
+    /// The interval of the ratio includes 1.
     Flat,
     /// Lower at the largest heap: not the heap's doing.
     Lower,
@@ -136,7 +137,7 @@ pub fn growth(method: &str, points: &[(u64, &Summary)]) -> Option<String> {
     let (from_h, to_h) = (fmt_size(from_b), fmt_size(to_b));
     if t == Trend::Flat {
         return Some(format!(
-            "{method} shows no growth its intervals can tell apart: {} at {from_h}, {} at {to_h} (the intervals overlap)",
+            "{method} shows no growth its intervals can tell apart: {} at {from_h}, {} at {to_h} (the interval of their ratio includes 1)",
             figure(from, Unit::Ns),
             figure(to, Unit::Ns)
         ));
@@ -186,7 +187,7 @@ pub fn signed_ns(ns: f64) -> String {
 fn seen(t: Option<Trend>) -> &'static str {
     match t {
         Some(Trend::Grows) => "grows with the heap",
-        Some(Trend::Flat) => "was not seen to grow with the heap (its intervals at the smallest and largest heap overlap)",
+        Some(Trend::Flat) => "was not seen to grow with the heap (the interval of the ratio of its figures at the smallest and largest heap includes 1)",
         Some(Trend::Lower) => "was lower at the largest heap",
         None => "not told apart (an end did not settle)",
     }
@@ -256,7 +257,7 @@ pub fn trends(r: &ExperimentResult, methods: &[String], base: &str) -> Option<St
     }
     (!parts.is_empty()).then(|| {
         format!(
-            "launch+reap against the heap, smallest to largest (grows: the intervals at the two ends part): {}",
+            "launch+reap against the heap, smallest to largest (grows: the interval of the ratio of the two ends excludes 1): {}",
             parts.join("; ")
         )
     })
