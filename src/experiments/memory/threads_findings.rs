@@ -342,11 +342,13 @@ fn times(
         } else {
             format!("{} per thread", fmt_ns(t.median / n.max(1.0)))
         };
-        // Under `run --why` the faults' share is measured, not assumed.
-        let cpus = std::thread::available_parallelism().map_or(1, |p| p.get());
+        // The time is the wall time of all threads faulting at once: per
+        // thread it is no CPU cost. Under `run --why` the faults' share is
+        // measured, not assumed; the CPU count is the run's, never the
+        // reader's machine's.
         let how = match super::threads_why::faults(r, touch, at_touch) {
-            Some(measured) => format!("on {cpus} CPUs; {measured}"),
-            None => format!("on {cpus} CPUs' worth of page faults"),
+            Some(measured) => format!("wall time, the threads faulting at once; {measured}"),
+            None => "wall time, the threads faulting at once".to_string(),
         };
         times.push(format!(
             "faulting in {} of stack in each of {} threads took {} ({per}, {how})",
