@@ -326,7 +326,7 @@ const FINDING_PHRASES: &[(&str, &str)] = &[
     ("parallel.average", "with 2 workers, fork ("),
     (
         "parallel.average",
-        "; creating and reaping the 1 child process(es) alone with this 421.6 MiB array costs ",
+        "; creating and reaping the child process alone with this 421.6 MiB array costs ",
     ),
     ("parallel.average", "; its share of the "),
 ];

@@ -330,6 +330,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 fn analyze(r: &ExperimentResult) -> Analysis {
     let mut a = findings_and_notes(r);
     a.notes.extend(sum_checks(r));
+    a.notes.extend(super::contention_notes(r, "the average"));
     a.headlines.extend(speedup_headline(r));
     a
 }
@@ -481,8 +482,13 @@ fn fork_vs_threads(r: &ExperimentResult, cpus: f64, n: u64, nn: &str) -> Option<
         compare_shown("fork", fork, "threads", threads, Unit::Ns)
     );
     let kids = wl.parse::<usize>().unwrap_or(2) - 1;
+    let children = if kids == 1 {
+        "the child process".to_string()
+    } else {
+        format!("the {kids} child processes")
+    };
     let what = format!(
-        "; creating and reaping the {kids} child process(es) alone with this {} array costs",
+        "; creating and reaping {children} alone with this {} array costs",
         fmt_size(n * 8)
     );
     match r.find(&FORK_REAP_NS, &[(WORKERS, wl.as_str()), (N, nn)]) {
@@ -504,7 +510,7 @@ fn fork_vs_threads(r: &ExperimentResult, cpus: f64, n: u64, nn: &str) -> Option<
             }
         }
         None => s.push_str(&format!(
-            "; creating and reaping the {kids} child process(es) alone: not measured"
+            "; creating and reaping {children} alone: not measured"
         )),
     }
     Some(s)

@@ -239,7 +239,9 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
 }
 
 fn analyze(r: &ExperimentResult) -> Analysis {
-    Analysis::findings(findings(r))
+    let mut a = Analysis::findings(findings(r));
+    a.notes.extend(super::contention_notes(r, "fan-out"));
+    a
 }
 
 fn findings(r: &ExperimentResult) -> Vec<String> {

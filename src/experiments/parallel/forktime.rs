@@ -397,6 +397,7 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         ]);
         overheads.push((thp, overhead, child_extra));
     }
+    per_size.extend(super::contention_notes(r, "forktime"));
     let [(_, off_ns, off_extra), (_, on_ns, on_extra)] = overheads.as_slice() else {
         return Analysis::findings(per_size);
     };

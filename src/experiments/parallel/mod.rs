@@ -243,9 +243,10 @@ impl Contention {
         }
     }
 
-    /// CPUs' worth of time others used since start(), as a reading, and a
-    /// note when it was more than a quarter of a CPU.
-    fn finish(self, out: &mut WorkerOutput, what: &str, l: Labels) {
+    /// CPUs' worth of time others used since start(), as a reading (the
+    /// run keeps the median over the point's rounds; [`contention_notes`]
+    /// says it where it matters). `_what` names the point for the note.
+    fn finish(self, out: &mut WorkerOutput, _what: &str, l: Labels) {
         let (Some(busy_ns), Ok(ours_ns)) = (
             procfs::cpu_busy_ns(),
             par::cpu_ns(par::CpuOf::ProcessAndChildren),
@@ -259,13 +260,38 @@ impl Contention {
             - ours_ns.saturating_sub(self.ours_ns) as f64)
             / wall_ns;
         out.reading(&OTHERS_CPUS, l, others);
-        // /proc/stat counts in 10 ms ticks and kernel threads always run a
-        // little: a quarter of a CPU is where others start to matter.
-        if others > 0.25 {
-            out.notes.push(format!(
-                "{what}: other programs kept {others:.2} CPUs busy on average while this was measured, \
-                 so parallel speedups here understate an idle machine's"
-            ));
-        }
     }
+}
+
+/// /proc/stat counts in 10 ms ticks and kernel threads always run a
+/// little: a quarter of a CPU is where others start to matter.
+const OTHERS_MATTER: f64 = 0.25;
+
+/// A note per point where other programs held more than a quarter of a CPU
+/// while it was measured, from its reading: the median over the point's
+/// rounds, once per point (a note per round gave one subject three
+/// different figures). `unlabelled` names a point with no labels. (A
+/// results file written before this also carries its workers' notes, one a
+/// round, as recorded.)
+pub(super) fn contention_notes(r: &ExperimentResult, unlabelled: &str) -> Vec<String> {
+    r.readings
+        .iter()
+        .filter(|x| x.name == OTHERS_CPUS.name && x.value > OTHERS_MATTER)
+        .map(|x| {
+            let what = if x.labels.is_empty() {
+                unlabelled.to_string()
+            } else {
+                x.labels
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            format!(
+                "{what}: other programs kept {:.2} CPUs busy on average (the median over its rounds) while this was \
+                 measured, so parallel speedups here understate an idle machine's",
+                x.value
+            )
+        })
+        .collect()
 }

@@ -346,7 +346,10 @@ fn analyze(r: &ExperimentResult) -> Analysis {
     Analysis {
         findings: findings(r),
         headlines: whole_program_headline(r).into_iter().collect(),
-        notes: first_fills(r),
+        notes: first_fills(r)
+            .into_iter()
+            .chain(super::contention_notes(r, "the program"))
+            .collect(),
         ..Analysis::default()
     }
 }
@@ -646,22 +649,31 @@ fn amdahl_sentence(
              so nothing is concluded from it"
                 .to_string(),
         )
-    } else if past
-        .iter()
-        .any(|m| hi.is_some_and(|hi| m.summary.ci95_lo > hi))
-    {
-        (
-            "about".to_string(),
-            "; the measured speedups reach past the bound, beyond its interval: the program is less serial than \
-             the parts measured apart make it"
-                .to_string(),
-        )
     } else {
-        (
-            "about".to_string(),
-            "; the measured speedups reach past the bound's point estimate, within noise (inside its interval)"
-                .to_string(),
-        )
+        // Only the speedups that do reach past it are named: "the measured
+        // speedups" of a sentence where one of two stays below would be
+        // false of the other.
+        let beyond: Vec<&&Metric> = past
+            .iter()
+            .copied()
+            .filter(|m| hi.is_some_and(|hi| m.summary.ci95_lo > hi))
+            .collect();
+        if beyond.is_empty() {
+            let (who, verb) = named_speedups(&past);
+            (
+                "about".to_string(),
+                format!("; {who} {verb} past the bound's point estimate, within noise (inside its interval)"),
+            )
+        } else {
+            let (who, verb) = named_speedups(&beyond);
+            (
+                "about".to_string(),
+                format!(
+                    "; {who} {verb} past the bound, beyond its interval: the program is less serial than \
+                     the parts measured apart make it"
+                ),
+            )
+        }
     };
     let open: Vec<&str> = [(s_lo < 0.0, "below 0%"), (s_hi > 1.0, "above 100%")]
         .iter()
@@ -692,6 +704,23 @@ fn amdahl_sentence(
     )
 }
 
+/// "fork with 2 workers reaches" or "fork with 2 workers and threads
+/// with 2 workers reach": the speedups a sentence is about, by name.
+fn named_speedups(ms: &[&&Metric]) -> (String, &'static str) {
+    let names: Vec<String> = ms
+        .iter()
+        .map(|m| {
+            format!(
+                "{} with {} workers",
+                m.label(VARIANT).unwrap_or("?"),
+                m.label(WORKERS).unwrap_or("?")
+            )
+        })
+        .collect();
+    let verb = if names.len() == 1 { "reaches" } else { "reach" };
+    (names.join(" and "), verb)
+}
+
 /// The seed's program at the seed's array, 2 forked processes against
 /// serial: one subject in every run, the speedup quoted with its mark,
 /// whichever way its interval falls (issue 39 item 9); missing only when
@@ -718,7 +747,7 @@ fn seed_verdict(r: &ExperimentResult) -> Option<String> {
         "{} gained 1.16x (458 → 395 ms) with one fork; here the same program {}{on}. \
          A fork pays off only when the average is long beside the fill and the fork is cheap (the seed's loop, \
          built without -O, was likely much slower than ours): on 4 KiB pages the fork copies and later frees the page tables of the whole array, \
-         and the child's first pass over inherited pages is slower than a second (see parallel.forktime)",
+         and the child's first pass over inherited pages can be slower than a second (parallel.forktime measures whether it is here)",
         cite_short(SEED_FORK),
         gain(sp)
     ))

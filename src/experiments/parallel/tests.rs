@@ -31,3 +31,28 @@ fn a_speedup_below_or_around_one_is_worded_as_such() {
     flagged.unstable = true;
     assert!(!speedup_quoted(&flagged).contains("slower"));
 }
+
+/// Other programs' CPU time is said once per point, from its reading (the
+/// median over the point's rounds), never once per round: session 20's
+/// run 3 gave "n=55256000" three notes with three different figures.
+#[test]
+fn contention_is_noted_once_per_point_from_its_median() {
+    use crate::experiments::testing::result;
+    let mut r = result(vec![]);
+    let at = |pairs: &[(&str, &str)], v: f64| Reading::of(&OTHERS_CPUS, labels(pairs), v);
+    r.readings
+        .push(at(&[("n", "55256000"), ("thp", "on")], 0.742));
+    r.readings
+        .push(at(&[("n", "55256000"), ("thp", "off")], 0.075));
+    r.readings.push(at(&[], 1.206));
+    let notes = contention_notes(&r, "fan-out");
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(
+        notes[0].starts_with("n=55256000 thp=on: other programs kept 0.74 CPUs busy on average (the median over its rounds)"),
+        "{notes:?}"
+    );
+    assert!(
+        notes[1].starts_with("fan-out: other programs kept 1.21 CPUs"),
+        "{notes:?}"
+    );
+}
