@@ -177,8 +177,8 @@ pub fn per_op_cpu(
     })
     .unwrap_or_else(|never| match never {});
     let ops = (samples as u64 * n) as f64;
-    // The window brackets the CPU time read, so switching sampling on and
-    // off (under --why, an interrupt to each other CPU) is not in it.
+    // The window brackets the CPU time read, so the reading of the rings as
+    // it opens and closes (under --why) is not in it.
     let _window = super::why::Window::open();
     let (walls, cpu) = cpu_over(sys::CpuOf::Thread, ops, || {
         (0..samples)
@@ -305,8 +305,8 @@ pub fn events_cpu<T>(
     let per_event = (sys::monotonic_ns() - t0) as f64 / warmed as f64;
     let n = ((budget.seconds * 1e9 / per_event.max(1.0)) as usize)
         .clamp(budget.min_samples.max(1), budget.max_samples.max(1));
-    // The window brackets the CPU time read, so switching sampling on and
-    // off (under --why, an interrupt to each other CPU) is not in it.
+    // The window brackets the CPU time read, so the reading of the rings as
+    // it opens and closes (under --why) is not in it.
     let window = super::why::Window::open();
     let cpu0 = sys::cpu_ns(sys::CpuOf::ProcessAndChildren)?;
     let got = (0..n).map(|_| f()).collect::<io::Result<Vec<T>>>()?;

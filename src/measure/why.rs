@@ -11,9 +11,13 @@
 //!
 //! A window is what the sampler times: the recorded calls of
 //! `sampler::events_cpu` and `sampler::per_op_cpu` (warm-ups are not
-//! sampled), while a [`Scope`] says which series they are. Sampling is
-//! switched on at the window's start and off at its end with one ioctl per
-//! CPU, outside any timed call, and the rings are drained then.
+//! sampled), while a [`Scope`] says which series they are. The events are
+//! switched on once, when the worker's first window opens (an ioctl per
+//! CPU, outside any timed call), and stay on until the worker finishes;
+//! each window is stamped on `CLOCK_MONOTONIC` as it opens and closes, the
+//! clock the samples carry, and only the samples stamped inside it are
+//! kept ([`within`]). The rings are drained as a window opens (what came
+//! before it dropped, its fork and exit records read) and as it closes.
 
 use crate::results::Labels;
 use crate::sys::perf::{CpuClock, Drained, Mode, Sample};
@@ -214,8 +218,26 @@ struct Recorder {
     /// The worker's tree, for a CPU-wide clock's samples.
     tree: Option<Tree>,
     scope: Option<Labels>,
-    on: bool,
+    /// The events are on (since the first window opened).
+    enabled: bool,
+    /// When the open window opened (`sys::monotonic_ns`), if one is.
+    open_at: Option<u64>,
     got: Vec<(Labels, Counts)>,
+}
+
+/// What a drain holds of a window stamped `open` to `close` (ns on
+/// `CLOCK_MONOTONIC`, the clock the samples carry): the samples and the
+/// lost records stamped in it, both ends included (a sample at either
+/// instant was taken while the window was open as far as the clock can
+/// tell); every fork and exit record, which say who the worker's tree is
+/// whenever they came.
+pub fn within(d: Drained, open: u64, close: u64) -> Drained {
+    let inside = |t: u64| open <= t && t <= close;
+    Drained {
+        samples: d.samples.into_iter().filter(|s| inside(s.time)).collect(),
+        lost: d.lost.into_iter().filter(|(t, _)| inside(*t)).collect(),
+        ..d
+    }
 }
 
 static RECORDER: Mutex<Option<Recorder>> = Mutex::new(None);
@@ -238,14 +260,38 @@ fn with<R>(f: impl FnOnce(&mut Recorder) -> R) -> Option<R> {
 }
 
 impl Recorder {
-    fn stop(&mut self) {
-        if !self.on {
-            return;
+    /// Opens a window: the events on if they are not yet, what the rings
+    /// hold from before dropped (their fork and exit records noted), then
+    /// the window's start stamped. False if the events could not be
+    /// switched on.
+    fn open(&mut self) -> bool {
+        if !self.enabled {
+            if self.clock.enable().is_err() {
+                return false;
+            }
+            self.enabled = true;
         }
-        let _ = self.clock.disable();
-        self.on = false;
-        let d = self.clock.drain();
-        let lost = d.lost;
+        let before = Drained {
+            samples: Vec::new(),
+            lost: Vec::new(),
+            ..self.clock.drain()
+        };
+        if let Some(t) = &mut self.tree {
+            t.keep(before, crate::sys::procfs::parent_pid);
+        }
+        self.open_at = Some(crate::sys::monotonic_ns());
+        true
+    }
+
+    /// Closes the open window, if one is: its end stamped, and the samples
+    /// stamped inside it counted to the scope.
+    fn stop(&mut self) {
+        let Some(open) = self.open_at.take() else {
+            return;
+        };
+        let close = crate::sys::monotonic_ns();
+        let d = within(self.clock.drain(), open, close);
+        let lost = d.lost.iter().map(|(_, n)| n).sum::<u64>();
         let samples = match &mut self.tree {
             Some(t) => t.keep(d, crate::sys::procfs::parent_pid),
             None => d.samples,
@@ -279,7 +325,8 @@ pub fn start(job: &WhyJob) -> std::io::Result<()> {
         clock,
         tree,
         scope: None,
-        on: false,
+        enabled: false,
+        open_at: None,
         got: Vec::new(),
     });
     ACTIVE.store(true, Ordering::Release);
@@ -344,23 +391,17 @@ pub fn relabel(from: &Labels, to: &Labels) {
     });
 }
 
-/// A timed window: sampling on while it lives, if this worker samples and
-/// a [`Scope`] names the series; when it drops, sampling off and the
-/// samples counted to the scope. A window opened inside another (a timed
-/// call inside a timed batch) leaves the outer one's sampling as it is.
+/// A timed window: its samples kept while it lives, if this worker samples
+/// and a [`Scope`] names the series; when it drops, the samples stamped
+/// inside it counted to the scope. A window opened inside another (a timed
+/// call inside a timed batch) leaves the outer one as it is.
 pub struct Window {
     opened: bool,
 }
 
 impl Window {
     pub fn open() -> Window {
-        let opened = with(|r| {
-            let now = r.scope.is_some() && !r.on && r.clock.enable().is_ok();
-            if now {
-                r.on = true;
-            }
-            now
-        });
+        let opened = with(|r| r.scope.is_some() && r.open_at.is_none() && r.open());
         Window {
             opened: opened.unwrap_or(false),
         }

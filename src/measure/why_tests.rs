@@ -64,6 +64,7 @@ fn cpu_wide_where_it_opens_else_per_task_with_the_reason_else_refused() {
 fn sample(pid: u32) -> Sample {
     Sample {
         pid,
+        time: 0,
         kernel: true,
         kernel_ips: vec![u64::from(pid)],
     }
@@ -86,7 +87,7 @@ fn the_tree_keeps_the_worker_and_its_descendants_only() {
     let mut t = Tree::new(100);
     let d = Drained {
         samples: [100, 101, 102, 200, 300, 0, 999].map(sample).to_vec(),
-        lost: 0,
+        lost: vec![],
         forks: vec![(102, 101), (101, 100)],
         exits: vec![],
     };
@@ -133,4 +134,44 @@ fn a_parent_loop_ends_outside_the_tree() {
     let mut t = Tree::new(100);
     assert!(!t.holds(7, &mut |p| Some(if p == 7 { 8 } else { 7 })));
     assert!(!t.holds(5, &mut |p| Some(p)));
+}
+
+#[test]
+fn a_window_keeps_exactly_the_samples_and_losses_stamped_inside_it_edges_included() {
+    // A window stamped 1000 to 2000: samples before, at the opening, inside,
+    // at the closing and after; lost records likewise; fork and exit
+    // records kept whenever they came.
+    let at = |pid: u32, time: u64| Sample {
+        time,
+        ..sample(pid)
+    };
+    let d = Drained {
+        samples: vec![
+            at(1, 0),
+            at(2, 999),
+            at(3, 1000),
+            at(4, 1500),
+            at(5, 2000),
+            at(6, 2001),
+            at(7, u64::MAX),
+        ],
+        lost: vec![(999, 1), (1000, 2), (2000, 4), (2001, 8)],
+        forks: vec![(11, 10)],
+        exits: vec![12],
+    };
+    let w = within(d, 1000, 2000);
+    assert_eq!(
+        w.samples.iter().map(|s| s.pid).collect::<Vec<_>>(),
+        vec![3, 4, 5]
+    );
+    assert_eq!(w.lost, vec![(1000, 2), (2000, 4)]);
+    assert_eq!(w.forks, vec![(11, 10)]);
+    assert_eq!(w.exits, vec![12]);
+    // An empty window (closed at the instant it opened) keeps that instant.
+    let d = Drained {
+        samples: vec![at(1, 999), at(2, 1000), at(3, 1001)],
+        ..Drained::default()
+    };
+    let w = within(d, 1000, 1000);
+    assert_eq!(w.samples.iter().map(|s| s.pid).collect::<Vec<_>>(), vec![2]);
 }

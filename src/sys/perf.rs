@@ -15,9 +15,11 @@
 //! buffer of an inherited event that follows a task on every CPU, so, as
 //! `perf record` does, an event a CPU), and is switched out and in with
 //! every context switch of a task that carries it, and copied at each fork.
-//! The events start disabled; [`CpuClock::enable`] and [`CpuClock::disable`]
-//! turn them (and their inherited copies in children alive then) on and off
-//! around a timed window.
+//! The events start disabled; [`CpuClock::enable`] turns them (and their
+//! inherited copies in children alive then) on, once, and each sample and
+//! lost record carries its time on `CLOCK_MONOTONIC` (`use_clockid`), the
+//! clock the timed windows are stamped with, so that the reader keeps the
+//! samples inside a window without switching the events per window.
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -26,16 +28,21 @@ const PERF_TYPE_SOFTWARE: u32 = 1;
 const PERF_COUNT_SW_CPU_CLOCK: u64 = 0;
 const PERF_SAMPLE_IP: u64 = 1 << 0;
 const PERF_SAMPLE_TID: u64 = 1 << 1;
+const PERF_SAMPLE_TIME: u64 = 1 << 2;
 const PERF_SAMPLE_CALLCHAIN: u64 = 1 << 5;
 const ATTR_SIZE_VER5: u32 = 112;
 /// `attr.flags` bits: disabled, inherit, exclude_hv, exclude_idle, task
-/// (fork and exit records), exclude_callchain_user.
+/// (fork and exit records), sample_id_all (the sample's TID and TIME after
+/// every other record too: a lost record's time), exclude_callchain_user,
+/// use_clockid (`attr.clockid` stamps the records, not the perf clock).
 const FLAG_DISABLED: u64 = 1 << 0;
 const FLAG_INHERIT: u64 = 1 << 1;
 const FLAG_EXCLUDE_HV: u64 = 1 << 6;
 const FLAG_EXCLUDE_IDLE: u64 = 1 << 7;
 const FLAG_TASK: u64 = 1 << 13;
+const FLAG_SAMPLE_ID_ALL: u64 = 1 << 18;
 const FLAG_EXCLUDE_CALLCHAIN_USER: u64 = 1 << 22;
+const FLAG_USE_CLOCKID: u64 = 1 << 25;
 const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 1 << 3;
 const IOC_ENABLE: libc::c_ulong = 0x2400;
 const IOC_DISABLE: libc::c_ulong = 0x2401;
@@ -88,12 +95,14 @@ pub enum Mode {
     PerTask,
 }
 
-/// One sample: the sampled task's process, where it was, and its kernel
-/// call chain.
+/// One sample: the sampled task's process, when, where it was, and its
+/// kernel call chain.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sample {
     /// The process (thread group) sampled.
     pub pid: u32,
+    /// When, on `CLOCK_MONOTONIC` (ns), as `sys::monotonic_ns` reads it.
+    pub time: u64,
     /// The task was in the kernel (else in user space).
     pub kernel: bool,
     /// The kernel call chain, the sampled address first (empty for a
@@ -105,8 +114,10 @@ pub struct Sample {
 #[derive(Debug, Default)]
 pub struct Drained {
     pub samples: Vec<Sample>,
-    /// Samples the kernel dropped because a ring was full.
-    pub lost: u64,
+    /// Samples the kernel dropped because a ring was full: (when the
+    /// kernel wrote the lost record, on `CLOCK_MONOTONIC`, which is after
+    /// the loss, at the first record a drained ring had room for; how many).
+    pub lost: Vec<(u64, u64)>,
     /// The processes started while sampling was on (fork records of
     /// [`Mode::CpuWide`]): (child, parent), threads left out.
     pub forks: Vec<(u32, u32)>,
@@ -150,7 +161,11 @@ fn sysconf(name: libc::c_int) -> usize {
 
 /// The attribute `flags` and the pid to open an event of `mode` with.
 fn flags_and_pid(mode: Mode) -> (u64, libc::pid_t) {
-    let common = FLAG_DISABLED | FLAG_EXCLUDE_HV | FLAG_EXCLUDE_CALLCHAIN_USER;
+    let common = FLAG_DISABLED
+        | FLAG_EXCLUDE_HV
+        | FLAG_EXCLUDE_CALLCHAIN_USER
+        | FLAG_SAMPLE_ID_ALL
+        | FLAG_USE_CLOCKID;
     match mode {
         // The idle task's samples are not written (its timer still fires);
         // fork records name the children to keep.
@@ -166,8 +181,10 @@ fn open_event(period_ns: u64, cpu: i32, mode: Mode) -> io::Result<OwnedFd> {
         size: ATTR_SIZE_VER5,
         config: PERF_COUNT_SW_CPU_CLOCK,
         sample_period: period_ns.max(10_000),
-        sample_type: PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN,
+        sample_type: PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN,
         flags,
+        // The clock of `sys::monotonic_ns`, which stamps the windows.
+        clockid: libc::CLOCK_MONOTONIC,
         ..Attr::default()
     };
     // SAFETY: perf_event_open reads `attr.size` bytes of the attribute,
@@ -280,11 +297,12 @@ pub fn parse_records(bytes: &[u8], into: &mut Drained) {
         }
         let body = at + 8;
         match kind {
-            // ip, pid and tid, nr, then nr call-chain entries.
-            PERF_RECORD_SAMPLE if size >= 8 + 24 => {
-                let nr = u64_at(body + 16) as usize;
-                let chain = body + 24;
+            // ip, pid and tid, time, nr, then nr call-chain entries.
+            PERF_RECORD_SAMPLE if size >= 8 + 32 => {
+                let nr = u64_at(body + 24) as usize;
+                let chain = body + 32;
                 let pid = u32_at(body + 8);
+                let time = u64_at(body + 16);
                 let kernel = misc & MISC_CPUMODE_MASK == MISC_KERNEL;
                 let mut kernel_ips = Vec::new();
                 if kernel && chain + nr * 8 <= at + size {
@@ -295,11 +313,15 @@ pub fn parse_records(bytes: &[u8], into: &mut Drained) {
                 }
                 into.samples.push(Sample {
                     pid,
+                    time,
                     kernel,
                     kernel_ips,
                 });
             }
-            PERF_RECORD_LOST if size >= 8 + 16 => into.lost += u64_at(body + 8),
+            // id, lost, then sample_id_all's pid and tid, time.
+            PERF_RECORD_LOST if size >= 8 + 32 => {
+                into.lost.push((u64_at(body + 24), u64_at(body + 8)))
+            }
             // pid, ppid, tid, ptid, time: a new thread's pid is its parent's.
             PERF_RECORD_FORK if size >= 8 + 16 => {
                 let (pid, ppid) = (u32_at(body), u32_at(body + 4));

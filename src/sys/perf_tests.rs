@@ -13,22 +13,25 @@ fn record(kind: u32, misc: u16, body: &[u64]) -> Vec<u8> {
 }
 
 #[test]
-fn samples_and_lost_records_are_read_and_markers_dropped() {
+fn samples_and_lost_records_are_read_with_their_times_and_markers_dropped() {
     let kernel_marker = (-128i64) as u64;
+    // ip, pid and tid, time, nr, the chain.
     let mut bytes = record(
         PERF_RECORD_SAMPLE,
         MISC_KERNEL,
         &[
             0xffff_1000,
             7 | (7 << 32),
+            1_000,
             3,
             kernel_marker,
             0xffff_1000,
             0xffff_2000,
         ],
     );
-    bytes.extend(record(PERF_RECORD_SAMPLE, 2, &[0x4000, 7, 0]));
-    bytes.extend(record(PERF_RECORD_LOST, 0, &[1, 5]));
+    bytes.extend(record(PERF_RECORD_SAMPLE, 2, &[0x4000, 7, 2_000, 0]));
+    // id, lost, then sample_id_all's pid and tid, time.
+    bytes.extend(record(PERF_RECORD_LOST, 0, &[1, 5, 7, 3_000]));
     bytes.extend(record(6, 0, &[0, 0, 0]));
     let mut d = Drained::default();
     parse_records(&bytes, &mut d);
@@ -37,26 +40,37 @@ fn samples_and_lost_records_are_read_and_markers_dropped() {
         vec![
             Sample {
                 pid: 7,
+                time: 1_000,
                 kernel: true,
                 kernel_ips: vec![0xffff_1000, 0xffff_2000]
             },
             Sample {
                 pid: 7,
+                time: 2_000,
                 kernel: false,
                 kernel_ips: vec![]
             }
         ]
     );
-    assert_eq!(d.lost, 5);
+    assert_eq!(d.lost, vec![(3_000, 5)]);
 }
 
 #[test]
 fn a_truncated_record_ends_the_walk() {
-    let mut bytes = record(PERF_RECORD_LOST, 0, &[1, 5]);
+    let mut bytes = record(PERF_RECORD_LOST, 0, &[1, 5, 7, 3_000]);
     bytes.truncate(20);
     let mut d = Drained::default();
     parse_records(&bytes, &mut d);
-    assert_eq!(d.lost, 0);
+    assert!(d.lost.is_empty());
+}
+
+#[test]
+fn every_record_is_stamped_on_the_windows_clock() {
+    for mode in [Mode::CpuWide, Mode::PerTask] {
+        let (flags, _) = flags_and_pid(mode);
+        assert_ne!(flags & FLAG_USE_CLOCKID, 0);
+        assert_ne!(flags & FLAG_SAMPLE_ID_ALL, 0);
+    }
 }
 
 #[test]

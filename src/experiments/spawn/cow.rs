@@ -253,7 +253,8 @@ fn timed_writes(
     let per = pages.len().div_ceil(chunks).max(1);
     let mut ns = Vec::with_capacity(chunks);
     let _scope = crate::measure::why::Scope::enter(why);
-    // The window brackets the faults read (--why's switching is not in it).
+    // The window brackets the faults read (--why's reading of the rings is
+    // not in it).
     let _window = crate::measure::why::Window::open();
     let faults0 = sys::own_minor_faults()?;
     for chunk in pages.chunks(per) {

@@ -374,8 +374,9 @@ fn drive(
     let mut b_cpu0 = b_cpu(record);
     let mut same = 0;
     for _ in 0..samples {
-        // `run --why` samples the batch (its switches on and off are outside
-        // the timed batch and the CPU time and switches read around it).
+        // `run --why` keeps the batch's samples (the rings read as it opens
+        // and closes are outside the timed batch and the CPU time and
+        // switches read around it).
         let why = crate::measure::why::Window::open();
         let a_cpu0 = sys::cpu_ns(sys::CpuOf::Thread)?;
         let a0 = sys::switches(false)?;

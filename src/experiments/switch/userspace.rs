@@ -354,7 +354,8 @@ fn async_round_trips(budget: &Budget) -> io::Result<(Vec<f64>, Option<CpuPerOp>)
         while w.took(async_batch(&tx1, &mut rx2, w.n()).await?) {}
         let n = w.n();
         let mut out = Vec::with_capacity(samples);
-        // The window brackets the CPU time read (--why's switching is not in it).
+        // The window brackets the CPU time read (--why's reading of the
+        // rings is not in it).
         let window = crate::measure::why::Window::open();
         let cpu0 = sys::cpu_ns(sys::CpuOf::Thread);
         while out.len() < samples {
