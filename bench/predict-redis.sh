@@ -225,6 +225,16 @@ for r in rows:
         print(f"placed at {r['mib']} MiB: Redis {f['process_pct']:.0f}% of its pages in runs of frames in a row, predict's heaps "
               f"{', '.join(layouts)}: Redis {where}")
 for r in rows:
+    proc = r["process"]
+    e, t = proc.get("anon_pte_entries"), proc.get("anon_pte_tables")
+    if e and t:
+        print(f"page tables at {r['mib']} MiB: VmPTE {proc['vm_pte_kib']:,} KiB, its anonymous memory's {e:,} entries in {t:,} tables "
+              f"({100 * e / (512 * t):.1f}% full; the empty part priced at a table's own share)")
+    h = r["prediction"].get("host_memory") or {}
+    if h.get("slopes_fresh_page_ns") and h.get("now_fresh_page_ns"):
+        print(f"host memory at {r['mib']} MiB (the memory canary's fresh page): {h['slopes_fresh_page_ns']:,.0f} ns over predict's rounds, "
+              f"{h['now_fresh_page_ns']:,.0f} ns at the prediction")
+for r in rows:
     why = r["prediction"].get("extrapolated_why")
     if why:
         print(f"extrapolated at {r['mib']} MiB: {why}")

@@ -53,8 +53,12 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<ExitCode> {
     };
     let process = read_process(pid).map_err(UsageError)?;
     let given = file.is_some();
+    let canaries;
     let (slopes, source, heaps) = match file {
-        Some((r, source)) => (Slopes::from_results(&r), source, None),
+        Some((r, source)) => {
+            canaries = r.canaries();
+            (Slopes::from_results(&r), source, None)
+        }
         None => {
             let env = crate::env::probe();
             let available = crate::env::mem_available_bytes().unwrap_or(env.mem_available_bytes);
@@ -71,6 +75,7 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<ExitCode> {
                 eprintln!("warning: {w}");
             }
             let slopes = Slopes::from_results(&r);
+            canaries = r.canaries();
             if let Some(what) = model::missing(&slopes) {
                 // Not the user's doing: the run did not get the figures.
                 anyhow::bail!(
@@ -102,6 +107,12 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<ExitCode> {
         p.extrapolated_why =
             Some(h.why_extrapolated(largest.map_or(0.0, |l| l.0), process.copied_pte_kib()));
     }
+    // The host's memory state now, beside the slopes': a millisecond or so.
+    let cpus = crate::sys::allowed_cpus().unwrap_or_default();
+    p.host_memory = Some(model::HostMemory::of(
+        &canaries,
+        &crate::measure::telemetry::canary_on(&cpus),
+    ));
     if args.json {
         let v = serde_json::json!({"process": process, "source": source, "prediction": p});
         crate::error::out(&format!("{}\n", serde_json::to_string_pretty(&v)?))?;
@@ -166,6 +177,8 @@ fn read_process(pid: u32) -> Result<Process, String> {
         ));
     };
     let rollup = procfs::smaps_rollup_of(pid).map_err(|e| why("memory map (smaps_rollup)", e))?;
+    // Unreadable: the page tables are priced whole, as VmPTE counts them.
+    let anon = procfs::anon_pages(pid).ok();
     Ok(Process {
         pid,
         vm_pte_kib,
@@ -182,7 +195,9 @@ fn read_process(pid: u32) -> Result<Process, String> {
             .map(|(vm, exact)| vm as f64 - exact as f64),
         // Hidden (no CAP_SYS_ADMIN) or unreadable: the cold figures are
         // then for the worker's own placement, and the output says so.
-        frames_adjacent_pct: procfs::anon_frames_adjacent_pct(pid).ok().flatten(),
+        frames_adjacent_pct: anon.and_then(|a| a.frames_adjacent_pct),
+        anon_pte_entries: anon.map(|a| a.fill.entries),
+        anon_pte_tables: anon.map(|a| a.fill.tables),
     })
 }
 
@@ -332,6 +347,45 @@ fn placement_line(f: &model::Placement) -> String {
     )
 }
 
+/// How full its anonymous page tables are, and what that leaves of VmPTE
+/// to price, when a table's worth or more of them is empty; else nothing.
+fn tables_line(p: &Process) -> String {
+    let (Some(entries), Some(tables)) = (p.anon_pte_entries, p.anon_pte_tables) else {
+        return String::new();
+    };
+    if p.unfilled_pte_kib() < 4.0 || tables == 0 {
+        return String::new();
+    }
+    format!(
+        "  (page tables priced as {}: its anonymous memory's {} page-table entries lie in {} tables, {:.0}% full, where the heaps measured fill theirs; the empty part, {}, is counted at {:.0}%, what a table costs fork on its own)\n",
+        crate::units::fmt_value(p.copied_pte_kib(), crate::results::Unit::Kib),
+        group_digits(entries as i64),
+        group_digits(tables as i64),
+        100.0 * entries as f64 / (512.0 * tables as f64),
+        crate::units::fmt_value(p.unfilled_pte_kib(), crate::results::Unit::Kib),
+        100.0 * model::TABLE_OWN_SHARE,
+    )
+}
+
+/// The host's memory state when the slopes were measured against now;
+/// nothing when either is unknown.
+fn host_memory_line(h: Option<model::HostMemory>) -> String {
+    let Some(h) = h else {
+        return String::new();
+    };
+    let (Some(then), Some(now), Some(ratio)) =
+        (h.slopes_fresh_page_ns, h.now_fresh_page_ns, h.ratio())
+    else {
+        return String::new();
+    };
+    format!(
+        "  (the host's memory state, by the memory canary's first touch of a fresh page: {} a page over the slopes' rounds, {} now, {:.2} times; a fork's cost moves with that state here, so a process forking in another state than the slopes' may see another cost: measure again, or read `prediction.host_memory` in --json, when it has moved)\n",
+        fmt_ns(then),
+        fmt_ns(now),
+        ratio
+    )
+}
+
 /// The prediction in words.
 pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
     let kib = |k: u64| fmt_size(k * 1024);
@@ -359,6 +413,7 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
             crate::units::fmt_value(b, crate::results::Unit::Kib)
         ));
     }
+    s.push_str(&tables_line(proc_));
     let fork = &p.parent_return_ns;
     s.push_str(&if p.below_smallest {
         format!(
@@ -422,6 +477,7 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
     if let Some(why) = &p.extrapolated_why {
         s.push_str(&format!("  (extrapolated: {why})\n"));
     }
+    s.push_str(&host_memory_line(p.host_memory));
     if !p.flagged.is_empty() {
         s.push_str(&format!(
             "  flagged: {} did not settle over the run's rounds (a trend or two modes), so each interval spans its rounds' medians; the figures are no better than that\n",

@@ -46,17 +46,50 @@ pub struct Process {
     /// against the page tables' exact count, KiB.
     pub rss_cross_check_kib: Option<f64>,
     /// The share of its resident anonymous pages whose physical frame
-    /// follows the page before's, percent (`procfs::anon_frames_adjacent_pct`);
+    /// follows the page before's, percent (`procfs::AnonPages`);
     /// None when the frames are hidden (no CAP_SYS_ADMIN).
     pub frames_adjacent_pct: Option<f64>,
+    /// Its anonymous private mappings' page-table entries that fork copies
+    /// one by one (present or swapped pages), and the page tables holding
+    /// them (`procfs::TableFill`); None when its pagemap cannot be read.
+    pub anon_pte_entries: Option<u64>,
+    pub anon_pte_tables: Option<u64>,
 }
 
+/// What a page table costs fork on its own (allocating the child's,
+/// walking its 512 entries), as a share of what a full one costs with its
+/// 512 pages: 2,048 tables holding one page each forked in 4.8 ms warm and
+/// 6.6 to 8.2 ms after a 300 ms pause, 256 full ones in 6.6 to 7.7 ms warm
+/// and 13.9 ms after the pause (this 2-vCPU KVM guest, docs/PREDICT.md):
+/// 2.4 against 26 to 30 µs a table warm, 3.2 to 4.0 against 54 µs cold,
+/// 6 to 9%.
+pub const TABLE_OWN_SHARE: f64 = 0.08;
+
 impl Process {
-    /// Page tables fork copies entry by entry: VmPTE less the page table
-    /// the kernel keeps deposited for each huge page (4 KiB per 2 MiB),
-    /// which fork does not walk.
+    /// Page tables fork copies entry by entry, as the heap's page tables it
+    /// would cost as much as: VmPTE less the page table the kernel keeps
+    /// deposited for each huge page (4 KiB per 2 MiB), which fork does not
+    /// walk, less the empty part of its anonymous page tables but for
+    /// [`TABLE_OWN_SHARE`] of it ([`Process::unfilled_pte_kib`]). The
+    /// slopes are measured on heaps written whole, whose tables are full:
+    /// a table half empty costs fork about half a full one (its pages'
+    /// `struct page` work is most of it), where VmPTE counts it whole.
     pub fn copied_pte_kib(&self) -> f64 {
-        self.vm_pte_kib as f64 - self.anon_huge_kib as f64 / 512.0
+        self.vm_pte_kib as f64
+            - self.anon_huge_kib as f64 / 512.0
+            - self.unfilled_pte_kib() * (1.0 - TABLE_OWN_SHARE)
+    }
+
+    /// The empty part of its anonymous page tables, KiB: the tables
+    /// holding its entries less the tables those entries would fill
+    /// (4 KiB per 512 entries); 0 when unknown.
+    pub fn unfilled_pte_kib(&self) -> f64 {
+        match (self.anon_pte_entries, self.anon_pte_tables) {
+            (Some(entries), Some(tables)) => {
+                4.0 * (tables as f64 - entries as f64 / 512.0).max(0.0)
+            }
+            _ => 0.0,
+        }
     }
 }
 
@@ -356,6 +389,10 @@ pub struct Prediction {
     /// from predict's own run (set by the caller; None from `predict`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub extrapolated_why: Option<String>,
+    /// The host's memory state when the slopes were measured and when the
+    /// prediction was made (set by the caller; None from `predict`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_memory: Option<HostMemory>,
     /// The flagged series the prediction rests on (see [`Slopes::flagged`]).
     pub flagged: Vec<String>,
     /// The write share the COW cost is for, percent.
@@ -386,6 +423,46 @@ pub struct ColdFork {
     /// they were not (no scattered heaps in the slopes, or the process's
     /// frames hidden).
     pub frames: Option<Placement>,
+}
+
+/// The memory canary (the first touch of a fresh page and of one freed
+/// just before, ns per 4 KiB page: `Canary::fresh_page_ns`,
+/// `recycled_page_ns`) over the rounds the slopes come from (their
+/// median) and at the prediction: on this project's KVM guest a fork's cost
+/// moved with that state (Redis's fork of 4.5 GiB cost 46 ms on one hour
+/// and 79 ms on another), so slopes measured in one state price a fork in
+/// another only as well as the two agree.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct HostMemory {
+    pub slopes_fresh_page_ns: Option<f64>,
+    pub slopes_recycled_page_ns: Option<f64>,
+    pub now_fresh_page_ns: Option<f64>,
+    pub now_recycled_page_ns: Option<f64>,
+}
+
+impl HostMemory {
+    /// The median of the slopes' rounds' canaries (start and end of each)
+    /// beside one read now.
+    pub fn of(slopes: &[crate::results::Canary], now: &crate::results::Canary) -> HostMemory {
+        let median = |v: Vec<f64>| crate::stats::median(&v);
+        let ok = |x: Option<f64>| x.filter(|v| v.is_finite() && *v > 0.0);
+        HostMemory {
+            slopes_fresh_page_ns: median(slopes.iter().filter_map(|c| c.fresh_page()).collect()),
+            slopes_recycled_page_ns: median(
+                slopes
+                    .iter()
+                    .filter_map(|c| ok(c.recycled_page_ns))
+                    .collect(),
+            ),
+            now_fresh_page_ns: now.fresh_page(),
+            now_recycled_page_ns: ok(now.recycled_page_ns),
+        }
+    }
+
+    /// Now's fresh-page figure over the slopes', when both are known.
+    pub fn ratio(&self) -> Option<f64> {
+        Some(self.now_fresh_page_ns? / self.slopes_fresh_page_ns?)
+    }
 }
 
 /// Where single forks fall: 80% of them between `p10` and `p90`.
@@ -500,6 +577,7 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
         extrapolated: x > last.0,
         below_smallest: x < first.0,
         extrapolated_why: None,
+        host_memory: None,
         flagged: s.flagged.clone(),
         writes_pct,
         written_4k_pages,

@@ -345,22 +345,74 @@ pub fn maps_of(pid: u32) -> std::io::Result<u64> {
 /// Pages a pagemap read takes at a time (512 KiB of entries).
 const PAGEMAP_CHUNK: usize = 1 << 16;
 
-/// The share of a process's resident private anonymous pages that lie in
-/// runs of at least [`RUN_MIN_PAGES`] whose physical frames are each next
-/// to the frame of the page before in its address space (directly after
-/// it or directly before it: a heap faulted front to back often gets its
-/// frames from the allocator's per-CPU lists in descending order, a walk
-/// through `struct page` as sequential as an ascending one) (/proc/PID/maps's anonymous private mappings, their frames
-/// from /proc/PID/pagemap), percent: how contiguous its memory is in
-/// physical memory, which fork's per-page work (each page's `struct page`)
-/// reads in that order. None when no frame is visible: the kernel hides
-/// them without CAP_SYS_ADMIN, or no anonymous page is resident. Reads
-/// 8 bytes per page of those mappings' address space.
-pub fn anon_frames_adjacent_pct(pid: u32) -> std::io::Result<Option<f64>> {
+/// What fork copies of a process's private anonymous memory, read from
+/// /proc/PID/pagemap over the anonymous private mappings of
+/// /proc/PID/maps ([`anon_pages`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AnonPages {
+    /// The share of its resident pages that lie in runs of at least
+    /// [`RUN_MIN_PAGES`] whose physical frames are each next to the frame
+    /// of the page before in its address space (directly after it or
+    /// directly before it: a heap faulted front to back often gets its
+    /// frames from the allocator's per-CPU lists in descending order, a
+    /// walk through `struct page` as sequential as an ascending one),
+    /// percent: how contiguous its memory is in physical memory, which
+    /// fork's per-page work (each page's `struct page`) reads in that
+    /// order. None when no frame is visible: the kernel hides them without
+    /// CAP_SYS_ADMIN, or no anonymous page is resident.
+    pub frames_adjacent_pct: Option<f64>,
+    /// The page-table fill: its entries and the tables that hold them
+    /// (readable without CAP_SYS_ADMIN: the present and swapped bits are
+    /// not hidden).
+    pub fill: TableFill,
+}
+
+/// Page-table entries that fork copies one by one (a present page, or one
+/// swapped out) and the page tables they lie in: one table per 2 MiB of
+/// address space that holds at least one such entry. A heap written whole
+/// fills its tables (512 entries each); a process whose memory is spread
+/// thin (an allocator's arenas, thread stacks, a mapping reserved and
+/// partly used) has tables partly empty, and its `VmPTE` counts each whole.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableFill {
+    pub entries: u64,
+    pub tables: u64,
+    /// The last table counted, by its index (address / 2 MiB): mappings
+    /// are read in address order, and two that share a 2 MiB range share
+    /// its table.
+    last: Option<u64>,
+}
+
+/// Entries in one page table (4 KiB pages, 8 bytes an entry).
+pub const PTES_PER_TABLE: u64 = 512;
+
+impl TableFill {
+    /// Counts the pagemap `entries` (raw, bit 63 present, bit 62 swapped)
+    /// of the pages from virtual page number `first` on, in address order
+    /// after every earlier call.
+    pub fn add(&mut self, entries: &[u64], first: u64) {
+        for (i, e) in entries.iter().enumerate() {
+            if e >> 62 == 0 {
+                continue;
+            }
+            self.entries += 1;
+            let table = (first + i as u64) / PTES_PER_TABLE;
+            if self.last != Some(table) {
+                self.tables += 1;
+                self.last = Some(table);
+            }
+        }
+    }
+}
+
+/// A process's private anonymous memory as fork copies it: its
+/// [`AnonPages`]. Reads 8 bytes per page of those mappings' address space.
+pub fn anon_pages(pid: u32) -> std::io::Result<AnonPages> {
     use std::os::unix::fs::FileExt;
     let maps = std::fs::read_to_string(format!("/proc/{pid}/maps"))?;
     let pagemap = std::fs::File::open(format!("/proc/{pid}/pagemap"))?;
     let mut tally = Adjacency::default();
+    let mut fill = TableFill::default();
     let mut buf = Vec::new();
     for (lo, hi) in maps.lines().filter_map(anon_private_range) {
         let (first, pages) = (lo / 4096, (hi - lo) / 4096);
@@ -376,11 +428,19 @@ pub fn anon_frames_adjacent_pct(pid: u32) -> std::io::Result<Option<f64>> {
             {
                 break;
             }
+            let raw: Vec<u64> = buf
+                .chunks_exact(8)
+                .map(|e| u64::from_ne_bytes(e.try_into().expect("8 bytes")))
+                .collect();
+            fill.add(&raw, (first + at) as u64);
             prev = tally.add(&frames_of(&buf), prev);
             at += n;
         }
     }
-    Ok(tally.pct())
+    Ok(AnonPages {
+        frames_adjacent_pct: tally.pct(),
+        fill,
+    })
 }
 
 /// A line of /proc/PID/maps that is an anonymous private mapping (no

@@ -198,8 +198,62 @@ fn a_shuffled_refault_keeps_every_page_resident() {
     let frames = heap.frames().expect("pagemap readable");
     assert_eq!(frames.len(), heap.pages());
     // Its own process's adjacency reads (None without CAP_SYS_ADMIN).
-    let own = anon_frames_adjacent_pct(std::process::id()).unwrap();
-    assert!(own.is_none_or(|p| (0.0..=100.0).contains(&p)));
+    let own = anon_pages(std::process::id()).unwrap();
+    assert!(own
+        .frames_adjacent_pct
+        .is_none_or(|p| (0.0..=100.0).contains(&p)));
+    // Its tables hold its entries, and the heap's are among them (the
+    // present bit is readable without CAP_SYS_ADMIN).
+    let f = own.fill;
+    assert!(f.entries >= heap.pages() as u64, "{f:?}");
+    assert!(
+        f.tables >= 1 && f.entries <= PTES_PER_TABLE * f.tables,
+        "{f:?}"
+    );
+}
+
+const PRESENT: u64 = 1 << 63;
+const SWAPPED: u64 = 1 << 62;
+
+#[test]
+fn a_table_fill_counts_present_and_swapped_entries_and_the_tables_holding_them() {
+    // A heap written whole: 2 tables, full.
+    let mut whole = TableFill::default();
+    whole.add(&vec![PRESENT | 42; 1024], 512 * 10);
+    assert_eq!((whole.entries, whole.tables), (1024, 2));
+    // One page in each of 4 tables, a swapped one among them; the entries
+    // not present (0) hold nothing.
+    let mut thin = TableFill::default();
+    let mut v = vec![0u64; 2048];
+    for (i, e) in [
+        (0, PRESENT),
+        (600, SWAPPED),
+        (1100, PRESENT | 7),
+        (2047, PRESENT),
+    ] {
+        v[i] = e;
+    }
+    thin.add(&v, 0);
+    assert_eq!((thin.entries, thin.tables), (4, 4));
+    // A range not aligned to a table: pages 500 to 523 straddle two.
+    let mut straddle = TableFill::default();
+    straddle.add(&[PRESENT; 24], 500);
+    assert_eq!((straddle.entries, straddle.tables), (24, 2));
+}
+
+#[test]
+fn two_mappings_in_one_table_count_it_once() {
+    // Mappings read in address order: the second starts in the table the
+    // first ended in.
+    let mut f = TableFill::default();
+    f.add(&[PRESENT; 100], 0);
+    f.add(&[PRESENT; 100], 200);
+    assert_eq!((f.entries, f.tables), (200, 1));
+    f.add(&[0, 0, PRESENT], 600);
+    assert_eq!((f.entries, f.tables), (201, 2));
+    // No entry at all: no table.
+    let none = TableFill::default();
+    assert_eq!((none.entries, none.tables), (0, 0));
 }
 
 #[test]
