@@ -97,6 +97,7 @@ pub fn comparison(results: &RunResults, threshold_pct: f64, fdr_pct: f64) -> Com
         noise_bases: Vec::new(),
         median_run_noise_pct: None,
         memory_canary: None,
+        machine_canary: None,
         ..Comparison::of(
             (&bs, names(Side::A, &spec_a)),
             (&ns, names(Side::B, &spec_b)),

@@ -56,27 +56,105 @@ pub fn memory_heavy(s: &Series) -> bool {
         && crate::experiments::find(&s.experiment).is_some_and(|e| e.memory_work)
 }
 
-/// Each memory-heavy family's sensitivity to the memory canary per unit
+/// A canary a family's rows may hold the host's state by
+/// (`stats::memstate`): its rounds' readings in each series, its shift
+/// between the sides, and which families hold it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Covariate {
+    /// The first touch of fresh memory per 4 KiB page: the host's memory
+    /// state. Held by the memory-heavy families ([`memory_heavy`]).
+    FreshPage,
+    /// A bare system call: the machine's speed. Held by the families of an
+    /// experiment whose rounds follow it (`stats::memstate::follows`, the
+    /// experiment's families pooled), in the runs compared, each at that
+    /// pooled sensitivity: the one the rule tested.
+    Syscall,
+}
+
+impl Covariate {
+    /// Every covariate, in the order their terms are added.
+    pub const ALL: [Covariate; 2] = [Covariate::FreshPage, Covariate::Syscall];
+
+    /// A series' canary at each of its rounds, in logs, one list per run.
+    fn rounds(self, s: &Series) -> &[Vec<f64>] {
+        match self {
+            Covariate::FreshPage => &s.canary_ln,
+            Covariate::Syscall => &s.syscall_ln,
+        }
+    }
+
+    /// The canary's shift from `base` to `new`, in logs (0 when a side
+    /// lacks it).
+    pub fn shift(self, base: &super::pool::Side, new: &super::pool::Side) -> f64 {
+        let (b, n) = match self {
+            Covariate::FreshPage => (base.memory_canary_ln, new.memory_canary_ln),
+            Covariate::Syscall => (base.syscall_canary_ln, new.syscall_canary_ln),
+        };
+        n.zip(b).map_or(0.0, |(n, b)| n - b)
+    }
+
+    /// Whether a series' row may hold the canary at all: a figure better
+    /// one way, of an experiment whose work touches memory for the memory
+    /// canary.
+    pub fn may_hold(self, s: &Series) -> bool {
+        match self {
+            Covariate::FreshPage => memory_heavy(s),
+            Covariate::Syscall => matches!(s.better, Better::Lower | Better::Higher),
+        }
+    }
+
+    /// Whether an experiment whose families pooled have the sensitivity
+    /// `pooled` (None: not estimated) holds the canary: always for the
+    /// memory canary (its families are declared), only when its rounds
+    /// follow it for the system call's.
+    fn held(self, pooled: Option<&memstate::Sensitivity>) -> bool {
+        match self {
+            Covariate::FreshPage => true,
+            Covariate::Syscall => pooled.is_some_and(memstate::follows),
+        }
+    }
+
+    /// Whether a family holds its experiment's pooled sensitivity rather
+    /// than its own: for the system call's canary, whose rule tests the
+    /// experiment's (a family's own, from 3 to 13 rounds a run, can be
+    /// wild where the experiment's is not: docs/REPEATABILITY.md
+    /// "Session 20").
+    fn pooled(self) -> bool {
+        matches!(self, Covariate::Syscall)
+    }
+}
+
+/// Each family's sensitivity to canary `cov` per unit
 /// (`stats::memstate::sensitivity`), from the rounds of every run of both
 /// sides: per run, the round medians of its series better one way (a
-/// rate's negated, so that up is dearer) against the run's canary.
-pub fn memory_of(
+/// rate's negated, so that up is dearer) against the run's canary; for the
+/// system call's canary, its experiment's, the families pooled. Only the
+/// families that hold it ([`Covariate`]): an experiment whose rounds do not
+/// follow the system call's canary gets no entry.
+pub fn sensitivities(
     pairs: &[(&Series, &Series)],
+    cov: Covariate,
 ) -> BTreeMap<(String, crate::units::Unit), memstate::Sensitivity> {
     // (family and unit, side, run) -> (the canary, each series' rounds)
     type Run = (Vec<f64>, Vec<Vec<f64>>);
-    let mut runs: BTreeMap<((String, crate::units::Unit), usize, usize), Run> = BTreeMap::new();
+    type Key = ((String, crate::units::Unit), usize, usize);
+    let mut runs: BTreeMap<Key, Run> = BTreeMap::new();
+    // each family's experiment
+    let mut experiment: BTreeMap<(String, crate::units::Unit), String> = BTreeMap::new();
     for (b, n) in pairs
         .iter()
-        .filter(|(b, n)| memory_heavy(b) && memory_heavy(n))
+        .filter(|(b, n)| cov.may_hold(b) && cov.may_hold(n))
     {
+        experiment
+            .entry(noise_key(n))
+            .or_insert_with(|| n.experiment.clone());
         for (side, s) in [b, n].into_iter().enumerate() {
             let sign = if s.better == Better::Higher {
                 -1.0
             } else {
                 1.0
             };
-            for (k, (canary, rounds)) in s.canary_ln.iter().zip(&s.rounds_ln).enumerate() {
+            for (k, (canary, rounds)) in cov.rounds(s).iter().zip(&s.rounds_ln).enumerate() {
                 if canary.is_empty() || canary.len() != rounds.len() {
                     continue;
                 }
@@ -89,20 +167,44 @@ pub fn memory_of(
             }
         }
     }
+    let fit = |runs: &[&Run]| {
+        let runs: Vec<memstate::FamilyRun> = runs
+            .iter()
+            .map(|r| memstate::FamilyRun {
+                canary: &r.0,
+                series: r.1.iter().map(Vec::as_slice).collect(),
+            })
+            .collect();
+        memstate::sensitivity(&runs)
+    };
     let mut fams: BTreeMap<(String, crate::units::Unit), Vec<&Run>> = BTreeMap::new();
     for ((key, _, _), run) in &runs {
         fams.entry(key.clone()).or_default().push(run);
     }
+    // Each experiment (per unit) with its families pooled: each family's
+    // run a unit of its own, its mean taken out.
+    let mut pooled: BTreeMap<(String, crate::units::Unit), Vec<&Run>> = BTreeMap::new();
+    for (key, runs) in &fams {
+        let e = experiment.get(key).cloned().unwrap_or_default();
+        pooled.entry((e, key.1)).or_default().extend(runs);
+    }
+    let pooled: BTreeMap<(String, crate::units::Unit), Option<memstate::Sensitivity>> = pooled
+        .iter()
+        .map(|(k, runs)| (k.clone(), fit(runs)))
+        .collect();
     fams.into_iter()
         .filter_map(|(key, runs)| {
-            let runs: Vec<memstate::FamilyRun> = runs
-                .iter()
-                .map(|(canary, series)| memstate::FamilyRun {
-                    canary,
-                    series: series.iter().map(Vec::as_slice).collect(),
-                })
-                .collect();
-            Some((key, memstate::sensitivity(&runs)?))
+            let e = experiment.get(&key).cloned().unwrap_or_default();
+            let of_experiment = pooled.get(&(e, key.1)).copied().flatten();
+            if !cov.held(of_experiment.as_ref()) {
+                return None;
+            }
+            let s = if cov.pooled() {
+                of_experiment?
+            } else {
+                fit(&runs)?
+            };
+            Some((key, s))
         })
         .collect()
 }

@@ -54,6 +54,7 @@ fn series(exp: &str, point: usize, heap: &str, method: &str, r: &[Vec<f64>]) -> 
         point: Some(point),
         rounds_ln: vec![],
         canary_ln: vec![],
+        syscall_ln: vec![],
         band: None,
     }
 }

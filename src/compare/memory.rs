@@ -2,7 +2,8 @@
 //! canary's difference between the sides as an environment line
 //! ([`memory_state`]), and what its shift adds to the memory-heavy rows
 //! ([`MemoryCanary`]; the term itself: `stats::memstate`, per family:
-//! `family::memory_of`).
+//! `family::sensitivities`), and the same of the system call's canary
+//! ([`MachineCanary`]).
 
 use super::pool::Side;
 use super::Row;
@@ -38,6 +39,44 @@ impl MemoryCanary {
             new_ns: n.exp(),
             rows: widened.len(),
             median_pct: crate::stats::median(&widened),
+        })
+    }
+}
+
+/// The system call's canary of each side (the geometric mean of its runs'
+/// medians over every round) and what its shift added to the rows of the
+/// experiments whose rounds follow it (`stats::memstate::follows`).
+#[derive(Debug, Clone, Serialize)]
+pub struct MachineCanary {
+    pub base_ns: f64,
+    pub new_ns: f64,
+    /// The rows it widened (`machine_noise_pct` above 0), the median of
+    /// what it added to their standard deviation in percent, and their
+    /// experiments.
+    pub rows: usize,
+    pub median_pct: Option<f64>,
+    pub experiments: Vec<String>,
+}
+
+impl MachineCanary {
+    /// The sides' canaries and what the rows hold of their shift; None when
+    /// a side lacks the canary.
+    pub fn of(base: &Side, new: &Side, rows: &[Row]) -> Option<MachineCanary> {
+        let (b, n) = (base.syscall_canary_ln?, new.syscall_canary_ln?);
+        let widened: Vec<&Row> = rows
+            .iter()
+            .filter(|r| r.machine_noise_pct.is_finite() && r.machine_noise_pct > 0.0)
+            .collect();
+        let pct: Vec<f64> = widened.iter().map(|r| r.machine_noise_pct).collect();
+        let mut experiments: Vec<String> = widened.iter().map(|r| r.experiment.clone()).collect();
+        experiments.sort();
+        experiments.dedup();
+        Some(MachineCanary {
+            base_ns: b.exp(),
+            new_ns: n.exp(),
+            rows: widened.len(),
+            median_pct: crate::stats::median(&pct),
+            experiments,
         })
     }
 }

@@ -29,7 +29,7 @@ use crate::error::UsageError;
 use crate::results::RunResults;
 use crate::stats::Verdict;
 use common::CommonMode;
-pub use memory::{memory_state, MemoryCanary};
+pub use memory::{memory_state, MachineCanary, MemoryCanary};
 use pool::{Series, Side};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -96,6 +96,10 @@ pub struct Comparison {
     /// and what its shift added to the memory-heavy rows (null when a side
     /// lacks the canary).
     pub memory_canary: Option<MemoryCanary>,
+    /// The machine's speed in the rows: the system call's canary on each
+    /// side and what its shift added to the rows of the experiments whose
+    /// rounds follow it (null when a side lacks the canary).
+    pub machine_canary: Option<MachineCanary>,
     /// What the sides allow as next steps (runs, profile, busy machine).
     #[serde(skip)]
     pub setting: next::Setting,
@@ -160,6 +164,7 @@ impl Comparison {
         let (see_10pct, with_mde, median_mde) = resolution(&rows);
         let (noise_bases, median_run_noise_pct) = bases(&rows);
         let memory_canary = MemoryCanary::of(bs, ns, &rows);
+        let machine_canary = MachineCanary::of(bs, ns, &rows);
         Comparison {
             env_differences: Vec::new(),
             base_files: bn,
@@ -190,6 +195,7 @@ impl Comparison {
             noise_bases,
             median_run_noise_pct,
             memory_canary,
+            machine_canary,
             setting: pool::setting(bs, ns),
             why: Vec::new(),
         }
@@ -396,13 +402,13 @@ pub fn compare_at(
     let setting = pool::setting(base, new);
     let shared = pairs(base, new);
     let noise = family::noise_of(&shared);
-    // The host's memory state: each memory-heavy family's sensitivity to
-    // the memory canary, times the canary's shift between the sides.
-    let memory = family::memory_of(&shared);
-    let shift = new
-        .memory_canary_ln
-        .zip(base.memory_canary_ln)
-        .map_or(0.0, |(n, b)| n - b);
+    // The host's state: each family's sensitivity to each canary it holds
+    // (the memory canary, the system call's), times the canary's shift
+    // between the sides.
+    let held: Vec<_> = family::Covariate::ALL
+        .iter()
+        .map(|&c| (family::sensitivities(&shared, c), c.shift(base, new)))
+        .collect();
     let mut rows: Vec<Row> = shared
         .into_iter()
         .map(|p| {
@@ -418,13 +424,29 @@ pub fn compare_at(
                 (a, b) => a.or(b),
             };
             let tau = noise::series_noise(family, p.1.band.or(p.0.band), spread);
-            let extra = match memory.get(&family::noise_key(p.1)) {
-                Some(s) if family::memory_heavy(p.0) && family::memory_heavy(p.1) => {
-                    crate::stats::memstate::extra_variance(s, shift)
-                }
-                _ => 0.0,
-            };
-            verdict::row(p, threshold, &setting, factor, same_thp, tau, extra)
+            // each covariate's term, in the order of `Covariate::ALL`
+            // (sensitivities holds only the families that hold it)
+            let terms: Vec<f64> = family::Covariate::ALL
+                .iter()
+                .zip(&held)
+                .map(
+                    |(c, (fams, shift))| match fams.get(&family::noise_key(p.1)) {
+                        Some(s) if c.may_hold(p.0) && c.may_hold(p.1) => {
+                            crate::stats::memstate::extra_variance(s, *shift)
+                        }
+                        _ => 0.0,
+                    },
+                )
+                .collect();
+            verdict::row(
+                p,
+                threshold,
+                &setting,
+                factor,
+                same_thp,
+                tau,
+                (terms[0], terms[1]),
+            )
         })
         .collect();
     let found = family::control(&mut rows, q);

@@ -34,7 +34,7 @@ fn setting(runs: usize) -> Setting {
 
 fn row(b: &Series, n: &Series, threshold: f64, s: &Setting) -> Row {
     let floor = (stats::noise::FLOOR, stats::noise::Basis::Floor);
-    verdict::row((b, n), threshold, s, 1.0, true, floor, 0.0)
+    verdict::row((b, n), threshold, s, 1.0, true, floor, (0.0, 0.0))
 }
 
 /// The `--rounds N` a next step names.

@@ -6,8 +6,8 @@
 use super::next::Setting;
 use crate::experiments;
 use crate::results::{
-    summarize_series, summarize_series_runs, Better, ExperimentResult, Labels, Metric, RunResults,
-    RunStatus, Status, Unit,
+    summarize_series, summarize_series_runs, Better, Canary, ExperimentResult, Labels, Metric,
+    RunResults, RunStatus, Status, Unit,
 };
 use crate::stats::twoside::RunFig;
 use crate::stats::Summary;
@@ -44,6 +44,9 @@ pub struct Series {
     /// round's start and end: `memory_canary`); empty for a run whose
     /// rounds lack it.
     pub canary_ln: Vec<Vec<f64>>,
+    /// The same of the system call's canary (`round_canary`): the
+    /// machine's speed at each round.
+    pub syscall_ln: Vec<Vec<f64>>,
     /// The calibrated run-to-run variance and its degrees of freedom, when
     /// a noise file has the series.
     pub band: Option<(f64, f64)>,
@@ -75,6 +78,7 @@ impl Series {
             spread2: vec![],
             rounds_ln: vec![],
             canary_ln: vec![],
+            syscall_ln: vec![],
             band: None,
         };
         s.measured(runs)?;
@@ -159,6 +163,8 @@ pub struct Side {
     /// each run's median over every round (start and end) of the first
     /// touch of fresh memory per 4 KiB page; None when a run lacks it.
     pub memory_canary_ln: Option<f64>,
+    /// The same of the system call's canary.
+    pub syscall_canary_ln: Option<f64>,
     /// How many files (runs) the side pools.
     pub runs: usize,
     /// A file ran the quick profile.
@@ -207,6 +213,7 @@ pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
     let mut thp = Vec::new();
     let mut canaries = Vec::new();
     let mut memory = Vec::new();
+    let mut syscall = Vec::new();
     let (mut quick, mut busy, mut partial) = (false, None, Vec::new());
     for (r, name) in files.iter().zip(names) {
         quick |= r.profile == "quick";
@@ -214,7 +221,8 @@ pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
         thp.push(r.env.thp_enabled.clone().unwrap_or_default());
         status_of(r, name, &mut status, &mut partial);
         canaries.extend(r.canaries().iter().map(|c| c.syscall_ns));
-        memory.push(run_memory_canary(r));
+        memory.push(run_canary(r, Canary::fresh_page));
+        syscall.push(run_canary(r, Canary::syscall));
         for e in r.experiments.iter().filter(|e| e.status == Status::Ok) {
             for m in &e.metrics {
                 pool.add(e, m, name);
@@ -238,12 +246,8 @@ pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
         thp,
         drift: crate::stats::drift(&canaries),
         canary_ns: crate::stats::median(&canaries),
-        memory_canary_ln: memory
-            .iter()
-            .copied()
-            .collect::<Option<Vec<f64>>>()
-            .filter(|v| !v.is_empty())
-            .map(|v| v.iter().sum::<f64>() / v.len() as f64),
+        memory_canary_ln: mean_of_runs(&memory),
+        syscall_canary_ln: mean_of_runs(&syscall),
         runs: files.len(),
         quick,
         busy,
@@ -251,20 +255,40 @@ pub fn side_with(files: &[RunResults], names: &[String], bands: Bands) -> Side {
     }
 }
 
-/// A run's memory canary in logs: the median over every round's canary
-/// (start and end) of the first touch of fresh memory per page; None in
-/// files without it.
-fn run_memory_canary(r: &RunResults) -> Option<f64> {
-    let v: Vec<f64> = r.canaries().iter().filter_map(|c| c.fresh_page()).collect();
+/// The mean of the runs' figures, when every run has one.
+fn mean_of_runs(v: &[Option<f64>]) -> Option<f64> {
+    v.iter()
+        .copied()
+        .collect::<Option<Vec<f64>>>()
+        .filter(|v| !v.is_empty())
+        .map(|v| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// A run's canary in logs: the median over every round's canary (start
+/// and end) of the reading `read` (the first touch of fresh memory per
+/// page, a system call); None in files without it.
+fn run_canary(r: &RunResults, read: fn(&Canary) -> Option<f64>) -> Option<f64> {
+    let v: Vec<f64> = r.canaries().iter().filter_map(read).collect();
     crate::stats::median(&v).map(f64::ln)
 }
 
 /// The memory canary at each round of series `m` of experiment `e`, in
-/// logs, in the order its rounds ran: the round records of its point, in
-/// the order they were written (each job's record and its samples come
-/// together). Empty when the records do not line up with its rounds or a
-/// round lacks the canary.
+/// logs ([`round_canary`] of the first touch of fresh memory).
 pub fn memory_canary(e: &ExperimentResult, m: &Metric) -> Vec<f64> {
+    round_canary(e, m, Canary::fresh_page)
+}
+
+/// The canary reading `read` at each round of series `m` of experiment
+/// `e`, in logs, in the order its rounds ran: the round records of its
+/// point, in the order they were written (each job's record and its
+/// samples come together), the geometric mean of the round's start and
+/// end. Empty when the records do not line up with its rounds or a round
+/// lacks the canary.
+pub fn round_canary(
+    e: &ExperimentResult,
+    m: &Metric,
+    read: fn(&Canary) -> Option<f64>,
+) -> Vec<f64> {
     let Some(point) = m.point else {
         return Vec::new();
     };
@@ -274,8 +298,8 @@ pub fn memory_canary(e: &ExperimentResult, m: &Metric) -> Vec<f64> {
         .filter(|l| l.point == point)
         .map(|l| {
             match (
-                l.telemetry.canary_start.fresh_page(),
-                l.telemetry.canary_end.fresh_page(),
+                read(&l.telemetry.canary_start),
+                read(&l.telemetry.canary_end),
             ) {
                 (Some(a), Some(b)) => Some((a.ln() + b.ln()) / 2.0),
                 (a, b) => a.or(b).map(f64::ln),
@@ -350,6 +374,7 @@ impl Pool {
         });
         let rounds = m.round_samples();
         let canary = memory_canary(e, m);
+        let syscall = round_canary(e, m, Canary::syscall);
         let huge: Vec<f64> = e
             .readings
             .iter()
@@ -370,10 +395,12 @@ impl Pool {
                 };
                 s.huge_kib.extend(huge);
                 s.canary_ln.push(canary);
+                s.syscall_ln.push(syscall);
             }
             None => {
                 let mut s = new_series(e, m, flagged, huge);
                 s.canary_ln.push(canary);
+                s.syscall_ln.push(syscall);
                 self.pooled.push((s, vec![rounds]));
                 self.index.insert(key, self.pooled.len() - 1);
             }
@@ -405,6 +432,7 @@ fn new_series(e: &ExperimentResult, m: &Metric, flagged: Option<String>, huge: V
         spread2: Vec::new(),
         rounds_ln: Vec::new(),
         canary_ln: Vec::new(),
+        syscall_ln: Vec::new(),
         band: None,
     }
 }

@@ -122,6 +122,7 @@ pub fn run_noise_line(c: &Comparison) -> String {
         s.push_str("  one run's spread sees only the host states its rounds met: for a firmer footing, three runs a side (A1 A2 A3 --vs B1 B2 B3), or tasklab calibrate on this machine\n");
     }
     s.push_str(&memory_line(c));
+    s.push_str(&machine_line(c));
     s
 }
 
@@ -139,6 +140,27 @@ fn memory_line(c: &Comparison) -> String {
         ns(m.base_ns),
         ns(m.new_ns),
         super::verdict::signed((m.new_ns / m.base_ns - 1.0) * 100.0),
+        m.rows,
+        m.median_pct.unwrap_or(0.0),
+    )
+}
+
+/// What the machine's speed added to the rows of the experiments whose
+/// rounds follow it, in one line, when it added anything: the system
+/// call's canary on each side, those experiments and the rows it widened
+/// (`stats::memstate::follows`).
+fn machine_line(c: &Comparison) -> String {
+    let Some(m) = c.machine_canary.as_ref().filter(|m| m.rows > 0) else {
+        return String::new();
+    };
+    let ns = |x: f64| crate::units::fmt_value(x, crate::units::Unit::Ns);
+    let rows = if m.rows == 1 { "row" } else { "rows" };
+    format!(
+        "  and the machine's speed: the system call's canary {} base, {} new ({}), times the sensitivity to it of each family of the experiments whose rounds follow it ({}), with its standard error, widens {} {rows} by a median {:.1}% (sd)\n",
+        ns(m.base_ns),
+        ns(m.new_ns),
+        super::verdict::signed((m.new_ns / m.base_ns - 1.0) * 100.0),
+        m.experiments.join(", "),
         m.rows,
         m.median_pct.unwrap_or(0.0),
     )

@@ -28,6 +28,7 @@ fn side_of(series: Vec<Series>) -> Side {
         drift: None,
         canary_ns: None,
         memory_canary_ln: None,
+        syscall_canary_ln: None,
         runs: 1,
         quick: false,
         busy: None,
@@ -72,6 +73,7 @@ fn comparison(rows: Vec<Row>) -> Comparison {
         noise_bases: vec![],
         median_run_noise_pct: None,
         memory_canary: None,
+        machine_canary: None,
         setting: next::Setting {
             runs: 1,
             ..Default::default()
@@ -96,7 +98,7 @@ fn row(b: &Series, n: &Series, threshold: f64) -> Row {
         1.0,
         true,
         (stats::noise::FLOOR, stats::noise::Basis::Floor),
-        0.0,
+        (0.0, 0.0),
     )
 }
 

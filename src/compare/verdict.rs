@@ -62,6 +62,12 @@ pub struct Row {
     /// (`stats::memstate`); 0 for other rows and when the canary did not
     /// move.
     pub memory_noise_pct: f64,
+    /// What the machine's speed adds to it, in percent: the family's
+    /// sensitivity to the system call's canary times that canary's shift,
+    /// in the families of an experiment whose rounds follow it
+    /// (`stats::memstate::follows`); 0 for other rows and when the canary
+    /// did not move.
+    pub machine_noise_pct: f64,
     pub verdict: Verdict,
     /// For a regressed row: whether the same series moved the same way
     /// across the experiment's points (`gate::consistency`); null for other
@@ -161,8 +167,9 @@ impl Measured {
 /// found for one side's memory and not the other's make the row
 /// inconclusive. `factor` divides a common move of the whole machine out
 /// of a directional series' cost (`--relative`); 1 leaves the figures as
-/// measured. `memory`: the variance in logs the host's memory state adds
-/// to the change (`stats::memstate::extra_variance`; 0 for none).
+/// measured. `host`: the variances in logs the host's memory state and
+/// the machine's speed add to the change (`stats::memstate::extra_variance`
+/// of the memory canary and of the system call's; 0 for none).
 pub fn row(
     (b, n): (&Series, &Series),
     threshold: f64,
@@ -170,21 +177,19 @@ pub fn row(
     factor: f64,
     same_thp: bool,
     noise: (f64, Basis),
-    memory: f64,
+    host: (f64, f64),
 ) -> Row {
     let (tau, basis) = noise;
-    let memory = if memory.is_finite() && memory > 0.0 {
-        memory
-    } else {
-        0.0
-    };
-    let measured = measure((b, n), threshold, factor, (tau, memory));
+    let known = |v: f64| if v.is_finite() && v > 0.0 { v } else { 0.0 };
+    let (memory, machine) = (known(host.0), known(host.1));
+    let measured = measure((b, n), threshold, factor, (tau, memory + machine));
     let mut r = judged_measured((b, n), measured, threshold, setting, same_thp, tau);
     r.run_noise_pct = tau * 100.0;
     r.noise_basis = basis;
     // only where the model of runs holds it (a figure positive throughout)
     if twoside::diff(&b.runs, &n.runs, tau).is_some() {
         r.memory_noise_pct = memory.sqrt() * 100.0;
+        r.machine_noise_pct = machine.sqrt() * 100.0;
     }
     r
 }
@@ -331,6 +336,7 @@ pub fn judged_measured(
         run_noise_pct: f64::NAN,
         noise_basis: Basis::Floor,
         memory_noise_pct: 0.0,
+        machine_noise_pct: 0.0,
         verdict,
         consistent: None,
         inconclusive,

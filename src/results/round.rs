@@ -49,6 +49,11 @@ impl Canary {
     pub fn fresh_page(&self) -> Option<f64> {
         self.fresh_page_ns.filter(|x| x.is_finite() && *x > 0.0)
     }
+
+    /// [`Canary::syscall_ns`] where it is a reading: positive and finite.
+    pub fn syscall(&self) -> Option<f64> {
+        Some(self.syscall_ns).filter(|x| x.is_finite() && *x > 0.0)
+    }
 }
 
 /// One round's contamination record. The fields after

@@ -1,10 +1,11 @@
-//! The host's memory state as a cause of a change between runs (issue 37
-//! item 4). A memory-heavy family (an experiment at one point whose timed
-//! work touches memory) can move as a whole between runs minutes apart
-//! when the host's memory state moves (free page reporting: memory the
-//! guest gave back costs a fault on the host again), which no one run's
-//! rounds see. Every round records the memory canary, the first touch of
-//! a fresh block on 4 KiB pages (`results::Canary::fresh_page_ns`); so:
+//! The host's state as a cause of a change between runs (issue 37 items 2
+//! and 4): a canary covariate. A family (an experiment at one point) can
+//! move as a whole between runs minutes apart when the host's state
+//! moves, which no one run's rounds see. Every round records two canaries
+//! at its start and end (`results::Canary`): the first touch of a fresh
+//! block on 4 KiB pages (the host's memory: free page reporting makes
+//! memory the guest gave back cost a fault on the host again) and a bare
+//! system call (the machine's speed). For either canary:
 //!
 //! 1. within the runs, the family's sensitivity to the canary: over its
 //!    rounds (the unit), the family's round effect (the mean over its
@@ -21,8 +22,16 @@
 //!    ([`extra_variance`]), the expected square of β·Δ for a β drawn from
 //!    its estimate.
 //!
+//! Which families hold which canary is a rule, not a list of names: the
+//! memory canary, the families of an experiment whose timed work touches
+//! memory (declared: `Experiment::memory_work`); the system call's, the
+//! families of an experiment whose rounds follow it in the runs compared
+//! ([`follows`]: the experiment's β, its families pooled, above twice its
+//! standard error). docs/REPEATABILITY.md "Session 20" has the evidence
+//! for both, and for not shrinking a family's β toward its experiment's.
+//!
 //! A canary that did not move adds nothing, whatever β: a regression with
-//! the host's memory unchanged is judged as before. The term widens, never
+//! the host's state unchanged is judged as before. The term widens, never
 //! moves, the change: one round's canary is mostly its own noise (two
 //! readings of a round differ nearly as much as rounds do), so β is
 //! estimated over a narrow range and carried far beyond it when the host's
@@ -31,7 +40,8 @@
 
 use serde::Serialize;
 
-/// A family's sensitivity to the memory canary, in logs per log.
+/// A family's (or an experiment's) sensitivity to a canary, in logs per
+/// log.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Sensitivity {
     /// The slope of the family's round effect on the round's canary.
@@ -103,6 +113,14 @@ pub fn sensitivity(runs: &[FamilyRun]) -> Option<Sensitivity> {
         se,
         rounds: n,
     })
+}
+
+/// Whether rounds follow the canary: the sensitivity lies above twice its
+/// standard error (one-sided, about 2.3% of the time by chance when the
+/// rounds do not follow it). A rate's sign is turned before the fit, so a
+/// figure that gets dearer as the canary does has β above 0.
+pub fn follows(s: &Sensitivity) -> bool {
+    s.beta > 2.0 * s.se
 }
 
 /// The variance, in logs squared, a change between two sides gains from

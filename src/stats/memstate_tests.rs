@@ -85,3 +85,16 @@ fn a_shift_that_is_not_finite_adds_nothing() {
     };
     assert_eq!(extra_variance(&s, f64::NAN), 0.0);
 }
+
+#[test]
+fn rounds_follow_a_canary_only_beyond_twice_the_standard_error() {
+    let s = |beta, se| Sensitivity {
+        beta,
+        se,
+        rounds: 10,
+    };
+    assert!(follows(&s(0.5, 0.2)));
+    assert!(!follows(&s(0.3, 0.2)));
+    // a figure that gets cheaper as the canary gets dearer does not follow it
+    assert!(!follows(&s(-1.0, 0.1)));
+}
