@@ -90,6 +90,30 @@ pub fn fmt_signed(v: f64, unit: Unit) -> String {
     }
 }
 
+/// An interval's bound in its unit: as [`fmt_signed`] writes it, except
+/// that a bound below zero that would round to zero keeps its minus and
+/// the digits that show it ("-0.003x", "-0.0004", never "0.00x" or "0"):
+/// whether an interval reaches below zero is what such a bound says.
+pub fn fmt_bound(v: f64, unit: Unit) -> String {
+    let s = fmt_signed(v, unit);
+    let nonzero = |t: &str| t.chars().any(|c| ('1'..='9').contains(&c));
+    if !(v < 0.0 && v.is_finite()) || nonzero(&s) {
+        return s;
+    }
+    // The unit's suffix, as zero is written in it ("0.00 ns", "0/s", "0.0%").
+    let zero = fmt_value(0.0, unit);
+    let at = zero
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+        .unwrap_or(zero.len());
+    let suffix = &zero[at..];
+    // One significant digit, as many decimals as that takes.
+    let text = (1..=12)
+        .map(|d| format!("{:.*}", d, -v))
+        .find(|t| nonzero(t))
+        .unwrap_or_else(|| format!("{:e}", -v));
+    format!("-{text}{suffix}")
+}
+
 /// A difference with its sign: "+12.0 KiB", "-4.00 KiB", "0 KiB" (the
 /// minus as [`fmt_signed`] writes it; never "+0" or "-0").
 pub fn fmt_delta(v: f64, unit: Unit) -> String {
@@ -274,7 +298,7 @@ pub fn figure(s: &Summary, unit: Unit) -> String {
             fmt_signed(s.median, unit)
         );
     }
-    let (lo, hi) = (fmt_signed(s.ci95_lo, unit), fmt_signed(s.ci95_hi, unit));
+    let (lo, hi) = (fmt_bound(s.ci95_lo, unit), fmt_bound(s.ci95_hi, unit));
     match weak_label(s) {
         Some(l) => format!(
             "{} {}",
@@ -428,10 +452,7 @@ impl Difference {
 
     /// "-5.68 µs [-6.10 µs, -5.20 µs]", signed as measured.
     pub fn text(&self) -> String {
-        let (lo, hi) = (
-            fmt_signed(self.lo, self.unit),
-            fmt_signed(self.hi, self.unit),
-        );
+        let (lo, hi) = (fmt_bound(self.lo, self.unit), fmt_bound(self.hi, self.unit));
         let range = match &self.weak {
             Some(w) => fmt_interval(&lo, &format!("{hi}; from {w}")),
             None => fmt_interval(&lo, &hi),

@@ -156,6 +156,39 @@ fn nothing_prints_minus_zero() {
     assert_eq!(fmt_ratio(8.13), "8.1x");
 }
 
+/// The fixture's switch.wakeup res_per_op with the peer running (a
+/// count per hand-off): median 0, 95% interval [-0.000296, 0.00189]. Its
+/// lower bound is below zero, and the figure says so: never "[0.00, …]",
+/// which would read as an interval that stops at zero.
+#[test]
+fn a_bound_below_zero_keeps_its_minus_when_it_rounds_to_zero() {
+    let s = fig(
+        0.0,
+        -0.000_295_683_027_794_204_64,
+        0.001_885_786_101_172_594_1,
+    );
+    let t = figure(&s, Unit::Count);
+    assert_eq!(t, "0 [-0.0003, 0.00]", "{t}");
+    assert_eq!(fmt_bound(-0.04, Unit::Percent), "-0.04%");
+    // A time keeps two digits of its own below 0.01 ns (units::fmt_ns).
+    assert_eq!(fmt_bound(-0.004, Unit::Ns), "-0.0040 ns");
+    assert_eq!(fmt_bound(-0.3, Unit::PerSecond), "-0.3/s");
+    assert_eq!(fmt_bound(-0.004, Unit::Kib), "-0.004 KiB");
+    // A bound that shows its digits, or is not below zero, is as before.
+    assert_eq!(fmt_bound(-5.0, Unit::Ns), "-5.00 ns");
+    assert_eq!(fmt_bound(-0.0, Unit::Ns), "0.00 ns");
+    assert_eq!(fmt_bound(0.001, Unit::Count), "0.00");
+    // A difference's interval, the same.
+    let d = Difference {
+        d: 0.01,
+        lo: -0.002,
+        hi: 0.02,
+        unit: Unit::Count,
+        weak: None,
+    };
+    assert_eq!(d.text(), "0.01 [-0.002, 0.02]");
+}
+
 #[test]
 fn a_ratio_interval_below_zero_is_never_printed() {
     let mut s = summarize(&[1.0, 1.2, 1.4]).unwrap();
