@@ -297,13 +297,7 @@ pub fn round_canary(
         .iter()
         .filter(|l| l.point == point)
         .map(|l| {
-            match (
-                read(&l.telemetry.canary_start),
-                read(&l.telemetry.canary_end),
-            ) {
-                (Some(a), Some(b)) => Some((a.ln() + b.ln()) / 2.0),
-                (a, b) => a.or(b).map(f64::ln),
-            }
+            Canary::of_round(&l.telemetry.canary_start, &l.telemetry.canary_end, read).map(f64::ln)
         })
         .collect();
     match per_round {

@@ -224,11 +224,21 @@ fn pct(share: f64) -> String {
     }
 }
 
-/// One figure of a round's canary.
-type ReadOf = fn(&Canary) -> Option<f64>;
+/// One figure of a round, from its canaries at the round's start and end.
+type ReadOf = fn(&Canary, &Canary) -> Option<f64>;
+
+/// A record read at a round's start and end: their mean, or the one there
+/// is. The memory canary is not read so: it is the geometric mean of the
+/// two ([`Canary::fresh_page_of_round`], as `compare` reads it).
+fn start_and_end(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some((a + b) / 2.0),
+        (a, b) => a.or(b),
+    }
+}
 
 /// A record of each round that may set two modes apart: how to read it
-/// from a canary, whether two medians are far enough apart to name, the
+/// from the round's canaries (start and end), whether two medians are far enough apart to name, the
 /// words (the low mode's median, the high mode's, the figure's unit, the
 /// slow mode, whether the series' work touches memory: [`Cause`]), and the
 /// bare fact, for a split chance could give (what the record is, its two
@@ -291,7 +301,7 @@ fn mode_of(lo: f64, hi: f64) -> &'static str {
 /// memory.
 const COVARIATES: [Covariate; 4] = [
     Covariate {
-        read: |c| c.coherence_ns,
+        read: |s, e| start_and_end(s.coherence_ns, e.coherence_ns),
         apart: ratio_apart,
         words: |lo, hi, unit, _| {
             format!(
@@ -309,7 +319,10 @@ const COVARIATES: [Covariate; 4] = [
         },
     },
     Covariate {
-        read: |c| Some(c.syscall_ns).filter(|x| *x > 0.0),
+        read: |s, e| {
+            let read = |c: &Canary| Some(c.syscall_ns).filter(|x| *x > 0.0);
+            start_and_end(read(s), read(e))
+        },
         apart: ratio_apart,
         words: |lo, hi, unit, _| {
             format!(
@@ -327,7 +340,7 @@ const COVARIATES: [Covariate; 4] = [
         },
     },
     Covariate {
-        read: |c| c.fresh_page(),
+        read: Canary::fresh_page_of_round,
         apart: ratio_apart,
         words: |lo, hi, unit, cause| {
             let fact = format!(
@@ -352,7 +365,7 @@ const COVARIATES: [Covariate; 4] = [
         },
     },
     Covariate {
-        read: |c| c.fresh_in_order,
+        read: |s, e| start_and_end(s.fresh_in_order, e.fresh_in_order),
         apart: share_apart,
         words: |lo, hi, _, cause| {
             let fact = format!(
@@ -415,10 +428,6 @@ pub fn mode_covariate(
         slow: if high_is_slow { "high" } else { "low" },
         memory_work,
     };
-    let mid = |c: &Canary, d: &Canary, f: ReadOf| match (f(c), f(d)) {
-        (Some(a), Some(b)) => Some((a + b) / 2.0),
-        (a, b) => a.or(b),
-    };
     if low_mode.len() != rounds.len() || low_mode.len() < 4 {
         return None;
     }
@@ -427,7 +436,7 @@ pub fn mode_covariate(
     for cov in &COVARIATES {
         let v: Option<Vec<f64>> = rounds
             .iter()
-            .map(|t| mid(&t.canary_start, &t.canary_end, cov.read))
+            .map(|t| (cov.read)(&t.canary_start, &t.canary_end))
             .collect();
         let Some(v) = v else { continue };
         let of = |low: bool| -> Vec<f64> {

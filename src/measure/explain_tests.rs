@@ -442,3 +442,78 @@ fn by_mode(low: &[bool], lo: RoundTelemetry, hi: RoundTelemetry) -> Vec<RoundTel
         .map(|l| if *l { lo.clone() } else { hi.clone() })
         .collect()
 }
+
+/// Two rounds of spawn.heap's first point in session 20's first default
+/// run (/tmp/s20/run1): round 0's memory canary read 1,508 ns a page at
+/// its start and 6,395 ns at its end; round 7's 1,288 and 2,257 ns. A
+/// round's canary is their geometric mean (3,105 and 1,705 ns), read so by
+/// explain's covariate and by compare's memory term alike (its log), never
+/// the arithmetic mean (3,951 and 1,773 ns) on one side and the geometric
+/// on the other.
+#[test]
+fn a_rounds_memory_canary_is_one_geometric_mean_for_explain_and_compare() {
+    let canary = |fresh: f64| crate::results::Canary {
+        syscall_ns: 75.0,
+        fresh_page_ns: Some(fresh),
+        ..crate::results::Canary::default()
+    };
+    let round = |start: f64, end: f64| RoundTelemetry {
+        canary_start: canary(start),
+        canary_end: canary(end),
+        ..RoundTelemetry::default()
+    };
+    let (r0, r7) = (
+        round(1508.037109375, 6394.884765625),
+        round(1288.02734375, 2257.318359375),
+    );
+    let of = |t: &RoundTelemetry| {
+        crate::results::Canary::fresh_page_of_round(&t.canary_start, &t.canary_end).unwrap()
+    };
+    assert!((of(&r0) - (1508.037109375f64 * 6394.884765625).sqrt()).abs() < 1e-9);
+    assert!((of(&r0) - 3105.4).abs() < 0.1, "{}", of(&r0));
+    assert!((of(&r7) - 1705.1).abs() < 0.1, "{}", of(&r7));
+    // One reading of the two, or none: the one there is.
+    let mut half = r0.clone();
+    half.canary_end.fresh_page_ns = Some(f64::NAN);
+    assert_eq!(of(&half), 1508.037109375);
+    half.canary_start.fresh_page_ns = None;
+    assert!(
+        crate::results::Canary::fresh_page_of_round(&half.canary_start, &half.canary_end).is_none()
+    );
+    // explain: the two modes' medians in words are the geometric means.
+    let low = EIGHT_AND_EIGHT;
+    let rounds = by_mode(&low, r7.clone(), r0.clone());
+    let refs: Vec<&RoundTelemetry> = rounds.iter().collect();
+    let ns = |x: f64| crate::units::fmt_value(x, crate::units::Unit::Ns);
+    let why = mode_covariate(&low, &refs, ns, true, true).unwrap();
+    assert!(
+        why.starts_with(
+            "the rounds of the high mode found fresh memory dearer to touch (3.11 µs against 1.71 µs per 4 KiB page)"
+        ),
+        "{why}"
+    );
+    // compare: the same rounds' canary, in logs.
+    let mut e: ExperimentResult =
+        serde_json::from_value(serde_json::json!({"name": "spawn.heap", "group": "spawn",
+            "summary": "", "reproduces": "", "status": "ok", "duration_s": 0.0,
+            "params": {}, "metrics": [], "readings": [], "fits": [], "findings": [],
+            "notes": []}))
+        .unwrap();
+    e.round_log = [&r0, &r7]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| RoundRecord {
+            point: 0,
+            round: i,
+            telemetry: (*t).clone(),
+        })
+        .collect();
+    let mut m = series("lifecycle_ns", 1e6, 0.9e6, 1.1e6);
+    m.point = Some(0);
+    m.samples = vec![1e6, 1e6];
+    m.rounds = vec![1, 1];
+    let ln = crate::compare::pool::memory_canary(&e, &m);
+    assert_eq!(ln.len(), 2);
+    assert!((ln[0] - of(&r0).ln()).abs() < 1e-12, "{ln:?}");
+    assert!((ln[1] - of(&r7).ln()).abs() < 1e-12, "{ln:?}");
+}

@@ -54,6 +54,24 @@ impl Canary {
     pub fn syscall(&self) -> Option<f64> {
         Some(self.syscall_ns).filter(|x| x.is_finite() && *x > 0.0)
     }
+
+    /// A round's canary reading `read`, from its readings at the round's
+    /// start and end: their geometric mean (a canary enters every
+    /// comparison as a log: compare's memory and system-call terms,
+    /// explain's modes by their ratio), or the one that is a reading; None
+    /// when neither is. The one reading of a round that both `compare` and
+    /// `explain` take.
+    pub fn of_round(start: &Canary, end: &Canary, read: fn(&Canary) -> Option<f64>) -> Option<f64> {
+        match (read(start), read(end)) {
+            (Some(a), Some(b)) => Some((a * b).sqrt()),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// [`Canary::of_round`] of the memory canary (the fresh page).
+    pub fn fresh_page_of_round(start: &Canary, end: &Canary) -> Option<f64> {
+        Canary::of_round(start, end, Canary::fresh_page)
+    }
 }
 
 /// One round's contamination record. The fields after
