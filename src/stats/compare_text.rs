@@ -174,10 +174,10 @@ pub fn plus_minus(half_width: f64) -> String {
 /// The words a Summary figure ends with: its mark (`!` flagged, `~` noisy,
 /// as in the tables), and in brackets why it is flagged and whether its
 /// interval bounds nothing.
-fn marked(mark: &str, why: Option<String>, bounds: bool) -> String {
-    let mut words: Vec<String> = why.into_iter().collect();
+fn marked(mark: &str, why: Option<&str>, bounds: bool) -> String {
+    let mut words: Vec<&str> = why.into_iter().collect();
     if !bounds {
-        words.push(BOUNDS_NOTHING.into());
+        words.push(BOUNDS_NOTHING);
     }
     let mut s = String::new();
     if !mark.is_empty() {
@@ -193,19 +193,58 @@ fn marked(mark: &str, why: Option<String>, bounds: bool) -> String {
 /// What [`quoted`] adds to a figure whose interval bounds nothing.
 const BOUNDS_NOTHING: &str = "its interval bounds nothing: the rounds disagree too much";
 
-/// A sentence of `figures` [`quoted`] figures (two or more) that says "its
-/// interval bounds nothing" of every one of them: said once at its end
-/// instead ("no interval here bounds anything: ..."), the figures keeping
-/// their marks. A sentence where some figure's interval bounds something
-/// is returned as it is, so the words stay with the figures they are about.
-pub fn bounds_nothing_once(sentence: String, figures: usize) -> String {
-    if figures < 2 || sentence.matches(BOUNDS_NOTHING).count() != figures {
-        return sentence;
+/// What ends a sentence of figures none of whose intervals bounds
+/// anything ([`together`]), said once instead of beside each.
+pub const NONE_BOUNDS: &str = "; no interval here bounds anything: the rounds disagree too much";
+
+/// A figure as the Summary quotes it ([`quote`], [`quote_ratio`],
+/// [`summary_ratio_quote`]), before it is written: its median (and
+/// half-width), its mark, why it is flagged, whether its interval bounds
+/// anything, and what follows it. A sentence of several figures writes
+/// each with [`Quote::text`], or through [`together`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quote {
+    head: String,
+    mark: &'static str,
+    why: Option<String>,
+    bounds: bool,
+    tail: String,
+}
+
+impl Quote {
+    /// The figure with its own words: "9.64 µs ~ (its interval bounds
+    /// nothing: …)" where its interval bounds nothing.
+    pub fn text(&self) -> String {
+        self.written(self.bounds)
     }
-    let s = sentence
-        .replace(&format!(" ({BOUNDS_NOTHING})"), "")
-        .replace(&format!("; {BOUNDS_NOTHING})"), ")");
-    format!("{s}; no interval here bounds anything: the rounds disagree too much")
+
+    /// The figure without the words that its interval bounds nothing (the
+    /// sentence says so once: [`together`]); its mark and why it is
+    /// flagged stay.
+    fn bare(&self) -> String {
+        self.written(true)
+    }
+
+    fn written(&self, bounds: bool) -> String {
+        format!(
+            "{}{}{}",
+            self.head,
+            marked(self.mark, self.why.as_deref(), bounds),
+            self.tail
+        )
+    }
+}
+
+/// The figures of one sentence, written: each with its own words
+/// ([`Quote::text`]), so the words stay with the figures they are about;
+/// or, where there are two or more and none bounds anything, each without
+/// those words and [`NONE_BOUNDS`] to end the sentence (empty otherwise).
+pub fn together(quotes: &[Quote]) -> (Vec<String>, &'static str) {
+    if quotes.len() >= 2 && quotes.iter().all(|q| !q.bounds) {
+        (quotes.iter().map(Quote::bare).collect(), NONE_BOUNDS)
+    } else {
+        (quotes.iter().map(Quote::text).collect(), "")
+    }
 }
 
 /// A figure the Summary quotes whatever its state, so the basic figures
@@ -216,6 +255,11 @@ pub fn bounds_nothing_once(sentence: String, figures: usize) -> String {
 /// Summary can state ([`summary_bounds`]), the median with the words that
 /// say so, never the interval as if it were a result.
 pub fn quoted(s: &Summary, unit: Unit) -> String {
+    quote(s, unit).text()
+}
+
+/// [`quoted`], not yet written: for a sentence of several ([`together`]).
+pub fn quote(s: &Summary, unit: Unit) -> Quote {
     let median = fmt_signed(s.median, unit);
     let (mark, why) = match (&s.unsettled, s.unstable) {
         (_, false) if s.noisy => ("~", None),
@@ -223,25 +267,34 @@ pub fn quoted(s: &Summary, unit: Unit) -> String {
         (Some(u), true) => ("!", Some(u.words(unit))),
         (None, true) => ("!", Some("flagged".to_string())),
     };
+    let q = |head: String, mark: &'static str, why: Option<String>, bounds: bool| Quote {
+        head,
+        mark,
+        why,
+        bounds,
+        tail: String::new(),
+    };
     if !summary_bounds(s, unit) {
-        return format!("{median}{}", marked(mark, why, false));
+        return q(median, mark, why, false);
     }
     if s.unstable || imprecise(s) {
-        format!(
-            "{median} {}{}",
-            plus_minus(s.half_width()),
-            marked(mark, why, true)
+        q(
+            format!("{median} {}", plus_minus(s.half_width())),
+            mark,
+            why,
+            true,
         )
     } else {
-        median
+        q(median, "", None, true)
     }
 }
 
 /// [`quoted`] for a ratio with its interval: "9.5x" when it is known to
 /// ±10%, "9.5x ±14%" when not, with the marks of the figures it is made of
 /// ("!" when one is flagged, "~" when one is noisy), and the words that it
-/// bounds nothing when it cannot tell itself from half or twice itself.
-pub fn quoted_ratio(r: &Interval, parts: &[&Summary]) -> String {
+/// bounds nothing when it cannot tell itself from half or twice itself;
+/// written with [`Quote::text`], or with others through [`together`].
+pub fn quote_ratio(r: &Interval, parts: &[&Summary]) -> Quote {
     let (mark, why) = if parts.iter().any(|s| s.unstable) {
         ("!", Some("a figure of it is flagged".to_string()))
     } else if parts.iter().any(|s| s.noisy) {
@@ -250,31 +303,51 @@ pub fn quoted_ratio(r: &Interval, parts: &[&Summary]) -> String {
         ("", None)
     };
     let text = fmt_ratio(r.value);
+    let q = |head: String, mark: &'static str, why: Option<String>, bounds: bool| Quote {
+        head,
+        mark,
+        why,
+        bounds,
+        tail: String::new(),
+    };
     if r.lo.is_nan() || r.lo <= 0.0 || half_or_double(r.value, r.lo, r.hi) {
-        return format!("{text}{}", marked(mark, why, false));
+        return q(text, mark, why, false);
     }
     let hw = r.ratio_half_width();
     if hw > IMPRECISE || !mark.is_empty() {
-        format!("{text} {}{}", plus_minus(hw), marked(mark, why, true))
+        q(format!("{text} {}", plus_minus(hw)), mark, why, true)
     } else {
-        text
+        q(text, "", None, true)
     }
 }
 
 /// The ratio `a/b` as the Summary quotes it, whatever its state, so the
-/// subject stays: "9.5x" or "9.5x ±14% ~" ([`quoted_ratio`]) when its
+/// subject stays: "9.5x" or "9.5x ±14% ~" ([`quote_ratio`]) when its
 /// interval excludes 1; "1.04x ±8%, which holds 1: indistinguishable here"
 /// when it does not; "no ratio" when a figure is not positive.
 pub fn summary_ratio(a: &Summary, b: &Summary) -> String {
+    summary_ratio_quote(a, b).text()
+}
+
+/// [`summary_ratio`], not yet written: for a sentence of several
+/// ([`together`]). "No ratio" is a phrase that bounds nothing by its
+/// interval, so a sentence with it keeps each figure's own words.
+pub fn summary_ratio_quote(a: &Summary, b: &Summary) -> Quote {
     match contrast::ratio(a, b) {
-        None => "no ratio: a figure or its interval is not above zero".into(),
+        None => Quote {
+            head: "no ratio: a figure or its interval is not above zero".into(),
+            mark: "",
+            why: None,
+            bounds: true,
+            tail: String::new(),
+        },
         Some(r) if r.against(1.0) == Order::Overlap && !half_or_double(r.value, r.lo, r.hi) => {
-            format!(
-                "{}, which holds 1: indistinguishable here",
-                quoted_ratio(&r, &[a, b])
-            )
+            Quote {
+                tail: ", which holds 1: indistinguishable here".into(),
+                ..quote_ratio(&r, &[a, b])
+            }
         }
-        Some(r) => quoted_ratio(&r, &[a, b]),
+        Some(r) => quote_ratio(&r, &[a, b]),
     }
 }
 

@@ -297,30 +297,55 @@ fn the_summary_quotes_an_imprecise_figure_with_its_half_width_and_mark() {
 #[test]
 fn the_summary_quotes_a_ratio_with_its_half_width_when_imprecise() {
     let r = |value, lo, hi| Interval { value, lo, hi };
-    assert_eq!(quoted_ratio(&r(9.5, 9.2, 9.8), &[]), "9.5x");
-    assert_eq!(quoted_ratio(&r(9.5, 8.0, 11.4), &[]), "9.5x ±20%");
+    assert_eq!(quote_ratio(&r(9.5, 9.2, 9.8), &[]).text(), "9.5x");
+    assert_eq!(quote_ratio(&r(9.5, 8.0, 11.4), &[]).text(), "9.5x ±20%");
     let mut f = tight(1.0);
     f.unstable = true;
-    assert!(quoted_ratio(&r(9.5, 9.2, 9.8), &[&f]).contains("±3.2% !"));
-    assert!(quoted_ratio(&r(0.9, 0.31, 2.59), &[]).contains("bounds nothing"));
+    assert!(quote_ratio(&r(9.5, 9.2, 9.8), &[&f])
+        .text()
+        .contains("±3.2% !"));
+    assert!(quote_ratio(&r(0.9, 0.31, 2.59), &[])
+        .text()
+        .contains("bounds nothing"));
 }
 
 /// Session 18's copy-on-write Summary line said "its interval bounds
-/// nothing" three times in one sentence: it is said once, at the end.
+/// nothing" of each of its three figures. Quoted together, the figures
+/// leave the words out and the sentence says them once; where one figure
+/// bounds something, each keeps its own words (run 3's write with the
+/// child alive, 11.7 µs [8.11 µs, 18.3 µs], beside the write with none,
+/// 875.5 ns [217 ns, 9.45 µs]).
 #[test]
 fn an_unbounded_interval_is_said_once_per_sentence() {
     let b = "its interval bounds nothing: the rounds disagree too much";
-    let s18 = format!(
-        "after fork, a page the parent writes while the child lives costs 9.64 µs ~ ({b}) instead of 304.1 ns ! (flagged; {b}) with no child (31.7x ~ ({b}); 100% of the heap's 4 KiB pages written)"
-    );
-    let once = super::bounds_nothing_once(s18.clone(), 3);
+    let cow = fig(9_640.0, 3_000.0, 31_000.0);
+    let mut none = fig(304.1, 90.0, 1_200.0);
+    none.unstable = true;
+    let quotes = [
+        quote(&cow, Unit::Ns),
+        quote(&none, Unit::Ns),
+        summary_ratio_quote(&cow, &none),
+    ];
+    assert!(quotes.iter().all(|q| q.text().contains(b)), "{quotes:?}");
+    // Each alone, as quoted writes it.
+    assert_eq!(quotes[0].text(), format!("9.64 µs ~ ({b})"));
+    assert_eq!(quotes[0].text(), quoted(&cow, Unit::Ns));
+    assert_eq!(quotes[1].text(), format!("304.1 ns ! (flagged; {b})"));
+    assert_eq!(quotes[2].text(), summary_ratio(&cow, &none));
+    let (q, end) = together(&quotes);
     assert_eq!(
-        once,
-        "after fork, a page the parent writes while the child lives costs 9.64 µs ~ instead of 304.1 ns ! (flagged) with no child (31.7x ~; 100% of the heap's 4 KiB pages written); no interval here bounds anything: the rounds disagree too much"
+        format!("costs {} instead of {} ({}){end}", q[0], q[1], q[2]),
+        "costs 9.64 µs ~ instead of 304.1 ns ! (flagged) (31.7x ! (a figure of it is flagged)); no interval here bounds anything: the rounds disagree too much"
     );
-    // A figure whose interval bounds something keeps the words beside
-    // the others: unchanged.
-    assert_eq!(super::bounds_nothing_once(s18.clone(), 4), s18);
-    let one = format!("a figure 9.64 µs ~ ({b}) against 1.0 µs");
-    assert_eq!(super::bounds_nothing_once(one.clone(), 2), one);
+    // One figure that bounds something: every figure keeps its words.
+    let alive = fig(11_745.8, 8_110.9, 18_318.8);
+    let run3 = fig(875.5, 217.0, 9_451.7);
+    let quotes = [quote(&alive, Unit::Ns), quote(&run3, Unit::Ns)];
+    let (q, end) = together(&quotes);
+    assert_eq!(end, "");
+    assert_eq!(q[0], quoted(&alive, Unit::Ns));
+    assert_eq!(q[1], format!("875.5 ns ~ ({b})"));
+    // One figure alone is never "no interval here".
+    let (q, end) = together(&quotes[1..]);
+    assert_eq!((q[0].as_str(), end), (quotes[1].text().as_str(), ""));
 }

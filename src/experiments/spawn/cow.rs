@@ -10,6 +10,7 @@ use crate::experiments::prelude::*;
 use crate::measure::rss::{ANON_HUGE_KIB, RSS_BOUND_KIB, RSS_CROSS_CHECK_KIB};
 use crate::measure::sampler::interleave;
 use crate::metric::key::{self, CHILD, HEAP, HEAP_BYTES, WRITES};
+use crate::stats::compare_text::{quote, summary_ratio_quote, together};
 use crate::stats::Summary;
 use crate::sys::procfs::Sharing;
 use crate::sys::{self, forkwork::HeldChild, Heap, Thp};
@@ -721,12 +722,17 @@ fn headline(r: &ExperimentResult) -> Option<String> {
     } else {
         ""
     };
-    Some(crate::stats::compare_text::bounds_nothing_once(format!(
-        "after fork, a page the parent writes while the child lives costs {} instead of {} with no child ({}; {pct}% of the heap's 4 KiB pages written){why}",
-        quoted(cow, Unit::Ns),
-        quoted(none, Unit::Ns),
-        summary_ratio(cow, none)
-    ), 3))
+    // Where no figure's interval bounds anything, the sentence says so
+    // once, at its end.
+    let (q, none_bounds) = together(&[
+        quote(cow, Unit::Ns),
+        quote(none, Unit::Ns),
+        summary_ratio_quote(cow, none),
+    ]);
+    Some(format!(
+        "after fork, a page the parent writes while the child lives costs {} instead of {} with no child ({}; {pct}% of the heap's 4 KiB pages written){why}{none_bounds}",
+        q[0], q[1], q[2]
+    ))
 }
 
 /// The write share the Summary quotes the copy-on-write cost at.

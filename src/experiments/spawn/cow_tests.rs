@@ -137,6 +137,36 @@ fn no_ratio_and_no_cause_against_a_figure_whose_interval_bounds_nothing() {
     assert!(h.ends_with(": the copy fork deferred"), "{h}");
 }
 
+/// The Summary's line says once that no interval bounds anything, where
+/// none does (session 18's said it of each of its three figures), and
+/// leaves each figure its own words where one bounds something (run 3's).
+#[test]
+fn the_summary_line_says_once_that_no_interval_bounds_anything() {
+    let b = "its interval bounds nothing";
+    // Session 18's medians, 9.64 µs and 304.1 ns, neither interval
+    // within half or twice its median.
+    let r = result(vec![
+        recorded("4k", "100%", "alive", [9_640.0, 3_000.0, 31_000.0], false),
+        recorded("4k", "100%", "none", [304.1, 90.0, 1_200.0], false),
+    ]);
+    let h = headline(&r).expect("the Summary's line");
+    assert!(!h.contains(b), "{h}");
+    assert!(h.ends_with(crate::stats::compare_text::NONE_BOUNDS), "{h}");
+    assert!(
+        h.contains("costs 9.64 µs ~ instead of 304.1 ns ~ with no child"),
+        "{h}"
+    );
+    // Run 3: the write with the child alive bounds something, the one with
+    // none does not: it keeps its words, and the line no ending.
+    let r = result(vec![
+        recorded("4k", "100%", "alive", [11_745.8, 8_110.9, 18_318.8], false),
+        recorded("4k", "100%", "none", [875.5, 217.0, 9_451.7], false),
+    ]);
+    let h = headline(&r).expect("the Summary's line");
+    assert_eq!(h.matches(b).count(), 2, "{h}");
+    assert!(!h.contains("no interval here"), "{h}");
+}
+
 /// Faults per written page with a recorded run's median.
 fn faults(child: &str, per_page: f64) -> Metric {
     let mut m = metric(
