@@ -214,7 +214,7 @@ fn rows(r: &RunResults) -> Vec<(String, Vec<String>)> {
             // mean or a minimum, which carry the mark alone.
             let by_median = matches!(
                 s.statistic,
-                SeedStat::Median | SeedStat::Single | SeedStat::OneReading
+                SeedStat::Median | SeedStat::Single | SeedStat::OneReading | SeedStat::Unstated
             );
             let declared =
                 experiments::find(&e.name).and_then(|x| x.seed_figure(&m.name, &m.labels));
@@ -238,9 +238,10 @@ fn rows(r: &RunResults) -> Vec<(String, Vec<String>)> {
                         fmt_value(ours, m.unit),
                         match s.statistic {
                             _ if !s.protocol.is_empty() => "median; not the seed's protocol",
-                            // Ours is never one reading: the median of ours
-                            // is what is held against it.
-                            SeedStat::OneReading => SeedStat::Median.word(),
+                            // Ours is never one reading, and always of a
+                            // stated statistic: the median of ours is what
+                            // is held against such a figure.
+                            SeedStat::OneReading | SeedStat::Unstated => SeedStat::Median.word(),
                             stat => stat.word(),
                         }
                     ),
@@ -260,6 +261,10 @@ fn rows(r: &RunResults) -> Vec<(String, Vec<String>)> {
 /// reading, which has none.
 pub const ONE_READING: &str = "ours the median of repetitions, above or below a reading (which has no interval) only where its whole 95% interval is, else neither";
 
+/// How ours, a median with its interval, is held against a seed figure
+/// whose statistic the seed does not state.
+pub const UNSTATED: &str = "ours the median of repetitions, above or below his figure (of a statistic he does not state) only where its whole 95% interval is, else neither";
+
 /// What a row says of how each figure was taken: the seed's statistic
 /// and protocol, ours where it differs, the seed's figure scaled to our
 /// clock where it was, and what else differs (`caveat`).
@@ -274,6 +279,7 @@ fn how(s: &SeedRef, caveat: &str) -> String {
         SeedStat::Median => "ours the median of repetitions",
         SeedStat::Min => "ours the fastest repetition",
         SeedStat::OneReading => ONE_READING,
+        SeedStat::Unstated => UNSTATED,
     };
     let mut parts = vec![
         format!("the seed: {}, {}", s.statistic.word(), s.method),
@@ -306,7 +312,9 @@ fn beside_text(e: &ExperimentResult, m: &Metric, stat: SeedStat, b: &Beside) -> 
         SeedStat::Mean => other.summary.mean,
         SeedStat::Min => other.summary.min,
         SeedStat::CountOverTime => crate::results::count_over_time(&other.samples)?,
-        SeedStat::Median | SeedStat::Single | SeedStat::OneReading => other.summary.median,
+        SeedStat::Median | SeedStat::Single | SeedStat::OneReading | SeedStat::Unstated => {
+            other.summary.median
+        }
     };
     let text = if other.unit == Unit::Count {
         crate::units::fmt_num(v, 1)

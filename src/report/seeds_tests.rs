@@ -499,3 +499,62 @@ fn a_single_reading_is_above_below_or_neither_never_within() {
     assert!(row[6].starts_with("the seed: one reading, "), "{row:?}");
     assert!(row[6].contains(super::ONE_READING), "{row:?}");
 }
+
+/// Bendersky's memcpy figures ("Copying 64K ... takes 3 us", "a simple
+/// memcpy of 2 MB takes over 60 us") give no statistic and no loop: the
+/// fixture's rows say so, hold our median against them, and are above or
+/// below them only by our whole interval, never "within" them.
+#[test]
+fn bendersky_memcpy_states_no_statistic_and_is_never_within() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-results.json");
+    let mut r = crate::results::RunResults::read(&path).expect("the fixture reads");
+    crate::report::load::upgrade(&mut r);
+    let rows: Vec<Vec<String>> = table(&r)
+        .rows
+        .into_iter()
+        .filter(|row| row[1].starts_with("copy_ns"))
+        .collect();
+    // yardstick.memcpy's two sizes and switch.pingpong's 64 KiB.
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    for row in &rows {
+        assert!(
+            row[6].starts_with("the seed: statistic not stated, \""),
+            "{row:?}"
+        );
+        assert!(row[6].contains(super::UNSTATED), "{row:?}");
+        assert!(
+            !row[6].contains("mean") && !row[6].contains("in a loop"),
+            "{row:?}"
+        );
+        assert!(row[2].contains("(median)"), "{row:?}");
+        assert!(!row[5].contains("within"), "{row:?}");
+    }
+    // The fixture's 64 KiB aligned copy: 612.9 ns [553.9 ns, 638.9 ns]
+    // against 3 µs, by the median with its interval.
+    let small = &rows[0];
+    assert!(
+        small[2].starts_with("612.9 ns (median); 869.0 ns malloc'd neighbours"),
+        "{small:?}"
+    );
+    assert!(small[5].starts_with("0.20x [0.18x, 0.21x]"), "{small:?}");
+    // The 2 MiB: "over 60 us" is a lower bound, and the row says so.
+    assert!(rows[1][6].contains("a lower bound"), "{:?}", rows[1]);
+    // Where our interval reaches his figure: neither above nor below it.
+    let m = with_seed(
+        &[553.9, 612.9, 638.9],
+        None,
+        600.0,
+        600.0,
+        SeedStat::Unstated,
+        false,
+    );
+    assert_eq!(m.seed_compare(), Some(SeedCompare::Reaches));
+    assert_eq!(m.seed_compare_text(), "neither above nor below");
+    let mut mean = m;
+    mean.seed.as_mut().unwrap().statistic = SeedStat::Mean;
+    assert_eq!(
+        mean.seed_compare(),
+        Some(SeedCompare::Ratio(mean.summary.mean / 600.0))
+    );
+}

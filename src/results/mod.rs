@@ -152,7 +152,9 @@ impl Metric {
         Some(match s.statistic {
             SeedStat::Mean => self.summary.mean,
             SeedStat::Min => self.summary.min,
-            SeedStat::Median | SeedStat::Single | SeedStat::OneReading => self.summary.median,
+            SeedStat::Median | SeedStat::Single | SeedStat::OneReading | SeedStat::Unstated => {
+                self.summary.median
+            }
             SeedStat::CountOverTime => count_over_time(&self.samples)?,
         })
     }
@@ -165,7 +167,7 @@ impl Metric {
         let s = self.seed.as_ref()?;
         let ours = self.seed_ours()?;
         Some(match s.statistic {
-            SeedStat::Median | SeedStat::Single | SeedStat::OneReading => {
+            SeedStat::Median | SeedStat::Single | SeedStat::OneReading | SeedStat::Unstated => {
                 (self.summary.ci95_lo, self.summary.ci95_hi)
             }
             SeedStat::Mean | SeedStat::Min | SeedStat::CountOverTime => (ours, ours),
@@ -213,7 +215,7 @@ impl Metric {
         let (lo, hi) = self.seed_ours_interval().unwrap_or((ours, ours));
         Some(
             if (ours >= slo && ours <= shi) || (lo <= shi && hi >= slo) {
-                if s.statistic == SeedStat::OneReading {
+                if s.statistic.no_interval() {
                     SeedCompare::Reaches
                 } else {
                     SeedCompare::Within
@@ -257,7 +259,7 @@ impl Metric {
         let reading = self
             .seed
             .as_ref()
-            .is_some_and(|s| s.statistic == SeedStat::OneReading);
+            .is_some_and(|s| s.statistic.no_interval());
         let text = match self.seed_compare() {
             None => return String::new(),
             Some(SeedCompare::Reaches) => "neither above nor below".into(),

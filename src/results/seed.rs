@@ -77,6 +77,13 @@ pub enum SeedStat {
     /// time, the harmonic mean of the per-run rates (each run the same
     /// count), never the mean of the rates.
     CountOverTime,
+    /// A figure whose statistic the seed does not state (Bendersky's
+    /// memcpy: "Copying 64K ... takes 3 us", no count, no loop, no
+    /// statistic). Ours, the median with its 95% interval, is above or
+    /// below it only where that whole interval is, and neither otherwise:
+    /// never "within" it ([`SeedCompare::Reaches`]), which would hold two
+    /// statistics alike that the text does not say are.
+    Unstated,
 }
 
 impl SeedStat {
@@ -88,7 +95,16 @@ impl SeedStat {
             SeedStat::Single => "single calls",
             SeedStat::OneReading => "one reading",
             SeedStat::CountOverTime => "count over total time",
+            SeedStat::Unstated => "statistic not stated",
         }
+    }
+
+    /// Whether the seed's figure has no interval or statistic ours can be
+    /// held alike with (one reading, or a statistic not stated): ours, the
+    /// median, is then above or below it only by its whole interval, and
+    /// never "within" it.
+    pub fn no_interval(self) -> bool {
+        matches!(self, SeedStat::OneReading | SeedStat::Unstated)
     }
 }
 
@@ -174,9 +190,11 @@ pub fn set_clock(metrics: &mut [super::Metric], ours_mhz: Option<f64>) {
 pub enum SeedCompare {
     /// Ours lies inside the seed's range.
     Within,
-    /// The seed's figure is one reading ([`SeedStat::OneReading`]) and our
-    /// 95% interval reaches it: ours is neither above nor below it. Never
-    /// "within": a reading has no range or interval of its own.
+    /// The seed's figure is one reading ([`SeedStat::OneReading`]) or of a
+    /// statistic it does not state ([`SeedStat::Unstated`]), and our 95%
+    /// interval reaches it: ours is neither above nor below it. Never
+    /// "within": such a figure has no range or interval of its own, nor a
+    /// statistic ours is the same as.
     Reaches,
     /// Ours over the seed's figure, or over the nearer edge of its range.
     Ratio(f64),
