@@ -17,6 +17,13 @@ pub fn metric(name: &str, pairs: &[(&str, &str)], v: &[f64]) -> Metric {
     }
 }
 
+/// The same series with each sample a round of its own (a round's figure,
+/// as a recorded run's rounds give them).
+pub fn one_per_round(mut m: Metric) -> Metric {
+    m.rounds = vec![1; m.samples.len()];
+    m
+}
+
 pub fn result(metrics: Vec<Metric>) -> ExperimentResult {
     ExperimentResult {
         metrics,

@@ -131,12 +131,21 @@ fn throttling(t: &Totals) -> Option<String> {
 
 /// CPU time (both sides, user + system) against the wall time of the same
 /// operation, from the `cpu_ns` series beside the series `wall` with the
-/// labels `with`: "the futex hand-off to an idle CPU is 60% idle: CPU time
-/// 2.1 µs of 5.3 µs wall" (never the part in the kernel: see
-/// [`crate::measure::sampler::push_cpu`]). A share is quoted
-/// only when the two intervals are apart (overlapping ones are "not told
-/// apart from a CPU kept busy throughout", never "busy throughout"); None when either series is
-/// missing or unsettled.
+/// labels `with`: "a futex round trip between two CPUs is 40% idle [23%,
+/// 53%]: a mean CPU time of 32.4 µs per call against a mean wall time of
+/// 53.7 µs over the same calls" (never the part in the kernel: see
+/// [`crate::measure::sampler::push_cpu`]).
+///
+/// The CPU time is read over windows of calls, so each of its samples is
+/// a mean per call: it is held against the mean wall time of the same
+/// calls, never a median (issue 39). Each round gives the ratio of its
+/// two means; a share is quoted only where the interval of the ratio
+/// (Student's t over the rounds' ratios, in logs) excludes 1, and "not
+/// told apart from a CPU kept busy throughout" where it holds 1, never
+/// "busy throughout". The two are "not compared" where the rounds do not
+/// pair (fewer than two, or not as many of one as of the other) or the
+/// ratio's interval bounds nothing. None when either series is missing or
+/// unsettled.
 pub fn cpu_of_wall(
     r: &ExperimentResult,
     what: &str,
@@ -147,11 +156,10 @@ pub fn cpu_of_wall(
 }
 
 /// [`cpu_of_wall`] for a series whose tasks are all pinned to one CPU:
-/// they cannot keep more than that CPU busy, so CPU time above the wall
-/// time is never read as "more than one CPU busy". The CPU time is a mean
-/// per call: where the same calls' mean wall time is not below it, the
-/// sentence says so from those figures; where it is, that the run does
-/// not record what the excess is, naming no cause (issue 39).
+/// they cannot keep more than that CPU busy, so a mean CPU time above the
+/// mean wall time is never read as "more than one CPU busy": the sentence
+/// says the run does not record what the excess is, naming no cause
+/// (issue 39).
 pub fn cpu_of_wall_pinned(
     r: &ExperimentResult,
     what: &str,
@@ -161,6 +169,39 @@ pub fn cpu_of_wall_pinned(
     cpu_against_wall(r, what, wall, with, true)
 }
 
+/// Mean CPU time over mean wall time of the same calls, with its 95%
+/// interval from the rounds: `(ratio, lo, hi)`. Each round's ratio is of
+/// its two means; the interval is Student's t over their logs, about the
+/// ratio of the whole series' means. None where the rounds do not pair
+/// (fewer than two, not as many of each) or a mean is not positive.
+pub fn cpu_wall_ratio(
+    cpu: &crate::results::Metric,
+    wall: &crate::results::Metric,
+) -> Option<(f64, f64, f64)> {
+    let (c, w) = (cpu.round_samples(), wall.round_samples());
+    if c.len() < 2 || c.len() != w.len() {
+        return None;
+    }
+    let mean = |x: &[f64]| (!x.is_empty()).then(|| x.iter().sum::<f64>() / x.len() as f64);
+    let logs: Vec<f64> = c
+        .iter()
+        .zip(&w)
+        .map(|(c, w)| {
+            let (c, w) = (mean(c)?, mean(w)?);
+            (c > 0.0 && w > 0.0 && c.is_finite() && w.is_finite()).then(|| (c / w).ln())
+        })
+        .collect::<Option<_>>()?;
+    let ratio = cpu.summary.mean / wall.summary.mean;
+    if !(ratio.is_finite() && ratio > 0.0) {
+        return None;
+    }
+    let k = logs.len() as f64;
+    let m = logs.iter().sum::<f64>() / k;
+    let var = logs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (k - 1.0);
+    let half = crate::stats::rounds::t975(logs.len() - 1) * (var / k).sqrt();
+    Some((ratio, ratio * (-half).exp(), ratio * half.exp()))
+}
+
 fn cpu_against_wall(
     r: &ExperimentResult,
     what: &str,
@@ -168,51 +209,58 @@ fn cpu_against_wall(
     with: &[(&str, &str)],
     pinned: bool,
 ) -> Option<String> {
-    use crate::stats::compare_text::{apart, bounds_nothing, figure};
-    use crate::units::Unit;
-    let w = r.settled(wall, with)?;
-    let c = r.settled(&crate::measure::sampler::CPU_NS, with)?;
-    let (cpu, wall_fig) = (figure(c, Unit::Ns), figure(w, Unit::Ns));
-    Some(
-        if bounds_nothing(c, Unit::Ns) || bounds_nothing(w, Unit::Ns) {
-            // An interval that bounds nothing tells nothing apart, not even
-            // from a CPU kept busy (issue 39: session 18's unpinned echo).
-            format!("{what}: CPU time {cpu} against {wall_fig} wall: not compared")
-        } else if !apart(c, w) {
-            format!(
-            "{what}: CPU time {cpu} against {wall_fig} wall, not told apart from a CPU kept busy throughout"
+    use crate::stats::compare_text::{fmt_ratio, UNUSABLE_SPAN};
+    let w = r.find(wall, with).filter(|m| !m.summary.unstable)?;
+    let c = r
+        .find(&crate::measure::sampler::CPU_NS, with)
+        .filter(|m| !m.summary.unstable)?;
+    let ns = crate::units::fmt_ns;
+    let means = format!(
+        "a mean CPU time of {} per call against a mean wall time of {} over the same calls",
+        ns(c.summary.mean),
+        ns(w.summary.mean)
+    );
+    let Some((ratio, lo, hi)) = cpu_wall_ratio(c, w) else {
+        return Some(format!(
+            "{what}: {means}: not compared (the rounds of the two do not pair, so the ratio has no interval)"
+        ));
+    };
+    let of_wall = format!(
+        "CPU time {} {} the wall time",
+        fmt_ratio(ratio),
+        crate::units::fmt_interval(&fmt_ratio(lo), &fmt_ratio(hi))
+    );
+    Some(if hi / lo > UNUSABLE_SPAN {
+        // An interval that bounds nothing tells nothing apart, not even
+        // from a CPU kept busy (issue 39: session 18's unpinned echo).
+        format!(
+            "{what}: {means}: not compared (the rounds' ratios of the two disagree too much to bound it)"
         )
-        } else if c.median < w.median {
-            // What the tasks did off the CPU (blocked, or runnable behind
-            // other work) is not recorded: no cause is named (issue 39).
-            format!(
-            "{what} is {} idle: CPU time {cpu} of {wall_fig} wall (both sides); the rest is time off the CPU, which this figure does not split",
-            pct(1.0 - c.median / w.median)
+    } else if lo <= 1.0 && hi >= 1.0 {
+        format!("{what}: {means} ({of_wall}), not told apart from a CPU kept busy throughout")
+    } else if hi < 1.0 {
+        // What the tasks did off the CPU (blocked, or runnable behind
+        // other work) is not recorded: no cause is named (issue 39).
+        format!(
+            "{what} is {} idle {}: {means} (both sides); the rest is time off the CPU, which this figure does not split",
+            pct(1.0 - ratio),
+            crate::units::fmt_interval(&pct(1.0 - hi), &pct(1.0 - lo))
         )
-        } else if pinned && c.median <= w.mean {
-            // The CPU time is each window's total over its calls, a mean: the
-            // same calls' mean wall time is what it compares with.
-            format!(
-            "{what}: CPU time {cpu} for {wall_fig} wall (the median); the CPU time is a mean per call, and the same calls' mean wall time, {}, is not below it",
-            crate::units::fmt_ns(w.mean)
-        )
-        } else if pinned {
-            // Tasks pinned to one CPU cannot use more than the wall time, and
-            // nothing this run records says what the rest is: it is said so,
-            // never given a cause (issue 39).
-            format!(
-            "{what}: CPU time {cpu} for {wall_fig} wall (mean {}); tasks pinned to one CPU cannot use more than the wall time, \
+    } else if pinned {
+        // Tasks pinned to one CPU cannot use more than the wall time, and
+        // nothing this run records says what the rest is: it is said so,
+        // never given a cause (issue 39).
+        format!(
+            "{what}: {means} ({of_wall}); tasks pinned to one CPU cannot use more than the wall time, \
              and what the excess is this run does not record (the CPU time sums every thread of the worker and its reaped children, \
-             RUSAGE_SELF + RUSAGE_CHILDREN, over each window of calls; the wall time is each call's own)",
-            crate::units::fmt_ns(w.mean)
+             RUSAGE_SELF + RUSAGE_CHILDREN, over each window of calls; the wall time is each call's own)"
         )
-        } else {
-            format!(
-            "{what} keeps more than one CPU busy: CPU time {cpu} for {wall_fig} wall ({:.1} CPUs' worth)",
-            c.median / w.median
+    } else {
+        format!(
+            "{what} keeps more than one CPU busy: {means} ({:.2} CPUs' worth [{:.2}, {:.2}])",
+            ratio, lo, hi
         )
-        },
-    )
+    })
 }
 
 fn pct(share: f64) -> String {

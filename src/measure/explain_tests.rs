@@ -39,109 +39,197 @@ fn with(metrics: Vec<crate::results::Metric>) -> ExperimentResult {
     r
 }
 
+/// A series recorded in rounds, one figure per round (each a round's mean
+/// of a recorded run, so the series' mean is the recorded mean), as the
+/// recorded series were: not flagged.
+fn by_round(name: &str, per_round: &[f64]) -> crate::results::Metric {
+    let rounds: Vec<Vec<f64>> = per_round.iter().map(|x| vec![*x]).collect();
+    let mut summary =
+        crate::results::summarize_series("t", name, &Default::default(), &rounds).unwrap();
+    summary.unstable = false;
+    crate::results::Metric {
+        name: name.into(),
+        unit: crate::units::Unit::Ns,
+        labels: Default::default(),
+        summary,
+        samples: per_round.to_vec(),
+        rounds: vec![1; per_round.len()],
+        detail: false,
+        better: crate::results::Better::Lower,
+        seed: None,
+        point: None,
+    }
+}
+
+/// The wall series and the CPU series beside it, by round.
+fn wall_and_cpu(wall: &[f64], cpu: &[f64]) -> ExperimentResult {
+    with(vec![
+        by_round(WALL.name, wall),
+        by_round(crate::measure::sampler::CPU_NS.name, cpu),
+    ])
+}
+
+/// Session 20's first default run (/tmp/s20/run1), switch.pingpong's
+/// futex round trip between two CPUs, by round: wall 51.9, 59.6 and 49.7
+/// µs, CPU 31.3, 32.6 and 33.2 µs. Its note set the CPU time's median
+/// (31.2 µs) against the wall time's median (50.0 µs): "37% idle". The
+/// CPU time is a mean per call over each batch, so it is held against the
+/// mean wall time of the same calls (53.7 µs): 40% idle, with the interval
+/// the rounds' ratios give.
 #[test]
-fn cpu_time_is_called_idle_or_busy_only_when_the_intervals_say_so() {
-    let cpu = |m, lo, hi| series(crate::measure::sampler::CPU_NS.name, m, lo, hi);
-    // Overlapping: no claim that the CPU was busy throughout.
-    let r = with(vec![
-        series(WALL.name, 41e3, 30e3, 46e3),
-        cpu(26e3, 13e3, 38e3),
-    ]);
-    let s = cpu_of_wall(&r, "the hand-off", &WALL, &[]).unwrap();
+fn an_idle_share_sets_the_mean_cpu_time_against_the_mean_wall_time() {
+    let r = wall_and_cpu(&[51871.3, 59608.5, 49736.1], &[31319.6, 32611.5, 33156.9]);
+    let s = cpu_of_wall(&r, "a futex round trip between two CPUs", &WALL, &[]).unwrap();
     assert!(
-        s.ends_with("not told apart from a CPU kept busy throughout"),
+        s.starts_with("a futex round trip between two CPUs is 40% idle ["),
         "{s}"
     );
-    assert!(!s.contains("keeps a CPU busy"), "{s}");
-    // Apart and lower: the idle share.
-    let r = with(vec![
-        series(WALL.name, 41e3, 40e3, 42e3),
-        cpu(20e3, 19e3, 21e3),
-    ]);
-    let s = cpu_of_wall(&r, "the hand-off", &WALL, &[]).unwrap();
-    assert!(s.starts_with("the hand-off is 51% idle"), "{s}");
-}
-
-/// Session 18's unpinned echo: CPU time 35.8 µs and 49.5 µs wall, both
-/// with intervals that bound nothing. Nothing is told apart from them, not
-/// even "not told apart from a CPU kept busy" (issue 39).
-#[test]
-fn an_interval_that_bounds_nothing_compares_nothing() {
-    let cpu = |m, lo, hi| series(crate::measure::sampler::CPU_NS.name, m, lo, hi);
-    let r = with(vec![
-        series(WALL.name, 49.5e3, 0.0, 160e3),
-        cpu(35.8e3, 1e3, 120e3),
-    ]);
-    let s = cpu_of_wall(&r, "an unpinned echo iteration", &WALL, &[]).unwrap();
-    assert!(s.ends_with("wall: not compared"), "{s}");
-    assert!(!s.contains("told apart"), "{s}");
-}
-
-/// spawn.methods' pinned fork+reap in a default run: CPU time 107 µs
-/// [102 µs, 111 µs] for 98.4 µs [94.9 µs, 101 µs] wall. Tasks pinned to
-/// one CPU cannot keep more than one busy (issue 39); unpinned, the same
-/// figures still read as more than one CPU's worth.
-#[test]
-fn a_pinned_series_never_keeps_more_than_one_cpu_busy() {
-    let r = with(vec![
-        series(WALL.name, 98.4e3, 94.9e3, 101e3),
-        series(crate::measure::sampler::CPU_NS.name, 107e3, 102e3, 111e3),
-    ]);
-    let s = cpu_of_wall_pinned(&r, "a fork+reap pinned to one CPU", &WALL, &[]).unwrap();
-    assert!(!s.contains("more than one CPU"), "{s}");
-    assert!(!s.contains("CPUs' worth"), "{s}");
-    assert!(s.contains("RUSAGE_SELF + RUSAGE_CHILDREN"), "{s}");
-    let s = cpu_of_wall(&r, "a fork+reap", &WALL, &[]).unwrap();
-    assert!(s.contains("keeps more than one CPU busy"), "{s}");
-}
-
-/// spawn.methods' pinned fork+reap in session 18's first default run: CPU
-/// time 111 µs [104 µs, 113 µs] per call for a median wall time of 98.9 µs
-/// [94.9 µs, 103 µs], whose calls' mean was 113 µs. The CPU time is a mean
-/// per call: against the mean wall time it is no excess, and the note says
-/// so from those figures, naming no cause; where it exceeds the mean too,
-/// the note says the run does not record what the excess is.
-#[test]
-fn a_pinned_excess_is_tied_to_the_mean_wall_time_or_said_unexplained() {
-    let mut wall = series(WALL.name, 98.9e3, 94.9e3, 103.1e3);
-    wall.summary.mean = 113.06e3;
-    let r = with(vec![
-        wall,
-        series(
-            crate::measure::sampler::CPU_NS.name,
-            111.1e3,
-            104.0e3,
-            112.9e3,
+    assert!(
+        s.contains(
+            "a mean CPU time of 32.4 µs per call against a mean wall time of 53.7 µs over the same calls (both sides)"
         ),
-    ]);
-    let s = cpu_of_wall_pinned(&r, "a fork+reap pinned to one CPU", &WALL, &[]).unwrap();
-    assert!(
-        s.ends_with("the CPU time is a mean per call, and the same calls' mean wall time, 113 µs, is not below it"),
         "{s}"
     );
-    assert!(!s.contains("excess"), "{s}");
-    // The earlier default run's figures: the mean wall time (98.1 µs)
-    // below the CPU time (107 µs) as well.
-    let r = with(vec![
-        series(WALL.name, 98.4e3, 94.9e3, 101e3),
-        series(crate::measure::sampler::CPU_NS.name, 107e3, 102e3, 111e3),
-    ]);
-    let s = cpu_of_wall_pinned(&r, "a fork+reap pinned to one CPU", &WALL, &[]).unwrap();
-    assert!(
-        s.contains("what the excess is this run does not record"),
-        "{s}"
-    );
-    assert!(!s.contains("work the figure counts beside them"), "{s}");
-    // Below the wall time: the rest is off the CPU, no cause named.
-    let r = with(vec![
-        series(WALL.name, 41e3, 40e3, 42e3),
-        series(crate::measure::sampler::CPU_NS.name, 20e3, 19e3, 21e3),
-    ]);
-    let s = cpu_of_wall(&r, "the hand-off", &WALL, &[]).unwrap();
     assert!(
         s.ends_with("the rest is time off the CPU, which this figure does not split"),
         "{s}"
     );
+    assert!(!s.contains("50.0 µs") && !s.contains("31.2 µs"), "{s}");
+    let (ratio, lo, hi) = cpu_wall_ratio(&r.metrics[1], &r.metrics[0]).unwrap();
+    assert!(lo < ratio && ratio < hi && hi < 1.0, "{lo} {ratio} {hi}");
+}
+
+/// The same run's switch.userspace, goroutines under the default
+/// GOMAXPROCS, by round (8): its note read "keeps more than one CPU busy
+/// (1.3 CPUs' worth)" from the medians, 382 ns of CPU for 305 ns wall.
+/// The means, 383 ns and 345 ns, and the rounds' ratios (one of them
+/// 0.77) do not tell it from one CPU kept busy; goroutines locked to OS
+/// threads, neither.
+#[test]
+fn more_than_one_cpu_is_read_from_the_means_only_where_their_ratio_is_above_one() {
+    let r = wall_and_cpu(
+        &[302.1, 319.1, 308.2, 294.2, 308.5, 348.8, 562.5, 314.0],
+        &[355.2, 369.7, 379.0, 360.7, 383.1, 398.9, 434.4, 379.3],
+    );
+    let s = cpu_of_wall(
+        &r,
+        "a goroutine round trip (default GOMAXPROCS)",
+        &WALL,
+        &[],
+    )
+    .unwrap();
+    assert!(
+        s.ends_with("not told apart from a CPU kept busy throughout"),
+        "{s}"
+    );
+    assert!(s.contains("mean wall time of 344.7 ns"), "{s}");
+    assert!(!s.contains("CPUs' worth"), "{s}");
+    // Without the round whose ratio was 0.77, the rest are all above 1:
+    // more than one CPU's worth, unpinned.
+    let r = wall_and_cpu(
+        &[302.1, 319.1, 308.2, 294.2, 308.5, 348.8, 314.0],
+        &[355.2, 369.7, 379.0, 360.7, 383.1, 398.9, 379.3],
+    );
+    let s = cpu_of_wall(
+        &r,
+        "a goroutine round trip (default GOMAXPROCS)",
+        &WALL,
+        &[],
+    )
+    .unwrap();
+    assert!(s.contains("keeps more than one CPU busy"), "{s}");
+    assert!(s.contains("CPUs' worth ["), "{s}");
+    let r = wall_and_cpu(
+        &[
+            6993.0, 7486.1, 6603.0, 6479.2, 7027.9, 6641.3, 11180.1, 6767.7,
+        ],
+        &[
+            6890.9, 7430.5, 6666.1, 6504.0, 7136.6, 6673.4, 8193.4, 6819.4,
+        ],
+    );
+    let s = cpu_of_wall(
+        &r,
+        "a round trip of goroutines locked to OS threads",
+        &WALL,
+        &[],
+    )
+    .unwrap();
+    assert!(
+        s.ends_with("not told apart from a CPU kept busy throughout"),
+        "{s}"
+    );
+}
+
+/// The same run's unpinned echo, by round (one run each): wall 69.8, 2.00
+/// and 2.01 µs; CPU 51.6, 2.00 and 2.01 µs. The rounds' ratios (0.74, 1.0,
+/// 1.0) hold 1: no idle share is read from the first round's. Where the
+/// rounds' ratios disagree by more than a factor of ten, nothing is
+/// compared; nor where the rounds do not pair.
+#[test]
+fn an_interval_that_bounds_nothing_compares_nothing() {
+    let r = wall_and_cpu(&[69751.8, 1997.5, 2012.5], &[51619.6, 1997.6, 2013.0]);
+    let s = cpu_of_wall(&r, "an unpinned echo iteration", &WALL, &[]).unwrap();
+    assert!(
+        s.ends_with("not told apart from a CPU kept busy throughout"),
+        "{s}"
+    );
+    assert!(!s.contains("idle"), "{s}");
+    let r = wall_and_cpu(&[49.5e3, 40e3, 60e3], &[35.8e3, 4e3, 59e3]);
+    let s = cpu_of_wall(&r, "an unpinned echo iteration", &WALL, &[]).unwrap();
+    assert!(s.contains(": not compared (the rounds' ratios"), "{s}");
+    assert!(!s.contains("told apart"), "{s}");
+    let r = with(vec![
+        by_round(WALL.name, &[49.5e3, 40e3, 60e3]),
+        by_round(crate::measure::sampler::CPU_NS.name, &[35.8e3, 40e3]),
+    ]);
+    let s = cpu_of_wall(&r, "an unpinned echo iteration", &WALL, &[]).unwrap();
+    assert!(
+        s.contains(": not compared (the rounds of the two do not pair"),
+        "{s}"
+    );
+}
+
+/// The same run's spawn.methods fork+reap pinned to one CPU, by round:
+/// wall 111, 137 and 110 µs (the median 99.4 µs), CPU 114, 129 and 113
+/// µs. Against the mean wall time of the same calls it is no excess: not
+/// told apart from a CPU kept busy. spawn.cold's first pthread_create+join,
+/// wall 58.7, 57.3 and 63.8 µs, CPU 68.7, 66.8 and 75.0 µs: an excess in
+/// every round, which a pinned series never reads as more than one CPU
+/// busy, and whose cause the run does not record; unpinned, the same
+/// figures are more than one CPU's worth.
+#[test]
+fn a_pinned_series_never_keeps_more_than_one_cpu_busy() {
+    let r = wall_and_cpu(
+        &[111424.3, 136660.6, 110083.7],
+        &[113917.7, 128661.0, 112540.3],
+    );
+    let s = cpu_of_wall_pinned(&r, "a fork+reap pinned to one CPU", &WALL, &[]).unwrap();
+    assert!(
+        s.ends_with("not told apart from a CPU kept busy throughout"),
+        "{s}"
+    );
+    assert!(!s.contains("excess"), "{s}");
+    let r = wall_and_cpu(&[58701.1, 57258.6, 63802.0], &[68666.7, 66833.3, 75000.0]);
+    let s = cpu_of_wall_pinned(
+        &r,
+        "a cold pthread_create+join (the first in a fresh process)",
+        &WALL,
+        &[],
+    )
+    .unwrap();
+    assert!(!s.contains("more than one CPU"), "{s}");
+    assert!(!s.contains("CPUs' worth"), "{s}");
+    assert!(
+        s.contains("what the excess is this run does not record"),
+        "{s}"
+    );
+    assert!(s.contains("RUSAGE_SELF + RUSAGE_CHILDREN"), "{s}");
+    assert!(
+        s.contains("a mean CPU time of 70.2 µs per call against a mean wall time of 59.9 µs over the same calls (CPU time 1.17x ["),
+        "{s}"
+    );
+    let s = cpu_of_wall(&r, "a pthread_create+join", &WALL, &[]).unwrap();
+    assert!(s.contains("keeps more than one CPU busy"), "{s}");
 }
 
 #[test]

@@ -1,5 +1,5 @@
 use super::*;
-use crate::experiments::testing::{metric, result};
+use crate::experiments::testing::{metric, one_per_round, result};
 use crate::measure::sizing::Profile;
 
 #[test]
@@ -63,8 +63,8 @@ fn a_coroutine_and_async_tasks_round_trip() {
 fn cpu_time_is_compared_with_the_wall_time_of_a_goroutine() {
     let l = &[("variant", "go_default")];
     let r = result(vec![
-        metric("round_trip_ns", l, &[400.0, 410.0, 390.0]),
-        metric("cpu_ns", l, &[790.0, 800.0, 810.0]),
+        one_per_round(metric("round_trip_ns", l, &[400.0, 410.0, 390.0])),
+        one_per_round(metric("cpu_ns", l, &[790.0, 800.0, 810.0])),
     ]);
     // A fact of the measurement: a note under the table, not a finding.
     let a = analyze(&r);
