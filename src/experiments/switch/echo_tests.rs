@@ -100,3 +100,24 @@ fn both_sides_cpu_time_is_recorded_per_run() {
     assert_eq!(e.cpu.len(), 2);
     assert!(e.cpu.iter().all(|c| c.ns > 0.0), "{:?}", e.cpu);
 }
+
+/// Pinned to one CPU, a CPU time at or a hair above the wall time is no
+/// second CPU: session 20's third final run read "an echo iteration pinned
+/// to one CPU keeps more than one CPU busy ... 1.00 CPUs' worth [1.00,
+/// 1.00]".
+#[test]
+fn a_pinned_echo_never_keeps_two_cpus_busy() {
+    use crate::experiments::testing::one_per_round;
+    let l = &[("placement", "same_cpu")];
+    let r = result(vec![
+        one_per_round(metric("iteration_ns", l, &[1960.0, 1955.0, 1962.0])),
+        one_per_round(metric("cpu_ns", l, &[1964.0, 1959.0, 1966.0])),
+    ]);
+    let all = analyze(&r).notes.join("\n");
+    assert!(!all.contains("more than one CPU"), "{all}");
+    assert!(
+        all.contains("an echo iteration pinned to one CPU: a mean CPU time of")
+            && all.contains("tasks pinned to one CPU cannot use more than the wall time"),
+        "{all}"
+    );
+}

@@ -76,6 +76,27 @@ fn cpu_time_is_compared_with_the_wall_time_of_a_goroutine() {
     );
 }
 
+/// go_locked runs both threads on one CPU: a CPU time a little above the
+/// wall time (the CPU windows count the clock reads between batches) is no
+/// second CPU. Session 20's second final run read "keeps more than one CPU
+/// busy ... 1.01 CPUs' worth [1.00, 1.01]" of it.
+#[test]
+fn locked_goroutines_on_one_cpu_never_keep_two_busy() {
+    let l = &[("variant", "go_locked")];
+    let r = result(vec![
+        one_per_round(metric("round_trip_ns", l, &[6900.0, 6890.0, 6910.0])),
+        one_per_round(metric("cpu_ns", l, &[6970.0, 6960.0, 6975.0])),
+    ]);
+    let all = analyze(&r).notes.join("\n");
+    assert!(!all.contains("more than one CPU"), "{all}");
+    assert!(
+        all.contains(
+            "a round trip of goroutines locked to OS threads (on one CPU): a mean CPU time of"
+        ) && all.contains("tasks pinned to one CPU cannot use more than the wall time"),
+        "{all}"
+    );
+}
+
 #[test]
 fn a_switch_within_the_kernel_pipe_interval_gets_no_ratio() {
     let r = result(vec![
