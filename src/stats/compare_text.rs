@@ -212,6 +212,17 @@ pub struct Quote {
 }
 
 impl Quote {
+    /// A figure's words with nothing after them yet.
+    fn new(head: String, mark: &'static str, why: Option<String>, bounds: bool) -> Quote {
+        Quote {
+            head,
+            mark,
+            why,
+            bounds,
+            tail: String::new(),
+        }
+    }
+
     /// The figure with its own words: "9.64 µs ~ (its interval bounds
     /// nothing: …)" where its interval bounds nothing.
     pub fn text(&self) -> String {
@@ -267,13 +278,7 @@ pub fn quote(s: &Summary, unit: Unit) -> Quote {
         (Some(u), true) => ("!", Some(u.words(unit))),
         (None, true) => ("!", Some("flagged".to_string())),
     };
-    let q = |head: String, mark: &'static str, why: Option<String>, bounds: bool| Quote {
-        head,
-        mark,
-        why,
-        bounds,
-        tail: String::new(),
-    };
+    let q = Quote::new;
     if !summary_bounds(s, unit) {
         return q(median, mark, why, false);
     }
@@ -303,13 +308,7 @@ pub fn quote_ratio(r: &Interval, parts: &[&Summary]) -> Quote {
         ("", None)
     };
     let text = fmt_ratio(r.value);
-    let q = |head: String, mark: &'static str, why: Option<String>, bounds: bool| Quote {
-        head,
-        mark,
-        why,
-        bounds,
-        tail: String::new(),
-    };
+    let q = Quote::new;
     if r.lo.is_nan() || r.lo <= 0.0 || half_or_double(r.value, r.lo, r.hi) {
         return q(text, mark, why, false);
     }
