@@ -321,7 +321,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         );
     }
     reading_cpus(&mut out);
-    watch.finish(&mut out, &format!("n={n}"), labels(&[(N, &nl)]));
+    watch.finish(&mut out, labels(&[(N, &nl)]));
     drop(pools);
     drop(buf);
     Ok(out)

@@ -234,7 +234,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     out.reading(&CPU_NS_PER_JOB, none.clone(), cpu_ms * 1e6);
     out.reading(&JOBS, none, jobs as f64);
     reading_cpus(&mut out);
-    watch.finish(&mut out, "fan-out", Labels::new());
+    watch.finish(&mut out, Labels::new());
     Ok(out)
 }
 

@@ -247,7 +247,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     out.push_detail(&WAIT_REPORT_NS, l(&[]), wait_ns);
     out.push(&REAP_NS, l(&[]), reap);
     out.push(&TOTAL_NS, l(&[]), total);
-    watch.finish(&mut out, &format!("n={n} thp={thp_label}"), pl);
+    watch.finish(&mut out, pl);
     Ok(out)
 }
 

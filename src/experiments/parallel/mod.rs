@@ -245,8 +245,8 @@ impl Contention {
 
     /// CPUs' worth of time others used since start(), as a reading (the
     /// run keeps the median over the point's rounds; [`contention_notes`]
-    /// says it where it matters). `_what` names the point for the note.
-    fn finish(self, out: &mut WorkerOutput, _what: &str, l: Labels) {
+    /// says it where it matters).
+    fn finish(self, out: &mut WorkerOutput, l: Labels) {
         let (Some(busy_ns), Ok(ours_ns)) = (
             procfs::cpu_busy_ns(),
             par::cpu_ns(par::CpuOf::ProcessAndChildren),

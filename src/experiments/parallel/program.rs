@@ -334,11 +334,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
             kib as f64,
         );
     }
-    watch.finish(
-        &mut out,
-        &format!("n={n} thp={thp_label}"),
-        labels(&[(N, &nl), (THP, &thp_label)]),
-    );
+    watch.finish(&mut out, labels(&[(N, &nl), (THP, &thp_label)]));
     Ok(out)
 }
 
