@@ -109,3 +109,61 @@ fn the_line_reaches_the_header_among_the_environment_differences() {
         "{text}"
     );
 }
+
+/// compare's memory term reads a round's canary as explain does: the log
+/// of the geometric mean of its start and end (`Canary::fresh_page_of_round`;
+/// session 20's run 1, spawn.heap's rounds 0 and 7: 1,508 and 6,395 ns,
+/// 1,288 and 2,257 ns). explain's half is in measure/explain_tests.rs.
+#[test]
+fn compare_reads_a_rounds_memory_canary_as_one_geometric_mean() {
+    let canary = |fresh: f64| Canary {
+        syscall_ns: 75.0,
+        fresh_page_ns: Some(fresh),
+        ..Canary::default()
+    };
+    let round = |start: f64, end: f64| RoundTelemetry {
+        canary_start: canary(start),
+        canary_end: canary(end),
+        ..RoundTelemetry::default()
+    };
+    let (r0, r7) = (
+        round(1508.037109375, 6394.884765625),
+        round(1288.02734375, 2257.318359375),
+    );
+    let mut e: crate::results::ExperimentResult =
+        serde_json::from_value(serde_json::json!({"name": "spawn.heap", "group": "spawn",
+            "summary": "", "reproduces": "", "status": "ok", "duration_s": 0.0,
+            "params": {}, "metrics": [], "readings": [], "fits": [], "findings": [],
+            "notes": []}))
+        .unwrap();
+    e.round_log = [&r0, &r7]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| RoundRecord {
+            point: 0,
+            round: i,
+            telemetry: (*t).clone(),
+        })
+        .collect();
+    let mut summary = crate::stats::summarize(&[0.9e6, 1e6, 1.1e6]).unwrap();
+    summary.median = 1e6;
+    let m = crate::results::Metric {
+        name: "lifecycle_ns".into(),
+        unit: crate::units::Unit::Ns,
+        labels: Default::default(),
+        summary,
+        samples: vec![1e6, 1e6],
+        rounds: vec![1, 1],
+        detail: false,
+        better: crate::results::Better::Lower,
+        seed: None,
+        point: Some(0),
+    };
+    let of =
+        |t: &RoundTelemetry| Canary::fresh_page_of_round(&t.canary_start, &t.canary_end).unwrap();
+    assert!((of(&r0) - 3105.4).abs() < 0.1, "{}", of(&r0));
+    let ln = super::pool::memory_canary(&e, &m);
+    assert_eq!(ln.len(), 2);
+    assert!((ln[0] - of(&r0).ln()).abs() < 1e-12, "{ln:?}");
+    assert!((ln[1] - of(&r7).ln()).abs() < 1e-12, "{ln:?}");
+}
