@@ -281,11 +281,7 @@ pub(super) fn contention_notes(r: &ExperimentResult, unlabelled: &str) -> Vec<St
             let what = if x.labels.is_empty() {
                 unlabelled.to_string()
             } else {
-                x.labels
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
+                crate::results::case_of(&x.labels)
             };
             format!(
                 "{what}: other programs kept {:.2} CPUs busy on average (the median over its rounds) while this was \
