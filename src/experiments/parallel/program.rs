@@ -587,14 +587,7 @@ fn amdahl_sentence(
     // from those that settled and bound something.
     let measured: Vec<String> = speedups
         .iter()
-        .map(|m| {
-            format!(
-                "{} with {} workers {}",
-                m.label(VARIANT).unwrap_or("?"),
-                m.label(WORKERS).unwrap_or("?"),
-                quoted(&m.summary, Unit::Ratio)
-            )
-        })
+        .map(|m| format!("{} {}", speedup_name(m), quoted(&m.summary, Unit::Ratio)))
         .collect();
     if [whole, fill, average].iter().any(|s| s.unstable) {
         return format!(
@@ -700,19 +693,19 @@ fn amdahl_sentence(
     )
 }
 
+/// "fork with 2 workers": how a speedup series is named in a sentence.
+fn speedup_name(m: &Metric) -> String {
+    format!(
+        "{} with {} workers",
+        m.label(VARIANT).unwrap_or("?"),
+        m.label(WORKERS).unwrap_or("?")
+    )
+}
+
 /// "fork with 2 workers reaches" or "fork with 2 workers and threads
 /// with 2 workers reach": the speedups a sentence is about, by name.
 fn named_speedups(ms: &[&&Metric]) -> (String, &'static str) {
-    let names: Vec<String> = ms
-        .iter()
-        .map(|m| {
-            format!(
-                "{} with {} workers",
-                m.label(VARIANT).unwrap_or("?"),
-                m.label(WORKERS).unwrap_or("?")
-            )
-        })
-        .collect();
+    let names: Vec<String> = ms.iter().map(|m| speedup_name(m)).collect();
     let verb = if names.len() == 1 { "reaches" } else { "reach" };
     (names.join(" and "), verb)
 }
