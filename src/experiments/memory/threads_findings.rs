@@ -343,9 +343,8 @@ fn times(
             format!("{} per thread", fmt_ns(t.median / n.max(1.0)))
         };
         // The time is the wall time of all threads faulting at once: per
-        // thread it is no CPU cost. Under `run --why` the faults' share is
-        // measured, not assumed; the CPU count is the run's, never the
-        // reader's machine's.
+        // thread it is no CPU cost, and no CPU count is claimed. Under
+        // `run --why` the faults' share is measured, not assumed.
         let how = match super::threads_why::faults(r, touch, at_touch) {
             Some(measured) => format!("wall time, the threads faulting at once; {measured}"),
             None => "wall time, the threads faulting at once".to_string(),
