@@ -50,6 +50,8 @@ pub struct SeedFigure {
     /// name and labels with these replaced, or another name (empty for
     /// the same) with the same labels.
     pub beside: Option<Beside>,
+    /// The seed's figure is a lower bound ("over 60 us"), not a value.
+    pub lower_bound: bool,
 }
 
 /// Another series of ours a seed row shows beside the compared one.
@@ -95,6 +97,7 @@ impl SeedFigure {
             unlike: "",
             caveat: "",
             beside: None,
+            lower_bound: false,
         }
     }
 
@@ -134,6 +137,14 @@ impl SeedFigure {
         SeedFigure { labels, ..self }
     }
 
+    /// The same figure as a lower bound ("takes over 60 us"): ours is
+    /// below it only by our whole interval, and never "above" it.
+    pub const fn at_least(self) -> SeedFigure {
+        SeedFigure {
+            lower_bound: true,
+            ..self
+        }
+    }
     /// The same figure, timed as single cold calls.
     pub const fn cold(self) -> SeedFigure {
         SeedFigure { cold: true, ..self }
@@ -171,6 +182,7 @@ impl SeedFigure {
             clock_mhz: self.clock_mhz,
             ours_mhz: None,
             unlike: self.unlike.to_string(),
+            lower_bound: self.lower_bound,
         }
     }
 }

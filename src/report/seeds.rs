@@ -206,7 +206,16 @@ fn rows(r: &RunResults) -> Vec<(String, Vec<String>)> {
                 Some(SeedCompare::Within) if s.clock_mhz.is_none() => {
                     s.sweep.as_deref().map(sweep_words).unwrap_or_default()
                 }
-                Some(SeedCompare::Within | SeedCompare::Reaches) | None => String::new(),
+                Some(SeedCompare::Within | SeedCompare::Reaches | SeedCompare::NotBelow) | None => {
+                    String::new()
+                }
+            };
+            // Below a lower bound, ours is below his figure by at least
+            // as much as below the bound ([`SeedRef::lower_bound`]).
+            let why = if s.lower_bound && !why.is_empty() && m.seed_ratio().is_some() {
+                format!("at least {why}")
+            } else {
+                why
             };
             let mark = sm.spaced_mark();
             // ±X% is the median's interval: quoted beside a median (or
@@ -494,6 +503,7 @@ fn gap_only_across_cpus<'a>(
     }
     let matches = match same.seed_compare()? {
         SeedCompare::Within | SeedCompare::Reaches => true,
+        SeedCompare::NotBelow => false,
         SeedCompare::Ratio(_) => same
             .seed_ratio_interval()
             .is_some_and(|(x, lo, hi)| !outside(x) && !outside(lo) && !outside(hi)),
@@ -519,6 +529,7 @@ fn across_cpus_reason(
     let on_one = match same.seed_compare() {
         Some(SeedCompare::Ratio(x)) => format!("{x:.2}x the seed's"),
         Some(SeedCompare::Reaches) => "neither above nor below the seed's one reading".to_string(),
+        Some(SeedCompare::NotBelow) => "not below the seed's lower bound".to_string(),
         _ => "within the seed's range".to_string(),
     };
     let mut parts = vec![format!(

@@ -28,6 +28,7 @@ fn with_seed(
         clock_mhz: None,
         ours_mhz: None,
         unlike: String::new(),
+        lower_bound: false,
     });
     m
 }
@@ -557,4 +558,45 @@ fn bendersky_memcpy_states_no_statistic_and_is_never_within() {
         mean.seed_compare(),
         Some(SeedCompare::Ratio(mean.summary.mean / 600.0))
     );
+}
+
+/// Bendersky's "a simple memcpy of 2 MB takes over 60 us" is a lower
+/// bound: session 20's run read "2.66x [2.63x, 2.71x]" and "2.7x higher"
+/// against it, as if 60 µs were his figure. Ours above the bound is
+/// neither above nor below his; ours wholly below it is below his, by at
+/// least ours over the bound; and the row states no cause for a figure
+/// not below the bound.
+#[test]
+fn a_lower_bound_is_never_compared_as_the_seeds_figure() {
+    let bounded = |v: &[f64]| {
+        let mut m = with_seed(v, None, 60e3, 60e3, SeedStat::Unstated, false);
+        m.seed.as_mut().unwrap().lower_bound = true;
+        m
+    };
+    let above = bounded(&[159e3, 160e3, 161e3]);
+    assert_eq!(above.seed_compare(), Some(SeedCompare::NotBelow));
+    assert_eq!(above.seed_ratio(), None);
+    assert_eq!(above.seed_compare_text(), "not below his lower bound");
+    let row = &table(&run_with(above)).rows[0];
+    assert!(!row.iter().any(|c| c.contains("higher")), "{row:?}");
+    // Reaching the bound is not below it either.
+    let reaching = bounded(&[50e3, 60e3, 70e3]);
+    assert_eq!(reaching.seed_compare(), Some(SeedCompare::NotBelow));
+    // Wholly below: below his figure, at most our upper end over the bound.
+    let below = bounded(&[19e3, 20e3, 21e3]);
+    let (_, _, hi) = below.seed_ratio_interval().unwrap();
+    assert_eq!(below.seed_compare(), Some(SeedCompare::Ratio(20.0 / 60.0)));
+    assert_eq!(
+        below.seed_compare_text(),
+        format!("below his lower bound: at most {hi:.2}x")
+    );
+    let row = &table(&run_with(below)).rows[0];
+    assert!(
+        row.last().unwrap().starts_with("at least 3.0x lower"),
+        "{row:?}"
+    );
+    // Without the bound, the same figures compare as before.
+    let mut plain = bounded(&[159e3, 160e3, 161e3]);
+    plain.seed.as_mut().unwrap().lower_bound = false;
+    assert!(matches!(plain.seed_compare(), Some(SeedCompare::Ratio(_))));
 }

@@ -16,7 +16,9 @@ pub fn seed_text(m: &Metric) -> String {
         return String::new();
     };
     let v = |x| fmt_value(x, s.unit);
-    let fig = if s.lo == s.hi {
+    let fig = if s.lower_bound {
+        format!("over {}", v(s.lo))
+    } else if s.lo == s.hi {
         v(s.lo)
     } else {
         format!("{}–{}", v(s.lo), v(s.hi))

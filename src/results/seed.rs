@@ -2,7 +2,8 @@
 //! its range, source, machine, statistic and protocol, and how ours stands
 //! against it.
 
-use super::Unit;
+use super::{count_over_time, Unit};
+use crate::metric::key;
 use serde::{Deserialize, Serialize};
 
 /// A figure published in one of the seeds, for comparison only: never ours.
@@ -50,6 +51,14 @@ pub struct SeedRef {
     /// the row shows both and compares neither. Empty when they compare.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub unlike: String,
+    /// The seed's figure is a lower bound, not a value ("a simple memcpy
+    /// of 2 MB takes over 60 us"): his figure is somewhere above `lo`, so
+    /// ours is below his only where our whole interval lies below `lo` (by
+    /// at most ours over `lo`), and otherwise neither above nor below it
+    /// ([`SeedCompare::NotBelow`]): never a ratio to the bound as if it
+    /// were his figure.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lower_bound: bool,
 }
 
 /// The statistic a seed figure is: what of ours it may be compared with.
@@ -198,6 +207,182 @@ pub enum SeedCompare {
     Reaches,
     /// Ours over the seed's figure, or over the nearer edge of its range.
     Ratio(f64),
+    /// The seed's figure is a lower bound ([`SeedRef::lower_bound`]) and
+    /// our interval reaches it or lies above it: his figure, somewhere
+    /// above the bound, may be above or below ours.
+    NotBelow,
     /// Not comparable, and why (another protocol, or a meaningless ratio).
     Unlike(String),
+}
+
+/// Ours against a seed figure: by its statistic, like for like.
+impl super::Metric {
+    /// Our figure by the seed's statistic: the mean against a mean, the
+    /// minimum against a minimum, the median otherwise (of first calls when
+    /// the seed timed single calls).
+    pub fn seed_ours(&self) -> Option<f64> {
+        let s = self.seed.as_ref()?;
+        Some(match s.statistic {
+            SeedStat::Mean => self.summary.mean,
+            SeedStat::Min => self.summary.min,
+            SeedStat::Median | SeedStat::Single | SeedStat::OneReading | SeedStat::Unstated => {
+                self.summary.median
+            }
+            SeedStat::CountOverTime => count_over_time(&self.samples)?,
+        })
+    }
+
+    /// Our figure's interval by the seed's statistic: the median's 95%
+    /// interval for a median (or single calls, or one reading, each
+    /// compared by our median);
+    /// the figure itself for a mean or a minimum, which have none here.
+    pub fn seed_ours_interval(&self) -> Option<(f64, f64)> {
+        let s = self.seed.as_ref()?;
+        let ours = self.seed_ours()?;
+        Some(match s.statistic {
+            SeedStat::Median | SeedStat::Single | SeedStat::OneReading | SeedStat::Unstated => {
+                (self.summary.ci95_lo, self.summary.ci95_hi)
+            }
+            SeedStat::Mean | SeedStat::Min | SeedStat::CountOverTime => (ours, ours),
+        })
+    }
+
+    /// Ours over the seed's figure (or the nearer edge of its range) with
+    /// the interval ours allows: `(ratio, lo, hi)`, when they compare.
+    pub fn seed_ratio_interval(&self) -> Option<(f64, f64, f64)> {
+        let r = self.seed_ratio()?;
+        let (slo, shi) = self.seed.as_ref()?.compared().ok()?;
+        let ours = self.seed_ours()?;
+        let edge = if ours > shi { shi } else { slo };
+        let (lo, hi) = self.seed_ours_interval()?;
+        Some((r, lo / edge, hi / edge))
+    }
+
+    /// Ours against the seed's, like for like: "within" its range when our
+    /// interval reaches it (the same rule as every finding: no difference
+    /// is stated that our interval cannot exclude), the ratio to its figure
+    /// or to the nearer edge of its range, or why there is no ratio. Never
+    /// a negative or a meaningless ratio. A seed's one reading has no
+    /// interval of its own: ours is then only above or below it (a ratio)
+    /// or neither (`Reaches`), never within it. A seed's lower bound
+    /// ([`SeedRef::lower_bound`]): ours over the bound where our whole
+    /// interval lies below it, else `NotBelow`.
+    pub fn seed_compare(&self) -> Option<SeedCompare> {
+        let s = self.seed.as_ref()?;
+        let ours = self.seed_ours()?;
+        if s.cold && self.label(key::CALL) != Some("first") {
+            return Some(SeedCompare::Unlike(
+                "the seed timed single cold calls; this series is warm".into(),
+            ));
+        }
+        if !s.unlike.is_empty() {
+            return Some(SeedCompare::Unlike(s.unlike.clone()));
+        }
+        let (slo, shi) = match s.compared() {
+            Ok(f) => f,
+            Err(why) => return Some(SeedCompare::Unlike(why)),
+        };
+        if !(ours.is_finite() && ours > 0.0 && slo > 0.0 && shi >= slo) {
+            return Some(SeedCompare::Unlike(
+                "no meaningful ratio (a zero or negative figure)".into(),
+            ));
+        }
+        let (lo, hi) = self.seed_ours_interval().unwrap_or((ours, ours));
+        if s.lower_bound {
+            // His figure lies somewhere above `slo`: ours is below it only
+            // where our whole interval is below the bound.
+            return Some(if hi < slo {
+                SeedCompare::Ratio(ours / slo)
+            } else {
+                SeedCompare::NotBelow
+            });
+        }
+        Some(
+            if (ours >= slo && ours <= shi) || (lo <= shi && hi >= slo) {
+                if s.statistic.no_interval() {
+                    SeedCompare::Reaches
+                } else {
+                    SeedCompare::Within
+                }
+            } else if ours > shi {
+                SeedCompare::Ratio(ours / shi)
+            } else {
+                SeedCompare::Ratio(ours / slo)
+            },
+        )
+    }
+
+    /// Ours over the seed's figure (or the nearer edge of its range), when
+    /// the two compare like for like and ours lies outside the range.
+    pub fn seed_ratio(&self) -> Option<f64> {
+        match self.seed_compare()? {
+            SeedCompare::Ratio(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The comparison in a few words: "within" (for a sweep, "within the
+    /// range swept"; "indistinguishable" for a single figure), "1.93x",
+    /// "1.93x [1.52x, 2.41x]" when our figure is imprecise or the seed's is
+    /// one reading (ours is above or below a reading only by our
+    /// interval), "neither above nor below" a reading our interval
+    /// reaches, "not compared"; against a lower bound, "not below his lower
+    /// bound" or "below his lower bound: at most 0.52x"; with our figure's
+    /// mark (`~`, `!`).
+    pub fn seed_compare_text(&self) -> String {
+        let sm = &self.summary;
+        let mark = if sm.unstable {
+            " !"
+        } else if sm.noisy {
+            " ~"
+        } else {
+            ""
+        };
+        let single = self
+            .seed
+            .as_ref()
+            .is_some_and(|s| s.compared().is_ok_and(|(lo, hi)| lo == hi));
+        let reading = self
+            .seed
+            .as_ref()
+            .is_some_and(|s| s.statistic.no_interval());
+        let bound = self.seed.as_ref().is_some_and(|s| s.lower_bound);
+        let text = match self.seed_compare() {
+            None => return String::new(),
+            Some(SeedCompare::Reaches) => "neither above nor below".into(),
+            Some(SeedCompare::NotBelow) => "not below his lower bound".into(),
+            Some(SeedCompare::Within) => match self.seed.as_ref().and_then(|s| s.sweep.as_ref()) {
+                _ if single => "indistinguishable".into(),
+                Some(_) => "within the range swept".into(),
+                None => "within".into(),
+            },
+            // Below a lower bound: his figure is above the bound, so ours is
+            // at most (ours' upper end) over the bound times his.
+            Some(SeedCompare::Ratio(_)) if bound => match self.seed_ratio_interval() {
+                Some((_, _, hi)) if hi.is_finite() => {
+                    format!("below his lower bound: at most {hi:.2}x")
+                }
+                _ => "below his lower bound".into(),
+            },
+            Some(SeedCompare::Ratio(r)) => match self.seed_ratio_interval() {
+                // An interval that rounds to one figure ("1.50x [1.50x,
+                // 1.50x]") says nothing the ratio does not.
+                Some((_, lo, hi))
+                    if (reading || crate::stats::compare_text::imprecise(sm))
+                        && format!("{lo:.2}") != format!("{hi:.2}")
+                        && lo < hi
+                        && lo.is_finite()
+                        && hi.is_finite() =>
+                {
+                    format!(
+                        "{r:.2}x {}",
+                        crate::units::fmt_interval(&format!("{lo:.2}x"), &format!("{hi:.2}x"))
+                    )
+                }
+                _ => format!("{r:.2}x"),
+            },
+            Some(SeedCompare::Unlike(_)) => return "not compared".into(),
+        };
+        format!("{text}{mark}")
+    }
 }

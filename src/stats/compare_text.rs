@@ -323,10 +323,17 @@ pub fn quote_ratio(r: &Interval, parts: &[&Summary]) -> Quote {
 /// The ratio `a/b` as the Summary quotes it, whatever its state, so the
 /// subject stays: "9.5x" or "9.5x ±14% ~" ([`quote_ratio`]) when its
 /// interval excludes 1; "1.04x ±8%, which holds 1: indistinguishable here"
-/// when it does not; "no ratio" when a figure is not positive.
+/// when it does not; "no ratio" when a figure is not positive; and no
+/// number at all when its interval bounds nothing ([`NO_RATIO`]): a ratio
+/// that cannot tell itself from half or twice itself states no difference,
+/// as a finding on the same figures says they cannot be compared.
 pub fn summary_ratio(a: &Summary, b: &Summary) -> String {
     summary_ratio_quote(a, b).text()
 }
+
+/// What the Summary says in place of a ratio whose interval bounds nothing
+/// ([`summary_ratio_quote`]); the words that it bounds nothing follow it.
+pub const NO_RATIO: &str = "no ratio stated";
 
 /// [`summary_ratio`], not yet written: for a sentence of several
 /// ([`together`]). "No ratio" is a phrase that bounds nothing by its
@@ -340,12 +347,17 @@ pub fn summary_ratio_quote(a: &Summary, b: &Summary) -> Quote {
             bounds: true,
             tail: String::new(),
         },
-        Some(r) if r.against(1.0) == Order::Overlap && !half_or_double(r.value, r.lo, r.hi) => {
-            Quote {
-                tail: ", which holds 1: indistinguishable here".into(),
-                ..quote_ratio(&r, &[a, b])
-            }
-        }
+        Some(r) if r.lo.is_nan() || r.lo <= 0.0 || half_or_double(r.value, r.lo, r.hi) => Quote {
+            head: NO_RATIO.into(),
+            mark: "",
+            why: None,
+            bounds: false,
+            tail: String::new(),
+        },
+        Some(r) if r.against(1.0) == Order::Overlap => Quote {
+            tail: ", which holds 1: indistinguishable here".into(),
+            ..quote_ratio(&r, &[a, b])
+        },
         Some(r) => quote_ratio(&r, &[a, b]),
     }
 }

@@ -335,7 +335,7 @@ fn an_unbounded_interval_is_said_once_per_sentence() {
     let (q, end) = together(&quotes);
     assert_eq!(
         format!("costs {} instead of {} ({}){end}", q[0], q[1], q[2]),
-        "costs 9.64 µs ~ instead of 304.1 ns ! (flagged) (31.7x ! (a figure of it is flagged)); no interval here bounds anything: the rounds disagree too much"
+        "costs 9.64 µs ~ instead of 304.1 ns ! (flagged) (no ratio stated); no interval here bounds anything: the rounds disagree too much"
     );
     // One figure that bounds something: every figure keeps its words.
     let alive = fig(11_745.8, 8_110.9, 18_318.8);
@@ -348,4 +348,24 @@ fn an_unbounded_interval_is_said_once_per_sentence() {
     // One figure alone is never "no interval here".
     let (q, end) = together(&quotes[1..]);
     assert_eq!((q[0].as_str(), end), (quotes[1].text().as_str(), ""));
+}
+
+/// Session 20's run 1: the Summary quoted "27.3x ! (a figure of it is
+/// flagged; its interval bounds nothing …)" for the copy-on-write ratio,
+/// while the finding on the same two figures said they cannot be
+/// compared. A ratio whose interval bounds nothing is no longer given a
+/// number; one that bounds something still is.
+#[test]
+fn a_ratio_whose_interval_bounds_nothing_states_no_number() {
+    let b = "its interval bounds nothing: the rounds disagree too much";
+    let mut cow = fig(4_000.0, 2_600.0, 5_400.0);
+    cow.unstable = true;
+    let none = fig(146.4, 10.0, 2_000.0);
+    let r = summary_ratio(&cow, &none);
+    assert_eq!(r, format!("{NO_RATIO} ({b})"));
+    assert!(!r.contains("27.3"), "{r}");
+    // Both bounded: the ratio is stated.
+    let none = fig(146.4, 140.0, 153.0);
+    let r = summary_ratio(&cow, &none);
+    assert!(r.starts_with("27.3x"), "{r}");
 }

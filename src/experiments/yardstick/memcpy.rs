@@ -35,7 +35,8 @@ pub static EXPERIMENT: Experiment = Experiment {
         )
         .labels(&[(SIZE, "2 MiB"), (LAYOUT, "aligned")])
         .caveat(BENDERSKY_COPY_LAYOUT)
-        .beside(NEIGHBOURS),
+        .beside(NEIGHBOURS)
+        .at_least(),
     ],
     measure,
     analyze,
