@@ -125,6 +125,27 @@ pub fn ratio(a: &Summary, b: &Summary) -> Option<Interval> {
         .then_some(r)
 }
 
+/// The quotient `a/b` of two ratios with their 95% intervals (how much
+/// more one figure grew than another), combined as [`ratio`] combines two
+/// figures: in logs, the half-widths in quadrature, `a`'s below with `b`'s
+/// above for the lower end. None unless every end is positive and finite.
+pub fn quotient(a: &Interval, b: &Interval) -> Option<Interval> {
+    if ![a.value, a.lo, a.hi, b.value, b.lo, b.hi]
+        .iter()
+        .all(|v| v.is_finite() && *v > 0.0)
+    {
+        return None;
+    }
+    let log = a.value.ln() - b.value.ln();
+    let (a_down, a_up) = (a.value.ln() - a.lo.ln(), a.hi.ln() - a.value.ln());
+    let (b_down, b_up) = (b.value.ln() - b.lo.ln(), b.hi.ln() - b.value.ln());
+    Some(Interval {
+        value: a.value / b.value,
+        lo: (log - a_down.hypot(b_up)).exp(),
+        hi: (log + a_up.hypot(b_down)).exp(),
+    })
+}
+
 /// `a − b` with its 95% interval, the half-widths combined in quadrature
 /// (end to end for stepped figures). Never clamped.
 pub fn difference(a: &Summary, b: &Summary) -> Interval {

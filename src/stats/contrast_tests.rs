@@ -96,3 +96,20 @@ fn the_ratio_half_width_is_the_larger_side() {
     };
     assert!(none.ratio_half_width().is_infinite());
 }
+
+/// The quotient of two growths: a method that went 1.05x beside one that
+/// went 80x grew less, told apart; two alike growths are not; a growth
+/// with an end at zero has no quotient.
+#[test]
+fn the_quotient_of_two_growths_has_its_interval() {
+    let g = |value: f64, lo: f64, hi: f64| Interval { value, lo, hi };
+    let q = quotient(&g(1.05, 1.01, 1.09), &g(80.0, 76.0, 84.0)).unwrap();
+    assert!((q.value - 1.05 / 80.0).abs() < 1e-12);
+    assert!(q.lo < q.value && q.value < q.hi);
+    assert_eq!(q.against(1.0), Order::Below);
+    let q = quotient(&g(1.05, 1.01, 1.09), &g(1.04, 1.00, 1.08)).unwrap();
+    assert_eq!(q.against(1.0), Order::Overlap);
+    // Wider than either: the two half-widths add in quadrature.
+    assert!(q.hi / q.value > 1.09 / 1.05);
+    assert!(quotient(&g(1.0, 0.0, 2.0), &g(1.0, 0.9, 1.1)).is_none());
+}
