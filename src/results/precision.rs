@@ -39,6 +39,13 @@ pub struct Precision {
     /// The fewest and the most rounds of the Summary's quantities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary_rounds: Option<(usize, usize)>,
+    /// When the budget did not hold the profile's rounds for every one of
+    /// the Summary's quantities: those rounds (8 in the quick profile), and
+    /// the seconds of measuring more they would have taken, at their
+    /// points' median round costs. None when it held them, and in older
+    /// files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_short: Option<(usize, f64)>,
     /// The first touch of a 4 KiB page of fresh memory and of recycled
     /// memory, ns: the medians over every round's starting canary (the
     /// host's memory state, which sets how long memory-heavy rounds take).
@@ -84,6 +91,7 @@ impl Precision {
             deadline_s: None,
             rounds: rounds.clone().min().zip(rounds.max()),
             summary_rounds: None,
+            summary_short: None,
             touch_ns: median(&fresh).zip(median(&recycled)),
         }
     }
@@ -112,8 +120,9 @@ impl Precision {
             self.rounds
                 .map_or(String::new(), |r| format!(", {}", span(r))),
             self.summary_rounds.map_or(String::new(), |r| format!(
-                "; the Summary's quantities {}",
-                span(r)
+                "; the Summary's quantities {}{}",
+                span(r),
+                self.short_words()
             ))
         );
         let bought = format!(
@@ -150,6 +159,23 @@ impl Precision {
         } else {
             format!("The {} budget bought {bought}", secs(b))
         }
+    }
+
+    /// What the Summary's quantities' rounds would have taken where the
+    /// budget did not hold them: ", 8 each would have taken about 23 s
+    /// more (--budget 98)", that much past the run's end of measuring (or
+    /// its budget's end, when later), in whole seconds up. Empty when it
+    /// held them.
+    fn short_words(&self) -> String {
+        let Some((rounds, more_s)) = self.summary_short.filter(|s| s.1 >= 0.5) else {
+            return String::new();
+        };
+        let end = self
+            .measured_s
+            .unwrap_or(0.0)
+            .max(self.deadline_s.or(self.budget_s).unwrap_or(0.0));
+        let budget = (end + more_s).ceil();
+        format!(", {rounds} each would have taken about {more_s:.0} s more (--budget {budget:.0})")
     }
 
     /// Why memory-heavy rounds took what they took, for a run whose

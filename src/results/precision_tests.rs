@@ -14,6 +14,7 @@ fn record() -> Precision {
         deadline_s: Some(70.0),
         rounds: Some((3, 24)),
         summary_rounds: Some((8, 24)),
+        summary_short: None,
         touch_ns: None,
     }
 }
@@ -115,5 +116,45 @@ fn fixed_rounds_and_old_files_keep_their_own_words() {
     assert_eq!(
         old.sentence(),
         "300 of 371 series (81%) are known to ±5% or better; the median interval is ±3.1% (120 adaptive rounds went to the widest)"
+    );
+}
+
+#[test]
+fn a_budget_that_did_not_hold_the_summarys_rounds_says_what_would() {
+    // Session 20's final run 1: the Summary's dearest points at 5 rounds,
+    // its 8 rounds 22.6 s more at their points' costs.
+    let short = Precision {
+        measured_s: Some(75.0),
+        deadline_s: Some(75.0),
+        budget_s: Some(75.0),
+        floor_s: Some(70.6),
+        summary_rounds: Some((5, 7)),
+        summary_short: Some((8, 22.6)),
+        ..record()
+    };
+    let s = short.sentence();
+    assert!(
+        s.ends_with(
+            "the Summary's quantities 5–7 rounds, 8 each would have taken about 23 s more (--budget 98))"
+        ),
+        "{s}"
+    );
+    // Held: nothing more is said.
+    let held = Precision {
+        summary_short: None,
+        ..short.clone()
+    };
+    assert!(held
+        .sentence()
+        .ends_with("the Summary's quantities 5–7 rounds)"));
+    // Under half a second short reads as held, never "0 s more".
+    let hair = Precision {
+        summary_short: Some((8, 0.3)),
+        ..short
+    };
+    assert!(
+        !hair.sentence().contains("would have taken"),
+        "{}",
+        hair.sentence()
     );
 }

@@ -2,7 +2,8 @@
 //! rounds, and the points that carry the Summary's quantities
 //! ([`summary_points`]) the profile's Summary minimum; then, until the
 //! budget is spent, the Summary's points get the rest of the profile's
-//! rounds, a layer at a time, the cheapest first ([`top_up`]), and passes
+//! rounds, a layer at a time, the cheapest first ([`summary_plan`], which
+//! also says how many seconds short the budget fell), and passes
 //! of one more round each go to the points where a round buys the most
 //! precision per second ([`pass`]), in a shuffled order. Also when the
 //! run's measuring ends ([`deadline_s`]) and the time left the progress
@@ -133,6 +134,64 @@ pub fn top_up(costs: &[f64], left_s: f64) -> Vec<usize> {
         }
     }
     chosen
+}
+
+/// The Summary's rounds beyond what its points have, planned in the time
+/// left: layers of one round of each point below the profile's rounds, the
+/// cheapest first while a layer fits ([`top_up`]), until none fits. A round
+/// narrows a point's intervals by the same [`step`] whatever it costs, so
+/// the cheapest points first buy the most precision per second; on a slow
+/// host the dearest points are the ones left short, and the plan says by
+/// how many seconds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SummaryPlan {
+    /// The rounds each point would end with.
+    pub rounds: Vec<usize>,
+    /// The first layer: the points that get a round now, cheapest first.
+    pub next: Vec<usize>,
+    /// Seconds more than the time left that the profile's rounds at every
+    /// point would take at these costs: 0 when they all fit. Points whose
+    /// cost is not known count for nothing.
+    pub short_s: f64,
+}
+
+/// Leeway in the time left, so that rounds whose costs add up to exactly
+/// the time left are not refused for a rounding of the sum.
+const FIT_SLACK_S: f64 = 1e-9;
+
+/// [`SummaryPlan`] for points whose rounds cost `costs[i]` seconds each and
+/// that have `have[i]` rounds, towards `rounds` each, in `left_s` seconds.
+/// Every point gets `rounds` whenever their rounds' costs add up to no more
+/// than `left_s`.
+pub fn summary_plan(costs: &[f64], have: &[usize], rounds: usize, left_s: f64) -> SummaryPlan {
+    let known = |i: usize| costs[i].is_finite() && costs[i] >= 0.0;
+    let mut planned: Vec<usize> = have.to_vec();
+    let mut left = left_s + FIT_SLACK_S;
+    let mut next = None;
+    loop {
+        let below: Vec<usize> = (0..costs.len())
+            .filter(|&i| known(i) && planned[i] < rounds)
+            .collect();
+        let layer: Vec<f64> = below.iter().map(|&i| costs[i]).collect();
+        let chosen: Vec<usize> = top_up(&layer, left).into_iter().map(|k| below[k]).collect();
+        if chosen.is_empty() {
+            break;
+        }
+        for &i in &chosen {
+            planned[i] += 1;
+            left -= costs[i];
+        }
+        next.get_or_insert(chosen);
+    }
+    let short_s = (0..costs.len())
+        .filter(|&i| known(i))
+        .map(|i| rounds.saturating_sub(planned[i]) as f64 * costs[i])
+        .sum();
+    SummaryPlan {
+        rounds: planned,
+        next: next.unwrap_or_default(),
+        short_s,
+    }
 }
 
 /// `order` with its first item moved away when it is `last` (the point the

@@ -246,3 +246,112 @@ fn a_summary_layer_takes_the_cheapest_points_that_fit() {
     // A cost not measured (NaN) is never chosen.
     assert_eq!(top_up(&[f64::NAN, 1.0], 10.0), vec![1]);
 }
+
+/// The Summary's points of session 20's final run 1 (fresh page 2.1 µs),
+/// seconds a round each, cheapest first: the system call, fork at 0 B,
+/// 2,000 threads' stacks, the same-CPU ping-pong, coroutines, fork at
+/// 256 MiB, the cow
+/// writes, the whole program with thp=on, the average, fork at 1 GiB, the
+/// whole program with thp=default.
+const SLOW: [f64; 11] = [
+    0.03, 0.10, 0.18, 0.21, 0.31, 0.45, 0.91, 1.19, 1.57, 1.57, 2.33,
+];
+
+#[test]
+fn the_summary_gets_its_rounds_whenever_the_budget_holds_them() {
+    let have = [5; 11];
+    let need: f64 = SLOW.iter().map(|c| 3.0 * c).sum();
+    for left in [need, need + 0.01, 2.0 * need] {
+        let p = summary_plan(&SLOW, &have, 8, left);
+        assert_eq!(p.rounds, vec![8; 11], "{left}");
+        assert_eq!(p.short_s, 0.0);
+        // The first layer is every point, cheapest first.
+        assert_eq!(p.next, (0..11).collect::<Vec<_>>());
+    }
+    // Points with rounds of their own already count for what they lack.
+    let mixed = [8, 7, 6, 5, 5, 5, 5, 5, 5, 5, 3];
+    let need: f64 = SLOW
+        .iter()
+        .zip(mixed)
+        .map(|(c, h)| (8 - h) as f64 * c)
+        .sum();
+    let p = summary_plan(&SLOW, &mixed, 8, need);
+    assert_eq!(p.rounds, vec![8; 11]);
+    assert_eq!(p.short_s, 0.0);
+    assert!(!p.next.contains(&0), "a point at 8 gets none: {:?}", p.next);
+}
+
+#[test]
+fn a_budget_short_of_the_summarys_rounds_says_by_how_much() {
+    let have = [5; 11];
+    // Session 20's final run 1 had 4.4 s left after its minimum rounds.
+    let p = summary_plan(&SLOW, &have, 8, 4.4);
+    let need: f64 = SLOW.iter().map(|c| 3.0 * c).sum();
+    assert!(p.rounds.iter().any(|&r| r < 8));
+    let spent: f64 = SLOW
+        .iter()
+        .zip(&p.rounds)
+        .map(|(c, r)| (r - 5) as f64 * c)
+        .sum();
+    assert!(spent <= 4.4 + 1e-9, "{spent}");
+    // What is short is exactly what the rounds not planned would cost.
+    assert!((p.short_s - (need - spent)).abs() < 1e-9, "{p:?}");
+    assert!(p.short_s > need - 4.4 - 1e-9);
+    // Cheaper points never end with fewer rounds than dearer ones.
+    assert!(p.rounds.windows(2).all(|w| w[0] >= w[1]), "{:?}", p.rounds);
+    // Nothing left: nothing planned, everything short.
+    let none = summary_plan(&SLOW, &have, 8, 0.0);
+    assert_eq!(none.rounds, vec![5; 11]);
+    assert!(none.next.is_empty());
+    assert!((none.short_s - need).abs() < 1e-9);
+}
+
+#[test]
+fn the_summary_plan_holds_on_any_costs() {
+    // Relations that hold for any costs and time left: the rounds planned
+    // fit in it, no point passes the profile's rounds, and the plan is
+    // short exactly when some point is below them.
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(37);
+    for _ in 0..500 {
+        let n = rng.random_range(1..14);
+        let costs: Vec<f64> = (0..n).map(|_| rng.random_range(0.0..3.0)).collect();
+        let have: Vec<usize> = (0..n).map(|_| rng.random_range(3..9)).collect();
+        let left = rng.random_range(0.0..40.0);
+        let p = summary_plan(&costs, &have, 8, left);
+        let spent: f64 = costs
+            .iter()
+            .zip(have.iter().zip(&p.rounds))
+            .map(|(c, (h, r))| (r - h) as f64 * c)
+            .sum();
+        let need: f64 = costs
+            .iter()
+            .zip(&have)
+            .map(|(c, h)| 8usize.saturating_sub(*h) as f64 * c)
+            .sum();
+        assert!(spent <= left + 1e-6, "{costs:?} {have:?} {left} {p:?}");
+        assert!(p
+            .rounds
+            .iter()
+            .zip(&have)
+            .all(|(r, h)| r >= h && *r <= 8.max(*h)));
+        if need <= left {
+            assert!(
+                p.rounds.iter().zip(&have).all(|(r, h)| *r == 8.max(*h)),
+                "{p:?}"
+            );
+        }
+        assert_eq!(
+            p.short_s > 0.0,
+            p.rounds.iter().zip(&costs).any(|(r, c)| *r < 8 && *c > 0.0)
+        );
+        assert!((p.short_s - (need - spent)).abs() < 1e-6);
+    }
+}
+
+#[test]
+fn a_point_whose_cost_is_unknown_is_left_out_of_the_summary_plan() {
+    let p = summary_plan(&[f64::NAN, 1.0], &[5, 5], 8, 10.0);
+    assert_eq!(p.rounds, vec![5, 8]);
+    assert_eq!(p.short_s, 0.0);
+}

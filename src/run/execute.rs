@@ -94,6 +94,9 @@ pub struct Spent {
     /// When the budget's rounds were to end, from the first job
     /// (`budget::deadline_s`); None without adaptive rounds.
     pub deadline_s: Option<f64>,
+    /// Seconds more the Summary's points' rounds up to the profile's would
+    /// have taken at their costs (0: none short); None without a budget.
+    pub summary_short_s: Option<f64>,
 }
 
 /// Runs the plan's schedule, and with adaptive rounds, the rounds the
@@ -175,10 +178,12 @@ pub fn run(
             adaptive_rounds(plan, ctx, &target, at, &mut pending, &mut rng, &mut on)?;
         }
     }
+    let short = |_| summary_layer(plan, &pending, &costs(plan, &pending), 0.0).1;
     let spent = Spent {
         measured_s: started.elapsed().as_secs_f64(),
         floor_s,
         deadline_s,
+        summary_short_s: plan.adaptive.map(short),
     };
     finish_left(plan, ctx, &mut pending, &mut on)?;
     Ok(spent)
@@ -303,8 +308,7 @@ fn rounds_s(plan: &Plan, pending: &[Pending], costs: &[Vec<f64>]) -> f64 {
 /// points that carry the Summary's quantities get the rest of the profile's
 /// Summary minimum (`Sizing::summary_min_rounds`), spread over what is left
 /// of the queue (`budget::spread`); the rest of its rounds come from the
-/// budget (`summary_layer`).
-/// Returns the jobs added.
+/// budget (`summary_layer`). Returns the jobs added.
 fn summary_rounds(
     plan: &Plan,
     e: usize,
@@ -347,33 +351,31 @@ fn summary_rounds(
     added
 }
 
-/// The next layer of the Summary's rounds beyond its minimum: a round of
-/// each Summary point still below the profile's rounds, the cheapest first
-/// while they fit in `left_s` seconds (`budget::top_up`). Empty when every
-/// Summary point has the profile's rounds or none fits.
+/// The Summary's rounds up to the profile's, planned in `left_s` seconds
+/// at `costs` (`budget::summary_plan`): its first layer, a round of each
+/// Summary point below them, the cheapest first while they fit (empty when
+/// none is below or none fits), and the seconds the rest would take more.
 fn summary_layer(
     plan: &Plan,
     pending: &[Pending],
     costs: &[Vec<f64>],
     left_s: f64,
-) -> Vec<(usize, usize)> {
-    let mut keys = Vec::new();
+) -> (Vec<(usize, usize)>, f64) {
+    let (mut keys, mut cost, mut have) = (Vec::new(), Vec::new(), Vec::new());
     for (e, state) in pending.iter().enumerate() {
         if state.failed.is_some() || state.extra_failed {
             continue;
         }
         for &pt in state.summary.iter().flatten() {
-            let failed = state.failed_points.iter().any(|(f, _)| *f == pt);
-            if !failed && state.next_round[pt] < plan.sizing.rounds {
+            if !state.failed_points.iter().any(|(f, _)| *f == pt) {
                 keys.push((e, pt));
+                cost.push(costs[e][pt]);
+                have.push(state.next_round[pt]);
             }
         }
     }
-    let layer: Vec<f64> = keys.iter().map(|&(e, pt)| costs[e][pt]).collect();
-    budget::top_up(&layer, left_s)
-        .into_iter()
-        .map(|i| keys[i])
-        .collect()
+    let p = budget::summary_plan(&cost, &have, plan.sizing.rounds, left_s);
+    (p.next.into_iter().map(|i| keys[i]).collect(), p.short_s)
 }
 
 /// Complete rounds an interrupted experiment needs for figures of its own:
@@ -589,7 +591,7 @@ fn adaptive_rounds(
         }
         let left = deadline - started.elapsed().as_secs_f64();
         // The Summary's rounds come first; then the passes for precision.
-        let mut chosen = summary_layer(plan, pending, &costs, left);
+        let mut chosen = summary_layer(plan, pending, &costs, left).0;
         let adaptive = chosen.is_empty();
         if adaptive {
             chosen = budget::pass(&points, target.precision, left, MAX_ROUNDS)

@@ -105,6 +105,15 @@ pub fn finish(results: &mut RunResults, plan: &Plan, end: Ending) {
     precision.floor_s = Some(end.spent.floor_s);
     precision.deadline_s = end.spent.deadline_s;
     precision.summary_rounds = summary_rounds(results);
+    // Said only where the Summary's quantities got fewer than the
+    // profile's rounds.
+    let full = plan.sizing.rounds;
+    precision.summary_short = end
+        .spent
+        .summary_short_s
+        .filter(|s| *s > 0.0)
+        .filter(|_| precision.summary_rounds.is_some_and(|(lo, _)| lo < full))
+        .map(|s| (full, s));
     results.precision = Some(precision);
     results.finished_unix_s = Some(unix_now());
     results.status = if end.interrupted_at.is_some() {
