@@ -134,6 +134,8 @@ fn adaptive_rounds_go_on_and_the_precision_record_counts_what_was_reached() {
         .len();
     assert!(syscall >= 8, "{syscall}");
     assert_eq!(p["summary_rounds"][0], syscall, "the Summary's system call");
+    // its eight held: nothing said short of them
+    assert!(p.get("summary_short").is_none(), "{}", p["summary_short"]);
     assert_eq!(p["budget_s"], 60.0);
     assert_eq!(p["adaptive_jobs"], extra, "adaptive rounds");
 }
