@@ -111,6 +111,7 @@ const TINY: &[&str] = &[
     "spawn.heap.pause_ms=1",
     "spawn.heap.scattered=true",
     "spawn.heap.contiguous=true",
+    "spawn.heap.near=true",
     "spawn.cow.heap=4M",
     "spawn.cow.writes=0,10",
     "spawn.cow.thp_writes=10",

@@ -319,6 +319,33 @@ impl Heap {
         Ok(on_huge)
     }
 
+    /// Moves the heap's pages within aligned windows of `window` pages, each
+    /// window's pages to places shuffled by `seed` (userfaultfd's
+    /// `UFFDIO_MOVE`, [`super::uffd::permute_within`]): every page keeps its
+    /// frame, so a heap laid in a row by [`Heap::refault_contiguous`] gets
+    /// each page's frame within `window` frames of the page before's, next
+    /// to it only by chance. Where a move fails (Linux before 6.8, no
+    /// userfaultfd for this user) the error is returned and the heap is
+    /// faulted in again front to back, every page present.
+    pub fn permute_within(&self, window: usize, seed: u64) -> io::Result<()> {
+        let scratch = Heap::untouched(window.min(self.pages()) * PAGE, Thp::Off)?;
+        let r = super::uffd::permute_within(
+            self.start,
+            self.pages(),
+            PAGE,
+            scratch.start,
+            window,
+            seed,
+        );
+        if r.is_err() {
+            // Pages left in the scratch mapping go with it: the heap's holes
+            // are faulted in again.
+            drop(scratch);
+            self.touch();
+        }
+        r
+    }
+
     /// 4 KiB pages in the heap.
     pub fn pages(&self) -> usize {
         self.len.div_ceil(PAGE)

@@ -25,6 +25,7 @@ pub mod share;
 pub mod sysfs_knob;
 pub mod tsc;
 pub mod tty;
+pub mod uffd;
 
 pub use clock::*;
 pub use clone::*;

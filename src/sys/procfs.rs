@@ -361,6 +361,10 @@ pub struct AnonPages {
     /// order. None when no frame is visible: the kernel hides them without
     /// CAP_SYS_ADMIN, or no anonymous page is resident.
     pub frames_adjacent_pct: Option<f64>,
+    /// The share of its resident pages outside those runs whose frame
+    /// lies near the pages before ([`Adjacency::near_pct`]), percent; None
+    /// as `frames_adjacent_pct`.
+    pub frames_near_pct: Option<f64>,
     /// The page-table fill: its entries and the tables that hold them
     /// (readable without CAP_SYS_ADMIN: the present and swapped bits are
     /// not hidden).
@@ -439,6 +443,7 @@ pub fn anon_pages(pid: u32) -> std::io::Result<AnonPages> {
     }
     Ok(AnonPages {
         frames_adjacent_pct: tally.pct(),
+        frames_near_pct: tally.near_pct(),
         fill,
     })
 }
@@ -468,6 +473,23 @@ fn anon_private_range(line: &str) -> Option<(usize, usize)> {
 /// by one (docs/PREDICT.md).
 pub const RUN_MIN_PAGES: u64 = 8;
 
+/// A page outside those runs is near the pages before it when its frame
+/// lies in one of the last [`NEAR_BLOCKS`] blocks of this many frames (2
+/// MiB, a huge page's worth: 32 KiB of `struct page`s) that the pages
+/// before it lay in: fork then reads its `struct page` among those it has
+/// just read. A heap on frames in a row whose pages were then moved within
+/// windows of 512 pages (one block each) forked after a pause at 0.45
+/// times the same heap scattered, within windows of 4,096 pages (8 blocks,
+/// two neighbours' frames mostly more than 32,768 apart) at 0.49 times,
+/// next to each other in a row at 0.43 times (4 GiB, this project's KVM
+/// guest, docs/PREDICT.md): how far apart two neighbours' frames lie
+/// matters less than how few blocks they come from.
+pub const NEAR_BLOCK_FRAMES: u64 = 512;
+
+/// The blocks remembered for [`NEAR_BLOCK_FRAMES`]: the most the probe
+/// measured (windows of 4,096 pages); beyond them it is not known.
+pub const NEAR_BLOCKS: usize = 8;
+
 /// Resident pages seen, and those in runs of at least [`RUN_MIN_PAGES`]
 /// whose frames are each next to the one before (directly after or
 /// directly before it).
@@ -476,8 +498,17 @@ pub struct Adjacency {
     pub resident: u64,
     /// Pages in the runs of that length closed so far.
     pub in_runs: u64,
-    /// The length of the run still open, pages.
+    /// Pages outside such runs whose frame lies in one of the last
+    /// [`NEAR_BLOCKS`] blocks of frames seen (a shorter run's, or near), in
+    /// the runs closed so far.
+    pub near: u64,
+    /// The length of the run still open, pages, and how many of its pages
+    /// lie near (all but perhaps its first).
     run: u64,
+    run_near: u64,
+    /// The blocks of frames seen last, the latest first (0: none yet; a
+    /// block number is the frame's over [`NEAR_BLOCK_FRAMES`], plus one).
+    recent: [u64; NEAR_BLOCKS],
 }
 
 impl Adjacency {
@@ -493,6 +524,15 @@ impl Adjacency {
             if f != 0 {
                 self.resident += 1;
                 self.run += 1;
+                let block = f / NEAR_BLOCK_FRAMES + 1;
+                // Seen among the last blocks: near; either way now the latest.
+                let at = self.recent.iter().position(|&b| b == block);
+                if at.is_some() {
+                    self.run_near += 1;
+                }
+                let end = at.unwrap_or(NEAR_BLOCKS - 1);
+                self.recent.copy_within(0..end, 1);
+                self.recent[0] = block;
             }
             prev = f;
         }
@@ -502,18 +542,34 @@ impl Adjacency {
     fn close(&mut self) {
         if self.run >= RUN_MIN_PAGES {
             self.in_runs += self.run;
+        } else {
+            self.near += self.run_near;
         }
         self.run = 0;
+        self.run_near = 0;
+    }
+
+    /// The open run's pages: (in runs, near).
+    fn open(&self) -> (u64, u64) {
+        if self.run >= RUN_MIN_PAGES {
+            (self.run, 0)
+        } else {
+            (0, self.run_near)
+        }
     }
 
     /// Percent in runs; None when no frame was seen.
     pub fn pct(&self) -> Option<f64> {
-        let open = if self.run >= RUN_MIN_PAGES {
-            self.run
-        } else {
-            0
-        };
+        let open = self.open().0;
         (self.resident > 0).then(|| 100.0 * (self.in_runs + open) as f64 / self.resident as f64)
+    }
+
+    /// Percent outside runs but near the pages before ([`NEAR_BLOCKS`]
+    /// blocks of [`NEAR_BLOCK_FRAMES`]); None when no frame was seen. With [`Adjacency::pct`] at most 100:
+    /// the rest lie farther (scattered).
+    pub fn near_pct(&self) -> Option<f64> {
+        let open = self.open().1;
+        (self.resident > 0).then(|| 100.0 * (self.near + open) as f64 / self.resident as f64)
     }
 }
 
@@ -522,6 +578,13 @@ pub fn frames_adjacent_pct(frames: &[u64]) -> Option<f64> {
     let mut a = Adjacency::default();
     a.add(frames, 0);
     a.pct()
+}
+
+/// [`Adjacency::near_pct`] of a run of frames on their own.
+pub fn frames_near_pct(frames: &[u64]) -> Option<f64> {
+    let mut a = Adjacency::default();
+    a.add(frames, 0);
+    a.near_pct()
 }
 
 /// The share of `frames` (0: none) that are part of a large folio (a

@@ -171,6 +171,53 @@ fn adjacency_counts_pages_in_long_runs_of_frames_next_to_each_other() {
 }
 
 #[test]
+fn near_frames_are_the_pages_outside_runs_in_the_last_blocks_seen() {
+    // A run of 8 in block 1 (frames 512 to 1,023): in runs. Then 1,100
+    // (block 2, new: not near), 1,300 (block 2 again: near), 700 (block 1,
+    // seen: near), 20,000 and 30,000 (new blocks), 20,100 (seen: near).
+    let mut v: Vec<u64> = (1000..1008).collect();
+    v.extend([1100, 1300, 700, 20_000, 30_000, 20_100]);
+    assert_eq!(frames_adjacent_pct(&v), Some(100.0 * 8.0 / 14.0));
+    assert_eq!(frames_near_pct(&v), Some(100.0 * 3.0 / 14.0));
+    // A run of 8 or more is in runs, never near; a run of 7 in one block
+    // is near but for its first page.
+    let seven: Vec<u64> = (1..=7).collect();
+    assert_eq!(frames_near_pct(&seven), Some(100.0 * 6.0 / 7.0));
+    let eight: Vec<u64> = (1..=8).collect();
+    assert_eq!(
+        (frames_adjacent_pct(&eight), frames_near_pct(&eight)),
+        (Some(100.0), Some(0.0))
+    );
+    // Shuffled within a block: every page near but the first, none in runs.
+    let w16: Vec<u64> = (0..64u64)
+        .map(|i| 100 + (i / 16) * 16 + (i * 7) % 16)
+        .collect();
+    assert_eq!(frames_adjacent_pct(&w16), Some(0.0));
+    assert_eq!(frames_near_pct(&w16), Some(100.0 * 63.0 / 64.0));
+    // Eight blocks visited twice, their frames far apart: the second visit
+    // near. Nine: each forgotten before it comes again, none near.
+    let cycle = |blocks: u64| -> Vec<u64> {
+        (0..2)
+            .flat_map(|k| (1..=blocks).map(move |b| b * 512 * 100 + 5 * k))
+            .collect()
+    };
+    assert_eq!(frames_near_pct(&cycle(8)), Some(50.0));
+    assert_eq!(frames_near_pct(&cycle(9)), Some(0.0));
+    // A hole (not resident) leaves the blocks remembered; nothing seen,
+    // nothing said.
+    assert_eq!(frames_near_pct(&[5, 0, 6]), Some(50.0));
+    assert_eq!(frames_near_pct(&[0, 0]), None);
+    // The shares never add past 100, across chunks alike.
+    let mut a = Adjacency::default();
+    let last = a.add(&v[..5], 0);
+    a.add(&v[5..], last);
+    assert_eq!(
+        (a.pct(), a.near_pct()),
+        (Some(100.0 * 8.0 / 14.0), Some(100.0 * 3.0 / 14.0))
+    );
+}
+
+#[test]
 fn only_anonymous_private_mappings_are_read_for_adjacency() {
     let r = |l: &str| anon_private_range(l);
     assert_eq!(
@@ -279,4 +326,35 @@ fn a_contiguous_refault_lies_more_in_a_row_than_a_shuffled_one() {
     let shuffled = frames_adjacent_pct(&heap.frames().unwrap()).unwrap();
     // Split huge pages: 511 frames in 512 in a row, a shuffle about none.
     assert!(in_a_row > shuffled, "{in_a_row}% against {shuffled}%");
+}
+
+#[test]
+fn pages_moved_within_windows_keep_their_frames_near_and_not_in_a_row() {
+    // 4 MiB: two huge pages, each one window of 512 pages once split.
+    let heap = crate::sys::Heap::touched(4 << 20, crate::sys::Thp::Default).unwrap();
+    let on_huge = heap.refault_contiguous().unwrap();
+    let before = heap.frames().expect("pagemap readable");
+    if frames_adjacent_pct(&before).is_none() || on_huge != Some(100.0) {
+        eprintln!("skipped: frames hidden or no huge pages ({on_huge:?}%): no layout to move");
+        return;
+    }
+    if let Err(e) = heap.permute_within(512, 7) {
+        // Linux before 6.8, or no userfaultfd for this user: the heap is
+        // whole again all the same.
+        eprintln!("skipped: {e}");
+        assert_eq!(heap.resident_pages().unwrap(), heap.pages());
+        return;
+    }
+    let after = heap.frames().unwrap();
+    // Every page still present, each window holding the frames it held.
+    assert!(after.iter().all(|&f| f != 0));
+    for (a, b) in before.chunks(512).zip(after.chunks(512)) {
+        let (mut a, mut b) = (a.to_vec(), b.to_vec());
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b);
+    }
+    // In a row no longer; near, all but the windows' first pages at most.
+    assert!(frames_adjacent_pct(&after).unwrap() < 5.0);
+    assert!(frames_near_pct(&after).unwrap() > 99.0);
 }

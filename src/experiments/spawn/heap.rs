@@ -11,8 +11,8 @@ use super::heap_fit;
 use super::heap_image as image;
 use super::heap_placed as placed;
 pub use super::heap_placed::{
-    CONTIGUOUS_CALL, CONTIGUOUS_PARAM, FRAMES_ADJACENT_PCT, PAUSED_CALL, PAUSED_FORKS_PARAM,
-    PAUSE_MS_PARAM, SCATTERED_CALL, SCATTERED_PARAM,
+    CONTIGUOUS_CALL, CONTIGUOUS_PARAM, FRAMES_ADJACENT_PCT, FRAMES_NEAR_PCT, NEAR_CALL, NEAR_PARAM,
+    PAUSED_CALL, PAUSED_FORKS_PARAM, PAUSE_MS_PARAM, SCATTERED_CALL, SCATTERED_PARAM,
 };
 use super::heap_untouched as untouched;
 use super::table::{self, CHOICES};
@@ -50,6 +50,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         &image::IMAGE_WORKER_MAPPINGS,
         &image::IMAGE_WORKER_FDS,
         &FRAMES_ADJACENT_PCT,
+        &FRAMES_NEAR_PCT,
     ],
     summary: "creation cost vs the parent's touched heap (0 to 4 GiB), pinned to one CPU: VmPTE, cost per page, THP on vs off, the first call apart",
     reproduces: "Bendersky's \"launch time vs memory image\" figure; Sysel's 4 GB fork ≈ 20 ms",
@@ -64,6 +65,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         PAUSE_MS_PARAM.spec,
         SCATTERED_PARAM.spec,
         CONTIGUOUS_PARAM.spec,
+        NEAR_PARAM.spec,
         image::EXTRA_MAPPINGS_PARAM.spec,
         image::EXTRA_FDS_PARAM.spec,
     ],

@@ -2,9 +2,10 @@
 //! a server forking now and then sees, with the heap as touched, and again
 //! with its pages laid out otherwise in physical memory (root only, where
 //! the frames can be read): scattered (`-p scattered=true`, refaulted in a
-//! shuffled order) and in a row (`-p contiguous=true`, refaulted on huge
-//! pages split into 4 KiB ones). `tasklab predict` places a process between
-//! these by its own share of frames in a row.
+//! shuffled order), in a row (`-p contiguous=true`, refaulted on huge
+//! pages split into 4 KiB ones) and near (`-p near=true`, in a row, then
+//! its pages moved within windows of 512). `tasklab predict` places a
+//! process between these by its own shares of frames in a row and near.
 
 use super::engine::{push_launches, Launch};
 use crate::experiments::prelude::*;
@@ -44,6 +45,19 @@ pub const CONTIGUOUS_PARAM: Param<bool> = Param::flag(ParamSpec {
         thorough: "false",
     });
 
+pub const NEAR_PARAM: Param<bool> = Param::flag(ParamSpec {
+        name: "near",
+        help: "also time the forks after a pause with each heap laid in a row as -p contiguous=true does, then its pages moved within windows of 512 to shuffled places (userfaultfd's UFFDIO_MOVE, Linux 6.8; call=paused_near series; root only): each page's frame in the same block of 512 frames as the pages before it, next to the page before's only by chance, as many of a long-running server's pages lie near each other, with frames_adjacent_pct and frames_near_pct; left out where the moves are refused; `tasklab predict` asks for it",
+        kind: ParamKind::Bool,
+        quick: "false",
+        thorough: "false",
+    });
+
+/// Pages moved within windows of this many for the near layout: one huge
+/// page's worth, so that each window is one block of frames in a row and
+/// every page after a window's first is near ([`procfs::NEAR_BLOCKS`]).
+pub const NEAR_WINDOW: usize = 512;
+
 /// The `call` label of the forks timed after a pause.
 pub const PAUSED_CALL: &str = "paused";
 
@@ -55,6 +69,10 @@ pub const SCATTERED_CALL: &str = "paused_scattered";
 /// in a row in physical memory (`-p contiguous=true`).
 pub const CONTIGUOUS_CALL: &str = "paused_contiguous";
 
+/// The `call` label of the forks timed after a pause with the heap's pages
+/// near each other in physical memory (`-p near=true`).
+pub const NEAR_CALL: &str = "paused_near";
+
 /// The share of the heap's pages whose physical frame follows the frame of
 /// the page before (`call` = [`PAUSED_CALL`] as touched, [`SCATTERED_CALL`]
 /// after the shuffled refault, [`CONTIGUOUS_CALL`] after the refault on
@@ -65,6 +83,16 @@ pub const FRAMES_ADJACENT_PCT: MetricSpec = MetricSpec::new(
     Better::Neither,
     Kind::Memory,
     "share of the heap's pages whose physical frame directly follows the page before's (/proc/self/pagemap, root only): how contiguous the heap is in physical memory, which fork's per-page work reads in that order",
+);
+
+/// The share of the heap's pages outside runs of frames in a row whose
+/// frame lies near the page before's (`-p near=true`: every layout's).
+pub const FRAMES_NEAR_PCT: MetricSpec = MetricSpec::new(
+    "frames_near_pct",
+    Unit::Percent,
+    Better::Neither,
+    Kind::Memory,
+    "share of the heap's pages outside runs of 8 frames in a row whose frame lies in one of the last 8 blocks of 512 frames the pages before it lay in (/proc/self/pagemap, root only): fork reads their struct page among those it has just read",
 );
 
 /// A contiguous heap with more of its pages than this on large folios
@@ -97,10 +125,20 @@ pub fn paused_forks(
         push_launches(out, &with, &forks, true);
         Ok(())
     };
-    let share = |out: &mut WorkerOutput, call: &str, pct: f64| {
+    let near = job.params.get(&NEAR_PARAM);
+    // The share in runs, and where the near layout is asked, the share near.
+    let share = |out: &mut WorkerOutput, call: &str, frames: &[u64]| {
         let mut at = point.clone();
         at.insert(CALL.into(), call.into());
-        out.reading(&FRAMES_ADJACENT_PCT, at, pct);
+        let Some(pct) = procfs::frames_adjacent_pct(frames) else {
+            return;
+        };
+        out.reading(&FRAMES_ADJACENT_PCT, at.clone(), pct);
+        if near {
+            if let Some(q) = procfs::frames_near_pct(frames) {
+                out.reading(&FRAMES_NEAR_PCT, at, q);
+            }
+        }
     };
     // The caches and whatever else a fork finds warm back to back have had
     // pause_ms to go cold, as between two BGSAVEs of an idle server.
@@ -108,16 +146,19 @@ pub fn paused_forks(
     let scattered = job.params.get(&SCATTERED_PARAM);
     let contiguous = job.params.get(&CONTIGUOUS_PARAM);
     // Without the frames (not root) nothing says how the heap lies.
-    let Some(as_touched) = heap.frames().and_then(|f| procfs::frames_adjacent_pct(&f)) else {
+    let Some(as_touched) = heap
+        .frames()
+        .filter(|f| procfs::frames_adjacent_pct(f).is_some())
+    else {
         return Ok(());
     };
-    if scattered || contiguous {
-        share(out, PAUSED_CALL, as_touched);
+    if scattered || contiguous || near {
+        share(out, PAUSED_CALL, &as_touched);
     }
     if scattered {
         heap.refault_shuffled(job.seed)?;
-        if let Some(pct) = heap.frames().and_then(|f| procfs::frames_adjacent_pct(&f)) {
-            share(out, SCATTERED_CALL, pct);
+        if let Some(f) = heap.frames() {
+            share(out, SCATTERED_CALL, &f);
         }
         timed(out, SCATTERED_CALL, ", scattered")?;
     }
@@ -126,8 +167,8 @@ pub fn paused_forks(
         let frames = heap.frames().unwrap_or_default();
         let large = procfs::large_folio_pct(&frames);
         match (procfs::frames_adjacent_pct(&frames), large) {
-            (Some(pct), Some(l)) if l <= LARGE_FOLIO_MAX_PCT => {
-                share(out, CONTIGUOUS_CALL, pct);
+            (Some(_), Some(l)) if l <= LARGE_FOLIO_MAX_PCT => {
+                share(out, CONTIGUOUS_CALL, &frames);
                 timed(out, CONTIGUOUS_CALL, ", contiguous")?;
             }
             (_, l) => out.notes.push(format!(
@@ -143,7 +184,48 @@ pub fn paused_forks(
             );
         }
     }
+    if near {
+        near_forks(job, out, heap, &mut timed, &share)?;
+    }
     Ok(())
+}
+
+/// The near layout: the heap laid in a row, then its pages moved within
+/// windows of [`NEAR_WINDOW`]; timed where the moves went through and its
+/// pages are order-0, else left out with a note.
+fn near_forks(
+    job: &Job,
+    out: &mut WorkerOutput,
+    heap: &sys::Heap,
+    timed: &mut impl FnMut(&mut WorkerOutput, &str, &str) -> anyhow::Result<()>,
+    share: &impl Fn(&mut WorkerOutput, &str, &[u64]),
+) -> anyhow::Result<()> {
+    heap.refault_contiguous()?;
+    if let Err(e) = heap.permute_within(NEAR_WINDOW, job.seed) {
+        out.notes.push(format!(
+            "the near heap was left out: its pages could not be moved ({e}; userfaultfd's UFFDIO_MOVE needs Linux 6.8 and root or vm.unprivileged_userfaultfd=1)"
+        ));
+        return Ok(());
+    }
+    let frames = heap.frames().unwrap_or_default();
+    match procfs::large_folio_pct(&frames) {
+        Some(l) if l <= LARGE_FOLIO_MAX_PCT => {
+            share(out, NEAR_CALL, &frames);
+            timed(out, NEAR_CALL, ", near")
+        }
+        l => {
+            out.notes.push(format!(
+                "the near heap was left out: {}",
+                l.map_or(
+                    "its pages' folios could not be read (/proc/kpageflags)".into(),
+                    |l| {
+                        format!("{l:.0}% of its pages stayed on large folios, the split refused")
+                    }
+                )
+            ));
+            Ok(())
+        }
+    }
 }
 
 /// `n` launches, each after sleeping `pause`.
