@@ -35,6 +35,8 @@
 #                        next BGSAVE, ms (default 0: the next as soon as
 #                        the last is seen gone, at least 0.1 s after its
 #                        fork; 300 is predict's cold pause, pause_ms)
+# TASKLAB_REDIS_KEEP     a folder (existing) to copy predict's --json output
+#                        for each size into, as predict-MIB.json
 # TASKLAB_REDIS_NEEDS    the commands needed and their Debian packages,
 #                        "cmd:package ..." (for the bad-input test)
 # TASKLAB_BIN            the binary (default: target/release/tasklab, built)
@@ -58,6 +60,8 @@ largest=${sizes[${#sizes[@]} - 1]}
 # Redis's own overhead and the save child's copies: room for 1.5 times.
 ((largest * 3 / 2 <= avail_mib)) ||
     die "$largest MiB asked, but only $avail_mib MiB of memory is available (1.5 times the size is needed)"
+keep=${TASKLAB_REDIS_KEEP:-}
+[[ -z "$keep" || -d "$keep" ]] || die "TASKLAB_REDIS_KEEP=$keep is not a folder"
 k=${TASKLAB_REDIS_BGSAVES:-20}
 [[ "$k" =~ ^[0-9]{1,4}$ ]] && ((10#$k >= 1)) || die "TASKLAB_REDIS_BGSAVES=$k is not a count from 1"
 k=$((10#$k))
@@ -141,6 +145,7 @@ for mib in "${sizes[@]}"; do
     pred=$work/predict-$mib.json
     "$bin" predict --pid "$redis_pid" --json >"$pred" 2>"$work/predict-$mib.err" ||
         die "tasklab predict failed at $mib MiB: $(tail -n 5 "$work/predict-$mib.err")"
+    [[ -z "$keep" ]] || cp -- "$pred" "$keep/predict-$mib.json"
     # 3. K forks of Redis's own, each waited for.
     forks=()
     for ((i = 0; i < k; i++)); do
@@ -222,8 +227,12 @@ for r in rows:
                                                    ("contiguous_pct", "in a row")) if f.get(k) is not None]
         where = {None: "between two of them", "more_contiguous": "MORE CONTIGUOUS than every heap (priced as the most contiguous, not extrapolated)",
                  "more_scattered": "MORE SCATTERED than every heap (priced as the most scattered, not extrapolated)"}[f.get("outside")]
+        near = ""
+        if f.get("process_near_pct") is not None and f.get("near_pct") is not None:
+            near = (f"; outside the runs, {f['process_near_pct']:.0f}% of Redis's pages near the pages before (in one of the last 8 blocks of 512 frames they lay in), "
+                    f"{f['near_pct']:.0f}% of the near heap's: priced as the mixture of the scattered, in-a-row and near heaps by those shares")
         print(f"placed at {r['mib']} MiB: Redis {f['process_pct']:.0f}% of its pages in runs of frames in a row, predict's heaps "
-              f"{', '.join(layouts)}: Redis {where}")
+              f"{', '.join(layouts)}: Redis {where}{near}")
 for r in rows:
     proc = r["process"]
     e, t = proc.get("anon_pte_entries"), proc.get("anon_pte_tables")
