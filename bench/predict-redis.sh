@@ -228,9 +228,10 @@ for r in rows:
         where = {None: "between two of them", "more_contiguous": "MORE CONTIGUOUS than every heap (priced as the most contiguous, not extrapolated)",
                  "more_scattered": "MORE SCATTERED than every heap (priced as the most scattered, not extrapolated)"}[f.get("outside")]
         near = ""
-        if f.get("process_near_pct") is not None and f.get("near_pct") is not None:
-            near = (f"; outside the runs, {f['process_near_pct']:.0f}% of Redis's pages near the pages before (in one of the last 8 blocks of 512 frames they lay in), "
-                    f"{f['near_pct']:.0f}% of the near heap's: priced as the mixture of the scattered, in-a-row and near heaps by those shares")
+        q = r["process"].get("frames_near_pct")
+        if q is not None:
+            near = (f"; outside the runs, {q:.0f}% of Redis's pages near the pages before (in one of the last 8 blocks of 512 frames "
+                    f"they lay in), priced as scattered")
         print(f"placed at {r['mib']} MiB: Redis {f['process_pct']:.0f}% of its pages in runs of frames in a row, predict's heaps "
               f"{', '.join(layouts)}: Redis {where}{near}")
 for r in rows:

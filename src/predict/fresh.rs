@@ -161,10 +161,6 @@ pub fn run(p: &Process, heaps: &FreshHeaps, writes_pct: f64) -> anyhow::Result<R
         // cold figure for a process more contiguous than a heap written
         // page by page gets (root only too).
         Preset::of(spawn_heap, &heap::CONTIGUOUS_PARAM, true),
-        // And near: in a row, then moved within windows of 512 pages (root
-        // and Linux 6.8): the cold figure for pages near each other but
-        // not in a row, as many of a long-running server's are.
-        Preset::of(spawn_heap, &heap::NEAR_PARAM, true),
         Preset::of(spawn_cow, &cow::HEAP_PARAM, 256 << 20),
         Preset::of(spawn_cow, &cow::WRITES_PARAM, shares.clone()),
         Preset::of(spawn_cow, &cow::THP_WRITES_PARAM, shares),

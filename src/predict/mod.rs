@@ -335,23 +335,6 @@ fn placement_line(f: &model::Placement) -> String {
     .into_iter()
     .flatten()
     .collect();
-    if let (Some(q), Some(near)) = (f.process_near_pct, f.near_pct) {
-        let place = match f.outside {
-            None => "the cold figures mix the scattered, in-a-row and near heaps' by those shares",
-            Some(model::Outside::MoreContiguous) => "it lies more in a row or near than the layouts measured: priced at the nearest mixture of them, not extrapolated, so its cold fork may cost less",
-            Some(model::Outside::MoreScattered) => "it lies more scattered than the layouts measured: priced at the nearest mixture of them, not extrapolated, so its cold fork may cost more",
-        };
-        return format!(
-            "  (placed by its pages in physical memory: {} of its pages lie in runs of {} or more whose frames are each next to the one before, {} outside them near the pages before (in one of the last {} blocks of {} frames they lay in), the rest scattered, against {} in runs in the worker's heaps and {} near in its near heap (in a row, then moved within windows of 512 pages); {place})\n",
-            pct(f.process_pct),
-            procfs::RUN_MIN_PAGES,
-            pct(q),
-            procfs::NEAR_BLOCKS,
-            procfs::NEAR_BLOCK_FRAMES,
-            layouts.join(", "),
-            pct(near),
-        );
-    }
     let place = match f.outside {
         None => "the cold figures are on the line between the two layouts either side of its share",
         Some(model::Outside::MoreContiguous) => "it lies more in a row than the most contiguous heap measured: priced as that heap, not extrapolated, so its cold fork may cost less",

@@ -12,7 +12,7 @@ pub use super::range::Range;
 use crate::experiments::spawn::cow::WRITE_NS;
 use crate::experiments::spawn::engine::PARENT_RETURN_NS;
 use crate::experiments::spawn::heap::{
-    base_thp, CONTIGUOUS_CALL, NEAR_CALL, PAUSED_CALL, PAUSE_MS_PARAM, SCATTERED_CALL,
+    base_thp, CONTIGUOUS_CALL, PAUSED_CALL, PAUSE_MS_PARAM, SCATTERED_CALL,
 };
 use crate::experiments::spawn::heap_image as image;
 use crate::experiments::spawn::{cow, heap};
@@ -51,7 +51,9 @@ pub struct Process {
     pub frames_adjacent_pct: Option<f64>,
     /// The share of those pages outside such runs whose frame lies near
     /// the pages before (`procfs::Adjacency::near_pct`), percent; None
-    /// likewise.
+    /// likewise. Read, not priced: its pages are priced as scattered ones
+    /// (a mixture with spawn.heap's near heap, `-p near=true`, priced
+    /// Redis's fork 8 to 12% low at 1.1 and 4.5 GiB: docs/PREDICT.md).
     pub frames_near_pct: Option<f64>,
     /// Its anonymous private mappings' page-table entries that fork copies
     /// one by one (present or swapped pages), and the page tables holding
@@ -124,10 +126,6 @@ pub struct Slopes {
     pub fork_scattered_single: Vec<(f64, Range)>,
     pub fork_contiguous: Vec<(f64, Range)>,
     pub fork_contiguous_single: Vec<(f64, Range)>,
-    /// And near (`call=paused_near`, `-p near=true`): in a row, then moved
-    /// within windows of 512 pages.
-    pub fork_near: Vec<(f64, Range)>,
-    pub fork_near_single: Vec<(f64, Range)>,
     pub frames_adjacent: Vec<FrameShares>,
     /// The pause before each of those forks, ms (the run's `pause_ms`).
     pub pause_ms: Option<f64>,
@@ -177,10 +175,7 @@ impl Slopes {
                     && m.label(THP) == Some(base)
                     && matches!(
                         m.label(CALL),
-                        None | Some(PAUSED_CALL)
-                            | Some(SCATTERED_CALL)
-                            | Some(CONTIGUOUS_CALL)
-                            | Some(NEAR_CALL)
+                        None | Some(PAUSED_CALL) | Some(SCATTERED_CALL) | Some(CONTIGUOUS_CALL)
                     )
             }) {
                 let h = m.label(HEAP).unwrap_or("");
@@ -198,11 +193,6 @@ impl Slopes {
                         &mut s.fork_contiguous,
                         &mut s.fork_contiguous_single,
                         "fork after a pause, its pages in a row,",
-                    ),
-                    Some(NEAR_CALL) => (
-                        &mut s.fork_near,
-                        &mut s.fork_near_single,
-                        "fork after a pause, its pages near each other,",
                     ),
                     _ => (
                         &mut s.fork_paused,
@@ -229,8 +219,6 @@ impl Slopes {
                 &mut s.fork_scattered_single,
                 &mut s.fork_contiguous,
                 &mut s.fork_contiguous_single,
-                &mut s.fork_near,
-                &mut s.fork_near_single,
             ] {
                 v.sort_by(|a, b| a.0.total_cmp(&b.0));
             }
@@ -541,31 +529,21 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
     // descriptors: only where it was measured at two heaps.
     // Placed by the process's pages in physical memory, where both are known.
     let placed_median = p.frames_adjacent_pct.and_then(|a| {
-        let layouts = [
+        placed(
             &s.fork_paused,
             &s.fork_scattered,
             &s.fork_contiguous,
-            &s.fork_near,
-        ];
-        placed(
-            layouts.map(Vec::as_slice),
             &s.frames_adjacent,
             a,
-            p.frames_near_pct,
         )
     });
     let placed_single = p.frames_adjacent_pct.and_then(|a| {
-        let layouts = [
+        placed(
             &s.fork_paused_single,
             &s.fork_scattered_single,
             &s.fork_contiguous_single,
-            &s.fork_near_single,
-        ];
-        placed(
-            layouts.map(Vec::as_slice),
             &s.frames_adjacent,
             a,
-            p.frames_near_pct,
         )
     });
     let (paused, paused_single, frames) = match (placed_median, placed_single) {

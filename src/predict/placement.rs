@@ -2,15 +2,11 @@
 //! share of pages in runs of frames next to each other against the same
 //! share of the worker's heaps in each layout their forks after a pause
 //! were timed in (as touched, scattered, contiguous), on the straight line
-//! between the two layouts either side, never beyond them; and where the
-//! near layout was timed too (`-p near=true`), by its share of pages near
-//! the page before's as well: a mixture of the scattered, contiguous and
-//! near heaps by the process's shares (the plane through the three).
+//! between the two layouts either side, never beyond them.
 
 use super::range::{between, Range};
 use crate::experiments::spawn::heap::{
-    CONTIGUOUS_CALL, CONTIGUOUS_PARAM, FRAMES_ADJACENT_PCT, FRAMES_NEAR_PCT, NEAR_CALL,
-    PAUSED_CALL, SCATTERED_CALL,
+    CONTIGUOUS_CALL, CONTIGUOUS_PARAM, FRAMES_ADJACENT_PCT, PAUSED_CALL, SCATTERED_CALL,
 };
 use crate::measure::rss::VM_PTE_KIB;
 use crate::metric::key::{CALL, HEAP, THP};
@@ -26,20 +22,6 @@ pub struct FrameShares {
     pub touched: f64,
     pub scattered: Option<f64>,
     pub contiguous: Option<f64>,
-    /// The shares of pages near the page before's, where the near layout
-    /// was timed at this heap.
-    pub near: Option<NearShares>,
-}
-
-/// A heap's share of pages near the page before's (outside runs, within
-/// `procfs::Adjacency::near_pct`), percent, scattered and contiguous, and the near
-/// layout's two shares (in runs, near).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct NearShares {
-    pub scattered: f64,
-    pub contiguous: f64,
-    pub near_runs: f64,
-    pub near: f64,
 }
 
 /// Each heap's [`FrameShares`], smallest first: only from a run that
@@ -67,26 +49,11 @@ pub(super) fn frame_shares(heap: &ExperimentResult, base: &str) -> Vec<FrameShar
                     &[(HEAP, h.as_str()), (THP, base), (CALL, call)],
                 )
             };
-            let near_at = |call| {
-                heap.reading(
-                    &FRAMES_NEAR_PCT,
-                    &[(HEAP, h.as_str()), (THP, base), (CALL, call)],
-                )
-            };
-            let near = (|| {
-                Some(NearShares {
-                    scattered: near_at(SCATTERED_CALL)?,
-                    contiguous: near_at(CONTIGUOUS_CALL)?,
-                    near_runs: at(NEAR_CALL)?,
-                    near: near_at(NEAR_CALL)?,
-                })
-            })();
             Some(FrameShares {
                 pte: heap.reading(&VM_PTE_KIB, &[(HEAP, h.as_str()), (THP, base)])?,
                 touched: r.value,
                 scattered: at(SCATTERED_CALL),
                 contiguous: at(CONTIGUOUS_CALL),
-                near,
             })
         })
         .collect();
@@ -104,11 +71,6 @@ pub struct Placement {
     pub touched_pct: f64,
     pub scattered_pct: Option<f64>,
     pub contiguous_pct: Option<f64>,
-    /// The share of pages near the page before's (outside runs): the
-    /// process's, and the near heap's (the mean over the heaps placed by
-    /// it); None where the near layout was not timed or the share not read.
-    pub process_near_pct: Option<f64>,
-    pub near_pct: Option<f64>,
     /// Where the process lies outside every layout measured (then priced
     /// as the nearest, not extrapolated); None when it lies between.
     pub outside: Option<Outside>,
@@ -138,21 +100,18 @@ const SHARES_APART: f64 = 5.0;
 /// and forks vary with the free lists from round to round, confirms the
 /// line and adds no point. Outside them all it is the nearest
 /// layout's, and [`Placement::outside`] says so: never extrapolated. A
-/// heap with fewer than two layouts apart is left as touched. Where the
-/// near layout was timed at a heap and the process's near share
-/// (`process_near_pct`) is known, the figure is instead the mixture of the
-/// scattered, contiguous and near heaps' ([`mixed`]). None when no heap
-/// was placed.
+/// heap with fewer than two layouts apart is left as touched. None when no
+/// heap was placed.
 pub fn placed(
-    layouts: [&[(f64, Range)]; 4],
+    touched: &[(f64, Range)],
+    scattered: &[(f64, Range)],
+    contiguous: &[(f64, Range)],
     shares: &[FrameShares],
     process_pct: f64,
-    process_near_pct: Option<f64>,
 ) -> Option<(Vec<(f64, Range)>, Placement)> {
-    let [touched, scattered, contiguous, near] = layouts;
     let mut outside = None;
     let (mut n, mut t_sum) = (0.0, 0.0);
-    let (mut s_sum, mut c_sum, mut q_sum) = ((0.0, 0.0), (0.0, 0.0), (0.0, 0.0));
+    let (mut s_sum, mut c_sum) = ((0.0, 0.0), (0.0, 0.0));
     let at = |v: &[(f64, Range)], x: f64| v.iter().find(|(p, _)| *p == x).map(|(_, r)| *r);
     let v = touched
         .iter()
@@ -164,29 +123,6 @@ pub fn placed(
                 sh.scattered.zip(at(scattered, x)),
                 sh.contiguous.zip(at(contiguous, x)),
             );
-            let plane = match (sc, co, sh.near, at(near, x), process_near_pct) {
-                (Some((sa, sr)), Some((ca, cr)), Some(ns), Some(nr), Some(q)) => mixed(
-                    [
-                        ((sa, ns.scattered), sr),
-                        ((ca, ns.contiguous), cr),
-                        ((ns.near_runs, ns.near), nr),
-                    ],
-                    (process_pct, q),
-                )
-                .map(|m| (m, ns.near)),
-                _ => None,
-            };
-            if let Some(((r, out), q)) = plane {
-                n += 1.0;
-                t_sum += sh.touched;
-                s_sum = (s_sum.0 + sc.map_or(0.0, |s| s.0), s_sum.1 + 1.0);
-                c_sum = (c_sum.0 + co.map_or(0.0, |c| c.0), c_sum.1 + 1.0);
-                q_sum = (q_sum.0 + q, q_sum.1 + 1.0);
-                if out.is_some() {
-                    outside = out;
-                }
-                return (x, r);
-            }
             // The layouts the run laid out itself first; the heap as
             // touched, where the free lists put it (its share differs from
             // round to round, and so its forks), only where it adds a share
@@ -240,58 +176,10 @@ pub fn placed(
                 touched_pct: t_sum / n,
                 scattered_pct: mean(s_sum),
                 contiguous_pct: mean(c_sum),
-                process_near_pct: mean(q_sum).and(process_near_pct),
-                near_pct: mean(q_sum),
                 outside,
             },
         )
     })
-}
-
-/// The figure for a process with shares `(runs, near)` as the mixture of
-/// three layouts', each `((runs, near), figure)` in the order scattered,
-/// contiguous, near: the weights that make the layouts' shares the
-/// process's (its barycentric coordinates in their triangle), each end of
-/// the figures mixed alike. A process outside the triangle gets the
-/// negative weights set to 0 and the rest scaled to 1 (never
-/// extrapolated), and an [`Outside`]: more contiguous where the scattered
-/// heap's weight was below 0 (more of its pages in runs or near than the
-/// layouts'), more scattered otherwise. None where the three shares lie
-/// on a line (no triangle).
-pub fn mixed(
-    points: [((f64, f64), Range); 3],
-    process: (f64, f64),
-) -> Option<(Range, Option<Outside>)> {
-    let [((sa, sq), _), ((ca, cq), _), ((na, nq), _)] = points;
-    let (r, q) = (process.0 - sa, process.1 - sq);
-    let det = (ca - sa) * (nq - sq) - (na - sa) * (cq - sq);
-    if det.abs() < 1e-9 {
-        return None;
-    }
-    let lc = (r * (nq - sq) - (na - sa) * q) / det;
-    let ln = ((ca - sa) * q - r * (cq - sq)) / det;
-    let mut w = [1.0 - lc - ln, lc, ln];
-    let outside = if w[0] < 0.0 {
-        Some(Outside::MoreContiguous)
-    } else if w[1] < 0.0 || w[2] < 0.0 {
-        Some(Outside::MoreScattered)
-    } else {
-        None
-    };
-    if outside.is_some() {
-        w = w.map(|x| x.max(0.0));
-        let sum: f64 = w.iter().sum();
-        w = w.map(|x| x / sum);
-    }
-    let mix = |f: fn(&Range) -> f64| (0..3).map(|i| w[i] * f(&points[i].1)).sum::<f64>();
-    Some((
-        Range {
-            median: mix(|r| r.median),
-            lo: mix(|r| r.lo),
-            hi: mix(|r| r.hi),
-        },
-        outside,
-    ))
 }
 
 #[cfg(test)]

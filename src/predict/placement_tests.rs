@@ -17,7 +17,6 @@ fn shares(pte: f64, touched: f64, scattered: Option<f64>, contiguous: Option<f64
         touched,
         scattered,
         contiguous,
-        near: None,
     }
 }
 
@@ -33,9 +32,7 @@ fn placement_is_on_the_line_between_the_layouts_either_side() {
     // to the contiguous (100%) gives 13 there, outside its [9, 11]: the
     // touched heap is a point of its own.
     let off = vec![shares(100.0, 50.0, Some(0.0), Some(100.0))];
-    let at = |sh: &[FrameShares], pct| {
-        placed([&touched, &scattered, &contiguous, &[]], sh, pct, None).unwrap()
-    };
+    let at = |sh: &[FrameShares], pct| placed(&touched, &scattered, &contiguous, sh, pct).unwrap();
     // A heap not measured in other layouts (no pages: heap 0) is left as it is.
     for pct in [0.0, 30.0, 100.0] {
         assert_eq!(at(&off, pct).0[0], touched[0]);
@@ -71,7 +68,7 @@ fn placement_never_extrapolates_beyond_the_layouts_and_says_so() {
     let scattered = vec![(100.0, range(20.0, 18.0, 22.0))];
     let contiguous = vec![(100.0, range(6.0, 5.0, 7.0))];
     let sh = vec![shares(100.0, 50.0, Some(4.0), Some(96.0))];
-    let at = |pct| placed([&touched, &scattered, &contiguous, &[]], &sh, pct, None).unwrap();
+    let at = |pct| placed(&touched, &scattered, &contiguous, &sh, pct).unwrap();
     let (v, how) = at(99.0);
     assert_eq!(
         (v[0].1, how.outside),
@@ -85,7 +82,7 @@ fn placement_never_extrapolates_beyond_the_layouts_and_says_so() {
     assert_eq!(at(96.0).1.outside, None);
     // Without the contiguous layout (an older run), the touched heap is
     // the most contiguous measured: beyond it, said so.
-    let (v, how) = placed([&touched, &scattered, &[], &[]], &sh, 80.0, None).unwrap();
+    let (v, how) = placed(&touched, &scattered, &[], &sh, 80.0).unwrap();
     assert_eq!(
         (v[0].1, how.outside),
         (touched[0].1, Some(Outside::MoreContiguous))
@@ -93,9 +90,9 @@ fn placement_never_extrapolates_beyond_the_layouts_and_says_so() {
     assert_eq!(how.contiguous_pct, None);
     // Two layouts too close to tell apart: one point, nothing placed.
     let close = vec![shares(100.0, 7.0, Some(4.0), None)];
-    assert!(placed([&touched, &scattered, &[], &[]], &close, 0.0, None).is_none());
+    assert!(placed(&touched, &scattered, &[], &close, 0.0).is_none());
     // No heap measured in another layout: no placement.
-    assert!(placed([&touched, &[], &[], &[]], &[], 30.0, None).is_none());
+    assert!(placed(&touched, &[], &[], &[], 30.0).is_none());
 }
 
 /// The cold fixture measured again with each heap's pages scattered (none
@@ -125,7 +122,6 @@ fn with_layouts() -> Slopes {
         touched: 60.0,
         scattered: Some(0.0),
         contiguous: Some(100.0),
-        near: None,
     };
     Slopes {
         fork_scattered: times(2.0, &c.fork_paused),
@@ -247,125 +243,4 @@ fn a_process_beyond_the_layouts_measured_is_priced_as_the_nearest_and_told_so() 
     let pred = predict(&with_cold(), &p, 10.0).unwrap();
     assert!(pred.cold_fork.unwrap().frames.is_none());
     assert!(render(&p, &pred, "x").contains("not placed by its pages in physical memory"));
-}
-
-#[test]
-fn near_pages_mix_the_three_layouts_by_the_processs_shares() {
-    let (s, c, n) = (
-        range(20.0, 18.0, 22.0),
-        range(6.0, 5.0, 7.0),
-        range(10.0, 9.0, 11.0),
-    );
-    let pts = |sq: f64| [((0.0, sq), s), ((100.0, 0.0), c), ((0.0, 100.0), n)];
-    let close = |a: Range, b: Range| {
-        let d = (a.median - b.median).abs() + (a.lo - b.lo).abs() + (a.hi - b.hi).abs();
-        assert!(d < 1e-9, "{a:?} against {b:?}");
-    };
-    // 30% in runs, 40% near, 30% scattered: 0.3 S + 0.3 C + 0.4 N, each
-    // end alike.
-    let (r, out) = mixed(pts(0.0), (30.0, 40.0)).unwrap();
-    close(r, range(11.8, 10.5, 13.1));
-    assert_eq!(out, None);
-    // At each layout's own shares, its figures.
-    for (at, want) in [((0.0, 0.0), s), ((100.0, 0.0), c), ((0.0, 100.0), n)] {
-        close(mixed(pts(0.0), at).unwrap().0, want);
-    }
-    // None near: the line between scattered and contiguous.
-    close(
-        mixed(pts(0.0), (25.0, 0.0)).unwrap().0,
-        range(16.5, 14.75, 18.25),
-    );
-    // Beyond the triangle: never extrapolated. Less near than the
-    // scattered heap (2%): the scattered heap's figure, said more scattered.
-    let (r, out) = mixed(pts(2.0), (0.0, 0.0)).unwrap();
-    close(r, s);
-    assert_eq!(out, Some(Outside::MoreScattered));
-    // 100% in runs and 50% near is more than all pages: the weights
-    // (-0.5, 1, 0.5) become (0, 2/3, 1/3), said more contiguous.
-    let (r, out) = mixed(pts(0.0), (100.0, 50.0)).unwrap();
-    close(r, range(22.0 / 3.0, 19.0 / 3.0, 25.0 / 3.0));
-    assert_eq!(out, Some(Outside::MoreContiguous));
-    // Three layouts on a line (the near heap got its pages in runs): no
-    // triangle, no mixture.
-    assert!(mixed(
-        [((0.0, 0.0), s), ((100.0, 0.0), c), ((50.0, 0.0), n)],
-        (30.0, 0.0)
-    )
-    .is_none());
-}
-
-#[test]
-fn a_process_with_near_pages_is_priced_between_the_scattered_and_near_heaps() {
-    // The layouts' fixture with a near heap at each heap placed: half the
-    // cold figures, none of its pages in runs, all near; the scattered and
-    // contiguous heaps none near.
-    let mut s = with_layouts();
-    s.fork_near = s
-        .fork_scattered
-        .iter()
-        .map(|&(x, r)| (x, r.scaled(0.25)))
-        .collect();
-    s.fork_near_single = s
-        .fork_scattered_single
-        .iter()
-        .map(|&(x, r)| (x, r.scaled(0.25)))
-        .collect();
-    for f in &mut s.frames_adjacent {
-        f.near = Some(NearShares {
-            scattered: 0.0,
-            contiguous: 0.0,
-            near_runs: 0.0,
-            near: 100.0,
-        });
-    }
-    let at = |runs: f64, near: Option<f64>| {
-        let p = Process {
-            frames_adjacent_pct: Some(runs),
-            frames_near_pct: near,
-            ..process(4_000)
-        };
-        let pred = predict(&s, &p, 10.0).unwrap();
-        (pred.cold_fork.unwrap(), render(&p, &pred, "a short run"))
-    };
-    let unplaced = predict(&with_cold(), &process(4_000), 10.0)
-        .unwrap()
-        .cold_fork
-        .unwrap()
-        .parent_return_ns
-        .median;
-    let mid = |c: &ColdFork| c.parent_return_ns.median;
-    let close = |a: f64, k: f64| {
-        assert!(
-            (a - k * unplaced).abs() < 1e-6 * unplaced,
-            "{a} against {k}x"
-        )
-    };
-    // 30% in runs, 40% near: 0.3 × 2 + 0.3 × 0.4 + 0.4 × 0.5 = 0.92 times.
-    let (c, text) = at(30.0, Some(40.0));
-    close(mid(&c), 0.92);
-    let f = c.frames.unwrap();
-    assert_eq!(
-        (f.process_near_pct, f.near_pct, f.outside),
-        (Some(40.0), Some(100.0), None)
-    );
-    assert!(
-        text.contains("40% outside them near the pages before (in one of the last 8 blocks of 512 frames they lay in)"),
-        "{text}"
-    );
-    assert!(
-        text.contains("mix the scattered, in-a-row and near heaps'"),
-        "{text}"
-    );
-    // None near: the line between scattered and contiguous, as without
-    // the near heap (1.52 times).
-    close(mid(&at(30.0, Some(0.0)).0), 1.52);
-    close(mid(&at(30.0, None).0), 1.52);
-    // Its near share unknown: placed on the line as before, nothing said of near.
-    let (c, text) = at(30.0, None);
-    assert_eq!(c.frames.unwrap().near_pct, None);
-    assert!(!text.contains("near the page before's"), "{text}");
-    // More near pages never cost more (the near heap forks cheaper than the
-    // scattered one); single forks alike.
-    let (a, b) = (at(30.0, Some(10.0)).0, at(30.0, Some(60.0)).0);
-    assert!(mid(&b) < mid(&a) && b.single_fork_ns.p90 < a.single_fork_ns.p90);
 }

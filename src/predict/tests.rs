@@ -39,8 +39,6 @@ fn fixture() -> Slopes {
         fork_scattered_single: vec![],
         fork_contiguous: vec![],
         fork_contiguous_single: vec![],
-        fork_near: vec![],
-        fork_near_single: vec![],
         frames_adjacent: vec![],
         pause_ms: None,
     }

@@ -11,7 +11,7 @@ use super::heap_fit;
 use super::heap_image as image;
 use super::heap_placed as placed;
 pub use super::heap_placed::{
-    CONTIGUOUS_CALL, CONTIGUOUS_PARAM, FRAMES_ADJACENT_PCT, FRAMES_NEAR_PCT, NEAR_CALL, NEAR_PARAM,
+    CONTIGUOUS_CALL, CONTIGUOUS_PARAM, FRAMES_ADJACENT_PCT, FRAMES_NEAR_PCT, NEAR_PARAM,
     PAUSED_CALL, PAUSED_FORKS_PARAM, PAUSE_MS_PARAM, SCATTERED_CALL, SCATTERED_PARAM,
 };
 use super::heap_untouched as untouched;
