@@ -352,6 +352,7 @@ fn predict_redis(args: &[&str], env: &[(&str, &str)], path: Option<&Path>) -> (i
         .env("TASKLAB_BIN", env!("CARGO_BIN_EXE_tasklab"))
         .env_remove("TASKLAB_REDIS_PORT")
         .env_remove("TASKLAB_REDIS_IDLE_MS")
+        .env_remove("TASKLAB_REDIS_KEEP")
         .env_remove("TASKLAB_REDIS_NEEDS");
     for (k, v) in env {
         cmd.env(k, v);
@@ -394,6 +395,18 @@ fn predict_redis_refuses_bad_input_naming_the_cause_and_starts_nothing() {
         );
         assert_eq!(left, 0, "{bad}: it left files behind");
     }
+    // A folder to keep predict's JSON in that is not one.
+    let (code, err, left) = predict_redis(
+        &["100"],
+        &[("TASKLAB_REDIS_KEEP", "/nonexistent/tasklab-keep")],
+        None,
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("TASKLAB_REDIS_KEEP=/nonexistent/tasklab-keep is not a folder"),
+        "{err}"
+    );
+    assert_eq!(left, 0);
     // A port in use (a listener of this test's).
     let held = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = held.local_addr().unwrap().port().to_string();

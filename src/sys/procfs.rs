@@ -478,10 +478,10 @@ pub const RUN_MIN_PAGES: u64 = 8;
 /// MiB, a huge page's worth: 32 KiB of `struct page`s) that the pages
 /// before it lay in: fork then reads its `struct page` among those it has
 /// just read. A heap on frames in a row whose pages were then moved within
-/// windows of 512 pages (one block each) forked after a pause at 0.45
+/// windows of 512 pages (one block each) forked after a pause at 0.46
 /// times the same heap scattered, within windows of 4,096 pages (8 blocks,
-/// two neighbours' frames mostly more than 32,768 apart) at 0.49 times,
-/// next to each other in a row at 0.43 times (4 GiB, this project's KVM
+/// two neighbours' frames mostly more than 32,768 apart) at 0.53 times,
+/// next to each other in a row at 0.45 times (4 GiB, this project's KVM
 /// guest, docs/PREDICT.md): how far apart two neighbours' frames lie
 /// matters less than how few blocks they come from.
 pub const NEAR_BLOCK_FRAMES: u64 = 512;
