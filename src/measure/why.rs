@@ -18,6 +18,9 @@
 //! clock the samples carry, and only the samples stamped inside it are
 //! kept ([`within`]). The rings are drained as a window opens (what came
 //! before it dropped, its fork and exit records read) and as it closes.
+//! The kernel's fork and exit records, which place a reaped child's
+//! samples, are not asked for while a [`Scope::threads`] lives: a series
+//! that starts threads only does not pay for them.
 
 use crate::results::Labels;
 use crate::sys::perf::{CpuClock, Drained, Mode, Sample};
@@ -361,10 +364,29 @@ pub fn finish() -> Vec<RawStacks> {
 pub struct Scope(());
 
 impl Scope {
+    /// The series' windows may start processes: the kernel's fork and exit
+    /// records are asked for, which place a child's samples in the worker's
+    /// tree after the child is gone.
     pub fn enter(labels: &Labels) -> Scope {
+        Scope::enter_with(labels, true)
+    }
+
+    /// The series' windows start threads and no process: the fork and exit
+    /// records, which the kernel writes for every task started (a few
+    /// hundred ns of each thread create+join on a VM, docs/WHY.md), are not
+    /// asked for while it lives; a thread's samples carry its process's pid.
+    pub fn threads(labels: &Labels) -> Scope {
+        Scope::enter_with(labels, false)
+    }
+
+    /// `processes`: the series' windows may start processes. A series whose
+    /// records could not be switched on is not sampled (its children could
+    /// not be placed).
+    fn enter_with(labels: &Labels, processes: bool) -> Scope {
         with(|r| {
             r.stop();
-            r.scope = Some(labels.clone());
+            let asked = r.clock.task_records(processes);
+            r.scope = (asked.is_ok() || !processes).then(|| labels.clone());
         });
         Scope(())
     }
@@ -375,6 +397,9 @@ impl Drop for Scope {
         with(|r| {
             r.stop();
             r.scope = None;
+            // Asked for again, as before any scope; a failure leaves them off
+            // and the next scope that starts processes tries again.
+            let _ = r.clock.task_records(true);
         });
     }
 }
@@ -418,7 +443,7 @@ impl Drop for Window {
 
 /// Whether a cpu-clock event of `mode` opens, maps and enables here.
 fn try_mode(mode: Mode) -> std::io::Result<()> {
-    let c = CpuClock::open(1_000_000, 8, mode)?;
+    let mut c = CpuClock::open(1_000_000, 8, mode)?;
     c.enable()?;
     c.disable()
 }

@@ -6,8 +6,10 @@
 //! the others skipped).
 //!
 //! One event per CPU, in one of two [`Mode`]s. [`Mode::CpuWide`]: each CPU's
-//! event samples every task that runs there (pid -1), and fork records
-//! (`task`) let the reader keep only this process's tree; the kernel does
+//! event samples every task that runs there (pid -1), and fork and exit
+//! records, from a second event per CPU that only records them (a `dummy`
+//! event with `task`, its records written into the first one's ring), let
+//! the reader keep only this process's tree; the kernel does
 //! nothing for it at a context switch or a fork, which is why it is tried
 //! first, but it needs root, `CAP_PERFMON` or `perf_event_paranoid` at 0 or
 //! below. [`Mode::PerTask`], where that is refused: each CPU's event follows
@@ -19,13 +21,21 @@
 //! inherited copies in children alive then) on, once, and each sample and
 //! lost record carries its time on `CLOCK_MONOTONIC` (`use_clockid`), the
 //! clock the timed windows are stamped with, so that the reader keeps the
-//! samples inside a window without switching the events per window.
+//! samples inside a window without switching the events per window. The
+//! kernel writes a fork and an exit record for every task any CPU starts,
+//! threads too, each a few hundred ns of the starting task's time on a VM:
+//! [`CpuClock::task_records`] switches the recording events off while
+//! only threads are started (their samples carry the process's pid, which
+//! needs no record), and on again.
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 const PERF_TYPE_SOFTWARE: u32 = 1;
 const PERF_COUNT_SW_CPU_CLOCK: u64 = 0;
+/// A software event that counts nothing: what records side-band events
+/// (here forks and exits) with no samples of its own.
+const PERF_COUNT_SW_DUMMY: u64 = 9;
 const PERF_SAMPLE_IP: u64 = 1 << 0;
 const PERF_SAMPLE_TID: u64 = 1 << 1;
 const PERF_SAMPLE_TIME: u64 = 1 << 2;
@@ -46,6 +56,9 @@ const FLAG_USE_CLOCKID: u64 = 1 << 25;
 const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 1 << 3;
 const IOC_ENABLE: libc::c_ulong = 0x2400;
 const IOC_DISABLE: libc::c_ulong = 0x2401;
+/// `PERF_EVENT_IOC_SET_OUTPUT`: write this event's records into another
+/// event's ring (same CPU, same clock).
+const IOC_SET_OUTPUT: libc::c_ulong = 0x2405;
 const PERF_RECORD_EXIT: u32 = 4;
 const PERF_RECORD_LOST: u32 = 2;
 const PERF_RECORD_FORK: u32 = 7;
@@ -130,11 +143,18 @@ pub struct Drained {
 pub struct CpuClock {
     mode: Mode,
     rings: Vec<Ring>,
+    /// The events are on ([`CpuClock::enable`]).
+    on: bool,
+    /// The fork and exit records are asked for ([`CpuClock::task_records`]).
+    records: bool,
 }
 
 struct Ring {
     cpu: i32,
     fd: OwnedFd,
+    /// [`Mode::CpuWide`]'s fork and exit records' event on this CPU, its
+    /// records written into this ring.
+    tasks: Option<OwnedFd>,
     base: *mut u8,
     len: usize,
     page: usize,
@@ -168,18 +188,32 @@ fn flags_and_pid(mode: Mode) -> (u64, libc::pid_t) {
         | FLAG_USE_CLOCKID;
     match mode {
         // The idle task's samples are not written (its timer still fires);
-        // fork records name the children to keep.
-        Mode::CpuWide => (common | FLAG_EXCLUDE_IDLE | FLAG_TASK, -1),
+        // the fork and exit records are [`task_flags`]' event's.
+        Mode::CpuWide => (common | FLAG_EXCLUDE_IDLE, -1),
         Mode::PerTask => (common | FLAG_INHERIT, 0),
     }
 }
 
-fn open_event(period_ns: u64, cpu: i32, mode: Mode) -> io::Result<OwnedFd> {
-    let (flags, pid) = flags_and_pid(mode);
+/// The attribute `flags` of [`Mode::CpuWide`]'s fork and exit records'
+/// event: the sampling event's, with `task`.
+fn task_flags() -> u64 {
+    flags_and_pid(Mode::CpuWide).0 | FLAG_TASK
+}
+
+/// Opens a cpu-clock event of `mode` on `cpu`, or (`tasks`) the dummy
+/// event that records [`Mode::CpuWide`]'s forks and exits there.
+fn open_event(period_ns: u64, cpu: i32, mode: Mode, tasks: bool) -> io::Result<OwnedFd> {
+    let (flags, pid) = match tasks {
+        true => (task_flags(), -1),
+        false => flags_and_pid(mode),
+    };
     let attr = Attr {
         kind: PERF_TYPE_SOFTWARE,
         size: ATTR_SIZE_VER5,
-        config: PERF_COUNT_SW_CPU_CLOCK,
+        config: match tasks {
+            true => PERF_COUNT_SW_DUMMY,
+            false => PERF_COUNT_SW_CPU_CLOCK,
+        },
         sample_period: period_ns.max(10_000),
         sample_type: PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN,
         flags,
@@ -231,6 +265,7 @@ impl Ring {
         Ok(Ring {
             cpu,
             fd,
+            tasks: None,
             base: base.cast(),
             len,
             page,
@@ -352,7 +387,7 @@ impl CpuClock {
         let cpus = sysconf(libc::_SC_NPROCESSORS_CONF).max(1);
         let pages = (total_pages / cpus).max(16);
         for cpu in 0..cpus {
-            let fd = match open_event(period_ns, cpu as i32, mode) {
+            let fd = match open_event(period_ns, cpu as i32, mode, false) {
                 Ok(fd) => fd,
                 // An offline CPU.
                 Err(e) if e.raw_os_error() == Some(libc::ENODEV) => continue,
@@ -376,7 +411,23 @@ impl CpuClock {
         if rings.is_empty() {
             return Err(io::Error::from_raw_os_error(libc::ENODEV));
         }
-        Ok(CpuClock { mode, rings })
+        if mode == Mode::CpuWide {
+            for r in &mut rings {
+                let tasks = open_event(period_ns, r.cpu, mode, true)?;
+                // SAFETY: SET_OUTPUT takes the target event's descriptor as
+                // its argument, an integer; both descriptors are open, ours.
+                super::check(unsafe {
+                    libc::ioctl(tasks.as_raw_fd(), IOC_SET_OUTPUT as _, r.fd.as_raw_fd())
+                })?;
+                r.tasks = Some(tasks);
+            }
+        }
+        Ok(CpuClock {
+            mode,
+            rings,
+            on: false,
+            records: true,
+        })
     }
 
     /// Which tasks the events sample.
@@ -384,16 +435,24 @@ impl CpuClock {
         self.mode
     }
 
-    /// Sends `request` to every CPU's event, the event of the CPU this
+    /// Sends `request` to every CPU's sampling event (`tasks`: its fork and
+    /// exit records' event, where it has one), the event of the CPU this
     /// thread runs on `last` or first. Switching another CPU's event sends
     /// that CPU an interrupt and waits for it; with this CPU's own event
     /// enabled last and disabled first, a CPU-wide event never samples this
     /// thread waiting for those.
-    fn ioctl_all(&self, request: libc::c_ulong, last: bool) -> io::Result<()> {
+    fn ioctl_all(&self, request: libc::c_ulong, last: bool, tasks: bool) -> io::Result<()> {
         let here = super::proc::current_cpu();
         let order = switch_order(self.rings.iter().map(|r| r.cpu), here, last);
         for i in order {
-            let fd = self.rings[i].fd.as_raw_fd();
+            let r = &self.rings[i];
+            let fd = match tasks {
+                true => match &r.tasks {
+                    Some(t) => t.as_raw_fd(),
+                    None => continue,
+                },
+                false => r.fd.as_raw_fd(),
+            };
             // SAFETY: ENABLE and DISABLE take no argument and touch no
             // memory of ours; the descriptor is the ring's own.
             super::check(unsafe { libc::ioctl(fd, request as _, 0) })?;
@@ -401,14 +460,39 @@ impl CpuClock {
         Ok(())
     }
 
-    /// Starts sampling (this process and its children alive or to come).
-    pub fn enable(&self) -> io::Result<()> {
-        self.ioctl_all(IOC_ENABLE, true)
+    /// Starts sampling (this process and its children alive or to come),
+    /// and the fork and exit records if they are asked for.
+    pub fn enable(&mut self) -> io::Result<()> {
+        if self.records {
+            self.ioctl_all(IOC_ENABLE, true, true)?;
+        }
+        self.ioctl_all(IOC_ENABLE, true, false)?;
+        self.on = true;
+        Ok(())
     }
 
-    /// Stops sampling.
-    pub fn disable(&self) -> io::Result<()> {
-        self.ioctl_all(IOC_DISABLE, false)
+    /// Stops sampling and recording.
+    pub fn disable(&mut self) -> io::Result<()> {
+        self.on = false;
+        self.ioctl_all(IOC_DISABLE, false, false)?;
+        self.ioctl_all(IOC_DISABLE, false, true)
+    }
+
+    /// Asks for the fork and exit records of [`Mode::CpuWide`] (`on`) or
+    /// not: off only while the tasks started are threads of processes
+    /// already known (a thread's samples carry its process's pid), since
+    /// the kernel writes both records for every task started, threads too.
+    /// Switched at once if the events are on, else when they go on.
+    pub fn task_records(&mut self, on: bool) -> io::Result<()> {
+        if self.records == on {
+            return Ok(());
+        }
+        if self.on {
+            let request = if on { IOC_ENABLE } else { IOC_DISABLE };
+            self.ioctl_all(request, on, true)?;
+        }
+        self.records = on;
+        Ok(())
     }
 
     /// The samples every ring holds now, and how many were lost.

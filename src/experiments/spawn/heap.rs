@@ -21,7 +21,6 @@ use crate::measure::rss::{
     ANON_HUGE_KIB, RSS_BOUND_KIB, RSS_CROSS_CHECK_KIB, VM_PTE_KIB, VM_RSS_KIB, VM_SIZE_KIB,
 };
 use crate::measure::sampler::{events_cpu, interleave, push_cpu, Budget, CPU_NS, PASSES};
-use crate::measure::why;
 use crate::metric::key::{CALL, HEAP, HEAP_BYTES, METHOD, THP};
 use crate::stats::linear_fit;
 use crate::sys;
@@ -395,7 +394,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     }
     // The methods take turns on the same heap, a share of the budget at a time.
     let per_method = interleave(&runnable, PASSES, job.seed, |(name, method)| {
-        let _why = why::Scope::enter(&base(name));
+        let _why = method.why_scope(&base(name));
         events_cpu(&share, 2, || l.launch(method)).map_err(|e| anyhow::anyhow!("{name}: {e}"))
     })?;
     for ((name, _), passes) in runnable.iter().zip(per_method) {

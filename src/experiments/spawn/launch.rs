@@ -71,7 +71,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         .filter_map(|name| find(table::METHODS, name))
         .collect();
     let per_method = interleave(&methods, PASSES, job.seed, |method| {
-        let _why = crate::measure::why::Scope::enter(&labels(&[(METHOD, method.name())]));
+        let _why = method.why_scope(&labels(&[(METHOD, method.name())]));
         events_cpu(&share, 5, || l.launch_paused(method, Some(PAUSE)))
             .map_err(|e| anyhow::anyhow!("{}: {e}", method.name()))
     })?;

@@ -14,7 +14,6 @@ use crate::experiments::prelude::*;
 use crate::measure::explain::cpu_of_wall_pinned;
 use crate::measure::rss::RSS_BOUND_KIB;
 use crate::measure::sampler::{events_cpu, interleave, push_cpu, Budget, CPU_NS, PASSES};
-use crate::measure::why;
 use crate::metric::key::{METHOD, PLACEMENT};
 use crate::sys;
 
@@ -83,7 +82,7 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
         // launch is filed by where its child started only after it ran,
         // which no window can know beforehand.
         let _why = (*p == Placement::OneCpu)
-            .then(|| why::Scope::enter(&labels(&[(METHOD, name), (PLACEMENT, p.name())])));
+            .then(|| method.why_scope(&labels(&[(METHOD, name), (PLACEMENT, p.name())])));
         p.enter(&allowed)
             .and_then(|_| events_cpu(&share, 5, || l.launch(method)))
             .map_err(|e| anyhow::anyhow!("{name}: {e}"))

@@ -55,6 +55,28 @@ impl Method {
     pub const fn name(&self) -> &'static str {
         self.choice.name
     }
+
+    /// Whether a launch starts a process (a task with its own pid), not a
+    /// thread of the launcher's: under `run --why` its windows need the
+    /// kernel's fork and exit records (`why::Scope::threads` otherwise).
+    pub fn starts_process(&self) -> bool {
+        !matches!(
+            self.kind,
+            Kind::Pthread
+                | Kind::StdThread
+                | Kind::Clone3Thread
+                | Kind::Clone(CloneKind::ThreadFlags)
+        )
+    }
+
+    /// The `run --why` scope of this method's series (`labels`): one that
+    /// asks for the fork and exit records where a launch starts a process.
+    pub fn why_scope(&self, labels: &crate::results::Labels) -> crate::measure::why::Scope {
+        match self.starts_process() {
+            true => crate::measure::why::Scope::enter(labels),
+            false => crate::measure::why::Scope::threads(labels),
+        }
+    }
 }
 
 impl Row for Method {

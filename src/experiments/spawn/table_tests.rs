@@ -42,3 +42,32 @@ fn what_a_method_needs_is_said_where_it_may_be_missing() {
         assert_eq!(!m.choice.needs.is_empty(), may_be_missing, "{}", m.name());
     }
 }
+
+#[test]
+fn a_thread_starts_no_process_and_every_other_method_does() {
+    let mut threads: Vec<&str> = METHODS
+        .iter()
+        .filter(|m| !m.starts_process())
+        .map(|m| m.name())
+        .collect();
+    threads.sort_unstable();
+    assert_eq!(
+        threads,
+        [
+            "clone3_thread",
+            "clone_thread_flags",
+            "pthread_create",
+            "std_thread"
+        ]
+    );
+    for name in [
+        "fork",
+        "vfork",
+        "posix_spawn",
+        "clone_vm",
+        "clone_vfork",
+        "clone3_fork",
+    ] {
+        assert!(find(METHODS, name).unwrap().starts_process(), "{name}");
+    }
+}
