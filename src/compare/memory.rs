@@ -133,5 +133,66 @@ pub fn memory_state(base: &[RunResults], new: &[RunResults]) -> Vec<(String, Str
             let (b, n) = (of(base, f)?, of(new, f)?);
             apart(&n, &b).then(|| (what.to_string(), shown(b.median), shown(n.median)))
         })
+        .chain(heap_in_a_row(base, new))
         .collect()
+}
+
+/// The sides' shares of spawn.heap's heap lying in a row in physical
+/// memory, apart by at least this many points (and every run of one side
+/// beyond every run of the other), make an environment line.
+pub const HEAP_IN_A_ROW_APART_POINTS: f64 = 20.0;
+
+/// spawn.heap's share of its heap's frames in a row as touched
+/// (`frames_adjacent_pct`, `call=as_touched`) at the largest heap every
+/// run of both sides read, as an environment line when the sides lie
+/// apart ([`HEAP_IN_A_ROW_APART_POINTS`]): the same heap written the same
+/// way forks up to twice as fast in a row as scattered (docs/REPEATABILITY.md,
+/// session 21). Each side's figure is the median of its runs'. None when a
+/// run has no such reading (an older file, a run not as root).
+pub fn heap_in_a_row(base: &[RunResults], new: &[RunResults]) -> Option<(String, String, String)> {
+    use crate::experiments::spawn::heap::{
+        AS_TOUCHED_CALL, BASE_THP, EXPERIMENT, FRAMES_ADJACENT_PCT,
+    };
+    use crate::metric::key::{CALL, HEAP_BYTES, THP};
+    use std::collections::BTreeMap;
+    // Each run's share by heap size, at thp=system.
+    let shares = |r: &RunResults| -> BTreeMap<u64, f64> {
+        r.experiments
+            .iter()
+            .filter(|e| e.name == EXPERIMENT.name)
+            .flat_map(|e| e.readings.iter())
+            .filter(|x| x.name == FRAMES_ADJACENT_PCT.name && x.value.is_finite())
+            .filter(|x| x.labels.get(CALL).map(String::as_str) == Some(AS_TOUCHED_CALL))
+            .filter(|x| x.labels.get(THP).map(String::as_str) == Some(BASE_THP))
+            .filter_map(|x| Some((x.labels.get(HEAP_BYTES)?.parse().ok()?, x.value)))
+            .collect()
+    };
+    let (b, n): (Vec<_>, Vec<_>) = (
+        base.iter().map(shares).collect(),
+        new.iter().map(shares).collect(),
+    );
+    let all: Vec<&BTreeMap<u64, f64>> = b.iter().chain(&n).collect();
+    let heap = *all
+        .first()?
+        .keys()
+        .rev()
+        .find(|h| all.iter().all(|m| m.contains_key(h)))?;
+    let at = |side: &[BTreeMap<u64, f64>]| -> Vec<f64> { side.iter().map(|m| m[&heap]).collect() };
+    let (bv, nv) = (at(&b), at(&n));
+    let (bm, nm) = (crate::stats::median(&bv)?, crate::stats::median(&nv)?);
+    let max = |v: &[f64]| v.iter().copied().fold(f64::MIN, f64::max);
+    let min = |v: &[f64]| v.iter().copied().fold(f64::MAX, f64::min);
+    let apart = (nm - bm).abs() >= HEAP_IN_A_ROW_APART_POINTS
+        && (min(&nv) > max(&bv) || min(&bv) > max(&nv));
+    apart.then(|| {
+        (
+            format!(
+                "spawn.heap's {} heap lay in a row differently (its pages in runs of {} or more frames next to each other, as the free lists gave them: a fork of a heap in a row costs a third to two thirds of a scattered one's)",
+                crate::units::fmt_size(heap),
+                crate::sys::procfs::RUN_MIN_PAGES
+            ),
+            format!("{bm:.0}%"),
+            format!("{nm:.0}%"),
+        )
+    })
 }

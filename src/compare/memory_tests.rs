@@ -167,3 +167,66 @@ fn compare_reads_a_rounds_memory_canary_as_one_geometric_mean() {
     assert!((ln[0] - of(&r0).ln()).abs() < 1e-12, "{ln:?}");
     assert!((ln[1] - of(&r7).ln()).abs() < 1e-12, "{ln:?}");
 }
+
+/// The fixture run with spawn.heap's share of its heap's frames in a row
+/// as touched set to `pct` at 1 GiB and 90% at 64 MiB (none when `pct` is
+/// None: a run not as root, or an older file).
+fn heap_run(pct: Option<f64>) -> RunResults {
+    use crate::experiments::spawn::heap::{AS_TOUCHED_CALL, FRAMES_ADJACENT_PCT};
+    let mut r = run_with(around(1200.0), |_| None);
+    let e = r
+        .experiments
+        .iter_mut()
+        .find(|e| e.name == "spawn.heap")
+        .expect("the fixture has spawn.heap");
+    e.readings.retain(|x| x.name != FRAMES_ADJACENT_PCT.name);
+    let at = |bytes: u64| {
+        [
+            ("heap", crate::units::fmt_size(bytes)),
+            ("heap_bytes", bytes.to_string()),
+            ("thp", "system".into()),
+            ("call", AS_TOUCHED_CALL.into()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+    };
+    if let Some(pct) = pct {
+        e.readings.push(crate::results::Reading::of(
+            &FRAMES_ADJACENT_PCT,
+            at(1 << 30),
+            pct,
+        ));
+        e.readings.push(crate::results::Reading::of(
+            &FRAMES_ADJACENT_PCT,
+            at(64 << 20),
+            90.0,
+        ));
+    }
+    r
+}
+
+#[test]
+fn spawn_heaps_heap_in_a_row_on_one_side_and_scattered_on_the_other_is_a_line() {
+    let (in_a_row, scattered) = (heap_run(Some(86.1)), heap_run(Some(0.0)));
+    let said = lines(&in_a_row, &scattered);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].0.starts_with("spawn.heap's 1 GiB heap lay in a row differently (its pages in runs of 8 or more frames next to each other"),
+        "{said:?}"
+    );
+    assert_eq!((said[0].1.as_str(), said[0].2.as_str()), ("86%", "0%"));
+    // the other way round too
+    assert_eq!(lines(&scattered, &in_a_row)[0].2, "86%");
+    // the same share, or near it: no line
+    assert!(lines(&in_a_row, &heap_run(Some(86.1))).is_empty());
+    assert!(lines(&in_a_row, &heap_run(Some(70.0))).is_empty());
+    // a side without the reading (a run not as root): nothing said
+    assert!(lines(&in_a_row, &heap_run(None)).is_empty());
+    assert!(lines(&heap_run(None), &scattered).is_empty());
+    // several runs a side: named only when every run of one side lies
+    // beyond every run of the other
+    let two = |a, b| [heap_run(Some(a)), heap_run(Some(b))];
+    assert_eq!(memory_state(&two(80.0, 86.0), &two(0.0, 5.0)).len(), 1);
+    assert!(memory_state(&two(80.0, 3.0), &two(0.0, 5.0)).is_empty());
+}

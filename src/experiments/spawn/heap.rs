@@ -11,8 +11,8 @@ use super::heap_fit;
 use super::heap_image as image;
 use super::heap_placed as placed;
 pub use super::heap_placed::{
-    CONTIGUOUS_CALL, CONTIGUOUS_PARAM, FRAMES_ADJACENT_PCT, FRAMES_NEAR_PCT, NEAR_PARAM,
-    PAUSED_CALL, PAUSED_FORKS_PARAM, PAUSE_MS_PARAM, SCATTERED_CALL, SCATTERED_PARAM,
+    AS_TOUCHED_CALL, CONTIGUOUS_CALL, CONTIGUOUS_PARAM, FRAMES_ADJACENT_PCT, FRAMES_NEAR_PCT,
+    NEAR_PARAM, PAUSED_CALL, PAUSED_FORKS_PARAM, PAUSE_MS_PARAM, SCATTERED_CALL, SCATTERED_PARAM,
 };
 use super::heap_untouched as untouched;
 use super::table::{self, CHOICES};
@@ -364,6 +364,11 @@ fn measure(job: &Job) -> anyhow::Result<WorkerOutput> {
     if let Some(v) = procfs::smaps_rollup_kib("AnonHugePages") {
         out.reading(&ANON_HUGE_KIB, point_labels.clone(), v as f64);
     }
+    // How the free lists laid the heap out in physical memory, which moves
+    // fork's figure between runs (root only; before any timed window).
+    if thp == sys::Thp::Default {
+        placed::as_touched(&mut out, &heap, heap_bytes, &point_labels);
+    }
     let chosen = job.params.get(&METHODS_PARAM);
     let names = chosen
         .iter()
@@ -457,7 +462,13 @@ fn analyze(r: &ExperimentResult) -> Analysis {
         }
     }
     a.findings.extend(measured_causes(r));
-    a.findings.extend(heap_fit::trends(r, &methods, base));
+    a.findings
+        .extend(
+            heap_fit::trends(r, &methods, base).map(|t| match placed::in_a_row(r, base) {
+                Some(words) => format!("{t}; {words}"),
+                None => t,
+            }),
+        );
     if let Some(h) = huge_pages(r) {
         a.findings.push(h);
         a.notes.push("on huge pages VmPTE barely changes, because the kernel keeps a spare page table deposited for every huge page in case it must be split".into());

@@ -95,6 +95,78 @@ pub const FRAMES_NEAR_PCT: MetricSpec = MetricSpec::new(
     "share of the heap's pages outside runs of 8 frames in a row whose frame lies in one of the last 8 blocks of 512 frames the pages before it lay in (/proc/self/pagemap, root only): fork reads their struct page among those it has just read",
 );
 
+/// The `call` label of the heap's share of frames in a row as the free
+/// lists gave it, read once a round at every heap of
+/// [`AS_TOUCHED_MIN_HEAP_BYTES`] or more (thp=system) right after it is
+/// populated, outside every timed window: the same heap written the same
+/// way forks up to twice as fast in a row as scattered, and which it gets
+/// depends on what ran before (docs/REPEATABILITY.md, session 21).
+pub const AS_TOUCHED_CALL: &str = "as_touched";
+
+/// The smallest heap whose share of frames in a row is read as touched:
+/// below it the fork is a few hundred µs, and at 64 MiB a pagemap read
+/// of 128 KiB costs well under a millisecond of the untimed round.
+pub const AS_TOUCHED_MIN_HEAP_BYTES: u64 = 64 << 20;
+
+/// Said once when the frames cannot be read.
+pub const FRAMES_HIDDEN_NOTE: &str = "the heap's share of frames in a row (frames_adjacent_pct and frames_near_pct, call=as_touched) was not read: /proc/self/pagemap shows physical frames only to root (CAP_SYS_ADMIN)";
+
+/// Reads the populated heap's share of frames in a row into
+/// `frames_adjacent_pct` ([`record_as_touched`]); reading the pagemap of
+/// 1 GiB took 14 ms, outside every timed window.
+pub fn as_touched(out: &mut WorkerOutput, heap: &sys::Heap, heap_bytes: u64, point: &Labels) {
+    if heap_bytes >= AS_TOUCHED_MIN_HEAP_BYTES {
+        record_as_touched(out, heap.frames().as_deref(), heap_bytes, point);
+    }
+}
+
+/// The heap's share of frames in a row from its `frames` (0: hidden or
+/// not present; None: the pagemap could not be read) as a reading of
+/// `frames_adjacent_pct`, and of the rest near each other as one of
+/// `frames_near_pct` (`call` = [`AS_TOUCHED_CALL`], the point's labels), at heaps of [`AS_TOUCHED_MIN_HEAP_BYTES`] or more; where no
+/// frame can be seen, [`FRAMES_HIDDEN_NOTE`] instead (said once a run:
+/// notes are kept once).
+pub fn record_as_touched(
+    out: &mut WorkerOutput,
+    frames: Option<&[u64]>,
+    heap_bytes: u64,
+    point: &Labels,
+) {
+    if heap_bytes < AS_TOUCHED_MIN_HEAP_BYTES {
+        return;
+    }
+    let mut at = point.clone();
+    at.insert(CALL.into(), AS_TOUCHED_CALL.into());
+    match frames.and_then(procfs::frames_adjacent_pct) {
+        Some(pct) => out.reading(&FRAMES_ADJACENT_PCT, at.clone(), pct),
+        None => return out.notes.push(FRAMES_HIDDEN_NOTE.into()),
+    }
+    // The rest near each other or not: at 0% in a row the fork varied
+    // 2.3 times (docs/REPEATABILITY.md, session 21).
+    if let Some(near) = frames.and_then(procfs::frames_near_pct) {
+        out.reading(&FRAMES_NEAR_PCT, at, near);
+    }
+}
+
+/// What the trend finding says of the largest heap's share of frames in a
+/// row as touched (the median over its rounds), where it was read.
+pub fn in_a_row(r: &ExperimentResult, base: &str) -> Option<String> {
+    use crate::metric::key::HEAP_BYTES;
+    let (bytes, pct) = r
+        .readings
+        .iter()
+        .filter(|x| x.name == FRAMES_ADJACENT_PCT.name && x.value.is_finite())
+        .filter(|x| x.labels.get(CALL).map(String::as_str) == Some(AS_TOUCHED_CALL))
+        .filter(|x| x.labels.get(crate::metric::key::THP).map(String::as_str) == Some(base))
+        .filter_map(|x| Some((x.labels.get(HEAP_BYTES)?.parse::<u64>().ok()?, x.value)))
+        .max_by_key(|(b, _)| *b)?;
+    Some(format!(
+        "the {} heap lay {pct:.0}% in a row this run (its pages in runs of {} or more frames next to each other, as the free lists gave them; on one KVM guest a 1 GiB heap 73-87% in a row forked in 12-13 ms, one 0% in a row in 18-42 ms: this share moves fork's figure from run to run)",
+        fmt_size(bytes),
+        procfs::RUN_MIN_PAGES
+    ))
+}
+
 /// A contiguous heap with more of its pages than this on large folios
 /// (the split refused) is left out: fork copies those in batches, another
 /// path than a program's order-0 pages take.

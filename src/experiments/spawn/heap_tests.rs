@@ -524,3 +524,79 @@ fn the_advice_names_posix_spawn_vfork_and_fork_exec_whatever_settled() {
         "{flagged}"
     );
 }
+
+/// The point labels of a heap of `bytes` at thp=system.
+fn point(bytes: u64) -> Labels {
+    labels(&[
+        (HEAP, &fmt_size(bytes)),
+        (HEAP_BYTES, &bytes.to_string()),
+        (THP, BASE_THP),
+    ])
+}
+
+#[test]
+fn the_heap_share_in_a_row_is_read_from_its_frames_at_64_mib_and_more() {
+    let gib = 1u64 << 30;
+    // 16 frames in a row, then 4 scattered: 80% in runs of 8 or more.
+    let frames: Vec<u64> = (100..116).chain([300, 500, 700, 900]).collect();
+    let mut out = WorkerOutput::default();
+    placed::record_as_touched(&mut out, Some(&frames), gib, &point(gib));
+    assert_eq!(out.readings.len(), 2);
+    // The rest near each other or not, with the same labels.
+    let near = &out.readings[1];
+    assert_eq!(near.name, FRAMES_NEAR_PCT.name);
+    assert_eq!(Some(near.value), procfs::frames_near_pct(&frames));
+    assert!(near.value <= 20.0, "{}", near.value);
+    assert_eq!(near.labels, out.readings[0].labels);
+    let r = &out.readings[0];
+    assert_eq!(r.name, FRAMES_ADJACENT_PCT.name);
+    assert_eq!(r.value, 80.0);
+    assert_eq!(
+        r.labels.get(CALL).map(String::as_str),
+        Some(AS_TOUCHED_CALL)
+    );
+    assert_eq!(r.labels.get(HEAP).map(String::as_str), Some("1 GiB"));
+    assert_eq!(r.labels.get(THP).map(String::as_str), Some(BASE_THP));
+    assert!(out.notes.is_empty());
+    // Below 64 MiB nothing is read or said.
+    let mut small = WorkerOutput::default();
+    placed::record_as_touched(&mut small, Some(&frames), 2 << 20, &point(2 << 20));
+    assert!(small.readings.is_empty() && small.notes.is_empty());
+    // Frames hidden (not root: every entry 0) or the pagemap unreadable:
+    // no reading, the reason once.
+    for hidden in [Some(&[0u64; 20][..]), None] {
+        let mut out = WorkerOutput::default();
+        placed::record_as_touched(&mut out, hidden, gib, &point(gib));
+        assert!(out.readings.is_empty());
+        assert_eq!(out.notes, vec![placed::FRAMES_HIDDEN_NOTE.to_string()]);
+    }
+}
+
+#[test]
+fn the_trend_finding_names_the_largest_heap_share_in_a_row_where_read() {
+    let mib = 1u64 << 20;
+    let mut r = result(vec![
+        lifecycle("fork", 0, "system", 50e3),
+        lifecycle("fork", 64 * mib, "system", 1.2e6),
+        lifecycle("fork", 1024 * mib, "system", 20e6),
+    ]);
+    let trend = |r: &ExperimentResult| {
+        analyze(r)
+            .findings
+            .into_iter()
+            .find(|f| f.starts_with("launch+reap against the heap"))
+            .expect("the trend finding")
+    };
+    // No reading (an older file, a run not as root): nothing said of it.
+    assert!(!trend(&r).contains("in a row"), "{}", trend(&r));
+    for (bytes, pct) in [(64 * mib, 90.0), (1024 * mib, 12.4)] {
+        let mut at = point(bytes);
+        at.insert(CALL.into(), AS_TOUCHED_CALL.into());
+        r.readings.push(Reading::of(&FRAMES_ADJACENT_PCT, at, pct));
+    }
+    let t = trend(&r);
+    assert!(
+        t.contains("; the 1 GiB heap lay 12% in a row this run (its pages in runs of 8 or more frames next to each other"),
+        "{t}"
+    );
+}
