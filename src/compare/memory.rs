@@ -187,7 +187,7 @@ pub fn heap_in_a_row(base: &[RunResults], new: &[RunResults]) -> Option<(String,
     apart.then(|| {
         (
             format!(
-                "spawn.heap's {} heap lay in a row differently (its pages in runs of {} or more frames next to each other, as the free lists gave them: a fork of a heap in a row costs a third to two thirds of a scattered one's)",
+                "spawn.heap's {} heap lay in a row differently (its pages in runs of {} or more frames next to each other, as the free lists gave them: how the heap lies moves fork's cost from run to run, and this share alone does not set it)",
                 crate::units::fmt_size(heap),
                 crate::sys::procfs::RUN_MIN_PAGES
             ),

@@ -161,7 +161,7 @@ pub fn in_a_row(r: &ExperimentResult, base: &str) -> Option<String> {
         .filter_map(|x| Some((x.labels.get(HEAP_BYTES)?.parse::<u64>().ok()?, x.value)))
         .max_by_key(|(b, _)| *b)?;
     Some(format!(
-        "the {} heap lay {pct:.0}% in a row this run (its pages in runs of {} or more frames next to each other, as the free lists gave them; on one KVM guest a 1 GiB heap 73-87% in a row forked in 12-13 ms, one 0% in a row in 18-42 ms: this share moves fork's figure from run to run)",
+        "the {} heap lay {pct:.0}% in a row this run (its pages in runs of {} or more frames next to each other, as the free lists gave them; how the heap lies moves fork's figure from run to run, and this share alone does not set it: docs/REPEATABILITY.md, session 21)",
         fmt_size(bytes),
         procfs::RUN_MIN_PAGES
     ))
