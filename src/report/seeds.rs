@@ -182,7 +182,16 @@ fn rows(r: &RunResults) -> Vec<(String, Vec<String>)> {
             // The same rules as the findings: a flagged or imprecise figure
             // carries its mark and states no cause; a cause is given only
             // when the whole interval of the ratio lies beyond 2x.
-            let why = match m.seed_compare() {
+            // Below a lower bound, ours is below his figure by at least
+            // the bound over our interval's upper end: that ratio, not our
+            // median's, is the one the words may state.
+            let compared = match m.seed_compare() {
+                Some(SeedCompare::Ratio(_)) if s.lower_bound => m
+                    .seed_ratio_interval()
+                    .map(|(_, _, hi)| SeedCompare::Ratio(hi)),
+                c => c,
+            };
+            let why = match compared {
                 Some(SeedCompare::Ratio(x)) if !outside(x) => String::new(),
                 Some(SeedCompare::Ratio(x)) if sm.unstable => format!(
                     "{}: ours is flagged (!), so no cause is stated",
@@ -210,8 +219,7 @@ fn rows(r: &RunResults) -> Vec<(String, Vec<String>)> {
                     String::new()
                 }
             };
-            // Below a lower bound, ours is below his figure by at least
-            // as much as below the bound ([`SeedRef::lower_bound`]).
+            // ... and says "at least" ([`SeedRef::lower_bound`]).
             let why = if s.lower_bound && !why.is_empty() && m.seed_ratio().is_some() {
                 format!("at least {why}")
             } else {

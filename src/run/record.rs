@@ -106,11 +106,13 @@ pub fn finish(results: &mut RunResults, plan: &Plan, end: Ending) {
     precision.deadline_s = end.spent.deadline_s;
     precision.summary_rounds = summary_rounds(results);
     // Said only where the Summary's quantities got fewer than the
-    // profile's rounds.
+    // profile's rounds, and never of a run a signal stopped: its rounds
+    // were cut by the stop, not by the budget.
     let full = plan.sizing.rounds;
     precision.summary_short = end
         .spent
         .summary_short_s
+        .filter(|_| end.interrupted_at.is_none())
         .filter(|s| *s > 0.0)
         .filter(|_| precision.summary_rounds.is_some_and(|(lo, _)| lo < full))
         .map(|s| (full, s));

@@ -466,16 +466,23 @@ impl CpuClock {
         if self.records {
             self.ioctl_all(IOC_ENABLE, true, true)?;
         }
-        self.ioctl_all(IOC_ENABLE, true, false)?;
+        if let Err(e) = self.ioctl_all(IOC_ENABLE, true, false) {
+            // The records go off again with the sampling that failed:
+            // nothing is left on while `on` says off.
+            let _ = self.ioctl_all(IOC_DISABLE, false, true);
+            return Err(e);
+        }
         self.on = true;
         Ok(())
     }
 
-    /// Stops sampling and recording.
+    /// Stops sampling and recording: both are asked to stop, whichever
+    /// fails; the first error is returned.
     pub fn disable(&mut self) -> io::Result<()> {
         self.on = false;
-        self.ioctl_all(IOC_DISABLE, false, false)?;
-        self.ioctl_all(IOC_DISABLE, false, true)
+        let sampling = self.ioctl_all(IOC_DISABLE, false, false);
+        let records = self.ioctl_all(IOC_DISABLE, false, true);
+        sampling.and(records)
     }
 
     /// Asks for the fork and exit records of [`Mode::CpuWide`] (`on`) or

@@ -225,22 +225,31 @@ pub fn advice(r: &ExperimentResult, base: &str) -> Option<String> {
         return None;
     }
     let grew = |m: &str| growth_ratio(&spanning(r, m, base));
+    // The heaps the sentence's growths span: fork+exec's (else
+    // posix_spawn's); a method measured over other heaps says its own.
+    let ends = grew(exec).or_else(|| grew(spawn)).map(|(a, b, _)| (a, b));
     let words = |m: &str| {
         if !measured(m) {
             return "not measured".to_string();
         }
         match grew(m) {
-            Some((_, _, g)) => growth_words(&g),
+            Some((a, b, g)) if Some((a, b)) == ends => growth_words(&g),
+            Some((a, b, g)) => format!(
+                "{} (from {} to {})",
+                growth_words(&g),
+                fmt_size(a),
+                fmt_size(b)
+            ),
             None => "not told apart (an end did not settle)".to_string(),
         }
     };
-    let span = grew(exec)
-        .or_else(|| grew(spawn))
-        .map(|(a, b, _)| format!(" at {} over its cost at {}", fmt_size(b), fmt_size(a)))
+    let span = ends
+        .map(|(a, b)| format!(" at {} over its cost at {}", fmt_size(b), fmt_size(a)))
         .unwrap_or_else(|| " at the largest heap over its cost at the smallest".to_string());
     let exec_grows = grew(exec).filter(|(_, _, g)| g.against(1.0) == Order::Above);
+    // Two growths are set against each other only over the same heaps.
     let less = |m: &str| match (grew(m), exec_grows) {
-        (Some((.., g)), Some((.., e))) => {
+        (Some((a, b, g)), Some((ea, eb, e))) if (a, b) == (ea, eb) => {
             contrast::quotient(&g, &e).is_some_and(|q| q.against(1.0) == Order::Below)
         }
         _ => false,

@@ -5,7 +5,8 @@
 //! shuffled order), in a row (`-p contiguous=true`, refaulted on huge
 //! pages split into 4 KiB ones) and near (`-p near=true`, in a row, then
 //! its pages moved within windows of 512). `tasklab predict` places a
-//! process between these by its own shares of frames in a row and near.
+//! process between the scattered and the contiguous heaps by its own share
+//! of frames in a row (near pages priced as scattered: docs/PREDICT.md).
 
 use super::engine::{push_launches, Launch};
 use crate::experiments::prelude::*;
@@ -109,7 +110,7 @@ pub const AS_TOUCHED_CALL: &str = "as_touched";
 pub const AS_TOUCHED_MIN_HEAP_BYTES: u64 = 64 << 20;
 
 /// Said once when the frames cannot be read.
-pub const FRAMES_HIDDEN_NOTE: &str = "the heap's share of frames in a row (frames_adjacent_pct and frames_near_pct, call=as_touched) was not read: /proc/self/pagemap shows physical frames only to root (CAP_SYS_ADMIN)";
+pub const FRAMES_HIDDEN_NOTE: &str = "the heap's share of frames in a row (frames_adjacent_pct and frames_near_pct, call=as_touched) was not read: /proc/self/pagemap could not be read or showed no physical frame (it shows them only to root, CAP_SYS_ADMIN)";
 
 /// Reads the populated heap's share of frames in a row into
 /// `frames_adjacent_pct` ([`record_as_touched`]); reading the pagemap of

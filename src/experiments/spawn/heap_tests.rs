@@ -512,6 +512,16 @@ fn the_advice_names_posix_spawn_vfork_and_fork_exec_whatever_settled() {
         grown.contains(", vfork 1.06x [") && grown.contains("; use posix_spawn or vfork: "),
         "{grown}"
     );
+    // A method measured over other heaps says its own and is not set
+    // against fork+exec's growth: growths over different heaps differ.
+    let mut other = points(lifecycle("posix_spawn", gib, "system", 500e3));
+    other[4] = lifecycle("vfork", 64 << 20, "system", 10e3);
+    let other = advice(&result(other));
+    assert!(
+        other.contains(", vfork 1.00x [") && other.contains("] (from 64 MiB to 1 GiB)"),
+        "{other}"
+    );
+    assert!(other.contains("; use posix_spawn: "), "{other}");
     let flagged = advice(&result(points(unsettled(lifecycle(
         "posix_spawn",
         gib,
