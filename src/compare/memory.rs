@@ -150,22 +150,15 @@ pub const HEAP_IN_A_ROW_APART_POINTS: f64 = 20.0;
 /// session 21). Each side's figure is the median of its runs'. None when a
 /// run has no such reading (an older file, a run not as root).
 pub fn heap_in_a_row(base: &[RunResults], new: &[RunResults]) -> Option<(String, String, String)> {
-    use crate::experiments::spawn::heap::{
-        AS_TOUCHED_CALL, BASE_THP, EXPERIMENT, FRAMES_ADJACENT_PCT,
-    };
-    use crate::metric::key::{CALL, HEAP_BYTES, THP};
+    use crate::experiments::spawn::heap::{as_touched_shares, BASE_THP, EXPERIMENT};
     use std::collections::BTreeMap;
     // Each run's share by heap size, at thp=system.
     let shares = |r: &RunResults| -> BTreeMap<u64, f64> {
         r.experiments
             .iter()
-            .filter(|e| e.name == EXPERIMENT.name)
-            .flat_map(|e| e.readings.iter())
-            .filter(|x| x.name == FRAMES_ADJACENT_PCT.name && x.value.is_finite())
-            .filter(|x| x.labels.get(CALL).map(String::as_str) == Some(AS_TOUCHED_CALL))
-            .filter(|x| x.labels.get(THP).map(String::as_str) == Some(BASE_THP))
-            .filter_map(|x| Some((x.labels.get(HEAP_BYTES)?.parse().ok()?, x.value)))
-            .collect()
+            .find(|e| e.name == EXPERIMENT.name)
+            .map(|e| as_touched_shares(e, BASE_THP))
+            .unwrap_or_default()
     };
     let (b, n): (Vec<_>, Vec<_>) = (
         base.iter().map(shares).collect(),

@@ -110,14 +110,14 @@ pub fn ratio(a: &Summary, b: &Summary) -> Option<Interval> {
             hi: a.ci95_hi / b.ci95_lo,
         }
     } else {
-        let down = |s: &Summary| s.median.ln() - s.ci95_lo.ln();
-        let up = |s: &Summary| s.ci95_hi.ln() - s.median.ln();
-        let log_ratio = a.median.ln() - b.median.ln();
-        Interval {
-            value: a.median / b.median,
-            lo: (log_ratio - down(a).hypot(up(b))).exp(),
-            hi: (log_ratio + up(a).hypot(down(b))).exp(),
-        }
+        // A figure with its interval is a ratio to 1 with its interval:
+        // the same combination as two ratios'.
+        let of = |s: &Summary| Interval {
+            value: s.median,
+            lo: s.ci95_lo,
+            hi: s.ci95_hi,
+        };
+        quotient(&of(a), &of(b))?
     };
     [r.value, r.lo, r.hi]
         .iter()
@@ -125,9 +125,9 @@ pub fn ratio(a: &Summary, b: &Summary) -> Option<Interval> {
         .then_some(r)
 }
 
-/// The quotient `a/b` of two ratios with their 95% intervals (how much
-/// more one figure grew than another), combined as [`ratio`] combines two
-/// figures: in logs, the half-widths in quadrature, `a`'s below with `b`'s
+/// The quotient `a/b` of two values with their 95% intervals (two ratios:
+/// how much more one figure grew than another; or, for [`ratio`], two
+/// figures): in logs, the half-widths in quadrature, `a`'s below with `b`'s
 /// above for the lower end. None unless every end is positive and finite.
 pub fn quotient(a: &Interval, b: &Interval) -> Option<Interval> {
     if ![a.value, a.lo, a.hi, b.value, b.lo, b.hi]

@@ -10,8 +10,10 @@ use super::engine::{push_launches, Launcher, CHILD_START_NS, LIFECYCLE_NS, PAREN
 use super::heap_fit;
 use super::heap_image as image;
 use super::heap_placed as placed;
+#[cfg(test)]
+pub use super::heap_placed::AS_TOUCHED_CALL;
 pub use super::heap_placed::{
-    AS_TOUCHED_CALL, CONTIGUOUS_CALL, CONTIGUOUS_PARAM, FRAMES_ADJACENT_PCT, FRAMES_NEAR_PCT,
+    as_touched_shares, CONTIGUOUS_CALL, CONTIGUOUS_PARAM, FRAMES_ADJACENT_PCT, FRAMES_NEAR_PCT,
     NEAR_PARAM, PAUSED_CALL, PAUSED_FORKS_PARAM, PAUSE_MS_PARAM, SCATTERED_CALL, SCATTERED_PARAM,
 };
 use super::heap_untouched as untouched;

@@ -121,6 +121,45 @@ pub fn as_touched(out: &mut WorkerOutput, heap: &sys::Heap, heap_bytes: u64, poi
     }
 }
 
+/// `frames`' share in a row as a reading of `frames_adjacent_pct` at
+/// `point` with `call`, and, where `near`, the rest's share near as one of
+/// `frames_near_pct`: what every layout records. False when no share could
+/// be read from them (no frame seen).
+fn record_shares(
+    out: &mut WorkerOutput,
+    point: &Labels,
+    call: &str,
+    frames: &[u64],
+    near: bool,
+) -> bool {
+    let Some(pct) = procfs::frames_adjacent_pct(frames) else {
+        return false;
+    };
+    let mut at = point.clone();
+    at.insert(CALL.into(), call.into());
+    out.reading(&FRAMES_ADJACENT_PCT, at.clone(), pct);
+    if near {
+        if let Some(q) = procfs::frames_near_pct(frames) {
+            out.reading(&FRAMES_NEAR_PCT, at, q);
+        }
+    }
+    true
+}
+
+/// The heap's share of frames in a row as touched
+/// (`frames_adjacent_pct`, `call` = [`AS_TOUCHED_CALL`], `thp` = `thp`),
+/// by heap size: what the trend finding and compare read of a run.
+pub fn as_touched_shares(r: &ExperimentResult, thp: &str) -> std::collections::BTreeMap<u64, f64> {
+    use crate::metric::key::{HEAP_BYTES, THP};
+    r.readings
+        .iter()
+        .filter(|x| x.name == FRAMES_ADJACENT_PCT.name && x.value.is_finite())
+        .filter(|x| x.labels.get(CALL).map(String::as_str) == Some(AS_TOUCHED_CALL))
+        .filter(|x| x.labels.get(THP).map(String::as_str) == Some(thp))
+        .filter_map(|x| Some((x.labels.get(HEAP_BYTES)?.parse().ok()?, x.value)))
+        .collect()
+}
+
 /// The heap's share of frames in a row from its `frames` (0: hidden or
 /// not present; None: the pagemap could not be read) as a reading of
 /// `frames_adjacent_pct`, and of the rest near each other as one of
@@ -136,31 +175,17 @@ pub fn record_as_touched(
     if heap_bytes < AS_TOUCHED_MIN_HEAP_BYTES {
         return;
     }
-    let mut at = point.clone();
-    at.insert(CALL.into(), AS_TOUCHED_CALL.into());
-    match frames.and_then(procfs::frames_adjacent_pct) {
-        Some(pct) => out.reading(&FRAMES_ADJACENT_PCT, at.clone(), pct),
-        None => return out.notes.push(FRAMES_HIDDEN_NOTE.into()),
-    }
-    // The rest near each other or not: at 0% in a row the fork varied
+    // The rest near each other or not too: at 0% in a row the fork varied
     // 2.3 times (docs/REPEATABILITY.md, session 21).
-    if let Some(near) = frames.and_then(procfs::frames_near_pct) {
-        out.reading(&FRAMES_NEAR_PCT, at, near);
+    if !frames.is_some_and(|f| record_shares(out, point, AS_TOUCHED_CALL, f, true)) {
+        out.notes.push(FRAMES_HIDDEN_NOTE.into());
     }
 }
 
 /// What the trend finding says of the largest heap's share of frames in a
 /// row as touched (the median over its rounds), where it was read.
 pub fn in_a_row(r: &ExperimentResult, base: &str) -> Option<String> {
-    use crate::metric::key::HEAP_BYTES;
-    let (bytes, pct) = r
-        .readings
-        .iter()
-        .filter(|x| x.name == FRAMES_ADJACENT_PCT.name && x.value.is_finite())
-        .filter(|x| x.labels.get(CALL).map(String::as_str) == Some(AS_TOUCHED_CALL))
-        .filter(|x| x.labels.get(crate::metric::key::THP).map(String::as_str) == Some(base))
-        .filter_map(|x| Some((x.labels.get(HEAP_BYTES)?.parse::<u64>().ok()?, x.value)))
-        .max_by_key(|(b, _)| *b)?;
+    let (bytes, pct) = as_touched_shares(r, base).into_iter().next_back()?;
     Some(format!(
         "the {} heap lay {pct:.0}% in a row this run (its pages in runs of {} or more frames next to each other, as the free lists gave them; how the heap lies moves fork's figure from run to run, and this share alone does not set it: docs/REPEATABILITY.md, session 21)",
         fmt_size(bytes),
@@ -201,17 +226,7 @@ pub fn paused_forks(
     let near = job.params.get(&NEAR_PARAM);
     // The share in runs, and where the near layout is asked, the share near.
     let share = |out: &mut WorkerOutput, call: &str, frames: &[u64]| {
-        let mut at = point.clone();
-        at.insert(CALL.into(), call.into());
-        let Some(pct) = procfs::frames_adjacent_pct(frames) else {
-            return;
-        };
-        out.reading(&FRAMES_ADJACENT_PCT, at.clone(), pct);
-        if near {
-            if let Some(q) = procfs::frames_near_pct(frames) {
-                out.reading(&FRAMES_NEAR_PCT, at, q);
-            }
-        }
+        record_shares(out, point, call, frames, near);
     };
     // The caches and whatever else a fork finds warm back to back have had
     // pause_ms to go cold, as between two BGSAVEs of an idle server.
