@@ -575,16 +575,22 @@ impl Adjacency {
 
 /// [`Adjacency`] of a run of frames on their own.
 pub fn frames_adjacent_pct(frames: &[u64]) -> Option<f64> {
-    let mut a = Adjacency::default();
-    a.add(frames, 0);
-    a.pct()
+    frame_shares(frames).0
 }
 
-/// [`Adjacency::near_pct`] of a run of frames on their own.
+/// [`Adjacency::near_pct`] of a run of frames on their own (the code
+/// reads it beside the share in runs: [`frame_shares`]).
+#[cfg(test)]
 pub fn frames_near_pct(frames: &[u64]) -> Option<f64> {
+    frame_shares(frames).1
+}
+
+/// [`frames_adjacent_pct`] and [`frames_near_pct`] of `frames` from one
+/// walk over them: (in runs, near).
+pub fn frame_shares(frames: &[u64]) -> (Option<f64>, Option<f64>) {
     let mut a = Adjacency::default();
     a.add(frames, 0);
-    a.near_pct()
+    (a.pct(), a.near_pct())
 }
 
 /// The share of `frames` (0: none) that are part of a large folio (a

@@ -132,16 +132,14 @@ fn record_shares(
     frames: &[u64],
     near: bool,
 ) -> bool {
-    let Some(pct) = procfs::frames_adjacent_pct(frames) else {
+    let (Some(pct), near_pct) = procfs::frame_shares(frames) else {
         return false;
     };
     let mut at = point.clone();
     at.insert(CALL.into(), call.into());
     out.reading(&FRAMES_ADJACENT_PCT, at.clone(), pct);
-    if near {
-        if let Some(q) = procfs::frames_near_pct(frames) {
-            out.reading(&FRAMES_NEAR_PCT, at, q);
-        }
+    if let Some(q) = near_pct.filter(|_| near) {
+        out.reading(&FRAMES_NEAR_PCT, at, q);
     }
     true
 }
