@@ -11,7 +11,7 @@ use crate::metric;
 use crate::sys::{self, CloneStack, ExecPlan, SharedPage, ThreadArea};
 use std::io;
 use std::path::Path;
-use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 
 /// One launch, timed three ways (ns), and where parent and child ran.
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
@@ -23,24 +23,28 @@ pub struct Launch {
     pub child_cpu: i32,
 }
 
-// A std thread cannot be handed the shared page, so it stamps these.
-static STD_STAMP_NS: AtomicU64 = AtomicU64::new(0);
-static STD_CPU: AtomicI32 = AtomicI32::new(-1);
-
 enum Handle<'a> {
     Child(sys::Child),
     Cloned(sys::Cloned<'a>),
     Pthread(sys::Pthread),
-    Std(std::thread::JoinHandle<()>),
+    /// A std thread cannot be handed the shared page: it returns its stamp
+    /// and CPU, so that no state outlives its launch or is shared with
+    /// another launcher of the same process (a global stamp, reset by a
+    /// launch in another thread, read as "no start stamp").
+    Std(std::thread::JoinHandle<(u64, i32)>),
 }
 
 impl Handle<'_> {
-    fn wait(self) -> io::Result<()> {
+    /// Reaps or joins; a std thread's stamp and CPU where it is one.
+    fn wait(self) -> io::Result<Option<(u64, i32)>> {
         match self {
-            Handle::Child(c) => c.wait(),
-            Handle::Cloned(c) => c.wait(),
-            Handle::Pthread(p) => p.join(),
-            Handle::Std(h) => h.join().map_err(|_| io::Error::other("thread panicked")),
+            Handle::Child(c) => c.wait().map(|_| None),
+            Handle::Cloned(c) => c.wait().map(|_| None),
+            Handle::Pthread(p) => p.join().map(|_| None),
+            Handle::Std(h) => h
+                .join()
+                .map(Some)
+                .map_err(|_| io::Error::other("thread panicked")),
         }
     }
 }
@@ -157,7 +161,6 @@ impl Launcher {
         let page = &self.page;
         page.u64(0).store(0, Ordering::Relaxed);
         page.i32(0).store(-1, Ordering::Relaxed);
-        STD_STAMP_NS.store(0, Ordering::Relaxed);
         let t0_ns = sys::monotonic_ns();
         let handle = match method.kind {
             Kind::Fork => Handle::Child(sys::fork_stamp(page)?),
@@ -169,8 +172,7 @@ impl Launcher {
             Kind::Clone(flags) => Handle::Cloned(sys::clone_stamp(flags, &self.stack, page)?),
             Kind::Pthread => Handle::Pthread(sys::pthread_stamp(page)?),
             Kind::StdThread => Handle::Std(std::thread::spawn(|| {
-                STD_STAMP_NS.store(sys::monotonic_ns(), Ordering::Release);
-                STD_CPU.store(sys::current_cpu(), Ordering::Release);
+                (sys::monotonic_ns(), sys::current_cpu())
             })),
             Kind::Exec(start, program) => {
                 let plan = self.ready_plan(program);
@@ -188,14 +190,11 @@ impl Launcher {
             std::thread::sleep(p);
             wait_from_ns = sys::monotonic_ns();
         }
-        handle.wait()?;
+        let std_stamp = handle.wait()?;
         let t2_ns = sys::monotonic_ns();
-        let (child_ns, child_cpu) = match method.kind {
-            Kind::Exec(_, program) => (self.ready_plan(program).read_stamp()?, -1),
-            Kind::StdThread => (
-                STD_STAMP_NS.load(Ordering::Acquire),
-                STD_CPU.load(Ordering::Acquire),
-            ),
+        let (child_ns, child_cpu) = match (method.kind, std_stamp) {
+            (Kind::Exec(_, program), _) => (self.ready_plan(program).read_stamp()?, -1),
+            (_, Some(stamp)) => stamp,
             _ => (
                 page.u64(0).load(Ordering::Acquire),
                 page.i32(0).load(Ordering::Acquire),
