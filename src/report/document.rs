@@ -710,3 +710,7 @@ fn machine_during(r: &RunResults) -> Option<String> {
 #[cfg(test)]
 #[path = "document_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "boots_tests.rs"]
+mod boots_tests;
