@@ -539,12 +539,23 @@ fn the_kept_awake_timers_lateness_is_said_to_be_unexplained() {
         t.contains("; on the kept-awake CPU the sleep's timer slack was 1 ns, and no IPI was counted on its CPUs (0.00 RES and 0.00 CAL per wake): what makes that timer fire 21.5 µs late is not explained by what tasklab records;"),
         "{t}"
     );
-    // IPIs counted there: quoted, and how much they make is not claimed.
-    for x in r.metrics.iter_mut() {
-        if x.name == RES_PER_OP.name && x.label(VARIANT) == Some(TimerAwake.name()) {
-            x.summary.median = 0.5;
+    // A few IPIs counted there (run 3 of session 22: 0.02 RES per wake):
+    // never "no IPI".
+    let set_res = |r: &mut ExperimentResult, v: f64| {
+        for x in r.metrics.iter_mut() {
+            if x.name == RES_PER_OP.name && x.label(VARIANT) == Some(TimerAwake.name()) {
+                x.summary.median = v;
+            }
         }
-    }
+    };
+    set_res(&mut r, 0.02);
+    let t = finding(&analyze(&r), "a timer fires").to_string();
+    assert!(
+        t.contains(", and fewer than one IPI in 20 wakes was counted on its CPUs (0.02 RES and 0.00 CAL per wake):"),
+        "{t}"
+    );
+    // IPIs counted there: quoted, and how much they make is not claimed.
+    set_res(&mut r, 0.5);
     let t = finding(&analyze(&r), "a timer fires").to_string();
     assert!(
         t.contains("0.50 RES and 0.00 CAL per wake were counted on its CPUs (how much of the lateness they make is not measured)"),
