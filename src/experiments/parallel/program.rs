@@ -600,7 +600,7 @@ fn amdahl_sentence(
         );
     }
     let fraction = format!(
-        "the serial fraction is {:.0}% [{:.0}%, {:.0}%]",
+        "the serial fraction (the whole less the average, over the whole) is {:.0}% [{:.0}%, {:.0}%]",
         s * 100.0,
         s_lo * 100.0,
         s_hi * 100.0
