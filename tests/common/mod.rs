@@ -6,6 +6,7 @@
 
 pub mod fixture;
 pub mod procs;
+pub mod report;
 
 use assert_cmd::Command;
 use serde_json::Value;
