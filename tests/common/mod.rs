@@ -7,6 +7,7 @@
 pub mod fixture;
 pub mod procs;
 pub mod report;
+pub mod source;
 
 use assert_cmd::Command;
 use serde_json::Value;
