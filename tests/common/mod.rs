@@ -241,3 +241,27 @@ pub fn row_brief(row: &Value) -> String {
             .unwrap_or_default()
     )
 }
+
+/// Runs `tasklab run ARGS --out DIR --json -` and returns (exit code, JSON).
+pub fn run_json(args: &[&str], out: &std::path::Path) -> (i32, Value) {
+    let o = tasklab()
+        .arg("run")
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    let code = o.status.code().unwrap_or(-1);
+    let json: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON on stdout ({e}); stderr: {}",
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    (code, json)
+}
+
+pub fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
