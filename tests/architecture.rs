@@ -412,6 +412,26 @@ fn no_source_file_is_over_800_lines() {
     assert!(long.is_empty(), "split these:\n{}", long.join("\n"));
 }
 
+/// The integration tests keep the same limit (STYLE: files stay small):
+/// every Rust file under `tests/`.
+#[test]
+fn no_test_file_is_over_800_lines() {
+    let mut files = Vec::new();
+    rust_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests"),
+        &mut files,
+    );
+    assert!(files.len() > 10, "the tests folder was read");
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let n = std::fs::read_to_string(f).unwrap().lines().count();
+            (n > MAX_LINES).then(|| format!("{}: {n} lines", f.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "split these:\n{}", long.join("\n"));
+}
+
 /// Whether code (comments and strings stripped) holds an inline test
 /// module, `mod tests { ... }`, rather than `mod tests;` naming a file.
 fn has_inline_tests(code: &str) -> bool {
