@@ -230,9 +230,13 @@ for r in rows:
         near = ""
         q = r["process"].get("frames_near_pct")
         if q is not None:
+            fill, in_row = r["process"].get("frames_near_fill_pct"), r["process"].get("frames_near_in_row_pct") or 0
             near = (f"; outside the runs, {q:.0f}% of Redis's pages near the pages before (in one of the last 8 blocks of 512 frames "
-                    f"they lay in), priced as scattered")
-        print(f"placed at {r['mib']} MiB: Redis {f['process_pct']:.0f}% of its pages in runs of frames in a row, predict's heaps "
+                    f"they lay in)" + (f", their blocks {fill:.0f}% full with Redis's pages on average: counted as {in_row:.0f}% more in a row, "
+                                       f"placed at {f['process_pct']:.0f}%" if fill is not None else ""))
+        runs = r["process"].get("frames_adjacent_pct")
+        runs = f['process_pct'] if runs is None else runs
+        print(f"placed at {r['mib']} MiB: Redis {runs:.0f}% of its pages in runs of frames in a row, predict's heaps "
               f"{', '.join(layouts)}: Redis {where}{near}")
 for r in rows:
     proc = r["process"]

@@ -179,6 +179,12 @@ fn read_process(pid: u32) -> Result<Process, String> {
     let rollup = procfs::smaps_rollup_of(pid).map_err(|e| why("memory map (smaps_rollup)", e))?;
     // Unreadable: the page tables are priced whole, as VmPTE counts them.
     let anon = procfs::anon_pages(pid).ok();
+    let near = match &anon {
+        Some(a) if a.frames_adjacent_pct.is_some() => {
+            model::near_shares(&a.near_by_fill, a.resident)
+        }
+        _ => (None, None),
+    };
     Ok(Process {
         pid,
         vm_pte_kib,
@@ -195,10 +201,12 @@ fn read_process(pid: u32) -> Result<Process, String> {
             .map(|(vm, exact)| vm as f64 - exact as f64),
         // Hidden (no CAP_SYS_ADMIN) or unreadable: the cold figures are
         // then for the worker's own placement, and the output says so.
-        frames_adjacent_pct: anon.and_then(|a| a.frames_adjacent_pct),
-        frames_near_pct: anon.and_then(|a| a.frames_near_pct),
-        anon_pte_entries: anon.map(|a| a.fill.entries),
-        anon_pte_tables: anon.map(|a| a.fill.tables),
+        frames_adjacent_pct: anon.as_ref().and_then(|a| a.frames_adjacent_pct),
+        frames_near_pct: anon.as_ref().and_then(|a| a.frames_near_pct),
+        frames_near_in_row_pct: near.0,
+        frames_near_fill_pct: near.1,
+        anon_pte_entries: anon.as_ref().map(|a| a.fill.entries),
+        anon_pte_tables: anon.as_ref().map(|a| a.fill.tables),
     })
 }
 
@@ -309,7 +317,7 @@ fn cold_lines(proc_: &Process, p: &Prediction) -> String {
         )
     };
     let placement = match (c.frames, proc_.frames_adjacent_pct) {
-        (Some(f), _) => placement_line(&f),
+        (Some(f), _) => placement_line(&f, proc_),
         (None, Some(_)) => "  (not placed by its pages in physical memory: the slopes have no heap timed in two layouts told apart (spawn.heap -p scattered=true -p contiguous=true, as root; a results file from before the contiguous heaps counted frames one way only): the cold figures are for the worker's heaps as touched)\n".into(),
         (None, None) => "  (its pages' physical frames are hidden from this user (no CAP_SYS_ADMIN): the cold figures are for pages as contiguous as a freshly written heap's, and a process whose pages are scattered in physical memory, as a long-running server's often are, may fork up to twice as slowly)\n".into(),
     };
@@ -325,7 +333,7 @@ fn cold_lines(proc_: &Process, p: &Prediction) -> String {
 /// Where the cold figures were placed by the process's pages in physical
 /// memory, in words: its share against each layout's, and whether it lies
 /// outside them.
-fn placement_line(f: &model::Placement) -> String {
+fn placement_line(f: &model::Placement, p: &Process) -> String {
     let pct = |x: f64| format!("{}%", x.round());
     let layouts: Vec<String> = [
         f.scattered_pct.map(|x| format!("{} scattered", pct(x))),
@@ -340,10 +348,24 @@ fn placement_line(f: &model::Placement) -> String {
         Some(model::Outside::MoreContiguous) => "it lies more in a row than the most contiguous heap measured: priced as that heap, not extrapolated, so its cold fork may cost less",
         Some(model::Outside::MoreScattered) => "it lies more scattered than the most scattered heap measured: priced as that heap, not extrapolated, so its cold fork may cost more",
     };
+    // Its near pages' part, where any counts: those in runs alone else.
+    let near = match (p.frames_adjacent_pct, p.frames_near_in_row_pct, p.frames_near_fill_pct) {
+        (Some(runs), Some(in_row), Some(fill)) if in_row > 0.0 => format!(
+            " ({} in runs of {} or more whose frames are each next to the one before; {} more from its near pages, {} of them, each counted by how full its block of 2 MiB of frames is with its pages: {} on average)",
+            pct(runs),
+            procfs::RUN_MIN_PAGES,
+            pct(in_row),
+            pct(p.frames_near_pct.unwrap_or(0.0)),
+            pct(fill),
+        ),
+        _ => format!(
+            " (in runs of {} or more whose frames are each next to the one before)",
+            procfs::RUN_MIN_PAGES
+        ),
+    };
     format!(
-        "  (placed by its pages in physical memory: {} of its pages lie in runs of {} or more whose frames are each next to the one before, against {} in the worker's heaps; {place})\n",
+        "  (placed by its pages in physical memory: {} of its pages priced as in a row{near}, against {} in the worker's heaps; {place})\n",
         pct(f.process_pct),
-        procfs::RUN_MIN_PAGES,
         layouts.join(", "),
     )
 }

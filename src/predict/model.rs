@@ -6,7 +6,7 @@
 //! with its interval.
 
 use super::placement::{frame_shares, placed};
-pub use super::placement::{FrameShares, Outside, Placement};
+pub use super::placement::{near_shares, FrameShares, Outside, Placement};
 use super::range::between;
 pub use super::range::Range;
 use crate::experiments::spawn::cow::WRITE_NS;
@@ -51,10 +51,16 @@ pub struct Process {
     pub frames_adjacent_pct: Option<f64>,
     /// The share of those pages outside such runs whose frame lies near
     /// the pages before (`procfs::Adjacency::near_pct`), percent; None
-    /// likewise. Read, not priced: its pages are priced as scattered ones
-    /// (a mixture with spawn.heap's near heap, `-p near=true`, priced
-    /// Redis's fork 8 to 12% low at 1.1 and 4.5 GiB: docs/PREDICT.md).
+    /// likewise.
     pub frames_near_pct: Option<f64>,
+    /// The part of those near pages priced as pages in a row, percent of
+    /// its resident pages: each counted by how full its block of frames is
+    /// with the process's pages ([`super::placement::near_in_row`]); the rest of them are
+    /// priced as scattered. None likewise.
+    pub frames_near_in_row_pct: Option<f64>,
+    /// The near pages' blocks' mean fill with the process's pages,
+    /// percent; None likewise, or when no page is near.
+    pub frames_near_fill_pct: Option<f64>,
     /// Its anonymous private mappings' page-table entries that fork copies
     /// one by one (present or swapped pages), and the page tables holding
     /// them (`procfs::TableFill`); None when its pagemap cannot be read.
@@ -72,6 +78,15 @@ pub struct Process {
 pub const TABLE_OWN_SHARE: f64 = 0.08;
 
 impl Process {
+    /// The share of its pages priced as pages in a row, percent: those in
+    /// runs ([`Process::frames_adjacent_pct`]) and its near pages' part
+    /// counted in a row ([`Process::frames_near_in_row_pct`]); None when
+    /// its frames are hidden.
+    pub fn in_row_pct(&self) -> Option<f64> {
+        self.frames_adjacent_pct
+            .map(|a| (a + self.frames_near_in_row_pct.unwrap_or(0.0)).min(100.0))
+    }
+
     /// Page tables fork copies entry by entry, as the heap's page tables it
     /// would cost as much as: VmPTE less the page table the kernel keeps
     /// deposited for each huge page (4 KiB per 2 MiB), which fork does not
@@ -528,7 +543,7 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
     // The cold fork on its own series, with the same (warm) mappings and
     // descriptors: only where it was measured at two heaps.
     // Placed by the process's pages in physical memory, where both are known.
-    let placed_median = p.frames_adjacent_pct.and_then(|a| {
+    let placed_median = p.in_row_pct().and_then(|a| {
         placed(
             &s.fork_paused,
             &s.fork_scattered,
@@ -537,7 +552,7 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
             a,
         )
     });
-    let placed_single = p.frames_adjacent_pct.and_then(|a| {
+    let placed_single = p.in_row_pct().and_then(|a| {
         placed(
             &s.fork_paused_single,
             &s.fork_scattered_single,

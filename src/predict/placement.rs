@@ -2,7 +2,9 @@
 //! share of pages in runs of frames next to each other against the same
 //! share of the worker's heaps in each layout their forks after a pause
 //! were timed in (as touched, scattered, contiguous), on the straight line
-//! between the two layouts either side, never beyond them.
+//! between the two layouts either side, never beyond them; its pages near
+//! each other outside runs counted in a row by how full their blocks of
+//! frames are ([`NEAR_IN_ROW`]).
 
 use super::range::{between, Range};
 use crate::experiments::spawn::heap::{
@@ -180,6 +182,68 @@ pub fn placed(
             },
         )
     })
+}
+
+/// How much of a page in a row a near page costs fork as, by how full
+/// its block of 512 frames (2 MiB) is with the process's resident pages:
+/// (fill, share counted in a row), on the straight line between these.
+/// Measured with a plain C process (docs/PREDICT.md, *Near pages in a
+/// mix*): 256 MiB whose pages all lie near each other, each block's pages
+/// visited one after another in a shuffled order, the blocks holding 8,
+/// 32, 128, 256, 384 or 512 of the heap's pages, each layout's cold fork
+/// placed between the same heap scattered and in a row (the medians
+/// pooled over two calls): blocks of 8 forked as scattered pages, full
+/// ones nearly as pages in a row.
+pub const NEAR_IN_ROW: [(f64, f64); 7] = [
+    (0.0, 0.0),
+    (8.0 / 512.0, 0.0),
+    (32.0 / 512.0, 0.12),
+    (128.0 / 512.0, 0.47),
+    (256.0 / 512.0, 0.71),
+    (384.0 / 512.0, 0.89),
+    (1.0, 0.96),
+];
+
+/// [`NEAR_IN_ROW`] at `fill` (0 to 1): the share of a page in a row a
+/// near page in a block that full costs as.
+pub fn near_in_row(fill: f64) -> f64 {
+    let fill = fill.clamp(0.0, 1.0);
+    NEAR_IN_ROW
+        .windows(2)
+        .find(|w| fill <= w[1].0)
+        .map(|w| {
+            let ((x0, y0), (x1, y1)) = (w[0], w[1]);
+            if fill == x1 {
+                y1
+            } else {
+                y0 + (y1 - y0) * (fill - x0) / (x1 - x0)
+            }
+        })
+        .unwrap_or(NEAR_IN_ROW[NEAR_IN_ROW.len() - 1].1)
+}
+
+/// From the near pages by their block's fill (`procfs::Adjacency::near_by_fill`:
+/// at index k, those whose block of 512 frames holds k of the process's
+/// resident pages) and the resident pages: the near pages counted in a
+/// row ([`near_in_row`]), percent of the resident pages, and their blocks'
+/// mean fill, percent. (None, None) when no page was resident; (Some(0),
+/// None) when none was near.
+pub fn near_shares(near_by_fill: &[u64], resident: u64) -> (Option<f64>, Option<f64>) {
+    if resident == 0 {
+        return (None, None);
+    }
+    let frames = (near_by_fill.len().max(2) - 1) as f64;
+    let (mut near, mut in_row, mut fill) = (0.0, 0.0, 0.0);
+    for (k, &n) in near_by_fill.iter().enumerate() {
+        let f = k as f64 / frames;
+        near += n as f64;
+        in_row += n as f64 * near_in_row(f);
+        fill += n as f64 * f;
+    }
+    (
+        Some(100.0 * in_row / resident as f64),
+        (near > 0.0).then(|| 100.0 * fill / near),
+    )
 }
 
 #[cfg(test)]

@@ -244,3 +244,72 @@ fn a_process_beyond_the_layouts_measured_is_priced_as_the_nearest_and_told_so() 
     assert!(pred.cold_fork.unwrap().frames.is_none());
     assert!(render(&p, &pred, "x").contains("not placed by its pages in physical memory"));
 }
+
+#[test]
+fn near_pages_count_in_a_row_by_how_full_their_blocks_are() {
+    // At the knots, their shares; between two, on the line; outside 0 to
+    // 1, clamped.
+    for (fill, share) in NEAR_IN_ROW {
+        assert_eq!(near_in_row(fill), share);
+    }
+    let ((x0, y0), (x1, y1)) = (NEAR_IN_ROW[2], NEAR_IN_ROW[3]);
+    let mid = near_in_row((x0 + x1) / 2.0);
+    assert!((mid - (y0 + y1) / 2.0).abs() < 1e-12, "{mid}");
+    assert_eq!(near_in_row(-1.0), 0.0);
+    assert_eq!(near_in_row(2.0), NEAR_IN_ROW[NEAR_IN_ROW.len() - 1].1);
+    // A block holding 8 of its 512 frames or fewer: none of it in a row.
+    assert_eq!(near_in_row(8.0 / 512.0), 0.0);
+    // Never falling with the fill.
+    let mut last = 0.0;
+    for k in 0..=512 {
+        let s = near_in_row(k as f64 / 512.0);
+        assert!(s >= last, "{k}");
+        last = s;
+    }
+    // 1,000 resident pages: 100 near in full blocks (each counted whole
+    // in a row) and 100 in blocks holding 8 of their 512 frames (each as
+    // the line says at 8/512).
+    let mut by = vec![0u64; 513];
+    by[512] = 100;
+    by[8] = 100;
+    let (in_row, fill) = near_shares(&by, 1_000);
+    let want = 100.0 * (100.0 * near_in_row(1.0) + 100.0 * near_in_row(8.0 / 512.0)) / 1_000.0;
+    assert_eq!(in_row, Some(want));
+    assert_eq!(fill, Some(100.0 * (100.0 + 100.0 * 8.0 / 512.0) / 200.0));
+    // Nothing resident: nothing said; none near: nothing more in a row.
+    assert_eq!(near_shares(&by, 0), (None, None));
+    assert_eq!(near_shares(&[], 10), (Some(0.0), None));
+}
+
+#[test]
+fn the_near_pages_counted_in_a_row_move_the_placement() {
+    let s = with_layouts();
+    let at = |runs: f64, near_in_row: Option<f64>| {
+        let p = Process {
+            frames_adjacent_pct: Some(runs),
+            frames_near_in_row_pct: near_in_row,
+            ..process(4_000)
+        };
+        let c = predict(&s, &p, 10.0).unwrap().cold_fork.unwrap();
+        (c.parent_return_ns, c.frames.unwrap().process_pct)
+    };
+    // 30% in runs and 20% counted from near pages: placed as 50% in runs.
+    let (mixed, pct) = at(30.0, Some(20.0));
+    assert_eq!(pct, 50.0);
+    assert_eq!(mixed, at(50.0, None).0);
+    // Cheaper than its runs alone; never past 100%.
+    assert!(mixed.median < at(30.0, None).0.median);
+    assert_eq!(at(90.0, Some(30.0)).1, 100.0);
+    // Hidden frames: nothing placed, whatever the near part says.
+    let p = Process {
+        frames_adjacent_pct: None,
+        frames_near_in_row_pct: Some(20.0),
+        ..process(4_000)
+    };
+    assert!(predict(&s, &p, 10.0)
+        .unwrap()
+        .cold_fork
+        .unwrap()
+        .frames
+        .is_none());
+}

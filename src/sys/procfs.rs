@@ -348,7 +348,7 @@ const PAGEMAP_CHUNK: usize = 1 << 16;
 /// What fork copies of a process's private anonymous memory, read from
 /// /proc/PID/pagemap over the anonymous private mappings of
 /// /proc/PID/maps ([`anon_pages`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct AnonPages {
     /// The share of its resident pages that lie in runs of at least
     /// [`RUN_MIN_PAGES`] whose physical frames are each next to the frame
@@ -369,6 +369,11 @@ pub struct AnonPages {
     /// (readable without CAP_SYS_ADMIN: the present and swapped bits are
     /// not hidden).
     pub fill: TableFill,
+    /// The near pages by how full their block of frames is
+    /// ([`Adjacency::near_by_fill`]), and the resident pages they are a
+    /// share of; empty and 0 when no frame is visible.
+    pub near_by_fill: Vec<u64>,
+    pub resident: u64,
 }
 
 /// Page-table entries that fork copies one by one (a present page, or one
@@ -445,6 +450,8 @@ pub fn anon_pages(pid: u32) -> std::io::Result<AnonPages> {
         frames_adjacent_pct: tally.pct(),
         frames_near_pct: tally.near_pct(),
         fill,
+        near_by_fill: tally.near_by_fill(),
+        resident: tally.resident,
     })
 }
 
@@ -509,6 +516,12 @@ pub struct Adjacency {
     /// The blocks of frames seen last, the latest first (0: none yet; a
     /// block number is the frame's over [`NEAR_BLOCK_FRAMES`], plus one).
     recent: [u64; NEAR_BLOCKS],
+    /// Per block seen: the resident pages whose frames lie in it, and the
+    /// near ones among them (runs closed so far).
+    blocks: std::collections::HashMap<u64, (u64, u64)>,
+    /// The open run's near pages' blocks, while it is shorter than
+    /// [`RUN_MIN_PAGES`] (a run that reaches it has no near page).
+    run_blocks: Vec<u64>,
 }
 
 impl Adjacency {
@@ -533,6 +546,14 @@ impl Adjacency {
                 let end = at.unwrap_or(NEAR_BLOCKS - 1);
                 self.recent.copy_within(0..end, 1);
                 self.recent[0] = block;
+                self.blocks.entry(block).or_default().0 += 1;
+                if self.run < RUN_MIN_PAGES {
+                    if at.is_some() {
+                        self.run_blocks.push(block);
+                    }
+                } else {
+                    self.run_blocks.clear();
+                }
             }
             prev = f;
         }
@@ -544,9 +565,13 @@ impl Adjacency {
             self.in_runs += self.run;
         } else {
             self.near += self.run_near;
+            for b in self.run_blocks.drain(..) {
+                self.blocks.entry(b).or_default().1 += 1;
+            }
         }
         self.run = 0;
         self.run_near = 0;
+        self.run_blocks.clear();
     }
 
     /// The open run's pages: (in runs, near).
@@ -562,6 +587,31 @@ impl Adjacency {
     pub fn pct(&self) -> Option<f64> {
         let open = self.open().0;
         (self.resident > 0).then(|| 100.0 * (self.in_runs + open) as f64 / self.resident as f64)
+    }
+
+    /// The near pages ([`Adjacency::near_pct`]) by how full their block
+    /// of [`NEAR_BLOCK_FRAMES`] frames is with this process's pages: at
+    /// index `k`, the near pages whose block holds `k` of its resident
+    /// pages (1 to [`NEAR_BLOCK_FRAMES`]; index 0 unused). Empty when no
+    /// page is near. A near page in a full block forks as a page in a row
+    /// nearly does, one in a block holding 8 of its frames as a scattered one
+    /// (docs/PREDICT.md, *Near pages in a mix*).
+    pub fn near_by_fill(&self) -> Vec<u64> {
+        let mut v = vec![0; NEAR_BLOCK_FRAMES as usize + 1];
+        let open = self.run < RUN_MIN_PAGES;
+        for (b, &(total, near)) in &self.blocks {
+            let open_near = if open {
+                self.run_blocks.iter().filter(|&&x| x == *b).count() as u64
+            } else {
+                0
+            };
+            let k = (total.min(NEAR_BLOCK_FRAMES)) as usize;
+            v[k] += near + open_near;
+        }
+        if v.iter().all(|&n| n == 0) {
+            v.clear();
+        }
+        v
     }
 
     /// Percent outside runs but near the pages before ([`NEAR_BLOCKS`]

@@ -218,6 +218,44 @@ fn near_frames_are_the_pages_outside_runs_in_the_last_blocks_seen() {
 }
 
 #[test]
+fn near_pages_are_counted_by_how_full_their_block_is() {
+    // Block 1 (frames 512 to 1,023) holds 4 pages, all outside runs: the
+    // first is not near, the other three are, in a block holding 4.
+    let v: Vec<u64> = vec![600, 700, 800, 900];
+    let by = {
+        let mut a = Adjacency::default();
+        a.add(&v, 0);
+        a.near_by_fill()
+    };
+    assert_eq!(by.len(), NEAR_BLOCK_FRAMES as usize + 1);
+    assert_eq!(by[4], 3);
+    assert_eq!(by.iter().sum::<u64>(), 3);
+    // A run of 8 in block 2 adds to that block's pages, not to the near
+    // ones; a near page there is then in a block holding 9; a page near in
+    // block 1 again makes it 5, and every near page of block 1 moves there.
+    let mut w = v.clone();
+    w.extend(1024..1032);
+    w.extend([1100, 650]);
+    let mut a = Adjacency::default();
+    a.add(&w, 0);
+    let by = a.near_by_fill();
+    assert_eq!((by[5], by[9]), (4, 1));
+    assert_eq!(
+        100.0 * by.iter().sum::<u64>() as f64 / a.resident as f64,
+        a.near_pct().unwrap()
+    );
+    // Across chunks alike, the open run's near pages counted at the end.
+    let mut b = Adjacency::default();
+    let last = b.add(&w[..6], 0);
+    b.add(&w[6..], last);
+    assert_eq!(b.near_by_fill(), by);
+    // No page near: empty.
+    let mut c = Adjacency::default();
+    c.add(&(1..=8).collect::<Vec<u64>>(), 0);
+    assert!(c.near_by_fill().is_empty());
+}
+
+#[test]
 fn only_anonymous_private_mappings_are_read_for_adjacency() {
     let r = |l: &str| anon_private_range(l);
     assert_eq!(

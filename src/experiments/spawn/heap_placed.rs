@@ -6,7 +6,8 @@
 //! pages split into 4 KiB ones) and near (`-p near=true`, in a row, then
 //! its pages moved within windows of 512). `tasklab predict` places a
 //! process between the scattered and the contiguous heaps by its own share
-//! of frames in a row (near pages priced as scattered: docs/PREDICT.md).
+//! of frames in a row (near pages counted in a row by how full their
+//! blocks are: docs/PREDICT.md).
 
 use super::engine::{push_launches, Launch};
 use crate::experiments::prelude::*;
@@ -48,7 +49,7 @@ pub const CONTIGUOUS_PARAM: Param<bool> = Param::flag(ParamSpec {
 
 pub const NEAR_PARAM: Param<bool> = Param::flag(ParamSpec {
         name: "near",
-        help: "also time the forks after a pause with each heap laid in a row as -p contiguous=true does, then its pages moved within windows of 512 to shuffled places (userfaultfd's UFFDIO_MOVE, Linux 6.8; call=paused_near series; root only): each page's frame in the same block of 512 frames as the pages before it, next to the page before's only by chance, as many of a long-running server's pages lie near each other, with frames_adjacent_pct and frames_near_pct; left out where the moves are refused; `tasklab predict` does not ask for it (it prices near pages as scattered: docs/PREDICT.md)",
+        help: "also time the forks after a pause with each heap laid in a row as -p contiguous=true does, then its pages moved within windows of 512 to shuffled places (userfaultfd's UFFDIO_MOVE, Linux 6.8; call=paused_near series; root only): each page's frame in the same block of 512 frames as the pages before it, next to the page before's only by chance, as many of a long-running server's pages lie near each other, with frames_adjacent_pct and frames_near_pct; left out where the moves are refused; `tasklab predict` does not ask for it (it prices near pages by how full their blocks are: docs/PREDICT.md)",
         kind: ParamKind::Bool,
         quick: "false",
         thorough: "false",
