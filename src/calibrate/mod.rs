@@ -11,7 +11,7 @@ use crate::cli::{CalibrateArgs, RunArgs};
 use crate::compare::noise::{self, FalseAlarms, Noise, NoiseFile, SeriesNoise};
 use crate::error::UsageError;
 use crate::results::{case_of, Labels, RunResults, Status};
-use crate::stats::noise::estimate;
+use crate::stats::noise::from_figures;
 use crate::stats::Verdict;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -125,9 +125,7 @@ pub fn learn(
     let series: Vec<SeriesNoise> = order
         .into_iter()
         .filter_map(|key| {
-            let rounds = &by_key[&key];
-            let refs: Vec<&[Vec<f64>]> = rounds.iter().map(Vec::as_slice).collect();
-            let noise = estimate(&refs)?;
+            let noise = from_figures(&run_figures(&key, &by_key[&key])?)?;
             let (experiment, metric, labels) = key;
             Some(SeriesNoise {
                 experiment,
@@ -161,6 +159,28 @@ pub fn learn(
     let bands = Noise::new(file.clone(), PathBuf::from("(this calibration)"), false);
     file.false_alarms = Some(false_alarms(runs, names, threshold_pct, &bands));
     Ok(file)
+}
+
+/// Each run's figure of series `key` as `compare` gives it: its log median
+/// and the squared standard error of it from its rounds (their cluster
+/// bootstrap, `results::summarize_series`), so that the part of the runs'
+/// spread taken off as their rounds' is the part compare's rows hold
+/// already. Runs with fewer than two rounds are left out; None when a
+/// round's median is not positive.
+fn run_figures((e, m, l): &Key, runs: &[Vec<Vec<f64>>]) -> Option<Vec<(f64, f64)>> {
+    let mut figures = Vec::new();
+    for rounds in runs {
+        if rounds.iter().filter(|r| !r.is_empty()).count() < 2 {
+            continue;
+        }
+        let s = crate::results::summarize_series(e, m, l, rounds).ok()?;
+        if !(s.median > 0.0 && s.round_medians.iter().all(|x| *x > 0.0)) {
+            return None;
+        }
+        let se = s.se_ln?;
+        figures.push((s.median.ln(), se * se));
+    }
+    Some(figures)
 }
 
 /// Every pair of runs compared as `compare` would at `threshold_pct`,

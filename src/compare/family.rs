@@ -27,7 +27,7 @@ pub fn noise_of(
 ) -> BTreeMap<(String, crate::units::Unit), noise::FamilyNoise> {
     #[derive(Default)]
     struct Acc {
-        calibrated: Vec<(f64, f64)>,
+        calibrated: Vec<noise::Calibrated>,
         between: Vec<(f64, f64, f64)>,
     }
     let mut fams: BTreeMap<(String, crate::units::Unit), Acc> = BTreeMap::new();

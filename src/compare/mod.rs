@@ -417,8 +417,9 @@ pub fn compare_at(
                 .get(&family::noise_key(p.1))
                 .copied()
                 .unwrap_or(FamilyNoise::PRIOR);
-            // each series' own: its calibrated band shrunk toward its
-            // family's, or the family's share of its spread (both sides')
+            // each series' own: its calibration moderated by its family's
+            // (never wider than its spread gives without it), or the
+            // family's share of its spread (both sides')
             let spread = match (family::spread_of(p.0), family::spread_of(p.1)) {
                 (Some(a), Some(b)) => Some((a + b) / 2.0),
                 (a, b) => a.or(b),
@@ -604,9 +605,8 @@ pub fn comparison_at(
     noise: Option<&noise::Noise>,
     q: f64,
 ) -> Result<Comparison, UsageError> {
-    let bands = |e: &str, m: &str, l: &crate::results::Labels| {
-        noise.and_then(|n| crate::stats::noise::band_variance(n.band(e, m, l)?, n.file.runs))
-    };
+    let bands =
+        |e: &str, m: &str, l: &crate::results::Labels| noise.and_then(|n| n.calibrated(e, m, l));
     let bs = pool::side_with(base, &bn, &bands);
     let ns = pool::side_with(new, &nn, &bands);
     let shared = pairs(&bs, &ns);

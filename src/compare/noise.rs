@@ -14,7 +14,7 @@
 use crate::env::Fingerprint;
 use crate::error::UsageError;
 use crate::results::Labels;
-use crate::stats::noise::RunNoise;
+use crate::stats::noise::{Calibrated, RunNoise};
 use crate::sys::{private, safefile};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -27,7 +27,7 @@ pub const NOISE_VERSION: u32 = 1;
 pub const MAX_NOISE_BYTES: u64 = 16 << 20;
 
 /// How the band was estimated, written into every file for its reader.
-pub const ESTIMATOR: &str = "per series: the variance of the runs' log medians less the mean squared standard error their own rounds give (method of moments, at least 0), its square root times t(0.975, runs - 1): a 95% half-width in logs of one run's offset";
+pub const ESTIMATOR: &str = "per series: spread, the standard deviation of the runs' log medians; within, the root mean squared standard error their own rounds give (as compare computes it); band, the square root of spread² less within² (at least 0) times t(0.975, runs - 1): a 95% half-width in logs of one run's offset. compare moderates each series' spread² by its family's (an empirical-Bayes prior fitted on the log scale), takes within² off, and never goes wider than the series' own spread gives without the file";
 
 /// One series' noise.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -84,7 +84,7 @@ pub struct Noise {
     /// The path, and whether it was found in the cache (not named).
     pub path: PathBuf,
     pub from_cache: bool,
-    index: HashMap<Key, f64>,
+    index: HashMap<Key, RunNoise>,
 }
 
 impl Noise {
@@ -95,7 +95,7 @@ impl Noise {
             .map(|s| {
                 (
                     (s.experiment.clone(), s.metric.clone(), s.labels.clone()),
-                    s.noise.band,
+                    s.noise.clone(),
                 )
             })
             .collect();
@@ -109,9 +109,24 @@ impl Noise {
 
     /// The band of a series, if it was calibrated.
     pub fn band(&self, experiment: &str, metric: &str, labels: &Labels) -> Option<f64> {
+        self.noise(experiment, metric, labels).map(|n| n.band)
+    }
+
+    /// What the runs of a series showed, if it was calibrated.
+    pub fn noise(&self, experiment: &str, metric: &str, labels: &Labels) -> Option<&RunNoise> {
         self.index
             .get(&(experiment.to_string(), metric.to_string(), labels.clone()))
-            .copied()
+    }
+
+    /// A series' calibration as compare moderates it
+    /// (`stats::noise::Calibrated`), if it was calibrated.
+    pub fn calibrated(
+        &self,
+        experiment: &str,
+        metric: &str,
+        labels: &Labels,
+    ) -> Option<Calibrated> {
+        self.noise(experiment, metric, labels)?.calibrated()
     }
 
     /// Refuses a noise file from another machine than `fp`'s (`what` names

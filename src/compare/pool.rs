@@ -47,9 +47,9 @@ pub struct Series {
     /// The same of the system call's canary (`round_canary`): the
     /// machine's speed at each round.
     pub syscall_ln: Vec<Vec<f64>>,
-    /// The calibrated run-to-run variance and its degrees of freedom, when
-    /// a noise file has the series.
-    pub band: Option<(f64, f64)>,
+    /// The series' calibration (its runs' variance, the part their rounds
+    /// explain, its degrees of freedom), when a noise file has the series.
+    pub band: Option<crate::stats::noise::Calibrated>,
 }
 
 impl Series {
@@ -192,10 +192,10 @@ pub fn setting(base: &Side, new: &Side) -> Setting {
     }
 }
 
-/// A series' calibrated run-to-run noise, if the noise file has one:
-/// (experiment, metric, labels) to the variance of a run's offset in logs
-/// and its degrees of freedom (`stats::noise::band_variance`).
-pub type Bands<'a> = &'a dyn Fn(&str, &str, &Labels) -> Option<(f64, f64)>;
+/// A series' calibration, if the noise file has one: (experiment, metric,
+/// labels) to its runs' variance in logs, the part their rounds explain and
+/// its degrees of freedom (`stats::noise::Calibrated`).
+pub type Bands<'a> = &'a dyn Fn(&str, &str, &Labels) -> Option<crate::stats::noise::Calibrated>;
 
 /// Pools `files` (named `names`) into one side.
 pub fn side(files: &[RunResults], names: &[String]) -> Side {

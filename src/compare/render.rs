@@ -175,7 +175,7 @@ fn noise_line(n: &super::NoiseUse, width: usize) -> String {
         "named with --noise"
     };
     let mut s = format!(
-        "noise: {}{}({whence}; machine {}, calibrated from {} runs): {} rows have their series' own run-to-run band, shrunk toward their family's\n",
+        "noise: {}{}({whence}; machine {}, calibrated from {} runs): {} rows have their series' own run-to-run variance, moderated by their family's and never wider than their own spread gives\n",
         n.path,
         // A long path on its own line, so the words after it stay whole.
         if format!("noise: {} ({whence};", n.path).chars().count() > width {

@@ -19,6 +19,7 @@ pub mod noise;
 pub mod paired;
 pub mod rounds;
 pub mod split;
+pub mod squeeze;
 pub mod twoside;
 
 pub use change::{change, drift, drift_of, drift_range, mde, verdict, Change, Verdict};

@@ -9,8 +9,8 @@
 //! The estimator, for a series measured in N runs (run j: R_j rounds):
 //!
 //! 1. each run's figure in logs, m_j = ln(median of its samples), and the
-//!    standard error that run's own rounds give it, se_j = sd(ln of its
-//!    round medians) / sqrt(R_j);
+//!    standard error that run's own rounds give it, se_j, as compare gives
+//!    it (the cluster bootstrap of its rounds; `from_figures`);
 //! 2. the spread the runs show, V = the variance of the m_j (N - 1 in the
 //!    denominator), and the part of it the rounds already explain,
 //!    W = the mean of the se_j²;
@@ -23,11 +23,18 @@
 //!    what a known s_b would give).
 //!
 //! A series whose runs agree within their rounds gets a band of 0: its
-//! rounds interval already holds the runs. A series with a figure that is
+//! rounds interval already holds the runs.
+//!
+//! compare does not take a series' band as it is: three runs give V on two
+//! degrees of freedom. It moderates V by the family's (`stats::squeeze`,
+//! an empirical-Bayes prior fitted to the family's V on the log scale),
+//! takes W off, and never goes wider than the series' own spread gives
+//! without the calibration (`series_noise`). A series with a figure that is
 //! not positive in every round (a saving that can be negative) gets no
 //! estimate, and takes its family's.
 
 use super::rounds::t975;
+use super::squeeze::{self, Prior};
 use serde::{Deserialize, Serialize};
 
 /// What the runs of one series showed.
@@ -44,36 +51,23 @@ pub struct RunNoise {
     pub runs: usize,
 }
 
-/// The noise of a series from its `runs` (each a list of rounds, each
-/// round its samples). None with fewer than two runs that each have two
-/// rounds, or when a round's median is not positive.
-pub fn estimate(runs: &[&[Vec<f64>]]) -> Option<RunNoise> {
-    let mut m = Vec::new();
-    let mut se2 = Vec::new();
-    for run in runs {
-        let rounds: Vec<&Vec<f64>> = run.iter().filter(|r| !r.is_empty()).collect();
-        if rounds.len() < 2 {
-            continue;
-        }
-        let medians: Vec<f64> = rounds.iter().filter_map(|r| super::median(r)).collect();
-        if medians.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
-            return None;
-        }
-        let pooled: Vec<f64> = rounds.iter().flat_map(|r| r.iter().copied()).collect();
-        let whole = super::median(&pooled)?;
-        if !(whole.is_finite() && whole > 0.0) {
-            return None;
-        }
-        let logs: Vec<f64> = medians.iter().map(|x| x.ln()).collect();
-        m.push(whole.ln());
-        se2.push(variance(&logs) / logs.len() as f64);
-    }
-    let n = m.len();
-    if n < 2 {
+/// The noise of a series from each run's figure: its log median and the
+/// squared standard error its own rounds give it (`tasklab calibrate` takes
+/// the one `compare` gives the run, its rounds' cluster bootstrap, so that
+/// what is taken off is what compare's rows already hold). None with fewer
+/// than two runs or a figure not finite.
+pub fn from_figures(figures: &[(f64, f64)]) -> Option<RunNoise> {
+    let n = figures.len();
+    if n < 2
+        || figures
+            .iter()
+            .any(|(m, se2)| !(m.is_finite() && se2.is_finite() && *se2 >= 0.0))
+    {
         return None;
     }
+    let m: Vec<f64> = figures.iter().map(|f| f.0).collect();
     let v = variance(&m);
-    let w = se2.iter().sum::<f64>() / n as f64;
+    let w = figures.iter().map(|f| f.1).sum::<f64>() / n as f64;
     let between = (v - w).max(0.0).sqrt();
     Some(RunNoise {
         band: t975(n - 1) * between,
@@ -81,6 +75,29 @@ pub fn estimate(runs: &[&[Vec<f64>]]) -> Option<RunNoise> {
         within: w.sqrt(),
         runs: n,
     })
+}
+
+impl RunNoise {
+    /// What compare moderates: the runs' variance, the part their rounds
+    /// explain, and the degrees of freedom (runs - 1). None from fewer than
+    /// two runs or figures not finite.
+    pub fn calibrated(&self) -> Option<Calibrated> {
+        (self.runs >= 2 && self.spread.is_finite() && self.within.is_finite()).then(|| Calibrated {
+            total: self.spread * self.spread,
+            within: self.within * self.within,
+            df: (self.runs - 1) as f64,
+        })
+    }
+}
+
+/// A series' calibration as compare uses it: the variance of its runs'
+/// log medians (V, on `df` degrees of freedom) and the part of it their own
+/// rounds explain (W, the mean of their squared standard errors).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Calibrated {
+    pub total: f64,
+    pub within: f64,
+    pub df: f64,
 }
 
 /// The sample variance (N - 1 in the denominator); 0 for fewer than two.
@@ -117,17 +134,16 @@ pub const FLOOR: f64 = 0.005;
 pub const SPREAD_SHARE: f64 = 0.375;
 
 /// How much the prior share ([`SPREAD_SHARE`]) weighs against the share
-/// the runs a side measure, in degrees of freedom, and how much a family's
-/// mean weighs against a series' own calibrated figure.
+/// the runs a side measure, in degrees of freedom.
 const PRIOR_DF: f64 = 2.0;
-const FAMILY_DF: f64 = 4.0;
 
 /// What a family's run-to-run noise rests on.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Basis {
-    /// `tasklab calibrate`'s runs of this machine (the series' own band,
-    /// shrunk toward its family's).
+    /// `tasklab calibrate`'s runs of this machine (the series' own
+    /// variance between runs, moderated by its family's: `stats::squeeze`),
+    /// never wider than the series' own spread gives without them.
     Calibrated,
     /// The runs each side holds: their spread measures the share of each
     /// series' round-to-round spread a run's offset has.
@@ -143,7 +159,9 @@ pub enum Basis {
 impl Basis {
     pub fn words(self) -> &'static str {
         match self {
-            Basis::Calibrated => "this machine's calibration",
+            Basis::Calibrated => {
+                "this machine's calibration (never wider than the series' own spread gives)"
+            }
             Basis::Runs => "the spread of the runs on each side",
             Basis::Spread => "each series' own spread over its rounds",
             Basis::Floor => "the floor",
@@ -189,9 +207,16 @@ pub fn between_runs(runs: &[(f64, f64)]) -> Option<(f64, f64)> {
 /// What a family's series share of their run-to-run noise.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum FamilyNoise {
-    /// A calibration's standard deviation for the family (its series'
-    /// mean), which each series' own band is shrunk toward.
-    Calibrated(f64),
+    /// A calibration: the prior its series' variances between runs were
+    /// drawn from (`squeeze::fit_prior` of their runs' variances), the
+    /// mean part of them their rounds explain (for a series the calibration
+    /// lacks), and the family's noise without the calibration (its share²
+    /// and basis), which no series' calibrated figure exceeds.
+    Calibrated {
+        prior: Prior,
+        within: f64,
+        without: (f64, Basis),
+    },
     /// The share² of each series' spread² a run's offset has, and whether
     /// runs a side measured it ([`Basis::Runs`]) or it is the prior
     /// ([`Basis::Spread`]).
@@ -205,19 +230,31 @@ impl FamilyNoise {
 }
 
 /// A family's run-to-run noise from the best evidence it has:
-/// - series with a calibrated band (`calibrated`: each series' s_b² and
-///   its runs' degrees of freedom): their mean;
+/// - series with a calibration (`calibrated`): the prior of their runs'
+///   variances, fitted on the log scale (`squeeze::fit_prior`), so that
+///   neither the family's widest few series nor two degrees of freedom
+///   decide a series' figure; with the family's noise without it beside;
 /// - else the runs each side holds (`between`: per series and side, V - W,
 ///   its degrees of freedom and the series' spread²): the share of the
 ///   spread their variance between runs shows (pooled over the family,
 ///   weighted by degrees of freedom), combined with [`SPREAD_SHARE`] as a
 ///   prior worth [`PRIOR_DF`] degrees of freedom;
 /// - else [`SPREAD_SHARE`].
-pub fn family_noise(calibrated: &[(f64, f64)], between: &[(f64, f64, f64)]) -> FamilyNoise {
-    if !calibrated.is_empty() {
-        let mean = calibrated.iter().map(|c| c.0).sum::<f64>() / calibrated.len() as f64;
-        return FamilyNoise::Calibrated(mean.max(0.0).sqrt().max(FLOOR));
+pub fn family_noise(calibrated: &[Calibrated], between: &[(f64, f64, f64)]) -> FamilyNoise {
+    let without = share_noise(between);
+    let vars: Vec<(f64, f64)> = calibrated.iter().map(|c| (c.total, c.df)).collect();
+    match squeeze::fit_prior(&vars) {
+        Some(prior) => FamilyNoise::Calibrated {
+            prior,
+            within: calibrated.iter().map(|c| c.within).sum::<f64>() / calibrated.len() as f64,
+            without,
+        },
+        None => FamilyNoise::Share(without.0, without.1),
     }
+}
+
+/// The share² of a family's spread its runs a side show, with its basis.
+fn share_noise(between: &[(f64, f64, f64)]) -> (f64, Basis) {
     let prior = SPREAD_SHARE * SPREAD_SHARE;
     let df: f64 = between.iter().map(|b| b.1).sum();
     let spread: f64 = between.iter().map(|b| b.1 * b.2).sum();
@@ -227,22 +264,39 @@ pub fn family_noise(calibrated: &[(f64, f64)], between: &[(f64, f64, f64)]) -> F
         // series' between-run variance from two runs is a guess.
         let per_series = df / between.len() as f64;
         let s2 = (per_series * share + PRIOR_DF * prior) / (per_series + PRIOR_DF);
-        return FamilyNoise::Share(s2, Basis::Runs);
+        return (s2, Basis::Runs);
     }
-    FamilyNoise::PRIOR
+    (prior, Basis::Spread)
 }
 
 /// One series' run-to-run standard deviation in logs and what it rests
-/// on, from its family's noise, its own calibrated band (`own`: s_b² and
-/// degrees of freedom) and its spread² (the mean over both sides' runs):
-/// never below [`FLOOR`].
+/// on, from its family's noise, its own calibration (`own`) and its
+/// spread² (the mean over both sides' runs): never below [`FLOOR`].
+///
+/// Calibrated, it is the variance between runs beyond their rounds, from
+/// the series' runs' variance moderated by its family's prior
+/// (`squeeze::posterior`) less the part their rounds explain, and never
+/// more than the family's share of its spread gives without the
+/// calibration: calibrations learned in another hour were about twice too
+/// wide for the runs compared (docs/REPEATABILITY.md "Session 22").
 pub fn series_noise(
     family: FamilyNoise,
-    own: Option<(f64, f64)>,
+    own: Option<Calibrated>,
     spread2: Option<f64>,
 ) -> (f64, Basis) {
     match family {
-        FamilyNoise::Calibrated(t) => (own.map_or(t, |o| series_tau(o, t)), Basis::Calibrated),
+        FamilyNoise::Calibrated {
+            prior,
+            within,
+            without,
+        } => {
+            let (total, w) = own.map_or((prior.s2, within), |o| {
+                (squeeze::posterior(o.total, o.df, prior), o.within)
+            });
+            let tau = (total - w).max(0.0).sqrt().max(FLOOR);
+            let cap = series_noise(FamilyNoise::Share(without.0, without.1), None, spread2).0;
+            (tau.min(cap), Basis::Calibrated)
+        }
         FamilyNoise::Share(share2, basis) => {
             let extra = share2 * spread2.unwrap_or(0.0);
             // (rounds that agree can leave a variance of 1e-30 in logs)
@@ -259,25 +313,6 @@ pub fn series_noise(
 /// [`SPREAD_SHARE`], in quadrature with [`FLOOR`].
 pub fn one_run_tau(round_medians: &[f64]) -> f64 {
     series_noise(FamilyNoise::PRIOR, None, spread2(round_medians)).0
-}
-
-/// A series' own calibrated run-to-run variance `own` (and its degrees of
-/// freedom) shrunk toward its family's standard deviation `family`, as a
-/// standard deviation, never below [`FLOOR`]: one series' band from a few
-/// runs is a guess its family's mean steadies.
-pub fn series_tau((s2, df): (f64, f64), family: f64) -> f64 {
-    let t2 = (df * s2 + FAMILY_DF * family * family) / (df + FAMILY_DF);
-    t2.max(0.0).sqrt().max(FLOOR)
-}
-
-/// A calibrated band (`RunNoise::band`, learned from `runs` runs) as the
-/// variance of a run's offset (in logs, squared) with its degrees of
-/// freedom: the band is t(0.975, runs - 1) times the standard deviation.
-pub fn band_variance(band: f64, runs: usize) -> Option<(f64, f64)> {
-    (runs >= 2 && band.is_finite() && band >= 0.0).then(|| {
-        let s = band / t975(runs - 1);
-        (s * s, (runs - 1) as f64)
-    })
 }
 
 #[cfg(test)]

@@ -1,5 +1,35 @@
 use super::*;
 
+/// The noise of a series from its `runs` (each a list of rounds, each
+/// round its samples), each run's standard error from the spread of its
+/// rounds' log medians (`tasklab calibrate` takes compare's bootstrap
+/// instead). None with fewer than two runs that each have two rounds, or
+/// when a round's median is not positive.
+fn estimate(runs: &[&[Vec<f64>]]) -> Option<RunNoise> {
+    let mut figures = Vec::new();
+    for run in runs {
+        let rounds: Vec<&Vec<f64>> = run.iter().filter(|r| !r.is_empty()).collect();
+        if rounds.len() < 2 {
+            continue;
+        }
+        let medians: Vec<f64> = rounds
+            .iter()
+            .filter_map(|r| crate::stats::median(r))
+            .collect();
+        if medians.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
+            return None;
+        }
+        let pooled: Vec<f64> = rounds.iter().flat_map(|r| r.iter().copied()).collect();
+        let whole = crate::stats::median(&pooled)?;
+        if !(whole.is_finite() && whole > 0.0) {
+            return None;
+        }
+        let logs: Vec<f64> = medians.iter().map(|x| x.ln()).collect();
+        figures.push((whole.ln(), variance(&logs) / logs.len() as f64));
+    }
+    from_figures(&figures)
+}
+
 /// `runs` runs of `rounds` rounds of 20 samples each; run j's figure is
 /// `base · offsets[j]`, each round's samples a narrow fixed spread around it
 /// with a round-to-round wobble of ±`wobble` (a fraction).
@@ -100,25 +130,76 @@ fn a_series_rests_on_the_best_evidence_it_has_and_never_below_the_floor() {
         panic!("no calibration: a share");
     };
     assert!(share < prior && share >= 0.0, "{share}");
-    // a calibration wins, each series shrunk toward the family's mean
-    let fam = family_noise(
-        &[(0.04f64.powi(2), 3.0), (0.02f64.powi(2), 3.0)],
-        &[(s2, 3.0, s2)],
-    );
-    let FamilyNoise::Calibrated(t) = fam else {
-        panic!("a calibration: calibrated");
-    };
-    assert!(t > 0.02 && t < 0.04, "{t}");
-    let (own, b) = series_noise(fam, Some((0.04f64.powi(2), 3.0)), Some(1.0));
-    assert_eq!(b, Basis::Calibrated);
-    assert!(own < 0.04 && own > t, "{own}");
-    assert_eq!(series_tau((0.0, 3.0), 0.0), FLOOR);
+}
+
+fn cal(total: f64, within: f64) -> Calibrated {
+    Calibrated {
+        total,
+        within,
+        df: 2.0,
+    }
 }
 
 #[test]
-fn a_band_is_t_standard_deviations() {
-    let (v, df) = band_variance(4.303 * 0.03, 3).unwrap();
-    assert!((v.sqrt() - 0.03).abs() < 1e-6 && df == 2.0);
-    assert!(band_variance(0.1, 1).is_none());
-    assert!(band_variance(f64::NAN, 4).is_none());
+fn a_calibration_is_moderated_by_its_family_and_never_wider_than_the_spread_gives() {
+    let s2 = 0.02f64.powi(2);
+    // Eleven quiet series (runs' sd 1%, rounds explain 0.5%) and one wide
+    // (20%): the family's prior is near the quiet ones, so each keeps
+    // close to its own (the mean of the variances would put them near 6%).
+    let mut family: Vec<Calibrated> = (0..11)
+        .map(|i| cal((0.01 * (0.8 + 0.04 * i as f64)).powi(2), 0.005f64.powi(2)))
+        .collect();
+    family.push(cal(0.2f64.powi(2), 0.005f64.powi(2)));
+    let fam = family_noise(&family, &[(s2, 3.0, s2)]);
+    let FamilyNoise::Calibrated { prior, without, .. } = fam else {
+        panic!("a calibration: calibrated");
+    };
+    assert!(prior.s2 < 0.02f64.powi(2), "{prior:?}");
+    assert_eq!(without.1, Basis::Runs);
+    // a spread so wide that the cap does not bind: the moderated figure
+    let big = Some(1.0);
+    let (quiet, b) = series_noise(fam, Some(family[5]), big);
+    assert_eq!(b, Basis::Calibrated);
+    let own = (family[5].total - family[5].within).sqrt();
+    assert!(quiet > own / 2.0 && quiet < 2.0 * own, "{quiet} vs {own}");
+    let (wide, _) = series_noise(fam, Some(family[11]), big);
+    assert!(wide > quiet && wide < 0.2, "{wide}");
+    // never wider than the family's share of the series' spread gives
+    let (capped, b) = series_noise(fam, Some(family[11]), Some(0.01f64.powi(2)));
+    assert_eq!(b, Basis::Calibrated);
+    let (plain, _) = series_noise(FamilyNoise::Share(without.0, without.1), None, Some(1e-4));
+    assert_eq!(capped, plain);
+    // a series the calibration lacks takes the prior, less the family's
+    // within
+    let (none, _) = series_noise(fam, None, big);
+    assert!(none <= prior.s2.sqrt() && none >= FLOOR, "{none}");
+    // runs that agree within their rounds: the floor
+    let (agree, _) = series_noise(fam, Some(cal(1e-6, 1e-4)), big);
+    assert_eq!(agree, FLOOR);
+}
+
+#[test]
+fn a_family_whose_runs_agree_gives_every_series_its_figure() {
+    // every series' runs spread alike: d0 infinite, each takes the prior
+    let family = vec![cal(0.03f64.powi(2), 0.01f64.powi(2)); 6];
+    let fam = family_noise(&family, &[]);
+    let FamilyNoise::Calibrated { prior, .. } = fam else {
+        panic!("a calibration: calibrated");
+    };
+    assert!(prior.df.is_infinite(), "{prior:?}");
+    let (a, _) = series_noise(fam, Some(cal(0.05f64.powi(2), 0.01f64.powi(2))), Some(1.0));
+    let (b, _) = series_noise(fam, Some(family[0]), Some(1.0));
+    assert_eq!(a, b);
+}
+
+#[test]
+fn a_run_noise_gives_what_compare_moderates() {
+    let n = from_figures(&[(0.0, 1e-4), (0.03, 1e-4), (-0.03, 1e-4)]).unwrap();
+    let c = n.calibrated().unwrap();
+    assert!((c.total - 9e-4).abs() < 1e-15 && (c.within - 1e-4).abs() < 1e-15);
+    assert_eq!(c.df, 2.0);
+    // the band: t(2) times sqrt(V - W)
+    assert!((n.band - 4.303 * 8e-4f64.sqrt()).abs() < 1e-4, "{n:?}");
+    assert!(from_figures(&[(0.0, 1e-4)]).is_none());
+    assert!(from_figures(&[(0.0, 1e-4), (f64::NAN, 1e-4)]).is_none());
 }
