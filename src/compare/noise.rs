@@ -182,6 +182,19 @@ pub fn parse(bytes: &[u8], shown: &str) -> Result<NoiseFile, String> {
             s.experiment, s.metric, s.noise.band
         ));
     }
+    // compare moderates the spread and takes the within off
+    // (`stats::noise::Calibrated`).
+    let bad = |x: f64| !(x.is_finite() && x >= 0.0);
+    if let Some(s) = f
+        .series
+        .iter()
+        .find(|s| bad(s.noise.spread) || bad(s.noise.within))
+    {
+        return Err(format!(
+            "{shown} is damaged: the spread or within of {} {} is {} or {}, not a number at least 0",
+            s.experiment, s.metric, s.noise.spread, s.noise.within
+        ));
+    }
     Ok(f)
 }
 

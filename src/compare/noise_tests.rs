@@ -50,6 +50,11 @@ fn a_good_file_round_trips_and_answers_its_series_band() {
     let labels: Labels = [("call".to_string(), "getppid".to_string())].into();
     assert_eq!(n.band("yardstick.syscall", "call_ns", &labels), Some(0.04));
     assert_eq!(n.band("yardstick.syscall", "call_ns", &Labels::new()), None);
+    // what compare moderates: the runs' variance, the rounds' part, runs - 1
+    let c = n
+        .calibrated("yardstick.syscall", "call_ns", &labels)
+        .unwrap();
+    assert_eq!((c.total, c.within, c.df), (0.02 * 0.02, 0.005 * 0.005, 3.0));
     assert!(n
         .check_machine(&fingerprint("6.8.0"), "the base files")
         .is_ok());
@@ -84,6 +89,9 @@ fn a_corrupt_file_or_another_schema_is_refused_with_the_reason() {
     let mut negative = good.clone();
     negative["series"][0]["band"] = (-0.1).into();
     cases.push((bytes(&negative), "not a number at least 0"));
+    let mut within = good.clone();
+    within["series"][0]["within"] = (-0.01).into();
+    cases.push((bytes(&within), "the spread or within of yardstick.syscall"));
     let mut missing = good;
     missing.as_object_mut().unwrap().remove("series");
     cases.push((bytes(&missing), "does not match the noise file's schema"));
