@@ -271,7 +271,7 @@ pub fn words(f: &NoiseFile, path: &std::path::Path) -> String {
             }
         };
         s.push_str(&format!(
-            "A/A false alarms at ±{:.0}% over {} pair{} of runs ({} rows): {} rows called changed ({}) as compare judges without a noise file; {} ({}) with these bands (in-sample: learned from these same runs, so new runs will show more)\n",
+            "A/A false alarms at ±{:.0}% over {} pair{} of runs ({} rows): {} rows called changed ({}) as compare judges without a noise file; {} ({}) with these bands (in-sample: learned from these same runs, so new runs may show more)\n",
             fa.threshold_pct,
             fa.pairs,
             if fa.pairs == 1 { "" } else { "s" },
