@@ -20,7 +20,14 @@
 //! before it dropped, its fork and exit records read) and as it closes.
 //! The kernel's fork and exit records, which place a reaped child's
 //! samples, are not asked for while a [`Scope::threads`] lives: a series
-//! that starts threads only does not pay for them.
+//! that starts threads only does not pay for them. Where the worker can
+//! have a cgroup of its own (`sys::cgroup`: cgroup v2, the perf_event
+//! controller on it, Linux 5.7's `PERF_SAMPLE_CGROUP`), no record is
+//! asked for at all: the worker moves itself into its cgroup as sampling
+//! starts, its children are born there, and a sample is kept when it
+//! carries that cgroup ([`keep_group`]); each fork and exit then costs
+//! nothing for sampling (the records cost a fork+reap at 0 B about 1.3%,
+//! docs/WHY.md).
 
 use crate::results::Labels;
 use crate::sys::perf::{CpuClock, Drained, Mode, Sample};
@@ -36,6 +43,10 @@ pub struct WhyJob {
     pub rate_hz: u64,
     /// The mode the run chose ([`choose`]), every worker alike.
     pub mode: Mode,
+    /// CPU-wide, the worker's tree is told by a cgroup of its own, not by
+    /// fork and exit records ([`WhyPlan::cgroup`]).
+    #[serde(default)]
+    pub cgroup: bool,
 }
 
 /// The default rate. Each sample is a timer interrupt, and on a VM the
@@ -71,6 +82,11 @@ pub struct WhyPlan {
     pub mode: Mode,
     /// Why the mode is per task, where CPU-wide sampling was refused.
     pub per_task_why: Option<String>,
+    /// CPU-wide, whether the worker's tree is told by a cgroup of its own
+    /// (else by the kernel's fork and exit records).
+    pub cgroup: bool,
+    /// Why by the records, where CPU-wide sampling could not use a cgroup.
+    pub records_why: Option<String>,
 }
 
 impl WhyPlan {
@@ -80,11 +96,23 @@ impl WhyPlan {
             Ok((mode, why)) => (mode, why, None),
             Err(no) => (Mode::PerTask, None, Some(no)),
         };
+        let (cgroup, records_why) = match (mode, &refused) {
+            (Mode::CpuWide, None) => {
+                crate::sys::cgroup::sweep();
+                match probe_cgroup() {
+                    Ok(()) => (true, None),
+                    Err(why) => (false, Some(why)),
+                }
+            }
+            _ => (false, None),
+        };
         WhyPlan {
             rate_hz,
             refused,
             mode,
             per_task_why,
+            cgroup,
+            records_why,
         }
     }
 
@@ -93,6 +121,7 @@ impl WhyPlan {
         self.refused.is_none().then_some(WhyJob {
             rate_hz: self.rate_hz,
             mode: self.mode,
+            cgroup: self.cgroup,
         })
     }
 
@@ -104,6 +133,9 @@ impl WhyPlan {
             unavailable: self.refused.clone(),
             mode: self.refused.is_none().then(|| mode_name(self.mode).into()),
             per_task_why: self.per_task_why.clone(),
+            tasks: (self.refused.is_none() && self.mode == Mode::CpuWide)
+                .then(|| tasks_name(self.cgroup).into()),
+            records_why: self.records_why.clone(),
         }
     }
 }
@@ -114,6 +146,21 @@ pub fn mode_name(mode: Mode) -> &'static str {
         Mode::CpuWide => "cpu-wide",
         Mode::PerTask => "per-task",
     }
+}
+
+/// How the results file names the way a CPU-wide run told the worker's
+/// tasks: by a cgroup of its own, or by the kernel's records.
+pub fn tasks_name(cgroup: bool) -> &'static str {
+    match cgroup {
+        true => "cgroup",
+        false => "records",
+    }
+}
+
+/// The samples of the worker's cgroup (`id`): the worker and every task
+/// started in it since it moved there, whatever their pids, alive or gone.
+pub fn keep_group(samples: Vec<Sample>, id: u64) -> Vec<Sample> {
+    samples.into_iter().filter(|s| s.cgroup == id).collect()
 }
 
 /// The processes a CPU-wide event's samples are kept for: the worker
@@ -218,7 +265,7 @@ struct Counts {
 
 struct Recorder {
     clock: CpuClock,
-    /// The worker's tree, for a CPU-wide clock's samples.
+    /// The worker's tree, for a CPU-wide clock's samples told by records.
     tree: Option<Tree>,
     scope: Option<Labels>,
     /// The events are on (since the first window opened).
@@ -226,6 +273,10 @@ struct Recorder {
     /// When the open window opened (`sys::monotonic_ns`), if one is.
     open_at: Option<u64>,
     got: Vec<(Labels, Counts)>,
+    /// The worker's own cgroup, for a CPU-wide clock's samples that carry
+    /// theirs; left (the worker moved back) when the recorder drops, after
+    /// the clock closed.
+    group: Option<crate::sys::cgroup::Own>,
 }
 
 /// What a drain holds of a window stamped `open` to `close` (ns on
@@ -295,9 +346,10 @@ impl Recorder {
         let close = crate::sys::monotonic_ns();
         let d = within(self.clock.drain(), open, close);
         let lost = d.lost.iter().map(|(_, n)| n).sum::<u64>();
-        let samples = match &mut self.tree {
-            Some(t) => t.keep(d, crate::sys::procfs::parent_pid),
-            None => d.samples,
+        let samples = match (&self.group, &mut self.tree) {
+            (Some(g), _) => keep_group(d.samples, g.id()),
+            (None, Some(t)) => t.keep(d, crate::sys::procfs::parent_pid),
+            (None, None) => d.samples,
         };
         let Some(labels) = &self.scope else { return };
         let at = match self.got.iter().position(|(l, _)| l == labels) {
@@ -322,8 +374,15 @@ impl Recorder {
 /// Starts this worker's sampling (disabled until a window opens). An
 /// error says why; the worker then measures without it.
 pub fn start(job: &WhyJob) -> std::io::Result<()> {
-    let clock = CpuClock::open(1_000_000_000 / job.rate_hz.max(1), RING_PAGES, job.mode)?;
-    let tree = (clock.mode() == Mode::CpuWide).then(|| Tree::new(std::process::id()));
+    // The cgroup first, so that every task the worker starts is born in it.
+    let group = match job.cgroup && job.mode == Mode::CpuWide {
+        true => Some(crate::sys::cgroup::Own::enter()?),
+        false => None,
+    };
+    let period = 1_000_000_000 / job.rate_hz.max(1);
+    let clock = CpuClock::open(period, RING_PAGES, job.mode, group.is_some())?;
+    let tree =
+        (clock.mode() == Mode::CpuWide && group.is_none()).then(|| Tree::new(std::process::id()));
     *RECORDER.lock().unwrap_or_else(|p| p.into_inner()) = Some(Recorder {
         clock,
         tree,
@@ -331,6 +390,7 @@ pub fn start(job: &WhyJob) -> std::io::Result<()> {
         enabled: false,
         open_at: None,
         got: Vec::new(),
+        group,
     });
     ACTIVE.store(true, Ordering::Release);
     Ok(())
@@ -443,7 +503,7 @@ impl Drop for Window {
 
 /// Whether a cpu-clock event of `mode` opens, maps and enables here.
 fn try_mode(mode: Mode) -> std::io::Result<()> {
-    let mut c = CpuClock::open(1_000_000, 8, mode)?;
+    let mut c = CpuClock::open(1_000_000, 8, mode, false)?;
     c.enable()?;
     c.disable()
 }
@@ -460,6 +520,22 @@ pub fn choose(
         Ok(()) => Ok((Mode::CpuWide, None)),
         Err(w) => per_task().map(|()| (Mode::PerTask, Some(w))),
     }
+}
+
+/// Whether a CPU-wide run's workers can tell their tasks by a cgroup of
+/// their own: one can be made here (`sys::cgroup::usable`) and a CPU-wide
+/// event's samples carry their cgroup; else why not, in words.
+pub fn probe_cgroup() -> Result<(), String> {
+    crate::sys::cgroup::usable()?;
+    let tried = CpuClock::open(1_000_000, 8, Mode::CpuWide, true).and_then(|mut c| {
+        c.enable()?;
+        c.disable()
+    });
+    tried.map_err(|e| {
+        format!(
+            "this kernel's samples cannot carry their cgroup (PERF_SAMPLE_CGROUP, Linux 5.7): {e}"
+        )
+    })
 }
 
 /// Whether this process may sample itself with kernel call chains here,

@@ -67,6 +67,7 @@ fn sample(pid: u32) -> Sample {
         time: 0,
         kernel: true,
         kernel_ips: vec![u64::from(pid)],
+        cgroup: 0,
     }
 }
 
@@ -174,4 +175,56 @@ fn a_window_keeps_exactly_the_samples_and_losses_stamped_inside_it_edges_include
     };
     let w = within(d, 1000, 1000);
     assert_eq!(w.samples.iter().map(|s| s.pid).collect::<Vec<_>>(), vec![2]);
+}
+
+#[test]
+fn a_cgroups_samples_are_kept_whatever_their_pids_and_no_others() {
+    let in_group = |pid: u32, cgroup: u64| Sample {
+        cgroup,
+        ..sample(pid)
+    };
+    // The worker (10), a child no record named (11, reaped long ago), a
+    // stranger whose pid the child once had (11 in another cgroup), and a
+    // sample that carries no cgroup.
+    let got = keep_group(
+        vec![
+            in_group(10, 77),
+            in_group(11, 77),
+            in_group(11, 5),
+            in_group(12, 0),
+            in_group(13, 77),
+        ],
+        77,
+    );
+    let pids: Vec<u32> = got.iter().map(|s| s.pid).collect();
+    assert_eq!(pids, vec![10, 11, 13]);
+    assert!(keep_group(vec![in_group(10, 77)], 0).is_empty());
+}
+
+#[test]
+fn the_record_says_how_a_cpu_wide_runs_tasks_were_told() {
+    let plan = |mode, cgroup, refused: Option<&str>| WhyPlan {
+        rate_hz: 250,
+        refused: refused.map(Into::into),
+        mode,
+        per_task_why: None,
+        cgroup,
+        records_why: (!cgroup).then(|| "no cgroup v2".into()),
+    };
+    let rec = plan(Mode::CpuWide, true, None).record();
+    assert_eq!(rec.tasks.as_deref(), Some("cgroup"));
+    let rec = plan(Mode::CpuWide, false, None).record();
+    assert_eq!(rec.tasks.as_deref(), Some("records"));
+    assert_eq!(rec.records_why.as_deref(), Some("no cgroup v2"));
+    assert_eq!(plan(Mode::PerTask, false, None).record().tasks, None);
+    assert_eq!(plan(Mode::CpuWide, false, Some("no")).record().tasks, None);
+    // What the worker is asked for follows the plan.
+    assert_eq!(
+        plan(Mode::CpuWide, true, None).job().map(|j| j.cgroup),
+        Some(true)
+    );
+    assert_eq!(
+        plan(Mode::CpuWide, false, None).job().map(|j| j.cgroup),
+        Some(false)
+    );
 }

@@ -258,21 +258,37 @@ pub fn section(d: &mut Doc, r: &RunResults) {
 /// Which tasks the events sampled, and what that costs at a context
 /// switch; None in a file that does not say (from before both modes).
 pub fn mode_words(w: &crate::results::why::WhyRecord) -> Option<String> {
-    match w.mode.as_deref()? {
-        "cpu-wide" => Some(
+    match (w.mode.as_deref()?, w.tasks.as_deref()) {
+        ("cpu-wide", Some("cgroup")) => Some(
+            "Sampled CPU-wide: an event on each CPU samples every task that runs there, and \
+             the samples of other processes are dropped (each worker moved itself into a \
+             cgroup of its own, where the tasks it starts are born, and each sample carries \
+             its task's cgroup), so the kernel does no work for sampling at a context switch, \
+             a fork or an exit."
+                .into(),
+        ),
+        ("cpu-wide", Some("records")) => Some(format!(
+            "Sampled CPU-wide: an event on each CPU samples every task that runs there, and \
+             the samples of other processes are dropped (the worker's tree is followed by the \
+             kernel's fork and exit records, a few hundred ns of each process started, since \
+             no cgroup of the worker's own could be used: {}), so the kernel does no work for \
+             sampling at a context switch.",
+            w.records_why.as_deref().unwrap_or("not said")
+        )),
+        ("cpu-wide", _) => Some(
             "Sampled CPU-wide: an event on each CPU samples every task that runs there, and \
              the samples of other processes are dropped (the worker's tree is followed by the \
              kernel's fork records), so the kernel does no work for sampling at a context \
              switch or a fork."
                 .into(),
         ),
-        "per-task" => Some(format!(
+        ("per-task", _) => Some(format!(
             "Sampled per task: {}.",
             w.per_task_why
                 .as_deref()
                 .unwrap_or("the events follow the worker and the tasks it starts")
         )),
-        other => Some(format!("Sampled in mode {other}.")),
+        (other, _) => Some(format!("Sampled in mode {other}.")),
     }
 }
 

@@ -65,6 +65,8 @@ fn attributed_fixture() -> RunResults {
         unavailable: None,
         mode: None,
         per_task_why: None,
+        tasks: None,
+        records_why: None,
     });
     r
 }
@@ -98,6 +100,8 @@ fn without_why_nothing_is_shown_and_a_refusal_is_said() {
         unavailable: Some("kernel.perf_event_paranoid is 3".into()),
         mode: None,
         per_task_why: None,
+        tasks: None,
+        records_why: None,
     });
     assert_eq!(
         terminal_lines(&r),
@@ -161,6 +165,8 @@ fn two_attributed() -> RunResults {
         unavailable: None,
         mode: None,
         per_task_why: None,
+        tasks: None,
+        records_why: None,
     });
     r
 }
@@ -399,12 +405,34 @@ fn the_mode_is_said_and_only_per_task_hides_the_exit_teardown() {
         unavailable: None,
         mode: mode.map(Into::into),
         per_task_why: per_task_why.map(Into::into),
+        tasks: None,
+        records_why: None,
     };
     assert!(mode_words(&rec(None, None)).is_none());
     let wide = mode_words(&rec(Some("cpu-wide"), None)).unwrap();
     assert!(wide.contains("CPU-wide"), "{wide}");
     let per = mode_words(&rec(Some("per-task"), Some("refused (EACCES)"))).unwrap();
     assert!(per.contains("per task: refused (EACCES)"), "{per}");
+    // CPU-wide, how the worker's tasks were told, and why by the records.
+    let told = |tasks: &str| {
+        mode_words(&WhyRecord {
+            tasks: Some(tasks.into()),
+            records_why: Some("no cgroup2 mounted".into()),
+            ..rec(Some("cpu-wide"), None)
+        })
+        .unwrap()
+    };
+    assert!(
+        told("cgroup").contains("cgroup of its own"),
+        "{}",
+        told("cgroup")
+    );
+    assert!(!told("cgroup").contains("records"), "{}", told("cgroup"));
+    assert!(
+        told("records").contains("no cgroup2 mounted"),
+        "{}",
+        told("records")
+    );
     let text = |w: WhyRecord| {
         let mut r = fixture();
         r.why = Some(w);

@@ -149,4 +149,13 @@ pub struct WhyRecord {
     /// Why per-task, where CPU-wide sampling was refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_task_why: Option<String>,
+    /// CPU-wide, how the worker's tasks were told from the others':
+    /// "cgroup" (a cgroup of the worker's own, carried by each sample) or
+    /// "records" (the kernel's fork and exit records); absent per task,
+    /// when refused, and in files from before the cgroup was tried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<String>,
+    /// Why by the records, where the cgroup could not be used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub records_why: Option<String>,
 }

@@ -20,10 +20,13 @@ const WHY: WhyPlan = WhyPlan {
     refused: None,
     mode: crate::sys::perf::Mode::CpuWide,
     per_task_why: None,
+    cgroup: true,
+    records_why: None,
 };
 const JOB: WhyJob = WhyJob {
     rate_hz: 1000,
     mode: crate::sys::perf::Mode::CpuWide,
+    cgroup: true,
 };
 
 #[test]

@@ -7,6 +7,7 @@
 //! fixed here (stamp the clock and the CPU, then exit) so nothing the caller
 //! writes can run on a borrowed stack.
 
+pub mod cgroup;
 pub mod clock;
 pub mod clone;
 pub mod clone3;

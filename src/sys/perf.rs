@@ -26,7 +26,10 @@
 //! threads too, each a few hundred ns of the starting task's time on a VM:
 //! [`CpuClock::task_records`] switches the recording events off while
 //! only threads are started (their samples carry the process's pid, which
-//! needs no record), and on again.
+//! needs no record), and on again. Where the worker has a cgroup of its
+//! own (`sys::cgroup`), the samples carry their task's cgroup
+//! (`PERF_SAMPLE_CGROUP`) and no record is asked for at all
+//! ([`CpuClock::open`]'s `cgroup`).
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -40,6 +43,9 @@ const PERF_SAMPLE_IP: u64 = 1 << 0;
 const PERF_SAMPLE_TID: u64 = 1 << 1;
 const PERF_SAMPLE_TIME: u64 = 1 << 2;
 const PERF_SAMPLE_CALLCHAIN: u64 = 1 << 5;
+/// The sampled task's cgroup id (of the perf_event controller; Linux 5.7),
+/// after the call chain.
+const PERF_SAMPLE_CGROUP: u64 = 1 << 21;
 const ATTR_SIZE_VER5: u32 = 112;
 /// `attr.flags` bits: disabled, inherit, exclude_hv, exclude_idle, task
 /// (fork and exit records), sample_id_all (the sample's TID and TIME after
@@ -121,6 +127,8 @@ pub struct Sample {
     /// The kernel call chain, the sampled address first (empty for a
     /// sample in user space).
     pub kernel_ips: Vec<u64>,
+    /// The sampled task's cgroup id where the events ask for it, else 0.
+    pub cgroup: u64,
 }
 
 /// What a drain of the rings found.
@@ -147,6 +155,8 @@ pub struct CpuClock {
     on: bool,
     /// The fork and exit records are asked for ([`CpuClock::task_records`]).
     records: bool,
+    /// The samples carry their task's cgroup (and no records are made).
+    cgroup: bool,
 }
 
 struct Ring {
@@ -200,9 +210,23 @@ fn task_flags() -> u64 {
     flags_and_pid(Mode::CpuWide).0 | FLAG_TASK
 }
 
-/// Opens a cpu-clock event of `mode` on `cpu`, or (`tasks`) the dummy
-/// event that records [`Mode::CpuWide`]'s forks and exits there.
-fn open_event(period_ns: u64, cpu: i32, mode: Mode, tasks: bool) -> io::Result<OwnedFd> {
+/// What a cpu-clock sample holds: its address, task, time and kernel call
+/// chain, and (`cgroup`) its task's cgroup.
+fn sample_type(cgroup: bool) -> u64 {
+    let cg = if cgroup { PERF_SAMPLE_CGROUP } else { 0 };
+    PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN | cg
+}
+
+/// Opens a cpu-clock event of `mode` on `cpu` (its samples carrying their
+/// cgroup when `cgroup`), or (`tasks`) the dummy event that records
+/// [`Mode::CpuWide`]'s forks and exits there.
+fn open_event(
+    period_ns: u64,
+    cpu: i32,
+    mode: Mode,
+    tasks: bool,
+    cgroup: bool,
+) -> io::Result<OwnedFd> {
     let (flags, pid) = match tasks {
         true => (task_flags(), -1),
         false => flags_and_pid(mode),
@@ -215,7 +239,7 @@ fn open_event(period_ns: u64, cpu: i32, mode: Mode, tasks: bool) -> io::Result<O
             false => PERF_COUNT_SW_CPU_CLOCK,
         },
         sample_period: period_ns.max(10_000),
-        sample_type: PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN,
+        sample_type: sample_type(cgroup && !tasks),
         flags,
         // The clock of `sys::monotonic_ns`, which stamps the windows.
         clockid: libc::CLOCK_MONOTONIC,
@@ -247,11 +271,14 @@ impl Ring {
     fn map(cpu: i32, fd: OwnedFd, pages: usize) -> io::Result<Ring> {
         let page = sysconf(libc::_SC_PAGESIZE).max(4096);
         let len = (pages + 1) * page;
+        let hint = ring_hint(cpu, len);
         // SAFETY: a fresh shared mapping of the event's descriptor, of the
-        // length the kernel expects (1 + 2^n pages); checked for MAP_FAILED.
+        // length the kernel expects (1 + 2^n pages), at an address the
+        // kernel picks (`hint` only a hint: no MAP_FIXED, nothing of ours is
+        // replaced); checked for MAP_FAILED.
         let base = unsafe {
             libc::mmap(
-                std::ptr::null_mut(),
+                hint as *mut libc::c_void,
                 len,
                 libc::PROT_READ | libc::PROT_WRITE,
                 libc::MAP_SHARED,
@@ -305,6 +332,21 @@ impl Ring {
     }
 }
 
+/// Where the rings are asked to be mapped (a hint): far from every other
+/// mapping of a process (32 TiB up, below a PIE binary's and the shared
+/// libraries' usual places), each CPU's in a 2 MiB-aligned slot of its own.
+/// Mapped where the kernel would put them, just below the libraries, they
+/// push every mapping made after them (the worker's heap and stacks) 2 MiB
+/// and more down, onto page-table pages of their own, which each fork then
+/// copies: a fork+reap at 0 B paid about 2% for that alone, with no event
+/// ever enabled (docs/WHY.md, "Where fork's cost went").
+pub fn ring_hint(cpu: i32, len: usize) -> usize {
+    const BASE: usize = 0x2000_0000_0000;
+    const SLOT: usize = 2 << 20;
+    let slot = len.div_ceil(SLOT).max(1) * SLOT;
+    BASE + (cpu.max(0) as usize) * slot
+}
+
 /// The order to switch the events of `cpus` in (indices into it): the one
 /// of CPU `here` last when `last`, else first; the others as they come.
 pub fn switch_order(cpus: impl Iterator<Item = i32>, here: i32, last: bool) -> Vec<usize> {
@@ -317,8 +359,10 @@ pub fn switch_order(cpus: impl Iterator<Item = i32>, here: i32, last: bool) -> V
     }
 }
 
-/// Walks the records in `bytes` (as a ring holds them) into `into`.
-pub fn parse_records(bytes: &[u8], into: &mut Drained) {
+/// Walks the records in `bytes` (as a ring holds them) into `into`; a
+/// sample's cgroup is read after its call chain when `cgroup` (the events
+/// asked for it).
+pub fn parse_records(bytes: &[u8], cgroup: bool, into: &mut Drained) {
     let u16_at = |i: usize| u16::from_ne_bytes([bytes[i], bytes[i + 1]]);
     let u32_at = |i: usize| u32::from_ne_bytes(bytes[i..i + 4].try_into().expect("4 bytes"));
     let u64_at = |i: usize| u64::from_ne_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
@@ -332,25 +376,33 @@ pub fn parse_records(bytes: &[u8], into: &mut Drained) {
         }
         let body = at + 8;
         match kind {
-            // ip, pid and tid, time, nr, then nr call-chain entries.
+            // ip, pid and tid, time, nr, then nr call-chain entries, then
+            // the cgroup if asked for.
             PERF_RECORD_SAMPLE if size >= 8 + 32 => {
                 let nr = u64_at(body + 24) as usize;
                 let chain = body + 32;
                 let pid = u32_at(body + 8);
                 let time = u64_at(body + 16);
                 let kernel = misc & MISC_CPUMODE_MASK == MISC_KERNEL;
+                let fits = chain.saturating_add(nr.saturating_mul(8)) <= at + size;
                 let mut kernel_ips = Vec::new();
-                if kernel && chain + nr * 8 <= at + size {
+                if kernel && fits {
                     kernel_ips = (0..nr)
                         .map(|k| u64_at(chain + 8 * k))
                         .filter(|ip| *ip < CONTEXT_MAX)
                         .collect();
                 }
+                let after = chain.saturating_add(nr.saturating_mul(8));
+                let cgroup = match cgroup && fits && after + 8 <= at + size {
+                    true => u64_at(after),
+                    false => 0,
+                };
                 into.samples.push(Sample {
                     pid,
                     time,
                     kernel,
                     kernel_ips,
+                    cgroup,
                 });
             }
             // id, lost, then sample_id_all's pid and tid, time.
@@ -381,13 +433,21 @@ impl CpuClock {
     /// process and the tasks it starts from now on), sampling every
     /// `period_ns` of CPU time, the CPUs' rings sharing `total_pages` pages
     /// (each a power of two, at least 16; halved down to 8 while the kernel
-    /// refuses the size, as a user's locked memory limit can).
-    pub fn open(period_ns: u64, total_pages: usize, mode: Mode) -> io::Result<CpuClock> {
+    /// refuses the size, as a user's locked memory limit can). With
+    /// `cgroup` (CPU-wide only), each sample carries its task's cgroup and
+    /// no fork or exit record is asked for, ever.
+    pub fn open(
+        period_ns: u64,
+        total_pages: usize,
+        mode: Mode,
+        cgroup: bool,
+    ) -> io::Result<CpuClock> {
+        let cgroup = cgroup && mode == Mode::CpuWide;
         let mut rings = Vec::new();
         let cpus = sysconf(libc::_SC_NPROCESSORS_CONF).max(1);
         let pages = (total_pages / cpus).max(16);
         for cpu in 0..cpus {
-            let fd = match open_event(period_ns, cpu as i32, mode, false) {
+            let fd = match open_event(period_ns, cpu as i32, mode, false, cgroup) {
                 Ok(fd) => fd,
                 // An offline CPU.
                 Err(e) if e.raw_os_error() == Some(libc::ENODEV) => continue,
@@ -411,9 +471,9 @@ impl CpuClock {
         if rings.is_empty() {
             return Err(io::Error::from_raw_os_error(libc::ENODEV));
         }
-        if mode == Mode::CpuWide {
+        if mode == Mode::CpuWide && !cgroup {
             for r in &mut rings {
-                let tasks = open_event(period_ns, r.cpu, mode, true)?;
+                let tasks = open_event(period_ns, r.cpu, mode, true, false)?;
                 // SAFETY: SET_OUTPUT takes the target event's descriptor as
                 // its argument, an integer; both descriptors are open, ours.
                 super::check(unsafe {
@@ -426,7 +486,8 @@ impl CpuClock {
             mode,
             rings,
             on: false,
-            records: true,
+            records: !cgroup,
+            cgroup,
         })
     }
 
@@ -489,9 +550,10 @@ impl CpuClock {
     /// not: off only while the tasks started are threads of processes
     /// already known (a thread's samples carry its process's pid), since
     /// the kernel writes both records for every task started, threads too.
-    /// Switched at once if the events are on, else when they go on.
+    /// Switched at once if the events are on, else when they go on. A
+    /// clock whose samples carry their cgroup has no records to switch.
     pub fn task_records(&mut self, on: bool) -> io::Result<()> {
-        if self.records == on {
+        if self.cgroup || self.records == on {
             return Ok(());
         }
         if self.on {
@@ -506,7 +568,7 @@ impl CpuClock {
     pub fn drain(&mut self) -> Drained {
         let mut d = Drained::default();
         for r in &mut self.rings {
-            parse_records(&r.take(), &mut d);
+            parse_records(&r.take(), self.cgroup, &mut d);
         }
         d
     }
