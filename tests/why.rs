@@ -67,6 +67,14 @@ fn a_sampled_fork_of_a_touched_heap_names_the_page_table_copy() {
         assert!(v["warnings"].to_string().contains("nothing attributed"));
         return;
     }
+    // CPU-wide, the run says how the worker's tasks were told (a cgroup of
+    // its own, or the records, and then why); per task, neither.
+    match (why["mode"].as_str(), why["tasks"].as_str()) {
+        (Some("cpu-wide"), Some("cgroup")) => assert!(why["records_why"].is_null()),
+        (Some("cpu-wide"), Some("records")) => assert!(why["records_why"].is_string()),
+        (Some("per-task"), None) => {}
+        other => panic!("mode and tasks: {other:?}"),
+    }
     let e = &v["experiments"][0];
     let a = e["why"]
         .as_array()
