@@ -166,6 +166,12 @@ pub enum Command {
     /// A fresh-process probe (internal)
     #[command(name = "__probe", hide = true)]
     Probe,
+    /// predict's replay of a process's frame layout, in a process of its own (internal)
+    #[command(name = "__replay", hide = true)]
+    Replay {
+        /// The process whose layout to replay
+        pid: u32,
+    },
 }
 
 /// The seeds' small demonstration programs.

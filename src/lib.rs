@@ -173,7 +173,10 @@ pub fn main_entry() -> ExitCode {
     ) {
         sys::ignore_sigpipe();
     }
-    if !matches!(cli.command, Some(Command::Worker | Command::Probe)) {
+    if !matches!(
+        cli.command,
+        Some(Command::Worker | Command::Probe | Command::Replay { .. })
+    ) {
         restore_settings();
     }
     let result = match cli.command {
@@ -231,6 +234,7 @@ pub fn main_entry() -> ExitCode {
         Some(Command::Probe) => {
             return ExitCode::from(measure::probe::probe_main(experiments::probe_fn) as u8)
         }
+        Some(Command::Replay { pid }) => return predict::replay::worker_main(pid),
     };
     match result {
         Ok(code) => code,

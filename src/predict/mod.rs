@@ -14,6 +14,7 @@ pub mod fresh;
 pub mod model;
 pub mod placement;
 pub mod range;
+pub mod replay;
 
 use crate::cli::PredictArgs;
 use crate::error::UsageError;
@@ -113,13 +114,88 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<ExitCode> {
         &canaries,
         &crate::measure::telemetry::canary_on(&cpus),
     ));
-    if args.json {
-        let v = serde_json::json!({"process": process, "source": source, "prediction": p});
+    // The process's own layout replayed, where it can be: the prediction
+    // then; the model's cold figures where it cannot.
+    let replayed = replay::in_worker(pid);
+    if replayed.as_ref().is_err_and(|w| w == replay::INTERRUPTED) {
+        eprintln!("interrupted: no prediction");
+        return Ok(ExitCode::from(130));
+    }
+    print(args.json, &process, &p, &source, &replayed)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The prediction and the replay, as text or (`json`) as JSON.
+fn print(
+    json: bool,
+    process: &Process,
+    p: &Prediction,
+    source: &str,
+    replayed: &Result<replay::Replay, String>,
+) -> anyhow::Result<()> {
+    if json {
+        let (from, skipped) = match replayed {
+            Ok(_) => (replay::REPLAY_NAME, None),
+            Err(why) => (replay::MODEL_NAME, Some(why)),
+        };
+        let v = serde_json::json!({
+            "process": process,
+            "source": source,
+            "prediction": p,
+            "replay": replayed.as_ref().ok(),
+            "replay_skipped": skipped,
+            "cold_prediction_from": from,
+        });
         crate::error::out(&format!("{}\n", serde_json::to_string_pretty(&v)?))?;
     } else {
-        crate::error::out(&render(&process, &p, &source))?;
+        let mut text = render(process, p, source);
+        text.push_str(&replay_lines(replayed));
+        crate::error::out(&text)?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
+}
+
+/// The replay's lines: its cold fork, named as the prediction, and how
+/// its layout read back against the process's; or why there is none, the
+/// model's cold figures standing.
+pub fn replay_lines(r: &Result<replay::Replay, String>) -> String {
+    let r = match r {
+        Ok(r) => r,
+        Err(why) => {
+            return format!(
+                "  (not replayed: {why}; the cold figures above, {}, are the prediction)\n",
+                replay::MODEL_NAME
+            )
+        }
+    };
+    let m = r.parent_return_ns;
+    let sh = |s: &replay::Shares| {
+        format!(
+            "{:.0}% in runs of {} or more, {:.0}% near, {:.0}% scattered",
+            s.runs_pct,
+            procfs::RUN_MIN_PAGES,
+            s.near_pct,
+            s.scattered_pct
+        )
+    };
+    format!(
+        "{}: a cold fork, after a {} pause: {}, the median cold fork and its 95% interval across {} rounds of {}\n  a single cold fork: {} to {}, the 10th to 90th percentile of single cold forks\n  (the prediction: a heap of {} pages laid in the process's own frame layout, each of its {} blocks of 2 MiB of frames on a fresh huge page of ours ({} came whole), each page moved to its page's offset in it, {} faulted in where they fell; built in {}; read back {}, against the process's {}; the cold figures above are {}, the model's)\n",
+        replay::REPLAY_NAME,
+        fmt_ns(r.pause_ms as f64 * 1e6),
+        range_ns(&m),
+        r.rounds,
+        r.forks_per_round,
+        time(r.single_fork_ns.p10),
+        time(r.single_fork_ns.p90),
+        group_digits(r.pages as i64),
+        group_digits(r.blocks as i64),
+        group_digits(r.blocks_whole as i64),
+        group_digits(r.pages_not_placed as i64),
+        fmt_ns(r.build_ms * 1e6),
+        sh(&r.replayed),
+        sh(&r.process),
+        replay::MODEL_NAME,
+    )
 }
 
 /// Why the experiments the slopes come from did not give them, in words:

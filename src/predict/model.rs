@@ -487,7 +487,7 @@ impl HostMemory {
 }
 
 /// Where single forks fall: 80% of them between `p10` and `p90`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Spread {
     pub p10: f64,
     pub p90: f64,

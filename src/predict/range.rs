@@ -1,9 +1,9 @@
 //! A figure with its 95% interval, and the straight line between two.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A figure and its 95% interval.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Range {
     pub median: f64,
     pub lo: f64,

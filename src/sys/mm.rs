@@ -346,6 +346,102 @@ impl Heap {
         r
     }
 
+    /// `advice` over the `len` bytes from byte `at` of the heap.
+    fn advise(&self, at: usize, len: usize, advice: libc::c_int) -> io::Result<()> {
+        assert!(at + len <= self.len, "advice beyond the heap");
+        if len == 0 {
+            return Ok(());
+        }
+        // SAFETY: [start+at, start+at+len) lies inside the mapping this
+        // heap owns (checked above), private and anonymous, aliased by no
+        // Rust reference: dropping its pages makes them read as zero, and
+        // the other advice only changes how the kernel backs them.
+        let r = unsafe { libc::madvise((self.start + at) as *mut libc::c_void, len, advice) };
+        if r == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    }
+
+    /// Lays the heap's pages out in another process's frame layout
+    /// (`tasklab predict`'s replay): `blocks` holds, per block of 2 MiB of
+    /// that process's frames, the heap pages whose frames lay in it and
+    /// each one's offset in the block (0 to 511). Each block gets a fresh
+    /// transparent huge page of ours, split into 4 KiB pages as
+    /// [`Heap::refault_contiguous`] splits them, and each of its heap
+    /// pages is moved there from that offset (userfaultfd's `UFFDIO_MOVE`,
+    /// frame kept): runs, distances within a block and which blocks are
+    /// revisited are the process's, the blocks' own places wherever the
+    /// huge pages came from. Every other page of the heap is dropped; the
+    /// huge pages' unused pages are freed. Needs root or
+    /// `vm.unprivileged_userfaultfd` and Linux 6.8; on an error the heap is
+    /// left part laid (drop it).
+    pub fn replay(&self, blocks: &[Vec<(usize, u16)>]) -> io::Result<Replayed> {
+        self.advise(0, self.len, libc::MADV_DONTNEED)?;
+        self.advise(0, self.len, libc::MADV_NOHUGEPAGE)?;
+        let mut fd = super::uffd::Fd::open()?;
+        fd.register(self.start, self.len)?;
+        let scratch = Heap::untouched(REPLAY_BATCH_BLOCKS * HUGE_PAGE, Thp::On)?;
+        let mut done = Replayed {
+            blocks: blocks.len(),
+            ..Replayed::default()
+        };
+        let mut missing = Vec::new();
+        for batch in blocks.chunks(REPLAY_BATCH_BLOCKS) {
+            let len = batch.len() * HUGE_PAGE;
+            done.whole += scratch.huge_split(len)?;
+            fd.register(scratch.start, len)?;
+            for (j, moves) in batch.iter().enumerate() {
+                for &(page, off) in moves {
+                    assert!(page < self.pages() && usize::from(off) < HUGE_PAGE / PAGE);
+                    let src = scratch.start + j * HUGE_PAGE + usize::from(off) * PAGE;
+                    match fd.move_pages(self.start + page * PAGE, src, PAGE) {
+                        Ok(()) => {}
+                        // Its source page is gone (moved already): placed below.
+                        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => missing.push(page),
+                        Err(e) => {
+                            return Err(io::Error::new(
+                                e.kind(),
+                                format!("page {page}, from offset {off} of a block: {e}"),
+                            ))
+                        }
+                    }
+                }
+            }
+            fd.unregister(scratch.start, len)?;
+            scratch.advise(0, len, libc::MADV_DONTNEED)?;
+        }
+        drop(fd);
+        done.missing = missing.len();
+        for page in missing {
+            self.write_page(page);
+        }
+        Ok(done)
+    }
+
+    /// The first `len` bytes (whole huge pages) faulted in as huge pages
+    /// and each split into 4 KiB pages ([`Heap::refault_contiguous`]'s
+    /// way); returns how many came as a whole huge page (512 frames in a
+    /// row; 0 when the frames cannot be read).
+    fn huge_split(&self, len: usize) -> io::Result<usize> {
+        // THP `never` refuses the advice: the pages then come as they come.
+        let _ = self.advise(0, len, libc::MADV_HUGEPAGE);
+        let per = HUGE_PAGE / PAGE;
+        for i in 0..len / PAGE {
+            self.write_page(i);
+        }
+        for at in (0..len).step_by(HUGE_PAGE) {
+            self.advise(at + PAGE, HUGE_PAGE - PAGE, libc::MADV_COLD)?;
+        }
+        let _ = self.advise(0, len, libc::MADV_NOHUGEPAGE);
+        let frames = super::procfs::page_frames(self.start / PAGE, len / PAGE).unwrap_or_default();
+        Ok(frames
+            .chunks_exact(per)
+            .filter(|f| f[0] != 0 && f.iter().enumerate().all(|(q, &x)| x == f[0] + q as u64))
+            .count())
+    }
+
     /// 4 KiB pages in the heap.
     pub fn pages(&self) -> usize {
         self.len.div_ceil(PAGE)
@@ -367,6 +463,22 @@ impl Heap {
     pub fn frames(&self) -> Option<Vec<u64>> {
         super::procfs::page_frames(self.start / PAGE, self.pages())
     }
+}
+
+/// Blocks of frames [`Heap::replay`] lays at a time: the huge pages of
+/// scratch it holds at once (128 MiB).
+pub const REPLAY_BATCH_BLOCKS: usize = 64;
+
+/// What [`Heap::replay`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Replayed {
+    /// Blocks of 2 MiB of the process's frames laid.
+    pub blocks: usize,
+    /// Those whose huge page of ours came whole (512 frames in a row).
+    pub whole: usize,
+    /// Pages whose source page was gone when moved, faulted in afterwards
+    /// wherever the free lists put them.
+    pub missing: usize,
 }
 
 /// A stack for a task started with raw `clone`, with a guard page below it.

@@ -63,15 +63,18 @@ pub fn page_frames(first: usize, pages: usize) -> Option<Vec<u64>> {
 pub fn frames_of(entries: &[u8]) -> Vec<u64> {
     entries
         .chunks_exact(8)
-        .map(|e| {
-            let v = u64::from_ne_bytes(e.try_into().expect("8 bytes"));
-            if v >> 63 == 1 {
-                v & ((1 << 55) - 1)
-            } else {
-                0
-            }
-        })
+        .map(|e| frame_of(u64::from_ne_bytes(e.try_into().expect("8 bytes"))))
         .collect()
+}
+
+/// The frame of one pagemap entry: bits 0-54 when the page is present
+/// (bit 63), else 0.
+fn frame_of(v: u64) -> u64 {
+    if v >> 63 == 1 {
+        v & ((1 << 55) - 1)
+    } else {
+        0
+    }
 }
 
 /// A count field of /proc/self/status (Threads, ...).
@@ -417,15 +420,47 @@ impl TableFill {
 /// A process's private anonymous memory as fork copies it: its
 /// [`AnonPages`]. Reads 8 bytes per page of those mappings' address space.
 pub fn anon_pages(pid: u32) -> std::io::Result<AnonPages> {
+    let mut tally = Adjacency::default();
+    let mut fill = TableFill::default();
+    let mut prev = 0;
+    walk_anon(pid, |raw, first, fresh| {
+        if fresh {
+            prev = 0;
+        }
+        fill.add(raw, first);
+        prev = tally.add(&raw.iter().map(|&e| frame_of(e)).collect::<Vec<_>>(), prev);
+    })?;
+    Ok(AnonPages {
+        frames_adjacent_pct: tally.pct(),
+        frames_near_pct: tally.near_pct(),
+        fill,
+        near_by_fill: tally.near_by_fill(),
+        resident: tally.resident,
+    })
+}
+
+/// The physical frames of a process's private anonymous pages that are
+/// present, in the order fork walks them (address order over the mappings
+/// [`anon_pages`] reads): what `tasklab predict` replays. Empty when the
+/// kernel hides the frames (no CAP_SYS_ADMIN) or none is present.
+pub fn anon_frames(pid: u32) -> std::io::Result<Vec<u64>> {
+    let mut frames = Vec::new();
+    walk_anon(pid, |raw, _, _| {
+        frames.extend(raw.iter().map(|&e| frame_of(e)).filter(|&f| f != 0));
+    })?;
+    Ok(frames)
+}
+
+/// Calls `each` with the raw pagemap entries of process `pid`'s anonymous
+/// private mappings, in address order, a chunk at a time: (entries, the
+/// virtual page number of the first, whether it starts a mapping).
+fn walk_anon(pid: u32, mut each: impl FnMut(&[u64], u64, bool)) -> std::io::Result<()> {
     use std::os::unix::fs::FileExt;
     let maps = std::fs::read_to_string(format!("/proc/{pid}/maps"))?;
     let pagemap = std::fs::File::open(format!("/proc/{pid}/pagemap"))?;
-    let mut tally = Adjacency::default();
-    let mut fill = TableFill::default();
     let mut buf = Vec::new();
     for (lo, hi) in maps.lines().filter_map(anon_private_range) {
         let (first, pages) = (lo / 4096, (hi - lo) / 4096);
-        let mut prev = 0;
         let mut at = 0;
         while at < pages {
             let n = (pages - at).min(PAGEMAP_CHUNK);
@@ -441,18 +476,11 @@ pub fn anon_pages(pid: u32) -> std::io::Result<AnonPages> {
                 .chunks_exact(8)
                 .map(|e| u64::from_ne_bytes(e.try_into().expect("8 bytes")))
                 .collect();
-            fill.add(&raw, (first + at) as u64);
-            prev = tally.add(&frames_of(&buf), prev);
+            each(&raw, (first + at) as u64, at == 0);
             at += n;
         }
     }
-    Ok(AnonPages {
-        frames_adjacent_pct: tally.pct(),
-        frames_near_pct: tally.near_pct(),
-        fill,
-        near_by_fill: tally.near_by_fill(),
-        resident: tally.resident,
-    })
+    Ok(())
 }
 
 /// A line of /proc/PID/maps that is an anonymous private mapping (no

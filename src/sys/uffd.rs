@@ -51,13 +51,13 @@ struct Move {
 /// it (unregistered on drop, before the descriptor closes): a range is
 /// registered only while pages are moved into it, never while the process
 /// forks.
-struct Fd {
+pub(super) struct Fd {
     fd: OwnedFd,
     registered: Vec<Span>,
 }
 
 impl Fd {
-    fn open() -> io::Result<Fd> {
+    pub(super) fn open() -> io::Result<Fd> {
         // SAFETY: userfaultfd takes only flags and returns a new descriptor
         // or -1; nothing of ours is touched.
         let r = unsafe { libc::syscall(libc::SYS_userfaultfd, libc::O_CLOEXEC | libc::O_NONBLOCK) };
@@ -83,7 +83,7 @@ impl Fd {
         })
     }
 
-    fn register(&mut self, start: usize, len: usize) -> io::Result<()> {
+    pub(super) fn register(&mut self, start: usize, len: usize) -> io::Result<()> {
         let mut reg = Register {
             range: Span {
                 start: start as u64,
@@ -112,7 +112,7 @@ impl Fd {
 
     /// Moves `len` bytes of pages from `src` to `dst` (both registered
     /// here, `dst` empty).
-    fn move_pages(&self, dst: usize, src: usize, len: usize) -> io::Result<()> {
+    pub(super) fn move_pages(&self, dst: usize, src: usize, len: usize) -> io::Result<()> {
         let mut m = Move {
             dst: dst as u64,
             src: src as u64,
@@ -135,6 +135,32 @@ impl Fd {
                 "UFFDIO_MOVE moved {} of {len} bytes",
                 m.moved
             )));
+        }
+        Ok(())
+    }
+}
+
+impl Fd {
+    /// Unregisters the range registered as `start`, `len` (it must be one
+    /// [`Fd::register`] was given).
+    pub(super) fn unregister(&mut self, start: usize, len: usize) -> io::Result<()> {
+        let at = self
+            .registered
+            .iter()
+            .position(|s| s.start == start as u64 && s.len == len as u64)
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
+        let mut span = self.registered.remove(at);
+        // SAFETY: the range was registered with this descriptor; the
+        // struct lives for the call and has the kernel's layout.
+        let r = unsafe {
+            libc::ioctl(
+                self.fd.as_raw_fd(),
+                UFFDIO_UNREGISTER,
+                &mut span as *mut Span,
+            )
+        };
+        if r != 0 {
+            return Err(io::Error::last_os_error());
         }
         Ok(())
     }
