@@ -20,7 +20,9 @@
 # then prints, per size, the predicted median fork (with its 95% interval)
 # and the spread of a single fork (10th to 90th percentile), warm (forks
 # back to back) and cold (forks after a pause), beside Redis's median fork
-# and how many of its single forks fell in each spread.
+# and how many of its single forks fell in each spread; and predict's
+# replay (the cold fork of Redis's own frame layout replayed, root only)
+# beside the model's cold figures, held against it the same way.
 #
 # Redis runs on 127.0.0.1 only, in a private folder (its config, its dir:
 # no file written anywhere else), `enable-debug-command local` in its own
@@ -167,6 +169,7 @@ pred, mib, used, load, *forks = sys.argv[1:]
 v = json.load(open(pred))
 print(json.dumps({"mib": int(mib), "used_memory": int(used), "load": float(load),
                   "process": v["process"], "prediction": v["prediction"],
+                  "replay": v.get("replay"), "replay_skipped": v.get("replay_skipped"),
                   "forks_us": [int(f) for f in forks]}))
 EOF
     echo "$mib MiB: predicted and $k forks measured (load average $load)" >&2
@@ -185,7 +188,7 @@ print()
 print("| used_memory | VmPTE | frames in a row | prediction | median fork [95% interval] | single fork (p10 to p90) "
       "| Redis: median fork | Redis: single forks (min to max) | median inside | singles inside | load |")
 print("|---|---|---|---|---|---|---|---|---|---|---|")
-met = {"warm": True, "cold": True}
+met = {"warm": True, "cold": True, "replay": True}
 for r in rows:
     p, proc = r["prediction"], r["process"]
     forks = [f * 1e3 for f in r["forks_us"]]
@@ -199,6 +202,8 @@ for r in rows:
         ("warm", p["parent_return_ns"], p.get("single_fork_ns"), p["extrapolated"]),
         ("cold", cold and cold["parent_return_ns"], cold and cold["single_fork_ns"],
          cold and cold["extrapolated"]),
+        ("replay", r.get("replay") and r["replay"]["parent_return_ns"],
+         r.get("replay") and r["replay"]["single_fork_ns"], False),
     ]:
         if not m:
             met[kind] = False
@@ -252,7 +257,16 @@ for r in rows:
     why = r["prediction"].get("extrapolated_why")
     if why:
         print(f"extrapolated at {r['mib']} MiB: {why}")
-for kind in ("warm", "cold"):
+print("replay: the cold fork of the process's layout replayed (predict's prediction where it was built); cold: placed by its layout's shares (the model's)")
+for r in rows:
+    rp = r.get("replay")
+    if rp:
+        sh = lambda s: f"{s['runs_pct']:.0f}% in runs, {s['near_pct']:.0f}% near, {s['scattered_pct']:.0f}% scattered"
+        print(f"replayed at {r['mib']} MiB: {rp['pages']:,} pages in {rp['blocks']:,} blocks ({rp['blocks_whole']:,} whole), "
+              f"{rp['pages_not_placed']:,} not placed, built in {rp['build_ms']:,.0f} ms; read back {sh(rp['replayed'])} against Redis's {sh(rp['process'])}")
+    else:
+        print(f"not replayed at {r['mib']} MiB: {r.get('replay_skipped')}")
+for kind in ("warm", "cold", "replay"):
     print(f"target met by the {kind} prediction: " + ("yes" if met[kind] else "no") +
           " (Redis's median fork inside the median's interval at every size, and at least 80% of its single forks inside the single-fork spread)")
 EOF
