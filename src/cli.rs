@@ -615,6 +615,10 @@ pub struct PredictArgs {
     /// A results.json with spawn.heap and spawn.cow to take the slopes from; without it, a short run measures them
     #[arg(long, value_name = "FILE")]
     pub results: Option<PathBuf>,
+    /// Also replay the process's own frame layout in a heap of ours and time its cold fork,
+    /// a check beside the model (root; as much free memory as the process holds; 10-20 s)
+    #[arg(long)]
+    pub replay: bool,
     /// Print as JSON
     #[arg(long)]
     pub json: bool,

@@ -114,9 +114,15 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<ExitCode> {
         &canaries,
         &crate::measure::telemetry::canary_on(&cpus),
     ));
-    // The process's own layout replayed, where it can be: the prediction
-    // then; the model's cold figures where it cannot.
-    let replayed = replay::in_worker(pid);
+    // The process's own layout replayed where asked and possible: a check
+    // beside the model's cold figures, which stay the prediction (against
+    // Redis the replay held one size of three, the model two:
+    // docs/PREDICT.md).
+    let replayed = if args.replay {
+        replay::in_worker(pid)
+    } else {
+        Err(replay::NOT_ASKED.to_string())
+    };
     if replayed.as_ref().is_err_and(|w| w == replay::INTERRUPTED) {
         eprintln!("interrupted: no prediction");
         return Ok(ExitCode::from(130));
@@ -134,17 +140,12 @@ fn print(
     replayed: &Result<replay::Replay, String>,
 ) -> anyhow::Result<()> {
     if json {
-        let (from, skipped) = match replayed {
-            Ok(_) => (replay::REPLAY_NAME, None),
-            Err(why) => (replay::MODEL_NAME, Some(why)),
-        };
         let v = serde_json::json!({
             "process": process,
             "source": source,
             "prediction": p,
             "replay": replayed.as_ref().ok(),
-            "replay_skipped": skipped,
-            "cold_prediction_from": from,
+            "replay_skipped": replayed.as_ref().err(),
         });
         crate::error::out(&format!("{}\n", serde_json::to_string_pretty(&v)?))?;
     } else {
@@ -155,18 +156,14 @@ fn print(
     Ok(())
 }
 
-/// The replay's lines: its cold fork, named as the prediction, and how
-/// its layout read back against the process's; or why there is none, the
-/// model's cold figures standing.
+/// The replay's lines, with `--replay`: its cold fork, a check beside the
+/// model's prediction, and how its layout read back against the
+/// process's; or why there is none. Nothing when it was not asked.
 pub fn replay_lines(r: &Result<replay::Replay, String>) -> String {
     let r = match r {
         Ok(r) => r,
-        Err(why) => {
-            return format!(
-                "  (not replayed: {why}; the cold figures above, {}, are the prediction)\n",
-                replay::MODEL_NAME
-            )
-        }
+        Err(why) if why == replay::NOT_ASKED => return String::new(),
+        Err(why) => return format!("  (not replayed: {why})\n"),
     };
     let m = r.parent_return_ns;
     let sh = |s: &replay::Shares| {
@@ -179,7 +176,7 @@ pub fn replay_lines(r: &Result<replay::Replay, String>) -> String {
         )
     };
     format!(
-        "{}: a cold fork, after a {} pause: {}, the median cold fork and its 95% interval across {} rounds of {}\n  a single cold fork: {} to {}, the 10th to 90th percentile of single cold forks\n  (the prediction: a heap of {} pages laid in the process's own frame layout, each of its {} blocks of 2 MiB of frames on a fresh huge page of ours ({} came whole), each page moved to its page's offset in it, {} faulted in where they fell; built in {}; read back {}, against the process's {}; the cold figures above are {}, the model's)\n",
+        "{}: a cold fork, after a {} pause: {}, the median cold fork and its 95% interval across {} rounds of {}\n  a single cold fork: {} to {}, the 10th to 90th percentile of single cold forks\n  (a check beside the prediction: a heap of {} pages laid in the process's own frame layout, each of its {} blocks of 2 MiB of frames on a fresh huge page of ours ({} came whole), each page moved to its page's offset in it, {} faulted in where they fell; built in {}; read back {}, against the process's {}; the cold figures above, {}, are the prediction: against Redis they held two sizes of three, the replay one, docs/PREDICT.md)\n",
         replay::REPLAY_NAME,
         fmt_ns(r.pause_ms as f64 * 1e6),
         range_ns(&m),

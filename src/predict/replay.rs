@@ -38,6 +38,9 @@ pub const MARGIN_BYTES: u64 = 512 << 20;
 pub const REPLAY_NAME: &str = "the process's layout replayed";
 pub const MODEL_NAME: &str = "placed by its layout's shares";
 
+/// Why there is no replay when `--replay` was not given.
+pub const NOT_ASKED: &str = "not asked (--replay)";
+
 /// What [`run`] returns when a signal (Ctrl-C, SIGTERM, SIGHUP) came
 /// while it ran: no prediction then.
 pub const INTERRUPTED: &str = "interrupted";
