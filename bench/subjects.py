@@ -55,16 +55,16 @@ def main(argv):
         return 2
     try:
         runs = [(p, subjects(p)) for p in argv]
-    except (OSError, ValueError, KeyError, TypeError) as err:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
         print(f"subjects.py: {err}", file=sys.stderr)
         return 2
     names = sorted({n for _, r in runs for n in r})
-    moved = 0
+    moved, partial = 0, 0
     for name in names:
         present = [(p, r[name]) for p, r in runs if name in r]
         if len(present) < len(runs):
             print(f"{name}: measured in {len(present)} of {len(runs)} runs")
-            moved += 1
+            partial += 1
             continue
         every = sorted({s for _, fs in present for s in fs})
         for s in every:
@@ -73,11 +73,16 @@ def main(argv):
                 moved += 1
                 have = ", ".join(f"{p}: {c}" for (p, _), c in zip(present, counts))
                 print(f"{name}: \"{s}\" ({have})")
+    words = []
+    if moved:
+        words.append(f"{moved} subjects moved")
+    if partial:
+        words.append(f"{partial} experiments not measured in every run")
     print(
         f"{len(names)} experiments, {len(runs)} runs: "
-        + ("every experiment keeps its subjects" if moved == 0 else f"{moved} subjects moved")
+        + ("; ".join(words) if words else "every experiment keeps its subjects")
     )
-    return 1 if moved else 0
+    return 1 if moved or partial else 0
 
 
 if __name__ == "__main__":

@@ -198,9 +198,13 @@ pub fn worker_main(lookup: fn(&str) -> Option<MeasureFn>) -> i32 {
         // still cannot start it (out of descriptors) says so in a note.
         let sampling = job.why.map(|w| super::why::start(&w));
         let round = super::telemetry::Recorder::start();
-        let mut out = measure(&job).map_err(|e| format!("{e:#}"))?;
+        let measured = measure(&job).map_err(|e| format!("{e:#}"));
+        // Sampling ends (and its cgroup is left and removed) also when
+        // the measurement failed.
+        let why = super::why::finish();
+        let mut out = measured?;
         out.telemetry = Some(round.finish());
-        out.why = super::why::finish();
+        out.why = why;
         if let Some(Err(e)) = sampling {
             out.why_failed = Some(format!("--why: this worker could not sample: {e}"));
         }

@@ -215,7 +215,9 @@ pub fn run(pid: u32) -> Result<Replay, String> {
     // reaped on the way out.
     let stop = crate::run::stop_on_signals().map_err(|e| format!("{e:#}"))?;
     let stopped = move || stop.load(std::sync::atomic::Ordering::Relaxed) != 0;
-    let frames = procfs::anon_frames(pid).ok();
+    let frames = procfs::anon_frames(pid)
+        .map_err(|e| format!("its pages' physical frames could not be read ({e})"))?;
+    let frames = Some(frames);
     let available = crate::env::mem_available_bytes();
     if let Some(why) = why_not(frames.as_deref(), available) {
         return Err(why);
@@ -242,6 +244,10 @@ pub fn run(pid: u32) -> Result<Replay, String> {
         .as_deref()
         .and_then(Shares::of)
         .ok_or("the replayed heap's frames could not be read back")?;
+    // The worker holds only the heap when it forks: the plan's per-block
+    // lists go before the first fork copies their page tables.
+    let (pages, repeated) = (plan.pages, plan.repeated.len());
+    drop(plan);
     let pause = Duration::from_millis(PAUSE_MS);
     let rounds = time_forks(ROUNDS, FORKS_PER_ROUND, pause, &stopped)
         .map_err(|e| format!("its fork could not be timed ({e})"))?
@@ -258,10 +264,10 @@ pub fn run(pid: u32) -> Result<Replay, String> {
         pause_ms: PAUSE_MS,
         process,
         replayed,
-        pages: plan.pages,
+        pages,
         blocks: laid.blocks,
         blocks_whole: laid.whole,
-        pages_not_placed: plan.repeated.len() + laid.missing,
+        pages_not_placed: repeated + laid.missing,
         build_ms,
     })
 }

@@ -294,7 +294,11 @@ pub fn series_noise(
                 (squeeze::posterior(o.total, o.df, prior), o.within)
             });
             let tau = (total - w).max(0.0).sqrt().max(FLOOR);
-            let cap = series_noise(FamilyNoise::Share(without.0, without.1), None, spread2).0;
+            // Never wider than the series' own spread gives; with no
+            // spread (no run had two rounds) there is nothing to cap by.
+            let cap = spread2.map_or(f64::INFINITY, |_| {
+                series_noise(FamilyNoise::Share(without.0, without.1), None, spread2).0
+            });
             (tau.min(cap), Basis::Calibrated)
         }
         FamilyNoise::Share(share2, basis) => {

@@ -176,6 +176,11 @@ fn a_calibration_is_moderated_by_its_family_and_never_wider_than_the_spread_give
     // runs that agree within their rounds: the floor
     let (agree, _) = series_noise(fam, Some(cal(1e-6, 1e-4)), big);
     assert_eq!(agree, FLOOR);
+    // no spread to cap by (no run had two rounds): the moderated figure,
+    // never the floor the spread's absence would give
+    let (unspread, b) = series_noise(fam, Some(family[11]), None);
+    assert_eq!(b, Basis::Calibrated);
+    assert_eq!(unspread, wide);
 }
 
 #[test]

@@ -6,9 +6,10 @@
 //!
 //! The worker makes `tasklab-why-PID` below the cgroup it was started in
 //! and moves itself there (`cgroup.procs`); the tasks it starts from then
-//! on are born in it. The new cgroup enables no controller, so its memory
-//! and CPU are still counted, and limited, where they were (the nearest
-//! ancestor that enables them). A sample's cgroup is the task's cgroup of
+//! on are born in it. It is made only where its parent hands down no
+//! controller (`cgroup.subtree_control` empty; else the records are
+//! used), so its memory and CPU are still counted, and limited, where
+//! they were (the nearest ancestor that enables them). A sample's cgroup is the task's cgroup of
 //! the `perf_event` controller, which is the v2 one only when no v1
 //! hierarchy carries that controller: checked from `/proc/self/cgroup`.
 //! When the worker is done it moves back and removes the cgroup; one left
@@ -133,11 +134,9 @@ impl Own {
         // One a killed process of the same pid left, empty (else busy).
         let _ = fs::remove_dir(&dir);
         fs::create_dir(&dir)?;
-        let own = Own {
-            id: id_of(&dir)?,
-            dir,
-            home,
-        };
+        // Owned from here, so that any failure below removes it.
+        let mut own = Own { id: 0, dir, home };
+        own.id = id_of(&own.dir)?;
         move_here(&own.dir)?;
         Ok(own)
     }
@@ -160,12 +159,40 @@ impl Drop for Own {
 /// not, in words.
 pub fn usable() -> Result<(), String> {
     let home = here()?;
+    // A child gets the controllers its parent hands down: with any, the
+    // worker's memory and CPU would be charged and weighed apart from its
+    // unsampled twin's.
+    let handed = fs::read_to_string(home.join("cgroup.subtree_control")).unwrap_or_default();
+    hands_none(&home, &handed)?;
     let probe = home.join(format!("{PREFIX}{}-probe", std::process::id()));
     let _ = fs::remove_dir(&probe);
     fs::create_dir(&probe)
         .map_err(|e| format!("a cgroup cannot be made in {}: {e}", home.display()))?;
     let _ = fs::remove_dir(&probe);
     Ok(())
+}
+
+/// Err, in words, when `home`'s `cgroup.subtree_control` (`handed`) names
+/// a controller a cgroup made below it would get.
+pub fn hands_none(home: &Path, handed: &str) -> Result<(), String> {
+    if handed.trim().is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "{} hands controllers ({}) down to a cgroup made below it, which would count the sampled worker apart",
+        home.display(),
+        handed.trim()
+    ))
+}
+
+/// Whether the entry `name` below this process's cgroup is a worker's
+/// cgroup to sweep: of this prefix, and of a pid `alive` says is gone.
+pub fn stale(name: &str, alive: impl Fn(&str) -> bool) -> bool {
+    let Some(rest) = name.strip_prefix(PREFIX) else {
+        return false;
+    };
+    let pid = rest.split('-').next().unwrap_or("");
+    !(pid.is_empty() || alive(pid))
 }
 
 /// Removes the workers' cgroups below this process's that no task holds
@@ -176,7 +203,9 @@ pub fn sweep() {
         return;
     };
     for e in entries.flatten() {
-        if e.file_name().to_string_lossy().starts_with(PREFIX) {
+        // A live process's (being made, or its probe) is left alone.
+        let alive = |pid: &str| Path::new("/proc").join(pid).exists();
+        if stale(&e.file_name().to_string_lossy(), alive) {
             let _ = fs::remove_dir(e.path());
         }
     }

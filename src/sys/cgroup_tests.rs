@@ -41,3 +41,27 @@ fn mountinfo_escapes_are_undone() {
     let info = "40 30 0:35 / /mnt/c\\040g rw - cgroup2 cgroup2 rw\n";
     assert_eq!(locate(info, "0::/\n"), Ok(PathBuf::from("/mnt/c g")));
 }
+
+/// A parent that hands controllers down would give the worker's cgroup
+/// its own memory and CPU accounting: refused, in words; none handed, made.
+#[test]
+fn a_parent_handing_controllers_down_is_refused() {
+    let home = Path::new("/sys/fs/cgroup");
+    assert!(hands_none(home, "").is_ok());
+    assert!(hands_none(home, "\n").is_ok());
+    let why = hands_none(home, "cpu memory\n").unwrap_err();
+    assert!(why.contains("(cpu memory)"), "{why}");
+}
+
+/// The sweep removes a worker's cgroup only when its pid is gone: never a
+/// live run's (being made, or its probe), never another name.
+#[test]
+fn only_a_gone_pids_cgroup_is_swept() {
+    let alive = |pid: &str| pid == "42";
+    assert!(stale("tasklab-why-7", alive));
+    assert!(stale("tasklab-why-7-probe", alive));
+    assert!(!stale("tasklab-why-42", alive));
+    assert!(!stale("tasklab-why-42-probe", alive));
+    assert!(!stale("tasklab-why-", alive));
+    assert!(!stale("user.slice", alive));
+}

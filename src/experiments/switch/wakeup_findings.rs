@@ -129,10 +129,10 @@ fn kept_awake_lateness(r: &ExperimentResult, awake: &Summary) -> String {
     let med = |spec: &MetricSpec| r.median(spec, &[(VARIANT, Variant::TimerAwake.name())]);
     let ipis = match (med(&RES_PER_OP), med(&CAL_PER_OP)) {
         (Some(res), Some(cal)) if res + cal == 0.0 => format!(
-            ", and no IPI was counted on its CPUs ({res:.2} RES and {cal:.2} CAL per wake)"
+            ", and the median round counted no IPI on its CPUs ({res:.2} RES and {cal:.2} CAL per wake)"
         ),
         (Some(res), Some(cal)) if res + cal < 0.05 => format!(
-            ", and fewer than one IPI in 20 wakes was counted on its CPUs ({res:.2} RES and {cal:.2} CAL per wake)"
+            ", and the median round counted fewer than one IPI in 20 wakes on its CPUs ({res:.2} RES and {cal:.2} CAL per wake)"
         ),
         (Some(res), Some(cal)) => format!(
             ", and {res:.2} RES and {cal:.2} CAL per wake were counted on its CPUs (how much of the lateness they make is not measured)"
