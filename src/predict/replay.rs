@@ -217,12 +217,10 @@ pub fn run(pid: u32) -> Result<Replay, String> {
     let stopped = move || stop.load(std::sync::atomic::Ordering::Relaxed) != 0;
     let frames = procfs::anon_frames(pid)
         .map_err(|e| format!("its pages' physical frames could not be read ({e})"))?;
-    let frames = Some(frames);
     let available = crate::env::mem_available_bytes();
-    if let Some(why) = why_not(frames.as_deref(), available) {
+    if let Some(why) = why_not(Some(&frames), available) {
         return Err(why);
     }
-    let frames = frames.unwrap_or_default();
     let process = Shares::of(&frames).ok_or("no frame of its pages could be read")?;
     let plan = plan(&frames);
     drop(frames);
