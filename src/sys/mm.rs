@@ -286,37 +286,33 @@ impl Heap {
         if self.len == 0 {
             return Ok(None);
         }
-        let advise = |at: usize, len: usize, advice: libc::c_int| {
-            // SAFETY: [at, at+len) lies inside the mapping this heap owns,
-            // private and anonymous, aliased by no Rust reference: dropping
-            // its pages makes them read as zero, and the other advice only
-            // changes how the kernel backs them.
-            let r = unsafe { libc::madvise(at as *mut libc::c_void, len, advice) };
-            if r == 0 {
-                Ok(())
-            } else {
-                Err(io::Error::last_os_error())
-            }
-        };
-        advise(self.start, self.len, libc::MADV_DONTNEED)?;
-        // THP `never` refuses the advice; the pages are then faulted in
-        // order below, and the share read afterwards says so.
-        let _ = advise(self.start, self.len, libc::MADV_HUGEPAGE);
-        for i in 0..self.pages() {
+        self.advise(0, self.len, libc::MADV_DONTNEED)?;
+        self.fault_huge_and_split(self.len, |h| {
+            h.frames().and_then(|f| super::procfs::large_folio_pct(&f))
+        })
+    }
+
+    /// The first `len` bytes faulted in as transparent huge pages
+    /// (MADV_HUGEPAGE; THP `never` refuses the advice, and the pages then
+    /// come in order as they come), `read` called on the heap so faulted,
+    /// then each huge page split into 4 KiB pages by MADV_COLD over all of
+    /// it but its first 4 KiB, and MADV_NOHUGEPAGE so that khugepaged does
+    /// not collapse them again ([`Heap::refault_contiguous`] says why).
+    /// The heap starts on a 2 MiB boundary ([`Heap::untouched`]).
+    fn fault_huge_and_split<T>(&self, len: usize, read: impl FnOnce(&Heap) -> T) -> io::Result<T> {
+        let _ = self.advise(0, len, libc::MADV_HUGEPAGE);
+        for i in 0..len.div_ceil(PAGE) {
             self.write_page(i);
         }
-        let on_huge = self
-            .frames()
-            .and_then(|f| super::procfs::large_folio_pct(&f));
-        // The heap starts on a 2 MiB boundary ([`Heap::untouched`]).
-        for at in (self.start..self.start + self.len).step_by(HUGE_PAGE) {
-            let end = (at + HUGE_PAGE).min(self.start + self.len);
+        let got = read(self);
+        for at in (0..len).step_by(HUGE_PAGE) {
+            let end = (at + HUGE_PAGE).min(len);
             if end > at + PAGE {
-                advise(at + PAGE, end - at - PAGE, libc::MADV_COLD)?;
+                self.advise(at + PAGE, end - at - PAGE, libc::MADV_COLD)?;
             }
         }
-        let _ = advise(self.start, self.len, libc::MADV_NOHUGEPAGE);
-        Ok(on_huge)
+        let _ = self.advise(0, len, libc::MADV_NOHUGEPAGE);
+        Ok(got)
     }
 
     /// Moves the heap's pages within aligned windows of `window` pages, each
@@ -425,16 +421,8 @@ impl Heap {
     /// way); returns how many came as a whole huge page (512 frames in a
     /// row; 0 when the frames cannot be read).
     fn huge_split(&self, len: usize) -> io::Result<usize> {
-        // THP `never` refuses the advice: the pages then come as they come.
-        let _ = self.advise(0, len, libc::MADV_HUGEPAGE);
+        self.fault_huge_and_split(len, |_| ())?;
         let per = HUGE_PAGE / PAGE;
-        for i in 0..len / PAGE {
-            self.write_page(i);
-        }
-        for at in (0..len).step_by(HUGE_PAGE) {
-            self.advise(at + PAGE, HUGE_PAGE - PAGE, libc::MADV_COLD)?;
-        }
-        let _ = self.advise(0, len, libc::MADV_NOHUGEPAGE);
         let frames = super::procfs::page_frames(self.start / PAGE, len / PAGE).unwrap_or_default();
         Ok(frames
             .chunks_exact(per)
