@@ -258,30 +258,34 @@ pub fn section(d: &mut Doc, r: &RunResults) {
 /// Which tasks the events sampled, and what that costs at a context
 /// switch; None in a file that does not say (from before both modes).
 pub fn mode_words(w: &crate::results::why::WhyRecord) -> Option<String> {
+    // CPU-wide: how the worker's tasks were told, and what the kernel
+    // then does no work for at.
+    let cpu_wide = |told: &str, free_at: &str| {
+        format!(
+            "Sampled CPU-wide: an event on each CPU samples every task that runs there, and \
+             the samples of other processes are dropped ({told}), so the kernel does no work for \
+             sampling at {free_at}."
+        )
+    };
     match (w.mode.as_deref()?, w.tasks.as_deref()) {
-        ("cpu-wide", Some("cgroup")) => Some(
-            "Sampled CPU-wide: an event on each CPU samples every task that runs there, and \
-             the samples of other processes are dropped (each worker moved itself into a \
-             cgroup of its own, where the tasks it starts are born, and each sample carries \
-             its task's cgroup), so the kernel does no work for sampling at a context switch, \
-             a fork or an exit."
-                .into(),
-        ),
-        ("cpu-wide", Some("records")) => Some(format!(
-            "Sampled CPU-wide: an event on each CPU samples every task that runs there, and \
-             the samples of other processes are dropped (the worker's tree is followed by the \
-             kernel's fork and exit records, a few hundred ns of each process started, since \
-             no cgroup of the worker's own could be used: {}), so the kernel does no work for \
-             sampling at a context switch.",
-            w.records_why.as_deref().unwrap_or("not said")
+        ("cpu-wide", Some("cgroup")) => Some(cpu_wide(
+            "each worker moved itself into a cgroup of its own, where the tasks it starts are \
+             born, and each sample carries its task's cgroup",
+            "a context switch, a fork or an exit",
         )),
-        ("cpu-wide", _) => Some(
-            "Sampled CPU-wide: an event on each CPU samples every task that runs there, and \
-             the samples of other processes are dropped (the worker's tree is followed by the \
-             kernel's fork records), so the kernel does no work for sampling at a context \
-             switch or a fork."
-                .into(),
-        ),
+        ("cpu-wide", Some("records")) => Some(cpu_wide(
+            &format!(
+                "the worker's tree is followed by the kernel's fork and exit records, a few \
+                 hundred ns of each process started, since no cgroup of the worker's own could \
+                 be used: {}",
+                w.records_why.as_deref().unwrap_or("not said")
+            ),
+            "a context switch",
+        )),
+        ("cpu-wide", _) => Some(cpu_wide(
+            "the worker's tree is followed by the kernel's fork records",
+            "a context switch or a fork",
+        )),
         ("per-task", _) => Some(format!(
             "Sampled per task: {}.",
             w.per_task_why

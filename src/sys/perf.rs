@@ -384,7 +384,8 @@ pub fn parse_records(bytes: &[u8], cgroup: bool, into: &mut Drained) {
                 let pid = u32_at(body + 8);
                 let time = u64_at(body + 16);
                 let kernel = misc & MISC_CPUMODE_MASK == MISC_KERNEL;
-                let fits = chain.saturating_add(nr.saturating_mul(8)) <= at + size;
+                let after = chain.saturating_add(nr.saturating_mul(8));
+                let fits = after <= at + size;
                 let mut kernel_ips = Vec::new();
                 if kernel && fits {
                     kernel_ips = (0..nr)
@@ -392,7 +393,6 @@ pub fn parse_records(bytes: &[u8], cgroup: bool, into: &mut Drained) {
                         .filter(|ip| *ip < CONTEXT_MAX)
                         .collect();
                 }
-                let after = chain.saturating_add(nr.saturating_mul(8));
                 let cgroup = match cgroup && fits && after + 8 <= at + size {
                     true => u64_at(after),
                     false => 0,
