@@ -253,7 +253,7 @@ pub struct MeasureArgs {
     pub why: Option<WhyEvent>,
 
     /// Samples per second of each sampled task's CPU time under --why (10 to
-    /// 10000; default 250)
+    /// 10000; default 99)
     #[arg(long, value_name = "HZ", allow_negative_numbers = true)]
     pub why_rate: Option<i64>,
 }

@@ -18,13 +18,13 @@ const PAGE_TABLE_COPY: &[&str] = &[
     "copy_pte_range",
 ];
 
-/// A share's median lies in [0, 1]; its interval is kept as computed
-/// around it, never clamped (issue 39): from 3 rounds a bound can pass 1
-/// (a fork's copy_page_range: total 0.94 [0.78, 1.12]).
+/// A share (pooled over the rounds) lies in [0, 1]; its interval is kept
+/// as computed around it, never clamped (issue 39): from 3 rounds a bound
+/// can pass 1 (a fork's copy_page_range: total 0.94 [0.78, 1.12]).
 fn share_ok(s: &Value) -> bool {
     let (lo, m, hi) = (
         s["lo"].as_f64().unwrap(),
-        s["median"].as_f64().unwrap(),
+        s["share"].as_f64().unwrap(),
         s["hi"].as_f64().unwrap(),
     );
     (0.0..=1.0).contains(&m) && lo <= m && m <= hi && lo.is_finite() && hi.is_finite()
@@ -35,7 +35,7 @@ fn a_sampled_fork_of_a_touched_heap_names_the_page_table_copy() {
     let dir = tempfile::tempdir().unwrap();
     let v = json_of_success(
         tasklab()
-            // 4 kHz, not the default 250 Hz: the relation tested is which
+            // 4 kHz, not the default 99 Hz: the relation tested is which
             // function the samples name, and at 250 Hz three rounds of a
             // 256 MiB fork make so few samples that the child's exit
             // teardown alone can fill the list (a CI run of session 19).

@@ -7,7 +7,7 @@
 //! its stacks' samples over all the series' samples, pooled over the
 //! rounds (the folded stacks hold no rounds), so the parts, user space and
 //! the rest of the kernel add up to 100%; the functions quoted in a part
-//! are those whose own samples lie mostly in it, each with its median and
+//! are those whose own samples lie mostly in it, each with its share and
 //! 95% interval across rounds (`Attribution::functions`).
 
 use crate::measure::attribution::USER_FRAME;
@@ -135,14 +135,14 @@ fn home(a: &Attribution, function: &str, parts: &[Part]) -> Option<&'static str>
 }
 
 /// The functions of `part` (by [`home`]) with a self share, largest first,
-/// at most `n`, each with its median and interval across rounds.
+/// at most `n`, each with its share and interval across rounds.
 pub fn functions_in(a: &Attribution, part: &str, parts: &[Part], n: usize) -> String {
     let mut f: Vec<_> = a
         .functions
         .iter()
-        .filter(|f| f.self_share.median > 0.0 && home(a, &f.function, parts) == Some(part))
+        .filter(|f| f.self_share.share > 0.0 && home(a, &f.function, parts) == Some(part))
         .collect();
-    f.sort_by(|x, y| y.self_share.median.total_cmp(&x.self_share.median));
+    f.sort_by(|x, y| y.self_share.share.total_cmp(&x.self_share.share));
     f.iter()
         .take(n)
         .map(|f| format!("{} {}", f.function, interval(&f.self_share)))
@@ -153,7 +153,7 @@ pub fn functions_in(a: &Attribution, part: &str, parts: &[Part], n: usize) -> St
 /// A share with its interval: "38.2% [35.1%, 40.0%]"; a bound computed
 /// past 100% or below 0% said so, never clamped (`units::fmt_share_interval`).
 pub fn interval(s: &crate::results::why::Share) -> String {
-    crate::units::fmt_share_interval(s.median, s.lo, s.hi)
+    crate::units::fmt_share_interval(s.share, s.lo, s.hi)
 }
 
 /// The top `n` kernel functions by self share, largest first, each with
@@ -163,9 +163,9 @@ pub fn most_in(a: &Attribution, n: usize) -> String {
     let mut f: Vec<_> = a
         .functions
         .iter()
-        .filter(|f| f.self_share.median > 0.0)
+        .filter(|f| f.self_share.share > 0.0)
         .collect();
-    f.sort_by(|x, y| y.self_share.median.total_cmp(&x.self_share.median));
+    f.sort_by(|x, y| y.self_share.share.total_cmp(&x.self_share.share));
     let named: Vec<String> = f
         .iter()
         .take(n)

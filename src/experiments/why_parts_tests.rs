@@ -14,7 +14,7 @@ const PARTS: &[Part] = &[
 
 fn exact(v: f64) -> Share {
     Share {
-        median: v,
+        share: v,
         lo: v,
         hi: v,
     }

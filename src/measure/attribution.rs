@@ -99,7 +99,7 @@ fn fold(raw: &RawStacks, symbols: &Symbols) -> Folded {
 
 /// Each series' attribution from its rounds' raw stacks (`(round, stacks)`
 /// in any order), series in the order they first appear.
-pub fn attribute(rounds: &[(usize, RawStacks)], symbols: &Symbols, seed: u64) -> Vec<Attribution> {
+pub fn attribute(rounds: &[(usize, RawStacks)], symbols: &Symbols) -> Vec<Attribution> {
     let mut order: Vec<&crate::results::Labels> = Vec::new();
     for (_, r) in rounds {
         if !order.contains(&&r.labels) {
@@ -134,7 +134,7 @@ pub fn attribute(rounds: &[(usize, RawStacks)], symbols: &Symbols, seed: u64) ->
                 .filter_map(|id| Some((*id, &folded[ids.binary_search(id).ok()?])))
                 .collect();
             let counts = round_counts(&in_order);
-            series(labels, &folded, lost, seed).map(|a| Attribution {
+            series(labels, &folded, lost).map(|a| Attribution {
                 per_round: Some(counts),
                 ..a
             })
@@ -142,32 +142,23 @@ pub fn attribute(rounds: &[(usize, RawStacks)], symbols: &Symbols, seed: u64) ->
         .collect()
 }
 
-/// A share across rounds: each round's count over its samples, summarised
-/// as every figure is. Its median lies in [0, 1] (each round's share does);
-/// its interval is kept as computed, never clamped (issue 39): widened by
-/// the rounds' spread, a bound may pass 0 or 1, and the report says so
-/// rather than quote it as a share (`units::fmt_share_interval`).
-pub(crate) fn share(per_round: &[(u64, u64)], seed: u64) -> Share {
-    let rounds: Vec<Vec<f64>> = per_round
-        .iter()
-        .map(|(n, total)| vec![*n as f64 / *total as f64])
-        .collect();
-    match crate::stats::rounds::summarize_runs(&[&rounds], seed) {
-        Ok(s) => Share {
-            median: s.median,
-            lo: s.ci95_lo,
-            hi: s.ci95_hi,
+/// A share across rounds, pooled (`stats::share`): every round's count over
+/// every round's samples, its interval the wider of the samples' own and
+/// the rounds' spread, kept as computed, never clamped (issue 39): a bound
+/// may pass 0 or 1 from few rounds, and the report says so rather than
+/// quote it as a share (`units::fmt_share_interval`).
+pub(crate) fn share(per_round: &[(u64, u64)]) -> Share {
+    match crate::stats::share::pooled_share(per_round) {
+        Some(s) => Share {
+            share: s.share,
+            lo: s.lo,
+            hi: s.hi,
         },
-        Err(_) => Share::default(),
+        None => Share::default(),
     }
 }
 
-fn series(
-    labels: &crate::results::Labels,
-    rounds: &[Folded],
-    lost: u64,
-    seed: u64,
-) -> Option<Attribution> {
+fn series(labels: &crate::results::Labels, rounds: &[Folded], lost: u64) -> Option<Attribution> {
     let rounds: Vec<&Folded> = rounds.iter().filter(|f| f.total > 0).collect();
     if rounds.is_empty() {
         return None;
@@ -222,8 +213,8 @@ fn series(
         .iter()
         .map(|name| FunctionShare {
             function: name.to_string(),
-            self_share: share(&of(&|i| *counted[i].0.get(name).unwrap_or(&0)), seed),
-            total: share(&of(&|i| *counted[i].1.get(name).unwrap_or(&0)), seed),
+            self_share: share(&of(&|i| *counted[i].0.get(name).unwrap_or(&0))),
+            total: share(&of(&|i| *counted[i].1.get(name).unwrap_or(&0))),
         })
         .collect();
     let samples: u64 = rounds.iter().map(|f| f.total).sum();
@@ -232,8 +223,8 @@ fn series(
         rounds: rounds.len(),
         samples,
         lost,
-        user: share(&of(&|i| rounds[i].user), seed),
-        kernel: share(&of(&|i| rounds[i].total - rounds[i].user), seed),
+        user: share(&of(&|i| rounds[i].user)),
+        kernel: share(&of(&|i| rounds[i].total - rounds[i].user)),
         functions,
         folded: folded_lines(&rounds),
         per_round: None,

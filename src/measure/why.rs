@@ -12,8 +12,14 @@
 //! A window is what the sampler times: the recorded calls of
 //! `sampler::events_cpu` and `sampler::per_op_cpu` (warm-ups are not
 //! sampled), while a [`Scope`] says which series they are. The events are
-//! switched on once, when the worker's first window opens (an ioctl per
-//! CPU, outside any timed call), and stay on until the worker finishes;
+//! switched on once, as the worker starts, before its setup (an ioctl per
+//! CPU, outside any timed call), and stay on until the worker finishes:
+//! the clock's first sample comes a whole period after it is switched on,
+//! so switched on at the first window (as before session 23) it sampled
+//! none of the windows that fit in the worker's first period (spawn.cow's
+//! writes with no child, 2 ms in all, came first and got no sample at 99
+//! Hz); switched on before the setup, the samples fall at a phase the
+//! windows do not set;
 //! each window is stamped on `CLOCK_MONOTONIC` as it opens and closes, the
 //! clock the samples carry, and only the samples stamped inside it are
 //! kept ([`within`]). The rings are drained as a window opens (what came
@@ -51,13 +57,17 @@ pub struct WhyJob {
 
 /// The default rate. Each sample is a timer interrupt, and on a VM the
 /// interrupt itself is the cost, whatever the event asks for (a call chain
-/// or none, a ring or none): 18 to 24 µs taken from the
-/// sampled task and about 30 µs added to a same-CPU switch's batch on the
-/// 2-vCPU KVM guest of docs/WHY.md ("What a sample costs"), so 1 kHz costs
-/// 2% to 3% of each sampled second of CPU time and 250 Hz under 1%, inside
-/// the 2% the sampling may cost. `--why-rate` raises it where a window is
-/// too short to sample.
-pub const DEFAULT_RATE_HZ: u64 = 250;
+/// or none, a ring or none): 18 to 24 µs taken from a spinning task, and
+/// about 95 µs from a fork of a 1 GiB heap in the page-table copy, on the
+/// 2-vCPU KVM guest of docs/WHY.md ("What a sample costs", "Where fork's
+/// cost went"). At 250 Hz that fork paid +2% to +2.7%, past the 2% the
+/// sampling may cost; at 99 Hz it paid nothing told apart from none
+/// (session 23). 99 rather than 100: a period that is no multiple of the
+/// tick's (4 ms at `CONFIG_HZ=250`, 10 ms at 100) keeps the samples from
+/// falling in step with it, `perf record -F 99`'s reason. `--why-rate`
+/// raises it where a window is too short to sample, at the cost the run
+/// measures.
+pub const DEFAULT_RATE_HZ: u64 = 99;
 /// The rates `--why-rate` takes: below 10 Hz a round holds too few
 /// samples to share out; above 10 kHz the sampling costs more than it
 /// tells (each sample is an interrupt and a call-chain walk).
@@ -268,8 +278,6 @@ struct Recorder {
     /// The worker's tree, for a CPU-wide clock's samples told by records.
     tree: Option<Tree>,
     scope: Option<Labels>,
-    /// The events are on (since the first window opened).
-    enabled: bool,
     /// When the open window opened (`sys::monotonic_ns`), if one is.
     open_at: Option<u64>,
     got: Vec<(Labels, Counts)>,
@@ -314,17 +322,9 @@ fn with<R>(f: impl FnOnce(&mut Recorder) -> R) -> Option<R> {
 }
 
 impl Recorder {
-    /// Opens a window: the events on if they are not yet, what the rings
-    /// hold from before dropped (their fork and exit records noted), then
-    /// the window's start stamped. False if the events could not be
-    /// switched on.
-    fn open(&mut self) -> bool {
-        if !self.enabled {
-            if self.clock.enable().is_err() {
-                return false;
-            }
-            self.enabled = true;
-        }
+    /// Opens a window: what the rings hold from before dropped (their fork
+    /// and exit records noted), then the window's start stamped.
+    fn open(&mut self) {
         let before = Drained {
             samples: Vec::new(),
             lost: Vec::new(),
@@ -334,7 +334,6 @@ impl Recorder {
             t.keep(before, crate::sys::procfs::parent_pid);
         }
         self.open_at = Some(crate::sys::monotonic_ns());
-        true
     }
 
     /// Closes the open window, if one is: its end stamped, and the samples
@@ -371,8 +370,9 @@ impl Recorder {
     }
 }
 
-/// Starts this worker's sampling (disabled until a window opens). An
-/// error says why; the worker then measures without it.
+/// Starts this worker's sampling, the events switched on now (their
+/// samples outside a window dropped as the next one opens). An error says
+/// why; the worker then measures without it.
 pub fn start(job: &WhyJob) -> std::io::Result<()> {
     // The cgroup first, so that every task the worker starts is born in it.
     let group = match job.cgroup && job.mode == Mode::CpuWide {
@@ -380,14 +380,14 @@ pub fn start(job: &WhyJob) -> std::io::Result<()> {
         false => None,
     };
     let period = 1_000_000_000 / job.rate_hz.max(1);
-    let clock = CpuClock::open(period, RING_PAGES, job.mode, group.is_some())?;
+    let mut clock = CpuClock::open(period, RING_PAGES, job.mode, group.is_some())?;
+    clock.enable()?;
     let tree =
         (clock.mode() == Mode::CpuWide && group.is_none()).then(|| Tree::new(std::process::id()));
     *RECORDER.lock().unwrap_or_else(|p| p.into_inner()) = Some(Recorder {
         clock,
         tree,
         scope: None,
-        enabled: false,
         open_at: None,
         got: Vec::new(),
         group,
@@ -486,7 +486,13 @@ pub struct Window {
 
 impl Window {
     pub fn open() -> Window {
-        let opened = with(|r| r.scope.is_some() && r.open_at.is_none() && r.open());
+        let opened = with(|r| {
+            let opens = r.scope.is_some() && r.open_at.is_none();
+            if opens {
+                r.open();
+            }
+            opens
+        });
         Window {
             opened: opened.unwrap_or(false),
         }

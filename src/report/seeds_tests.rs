@@ -398,7 +398,7 @@ fn a_measured_attribution_is_the_likely_cause_in_place_of_the_page_table_guesses
     let mut r = run_with(m.clone());
     let guessed = super::reason(&r, "spawn.cold", &m, 25.0);
     let exact = |v: f64| Share {
-        median: v,
+        share: v,
         lo: v,
         hi: v,
     };

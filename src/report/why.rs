@@ -106,7 +106,7 @@ fn label_words(labels: &Labels) -> String {
 /// A share with its interval: "84.8% [80.1%, 88.0%]"; a bound computed
 /// past 100% or below 0% said so in words (`units::fmt_share_interval`).
 pub fn share_words(s: &Share) -> String {
-    crate::units::fmt_share_interval(s.median, s.lo, s.hi)
+    crate::units::fmt_share_interval(s.share, s.lo, s.hi)
 }
 
 /// What sampling cost a figure, in words: "+3.1% [+1.2%, +5.0%]" where the
@@ -135,10 +135,10 @@ pub fn within_target(o: &Overhead) -> bool {
 /// The top `n` kernel functions by self share, in words.
 pub fn top_words(a: &Attribution, n: usize) -> String {
     let mut f: Vec<_> = a.functions.iter().collect();
-    f.sort_by(|x, y| y.self_share.median.total_cmp(&x.self_share.median));
+    f.sort_by(|x, y| y.self_share.share.total_cmp(&x.self_share.share));
     f.iter()
         .take(n)
-        .filter(|f| f.self_share.median > 0.0)
+        .filter(|f| f.self_share.share > 0.0)
         .map(|f| format!("{} {}", f.function, share_words(&f.self_share)))
         .collect::<Vec<_>>()
         .join(", ")
@@ -199,8 +199,10 @@ pub fn section(d: &mut Doc, r: &RunResults) {
     d.push(Block::Para(format!(
         "Each attributed figure's time shared out from {} samples at {} Hz of the \
          tasks' CPU time, taken only inside the timed windows of its rounds (its \
-         worker and the children it started); each share is the median over the \
-         rounds with its 95% interval, the rounds the unit. A function's self share \
+         worker and the children it started); each share pools the rounds (every \
+         round's count over every round's samples) with its 95% interval, the wider \
+         of what the samples alone allow and what the rounds' spread gives, the \
+         rounds the unit. A function's self share \
          counts the samples taken in it, its total share those it is on the call \
          chain of. Halted time (a task asleep, a CPU idle) is not sampled{} (see \
          docs/WHY.md).",

@@ -9,7 +9,7 @@ fn fixture() -> RunResults {
 
 fn exact(v: f64) -> Share {
     Share {
-        median: v,
+        share: v,
         lo: v,
         hi: v,
     }
@@ -380,7 +380,7 @@ fn a_summary_quantity_carries_the_cost_measured_for_its_own_series() {
 #[test]
 fn a_share_bound_past_the_whole_is_said_not_quoted() {
     let s = Share {
-        median: 0.9375,
+        share: 0.9375,
         lo: 0.7846,
         hi: 1.1202,
     };
@@ -389,7 +389,7 @@ fn a_share_bound_past_the_whole_is_said_not_quoted() {
     assert!(!w.contains("112"), "{w}");
     assert_eq!(
         share_words(&Share {
-            median: 0.5,
+            share: 0.5,
             lo: 0.4,
             hi: 0.6
         }),

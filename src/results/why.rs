@@ -5,11 +5,14 @@
 use super::Labels;
 use serde::{Deserialize, Serialize};
 
-/// A share of a series' samples (0 to 1): the median over its rounds and
-/// the 95% interval, the rounds the unit.
+/// A share of a series' samples (0 to 1): pooled over its rounds (every
+/// round's count over every round's samples) with its 95% interval
+/// (`stats::share`). Files written before session 23 hold the median of
+/// the rounds' shares under `median`; it is read as the share.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Share {
-    pub median: f64,
+    #[serde(alias = "median")]
+    pub share: f64,
     pub lo: f64,
     pub hi: f64,
 }

@@ -173,7 +173,7 @@ fn attribute_why(
         );
     }
     let seed = stats::seed_for(&format!("{}/why", exp.name));
-    result.why = attribute(&why, symbols, seed);
+    result.why = attribute(&why, symbols);
     overheads(&mut result.why, outputs, twins, seed);
 }
 

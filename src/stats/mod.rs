@@ -18,6 +18,7 @@ pub mod memstate;
 pub mod noise;
 pub mod paired;
 pub mod rounds;
+pub mod share;
 pub mod split;
 pub mod squeeze;
 pub mod twoside;

@@ -3,7 +3,7 @@ use crate::results::why::{Attribution, FunctionShare, Share};
 
 fn crowd(variant: &str, threads: &str, folded: &[(&str, u64)]) -> Attribution {
     let s = |v: f64| Share {
-        median: v,
+        share: v,
         lo: v * 0.5,
         hi: v,
     };

@@ -513,8 +513,8 @@ fn measured_causes(r: &ExperimentResult) -> Vec<String> {
             let top = w
                 .functions
                 .iter()
-                .max_by(|x, y| x.self_share.median.total_cmp(&y.self_share.median))
-                .filter(|f| f.self_share.median > 0.0)?;
+                .max_by(|x, y| x.self_share.share.total_cmp(&y.self_share.share))
+                .filter(|f| f.self_share.share > 0.0)?;
             let s = &top.self_share;
             let does = DOES
                 .iter()
@@ -524,7 +524,7 @@ fn measured_causes(r: &ExperimentResult) -> Vec<String> {
                 "{} at {}: {} of its sampled CPU time in {}{does}, measured (--why: {} samples in {} rounds)",
                 w.labels.get(METHOD)?,
                 w.labels.get(HEAP)?,
-                crate::units::fmt_share_interval(s.median, s.lo, s.hi),
+                crate::units::fmt_share_interval(s.share, s.lo, s.hi),
                 top.function,
                 w.samples,
                 w.rounds

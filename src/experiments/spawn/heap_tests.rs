@@ -419,7 +419,7 @@ fn attribution(
 ) -> crate::results::why::Attribution {
     use crate::results::why::{Attribution, FunctionShare, Share};
     let s = |m: f64| Share {
-        median: m,
+        share: m,
         lo: m * 0.9,
         hi: m * 1.05,
     };

@@ -5,7 +5,7 @@ use crate::results::why::{FunctionShare, Share};
 
 fn exact(v: f64) -> Share {
     Share {
-        median: v,
+        share: v,
         lo: v * 0.9,
         hi: (v * 1.1).min(1.0),
     }

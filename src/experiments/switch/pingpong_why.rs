@@ -6,7 +6,7 @@
 //! the system call's entry and exit. A part's share is its functions' self
 //! samples over all the series' samples, pooled over the rounds, so the
 //! parts, user space and the rest of the kernel add up to 100% (a sample
-//! has one sampled function); each function is quoted with its own median
+//! has one sampled function); each function is quoted with its own share
 //! and 95% interval across rounds.
 
 use crate::results::why::Attribution;
@@ -92,7 +92,7 @@ pub fn part_of(function: &str) -> Option<&'static str> {
 
 /// The hand-off of `method` at `placement` where its sampled CPU time
 /// went, from the attribution that covers its series: each part of the
-/// path with its pooled share and its functions (each with its median and
+/// path with its pooled share and its functions (each with its share and
 /// interval), then user space and the rest of the kernel. None without an
 /// attribution, or with no folded stacks to pool.
 pub fn measured_path(r: &ExperimentResult, method: &str, placement: &str) -> Option<String> {
@@ -172,21 +172,21 @@ fn leaf_samples(a: &Attribution, pick: impl Fn(&str) -> bool) -> u64 {
 }
 
 /// The functions of `part` with a self share, largest first, each with its
-/// median and interval across rounds.
+/// share and interval across rounds.
 fn functions_in(a: &Attribution, part: &str) -> String {
     let mut f: Vec<_> = a
         .functions
         .iter()
-        .filter(|f| part_of(&f.function) == Some(part) && f.self_share.median > 0.0)
+        .filter(|f| part_of(&f.function) == Some(part) && f.self_share.share > 0.0)
         .collect();
-    f.sort_by(|x, y| y.self_share.median.total_cmp(&x.self_share.median));
+    f.sort_by(|x, y| y.self_share.share.total_cmp(&x.self_share.share));
     f.iter()
         .map(|f| {
             let s = &f.self_share;
             format!(
                 "{} {}",
                 f.function,
-                crate::units::fmt_share_interval(s.median, s.lo, s.hi)
+                crate::units::fmt_share_interval(s.share, s.lo, s.hi)
             )
         })
         .collect::<Vec<_>>()

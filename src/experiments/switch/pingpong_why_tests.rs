@@ -21,7 +21,7 @@ fn each_function_is_put_in_its_part_of_the_path_by_name() {
 
 fn exact(v: f64) -> Share {
     Share {
-        median: v,
+        share: v,
         lo: v,
         hi: v,
     }

@@ -21,7 +21,7 @@ fn the_clock_read_is_put_against_rdtsc() {
 
 fn attributed(kernel: (f64, f64, f64)) -> crate::results::why::Attribution {
     use crate::results::why::{Attribution, FunctionShare, Share};
-    let s = |(median, lo, hi): (f64, f64, f64)| Share { median, lo, hi };
+    let s = |(share, lo, hi): (f64, f64, f64)| Share { share, lo, hi };
     Attribution {
         labels: crate::measure::protocol::labels(&[("clock", "monotonic")]),
         rounds: 4,
