@@ -322,6 +322,15 @@ pub struct Experiment {
     /// experiment's rounds are sampled, each beside an unsampled twin
     /// (`run::execute`); the others run under `--why` as without it.
     pub attributed: bool,
+    /// Whether its timed windows start processes (a fork, a spawn), whose
+    /// samples `run --why` can tell only by their tasks' cgroup or the
+    /// kernel's fork and exit records. Only such an experiment's sampled
+    /// workers get a cgroup of their own (`sys::cgroup`); the others' tasks
+    /// are told by pid and the records, which windows that start no process
+    /// do not pay, where a cgroup of their own would: it adds a level to the
+    /// kernel's accounting at every switch and wake-up (a same-CPU pipe
+    /// switch paid about 1.5% for it, docs/WHY.md, session 23).
+    pub starts_processes: bool,
     /// Whether its timed work touches fresh memory or forks a process with
     /// a heap (spawn, memory, parallel): only then may a flagged series'
     /// words name the host's or the guest's memory as what set its two
@@ -427,6 +436,7 @@ impl Experiment {
         probe: None,
         helper: None,
         attributed: false,
+        starts_processes: false,
         memory_work: false,
     };
 

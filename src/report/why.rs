@@ -271,9 +271,12 @@ pub fn mode_words(w: &crate::results::why::WhyRecord) -> Option<String> {
     };
     match (w.mode.as_deref()?, w.tasks.as_deref()) {
         ("cpu-wide", Some("cgroup")) => Some(cpu_wide(
-            "each worker moved itself into a cgroup of its own, where the tasks it starts are \
-             born, and each sample carries its task's cgroup",
-            "a context switch, a fork or an exit",
+            "each worker of an experiment whose windows start processes moved itself into a \
+             cgroup of its own, where the tasks it starts are born, and each sample carries its \
+             task's cgroup; the other workers' tasks are told by pid and the kernel's fork and \
+             exit records, which windows that start no process do not pay, where a cgroup would \
+             add a level to the kernel's accounting at every switch",
+            "a context switch, or at a fork or an exit where the windows start processes",
         )),
         ("cpu-wide", Some("records")) => Some(cpu_wide(
             &format!(

@@ -22,7 +22,12 @@ pub fn sampling(
     planned: &Planned,
     why: Option<&crate::measure::why::WhyPlan>,
 ) -> (Option<WhyJob>, Option<WhyJob>) {
-    let job = why.and_then(|w| w.job());
+    // A cgroup of the worker's own only where the windows start processes
+    // (`ExperimentSpec::starts_processes`).
+    let job = why.and_then(|w| w.job()).map(|j| WhyJob {
+        cgroup: j.cgroup && planned.exp.starts_processes,
+        ..j
+    });
     match &planned.side {
         Some(side) if side.why == Some(false) => (None, None),
         Some(_) => (job, None),

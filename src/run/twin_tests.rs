@@ -29,12 +29,19 @@ const JOB: WhyJob = WhyJob {
     cgroup: true,
 };
 
+/// JOB for an experiment whose windows start no process: its tasks told
+/// by pid and the records, never by a cgroup of its own.
+const NO_GROUP: WhyJob = WhyJob {
+    cgroup: false,
+    ..JOB
+};
+
 #[test]
 fn only_an_attributed_experiment_gets_a_sampled_twin() {
     // yardstick.syscall names its series; yardstick.memcpy does not.
     let attributed = planned("yardstick.syscall", None);
     let not = planned("yardstick.memcpy", None);
-    assert_eq!(sampling(&attributed, Some(&WHY)), (None, Some(JOB)));
+    assert_eq!(sampling(&attributed, Some(&WHY)), (None, Some(NO_GROUP)));
     assert_eq!(sampling(&not, Some(&WHY)), (None, None));
     // No --why, or refused here: nothing sampled.
     assert_eq!(sampling(&attributed, None), (None, None));
@@ -57,8 +64,36 @@ fn an_ab_side_samples_as_it_says_with_no_twin() {
     };
     let on = planned("yardstick.syscall", side(None));
     let off = planned("yardstick.syscall", side(Some(false)));
-    assert_eq!(sampling(&on, Some(&WHY)), (Some(JOB), None));
+    assert_eq!(sampling(&on, Some(&WHY)), (Some(NO_GROUP), None));
     assert_eq!(sampling(&off, Some(&WHY)), (None, None));
+}
+
+#[test]
+fn only_windows_that_start_processes_get_a_cgroup_of_their_own() {
+    let heap = planned("spawn.heap", None);
+    let pingpong = planned("switch.pingpong", None);
+    assert_eq!(sampling(&heap, Some(&WHY)), (None, Some(JOB)));
+    assert_eq!(sampling(&pingpong, Some(&WHY)), (None, Some(NO_GROUP)));
+    // Where the run can use no cgroup, none gets one.
+    let records = WhyPlan {
+        cgroup: false,
+        ..WHY
+    };
+    assert_eq!(sampling(&heap, Some(&records)), (None, Some(NO_GROUP)));
+    // Every attributed experiment that forks or spawns in its windows says so.
+    for name in [
+        "spawn.methods",
+        "spawn.heap",
+        "spawn.cow",
+        "spawn.launch",
+        "parallel.average",
+        "parallel.program",
+    ] {
+        assert!(
+            crate::experiments::find(name).unwrap().starts_processes,
+            "{name}"
+        );
+    }
 }
 
 fn job(round: usize) -> Job {

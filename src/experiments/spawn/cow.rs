@@ -46,6 +46,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     analyze,
     headlines,
     attributed: true,
+    starts_processes: true,
     memory_work: true,
     ..Experiment::DEFAULT
 };

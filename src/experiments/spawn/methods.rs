@@ -36,6 +36,7 @@ pub static EXPERIMENT: Experiment = Experiment {
     analyze,
     memory_work: true,
     attributed: true,
+    starts_processes: true,
     ..Experiment::DEFAULT
 };
 
