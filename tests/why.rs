@@ -18,9 +18,9 @@ const PAGE_TABLE_COPY: &[&str] = &[
     "copy_pte_range",
 ];
 
-/// A share (pooled over the rounds) lies in [0, 1]; its interval is kept
-/// as computed around it, never clamped (issue 39): from 3 rounds a bound
-/// can pass 1 (a fork's copy_page_range: total 0.94 [0.78, 1.12]).
+/// A share (pooled over the rounds) lies in [0, 1], its interval around
+/// it, never clamped (issue 39); a file from before session 23 could hold
+/// a bound past 1 (a fork's copy_page_range: total 0.94 [0.78, 1.12]).
 fn share_ok(s: &Value) -> bool {
     let (lo, m, hi) = (
         s["lo"].as_f64().unwrap(),

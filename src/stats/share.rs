@@ -11,16 +11,18 @@
 //!
 //! Its 95% interval is the wider of two, each valid under its own model:
 //! the Wilson score interval of the pooled counts (what the samples alone
-//! allow, as if every sample were independent; it stays inside 0 to 1
-//! and is never empty at 0 or 1), and Student's t over the rounds around
-//! the ratio estimator (`se² = Σ (nᵢ − R·Tᵢ)² / (k (k − 1) T̄²)`, k − 1
-//! degrees of freedom: what the rounds' own spread gives, the rounds the
-//! unit as for every figure). Where the rounds agree no more than their
-//! samples would, the first is the wider; where they disagree (the share
-//! moves from one round to the next), the second. The second may pass 0
-//! or 1 for a share near either with few rounds: it is kept as computed,
-//! never clamped (issue 39), and the report says so in words
-//! (`units::fmt_share_interval`).
+//! allow, as if every sample were independent; never empty at 0 or 1),
+//! and Student's t over the rounds around the ratio estimator
+//! (`se² = Σ (nᵢ − R·Tᵢ)² / (k (k − 1) T̄²)`, k − 1 degrees of freedom:
+//! what the rounds' own spread gives, the rounds the unit as for every
+//! figure), taken on the log-odds scale (the delta method) and turned
+//! back into shares. Where the rounds agree no more than their samples
+//! would, the first is the wider; where they disagree (the share moves
+//! from one round to the next), the second. Both are intervals of a
+//! share and stay inside 0 to 1 by their form, never by a clamp: on the
+//! plain scale the second passed 0 or 1 for most shares of a default
+//! run's few rounds at 99 Hz (issue 39's words for such a bound,
+//! `units::fmt_share_interval`, stay for older files).
 
 /// A share pooled over rounds and its 95% interval.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -54,13 +56,19 @@ pub fn pooled_share(per_round: &[(u64, u64)]) -> Option<PooledShare> {
     let share = count / samples;
     let (mut lo, mut hi) = wilson(share, samples);
     let k = rounds.len();
-    if k >= 2 {
+    // At 0 or 1 every round agrees exactly (each count is 0, or all of its
+    // samples): the rounds add nothing to the samples' own error.
+    if k >= 2 && share > 0.0 && share < 1.0 {
         let mean_t = samples / k as f64;
         let ss: f64 = rounds.iter().map(|(n, t)| (n - share * t).powi(2)).sum();
         let se = (ss / (k as f64 * (k as f64 - 1.0))).sqrt() / mean_t;
-        let half = super::fdr::t975((k - 1) as f64) * se;
-        lo = lo.min(share - half);
-        hi = hi.max(share + half);
+        // On the log-odds scale (the delta method: se / (p (1 − p))), back
+        // to a share: an interval of a share that stays one.
+        let half = super::fdr::t975((k - 1) as f64) * se / (share * (1.0 - share));
+        let centre = (share / (1.0 - share)).ln();
+        let expit = |x: f64| 1.0 / (1.0 + (-x).exp());
+        lo = lo.min(expit(centre - half));
+        hi = hi.max(expit(centre + half));
     }
     Some(PooledShare {
         share,

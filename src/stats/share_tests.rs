@@ -65,12 +65,18 @@ fn all_or_none_keeps_its_end_exactly_and_a_wilson_width_inside() {
 }
 
 #[test]
-fn a_bound_from_few_disagreeing_rounds_is_kept_past_zero_as_computed() {
+fn few_disagreeing_rounds_give_a_wide_interval_that_stays_a_share() {
     // Two rounds, one with the function and one without: t with one degree
-    // of freedom reaches far past 0 and 1, and it is not clamped.
+    // of freedom, on the log-odds scale, reaches near 0 and 1, not past.
     let s = of(&[(3, 3), (0, 3)]);
     assert_eq!(s.share, 0.5);
-    assert!(s.lo < 0.0 && s.hi > 1.0, "{s:?}");
+    assert!(
+        0.0 < s.lo && s.lo < 0.01 && 0.99 < s.hi && s.hi < 1.0,
+        "{s:?}"
+    );
+    // A high share from few rounds: no bound past 1.
+    let high = of(&[(8, 10), (9, 10), (10, 10), (10, 10), (10, 10)]);
+    assert!(high.hi < 1.0 && high.lo < 0.94 - 0.05, "{high:?}");
 }
 
 #[test]
