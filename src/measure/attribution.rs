@@ -143,10 +143,9 @@ pub fn attribute(rounds: &[(usize, RawStacks)], symbols: &Symbols) -> Vec<Attrib
 }
 
 /// A share across rounds, pooled (`stats::share`): every round's count over
-/// every round's samples, its interval the wider of the samples' own and
-/// the rounds' spread, kept as computed, never clamped (issue 39): a bound
-/// may pass 0 or 1 from few rounds, and the report says so rather than
-/// quote it as a share (`units::fmt_share_interval`).
+/// every round's samples, its interval the wider of the samples' own
+/// (Wilson's) and the rounds' spread (t on the log-odds scale): an
+/// interval of a share by its form, never clamped (issue 39).
 pub(crate) fn share(per_round: &[(u64, u64)]) -> Share {
     match crate::stats::share::pooled_share(per_round) {
         Some(s) => Share {
