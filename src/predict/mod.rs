@@ -483,6 +483,20 @@ fn host_memory_line(h: Option<model::HostMemory>) -> String {
 }
 
 /// The prediction in words.
+/// What the medians' intervals hold for the process's fork being another
+/// run than the slopes', and what that rests on, in one line.
+fn run_noise_line(p: &Prediction) -> String {
+    let pct = |t: f64| format!("{:.1}%", t * 100.0);
+    let cold = p
+        .cold_fork
+        .map_or(String::new(), |c| format!(", cold {}", pct(c.run_noise)));
+    format!(
+        "  (the intervals and spreads above hold the process's fork as a run of its own, as compare's SE² = se_A² + se_B² + 2τ² does: τ warm {}{cold} (sd), on the slopes' series' own spread over their rounds, at least the {} floor)\n",
+        pct(p.run_noise),
+        pct(crate::stats::noise::FLOOR)
+    )
+}
+
 pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
     let kib = |k: u64| fmt_size(k * 1024);
     let pm = crate::measure::rss::pm(proc_.rss_bound_kib, 1.0, 1.0);
@@ -574,6 +588,7 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
         s.push_str(&format!("  (extrapolated: {why})\n"));
     }
     s.push_str(&host_memory_line(p.host_memory));
+    s.push_str(&run_noise_line(p));
     if !p.flagged.is_empty() {
         s.push_str(&format!(
             "  flagged: {} did not settle over the run's rounds (a trend or two modes), so each interval spans its rounds' medians; the figures are no better than that\n",

@@ -8,7 +8,7 @@
 use super::placement::{frame_shares, placed};
 pub use super::placement::{near_shares, FrameShares, Outside, Placement};
 use super::range::between;
-pub use super::range::Range;
+pub use super::range::{Range, Spread};
 use crate::experiments::spawn::cow::WRITE_NS;
 use crate::experiments::spawn::engine::PARENT_RETURN_NS;
 use crate::experiments::spawn::heap::{
@@ -157,6 +157,12 @@ pub struct Slopes {
     /// two modes), by name and case: each is priced with an interval that
     /// spans its rounds' medians, and the prediction says so.
     pub flagged: Vec<String>,
+    /// The run-to-run noise the warm and the cold fork series carry (the
+    /// largest of their `run_noise`: a share of each one's own spread over
+    /// its rounds, at least the floor, `stats::noise::one_run_tau`); None
+    /// where none records it (a file from before), taken as the floor.
+    pub run_noise: Option<f64>,
+    pub paused_run_noise: Option<f64>,
 }
 
 /// ns per extra one (a mapping, a descriptor) on fork's return, and how
@@ -216,6 +222,14 @@ impl Slopes {
                     ),
                 };
                 median.push((pte, range(&m.summary)));
+                let tau = match m.label(CALL) {
+                    None => &mut s.run_noise,
+                    _ => &mut s.paused_run_noise,
+                };
+                *tau = match (*tau, m.summary.run_noise) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    (a, b) => a.or(b),
+                };
                 // A heap whose forks give no spread (one fork) gives none
                 // to the line, so the prediction gives none either.
                 if let Some(spread) = single(m) {
@@ -416,6 +430,10 @@ pub struct Prediction {
     pub host_memory: Option<HostMemory>,
     /// The flagged series the prediction rests on (see [`Slopes::flagged`]).
     pub flagged: Vec<String>,
+    /// The run-to-run noise (a standard deviation in logs) the median's
+    /// interval holds once more, for the process's own fork being another
+    /// run than the slopes' ([`Range::with_run_noise`]).
+    pub run_noise: f64,
     /// The write share the COW cost is for, percent.
     pub writes_pct: f64,
     /// Pages (4 KiB) written with the child alive, on 4 KiB and huge pages.
@@ -436,6 +454,8 @@ pub struct ColdFork {
     pub parent_return_ns: Range,
     /// A single cold fork: its 10th to 90th percentile, ns.
     pub single_fork_ns: Spread,
+    /// As [`Prediction::run_noise`], the cold series'.
+    pub run_noise: f64,
     /// Beyond the largest heap measured after a pause / below the smallest.
     pub extrapolated: bool,
     pub below_smallest: bool,
@@ -486,13 +506,6 @@ impl HostMemory {
     }
 }
 
-/// Where single forks fall: 80% of them between `p10` and `p90`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
-pub struct Spread {
-    pub p10: f64,
-    pub p90: f64,
-}
-
 /// The process's mappings or descriptors against the measured worker's.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct ExtraCost {
@@ -539,7 +552,12 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
             .flatten()
             .fold(r, |sum, e| sum.plus(e.ns))
     };
-    let (parent_return_ns, single_fork_ns) = fork_figures(&s.fork, &s.fork_single, x, with_extras)?;
+    let tau = |t: Option<f64>| t.unwrap_or(crate::stats::noise::FLOOR);
+    let (run_noise, cold_noise) = (tau(s.run_noise), tau(s.paused_run_noise));
+    let (parent_return_ns, single_fork_ns) = Spread::with_run_noise(
+        fork_figures(&s.fork, &s.fork_single, x, with_extras)?,
+        run_noise,
+    );
     // The cold fork on its own series, with the same (warm) mappings and
     // descriptors: only where it was measured at two heaps.
     // Placed by the process's pages in physical memory, where both are known.
@@ -567,11 +585,14 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
     };
     let cold_fork = match (paused.first(), paused.last()) {
         (Some(lo), Some(hi)) if paused.len() >= 2 => {
-            match fork_figures(&paused, &paused_single, x, with_extras) {
+            match fork_figures(&paused, &paused_single, x, with_extras)
+                .map(|f| Spread::with_run_noise(f, cold_noise))
+            {
                 Some((median, Some(one))) => Some(ColdFork {
                     pause_ms: s.pause_ms,
                     parent_return_ns: median,
                     single_fork_ns: one,
+                    run_noise: cold_noise,
                     extrapolated: x > hi.0,
                     below_smallest: x < lo.0,
                     frames,
@@ -592,6 +613,7 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
     Some(Prediction {
         parent_return_ns,
         single_fork_ns,
+        run_noise,
         cold_fork,
         mappings,
         descriptors,

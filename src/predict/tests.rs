@@ -41,6 +41,9 @@ fn fixture() -> Slopes {
         fork_contiguous_single: vec![],
         frames_adjacent: vec![],
         pause_ms: None,
+        // No run-to-run noise: the intervals as the heaps give them.
+        run_noise: Some(0.0),
+        paused_run_noise: Some(0.0),
     }
 }
 
@@ -684,4 +687,70 @@ fn an_extrapolated_prediction_from_the_short_run_says_why() {
         serde_json::to_value(&p).unwrap()["extrapolated_why"],
         "only 3 GiB fits here"
     );
+}
+
+/// The process's fork is a run of its own: each median's interval holds
+/// the slopes' run-to-run noise once more, the single forks' spread the
+/// same offset, and both only widen: zero noise gives the heaps' intervals
+/// as they are, more noise contains less, the median never moves, and
+/// slopes that record none take the floor.
+#[test]
+fn the_run_to_run_noise_widens_the_medians_interval_and_never_moves_it() {
+    let with = |tau: Option<f64>| Slopes {
+        run_noise: tau,
+        paused_run_noise: tau,
+        ..with_cold()
+    };
+    let holds = |a: Range, b: Range| a.lo <= b.lo && b.hi <= a.hi && a.median == b.median;
+    for pte in [40, 100, 550, 8_000, 64_000] {
+        let at = |tau| predict(&with(tau), &process(pte), 10.0).unwrap();
+        let plain = at(Some(0.0));
+        let mut last = plain.clone();
+        for tau in [0.005, 0.02, 0.1] {
+            let p = at(Some(tau));
+            assert_eq!(p.run_noise, tau);
+            let (c, c0) = (p.cold_fork.unwrap(), last.cold_fork.unwrap());
+            for (wide, narrow) in [
+                (p.parent_return_ns, last.parent_return_ns),
+                (c.parent_return_ns, c0.parent_return_ns),
+            ] {
+                assert!(holds(wide, narrow), "{pte} {tau}: {wide:?} {narrow:?}");
+                assert!(wide.hi - wide.lo > narrow.hi - narrow.lo, "{pte} {tau}");
+            }
+            for (one, narrow, m) in [
+                (
+                    p.single_fork_ns.unwrap(),
+                    last.single_fork_ns.unwrap(),
+                    p.parent_return_ns,
+                ),
+                (c.single_fork_ns, c0.single_fork_ns, c.parent_return_ns),
+            ] {
+                assert!(
+                    one.p10 <= narrow.p10 && narrow.p90 <= one.p90,
+                    "{pte} {tau}"
+                );
+                assert!(
+                    one.p10 <= m.lo && m.hi <= one.p90,
+                    "{pte} {tau}: {one:?} {m:?}"
+                );
+            }
+            last = p;
+        }
+        // Where the heaps' intervals are narrow, the noise sets the width:
+        // at least ±1.96 τ in logs, once.
+        let p = at(Some(0.1));
+        let r = p.parent_return_ns;
+        if r.lo > 0.0 {
+            assert!((r.hi / r.median).ln() >= 1.96 * 0.1 - 1e-9, "{pte}: {r:?}");
+            assert!((r.median / r.lo).ln() >= 1.96 * 0.1 - 1e-9, "{pte}: {r:?}");
+        }
+        // Slopes that record no run-to-run noise (a file from before it
+        // was recorded) take the floor every interval holds.
+        let floor = at(Some(crate::stats::noise::FLOOR));
+        assert_eq!(at(None), floor);
+        assert_eq!(floor.run_noise, crate::stats::noise::FLOOR);
+    }
+    let p = predict(&with(Some(0.02)), &process(550), 10.0).unwrap();
+    let text = render(&process(550), &p, "a fixture");
+    assert!(text.contains("τ warm 2.0%, cold 2.0% (sd)"), "{text}");
 }

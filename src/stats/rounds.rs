@@ -318,23 +318,36 @@ pub fn widen_by_run_noise(s: &mut Summary, tau: f64) {
     if !(tau.is_finite() && tau > 0.0) {
         return;
     }
-    let noise = super::Z95 * tau;
-    if s.min > 0.0 && s.median > 0.0 && s.ci95_lo > 0.0 {
-        let below = (s.median / s.ci95_lo).ln().hypot(noise);
-        let above = (s.ci95_hi / s.median).ln().hypot(noise);
-        s.ci95_lo = s.median * (-below).exp();
-        s.ci95_hi = s.median * above.exp();
-    } else {
-        let floor = noise * s.median.abs();
-        let below = (s.median - s.ci95_lo).hypot(floor);
-        let above = (s.ci95_hi - s.median).hypot(floor);
-        s.ci95_lo = s.median - below;
-        s.ci95_hi = s.median + above;
-    }
+    let positive = s.min > 0.0;
+    (s.ci95_lo, s.ci95_hi) = widen_ends(s.median, s.ci95_lo, s.ci95_hi, tau, positive);
     s.run_noise = Some(tau);
     let half = (s.ci95_hi - s.ci95_lo) / 2.0;
     s.noisy =
         s.rel_spread > super::NOISY_REL_SPREAD || half > super::NOISY_CI_FRACTION * s.median.abs();
+}
+
+/// An interval's ends, widened by the run-to-run noise `tau` (a standard
+/// deviation in logs) in quadrature, each side on its own: by factors
+/// when the figure and its ends are positive (`positive`: and every
+/// sample was), else by the same share of the median (a lower end below
+/// zero kept as computed, never raised to it). A `tau` of 0 or not a
+/// number leaves them as they are; the widened interval always holds the
+/// one given.
+pub fn widen_ends(median: f64, lo: f64, hi: f64, tau: f64, positive: bool) -> (f64, f64) {
+    if !(tau.is_finite() && tau > 0.0) {
+        return (lo, hi);
+    }
+    let noise = super::Z95 * tau;
+    if positive && median > 0.0 && lo > 0.0 {
+        let below = (median / lo).ln().hypot(noise);
+        let above = (hi / median).ln().hypot(noise);
+        (median * (-below).exp(), median * above.exp())
+    } else {
+        let floor = noise * median.abs();
+        let below = (median - lo).hypot(floor);
+        let above = (hi - median).hypot(floor);
+        (median - below, median + above)
+    }
 }
 
 /// Keeps a rounds interval of [`BOUNDED_FROM`] rounds or more inside the

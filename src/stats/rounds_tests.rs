@@ -360,3 +360,35 @@ fn samples_read_in_steps_are_known_to_half_a_step() {
     let c = crate::stats::change(&base, &new).unwrap();
     assert!(c.lo <= 1.0 && 1.0 <= c.hi, "{c:?} {base:?} {new:?}");
 }
+
+/// An interval widened by the run-to-run noise holds the one given, keeps
+/// its median, adds the noise in quadrature on each side in logs (by the
+/// same share of the median where an end is not positive), and is left as
+/// it is by no noise.
+#[test]
+fn widen_ends_holds_the_interval_given_and_adds_the_noise_in_quadrature() {
+    let z = crate::stats::Z95;
+    for (m, lo, hi, positive) in [
+        (100.0, 90.0, 120.0, true),
+        (100.0, 99.0, 101.0, true),
+        (100.0, -20.0, 150.0, false),
+        (-10.0, -30.0, 5.0, false),
+    ] {
+        assert_eq!(widen_ends(m, lo, hi, 0.0, positive), (lo, hi));
+        assert_eq!(widen_ends(m, lo, hi, f64::NAN, positive), (lo, hi));
+        let mut last = (lo, hi);
+        for tau in [0.005, 0.05, 0.5] {
+            let (a, b) = widen_ends(m, lo, hi, tau, positive);
+            assert!(a <= last.0 && last.1 <= b && a <= m && m <= b, "{m} {tau}");
+            if positive {
+                let want_hi = (hi / m).ln().hypot(z * tau);
+                assert!(((b / m).ln() - want_hi).abs() < 1e-12);
+                let want_lo = (m / lo).ln().hypot(z * tau);
+                assert!(((m / a).ln() - want_lo).abs() < 1e-12);
+            } else {
+                assert!((b - m - (hi - m).hypot(z * tau * m.abs())).abs() < 1e-9);
+            }
+            last = (a, b);
+        }
+    }
+}
