@@ -37,6 +37,9 @@
 #                        next BGSAVE, ms (default 0: the next as soon as
 #                        the last is seen gone, at least 0.1 s after its
 #                        fork; 300 is predict's cold pause, pause_ms)
+# TASKLAB_REDIS_BEFORE   J, BGSAVEs timed the same way before predict runs
+#                        (default 0): Redis's own fork over the minutes
+#                        predict takes, its drift from one run to the next
 # TASKLAB_REDIS_KEEP     a folder (existing) to copy predict's --json output
 #                        for each size into, as predict-MIB.json
 # TASKLAB_REDIS_NEEDS    the commands needed and their Debian packages,
@@ -67,6 +70,9 @@ keep=${TASKLAB_REDIS_KEEP:-}
 k=${TASKLAB_REDIS_BGSAVES:-20}
 [[ "$k" =~ ^[0-9]{1,4}$ ]] && ((10#$k >= 1)) || die "TASKLAB_REDIS_BGSAVES=$k is not a count from 1"
 k=$((10#$k))
+before=${TASKLAB_REDIS_BEFORE:-0}
+[[ "$before" =~ ^[0-9]{1,4}$ ]] || die "TASKLAB_REDIS_BEFORE=$before is not a count from 0"
+before=$((10#$before))
 idle_ms=${TASKLAB_REDIS_IDLE_MS:-0}
 [[ "$idle_ms" =~ ^[0-9]{1,5}$ ]] || die "TASKLAB_REDIS_IDLE_MS=$idle_ms is not a whole number of ms (0 to 99999)"
 idle_ms=$((10#$idle_ms))
@@ -132,25 +138,10 @@ echo "tasklab env:" >&2
 "$bin" env 2>&1 | sed 's/^/  /' >&2
 
 results=$work/rows.jsonl
-prefix=0
-for mib in "${sizes[@]}"; do
-    # 1. Filled to MIB MiB of used_memory, in steps of what is missing.
-    target=$((mib << 20))
-    while :; do
-        used=$(info memory used_memory)
-        ((used < target)) || break
-        prefix=$((prefix + 1))
-        count=$(((target - used) / 1200 + 1))
-        cli DEBUG POPULATE "$count" "k$prefix:" 1024 >/dev/null
-    done
-    # 2. The prediction, as a user would ask it.
-    pred=$work/predict-$mib.json
-    "$bin" predict --pid "$redis_pid" --replay --json >"$pred" 2>"$work/predict-$mib.err" ||
-        die "tasklab predict failed at $mib MiB: $(tail -n 5 "$work/predict-$mib.err")"
-    [[ -z "$keep" ]] || cp -- "$pred" "$keep/predict-$mib.json"
-    # 3. K forks of Redis's own, each waited for.
-    forks=()
-    for ((i = 0; i < k; i++)); do
+# N BGSAVEs, one at a time, each fork's latest_fork_usec added to forks.
+bgsaves() {
+    local i reply end
+    for ((i = 0; i < $1; i++)); do
         reply=$(cli BGSAVE | tr -d '\r')
         [[ $reply == "Background saving started" ]] || die "BGSAVE at $mib MiB: $reply"
         forks+=("$(info stats latest_fork_usec)")
@@ -162,15 +153,40 @@ for mib in "${sizes[@]}"; do
         done
         ((idle_ms == 0)) || sleep "$((idle_ms / 1000)).$(printf %03d $((idle_ms % 1000)))"
     done
+}
+prefix=0
+for mib in "${sizes[@]}"; do
+    # 1. Filled to MIB MiB of used_memory, in steps of what is missing.
+    target=$((mib << 20))
+    while :; do
+        used=$(info memory used_memory)
+        ((used < target)) || break
+        prefix=$((prefix + 1))
+        count=$(((target - used) / 1200 + 1))
+        cli DEBUG POPULATE "$count" "k$prefix:" 1024 >/dev/null
+    done
+    # 2. J forks before the prediction, when asked: Redis's own drift.
+    forks=()
+    bgsaves "$before"
+    early=("${forks[@]}")
+    # 3. The prediction, as a user would ask it.
+    pred=$work/predict-$mib.json
+    "$bin" predict --pid "$redis_pid" --replay --json >"$pred" 2>"$work/predict-$mib.err" ||
+        die "tasklab predict failed at $mib MiB: $(tail -n 5 "$work/predict-$mib.err")"
+    [[ -z "$keep" ]] || cp -- "$pred" "$keep/predict-$mib.json"
+    # 4. K forks of Redis's own, each waited for.
+    forks=()
+    bgsaves "$k"
     load=$(cut -d' ' -f1 /proc/loadavg)
-    python3 - "$pred" "$mib" "$(info memory used_memory)" "$load" "${forks[@]}" >>"$results" <<'EOF'
+    python3 - "$pred" "$mib" "$(info memory used_memory)" "$load" "${early[*]}" "${forks[@]}" >>"$results" <<'EOF'
 import json, sys
-pred, mib, used, load, *forks = sys.argv[1:]
+pred, mib, used, load, early, *forks = sys.argv[1:]
 v = json.load(open(pred))
 print(json.dumps({"mib": int(mib), "used_memory": int(used), "load": float(load),
                   "process": v["process"], "prediction": v["prediction"],
                   "replay": v.get("replay"), "replay_skipped": v.get("replay_skipped"),
-                  "forks_us": [int(f) for f in forks]}))
+                  "forks_us": [int(f) for f in forks],
+                  "forks_before_us": [int(f) for f in early.split()]}))
 EOF
     echo "$mib MiB: predicted and $k forks measured (load average $load)" >&2
 done
@@ -253,6 +269,19 @@ for r in rows:
     if h.get("slopes_fresh_page_ns") and h.get("now_fresh_page_ns"):
         print(f"host memory at {r['mib']} MiB (the memory canary's fresh page): {h['slopes_fresh_page_ns']:,.0f} ns over predict's rounds, "
               f"{h['now_fresh_page_ns']:,.0f} ns at the prediction")
+for r in rows:
+    p = r["prediction"]
+    tau = [f"warm {100 * p['run_noise']:.1f}%"] if p.get("run_noise") is not None else []
+    if (p.get("cold_fork") or {}).get("run_noise") is not None:
+        tau.append(f"cold {100 * p['cold_fork']['run_noise']:.1f}%")
+    if tau:
+        print(f"run-to-run noise the medians' intervals hold for Redis's fork as a run of its own at {r['mib']} MiB: "
+              f"τ {', '.join(tau)} (sd in logs)")
+    early = r.get("forks_before_us") or []
+    if early:
+        a, b = statistics.median(early), statistics.median(r["forks_us"])
+        print(f"Redis before predict at {r['mib']} MiB: median fork {ms(a * 1e3)} ({ms(min(early) * 1e3)} to "
+              f"{ms(max(early) * 1e3)}, {len(early)} forks), after: {ms(b * 1e3)}: {100 * (b / a - 1):+.1f}% over predict's run")
 for r in rows:
     why = r["prediction"].get("extrapolated_why")
     if why:

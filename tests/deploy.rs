@@ -395,6 +395,16 @@ fn predict_redis_refuses_bad_input_naming_the_cause_and_starts_nothing() {
         );
         assert_eq!(left, 0, "{bad}: it left files behind");
     }
+    // A count of forks before predict that is not one.
+    for bad in ["-1", "two"] {
+        let (code, err, left) = predict_redis(&["100"], &[("TASKLAB_REDIS_BEFORE", bad)], None);
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert!(
+            err.contains(&format!("TASKLAB_REDIS_BEFORE={bad} is not a count from 0")),
+            "{err}"
+        );
+        assert_eq!(left, 0, "{bad}: it left files behind");
+    }
     // A folder to keep predict's JSON in that is not one.
     let (code, err, left) = predict_redis(
         &["100"],
