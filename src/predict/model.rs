@@ -7,7 +7,7 @@
 
 use super::placement::{frame_shares, placed};
 pub use super::placement::{near_shares, FrameShares, Outside, Placement};
-use super::range::between;
+use super::range::{between, tau_at};
 pub use super::range::{Range, Spread};
 use crate::experiments::spawn::cow::WRITE_NS;
 use crate::experiments::spawn::engine::PARENT_RETURN_NS;
@@ -157,12 +157,13 @@ pub struct Slopes {
     /// two modes), by name and case: each is priced with an interval that
     /// spans its rounds' medians, and the prediction says so.
     pub flagged: Vec<String>,
-    /// The run-to-run noise the warm and the cold fork series carry (the
-    /// largest of their `run_noise`: a share of each one's own spread over
-    /// its rounds, at least the floor, `stats::noise::one_run_tau`); None
-    /// where none records it (a file from before), taken as the floor.
-    pub run_noise: Option<f64>,
-    pub paused_run_noise: Option<f64>,
+    /// The run-to-run noise each heap's warm and cold fork series carry:
+    /// (VmPTE KiB, `run_noise`: a share of the series' own spread over its
+    /// rounds, at least the floor, `stats::noise::one_run_tau`), the
+    /// largest of a heap's layouts for the cold; empty where no series
+    /// records it (a file from before), taken as the floor.
+    pub run_noise: Vec<(f64, f64)>,
+    pub paused_run_noise: Vec<(f64, f64)>,
 }
 
 /// ns per extra one (a mapping, a descriptor) on fork's return, and how
@@ -222,14 +223,16 @@ impl Slopes {
                     ),
                 };
                 median.push((pte, range(&m.summary)));
-                let tau = match m.label(CALL) {
+                let taus = match m.label(CALL) {
                     None => &mut s.run_noise,
                     _ => &mut s.paused_run_noise,
                 };
-                *tau = match (*tau, m.summary.run_noise) {
-                    (Some(a), Some(b)) => Some(a.max(b)),
-                    (a, b) => a.or(b),
-                };
+                if let Some(t) = m.summary.run_noise {
+                    match taus.iter_mut().find(|(x, _)| *x == pte) {
+                        Some((_, u)) => *u = u.max(t),
+                        None => taus.push((pte, t)),
+                    }
+                }
                 // A heap whose forks give no spread (one fork) gives none
                 // to the line, so the prediction gives none either.
                 if let Some(spread) = single(m) {
@@ -251,6 +254,8 @@ impl Slopes {
             ] {
                 v.sort_by(|a, b| a.0.total_cmp(&b.0));
             }
+            s.run_noise.sort_by(|a, b| a.0.total_cmp(&b.0));
+            s.paused_run_noise.sort_by(|a, b| a.0.total_cmp(&b.0));
             s.frames_adjacent = frame_shares(heap, base);
             if !s.fork_paused.is_empty() {
                 s.pause_ms = heap
@@ -552,8 +557,7 @@ pub fn predict(s: &Slopes, p: &Process, writes_pct: f64) -> Option<Prediction> {
             .flatten()
             .fold(r, |sum, e| sum.plus(e.ns))
     };
-    let tau = |t: Option<f64>| t.unwrap_or(crate::stats::noise::FLOOR);
-    let (run_noise, cold_noise) = (tau(s.run_noise), tau(s.paused_run_noise));
+    let (run_noise, cold_noise) = (tau_at(&s.run_noise, x), tau_at(&s.paused_run_noise, x));
     let (parent_return_ns, single_fork_ns) = Spread::with_run_noise(
         fork_figures(&s.fork, &s.fork_single, x, with_extras)?,
         run_noise,

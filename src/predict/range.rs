@@ -96,3 +96,28 @@ pub fn between(v: &[(f64, Range)], x: f64) -> Option<Range> {
         hi: mix(a.hi, b.hi),
     })
 }
+
+/// The run-to-run noise at `x` KiB of page tables from each heap's
+/// (VmPTE KiB, τ), sorted: on the straight line between the two heaps
+/// either side, the nearest heap's beyond them (never extrapolated); the
+/// floor (`stats::noise::FLOOR`) when no heap records one.
+pub fn tau_at(v: &[(f64, f64)], x: f64) -> f64 {
+    let points: Vec<(f64, Range)> = v
+        .iter()
+        .map(|&(p, t)| {
+            (
+                p,
+                Range {
+                    median: t,
+                    lo: t,
+                    hi: t,
+                },
+            )
+        })
+        .collect();
+    match (points.first(), points.last()) {
+        (Some(first), _) if x <= first.0 => first.1.median,
+        (_, Some(last)) if x >= last.0 => last.1.median,
+        _ => between(&points, x).map_or(crate::stats::noise::FLOOR, |r| r.median),
+    }
+}

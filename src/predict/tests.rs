@@ -42,8 +42,8 @@ fn fixture() -> Slopes {
         frames_adjacent: vec![],
         pause_ms: None,
         // No run-to-run noise: the intervals as the heaps give them.
-        run_noise: Some(0.0),
-        paused_run_noise: Some(0.0),
+        run_noise: vec![(100.0, 0.0)],
+        paused_run_noise: vec![(100.0, 0.0)],
     }
 }
 
@@ -697,8 +697,10 @@ fn an_extrapolated_prediction_from_the_short_run_says_why() {
 #[test]
 fn the_run_to_run_noise_widens_the_medians_interval_and_never_moves_it() {
     let with = |tau: Option<f64>| Slopes {
-        run_noise: tau,
-        paused_run_noise: tau,
+        run_noise: tau.map(|t| vec![(100.0, t)]).unwrap_or_default(),
+        paused_run_noise: tau
+            .map(|t| vec![(100.0, t), (8_000.0, t)])
+            .unwrap_or_default(),
         ..with_cold()
     };
     let holds = |a: Range, b: Range| a.lo <= b.lo && b.hi <= a.hi && a.median == b.median;
@@ -753,4 +755,21 @@ fn the_run_to_run_noise_widens_the_medians_interval_and_never_moves_it() {
     let p = predict(&with(Some(0.02)), &process(550), 10.0).unwrap();
     let text = render(&process(550), &p, "a fixture");
     assert!(text.contains("τ warm 2.0%, cold 2.0% (sd)"), "{text}");
+}
+
+/// The run-to-run noise at the process's page tables is the heaps': on
+/// the line between the two either side, the nearest beyond them, the
+/// floor when no heap records any.
+#[test]
+fn the_run_to_run_noise_is_read_at_the_process_as_the_figures_are() {
+    let v = [(100.0, 0.02), (1_000.0, 0.04), (8_000.0, 0.01)];
+    assert_eq!(super::range::tau_at(&v, 50.0), 0.02);
+    assert_eq!(super::range::tau_at(&v, 100.0), 0.02);
+    assert!((super::range::tau_at(&v, 550.0) - 0.03).abs() < 1e-12);
+    assert_eq!(super::range::tau_at(&v, 64_000.0), 0.01);
+    for x in [50.0, 550.0, 4_000.0, 64_000.0] {
+        let t = super::range::tau_at(&v, x);
+        assert!((0.01..=0.04).contains(&t), "{x}: {t}");
+    }
+    assert_eq!(super::range::tau_at(&[], 550.0), crate::stats::noise::FLOOR);
 }
