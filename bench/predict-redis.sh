@@ -41,7 +41,8 @@
 #                        (default 0): Redis's own fork over the minutes
 #                        predict takes, its drift from one run to the next
 # TASKLAB_REDIS_KEEP     a folder (existing) to copy predict's --json output
-#                        for each size into, as predict-MIB.json
+#                        for each size into, as predict-MIB.json, and every
+#                        size's row (Redis's forks with it) as rows.jsonl
 # TASKLAB_REDIS_NEEDS    the commands needed and their Debian packages,
 #                        "cmd:package ..." (for the bad-input test)
 # TASKLAB_BIN            the binary (default: target/release/tasklab, built)
@@ -191,6 +192,7 @@ EOF
     echo "$mib MiB: predicted and $k forks measured (load average $load)" >&2
 done
 
+[[ -z "$keep" ]] || cp -- "$results" "$keep/rows.jsonl"
 python3 - "$results" "$k" "$idle_ms" <<'EOF'
 import json, os, statistics, sys
 path, k, idle_ms = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])

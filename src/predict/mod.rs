@@ -118,11 +118,15 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<ExitCode> {
     // beside the model's cold figures, which stay the prediction (against
     // Redis the replay held one size of three, the model two:
     // docs/PREDICT.md).
-    let replayed = if args.replay {
+    let mut replayed = if args.replay {
         replay::in_worker(pid)
     } else {
         Err(replay::NOT_ASKED.to_string())
     };
+    // Another run than the process's fork too, as the model's figures.
+    if let (Ok(r), Some(c)) = (replayed.as_mut(), p.cold_fork) {
+        r.held_for(c.run_noise);
+    }
     if replayed.as_ref().is_err_and(|w| w == replay::INTERRUPTED) {
         eprintln!("interrupted: no prediction");
         return Ok(ExitCode::from(130));
@@ -176,7 +180,7 @@ pub fn replay_lines(r: &Result<replay::Replay, String>) -> String {
         )
     };
     format!(
-        "{}: a cold fork, after a {} pause: {}, the median cold fork and its 95% interval across {} rounds of {}\n  a single cold fork: {} to {}, the 10th to 90th percentile of single cold forks\n  (a check beside the prediction: a heap of {} pages laid in the process's own frame layout, each of its {} blocks of 2 MiB of frames on a fresh huge page of ours ({} came whole), each page moved to its page's offset in it, {} faulted in where they fell; built in {}; read back {}, against the process's {}; the cold figures above, {}, are the prediction: against Redis they held two sizes of three, the replay one, docs/PREDICT.md)\n",
+        "{}: a cold fork, after a {} pause: {}, the median cold fork and its 95% interval across {} rounds of {}\n  a single cold fork: {} to {}, the 10th to 90th percentile of single cold forks\n  (a check beside the prediction: a heap of {} pages laid in the process's own frame layout, each of its {} blocks of 2 MiB of frames on a fresh huge page of ours ({} came whole), each page moved to its page's offset in it, {} faulted in where they fell; built in {}; read back {}, against the process's {}; its interval and spread hold its own run's τ {:.1}% and the process's fork as a run of its own, the cold τ above; the cold figures above, {}, are the prediction: against Redis they held two sizes of three, the replay one, docs/PREDICT.md)\n",
         replay::REPLAY_NAME,
         fmt_ns(r.pause_ms as f64 * 1e6),
         range_ns(&m),
@@ -191,6 +195,7 @@ pub fn replay_lines(r: &Result<replay::Replay, String>) -> String {
         fmt_ns(r.build_ms * 1e6),
         sh(&r.replayed),
         sh(&r.process),
+        r.run_noise * 100.0,
         replay::MODEL_NAME,
     )
 }

@@ -125,7 +125,7 @@ pub fn why_not(frames: Option<&[u64]>, available: Option<u64>) -> Option<String>
 /// A layout's shares, percent of its present pages: in runs of
 /// [`procfs::RUN_MIN_PAGES`] or more frames in a row, near
 /// ([`procfs::Adjacency::near_pct`]) and the rest, scattered.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Shares {
     pub runs_pct: f64,
     pub near_pct: f64,
@@ -170,6 +170,27 @@ pub struct Replay {
     pub pages_not_placed: usize,
     /// Time to lay the heap, ms.
     pub build_ms: f64,
+    /// The run-to-run noise its figures hold (standard deviations in
+    /// logs): its own run's, from its rounds' spread as every series'
+    /// (`stats::noise::one_run_tau`), and the process's fork as a run of
+    /// its own, the model's cold τ at the process ([`Replay::held_for`]).
+    #[serde(default)]
+    pub run_noise: f64,
+    #[serde(default)]
+    pub process_run_noise: f64,
+}
+
+impl Replay {
+    /// Its median's interval and one fork's spread widened by `tau` for the
+    /// process's fork being a run of its own, as the model's cold figures
+    /// are (`Spread::with_run_noise`).
+    pub fn held_for(&mut self, tau: f64) {
+        let (m, one) =
+            Spread::with_run_noise((self.parent_return_ns, Some(self.single_fork_ns)), tau);
+        self.parent_return_ns = m;
+        self.single_fork_ns = one.unwrap_or(self.single_fork_ns);
+        self.process_run_noise = tau;
+    }
 }
 
 /// [`run`] in a process of its own (`tasklab __replay PID`, killed with
@@ -251,11 +272,13 @@ pub fn run(pid: u32) -> Result<Replay, String> {
         .map_err(|e| format!("its fork could not be timed ({e})"))?
         .ok_or(INTERRUPTED)?;
     drop(heap);
-    let (parent_return_ns, single_fork_ns) =
+    let (parent_return_ns, single_fork_ns, run_noise) =
         figures(&rounds).ok_or("too few forks were timed for a figure")?;
     Ok(Replay {
         parent_return_ns,
         single_fork_ns,
+        run_noise,
+        process_run_noise: 0.0,
         forks_ns: rounds.concat(),
         rounds: ROUNDS,
         forks_per_round: FORKS_PER_ROUND,
@@ -300,12 +323,15 @@ fn time_forks(
 }
 
 /// The median fork with the 95% interval of that median across `rounds`
-/// (the rounds resampled, as a series' summary), and a single fork's
-/// spread ([`spread_of`] over all of them).
-pub fn figures(rounds: &[Vec<f64>]) -> Option<(Range, Spread)> {
-    let s =
+/// (the rounds resampled, as a series' summary, widened by its run's
+/// run-to-run noise as every series of a run is), a single fork's spread
+/// ([`spread_of`] over all of them), and that noise.
+pub fn figures(rounds: &[Vec<f64>]) -> Option<(Range, Spread, f64)> {
+    let mut s =
         crate::stats::rounds::summarize_runs(&[rounds], crate::stats::seed_for("predict.replay"))
             .ok()?;
+    let tau = crate::stats::noise::one_run_tau(&s.round_medians);
+    crate::stats::rounds::widen_by_run_noise(&mut s, tau);
     let (p10, p90) = spread_of(&rounds.concat())?;
     Some((
         Range {
@@ -314,6 +340,7 @@ pub fn figures(rounds: &[Vec<f64>]) -> Option<(Range, Spread)> {
             hi: s.ci95_hi,
         },
         Spread { p10, p90 },
+        tau,
     ))
 }
 

@@ -74,10 +74,45 @@ fn the_figures_hold_the_median_inside_its_interval_and_spread() {
         vec![11.0, 12.0, 14.0, 10.0],
         vec![12.0, 13.0, 11.0, 12.0],
     ];
-    let (m, one) = figures(&rounds).expect("figures");
+    let (m, one, tau) = figures(&rounds).expect("figures");
     assert!(m.lo <= m.median && m.median <= m.hi);
     assert!(one.p10 <= m.median && m.median <= one.p90);
+    assert!(
+        tau >= crate::stats::noise::FLOOR,
+        "its run's noise, at least the floor"
+    );
     assert!(figures(&[vec![1.0]]).is_none());
+    // Held for the process's fork as a run of its own: wider, never moved,
+    // the spread still holding the interval; no noise moves nothing.
+    let r = Replay {
+        parent_return_ns: m,
+        single_fork_ns: one,
+        forks_ns: rounds.concat(),
+        rounds: 3,
+        forks_per_round: 4,
+        pause_ms: PAUSE_MS,
+        process: Shares::default(),
+        replayed: Shares::default(),
+        pages: 0,
+        blocks: 0,
+        blocks_whole: 0,
+        pages_not_placed: 0,
+        build_ms: 0.0,
+        run_noise: tau,
+        process_run_noise: 0.0,
+    };
+    let mut same = r.clone();
+    same.held_for(0.0);
+    assert_eq!((same.parent_return_ns, same.single_fork_ns), (m, one));
+    let mut held = r.clone();
+    held.held_for(0.05);
+    let (w, o) = (held.parent_return_ns, held.single_fork_ns);
+    assert_eq!(held.process_run_noise, 0.05);
+    assert!(
+        w.median == m.median && w.lo < m.lo && m.hi < w.hi,
+        "{w:?} {m:?}"
+    );
+    assert!(o.p10 <= w.lo && w.hi <= o.p90 && o.p10 <= one.p10 && one.p90 <= o.p90);
 }
 
 /// A heap laid in a small constructed layout reads back with its pages in
