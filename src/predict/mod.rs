@@ -116,8 +116,7 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<ExitCode> {
     ));
     // The process's own layout replayed where asked and possible: a check
     // beside the model's cold figures, which stay the prediction (against
-    // Redis the replay held one size of three, the model two:
-    // docs/PREDICT.md).
+    // Redis: docs/PREDICT.md).
     let mut replayed = if args.replay {
         replay::in_worker(pid)
     } else {
@@ -180,7 +179,7 @@ pub fn replay_lines(r: &Result<replay::Replay, String>) -> String {
         )
     };
     format!(
-        "{}: a cold fork, after a {} pause: {}, the median cold fork and its 95% interval across {} rounds of {}\n  a single cold fork: {} to {}, the 10th to 90th percentile of single cold forks\n  (a check beside the prediction: a heap of {} pages laid in the process's own frame layout, each of its {} blocks of 2 MiB of frames on a fresh huge page of ours ({} came whole), each page moved to its page's offset in it, {} faulted in where they fell; built in {}; read back {}, against the process's {}; its interval and spread hold its own run's τ {:.1}% and the process's fork as a run of its own, the cold τ above; the cold figures above, {}, are the prediction: against Redis they held two sizes of three, the replay one, docs/PREDICT.md)\n",
+        "{}: a cold fork, after a {} pause: {}, the median cold fork and its 95% interval across {} rounds of {}\n  a single cold fork: {} to {}, the 10th to 90th percentile of single cold forks\n  (a check beside the prediction: a heap of {} pages laid in the process's own frame layout, each of its {} blocks of 2 MiB of frames on a fresh huge page of ours ({} came whole), each page moved to its page's offset in it, {} faulted in where they fell; built in {}; read back {}, against the process's {}; its interval and spread hold its own run's τ {:.1}% and the process's fork as a run of its own, the cold τ above; the cold figures above, {}, are the prediction: docs/PREDICT.md holds both against Redis)\n",
         replay::REPLAY_NAME,
         fmt_ns(r.pause_ms as f64 * 1e6),
         range_ns(&m),
