@@ -230,3 +230,35 @@ fn spawn_heaps_heap_in_a_row_on_one_side_and_scattered_on_the_other_is_a_line() 
     assert_eq!(memory_state(&two(80.0, 86.0), &two(0.0, 5.0)).len(), 1);
     assert!(memory_state(&two(80.0, 3.0), &two(0.0, 5.0)).is_empty());
 }
+
+/// DAMON (issue 37 item 4, session 23): a kdamond that pages out on one
+/// side and not the other is an environment line; a file from before the
+/// fact was recorded says nothing of it.
+#[test]
+fn a_damon_difference_is_an_environment_line_unless_a_side_never_recorded_it() {
+    use crate::env::damon::{Damon, DamonSysfs, Kdamond};
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-results.json");
+    let base = RunResults::read(&p).unwrap();
+    let with = |state: Option<&str>| {
+        let mut r = base.clone();
+        r.env.facts.damon = state.map(|s| Damon {
+            sysfs: DamonSysfs::Kdamonds(vec![Kdamond {
+                state: Some(s.to_string()),
+                contexts: vec![],
+            }]),
+            modules: vec![],
+        });
+        r
+    };
+    let damon = |a: &RunResults, b: &RunResults| {
+        env_differences(a, b)
+            .into_iter()
+            .find(|(what, _, _)| what == "DAMON")
+    };
+    let (on, off) = (with(Some("on")), with(Some("off")));
+    let (what, b, n) = damon(&on, &off).expect("a DAMON line");
+    assert_eq!(what, "DAMON");
+    assert!(b.contains(" on") && n.contains(" off"), "{b} / {n}");
+    assert!(damon(&on, &on.clone()).is_none());
+    assert!(damon(&with(None), &on).is_none());
+}

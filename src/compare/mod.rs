@@ -270,6 +270,10 @@ pub fn env_differences(base: &RunResults, new: &RunResults) -> Vec<(String, Stri
     diff("mitigations", mitigations(b), mitigations(n));
     diff("clock source", opt(&b.clocksource), opt(&n.clocksource));
     diff("preemption", opt(&b.preempt), opt(&n.preempt));
+    // A file from before DAMON was recorded says nothing of it.
+    if let (Some(x), Some(y)) = (&b.facts.damon, &n.facts.damon) {
+        diff("DAMON", x.words(), y.words());
+    }
     diff("profile", base.profile.clone(), new.profile.clone());
     diff(
         "rounds",

@@ -1,7 +1,8 @@
 //! The facts that explain why two machines' figures differ, beyond the CPU
 //! and the kernel: how a CPU idles (and so how dear waking it is), whether
 //! the TLB keeps entries across switches (PCID), whether a balloon or free
-//! page reporting takes memory back, how much the hypervisor stole since
+//! page reporting takes memory back, whether DAMON drops idle memory
+//! (`damon`), how much the hypervisor stole since
 //! boot, the kernel command line, seccomp, cgroup limits and throttling,
 //! NUMA nodes, the per-size THP settings, and how far the kernel's RSS
 //! counters may lag. Read below the same configurable root as the rest of
@@ -27,6 +28,9 @@ pub struct Facts {
     pub balloon: Vec<String>,
     /// Free page reporting as this kernel runs it (None when it has none).
     pub page_reporting: Option<PageReporting>,
+    /// DAMON's kdamonds and schemes (a `pageout` scheme drops idle page
+    /// cache); None in files from before it was recorded.
+    pub damon: Option<super::Damon>,
     /// Steal time of all CPUs since boot, and as a share of all CPUs' time
     /// since boot.
     pub steal_since_boot_ns: Option<u64>,
@@ -148,6 +152,7 @@ impl Facts {
                     order: order as u32,
                     reported_kib: fs.read_u64("/sys/module/page_reporting/parameters/reported_kib"),
                 }),
+            damon: Some(super::damon::read_damon(fs)),
             steal_since_boot_ns,
             steal_since_boot_share,
             seccomp: fs.read("/proc/self/status").and_then(|s| seccomp_mode(&s)),
@@ -238,6 +243,9 @@ impl Facts {
                     r.order
                 ),
             );
+        }
+        if let Some(d) = &self.damon {
+            push("DAMON", d.words());
         }
         push(
             "boot steal",

@@ -14,6 +14,7 @@
 //! (rlimits, affinity, `uname`) or measurement are filled in by the caller.
 
 pub mod cmdline;
+pub mod damon;
 mod facts;
 pub mod fingerprint;
 pub mod hardware;
@@ -21,6 +22,7 @@ mod idle;
 pub mod label;
 mod mitigations;
 mod probe;
+pub use damon::Damon;
 pub use facts::{
     cpuidle_at, idle_poll_plan, rss_counting, throttling_now, Facts, IdlePollPlan, RssCounting,
     Throttling,
