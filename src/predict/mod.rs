@@ -486,7 +486,6 @@ fn host_memory_line(h: Option<model::HostMemory>) -> String {
     )
 }
 
-/// The prediction in words.
 /// What the medians' intervals hold for the process's fork being another
 /// run than the slopes', and what that rests on, in one line.
 fn run_noise_line(p: &Prediction) -> String {
@@ -501,6 +500,7 @@ fn run_noise_line(p: &Prediction) -> String {
     )
 }
 
+/// The prediction in words.
 pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
     let kib = |k: u64| fmt_size(k * 1024);
     let pm = crate::measure::rss::pm(proc_.rss_bound_kib, 1.0, 1.0);
