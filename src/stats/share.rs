@@ -37,8 +37,6 @@ pub struct PooledShare {
     pub samples: u64,
 }
 
-const Z95: f64 = 1.959_963_984_540_054;
-
 /// The share of `(count, samples)` pooled over rounds, rounds with no
 /// sample left out; `None` when no round holds a sample. A count above
 /// its round's samples is not a share: `None` too.
@@ -81,6 +79,7 @@ pub fn pooled_share(per_round: &[(u64, u64)]) -> Option<PooledShare> {
 
 /// The 95% Wilson score interval of a proportion `p` out of `n` trials.
 fn wilson(p: f64, n: f64) -> (f64, f64) {
+    use super::Z95;
     let z2 = Z95 * Z95;
     let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
     let half = Z95 / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
