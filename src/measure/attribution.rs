@@ -315,16 +315,23 @@ fn round_medians(rounds: &Rounds) -> BTreeMap<(usize, &str, &Labels), BTreeMap<u
         .collect()
 }
 
-/// What sampling cost each series an attribution covers: its unsampled
+/// What sampling cost each series of the sampled rounds: its unsampled
 /// rounds (`plain`) against their sampled twins (`sampled`), paired by
 /// round (`stats::paired::paired_change`, as `tasklab ab` pairs its sides).
-/// A series with fewer than `stats::paired::MIN_PAIRS` pairs gets none.
-pub fn overheads(attributions: &mut [Attribution], plain: &Rounds, sampled: &Rounds, seed: u64) {
+/// A series an attribution covers gets its cost there; the costs of the
+/// others (windows sampled in every twin round that took no sample, holding
+/// too little CPU time to catch one) are returned, since the events were on
+/// in those rounds all the same. A series with fewer than
+/// `stats::paired::MIN_PAIRS` pairs gets none.
+pub fn overheads(
+    attributions: &mut [Attribution],
+    plain: &Rounds,
+    sampled: &Rounds,
+    seed: u64,
+) -> Vec<Overhead> {
     let (a, b) = (round_medians(plain), round_medians(sampled));
+    let mut unsampled = Vec::new();
     for ((point, name, labels), twins) in &b {
-        let Some(at) = attributions.iter().position(|x| x.covers(labels)) else {
-            continue;
-        };
         let Some(own) = a.get(&(*point, *name, *labels)) else {
             continue;
         };
@@ -333,17 +340,23 @@ pub fn overheads(attributions: &mut [Attribution], plain: &Rounds, sampled: &Rou
             .filter_map(|(r, y)| Some((*own.get(r)?, *y)))
             .unzip();
         let seed = crate::stats::seed_for(&format!("{seed}/{name}/{labels:?}"));
-        if let Some(c) = crate::stats::paired::paired_change(&xs, &ys, seed) {
-            attributions[at].overhead.push(Overhead {
-                metric: name.to_string(),
-                labels: (*labels).clone(),
-                pairs: xs.len(),
-                ratio: c.ratio,
-                lo: c.lo,
-                hi: c.hi,
-            });
+        let Some(c) = crate::stats::paired::paired_change(&xs, &ys, seed) else {
+            continue;
+        };
+        let cost = Overhead {
+            metric: name.to_string(),
+            labels: (*labels).clone(),
+            pairs: xs.len(),
+            ratio: c.ratio,
+            lo: c.lo,
+            hi: c.hi,
+        };
+        match attributions.iter_mut().find(|x| x.covers(labels)) {
+            Some(at) => at.overhead.push(cost),
+            None => unsampled.push(cost),
         }
     }
+    unsampled
 }
 
 #[cfg(test)]

@@ -189,22 +189,31 @@ fn the_cost_of_sampling_is_the_paired_change_of_the_twins() {
 }
 
 #[test]
-fn too_few_pairs_or_an_uncovered_series_give_no_cost() {
+fn too_few_pairs_give_no_cost_and_an_uncovered_series_is_costed_apart() {
     let s = Symbols::parse(KALLSYMS);
     let rounds: Vec<(usize, RawStacks)> = (0..2).map(|r| (r, stacks(1, &[(COPY, 9)]))).collect();
     let mut a = attribute(&rounds, &s);
     // Two pairs: below stats::paired::MIN_PAIRS.
     let plain: Vec<_> = (0..2).map(|r| round_of(0, r, 10e6)).collect();
     let sampled: Vec<_> = (0..2).map(|r| round_of(0, r, 11e6)).collect();
-    overheads(&mut a, &plain, &sampled, 7);
+    assert!(overheads(&mut a, &plain, &sampled, 7).is_empty());
     assert!(a[0].overhead.is_empty());
-    // A series the attribution's labels do not cover.
+    // A series the attribution's labels do not cover (its windows took no
+    // sample): its cost is measured all the same, and returned apart.
     let mut other = attribute(&rounds, &s);
     other[0].labels = labels(&[("method", "vfork")]);
     let plain: Vec<_> = (0..4).map(|r| round_of(0, r, 10e6)).collect();
     let sampled: Vec<_> = (0..4).map(|r| round_of(0, r, 11e6)).collect();
-    overheads(&mut other, &plain, &sampled, 7);
+    let apart = overheads(&mut other, &plain, &sampled, 7);
     assert!(other[0].overhead.is_empty());
+    assert_eq!(apart.len(), 1);
+    assert_eq!(
+        (apart[0].metric.as_str(), apart[0].pairs),
+        ("lifecycle_ns", 4)
+    );
+    assert!((apart[0].ratio - 1.1).abs() < 1e-9, "{:?}", apart[0]);
+    // With no attribution at all (no window took a sample), the same.
+    assert_eq!(overheads(&mut [], &plain, &sampled, 7).len(), 1);
 }
 
 /// Issue 39: a share's interval is kept as computed, never clamped to 1.

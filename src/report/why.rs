@@ -79,6 +79,49 @@ pub fn attributed(r: &RunResults) -> Vec<Attributed<'_>> {
     out
 }
 
+/// A Summary quantity sampled that no attribution covers, with what
+/// sampling cost it: its windows ran with the events on in every twin
+/// round and took no sample (too little CPU time in them).
+pub struct Unsampled<'a> {
+    pub experiment: &'a str,
+    pub title: String,
+    pub overhead: &'a Overhead,
+}
+
+/// The run's Summary quantities that were sampled, costed and got no
+/// sample, in the Summary's order.
+pub fn unsampled(r: &RunResults) -> Vec<Unsampled<'_>> {
+    summary_quantities(r)
+        .iter()
+        .filter_map(|q| {
+            let e = r.measured(q.experiment)?;
+            if covering(e, &q.headline.labels).is_some() {
+                return None;
+            }
+            let overhead = e
+                .why_unsampled
+                .iter()
+                .find(|o| o.metric == q.headline.spec.name && o.labels == q.headline.labels)?;
+            Some(Unsampled {
+                experiment: &e.name,
+                title: title(q),
+                overhead,
+            })
+        })
+        .collect()
+}
+
+/// Why a costed quantity has no share, in words.
+fn no_sample_words(x: &Unsampled, rate_hz: u64) -> String {
+    format!(
+        "no sample in its {} sampled rounds (too little CPU time in its windows to catch one of \
+         the samples, {:.1} ms apart at {rate_hz} Hz); sampling's cost {}",
+        x.overhead.pairs,
+        1e3 / rate_hz.max(1) as f64,
+        overhead_words(x.overhead)
+    )
+}
+
 /// A Summary quantity's name as its attribution is titled: a slope is
 /// attributed at its larger point, whose windows hold the growth it
 /// measures, and says so.
@@ -162,6 +205,12 @@ pub fn terminal_lines(r: &RunResults) -> Vec<(Option<&str>, String)> {
     } else {
         all.iter().collect()
     };
+    let none = unsampled(r).into_iter().map(|x| {
+        (
+            Some(x.experiment),
+            format!("why: {}: {}", x.title, no_sample_words(&x, w.rate_hz)),
+        )
+    });
     shown
         .iter()
         .map(|x| {
@@ -186,6 +235,7 @@ pub fn terminal_lines(r: &RunResults) -> Vec<(Option<&str>, String)> {
             );
             (Some(x.experiment), line)
         })
+        .chain(none)
         .collect()
 }
 
@@ -224,11 +274,19 @@ pub fn section(d: &mut Doc, r: &RunResults) {
         d.push(Block::Para(m));
     }
     let all = attributed(r);
-    if all.iter().any(|x| x.overhead.is_some()) {
-        d.push(Block::Para(cost_words(&all, w.rate_hz)));
-        d.push(Block::Table(overview(&all)));
+    let none = unsampled(r);
+    if all.iter().any(|x| x.overhead.is_some()) || !none.is_empty() {
+        d.push(Block::Para(cost_words(&all, &none, w.rate_hz)));
+        d.push(Block::Table(overview(&all, &none)));
     }
-    if all.is_empty() {
+    for x in &none {
+        d.push(Block::Para(format!(
+            "{}: {}.",
+            x.title,
+            no_sample_words(x, w.rate_hz)
+        )));
+    }
+    if all.is_empty() && none.is_empty() {
         d.push(Block::Aside(
             "No series of this run was sampled (an A/B side with why:off, or no timed window \
              of an experiment that names its series)."
@@ -348,9 +406,13 @@ pub fn flame_chart(x: &Attributed, file: &str) -> Option<Chart> {
 
 /// What the figures and the cost of sampling rest on, and whether the
 /// Summary's quantities met the target.
-fn cost_words(all: &[Attributed], rate_hz: u64) -> String {
-    let quantities: Vec<&Attributed> = all.iter().filter(|x| x.summary).collect();
-    let costed: Vec<&Overhead> = quantities.iter().filter_map(|x| x.overhead).collect();
+fn cost_words(all: &[Attributed], none: &[Unsampled], rate_hz: u64) -> String {
+    let costed: Vec<&Overhead> = all
+        .iter()
+        .filter(|x| x.summary)
+        .filter_map(|x| x.overhead)
+        .chain(none.iter().map(|x| x.overhead))
+        .collect();
     let met = costed.iter().filter(|o| within_target(o)).count();
     let mut s = format!(
         "Each sampled round ran beside an unsampled twin, next to it in time: the figures \
@@ -381,8 +443,9 @@ fn cost_words(all: &[Attributed], rate_hz: u64) -> String {
 
 /// One row per attributed series: its samples, the kernel's share, the top
 /// function by self share, and what sampling cost its figure.
-fn overview(all: &[Attributed]) -> doc::Table {
-    let rows = all
+/// A Summary quantity with no sample gets a row with its cost alone.
+fn overview(all: &[Attributed], none: &[Unsampled]) -> doc::Table {
+    let mut rows: Vec<Vec<String>> = all
         .iter()
         .map(|x| {
             let a = x.attribution;
@@ -400,6 +463,15 @@ fn overview(all: &[Attributed]) -> doc::Table {
             ]
         })
         .collect();
+    rows.extend(none.iter().map(|x| {
+        vec![
+            x.title.clone(),
+            format!("none ({} rounds)", x.overhead.pairs),
+            "no sample".into(),
+            "no sample".into(),
+            overhead_words(x.overhead),
+        ]
+    }));
     doc::Table {
         head: vec![
             "figure".into(),

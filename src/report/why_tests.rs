@@ -375,6 +375,60 @@ fn a_summary_quantity_carries_the_cost_measured_for_its_own_series() {
     );
 }
 
+/// A Summary quantity whose windows took no sample (thread create+join's
+/// 7 µs at 99 Hz) still has its cost measured: the terminal and the report
+/// say it with why it has no share, and the target counts it.
+#[test]
+fn a_summary_quantity_with_no_sample_is_costed_and_says_why_it_has_no_share() {
+    use crate::results::why::Overhead;
+    let mut r = attributed_fixture();
+    r.why.as_mut().unwrap().rate_hz = 99;
+    let q = summary_quantities(&r)
+        .into_iter()
+        .find(|q| q.headline.labels.get("method").map(String::as_str) == Some("pthread_create"))
+        .expect("the Summary quotes a thread's creation");
+    let e = r
+        .experiments
+        .iter_mut()
+        .find(|e| e.name == q.experiment)
+        .unwrap();
+    assert!(e.why.iter().all(|a| !a.covers(&q.headline.labels)));
+    e.why_unsampled.push(Overhead {
+        metric: q.headline.spec.name.into(),
+        labels: q.headline.labels.clone(),
+        pairs: 96,
+        ratio: 1.004,
+        lo: 0.99,
+        hi: 1.019,
+    });
+    // A cost of a series no Summary quantity quotes is not shown.
+    e.why_unsampled.push(Overhead {
+        metric: "cpu_ns".into(),
+        labels: q.headline.labels.clone(),
+        pairs: 96,
+        ratio: 1.5,
+        lo: 1.4,
+        hi: 1.6,
+    });
+    let lines = terminal_lines(&r);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(
+        lines[1].1,
+        format!(
+            "why: {}: no sample in its 96 sampled rounds (too little CPU time in its windows to \
+             catch one of the samples, 10.1 ms apart at 99 Hz); sampling's cost within ±1.9% \
+             (96 pairs)",
+            q.headline.name
+        )
+    );
+    let md = super::super::document::build(&r).markdown("");
+    assert!(
+        md.contains("| none (96 rounds) | no sample | no sample | within ±1.9% (96 pairs) |"),
+        "no row:\n{md}"
+    );
+    assert!(!md.contains("+50.0%"), "a cost no Summary quantity quotes");
+}
+
 /// Issue 39: an attribution's share keeps its interval as computed; a
 /// bound past 100% is said so, never printed as a share.
 #[test]

@@ -264,6 +264,12 @@ pub struct ExperimentResult {
     /// spent their time. Empty without `--why` (and in older files).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub why: Vec<why::Attribution>,
+    /// `run --why`: what sampling cost the series that no attribution
+    /// covers, their windows sampled in every twin round yet no sample
+    /// taken (too little CPU time in them). Empty without
+    /// `--why` (and in files from before it was recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub why_unsampled: Vec<why::Overhead>,
 }
 
 /// A point of an experiment whose job failed.
@@ -335,6 +341,7 @@ impl ExperimentResult {
             failed_points: vec![],
             interrupted: None,
             why: vec![],
+            why_unsampled: vec![],
         }
     }
 

@@ -751,6 +751,7 @@ fn finish(plan: &Planned, state: &mut Pending) -> ExperimentResult {
         failed_points: vec![],
         interrupted: state.interrupted.take(),
         why: vec![],
+        why_unsampled: vec![],
     };
     if let Some(why) = &plan.unsupported {
         result.status = Status::Skipped;

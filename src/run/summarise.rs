@@ -174,7 +174,7 @@ fn attribute_why(
     }
     let seed = stats::seed_for(&format!("{}/why", exp.name));
     result.why = attribute(&why, symbols);
-    overheads(&mut result.why, outputs, twins, seed);
+    result.why_unsampled = overheads(&mut result.why, outputs, twins, seed);
 }
 
 /// Widens each series' interval by its run-to-run noise: a share of its
