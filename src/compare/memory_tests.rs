@@ -262,3 +262,33 @@ fn a_damon_difference_is_an_environment_line_unless_a_side_never_recorded_it() {
     assert!(damon(&on, &on.clone()).is_none());
     assert!(damon(&with(None), &on).is_none());
 }
+
+/// Free page reporting's settings (session 24: `min_free_ms` moved the THP
+/// figures of parallel.program): a difference is an environment line; the
+/// running count is not a setting, and a side that never recorded
+/// `min_free_ms` says nothing of it.
+#[test]
+fn a_page_reporting_difference_is_an_environment_line() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-results.json");
+    let base = RunResults::read(&p).unwrap();
+    let with = |min_free_ms: Option<u64>, reported_kib: u64| {
+        let mut r = base.clone();
+        let pr = r
+            .env
+            .facts
+            .page_reporting
+            .get_or_insert_with(Default::default);
+        (pr.order, pr.reported_kib, pr.min_free_ms) = (9, Some(reported_kib), min_free_ms);
+        r
+    };
+    let line = |a: &RunResults, b: &RunResults| {
+        env_differences(a, b)
+            .into_iter()
+            .find(|(what, _, _)| what == "page reporting")
+    };
+    let (_, b, n) = line(&with(Some(0), 1), &with(Some(60000), 1)).expect("a line");
+    assert_eq!(b, "page_reporting_order 9, min_free_ms 0");
+    assert_eq!(n, "page_reporting_order 9, min_free_ms 60000");
+    assert!(line(&with(Some(0), 1), &with(Some(0), 99)).is_none());
+    assert!(line(&with(None, 1), &with(Some(60000), 1)).is_none());
+}

@@ -274,6 +274,10 @@ pub fn env_differences(base: &RunResults, new: &RunResults) -> Vec<(String, Stri
     if let (Some(x), Some(y)) = (&b.facts.damon, &n.facts.damon) {
         diff("DAMON", x.words(), y.words());
     }
+    if let (Some(x), Some(y)) = (&b.facts.page_reporting, &n.facts.page_reporting) {
+        let known = x.min_free_ms.is_some() && y.min_free_ms.is_some();
+        diff("page reporting", x.settings(known), y.settings(known));
+    }
     diff("profile", base.profile.clone(), new.profile.clone());
     diff(
         "rounds",

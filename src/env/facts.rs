@@ -61,6 +61,22 @@ pub struct PageReporting {
     /// `reported_kib` parameter, not upstream's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reported_kib: Option<u64>,
+    /// `min_free_ms`, where the kernel has it (not upstream's): 0 on this
+    /// VM, where a run's own freed huge pages were reported within the run;
+    /// 60000 held them back (docs/WHY.md, session 24).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_free_ms: Option<u64>,
+}
+
+impl PageReporting {
+    /// Its settings in words, `min_free_ms` only when `with_min_free` (a
+    /// file from before it was recorded says nothing of it).
+    pub fn settings(&self, with_min_free: bool) -> String {
+        match self.min_free_ms.filter(|_| with_min_free) {
+            Some(ms) => format!("page_reporting_order {}, min_free_ms {ms}", self.order),
+            None => format!("page_reporting_order {}", self.order),
+        }
+    }
 }
 
 /// cgroup facts: the version mounted and the CPU limit (memory and pids
@@ -151,6 +167,7 @@ impl Facts {
                 .map(|order| PageReporting {
                     order: order as u32,
                     reported_kib: fs.read_u64("/sys/module/page_reporting/parameters/reported_kib"),
+                    min_free_ms: fs.read_u64("/sys/module/page_reporting/parameters/min_free_ms"),
                 }),
             damon: Some(super::damon::read_damon(fs)),
             steal_since_boot_ns,
@@ -238,9 +255,9 @@ impl Facts {
             push(
                 "page reporting",
                 format!(
-                    "free blocks of {} and more (page_reporting_order {}){reported}",
+                    "free blocks of {} and more ({}){reported}",
                     crate::units::fmt_size(crate::sys::PAGE as u64 * (1u64 << r.order.min(40))),
-                    r.order
+                    r.settings(true)
                 ),
             );
         }

@@ -489,6 +489,7 @@ fn facts_are_read_from_fixture_text() {
         "/sys/module/page_reporting/parameters/reported_kib",
         "2097152\n",
     );
+    t.write("/sys/module/page_reporting/parameters/min_free_ms", "0\n");
     t.write("/sys/devices/system/node/online", "0-1\n");
     t.write(
         "/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled",
@@ -524,12 +525,13 @@ fn facts_are_read_from_fixture_text() {
         f.page_reporting,
         Some(facts::PageReporting {
             order: 9,
-            reported_kib: Some(2 << 20)
+            reported_kib: Some(2 << 20),
+            min_free_ms: Some(0),
         })
     );
     assert!(f.describe(None).iter().any(|(k, v)| {
         k == "page reporting"
-        && v == "free blocks of 2 MiB and more (page_reporting_order 9); 2 GiB reported since boot"
+        && v == "free blocks of 2 MiB and more (page_reporting_order 9, min_free_ms 0); 2 GiB reported since boot"
     }));
     assert_eq!(f.numa_nodes, Some(2));
     assert_eq!(
