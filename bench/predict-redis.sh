@@ -7,7 +7,7 @@
 #
 # For each size, smallest first, in one Redis grown from size to size:
 #   1. fills it to MIB MiB of used_memory (DEBUG POPULATE, values of 1 KiB);
-#   2. runs `tasklab predict --pid <redis> --replay --json` (its slopes from a fresh
+#   2. runs `tasklab predict --pid <redis> --json` (its slopes from a fresh
 #      short run, as a user's first call, which adds a heap reaching Redis's
 #      page tables where memory allows: about the size's again, briefly);
 #   3. triggers BGSAVE K times, one at a time, reads latest_fork_usec
@@ -21,8 +21,9 @@
 # and the spread of a single fork (10th to 90th percentile), warm (forks
 # back to back) and cold (forks after a pause), beside Redis's median fork
 # and how many of its single forks fell in each spread; and predict's
-# replay (the cold fork of Redis's own frame layout replayed, root only)
-# beside the model's cold figures, held against it the same way.
+# replay (the cold fork of Redis's own frame layout replayed, root only:
+# the prediction where it was built, `predicted_by`) beside the model's
+# cold figures, held against it the same way.
 #
 # Redis runs on 127.0.0.1 only, in a private folder (its config, its dir:
 # no file written anywhere else), `enable-debug-command local` in its own
@@ -172,7 +173,7 @@ for mib in "${sizes[@]}"; do
     early=("${forks[@]}")
     # 3. The prediction, as a user would ask it.
     pred=$work/predict-$mib.json
-    "$bin" predict --pid "$redis_pid" --replay --json >"$pred" 2>"$work/predict-$mib.err" ||
+    "$bin" predict --pid "$redis_pid" --json >"$pred" 2>"$work/predict-$mib.err" ||
         die "tasklab predict failed at $mib MiB: $(tail -n 5 "$work/predict-$mib.err")"
     [[ -z "$keep" ]] || cp -- "$pred" "$keep/predict-$mib.json"
     # 4. K forks of Redis's own, each waited for.
@@ -186,6 +187,7 @@ v = json.load(open(pred))
 print(json.dumps({"mib": int(mib), "used_memory": int(used), "load": float(load),
                   "process": v["process"], "prediction": v["prediction"],
                   "replay": v.get("replay"), "replay_skipped": v.get("replay_skipped"),
+                  "predicted_by": v.get("predicted_by"), "predicted_by_why": v.get("predicted_by_why"),
                   "forks_us": [int(f) for f in forks],
                   "forks_before_us": [int(f) for f in early.split()]}))
 EOF
@@ -207,7 +209,8 @@ print("| used_memory | VmPTE | frames in a row | prediction | median fork [95% i
       "| Redis: median fork | Redis: single forks (min to max) | median inside | singles inside | load |")
 print("|---|---|---|---|---|---|---|---|---|---|---|")
 met = {"warm": True, "cold": True, "replay": True}
-for r in rows:
+met_row = {}
+for i, r in enumerate(rows):
     p, proc = r["prediction"], r["process"]
     forks = [f * 1e3 for f in r["forks_us"]]
     med = statistics.median(forks)
@@ -224,7 +227,7 @@ for r in rows:
          r.get("replay") and r["replay"]["single_fork_ns"], False),
     ]:
         if not m:
-            met[kind] = False
+            met[kind] = met_row[(kind, i)] = False
             print(f"{size} | {kind} | (none) | (none) | {redis} | - | - | {r['load']:.1f} |")
             continue
         # latest_fork_usec is whole µs: a fork within half a µs of an end is in.
@@ -233,10 +236,11 @@ for r in rows:
             n_in = sum(one["p10"] - 500 <= f <= one["p90"] + 500 for f in forks)
             single = f"{ms(one['p10'])} to {ms(one['p90'])}"
             share = f"{n_in}/{len(forks)} ({100 * n_in / len(forks):.0f}%)"
-            met[kind] = met[kind] and n_in >= 0.8 * len(forks)
+            met_row[(kind, i)] = n_in >= 0.8 * len(forks)
         else:
-            single, share, met[kind] = "(none)", "-", False
-        met[kind] = met[kind] and inside
+            single, share, met_row[(kind, i)] = "(none)", "-", False
+        met_row[(kind, i)] = met_row[(kind, i)] and inside
+        met[kind] = met[kind] and met_row[(kind, i)]
         extra = " (extrapolated)" if extrapolated else ""
         print(f"{size} | {kind} | {ms(m['median'])} [{ms(m['lo'])}, {ms(m['hi'])}]{extra} | {single} "
               f"| {redis} | {'yes' if inside else 'no'} | {share} | {r['load']:.1f} |")
@@ -288,7 +292,7 @@ for r in rows:
     why = r["prediction"].get("extrapolated_why")
     if why:
         print(f"extrapolated at {r['mib']} MiB: {why}")
-print("replay: the cold fork of the process's layout replayed (a check beside the prediction); cold: placed by its layout's shares (the model's, the prediction)")
+print("replay: the cold fork of the process's layout replayed, the prediction where it was built; cold: the model's, placed by its layout's shares, the prediction where not")
 for r in rows:
     rp = r.get("replay")
     if rp:
@@ -297,7 +301,13 @@ for r in rows:
               f"{rp['pages_not_placed']:,} not placed, built in {rp['build_ms']:,.0f} ms; read back {sh(rp['replayed'])} against Redis's {sh(rp['process'])}")
     else:
         print(f"not replayed at {r['mib']} MiB: {r.get('replay_skipped')}")
+for r in rows:
+    by = r.get("predicted_by") or "model"
+    print(f"the prediction at {r['mib']} MiB: the " + ("replay" if by == "replay" else f"model ({r.get('predicted_by_why')})"))
 for kind in ("warm", "cold", "replay"):
-    print(f"target met by the {kind} prediction: " + ("yes" if met[kind] else "no") +
+    print(f"target met by the {kind} figures: " + ("yes" if met[kind] else "no") +
           " (Redis's median fork inside the median's interval at every size, and at least 80% of its single forks inside the single-fork spread)")
+# The prediction: the replay where predict built it, the model's cold figures where not.
+ok = all(met_row[("replay" if r.get("predicted_by") == "replay" else "cold", i)] for i, r in enumerate(rows))
+print("target met by the prediction: " + ("yes" if ok else "no"))
 EOF

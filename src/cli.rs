@@ -615,10 +615,14 @@ pub struct PredictArgs {
     /// A results.json with spawn.heap and spawn.cow to take the slopes from; without it, a short run measures them
     #[arg(long, value_name = "FILE")]
     pub results: Option<PathBuf>,
-    /// Also replay the process's own frame layout in a heap of ours and time its cold fork,
-    /// a check beside the model (root; as much free memory as the process holds; 10-20 s)
-    #[arg(long)]
+    /// Replay the process's own frame layout in a heap of ours and time its cold fork: the
+    /// default, and the prediction where it can be built (root; as much free memory as the
+    /// process holds; 10-20 s); kept for scripts that ask for it
+    #[arg(long, hide = true)]
     pub replay: bool,
+    /// No replay: the model, placed by its layout's shares, is the prediction (faster, less memory)
+    #[arg(long, conflicts_with = "replay")]
+    pub no_replay: bool,
     /// Print as JSON
     #[arg(long)]
     pub json: bool,

@@ -114,18 +114,15 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<ExitCode> {
         &canaries,
         &crate::measure::telemetry::canary_on(&cpus),
     ));
-    // The process's own layout replayed where asked and possible: a check
-    // beside the model's cold figures, which stay the prediction (against
-    // Redis: docs/PREDICT.md).
-    let mut replayed = if args.replay {
-        replay::in_worker(pid)
-    } else {
+    // The process's own layout replayed where it can be built: then it is
+    // the prediction of the cold fork, the model's figures beside it
+    // (against Redis: docs/PREDICT.md); else the model is, and says why.
+    let mut replayed = if args.no_replay {
         Err(replay::NOT_ASKED.to_string())
+    } else {
+        replay::in_worker(pid)
     };
-    // Another run than the process's fork too, as the model's figures.
-    if let (Ok(r), Some(c)) = (replayed.as_mut(), p.cold_fork) {
-        r.held_for(c.run_noise);
-    }
+    hold_for_process(&mut replayed, &p);
     if replayed.as_ref().is_err_and(|w| w == replay::INTERRUPTED) {
         eprintln!("interrupted: no prediction");
         return Ok(ExitCode::from(130));
@@ -143,31 +140,71 @@ fn print(
     replayed: &Result<replay::Replay, String>,
 ) -> anyhow::Result<()> {
     if json {
-        let v = serde_json::json!({
-            "process": process,
-            "source": source,
-            "prediction": p,
-            "replay": replayed.as_ref().ok(),
-            "replay_skipped": replayed.as_ref().err(),
-        });
+        let v = to_json(process, p, source, replayed);
         crate::error::out(&format!("{}\n", serde_json::to_string_pretty(&v)?))?;
     } else {
-        let mut text = render(process, p, source);
-        text.push_str(&replay_lines(replayed));
-        crate::error::out(&text)?;
+        crate::error::out(&render_with(process, p, source, replayed))?;
     }
     Ok(())
 }
 
-/// The replay's lines, with `--replay`: its cold fork, a check beside the
-/// model's prediction, and how its layout read back against the
-/// process's; or why there is none. Nothing when it was not asked.
-pub fn replay_lines(r: &Result<replay::Replay, String>) -> String {
-    let r = match r {
-        Ok(r) => r,
-        Err(why) if why == replay::NOT_ASKED => return String::new(),
-        Err(why) => return format!("  (not replayed: {why})\n"),
-    };
+/// The replay, where built, held for the process's fork being a run of its
+/// own as the model's figures are: by the model's cold τ at the process,
+/// its warm one where it has no cold figures.
+pub fn hold_for_process(replayed: &mut Result<replay::Replay, String>, p: &Prediction) {
+    if let Ok(r) = replayed.as_mut() {
+        r.held_for(p.cold_fork.map_or(p.run_noise, |c| c.run_noise));
+    }
+}
+
+/// `--json`: the process, the model's prediction, the replay or why none,
+/// and which of the two is the prediction (`predicted_by`, with
+/// `predicted_by_why` when it is the model).
+pub fn to_json(
+    process: &Process,
+    p: &Prediction,
+    source: &str,
+    replayed: &Result<replay::Replay, String>,
+) -> serde_json::Value {
+    let (by, why) = replay::predicted_by(replayed);
+    serde_json::json!({
+        "process": process,
+        "source": source,
+        "prediction": p,
+        "replay": replayed.as_ref().ok(),
+        "replay_skipped": replayed.as_ref().err(),
+        "predicted_by": by,
+        "predicted_by_why": why,
+    })
+}
+
+/// The prediction in words, with the replay: where it was built, its cold
+/// fork first, the prediction, and the model's figures after it, named as
+/// the model's; where not, the model's ([`render`]) and why it is the
+/// prediction.
+pub fn render_with(
+    proc_: &Process,
+    p: &Prediction,
+    source: &str,
+    replayed: &Result<replay::Replay, String>,
+) -> String {
+    match replayed {
+        Ok(r) => format!(
+            "{}{}the model, by its layout's shares (beside the prediction, what those shares explain; its warm figures, forks back to back, are the only warm ones: the replay forks after a pause):\n{}",
+            header(proc_),
+            replay_lines(r),
+            body(proc_, p, source, true)
+        ),
+        Err(why) => format!(
+            "{}  (the model is the prediction, the process's layout not replayed: {why})\n",
+            render(proc_, p, source)
+        ),
+    }
+}
+
+/// The replay's lines: its cold fork, the prediction, and how its layout
+/// read back against the process's.
+pub fn replay_lines(r: &replay::Replay) -> String {
     let m = r.parent_return_ns;
     let sh = |s: &replay::Shares| {
         format!(
@@ -179,12 +216,12 @@ pub fn replay_lines(r: &Result<replay::Replay, String>) -> String {
         )
     };
     format!(
-        "{}: a cold fork, after a {} pause: {}, the median cold fork and its 95% interval across {} rounds of {}\n  a single cold fork: {} to {}, the 10th to 90th percentile of single cold forks\n  (a check beside the prediction: a heap of {} pages laid in the process's own frame layout, each of its {} blocks of 2 MiB of frames on a fresh huge page of ours ({} came whole), each page moved to its page's offset in it, {} faulted in where they fell; built in {}; read back {}, against the process's {}; its interval and spread hold its own run's τ {:.1}% and the process's fork as a run of its own, the cold τ above; the cold figures above, {}, are the prediction: docs/PREDICT.md holds both against Redis)\n",
-        replay::REPLAY_NAME,
+        "a cold fork, after a {} pause: {}, the median cold fork and its 95% interval across {} rounds of {}: the prediction, from {}\n  a single cold fork: {} to {}, the 10th to 90th percentile of single cold forks\n  (a heap of {} pages laid in the process's own frame layout, each of its {} blocks of 2 MiB of frames on a fresh huge page of ours ({} came whole), each page moved to its page's offset in it, {} faulted in where they fell; built in {}; read back {}, against the process's {}; its interval and spread hold its own run's τ {:.1}% and the process's fork as a run of its own, the model's τ at the process {:.1}%; the model's figures below, {}, say what those shares explain: docs/PREDICT.md holds both against Redis)\n",
         fmt_ns(r.pause_ms as f64 * 1e6),
         range_ns(&m),
         r.rounds,
         r.forks_per_round,
+        replay::REPLAY_NAME,
         time(r.single_fork_ns.p10),
         time(r.single_fork_ns.p90),
         group_digits(r.pages as i64),
@@ -195,6 +232,7 @@ pub fn replay_lines(r: &Result<replay::Replay, String>) -> String {
         sh(&r.replayed),
         sh(&r.process),
         r.run_noise * 100.0,
+        r.process_run_noise * 100.0,
         replay::MODEL_NAME,
     )
 }
@@ -369,7 +407,7 @@ fn extra_line(what: &str, count: u64, e: &ExtraCost) -> String {
 
 /// The cold fork's lines, and which figures to read: the warm ones are
 /// forks back to back, the cold ones forks after a pause.
-fn cold_lines(proc_: &Process, p: &Prediction) -> String {
+fn cold_lines(proc_: &Process, p: &Prediction, model_named: bool) -> String {
     let Some(c) = p.cold_fork else {
         return "  (these are warm forks, timed back to back: a process that forks now and then, as a server's background save after idling, pays more; the slopes have no forks after a pause, spawn.heap -p paused_forks=N)\n".into();
     };
@@ -401,7 +439,8 @@ fn cold_lines(proc_: &Process, p: &Prediction) -> String {
     let r = c.parent_return_ns;
     let below = below_zero_note(&[r.median, r.lo, r.hi, c.single_fork_ns.p10]);
     format!(
-        "a cold fork, after {pause}: {median}\n  a single cold fork: {} to {}, the 10th to 90th percentile of single cold forks\n{below}{placement}  (the figures before these are warm forks, timed back to back, as a process forking in a loop pays; a server that forks after idling, as Redis's BGSAVE, should read the cold ones; mappings and descriptors are priced warm in both)\n",
+        "{} cold fork, after {pause}: {median}\n  a single cold fork: {} to {}, the 10th to 90th percentile of single cold forks\n{below}{placement}  (the figures before these are warm forks, timed back to back, as a process forking in a loop pays; a server that forks after idling, as Redis's BGSAVE, should read the cold ones; mappings and descriptors are priced warm in both)\n",
+        if model_named { "the model's" } else { "a" },
         time(c.single_fork_ns.p10),
         time(c.single_fork_ns.p90),
     )
@@ -500,8 +539,13 @@ fn run_noise_line(p: &Prediction) -> String {
     )
 }
 
-/// The prediction in words.
+/// The model's prediction in words, the model the prediction.
 pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
+    header(proc_) + &body(proc_, p, source, false)
+}
+
+/// The process's lines: its memory, mappings and descriptors.
+fn header(proc_: &Process) -> String {
     let kib = |k: u64| fmt_size(k * 1024);
     let pm = crate::measure::rss::pm(proc_.rss_bound_kib, 1.0, 1.0);
     let mut s = format!(
@@ -528,6 +572,13 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
         ));
     }
     s.push_str(&tables_line(proc_));
+    s
+}
+
+/// The model's figures in words; `model_named`: its cold fork named as the
+/// model's, the replay the prediction.
+fn body(proc_: &Process, p: &Prediction, source: &str, model_named: bool) -> String {
+    let mut s = String::new();
     let fork = &p.parent_return_ns;
     s.push_str(&if p.below_smallest {
         format!(
@@ -570,7 +621,7 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
     if !extras.is_empty() {
         s.push_str(&format!("  including {}\n", extras.join("; ")));
     }
-    s.push_str(&cold_lines(proc_, p));
+    s.push_str(&cold_lines(proc_, p, model_named));
     s.push_str(&format!(
         "writing {}% of its anonymous memory while the child lives ({} pages of 4 KiB) would then cost {} of copy-on-write{}\n",
         crate::units::fmt_value(p.writes_pct, crate::units::Unit::Count),
@@ -607,3 +658,7 @@ pub fn render(proc_: &Process, p: &Prediction, source: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+#[path = "choice_tests.rs"]
+mod choice_tests;

@@ -38,8 +38,29 @@ pub const MARGIN_BYTES: u64 = 512 << 20;
 pub const REPLAY_NAME: &str = "the process's layout replayed";
 pub const MODEL_NAME: &str = "placed by its layout's shares";
 
-/// Why there is no replay when `--replay` was not given.
-pub const NOT_ASKED: &str = "not asked (--replay)";
+/// Why there is no replay when `--no-replay` was given.
+pub const NOT_ASKED: &str = "not asked (--no-replay)";
+
+/// Which figures are the prediction of the cold fork: the replay's, where
+/// it was built (it forks the process's own layout: against Redis it held
+/// the median at three sizes where the model, by the layout's shares,
+/// missed by 14 to 31%, docs/PREDICT.md), the model's where it was not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PredictedBy {
+    Replay,
+    Model,
+}
+
+/// The prediction's source for `replayed`, and why not the replay when it
+/// is the model (the replay's own reason: not asked, frames hidden,
+/// memory short, the moves refused).
+pub fn predicted_by(replayed: &Result<Replay, String>) -> (PredictedBy, Option<&str>) {
+    match replayed {
+        Ok(_) => (PredictedBy::Replay, None),
+        Err(why) => (PredictedBy::Model, Some(why.as_str())),
+    }
+}
 
 /// What [`run`] returns when a signal (Ctrl-C, SIGTERM, SIGHUP) came
 /// while it ran: no prediction then.

@@ -18,7 +18,7 @@ fn spread(median: f64, p10: f64, p90: f64) -> Range {
 }
 
 /// Slopes as a run on some machine could give them.
-fn fixture() -> Slopes {
+pub(super) fn fixture() -> Slopes {
     Slopes {
         fork: vec![(100.0, r(60e3)), (1_000.0, r(500e3)), (8_000.0, r(4e6))],
         // One fork's 10th and 90th percentiles at the same heaps, wider
