@@ -7,7 +7,7 @@
 #
 # For each size, smallest first, in one Redis grown from size to size:
 #   1. fills it to MIB MiB of used_memory (DEBUG POPULATE, values of 1 KiB);
-#   2. runs `tasklab predict --pid <redis> --json` (its slopes from a fresh
+#   2. runs `tasklab predict --pid <redis> --replay --json` (its slopes from a fresh
 #      short run, as a user's first call, which adds a heap reaching Redis's
 #      page tables where memory allows: about the size's again, briefly);
 #   3. triggers BGSAVE K times, one at a time, reads latest_fork_usec
@@ -173,7 +173,7 @@ for mib in "${sizes[@]}"; do
     early=("${forks[@]}")
     # 3. The prediction, as a user would ask it.
     pred=$work/predict-$mib.json
-    "$bin" predict --pid "$redis_pid" --json >"$pred" 2>"$work/predict-$mib.err" ||
+    "$bin" predict --pid "$redis_pid" --replay --json >"$pred" 2>"$work/predict-$mib.err" ||
         die "tasklab predict failed at $mib MiB: $(tail -n 5 "$work/predict-$mib.err")"
     [[ -z "$keep" ]] || cp -- "$pred" "$keep/predict-$mib.json"
     # 4. K forks of Redis's own, each waited for.

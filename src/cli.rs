@@ -615,14 +615,12 @@ pub struct PredictArgs {
     /// A results.json with spawn.heap and spawn.cow to take the slopes from; without it, a short run measures them
     #[arg(long, value_name = "FILE")]
     pub results: Option<PathBuf>,
-    /// Replay the process's own frame layout in a heap of ours and time its cold fork: the
-    /// default, and the prediction where it can be built (root; as much free memory as the
-    /// process holds; 10-20 s); kept for scripts that ask for it
-    #[arg(long, hide = true)]
+    /// Also replay the process's own frame layout in a heap of ours and time its cold fork: then
+    /// the prediction of the cold fork where it can be built (root). Costs a copy of the
+    /// process's anonymous memory, checked against MemAvailable first, and some seconds (10-25 s
+    /// for Redis at 113 MiB to 4.5 GiB here, and 6 s of pauses)
+    #[arg(long)]
     pub replay: bool,
-    /// No replay: the model, placed by its layout's shares, is the prediction (faster, less memory)
-    #[arg(long, conflicts_with = "replay")]
-    pub no_replay: bool,
     /// Print as JSON
     #[arg(long)]
     pub json: bool,

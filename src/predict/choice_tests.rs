@@ -83,8 +83,9 @@ fn a_replay_built_is_the_prediction_and_the_model_stands_beside_it() {
 fn without_a_replay_the_model_is_the_prediction_and_says_why() {
     let proc_ = process(550);
     let p = predict(&with_cold(), &proc_, 10.0).unwrap();
+    let not_asked = replay::not_asked(proc_.rss_anon_kib * 1024);
     for why in [
-        replay::NOT_ASKED,
+        not_asked.as_str(),
         "its pages' physical frames are hidden from this user (no CAP_SYS_ADMIN) or none is present",
     ] {
         let replayed: Result<Replay, String> = Err(why.into());
@@ -131,7 +132,38 @@ fn the_replay_is_held_for_the_process_by_the_model_s_cold_tau_else_its_warm_one(
     hold_for_process(&mut replayed, &warm);
     assert_eq!(replayed.unwrap().process_run_noise, warm.run_noise);
     // No replay: nothing to hold.
-    let mut none: Result<Replay, String> = Err(replay::NOT_ASKED.into());
+    let mut none: Result<Replay, String> = Err(replay::not_asked(1 << 30));
     hold_for_process(&mut none, &cold);
-    assert_eq!(none, Err(replay::NOT_ASKED.to_string()));
+    assert_eq!(none, Err(replay::not_asked(1 << 30)));
+}
+
+#[test]
+fn not_asked_the_line_names_the_flag_and_what_the_replay_costs() {
+    // Not built by default: the reason names `--replay` and the copy of
+    // the process's anonymous memory it would take, that process's own.
+    let proc_ = process(550);
+    let p = predict(&with_cold(), &proc_, 10.0).unwrap();
+    let why = replay::not_asked(proc_.rss_anon_kib * 1024);
+    assert!(why.starts_with("not asked; `--replay` builds it"), "{why}");
+    assert!(
+        why.contains("a copy of its anonymous memory (1 GiB and 128 MiB of scratch,"),
+        "{why}"
+    );
+    assert!(
+        replay::not_asked(4 << 20).contains("(4 MiB and"),
+        "{}",
+        replay::not_asked(4 << 20)
+    );
+    let replayed: Result<Replay, String> = Err(why.clone());
+    let text = render_with(&proc_, &p, "a fixture", &replayed);
+    // One line, the last.
+    let last = text.lines().last().unwrap();
+    assert_eq!(
+        last,
+        format!("  (the model is the prediction, the process's layout not replayed: {why})")
+    );
+    assert_eq!(
+        to_json(&proc_, &p, "a fixture", &replayed)["predicted_by_why"],
+        why
+    );
 }

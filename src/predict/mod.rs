@@ -114,13 +114,15 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<ExitCode> {
         &canaries,
         &crate::measure::telemetry::canary_on(&cpus),
     ));
-    // The process's own layout replayed where it can be built: then it is
-    // the prediction of the cold fork, the model's figures beside it
-    // (against Redis: docs/PREDICT.md); else the model is, and says why.
-    let mut replayed = if args.no_replay {
-        Err(replay::NOT_ASKED.to_string())
-    } else {
+    // The process's own layout replayed where asked (`--replay`: a copy of
+    // its anonymous memory and some seconds, so never by default) and it
+    // can be built: then it is the prediction of the cold fork, the
+    // model's figures beside it (against Redis: docs/PREDICT.md); else the
+    // model is, and says why.
+    let mut replayed = if args.replay {
         replay::in_worker(pid)
+    } else {
+        Err(replay::not_asked(process.rss_anon_kib * 1024))
     };
     hold_for_process(&mut replayed, &p);
     if replayed.as_ref().is_err_and(|w| w == replay::INTERRUPTED) {

@@ -38,8 +38,18 @@ pub const MARGIN_BYTES: u64 = 512 << 20;
 pub const REPLAY_NAME: &str = "the process's layout replayed";
 pub const MODEL_NAME: &str = "placed by its layout's shares";
 
-/// Why there is no replay when `--no-replay` was given.
-pub const NOT_ASKED: &str = "not asked (--no-replay)";
+/// Why there is no replay when `--replay` was not given, and what it
+/// would take: a copy of the process's anonymous memory (`anon_bytes`, its
+/// RssAnon) and some seconds. Not built by default: on a production host
+/// that much memory again is taken from the page cache and from the very
+/// process studied.
+pub fn not_asked(anon_bytes: u64) -> String {
+    format!(
+        "not asked; `--replay` builds it, which held Redis's median fork at 4.5 GiB where the model missed it (docs/PREDICT.md), at the cost of a copy of its anonymous memory ({} and {} of scratch, checked against MemAvailable) and some seconds",
+        crate::units::fmt_size(anon_bytes),
+        crate::units::fmt_size(bytes_needed(0)),
+    )
+}
 
 /// Which figures are the prediction of the cold fork: the replay's, where
 /// it was built (it forks the process's own layout: against Redis it held
