@@ -700,8 +700,7 @@ pub fn print_out(s: &str) -> std::io::Result<()> {
     out.flush()
 }
 
-/// Ok(true) when `r` failed because stdout's reader went away; other errors
-/// stay errors.
+/// Ok(true) when `r` failed as stdout's reader went away; other errors stay.
 pub fn broken_pipe(r: anyhow::Result<()>) -> anyhow::Result<bool> {
     match r {
         Ok(()) => Ok(false),
