@@ -286,7 +286,16 @@ pub fn section(d: &mut Doc, r: &RunResults) {
             no_sample_words(x, w.rate_hz)
         )));
     }
-    if all.is_empty() && none.is_empty() {
+    let costed_apart = r.experiments.iter().any(|e| !e.why_unsampled.is_empty());
+    if all.is_empty() && none.is_empty() && costed_apart {
+        d.push(Block::Aside(format!(
+            "No sample fell in a timed window of this run (its windows held too little CPU time \
+             for samples {:.1} ms apart at {} Hz), and no Summary quantity was among its series; \
+             what sampling cost each series is in results.json (`why_unsampled`).",
+            1e3 / w.rate_hz.max(1) as f64,
+            w.rate_hz
+        )));
+    } else if all.is_empty() && none.is_empty() {
         d.push(Block::Aside(
             "No series of this run was sampled (an A/B side with why:off, or no timed window \
              of an experiment that names its series)."

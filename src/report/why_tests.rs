@@ -506,3 +506,32 @@ fn the_mode_is_said_and_only_per_task_hides_the_exit_teardown() {
     assert!(text(rec(Some("per-task"), None)).contains("exit teardown is not seen"));
     assert!(text(rec(None, None)).contains("exit teardown is not seen"));
 }
+
+/// A run whose windows took no sample and quote no Summary quantity (one
+/// method at one heap) is not said to have sampled nothing: its costs are
+/// named where they are kept.
+#[test]
+fn a_run_with_no_sample_and_no_summary_quantity_points_to_its_costs() {
+    use crate::results::why::Overhead;
+    let mut r = attributed_fixture();
+    for e in &mut r.experiments {
+        e.why.clear();
+    }
+    let said = |r: &RunResults| super::super::document::build(r).markdown("");
+    assert!(said(&r).contains("No series of this run was sampled"));
+    r.experiments[0].why_unsampled.push(Overhead {
+        metric: "no_such_series_ns".into(),
+        labels: Labels::new(),
+        pairs: 8,
+        ratio: 1.0,
+        lo: 0.99,
+        hi: 1.01,
+    });
+    let md = said(&r);
+    assert!(!md.contains("No series of this run was sampled"), "{md}");
+    assert!(
+        md.contains("No sample fell in a timed window of this run")
+            && md.contains("(`why_unsampled`)"),
+        "{md}"
+    );
+}
