@@ -90,18 +90,10 @@ fn file(fs: &Root, p: &str) -> Result<Option<String>, String> {
     }
 }
 
-fn num(fs: &Root, p: &str) -> Option<u64> {
-    file(fs, p).ok()??.parse().ok()
-}
-
-fn text(fs: &Root, p: &str) -> Option<String> {
-    file(fs, p).ok()?.filter(|s| !s.is_empty())
-}
-
 fn range(fs: &Root, dir: &str) -> Option<(u64, u64)> {
     Some((
-        num(fs, &format!("{dir}/min"))?,
-        num(fs, &format!("{dir}/max"))?,
+        fs.read_u64(&format!("{dir}/min"))?,
+        fs.read_u64(&format!("{dir}/max"))?,
     ))
 }
 
@@ -113,7 +105,7 @@ pub(super) fn read_damon(fs: &Root) -> Damon {
     let modules = MODULES
         .iter()
         .filter_map(|m| {
-            let on = text(fs, &format!("/sys/module/{m}/parameters/enabled"))?;
+            let on = fs.read_trim(&format!("/sys/module/{m}/parameters/enabled"))?;
             Some((m.to_string(), matches!(on.as_str(), "Y" | "y" | "1")))
         })
         .collect();
@@ -141,9 +133,11 @@ fn read_sysfs(fs: &Root) -> DamonSysfs {
 }
 
 fn read_kdamond(fs: &Root, dir: &str) -> Kdamond {
-    let n = num(fs, &format!("{dir}/contexts/nr_contexts")).unwrap_or(0);
+    let n = fs
+        .read_u64(&format!("{dir}/contexts/nr_contexts"))
+        .unwrap_or(0);
     Kdamond {
-        state: text(fs, &format!("{dir}/state")),
+        state: fs.read_trim(&format!("{dir}/state")),
         contexts: (0..n.min(64))
             .map(|i| read_context(fs, &format!("{dir}/contexts/{i}")))
             .collect(),
@@ -152,12 +146,14 @@ fn read_kdamond(fs: &Root, dir: &str) -> Kdamond {
 
 fn read_context(fs: &Root, dir: &str) -> DamonContext {
     let iv = format!("{dir}/monitoring_attrs/intervals");
-    let n = num(fs, &format!("{dir}/schemes/nr_schemes")).unwrap_or(0);
+    let n = fs
+        .read_u64(&format!("{dir}/schemes/nr_schemes"))
+        .unwrap_or(0);
     DamonContext {
-        operations: text(fs, &format!("{dir}/operations")),
-        sample_us: num(fs, &format!("{iv}/sample_us")),
-        aggr_us: num(fs, &format!("{iv}/aggr_us")),
-        update_us: num(fs, &format!("{iv}/update_us")),
+        operations: fs.read_trim(&format!("{dir}/operations")),
+        sample_us: fs.read_u64(&format!("{iv}/sample_us")),
+        aggr_us: fs.read_u64(&format!("{iv}/aggr_us")),
+        update_us: fs.read_u64(&format!("{iv}/update_us")),
         schemes: (0..n.min(64))
             .map(|i| read_scheme(fs, &format!("{dir}/schemes/{i}")))
             .collect(),
@@ -168,13 +164,13 @@ fn read_scheme(fs: &Root, dir: &str) -> DamonScheme {
     let q = format!("{dir}/quotas");
     let p = format!("{dir}/access_pattern");
     DamonScheme {
-        action: text(fs, &format!("{dir}/action")),
+        action: fs.read_trim(&format!("{dir}/action")),
         nr_accesses: range(fs, &format!("{p}/nr_accesses")),
         age: range(fs, &format!("{p}/age")),
-        quota_bytes: num(fs, &format!("{q}/bytes")),
-        quota_ms: num(fs, &format!("{q}/ms")),
-        quota_reset_ms: num(fs, &format!("{q}/reset_interval_ms")),
-        watermarks: text(fs, &format!("{dir}/watermarks/metric")),
+        quota_bytes: fs.read_u64(&format!("{q}/bytes")),
+        quota_ms: fs.read_u64(&format!("{q}/ms")),
+        quota_reset_ms: fs.read_u64(&format!("{q}/reset_interval_ms")),
+        watermarks: fs.read_trim(&format!("{dir}/watermarks/metric")),
         // `filters` is the older folder; 6.14 on also has core_ and
         // ops_filters, which the kernel applies in that order.
         filters: ["core_filters", "ops_filters", "filters"]
@@ -185,16 +181,20 @@ fn read_scheme(fs: &Root, dir: &str) -> DamonScheme {
 }
 
 fn read_filters(fs: &Root, dir: &str) -> Vec<String> {
-    let n = num(fs, &format!("{dir}/nr_filters")).unwrap_or(0);
+    let n = fs.read_u64(&format!("{dir}/nr_filters")).unwrap_or(0);
     (0..n.min(64))
         .filter_map(|i| {
             let f = format!("{dir}/{i}");
-            let kind = text(fs, &format!("{f}/type"))?;
+            let kind = fs.read_trim(&format!("{f}/type"))?;
             // Before 6.14 every filter rejected what it matched.
-            let allow = text(fs, &format!("{f}/allow")).is_some_and(|a| a == "Y");
-            let matching = text(fs, &format!("{f}/matching")).is_none_or(|m| m == "Y");
+            let allow = fs
+                .read_trim(&format!("{f}/allow"))
+                .is_some_and(|a| a == "Y");
+            let matching = fs
+                .read_trim(&format!("{f}/matching"))
+                .is_none_or(|m| m == "Y");
             let what = match kind.as_str() {
-                "memcg" => format!("memcg {}", text(fs, &format!("{f}/memcg_path"))?),
+                "memcg" => format!("memcg {}", fs.read_trim(&format!("{f}/memcg_path"))?),
                 _ => kind,
             };
             Some(format!(
