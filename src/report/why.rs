@@ -111,13 +111,21 @@ pub fn unsampled(r: &RunResults) -> Vec<Unsampled<'_>> {
         .collect()
 }
 
+/// Why windows took no sample, in words.
+fn too_little_cpu(rate_hz: u64) -> String {
+    format!(
+        "too little CPU time in its windows to catch one of the samples, {:.1} ms apart at \
+         {rate_hz} Hz",
+        1e3 / rate_hz.max(1) as f64
+    )
+}
+
 /// Why a costed quantity has no share, in words.
 fn no_sample_words(x: &Unsampled, rate_hz: u64) -> String {
     format!(
-        "no sample in its {} sampled rounds (too little CPU time in its windows to catch one of \
-         the samples, {:.1} ms apart at {rate_hz} Hz); sampling's cost {}",
+        "no sample in its {} sampled rounds ({}); sampling's cost {}",
         x.overhead.pairs,
-        1e3 / rate_hz.max(1) as f64,
+        too_little_cpu(rate_hz),
         overhead_words(x.overhead)
     )
 }
@@ -289,11 +297,10 @@ pub fn section(d: &mut Doc, r: &RunResults) {
     let costed_apart = r.experiments.iter().any(|e| !e.why_unsampled.is_empty());
     if all.is_empty() && none.is_empty() && costed_apart {
         d.push(Block::Aside(format!(
-            "No sample fell in a timed window of this run (its windows held too little CPU time \
-             for samples {:.1} ms apart at {} Hz), and no Summary quantity was among its series; \
-             what sampling cost each series is in results.json (`why_unsampled`).",
-            1e3 / w.rate_hz.max(1) as f64,
-            w.rate_hz
+            "No sample fell in a timed window of this run ({}), and no Summary quantity was \
+             among its series; what sampling cost each series is in results.json \
+             (`why_unsampled`).",
+            too_little_cpu(w.rate_hz)
         )));
     } else if all.is_empty() && none.is_empty() {
         d.push(Block::Aside(
