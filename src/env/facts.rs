@@ -113,6 +113,23 @@ impl Throttling {
             throttled_usec: self.throttled_usec.saturating_sub(then.throttled_usec),
         }
     }
+
+    /// How often and how long, in words: "1,018 times (60.1 s held back)",
+    /// "once (12.0 ms held back)".
+    pub fn words(self) -> String {
+        let times = if self.nr_throttled == 1 {
+            "once".to_string()
+        } else {
+            format!(
+                "{} times",
+                crate::units::group_digits(self.nr_throttled as i64)
+            )
+        };
+        format!(
+            "{times} ({} held back)",
+            crate::units::fmt_ns(self.throttled_usec as f64 * 1000.0)
+        )
+    }
 }
 
 /// How the kernel counts RSS, and how far a figure read from it may lag.

@@ -476,7 +476,7 @@ pub fn measured_sentence(r: &RunResults) -> String {
         .count();
     let mut s = format!("{ok} of {} experiments measured.", r.experiments.len());
     if let Some(p) = &r.precision {
-        s.push_str(&format!(" {}.", p.sentence()));
+        s.push_str(&format!(" {}.", p.sentence(r.busy.as_ref())));
     }
     s
 }

@@ -6,7 +6,6 @@
 
 use super::table::wrap;
 use crate::results::{RunResults, RunStatus, Status};
-use crate::units::fmt_ns;
 use std::path::PathBuf;
 
 /// The most lines the terse output takes (the findings give way first).
@@ -101,16 +100,12 @@ pub fn header(r: &RunResults, width: usize) -> String {
 }
 
 /// The cgroup's CPU quota, when there is one, and how often it throttled
-/// this run ("CPU quota 1.50 CPUs, throttled 3 times (12 ms) during the
-/// run"); None without a quota.
+/// this run ("CPU quota 1.50 CPUs, throttled 3 times (12.0 ms held back)
+/// during the run"); None without a quota.
 pub fn quota(r: &RunResults) -> Option<String> {
     let q = r.env.facts.cgroup.cpu_quota_cpus?;
     let during = match r.busy.as_ref().and_then(|b| b.throttled) {
-        Some(t) if t.nr_throttled > 0 => format!(
-            ", throttled {} times ({}) during the run",
-            crate::units::group_digits(t.nr_throttled as i64),
-            fmt_ns(t.throttled_usec as f64 * 1000.0)
-        ),
+        Some(t) if t.nr_throttled > 0 => format!(", throttled {} during the run", t.words()),
         Some(_) => ", not throttled during the run".to_string(),
         None if r.finished_unix_s.is_none() => String::new(),
         None => ", throttling during the run not recorded".to_string(),

@@ -101,9 +101,11 @@ impl Precision {
     /// the Summary's quantities 8–24 rounds)". When the rounds every point
     /// must have took longer than the budget, or the run ended before it
     /// (every series within the target, or a few experiments' rounds), it
-    /// says so; with the rounds fixed (`--rounds`), what they bought; in a
-    /// file from before budgets, how many series reached the target.
-    pub fn sentence(&self) -> String {
+    /// says so, and what the run recorded that held its rounds back
+    /// (`busy`: the cgroup's throttling, the hypervisor's steal, other work);
+    /// with the rounds fixed (`--rounds`), what they bought; in a file from
+    /// before budgets, how many series reached the target.
+    pub fn sentence(&self, busy: Option<&super::Busy>) -> String {
         let span = |(lo, hi): (usize, usize)| {
             if lo == hi {
                 format!("{lo} rounds")
@@ -139,9 +141,10 @@ impl Precision {
         let d = self.deadline_s.unwrap_or(b);
         if f > b {
             format!(
-                "The rounds every series must have took {}, past the {} budget, and bought {bought}{}",
+                "The rounds every series must have took {}, past the {} budget, and bought {bought}{}{}",
                 secs(f),
                 secs(b),
+                held_back_words(busy),
                 self.touch_words()
             )
         } else if m < 0.9 * d {
@@ -209,6 +212,36 @@ impl Precision {
                 String::new()
             }
         )
+    }
+}
+
+/// What the run recorded that held its rounds back, for a run whose
+/// minimum rounds overran its budget: ". While it ran, the cgroup's CPU
+/// quota stalled it 1,018 times (60.1 s held back) and the hypervisor
+/// stole 3.1% of the CPUs' time". The same records and levels as the run's warnings
+/// (`Busy::TASKS`, `Busy::STEAL`); empty when none was seen, or not
+/// recorded.
+fn held_back_words(busy: Option<&super::Busy>) -> String {
+    let Some(b) = busy else {
+        return String::new();
+    };
+    let mut seen = Vec::new();
+    if let Some(t) = b.throttled.filter(|t| t.nr_throttled > 0) {
+        seen.push(format!("the cgroup's CPU quota stalled it {}", t.words()));
+    }
+    if b.steal_share >= super::Busy::STEAL {
+        seen.push(format!(
+            "the hypervisor stole {:.1}% of the CPUs' time",
+            100.0 * b.steal_share
+        ));
+    }
+    if b.during_other_runnable >= super::Busy::TASKS {
+        seen.push("other work ran on its CPUs between its jobs (its warning says how much)".into());
+    }
+    match seen.as_slice() {
+        [] => String::new(),
+        [one] => format!(". While it ran, {one}"),
+        [first @ .., last] => format!(". While it ran, {} and {last}", first.join(", ")),
     }
 }
 

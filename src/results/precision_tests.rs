@@ -1,4 +1,5 @@
 use super::*;
+use crate::results::Busy;
 
 /// A run's record: 300 of 371 series within ±5%, the median ±3.1%.
 fn record() -> Precision {
@@ -22,7 +23,7 @@ fn record() -> Precision {
 #[test]
 fn the_last_line_says_what_the_budget_bought() {
     assert_eq!(
-        record().sentence(),
+        record().sentence(None),
         "The 70 s budget bought ±3.1% median precision (300 of 371 series (81%) within ±5%, 3–24 rounds; the Summary's quantities 8–24 rounds)"
     );
 }
@@ -35,7 +36,7 @@ fn minimum_rounds_past_the_budget_are_said_so() {
         summary_rounds: Some((8, 8)),
         ..record()
     };
-    let s = slow.sentence();
+    let s = slow.sentence(None);
     assert!(
         s.starts_with(
             "The rounds every series must have took 83 s, past the 70 s budget, and bought ±3.1%"
@@ -48,7 +49,7 @@ fn minimum_rounds_past_the_budget_are_said_so() {
         touch_ns: Some((2_480.0, 1_150.0)),
         ..slow.clone()
     };
-    let s = canaries.sentence();
+    let s = canaries.sentence(None);
     assert!(
         s.contains("the Summary's quantities 8 rounds). A page of fresh memory took 2.2x as long to touch as a recycled one (2.48 µs against 1.15 µs per 4 KiB page"),
         "{s}"
@@ -58,8 +59,40 @@ fn minimum_rounds_past_the_budget_are_said_so() {
         touch_ns: Some((2_480.0, 1_150.0)),
         ..record()
     }
-    .sentence()
+    .sentence(None)
     .contains("fresh memory"));
+    // What the run recorded that held its rounds back comes first: the
+    // cgroup's quota, the hypervisor's steal, other work, at the levels the
+    // run's warnings use.
+    let held = Busy {
+        throttled: Some(crate::env::Throttling {
+            nr_throttled: 1_018,
+            throttled_usec: 60_100_000,
+        }),
+        steal_share: 0.031,
+        during_other_runnable: 0.2,
+        ..Busy::default()
+    };
+    let s = canaries.sentence(Some(&held));
+    assert!(
+        s.contains("the Summary's quantities 8 rounds). While it ran, the cgroup's CPU quota stalled it 1,018 times (60.1 s held back) and the hypervisor stole 3.1% of the CPUs' time. A page of fresh memory"),
+        "{s}"
+    );
+    let all = Busy {
+        during_other_runnable: 1.5,
+        ..held.clone()
+    };
+    assert!(canaries
+        .sentence(Some(&all))
+        .contains("(60.1 s held back), the hypervisor stole 3.1% of the CPUs' time and other work ran on its CPUs"));
+    // Below those levels, or within the budget, nothing is said of them.
+    let quiet = Busy {
+        throttled: Some(crate::env::Throttling::default()),
+        steal_share: 0.01,
+        ..Busy::default()
+    };
+    assert_eq!(canaries.sentence(Some(&quiet)), canaries.sentence(None));
+    assert_eq!(record().sentence(Some(&all)), record().sentence(None));
 }
 
 #[test]
@@ -70,10 +103,10 @@ fn a_run_that_ended_before_its_budget_says_why() {
         reached: 371,
         ..record()
     };
-    assert!(done.sentence().starts_with(
+    assert!(done.sentence(None).starts_with(
         "30 s of the 70 s budget bought ±3.1% median precision (371 of 371 series (100%)"
     ));
-    assert!(done.sentence().contains("no more rounds were needed"));
+    assert!(done.sentence(None).contains("no more rounds were needed"));
     // Named experiments without --budget: their rounds' time.
     let named = Precision {
         measured_s: Some(12.0),
@@ -82,12 +115,12 @@ fn a_run_that_ended_before_its_budget_says_why() {
         ..record()
     };
     assert!(
-        named.sentence().starts_with("12 s bought ±3.1%")
-            && named.sentence().ends_with(
+        named.sentence(None).starts_with("12 s bought ±3.1%")
+            && named.sentence(None).ends_with(
                 "as long as the profile's rounds of every point take, under the 70 s budget"
             ),
         "{}",
-        named.sentence()
+        named.sentence(None)
     );
 }
 
@@ -102,7 +135,7 @@ fn fixed_rounds_and_old_files_keep_their_own_words() {
         ..record()
     };
     assert!(fixed
-        .sentence()
+        .sentence(None)
         .starts_with("20 s of fixed rounds bought ±3.1% median precision (300 of 371 series (81%) within ±5%, 4 rounds"));
     let old = Precision {
         budget_s: None,
@@ -114,7 +147,7 @@ fn fixed_rounds_and_old_files_keep_their_own_words() {
         ..record()
     };
     assert_eq!(
-        old.sentence(),
+        old.sentence(None),
         "300 of 371 series (81%) are known to ±5% or better; the median interval is ±3.1% (120 adaptive rounds went to the widest)"
     );
 }
@@ -132,7 +165,7 @@ fn a_budget_that_did_not_hold_the_summarys_rounds_says_what_would() {
         summary_short: Some((8, 22.6)),
         ..record()
     };
-    let s = short.sentence();
+    let s = short.sentence(None);
     assert!(
         s.ends_with(
             "the Summary's quantities 5–7 rounds, 8 each would have taken about 23 s more (--budget 98))"
@@ -145,7 +178,7 @@ fn a_budget_that_did_not_hold_the_summarys_rounds_says_what_would() {
         ..short.clone()
     };
     assert!(held
-        .sentence()
+        .sentence(None)
         .ends_with("the Summary's quantities 5–7 rounds)"));
     // Under half a second short reads as held, never "0 s more".
     let hair = Precision {
@@ -153,8 +186,8 @@ fn a_budget_that_did_not_hold_the_summarys_rounds_says_what_would() {
         ..short
     };
     assert!(
-        !hair.sentence().contains("would have taken"),
+        !hair.sentence(None).contains("would have taken"),
         "{}",
-        hair.sentence()
+        hair.sentence(None)
     );
 }

@@ -200,13 +200,8 @@ fn during_words(all: bool, mean: f64, max: f64, samples: usize) -> String {
 pub fn throttle_warning(t: crate::env::Throttling) -> Option<String> {
     (t.nr_throttled > 0).then(|| {
         format!(
-            "the cgroup was throttled {} during this run ({} held back by its CPU quota): rounds that hit the quota stalled until the next period, so rerun with a larger quota or none",
-            if t.nr_throttled == 1 {
-                "once".to_string()
-            } else {
-                format!("{} times", crate::units::group_digits(t.nr_throttled as i64))
-            },
-            crate::units::fmt_ns(t.throttled_usec as f64 * 1000.0)
+            "the cgroup's CPU quota throttled it {} during this run: rounds that hit the quota stalled until the next period, so rerun with a larger quota or none",
+            t.words()
         )
     })
 }

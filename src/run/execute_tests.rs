@@ -14,7 +14,10 @@ fn throttling_during_the_run_is_a_warning_only_when_it_grew() {
         throttled_usec: 34_000,
     })
     .unwrap();
-    assert!(w.contains("throttled 12 times") && w.contains("34"), "{w}");
+    assert!(
+        w.contains("throttled it 12 times (34.0 ms held back)"),
+        "{w}"
+    );
     let before = Throttling {
         nr_throttled: 5,
         throttled_usec: 100,
