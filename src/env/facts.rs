@@ -512,6 +512,13 @@ pub fn throttling_now() -> Option<Throttling> {
     throttling(&read_cgroup(&Root { root }))
 }
 
+/// This process's cgroup's CPU quota now, in CPUs (a worker reads it to
+/// say what its parallel figures had); None without one.
+pub fn cpu_quota_now() -> Option<f64> {
+    let root = std::path::Path::new("/");
+    read_cgroup(&Root { root }).cpu_quota_cpus
+}
+
 /// The counters of a cgroup's facts (a missing time reads as 0).
 pub fn throttling(c: &Cgroup) -> Option<Throttling> {
     Some(Throttling {

@@ -24,8 +24,8 @@ mod mitigations;
 mod probe;
 pub use damon::Damon;
 pub use facts::{
-    cpuidle_at, idle_poll_plan, rss_counting, throttling_now, Facts, IdlePollPlan, RssCounting,
-    Throttling,
+    cpu_quota_now, cpuidle_at, idle_poll_plan, rss_counting, throttling_now, Facts, IdlePollPlan,
+    RssCounting, Throttling,
 };
 pub use fingerprint::Fingerprint;
 pub use hardware::Hardware;

@@ -8,8 +8,9 @@ use super::array::{
 };
 use super::variants::{thp_of, VARIANTS};
 use super::{
-    column, fitting_sizes, notes_for_cpus, reading_cpus, speedup_quoted, speedups, worker_counts,
-    Contention, AVERAGE_NS, CPUS, MAX_WORKERS, N_PARAM, OTHERS_CPUS, SPEEDUP, WORKERS_HELP,
+    column, fitting_sizes, notes_for_cpus, quota_words, reading_cpus, speedup_quoted, speedups,
+    worker_counts, Contention, AVERAGE_NS, CPUS, CPU_QUOTA, MAX_WORKERS, N_PARAM, OTHERS_CPUS,
+    SPEEDUP, WORKERS_HELP,
 };
 use crate::experiments::prelude::*;
 use crate::measure::rss::{ANON_HUGE_KIB, VM_PTE_KIB};
@@ -89,6 +90,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         &TOLERANCE,
         &MAX_REL_DIFF_FROM_SERIAL,
         &CPUS,
+        &CPU_QUOTA,
         &OTHERS_CPUS,
     ],
     summary: "the seed's array average, average phase only: serial vs W forked processes (partial sums through pipes), W threads, a rayon pool; speedup, efficiency, fork+reap cost",
@@ -667,9 +669,10 @@ fn speedup_headline(e: &ExperimentResult) -> Option<String> {
         .filter_map(|&(v, m)| Some(format!("{} {}", v.name(), speedup_quoted(&m?.summary))))
         .collect();
     Some(format!(
-        "the average phase alone (the array already filled, {}): {workers} forked processes average the seed's array {} as fast as serially on {cpus:.0} CPUs{}",
+        "the average phase alone (the array already filled, {}): {workers} forked processes average the seed's array {} as fast as serially on {cpus:.0} CPUs{}{}",
         pages(e),
         speedup_quoted(&fork.summary),
+        quota_words(e, cpus),
         if others.is_empty() {
             String::new()
         } else {

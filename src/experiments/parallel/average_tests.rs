@@ -38,6 +38,20 @@ fn the_headline_takes_each_variants_best_speedup_within_the_cpus() {
         a.headlines,
         ["the average phase alone (the array already filled, with the system's huge-page setting (thp=default)): 2 forked processes average the seed's array 1.80x as fast as serially on 2 CPUs (threads 1.90x)"]
     );
+    // A cgroup's CPU quota below the CPUs is why a speedup stops short of
+    // them, and the sentence says it; a quota of more CPUs than there are
+    // changes nothing.
+    let quota = |q: f64| {
+        let mut with = r.clone();
+        with.readings
+            .push(Reading::of(&CPU_QUOTA, Labels::new(), q));
+        analyze(&with).headlines
+    };
+    assert_eq!(
+        quota(1.5),
+        ["the average phase alone (the array already filled, with the system's huge-page setting (thp=default)): 2 forked processes average the seed's array 1.80x as fast as serially on 2 CPUs under a CPU quota of 1.50 CPUs (threads 1.90x)"]
+    );
+    assert_eq!(quota(4.0), a.headlines);
 }
 
 #[test]

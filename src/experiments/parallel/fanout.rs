@@ -3,7 +3,7 @@
 //! per printer): K reports, each some CPU work then output to a slow sink,
 //! serial vs one forked child per report.
 
-use super::{reading_cpus, speedups, Contention, CPUS, OTHERS_CPUS, SPEEDUP};
+use super::{reading_cpus, speedups, Contention, CPUS, CPU_QUOTA, OTHERS_CPUS, SPEEDUP};
 use crate::experiments::prelude::*;
 use crate::sys::{self, forkwork as par, forkwork::SlowSink};
 
@@ -50,6 +50,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         &CPU_NS_PER_JOB,
         &JOBS,
         &CPUS,
+        &CPU_QUOTA,
         &OTHERS_CPUS,
     ],
     summary: "the line-printer story: K reports, each some CPU work then output to a slow sink, serial vs one forked child per report",

@@ -54,6 +54,14 @@ pub const CPUS: MetricSpec = MetricSpec::new(
     Kind::Other,
     "the CPUs the worker was allowed to run on",
 );
+/// The cgroup's CPU quota, where it has one: what the CPUs could give.
+pub const CPU_QUOTA: MetricSpec = MetricSpec::new(
+    "cpu_quota",
+    Unit::Ratio,
+    Better::Neither,
+    Kind::Other,
+    "CPUs' worth of time the worker's cgroup's CPU quota allowed (cpu.max or cpu.cfs_quota_us), where it has one",
+);
 /// CPUs' worth of time other programs used while a point was measured.
 pub const OTHERS_CPUS: MetricSpec = MetricSpec::new(
     "others_cpus",
@@ -198,13 +206,26 @@ fn notes_for_cpus(out: &mut WorkerOutput, workers: &[usize]) {
     }
 }
 
-/// Records the CPUs the worker may run on (`cpus`), which the findings read.
+/// Records the CPUs the worker may run on (`cpus`), which the findings
+/// read, and the cgroup's CPU quota (`cpu_quota`) where it has one.
 fn reading_cpus(out: &mut WorkerOutput) {
     out.reading(
         &CPUS,
         Labels::new(),
         sys::allowed_cpus().map(|c| c.len()).unwrap_or(0) as f64,
     );
+    if let Some(q) = crate::env::cpu_quota_now() {
+        out.reading(&CPU_QUOTA, Labels::new(), q);
+    }
+}
+
+/// " under a CPU quota of 1.50 CPUs" when the worker's cgroup allowed less
+/// than its `cpus`: why a speedup stops short of them. Empty otherwise.
+pub(super) fn quota_words(r: &ExperimentResult, cpus: f64) -> String {
+    match r.reading(&CPU_QUOTA, &[]) {
+        Some(q) if q < cpus => format!(" under a CPU quota of {q:.2} CPUs"),
+        _ => String::new(),
+    }
 }
 
 /// Column `k` of per-rep rows (one row of readings per rep of a variant,

@@ -7,8 +7,8 @@ use super::array::{check_against_serial, exact_average, fill, sum_by, Pools, Var
 use super::variants::{thp_choice, thp_of, THP_SETTINGS};
 use super::{
     column, cpus, fitting_sizes, notes_for_cpus, reading_cpus, speedup_quoted, speedups,
-    worker_counts, workers_chosen, Contention, AVERAGE_NS, CPUS, MAX_WORKERS, N_PARAM, OTHERS_CPUS,
-    SPEEDUP,
+    worker_counts, workers_chosen, Contention, AVERAGE_NS, CPUS, CPU_QUOTA, MAX_WORKERS, N_PARAM,
+    OTHERS_CPUS, SPEEDUP,
 };
 use crate::experiments::prelude::*;
 use crate::measure::rss::ANON_HUGE_KIB;
@@ -87,6 +87,7 @@ pub static EXPERIMENT: Experiment = Experiment {
         &SPEEDUP,
         &ANON_HUGE_KIB,
         &CPUS,
+        &CPU_QUOTA,
         &OTHERS_CPUS,
     ],
     summary: "the seed's whole program (fresh array, fill, average, unmap), serial vs forked vs threads, with Amdahl's bound from the serial fill",
