@@ -121,10 +121,14 @@ fn steal(t: &Totals) -> Option<String> {
 /// Any throttling by the cgroup's CPU quota.
 fn throttling(t: &Totals) -> Option<String> {
     (t.nr_throttled > 0.0).then(|| {
+        // Sums of the rounds' whole counts and microseconds.
+        let total = crate::env::Throttling {
+            nr_throttled: t.nr_throttled as u64,
+            throttled_usec: t.throttled_usec as u64,
+        };
         format!(
-            "the cgroup's CPU quota throttled these rounds {} times ({} held back): they stalled until the next period",
-            t.nr_throttled,
-            crate::units::fmt_ns(t.throttled_usec * 1000.0)
+            "the cgroup's CPU quota throttled these rounds {}: they stalled until the next period",
+            total.words()
         )
     })
 }
